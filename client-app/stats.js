@@ -1,0 +1,160 @@
+// Pure logic shared by the browser page and Node tests: getStats() report -> cumulative snapshot -> per-interval values.
+// Standard webrtc-stats only (https://www.w3.org/TR/webrtc-stats/); no legacy goog* fields.
+
+const sumBy = (items, field) => items.reduce((total, item) => total + (Number(item[field]) || 0), 0);
+
+/**
+ * Reduce one RTCStatsReport (as an array of stats objects) to the cumulative counters the harness needs.
+ * @param {Array<Record<string, any>>} stats
+ * @returns {Snapshot}
+ *
+ * @typedef {{ timestampMs: number, video: MediaCounters, audio: MediaCounters,
+ *   rtt: { totalS: number, measurements: number }, candidatePair: { currentRttMs: number|null, availableOutgoingKbps: number|null } }} Snapshot
+ * @typedef {{ out: Record<string, any>|null, in: Record<string, any>|null }} MediaCounters
+ */
+export function snapshotFromStats(stats) {
+  const byType = (type, kind) => stats.filter((s) => s.type === type && (kind === undefined || s.kind === kind));
+  const byId = new Map(stats.map((s) => [s.id, s]));
+  const timestampMs = Math.max(0, ...stats.map((s) => s.timestamp || 0));
+
+  const media = (kind) => {
+    const outbound = byType('outbound-rtp', kind);
+    const inbound = byType('inbound-rtp', kind);
+    const codecOf = (list) => {
+      const codec = list.map((s) => byId.get(s.codecId)).find(Boolean);
+      return codec ? String(codec.mimeType).replace(/^(audio|video)\//i, '') : null;
+    };
+    const last = (list, field) => list.map((s) => s[field]).filter((v) => v !== undefined).at(-1) ?? null;
+    const limitationDurations = {};
+    for (const s of outbound) {
+      for (const [reason, seconds] of Object.entries(s.qualityLimitationDurations ?? {})) {
+        limitationDurations[reason] = (limitationDurations[reason] ?? 0) + seconds;
+      }
+    }
+    return {
+      out: outbound.length === 0 ? null : {
+        bytes: sumBy(outbound, 'bytesSent'),
+        frames: sumBy(outbound, 'framesSent'),
+        width: last(outbound, 'frameWidth'),
+        height: last(outbound, 'frameHeight'),
+        fps: last(outbound, 'framesPerSecond'),
+        qualityLimitationReason: last(outbound, 'qualityLimitationReason'),
+        qualityLimitationDurations: limitationDurations,
+        codec: codecOf(outbound),
+      },
+      in: inbound.length === 0 ? null : {
+        bytes: sumBy(inbound, 'bytesReceived'),
+        packetsReceived: sumBy(inbound, 'packetsReceived'),
+        packetsLost: sumBy(inbound, 'packetsLost'),
+        framesDecoded: sumBy(inbound, 'framesDecoded'),
+        width: last(inbound, 'frameWidth'),
+        height: last(inbound, 'frameHeight'),
+        jitterS: last(inbound, 'jitter'),
+        nackCount: sumBy(inbound, 'nackCount'),
+        pliCount: sumBy(inbound, 'pliCount'),
+        freezeCount: sumBy(inbound, 'freezeCount'),
+        codec: codecOf(inbound),
+      },
+    };
+  };
+
+  const remoteInbound = byType('remote-inbound-rtp');
+  const transport = byType('transport')[0];
+  const selectedPair = byId.get(transport?.selectedCandidatePairId)
+    ?? byType('candidate-pair').find((p) => p.nominated && p.state === 'succeeded');
+  return {
+    timestampMs,
+    video: media('video'),
+    audio: media('audio'),
+    rtt: { totalS: sumBy(remoteInbound, 'totalRoundTripTime'), measurements: sumBy(remoteInbound, 'roundTripTimeMeasurements') },
+    candidatePair: {
+      currentRttMs: selectedPair?.currentRoundTripTime === undefined ? null : selectedPair.currentRoundTripTime * 1000,
+      availableOutgoingKbps: selectedPair?.availableOutgoingBitrate === undefined ? null : selectedPair.availableOutgoingBitrate / 1000,
+    },
+  };
+}
+
+const round = (value, digits = 3) => (value === null || !Number.isFinite(value) ? null : Number(value.toFixed(digits)));
+const kbps = (bytesDelta, intervalS) => round((bytesDelta * 8) / 1000 / intervalS);
+
+/** Loss over an interval from the receiver's counters: lost / (received + lost), in percent (A12 eq. 1). */
+export function intervalLossPct(prevIn, curIn) {
+  if (!prevIn || !curIn) return null;
+  const received = curIn.packetsReceived - prevIn.packetsReceived;
+  const lost = curIn.packetsLost - prevIn.packetsLost;
+  if (received + lost <= 0) return null;
+  return round(Math.max(0, (100 * lost) / (received + lost)));
+}
+
+/** The reason that limited the sender longest during the interval (falls back to the current reason). */
+function dominantLimitation(prevOut, curOut) {
+  let best = null;
+  let bestS = 0;
+  for (const [reason, seconds] of Object.entries(curOut.qualityLimitationDurations)) {
+    const deltaS = seconds - (prevOut?.qualityLimitationDurations?.[reason] ?? 0);
+    if (deltaS > bestS) [best, bestS] = [reason, deltaS];
+  }
+  return best ?? curOut.qualityLimitationReason;
+}
+
+/**
+ * Per-interval values between two snapshots of the same peer connection (the timeline entry minus t/peer/remote).
+ * @param {Snapshot} prev @param {Snapshot} cur
+ */
+export function intervalMetrics(prev, cur) {
+  const intervalS = (cur.timestampMs - prev.timestampMs) / 1000;
+  if (!(intervalS > 0)) throw new RangeError(`stats timestamps must increase (got ${prev.timestampMs} then ${cur.timestampMs})`);
+  const delta = (kind, dir, field) => {
+    const a = prev[kind][dir];
+    const b = cur[kind][dir];
+    return a && b ? b[field] - a[field] : null;
+  };
+  const rate = (kind, dir) => {
+    const bytes = delta(kind, dir, 'bytes');
+    // A stream that appears mid-interval counts from zero.
+    if (bytes === null) return cur[kind][dir] ? kbps(cur[kind][dir].bytes, intervalS) : null;
+    return kbps(bytes, intervalS);
+  };
+  const perSecond = (value) => (value === null ? null : round(value / intervalS, 2));
+  const vOut = cur.video.out;
+  const vIn = cur.video.in;
+
+  const rttMeasurements = cur.rtt.measurements - prev.rtt.measurements;
+  const rttMs = rttMeasurements > 0
+    ? round((1000 * (cur.rtt.totalS - prev.rtt.totalS)) / rttMeasurements)
+    : round(cur.candidatePair.currentRttMs);
+
+  const allIn = (snap) => {
+    const ins = [snap.video.in, snap.audio.in].filter(Boolean);
+    return ins.length ? { packetsReceived: sumBy(ins, 'packetsReceived'), packetsLost: sumBy(ins, 'packetsLost') } : null;
+  };
+
+  return {
+    intervalS: round(intervalS),
+    video: {
+      sendKbps: rate('video', 'out'),
+      recvKbps: rate('video', 'in'),
+      sentWidth: vOut?.width ?? null,
+      sentHeight: vOut?.height ?? null,
+      sentFps: perSecond(delta('video', 'out', 'frames')) ?? vOut?.fps ?? null,
+      recvWidth: vIn?.width ?? null,
+      recvHeight: vIn?.height ?? null,
+      recvFps: perSecond(delta('video', 'in', 'framesDecoded')),
+      qualityLimitationReason: vOut ? dominantLimitation(prev.video.out, vOut) : null,
+      codec: vOut?.codec ?? vIn?.codec ?? null,
+      nackCount: delta('video', 'in', 'nackCount'),
+      pliCount: delta('video', 'in', 'pliCount'),
+      freezeCount: delta('video', 'in', 'freezeCount'),
+      lossPct: intervalLossPct(prev.video.in, vIn),
+    },
+    audio: {
+      sendKbps: rate('audio', 'out'),
+      recvKbps: rate('audio', 'in'),
+      jitterMs: cur.audio.in?.jitterS == null ? null : round(cur.audio.in.jitterS * 1000),
+      lossPct: intervalLossPct(prev.audio.in, cur.audio.in),
+    },
+    rttMs,
+    lossPct: intervalLossPct(allIn(prev), allIn(cur)),
+    availableOutgoingKbps: round(cur.candidatePair.availableOutgoingKbps),
+  };
+}

@@ -1,0 +1,118 @@
+// Fake-device media for the browsers: .y4m video and .wav audio generated with ffmpeg, cached under media/cache/
+// by a hash of the exact generator parameters (never committed). Chrome's built-in fake camera yields ~250 kbps,
+// so the video has motion, texture and temporal noise an encoder must spend bits on, and the audio is not silence.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { EnvironmentError, InputError } from '../orchestrator/lib/errors.js';
+
+export const CACHE_DIR = fileURLToPath(new URL('./cache/', import.meta.url));
+const LOOP_S = 10;
+const AUDIO_RATE_HZ = 48000;
+
+/** Video presets: 720p30 is the default on a 2-core machine; 1080p50 is the J16 source format. */
+export const PRESETS = {
+  '360p30': { width: 640, height: 360, fps: 30 },
+  '720p30': { width: 1280, height: 720, fps: 30 },
+  '1080p50': { width: 1920, height: 1080, fps: 50 },
+};
+export const DEFAULT_PRESET = '720p30';
+
+/** ffmpeg arguments for a preset's video loop (pure; the cache key hashes them). */
+export function videoArgs({ width, height, fps }, outFile) {
+  const filter = [
+    `testsrc2=size=${width}x${height}:rate=${fps}`,
+    // A drifting hue and moving noise make every frame differ from the last.
+    'hue=H=2*PI*t/5',
+    'noise=alls=18:allf=t+u',
+    'format=yuv420p',
+  ].join(',');
+  return ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', filter, '-t', String(LOOP_S), '-f', 'yuv4mpegpipe', outFile];
+}
+
+/** ffmpeg arguments for the audio loop: a gliding tone under pink noise, pulsed like speech. */
+export function audioArgs(outFile) {
+  const source = `aevalsrc=0.25*sin(2*PI*(220+80*sin(2*PI*0.3*t))*t):s=${AUDIO_RATE_HZ}:d=${LOOP_S}`;
+  const noise = `anoisesrc=color=pink:amplitude=0.08:sample_rate=${AUDIO_RATE_HZ}:duration=${LOOP_S}`;
+  return ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', source, '-f', 'lavfi', '-i', noise,
+    '-filter_complex', '[0][1]amix=inputs=2:normalize=0,tremolo=f=2.5:d=0.7', '-ac', '1', '-c:a', 'pcm_s16le', '-f', 'wav', outFile];
+}
+
+const hashOf = (args) => createHash('sha256').update(JSON.stringify(args)).digest('hex').slice(0, 12);
+
+function runFfmpeg(args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn('ffmpeg', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => { stderr += chunk; });
+    child.on('error', (error) => reject(error.code === 'ENOENT'
+      ? new EnvironmentError('ffmpeg is not installed; run `npm run setup` (or apt-get install ffmpeg) to generate the test media')
+      : error));
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg ${args.join(' ')} failed (${code}): ${stderr}`))));
+  });
+}
+
+/** Generates `file` with ffmpeg unless it exists; writes to a temporary name and renames, so a crash leaves no half file. */
+async function cached(file, makeArgs) {
+  if (existsSync(file)) return file;
+  await mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp${path.extname(file)}`;
+  try {
+    await runFfmpeg(makeArgs(tmp));
+    await rename(tmp, file);
+  } finally {
+    await rm(tmp, { force: true });
+  }
+  return file;
+}
+
+/** Reads width, height and frame rate from a .y4m header. */
+export async function readY4mHeader(file) {
+  let handle;
+  try {
+    handle = await open(file, 'r');
+  } catch (error) {
+    throw new InputError(`--video ${file}: cannot open (${error.code}); give a preset (${Object.keys(PRESETS).join(', ')}) or an existing .y4m file`);
+  }
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(256), 0, 256, 0);
+    const header = buffer.subarray(0, bytesRead).toString('latin1').split('\n')[0];
+    if (!header.startsWith('YUV4MPEG2 ')) throw new InputError(`--video ${file}: not a YUV4MPEG2 (.y4m) file; convert it with ffmpeg -i in.mp4 -f yuv4mpegpipe out.y4m`);
+    const field = (letter) => header.split(' ').find((part) => part.startsWith(letter))?.slice(1);
+    const [num, den] = (field('F') ?? '30:1').split(':').map(Number);
+    return { width: Number(field('W')), height: Number(field('H')), fps: Number((num / den).toFixed(3)) };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The video and audio files for a preset name or a user .y4m path, generating them if needed.
+ * @param {string} [video] preset name or path to a .y4m file
+ * @returns {Promise<{ preset: string|null, video: string, audio: string, width: number, height: number, fps: number }>}
+ */
+export async function ensureMedia(video = DEFAULT_PRESET) {
+  const audio = await cached(path.join(CACHE_DIR, `audio-${hashOf(audioArgs('x'))}.wav`), audioArgs);
+  if (PRESETS[video]) {
+    const preset = PRESETS[video];
+    const file = path.join(CACHE_DIR, `${video}-${hashOf(videoArgs(preset, 'x'))}.y4m`);
+    await cached(file, (tmp) => videoArgs(preset, tmp));
+    return { preset: video, video: file, audio, ...preset };
+  }
+  if (!video.endsWith('.y4m')) {
+    throw new InputError(`--video ${video}: unknown preset and not a .y4m file; use one of ${Object.keys(PRESETS).join(', ')} or a path to a .y4m file`);
+  }
+  const file = path.resolve(video);
+  return { preset: null, video: file, audio, ...(await readY4mHeader(file)) };
+}
+
+// `node media/generate.js [preset...]` pre-generates presets (npm run setup does the default ones).
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  for (const preset of process.argv.slice(2).length ? process.argv.slice(2) : [DEFAULT_PRESET]) {
+    const media = await ensureMedia(preset);
+    console.log(`${preset}: ${media.video} + ${media.audio}`);
+  }
+}

@@ -1,0 +1,67 @@
+import path from 'node:path';
+import { DEFAULT_PRESET, PRESETS } from '../../media/generate.js';
+import { EMULATORS } from '../emulators/index.js';
+import { installProcessHandlers } from '../lib/cleanup.js';
+import { createProgress } from '../lib/progress.js';
+import { runScenario } from '../lib/run.js';
+import { loadScenario } from '../lib/scenario.js';
+
+export const command = 'scenario <name>';
+export const describe = 'Run one scenario (a built-in name, or a path to a scenario .json file) and write its results';
+
+export const builder = (yargs) => yargs
+  .positional('name', { describe: 'scenario name (see `list`) or path to a scenario file', type: 'string' })
+  .option('duration', { describe: 'run this many seconds instead of the scenario\'s duration', type: 'number' })
+  .option('time-scale', { describe: 'compress the scenario clock (0.25 = 4× faster schedule); recorded in the results', type: 'number', default: 1 })
+  .option('warmup', { describe: 'seconds excluded from the summary statistics (default: the scenario\'s warmupS)', type: 'number' })
+  .option('out', { describe: 'result directory (default results/<scenario>/<UTC timestamp>)', type: 'string' })
+  .option('browser-path', { describe: 'Chrome/Chromium executable (default: $CHROME_PATH, then well-known paths)', type: 'string' })
+  .option('video', { describe: `video preset (${Object.keys(PRESETS).join(', ')}) or a .y4m file`, type: 'string', default: DEFAULT_PRESET })
+  .option('emulator', { describe: 'network emulator', choices: EMULATORS, default: 'relay' })
+  .option('headful', { describe: 'show the browser windows', type: 'boolean', default: false })
+  .check((argv) => {
+    if (!(argv.timeScale > 0)) throw new Error(`--time-scale must be a number above 0, got ${argv.timeScale}`);
+    if (argv.duration !== undefined && !(argv.duration > 0)) throw new Error(`--duration must be a number of seconds above 0, got ${argv.duration}`);
+    if (argv.warmup !== undefined && !(argv.warmup >= 0)) throw new Error(`--warmup must be 0 or more seconds, got ${argv.warmup}`);
+    return true;
+  });
+
+const EXIT_CODE = { passed: 0, failed: 4, aborted: 130 };
+
+const formatStat = (stat) => (stat?.n ? `${stat.mean.toFixed(1)} ± ${stat.sd.toFixed(1)}` : '–');
+
+/** A thesis-style table of the headline metrics. */
+function printSummary({ summary, scenario }) {
+  const rows = ['video.recvKbps', 'audio.recvKbps', 'rttMs', 'lossPct', 'video.recvFps', 'video.recvWidth', 'video.recvHeight'];
+  const columns = [...Object.keys(summary.peers), 'overall'];
+  const stats = (column) => (column === 'overall' ? summary.overall : summary.peers[column]);
+  console.log(`\n${'metric'.padEnd(18)}${columns.map((c) => c.padStart(18)).join('')}${'reference'.padStart(14)}`);
+  for (const key of rows) {
+    const reference = scenario.reference?.metrics?.[key]?.mean;
+    console.log(`${key.padEnd(18)}${columns.map((c) => formatStat(stats(c)?.[key]).padStart(18)).join('')}${(reference ?? '').toString().padStart(14)}`);
+  }
+  if (summary.utilization) console.log(`${'utilization'.padEnd(18)}${columns.map((c) => (summary.utilization[c] ?? 0).toFixed(2).padStart(18)).join('')}`);
+  console.log(`${'setupMs'.padEnd(18)}${columns.map((c) => String(c === 'overall' ? summary.setupMs.max ?? '–' : summary.setupMs[c] ?? '–').padStart(18)).join('')}`);
+}
+
+export async function handler(argv) {
+  installProcessHandlers();
+  const scenario = await loadScenario(argv.name, { timeScale: argv.timeScale, durationS: argv.duration, warmupS: argv.warmup });
+  const progress = createProgress({ durationS: scenario.durationS });
+  progress.log(`scenario ${scenario.name}: ${scenario.description} (${scenario.durationS} s, time scale ${scenario.timeScale})`);
+  const { result, resultFile } = await runScenario({
+    scenario,
+    video: argv.video,
+    browserPath: argv.browserPath,
+    emulator: argv.emulator,
+    headful: argv.headful,
+    outDir: argv.out,
+    onSample: (sample) => progress.sample(sample),
+    log: (line) => progress.log(line),
+  });
+  progress.done();
+  printSummary(result);
+  for (const error of result.errors) console.error(`error${error.peer ? ` (${error.peer})` : ''}: ${error.message}`);
+  console.log(`\n${result.status}: ${path.relative(process.cwd(), resultFile) || resultFile}`);
+  process.exitCode = EXIT_CODE[result.status];
+}

@@ -1,0 +1,69 @@
+import puppeteer from 'puppeteer';
+
+/**
+ * Chromium flags for a test peer: fake devices fed from files, loopback ICE candidates allowed, and nothing that
+ * talks to the network on its own (this machine has none, and background traffic would skew the results).
+ * @param {{ video: string, audio: string }} media
+ */
+export function chromiumArgs(media) {
+  return [
+    '--use-fake-ui-for-media-stream',
+    '--use-fake-device-for-media-stream',
+    `--use-file-for-fake-video-capture=${media.video}`,
+    `--use-file-for-fake-audio-capture=${media.audio}`,
+    '--allow-loopback-in-peer-connection',
+    '--disable-features=WebRtcHideLocalIpsWithMdns',
+    '--autoplay-policy=no-user-gesture-required',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--disable-default-apps',
+    '--disable-domain-reliability',
+    '--disable-client-side-phishing-detection',
+    '--disable-quic',
+    '--no-first-run',
+    '--no-default-browser-check',
+    '--metrics-recording-only',
+    // The sampler's timers must not be throttled in a background or occluded page.
+    '--disable-background-timer-throttling',
+    '--disable-renderer-backgrounding',
+    '--disable-backgrounding-occluded-windows',
+    '--disable-gpu',
+    ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
+  ];
+}
+
+/**
+ * Launches one peer's browser and opens the client page.
+ * @param {{ executablePath: string, media: { video: string, audio: string }, url: string, headful?: boolean,
+ *   launchSpec?: { executablePath?: string, args?: string[], env?: Record<string,string> }, onConsole?: (text: string) => void,
+ *   onCrash?: (message: string) => void }} options
+ * @returns {Promise<{ browser: import('puppeteer').Browser, page: import('puppeteer').Page, version: string }>}
+ */
+export async function launchPeer({ executablePath, media, url, headful = false, launchSpec = {}, onConsole, onCrash }) {
+  const browser = await puppeteer.launch({
+    executablePath: launchSpec.executablePath ?? executablePath,
+    headless: !headful,
+    args: [...(launchSpec.args ?? []), ...chromiumArgs(media)],
+    env: { ...process.env, ...launchSpec.env },
+    pipe: Boolean(launchSpec.executablePath),
+    // The orchestrator owns signal handling so it can write an "aborted" result before closing browsers.
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+    protocolTimeout: 60_000,
+  });
+  try {
+    const version = await browser.version();
+    const page = await browser.newPage();
+    page.on('console', (message) => message.type() === 'error' && onConsole?.(message.text()));
+    page.on('pageerror', (error) => onCrash?.(`page error: ${error.message}`));
+    page.on('error', (error) => onCrash?.(`page crashed: ${error.message}`));
+    browser.on('disconnected', () => onCrash?.('browser disconnected'));
+    await page.goto(url, { waitUntil: 'load' });
+    return { browser, page, version };
+  } catch (error) {
+    await browser.close().catch(() => {});
+    throw error;
+  }
+}

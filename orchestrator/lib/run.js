@@ -1,0 +1,210 @@
+// One scenario run: emulator + signaling + browsers, the network schedule, stats collection, and result.json.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import puppeteer from 'puppeteer';
+import { ensureMedia } from '../../media/generate.js';
+import { startSignalingServer } from '../../signaling/server.js';
+import { createEmulator } from '../emulators/index.js';
+import { resolveBrowserPath } from './browser-path.js';
+import { launchPeer } from './browsers.js';
+import { onCleanup, onInterrupt } from './cleanup.js';
+import { HarnessError } from './errors.js';
+import { writeJsonAtomic } from './files.js';
+import { configuredTimeline } from './schedule.js';
+import { summarize } from './summary.js';
+
+export const SCHEMA_VERSION = 1;
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const RESULTS_ROOT = path.join(REPO_ROOT, 'results');
+const HARNESS_VERSION = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version;
+const CONNECT_TIMEOUT_MS = 45_000;
+const LAST_SAMPLE_GRACE_MS = 2500;
+
+const sleep = (ms, signal) => new Promise((resolve) => {
+  const timer = setTimeout(resolve, ms);
+  signal?.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+});
+
+/** results/<scenario>/<UTC timestamp>, e.g. results/latency-500/2026-11-21T11-30-05Z */
+export function defaultRunDir(scenarioName, date = new Date(), root = RESULTS_ROOT) {
+  return path.join(root, scenarioName, date.toISOString().replace(/\.\d+Z$/, 'Z').replaceAll(':', '-'));
+}
+
+/**
+ * Runs one scenario end to end and writes result.json (always, also when failed or aborted).
+ * @param {{ scenario: object, video?: string, browserPath?: string, emulator?: string, headful?: boolean,
+ *   outDir?: string, onSample?: (sample: object, elapsedS: number) => void, log?: (line: string) => void }} options
+ * @returns {Promise<{ result: object, runDir: string, resultFile: string }>}
+ */
+export async function runScenario({ scenario, video, browserPath, emulator: emulatorName = 'relay', headful = false, outDir, onSample, log = () => {} }) {
+  const browser = resolveBrowserPath({ browserPath, puppeteerPath: () => puppeteer.executablePath() });
+  const media = await ensureMedia(video);
+  const runDir = path.resolve(outDir ?? defaultRunDir(scenario.name));
+  const resultFile = path.join(runDir, 'result.json');
+  const peers = Array.from({ length: scenario.peers }, (_, i) => `p${i}`);
+  const room = `run-${randomBytes(4).toString('hex')}`;
+  const startedAt = new Date();
+
+  const timeline = [];
+  const events = [];
+  const errors = [];
+  const scheduleEvents = [];
+  const truth = [];
+  const firstFrameEpochMs = {};
+  const launchEpochMs = {};
+  const browserVersions = [];
+  let mediaStartEpochMs = null;
+  let status = 'passed';
+  const stop = new AbortController();
+  const atS = (epochMs = Date.now()) => (mediaStartEpochMs === null ? null : Number(((epochMs - mediaStartEpochMs) / 1000).toFixed(3)));
+  const fail = (message, peer = null) => {
+    if (stop.signal.aborted) return;
+    errors.push({ atS: atS(), peer, message });
+    log(`error: ${peer ? `${peer}: ` : ''}${message}`);
+    status = 'failed';
+    stop.abort();
+  };
+  const stopInterrupt = onInterrupt((signal) => {
+    if (stop.signal.aborted) return;
+    status = 'aborted';
+    errors.push({ atS: atS(), peer: null, message: `interrupted by ${signal}` });
+    stop.abort();
+  });
+
+  const releases = [];
+  const hold = (name, close) => releases.push(onCleanup(name, close));
+  let emulator = null;
+  try {
+    emulator = await createEmulator(emulatorName, { compiled: scenario.compiled, peers, runId: room });
+    hold(`${emulatorName} emulator`, () => emulator.close());
+    log(`emulator: ${emulator.name}`);
+
+    const signaling = await startSignalingServer({ host: emulator.signalingHost, rewriteCandidate: emulator.rewriteCandidate });
+    hold('signaling server', () => signaling.close());
+    signaling.events.on('stats', (sample) => {
+      if (mediaStartEpochMs === null || sample.t > scenario.durationS) return;
+      timeline.push(sample);
+      onSample?.(sample, atS());
+    });
+    const connected = new Set();
+    let allConnected;
+    const whenConnected = new Promise((resolve) => { allConnected = resolve; });
+    signaling.events.on('event', (event) => {
+      const { epochMs, ...rest } = event;
+      events.push({ atS: atS(epochMs), epochMs, ...rest });
+      if (event.type === 'first-frame') firstFrameEpochMs[event.peer] ??= epochMs;
+      if (event.type === 'error') fail(event.message, event.peer);
+      if (event.type === 'connection-state') {
+        const key = `${event.peer}->${event.remote}`;
+        if (event.state === 'connected') connected.add(key);
+        if (event.state === 'failed' || (event.state === 'disconnected' && mediaStartEpochMs !== null)) fail(`connection to ${event.remote} ${event.state}`, event.peer);
+        if (connected.size === peers.length * (peers.length - 1)) allConnected();
+      }
+    });
+
+    let stopping = false;
+    for (const peer of peers) {
+      if (stop.signal.aborted) break;
+      launchEpochMs[peer] = Date.now();
+      const url = `${signaling.httpUrl}?${new URLSearchParams({ peer, room, signal: signaling.wsUrl })}`;
+      const launched = await launchPeer({
+        executablePath: browser.path, media, url, headful, launchSpec: emulator.launchSpec?.(peer),
+        onConsole: (text) => events.push({ atS: atS(), type: 'console-error', peer, text }),
+        onCrash: (message) => !stopping && fail(message, peer),
+      });
+      browserVersions.push(launched.version);
+      hold(`browser ${peer}`, async () => { stopping = true; await launched.browser.close(); });
+      log(`${peer}: ${launched.version} launched`);
+    }
+
+    if (!stop.signal.aborted) {
+      const timedOut = sleep(CONNECT_TIMEOUT_MS, stop.signal).then(() => 'timeout');
+      if (await Promise.race([whenConnected.then(() => 'connected'), timedOut]) === 'timeout' && !stop.signal.aborted) {
+        fail(`peers did not connect within ${CONNECT_TIMEOUT_MS / 1000} s (${connected.size} of ${peers.length * (peers.length - 1)} connections up); see events in ${resultFile}`);
+      }
+    }
+
+    if (!stop.signal.aborted) {
+      mediaStartEpochMs = Date.now();
+      events.push({ atS: 0, epochMs: mediaStartEpochMs, type: 'call-started' });
+      signaling.broadcast(room, { type: 'start', mediaStartEpochMs });
+      log(`call started; running ${scenario.durationS} s`);
+      const timers = scheduleNetwork(scenario.compiled.events, mediaStartEpochMs, async (atSValue, changes) => {
+        try {
+          await emulator.apply(Object.fromEntries(changes.map((change) => [change.link, change.params])));
+          for (const change of changes) scheduleEvents.push({ atS: atSValue, appliedAtS: atS(), link: change.link, params: change.params, cause: change.cause });
+        } catch (error) {
+          fail(`applying the schedule at ${atSValue} s: ${error.message}`);
+        }
+      });
+      hold('schedule timers', () => timers.forEach(clearTimeout));
+      const truthTimer = setInterval(async () => truth.push(...await emulator.truth()), 1000);
+      hold('truth timer', () => clearInterval(truthTimer));
+      await sleep(mediaStartEpochMs + scenario.durationS * 1000 + LAST_SAMPLE_GRACE_MS - Date.now(), stop.signal);
+      signaling.broadcast(room, { type: 'stop' });
+    }
+  } catch (error) {
+    if (error instanceof HarnessError) throw error;
+    fail(error.message);
+  } finally {
+    stopInterrupt();
+    // Truth for the last seconds before the emulator goes away.
+    if (emulator && mediaStartEpochMs !== null) truth.push(...await emulator.truth().catch(() => []));
+    for (const release of releases.reverse()) {
+      await release().catch((error) => log(`cleanup: ${error.message}`));
+    }
+  }
+
+  timeline.sort((a, b) => a.t - b.t || a.peer.localeCompare(b.peer) || a.remote.localeCompare(b.remote));
+  const configured = configuredTimeline(scenario.compiled, scenario.durationS);
+  const setupMs = Object.fromEntries(peers.map((peer) => [peer, firstFrameEpochMs[peer] ? firstFrameEpochMs[peer] - launchEpochMs[peer] : null]));
+  const { compiled, ...scenarioForResult } = scenario;
+  const result = {
+    schemaVersion: SCHEMA_VERSION,
+    status,
+    errors,
+    scenario: scenarioForResult,
+    environment: {
+      harnessVersion: HARNESS_VERSION,
+      browser: { name: /chromium/i.test(browser.path) ? 'chromium' : 'chrome', version: browserVersions[0]?.replace(/^[^/]*\//, '') ?? null, path: browser.path, source: browser.source },
+      emulator: emulator?.name ?? emulatorName,
+      os: `${os.platform()} ${os.release()} ${os.arch()}`,
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? null,
+      node: process.version,
+      startedAt: startedAt.toISOString(),
+      endedAt: new Date().toISOString(),
+      media: { preset: media.preset, video: media.video, audio: media.audio, width: media.width, height: media.height, fps: media.fps },
+    },
+    timeline,
+    events: events.sort((a, b) => (a.epochMs ?? 0) - (b.epochMs ?? 0)),
+    network: {
+      emulator: emulator?.name ?? emulatorName,
+      links: compiled.links,
+      routes: compiled.routes,
+      configured,
+      truth: truth.map((entry) => ({ ...entry, t: atS(mediaStartEpochMs + entry.t * 1000) ?? entry.t })),
+      commands: emulator?.commands ?? [],
+      scheduleEvents,
+    },
+    summary: summarize({ timeline, warmupS: scenario.warmupS, durationS: scenario.durationS, setupMs, configured, routes: compiled.routes }),
+  };
+  await writeJsonAtomic(resultFile, result);
+  return { result, runDir, resultFile };
+}
+
+/**
+ * Arms one timer per distinct time in the schedule; the emulator applies each group of changes at once.
+ * Times are anchored to media start so a late timer does not delay the later ones.
+ */
+function scheduleNetwork(scheduleEvents, mediaStartEpochMs, apply) {
+  const groups = new Map();
+  for (const event of scheduleEvents) {
+    if (event.atS <= 0) continue; // in force from the start (compiled.links)
+    groups.set(event.atS, [...(groups.get(event.atS) ?? []), event]);
+  }
+  return [...groups].map(([atSValue, changes]) => setTimeout(() => apply(atSValue, changes), mediaStartEpochMs + atSValue * 1000 - Date.now()));
+}

@@ -1,0 +1,85 @@
+// The `summary` section of result.json, computed from the timeline (pure).
+import { pathConditions } from './link-model.js';
+import { describe } from './statistics.js';
+
+const NOT_METRICS = new Set(['t', 'intervalS']);
+
+/** Dotted paths of every numeric field of a timeline entry, e.g. ["video.recvKbps", "rttMs", …]. */
+export function metricKeys(entries) {
+  const keys = new Set();
+  const walk = (object, prefix) => {
+    for (const [key, value] of Object.entries(object ?? {})) {
+      const dotted = prefix ? `${prefix}.${key}` : key;
+      if (value !== null && typeof value === 'object') walk(value, dotted);
+      else if (typeof value === 'number' && !NOT_METRICS.has(dotted)) keys.add(dotted);
+    }
+  };
+  for (const entry of entries) walk(entry, '');
+  return [...keys].sort();
+}
+
+/** The value at a dotted path, or undefined. */
+export const valueAt = (entry, dotted) => dotted.split('.').reduce((object, key) => object?.[key], entry);
+
+/**
+ * Link parameters in force at second t, from the network.configured array.
+ * @param {Array<{ t: number, link: string }>} configured
+ */
+export function linksAt(configured, t) {
+  const links = {};
+  for (const entry of configured) {
+    if (entry.t > t) continue;
+    if (!links[entry.link] || links[entry.link].t <= entry.t) links[entry.link] = entry;
+  }
+  return links;
+}
+
+/**
+ * @param {{ timeline: object[], warmupS: number, durationS: number, setupMs: Record<string, number|null>,
+ *   configured: object[], routes: Record<string, string[]> }} input
+ */
+export function summarize({ timeline, warmupS, durationS, setupMs, configured, routes }) {
+  const window = timeline.filter((entry) => entry.t > warmupS && entry.t <= durationS);
+  const keys = metricKeys(window);
+  const peers = [...new Set(timeline.map((entry) => entry.peer))].sort();
+
+  const perPeer = {};
+  for (const peer of peers) {
+    const mine = window.filter((entry) => entry.peer === peer);
+    perPeer[peer] = Object.fromEntries(keys.map((key) => [key, describe(mine.map((entry) => valueAt(entry, key)))]));
+  }
+
+  // Averaged over peers as J16 reports it: the mean of each per-peer statistic.
+  const overall = {};
+  for (const key of keys) {
+    const stats = peers.map((peer) => perPeer[peer][key]).filter((s) => s.n > 0);
+    const mean = (field) => (stats.length ? stats.reduce((sum, s) => sum + s[field], 0) / stats.length : null);
+    overall[key] = { mean: mean('mean'), sd: mean('sd'), median: mean('median'), p5: mean('p5'), p95: mean('p95'), n: stats.reduce((sum, s) => sum + s.n, 0) };
+  }
+
+  // Utilisation (F's "ABU"): bits received over bits the path could carry, over the seconds that had a cap.
+  const utilization = {};
+  for (const peer of peers) {
+    let receivedKb = 0;
+    let capacityKb = 0;
+    for (const entry of window.filter((e) => e.peer === peer)) {
+      const route = routes[`${entry.remote}->${peer}`];
+      const capKbps = route ? pathConditions(linksAt(configured, entry.t - 1), route).rateKbps : null;
+      if (!capKbps) continue;
+      receivedKb += ((entry.video?.recvKbps ?? 0) + (entry.audio?.recvKbps ?? 0)) * (entry.intervalS ?? 1);
+      capacityKb += capKbps * (entry.intervalS ?? 1);
+    }
+    if (capacityKb > 0) utilization[peer] = receivedKb / capacityKb;
+  }
+  const utilValues = Object.values(utilization);
+  if (utilValues.length) utilization.overall = utilValues.reduce((a, b) => a + b, 0) / utilValues.length;
+
+  const setupValues = Object.values(setupMs).filter((v) => typeof v === 'number');
+  return {
+    windowS: [warmupS, durationS],
+    setupMs: { ...setupMs, max: setupValues.length === peers.length && peers.length ? Math.max(...setupValues) : null },
+    peers: perPeer,
+    overall,
+    utilization: utilValues.length ? utilization : null,
+  };
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// `npm run setup`: idempotent machine set-up. Uses Node built-ins only, because it runs before `npm install`.
+//   1. system packages (apt-get when root on Debian/Ubuntu; otherwise prints the exact command to run)
+//   2. npm dependencies (Puppeteer's own browser download skipped when a system Chromium exists)
+//   3. the default fake-device media (and the small preset the tests use)
+// Every command it runs is printed with a leading "$ " so the set-up can be audited and repeated by hand.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { WELL_KNOWN_BROWSER_PATHS } from './lib/browser-path.js';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+/** Debian package -> the executable that shows it is installed. */
+const SYSTEM_PACKAGES = {
+  chromium: 'chromium',
+  ffmpeg: 'ffmpeg',
+  iproute2: 'ip',
+  nftables: 'nft',
+  iperf3: 'iperf3',
+  ethtool: 'ethtool',
+};
+
+const onPath = (executable) => spawnSync('sh', ['-c', `command -v ${executable}`], { stdio: 'ignore' }).status === 0;
+
+function run(command, args, options = {}) {
+  console.log(`$ ${[...Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}`), command, ...args].join(' ')}`);
+  const { status } = spawnSync(command, args, { stdio: 'inherit', cwd: root, ...options, env: { ...process.env, ...options.env } });
+  if (status !== 0) {
+    console.error(`setup: \`${command} ${args.join(' ')}\` failed with exit code ${status}; fix the cause above and run \`npm run setup\` again.`);
+    process.exit(3);
+  }
+}
+
+const hasSystemBrowser = () => Boolean(process.env.CHROME_PATH) || WELL_KNOWN_BROWSER_PATHS.some((p) => existsSync(p));
+const missing = Object.entries(SYSTEM_PACKAGES)
+  .filter(([pkg, executable]) => !(pkg === 'chromium' ? hasSystemBrowser() : onPath(executable)))
+  .map(([pkg]) => pkg);
+
+if (missing.length) {
+  const apt = ['apt-get', 'install', '-y', '--no-install-recommends', ...missing];
+  if (process.getuid?.() === 0 && onPath('apt-get')) {
+    run('apt-get', ['update', '-qq']);
+    run(apt[0], apt.slice(1), { env: { DEBIAN_FRONTEND: 'noninteractive' } });
+  } else {
+    console.error(`setup: missing system packages: ${missing.join(', ')}. Install them, then run \`npm run setup\` again:\n  sudo apt-get update && sudo ${apt.join(' ')}\n(on macOS: brew install --cask chromium && brew install ffmpeg iperf3)`);
+    process.exit(3);
+  }
+} else {
+  console.log(`system packages present: ${Object.keys(SYSTEM_PACKAGES).join(', ')}`);
+}
+
+const npmEnv = hasSystemBrowser() ? { PUPPETEER_SKIP_DOWNLOAD: 'true' } : {};
+run('npm', [existsSync(path.join(root, 'package-lock.json')) ? 'ci' : 'install', '--no-audit', '--no-fund'], { env: npmEnv });
+run(process.execPath, ['media/generate.js', '720p30', '360p30']);
+console.log('setup complete: run `npm run scenario latency-500` or `npm test`');

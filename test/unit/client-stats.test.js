@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { intervalLossPct, intervalMetrics, snapshotFromStats } from '../../client-app/stats.js';
+
+// A trimmed getStats() report as Chromium returns it (standard webrtc-stats fields only).
+const report = ({ ts, vSent, vRecv, framesDecoded, framesSent, vLost, vRecvPk, aLost, aRecvPk, rttTotal, rttN, limited }) => [
+  { id: 'CV', type: 'codec', mimeType: 'video/VP8' },
+  { id: 'OV', type: 'outbound-rtp', kind: 'video', timestamp: ts, bytesSent: vSent, framesSent, frameWidth: 1280, frameHeight: 720,
+    qualityLimitationReason: 'bandwidth', qualityLimitationDurations: limited, codecId: 'CV' },
+  { id: 'IV', type: 'inbound-rtp', kind: 'video', timestamp: ts, bytesReceived: vRecv, packetsReceived: vRecvPk, packetsLost: vLost,
+    framesDecoded, frameWidth: 640, frameHeight: 360, nackCount: 3, pliCount: 1, freezeCount: 0, codecId: 'CV' },
+  { id: 'OA', type: 'outbound-rtp', kind: 'audio', timestamp: ts, bytesSent: 5000 },
+  { id: 'IA', type: 'inbound-rtp', kind: 'audio', timestamp: ts, bytesReceived: 4000, packetsReceived: aRecvPk, packetsLost: aLost, jitter: 0.0042 },
+  { id: 'RV', type: 'remote-inbound-rtp', kind: 'video', timestamp: ts, totalRoundTripTime: rttTotal, roundTripTimeMeasurements: rttN },
+  { id: 'T', type: 'transport', selectedCandidatePairId: 'CP' },
+  { id: 'CP', type: 'candidate-pair', currentRoundTripTime: 0.25, availableOutgoingBitrate: 1_500_000 },
+];
+
+test('per-interval rates, fps and loss come from counter deltas over the real interval length', () => {
+  const a = snapshotFromStats(report({ ts: 10_000, vSent: 0, vRecv: 0, framesDecoded: 0, framesSent: 0, vLost: 0, vRecvPk: 0, aLost: 0, aRecvPk: 0,
+    rttTotal: 1, rttN: 2, limited: { none: 1, bandwidth: 0 } }));
+  const b = snapshotFromStats(report({ ts: 12_000, vSent: 500_000, vRecv: 250_000, framesDecoded: 60, framesSent: 58, vLost: 10, vRecvPk: 90,
+    aLost: 20, aRecvPk: 80, rttTotal: 2.5, rttN: 5, limited: { none: 1.5, bandwidth: 1.5 } }));
+  const m = intervalMetrics(a, b);
+  assert.equal(m.intervalS, 2);
+  assert.equal(m.video.sendKbps, 2000); // 500 kB * 8 / 2 s
+  assert.equal(m.video.recvKbps, 1000);
+  assert.equal(m.video.recvFps, 30);
+  assert.equal(m.video.sentFps, 29);
+  assert.equal(m.video.lossPct, 10);
+  assert.equal(m.audio.lossPct, 20);
+  assert.equal(m.lossPct, 15); // all inbound RTP: 30 lost of 200
+  assert.equal(m.rttMs, 500); // 1.5 s over 3 new RTCP measurements
+  assert.equal(m.audio.jitterMs, 4.2);
+  assert.equal(m.video.qualityLimitationReason, 'bandwidth'); // longest over the interval, not the first-listed
+  assert.equal(m.video.codec, 'VP8');
+  assert.equal(m.availableOutgoingKbps, 1500);
+  assert.equal(m.video.recvWidth, 640);
+  assert.equal(m.audio.sendKbps, 0);
+});
+
+test('RTT falls back to the ICE candidate pair when no RTCP measurement arrived in the interval', () => {
+  const common = { vSent: 0, vRecv: 0, framesDecoded: 0, framesSent: 0, vLost: 0, vRecvPk: 0, aLost: 0, aRecvPk: 0, rttTotal: 1, rttN: 2, limited: {} };
+  const m = intervalMetrics(snapshotFromStats(report({ ts: 1000, ...common })), snapshotFromStats(report({ ts: 2000, ...common })));
+  assert.equal(m.rttMs, 250);
+  assert.equal(m.lossPct, null); // no packets at all: unknown, not 0
+});
+
+test('loss is lost / (received + lost) and never negative when duplicates make packetsLost fall', () => {
+  assert.equal(intervalLossPct({ packetsReceived: 0, packetsLost: 5 }, { packetsReceived: 100, packetsLost: 3 }), 0);
+  assert.equal(intervalLossPct(null, { packetsReceived: 1, packetsLost: 0 }), null);
+});
+
+test('a peer connection without video yields nulls, not zeros', () => {
+  const snap = (ts) => snapshotFromStats([{ id: 'IA', type: 'inbound-rtp', kind: 'audio', timestamp: ts, bytesReceived: ts, packetsReceived: 1, packetsLost: 0 }]);
+  const m = intervalMetrics(snap(1000), snap(2000));
+  assert.equal(m.video.recvKbps, null);
+  assert.equal(m.video.recvFps, null);
+  assert.equal(m.audio.recvKbps, 8);
+});
+
+test('non-increasing timestamps are rejected', () => {
+  const s = snapshotFromStats([{ id: 'x', type: 'transport', timestamp: 5 }]);
+  assert.throws(() => intervalMetrics(s, s), /timestamps must increase/);
+});
