@@ -1,0 +1,173 @@
+/**
+ * Finds, reads and validates scenario files (orchestrator/scenarios/<name>.json) and resolves them for a run.
+ * Format: docs/scenario-format.md.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { InputError } from './errors.js';
+import { describeValue, expectNumber, expectObject } from './link-model.js';
+import { DEFAULT_DURATION_S, DEFAULT_PEERS, compileNetwork } from './schedule.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.url));
+
+/** J16 reports ~10 s of ramp-up once media flows; the measurement window starts after it. */
+export const DEFAULT_WARMUP_S = 10;
+
+const SCENARIO_FIELDS = ['name', 'description', 'durationS', 'warmupS', 'peers', 'network', 'reference'];
+const REFERENCE_FIELDS = ['source', 'notes', 'metrics', 'utilization'];
+
+/** Numeric timeline paths of docs/results-schema.md that a reference may quote. */
+export const REFERENCE_METRIC_PATHS = [
+  'video.sendKbps', 'video.recvKbps', 'video.sentWidth', 'video.sentHeight', 'video.sentFps',
+  'video.recvWidth', 'video.recvHeight', 'video.recvFps', 'video.nackCount', 'video.pliCount',
+  'video.freezeCount', 'video.lossPct', 'audio.sendKbps', 'audio.recvKbps', 'audio.jitterMs', 'audio.lossPct',
+  'rttMs', 'lossPct', 'availableOutgoingKbps',
+];
+
+/**
+ * @typedef {object} ResolvedScenario  the `scenario` object of result.json, plus the compiled network
+ * @property {string} name
+ * @property {string} description
+ * @property {string} file               repo-relative when inside the repo
+ * @property {number} durationS          after time scaling or --duration
+ * @property {number} nominalDurationS   as written
+ * @property {number} timeScale
+ * @property {number} warmupS
+ * @property {number} peers
+ * @property {object} network            as written
+ * @property {object|null} reference
+ * @property {import('./schedule.js').CompiledNetwork} compiled
+ */
+
+/** @param {string} filePath */
+function displayPath(filePath) {
+  const relative = path.relative(REPO_ROOT, filePath);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? filePath : relative;
+}
+
+/** Shipped scenario names from the file names alone, in natural order (loss-5 before loss-10). */
+function shippedNames() {
+  return readdirSync(SCENARIO_DIR).filter((entry) => entry.endsWith('.json')).map((entry) => entry.slice(0, -5))
+    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+}
+
+/**
+ * @param {string} filePath
+ * @returns {unknown}
+ */
+function readJson(filePath) {
+  const file = displayPath(filePath);
+  let text;
+  try {
+    text = readFileSync(filePath, 'utf8');
+  } catch (error) {
+    const reason = /** @type {NodeJS.ErrnoException} */ (error).code === 'ENOENT' ? 'no such file' : String(error);
+    throw new InputError(`${file}: cannot read the scenario (${reason}); check the path, or give a name from \`list\``, { cause: error });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const message = /** @type {Error} */ (error).message;
+    const position = Number(/position (\d+)/.exec(message)?.[1] ?? text.length);
+    const before = text.slice(0, position).split('\n');
+    throw new InputError(`${file}:${before.length}:${before.at(-1).length + 1}: invalid JSON: ${message}`, { cause: error });
+  }
+}
+
+/**
+ * Shipped scenarios, sorted by name in natural order.
+ * @returns {{name: string, description: string, file: string}[]}
+ */
+export function listScenarios() {
+  return shippedNames().map((name) => {
+    const filePath = path.join(SCENARIO_DIR, `${name}.json`);
+    const raw = readJson(filePath);
+    const description = typeof raw === 'object' && raw !== null && 'description' in raw ? String(raw.description) : '';
+    return { name, description, file: displayPath(filePath) };
+  });
+}
+
+/** @param {string} nameOrPath */
+function resolveScenarioPath(nameOrPath) {
+  if (nameOrPath.includes('/') || nameOrPath.endsWith('.json')) return path.resolve(nameOrPath);
+  const known = shippedNames();
+  if (!known.includes(nameOrPath)) {
+    throw new InputError(`unknown scenario '${nameOrPath}'; known: ${known.join(', ')}`);
+  }
+  return path.join(SCENARIO_DIR, `${nameOrPath}.json`);
+}
+
+/**
+ * @param {unknown} value
+ * @param {string} fieldPath
+ */
+function expectText(value, fieldPath) {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new InputError(`${fieldPath}: must be a non-empty string, got ${describeValue(value)}`);
+  }
+  return value;
+}
+
+/**
+ * @param {unknown} raw
+ * @param {string} file
+ */
+function validateReference(raw, file) {
+  if (raw === undefined || raw === null) return null;
+  const where = `${file}: reference`;
+  const reference = expectObject(raw, where, REFERENCE_FIELDS);
+  expectText(reference.source, `${where}.source`);
+  if (reference.notes !== undefined) expectText(reference.notes, `${where}.notes`);
+  const metrics = expectObject(reference.metrics ?? {}, `${where}.metrics`, REFERENCE_METRIC_PATHS);
+  for (const [key, metric] of Object.entries(metrics)) {
+    expectObject(metric, `${where}.metrics.${key}`, ['mean', 'sd']);
+    expectNumber(metric.mean, `${where}.metrics.${key}.mean`);
+    if (metric.sd !== undefined && metric.sd !== null) expectNumber(metric.sd, `${where}.metrics.${key}.sd`, { min: 0 });
+  }
+  if (reference.utilization !== undefined && reference.utilization !== null) {
+    expectNumber(reference.utilization, `${where}.utilization`, { above: 0, max: 1 });
+  }
+  return reference;
+}
+
+/**
+ * Loads a shipped scenario by name, or any scenario file by path (contains '/' or ends in .json).
+ * @param {string} nameOrPath
+ * @param {{timeScale?: number, durationS?: number, warmupS?: number}} [options]
+ *   timeScale compresses the schedule and duration (smoke runs); durationS and warmupS override the file's
+ * @returns {ResolvedScenario}
+ */
+export function loadScenario(nameOrPath, { timeScale = 1, durationS, warmupS: warmupOverrideS } = {}) {
+  expectNumber(timeScale, 'timeScale (--time-scale)', { above: 0 });
+  if (durationS !== undefined) expectNumber(durationS, 'durationS (--duration)', { above: 0 });
+  if (warmupOverrideS !== undefined) expectNumber(warmupOverrideS, 'warmupS (--warmup)', { min: 0 });
+  const filePath = resolveScenarioPath(nameOrPath);
+  const file = displayPath(filePath);
+  const raw = expectObject(readJson(filePath), file, SCENARIO_FIELDS);
+
+  const baseName = path.basename(filePath, '.json');
+  if (raw.name !== baseName) {
+    throw new InputError(`${file}: name: must equal the file's base name '${baseName}', got ${describeValue(raw.name)}`);
+  }
+  const description = expectText(raw.description, `${file}: description`);
+  const nominalDurationS = raw.durationS === undefined ? DEFAULT_DURATION_S
+    : expectNumber(raw.durationS, `${file}: durationS`, { above: 0 });
+  const fileWarmupS = raw.warmupS === undefined ? DEFAULT_WARMUP_S : expectNumber(raw.warmupS, `${file}: warmupS`, { min: 0 });
+  const warmupS = warmupOverrideS ?? fileWarmupS;
+  const peers = raw.peers === undefined ? DEFAULT_PEERS : expectNumber(raw.peers, `${file}: peers`, { min: 2, integer: true });
+  const reference = validateReference(raw.reference, file);
+
+  const runDurationS = durationS ?? Math.round(nominalDurationS * timeScale * 1e6) / 1e6;
+  if (warmupS >= runDurationS) {
+    const how = durationS !== undefined ? 'set by --duration' : `${nominalDurationS} s × time scale ${timeScale}`;
+    const source = warmupOverrideS !== undefined ? 'set by --warmup' : 'from the file';
+    throw new InputError(`${file}: warmupS (${warmupS} s, ${source}) must be less than the run's duration (${runDurationS} s, ${how}); pass --duration above ${warmupS}, a larger --time-scale, or a lower --warmup`);
+  }
+  const compiled = compileNetwork({ file, durationS: nominalDurationS, peers, network: raw.network }, { timeScale });
+  return {
+    name: raw.name, description, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers,
+    network: raw.network ?? {}, reference, compiled,
+  };
+}

@@ -1,0 +1,317 @@
+/**
+ * Compiles a scenario's `network` section into per-link parameters at t = 0, the routes between peers, and
+ * a time-ordered list of reconfigurations the emulator applies. Pure: no I/O. See docs/scenario-format.md.
+ */
+import { HarnessError, InputError } from './errors.js';
+import {
+  LINK_FIELDS, RAMPABLE_FIELDS, describeValue, expectLinkValue, expectNumber, expectObject, mergeLinkParams,
+  normalizeLinkParams, sameLinkParams,
+} from './link-model.js';
+
+/** @typedef {import('./link-model.js').LinkParams} LinkParams */
+/**
+ * @typedef {object} CompiledNetwork
+ * @property {Record<string, LinkParams>} links   params at t = 0 (schedule entries at 0 already applied)
+ * @property {Record<string, string[]>} routes     "p0->p1": ["p0.up", ("bottleneck",) "p1.down"]
+ * @property {{atS: number, link: string, params: LinkParams, cause: string}[]} events  sorted by atS, all atS > 0
+ */
+
+export const DEFAULT_DURATION_S = 300;
+export const DEFAULT_PEERS = 2;
+export const DEFAULT_RAMP_EVERY_S = 0.5;
+/** Offset added before geometric interpolation so exponential ramps can start or end at 0 (docs: "Ramps"). */
+export const DEFAULT_EXPONENTIAL_FLOOR = 1;
+
+const NETWORK_FIELDS = ['link', 'peers', 'bottleneck', 'schedule'];
+const ENTRY_FIELDS = ['at', 'links', 'set', 'ramp'];
+const RAMP_FIELDS = ['field', 'from', 'to', 'durationS', 'shape', 'everyS', 'floor'];
+const RAMP_SHAPES = ['linear', 'exponential'];
+const LINK_SELECTORS = ['uplinks', 'downlinks', 'all', 'bottleneck'];
+
+/** Microsecond rounding keeps times such as 0.1 × 3 comparable and JSON short. */
+const roundS = (seconds) => Math.round(seconds * 1e6) / 1e6;
+const roundValue = (value) => Math.round(value * 1e3) / 1e3;
+
+/**
+ * Value of a ramp at fraction x (0..1) of its duration.
+ * Exponential interpolates geometrically between from+floor and to+floor, then removes the floor,
+ * so 0 → 250 ms rises slowly at first (like J16 figure 8-6a) and 500 → 0 ms falls fast at first.
+ * @param {{shape: string, from: number, to: number, floor: number}} ramp
+ * @param {number} x
+ */
+export function rampValue({ shape, from, to, floor }, x) {
+  if (x <= 0) return from;
+  if (x >= 1) return to;
+  if (shape === 'linear') return from + (to - from) * x;
+  return (from + floor) * ((to + floor) / (from + floor)) ** x - floor;
+}
+
+/**
+ * @param {{name?: string, file?: string, durationS?: number, peers?: number, network?: unknown}} scenario
+ *   validated top-level fields (loadScenario checks them); network is validated here
+ * @param {{timeScale?: number}} [options] timeScale multiplies every `at` and ramp durationS, not everyS
+ * @returns {CompiledNetwork}
+ */
+export function compileNetwork(scenario, { timeScale = 1 } = {}) {
+  const file = scenario.file ?? `scenario '${scenario.name}'`;
+  const peers = scenario.peers ?? DEFAULT_PEERS;
+  const network = expectObject(scenario.network ?? {}, `${file}: network`, NETWORK_FIELDS);
+  const links = initialLinks(network, peers, file);
+  const schedule = network.schedule ?? [];
+  if (!Array.isArray(schedule)) {
+    throw new InputError(`${file}: network.schedule: must be an array of steps and ramps, got ${describeValue(schedule)}`);
+  }
+  const context = { file, links, timeScale, nominalDurationS: scenario.durationS ?? DEFAULT_DURATION_S };
+  const entries = schedule.map((entry, index) => compileEntry(entry, index, context));
+  rejectOverlaps(entries, file);
+  const events = applyChanges(links, entries.flatMap((entry) => entry.changes));
+  return { links, routes: buildRoutes(peers, 'bottleneck' in links), events };
+}
+
+/**
+ * @param {Record<string, any>} network
+ * @param {number} peers
+ * @param {string} file
+ * @returns {Record<string, LinkParams>}
+ */
+function initialLinks(network, peers, file) {
+  const peerNames = Array.from({ length: peers }, (_, i) => `p${i}`);
+  const overrides = expectObject(network.peers ?? {}, `${file}: network.peers`, peerNames);
+  const uplink = normalizeLinkParams(network.link ?? {}, `${file}: network.link`);
+  /** @type {Record<string, LinkParams>} */
+  const links = {};
+  for (const peer of peerNames) {
+    const override = expectObject(overrides[peer] ?? {}, `${file}: network.peers.${peer}`, ['uplink', 'downlink']);
+    links[`${peer}.up`] = mergeLinkParams(uplink, override.uplink ?? {}, `${file}: network.peers.${peer}.uplink`);
+    links[`${peer}.down`] = normalizeLinkParams(override.downlink ?? {}, `${file}: network.peers.${peer}.downlink`);
+  }
+  if (network.bottleneck !== undefined) {
+    links.bottleneck = normalizeLinkParams(network.bottleneck, `${file}: network.bottleneck`);
+  }
+  return links;
+}
+
+/** @param {number} peers @param {boolean} hasBottleneck */
+function buildRoutes(peers, hasBottleneck) {
+  /** @type {Record<string, string[]>} */
+  const routes = {};
+  for (let from = 0; from < peers; from++) {
+    for (let to = 0; to < peers; to++) {
+      if (from === to) continue;
+      routes[`p${from}->p${to}`] = [`p${from}.up`, ...(hasBottleneck ? ['bottleneck'] : []), `p${to}.down`];
+    }
+  }
+  return routes;
+}
+
+/**
+ * @param {unknown} selector
+ * @param {string} path
+ * @param {Record<string, LinkParams>} links
+ * @returns {string[]}
+ */
+function resolveLinks(selector, path, links) {
+  const names = Object.keys(links);
+  if (Array.isArray(selector)) {
+    if (selector.length === 0) throw new InputError(`${path}: the list of links is empty; name at least one of ${names.join(', ')}`);
+    for (const name of selector) {
+      if (!names.includes(name)) {
+        throw new InputError(`${path}: unknown link ${describeValue(name)}; this scenario has ${names.join(', ')}`);
+      }
+    }
+    if (new Set(selector).size !== selector.length) throw new InputError(`${path}: names a link twice`);
+    return selector;
+  }
+  switch (selector) {
+    case 'uplinks': return names.filter((name) => name.endsWith('.up'));
+    case 'downlinks': return names.filter((name) => name.endsWith('.down'));
+    case 'all': return names;
+    case 'bottleneck':
+      if (!names.includes('bottleneck')) throw new InputError(`${path}: "bottleneck" needs a network.bottleneck section`);
+      return ['bottleneck'];
+    default:
+      throw new InputError(`${path}: must be one of ${LINK_SELECTORS.join(', ')} or an array of link names, got ${describeValue(selector)}`);
+  }
+}
+
+/**
+ * @typedef {{atS: number, link: string, patch: Record<string, unknown>, cause: string, where: string}} Change
+ * @typedef {{index: number, kind: 'step'|'ramp', links: string[], fields: string[], startS: number, endS: number, changes: Change[]}} CompiledEntry
+ */
+
+/**
+ * @param {unknown} raw
+ * @param {number} index
+ * @param {{file: string, links: Record<string, LinkParams>, timeScale: number, nominalDurationS: number}} context
+ * @returns {CompiledEntry}
+ */
+function compileEntry(raw, index, { file, links, timeScale, nominalDurationS }) {
+  const where = `${file}: network.schedule[${index}]`;
+  const entry = expectObject(raw, where, ENTRY_FIELDS);
+  const at = expectNumber(entry.at, `${where}.at`, { min: 0 });
+  if (at > nominalDurationS) {
+    throw new InputError(`${where}.at: ${at} s is beyond the scenario's durationS (${nominalDurationS} s); move it earlier or raise durationS`);
+  }
+  const targets = resolveLinks(entry.links ?? 'uplinks', `${where}.links`, links);
+  if (('set' in entry) === ('ramp' in entry)) {
+    throw new InputError(`${where}: needs exactly one of "set" (a step) or "ramp"`);
+  }
+  const startS = roundS(at * timeScale);
+  const cause = `network.schedule[${index}]`;
+
+  if ('set' in entry) {
+    const set = expectObject(entry.set, `${where}.set`, LINK_FIELDS);
+    const fields = Object.keys(set);
+    if (fields.length === 0) throw new InputError(`${where}.set: is empty; give the fields that change at ${at} s`);
+    const changes = targets.map((link) => ({ atS: startS, link, patch: set, cause: `${cause} step`, where: `${where}.set` }));
+    return { index, kind: 'step', links: targets, fields, startS, endS: startS, changes };
+  }
+
+  const ramp = expectObject(entry.ramp, `${where}.ramp`, RAMP_FIELDS);
+  if (!RAMPABLE_FIELDS.includes(ramp.field)) {
+    throw new InputError(`${where}.ramp.field: must be one of ${RAMPABLE_FIELDS.join(', ')}, got ${describeValue(ramp.field)}`);
+  }
+  const from = expectLinkValue(ramp.field, ramp.from, `${where}.ramp.from`);
+  const to = expectLinkValue(ramp.field, ramp.to, `${where}.ramp.to`);
+  const durationS = expectNumber(ramp.durationS, `${where}.ramp.durationS`, { above: 0 });
+  if (at + durationS > nominalDurationS) {
+    throw new InputError(`${where}.ramp.durationS: the ramp ends at ${at + durationS} s, beyond the scenario's durationS (${nominalDurationS} s); shorten it or raise durationS`);
+  }
+  const shape = ramp.shape ?? 'linear';
+  if (!RAMP_SHAPES.includes(shape)) {
+    throw new InputError(`${where}.ramp.shape: must be one of ${RAMP_SHAPES.join(', ')}, got ${describeValue(shape)}`);
+  }
+  if (ramp.floor !== undefined && shape !== 'exponential') {
+    throw new InputError(`${where}.ramp.floor: applies only to shape "exponential"; remove it`);
+  }
+  const floor = ramp.floor === undefined ? DEFAULT_EXPONENTIAL_FLOOR : expectNumber(ramp.floor, `${where}.ramp.floor`, { above: 0 });
+  const everyS = ramp.everyS === undefined ? DEFAULT_RAMP_EVERY_S : expectNumber(ramp.everyS, `${where}.ramp.everyS`, { above: 0 });
+
+  const scaledS = durationS * timeScale;
+  // the last step lands exactly on the ramp's end even when everyS does not divide it
+  const stepCount = Math.max(1, Math.ceil(scaledS / everyS - 1e-9));
+  /** @type {Change[]} */
+  const changes = [];
+  for (let step = 0; step <= stepCount; step++) {
+    const offsetS = Math.min(step * everyS, scaledS);
+    const value = roundValue(rampValue({ shape, from, to, floor }, offsetS / scaledS));
+    for (const link of targets) {
+      changes.push({
+        atS: roundS(startS + offsetS), link, patch: { [ramp.field]: value },
+        cause: `${cause} ramp step ${step}/${stepCount}`, where: `${where}.ramp`,
+      });
+    }
+  }
+  return { index, kind: 'ramp', links: targets, fields: [ramp.field], startS, endS: roundS(startS + scaledS), changes };
+}
+
+/** Both queue fields describe one limit, so they conflict with each other. */
+const conflictKey = (field) => (field === 'queueMs' ? 'queuePackets' : field);
+
+/** @param {CompiledEntry} a @param {CompiledEntry} b */
+function timesClash(a, b) {
+  if (a.kind === 'step' && b.kind === 'step') return a.startS === b.startS;
+  if (a.kind === 'ramp' && b.kind === 'ramp') return a.startS < b.endS && b.startS < a.endS;
+  const [step, ramp] = a.kind === 'step' ? [a, b] : [b, a];
+  return ramp.startS < step.startS && step.startS < ramp.endS;
+}
+
+/**
+ * Two entries may not drive the same field of the same link at once: ramps may touch end to start, and a
+ * step may sit on a ramp's first or last instant (later entries win there), but not inside it.
+ * @param {CompiledEntry[]} entries
+ * @param {string} file
+ */
+function rejectOverlaps(entries, file) {
+  for (let j = 1; j < entries.length; j++) {
+    for (let i = 0; i < j; i++) {
+      const [a, b] = [entries[i], entries[j]];
+      if (!timesClash(a, b)) continue;
+      const aKeys = new Set(a.fields.map(conflictKey));
+      const field = b.fields.find((f) => aKeys.has(conflictKey(f)));
+      const link = a.links.find((name) => b.links.includes(name));
+      if (field === undefined || link === undefined) continue;
+      const span = (entry) => (entry.kind === 'step' ? `step at ${entry.startS} s` : `ramp ${entry.startS}–${entry.endS} s`);
+      throw new InputError(`${file}: network.schedule[${b.index}]: ${span(b)} changes ${field} on ${link} while network.schedule[${a.index}] (${span(a)}) does; make them follow one another (times after time scaling)`);
+    }
+  }
+}
+
+/**
+ * Applies changes in time order (ties in schedule order), folding those at t = 0 into links and restating
+ * the full params of each link that changed at each later instant. No-op reconfigurations are dropped.
+ * @param {Record<string, LinkParams>} links  mutated into the params at t = 0
+ * @param {Change[]} changes
+ */
+function applyChanges(links, changes) {
+  const ordered = changes.map((change, order) => ({ change, order }))
+    .sort((a, b) => a.change.atS - b.change.atS || a.order - b.order)
+    .map(({ change }) => change);
+  /** @type {CompiledNetwork['events']} */
+  const events = [];
+  const current = { ...links };
+  let i = 0;
+  while (i < ordered.length) {
+    const atS = ordered[i].atS;
+    /** @type {Map<string, {params: LinkParams, causes: string[]}>} */
+    const pending = new Map();
+    for (; i < ordered.length && ordered[i].atS === atS; i++) {
+      const { link, patch, cause, where } = ordered[i];
+      const before = pending.get(link) ?? { params: current[link], causes: [] };
+      pending.set(link, { params: mergeLinkParams(before.params, patch, where), causes: [...before.causes, cause] });
+    }
+    for (const link of Object.keys(links)) {
+      const next = pending.get(link);
+      if (!next || sameLinkParams(next.params, current[link])) continue;
+      current[link] = next.params;
+      if (atS === 0) links[link] = next.params;
+      else events.push({ atS, link, params: { ...next.params }, cause: next.causes.join('; ') });
+    }
+  }
+  return events;
+}
+
+/**
+ * Params of every link in force at tS (events at exactly tS included).
+ * @param {CompiledNetwork} compiled
+ * @param {number} tS
+ * @returns {Record<string, LinkParams>}
+ */
+export function configuredAt(compiled, tS) {
+  const state = copyLinks(compiled.links);
+  for (const event of compiled.events) {
+    if (event.atS > tS) break;
+    state[event.link] = { ...event.params };
+  }
+  return state;
+}
+
+/**
+ * The configured params sampled every stepS from 0 to durationS: result.json's network.configured.
+ * @param {CompiledNetwork} compiled
+ * @param {number} durationS
+ * @param {number} [stepS]
+ * @returns {({t: number, link: string} & LinkParams)[]}
+ */
+export function configuredTimeline(compiled, durationS, stepS = 1) {
+  if (!(stepS > 0) || !(durationS >= 0)) {
+    throw new HarnessError(`configuredTimeline: needs durationS >= 0 and stepS > 0, got ${durationS} and ${stepS}`);
+  }
+  const state = copyLinks(compiled.links);
+  const rows = [];
+  let next = 0;
+  const samples = Math.floor(durationS / stepS + 1e-9);
+  for (let k = 0; k <= samples; k++) {
+    const t = roundS(k * stepS);
+    for (; next < compiled.events.length && compiled.events[next].atS <= t; next++) {
+      state[compiled.events[next].link] = compiled.events[next].params;
+    }
+    for (const [link, params] of Object.entries(state)) rows.push({ t, link, ...params });
+  }
+  return rows;
+}
+
+/** @param {Record<string, LinkParams>} links */
+function copyLinks(links) {
+  return Object.fromEntries(Object.entries(links).map(([name, params]) => [name, { ...params }]));
+}

@@ -1,0 +1,146 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { InputError } from '../../orchestrator/lib/errors.js';
+import { normalizeLinkParams, pathConditions, queueLimitBytes } from '../../orchestrator/lib/link-model.js';
+import { listScenarios, loadScenario } from '../../orchestrator/lib/scenario.js';
+import { configuredAt, configuredTimeline } from '../../orchestrator/lib/schedule.js';
+
+const fixture = (name) => fileURLToPath(new URL(`../fixtures/scenarios/${name}.json`, import.meta.url));
+
+/** SCENARIOS.md §1–§3, with queue-size split into its six combinations. */
+const CATALOG = [
+  'unconstrained', 'latency-100', 'latency-250', 'latency-500', 'loss-5', 'loss-10', 'loss-20',
+  'bandwidth-1500', 'bandwidth-750', 'bandwidth-250',
+  'changing-bandwidth', 'variable-loss', 'latency-variation', 'latency-bandwidth-handoff', 'seven-minute-mix',
+  'queue-size-1000-100ms', 'queue-size-1000-1s', 'queue-size-1000-10s',
+  'queue-size-5000-100ms', 'queue-size-5000-1s', 'queue-size-5000-10s', 'loss-latency',
+];
+
+/** Round-trip time p0 → p1 → p0 as configured at tS. */
+const rttMs = (compiled, tS) => {
+  const links = configuredAt(compiled, tS);
+  return pathConditions(links, compiled.routes['p0->p1']).oneWayDelayMs + pathConditions(links, compiled.routes['p1->p0']).oneWayDelayMs;
+};
+
+test('listScenarios lists every catalog scenario in natural order, with a description and repo-relative file', () => {
+  const listed = listScenarios();
+  const names = listed.map((s) => s.name);
+  assert.deepEqual([...names].sort(), [...CATALOG].sort());
+  assert.deepEqual(names.filter((name) => /^(loss|bandwidth)-\d/.test(name)),
+    ['bandwidth-250', 'bandwidth-750', 'bandwidth-1500', 'loss-5', 'loss-10', 'loss-20']);
+  for (const { name, description, file } of listed) {
+    assert.equal(file, `orchestrator/scenarios/${name}.json`);
+    assert.ok(description.length > 10, `${name} has a description`);
+  }
+});
+
+test('every shipped scenario loads, compiles and restates valid params in time order', () => {
+  for (const name of CATALOG) {
+    const scenario = loadScenario(name);
+    assert.equal(scenario.name, name);
+    assert.equal(scenario.durationS, scenario.nominalDurationS);
+    assert.ok(scenario.warmupS < scenario.durationS);
+    assert.equal(scenario.reference === null || typeof scenario.reference.source, 'string', `${name} cites its source`);
+    const { events } = scenario.compiled;
+    events.forEach((event, i) => {
+      assert.ok(event.atS > 0 && event.atS <= scenario.durationS, `${name} event ${i} inside the run`);
+      if (i > 0) assert.ok(event.atS >= events[i - 1].atS, `${name} events sorted`);
+      assert.deepEqual(normalizeLinkParams(event.params, name), event.params);
+    });
+    assert.equal(configuredTimeline(scenario.compiled, scenario.durationS).length, (scenario.durationS + 1) * 4);
+  }
+});
+
+test('static scenarios carry the catalog conditions in each direction', () => {
+  const path = (name) => {
+    const { compiled } = loadScenario(name);
+    return pathConditions(compiled.links, compiled.routes['p1->p0']);
+  };
+  assert.deepEqual(path('unconstrained'), { rateKbps: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0 });
+  assert.equal(rttMs(loadScenario('latency-500').compiled, 0), 1000);
+  assert.equal(path('loss-20').lossPct, 20);
+  assert.equal(path('bandwidth-750').rateKbps, 750);
+  assert.equal(loadScenario('bandwidth-750').compiled.links['p0.up'].queuePackets, 50);
+  const queue = loadScenario('queue-size-1000-100ms').compiled.links['p0.up'];
+  assert.equal(queueLimitBytes(queue) / 1500, 1000 / (8 * 1500) * 0.1 * 1000, 'F eq. 3: 8.33 packets');
+  assert.equal(queueLimitBytes(loadScenario('queue-size-5000-10s').compiled.links['p1.up']), 6250000);
+  assert.deepEqual(path('loss-latency'), { rateKbps: 1000, oneWayDelayMs: 50, jitterMs: 0, lossPct: 10 });
+});
+
+test('latency-bandwidth-handoff constrains only p0, asymmetric, with the RTT split over p0.up and p0.down', () => {
+  const { compiled } = loadScenario('latency-bandwidth-handoff');
+  const minutes = [30, 90, 150, 210, 270].map((tS) => {
+    const links = configuredAt(compiled, tS);
+    return [rttMs(compiled, tS), links['p0.down'].rateKbps, links['p0.up'].rateKbps];
+  });
+  assert.deepEqual(minutes, [[60, 3000, 3000], [200, 750, 250], [500, 250, 100], [150, 1250, 500], [200, 750, 250]]);
+  const p1 = configuredAt(compiled, 150);
+  assert.deepEqual([p1['p1.up'].rateKbps, p1['p1.down'].rateKbps, p1['p1.up'].oneWayDelayMs], [null, null, 0]);
+});
+
+test('seven-minute-mix follows J16 table 8-7 minute by minute', () => {
+  const scenario = loadScenario('seven-minute-mix');
+  assert.equal(scenario.durationS, 420);
+  const at = (tS) => {
+    const up = configuredAt(scenario.compiled, tS)['p0.up'];
+    return [up.rateKbps, rttMs(scenario.compiled, tS), up.lossPct];
+  };
+  assert.deepEqual([30, 90, 135, 150, 165, 210, 270, 330, 390, 420].map(at), [
+    [null, 0, 0], [1250, 0, 0], [1250, 250, 0], [1250, 500, 0], [1250, 250, 0],
+    [null, 0, 0], [null, 0, 15], [null, 0, 0], [1250, 250, 0], [1250, 500, 0],
+  ]);
+});
+
+test('references keep the catalog figures', () => {
+  assert.deepEqual(loadScenario('latency-500').reference.metrics.rttMs, { mean: 1000.3, sd: 0.78 });
+  assert.deepEqual(loadScenario('unconstrained').reference.metrics['video.recvKbps'], { mean: 2456.2, sd: 295 });
+  assert.equal(loadScenario('loss-10').reference.metrics.lossPct.mean, 10.18);
+  assert.equal(loadScenario('changing-bandwidth').reference.utilization, 0.77);
+  assert.equal(loadScenario('latency-bandwidth-handoff').reference.utilization, 0.69);
+  assert.equal(loadScenario('queue-size-5000-10s').reference.metrics['video.recvKbps'].mean, 1420.55);
+});
+
+test('time scale, --duration and --warmup set the run; warmup must fit inside it', () => {
+  const scaled = loadScenario('latency-500', { timeScale: 0.1 });
+  assert.deepEqual([scaled.durationS, scaled.nominalDurationS, scaled.timeScale, scaled.warmupS], [30, 300, 0.1, 10]);
+  assert.equal(loadScenario('latency-500', { durationS: 20 }).durationS, 20);
+  assert.throws(() => loadScenario('latency-500', { timeScale: 0.02 }), {
+    name: 'InputError',
+    message: "orchestrator/scenarios/latency-500.json: warmupS (10 s, from the file) must be less than the run's duration (6 s, 300 s × time scale 0.02); pass --duration above 10, a larger --time-scale, or a lower --warmup",
+  });
+  assert.equal(loadScenario('latency-500', { timeScale: 0.02, warmupS: 2 }).warmupS, 2);
+  assert.throws(() => loadScenario('latency-500', { durationS: 20, warmupS: 20 }), /warmupS \(20 s, set by --warmup\) must be less than the run's duration \(20 s, set by --duration\)/);
+  assert.throws(() => loadScenario('latency-500', { warmupS: -1 }), { message: 'warmupS (--warmup): must be a number >= 0, got -1' });
+  assert.throws(() => loadScenario('latency-500', { timeScale: 0 }), { message: 'timeScale (--time-scale): must be a number > 0, got 0' });
+  assert.throws(() => loadScenario('latency-500', { durationS: -1 }), { message: 'durationS (--duration): must be a number > 0, got -1' });
+});
+
+test('a path loads any scenario file, with file shown repo-relative', () => {
+  const scenario = loadScenario(fixture('three-peers-bottleneck'));
+  assert.equal(scenario.file, 'test/fixtures/scenarios/three-peers-bottleneck.json');
+  assert.deepEqual([scenario.peers, scenario.warmupS, scenario.reference], [3, 5, null]);
+  assert.equal(Object.keys(scenario.compiled.links).length, 7);
+  assert.equal(pathConditions(configuredAt(scenario.compiled, 45), scenario.compiled.routes['p2->p1']).rateKbps, 1000);
+  assert.deepEqual(scenario.network.schedule[0].set, { rateKbps: 1000 }, 'network as written');
+});
+
+test('loading errors are InputErrors (exit 2) naming the file and field', () => {
+  const cases = [
+    ['nope', /^unknown scenario 'nope'; known: bandwidth-250, bandwidth-750, bandwidth-1500, .*, variable-loss$/],
+    [fixture('missing'), /^test\/fixtures\/scenarios\/missing\.json: cannot read the scenario \(no such file\)/],
+    [fixture('bad-json'), /^test\/fixtures\/scenarios\/bad-json\.json:4:1: invalid JSON: .*position 85/],
+    [fixture('wrong-name'), "test/fixtures/scenarios/wrong-name.json: name: must equal the file's base name 'wrong-name', got \"right-name\""],
+    [fixture('typo-delay'), /^test\/fixtures\/scenarios\/typo-delay\.json: network\.link: unknown field 'delayMs'/],
+    [fixture('bad-reference'), /^test\/fixtures\/scenarios\/bad-reference\.json: reference\.metrics: unknown field 'video\.recvKbs'; allowed: video\.sendKbps, video\.recvKbps/],
+  ];
+  for (const [nameOrPath, expected] of cases) {
+    assert.throws(() => loadScenario(nameOrPath), (error) => {
+      assert.ok(error instanceof InputError);
+      assert.equal(error.exitCode, 2);
+      if (typeof expected === 'string') assert.equal(error.message, expected);
+      else assert.match(error.message, expected);
+      return true;
+    });
+  }
+});

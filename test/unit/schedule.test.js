@@ -1,0 +1,186 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { InputError } from '../../orchestrator/lib/errors.js';
+import { loadScenario } from '../../orchestrator/lib/scenario.js';
+import { compileNetwork, configuredAt, configuredTimeline, rampValue } from '../../orchestrator/lib/schedule.js';
+
+/** @param {object} network @param {object} [extra] */
+const compile = (network, extra = {}, options = {}) => compileNetwork({ file: 'x.json', durationS: 300, network, ...extra }, options);
+const delayAt = (compiled, tS, link = 'p0.up') => configuredAt(compiled, tS)[link].oneWayDelayMs;
+
+test('conditions go on every uplink; routes cross the sender uplink, the bottleneck, the receiver downlink', () => {
+  const two = compile({ link: { oneWayDelayMs: 100 } });
+  assert.deepEqual(Object.keys(two.links), ['p0.up', 'p0.down', 'p1.up', 'p1.down']);
+  assert.equal(two.links['p1.up'].oneWayDelayMs, 100);
+  assert.equal(two.links['p0.down'].oneWayDelayMs, 0);
+  assert.deepEqual(two.routes, { 'p0->p1': ['p0.up', 'p1.down'], 'p1->p0': ['p1.up', 'p0.down'] });
+
+  const three = compile({ bottleneck: { rateKbps: 2000 } }, { peers: 3 });
+  assert.equal(Object.keys(three.routes).length, 6);
+  assert.deepEqual(three.routes['p2->p0'], ['p2.up', 'bottleneck', 'p0.down']);
+  assert.equal(three.links.bottleneck.rateKbps, 2000);
+});
+
+test('per-peer params override network.link field by field', () => {
+  const { links } = compile({
+    link: { rateKbps: 1000, lossPct: 5 },
+    peers: { p1: { uplink: { rateKbps: 500 }, downlink: { oneWayDelayMs: 40 } } },
+  });
+  assert.equal(links['p0.up'].rateKbps, 1000);
+  assert.deepEqual([links['p1.up'].rateKbps, links['p1.up'].lossPct], [500, 5]);
+  assert.deepEqual([links['p1.down'].oneWayDelayMs, links['p1.down'].lossPct, links['p1.down'].rateKbps], [40, 0, null]);
+});
+
+test('changing-bandwidth: per-minute steps on both uplinks only', () => {
+  const { compiled } = loadScenario('changing-bandwidth');
+  assert.deepEqual(compiled.events.map((e) => `${e.atS} ${e.link} ${e.params.rateKbps}`), [
+    '60 p0.up 3000', '60 p1.up 3000', '120 p0.up 500', '120 p1.up 500',
+    '180 p0.up 1500', '180 p1.up 1500', '240 p0.up 1000', '240 p1.up 1000',
+  ]);
+  const rateAt = (tS) => configuredAt(compiled, tS)['p1.up'].rateKbps;
+  assert.deepEqual([0, 59.9, 60, 150, 299].map(rateAt), [1000, 1000, 3000, 500, 1000]);
+  assert.equal(configuredAt(compiled, 150)['p0.down'].rateKbps, null);
+  assert.equal(compiled.events[0].cause, 'network.schedule[0] step');
+});
+
+test('latency-variation: exponential and linear ramps re-applied every 0.5 s', () => {
+  const { compiled } = loadScenario('latency-variation');
+  // exponential 0 → 250 ms over 0–60 s: (0 + 1) · 251^x − 1
+  assert.equal(delayAt(compiled, 0), 0);
+  assert.equal(delayAt(compiled, 30), 14.843); // √251 − 1
+  assert.equal(delayAt(compiled, 45), 62.06); // 251^0.75 − 1
+  assert.equal(delayAt(compiled, 60), 250);
+  assert.equal(delayAt(compiled, 90), 250, 'held through minute 1–2');
+  // linear 250 → 0 over 120–180 s, then 0 → 500 over 180–240 s
+  assert.equal(delayAt(compiled, 120.5), 247.917);
+  assert.equal(delayAt(compiled, 150), 125);
+  assert.equal(delayAt(compiled, 150.25), 125, 'values hold between 0.5 s steps');
+  assert.equal(delayAt(compiled, 180), 0);
+  assert.equal(delayAt(compiled, 210), 250);
+  // exponential 500 → 0 over 240–300 s falls fast first: 501 · 501^−x − 1
+  assert.equal(delayAt(compiled, 270), 21.383); // √501 − 1
+  assert.equal(delayAt(compiled, 300), 0);
+  assert.equal(delayAt(compiled, 270, 'p1.up'), 21.383);
+  assert.equal(delayAt(compiled, 270, 'p1.down'), 0);
+
+  const upTimes = compiled.events.filter((e) => e.link === 'p0.up').map((e) => e.atS);
+  assert.deepEqual(upTimes.slice(0, 3), [0.5, 1, 1.5]);
+  assert.ok(upTimes.every((t) => Number.isInteger(t * 2)), 'every change is on the 0.5 s grid');
+  assert.equal(upTimes.filter((t) => t > 60 && t < 120).length, 0, 'no events while the delay holds');
+  assert.equal(compiled.events.find((e) => e.atS === 30).cause, 'network.schedule[0] ramp step 60/120');
+});
+
+test('rampValue: endpoints exact, exponential is geometric between offsets from the floor', () => {
+  const exp = { shape: 'exponential', from: 1000, to: 4000, floor: 1 };
+  assert.equal(rampValue(exp, 0), 1000);
+  assert.equal(rampValue(exp, 1), 4000);
+  assert.ok(Math.abs(rampValue(exp, 0.5) - (Math.sqrt(1001 * 4001) - 1)) < 1e-9);
+  assert.equal(rampValue({ shape: 'linear', from: 500, to: 0, floor: 1 }, 0.25), 375);
+});
+
+test('time scaling compresses at and ramp durations but keeps everyS', () => {
+  const bandwidth = loadScenario('changing-bandwidth', { timeScale: 0.1 });
+  assert.equal(bandwidth.durationS, 30);
+  assert.equal(bandwidth.nominalDurationS, 300);
+  assert.deepEqual([...new Set(bandwidth.compiled.events.map((e) => e.atS))], [6, 12, 18, 24]);
+
+  const latency = loadScenario('latency-variation', { timeScale: 0.1 });
+  const firstRamp = latency.compiled.events.filter((e) => e.link === 'p0.up' && e.atS <= 6);
+  assert.equal(firstRamp.length, 12, '6 s ramp at 0.5 s steps');
+  assert.equal(firstRamp.at(-1).cause, 'network.schedule[0] ramp step 12/12');
+  assert.equal(delayAt(latency.compiled, 3), 14.843);
+  assert.equal(delayAt(latency.compiled, 6), 250);
+  assert.equal(delayAt(latency.compiled, 21), 250, '0 → 500 linear over 18–24 s');
+});
+
+test('a step that does not divide the ramp still lands on the ramp end', () => {
+  const compiled = compile({ schedule: [{ at: 10, ramp: { field: 'lossPct', from: 0, to: 10, durationS: 1, everyS: 0.4 } }] });
+  assert.deepEqual(compiled.events.filter((e) => e.link === 'p0.up').map((e) => [e.atS, e.params.lossPct]),
+    [[10.4, 4], [10.8, 8], [11, 10]]);
+});
+
+test('entries at t = 0 are folded into links; no-op changes emit no events; same-instant changes merge', () => {
+  const compiled = compile({
+    link: { rateKbps: 1000 },
+    schedule: [
+      { at: 0, set: { lossPct: 2 } },
+      { at: 30, set: { rateKbps: 1000 } },
+      { at: 60, set: { rateKbps: 500 } },
+      { at: 60, links: ['p0.up'], set: { oneWayDelayMs: 20 } },
+      { at: 90, links: 'downlinks', set: { queueMs: 200 } },
+    ],
+  });
+  assert.equal(compiled.links['p0.up'].lossPct, 2);
+  assert.ok(compiled.events.every((e) => e.atS > 0));
+  assert.equal(compiled.events.filter((e) => e.atS === 30).length, 0);
+  const p0At60 = compiled.events.filter((e) => e.atS === 60 && e.link === 'p0.up');
+  assert.equal(p0At60.length, 1);
+  assert.deepEqual([p0At60[0].params.rateKbps, p0At60[0].params.oneWayDelayMs, p0At60[0].params.lossPct], [500, 20, 2]);
+  assert.equal(p0At60[0].cause, 'network.schedule[2] step; network.schedule[3] step');
+  const down = compiled.events.find((e) => e.atS === 90 && e.link === 'p1.down');
+  assert.deepEqual([down.params.queueMs, down.params.queuePackets], [200, null]);
+});
+
+test('configuredTimeline samples every link at each step, including t = 0 and durationS', () => {
+  const { compiled } = loadScenario('changing-bandwidth');
+  const rows = configuredTimeline(compiled, 300);
+  assert.equal(rows.length, 301 * 4);
+  assert.deepEqual(rows[0], { t: 0, link: 'p0.up', rateKbps: 1000, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null });
+  const rate = (t, link) => rows.find((row) => row.t === t && row.link === link).rateKbps;
+  assert.deepEqual([rate(59, 'p0.up'), rate(60, 'p0.up'), rate(300, 'p1.up'), rate(60, 'p1.down')], [1000, 3000, 1000, null]);
+  const coarse = configuredTimeline(compiled, 300, 30);
+  assert.deepEqual([...new Set(coarse.map((row) => row.t))], [0, 30, 60, 90, 120, 150, 180, 210, 240, 270, 300]);
+  assert.deepEqual(configuredTimeline(compiled, 2.5, 0.5).filter((row) => row.link === 'p0.up').map((row) => row.t), [0, 0.5, 1, 1.5, 2, 2.5]);
+});
+
+test('schedule validation names the file, the entry and the field', () => {
+  const ramp = (at, durationS, extra = {}) => ({ at, ramp: { field: 'oneWayDelayMs', from: 0, to: 100, durationS, ...extra } });
+  const cases = [
+    [{ schedule: [ramp(0, 60), ramp(30, 60)] },
+      'x.json: network.schedule[1]: ramp 30–90 s changes oneWayDelayMs on p0.up while network.schedule[0] (ramp 0–60 s) does; make them follow one another (times after time scaling)'],
+    [{ schedule: [ramp(0, 60), { at: 20, set: { oneWayDelayMs: 5, lossPct: 1 } }] }, /network\.schedule\[1\]: step at 20 s changes oneWayDelayMs on p0\.up while network\.schedule\[0\]/],
+    [{ schedule: [{ at: 20, set: { queueMs: 5 } }, { at: 20, set: { queuePackets: 9 } }] }, /network\.schedule\[1\]: step at 20 s changes queuePackets on p0\.up while network\.schedule\[0\]/],
+    [{ schedule: [{ at: 301, set: { lossPct: 1 } }] }, "x.json: network.schedule[0].at: 301 s is beyond the scenario's durationS (300 s); move it earlier or raise durationS"],
+    [{ schedule: [ramp(270, 60)] }, /^x\.json: network\.schedule\[0\]\.ramp\.durationS: the ramp ends at 330 s, beyond/],
+    [{ schedule: [{ at: 1, links: ['p0.up', 'p3.down'], set: { lossPct: 1 } }] }, /^x\.json: network\.schedule\[0\]\.links: unknown link "p3\.down"; this scenario has p0\.up, p0\.down, p1\.up, p1\.down$/],
+    [{ schedule: [{ at: 1, links: 'bottleneck', set: { lossPct: 1 } }] }, /network\.schedule\[0\]\.links: "bottleneck" needs a network\.bottleneck section/],
+    [{ schedule: [{ at: 1, links: 'everything', set: { lossPct: 1 } }] }, /\.links: must be one of uplinks, downlinks, all, bottleneck/],
+    [{ schedule: [{ at: 1, set: { delayMs: 1 } }] }, /^x\.json: network\.schedule\[0\]\.set: unknown field 'delayMs'/],
+    [{ schedule: [{ at: 1, set: { lossPct: 120 } }] }, 'x.json: network.schedule[0].set.lossPct: must be a number from 0 to 100, got 120'],
+    [{ schedule: [{ at: 1, set: {} }] }, /network\.schedule\[0\]\.set: is empty/],
+    [{ schedule: [{ at: 1 }] }, 'x.json: network.schedule[0]: needs exactly one of "set" (a step) or "ramp"'],
+    [{ schedule: [{ at: -1, set: { lossPct: 1 } }] }, /network\.schedule\[0\]\.at: must be a number >= 0, got -1/],
+    [{ schedule: [ramp(0, 60, { shape: 'cubic' })] }, /\.ramp\.shape: must be one of linear, exponential, got "cubic"/],
+    [{ schedule: [ramp(0, 60, { floor: 2 })] }, /\.ramp\.floor: applies only to shape "exponential"/],
+    [{ schedule: [{ at: 0, ramp: { field: 'delayMs', from: 0, to: 1, durationS: 1 } }] }, /\.ramp\.field: must be one of rateKbps, oneWayDelayMs, jitterMs, lossPct, got "delayMs"/],
+    [{ schedule: [{ at: 0, ramp: { field: 'rateKbps', from: 0, to: 1000, durationS: 1 } }] }, /\.ramp\.from: must be a number > 0, got 0/],
+    [{ schedule: [ramp(0, 60, { everyS: 0 })] }, /\.ramp\.everyS: must be a number > 0, got 0/],
+    [{ schedule: {} }, /network\.schedule: must be an array/],
+    [{ peers: { p2: {} } }, "x.json: network.peers: unknown field 'p2'; allowed: p0, p1"],
+    [{ peers: { p0: { up: {} } } }, "x.json: network.peers.p0: unknown field 'up'; allowed: uplink, downlink"],
+    [{ bottleneck: { rateKbps: -5 } }, 'x.json: network.bottleneck.rateKbps: must be a number > 0, got -5'],
+    [{ linkx: {} }, /^x\.json: network: unknown field 'linkx'/],
+  ];
+  for (const [network, expected] of cases) {
+    assert.throws(() => compile(network), (error) => {
+      assert.ok(error instanceof InputError, `InputError for ${JSON.stringify(network)}`);
+      if (typeof expected === 'string') assert.equal(error.message, expected);
+      else assert.match(error.message, expected);
+      return true;
+    });
+  }
+});
+
+test('ramps may touch end to start, and steps may sit on a ramp boundary', () => {
+  const compiled = compile({
+    schedule: [
+      { at: 0, ramp: { field: 'oneWayDelayMs', from: 0, to: 100, durationS: 10 } },
+      { at: 10, ramp: { field: 'oneWayDelayMs', from: 100, to: 0, durationS: 10 } },
+      { at: 20, set: { oneWayDelayMs: 50 } },
+      { at: 5, set: { lossPct: 3 } },
+    ],
+  });
+  assert.equal(delayAt(compiled, 10), 100);
+  assert.equal(delayAt(compiled, 20), 50);
+  assert.equal(configuredAt(compiled, 5)['p0.up'].lossPct, 3);
+});
