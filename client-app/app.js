@@ -134,9 +134,8 @@ ws.onopen = async () => {
   try {
     localStream = await navigator.mediaDevices.getUserMedia({ audio: true, video: true });
     document.getElementById('local').srcObject = localStream;
-    const [video] = localStream.getVideoTracks();
-    report('media-ready', { video: video?.getSettings() ?? null });
     send({ type: 'join', room, peer });
+    report('media-ready', { video: localStream.getVideoTracks()[0]?.getSettings() ?? null });
   } catch (error) {
     report('error', { message: `getUserMedia: ${error.name}: ${error.message}` });
   }

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { DEFAULT_PRESET, PRESETS } from '../../media/generate.js';
 import { EMULATORS } from '../emulators/index.js';
 import { installProcessHandlers } from '../lib/cleanup.js';
+import { InputError } from '../lib/errors.js';
 import { createProgress } from '../lib/progress.js';
 import { runScenario } from '../lib/run.js';
 import { loadScenario } from '../lib/scenario.js';
@@ -20,9 +21,9 @@ export const builder = (yargs) => yargs
   .option('emulator', { describe: 'network emulator', choices: EMULATORS, default: 'relay' })
   .option('headful', { describe: 'show the browser windows', type: 'boolean', default: false })
   .check((argv) => {
-    if (!(argv.timeScale > 0)) throw new Error(`--time-scale must be a number above 0, got ${argv.timeScale}`);
-    if (argv.duration !== undefined && !(argv.duration > 0)) throw new Error(`--duration must be a number of seconds above 0, got ${argv.duration}`);
-    if (argv.warmup !== undefined && !(argv.warmup >= 0)) throw new Error(`--warmup must be 0 or more seconds, got ${argv.warmup}`);
+    if (!(argv.timeScale > 0)) throw new InputError(`--time-scale must be a number above 0, got ${argv.timeScale}`);
+    if (argv.duration !== undefined && !(argv.duration > 0)) throw new InputError(`--duration must be a number of seconds above 0, got ${argv.duration}`);
+    if (argv.warmup !== undefined && !(argv.warmup >= 0)) throw new InputError(`--warmup must be 0 or more seconds, got ${argv.warmup}`);
     return true;
   });
 

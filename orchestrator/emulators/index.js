@@ -1,5 +1,6 @@
 // One interface over the network emulators. Each returns:
 //   { name, signalingHost, rewriteCandidate?, launchSpec?(peer), apply(links), truth(), commands, close() }
+// truth() rows carry epochMs, the wall-clock end of the second they cover.
 import { InputError } from '../lib/errors.js';
 import { parseCandidate, withAddress } from './candidates.js';
 import { startRelayProcess } from './relay/client.js';
@@ -13,6 +14,8 @@ export const EMULATORS = ['relay'];
  */
 async function createRelayEmulator({ compiled }) {
   const relay = await startRelayProcess();
+  // Truth rows count seconds from the relay's start; anchoring them to the wall clock lets the run put them on its media clock.
+  const originEpochMs = Date.now();
   await relay.configure({ links: compiled.links, routes: compiled.routes });
   return {
     name: 'relay',
@@ -25,7 +28,7 @@ async function createRelayEmulator({ compiled }) {
       return { ...candidate, candidate: withAddress(candidate.candidate, '127.0.0.1', port) };
     },
     apply: (links) => relay.configure({ links }),
-    truth: () => relay.truth(),
+    truth: async () => (await relay.truth()).map(({ t, ...row }) => ({ epochMs: originEpochMs + t * 1000, ...row })),
     close: () => relay.close(),
   };
 }

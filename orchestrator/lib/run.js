@@ -186,7 +186,7 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
       links: compiled.links,
       routes: compiled.routes,
       configured,
-      truth: truth.map((entry) => ({ ...entry, t: atS(mediaStartEpochMs + entry.t * 1000) ?? entry.t })),
+      truth: truth.map(({ epochMs, ...entry }) => ({ t: atS(epochMs), ...entry })),
       commands: emulator?.commands ?? [],
       scheduleEvents,
     },

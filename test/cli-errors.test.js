@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { runCli, tempDir } from './helpers/cli.js';
+
+test('list prints every scenario with a description', async () => {
+  const { code, stdout } = await runCli(['list']);
+  assert.equal(code, 0);
+  assert.match(stdout, /^latency-500\s+\S.+$/m);
+  assert.match(stdout, /^unconstrained\s+\S.+$/m);
+});
+
+test('an unknown scenario exits 2 and lists the known names', async () => {
+  const { code, stderr } = await runCli(['scenario', 'latency-5000']);
+  assert.equal(code, 2);
+  assert.match(stderr, /unknown scenario 'latency-5000'/);
+  assert.match(stderr, /latency-500/);
+  assert.match(stderr, /bandwidth-750/);
+});
+
+test('an invalid scenario file exits 2 naming the file, the field and the reason', async () => {
+  const file = path.join(tempDir(), 'broken.json');
+  writeFileSync(file, JSON.stringify({ name: 'broken', description: 'x', network: { link: { lossPct: 120 } } }));
+  const { code, stderr } = await runCli(['scenario', file]);
+  assert.equal(code, 2);
+  assert.match(stderr, /broken\.json/);
+  assert.match(stderr, /network\.link\.lossPct/);
+  assert.match(stderr, /120/);
+
+  writeFileSync(file, '{"name": "broken",');
+  const truncated = await runCli(['scenario', file]);
+  assert.equal(truncated.code, 2);
+  assert.match(truncated.stderr, /broken\.json/);
+});
+
+test('bad flags exit 2 naming the flag', async () => {
+  const { code, stderr } = await runCli(['scenario', 'unconstrained', '--time-scale', '-1']);
+  assert.equal(code, 2);
+  assert.match(stderr, /--time-scale/);
+});
+
+test('no browser: exit 3 with a message naming --browser-path and npm run setup', async () => {
+  const out = tempDir();
+  const { code, stderr } = await runCli(['scenario', 'unconstrained', '--browser-path', '/nonexistent/chrome', '--out', out]);
+  assert.equal(code, 3);
+  assert.match(stderr, /--browser-path/);
+  assert.match(stderr, /npm run setup/);
+});
+
+/** Processes whose environment carries `tag`: every descendant of the CLI (browsers, renderers, relay) inherits it. */
+const processesTagged = (tag) => readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'latin1').includes(tag);
+  } catch {
+    return false; // exited meanwhile, or not ours to read
+  }
+});
+
+test('Ctrl-C mid-run writes an aborted result and leaves no browser or relay running', async () => {
+  const out = tempDir();
+  const tag = `WTB_TEST_RUN=${randomUUID()}`;
+  let sent = false;
+  let descendantsSeen = 0;
+  const { code, stderr } = await runCli(['scenario', 'unconstrained', '--video', '360p30', '--duration', '60', '--out', out], {
+    env: Object.fromEntries([tag.split('=')]),
+    onOutput: (text, child) => {
+      if (!sent && /call started/.test(text)) {
+        sent = true;
+        setTimeout(() => {
+          descendantsSeen = processesTagged(tag).length;
+          child.kill('SIGINT');
+        }, 3000);
+      }
+    },
+  });
+  assert.ok(sent, `the call never started:\n${stderr}`);
+  assert.equal(code, 130, stderr);
+  const result = JSON.parse(readFileSync(path.join(out, 'result.json'), 'utf8'));
+  assert.equal(result.status, 'aborted');
+  assert.match(result.errors[0].message, /SIGINT/);
+  assert.ok(result.timeline.length > 0, 'samples taken before the interrupt are kept');
+  assert.ok(!existsSync(path.join(out, '.result.json.tmp')));
+  assert.ok(descendantsSeen >= 3, `expected the CLI, its relay and browsers while running, saw ${descendantsSeen} processes`);
+  assert.deepEqual(processesTagged(tag), []);
+});

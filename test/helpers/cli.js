@@ -1,0 +1,38 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = fileURLToPath(new URL('../../orchestrator/bin/cli.js', import.meta.url));
+
+export const tempDir = (prefix = 'wtb-test-') => mkdtempSync(path.join(os.tmpdir(), prefix));
+
+/**
+ * Runs the CLI as a user would. `onOutput(text, child)` sees stdout+stderr as they arrive (e.g. to send SIGINT).
+ * @returns {Promise<{ code: number|null, signal: string|null, stdout: string, stderr: string }>}
+ */
+export function runCli(args, { onOutput, timeoutMs = 240_000, env = {} } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`CLI ${args.join(' ')} ran over ${timeoutMs} ms\n${stderr}`)); }, timeoutMs);
+    child.stdout.on('data', (chunk) => { stdout += chunk; onOutput?.(stdout + stderr, child); });
+    child.stderr.on('data', (chunk) => { stderr += chunk; onOutput?.(stdout + stderr, child); });
+    child.on('exit', (code, signal) => { clearTimeout(timer); resolve({ code, signal, stdout, stderr }); });
+  });
+}
+
+/** Runs a scenario into a fresh directory with the small video preset and returns the parsed result.json. */
+export async function runScenarioCli(name, extraArgs = []) {
+  const out = tempDir(`wtb-${name}-`);
+  const run = await runCli(['scenario', name, '--video', '360p30', '--out', out, ...extraArgs]);
+  let result = null;
+  try {
+    result = JSON.parse(readFileSync(path.join(out, 'result.json'), 'utf8'));
+  } catch {
+    // left null: the assertion on the exit code below reports the CLI's output
+  }
+  return { ...run, out, result };
+}
