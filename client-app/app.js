@@ -19,6 +19,8 @@ window.addEventListener('unhandledrejection', (e) => report('error', { message: 
 /** @type {Map<string, { pc: RTCPeerConnection, pending: RTCIceCandidateInit[], hasRemote: boolean }>} */
 const connections = new Map();
 let localStream;
+// Diagnostics hook for tests and --headful debugging (e.g. evaluating other stats libraries against ours).
+window.testbed = { connections };
 let sampling = null;
 
 function connectionTo(remote) {
