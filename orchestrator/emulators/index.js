@@ -1,11 +1,13 @@
 // One interface over the network emulators. Each returns:
 //   { name, signalingHost, rewriteCandidate?, launchSpec?(peer), apply(links), truth(), commands, close() }
 // truth() rows carry epochMs, the wall-clock end of the second they cover.
+import os from 'node:os';
 import { InputError } from '../lib/errors.js';
 import { parseCandidate, withAddress } from './candidates.js';
 import { startRelayProcess } from './relay/client.js';
 
 export const EMULATORS = ['relay'];
+const RELAY_NICE = -10;
 
 /**
  * The userspace relay: media is steered through it by rewriting each peer's loopback UDP host candidate; every
@@ -14,6 +16,13 @@ export const EMULATORS = ['relay'];
  */
 async function createRelayEmulator({ compiled }) {
   const relay = await startRelayProcess();
+  // The relay is the measuring instrument: on a small machine it must preempt the browsers, or its packet
+  // timers slip and the browsers see queueing that the configured link does not have. Needs root; best effort.
+  try {
+    os.setPriority(relay.pid, RELAY_NICE);
+  } catch {
+    // not permitted: the relay runs at normal priority
+  }
   // Truth rows count seconds from the relay's start; anchoring them to the wall clock lets the run put them on its media clock.
   const originEpochMs = Date.now();
   await relay.configure({ links: compiled.links, routes: compiled.routes });
