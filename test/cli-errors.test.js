@@ -85,3 +85,25 @@ test('Ctrl-C mid-run writes an aborted result and leaves no browser or relay run
   assert.ok(descendantsSeen >= 3, `expected the CLI, its relay and browsers while running, saw ${descendantsSeen} processes`);
   assert.deepEqual(processesTagged(tag), []);
 });
+
+test('a SIGKILLed orchestrator leaves no browser or relay behind (they exit with their parent)', async () => {
+  const out = tempDir();
+  const tag = `WTB_TEST_RUN=${randomUUID()}`;
+  let killed = false;
+  await runCli(['scenario', 'unconstrained', '--video', '360p30', '--duration', '60', '--out', out], {
+    env: Object.fromEntries([tag.split('=')]),
+    onOutput: (text, child) => {
+      if (!killed && /call started/.test(text)) {
+        killed = true;
+        child.kill('SIGKILL');
+      }
+    },
+  });
+  assert.ok(killed, 'the call never started');
+  let left = processesTagged(tag);
+  for (let waitedMs = 0; left.length && waitedMs < 15_000; waitedMs += 500) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    left = processesTagged(tag);
+  }
+  assert.deepEqual(left, [], 'processes still running 15 s after the orchestrator was killed');
+});

@@ -46,7 +46,8 @@ export async function launchPeer({ executablePath, media, url, headful = false, 
     headless: !headful,
     args: [...(launchSpec.args ?? []), ...chromiumArgs(media)],
     env: { ...process.env, ...launchSpec.env },
-    pipe: Boolean(launchSpec.executablePath),
+    // Over a pipe, Chromium shuts itself down when the orchestrator dies, even by SIGKILL: no orphaned browsers.
+    pipe: true,
     // The orchestrator owns signal handling so it can write an "aborted" result before closing browsers.
     handleSIGINT: false,
     handleSIGTERM: false,
