@@ -4,7 +4,8 @@ import { EMULATORS } from '../emulators/index.js';
 import { installProcessHandlers } from '../lib/cleanup.js';
 import { InputError } from '../lib/errors.js';
 import { createProgress } from '../lib/progress.js';
-import { runScenario } from '../lib/run.js';
+import { RESULTS_ROOT, runScenario } from '../lib/run.js';
+import { writeIndex } from '../report/index.js';
 import { loadScenario } from '../lib/scenario.js';
 
 export const command = 'scenario <name>';
@@ -50,7 +51,7 @@ export async function handler(argv) {
   const scenario = await loadScenario(argv.name, { timeScale: argv.timeScale, durationS: argv.duration, warmupS: argv.warmup });
   const progress = createProgress({ durationS: scenario.durationS });
   progress.log(`scenario ${scenario.name}: ${scenario.description} (${scenario.durationS} s, time scale ${scenario.timeScale})`);
-  const { result, resultFile } = await runScenario({
+  const { result, resultFile, reportFile } = await runScenario({
     scenario,
     video: argv.video,
     browserPath: argv.browserPath,
@@ -63,6 +64,8 @@ export async function handler(argv) {
   progress.done();
   printSummary(result);
   for (const error of result.errors) console.error(`error${error.peer ? ` (${error.peer})` : ''}: ${error.message}`);
-  console.log(`\n${result.status}: ${path.relative(process.cwd(), resultFile) || resultFile}`);
+  await writeIndex(RESULTS_ROOT);
+  const shown = (file) => path.relative(process.cwd(), file) || file;
+  console.log(`\n${result.status}: ${shown(resultFile)}\nreport: ${shown(reportFile)}`);
   process.exitCode = EXIT_CODE[result.status];
 }

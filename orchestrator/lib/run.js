@@ -13,10 +13,11 @@ import { launchPeer } from './browsers.js';
 import { onCleanup, onInterrupt } from './cleanup.js';
 import { HarnessError } from './errors.js';
 import { writeJsonAtomic } from './files.js';
+import { SCHEMA_VERSION } from '../report/result-file.js';
+import { writeRunReport } from '../report/index.js';
 import { configuredTimeline } from './schedule.js';
 import { summarize } from './summary.js';
 
-export const SCHEMA_VERSION = 1;
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const RESULTS_ROOT = path.join(REPO_ROOT, 'results');
 const HARNESS_VERSION = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version;
@@ -34,10 +35,10 @@ export function defaultRunDir(scenarioName, date = new Date(), root = RESULTS_RO
 }
 
 /**
- * Runs one scenario end to end and writes result.json (always, also when failed or aborted).
+ * Runs one scenario end to end and writes result.json and report.html (always, also when failed or aborted).
  * @param {{ scenario: object, video?: string, browserPath?: string, emulator?: string, headful?: boolean,
  *   outDir?: string, onSample?: (sample: object, elapsedS: number) => void, log?: (line: string) => void }} options
- * @returns {Promise<{ result: object, runDir: string, resultFile: string }>}
+ * @returns {Promise<{ result: object, runDir: string, resultFile: string, reportFile: string }>}
  */
 export async function runScenario({ scenario, video, browserPath, emulator: emulatorName = 'relay', headful = false, outDir, onSample, log = () => {} }) {
   const browser = resolveBrowserPath({ browserPath, puppeteerPath: () => puppeteer.executablePath() });
@@ -193,7 +194,13 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
     summary: summarize({ timeline, warmupS: scenario.warmupS, durationS: scenario.durationS, setupMs, configured, routes: compiled.routes }),
   };
   await writeJsonAtomic(resultFile, result);
-  return { result, runDir, resultFile };
+  try {
+    await writeRunReport(runDir);
+  } catch (error) {
+    // The result is the record; a report that fails to render must not lose it.
+    log(`report: ${error.message}`);
+  }
+  return { result, runDir, resultFile, reportFile: path.join(runDir, 'report.html') };
 }
 
 /**

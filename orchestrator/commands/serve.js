@@ -1,0 +1,27 @@
+import { startServer } from '../report/server.js';
+
+export const command = 'serve';
+export const describe = 'Browse the results directory (index and reports) on 127.0.0.1';
+
+/** @param {import('yargs').Argv} yargs */
+export function builder(yargs) {
+  return yargs
+    .option('port', { type: 'number', default: 8080, describe: 'TCP port; 0 picks a free one' })
+    .option('dir', { type: 'string', default: 'results', describe: 'Results directory to serve' });
+}
+
+/** Serves until SIGINT or SIGTERM, then closes the server. @param {{port: number, dir: string}} argv */
+export async function handler(argv) {
+  const server = await startServer({ dir: argv.dir, port: argv.port });
+  console.log(`Serving ${argv.dir} at ${server.url} (Ctrl-C to stop)`);
+  await new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await server.close();
+}

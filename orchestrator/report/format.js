@@ -1,0 +1,115 @@
+// Formatting helpers shared by the report renderers. Pure.
+
+const HTML_ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** @param {unknown} value @returns {string} */
+export function escapeHtml(value) {
+  return String(value ?? '').replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
+}
+
+/**
+ * JSON for a <script type="application/json"> block: "<" is escaped so "</script>" in a
+ * scenario description or error message cannot end the block early.
+ * @param {unknown} value
+ */
+export function jsonForScript(value) {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+/**
+ * Seconds as m:ss (h:mm:ss past an hour); negative values keep their sign.
+ * @param {number|null|undefined} seconds
+ */
+export function formatClock(seconds) {
+  if (!Number.isFinite(seconds)) return '—';
+  const sign = seconds < 0 ? '−' : '';
+  const total = Math.round(Math.abs(seconds));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, '0');
+  return h ? `${sign}${h}:${String(m).padStart(2, '0')}:${s}` : `${sign}${m}:${s}`;
+}
+
+/**
+ * A number with precision chosen by magnitude (thesis tables: 2456, 69.0, 1.13), or "—".
+ * @param {number|null|undefined} value
+ * @param {number} [decimals] fixed decimals; by magnitude when omitted
+ */
+export function formatNumber(value, decimals) {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '—';
+  const d = decimals ?? (Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2);
+  return value.toFixed(d).replace(/^-(?=0(\.0*)?$)/, '').replace('-', '−');
+}
+
+/**
+ * "mean ± sd" as in the thesis tables; the sd part is left out when unknown.
+ * @param {{mean?: number|null, sd?: number|null}|null|undefined} stat
+ * @param {number} [decimals]
+ */
+export function formatMeanSd(stat, decimals) {
+  if (!stat || !Number.isFinite(stat.mean)) return '—';
+  const mean = formatNumber(stat.mean, decimals);
+  return Number.isFinite(stat.sd) ? `${mean} ± ${formatNumber(stat.sd, decimals ?? decimalsFor(stat.mean))}` : mean;
+}
+
+/** Decimals the mean of a stat is shown with, reused for its sd so both line up. @param {number} value */
+function decimalsFor(value) {
+  return Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2;
+}
+
+/**
+ * Signed difference "+23 (+2.0 %)"; the percentage is left out when the reference is 0.
+ * @param {number|null|undefined} value @param {number|null|undefined} reference
+ */
+export function formatDifference(value, reference) {
+  if (!Number.isFinite(value) || !Number.isFinite(reference)) return '—';
+  const diff = value - reference;
+  const abs = formatNumber(diff, decimalsFor(reference || diff));
+  const signed = diff > 0 ? `+${abs}` : abs;
+  if (reference === 0) return signed;
+  const pct = (diff / Math.abs(reference)) * 100;
+  return `${signed} (${pct > 0 ? '+' : ''}${formatNumber(pct, 1)} %)`;
+}
+
+/** @param {number|null|undefined} fraction 0..1 */
+export function formatPercent(fraction) {
+  return Number.isFinite(fraction) ? `${formatNumber(fraction * 100, 1)} %` : '—';
+}
+
+/** Round for embedding in the page: 2 decimals are plenty for chart points and keep the JSON small. @param {number|null|undefined} v */
+export function round2(v) {
+  return Number.isFinite(v) ? Math.round(v * 100) / 100 : null;
+}
+
+/** Metric keys the tables and charts know, with label, unit and display decimals. */
+export const METRICS = {
+  'audio.sendKbps': { label: 'Audio send rate', unit: 'kbps' },
+  'audio.recvKbps': { label: 'Audio rate', unit: 'kbps' },
+  'video.sendKbps': { label: 'Video send rate', unit: 'kbps' },
+  'video.recvKbps': { label: 'Video rate', unit: 'kbps' },
+  rttMs: { label: 'RTT', unit: 'ms' },
+  lossPct: { label: 'Packet loss', unit: '%', decimals: 2 },
+  'video.lossPct': { label: 'Video packet loss', unit: '%', decimals: 2 },
+  'audio.lossPct': { label: 'Audio packet loss', unit: '%', decimals: 2 },
+  'video.recvWidth': { label: 'Received width', unit: 'px', decimals: 0 },
+  'video.recvHeight': { label: 'Received height', unit: 'px', decimals: 0 },
+  'video.recvFps': { label: 'Received frame rate', unit: 'fps', decimals: 1 },
+  'video.sentWidth': { label: 'Sent width', unit: 'px', decimals: 0 },
+  'video.sentHeight': { label: 'Sent height', unit: 'px', decimals: 0 },
+  'video.sentFps': { label: 'Sent frame rate', unit: 'fps', decimals: 1 },
+  'audio.jitterMs': { label: 'Audio jitter', unit: 'ms' },
+  'video.jitterMs': { label: 'Video jitter', unit: 'ms' },
+  availableOutgoingKbps: { label: 'Available outgoing bitrate', unit: 'kbps' },
+  'video.freezeCount': { label: 'Freezes', unit: 'per s', decimals: 2 },
+  'video.nackCount': { label: 'NACKs', unit: 'per s', decimals: 1 },
+  'video.pliCount': { label: 'PLIs', unit: 'per s', decimals: 2 },
+  utilization: { label: 'Utilisation', unit: '%', scale: 100, decimals: 1 },
+  setupMs: { label: 'Set-up time', unit: 'ms', decimals: 0 },
+  jainIndex: { label: "Jain's index", unit: '', decimals: 3 },
+  timeToSteadyS: { label: 'Time to steady rate', unit: 's', decimals: 1 },
+};
+
+/** @param {string} key @returns {{label: string, unit: string, decimals?: number, scale?: number}} */
+export function metricInfo(key) {
+  return METRICS[key] ?? { label: key, unit: '' };
+}

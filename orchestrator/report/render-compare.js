@@ -1,0 +1,107 @@
+// Runs of one scenario overlaid: per-peer charts with one line per run, and a table of each
+// run's averages with the mean over runs (as J16 averages 5 runs) next to the reference. Pure.
+
+import { relative, dirname, join } from 'node:path';
+import { InputError } from '../lib/errors.js';
+import { normalizeResult } from './result-file.js';
+import { describe } from '../lib/statistics.js';
+import { peerSeconds, combineRemotes } from './stats.js';
+import { PALETTE, withGaps, configuredSeries, timeSpan, warmupOf } from './series.js';
+import { configuredPath } from './network.js';
+import { runStatistics, buildDerived } from './summary-table.js';
+import { renderPage } from './page.js';
+import { renderChartSections, statusBadge } from './render-run.js';
+import { escapeHtml, formatClock, formatDifference, formatMeanSd, formatNumber, metricInfo } from './format.js';
+
+/** Per-peer panels of the comparison: metric path and title. */
+const COMPARE_PANELS = [
+  ['video.recvKbps', 'Video receive rate (sum over remotes)', 'kbps'],
+  ['audio.recvKbps', 'Audio receive rate', 'kbps'],
+  ['rttMs', 'Round-trip time', 'ms'],
+  ['lossPct', 'Packet loss (received)', '%'],
+  ['video.recvFps', 'Received frame rate', 'fps'],
+  ['video.recvHeight', 'Received height', 'px'],
+  ['availableOutgoingKbps', 'Available outgoing bitrate', 'kbps'],
+];
+const TABLE_ROWS = ['audio.recvKbps', 'video.recvKbps', 'rttMs', 'lossPct', 'video.recvWidth', 'video.recvHeight', 'video.recvFps'];
+
+/** @param {object} r normalized @param {number} i */
+function runLabel(r, i) {
+  const at = r.environment.startedAt ? r.environment.startedAt.slice(0, 16).replace('T', ' ') : 'unknown start';
+  return `run ${i + 1} · ${at}`;
+}
+
+/**
+ * @param {Array<{result: object, sourcePath: string}>} runs at least two, all of one scenario
+ * @param {{baseDir?: string}} [options] baseDir: directory of the page, for relative links to the runs
+ * @returns {string} the comparison HTML
+ */
+export function renderCompareReport(runs, { baseDir } = {}) {
+  const rs = runs.map((run) => ({ ...run, r: normalizeResult(run.result) }));
+  const names = [...new Set(rs.map((x) => x.r.scenario.name))];
+  if (names.length > 1) {
+    throw new InputError(`compare overlays runs of one scenario, but these are of ${names.join(', ')}: ${rs.map((x) => `${x.sourcePath} (${x.r.scenario.name})`).join(', ')}. Pass run directories of the same scenario.`);
+  }
+  const spans = rs.map((x) => timeSpan(x.r));
+  const span = { startS: Math.min(...spans.map((s) => s.startS)), endS: Math.max(...spans.map((s) => s.endS)) };
+  const peers = [...new Set(rs.flatMap((x) => x.r.timeline.map((e) => e.peer)))].sort();
+  const first = rs[0].r;
+
+  const sections = peers.map((peer) => {
+    const remotes = [...new Set(first.timeline.filter((e) => e.peer === peer).map((e) => e.remote))];
+    const inbound = remotes.length === 1 ? configuredPath(first.network, remotes[0], peer, span) : null;
+    const configured = { 'video.recvKbps': inbound?.capacityKbps, rttMs: inbound?.rttMs, lossPct: inbound?.lossPct };
+    const panels = COMPARE_PANELS.map(([path, title, yLabel]) => {
+      const series = rs.map((x, i) => {
+        const points = [...peerSeconds(x.r.timeline, peer)].map(([s, entries]) => [s, combineRemotes(entries, path)]);
+        return { label: runLabel(x.r, i), color: PALETTE[i % PALETTE.length], width: 1.5, ...withGaps(points) };
+      }).filter((s) => s.y.some((v) => v !== null));
+      const cfg = configuredSeries(configured[path] ?? null, 'configured (run 1)');
+      return { id: `cmp-${peer}-${path}`.replace(/[^A-Za-z0-9_-]/g, '_'), title, yLabel, series: cfg && series.length ? [...series, cfg] : series };
+    }).filter((p) => p.series.length);
+    return { id: `peer-${peer}`.replace(/[^A-Za-z0-9_-]/g, '_'), title: `Peer ${peer}`, subtitle: `${rs.length} runs overlaid`, panels };
+  }).filter((s) => s.panels.length);
+
+  const charts = { xMinS: span.startS, xMaxS: span.endS, warmupS: warmupOf(first), markers: [], sections };
+  const body = `<main class="report"><header class="report-header"><p class="kicker">WebRTC test bed · comparison</p>
+<h1>${escapeHtml(names[0])} <small class="note">${rs.length} runs</small></h1>
+${first.scenario.description ? `<p class="description">${escapeHtml(first.scenario.description)}</p>` : ''}
+<ol class="runs-list">${rs.map((x, i) => {
+    const report = join(dirname(x.sourcePath), 'report.html');
+    const href = baseDir ? relative(baseDir, report).split('\\').join('/') : report;
+    return `<li><span class="swatch" style="color:${PALETTE[i % PALETTE.length]}">■</span> ${escapeHtml(runLabel(x.r, i))} ${statusBadge(x.r.status)} · ${escapeHtml(x.r.environment.browser.name ?? '')} ${escapeHtml(x.r.environment.browser.version ?? '')} · ${escapeHtml(x.r.network.emulator ?? x.r.environment.emulator ?? '')} · <a href="${escapeHtml(href)}">report</a> <span class="note">${escapeHtml(x.sourcePath)}</span>${x.r.errors.length ? ` <span class="note">${x.r.errors.length} error(s): ${escapeHtml(x.r.errors[0].message ?? '')}</span>` : ''}</li>`;
+  }).join('')}</ol></header>
+<section class="block" id="summary"><h2>Averages per run</h2>${renderCompareTable(rs.map((x) => x.r))}</section>
+<div class="zoombar" id="zoombar"><span>Time <b id="zoom-range">${formatClock(span.startS)}–${formatClock(span.endS)}</b></span><button type="button" id="zoom-reset">Reset zoom</button><span class="hint">drag across a chart to zoom · shift-drag to pan · ctrl- or shift-wheel to zoom · double-click to reset</span></div>
+${renderChartSections(charts)}</main>`;
+  return renderPage({ title: `Compare · ${names[0]} · ${rs.length} runs`, body, data: charts, script: 'dashboard' });
+}
+
+/** @param {object[]} results normalized */
+function renderCompareTable(results) {
+  const stats = results.map((r) => runStatistics(r).overall);
+  const derived = results.map((r) => buildDerived(r));
+  const ref = results[0].scenario.reference;
+  const refs = ref?.metrics ?? {};
+  const head = ['Metric', ...results.map((_, i) => `Run ${i + 1}`), 'Mean of runs', ...(ref ? ['Reference', 'Δ vs reference'] : [])];
+  const line = (label, unit, values, perRun, refMean, decimals) => {
+    const across = describe(values);
+    if (across.n === 0 && refMean === null) return '';
+    const refCells = ref ? `<td class="ref">${formatNumber(refMean, decimals)}</td><td class="diff">${formatDifference(across.mean, refMean)}</td>` : '';
+    return `<tr><th scope="row">${escapeHtml(label)} ${unit ? `<span class="unit">(${escapeHtml(unit)})</span>` : ''}</th>${perRun.map((c) => `<td>${c}</td>`).join('')}<td class="avg">${formatMeanSd(across, decimals)}</td>${refCells}</tr>`;
+  };
+  const refMean = (key) => (Number.isFinite(refs[key]?.mean) ? refs[key].mean : Number.isFinite(refs[key]) ? refs[key] : null);
+  const rows = TABLE_ROWS.map((key) => {
+    const info = metricInfo(key);
+    return line(info.label, info.unit, stats.map((s) => s[key]?.mean ?? null), stats.map((s) => formatMeanSd(s[key], info.decimals)), refMean(key), info.decimals);
+  });
+  const util = derived.map((d) => (Number.isFinite(d.utilization.overall) ? d.utilization.overall * 100 : null));
+  rows.push(line('Utilisation', '%', util, util.map((u) => formatNumber(u, 1)), refMean('utilization') === null ? null : refMean('utilization') * 100, 1));
+  const steady = derived.map((d) => d.steady.meanAfterChangesS);
+  rows.push(line('Time to steady rate', 's', steady, steady.map((v) => formatNumber(v, 1)), refMean('timeToSteadyS'), 1));
+  const setup = derived.map((d) => d.setupMs.max);
+  rows.push(line('Set-up time (max)', 'ms', setup, setup.map((v) => formatNumber(v, 0)), refMean('setupMs'), 0));
+  const caption = `Per run: mean ± sd over its measurement window, averaged over peers. Mean of runs: mean ± sd of the run means (${results.length} runs).` +
+    (ref ? ` Reference: ${escapeHtml(ref.source ?? 'published result')}.` : ' No published reference for this scenario.');
+  return `<table class="summary"><thead><tr>${head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table><p class="caption">${caption}</p>`;
+}

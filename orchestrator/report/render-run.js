@@ -1,0 +1,221 @@
+// The run report (report.html): header, errors, summary and derived-figure tables with the
+// published reference, and the chart panels. Pure apart from the inlined assets (page.js).
+
+import { basename } from 'node:path';
+import { normalizeResult } from './result-file.js';
+import { buildRunCharts } from './series.js';
+import { buildSummaryTable, buildDerived } from './summary-table.js';
+import { STEADY, describeChange } from './derived.js';
+import { renderPage } from './page.js';
+import { escapeHtml, formatClock, formatDifference, formatMeanSd, formatNumber, formatPercent, metricInfo } from './format.js';
+
+/**
+ * @param {object} result a parsed result.json (normalized or not)
+ * @param {{sourcePath?: string}} [options] sourcePath: the result.json the page was made from
+ * @returns {string} the report HTML
+ */
+export function renderRunReport(result, { sourcePath } = {}) {
+  const r = normalizeResult(result);
+  const charts = buildRunCharts(r);
+  const summary = buildSummaryTable(r);
+  const derived = buildDerived(r);
+  const body = [
+    renderHeader(r, sourcePath),
+    renderProblems(r),
+    renderToc(charts),
+    `<section id="summary" class="block"><h2>Summary</h2>${renderSummaryTable(summary, r)}</section>`,
+    `<section id="derived" class="block"><h2>Derived figures</h2>${renderDerived(derived, summary.peers, r)}</section>`,
+    renderZoomBar(charts),
+    renderChartSections(charts),
+    renderNetworkDetails(r),
+    renderDefinitions(),
+  ].join('\n');
+  return renderPage({
+    title: `${r.scenario.name} · ${r.status} · ${r.environment.startedAt ?? ''}`,
+    body: `<main class="report">${body}</main>`,
+    data: charts,
+    script: 'dashboard',
+    generatedBy: `webrtc-testbed ${r.environment.harnessVersion ?? ''}`.trim(),
+  });
+}
+
+/** @param {string} status */
+export function statusBadge(status) {
+  return `<span class="status status-${escapeHtml(status.replace(/[^a-z]/gi, ''))}">${escapeHtml(status)}</span>`;
+}
+
+/** @param {object} r normalized result @param {string} [sourcePath] */
+function renderHeader(r, sourcePath) {
+  const env = r.environment;
+  const media = env.media;
+  const meta = [
+    ['Started', env.startedAt ? escapeHtml(env.startedAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z')) : '—'],
+    ['Duration', `${formatClock(r.scenario.durationS)}${Number.isFinite(r.scenario.nominalDurationS) && r.scenario.nominalDurationS !== r.scenario.durationS ? ` (nominal ${formatClock(r.scenario.nominalDurationS)}${r.scenario.timeScale && r.scenario.timeScale !== 1 ? `, time scale ${escapeHtml(r.scenario.timeScale)}` : ''})` : ''}`],
+    ['Peers', escapeHtml(r.scenario.peers ?? '—')],
+    ['Browser', escapeHtml([env.browser.name, env.browser.version].filter(Boolean).join(' ') || '—')],
+    ['Emulator', escapeHtml(r.network.emulator ?? env.emulator ?? '—')],
+    ['Media', escapeHtml([media.preset, media.width && media.height ? `${media.width}×${media.height}` : null, media.fps ? `${media.fps} fps` : null].filter(Boolean).join(', ') || '—')],
+    ['Host', escapeHtml([env.os, env.cpus ? `${env.cpus} CPUs` : null, env.node ? `node ${env.node}` : null].filter(Boolean).join(' · ') || '—')],
+    ['Source', sourcePath ? `<a href="${escapeHtml(basename(sourcePath))}">${escapeHtml(sourcePath)}</a>` : '—'],
+  ];
+  return `<header class="report-header">
+<p class="kicker">WebRTC test bed · run report</p>
+<h1>${escapeHtml(r.scenario.name)} ${statusBadge(r.status)}</h1>
+${r.scenario.description ? `<p class="description">${escapeHtml(r.scenario.description)}</p>` : ''}
+<dl class="meta">${meta.map(([k, v]) => `<div><dt>${k}</dt><dd>${v}</dd></div>`).join('')}</dl>
+</header>`;
+}
+
+/** Errors and gaps: an incomplete result renders, and says what is missing. @param {object} r */
+function renderProblems(r) {
+  const items = r.errors.map((e) => `<li><span class="at">${Number.isFinite(e.atS) ? formatClock(e.atS) : '—'}</span>${e.peer ? ` <b>${escapeHtml(e.peer)}</b>` : ''} ${escapeHtml(e.message ?? JSON.stringify(e))}</li>`);
+  if (!r.timeline.length) items.push('<li>The result has no timeline: no per-second statistics were recorded.</li>');
+  if (!r.summary) items.push('<li>The result has no summary: the tables below are computed from the timeline.</li>');
+  if (r.status === 'passed' && !items.length) return '';
+  return `<section class="problems ${r.status === 'passed' ? 'warn' : 'bad'}"><h2>${r.status === 'passed' ? 'Notes' : `Run ${escapeHtml(r.status)}`}</h2><ul>${items.join('') || '<li>No error was recorded.</li>'}</ul></section>`;
+}
+
+/** @param {import('./series.js').ChartData} charts */
+function renderToc(charts) {
+  const links = [['summary', 'Summary'], ['derived', 'Derived figures'], ...charts.sections.map((s) => [s.id, s.title]), ['network-config', 'Network configuration'], ['definitions', 'Definitions']];
+  return `<nav class="toc">${links.map(([id, t]) => `<a href="#${escapeHtml(id)}">${escapeHtml(t)}</a>`).join('')}</nav>`;
+}
+
+/** @param {import('./stats.js').Stat|null} stat @param {string} key */
+function cell(stat, key) {
+  const info = metricInfo(key);
+  const scale = info.scale ?? 1;
+  return formatMeanSd(stat && { mean: stat.mean * scale, sd: stat.sd === null || stat.sd === undefined ? null : stat.sd * scale }, info.decimals);
+}
+
+/** @param {{width: {mean?: number|null}|null, height: {mean?: number|null}|null}|null} res */
+function resolution(res) {
+  if (!res || !Number.isFinite(res.width?.mean) || !Number.isFinite(res.height?.mean)) return '—';
+  return `${Math.round(res.width.mean)} × ${Math.round(res.height.mean)}`;
+}
+
+/** @param {ReturnType<typeof buildSummaryTable>} table @param {object} r */
+function renderSummaryTable(table, r) {
+  const hasRef = Boolean(r.scenario.reference);
+  const head = ['Metric', ...table.peers, 'Average', ...(hasRef ? ['Reference', 'Δ vs reference'] : [])];
+  const rows = table.rows.map((row) => {
+    if (row.key === 'resolution') {
+      const ref = row.reference;
+      const diff = ref && Number.isFinite(row.overall.width?.mean) && Number.isFinite(ref.width?.mean) && Number.isFinite(ref.height?.mean)
+        ? `${formatDifference(row.overall.width.mean, ref.width.mean).split(' ')[0]} × ${formatDifference(row.overall.height.mean, ref.height.mean).split(' ')[0]}`
+        : '—';
+      return `<tr data-metric="resolution"><th scope="row">Avg received resolution <span class="unit">(px)</span></th>${table.peers.map((p) => `<td>${resolution(row.perPeer[p])}</td>`).join('')}<td class="avg">${resolution(row.overall)}</td>${hasRef ? `<td class="ref">${resolution(ref)}</td><td class="diff">${diff}</td>` : ''}</tr>`;
+    }
+    const info = metricInfo(row.key);
+    const scale = info.scale ?? 1;
+    const refCell = row.reference ? formatMeanSd({ mean: row.reference.mean, sd: row.reference.sd }, info.decimals) : '—';
+    const diff = row.reference ? formatDifference(Number.isFinite(row.overall?.mean) ? row.overall.mean * scale : null, row.reference.mean) : '—';
+    return `<tr data-metric="${escapeHtml(row.key)}" class="${row.extra ? 'extra' : ''}"><th scope="row">${escapeHtml(info.label)} ${info.unit ? `<span class="unit">(${escapeHtml(info.unit)})</span>` : ''}</th>${table.peers.map((p) => `<td>${cell(row.perPeer[p], row.key)}</td>`).join('')}<td class="avg">${cell(row.overall, row.key)}</td>${hasRef ? `<td class="ref">${refCell}</td><td class="diff">${diff}</td>` : ''}</tr>`;
+  });
+  const firstExtra = table.rows.findIndex((row) => row.extra);
+  if (firstExtra > 0) rows[firstExtra] = rows[firstExtra].replace('class="extra"', 'class="extra first-extra"');
+  const ref = r.scenario.reference;
+  const caption = `Mean ± sd of per-second values over the measurement window ${formatClock(table.windowS[0])}–${formatClock(table.windowS[1])}` +
+    `${table.computed ? ', computed from the timeline because the result has no summary' : ''}. ` +
+    (ref ? `Reference: ${escapeHtml(ref.source ?? 'published result')}${ref.notes ? ` — ${escapeHtml(ref.notes)}` : ''}.` : 'No published reference for this scenario.');
+  return `<table class="summary"><thead><tr>${head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table><p class="caption">${caption}</p>`;
+}
+
+/** @param {ReturnType<typeof buildDerived>} d @param {string[]} peers @param {object} r */
+function renderDerived(d, peers, r) {
+  const hasRef = Boolean(r.scenario.reference);
+  const refCells = (value, ref, fmt) => (hasRef ? `<td class="ref">${ref === null ? '—' : fmt(ref)}</td><td class="diff">${ref === null ? '—' : formatDifference(value, ref)}</td>` : '');
+  const head = ['Figure', ...peers, 'Overall', ...(hasRef ? ['Reference', 'Δ vs reference'] : [])];
+  const utilRef = d.utilization.reference;
+  const rows = [
+    `<tr data-metric="utilization"><th scope="row">Utilisation <span class="unit">(%)</span>${d.utilization.computed ? ' <span class="note">computed</span>' : ''}</th>${peers.map((p) => `<td>${formatPercent(d.utilization.values[p])}</td>`).join('')}<td class="avg">${formatPercent(d.utilization.overall)}</td>${refCells(Number.isFinite(d.utilization.overall) ? d.utilization.overall * 100 : null, utilRef === null ? null : utilRef * 100, (v) => `${formatNumber(v, 1)} %`)}</tr>`,
+    `<tr data-metric="setupMs"><th scope="row">Set-up time <span class="unit">(ms)</span></th>${peers.map((p) => `<td>${formatNumber(d.setupMs.values[p], 0)}</td>`).join('')}<td class="avg">${formatNumber(d.setupMs.max, 0)} <span class="note">max</span></td>${refCells(d.setupMs.max, d.setupMs.reference, (v) => formatNumber(v, 0))}</tr>`,
+    ...(d.steady.changes.some((c) => c.atS > 0) || d.steady.reference !== null ? [`<tr data-metric="timeToSteadyS"><th scope="row">Time to steady rate <span class="unit">(s, mean after schedule changes)</span></th>${peers.map(() => '<td></td>').join('')}<td class="avg">${formatNumber(d.steady.meanAfterChangesS, 1)}</td>${refCells(d.steady.meanAfterChangesS, d.steady.reference, (v) => formatNumber(v, 1))}</tr>`] : []),
+    ...(d.jain.groups.length || d.jain.reference !== null ? [jainRow(d.jain, peers, refCells)] : []),
+  ];
+  return `<table class="summary derived"><thead><tr>${head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>
+<p class="caption">Utilisation per receiving peer. Set-up time: browser launch to first decoded video frame. Definitions at the end of the page.</p>
+${renderSteadyTable(d.steady, r)}${renderJainTable(d.jain.groups)}`;
+}
+
+/**
+ * One row for Jain's index: the mean over the shared links (each a mean over seconds), with the
+ * range when there are several; the per-link figures are in the fairness table.
+ * @param {ReturnType<typeof buildDerived>['jain']} jain @param {string[]} peers @param {Function} refCells
+ */
+function jainRow(jain, peers, refCells) {
+  const means = jain.groups.map((g) => g.mean).filter(Number.isFinite);
+  const overall = means.length ? means.reduce((a, b) => a + b, 0) / means.length : null;
+  const where = jain.groups.length === 1 ? jain.groups[0].links.join(', ') : jain.groups.length ? `mean of ${jain.groups.length} shared links, ${formatNumber(Math.min(...means), 3)}–${formatNumber(Math.max(...means), 3)}` : 'no shared link';
+  return `<tr data-metric="jainIndex"><th scope="row">Jain's index <span class="unit">(${escapeHtml(where)})</span></th>${peers.map(() => '<td></td>').join('')}<td class="avg">${formatNumber(overall, 3)}</td>${refCells(overall, jain.reference, (v) => formatNumber(v, 3))}</tr>`;
+}
+
+/** @param {ReturnType<typeof buildDerived>['steady']} steady @param {object} r */
+function renderSteadyTable(steady, r) {
+  if (!steady.changes.length || !steady.flows.length) return '';
+  const head = ['Change at', 'What changed', ...steady.flows.map((f) => `${f.receiver} ← ${f.sender}`), 'Mean'];
+  const rows = steady.changes.map((c) => `<tr><td>${formatClock(c.atS)}</td><td class="what">${escapeHtml(c.atS === 0 ? 'call start' : describeChange(c.events, r.network, c.atS))}</td>${c.perFlow.map((f) => `<td title="${f.steadyKbps === null ? 'too few samples' : `steady ${formatNumber(f.steadyKbps, 0)} kbps`}">${steadyCell(f)}<span class="steady-rate">${f.steadyKbps === null ? '' : ` @ ${formatNumber(f.steadyKbps, 0)}`}</span></td>`).join('')}<td class="avg">${c.meanS === null ? '—' : `${formatNumber(c.meanS, 1)} s`}</td></tr>`);
+  return `<h3>Time to steady video rate</h3><div class="scroll"><table class="summary steady"><thead><tr>${head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>
+<p class="caption">Seconds from the change until the 5 s mean receive rate stays within ±${STEADY.tolerance * 100} % (≥ ${STEADY.minToleranceKbps} kbps) of the segment's steady rate (after @, kbps). Segments shorter than ${STEADY.minSegmentS} s are not evaluated.</p>`;
+}
+
+/** @param {{steadyKbps: number|null, timeToSteadyS: number|null}} f */
+function steadyCell(f) {
+  if (f.timeToSteadyS !== null) return `${formatNumber(f.timeToSteadyS, 0)} s`;
+  if (f.steadyKbps === null) return '—';
+  return `<span class="note">${f.steadyKbps < STEADY.minToleranceKbps ? 'no media' : 'not reached'}</span>`;
+}
+
+/** @param {ReturnType<typeof buildDerived>['jain']['groups']} groups */
+function renderJainTable(groups) {
+  if (!groups.length) return '';
+  const rows = groups.map((g) => `<tr><td>${escapeHtml(g.links.join(', '))}</td><td>${escapeHtml(g.flows.join(', '))}</td><td class="avg">${formatNumber(g.mean, 3)}</td><td>${Object.entries(g.byActiveFlows).map(([k, v]) => `${k} flows: ${formatNumber(v.mean, 3)} <span class="note">(${v.n} s)</span>`).join('<br>')}</td><td>${Object.entries(g.flowMeansKbps).map(([f, v]) => `${escapeHtml(f)}: ${formatNumber(v, 0)}`).join('<br>')}</td></tr>`);
+  return `<h3>Fairness on shared links</h3><table class="summary jain"><thead><tr><th>Link(s)</th><th>Flows</th><th>Jain (mean per second)</th><th>By number of active flows</th><th>Mean rate per flow (kbps)</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+/** @param {import('./series.js').ChartData} charts */
+function renderZoomBar(charts) {
+  return `<div class="zoombar" id="zoombar"><span>Time <b id="zoom-range">${formatClock(charts.xMinS)}–${formatClock(charts.xMaxS)}</b></span>
+<button type="button" id="zoom-reset">Reset zoom</button>
+<span class="hint">drag across a chart to zoom · shift-drag to pan · ctrl- or shift-wheel to zoom · double-click to reset</span>
+<span class="legend-key"><i class="k-configured"></i>configured condition <i class="k-change"></i>schedule change <i class="k-error"></i>error ${charts.warmupS ? '<i class="k-warmup"></i>warm-up' : ''}</span></div>`;
+}
+
+/** @param {import('./series.js').ChartData} charts */
+export function renderChartSections(charts) {
+  return charts.sections.map((s) => `<section class="charts block" id="${escapeHtml(s.id)}"><h2>${escapeHtml(s.title)}${s.subtitle ? ` <small>${escapeHtml(s.subtitle)}</small>` : ''}</h2>
+<div class="grid">${s.panels.map((p) => `<figure class="panel"><figcaption>${escapeHtml(p.title)}</figcaption><div class="canvas-box"><canvas id="chart-${escapeHtml(p.id)}" aria-label="${escapeHtml(p.title)}"></canvas></div></figure>`).join('')}</div></section>`).join('\n') ||
+    '<section class="charts block"><h2>Charts</h2><p class="empty">No per-second data was recorded, so there is nothing to plot.</p></section>';
+}
+
+/** @param {object} r */
+function renderNetworkDetails(r) {
+  const net = r.network;
+  const keys = ['rateKbps', 'oneWayDelayMs', 'jitterMs', 'lossPct', 'lossBurst', 'queuePackets', 'queueMs'];
+  const links = Object.entries(net.links);
+  const linkTable = links.length
+    ? `<table class="summary compact"><thead><tr><th>Link</th>${keys.map((k) => `<th>${k}</th>`).join('')}</tr></thead><tbody>${links.map(([id, p]) => `<tr><td>${escapeHtml(id)}</td>${keys.map((k) => `<td>${p?.[k] === null || p?.[k] === undefined ? '—' : escapeHtml(p[k])}</td>`).join('')}</tr>`).join('')}</tbody></table>`
+    : '<p class="empty">No links recorded.</p>';
+  const routes = Object.entries(net.routes).map(([k, v]) => `<li><b>${escapeHtml(k)}</b>: ${escapeHtml((v ?? []).join(' → '))}</li>`).join('');
+  const list = (items, fmt, limit = 500) => `${items.slice(0, limit).map(fmt).join('')}${items.length > limit ? `<li>… ${items.length - limit} more in result.json</li>` : ''}`;
+  return `<section class="block" id="network-config"><h2>Network configuration</h2>
+<p>Emulator <b>${escapeHtml(net.emulator ?? r.environment.emulator ?? '—')}</b>. Links at the start of the run:</p>${linkTable}
+${routes ? `<ul class="routes">${routes}</ul>` : ''}
+<details><summary>Schedule events (${net.scheduleEvents.length})</summary><ul class="mono">${list(net.scheduleEvents, (e) => `<li>${formatClock(e.atS)} ${escapeHtml(e.link ?? '')} ${escapeHtml(JSON.stringify(e.params ?? {}))} <span class="note">${escapeHtml(e.cause ?? '')}</span></li>`)}</ul></details>
+<details><summary>Emulator commands (${net.commands.length})</summary><ul class="mono">${list(net.commands, (c) => `<li class="${c.ok === false ? 'failed' : ''}">${Number.isFinite(c.atS) ? formatClock(c.atS) : ''} ${escapeHtml(c.cmd ?? JSON.stringify(c))}</li>`)}</ul></details>
+<details><summary>Run events (${r.events.length})</summary><ul class="mono">${list(r.events, (e) => `<li>${Number.isFinite(e.atS) ? `${formatNumber(e.atS, 1)} s` : ''} ${escapeHtml(e.type ?? '')} ${escapeHtml(e.peer ?? '')}</li>`)}</ul></details>
+${r.scenario.network ? `<details><summary>Scenario network section (as written)</summary><pre>${escapeHtml(JSON.stringify(r.scenario.network, null, 2))}</pre></details>` : ''}
+</section>`;
+}
+
+function renderDefinitions() {
+  return `<footer class="block definitions" id="definitions"><h2>Definitions</h2><dl>
+<dt>Rates</dt><dd>Per-interval bitrate from cumulative byte counters (getStats), in kbps. A peer's rate in the summary is summed over its remotes.</dd>
+<dt>Packet loss</dt><dd>lost / (received + lost) of all inbound RTP over the interval.</dd>
+<dt>Configured condition</dt><dd>Capacity of a path is the smallest configured rate on its links; configured RTT is the sum of the one-way delays of both routes; configured loss combines the links as 1 − Π(1 − lossᵢ).</dd>
+<dt>Utilisation</dt><dd>Mean (video + audio) receive rate divided by the mean configured capacity of the inbound paths, over the measurement window, where a capacity is set.</dd>
+<dt>Time to steady rate</dt><dd>After each schedule change (and the call start) followed by at least ${STEADY.minSegmentS} s without change: the steady rate S is the median video receive rate over the last third of the segment; the rate is smoothed with a ${STEADY.smoothS} s forward mean; the time to steady is the time from the change until the smoothed rate enters ±${STEADY.tolerance * 100} % of S (at least ±${STEADY.minToleranceKbps} kbps) and stays there until the segment ends. A ramp (changes every 0.5 s) counts as one change at its last step.</dd>
+<dt>Jain's index</dt><dd>J = (Σxᵢ)² / (n·Σxᵢ²) over the (video + audio) receive rates of the flows that share a link, per second with at least two flows active; 1 is fair, 1/n is one flow taking all.</dd>
+<dt>Gaps</dt><dd>Seconds without data are drawn as breaks in the lines, never bridged.</dd>
+</dl></footer>`;
+}

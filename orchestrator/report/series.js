@@ -1,0 +1,323 @@
+// Chart series for the report pages: per peer and direction, with the configured condition as a
+// step line on the same time axis. Pure: result in, plain chart specs out (embedded as JSON and
+// drawn by assets/dashboard.js).
+
+import { metricAt } from './stats.js';
+import { configuredPath, linkHistories, pathSteps } from './network.js';
+import { changePoints, jainBySharedLink } from './derived.js';
+import { round2 } from './format.js';
+
+/**
+ * @typedef {{label: string, x: number[], y: Array<number|null>, color: string, dash?: number[], width?: number,
+ *   stepped?: boolean, axis?: 'y'|'y2', tips?: string[], configured?: boolean}} SeriesSpec
+ * @typedef {{id: string, title: string, yLabel: string, y2Label?: string, yCategories?: string[], series: SeriesSpec[]}} PanelSpec
+ * @typedef {{id: string, title: string, subtitle?: string, panels: PanelSpec[]}} Section
+ * @typedef {{tS: number, kind: 'change'|'error'}} Marker
+ * @typedef {{xMinS: number, xMaxS: number, warmupS: number|null, markers: Marker[], sections: Section[]}} ChartData
+ */
+
+/** Colour-blind-safe palette (Okabe–Ito, then Tableau) for peers or runs. */
+export const PALETTE = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#8c564b', '#7f7f7f', '#bcbd22', '#17becf', '#1f77b4', '#d62728'];
+const CONFIGURED_COLOR = '#222222';
+const CONFIGURED_DASH = [6, 4];
+/** qualityLimitationReason values as y categories, in order of severity. */
+export const QUALITY_REASONS = ['none', 'bandwidth', 'cpu', 'other'];
+/** Above this many distinct schedule change times (ramps), only the change points are marked. */
+const MAX_CHANGE_MARKERS = 30;
+
+/**
+ * A colour mixed with white, for the send side of a flow drawn next to its receive side.
+ * @param {string} hex "#rrggbb" @param {number} amount 0 (unchanged) .. 1 (white)
+ */
+export function tint(hex, amount) {
+  const n = Number.parseInt(hex.slice(1), 16);
+  const mix = (c) => Math.round(c + (255 - c) * amount).toString(16).padStart(2, '0');
+  return `#${mix(n >> 16)}${mix((n >> 8) & 255)}${mix(n & 255)}`;
+}
+
+/**
+ * Points to chart arrays, with a null inserted wherever seconds are missing (a gap longer than
+ * 1.5 sampling intervals) so the line breaks there instead of bridging the gap.
+ * @param {Array<[number, number|null]>} points sorted by t
+ * @returns {{x: number[], y: Array<number|null>}}
+ */
+export function withGaps(points) {
+  const diffs = points.slice(1).map(([t], i) => t - points[i][0]).filter((d) => d > 0).sort((a, b) => a - b);
+  const step = diffs.length ? diffs[Math.floor(diffs.length / 2)] : 1;
+  const x = [];
+  const y = [];
+  points.forEach(([t, v], i) => {
+    if (i > 0 && t - points[i - 1][0] > 1.5 * step) {
+      x.push(round2(points[i - 1][0] + step));
+      y.push(null);
+    }
+    x.push(round2(t));
+    y.push(round2(v));
+  });
+  return { x, y };
+}
+
+/** @param {Array<[number, number|null]>|null} steps @param {string} label @returns {SeriesSpec|null} */
+export function configuredSeries(steps, label) {
+  if (!steps) return null;
+  return { label, x: steps.map(([t]) => round2(t)), y: steps.map(([, v]) => round2(v)), color: CONFIGURED_COLOR, dash: CONFIGURED_DASH, width: 1.5, stepped: true, configured: true };
+}
+
+/**
+ * Merges configured lines that are identical (symmetric conditions) into one, joining their labels;
+ * when every configured line of the panel is the same one, it is simply "configured …".
+ * @param {Array<SeriesSpec|null>} series @param {string} sharedLabel
+ * @returns {SeriesSpec[]}
+ */
+export function mergeConfigured(series, sharedLabel) {
+  const present = series.filter(Boolean);
+  const measured = present.filter((s) => !s.configured);
+  const byShape = new Map();
+  for (const s of present.filter((c) => c.configured)) {
+    const key = JSON.stringify([s.x, s.y]);
+    if (byShape.has(key)) byShape.get(key).labels.push(s.label);
+    else byShape.set(key, { spec: s, labels: [s.label] });
+  }
+  const merged = [...byShape.values()].map(({ spec, labels }) => ({ ...spec, label: byShape.size === 1 ? sharedLabel : labels.join(' = ') }));
+  return [...measured, ...merged];
+}
+
+/** @param {SeriesSpec[]} series */
+function hasMeasuredData(series) {
+  return series.some((s) => !s.configured && s.y.some((v) => v !== null));
+}
+
+/**
+ * One peer's entries about one remote as a measured series.
+ * @param {Array<object>} entries sorted by t @param {(e: object) => number|null} pick
+ * @param {Omit<SeriesSpec, 'x'|'y'>} style
+ * @returns {SeriesSpec}
+ */
+function measured(entries, pick, style) {
+  return { ...style, ...withGaps(entries.map((e) => [e.t, pick(e)])) };
+}
+
+/** @param {string|null|undefined} reason */
+export function qualityReasonIndex(reason) {
+  if (typeof reason !== 'string') return null;
+  const i = QUALITY_REASONS.indexOf(reason);
+  return i >= 0 ? i : QUALITY_REASONS.indexOf('other');
+}
+
+/**
+ * Time span of the charts: from 0 (or the first sample, if earlier) to the scenario duration (or the
+ * last sample, if later).
+ * @param {object} result normalized
+ */
+export function timeSpan(result) {
+  // A loop, not Math.min(...ts): a long many-peer timeline exceeds the argument limit.
+  let first = Infinity;
+  let last = -Infinity;
+  for (const e of result.timeline) {
+    if (e.t < first) first = e.t;
+    if (e.t > last) last = e.t;
+  }
+  if (!result.timeline.length) first = last = 0;
+  const duration = Number.isFinite(result.scenario.durationS) ? result.scenario.durationS : last;
+  return { startS: Math.min(0, first), endS: Math.max(duration, last, 1) };
+}
+
+/**
+ * Vertical markers: schedule changes and errors.
+ * @param {object} result normalized @param {number} endS @returns {Marker[]}
+ */
+export function markers(result, endS) {
+  const events = result.network.scheduleEvents.filter((e) => Number.isFinite(e?.atS) && e.atS > 0);
+  const times = [...new Set(events.map((e) => Math.round(e.atS * 100) / 100))].sort((a, b) => a - b);
+  const changeTimes = times.length <= MAX_CHANGE_MARKERS ? times : changePoints(events, endS).map((c) => c.atS).filter((t) => t > 0);
+  /** @type {Marker[]} */
+  const out = changeTimes.map((t) => ({ tS: t, kind: 'change' }));
+  for (const e of result.errors) if (Number.isFinite(e.atS)) out.push({ tS: e.atS, kind: 'error' });
+  return out;
+}
+
+/**
+ * Every chart of a run report.
+ * @param {object} result normalized (result-file.js)
+ * @returns {ChartData}
+ */
+export function buildRunCharts(result) {
+  const { startS, endS } = timeSpan(result);
+  const span = { startS, endS };
+  const net = result.network;
+  const histories = linkHistories(net);
+  const peers = [...new Set(result.timeline.flatMap((e) => [e.peer, e.remote]).filter(Boolean))].sort();
+  const colorOf = (peer) => PALETTE[peers.indexOf(peer) % PALETTE.length];
+  /** @type {Section[]} */
+  const sections = [];
+
+  for (const peer of peers) {
+    const own = result.timeline.filter((e) => e.peer === peer).sort((a, b) => a.t - b.t);
+    if (!own.length) continue;
+    const remotes = [...new Set(own.map((e) => e.remote).filter(Boolean))].sort();
+    const per = remotes.map((remote) => ({
+      remote,
+      entries: own.filter((e) => e.remote === remote),
+      color: colorOf(remote),
+      out: configuredPath(net, peer, remote, span, histories),
+      in: configuredPath(net, remote, peer, span, histories),
+    }));
+    const recv = (r) => ({ label: `receive ← ${r.remote}`, color: r.color, width: 1.5 });
+    const send = (r) => ({ label: `send → ${r.remote}`, color: tint(r.color, 0.5), width: 1.25, dash: [4, 2] });
+    const id = (name) => `${peer}-${name}`.replace(/[^A-Za-z0-9_-]/g, '_');
+    /** @type {PanelSpec[]} */
+    const panels = [
+      {
+        id: id('video-rate'), title: 'Video rate', yLabel: 'kbps',
+        series: mergeConfigured([
+          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'video.recvKbps'), recv(r))),
+          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'video.sendKbps'), send(r))),
+          ...per.map((r) => configuredSeries(r.in.capacityKbps, `capacity ${r.remote}→${peer}`)),
+          ...per.map((r) => configuredSeries(r.out.capacityKbps, `capacity ${peer}→${r.remote}`)),
+        ], 'configured capacity'),
+      },
+      {
+        id: id('audio-rate'), title: 'Audio rate', yLabel: 'kbps',
+        series: [
+          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'audio.recvKbps'), recv(r))),
+          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'audio.sendKbps'), send(r))),
+        ],
+      },
+      {
+        id: id('rtt'), title: 'Round-trip time', yLabel: 'ms',
+        series: mergeConfigured([
+          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'rttMs'), { label: `RTT ↔ ${r.remote}`, color: r.color, width: 1.5 })),
+          ...per.map((r) => configuredSeries(r.out.rttMs, `configured RTT ↔ ${r.remote}`)),
+        ], 'configured RTT'),
+      },
+      {
+        id: id('loss'), title: 'Packet loss (received)', yLabel: '%',
+        series: mergeConfigured([
+          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'lossPct'), { label: `loss ← ${r.remote}`, color: r.color, width: 1.5 })),
+          ...per.map((r) => configuredSeries(r.in.lossPct, `configured loss ${r.remote}→${peer}`)),
+        ], 'configured loss'),
+      },
+      {
+        id: id('frames'), title: 'Received frame rate and resolution', yLabel: 'fps', y2Label: 'height (px)',
+        series: [
+          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'video.recvFps'), { label: `fps ← ${r.remote}`, color: r.color, width: 1.5 })),
+          ...per.map((r) => ({
+            ...measured(r.entries, (e) => metricAt(e, 'video.recvHeight'), { label: `height ← ${r.remote}`, color: r.color, width: 1.25, dash: [2, 2], axis: 'y2', stepped: true }),
+            tips: resolutionTips(r.entries),
+          })),
+        ],
+      },
+      {
+        id: id('quality-limitation'), title: 'Quality-limitation reason (sender)', yLabel: '', yCategories: QUALITY_REASONS,
+        series: per.map((r) => measured(r.entries, (e) => qualityReasonIndex(e.video?.qualityLimitationReason), { label: `send → ${r.remote}`, color: r.color, width: 2, stepped: true })),
+      },
+      {
+        id: id('jitter'), title: 'Jitter', yLabel: 'ms',
+        series: [
+          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'audio.jitterMs'), { label: `audio ← ${r.remote}`, color: r.color, width: 1.5 })),
+          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'video.jitterMs'), { label: `video ← ${r.remote}`, color: r.color, width: 1.25, dash: [3, 2] })),
+        ],
+      },
+      {
+        id: id('available-outgoing'), title: 'Available outgoing bitrate (sender estimate)', yLabel: 'kbps',
+        series: mergeConfigured([
+          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'availableOutgoingKbps'), { label: `estimate → ${r.remote}`, color: r.color, width: 1.5 })),
+          ...per.map((r) => configuredSeries(r.out.capacityKbps, `capacity ${peer}→${r.remote}`)),
+        ], 'configured capacity'),
+      },
+    ];
+    sections.push({
+      id: `peer-${peer}`.replace(/[^A-Za-z0-9_-]/g, '_'),
+      title: `Peer ${peer}`,
+      subtitle: `receives from and sends to ${remotes.join(', ')}`,
+      panels: panels.map((p) => ({ ...p, series: p.series.filter((s) => s.y.some((v) => v !== null)) })).filter((p) => hasMeasuredData(p.series)),
+    });
+  }
+
+  const networkSection = buildNetworkSection(result, histories, span);
+  if (networkSection.panels.length) sections.push(networkSection);
+
+  return { xMinS: startS, xMaxS: endS, warmupS: warmupOf(result), markers: markers(result, endS), sections };
+}
+
+/** @param {object} result normalized @returns {number|null} */
+export function warmupOf(result) {
+  const w = result.summary?.windowS?.[0] ?? result.scenario.warmupS;
+  return Number.isFinite(w) && w > 0 ? w : null;
+}
+
+/** @param {Array<object>} entries */
+function resolutionTips(entries) {
+  return withGapsTips(entries.map((e) => [e.t, e.video?.recvWidth && e.video?.recvHeight ? `${e.video.recvWidth}×${e.video.recvHeight}` : '']));
+}
+
+/** Tips aligned with withGaps() output (an empty tip at each inserted gap). @param {Array<[number, string]>} points */
+function withGapsTips(points) {
+  const { x } = withGaps(points.map(([t]) => [t, 0]));
+  const byT = new Map(points.map(([t, tip]) => [round2(t), tip]));
+  return x.map((t) => byT.get(t) ?? '');
+}
+
+/**
+ * Network truth (queueing delay, drops, link throughput vs configured rate) and fairness on shared links.
+ * @param {object} result normalized
+ * @param {ReturnType<typeof linkHistories>} histories
+ * @param {{startS: number, endS: number}} span
+ * @returns {Section}
+ */
+function buildNetworkSection(result, histories, span) {
+  const truth = result.network.truth ?? [];
+  const links = [...new Set(truth.map((e) => e?.link).filter(Boolean))].sort();
+  /** @type {PanelSpec[]} */
+  const panels = [];
+  if (links.length) {
+    const perLink = links.map((link, i) => ({
+      link,
+      color: PALETTE[i % PALETTE.length],
+      entries: truth.filter((e) => e?.link === link && Number.isFinite(e.t)).sort((a, b) => a.t - b.t),
+    }));
+    panels.push(
+      {
+        id: 'net-queue-delay', title: 'Queueing delay at the emulator (network truth)', yLabel: 'ms',
+        series: [
+          ...perLink.map((l) => measured(l.entries, (e) => e.queueDelayMsP95 ?? null, { label: `${l.link} p95`, color: l.color, width: 1.5 })),
+          ...perLink.map((l) => measured(l.entries, (e) => e.queueDelayMsP50 ?? null, { label: `${l.link} p50`, color: l.color, width: 1, dash: [3, 2] })),
+        ],
+      },
+      {
+        id: 'net-drops', title: 'Drops per second (network truth)', yLabel: 'packets',
+        series: [
+          ...perLink.map((l) => measured(l.entries, (e) => e.dropsQueue ?? null, { label: `${l.link} queue`, color: l.color, width: 1.5, stepped: true })),
+          ...perLink.map((l) => measured(l.entries, (e) => e.dropsLoss ?? null, { label: `${l.link} random loss`, color: l.color, width: 1, dash: [3, 2], stepped: true })),
+        ],
+      },
+      {
+        id: 'net-throughput', title: 'Link throughput (network truth) vs configured rate', yLabel: 'kbps',
+        series: mergeConfigured([
+          ...perLink.map((l) => measured(l.entries.map((e, i) => ({ ...e, kbps: linkKbps(e, l.entries[i - 1]) })), (e) => e.kbps, { label: `${l.link} out`, color: l.color, width: 1.5 })),
+          ...perLink.map((l) => configuredSeries(pathSteps(histories, [l.link], 'rateKbps', span), `rate ${l.link}`)),
+        ], 'configured rate'),
+      },
+    );
+  }
+  const windowS = result.summary?.windowS ?? [span.startS, span.endS];
+  const jain = jainBySharedLink(result.timeline, result.network.routes, windowS);
+  if (jain.length) {
+    panels.push({
+      id: 'net-jain', title: "Jain's index per second on shared links", yLabel: 'J',
+      series: jain.map((group, i) => ({ label: group.links.join(', '), color: PALETTE[i % PALETTE.length], width: 1.5, ...withGaps(group.series) })),
+    });
+  }
+  return { id: 'network', title: 'Network', subtitle: 'measured at the emulator and across flows', panels: panels.map((p) => ({ ...p, series: p.series.filter((s) => s.y.some((v) => v !== null)) })).filter((p) => hasMeasuredData(p.series)) };
+}
+
+/**
+ * Throughput of a truth interval from its bytesOut; the interval is the time since the previous
+ * entry of the link (1 s for the first).
+ * @param {{t: number, bytesOut?: number|null}} entry @param {{t: number}|undefined} previous
+ */
+export function linkKbps(entry, previous) {
+  if (!Number.isFinite(entry.bytesOut)) return null;
+  const dt = previous && entry.t > previous.t ? entry.t - previous.t : 1;
+  return (entry.bytesOut * 8) / 1000 / dt;
+}

@@ -1,0 +1,59 @@
+// Small numeric helpers for the report over timeline entries. Pure. Descriptive statistics and
+// Jain's index themselves come from lib/statistics.js, the summary from lib/summary.js.
+
+/** @param {Array<unknown>} values @returns {number[]} the finite numbers among values */
+export function finite(values) {
+  return /** @type {number[]} */ (values.filter((v) => typeof v === 'number' && Number.isFinite(v)));
+}
+
+/** @param {Array<unknown>} values @returns {number|null} mean of the finite values */
+export function mean(values) {
+  const xs = finite(values);
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+}
+
+/**
+ * The number at a dotted path of a timeline entry ("video.recvKbps"), or null.
+ * @param {object} entry @param {string} path @returns {number|null}
+ */
+export function metricAt(entry, path) {
+  // Called for every point of every chart: the split path is cached (lib/summary.js valueAt splits each time).
+  let keys = pathKeys.get(path);
+  if (!keys) pathKeys.set(path, (keys = path.split('.')));
+  let v = entry;
+  for (const k of keys) {
+    if (v === null || typeof v !== 'object') return null;
+    v = v[k];
+  }
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+const pathKeys = new Map();
+
+/**
+ * One value per second from a peer's entries of that second (one per remote), for charts of a
+ * peer as a whole: rates (…Kbps) are summed, so a mesh peer shows its total rate as in J16 §8-3;
+ * everything else is averaged.
+ * @param {object[]} entries @param {string} path @returns {number|null}
+ */
+export function combineRemotes(entries, path) {
+  const vs = finite(entries.map((e) => metricAt(e, path)));
+  if (!vs.length) return null;
+  const sum = vs.reduce((a, b) => a + b, 0);
+  return path.endsWith('Kbps') ? sum : sum / vs.length;
+}
+
+/**
+ * A peer's timeline entries grouped by second (rounded t), in time order.
+ * @param {Array<object>} timeline @param {string} peer
+ * @returns {Map<number, object[]>}
+ */
+export function peerSeconds(timeline, peer) {
+  const seconds = new Map();
+  for (const e of timeline) {
+    if (!e || e.peer !== peer || !Number.isFinite(e.t)) continue;
+    const s = Math.round(e.t);
+    if (!seconds.has(s)) seconds.set(s, []);
+    seconds.get(s).push(e);
+  }
+  return new Map([...seconds].sort(([a], [b]) => a - b));
+}

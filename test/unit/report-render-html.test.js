@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { renderRunReport } from '../../orchestrator/report/render-run.js';
+import { renderIndex, indexEntry, unreadableEntry } from '../../orchestrator/report/render-index.js';
+import { renderCompareReport } from '../../orchestrator/report/render-compare.js';
+import { normalizeResult } from '../../orchestrator/report/result-file.js';
+import { InputError } from '../../orchestrator/lib/errors.js';
+import { makeResult } from '../fixtures/results/make-result.js';
+
+/** The JSON embedded for the dashboard script. @param {string} html */
+const embedded = (html) => JSON.parse(/<script id="report-data" type="application\/json">(.*?)<\/script>/s.exec(html)[1]);
+
+test('a run report is one self-contained page: Chart.js, styles, script and data inline', () => {
+  const html = renderRunReport(makeResult('static'), { sourcePath: 'results/bandwidth-1500/x/result.json' });
+  assert.match(html, /^<!doctype html>/);
+  assert.match(html, /Chart\.js v4/);
+  assert.doesNotMatch(html, /<script[^>]+src=|<link[^>]+href=|https?:\/\/(?!www\.chartjs\.org|github\.com)/);
+  assert.match(html, /<a href="result\.json">results\/bandwidth-1500\/x\/result\.json<\/a>/);
+  const data = embedded(html);
+  assert.deepEqual(data.sections.map((s) => s.id), ['peer-p0', 'peer-p1']);
+  for (const s of data.sections) for (const p of s.panels) assert.ok(html.includes(`id="chart-${p.id}"`), `a canvas for ${p.id}`);
+});
+
+test('text from the result is escaped, including inside the embedded data', () => {
+  const r = makeResult('aborted');
+  r.scenario.description = '<img src=x onerror=alert(1)>';
+  r.errors[0].message = '</script><script>alert(2)</script>';
+  const html = renderRunReport(r);
+  assert.ok(!html.includes('<img src=x'));
+  assert.ok(!html.includes('</script><script>alert(2)'));
+  assert.ok(html.includes('&lt;/script&gt;&lt;script&gt;alert(2)'));
+});
+
+test('results with missing, null or wrongly typed sections still render', () => {
+  const odd = [
+    { schemaVersion: 1 },
+    { schemaVersion: 1, status: 'failed', scenario: null, environment: { startedAt: 12, browser: 'chrome' }, network: { routes: { 'a->b': 'x' }, truth: [null, { t: 1 }] } },
+    { schemaVersion: 1, timeline: [{ t: 1, peer: 'p0', remote: 'p1', video: null, audio: 'x', rttMs: 'slow' }], summary: { peers: { p0: { rttMs: null } }, overall: null, utilization: 'n/a' } },
+    { schemaVersion: 1, events: [null, 3, { atS: 'x' }], errors: [null, { atS: 5 }], summary: { peers: { p0: {} }, setupMs: [1] } },
+    { schemaVersion: 1, scenario: { name: 'r', reference: { metrics: { rttMs: 'fast', 'video.recvKbps': { mean: null } } } }, timeline: [{ t: 1, peer: 'p0' }] },
+  ];
+  for (const raw of odd) {
+    const html = renderRunReport(raw);
+    assert.match(html, /<\/html>\n$/);
+    embedded(html);
+  }
+});
+
+test('index rows: figures from the summary, recorded length for cut-short runs, unreadable files listed', () => {
+  const aborted = indexEntry(normalizeResult(makeResult('aborted')), { href: 'loss-10/a', hasReport: true });
+  assert.equal(aborted.status, 'aborted');
+  assert.equal(aborted.recordedS, 100);
+  assert.equal(aborted.browser, 'chromium 156');
+  assert.equal(aborted.errors, 2);
+  const bad = unreadableEntry('x.json is truncated', { href: 'broken/2026', hasReport: false });
+  assert.equal(bad.scenario, 'broken');
+  const html = renderIndex([aborted, bad], { root: 'results', generatedAt: 'now' });
+  assert.match(html, /<option value="unreadable">unreadable<\/option>/);
+  assert.match(html, /href="loss-10\/a\/report\.html"/);
+  assert.match(html, /\(1:40 recorded\)/);
+  assert.match(html, /no report/);
+});
+
+test('compare refuses runs of different scenarios, naming them', () => {
+  assert.throws(
+    () => renderCompareReport([{ result: makeResult('static'), sourcePath: 'a/result.json' }, { result: makeResult('aborted'), sourcePath: 'b/result.json' }]),
+    (error) => error instanceof InputError && /bandwidth-1500, loss-10/.test(error.message) && error.message.includes('b/result.json'),
+  );
+});
