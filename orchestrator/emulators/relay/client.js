@@ -1,0 +1,101 @@
+/**
+ * Parent side of relay-process.js: the UdpRelay API as promises over IPC.
+ */
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { EnvironmentError, HarnessError, InputError } from '../../lib/errors.js';
+
+const RELAY_PROCESS_PATH = fileURLToPath(new URL('./relay-process.js', import.meta.url));
+const START_TIMEOUT_MS = 10_000;
+const EXIT_TIMEOUT_MS = 3_000;
+const ERROR_CLASSES = { InputError, EnvironmentError, HarnessError };
+
+/**
+ * @typedef {object} RelayProcess
+ * @property {(config: {links?: Record<string, import('../../lib/link-model.js').LinkParams>, routes?: Record<string, string[]>}) => Promise<void>} configure
+ * @property {(candidate: {peer: string, remotePeer: string, address: string, port: number}) => Promise<number>} register  resolves to the proxy port
+ * @property {() => Promise<import('./relay.js').LinkTruthRow[]>} truth
+ * @property {() => Promise<ReturnType<import('./relay.js').UdpRelay['stats']> & {priority: 'realtime'|'nice'|'normal'}>} stats
+ *   cpuUserUs/cpuSystemUs are the relay process's own; priority is the scheduling it got (see priority.js)
+ * @property {() => Promise<void>} close  closes the relay and waits for the process to exit
+ * @property {number} pid
+ */
+
+/**
+ * Forks the relay process and resolves once it is ready.
+ * @param {{host?: string, seed?: number}} [options]  passed to the UdpRelay constructor
+ * @returns {Promise<RelayProcess>}
+ */
+export async function startRelayProcess(options = {}) {
+  // execArgv: [] because the parent's flags (--test, --input-type, --inspect …) mean nothing to the relay.
+  // (--single-threaded, to keep GC off helper threads, made the timers 4x later at p99: V8 tasks then run inline.)
+  const child = fork(RELAY_PROCESS_PATH, [JSON.stringify(options)], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  /** @type {Map<number, {resolve: (value: any) => void, reject: (error: Error) => void}>} */
+  const pending = new Map();
+  let nextId = 0;
+  /** @type {Error|null} */
+  let gone = null;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+
+  child.on('message', (message) => {
+    const call = pending.get(message.id);
+    if (!call) return;
+    pending.delete(message.id);
+    // The channel only keeps the parent alive while a call is outstanding.
+    if (pending.size === 0) child.channel?.unref();
+    if (message.error) call.reject(new (ERROR_CLASSES[message.error.name] ?? HarnessError)(message.error.message));
+    else call.resolve(message.result);
+  });
+  child.once('exit', (code, signal) => {
+    gone = new HarnessError(`relay process ${child.pid} exited (${signal ?? `code ${code}`}); restart the run.`);
+    for (const call of pending.values()) call.reject(gone);
+    pending.clear();
+  });
+
+  await new Promise((resolve, reject) => {
+    const settle = (error) => {
+      clearTimeout(timer);
+      child.off('error', settle).off('exit', onExit).off('message', onReady);
+      if (!error) return resolve();
+      child.kill('SIGKILL');
+      reject(new EnvironmentError(`relay process (${RELAY_PROCESS_PATH}) did not start: ${error.message}; its stderr above says why.`, { cause: error }));
+    };
+    const onExit = (code, signal) => settle(new Error(`exited with ${signal ?? `code ${code}`}`));
+    const onReady = (message) => { if (message?.ready) settle(); };
+    const timer = setTimeout(() => settle(new Error(`no ready message within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
+    child.on('error', settle).on('exit', onExit).on('message', onReady);
+  });
+  child.channel?.unref();
+  // Don't hold the parent's event loop open: if it exits without close(), the child sees the disconnect and exits.
+  child.unref();
+
+  /** @param {string} method @param {unknown} [params] */
+  const call = (method, params) => new Promise((resolve, reject) => {
+    if (gone) return reject(gone);
+    const id = nextId++;
+    pending.set(id, { resolve, reject });
+    child.channel?.ref();
+    child.send({ id, method, params });
+  });
+
+  return {
+    pid: child.pid,
+    configure: (config) => call('configure', config).then(() => undefined),
+    register: (candidate) => call('register', candidate),
+    truth: () => call('truth'),
+    stats: () => call('stats'),
+    async close() {
+      if (gone) return;
+      const timer = setTimeout(() => child.kill('SIGKILL'), EXIT_TIMEOUT_MS);
+      try {
+        await call('close');
+        child.disconnect();
+      } catch {
+        child.kill('SIGKILL');
+      } finally {
+        await exited;
+        clearTimeout(timer);
+      }
+    },
+  };
+}

@@ -1,0 +1,331 @@
+/**
+ * One emulated link direction, as pure logic on a caller-supplied clock (milliseconds, any origin):
+ * random loss -> drop-tail FIFO served at rateKbps -> propagation delay + jitter without reordering.
+ * The relay drives it with real time; tests drive it with a fake clock.
+ */
+import { queueLimitBytes } from '../../lib/link-model.js';
+import { percentile } from '../../lib/statistics.js';
+import { createRandom, deriveSeed } from './random.js';
+
+/** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
+
+/**
+ * @typedef {object} TruthRow  one completed second of one link ("network truth")
+ * @property {number} t  end of the second, in seconds since the clock origin
+ * @property {number} packetsIn
+ * @property {number} bytesIn
+ * @property {number} packetsOut
+ * @property {number} bytesOut
+ * @property {number} dropsQueue
+ * @property {number} dropsLoss
+ * @property {number|null} queueDelayMsP50  arrival to end of serialization, packets that left the queue this second
+ * @property {number|null} queueDelayMsP95
+ * @property {number|null} oneWayDelayMsP50  arrival at the link to delivery, packets delivered this second
+ * @property {number|null} oneWayDelayMsP95
+ */
+
+/** Bytes charged against the rate on top of the UDP payload: IPv4 (20) + UDP (8) headers. */
+export const UDP_IPV4_OVERHEAD_BYTES = 28;
+
+const NOTHING_DELIVERED = Object.freeze([]);
+
+/**
+ * Queue that pops from the front in O(1) amortized (Array#shift is O(n)).
+ * @template T
+ */
+class Fifo {
+  /** @type {T[]} */ #items = [];
+  #head = 0;
+
+  get length() { return this.#items.length - this.#head; }
+
+  /** @returns {T|undefined} */
+  peek() { return this.#items[this.#head]; }
+
+  /** @param {T} item */
+  push(item) { this.#items.push(item); }
+
+  /** @returns {T} */
+  shift() {
+    const item = this.#items[this.#head];
+    this.#items[this.#head++] = /** @type {T} */ (undefined);
+    if (this.#head >= 1024 && this.#head * 2 >= this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+    return item;
+  }
+
+  *[Symbol.iterator]() {
+    for (let i = this.#head; i < this.#items.length; i++) yield this.#items[i];
+  }
+}
+
+/** Truth delays are reported to the microsecond. @param {number|null} valueMs */
+const toMicroseconds = (valueMs) => (valueMs === null ? null : Math.round(valueMs * 1000) / 1000);
+
+/** Per-second counters and delay samples, folded into rows once a second can no longer change. */
+class TruthRecorder {
+  #originMs;
+  /** Index of the first second not yet folded into a row. */
+  #nextSecond;
+  /** @type {Map<number, {counters: Record<string, number>, queueDelaysMs: number[], oneWayDelaysMs: number[]}>} */
+  #open = new Map();
+  /** @type {TruthRow[]} */
+  #rows = [];
+
+  /** @param {number} originMs @param {number} startMs */
+  constructor(originMs, startMs) {
+    this.#originMs = originMs;
+    this.#nextSecond = Math.max(0, Math.floor((startMs - originMs) / 1000));
+  }
+
+  /** @param {number} atMs @param {'packetsIn'|'packetsOut'|'dropsQueue'|'dropsLoss'} packetsField @param {number} [sizeBytes] */
+  count(atMs, packetsField, sizeBytes = 0) {
+    const bucket = this.#bucket(atMs);
+    bucket.counters[packetsField]++;
+    if (packetsField === 'packetsIn') bucket.counters.bytesIn += sizeBytes;
+    if (packetsField === 'packetsOut') bucket.counters.bytesOut += sizeBytes;
+  }
+
+  /** @param {number} atMs @param {'queueDelaysMs'|'oneWayDelaysMs'} series @param {number} valueMs */
+  sample(atMs, series, valueMs) { this.#bucket(atMs)[series].push(valueMs); }
+
+  /**
+   * Rows for every second that ended at or before nowMs and was not taken yet (empty seconds included).
+   * The caller must have recorded every event up to nowMs.
+   * @param {number} nowMs @returns {TruthRow[]}
+   */
+  take(nowMs) {
+    const completeSeconds = Math.floor((nowMs - this.#originMs) / 1000);
+    this.#foldBefore(completeSeconds);
+    const rows = this.#rows;
+    this.#rows = [];
+    return rows;
+  }
+
+  #bucket(atMs) {
+    // An event for an already-folded second (only possible if the driver polled very late) joins the oldest open one.
+    const second = Math.max(this.#nextSecond, Math.floor((atMs - this.#originMs) / 1000));
+    let bucket = this.#open.get(second);
+    if (!bucket) {
+      // Late events are at most a timer slip or (departures) one delay behind: folding seconds three behind the
+      // newest keeps memory bounded at high packet rates.
+      this.#foldBefore(second - 2);
+      bucket = {
+        counters: { packetsIn: 0, bytesIn: 0, packetsOut: 0, bytesOut: 0, dropsQueue: 0, dropsLoss: 0 },
+        queueDelaysMs: [],
+        oneWayDelaysMs: [],
+      };
+      this.#open.set(second, bucket);
+    }
+    return bucket;
+  }
+
+  #foldBefore(endSecond) {
+    for (; this.#nextSecond < endSecond; this.#nextSecond++) {
+      const bucket = this.#open.get(this.#nextSecond);
+      this.#open.delete(this.#nextSecond);
+      const queueDelaysMs = (bucket?.queueDelaysMs ?? []).sort((a, b) => a - b);
+      const oneWayDelaysMs = (bucket?.oneWayDelaysMs ?? []).sort((a, b) => a - b);
+      this.#rows.push({
+        t: this.#nextSecond + 1,
+        ...(bucket?.counters ?? { packetsIn: 0, bytesIn: 0, packetsOut: 0, bytesOut: 0, dropsQueue: 0, dropsLoss: 0 }),
+        queueDelayMsP50: toMicroseconds(percentile(queueDelaysMs, 50)),
+        queueDelayMsP95: toMicroseconds(percentile(queueDelaysMs, 95)),
+        oneWayDelayMsP50: toMicroseconds(percentile(oneWayDelaysMs, 50)),
+        oneWayDelayMsP95: toMicroseconds(percentile(oneWayDelaysMs, 95)),
+      });
+    }
+  }
+}
+
+/**
+ * @template P  the caller's packet object, carried through untouched
+ */
+export class LinkQueue {
+  /** @type {LinkParams} */ #params;
+  #lossRandom;
+  #jitterRandom;
+  #lossBurstActive = false;
+  #clockMs = -Infinity;
+  /** Accepted packets not yet fully serialized; the head is the one on the wire. */
+  /** @type {Fifo<{packet: P, sizeBytes: number, arrivalMs: number, departMs: number}>} */
+  #queue = new Fifo();
+  #queuedBytes = 0;
+  #lastDepartMs = -Infinity;
+  /** Serialized packets propagating; deliverMs never decreases (no reordering). */
+  /** @type {Fifo<{packet: P, sizeBytes: number, arrivalMs: number, deliverMs: number}>} */
+  #inFlight = new Fifo();
+  #lastDeliverMs = -Infinity;
+  #truth;
+  #totals = { packetsIn: 0, bytesIn: 0, packetsOut: 0, bytesOut: 0, dropsQueue: 0, dropsLoss: 0 };
+
+  /**
+   * @param {LinkParams} params
+   * @param {{nowMs?: number, originMs?: number, seed?: number, name?: string}} [options]
+   *   nowMs: creation time; originMs: time 0 of the truth rows' t; seed + name: reproducible random draws
+   */
+  constructor(params, { nowMs = 0, originMs = 0, seed = Math.floor(Math.random() * 2 ** 32), name = '' } = {}) {
+    this.#params = params;
+    this.#lossRandom = createRandom(deriveSeed(seed, name, 'loss'));
+    this.#jitterRandom = createRandom(deriveSeed(seed, name, 'jitter'));
+    this.#clockMs = nowMs;
+    this.#truth = new TruthRecorder(originMs, nowMs);
+  }
+
+  /** @returns {LinkParams} */
+  get params() { return this.#params; }
+
+  /**
+   * Applies new parameters from nowMs on. Queued packets are kept; the one on the wire keeps the bits
+   * already sent and the rest are re-served at the new rate. Packets already propagating keep their delivery time.
+   * @param {LinkParams} params @param {number} nowMs
+   */
+  configure(params, nowMs) {
+    const t = this.#tick(nowMs);
+    this.#advance(t);
+    const oldRateKbps = this.#params.rateKbps;
+    this.#params = params;
+    if (params.lossBurst === null) this.#lossBurstActive = false;
+    if (oldRateKbps === params.rateKbps || this.#queue.length === 0) return;
+    let previousDepartMs = t;
+    let onWire = true;
+    for (const entry of this.#queue) {
+      const bits = onWire && oldRateKbps !== null ? (entry.departMs - t) * oldRateKbps : entry.sizeBytes * 8;
+      entry.departMs = previousDepartMs + (params.rateKbps === null ? 0 : bits / params.rateKbps);
+      previousDepartMs = entry.departMs;
+      onWire = false;
+    }
+    this.#lastDepartMs = previousDepartMs;
+    this.#advance(t);
+  }
+
+  /**
+   * Offers a packet that arrives at the link at nowMs.
+   * @param {P} packet @param {number} sizeBytes  bytes charged against the rate (payload + UDP_IPV4_OVERHEAD_BYTES)
+   * @param {number} nowMs
+   * @returns {'loss'|'queue'|null}  the drop reason, or null when accepted
+   */
+  enqueue(packet, sizeBytes, nowMs) {
+    const t = this.#tick(nowMs);
+    this.#advance(t);
+    this.#totals.packetsIn++;
+    this.#totals.bytesIn += sizeBytes;
+    this.#truth.count(t, 'packetsIn', sizeBytes);
+    if (this.#isLost()) {
+      this.#totals.dropsLoss++;
+      this.#truth.count(t, 'dropsLoss');
+      return 'loss';
+    }
+    const { rateKbps } = this.#params;
+    if (rateKbps === null) {
+      this.#propagate(packet, sizeBytes, t, t);
+      return null;
+    }
+    if (!this.#fits(sizeBytes)) {
+      this.#totals.dropsQueue++;
+      this.#truth.count(t, 'dropsQueue');
+      return 'queue';
+    }
+    const departMs = Math.max(t, this.#lastDepartMs) + (sizeBytes * 8) / rateKbps;
+    this.#queue.push({ packet, sizeBytes, arrivalMs: t, departMs });
+    this.#queuedBytes += sizeBytes;
+    this.#lastDepartMs = departMs;
+    return null;
+  }
+
+  /**
+   * Earliest time at which poll() may deliver something (a lower bound), or Infinity when idle.
+   * @returns {number}
+   */
+  nextEventMs() {
+    const propagating = this.#inFlight.peek()?.deliverMs ?? Infinity;
+    const head = this.#queue.peek();
+    if (!head) return propagating;
+    const minDelayMs = Math.max(0, this.#params.oneWayDelayMs - this.#params.jitterMs);
+    return Math.min(propagating, Math.max(head.departMs + minDelayMs, this.#lastDeliverMs));
+  }
+
+  /**
+   * Moves packets along up to nowMs and returns those delivered, in delivery order, with their exact delivery time.
+   * @param {number} nowMs
+   * @returns {ReadonlyArray<{packet: P, atMs: number}>}
+   */
+  poll(nowMs) {
+    const t = this.#tick(nowMs);
+    this.#advance(t);
+    if (!(this.#inFlight.peek()?.deliverMs <= t)) return NOTHING_DELIVERED;
+    const delivered = [];
+    while (this.#inFlight.peek()?.deliverMs <= t) {
+      const { packet, sizeBytes, arrivalMs, deliverMs } = this.#inFlight.shift();
+      this.#totals.packetsOut++;
+      this.#totals.bytesOut += sizeBytes;
+      this.#truth.count(deliverMs, 'packetsOut', sizeBytes);
+      this.#truth.sample(deliverMs, 'oneWayDelaysMs', deliverMs - arrivalMs);
+      delivered.push({ packet, atMs: deliverMs });
+    }
+    return delivered;
+  }
+
+  /**
+   * Truth rows for the seconds completed by nowMs since the last call. Deliver everything due by nowMs
+   * (poll while nextEventMs() <= nowMs) first, or those deliveries are missing from the rows.
+   * @param {number} nowMs @returns {TruthRow[]}
+   */
+  takeTruth(nowMs) {
+    const t = this.#tick(nowMs);
+    this.#advance(t);
+    return this.#truth.take(t);
+  }
+
+  /** Totals since creation plus the current occupancy. */
+  totals() {
+    return { ...this.#totals, queuedPackets: this.#queue.length, queuedBytes: this.#queuedBytes, inFlightPackets: this.#inFlight.length };
+  }
+
+  /** Callers may pass slightly out-of-order times (e.g. two upstream links); time never runs backwards here. */
+  #tick(nowMs) {
+    if (nowMs > this.#clockMs) this.#clockMs = nowMs;
+    return this.#clockMs;
+  }
+
+  #isLost() {
+    const { lossPct, lossBurst } = this.#params;
+    if (lossPct <= 0) return false;
+    if (lossBurst === null) return this.#lossRandom() * 100 < lossPct;
+    // Gilbert-Elliott with loss in the bad state: mean burst = 1/leave, stationary loss = enter/(enter+leave).
+    const lossRatio = Math.min(lossPct / 100, 1);
+    const leaveBad = Math.min(1, 1 / lossBurst);
+    const enterBad = lossRatio >= 1 ? 1 : Math.min(1, (leaveBad * lossRatio) / (1 - lossRatio));
+    this.#lossBurstActive = this.#lossBurstActive ? this.#lossRandom() >= leaveBad : this.#lossRandom() < enterBad;
+    return this.#lossBurstActive;
+  }
+
+  #fits(sizeBytes) {
+    // An empty queue always takes one packet, so a byte limit below one packet cannot black-hole the link.
+    if (this.#queue.length === 0) return true;
+    const { queuePackets, queueMs } = this.#params;
+    if (queuePackets !== null) return this.#queue.length < queuePackets;
+    // Bytes at the current rate, so a rate change moves the limit.
+    if (queueMs !== null) return this.#queuedBytes + sizeBytes <= queueLimitBytes(this.#params);
+    return true;
+  }
+
+  #advance(t) {
+    while (this.#queue.peek()?.departMs <= t) {
+      const { packet, sizeBytes, arrivalMs, departMs } = this.#queue.shift();
+      this.#queuedBytes -= sizeBytes;
+      this.#truth.sample(departMs, 'queueDelaysMs', departMs - arrivalMs);
+      this.#propagate(packet, sizeBytes, arrivalMs, departMs);
+    }
+  }
+
+  #propagate(packet, sizeBytes, arrivalMs, departMs) {
+    const { oneWayDelayMs, jitterMs } = this.#params;
+    const jitterSampleMs = jitterMs > 0 ? (this.#jitterRandom() * 2 - 1) * jitterMs : 0;
+    const deliverMs = Math.max(departMs + Math.max(0, oneWayDelayMs + jitterSampleMs), this.#lastDeliverMs);
+    this.#lastDeliverMs = deliverMs;
+    this.#inFlight.push({ packet, sizeBytes, arrivalMs, deliverMs });
+  }
+}

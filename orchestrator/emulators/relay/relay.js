@@ -1,0 +1,314 @@
+/**
+ * Userspace UDP relay: the default network emulator. Peers' ICE host candidates are rewritten to relay
+ * sockets; every datagram crosses its route's LinkQueues before it is sent on, so conditions apply per link.
+ *
+ * One proxy socket per (peer candidate, remote peer): the socket X(A→B) represents A's candidate towards B.
+ * B sends to X(A→B); the relay forwards to A's real address from X(B→A), the candidate A was given for B,
+ * so ICE sees consistent addresses and no peer-reflexive candidates.
+ */
+import dgram from 'node:dgram';
+import { performance } from 'node:perf_hooks';
+import { isIPv4 } from 'node:net';
+import { EnvironmentError, HarnessError, InputError } from '../../lib/errors.js';
+import { LinkQueue, UDP_IPV4_OVERHEAD_BYTES } from './link-queue.js';
+
+/** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
+/** @typedef {import('./link-queue.js').TruthRow & {link: string}} LinkTruthRow */
+
+/**
+ * Node timers can fire up to ~1.7 ms early or ~1 ms late; firing this much early is accepted (the packet is
+ * sent at once), anything earlier re-arms. Centres the delay error around zero.
+ */
+const EARLY_FIRE_MS = 0.5;
+
+/** How late datagrams leave the relay against their scheduled time, in 0.1 ms bins: the relay's own timing error. */
+class LatenessHistogram {
+  static BIN_MS = 0.1;
+  /** The last bin collects 100 ms and more. */
+  #bins = new Uint32Array(1001);
+  #count = 0;
+  #maxMs = 0;
+
+  /** @param {number} lateMs  negative (sent early, see EARLY_FIRE_MS) counts as 0 */
+  record(lateMs) {
+    this.#bins[Math.min(this.#bins.length - 1, Math.max(0, Math.floor(lateMs / LatenessHistogram.BIN_MS)))]++;
+    this.#count++;
+    if (lateMs > this.#maxMs) this.#maxMs = lateMs;
+  }
+
+  /** Percentiles are bin upper edges, in ms. */
+  summary() {
+    const upTo = (fraction) => {
+      const target = Math.ceil(this.#count * fraction);
+      let seen = 0;
+      for (let bin = 0; bin < this.#bins.length; bin++) {
+        seen += this.#bins[bin];
+        if (seen >= target) return Number(((bin + 1) * LatenessHistogram.BIN_MS).toFixed(1));
+      }
+      return null;
+    };
+    if (this.#count === 0) return { p50: null, p99: null, max: null, n: 0 };
+    return { p50: upTo(0.5), p99: upTo(0.99), max: Number(this.#maxMs.toFixed(3)), n: this.#count };
+  }
+}
+
+/**
+ * @typedef {object} ProxySocket
+ * @property {string} peer
+ * @property {string} remotePeer
+ * @property {string} address  the peer's real candidate address
+ * @property {number} port
+ * @property {dgram.Socket} socket
+ * @property {number} proxyPort
+ */
+
+/**
+ * @typedef {object} Packet
+ * @property {Buffer} payload
+ * @property {number} sizeBytes
+ * @property {string[]} route
+ * @property {number} hop  index into route of the link the packet is in
+ * @property {ProxySocket} from  socket the packet leaves the relay from
+ * @property {ProxySocket} to  socket whose candidate receives it
+ */
+
+export class UdpRelay {
+  #host;
+  #seed;
+  #originMs = 0;
+  #started = false;
+  #closed = false;
+  /** @type {Map<string, LinkQueue<Packet>>} */
+  #links = new Map();
+  /** @type {Map<string, string[]>} "pB->pA" -> link names */
+  #routes = new Map();
+  /** @type {Map<string, Promise<ProxySocket>>} by registration key */
+  #registrations = new Map();
+  /** @type {Map<string, ProxySocket>} bound sockets by registration key */
+  #bound = new Map();
+  /** @type {NodeJS.Timeout|null} */
+  #timer = null;
+  #timerAtMs = Infinity;
+  #counters = { forwardedPackets: 0, forwardedBytes: 0, dropsUnknownSource: 0, dropsNoRoute: 0, sendErrors: 0 };
+  #sendLateness = new LatenessHistogram();
+
+  /**
+   * @param {{host?: string, seed?: number}} [options]
+   *   host: address the proxy sockets bind to; seed: makes loss and jitter draws reproducible
+   */
+  constructor({ host = '127.0.0.1', seed = Math.floor(Math.random() * 2 ** 32) } = {}) {
+    this.#host = host;
+    this.#seed = seed;
+  }
+
+  /** The seed of the loss/jitter draws (record it to replay a run). */
+  get seed() { return this.#seed; }
+
+  async start() {
+    this.#originMs = performance.now();
+    this.#started = true;
+  }
+
+  /**
+   * Creates or updates links and (optionally) replaces the routes. Links not named keep their parameters.
+   * @param {{links?: Record<string, LinkParams>, routes?: Record<string, string[]>}} config
+   *   routes: "pB->pA" -> link names crossed in order by datagrams from pB to pA
+   */
+  configure({ links = {}, routes } = {}) {
+    this.#assertRunning('configure');
+    const known = new Set([...this.#links.keys(), ...Object.keys(links)]);
+    for (const [pair, names] of Object.entries(routes ?? {})) {
+      const unknown = names.filter((name) => !known.has(name));
+      if (unknown.length > 0) {
+        throw new InputError(`relay route "${pair}" names unknown link(s) ${unknown.join(', ')}; configure those links (known: ${[...known].join(', ') || 'none'}).`);
+      }
+    }
+    const nowMs = performance.now();
+    this.#run(nowMs);
+    for (const [name, params] of Object.entries(links)) {
+      const link = this.#links.get(name);
+      if (link) link.configure(params, nowMs);
+      else this.#links.set(name, new LinkQueue(params, { nowMs, originMs: this.#originMs, seed: this.#seed, name }));
+    }
+    if (routes) this.#routes = new Map(Object.entries(routes));
+    this.#run(nowMs);
+    this.#schedule();
+  }
+
+  /**
+   * Returns the proxy port that represents `peer`'s candidate address:port towards `remotePeer`.
+   * Idempotent for the same tuple.
+   * @param {{peer: string, remotePeer: string, address: string, port: number}} candidate
+   * @returns {Promise<number>}
+   */
+  async register({ peer, remotePeer, address, port }) {
+    this.#assertRunning('register');
+    if (!isIPv4(address) || !Number.isInteger(port) || port < 1 || port > 65535) {
+      throw new InputError(`relay register: candidate ${address}:${port} of ${peer} is not an IPv4 address and port; only UDP IPv4 host candidates can be relayed.`);
+    }
+    const key = registrationKey(peer, remotePeer, address, port);
+    let registration = this.#registrations.get(key);
+    if (!registration) {
+      registration = this.#bind({ peer, remotePeer, address, port }, key);
+      this.#registrations.set(key, registration);
+      registration.catch(() => this.#registrations.delete(key));
+    }
+    return (await registration).proxyPort;
+  }
+
+  /**
+   * Network truth for the seconds completed since the last call, per link, ordered by t then link.
+   * @returns {LinkTruthRow[]}
+   */
+  truth() {
+    const nowMs = performance.now();
+    this.#run(nowMs);
+    const rows = [];
+    for (const [link, queue] of this.#links) for (const row of queue.takeTruth(nowMs)) rows.push({ link, ...row });
+    return rows.sort((a, b) => a.t - b.t || a.link.localeCompare(b.link));
+  }
+
+  /**
+   * Totals since start: relay-level drops and forwards, per-link counters, this process's CPU time, and
+   * sendLateMs: how late datagrams left against their scheduled time (large values mean an overloaded machine).
+   */
+  stats() {
+    const { user, system } = process.cpuUsage();
+    return {
+      uptimeMs: this.#started ? performance.now() - this.#originMs : 0,
+      seed: this.#seed,
+      registrations: this.#bound.size,
+      ...this.#counters,
+      sendLateMs: this.#sendLateness.summary(),
+      links: Object.fromEntries([...this.#links].map(([name, link]) => [name, link.totals()])),
+      cpuUserUs: user,
+      cpuSystemUs: system,
+    };
+  }
+
+  /** Closes every socket and stops the timer; packets still in the links are discarded. Idempotent. */
+  async close() {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    // Binds still in progress close their own socket once they see #closed.
+    await Promise.allSettled(this.#registrations.values());
+    await Promise.all([...this.#bound.values()].map(({ socket }) => new Promise((resolve) => socket.close(resolve))));
+    this.#registrations.clear();
+    this.#bound.clear();
+    this.#links.clear();
+  }
+
+  #assertRunning(method) {
+    if (!this.#started || this.#closed) throw new HarnessError(`UdpRelay.${method}() called ${this.#closed ? 'after close()' : 'before start()'}.`);
+  }
+
+  /** @returns {Promise<ProxySocket>} */
+  async #bind({ peer, remotePeer, address, port }, key) {
+    const socket = dgram.createSocket('udp4');
+    try {
+      await new Promise((resolve, reject) => {
+        socket.once('error', reject);
+        socket.bind({ address: this.#host, port: 0 }, () => {
+          socket.off('error', reject);
+          resolve();
+        });
+      });
+    } catch (error) {
+      socket.close();
+      throw new EnvironmentError(`relay cannot bind a UDP socket on ${this.#host} (${error.message}); check the host address and free ports.`, { cause: error });
+    }
+    /** @type {ProxySocket} */
+    const proxy = { peer, remotePeer, address, port, socket, proxyPort: socket.address().port };
+    // Socket errors (send failures report through #onSent) are counted in stats, never fatal.
+    socket.on('error', () => { this.#counters.sendErrors++; });
+    socket.on('message', (payload, source) => this.#onDatagram(proxy, payload, source));
+    if (this.#closed) {
+      socket.close();
+      throw new HarnessError(`relay closed while registering ${peer}'s candidate ${address}:${port}.`);
+    }
+    this.#bound.set(key, proxy);
+    return proxy;
+  }
+
+  /**
+   * A datagram reached `to` (which represents A's candidate towards B): it must come from one of B's
+   * candidates registered towards A.
+   * @param {ProxySocket} to @param {Buffer} payload @param {dgram.RemoteInfo} source
+   */
+  #onDatagram(to, payload, source) {
+    const from = this.#bound.get(registrationKey(to.remotePeer, to.peer, source.address, source.port));
+    if (!from) {
+      this.#counters.dropsUnknownSource++;
+      return;
+    }
+    const route = this.#routes.get(`${to.remotePeer}->${to.peer}`);
+    if (!route) {
+      this.#counters.dropsNoRoute++;
+      return;
+    }
+    const nowMs = performance.now();
+    /** @type {Packet} */
+    const packet = { payload, sizeBytes: payload.length + UDP_IPV4_OVERHEAD_BYTES, route, hop: -1, from, to };
+    this.#forward(packet, nowMs);
+    this.#run(nowMs);
+    this.#schedule();
+  }
+
+  /** Hands a packet to the next link of its route, or sends it when the route is done. */
+  #forward(packet, atMs) {
+    packet.hop++;
+    if (packet.hop < packet.route.length) {
+      this.#links.get(packet.route[packet.hop]).enqueue(packet, packet.sizeBytes, atMs);
+      return;
+    }
+    this.#counters.forwardedPackets++;
+    this.#counters.forwardedBytes += packet.payload.length;
+    this.#sendLateness.record(performance.now() - atMs);
+    packet.from.socket.send(packet.payload, packet.to.port, packet.to.address, this.#onSent);
+  }
+
+  #onSent = (error) => { if (error) this.#counters.sendErrors++; };
+
+  /** Delivers everything due by nowMs across links, in time order, until nothing more is due. */
+  #run(nowMs) {
+    for (;;) {
+      /** @type {{packet: Packet, atMs: number}[]} */
+      const due = [];
+      for (const link of this.#links.values()) {
+        if (link.nextEventMs() <= nowMs) for (const delivery of link.poll(nowMs)) due.push(delivery);
+      }
+      if (due.length === 0) return;
+      if (due.length > 1) due.sort((a, b) => a.atMs - b.atMs);
+      for (const { packet, atMs } of due) this.#forward(packet, atMs);
+    }
+  }
+
+  /** Keeps one timer armed for the earliest event of any link. */
+  #schedule() {
+    if (this.#closed) return;
+    let nextMs = Infinity;
+    for (const link of this.#links.values()) nextMs = Math.min(nextMs, link.nextEventMs());
+    if (nextMs >= this.#timerAtMs) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#timerAtMs = nextMs;
+    if (nextMs === Infinity) return;
+    this.#timer = setTimeout(this.#onTimer, Math.max(0, nextMs - performance.now()));
+  }
+
+  #onTimer = () => {
+    this.#timer = null;
+    const dueMs = this.#timerAtMs;
+    this.#timerAtMs = Infinity;
+    const nowMs = performance.now();
+    if (nowMs >= dueMs - EARLY_FIRE_MS) this.#run(Math.max(nowMs, dueMs));
+    this.#schedule();
+  };
+}
+
+/** @param {string} peer @param {string} remotePeer @param {string} address @param {number} port */
+function registrationKey(peer, remotePeer, address, port) {
+  return `${peer}|${remotePeer}|${address}:${port}`;
+}

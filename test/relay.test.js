@@ -1,0 +1,264 @@
+// Real UDP on 127.0.0.1 through the relay: accuracy (delay, rate, loss), forwarding rules, reconfiguration,
+// truth counters, and crash safety of the relay child process. About 30 s.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import dgram from 'node:dgram';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { UdpRelay } from '../orchestrator/emulators/relay/relay.js';
+import { startRelayProcess } from '../orchestrator/emulators/relay/client.js';
+import { createRelayProbePath, PROBE_LINK } from '../orchestrator/emulators/relay/probe-path.js';
+import { raisePriority } from '../orchestrator/emulators/relay/priority.js';
+import {
+  binomialInterval99, decodeProbe, encodeProbe, runProbe, standardCases, summarizeProbe,
+} from '../orchestrator/emulators/calibration.js';
+
+const HOST = '127.0.0.1';
+const CLIENT_URL = new URL('../orchestrator/emulators/relay/client.js', import.meta.url).href;
+
+const params = (overrides = {}) => ({
+  rateKbps: null, queuePackets: null, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, ...overrides,
+});
+
+async function udpSocket() {
+  const socket = dgram.createSocket('udp4');
+  await new Promise((resolve) => socket.bind({ address: HOST, port: 0 }, resolve));
+  return socket;
+}
+
+/** Collects datagrams (with source port and arrival time) that reach a socket. */
+function collect(socket) {
+  const datagrams = [];
+  socket.on('message', (payload, source) => datagrams.push({ payload, sourcePort: source.port, atMs: performance.now() }));
+  return datagrams;
+}
+
+const closeAll = (sockets) => Promise.all(sockets.map((socket) => new Promise((resolve) => socket.close(resolve))));
+
+function isAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('relay child process accuracy through real UDP', () => {
+  /** @type {import('../orchestrator/emulators/relay/client.js').RelayProcess} */
+  let relay;
+  let path;
+  const cases = new Map(standardCases({ durationScale: 0.5 }).map((calibrationCase) => [calibrationCase.name, calibrationCase]));
+
+  before(async () => {
+    // This process timestamps the probe; its scheduling delays on a busy machine would read as relay error.
+    await raisePriority(process.pid);
+    relay = await startRelayProcess({ seed: 42 }); // fixed seed: the loss checks replay the same draws
+    path = await createRelayProbePath(relay);
+  });
+  after(async () => {
+    await path?.close();
+    await relay?.close();
+  });
+
+  async function measure(name) {
+    const { params: linkParams, probe } = cases.get(name);
+    await path.configure(linkParams);
+    return summarizeProbe(await runProbe(path, probe, linkParams), linkParams, probe);
+  }
+
+  for (const delayMs of [50, 250]) {
+    test(`${delayMs} ms one-way delay: median error <= 2 ms, p99 <= 5 ms`, async () => {
+      const summary = await measure(`delay-${delayMs}ms`);
+      // Tells a late relay from a late receiver when this fails on a busy machine.
+      const lateness = JSON.stringify((await relay.stats()).sendLateMs);
+      assert.equal(summary.packetsReceived, summary.packetsSent);
+      assert.ok(summary.delayErrorMsP50 <= 2, `median error ${summary.delayErrorMsP50} ms (median delay ${summary.oneWayDelayMsP50}); relay lateness ${lateness}`);
+      assert.ok(summary.delayErrorMsP99 <= 5, `p99 error ${summary.delayErrorMsP99} ms (p99 delay ${summary.oneWayDelayMsP99}); relay lateness ${lateness}`);
+    });
+  }
+
+  for (const rateKbps of [250, 1000, 5000, 20_000]) {
+    test(`${rateKbps} kbps cap under 125 % offered load: receiver rate within 3 %`, async () => {
+      const summary = await measure(`rate-${rateKbps}kbps`);
+      const errorPct = (100 * Math.abs(summary.achievedKbps - rateKbps)) / rateKbps;
+      assert.ok(errorPct <= 3, `achieved ${summary.achievedKbps} kbps`);
+      assert.ok(summary.lossPct > 5, 'the offered load really exceeded the cap');
+    });
+  }
+
+  for (const lossPct of [5, 20]) {
+    test(`${lossPct} % loss: configured value inside the measured 99 % binomial interval`, async () => {
+      const summary = await measure(`loss-${lossPct}pct`);
+      const [low, high] = summary.lossPctCi99;
+      assert.ok(summary.packetsSent > 2000);
+      assert.ok(low <= lossPct && lossPct <= high, `measured ${summary.lossPct} % [${low}, ${high}]`);
+    });
+  }
+
+  test('truth counters match what was sent and received', async () => {
+    const linkParams = params({ oneWayDelayMs: 20, lossPct: 10 });
+    const probe = { offeredKbps: 400, payloadBytes: 172, durationMs: 1200, warmupMs: 0 };
+    // Truth covers completed seconds only: start and finish on second boundaries, so earlier tests' packets
+    // (already drained) and ours fall in different rows.
+    const nextSecond = async () => sleep(1000 - ((await relay.stats()).uptimeMs % 1000) + 50);
+    await path.configure(linkParams);
+    await nextSecond();
+    await relay.truth();
+    const trace = await runProbe(path, probe, linkParams);
+    await nextSecond();
+    const rows = await relay.truth();
+    const sum = (link, field) => rows.filter((row) => row.link === link).reduce((total, row) => total + row[field], 0);
+    assert.equal(sum(PROBE_LINK, 'packetsIn'), trace.packetsSent);
+    assert.equal(sum(PROBE_LINK, 'bytesIn'), trace.packetsSent * (172 + 28));
+    assert.equal(sum(PROBE_LINK, 'dropsLoss'), trace.packetsSent - trace.received.length);
+    assert.equal(sum(PROBE_LINK, 'packetsOut'), trace.received.length);
+    assert.equal(sum('p1.down', 'packetsOut'), trace.received.length);
+    assert.ok(trace.received.length < trace.packetsSent, 'some loss happened');
+    const delivering = rows.filter((row) => row.link === PROBE_LINK && row.packetsOut > 0);
+    assert.ok(delivering.every((row) => row.oneWayDelayMsP50 >= 20 && row.oneWayDelayMsP50 < 21), 'truth delay is the configured 20 ms');
+    assert.ok(rows.every((row, i) => i === 0 || row.t >= rows[i - 1].t), 'rows ordered by t');
+  });
+});
+
+describe('relay forwarding rules (in-process relay)', () => {
+  /** @type {UdpRelay} */
+  let relay;
+  let sockets = [];
+
+  before(async () => {
+    relay = new UdpRelay({ seed: 1 });
+    await relay.start();
+  });
+  after(async () => {
+    await closeAll(sockets);
+    await relay.close();
+  });
+
+  /** Registers peers a and b (one candidate each) with an unconstrained route both ways. */
+  async function pair(a, b) {
+    const [socketA, socketB] = [await udpSocket(), await udpSocket()];
+    sockets.push(socketA, socketB);
+    const proxyA = await relay.register({ peer: a, remotePeer: b, address: HOST, port: socketA.address().port });
+    const proxyB = await relay.register({ peer: b, remotePeer: a, address: HOST, port: socketB.address().port });
+    const links = { [`${a}.up`]: params(), [`${b}.up`]: params(), [`${a}.down`]: params(), [`${b}.down`]: params() };
+    relay.configure({ links, routes: { [`${a}->${b}`]: [`${a}.up`, `${b}.down`], [`${b}->${a}`]: [`${b}.up`, `${a}.down`] } });
+    return { socketA, socketB, proxyA, proxyB };
+  }
+
+  test('each side sees the other only as its rewritten candidate, in both directions', async () => {
+    const { socketA, socketB, proxyA, proxyB } = await pair('p0', 'p1');
+    const atA = collect(socketA);
+    const atB = collect(socketB);
+    socketA.send(Buffer.from('ping'), proxyB, HOST);
+    await sleep(50);
+    socketB.send(Buffer.from('pong'), proxyA, HOST);
+    await sleep(50);
+    assert.deepEqual(atB.map(({ payload, sourcePort }) => [String(payload), sourcePort]), [['ping', proxyA]]);
+    assert.deepEqual(atA.map(({ payload, sourcePort }) => [String(payload), sourcePort]), [['pong', proxyB]]);
+  });
+
+  test('register is idempotent per (peer, remote peer, candidate) and distinct per remote peer', async () => {
+    const socket = await udpSocket();
+    sockets.push(socket);
+    const candidate = { peer: 'p2', remotePeer: 'p3', address: HOST, port: socket.address().port };
+    const [first, second] = await Promise.all([relay.register(candidate), relay.register(candidate)]);
+    assert.equal(first, second);
+    assert.notEqual(await relay.register({ ...candidate, remotePeer: 'p4' }), first);
+    await assert.rejects(relay.register({ ...candidate, address: '::1' }), { name: 'InputError' });
+  });
+
+  test('datagrams from unregistered sources are dropped and counted', async () => {
+    const { socketB, proxyB } = await pair('p5', 'p6');
+    const atB = collect(socketB);
+    const stranger = await udpSocket();
+    sockets.push(stranger);
+    const before = relay.stats().dropsUnknownSource;
+    for (let i = 0; i < 5; i++) stranger.send(Buffer.from('intrusion'), proxyB, HOST);
+    await sleep(100);
+    assert.equal(atB.length, 0);
+    assert.equal(relay.stats().dropsUnknownSource - before, 5);
+  });
+
+  test('a rate change keeps the queued packets and serves them at the new rate', async () => {
+    const { socketA, socketB, proxyB } = await pair('p7', 'p8');
+    const atB = collect(socketB);
+    // 472 + 28 bytes at 100 kbps = 40 ms each: 20 packets would take 800 ms.
+    relay.configure({ links: { 'p7.up': params({ rateKbps: 100, queuePackets: 100 }) } });
+    const sentMs = performance.now();
+    for (let i = 0; i < 20; i++) socketA.send(encodeProbe(i, 0, 472), proxyB, HOST);
+    await sleep(100);
+    relay.configure({ links: { 'p7.up': params({ rateKbps: 10_000, queuePackets: 1 }) } }); // 0.4 ms each, tiny queue
+    await sleep(200);
+    assert.deepEqual(atB.map(({ payload }) => decodeProbe(payload).seq), [...Array(20).keys()]);
+    assert.ok(atB.at(-1).atMs - sentMs < 250, `last packet after ${(atB.at(-1).atMs - sentMs).toFixed(0)} ms`);
+    assert.equal(relay.stats().links['p7.up'].dropsQueue, 0);
+  });
+
+  test('a route naming an unknown link is refused', () => {
+    assert.throws(() => relay.configure({ routes: { 'p0->p1': ['p0.up', 'nowhere'] } }), { name: 'InputError', message: /nowhere/ });
+  });
+});
+
+describe('relay child process lifetime', () => {
+  test('the relay process exits when its parent dies', async () => {
+    const script = `import { startRelayProcess } from ${JSON.stringify(CLIENT_URL)};
+      const relay = await startRelayProcess();
+      console.log(relay.pid);
+      setInterval(() => {}, 1000);`;
+    const parent = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const [line] = await once(parent.stdout, 'data');
+      const relayPid = Number(String(line).trim());
+      assert.ok(isAlive(relayPid));
+      parent.kill('SIGKILL');
+      const deadlineMs = performance.now() + 5000;
+      while (isAlive(relayPid) && performance.now() < deadlineMs) await sleep(50);
+      assert.equal(isAlive(relayPid), false, `relay ${relayPid} outlived its parent`);
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
+
+  test('close() ends the process and later calls fail clearly', async () => {
+    const relay = await startRelayProcess();
+    await relay.close();
+    assert.equal(isAlive(relay.pid), false);
+    await assert.rejects(relay.stats(), /relay process \d+ exited/);
+  });
+
+  test('errors cross the IPC boundary with their class', async () => {
+    const relay = await startRelayProcess();
+    try {
+      await assert.rejects(relay.configure({ routes: { 'p0->p1': ['missing'] } }), { name: 'InputError', message: /missing/ });
+    } finally {
+      await relay.close();
+    }
+  });
+});
+
+describe('calibration arithmetic', () => {
+  test('99 % Wilson interval: the bounds are where the score test is exactly at z = 2.576', () => {
+    const [low, high] = binomialInterval99(50, 1000);
+    for (const bound of [low, high]) {
+      const z = Math.abs(0.05 - bound) / Math.sqrt((bound * (1 - bound)) / 1000);
+      assert.ok(Math.abs(z - 2.5758) < 1e-3, `z at ${bound} is ${z}`);
+    }
+    assert.ok(low < 0.05 && high > 0.05);
+    assert.deepEqual(binomialInterval99(0, 0), [0, 1]);
+    assert.equal(binomialInterval99(0, 100)[0], 0);
+  });
+
+  test('summary of a synthetic trace: rate over the window, delay error, loss', () => {
+    // 10 packets of 97 + 28 bytes = 1000 bits sent every 1 ms, received every 2 ms (500 kbps) 10 ms later; seq 9 lost.
+    const received = Array.from({ length: 9 }, (_, seq) => ({ seq, sendMs: 1000 + seq, recvMs: 1010 + 2 * seq }));
+    const trace = { startMs: 1000, endMs: 1030, packetsSent: 10, payloadBytes: 97, received };
+    const summary = summarizeProbe(trace, params({ oneWayDelayMs: 10 }), { offeredKbps: 1000, payloadBytes: 97, durationMs: 10, warmupMs: 12 });
+    assert.equal(summary.achievedKbps, 500); // window starts at 1012: packets 1..8
+    assert.equal(summary.oneWayDelayMsP50, 14);
+    assert.equal(summary.delayErrorMsP50, 4);
+    assert.equal(summary.lossPct, 10);
+    assert.equal(summary.packetsReceived, 9);
+  });
+});
