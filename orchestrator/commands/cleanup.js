@@ -1,0 +1,32 @@
+import { EnvironmentError } from '../lib/errors.js';
+import { removeLeftovers } from '../emulators/netem/cleanup.js';
+import { createCommandRunner } from '../emulators/netem/runner.js';
+
+export const command = 'cleanup';
+export const describe = 'Remove what crashed netem runs left behind: wtb-* namespaces, control veths, nft tables, processes inside';
+
+export const builder = (yargs) => yargs
+  .option('run-id', { describe: 'only this run (as in the namespace names wtb-<id>-…)', type: 'string' })
+  .option('dry-run', { describe: 'list what would be removed, remove nothing', type: 'boolean', default: false });
+
+export async function handler(argv) {
+  if (process.platform !== 'linux') {
+    throw new EnvironmentError(`cleanup: the netem backend exists only on Linux (this is ${process.platform}); nothing to clean`);
+  }
+  if (process.getuid?.() !== 0) {
+    throw new EnvironmentError('cleanup: removing network namespaces needs root; run it with sudo');
+  }
+  const { run, commands } = createCommandRunner();
+  const found = await removeLeftovers(run, { runId: argv.runId, dryRun: argv.dryRun });
+  const verb = argv.dryRun ? 'would remove' : 'removed';
+  const parts = [
+    [found.netns, 'namespace', 'namespaces'], [found.rootLinks, 'root link', 'root links'],
+    [found.nftTables, 'nft table', 'nft tables'], [found.pids.map(String), 'process', 'processes'],
+  ].filter(([items]) => items.length > 0)
+    .map(([items, one, many]) => `${items.length} ${items.length === 1 ? one : many} (${items.join(', ')})`);
+  console.log(parts.length === 0 ? 'cleanup: nothing left by earlier runs' : `cleanup: ${verb} ${parts.join('; ')}`);
+  const failed = commands.filter((record) => !record.ok);
+  if (failed.length > 0) {
+    throw new EnvironmentError(`cleanup: ${failed.length} command(s) failed: ${failed.map((record) => `${record.cmd}: ${record.stderr ?? ''}`).join('; ')}; check \`ip netns list\` and retry`);
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * The dummynet schedule as a standalone shell script (J16 listings 7.3/7.4 style). Pure.
+ */
+import { groupEvents, renderScheduleScript } from '../netem/script.js';
+import { dummynetChange, dummynetSetup, dummynetTeardown, planDummynet } from './commands.js';
+
+/** @typedef {import('../../lib/schedule.js').CompiledNetwork} CompiledNetwork */
+/** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
+
+/**
+ * Every link's params after each group of schedule events.
+ * @param {CompiledNetwork} compiled
+ * @returns {{atS: number, events: CompiledNetwork['events'], state: Record<string, LinkParams>}[]}
+ */
+export function scheduleStates(compiled) {
+  let state = { ...compiled.links };
+  return groupEvents(compiled).map(({ atS, events }) => {
+    state = { ...state, ...Object.fromEntries(events.map((event) => [event.link, event.params])) };
+    return { atS, events, state };
+  });
+}
+
+/**
+ * @param {CompiledNetwork} compiled
+ * @param {{scenario: string, durationS: number, peers: string[], platform: string, addresses: Record<string, string>}} options
+ * @returns {string}
+ */
+export function dummynetScript(compiled, { scenario, durationS, peers, platform, addresses }) {
+  const plan = planDummynet({ platform, peers, links: Object.keys(compiled.links), routes: compiled.routes, addresses });
+  const states = scheduleStates(compiled);
+  const steps = states.map(({ atS, events, state }) => ({
+    atS,
+    causes: [...new Set(events.map((event) => `${event.link} ← ${event.cause}`))],
+    lines: dummynetChange(plan, state, events.map((event) => event.link)),
+  }));
+  const tools = platform === 'freebsd' ? 'ipfw + dummynet' : 'dnctl + pf (dummynet)';
+  return renderScheduleScript({
+    title: `webrtc-testbed scenario ${scenario}: ${tools} on ${platform}`,
+    notes: [
+      `Peers send from ${peers.map((peer) => `${peer} ${addresses[peer]}`).join(', ')} (change with --address); rules match traffic between them, outbound.`,
+      platform === 'freebsd'
+        ? 'ipfw must already be enabled (loading it here could apply a default-deny policy); pipes are chained with one_pass=0.'
+        : 'One pipe per direction of each peer pair, carrying the route\'s end-to-end conditions.',
+    ],
+    setup: dummynetSetup(plan, compiled.links, states.map(({ state }) => state)),
+    steps,
+    durationS,
+    teardown: dummynetTeardown(plan),
+  });
+}

@@ -1,0 +1,144 @@
+/**
+ * The Linux kernel backend: peers in network namespaces behind a router namespace whose htb/bfifo (+ netem,
+ * or nftables loss when sch_netem is missing) shape each link direction. Topology: topology.js.
+ */
+import { fileURLToPath } from 'node:url';
+import { HarnessError } from '../../lib/errors.js';
+import { assertCanRun, netemCapabilities } from './capabilities.js';
+import { listNamespaces, listRootLinks } from './cleanup.js';
+import { linkCommands, setupCommands, teardownCommands } from './commands.js';
+import { createCommandRunner } from './runner.js';
+import { ADDRESS_SECOND_OCTET, chooseAddressBlock, planTopology, shortRunId } from './topology.js';
+import { linkTruth } from './truth.js';
+
+/** Runs a command (the browser) inside a namespace: WTB_NETNS, WTB_BROWSER, then the browser's arguments. */
+export const NETNS_EXEC_SCRIPT = fileURLToPath(new URL('../../../netem-scripts/netns-exec.sh', import.meta.url));
+
+/** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
+/** @typedef {import('./runner.js').RunCommand} RunCommand */
+
+/**
+ * What of a run's topology exists now (namespaces, root links, nft tables in its router namespace).
+ * @param {RunCommand} run @param {string} routerNetns
+ */
+async function inspectExisting(run, routerNetns) {
+  const netns = new Set(await listNamespaces(run));
+  const rootLinks = new Set(await listRootLinks(run));
+  const nftTables = new Set();
+  if (netns.has(routerNetns)) {
+    const tables = await run(['ip', 'netns', 'exec', routerNetns, 'nft', 'list', 'tables'], { allowFailure: true, record: false });
+    for (const m of tables.stdout.matchAll(/^table inet (\S+)/gm)) nftTables.add(m[1]);
+  }
+  return { netns, rootLinks, nftTables };
+}
+
+/**
+ * Third octets of 10.201.x.y addresses and routes already in the root namespace.
+ * @param {RunCommand} run
+ */
+async function usedAddressBlocks(run) {
+  const quiet = { allowFailure: true, record: false };
+  const text = (await run(['ip', '-4', '-o', 'addr', 'show'], quiet)).stdout + (await run(['ip', '-4', 'route', 'show'], quiet)).stdout;
+  return new Set([...text.matchAll(new RegExp(`\\b10\\.${ADDRESS_SECOND_OCTET}\\.(\\d+)\\.`, 'g'))].map((m) => Number(m[1])));
+}
+
+/**
+ * @param {{peers: string[], compiled: import('../../lib/schedule.js').CompiledNetwork, runId: string,
+ *   log?: (message: string) => void, clock?: () => number, browserPath?: string,
+ *   capabilities?: import('./capabilities.js').NetemCapabilities}} options
+ *   clock: seconds for each command's atS (the orchestrator's media clock); browserPath: the browser
+ *   launchSpec wraps; capabilities: skips the probe (tests pretend sch_netem is missing or present)
+ */
+export function createNetemEmulator({ peers, compiled, runId, log = () => {}, clock, browserPath = '/usr/bin/chromium', capabilities }) {
+  const { run, commands } = createCommandRunner({ clock });
+  const linkNames = Object.keys(compiled.links);
+  // Names do not depend on the address block, so teardown can use them before set-up has chosen one.
+  let plan = planTopology({ runId, peers, links: linkNames, block: 0 });
+  let netem = false;
+  let closing = false;
+  /** @type {Promise<void>|null} */
+  let settingUp = null;
+  /** @type {Map<string, object>} */
+  const lastCounters = new Map();
+
+  async function teardown() {
+    const quiet = { allowFailure: true, record: false };
+    for (const netns of [...plan.peers.map((peer) => peer.netns), plan.routerNetns]) {
+      // Anything launched into the run's namespaces (a browser puppeteer failed to close) would outlive them.
+      const pids = (await run(['ip', 'netns', 'pids', netns], quiet)).stdout.split('\n').filter(Boolean).map(Number);
+      for (const pid of pids) {
+        try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
+      }
+    }
+    const existing = await inspectExisting(run, plan.routerNetns);
+    for (const argv of teardownCommands(plan, existing)) await run(argv, { allowFailure: true });
+  }
+
+  async function build() {
+    const caps = capabilities ?? await netemCapabilities();
+    await assertCanRun(compiled, caps);
+    netem = caps.netem;
+    // Re-running set-up for the same id replaces what a previous (crashed) set-up left.
+    await teardown();
+    const block = chooseAddressBlock(shortRunId(runId), await usedAddressBlocks(run));
+    plan = planTopology({ runId, peers, links: linkNames, block });
+    for (const argv of setupCommands(plan, compiled.links, { netem })) {
+      if (closing) throw new HarnessError(`netem: set-up of ${plan.routerNetns} interrupted; everything it made is being removed`);
+      await run(argv);
+    }
+    lastCounters.clear();
+    log(`netem: ${peers.length} peer namespaces behind ${plan.routerNetns}, ${netem ? 'netem' : 'nftables'} for loss, signaling on ${plan.control.rootAddress}`);
+  }
+
+  const peerPlan = (peer) => {
+    const found = plan.peers.find((p) => p.name === peer);
+    if (!found) throw new HarnessError(`netem: unknown peer '${peer}'; this run has ${peers.join(', ')}`);
+    return found;
+  };
+
+  return {
+    name: 'netem',
+    commands,
+    /** The topology's names and addresses (after setup). */
+    get plan() { return plan; },
+    /** The root namespace's end of the control veth: bind the signaling server here (or to 0.0.0.0). */
+    get signalingHost() { return plan.control.rootAddress; },
+    /** Builds the topology; idempotent for one run id. Throws EnvironmentError before anything starts. */
+    async setup() {
+      settingUp = build();
+      await settingUp;
+    },
+    /**
+     * Reconfigures links (full normalized params each), restating every parameter.
+     * @param {Record<string, LinkParams>} linksParams
+     */
+    async apply(linksParams) {
+      for (const [link, params] of Object.entries(linksParams)) {
+        const stage = plan.stages.find((s) => s.link === link);
+        if (!stage) throw new HarnessError(`netem: apply: unknown link '${link}'; this run has ${linkNames.join(', ')}`);
+        for (const argv of linkCommands(plan, stage, params, { netem, verb: 'change' })) await run(argv);
+      }
+    },
+    /** Per-link counters since the previous call: result.json network.truth rows (with epochMs). */
+    async truth() {
+      return linkTruth({ run, plan, netem, last: lastCounters, epochMs: Date.now() });
+    },
+    /**
+     * How puppeteer launches peer's browser inside its namespace (use with `pipe: true`).
+     * @param {string} peer @param {string} [browser]
+     */
+    launchSpec(peer, browser = browserPath) {
+      return { executablePath: NETNS_EXEC_SCRIPT, args: [], env: { WTB_NETNS: peerPlan(peer).netns, WTB_BROWSER: browser } };
+    },
+    /** @param {string} peer */
+    addressOf(peer) {
+      return peerPlan(peer).address;
+    },
+    /** Removes everything of this run, also mid-set-up (SIGINT); safe to call more than once. */
+    async close() {
+      closing = true;
+      await settingUp?.catch(() => {});
+      await teardown();
+    },
+  };
+}

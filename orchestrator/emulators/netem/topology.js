@@ -1,0 +1,147 @@
+/**
+ * Names and addresses of one netem run's namespaces, veths and shaping stages. Pure: no I/O.
+ *
+ * Topology (docs in netem-scripts/README.md): one namespace per peer and one router namespace
+ * `wtb-<id>-r`; peer pi's `eth0` is veth-paired with the router's `pi`. The router also has `ctl`,
+ * veth-paired with `wtb<id>c` in the root namespace, which carries signaling unshaped.
+ *
+ * Every peer-to-peer packet is forwarded twice inside the router, through a veth pair `hp0`/`hp1` looped back
+ * into the router itself (policy routing: packets from a peer port to a peer go out `hp0`), and crosses three
+ * shaping stages in route order:
+ *   pi.up      root htb on `hp0`, one class per source peer
+ *   bottleneck ifb `ifb-bn`: clsact egress on `pj` redirects it there; one class for everything
+ *   pj.down    root htb on `pj` itself, one class for traffic to pj
+ * so every route ["pi.up", ("bottleneck"), "pj.down"] is exact for any number of peers. Every stage sits after
+ * IP forwarding, where the kernel has detached the packet from its sending socket: a queue in the router never
+ * pushes back on the sender (a UDP sender would otherwise block instead of seeing drops).
+ */
+import { createHash } from 'node:crypto';
+import { HarnessError } from '../../lib/errors.js';
+
+/** Every namespace, root link and nft table of the netem backend starts with this (see `cleanup`). */
+export const NAME_PREFIX = 'wtb';
+export const NAMESPACE_PREFIX = `${NAME_PREFIX}-`;
+/** Peer and router addresses come from 10.201.<block>.0/24, one /24 per run. */
+export const ADDRESS_SECOND_OCTET = 201;
+const MAX_PEERS = 32;
+/** Fixed, locally administered MACs of the router's loop (each run has its own namespace). */
+const HAIRPIN_MACS = ['02:77:74:62:00:01', '02:77:74:62:00:02'];
+const HAIRPIN_TABLE = 100;
+
+/**
+ * A run id short enough for interface names (IFNAMSIZ 15): lowercase [a-z0-9], at most 8 characters.
+ * Longer ids (the orchestrator's `run-1a2b3c4d`) are hashed, so distinct ids stay distinct.
+ * @param {string} runId
+ * @returns {string}
+ */
+export function shortRunId(runId) {
+  const clean = String(runId).toLowerCase().replace(/[^a-z0-9]/g, '');
+  if (clean.length > 0 && clean.length <= 8) return clean;
+  return BigInt(`0x${createHash('sha1').update(String(runId)).digest('hex').slice(0, 12)}`).toString(36).slice(0, 8).padStart(8, '0');
+}
+
+/**
+ * The /24 block for a run: a hash of the id, moved on past blocks already used in the root namespace.
+ * @param {string} id  a shortRunId
+ * @param {Set<number>} usedBlocks  third octets of 10.201.x.y addresses/routes present in the root namespace
+ * @returns {number}
+ */
+export function chooseAddressBlock(id, usedBlocks) {
+  const start = createHash('sha1').update(id).digest()[0];
+  for (let step = 0; step < 256; step++) {
+    const block = (start + step) % 256;
+    if (!usedBlocks.has(block)) return block;
+  }
+  throw new HarnessError(`netem: every 10.${ADDRESS_SECOND_OCTET}.x.0/24 block is in use in the root namespace; run \`webrtc-testbed cleanup\` to remove crashed runs`);
+}
+
+/**
+ * @typedef {object} PeerPlan
+ * @property {string} name        p0, p1, …
+ * @property {string} netns       wtb-<id>-p0
+ * @property {string} peerIf      the peer's interface inside its namespace
+ * @property {string} routerIf    the router's interface toward this peer
+ * @property {string} address     the peer's address
+ * @property {string} routerAddress
+ */
+
+/**
+ * @typedef {object} Stage  where one link direction is shaped
+ * @property {string} link        p0.up, p1.down, bottleneck
+ * @property {string} device      router interface whose root htb carries the class
+ * @property {string} classId     htb class, e.g. 1:3
+ * @property {string} netemHandle leaf netem qdisc (used when sch_netem exists), e.g. 103:
+ * @property {string} fifoHandle  bfifo queue, e.g. 203:
+ * @property {string[]} match     u32 selectors of the class filter
+ * @property {string} nftChain    chain holding the nft loss rule (used without sch_netem)
+ * @property {string[]} nftMatch  nft selector (forward hook) that jumps to that chain: the first pass for
+ *   uplinks, the second (from hp1) for the bottleneck and downlinks, so loss always precedes the link's queue
+ */
+
+/**
+ * @typedef {object} TopologyPlan
+ * @property {string} id
+ * @property {string} routerNetns
+ * @property {PeerPlan[]} peers
+ * @property {{rootIf: string, routerIf: string, rootAddress: string, routerAddress: string}} control
+ * @property {string} peerRange   CIDR holding every peer address, routed from the root via the router
+ * @property {{outIf: string, inIf: string, outMac: string, inMac: string}} hairpin  the router's loop for the second pass
+ * @property {number} hairpinTable  policy-routing table sending peer-to-peer packets into the loop
+ * @property {string} bottleneckIfb
+ * @property {string} nftTable    table in the router namespace (family inet)
+ * @property {Stage[]} stages     one per link of the compiled network
+ */
+
+/**
+ * @param {{runId: string, peers: string[], links: string[], block: number}} options
+ *   links: the compiled network's link names; block: from chooseAddressBlock
+ * @returns {TopologyPlan}
+ */
+export function planTopology({ runId, peers, links, block }) {
+  const id = shortRunId(runId);
+  if (peers.length < 1 || peers.length > MAX_PEERS) {
+    throw new HarnessError(`netem: needs 1 to ${MAX_PEERS} peers, got ${peers.length}`);
+  }
+  const net = `10.${ADDRESS_SECOND_OCTET}.${block}`;
+  // Peers live in the upper half of the /24, one /30 each, so one /25 selects "between peers".
+  const peerPlans = peers.map((name, index) => ({
+    name,
+    netns: `${NAMESPACE_PREFIX}${id}-${name}`,
+    peerIf: 'eth0',
+    routerIf: name,
+    address: `${net}.${128 + 4 * index + 2}`,
+    routerAddress: `${net}.${128 + 4 * index + 1}`,
+  }));
+  const peerRange = `${net}.128/25`;
+  const byName = new Map(peerPlans.map((peer) => [peer.name, peer]));
+  const hairpin = { outIf: 'hp0', inIf: 'hp1', outMac: HAIRPIN_MACS[0], inMac: HAIRPIN_MACS[1] };
+  const stages = links.map((link, index) => {
+    const n = index + 1;
+    const handles = { classId: `1:${n.toString(16)}`, netemHandle: `${(0x100 + n).toString(16)}:`, fifoHandle: `${(0x200 + n).toString(16)}:` };
+    const nftChain = link.replace(/\W/g, '_');
+    if (link === 'bottleneck') {
+      return { link, device: 'ifb-bn', ...handles, match: ['ip', 'src', peerRange, 'match', 'ip', 'dst', peerRange], nftChain, nftMatch: ['iifname', hairpin.inIf] };
+    }
+    const [peerName, direction] = link.split('.');
+    const peer = byName.get(peerName);
+    if (!peer || !['up', 'down'].includes(direction)) {
+      throw new HarnessError(`netem: link '${link}' is not <peer>.up, <peer>.down or bottleneck for peers ${peers.join(', ')}`);
+    }
+    if (direction === 'up') {
+      return { link, device: hairpin.outIf, ...handles, match: ['ip', 'src', `${peer.address}/32`, 'match', 'ip', 'dst', peerRange], nftChain, nftMatch: ['iifname', peer.routerIf, 'ip', 'daddr', peerRange] };
+    }
+    return { link, device: peer.routerIf, ...handles, match: ['ip', 'src', peerRange, 'match', 'ip', 'dst', `${peer.address}/32`], nftChain, nftMatch: ['iifname', hairpin.inIf, 'oifname', peer.routerIf] };
+  });
+  return {
+    id,
+    routerNetns: `${NAMESPACE_PREFIX}${id}-r`,
+    peers: peerPlans,
+    control: { rootIf: `${NAME_PREFIX}${id}c`, routerIf: 'ctl', rootAddress: `${net}.1`, routerAddress: `${net}.2` },
+    peerRange,
+    hairpin,
+    hairpinTable: HAIRPIN_TABLE,
+    bottleneckIfb: 'ifb-bn',
+    nftTable: `${NAME_PREFIX}_${id}`,
+    stages,
+  };
+}

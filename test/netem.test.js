@@ -1,0 +1,205 @@
+// The netem backend against the real kernel (root): namespaces, htb/bfifo, nft loss, teardown, SIGINT.
+// Each test uses its own run id; iperf3 runs are bounded (5 s) and stay inside the test's namespaces.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { EnvironmentError } from '../orchestrator/lib/errors.js';
+import { binomialInterval99, runCalibration } from '../orchestrator/emulators/calibration.js';
+import { assertCanRun, netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
+import { iperf3IpKbps, openNetemProbePath, runIperf3 } from '../orchestrator/emulators/netem/calibrate.js';
+import { removeLeftovers } from '../orchestrator/emulators/netem/cleanup.js';
+import { createNetemEmulator } from '../orchestrator/emulators/netem/index.js';
+import { createCommandRunner } from '../orchestrator/emulators/netem/runner.js';
+import { planTopology } from '../orchestrator/emulators/netem/topology.js';
+
+const caps = await netemCapabilities();
+const skip = caps.netns && caps.htb && caps.nftables ? false : `netem backend unavailable here: ${caps.reasons.join('; ')}`;
+const hasIperf3 = (() => {
+  try { execFileSync('iperf3', ['--version']); return true; } catch { return false; }
+})();
+
+/** @param {object} overrides */
+const link = (overrides = {}) => ({ rateKbps: null, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, ...overrides });
+const twoPeers = (up0 = {}) => ({
+  links: { 'p0.up': link(up0), 'p0.down': link(), 'p1.up': link(), 'p1.down': link() },
+  routes: { 'p0->p1': ['p0.up', 'p1.down'], 'p1->p0': ['p1.up', 'p0.down'] },
+  events: [],
+});
+/** `ip netns list` complains on stderr about namespaces being deleted meanwhile; only stdout matters. */
+const sh = (file, args) => execFileSync(file, args, { stdio: ['ignore', 'pipe', 'ignore'] }).toString();
+const uniqueId = (tag) => `${tag}${process.pid.toString(36)}`.slice(0, 8);
+
+/** Everything a run id could leave behind, read from the system. */
+function leftovers(runId) {
+  const plan = planTopology({ runId, peers: ['p0', 'p1'], links: [], block: 0 });
+  const netns = sh('ip', ['netns', 'list']).split('\n').map((line) => line.split(' ')[0])
+    .filter((name) => name.startsWith(`wtb-${plan.id}-`));
+  const links = new RegExp(`^\\d+: ${plan.control.rootIf}[@:]`, 'm').test(sh('ip', ['-o', 'link', 'show'])) ? [plan.control.rootIf] : [];
+  const tables = execFileSync('nft', ['list', 'tables']).toString().split('\n').filter((line) => line.includes(plan.nftTable));
+  return [...netns, ...links, ...tables];
+}
+
+/** Runs fn with a set-up emulator and always closes it. */
+async function withEmulator(runId, compiled, fn) {
+  const emulator = createNetemEmulator({ peers: ['p0', 'p1'], compiled, runId, capabilities: caps });
+  try {
+    await emulator.setup();
+    return await fn(emulator);
+  } finally {
+    await emulator.close();
+  }
+}
+
+test('set-up builds namespaces, htb/bfifo and the nft table; set-up again is fine; close leaves nothing', { skip }, async () => {
+  const runId = uniqueId('life');
+  await withEmulator(runId, twoPeers({ rateKbps: 1000, lossPct: 5 }), async (emulator) => {
+    const { plan } = emulator;
+    const netns = sh('ip', ['netns', 'list']);
+    for (const name of [plan.routerNetns, plan.peers[0].netns, plan.peers[1].netns]) assert.match(netns, new RegExp(`^${name}\\b`, 'm'));
+    const uplinks = execFileSync('tc', ['-n', plan.routerNetns, 'qdisc', 'show', 'dev', 'hp0']).toString();
+    assert.match(uplinks, /qdisc htb 1: root/);
+    assert.match(uplinks, /qdisc bfifo 201: parent 1:1 limit 75000b/);
+    const classes = execFileSync('tc', ['-n', plan.routerNetns, 'class', 'show', 'dev', 'hp0']).toString();
+    assert.match(classes, /class htb 1:1 root .*rate 1Mbit ceil 1Mbit/);
+    const table = execFileSync('ip', ['netns', 'exec', plan.routerNetns, 'nft', 'list', 'table', 'inet', plan.nftTable]).toString();
+    assert.match(table, /numgen random mod 10000 < 500 counter name "p0_up" drop/);
+    // The root namespace reaches the peers through the control veth (signaling replies).
+    assert.match(execFileSync('ip', ['route', 'get', emulator.addressOf('p1')]).toString(), new RegExp(`dev ${plan.control.rootIf}`));
+    assert.equal(emulator.signalingHost, plan.control.rootAddress);
+
+    await emulator.setup();
+    assert.ok(emulator.commands.every((command) => command.ok), 'every logged command succeeded');
+    assert.ok(emulator.commands.some((command) => command.cmd.startsWith('ip netns del ')), 'the second set-up removed the first');
+
+    await emulator.apply({ 'p0.up': link({ rateKbps: 2000, queueMs: 100, lossPct: 1 }) });
+    assert.match(execFileSync('tc', ['-n', plan.routerNetns, 'qdisc', 'show', 'dev', 'hp0']).toString(), /bfifo 201: parent 1:1 limit 25000b/);
+    assert.match(execFileSync('ip', ['netns', 'exec', plan.routerNetns, 'nft', 'list', 'chain', 'inet', plan.nftTable, 'p0_up']).toString(), /< 100 counter name "p0_up" drop/);
+    assert.match(emulator.commands.at(-3).cmd, /^tc -n \S+ class change dev hp0 parent 1: classid 1:1 htb rate 2000000bit/);
+  });
+  assert.deepEqual(leftovers(runId), []);
+});
+
+for (const rateKbps of [1000, 5000]) {
+  test(`iperf3 TCP through an htb cap of ${rateKbps} kbps is within 5 %`, { skip: skip || (!hasIperf3 && 'iperf3 not installed (apt-get install -y iperf3)') }, async () => {
+    const runId = uniqueId(`tcp${rateKbps / 1000}`);
+    const ipKbps = await withEmulator(runId, twoPeers({ rateKbps }), async (emulator) => {
+      // htb charges IP length, so goodput is converted back to IP-level kbps.
+      const first = iperf3IpKbps(await runIperf3(emulator, ['-t', '5', '-O', '1']));
+      // A sender starved of CPU by other load can leave the link idle (never push it over the cap): one more try.
+      return first < rateKbps * 0.95 ? iperf3IpKbps(await runIperf3(emulator, ['-t', '5', '-O', '1'])) : first;
+    });
+    const errorPct = (100 * Math.abs(ipKbps - rateKbps)) / rateKbps;
+    assert.ok(errorPct <= 5, `IP-level rate ${ipKbps.toFixed(1)} kbps vs cap ${rateKbps} (${errorPct.toFixed(1)} % off)`);
+    assert.deepEqual(leftovers(runId), []);
+  });
+}
+
+test('UDP loss on nftables lands inside the 99 % binomial interval', { skip }, async () => {
+  const lossPct = 10;
+  const params = { ...link(), lossPct };
+  // The calibration probe has no control connection for the loss to disturb (unlike iperf3).
+  const probe = { offeredKbps: 400, payloadBytes: 200, durationMs: 5000, warmupMs: 0 };
+  const { emulator, path, close } = await openNetemProbePath();
+  let result;
+  let truth;
+  try {
+    await emulator.truth();
+    [result] = await runCalibration(path, [{ name: 'loss', params, probe }]);
+    truth = (await emulator.truth()).find((row) => row.link === 'p0.up');
+  } finally {
+    await close();
+  }
+  assert.ok(result.packetsSent > 1000, `sent ${result.packetsSent} datagrams`);
+  // The kernel's own count of what the nft rule dropped…
+  const [low, high] = binomialInterval99(truth.dropsLoss, result.packetsSent);
+  assert.ok(low * 100 <= lossPct && lossPct <= high * 100, `nft dropped ${truth.dropsLoss}/${result.packetsSent}: 99 % interval [${(100 * low).toFixed(2)}, ${(100 * high).toFixed(2)}] % misses ${lossPct} %`);
+  // …and what the receiver missed (a starved receiver may add a few socket-buffer drops).
+  const [lowSeen, highSeen] = result.lossPctCi99;
+  assert.ok(lowSeen <= lossPct && lossPct <= highSeen, `receiver missed ${result.lossPct} %, 99 % interval [${lowSeen}, ${highSeen}] misses ${lossPct} %`);
+  assert.ok(result.packetsSent - result.packetsReceived >= truth.dropsLoss, 'the receiver missed at least what nft dropped');
+});
+
+test('a delay scenario fails before anything is built when sch_netem is missing', { skip: skip || (caps.netem && 'this kernel has sch_netem') }, async () => {
+  const runId = uniqueId('delay');
+  const compiled = twoPeers({ oneWayDelayMs: 100 });
+  await assert.rejects(assertCanRun(compiled), (error) => {
+    assert.ok(error instanceof EnvironmentError);
+    assert.match(error.message, /p0\.up/);
+    assert.match(error.message, /sch_netem/);
+    assert.match(error.message, /modprobe sch_netem/);
+    assert.match(error.message, /--emulator relay/);
+    return true;
+  });
+  const emulator = createNetemEmulator({ peers: ['p0', 'p1'], compiled, runId });
+  await assert.rejects(emulator.setup(), EnvironmentError);
+  assert.deepEqual(emulator.commands, []);
+  await emulator.close();
+  assert.deepEqual(leftovers(runId), []);
+});
+
+test('SIGINT during set-up leaves nothing behind', { skip }, async () => {
+  const runId = uniqueId('sigint');
+  const indexUrl = new URL('../orchestrator/emulators/netem/index.js', import.meta.url).href;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', `
+    import { createNetemEmulator } from ${JSON.stringify(indexUrl)};
+    const link = { rateKbps: 1000, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 1, lossBurst: null };
+    const links = { 'p0.up': link, 'p0.down': link, 'p1.up': link, 'p1.down': link, 'p2.up': link, 'p2.down': link, bottleneck: link };
+    const emulator = createNetemEmulator({ peers: ['p0', 'p1', 'p2'], compiled: { links, routes: {}, events: [] }, runId: ${JSON.stringify(runId)} });
+    process.once('SIGINT', async () => { await emulator.close(); process.exit(130); });
+    try { await emulator.setup(); console.log('set-up finished'); } catch (error) { console.log(error.message); }
+    setInterval(() => {}, 1000);
+  `], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let stdout = '';
+  child.stdout.on('data', (chunk) => { stdout += chunk; });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const routerNetns = planTopology({ runId, peers: ['p0'], links: [], block: 0 }).routerNetns;
+  try {
+    // Interrupt once the router namespace exists, well before the ~80 set-up commands are through.
+    for (let waitedMs = 0; !sh('ip', ['netns', 'list']).includes(routerNetns); waitedMs += 10) {
+      assert.ok(waitedMs < 15_000, 'set-up never started');
+      await sleep(10);
+    }
+    child.kill('SIGINT');
+    assert.equal(await exited, 130);
+  } finally {
+    child.kill('SIGKILL');
+  }
+  assert.match(stdout, /set-up of \S+ interrupted/);
+  assert.deepEqual(leftovers(runId), []);
+});
+
+test('netem-scripts: setup-namespaces.sh builds a topology that teardown.sh removes', { skip }, () => {
+  const runId = uniqueId('script');
+  const scripts = fileURLToPath(new URL('../netem-scripts/', import.meta.url));
+  try {
+    execFileSync('sh', [`${scripts}setup-namespaces.sh`, runId, '2', '250'], { env: { ...process.env, NETEM: caps.netem ? '1' : '0' }, stdio: 'ignore' });
+    assert.equal(leftovers(runId).length, 4, 'three namespaces and the control veth');
+    assert.match(sh('ip', ['netns', 'exec', `wtb-${runId}-r`, 'tc', 'qdisc', 'show', 'dev', 'hp0']), /bfifo 203: parent/);
+  } finally {
+    execFileSync('sh', [`${scripts}teardown.sh`, runId], { stdio: 'ignore' });
+  }
+  assert.deepEqual(leftovers(runId), []);
+});
+
+test('cleanup removes what a crashed run left, including processes inside its namespaces', { skip }, async () => {
+  const runId = uniqueId('crash');
+  const emulator = createNetemEmulator({ peers: ['p0', 'p1'], compiled: twoPeers({ lossPct: 1 }), runId, capabilities: caps });
+  await emulator.setup();
+  // A "browser" the crashed run never closed.
+  const orphan = spawn('ip', ['netns', 'exec', emulator.plan.peers[0].netns, 'sleep', '30'], { stdio: 'ignore' });
+  const orphanExit = new Promise((resolve) => orphan.once('exit', (code, signal) => resolve(signal)));
+  try {
+    await sleep(200);
+    const { run } = createCommandRunner();
+    const found = await removeLeftovers(run, { runId });
+    assert.deepEqual(found.netns.sort(), [`wtb-${emulator.plan.id}-p0`, `wtb-${emulator.plan.id}-p1`, `wtb-${emulator.plan.id}-r`]);
+    assert.deepEqual(found.rootLinks, [emulator.plan.control.rootIf]);
+    assert.equal(found.pids.length, 1);
+    assert.equal(await orphanExit, 'SIGKILL');
+  } finally {
+    orphan.kill('SIGKILL');
+  }
+  assert.deepEqual(leftovers(runId), []);
+});

@@ -1,0 +1,189 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { unmetRequirements } from '../../orchestrator/emulators/netem/capabilities.js';
+import {
+  gilbertElliott, htbArgs, linkCommands, netemArgs, setupCommands, teardownCommands,
+} from '../../orchestrator/emulators/netem/commands.js';
+import { shellJoin, shellQuote } from '../../orchestrator/emulators/netem/runner.js';
+import { chooseAddressBlock, planTopology, shortRunId } from '../../orchestrator/emulators/netem/topology.js';
+import { truthRow } from '../../orchestrator/emulators/netem/truth.js';
+import { compileNetwork } from '../../orchestrator/lib/schedule.js';
+
+const link = (overrides = {}) => ({ rateKbps: null, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, ...overrides });
+const LINKS = ['p0.up', 'p0.down', 'p1.up', 'p1.down'];
+const plan = planTopology({ runId: 'abc123', peers: ['p0', 'p1'], links: [...LINKS, 'bottleneck'], block: 7 });
+const stage = (name) => plan.stages.find((s) => s.link === name);
+const CAPS = { netns: true, htb: true, netem: true, nftables: true, ifb: true, reasons: [] };
+const NO_NETEM = { ...CAPS, netem: false, reasons: ['sch_netem kernel module missing'] };
+
+test('shortRunId keeps short ids and hashes long ones to 8 distinct characters', () => {
+  assert.equal(shortRunId('abc123'), 'abc123');
+  assert.equal(shortRunId('AB-12'), 'ab12');
+  const a = shortRunId('run-1a2b3c4d');
+  assert.match(a, /^[a-z0-9]{8}$/);
+  assert.equal(shortRunId('run-1a2b3c4d'), a);
+  assert.notEqual(shortRunId('run-1a2b3c4e'), a);
+});
+
+test('chooseAddressBlock moves past blocks in use', () => {
+  const first = chooseAddressBlock('abc123', new Set());
+  assert.equal(chooseAddressBlock('abc123', new Set([first])), (first + 1) % 256);
+  assert.throws(() => chooseAddressBlock('x', new Set(Array.from({ length: 256 }, (_, i) => i))), /cleanup/);
+});
+
+test('planTopology names carry the run id, fit IFNAMSIZ, and put peers in one /25', () => {
+  assert.equal(plan.routerNetns, 'wtb-abc123-r');
+  assert.deepEqual(plan.peers.map((p) => [p.netns, p.routerIf, p.address, p.routerAddress]), [
+    ['wtb-abc123-p0', 'p0', '10.201.7.130', '10.201.7.129'],
+    ['wtb-abc123-p1', 'p1', '10.201.7.134', '10.201.7.133'],
+  ]);
+  assert.deepEqual(plan.control, { rootIf: 'wtbabc123c', routerIf: 'ctl', rootAddress: '10.201.7.1', routerAddress: '10.201.7.2' });
+  assert.equal(plan.peerRange, '10.201.7.128/25');
+  const longest = planTopology({ runId: 'run-1a2b3c4d', peers: ['p0'], links: [], block: 0 });
+  assert.ok(longest.control.rootIf.length <= 15, longest.control.rootIf);
+  assert.throws(() => planTopology({ runId: 'x', peers: ['p0'], links: ['p5.up'], block: 0 }), /p5\.up/);
+});
+
+test('each link direction is shaped at its own stage: up on the loop by source, down on the router port by destination', () => {
+  assert.deepEqual(stage('p0.up'), {
+    link: 'p0.up', device: 'hp0', classId: '1:1', netemHandle: '101:', fifoHandle: '201:',
+    match: ['ip', 'src', '10.201.7.130/32', 'match', 'ip', 'dst', '10.201.7.128/25'],
+    nftChain: 'p0_up', nftMatch: ['iifname', 'p0', 'ip', 'daddr', '10.201.7.128/25'],
+  });
+  assert.equal(stage('p1.down').device, 'p1');
+  assert.deepEqual(stage('p1.down').match, ['ip', 'src', '10.201.7.128/25', 'match', 'ip', 'dst', '10.201.7.134/32']);
+  // downlink and bottleneck loss act on the second pass, coming back from the loop
+  assert.deepEqual(stage('p1.down').nftMatch, ['iifname', 'hp1', 'oifname', 'p1']);
+  assert.equal(stage('bottleneck').device, 'ifb-bn');
+  assert.equal(stage('bottleneck').classId, '1:5');
+});
+
+test('htbArgs: rate and ceil in bit/s, burst at least one frame, unlimited as 10 Gbit/s', () => {
+  assert.deepEqual(htbArgs(250), ['htb', 'rate', '250000bit', 'ceil', '250000bit', 'burst', '1600', 'cburst', '1600', 'quantum', '1600']);
+  assert.deepEqual(htbArgs(20_000).slice(5, 9), ['burst', '2500', 'cburst', '2500']);
+  assert.equal(htbArgs(null)[2], '10000000000bit');
+  assert.equal(htbArgs(1500.5)[2], '1500500bit');
+});
+
+test('netemArgs restates delay, jitter and loss, with the order-keeping rate', () => {
+  assert.deepEqual(netemArgs(link({ oneWayDelayMs: 100, jitterMs: 10, lossPct: 5 }), 'p0.up'),
+    ['netem', 'limit', '100000', 'delay', '100ms', '10ms', 'rate', '1gbit', 'loss', 'random', '5%']);
+  assert.deepEqual(netemArgs(link(), 'p0.up').slice(3), ['delay', '0ms', '0ms', 'rate', '1gbit', 'loss', 'random', '0%']);
+  // 10 % loss in bursts of 4: r = 1/4, p = 0.1 * 0.25 / 0.9
+  assert.deepEqual(netemArgs(link({ lossPct: 10, lossBurst: 4 }), 'p0.up').slice(-5), ['gemodel', '2.7778%', '25%', '100%', '0%']);
+});
+
+test('gilbertElliott rejects a loss rate its chain cannot reach', () => {
+  assert.deepEqual(gilbertElliott(50, 1, 'x'), { pPct: 100, rPct: 100 });
+  assert.throws(() => gilbertElliott(60, 1, 'network.link'), /network\.link: lossPct 60 with lossBurst 1.*at least 1\.5/);
+});
+
+test('linkCommands without netem: htb class, bfifo in bytes recomputed at the new rate, one nft transaction for loss', () => {
+  const commands = linkCommands(plan, stage('p0.up'), link({ rateKbps: 2000, queueMs: 100, lossPct: 2.5 }), { netem: false, verb: 'change' }).map(shellJoin);
+  assert.deepEqual(commands, [
+    'tc -n wtb-abc123-r class change dev hp0 parent 1: classid 1:1 htb rate 2000000bit ceil 2000000bit burst 1600 cburst 1600 quantum 1600',
+    'tc -n wtb-abc123-r qdisc change dev hp0 parent 1:1 handle 201: bfifo limit 25000',
+    "ip netns exec wtb-abc123-r nft flush chain inet wtb_abc123 p0_up ';' add rule inet wtb_abc123 p0_up numgen random mod 10000 '<' 250 counter name p0_up drop",
+  ]);
+  const slower = linkCommands(plan, stage('p0.up'), link({ rateKbps: 500, queueMs: 100 }), { netem: false, verb: 'change' });
+  assert.deepEqual(slower[1].slice(-2), ['limit', '6250']);
+  const unlimited = linkCommands(plan, stage('p0.up'), link(), { netem: false, verb: 'add' });
+  assert.deepEqual(unlimited[1].slice(-2), ['limit', '4000000']);
+});
+
+test('linkCommands with netem: netem leaf carries delay/loss, bfifo hangs below it', () => {
+  const commands = linkCommands(plan, stage('p1.down'), link({ rateKbps: 1000, oneWayDelayMs: 50 }), { netem: true, verb: 'add' }).map(shellJoin);
+  assert.equal(commands.length, 3);
+  assert.equal(commands[1], 'tc -n wtb-abc123-r qdisc add dev p1 parent 1:4 handle 104: netem limit 100000 delay 50ms 0ms rate 1gbit loss random 0%');
+  assert.equal(commands[2], 'tc -n wtb-abc123-r qdisc add dev p1 parent 104:1 handle 204: bfifo limit 75000');
+});
+
+test('setupCommands builds namespaces before links, routes peer traffic through the loop and the root to the peers', () => {
+  const lines = setupCommands(plan, Object.fromEntries([...LINKS, 'bottleneck'].map((name) => [name, link()])), { netem: false }).map(shellJoin);
+  const index = (line) => {
+    const i = lines.indexOf(line);
+    assert.ok(i >= 0, `missing: ${line}`);
+    return i;
+  };
+  assert.equal(lines[0], 'ip netns add wtb-abc123-r');
+  assert.ok(index('ip netns add wtb-abc123-p1') < index('ip link add name eth0 netns wtb-abc123-p1 type veth peer name p1 netns wtb-abc123-r'));
+  index('ip netns exec wtb-abc123-r ethtool -K p0 tso off gso off gro off');
+  index('ip route add 10.201.7.128/25 via 10.201.7.2 dev wtbabc123c');
+  index('ip -n wtb-abc123-p0 route add default via 10.201.7.129');
+  index('tc -n wtb-abc123-r qdisc add dev ifb-bn root handle 1: stab overhead -14 htb default 0');
+  index('ip -n wtb-abc123-r link add name hp0 address 02:77:74:62:00:01 type veth peer name hp1 address 02:77:74:62:00:02');
+  index('ip -n wtb-abc123-r route add 10.201.7.128/25 dev hp0 table 100');
+  index('ip -n wtb-abc123-r neigh replace 10.201.7.134 lladdr 02:77:74:62:00:02 dev hp0 nud permanent');
+  index('ip -n wtb-abc123-r rule add iif p1 to 10.201.7.128/25 lookup 100 priority 100');
+  index('ip netns exec wtb-abc123-r nft add rule inet wtb_abc123 forward iifname p0 ip daddr 10.201.7.128/25 jump p0_up');
+  index('tc -n wtb-abc123-r filter add dev p1 egress protocol ip prio 1 u32 match ip src 10.201.7.128/25 match ip dst 10.201.7.128/25 action mirred egress redirect dev ifb-bn');
+  assert.ok(index('ip netns exec wtb-abc123-r nft add chain inet wtb_abc123 p1_down')
+    < index("ip netns exec wtb-abc123-r nft flush chain inet wtb_abc123 p1_down ';' add rule inet wtb_abc123 p1_down numgen random mod 10000 '<' 0 counter name p1_down drop"));
+  index('tc -n wtb-abc123-r filter add dev p1 parent 1: protocol ip prio 1 u32 match ip src 10.201.7.128/25 match ip dst 10.201.7.134/32 flowid 1:4');
+  // Interface names are limited to 15 characters (IFNAMSIZ).
+  for (const line of lines) for (const [, name] of line.matchAll(/\b(?:name|dev) (\S+)/g)) assert.ok(name.length <= 15, name);
+
+  const withNetem = setupCommands(plan, Object.fromEntries([...LINKS, 'bottleneck'].map((name) => [name, link()])), { netem: true }).map(shellJoin);
+  assert.ok(withNetem.every((line) => !line.includes(' nft ')), 'no nftables when netem does the loss');
+  const noBottleneck = planTopology({ runId: 'abc123', peers: ['p0', 'p1'], links: LINKS, block: 7 });
+  const plain = setupCommands(noBottleneck, Object.fromEntries(LINKS.map((name) => [name, link()])), { netem: true }).map(shellJoin);
+  assert.ok(plain.every((line) => !line.includes('ifb') && !line.includes('clsact')));
+});
+
+test('teardownCommands removes only what exists, namespaces last', () => {
+  const everything = { netns: new Set(['wtb-abc123-r', 'wtb-abc123-p0', 'wtb-abc123-p1', 'wtb-other-r']), rootLinks: new Set(['lo', 'wtbabc123c']), nftTables: new Set(['wtb_abc123']) };
+  assert.deepEqual(teardownCommands(plan, everything).map(shellJoin), [
+    'ip netns exec wtb-abc123-r nft delete table inet wtb_abc123',
+    'ip link del dev wtbabc123c',
+    'ip netns del wtb-abc123-p0',
+    'ip netns del wtb-abc123-p1',
+    'ip netns del wtb-abc123-r',
+  ]);
+  assert.deepEqual(teardownCommands(plan, { netns: new Set(['wtb-abc123-p1']), rootLinks: new Set(), nftTables: new Set() }).map(shellJoin), ['ip netns del wtb-abc123-p1']);
+});
+
+test('unmetRequirements: delay needs sch_netem, loss alone runs on nftables', () => {
+  const scenario = (network) => compileNetwork({ file: 'x.json', durationS: 100, network });
+  assert.deepEqual(unmetRequirements(scenario({ link: { lossPct: 5, rateKbps: 1000 } }), NO_NETEM), []);
+  const [delay] = unmetRequirements(scenario({ schedule: [{ at: 10, set: { oneWayDelayMs: 100 } }] }), NO_NETEM);
+  assert.match(delay, /delay\/jitter on p0\.up, p1\.up needs the sch_netem kernel module.*modprobe sch_netem.*--emulator relay/);
+  assert.match(unmetRequirements(scenario({ link: { lossPct: 5, lossBurst: 3 } }), NO_NETEM)[0], /lossBurst.*Gilbert-Elliott/);
+  assert.deepEqual(unmetRequirements(scenario({ link: { oneWayDelayMs: 100, lossBurst: 3, lossPct: 5 } }), CAPS), []);
+  assert.match(unmetRequirements(scenario({}), { ...NO_NETEM, nftables: false })[0], /nftables/);
+  assert.match(unmetRequirements(scenario({}), { ...CAPS, netns: false, reasons: ['needs root'] })[0], /network namespaces: needs root/);
+  // ifb is only for the bottleneck stage
+  assert.deepEqual(unmetRequirements(scenario({}), { ...CAPS, ifb: false }), []);
+  assert.match(unmetRequirements(scenario({ bottleneck: { rateKbps: 2000 } }), { ...CAPS, ifb: false, reasons: ['no ifb'] })[0], /ifb\/clsact: no ifb/);
+});
+
+test('truthRow: loss and queue drops entered the link, backlog changes count on the way in', () => {
+  const zero = { packetsOut: 0, bytesOut: 0, dropsQueue: 0, dropsLoss: 0, lossBytes: 0, backlogPackets: 0, backlogBytes: 0 };
+  const now = { packetsOut: 100, bytesOut: 100_000, dropsQueue: 5, dropsLoss: 10, lossBytes: 10_000, backlogPackets: 3, backlogBytes: 3000 };
+  const row = truthRow(zero, now);
+  assert.deepEqual([row.packetsIn, row.packetsOut, row.bytesIn, row.bytesOut, row.dropsQueue, row.dropsLoss], [118, 100, 118_000, 100_000, 5, 10]);
+  const later = truthRow(now, { ...now, packetsOut: 150, bytesOut: 150_000, backlogPackets: 0, backlogBytes: 0 });
+  assert.deepEqual([later.packetsIn, later.packetsOut, later.bytesIn, later.dropsLoss], [47, 50, 47_000, 0]);
+  assert.equal(row.queueDelayMsP50, null);
+});
+
+test('shellQuote leaves plain words and quotes the rest', () => {
+  assert.equal(shellQuote('10.201.7.128/25'), '10.201.7.128/25');
+  assert.equal(shellQuote('<'), "'<'");
+  assert.equal(shellQuote("it's"), "'it'\\''s'");
+  assert.equal(shellJoin(['nft', 'add', 'chain', 'inet', 't', 'c', '{', 'type', 'filter', ';', '}']), "nft add chain inet t c '{' type filter ';' '}'");
+});
+
+test('netem-scripts/setup-namespaces.sh runs exactly the emulator\'s set-up commands', () => {
+  const script = fileURLToPath(new URL('../../netem-scripts/setup-namespaces.sh', import.meta.url));
+  for (const [peers, netem, bottleneck] of [[2, false, true], [3, true, false]]) {
+    const compiled = compileNetwork({ file: 'x.json', durationS: 10, peers, network: bottleneck ? { bottleneck: {} } : {} });
+    const names = Array.from({ length: peers }, (_, i) => `p${i}`);
+    const expected = setupCommands(planTopology({ runId: 'abc123', peers: names, links: Object.keys(compiled.links), block: 7 }), compiled.links, { netem }).map(shellJoin);
+    const printed = execFileSync('sh', [script, 'abc123', String(peers), '7'], {
+      env: { ...process.env, DRY_RUN: '1', NETEM: netem ? '1' : '0', BOTTLENECK: bottleneck ? '1' : '0' },
+    }).toString().trim().split('\n');
+    assert.deepEqual(printed, expected, `${peers} peers, netem ${netem}, bottleneck ${bottleneck}`);
+  }
+});
