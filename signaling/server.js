@@ -72,9 +72,10 @@ export async function startSignalingServer({ host = '127.0.0.1', port = 0, rewri
         events.emit('join', member);
         return;
       }
+      // Events may come before joining: a page that cannot get its media must still be able to say so.
+      if (message.type === 'event') return events.emit('event', message.event);
       if (!member) return fail(`join a room before sending "${message.type}"`, message.type);
       if (message.type === 'stats') return events.emit('stats', message.sample);
-      if (message.type === 'event') return events.emit('event', message.event);
 
       const target = rooms.get(member.room)?.get(message.to);
       if (!target) return fail(`no peer "${message.to}" in room "${member.room}"`, message.type);

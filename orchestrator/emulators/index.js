@@ -1,13 +1,14 @@
 // One interface over the network emulators. Each returns:
 //   { name, signalingHost, rewriteCandidate?, launchSpec?(peer), apply(links), truth(), commands, close() }
 // truth() rows carry epochMs, the wall-clock end of the second they cover.
-import os from 'node:os';
 import { InputError } from '../lib/errors.js';
 import { parseCandidate, withAddress } from './candidates.js';
+import { createDummynetEmulator } from './dummynet/index.js';
+import { netemCapabilities, unmetRequirements } from './netem/capabilities.js';
+import { createNetemEmulator } from './netem/index.js';
 import { startRelayProcess } from './relay/client.js';
 
-export const EMULATORS = ['relay'];
-const RELAY_NICE = -10;
+export const EMULATORS = ['relay', 'netem', 'dummynet', 'auto'];
 
 /**
  * The userspace relay: media is steered through it by rewriting each peer's loopback UDP host candidate; every
@@ -15,14 +16,8 @@ const RELAY_NICE = -10;
  * @param {{ compiled: { links: object, routes: object } }} options
  */
 async function createRelayEmulator({ compiled }) {
+  // The relay process raises itself to real-time priority (relay/priority.js): it is the measuring instrument.
   const relay = await startRelayProcess();
-  // The relay is the measuring instrument: on a small machine it must preempt the browsers, or its packet
-  // timers slip and the browsers see queueing that the configured link does not have. Needs root; best effort.
-  try {
-    os.setPriority(relay.pid, RELAY_NICE);
-  } catch {
-    // not permitted: the relay runs at normal priority
-  }
   // Truth rows count seconds from the relay's start; anchoring them to the wall clock lets the run put them on its media clock.
   const originEpochMs = Date.now();
   await relay.configure({ links: compiled.links, routes: compiled.routes });
@@ -42,11 +37,43 @@ async function createRelayEmulator({ compiled }) {
   };
 }
 
+/** Sets up a kernel emulator, removing whatever it made if set-up fails half-way. */
+async function setUp(emulator) {
+  try {
+    await emulator.setup();
+  } catch (error) {
+    await emulator.close();
+    throw error;
+  }
+  return emulator;
+}
+
+/** netem in namespaces: only candidates on the peer's own namespace address, so media takes the shaped path. */
+async function createNamespaceEmulator(options) {
+  const emulator = await setUp(createNetemEmulator(options));
+  emulator.rewriteCandidate = async ({ from, candidate }) => {
+    const parsed = parseCandidate(candidate.candidate);
+    return parsed?.transport === 'udp' && parsed.address === emulator.addressOf(from) ? candidate : null;
+  };
+  return emulator;
+}
+
 /**
- * @param {string} name relay (more backends: see issue 3)
- * @param {{ compiled: object, peers: string[], runId: string }} options
+ * @param {string} name one of EMULATORS; `auto` picks netem when this kernel can run the scenario's network, else relay
+ * @param {{ compiled: object, peers: string[], runId: string, browserPath?: string, clock?: () => number, log?: (line: string) => void }} options
+ * @returns {Promise<object>} the emulator, with `choice` saying why when `auto` chose it
  */
 export async function createEmulator(name, options) {
-  if (name === 'relay') return createRelayEmulator(options);
-  throw new InputError(`--emulator ${name}: unknown emulator; use one of ${EMULATORS.join(', ')}`);
+  switch (name) {
+    case 'relay': return createRelayEmulator(options);
+    case 'netem': return createNamespaceEmulator(options);
+    case 'dummynet': return setUp(createDummynetEmulator(options));
+    case 'auto': {
+      const unmet = unmetRequirements(options.compiled, await netemCapabilities());
+      const emulator = unmet.length === 0 ? await createNamespaceEmulator(options) : await createRelayEmulator(options);
+      emulator.choice = unmet.length === 0 ? 'auto: netem (namespaces and tc can run this network)' : `auto: relay, because ${unmet.join('; ')}`;
+      return emulator;
+    }
+    default: throw new InputError(`--emulator ${name}: unknown emulator; use one of ${EMULATORS.join(', ')}`);
+  }
 }

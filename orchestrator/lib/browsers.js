@@ -4,9 +4,12 @@ import puppeteer from 'puppeteer';
  * Chromium flags for a test peer: fake devices fed from files, loopback ICE candidates allowed, and nothing that
  * talks to the network on its own (this machine has none, and background traffic would skew the results).
  * @param {{ video: string, audio: string }} media
+ * @param {string} pageOrigin the client page's origin: getUserMedia needs a secure context, and a namespace
+ *   address (netem backend) is not one unless declared
  */
-export function chromiumArgs(media) {
+export function chromiumArgs(media, pageOrigin) {
   return [
+    `--unsafely-treat-insecure-origin-as-secure=${pageOrigin}`,
     '--use-fake-ui-for-media-stream',
     '--use-fake-device-for-media-stream',
     `--use-file-for-fake-video-capture=${media.video}`,
@@ -44,7 +47,7 @@ export async function launchPeer({ executablePath, media, url, headful = false, 
   const browser = await puppeteer.launch({
     executablePath: launchSpec.executablePath ?? executablePath,
     headless: !headful,
-    args: [...(launchSpec.args ?? []), ...chromiumArgs(media)],
+    args: [...(launchSpec.args ?? []), ...chromiumArgs(media, new URL(url).origin)],
     env: { ...process.env, ...launchSpec.env },
     // Over a pipe, Chromium shuts itself down when the orchestrator dies, even by SIGKILL: no orphaned browsers.
     pipe: true,

@@ -79,9 +79,11 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
   const hold = (name, close) => releases.push(onCleanup(name, close));
   let emulator = null;
   try {
-    emulator = await createEmulator(emulatorName, { compiled: scenario.compiled, peers, runId: room });
+    // Emulator commands are stamped on the run clock; they move onto the media clock once the call starts.
+    const clock = () => (Date.now() - startedAt.getTime()) / 1000;
+    emulator = await createEmulator(emulatorName, { compiled: scenario.compiled, peers, runId: room, browserPath: browser.path, clock, log });
     hold(`${emulatorName} emulator`, () => emulator.close());
-    log(`emulator: ${emulator.name}`);
+    log(`emulator: ${emulator.name}${emulator.choice ? ` (${emulator.choice})` : ''}`);
 
     const signaling = await startSignalingServer({ host: emulator.signalingHost, rewriteCandidate: emulator.rewriteCandidate });
     hold('signaling server', () => signaling.close());
@@ -172,6 +174,7 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
       harnessVersion: HARNESS_VERSION,
       browser: { name: /chromium/i.test(browser.path) ? 'chromium' : 'chrome', version: browserVersions[0]?.replace(/^[^/]*\//, '') ?? null, path: browser.path, source: browser.source },
       emulator: emulator?.name ?? emulatorName,
+      emulatorChoice: emulator?.choice ?? null,
       os: `${os.platform()} ${os.release()} ${os.arch()}`,
       cpus: os.cpus().length,
       cpuModel: os.cpus()[0]?.model ?? null,
@@ -188,7 +191,7 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
       routes: compiled.routes,
       configured,
       truth: truth.map(({ epochMs, ...entry }) => ({ t: atS(epochMs), ...entry })),
-      commands: emulator?.commands ?? [],
+      commands: (emulator?.commands ?? []).map((command) => ({ ...command, atS: atS(startedAt.getTime() + command.atS * 1000) ?? command.atS })),
       scheduleEvents,
     },
     summary: summarize({ timeline, warmupS: scenario.warmupS, durationS: scenario.durationS, setupMs, configured, routes: compiled.routes }),

@@ -26,7 +26,7 @@ export function runCli(args, { onOutput, timeoutMs = 240_000, env = {} } = {}) {
 
 /** Runs a scenario into a fresh directory with the small video preset and returns the parsed result.json. */
 export async function runScenarioCli(name, extraArgs = []) {
-  const out = tempDir(`wtb-${name}-`);
+  const out = tempDir(`wtb-${path.basename(name, ".json")}-`);
   const run = await runCli(['scenario', name, '--video', '360p30', '--out', out, ...extraArgs]);
   let result = null;
   try {

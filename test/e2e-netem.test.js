@@ -1,0 +1,83 @@
+// Real two-browser calls through the netem backend: Chromium inside network namespaces, htb/bfifo on the router.
+// This machine's kernel lacks sch_netem, so the scenarios here use rate caps only (delay is refused up front).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
+import { runCli, runScenarioCli, tempDir } from './helpers/cli.js';
+
+const capped = fileURLToPath(new URL('./fixtures/scenarios/netem-bandwidth-1000.json', import.meta.url));
+const caps = await netemCapabilities();
+const skip = caps.netns && caps.htb ? false : `needs root with network namespaces and htb: ${caps.reasons.join('; ')}`;
+
+const sh = (command, args) => execFileSync(command, args, { encoding: 'utf8' });
+const harnessNamespaces = () => sh('ip', ['netns', 'list']).split('\n').filter((line) => line.startsWith('wtb-'));
+const taggedProcesses = (tag) => readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'latin1').includes(tag);
+  } catch {
+    return false;
+  }
+});
+
+test('a call through namespaces with an htb cap of 1000 kbps keeps video under the cap', { skip }, async () => {
+  const run = await runScenarioCli(capped, ['--emulator', 'netem']);
+  assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+  const { summary, network, environment } = run.result;
+  assert.equal(environment.emulator, 'netem');
+  for (const peer of ['p0', 'p1']) {
+    assert.ok(summary.peers[peer]['video.recvKbps'].p95 <= 1000, `${peer} video recvKbps p95 ${summary.peers[peer]['video.recvKbps'].p95}`);
+    assert.ok(summary.peers[peer]['video.recvKbps'].median > 300, `${peer} video barely flows: ${summary.peers[peer]['video.recvKbps'].median}`);
+  }
+  // Every system command is in the result, so the run can be audited and replayed by hand.
+  const commands = network.commands.map((c) => c.cmd);
+  assert.ok(commands.some((c) => /^ip netns add wtb-/.test(c)));
+  assert.ok(commands.some((c) => /^tc .* htb rate 1000000bit /.test(c)), commands.filter((c) => c.includes('htb')).join('\n'));
+  assert.ok(commands.some((c) => /^ip netns del(ete)? wtb-/.test(c)), 'teardown is logged too');
+  assert.ok(network.truth.some((row) => row.bytesOut > 0), 'tc counters were read into network.truth');
+  assert.deepEqual(harnessNamespaces(), []);
+});
+
+test('a delay scenario on a kernel without sch_netem stops before any browser starts, naming the module and the relay', { skip: skip || (caps.netem && 'this kernel has sch_netem') }, async () => {
+  const tag = `WTB_TEST_RUN=${randomUUID()}`;
+  const { code, stderr } = await runCli(['scenario', 'latency-100', '--emulator', 'netem', '--out', tempDir()], { env: Object.fromEntries([tag.split('=')]) });
+  assert.equal(code, 3, stderr);
+  assert.match(stderr, /sch_netem/);
+  assert.match(stderr, /--emulator relay/);
+  assert.doesNotMatch(stderr, /launched/);
+  assert.deepEqual(harnessNamespaces(), []);
+});
+
+test('auto picks the relay when the kernel cannot run the scenario, and records why', { skip }, async () => {
+  const scenario = caps.netem ? 'unconstrained' : 'latency-100';
+  const run = await runScenarioCli(scenario, ['--emulator', 'auto', '--duration', '12', '--warmup', '2']);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.result.environment.emulator, caps.netem ? 'netem' : 'relay');
+  assert.match(run.result.environment.emulatorChoice, /^auto: /);
+});
+
+test('Ctrl-C during a netem call leaves no namespace, qdisc, nft table or browser', { skip }, async () => {
+  const out = tempDir();
+  const tag = `WTB_TEST_RUN=${randomUUID()}`;
+  let sent = false;
+  const { code, stderr } = await runCli(['scenario', capped, '--emulator', 'netem', '--video', '360p30', '--out', out], {
+    env: Object.fromEntries([tag.split('=')]),
+    onOutput: (text, child) => {
+      if (!sent && /call started/.test(text)) {
+        sent = true;
+        setTimeout(() => child.kill('SIGINT'), 2000);
+      }
+    },
+  });
+  assert.ok(sent, stderr);
+  assert.equal(code, 130, stderr);
+  assert.equal(JSON.parse(readFileSync(path.join(out, 'result.json'), 'utf8')).status, 'aborted');
+  assert.deepEqual(harnessNamespaces(), []);
+  assert.doesNotMatch(sh('tc', ['qdisc', 'show']), /htb|bfifo|netem/);
+  assert.doesNotMatch(sh('nft', ['list', 'tables']), /wtb/);
+  assert.deepEqual(taggedProcesses(tag), []);
+});
