@@ -1,0 +1,20 @@
+import { comparisonOptions, finish, loadAssertionsFlag, loadBaselineFlag, regressionFlags } from '../suite/cli.js';
+import { mergeSuiteDirs } from '../suite/merge.js';
+
+export const command = 'merge <suite-dirs..>';
+export const describe = 'Join suite directories (the shards of a CI matrix) into one suite result and report, re-checking assertions and the baseline';
+
+/** @param {import('yargs').Argv} yargs */
+export const builder = (yargs) => comparisonOptions(yargs
+  .positional('suite-dirs', { type: 'string', array: true, describe: 'suite directories (or their summary.json) of one suite' }));
+
+export async function handler(argv) {
+  const { summary, paths } = await mergeSuiteDirs(argv.suiteDirs, {
+    outDir: argv.out,
+    assertions: loadAssertionsFlag(argv.assertions),
+    baseline: loadBaselineFlag(argv.baseline),
+    regression: regressionFlags(argv),
+    log: (line) => console.error(line),
+  });
+  finish(summary, paths, argv);
+}

@@ -1,0 +1,63 @@
+import { existsSync } from 'node:fs';
+import { PRESETS } from '../../media/generate.js';
+import { EMULATORS } from '../emulators/index.js';
+import { installProcessHandlers } from '../lib/cleanup.js';
+import { InputError } from '../lib/errors.js';
+import { loadAssertions } from '../suite/assertions.js';
+import { resolveRegressionOptions } from '../suite/baseline.js';
+import { comparisonOptions, finish, loadAssertionsFlag, loadBaselineFlag, regressionFlags } from '../suite/cli.js';
+import { displayPath } from '../suite/json-file.js';
+import { entryCostS, parseShard, planRuns, shardEntries } from '../suite/plan.js';
+import { runSuite } from '../suite/runner.js';
+import { listSuites, loadSuite } from '../suite/suite-file.js';
+
+export const command = 'suite <suite>';
+export const describe = 'Run a suite of scenarios (built-in: smoke, nightly; or a suite .json file), check its assertions and compare with a baseline';
+
+/** @param {import('yargs').Argv} yargs */
+export const builder = (yargs) => comparisonOptions(yargs
+  .positional('suite', { type: 'string', describe: `built-in suite (${listSuites().map((s) => s.name).join(', ')}) or path to a suite file` })
+  .option('shard', { type: 'string', describe: 'run only slice k of n (e.g. 2/4), deterministic: for a CI matrix; join the slices with `merge`' })
+  .option('repetitions', { type: 'number', describe: 'runs per scenario instead of the suite\'s' })
+  .option('video', { type: 'string', describe: `video preset (${Object.keys(PRESETS).join(', ')}) or a .y4m file, instead of the suite's` })
+  .option('emulator', { choices: EMULATORS, describe: 'network emulator instead of the suite\'s' })
+  .option('browser-path', { type: 'string', describe: 'Chrome/Chromium executable (default: $CHROME_PATH, then well-known paths)' })
+  .option('headful', { type: 'boolean', default: false, describe: 'show the browser windows' })
+  .option('dry-run', { type: 'boolean', default: false, describe: 'print the runs this suite (or shard) would make, and exit' }))
+  .check((argv) => {
+    if (argv.repetitions !== undefined && !(Number.isInteger(argv.repetitions) && argv.repetitions >= 1)) {
+      throw new InputError(`--repetitions must be an integer of at least 1, got ${argv.repetitions}`);
+    }
+    if (argv.video !== undefined && !PRESETS[argv.video] && !(argv.video.endsWith('.y4m') && existsSync(argv.video))) {
+      throw new InputError(`--video ${argv.video}: neither a preset (${Object.keys(PRESETS).join(', ')}) nor an existing .y4m file`);
+    }
+    return true;
+  });
+
+export async function handler(argv) {
+  const shard = argv.shard === undefined ? null : parseShard(argv.shard);
+  const suite = loadSuite(argv.suite, { repetitions: argv.repetitions, video: argv.video, emulator: argv.emulator });
+  const regression = resolveRegressionOptions(regressionFlags(argv), 'flags', suite.regression);
+  const baseline = loadBaselineFlag(argv.baseline);
+  const assertions = loadAssertionsFlag(argv.assertions)
+    ?? { map: suite.assertionsFile ? loadAssertions(suite.assertionsFile) : {}, file: suite.assertionsFile ? displayPath(suite.assertionsFile) : null };
+
+  if (argv.dryRun) {
+    const entries = shard ? shardEntries(suite.entries, shard) : suite.entries;
+    const totalS = entries.reduce((sum, entry) => sum + entryCostS(entry), 0);
+    console.log(`suite ${suite.name}${shard ? ` shard ${shard.index}/${shard.count}` : ''}: ${planRuns(entries).length} runs, about ${Math.round(totalS / 60)} min`);
+    for (const entry of entries) {
+      const checks = (assertions.map[entry.name] ?? []).filter((a) => a.level !== 'off').length;
+      console.log(`  ${entry.name.padEnd(28)} ${entry.repetitions} × ${entry.scenario.durationS} s (time scale ${entry.scenario.timeScale}, warm-up ${entry.scenario.warmupS} s), ${checks} assertions`);
+    }
+    return;
+  }
+
+  installProcessHandlers();
+  const { summary, paths } = await runSuite({
+    suite, assertions: assertions.map, assertionsFile: assertions.file,
+    baseline, regression, shard, outDir: argv.out, browserPath: argv.browserPath, headful: argv.headful,
+    log: (line) => console.error(line),
+  });
+  finish(summary, paths, argv);
+}

@@ -1,0 +1,172 @@
+// Baselines (per-run values of a suite result) and the regression check against one (pure).
+// Format and decision rule: docs/suites.md "Baselines".
+import { InputError } from '../lib/errors.js';
+import { describeValue, expectNumber, expectObject } from '../lib/link-model.js';
+import { cliffsDelta, mannWhitneyU } from '../lib/significance.js';
+import { percentile } from '../lib/statistics.js';
+import { KNOWN_METRICS, WORSE_WHEN } from './metrics.js';
+
+export const BASELINE_KIND = 'webrtc-testbed-baseline';
+export const BASELINE_SCHEMA_VERSION = 1;
+/** Below this many runs on either side the comparison is inconclusive, never a pass. */
+export const MIN_RUNS_PER_SIDE = 5;
+
+/**
+ * @typedef {{ alpha: number, minEffectSize: number, minRelativeChange: number, metrics: string[] }} RegressionOptions
+ *   a regression needs all three: p < alpha, |Cliff's delta| >= minEffectSize and |relative change of the
+ *   medians| >= minRelativeChange, the last two in the metric's worse direction
+ */
+
+/** @type {RegressionOptions} */
+export const DEFAULT_REGRESSION = {
+  alpha: 0.05,
+  // "Large" by Romano et al. (2006); with 5 runs a side p < 0.05 already needs |delta| >= 0.84.
+  minEffectSize: 0.474,
+  minRelativeChange: 0.1,
+  metrics: ['video.recvKbps', 'audio.recvKbps', 'video.recvFps', 'rttMs', 'lossPct'],
+};
+
+const REGRESSION_FIELDS = Object.keys(DEFAULT_REGRESSION);
+
+/**
+ * Validates a partial regression section (suite file or flags) and fills it from base.
+ * @param {unknown} raw @param {string} where "file: regression" or "flags"
+ * @param {RegressionOptions} [base]
+ * @returns {RegressionOptions}
+ */
+export function resolveRegressionOptions(raw, where, base = DEFAULT_REGRESSION) {
+  const given = expectObject(raw ?? {}, where, REGRESSION_FIELDS);
+  const options = { ...base };
+  if (given.alpha !== undefined) options.alpha = expectNumber(given.alpha, `${where}.alpha`, { above: 0, max: 0.5 });
+  if (given.minEffectSize !== undefined) options.minEffectSize = expectNumber(given.minEffectSize, `${where}.minEffectSize`, { min: 0, max: 1 });
+  if (given.minRelativeChange !== undefined) options.minRelativeChange = expectNumber(given.minRelativeChange, `${where}.minRelativeChange`, { min: 0 });
+  if (given.metrics !== undefined) options.metrics = expectMetricList(given.metrics, `${where}.metrics`);
+  return options;
+}
+
+/** @param {unknown} value @param {string} where */
+function expectMetricList(value, where) {
+  if (!Array.isArray(value) || value.length === 0) throw new InputError(`${where}: must be a non-empty array of metric names, got ${describeValue(value)}`);
+  for (const [index, metric] of value.entries()) {
+    if (!KNOWN_METRICS.includes(metric)) throw new InputError(`${where}[${index}]: unknown metric ${describeValue(metric)}; known: ${KNOWN_METRICS.join(', ')}`);
+  }
+  return [...value];
+}
+
+/**
+ * @typedef {{ kind: string, schemaVersion: number, suite: string, createdAt: string, source: string|null,
+ *   environment: object, scenarios: Record<string, { runs: number, values: Record<string, number[]> }> }} Baseline
+ */
+
+/**
+ * A baseline from a suite summary: per scenario, every passed run's value of every metric.
+ * @param {object} summary summary.json of a suite or merge
+ * @param {{ source?: string|null, createdAt?: string }} [options]
+ * @returns {Baseline}
+ */
+export function baselineFromSummary(summary, { source = null, createdAt = new Date().toISOString() } = {}) {
+  const scenarios = {};
+  for (const run of summary.runs) {
+    if (run.status !== 'passed') continue;
+    const entry = (scenarios[run.scenario] ??= { runs: 0, values: {} });
+    entry.runs += 1;
+    for (const [metric, value] of Object.entries(run.values ?? {})) (entry.values[metric] ??= []).push(value);
+  }
+  return {
+    kind: BASELINE_KIND, schemaVersion: BASELINE_SCHEMA_VERSION, suite: summary.suite.name, createdAt, source,
+    environment: summary.environment ?? {}, scenarios,
+  };
+}
+
+/**
+ * Validates a parsed baseline file.
+ * @param {unknown} raw @param {string} file shown in errors
+ * @returns {Baseline}
+ */
+export function parseBaseline(raw, file) {
+  const top = expectObject(raw, file, ['kind', 'schemaVersion', 'suite', 'createdAt', 'source', 'environment', 'scenarios']);
+  if (top.kind !== BASELINE_KIND) {
+    throw new InputError(`${file}: kind: must be "${BASELINE_KIND}", got ${describeValue(top.kind)}; create a baseline with \`baseline save <suite-dir>\``);
+  }
+  if (top.schemaVersion !== BASELINE_SCHEMA_VERSION) {
+    throw new InputError(`${file}: schemaVersion: this harness reads ${BASELINE_SCHEMA_VERSION}, got ${describeValue(top.schemaVersion)}; save the baseline again with this version`);
+  }
+  if (typeof top.suite !== 'string') throw new InputError(`${file}: suite: must be the suite name, got ${describeValue(top.suite)}`);
+  const scenarios = top.scenarios;
+  if (scenarios === null || typeof scenarios !== 'object' || Array.isArray(scenarios)) {
+    throw new InputError(`${file}: scenarios: must be an object of scenario name -> { runs, values }, got ${describeValue(scenarios)}`);
+  }
+  for (const [name, entry] of Object.entries(scenarios)) {
+    const where = `${file}: scenarios.${name}`;
+    expectObject(entry, where, ['runs', 'values']);
+    expectNumber(entry.runs, `${where}.runs`, { min: 0, integer: true });
+    const values = expectObject(entry.values, `${where}.values`, KNOWN_METRICS);
+    for (const [metric, list] of Object.entries(values)) {
+      if (!Array.isArray(list)) throw new InputError(`${where}.values.${metric}: must be an array of per-run numbers, got ${describeValue(list)}`);
+      list.forEach((value, index) => expectNumber(value, `${where}.values.${metric}[${index}]`));
+    }
+  }
+  return /** @type {Baseline} */ (top);
+}
+
+/** @param {number[]} values */
+const median = (values) => percentile([...values].sort((a, b) => a - b), 50);
+
+/**
+ * @typedef {{ metric: string, worseWhen: 'lower'|'higher', baseline: { n: number, median: number|null, values: number[] },
+ *   current: { n: number, median: number|null, values: number[] }, pValue: number|null, method: string|null,
+ *   cliffsDelta: number|null, relativeChange: number|null,
+ *   verdict: 'regression'|'improvement'|'unchanged'|'inconclusive', reason: string }} MetricComparison
+ *   relativeChange is null when the baseline median is 0 (any change in the worse direction then counts as large enough)
+ */
+
+/**
+ * Compares one metric's per-run values with the baseline's.
+ * @param {string} metric @param {number[]} baselineValues @param {number[]} currentValues
+ * @param {RegressionOptions} options
+ * @returns {MetricComparison}
+ */
+export function compareMetric(metric, baselineValues, currentValues, { alpha, minEffectSize, minRelativeChange }) {
+  const worseWhen = WORSE_WHEN[metric];
+  const side = (values) => ({ n: values.length, median: values.length ? median(values) : null, values });
+  const base = { metric, worseWhen, baseline: side(baselineValues), current: side(currentValues) };
+  if (baselineValues.length < MIN_RUNS_PER_SIDE || currentValues.length < MIN_RUNS_PER_SIDE) {
+    return {
+      ...base, pValue: null, method: null, cliffsDelta: null, relativeChange: null, verdict: 'inconclusive',
+      reason: `${currentValues.length} current and ${baselineValues.length} baseline runs with a value; at least ${MIN_RUNS_PER_SIDE} per side are needed`,
+    };
+  }
+  const { pValue, method } = mannWhitneyU(currentValues, baselineValues);
+  const delta = cliffsDelta(currentValues, baselineValues);
+  const change = base.current.median - base.baseline.median;
+  const relative = base.baseline.median === 0 ? (change === 0 ? 0 : Math.sign(change) * Infinity) : change / Math.abs(base.baseline.median);
+  const worse = worseWhen === 'lower' ? -1 : 1;
+  const significant = pValue < alpha;
+  const meets = (direction) => significant && delta * direction >= minEffectSize && relative * direction >= minRelativeChange;
+  const verdict = meets(worse) ? 'regression' : meets(-worse) ? 'improvement' : 'unchanged';
+  const fmtPct = (v) => (Number.isFinite(v) ? `${(v * 100).toFixed(1)} %` : 'from 0');
+  const missed = [
+    !significant && `p = ${pValue.toPrecision(2)} ≥ α ${alpha}`,
+    delta * worse < minEffectSize && `δ towards worse ${(delta * worse).toFixed(2)} < ${minEffectSize}`,
+    relative * worse < minRelativeChange && `change towards worse ${fmtPct(relative * worse)} < ${(minRelativeChange * 100).toFixed(1)} %`,
+  ].filter(Boolean);
+  const reason = {
+    regression: `worse than the baseline on all three criteria (p, δ, change ${fmtPct(relative)})`,
+    improvement: `better than the baseline on all three criteria (p, δ, change ${fmtPct(relative)})`,
+    unchanged: `no regression: ${missed.join('; ')}`,
+  }[verdict];
+  return {
+    ...base, pValue, method, cliffsDelta: delta, relativeChange: Number.isFinite(relative) ? relative : null, verdict, reason,
+  };
+}
+
+/**
+ * Compares a scenario's current per-run values with a baseline scenario entry, metric by metric.
+ * @param {Record<string, number[]>} currentValues metric -> per-run values of the passed runs
+ * @param {{ values: Record<string, number[]> }|undefined} baselineEntry
+ * @param {RegressionOptions} options
+ * @returns {MetricComparison[]}
+ */
+export function compareScenario(currentValues, baselineEntry, options) {
+  return options.metrics.map((metric) => compareMetric(metric, baselineEntry?.values?.[metric] ?? [], currentValues[metric] ?? [], options));
+}

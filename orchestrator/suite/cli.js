@@ -1,0 +1,73 @@
+// What the suite and merge commands share: the comparison flags, loading a baseline, and the closing report.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { InputError } from '../lib/errors.js';
+import { expectNumber } from '../lib/link-model.js';
+import { loadAssertions } from './assertions.js';
+import { parseBaseline } from './baseline.js';
+import { displayPath, readJsonFile } from './json-file.js';
+import { KNOWN_METRICS } from './metrics.js';
+import { renderMarkdown } from './markdown.js';
+import { suiteExitCode } from './summary.js';
+
+/** @param {import('yargs').Argv} yargs */
+export function comparisonOptions(yargs) {
+  return yargs
+    .option('out', { type: 'string', describe: 'suite directory to write (default results/suites/<suite>/<UTC timestamp>)' })
+    .option('baseline', { type: 'string', describe: 'baseline file (from `baseline save`) to compare each metric with' })
+    .option('assertions', { type: 'string', describe: 'assertions file instead of the suite\'s (format: docs/suites.md)' })
+    .option('alpha', { type: 'number', describe: 'significance level of the two-sided Mann-Whitney U test (default 0.05)' })
+    .option('min-effect', { type: 'number', describe: 'smallest |Cliff\'s delta| that counts as a regression (default 0.474)' })
+    .option('min-change', { type: 'number', describe: 'smallest relative change of the medians that counts, e.g. 0.1 = 10 % (default 0.1)' })
+    .option('metrics', { type: 'string', describe: `comma-separated metrics to compare with the baseline (default: video.recvKbps,audio.recvKbps,video.recvFps,rttMs,lossPct)` })
+    .option('fail', { type: 'boolean', default: true, describe: 'exit non-zero on failed assertions, regressions and crashed runs (--no-fail: report only, exit 0)' });
+}
+
+/**
+ * The regression settings given as flags, validated with the flag's name in messages.
+ * @param {{ alpha?: number, minEffect?: number, minChange?: number, metrics?: string }} argv
+ * @returns {Partial<import('./baseline.js').RegressionOptions>}
+ */
+export function regressionFlags(argv) {
+  const flags = {};
+  if (argv.alpha !== undefined) flags.alpha = expectNumber(argv.alpha, '--alpha', { above: 0, max: 0.5 });
+  if (argv.minEffect !== undefined) flags.minEffectSize = expectNumber(argv.minEffect, '--min-effect', { min: 0, max: 1 });
+  if (argv.minChange !== undefined) flags.minRelativeChange = expectNumber(argv.minChange, '--min-change', { min: 0 });
+  if (argv.metrics !== undefined) {
+    flags.metrics = String(argv.metrics).split(',').map((m) => m.trim()).filter(Boolean);
+    const unknown = flags.metrics.find((m) => !KNOWN_METRICS.includes(m));
+    if (unknown !== undefined || flags.metrics.length === 0) throw new InputError(`--metrics: unknown metric '${unknown ?? ''}'; known: ${KNOWN_METRICS.join(', ')}`);
+  }
+  return flags;
+}
+
+/**
+ * @param {string|undefined} file
+ * @returns {{ file: string, data: import('./baseline.js').Baseline }|null}
+ */
+export function loadBaselineFlag(file) {
+  if (file === undefined) return null;
+  const resolved = path.resolve(file);
+  const data = parseBaseline(readJsonFile(resolved, 'baseline', 'pass a file written by `baseline save` to --baseline'), displayPath(resolved));
+  return { file: displayPath(resolved), data };
+}
+
+/**
+ * @param {string|undefined} file
+ * @returns {{ map: Record<string, import('./assertions.js').Assertion[]>, file: string }|undefined}
+ */
+export function loadAssertionsFlag(file) {
+  if (file === undefined) return undefined;
+  const resolved = path.resolve(file);
+  if (!existsSync(resolved)) throw new InputError(`--assertions ${file}: no such file; pass an assertions file (format: docs/suites.md)`);
+  return { map: loadAssertions(resolved), file: displayPath(resolved) };
+}
+
+/**
+ * Prints where the outputs are and the outcome, and sets the exit code.
+ * @param {object} summary @param {Record<string, string>} paths @param {{ fail: boolean }} argv
+ */
+export function finish(summary, paths, argv) {
+  console.log(`\n${renderMarkdown(summary, { reportPath: displayPath(paths.page) })}Also: ${[paths.summary, paths.junit, paths.markdown].map(displayPath).join(', ')}`);
+  process.exitCode = suiteExitCode(summary, { noFail: !argv.fail });
+}

@@ -1,0 +1,68 @@
+// The metrics suites assert on and compare, and how a value is taken from a result (pure).
+import { REFERENCE_METRIC_PATHS } from '../lib/scenario.js';
+import { valueAt } from '../lib/summary.js';
+
+/** Metrics with one value per run (not per second): summary.utilization.overall and summary.setupMs.max. */
+export const RUN_METRICS = ['utilization', 'setupMs'];
+
+/**
+ * Which way is worse, per metric (docs/suites.md "Direction"): rates, frame rates, resolutions and utilisation
+ * are worse lower; delay, loss, jitter, freezes, NACKs, PLIs and set-up time are worse higher.
+ * @type {Record<string, 'lower'|'higher'>}
+ */
+export const WORSE_WHEN = {
+  'video.recvKbps': 'lower', 'video.sendKbps': 'lower', 'audio.recvKbps': 'lower', 'audio.sendKbps': 'lower',
+  availableOutgoingKbps: 'lower', 'video.recvFps': 'lower', 'video.sentFps': 'lower',
+  'video.recvWidth': 'lower', 'video.recvHeight': 'lower', 'video.sentWidth': 'lower', 'video.sentHeight': 'lower',
+  utilization: 'lower',
+  rttMs: 'higher', lossPct: 'higher', 'video.lossPct': 'higher', 'audio.lossPct': 'higher', 'audio.jitterMs': 'higher',
+  'video.freezeCount': 'higher', 'video.nackCount': 'higher', 'video.pliCount': 'higher', setupMs: 'higher',
+};
+
+/** Every metric a suite may name: the numeric timeline paths of docs/results-schema.md plus the per-run ones. */
+export const KNOWN_METRICS = [...REFERENCE_METRIC_PATHS, ...RUN_METRICS];
+
+/** @param {object} result a result.json */
+function runLevelValue(result, metric) {
+  const value = metric === 'utilization' ? result.summary?.utilization?.overall : result.summary?.setupMs?.max;
+  return Number.isFinite(value) ? value : null;
+}
+
+/**
+ * One number per metric for a run, the unit of the baseline comparison: summary.overall[metric].median
+ * (the per-second median over the measurement window, averaged over peers); utilization and setupMs as above.
+ * @param {object} result a result.json
+ * @returns {Record<string, number>} metrics without a value are left out
+ */
+export function runValues(result) {
+  const values = {};
+  for (const [metric, stat] of Object.entries(result.summary?.overall ?? {})) {
+    if (Number.isFinite(stat?.median)) values[metric] = stat.median;
+  }
+  for (const metric of RUN_METRICS) {
+    const value = runLevelValue(result, metric);
+    if (value !== null) values[metric] = value;
+  }
+  return values;
+}
+
+/**
+ * The values an assertion aggregates: every per-second value of every peer inside each run's measurement
+ * window, pooled over the runs; for utilization and setupMs one value per run.
+ * @param {object[]} results result.json objects
+ * @param {string} metric
+ * @returns {number[]}
+ */
+export function metricPool(results, metric) {
+  if (RUN_METRICS.includes(metric)) return results.map((result) => runLevelValue(result, metric)).filter((v) => v !== null);
+  const pool = [];
+  for (const result of results) {
+    const [fromS, toS] = result.summary?.windowS ?? [result.scenario?.warmupS ?? 0, result.scenario?.durationS ?? Infinity];
+    for (const entry of result.timeline ?? []) {
+      if (!(entry.t > fromS && entry.t <= toS)) continue;
+      const value = valueAt(entry, metric);
+      if (typeof value === 'number' && Number.isFinite(value)) pool.push(value);
+    }
+  }
+  return pool;
+}

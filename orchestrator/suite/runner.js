@@ -1,0 +1,84 @@
+// Runs a suite (or one shard of it) run by run into one directory, then writes its summary and reports.
+// Results and reports are written before any error leaves: an environment error (no browser) stops the
+// suite with what ran so far; Ctrl-C finishes the current run as aborted and stops.
+import path from 'node:path';
+import { onInterrupt } from '../lib/cleanup.js';
+import { EnvironmentError, HarnessError } from '../lib/errors.js';
+import { createProgress } from '../lib/progress.js';
+import { runScenario } from '../lib/run.js';
+import { writeRunReport } from '../report/index.js';
+import { planRuns, shardEntries } from './plan.js';
+import { buildSuiteSummary, compactResult } from './summary.js';
+import { defaultSuiteDir, writeSuiteOutputs } from './suite-dir.js';
+
+/**
+ * @param {object} options
+ * @param {import('./suite-file.js').Suite} options.suite
+ * @param {Record<string, import('./assertions.js').Assertion[]>} options.assertions
+ * @param {string|null} options.assertionsFile shown in the outputs
+ * @param {{ file: string, data: import('./baseline.js').Baseline }|null} [options.baseline]
+ * @param {import('./baseline.js').RegressionOptions} options.regression
+ * @param {{ index: number, count: number }|null} [options.shard]
+ * @param {string} [options.outDir] default results/suites/<suite>/<UTC timestamp>
+ * @param {string} [options.browserPath]
+ * @param {boolean} [options.headful]
+ * @param {(line: string) => void} [options.log]
+ * @returns {Promise<{ summary: object, suiteDir: string, paths: Record<string, string> }>}
+ * @throws {HarnessError} after writing the outputs, when the environment (or an input only a run could check) stopped the suite
+ */
+export async function runSuite({ suite, assertions, assertionsFile, baseline = null, regression, shard = null, outDir, browserPath, headful = false, log = () => {} }) {
+  const startedAt = new Date();
+  const suiteDir = path.resolve(outDir ?? defaultSuiteDir(suite.name, startedAt));
+  const entries = shard ? shardEntries(suite.entries, shard) : suite.entries;
+  const plan = planRuns(entries);
+  const runs = [];
+  const problems = [];
+  let haltingError = null;
+  let interrupted = false;
+  const stopListening = onInterrupt(() => { interrupted = true; });
+
+  log(`suite ${suite.name}${shard ? ` shard ${shard.index}/${shard.count}` : ''}: ${plan.length} runs of ${entries.map((e) => e.name).join(', ') || 'nothing (empty shard)'} -> ${suiteDir}`);
+  try {
+    for (const [i, { entry, repetition, dir }] of plan.entries()) {
+      if (interrupted) break;
+      const runDir = path.join(suiteDir, dir);
+      const progress = createProgress({ durationS: entry.scenario.durationS });
+      progress.log(`[${i + 1}/${plan.length}] ${entry.name} run ${repetition}/${entry.repetitions} (${entry.scenario.durationS} s)`);
+      let result;
+      try {
+        ({ result } = await runScenario({
+          scenario: entry.scenario, video: suite.video, emulator: suite.emulator, browserPath, headful, outDir: runDir,
+          onSample: (sample) => progress.sample(sample), log: (line) => progress.log(line),
+        }));
+      } catch (error) {
+        progress.done();
+        if (error instanceof HarnessError) {
+          haltingError = error;
+          problems.push(`${entry.name} run ${repetition}: ${error.message}`);
+          break;
+        }
+        // A harness bug: the run counts as crashed (no result.json) and the suite goes on.
+        log(`${entry.name} run ${repetition} crashed: ${error?.stack ?? error}`);
+        problems.push(`${entry.name} run ${repetition} crashed: ${error?.message ?? error}`);
+        runs.push({ scenario: entry.name, repetition, dir, hasReport: false, result: null });
+        continue;
+      }
+      progress.done();
+      const hasReport = await writeRunReport(runDir).then(() => true, (error) => { log(`report for ${dir} not written: ${error.message}`); return false; });
+      log(`${entry.name} run ${repetition}: ${result.status}${result.errors.length ? ` (${result.errors[0].message})` : ''}`);
+      runs.push({ scenario: entry.name, repetition, dir, hasReport, result: compactResult(result) });
+      if (result.status === 'aborted') interrupted = true;
+    }
+  } finally {
+    stopListening();
+  }
+
+  const summary = buildSuiteSummary({
+    suite, regression, assertions, assertionsFile, scenarios: entries.map((e) => e.name), runs, baseline, shard,
+    startedAt: startedAt.toISOString(), endedAt: new Date().toISOString(), problems,
+    halted: haltingError && (haltingError instanceof EnvironmentError ? 'environment-error' : 'input-error'), interrupted,
+  });
+  const paths = await writeSuiteOutputs(suiteDir, summary, { log });
+  if (haltingError) throw haltingError;
+  return { summary, suiteDir, paths };
+}

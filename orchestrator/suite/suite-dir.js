@@ -1,0 +1,75 @@
+// A suite directory on disk: <suite-dir>/summary.json, junit.xml, summary.md, report.html and one
+// <scenario>/run-<k>/ directory (result.json + report.html) per run.
+import { appendFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { InputError } from '../lib/errors.js';
+import { writeFileAtomic, writeJsonAtomic } from '../lib/files.js';
+import { describeValue } from '../lib/link-model.js';
+import { RESULTS_ROOT } from '../lib/run.js';
+import { loadResult, writeIndex } from '../report/index.js';
+import { displayPath, readJsonFile } from './json-file.js';
+import { renderJunit } from './junit.js';
+import { renderMarkdown } from './markdown.js';
+import { renderSuitePage } from './render-suite.js';
+import { SUMMARY_KIND, SUMMARY_SCHEMA_VERSION, compactResult } from './summary.js';
+
+export const OUTPUT_FILES = { summary: 'summary.json', junit: 'junit.xml', markdown: 'summary.md', page: 'report.html' };
+
+/** results/suites/<suite>/<UTC timestamp>, e.g. results/suites/nightly/2026-11-21T02-00-00Z */
+export function defaultSuiteDir(suiteName, date = new Date(), root = RESULTS_ROOT) {
+  return path.join(root, 'suites', suiteName, date.toISOString().replace(/\.\d+Z$/, 'Z').replaceAll(':', '-'));
+}
+
+/**
+ * Reads a suite summary from a suite directory or its summary.json.
+ * @param {string} target
+ * @returns {Promise<{ suiteDir: string, file: string, summary: any }>}
+ */
+export async function readSuiteSummary(target) {
+  const info = await stat(target).catch(() => null);
+  const file = info?.isDirectory() ? path.join(target, OUTPUT_FILES.summary) : target;
+  const shown = displayPath(file);
+  const summary = /** @type {any} */ (readJsonFile(file, 'suite summary', 'pass a suite directory (results/suites/<suite>/<timestamp>) or its summary.json'));
+  if (summary?.kind !== SUMMARY_KIND) throw new InputError(`${shown}: kind: must be "${SUMMARY_KIND}", got ${describeValue(summary?.kind)}; pass the summary.json a \`suite\` or \`merge\` run wrote`);
+  if (summary.schemaVersion !== SUMMARY_SCHEMA_VERSION) throw new InputError(`${shown}: schemaVersion: this harness reads ${SUMMARY_SCHEMA_VERSION}, got ${describeValue(summary.schemaVersion)}`);
+  if (!Array.isArray(summary.runs)) throw new InputError(`${shown}: runs: must be an array, got ${describeValue(summary.runs)}`);
+  return { suiteDir: path.dirname(path.resolve(file)), file, summary };
+}
+
+/**
+ * The runs of a suite directory with their results read back (null when a result.json is missing or unreadable).
+ * @param {string} suiteDir @param {{ runs: { scenario: string, repetition: number, dir: string, report: string|null }[] }} summary
+ * @returns {Promise<import('./summary.js').RunInput[]>}
+ */
+export async function readRuns(suiteDir, summary) {
+  const runs = [];
+  // One at a time: a nightly has 100+ results of a few MB each, and only their compact form is kept.
+  for (const run of summary.runs) {
+    const result = await loadResult(path.join(suiteDir, run.dir, 'result.json')).then(compactResult, () => null);
+    runs.push({ scenario: run.scenario, repetition: run.repetition, dir: run.dir, hasReport: Boolean(run.report), result });
+  }
+  return runs;
+}
+
+/**
+ * Writes summary.json (atomic), junit.xml, summary.md and report.html into suiteDir, appends the Markdown to
+ * $GITHUB_STEP_SUMMARY when set, and refreshes the results index (results/index.html when the suite is under
+ * results/, else <suite-dir>/index.html).
+ * @param {string} suiteDir @param {object} summary
+ * @param {{ log?: (line: string) => void }} [options]
+ * @returns {Promise<Record<keyof typeof OUTPUT_FILES, string>>} the written paths
+ */
+export async function writeSuiteOutputs(suiteDir, summary, { log = () => {} } = {}) {
+  const paths = /** @type {Record<keyof typeof OUTPUT_FILES, string>} */ (Object.fromEntries(Object.entries(OUTPUT_FILES).map(([key, name]) => [key, path.join(suiteDir, name)])));
+  const markdown = renderMarkdown(summary, { reportPath: displayPath(paths.page) });
+  await writeJsonAtomic(paths.summary, summary);
+  await writeFileAtomic(paths.junit, renderJunit(summary));
+  await writeFileAtomic(paths.markdown, markdown);
+  await writeFileAtomic(paths.page, renderSuitePage(summary));
+  if (process.env.GITHUB_STEP_SUMMARY) {
+    await appendFile(process.env.GITHUB_STEP_SUMMARY, `${markdown}\n`).catch((error) => log(`cannot append to $GITHUB_STEP_SUMMARY: ${error.message}`));
+  }
+  const inResults = !path.relative(RESULTS_ROOT, suiteDir).startsWith('..');
+  await writeIndex(inResults ? RESULTS_ROOT : suiteDir).catch((error) => log(`results index not updated: ${error.message}`));
+  return paths;
+}

@@ -1,0 +1,148 @@
+// Suite files (orchestrator/suites/<name>.json or any path): which scenarios, how often, how long, on which
+// emulator. Format: docs/suites.md "Suite files". Every scenario is resolved here, so a bad suite fails
+// before any browser starts.
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PRESETS } from '../../media/generate.js';
+import { EMULATORS } from '../emulators/index.js';
+import { InputError } from '../lib/errors.js';
+import { describeValue, expectNumber, expectObject } from '../lib/link-model.js';
+import { listScenarios, loadScenario } from '../lib/scenario.js';
+import { DEFAULT_ASSERTIONS_FILE } from './assertions.js';
+import { resolveRegressionOptions } from './baseline.js';
+import { displayPath, readJsonFile } from './json-file.js';
+
+export const SUITE_DIR = fileURLToPath(new URL('../suites/', import.meta.url));
+
+const SUITE_FIELDS = ['$comment', 'name', 'description', 'emulator', 'video', 'repetitions', 'timeScale', 'durationS', 'warmupS',
+  'assertions', 'regression', 'scenarios'];
+const ENTRY_FIELDS = ['scenario', 'repetitions', 'timeScale', 'durationS', 'warmupS'];
+
+/**
+ * @typedef {object} SuiteEntry
+ * @property {string} name         the scenario's name: runs, assertions and baselines are keyed by it
+ * @property {string} source       as written in the suite (a name or a path)
+ * @property {number} repetitions
+ * @property {import('../lib/scenario.js').ResolvedScenario} scenario
+ *
+ * @typedef {object} Suite
+ * @property {string} name
+ * @property {string} description
+ * @property {string} file               as the user sees it
+ * @property {string} emulator
+ * @property {string|undefined} video    preset or .y4m path; undefined = the harness default
+ * @property {string|null} assertionsFile  absolute; null = no assertions
+ * @property {import('./baseline.js').RegressionOptions} regression
+ * @property {SuiteEntry[]} entries
+ */
+
+/** @returns {string[]} */
+function shippedSuiteNames() {
+  return readdirSync(SUITE_DIR).filter((entry) => entry.endsWith('.json')).map((entry) => entry.slice(0, -5)).sort();
+}
+
+/**
+ * Built-in suites with their descriptions.
+ * @returns {{ name: string, description: string, file: string }[]}
+ */
+export function listSuites() {
+  return shippedSuiteNames().map((name) => {
+    const file = path.join(SUITE_DIR, `${name}.json`);
+    const raw = /** @type {any} */ (readJsonFile(file, 'suite', 'reinstall the harness'));
+    return { name, description: String(raw?.description ?? ''), file: displayPath(file) };
+  });
+}
+
+/** @param {string} nameOrPath */
+function resolveSuitePath(nameOrPath) {
+  if (nameOrPath.includes('/') || nameOrPath.endsWith('.json')) return path.resolve(nameOrPath);
+  const known = shippedSuiteNames();
+  if (!known.includes(nameOrPath)) throw new InputError(`unknown suite '${nameOrPath}'; built-in suites: ${known.join(', ')}, or give a path to a suite .json file`);
+  return path.join(SUITE_DIR, `${nameOrPath}.json`);
+}
+
+/**
+ * @param {unknown} value @param {string} where
+ * @returns {string}
+ */
+function expectText(value, where) {
+  if (typeof value !== 'string' || value.trim() === '') throw new InputError(`${where}: must be a non-empty string, got ${describeValue(value)}`);
+  return value;
+}
+
+/**
+ * @param {object} raw the suite (or entry) object
+ * @param {(field: string) => string} where names a field in messages
+ * @returns {{ repetitions?: number, timeScale?: number, durationS?: number, warmupS?: number }}
+ */
+function runSettings(raw, where) {
+  const settings = {};
+  if (raw.repetitions !== undefined) settings.repetitions = expectNumber(raw.repetitions, where('repetitions'), { min: 1, integer: true });
+  if (raw.timeScale !== undefined) settings.timeScale = expectNumber(raw.timeScale, where('timeScale'), { above: 0 });
+  if (raw.durationS !== undefined) settings.durationS = expectNumber(raw.durationS, where('durationS'), { above: 0 });
+  if (raw.warmupS !== undefined) settings.warmupS = expectNumber(raw.warmupS, where('warmupS'), { min: 0 });
+  return settings;
+}
+
+/**
+ * Loads a built-in suite by name, or a suite file by path (contains '/' or ends in .json).
+ * Scenario paths and the assertions path are relative to the suite file.
+ * @param {string} nameOrPath
+ * @param {{ repetitions?: number, video?: string, emulator?: string }} [overrides] from flags
+ * @returns {Suite}
+ */
+export function loadSuite(nameOrPath, overrides = {}) {
+  const filePath = resolveSuitePath(nameOrPath);
+  const file = displayPath(filePath);
+  const raw = expectObject(readJsonFile(filePath, 'suite', 'check the path, or give a built-in suite name (smoke, nightly)'), file, SUITE_FIELDS);
+  const baseName = path.basename(filePath, '.json');
+  if (raw.name !== baseName) throw new InputError(`${file}: name: must equal the file's base name '${baseName}', got ${describeValue(raw.name)}`);
+  const description = expectText(raw.description, `${file}: description`);
+
+  const emulator = overrides.emulator ?? raw.emulator ?? 'relay';
+  if (!EMULATORS.includes(emulator)) {
+    throw new InputError(`${overrides.emulator ? '--emulator' : `${file}: emulator`}: unknown emulator ${describeValue(emulator)}; use one of ${EMULATORS.join(', ')}`);
+  }
+  let video = overrides.video;
+  if (video === undefined && raw.video !== undefined) {
+    video = expectText(raw.video, `${file}: video`);
+    if (!PRESETS[video]) {
+      if (!video.endsWith('.y4m')) throw new InputError(`${file}: video: ${describeValue(video)} is neither a preset (${Object.keys(PRESETS).join(', ')}) nor a .y4m file`);
+      video = path.resolve(path.dirname(filePath), video);
+    }
+  }
+
+  let assertionsFile = DEFAULT_ASSERTIONS_FILE;
+  if (raw.assertions === null) assertionsFile = null;
+  else if (raw.assertions !== undefined) assertionsFile = path.resolve(path.dirname(filePath), expectText(raw.assertions, `${file}: assertions`));
+
+  const regression = resolveRegressionOptions(raw.regression, `${file}: regression`);
+  const suiteSettings = runSettings(raw, (field) => `${file}: ${field}`);
+  const written = raw.scenarios === 'all' ? listScenarios().map((s) => s.name) : raw.scenarios;
+  if (!Array.isArray(written) || written.length === 0) {
+    throw new InputError(`${file}: scenarios: must be "all" or a non-empty array of scenario names, paths or { "scenario": … } objects, got ${describeValue(raw.scenarios)}`);
+  }
+
+  const entries = written.map((item, index) => {
+    const where = `${file}: scenarios[${index}]`;
+    const entry = typeof item === 'string' ? { scenario: item } : expectObject(item, where, ENTRY_FIELDS);
+    const source = expectText(entry.scenario, typeof item === 'string' ? where : `${where}.scenario`);
+    const settings = { repetitions: 1, ...suiteSettings, ...runSettings(entry, (field) => `${where}.${field}`), ...(overrides.repetitions ? { repetitions: overrides.repetitions } : {}) };
+    const target = source.includes('/') || source.endsWith('.json') ? path.resolve(path.dirname(filePath), source) : source;
+    let scenario;
+    try {
+      scenario = loadScenario(target, { timeScale: settings.timeScale, durationS: settings.durationS, warmupS: settings.warmupS });
+    } catch (error) {
+      if (error instanceof InputError) throw new InputError(`${where}: ${error.message}`, { cause: error });
+      throw error;
+    }
+    return { name: scenario.name, source, repetitions: settings.repetitions, scenario };
+  });
+  const seen = new Set();
+  for (const [index, entry] of entries.entries()) {
+    if (seen.has(entry.name)) throw new InputError(`${file}: scenarios[${index}]: scenario '${entry.name}' is listed twice; raise its repetitions instead`);
+    seen.add(entry.name);
+  }
+  return { name: raw.name, description, file, emulator, video, assertionsFile, regression, entries };
+}

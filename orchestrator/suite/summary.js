@@ -1,0 +1,134 @@
+// summary.json of a suite (or a merge of shards): runs, assertion results, regression checks, outcome and
+// exit code. Pure: results come in as objects. Format: docs/suites.md "summary.json".
+import { evaluateAssertions } from './assertions.js';
+import { compareScenario } from './baseline.js';
+import { runValues } from './metrics.js';
+
+export const SUMMARY_KIND = 'webrtc-testbed-suite';
+export const SUMMARY_SCHEMA_VERSION = 1;
+
+/** Exit code per outcome (docs/suites.md "Exit codes"). */
+export const EXIT_CODES = { passed: 0, failed: 1, 'input-error': 2, 'environment-error': 3, crashed: 4, aborted: 130 };
+
+/**
+ * @typedef {{ scenario: string, repetition: number, dir: string, hasReport: boolean, result: object|null }} RunInput
+ *   dir is relative to the suite directory; result is null when the run left no readable result.json
+ */
+
+/**
+ * The parts of a result.json a suite summary reads: status, errors, scenario, environment, timeline and summary.
+ * Network truth and events are dropped so a merge of a whole nightly (100+ runs) stays small in memory.
+ * @param {object} result
+ */
+export function compactResult({ status, errors, scenario, environment, timeline, summary }) {
+  return { status, errors, scenario, environment, timeline, summary };
+}
+
+/** @param {object[]} results */
+function environmentOf(results) {
+  const env = results.find(Boolean)?.environment;
+  if (!env) return null;
+  return {
+    browser: [env.browser?.name, env.browser?.version].filter(Boolean).join(' ') || null,
+    emulator: env.emulator ?? null, video: env.media?.preset ?? env.media?.video ?? null,
+    os: env.os ?? null, cpus: env.cpus ?? null, cpuModel: env.cpuModel ?? null, node: env.node ?? null,
+  };
+}
+
+/**
+ * @param {object} input
+ * @param {{ name: string, description: string, file: string, emulator: string, video?: string }} input.suite
+ * @param {import('./baseline.js').RegressionOptions} input.regression
+ * @param {Record<string, import('./assertions.js').Assertion[]>} input.assertions
+ * @param {string|null} input.assertionsFile
+ * @param {string[]} input.scenarios planned scenario names, in order
+ * @param {RunInput[]} input.runs
+ * @param {{ file: string, data: import('./baseline.js').Baseline }|null} [input.baseline]
+ * @param {{ index: number, count: number }|null} [input.shard]
+ * @param {string[]} [input.mergedFrom] shard directories of a merge
+ * @param {string} input.startedAt @param {string} input.endedAt
+ * @param {string[]} [input.problems] notes shown with the outcome (missing shards, an environment error …)
+ * @param {'environment-error'|'input-error'|null} [input.halted] what stopped the suite before its last run
+ * @param {boolean} [input.interrupted] SIGINT/SIGTERM stopped the suite
+ */
+export function buildSuiteSummary({
+  suite, regression, assertions, assertionsFile, scenarios, runs, baseline = null, shard = null, mergedFrom,
+  startedAt, endedAt, problems = [], halted = null, interrupted = false,
+}) {
+  const runRecords = runs.map(({ scenario, repetition, dir, hasReport, result }) => ({
+    scenario, repetition, dir, report: hasReport ? `${dir}/report.html` : null,
+    status: result?.status ?? 'missing',
+    startedAt: result?.environment?.startedAt ?? null,
+    durationS: result?.scenario?.durationS ?? null,
+    errors: (result?.errors ?? []).map((e) => (typeof e === 'string' ? e : e.message)),
+    values: result ? runValues(result) : {},
+  }));
+
+  const ran = scenarios.filter((name) => runs.some((run) => run.scenario === name));
+  const scenarioSummaries = ran.map((name) => {
+    const mine = runs.map((run, i) => ({ run, record: runRecords[i] })).filter(({ run }) => run.scenario === name);
+    const passedResults = mine.filter(({ record }) => record.status === 'passed').map(({ run }) => run.result);
+    const currentValues = {};
+    for (const { record } of mine) {
+      if (record.status !== 'passed') continue;
+      for (const [metric, value] of Object.entries(record.values)) (currentValues[metric] ??= []).push(value);
+    }
+    return {
+      name,
+      runs: mine.length,
+      passedRuns: passedResults.length,
+      assertions: evaluateAssertions(assertions[name] ?? [], passedResults),
+      regressions: baseline ? compareScenario(currentValues, baseline.data.scenarios[name], regression) : [],
+    };
+  });
+
+  const all = (pick) => scenarioSummaries.flatMap(pick);
+  const counts = {
+    runs: runRecords.length,
+    passedRuns: runRecords.filter((r) => r.status === 'passed').length,
+    crashedRuns: runRecords.filter((r) => r.status === 'failed' || r.status === 'missing').length,
+    abortedRuns: runRecords.filter((r) => r.status === 'aborted').length,
+    assertionErrors: all((s) => s.assertions).filter((a) => a.level === 'error' && a.passed === false).length,
+    assertionWarnings: all((s) => s.assertions).filter((a) => a.level === 'warn' && a.passed === false).length,
+    regressions: all((s) => s.regressions).filter((c) => c.verdict === 'regression').length,
+    improvements: all((s) => s.regressions).filter((c) => c.verdict === 'improvement').length,
+    inconclusive: all((s) => s.regressions).filter((c) => c.verdict === 'inconclusive').length,
+  };
+  const outcome = interrupted || counts.abortedRuns ? 'aborted'
+    : halted ?? (counts.crashedRuns ? 'crashed'
+      : counts.assertionErrors || counts.regressions ? 'failed'
+        : 'passed');
+
+  return {
+    kind: SUMMARY_KIND,
+    schemaVersion: SUMMARY_SCHEMA_VERSION,
+    suite: { name: suite.name, description: suite.description, file: suite.file, emulator: suite.emulator, video: suite.video ?? null },
+    shard,
+    ...(mergedFrom ? { mergedFrom } : {}),
+    startedAt,
+    endedAt,
+    environment: environmentOf(runs.map((run) => run.result)),
+    outcome,
+    exitCode: EXIT_CODES[outcome],
+    problems,
+    counts,
+    notRun: scenarios.filter((name) => !ran.includes(name)),
+    regression,
+    baseline: baseline ? { file: baseline.file, suite: baseline.data.suite, createdAt: baseline.data.createdAt ?? null, source: baseline.data.source ?? null } : null,
+    assertionsFile,
+    // Kept so a merge can re-evaluate without the original file.
+    assertionDefinitions: Object.fromEntries(scenarios.filter((name) => assertions[name]).map((name) => [name, assertions[name].map(({ check, level, why }) => ({ check, level, why }))])),
+    runs: runRecords,
+    scenarios: scenarioSummaries,
+  };
+}
+
+/**
+ * The process exit code for a summary; --no-fail reports failed assertions, regressions and crashed runs
+ * but exits 0 (an environment error or an interrupt still exit 3 / 130).
+ * @param {{ outcome: string }} summary @param {{ noFail?: boolean }} [options]
+ */
+export function suiteExitCode(summary, { noFail = false } = {}) {
+  if (noFail && (summary.outcome === 'failed' || summary.outcome === 'crashed')) return 0;
+  return EXIT_CODES[summary.outcome];
+}

@@ -1,0 +1,51 @@
+// A suite with real browsers through the relay: 5 short runs of a normal call make the baseline; 5 runs of the
+// same call capped at 150 kbps are flagged as a regression (exit 1); 5 more normal runs are not (exit 0).
+// 15 runs of 15 s (5 s warm-up) at 360p30: about 6 minutes on 2 cores.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { runCli, tempDir } from './helpers/cli.js';
+
+const fixture = (name) => fileURLToPath(new URL(`./fixtures/suites/${name}`, import.meta.url));
+const SUITE_TIMEOUT_MS = 7 * 60_000;
+const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
+
+/** Runs a suite into a fresh directory; returns the exit code, output and summary.json. */
+async function suite(name, extraArgs = []) {
+  const out = tempDir(`wtb-${name}-`);
+  const run = await runCli(['suite', fixture(`${name}.json`), '--out', out, ...extraArgs], { timeoutMs: SUITE_TIMEOUT_MS, env: { GITHUB_STEP_SUMMARY: '' } });
+  const summaryFile = path.join(out, 'summary.json');
+  assert.ok(existsSync(summaryFile), `${name} wrote no summary.json (exit ${run.code}):\n${run.stderr}`);
+  return { ...run, out, summary: readJson(summaryFile) };
+}
+
+const videoCheck = (summary) => summary.scenarios[0].regressions.find((c) => c.metric === 'video.recvKbps');
+
+test('a capped call is a regression against the normal baseline; the normal call against it is not', async () => {
+  const normal = await suite('e2e-normal');
+  assert.equal(normal.code, 0, `normal suite exited ${normal.code}:\n${normal.stdout}\n${normal.stderr}`);
+  assert.equal(normal.summary.counts.passedRuns, 5);
+  assert.ok(normal.summary.scenarios[0].assertions[0].passed, 'video flows');
+  for (const run of normal.summary.runs) assert.ok(existsSync(path.join(normal.out, run.report)), `${run.dir}/report.html`);
+  assert.ok(existsSync(path.join(normal.out, 'index.html')), 'results index beside the runs');
+
+  const baselineFile = path.join(tempDir('wtb-e2e-baseline-'), 'e2e.json');
+  const saved = await runCli(['baseline', 'save', normal.out, '--out', baselineFile]);
+  assert.equal(saved.code, 0, saved.stderr);
+  assert.equal(readJson(baselineFile).scenarios['e2e-call'].values['video.recvKbps'].length, 5);
+
+  const degraded = await suite('e2e-degraded', ['--baseline', baselineFile]);
+  const slower = videoCheck(degraded.summary);
+  assert.equal(degraded.code, 1, `degraded suite exited ${degraded.code}:\n${degraded.stdout}\n${degraded.stderr}`);
+  assert.equal(slower.verdict, 'regression', JSON.stringify(slower));
+  assert.ok(slower.current.median < 150 && slower.baseline.median > 300, `medians ${slower.current.median} vs ${slower.baseline.median} kbps`);
+  assert.match(readFileSync(path.join(degraded.out, 'junit.xml'), 'utf8'), /<failure message="[^"]*" type="regression">/);
+  assert.match(readFileSync(path.join(degraded.out, 'report.html'), 'utf8'), /verdict-regression/);
+
+  const again = await suite('e2e-normal', ['--baseline', baselineFile]);
+  assert.equal(again.code, 0, `normal vs its baseline exited ${again.code}:\n${again.stdout}\n${again.stderr}`);
+  assert.notEqual(videoCheck(again.summary).verdict, 'regression');
+  assert.notEqual(videoCheck(again.summary).verdict, 'inconclusive');
+});

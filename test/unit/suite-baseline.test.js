@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { InputError } from '../../orchestrator/lib/errors.js';
+import {
+  DEFAULT_REGRESSION, MIN_RUNS_PER_SIDE, baselineFromSummary, compareMetric, compareScenario, parseBaseline, resolveRegressionOptions,
+} from '../../orchestrator/suite/baseline.js';
+import { KNOWN_METRICS, WORSE_WHEN, runValues } from '../../orchestrator/suite/metrics.js';
+import { buildSuiteSummary } from '../../orchestrator/suite/summary.js';
+import { fakeResult } from '../fixtures/suites/make-suite-result.js';
+
+const inputError = (pattern) => (error) => error instanceof InputError && pattern.test(error.message);
+const options = DEFAULT_REGRESSION;
+const base = [1700, 1710, 1690, 1705, 1695];
+
+test('every known metric has a direction: rates down and delay/loss up are worse', () => {
+  assert.deepEqual(Object.keys(WORSE_WHEN).sort(), [...KNOWN_METRICS].sort());
+  assert.equal(WORSE_WHEN['video.recvKbps'], 'lower');
+  assert.equal(WORSE_WHEN.rttMs, 'higher');
+  assert.equal(WORSE_WHEN.lossPct, 'higher');
+  assert.equal(WORSE_WHEN.utilization, 'lower');
+});
+
+test('a clear drop in rate is a regression: p < alpha, |delta| and the relative change all in the worse direction', () => {
+  const c = compareMetric('video.recvKbps', base, [400, 420, 390, 410, 405], options);
+  assert.equal(c.verdict, 'regression');
+  assert.equal(c.method, 'exact');
+  assert.ok(Math.abs(c.pValue - 2 / 252) < 1e-12);
+  assert.equal(c.cliffsDelta, -1);
+  assert.ok(Math.abs(c.relativeChange - (405 - 1700) / 1700) < 1e-12);
+  assert.equal(c.baseline.median, 1700);
+  assert.equal(c.current.median, 405);
+  // The same drop in RTT is an improvement; a rise in RTT is the regression.
+  assert.equal(compareMetric('rttMs', [30, 31, 29, 30, 32], [10, 11, 9, 10, 12], options).verdict, 'improvement');
+  assert.equal(compareMetric('rttMs', [10, 11, 9, 10, 12], [30, 31, 29, 30, 32], options).verdict, 'regression');
+});
+
+test('a regression needs all three criteria: significant but small changes, or large but noisy ones, are not', () => {
+  // Completely separated (p = 0.008, delta = -1) but only 3 % lower: below the 10 % minimum change.
+  const small = compareMetric('video.recvKbps', base, base.map((v) => v * 0.98 - 20), options);
+  assert.equal(small.verdict, 'unchanged');
+  assert.match(small.reason, /change towards worse 3\.2 % < 10\.0 %/);
+  // 20 % lower median but interleaved runs: not significant.
+  const noisy = compareMetric('video.recvKbps', [1000, 1800, 1200, 1700, 1300], [1750, 1000, 1100, 1040, 1650], options);
+  assert.equal(noisy.verdict, 'unchanged');
+  assert.match(noisy.reason, /p = 0\.\d+ ≥ α 0\.05/);
+  // All three thresholds are configurable.
+  assert.equal(compareMetric('video.recvKbps', base, base.map((v) => v * 0.98 - 20), { ...options, minRelativeChange: 0.01 }).verdict, 'regression');
+  assert.equal(compareMetric('video.recvKbps', base, [400, 420, 390, 410, 405], { ...options, alpha: 0.005 }).verdict, 'unchanged');
+  // U = 2 of 5 vs 5: p = 0.032 and delta = -0.84, a regression unless the effect size must reach 0.9.
+  const overlapping = [[5, 6, 8, 9, 10], [1, 2, 3, 4, 7]];
+  assert.equal(compareMetric('video.recvKbps', ...overlapping, options).cliffsDelta, -0.84);
+  assert.equal(compareMetric('video.recvKbps', ...overlapping, options).verdict, 'regression');
+  assert.equal(compareMetric('video.recvKbps', ...overlapping, { ...options, minEffectSize: 0.9 }).verdict, 'unchanged');
+});
+
+test('fewer than 5 runs on either side is inconclusive, never a pass', () => {
+  assert.equal(MIN_RUNS_PER_SIDE, 5);
+  const few = compareMetric('video.recvKbps', base, [400, 410, 420, 430], options);
+  assert.equal(few.verdict, 'inconclusive');
+  assert.equal(few.pValue, null);
+  assert.match(few.reason, /4 current and 5 baseline runs/);
+  assert.equal(compareMetric('video.recvKbps', [], [400, 410, 420, 430, 440], options).verdict, 'inconclusive');
+  const [missing] = compareScenario({ 'video.recvKbps': base }, undefined, { ...options, metrics: ['video.recvKbps'] });
+  assert.equal(missing.verdict, 'inconclusive');
+});
+
+test('identical samples and a zero baseline median', () => {
+  const same = compareMetric('lossPct', [0, 0, 0, 0, 0], [0, 0, 0, 0, 0], options);
+  assert.deepEqual([same.verdict, same.pValue, same.cliffsDelta, same.relativeChange], ['unchanged', 1, 0, 0]);
+  // From 0 % loss to ~2 %: the relative change is unbounded (null in JSON) and counts as large enough.
+  const fromZero = compareMetric('lossPct', [0, 0, 0, 0, 0], [2, 2.5, 1.8, 2.2, 3], options);
+  assert.equal(fromZero.verdict, 'regression');
+  assert.equal(fromZero.relativeChange, null);
+});
+
+test('baselines store every passed run\'s values per scenario; per-run value = summary.overall[metric].median', () => {
+  const results = [fakeResult({ videoKbps: 1000, seed: 1 }), fakeResult({ videoKbps: 1100, seed: 2 }), fakeResult({ status: 'failed', seed: 3 })];
+  const summary = buildSuiteSummary({
+    suite: { name: 'smoke', description: 'd', file: 'smoke.json', emulator: 'relay' }, regression: options, assertions: {}, assertionsFile: null,
+    scenarios: ['unconstrained'], runs: results.map((result, i) => ({ scenario: 'unconstrained', repetition: i + 1, dir: `unconstrained/run-${i + 1}`, hasReport: false, result })),
+    startedAt: 'a', endedAt: 'b',
+  });
+  const baseline = baselineFromSummary(summary, { source: 'results/suites/smoke/x', createdAt: '2026-11-21T00:00:00.000Z' });
+  assert.equal(baseline.suite, 'smoke');
+  assert.equal(baseline.scenarios.unconstrained.runs, 2);
+  assert.deepEqual(baseline.scenarios.unconstrained.values['video.recvKbps'], [runValues(results[0])['video.recvKbps'], runValues(results[1])['video.recvKbps']]);
+  assert.equal(runValues(results[0])['video.recvKbps'], results[0].summary.overall['video.recvKbps'].median);
+  assert.equal(runValues(results[0]).setupMs, 2000);
+  assert.deepEqual(parseBaseline(JSON.parse(JSON.stringify(baseline)), 'b.json'), baseline);
+});
+
+test('bad baseline files name the file and field', () => {
+  const good = { kind: 'webrtc-testbed-baseline', schemaVersion: 1, suite: 's', createdAt: 'x', source: null, environment: {}, scenarios: { a: { runs: 1, values: { rttMs: [1] } } } };
+  const bad = (patch) => ({ ...good, ...patch });
+  assert.throws(() => parseBaseline(bad({ kind: 'webrtc-testbed-suite' }), 'b.json'), inputError(/^b\.json: kind: must be "webrtc-testbed-baseline".*baseline save/));
+  assert.throws(() => parseBaseline(bad({ schemaVersion: 2 }), 'b.json'), inputError(/^b\.json: schemaVersion:/));
+  assert.throws(() => parseBaseline(bad({ scenarios: [] }), 'b.json'), inputError(/^b\.json: scenarios: must be an object/));
+  assert.throws(() => parseBaseline(bad({ scenarios: { a: { runs: 1, values: { rttMS: [1] } } } }), 'b.json'), inputError(/^b\.json: scenarios\.a\.values: unknown field 'rttMS'/));
+  assert.throws(() => parseBaseline(bad({ scenarios: { a: { runs: 1, values: { rttMs: [1, 'x'] } } } }), 'b.json'), inputError(/^b\.json: scenarios\.a\.values\.rttMs\[1\]: must be a number/));
+  assert.throws(() => parseBaseline(bad({ scenarios: { a: { runs: -1, values: {} } } }), 'b.json'), inputError(/^b\.json: scenarios\.a\.runs:/));
+});
+
+test('regression options: partial sections fill from defaults; bad values name the field', () => {
+  assert.deepEqual(resolveRegressionOptions({ alpha: 0.01 }, 's.json: regression'), { ...DEFAULT_REGRESSION, alpha: 0.01 });
+  assert.deepEqual(resolveRegressionOptions({ metrics: ['rttMs'] }, 'flags', { ...DEFAULT_REGRESSION, alpha: 0.01 }).alpha, 0.01);
+  assert.throws(() => resolveRegressionOptions({ alpha: 2 }, 's.json: regression'), inputError(/^s\.json: regression\.alpha: must be a number/));
+  assert.throws(() => resolveRegressionOptions({ metrics: ['rtt'] }, 's.json: regression'), inputError(/^s\.json: regression\.metrics\[0\]: unknown metric "rtt"/));
+  assert.throws(() => resolveRegressionOptions({ minEffect: 0.5 }, 's.json: regression'), inputError(/unknown field 'minEffect'/));
+});

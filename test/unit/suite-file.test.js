@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { InputError } from '../../orchestrator/lib/errors.js';
+import { listScenarios } from '../../orchestrator/lib/scenario.js';
+import { DEFAULT_ASSERTIONS_FILE } from '../../orchestrator/suite/assertions.js';
+import { DEFAULT_REGRESSION } from '../../orchestrator/suite/baseline.js';
+import { listSuites, loadSuite } from '../../orchestrator/suite/suite-file.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'wtb-suite-file-'));
+/** Writes <dir>/<name>.json and returns its path. */
+const suiteFile = (name, content) => {
+  const file = path.join(dir, `${name}.json`);
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  return file;
+};
+const inputError = (pattern) => (error) => error instanceof InputError && pattern.test(error.message);
+
+test('built-in suites: smoke is short and compressed at 360p30, nightly runs every scenario 5 times at full length', () => {
+  assert.deepEqual(listSuites().map((s) => s.name), ['nightly', 'smoke']);
+  const smoke = loadSuite('smoke');
+  assert.equal(smoke.video, '360p30');
+  assert.equal(smoke.emulator, 'relay');
+  assert.equal(smoke.assertionsFile, DEFAULT_ASSERTIONS_FILE);
+  assert.deepEqual(smoke.regression, DEFAULT_REGRESSION);
+  const smokeSeconds = smoke.entries.reduce((sum, e) => sum + e.repetitions * (e.scenario.durationS + 15), 0);
+  assert.ok(smokeSeconds <= 5 * 60, `smoke takes about ${smokeSeconds} s`);
+  assert.ok(smoke.entries.some((e) => e.name === 'bandwidth-750' && e.scenario.timeScale < 1), 'bandwidth-750 compressed');
+  const nightly = loadSuite('nightly');
+  assert.deepEqual(nightly.entries.map((e) => e.name), listScenarios().map((s) => s.name));
+  for (const e of nightly.entries) {
+    assert.equal(e.repetitions, 5);
+    assert.equal(e.scenario.timeScale, 1);
+    assert.equal(e.scenario.durationS, e.scenario.nominalDurationS);
+  }
+});
+
+test('entries: names or paths relative to the suite file, settings per entry over the suite\'s, flags over both', () => {
+  const scenario = suiteFile('my-call', { name: 'my-call', description: 'fixture call', network: { link: { rateKbps: 500 } } });
+  const file = suiteFile('mine', {
+    name: 'mine', description: 'd', repetitions: 2, durationS: 20, warmupS: 5,
+    scenarios: ['unconstrained', { scenario: `./${path.basename(scenario)}`, repetitions: 3, durationS: 30 }, { scenario: 'changing-bandwidth', timeScale: 0.1 }],
+  });
+  const suite = loadSuite(file);
+  assert.deepEqual(suite.entries.map((e) => [e.name, e.repetitions, e.scenario.durationS, e.scenario.warmupS]),
+    [['unconstrained', 2, 20, 5], ['my-call', 3, 30, 5], ['changing-bandwidth', 2, 20, 5]]);
+  assert.equal(suite.video, undefined);
+  const overridden = loadSuite(file, { repetitions: 7, video: '720p30' });
+  assert.ok(overridden.entries.every((e) => e.repetitions === 7));
+  assert.equal(overridden.video, '720p30');
+  const scaled = loadSuite(suiteFile('scaled', { name: 'scaled', description: 'd', scenarios: [{ scenario: 'changing-bandwidth', timeScale: 0.2 }] }));
+  assert.equal(scaled.entries[0].scenario.durationS, 60);
+  assert.equal(loadSuite(suiteFile('none', { name: 'none', description: 'd', assertions: null, scenarios: ['unconstrained'] })).assertionsFile, null);
+});
+
+test('bad suite files name the file and the field', () => {
+  const cases = [
+    [{ name: 'b1', description: 'd', scenarios: ['unconstrained'], repeat: 2 }, /b1\.json: unknown field 'repeat'; allowed: /],
+    [{ name: 'other', description: 'd', scenarios: ['unconstrained'] }, /b2\.json: name: must equal the file's base name 'b2'/],
+    [{ name: 'b3', description: 'd', scenarios: [] }, /b3\.json: scenarios: must be "all" or a non-empty array/],
+    [{ name: 'b4', description: 'd', scenarios: ['latency-5000'] }, /b4\.json: scenarios\[0\]: unknown scenario 'latency-5000'; known: .*latency-500/],
+    [{ name: 'b5', description: 'd', scenarios: [{ scenario: 'unconstrained', repetitions: 0 }] }, /b5\.json: scenarios\[0\]\.repetitions: must be an integer >= 1, got 0/],
+    [{ name: 'b6', description: 'd', timeScale: -1, scenarios: ['unconstrained'] }, /b6\.json: timeScale: must be a number > 0, got -1/],
+    [{ name: 'b7', description: 'd', scenarios: [{ scenario: 'unconstrained', durationS: 5 }] }, /b7\.json: scenarios\[0\]: .*warmupS \(10 s, from the file\) must be less than the run's duration \(5 s/],
+    [{ name: 'b8', description: 'd', emulator: 'ns3', scenarios: ['unconstrained'] }, /b8\.json: emulator: unknown emulator "ns3"/],
+    [{ name: 'b9', description: 'd', video: '4k', scenarios: ['unconstrained'] }, /b9\.json: video: "4k" is neither a preset/],
+    [{ name: 'b10', description: 'd', scenarios: ['unconstrained', 'unconstrained'] }, /b10\.json: scenarios\[1\]: scenario 'unconstrained' is listed twice/],
+    [{ name: 'b11', description: 'd', regression: { alpha: 0 }, scenarios: ['unconstrained'] }, /b11\.json: regression\.alpha: must be a number/],
+    [{ name: 'b12', description: 'd', scenarios: [{ scenario: './missing.json' }] }, /b12\.json: scenarios\[0\]: .*missing\.json: cannot read the scenario \(no such file\)/],
+    [{ name: 'b13', scenarios: ['unconstrained'] }, /b13\.json: description: must be a non-empty string/],
+    [{ name: 'b14', description: 'd', scenarios: [{ name: 'unconstrained' }] }, /b14\.json: scenarios\[0\]: unknown field 'name'; allowed: scenario, /],
+  ];
+  cases.forEach(([content, pattern], i) => {
+    assert.throws(() => loadSuite(suiteFile(`b${i + 1}`, content)), inputError(pattern), `case b${i + 1}`);
+  });
+  assert.throws(() => loadSuite(suiteFile('broken', '{"name": "broken",\n  "description": }')), inputError(/broken\.json:2:19: invalid JSON in the suite/));
+  assert.throws(() => loadSuite('nightlyy'), inputError(/unknown suite 'nightlyy'; built-in suites: nightly, smoke/));
+  assert.throws(() => loadSuite(path.join(dir, 'nope.json')), inputError(/nope\.json: cannot read the suite \(no such file\)/));
+});

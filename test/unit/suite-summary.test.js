@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseAssertions } from '../../orchestrator/suite/assertions.js';
+import { DEFAULT_REGRESSION, baselineFromSummary } from '../../orchestrator/suite/baseline.js';
+import { renderJunit } from '../../orchestrator/suite/junit.js';
+import { renderMarkdown } from '../../orchestrator/suite/markdown.js';
+import { renderSuitePage } from '../../orchestrator/suite/render-suite.js';
+import { EXIT_CODES, buildSuiteSummary, suiteExitCode } from '../../orchestrator/suite/summary.js';
+import { fakeResult } from '../fixtures/suites/make-suite-result.js';
+
+const ASSERTIONS = parseAssertions({
+  scenarios: {
+    unconstrained: [
+      { check: 'video.recvKbps median >= 1000', level: 'error', why: 'about 1700 kbps at 360p30' },
+      { check: 'rttMs median <= 2', level: 'warn', why: 'loopback' },
+      { check: 'setupMs max <= 1', level: 'off', why: 'informational' },
+    ],
+  },
+}, 'fixture.json');
+
+/** A summary of `count` unconstrained runs at `videoKbps`, optionally against a baseline. */
+function summaryOf({ count = 5, videoKbps = 1700, statuses = [], baseline = null, interrupted = false, halted = null } = {}) {
+  const runs = Array.from({ length: count }, (_, i) => ({
+    scenario: 'unconstrained', repetition: i + 1, dir: `unconstrained/run-${i + 1}`, hasReport: true,
+    result: fakeResult({ videoKbps: videoKbps + i * 7, seed: i + 1, status: statuses[i] ?? 'passed', errors: statuses[i] === 'failed' ? ['page crashed <here> & "there"'] : [] }),
+  }));
+  return buildSuiteSummary({
+    suite: { name: 'smoke', description: 'fixture', file: 'smoke.json', emulator: 'relay', video: '360p30' },
+    regression: DEFAULT_REGRESSION, assertions: ASSERTIONS, assertionsFile: 'fixture.json', scenarios: ['unconstrained', 'latency-250'], runs,
+    baseline, startedAt: '2026-11-21T02:00:00.000Z', endedAt: '2026-11-21T02:05:00.000Z', interrupted, halted,
+  });
+}
+
+const normal = summaryOf();
+const baseline = { file: 'baselines/smoke.json', data: baselineFromSummary(normal) };
+
+test('outcomes and exit codes: pass with warnings, failed assertion, regression, crash, environment, interrupt', () => {
+  assert.equal(normal.outcome, 'passed');
+  assert.equal(normal.exitCode, 0);
+  assert.equal(normal.counts.assertionWarnings, 1, 'the RTT warning does not fail the suite');
+  assert.deepEqual(normal.notRun, ['latency-250']);
+  const [video, rtt, off] = normal.scenarios[0].assertions;
+  assert.deepEqual([video.passed, rtt.passed, off.passed], [true, false, null]);
+
+  const slow = summaryOf({ videoKbps: 400, baseline });
+  assert.equal(slow.outcome, 'failed');
+  assert.equal(suiteExitCode(slow), 1);
+  assert.equal(slow.counts.assertionErrors, 1);
+  assert.equal(slow.counts.regressions, 1, 'video.recvKbps');
+  assert.equal(slow.scenarios[0].regressions.find((c) => c.metric === 'video.recvKbps').verdict, 'regression');
+  assert.equal(suiteExitCode(slow, { noFail: true }), 0);
+
+  const same = summaryOf({ baseline });
+  assert.equal(same.outcome, 'passed');
+  assert.equal(same.counts.regressions, 0);
+  assert.ok(same.scenarios[0].regressions.every((c) => c.verdict === 'unchanged'), same.scenarios[0].regressions.map((c) => c.verdict).join());
+
+  const crashed = summaryOf({ statuses: ['passed', 'failed'] });
+  assert.equal(crashed.outcome, 'crashed');
+  assert.equal(suiteExitCode(crashed), 4);
+  assert.equal(suiteExitCode(crashed, { noFail: true }), 0);
+  assert.equal(crashed.scenarios[0].passedRuns, 4, 'crashed runs are left out of assertions and comparisons');
+
+  assert.equal(suiteExitCode(summaryOf({ halted: 'environment-error' })), 3);
+  assert.equal(suiteExitCode(summaryOf({ halted: 'environment-error' }), { noFail: true }), 3);
+  assert.equal(suiteExitCode(summaryOf({ statuses: ['passed', 'aborted'] })), 130);
+  assert.equal(summaryOf({ interrupted: true }).outcome, 'aborted');
+  assert.deepEqual(EXIT_CODES, { passed: 0, failed: 1, 'input-error': 2, 'environment-error': 3, crashed: 4, aborted: 130 });
+
+  const few = summaryOf({ count: 3, baseline });
+  assert.equal(few.outcome, 'passed');
+  assert.ok(few.scenarios[0].regressions.every((c) => c.verdict === 'inconclusive'));
+  assert.equal(few.counts.inconclusive, DEFAULT_REGRESSION.metrics.length);
+});
+
+test('JUnit: one testsuite per scenario; testcases per run, assertion and regression check, with matching counts', () => {
+  const summary = summaryOf({ count: 6, videoKbps: 400, baseline, statuses: ['passed', 'failed'] });
+  const xml = renderJunit(summary);
+  assert.match(xml, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="webrtc-testbed suite smoke" /);
+  const testcases = xml.match(/<testcase /g).length;
+  assert.equal(testcases, 6 + 3 + DEFAULT_REGRESSION.metrics.length);
+  // failures: the error-level assertion and the video regression; errors: the crash; skipped: the level-off check.
+  assert.match(xml, /<testsuites [^>]*tests="14" failures="2" errors="1" skipped="1"/);
+  const failures = Number(/<testsuites [^>]*failures="(\d+)"/.exec(xml)[1]);
+  assert.equal(failures, (xml.match(/<failure /g) ?? []).length);
+  assert.equal(failures, 1 + summary.counts.regressions);
+  assert.match(xml, /<testcase classname="smoke\.unconstrained" name="assert \[error\] video\.recvKbps median &gt;= 1000" time="0\.000"><failure message="video\.recvKbps median = \d+ \(\d+ values\): does not hold" type="assertion">about 1700 kbps at 360p30<\/failure><\/testcase>/);
+  assert.match(xml, /name="assert \[warn\] rttMs median &lt;= 2"[^>]*><system-out>WARNING: /);
+  assert.match(xml, /name="assert \[off\] setupMs max &lt;= 1"[^>]*><skipped message="level off"\/>/);
+  assert.match(xml, /name="run 2"[^>]*><error message="run failed: page crashed &lt;here&gt; &amp; &quot;there&quot;" type="crash">/);
+  assert.match(xml, /name="regression video\.recvKbps \(worse when lower\)"[^>]*><failure message="median \d+ vs baseline \d+ \(5 vs 5 runs\)/);
+  assert.doesNotMatch(xml, /[\u0000-\u0008]/);
+  // Inconclusive checks are skipped, not passed.
+  assert.match(renderJunit(summaryOf({ count: 3, baseline })), /<skipped message="inconclusive: 3 current and 5 baseline runs/);
+});
+
+test('Markdown: outcome headline, a row per scenario, the failing checks and the regressions', () => {
+  const md = renderMarkdown(summaryOf({ videoKbps: 400, baseline }), { reportPath: 'results/suites/smoke/x/report.html' });
+  const lines = md.split('\n');
+  assert.equal(lines[0], '### ❌ failed: suite `smoke` (exit 1)');
+  assert.match(md, /\| scenario \| runs \| Video rate \(kbps\) \| RTT \(ms\) \| Packet loss \(%\) \| assertions \| vs baseline \|/);
+  assert.match(md, /\| unconstrained \| 5\/5 \| 41\d \| [\d.]+ \| 0\.00 \| ❌ 0\/2 \(1 warning\) \| ❌ 1 regression, 4 unchanged \|$/m);
+  assert.match(md, /- ❌ error `unconstrained`: `video\.recvKbps median >= 1000` → 41\d \(about 1700 kbps at 360p30\)/);
+  assert.match(md, /- ⚠️ warn `unconstrained`: `rttMs median <= 2`/);
+  assert.match(md, /\| unconstrained \| `video\.recvKbps` \| ❌ regression \| 1716 \| 412 \| −76\.0 % \| 0\.0079 \| −1\.00 \|/);
+  assert.match(md, /Not run: `latency-250`/);
+  assert.match(md, /Report: `results\/suites\/smoke\/x\/report\.html`\n$/);
+  assert.equal(renderMarkdown(normal).split('\n')[0], '### ✅ passed: suite `smoke` (exit 0)');
+});
+
+test('HTML page: dot strips of baseline and current runs with medians, linking each run\'s report', () => {
+  const html = renderSuitePage(summaryOf({ videoKbps: 400, baseline }));
+  assert.match(html, /^<!doctype html>/);
+  assert.equal((html.match(/<svg class="strip"/g) ?? []).length, DEFAULT_REGRESSION.metrics.length);
+  assert.equal((html.match(/<circle class="base"/g) ?? []).length, 5 * DEFAULT_REGRESSION.metrics.length);
+  assert.equal((html.match(/<circle class="cur"/g) ?? []).length, 5 * DEFAULT_REGRESSION.metrics.length);
+  assert.ok((html.match(/<line class="med"/g) ?? []).length >= 2 * DEFAULT_REGRESSION.metrics.length - 1);
+  assert.match(html, /<a href="unconstrained\/run-3\/report\.html"><circle class="cur"/);
+  assert.match(html, /<a href="unconstrained\/run-1\/report\.html">report<\/a>/);
+  assert.match(html, /<span class="verdict verdict-regression"/);
+  assert.doesNotMatch(html, /<script src=/, 'self-contained');
+  // Without a baseline the strips show this suite's runs only.
+  const alone = renderSuitePage(normal);
+  assert.equal((alone.match(/<circle class="base"/g) ?? []).length, 0);
+  assert.equal((alone.match(/<circle class="cur"/g) ?? []).length, 5 * DEFAULT_REGRESSION.metrics.length);
+});
