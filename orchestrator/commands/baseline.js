@@ -3,7 +3,7 @@ import { InputError } from '../lib/errors.js';
 import { writeJsonAtomic } from '../lib/files.js';
 import { REPO_ROOT } from '../lib/run.js';
 import { MIN_RUNS_PER_SIDE, baselineFromSummary } from '../suite/baseline.js';
-import { displayPath } from '../suite/json-file.js';
+import { displayPath } from '../lib/json-file.js';
 import { readSuiteSummary } from '../suite/suite-dir.js';
 
 export const command = 'baseline <action>';

@@ -6,6 +6,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputError } from './errors.js';
+import { readJsonFile } from './json-file.js';
 import { describeValue, expectNumber, expectObject } from './link-model.js';
 import { DEFAULT_DURATION_S, DEFAULT_PEERS, compileNetwork } from './schedule.js';
 
@@ -47,34 +48,14 @@ function displayPath(filePath) {
   return relative.startsWith('..') || path.isAbsolute(relative) ? filePath : relative;
 }
 
+const readScenarioFile = (filePath) => readJsonFile(filePath, 'scenario', 'check the path, or give a name from `list`');
+
 /** Shipped scenario names from the file names alone, in natural order (loss-5 before loss-10). */
 function shippedNames() {
   return readdirSync(SCENARIO_DIR).filter((entry) => entry.endsWith('.json')).map((entry) => entry.slice(0, -5))
     .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
 }
 
-/**
- * @param {string} filePath
- * @returns {unknown}
- */
-function readJson(filePath) {
-  const file = displayPath(filePath);
-  let text;
-  try {
-    text = readFileSync(filePath, 'utf8');
-  } catch (error) {
-    const reason = /** @type {NodeJS.ErrnoException} */ (error).code === 'ENOENT' ? 'no such file' : String(error);
-    throw new InputError(`${file}: cannot read the scenario (${reason}); check the path, or give a name from \`list\``, { cause: error });
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    const message = /** @type {Error} */ (error).message;
-    const position = Number(/position (\d+)/.exec(message)?.[1] ?? text.length);
-    const before = text.slice(0, position).split('\n');
-    throw new InputError(`${file}:${before.length}:${before.at(-1).length + 1}: invalid JSON: ${message}`, { cause: error });
-  }
-}
 
 /**
  * Shipped scenarios, sorted by name in natural order.
@@ -83,7 +64,7 @@ function readJson(filePath) {
 export function listScenarios() {
   return shippedNames().map((name) => {
     const filePath = path.join(SCENARIO_DIR, `${name}.json`);
-    const raw = readJson(filePath);
+    const raw = readScenarioFile(filePath);
     const description = typeof raw === 'object' && raw !== null && 'description' in raw ? String(raw.description) : '';
     return { name, description, file: displayPath(filePath) };
   });
@@ -145,7 +126,7 @@ export function loadScenario(nameOrPath, { timeScale = 1, durationS, warmupS: wa
   if (warmupOverrideS !== undefined) expectNumber(warmupOverrideS, 'warmupS (--warmup)', { min: 0 });
   const filePath = resolveScenarioPath(nameOrPath);
   const file = displayPath(filePath);
-  const raw = expectObject(readJson(filePath), file, SCENARIO_FIELDS);
+  const raw = expectObject(readScenarioFile(filePath), file, SCENARIO_FIELDS);
 
   const baseName = path.basename(filePath, '.json');
   if (raw.name !== baseName) {

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { InputError } from '../lib/errors.js';
 import { describeValue, expectObject } from '../lib/link-model.js';
 import { percentile } from '../lib/statistics.js';
-import { displayPath, readJsonFile } from './json-file.js';
+import { displayPath, readJsonFile } from '../lib/json-file.js';
 import { KNOWN_METRICS, metricPool } from './metrics.js';
 
 export const DEFAULT_ASSERTIONS_FILE = fileURLToPath(new URL('../assertions/defaults.json', import.meta.url));

@@ -5,7 +5,7 @@ import { InputError } from '../lib/errors.js';
 import { expectNumber } from '../lib/link-model.js';
 import { loadAssertions } from './assertions.js';
 import { parseBaseline } from './baseline.js';
-import { displayPath, readJsonFile } from './json-file.js';
+import { displayPath, readJsonFile } from '../lib/json-file.js';
 import { KNOWN_METRICS } from './metrics.js';
 import { renderMarkdown } from './markdown.js';
 import { suiteExitCode } from './summary.js';

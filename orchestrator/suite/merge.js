@@ -6,7 +6,7 @@ import path from 'node:path';
 import { InputError } from '../lib/errors.js';
 import { parseAssertions } from './assertions.js';
 import { resolveRegressionOptions } from './baseline.js';
-import { displayPath } from './json-file.js';
+import { displayPath } from '../lib/json-file.js';
 import { runDirName } from './plan.js';
 import { buildSuiteSummary } from './summary.js';
 import { defaultSuiteDir, readRuns, readSuiteSummary, writeSuiteOutputs } from './suite-dir.js';

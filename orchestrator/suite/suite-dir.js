@@ -7,7 +7,7 @@ import { writeFileAtomic, writeJsonAtomic } from '../lib/files.js';
 import { describeValue } from '../lib/link-model.js';
 import { RESULTS_ROOT } from '../lib/run.js';
 import { loadResult, writeIndex } from '../report/index.js';
-import { displayPath, readJsonFile } from './json-file.js';
+import { displayPath, readJsonFile } from '../lib/json-file.js';
 import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
 import { renderSuitePage } from './render-suite.js';

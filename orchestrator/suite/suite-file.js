@@ -11,7 +11,7 @@ import { describeValue, expectNumber, expectObject } from '../lib/link-model.js'
 import { listScenarios, loadScenario } from '../lib/scenario.js';
 import { DEFAULT_ASSERTIONS_FILE } from './assertions.js';
 import { resolveRegressionOptions } from './baseline.js';
-import { displayPath, readJsonFile } from './json-file.js';
+import { displayPath, readJsonFile } from '../lib/json-file.js';
 
 export const SUITE_DIR = fileURLToPath(new URL('../suites/', import.meta.url));
 

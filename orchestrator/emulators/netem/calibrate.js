@@ -9,10 +9,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { EnvironmentError, HarnessError } from '../../lib/errors.js';
 import { binomialInterval99, decodeProbe, probeClockMs } from '../calibration.js';
 import { netemCapabilities, unmetRequirements } from './capabilities.js';
-import { createNetemEmulator } from './index.js';
+import { createEmulator } from '../index.js';
 
 /** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
-/** @typedef {ReturnType<typeof createNetemEmulator>} NetemEmulator */
+/** @typedef {ReturnType<typeof import('./index.js').createNetemEmulator>} NetemEmulator */
 
 const ENDPOINT_SCRIPT = fileURLToPath(new URL('./udp-endpoint.js', import.meta.url));
 const PROBE_PORT = 5300;
@@ -68,14 +68,7 @@ async function startCalibrationEmulator() {
     routes: { 'p0->p1': ['p0.up', 'p1.down'], 'p1->p0': ['p1.up', 'p0.down'] },
     events: [],
   };
-  const emulator = createNetemEmulator({ peers: ['p0', 'p1'], compiled, runId: `cal${process.pid.toString(36)}` });
-  try {
-    await emulator.setup();
-  } catch (error) {
-    await emulator.close();
-    throw error;
-  }
-  return emulator;
+  return createEmulator('netem', { peers: ['p0', 'p1'], compiled, runId: `cal${process.pid.toString(36)}` });
 }
 
 /** @param {string} text */

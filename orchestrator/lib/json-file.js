@@ -1,7 +1,7 @@
-// Reading the suite, assertion and baseline files: every failure is an InputError naming the file (and line).
+// Reading the harness's JSON input files (scenarios, suites, assertions, baselines): every failure is an InputError naming the file (and line).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { InputError } from '../lib/errors.js';
+import { InputError } from './errors.js';
 
 /** A path as the user should see it: relative to the working directory when inside it. @param {string} file */
 export function displayPath(file) {
