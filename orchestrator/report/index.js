@@ -1,7 +1,7 @@
 // Report I/O: run reports, the results index and comparison pages, written atomically.
 // The renderers (render-*.js) are pure; this module reads result files and writes pages.
 
-import { readdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, stat } from 'node:fs/promises';
 import { join, dirname, basename, relative, resolve, sep } from 'node:path';
 import { HarnessError, InputError } from '../lib/errors.js';
 import { writeFileAtomic } from '../lib/files.js';
@@ -99,6 +99,7 @@ export async function collectRuns(root) {
  */
 export async function writeIndex(resultsRoot) {
   const out = join(resultsRoot, 'index.html');
+  await mkdir(resultsRoot, { recursive: true });
   await writeFileAtomic(out, renderIndex(await collectRuns(resultsRoot), { root: resultsRoot }));
   return out;
 }
