@@ -107,3 +107,27 @@ test('a SIGKILLed orchestrator leaves no browser or relay behind (they exit with
   }
   assert.deepEqual(left, [], 'processes still running 15 s after the orchestrator was killed');
 });
+
+test('SIGTERM after the parent stopped reading our output still shuts down cleanly (no EPIPE loop)', async () => {
+  const out = tempDir();
+  const tag = `WTB_TEST_RUN=${randomUUID()}`;
+  let signalled = false;
+  const started = Date.now();
+  const run = await runCli(['scenario', 'unconstrained', '--video', '360p30', '--duration', '60', '--out', out], {
+    env: Object.fromEntries([tag.split('=')]),
+    onOutput: (text, child) => {
+      if (!signalled && /call started/.test(text)) {
+        signalled = true;
+        // What a killed CI runner leaves behind: nobody reads our stdout/stderr any more.
+        child.stdout.destroy();
+        child.stderr.destroy();
+        setTimeout(() => child.kill('SIGTERM'), 500);
+      }
+    },
+  });
+  assert.ok(signalled, 'the call never started');
+  assert.ok(Date.now() - started < 45_000, `took ${Date.now() - started} ms to stop`);
+  assert.equal(run.code, 130);
+  assert.equal(JSON.parse(readFileSync(path.join(out, 'result.json'), 'utf8')).status, 'aborted');
+  assert.deepEqual(processesTagged(tag), []);
+});

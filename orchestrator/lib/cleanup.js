@@ -45,7 +45,13 @@ export function onInterrupt(listener) {
 export function installProcessHandlers() {
   if (installed) return;
   installed = true;
+  // When the parent stops reading (a killed CI runner), every log line fails with EPIPE. Unhandled, each failure
+  // became an uncaught error whose report failed again: an endless loop that never cleaned up.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+  let exiting = false;
   const hardExit = async (code, why) => {
+    if (exiting) return;
+    exiting = true;
     if (why) console.error(why);
     await runCleanup();
     process.exit(code);
