@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { runCli, tempDir } from './helpers/cli.js';
+import { processesTagged, runCli, runTag, tempDir } from './helpers/cli.js';
 
 test('list prints every scenario with a description', async () => {
   const { code, stdout } = await runCli(['list']);
@@ -49,22 +48,14 @@ test('no browser: exit 3 with a message naming --browser-path and npm run setup'
   assert.match(stderr, /npm run setup/);
 });
 
-/** Processes whose environment carries `tag`: every descendant of the CLI (browsers, renderers, relay) inherits it. */
-const processesTagged = (tag) => readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
-  try {
-    return readFileSync(`/proc/${pid}/environ`, 'latin1').includes(tag);
-  } catch {
-    return false; // exited meanwhile, or not ours to read
-  }
-});
 
 test('Ctrl-C mid-run writes an aborted result and leaves no browser or relay running', async () => {
   const out = tempDir();
-  const tag = `WTB_TEST_RUN=${randomUUID()}`;
+  const { tag, env } = runTag();
   let sent = false;
   let descendantsSeen = 0;
   const { code, stderr } = await runCli(['scenario', 'unconstrained', '--video', '360p30', '--duration', '60', '--out', out], {
-    env: Object.fromEntries([tag.split('=')]),
+    env,
     onOutput: (text, child) => {
       if (!sent && /call started/.test(text)) {
         sent = true;
@@ -88,10 +79,10 @@ test('Ctrl-C mid-run writes an aborted result and leaves no browser or relay run
 
 test('a SIGKILLed orchestrator leaves no browser or relay behind (they exit with their parent)', async () => {
   const out = tempDir();
-  const tag = `WTB_TEST_RUN=${randomUUID()}`;
+  const { tag, env } = runTag();
   let killed = false;
   await runCli(['scenario', 'unconstrained', '--video', '360p30', '--duration', '60', '--out', out], {
-    env: Object.fromEntries([tag.split('=')]),
+    env,
     onOutput: (text, child) => {
       if (!killed && /call started/.test(text)) {
         killed = true;
@@ -110,11 +101,11 @@ test('a SIGKILLed orchestrator leaves no browser or relay behind (they exit with
 
 test('SIGTERM after the parent stopped reading our output still shuts down cleanly (no EPIPE loop)', async () => {
   const out = tempDir();
-  const tag = `WTB_TEST_RUN=${randomUUID()}`;
+  const { tag, env } = runTag();
   let signalled = false;
   const started = Date.now();
   const run = await runCli(['scenario', 'unconstrained', '--video', '360p30', '--duration', '60', '--out', out], {
-    env: Object.fromEntries([tag.split('=')]),
+    env,
     onOutput: (text, child) => {
       if (!signalled && /call started/.test(text)) {
         signalled = true;

@@ -2,13 +2,12 @@
 // This machine's kernel lacks sch_netem, so the scenarios here use rate caps only (delay is refused up front).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
-import { runCli, runScenarioCli, tempDir } from './helpers/cli.js';
+import { processesTagged, runCli, runScenarioCli, runTag, tempDir } from './helpers/cli.js';
 
 const capped = fileURLToPath(new URL('./fixtures/scenarios/netem-bandwidth-1000.json', import.meta.url));
 const caps = await netemCapabilities();
@@ -16,13 +15,6 @@ const skip = caps.netns && caps.htb ? false : `needs root with network namespace
 
 const sh = (command, args) => execFileSync(command, args, { encoding: 'utf8' });
 const harnessNamespaces = () => sh('ip', ['netns', 'list']).split('\n').filter((line) => line.startsWith('wtb-'));
-const taggedProcesses = (tag) => readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
-  try {
-    return readFileSync(`/proc/${pid}/environ`, 'latin1').includes(tag);
-  } catch {
-    return false;
-  }
-});
 
 test('a call through namespaces with an htb cap of 1000 kbps keeps video under the cap', { skip }, async () => {
   const run = await runScenarioCli(capped, ['--emulator', 'netem']);
@@ -43,8 +35,8 @@ test('a call through namespaces with an htb cap of 1000 kbps keeps video under t
 });
 
 test('a delay scenario on a kernel without sch_netem stops before any browser starts, naming the module and the relay', { skip: skip || (caps.netem && 'this kernel has sch_netem') }, async () => {
-  const tag = `WTB_TEST_RUN=${randomUUID()}`;
-  const { code, stderr } = await runCli(['scenario', 'latency-100', '--emulator', 'netem', '--out', tempDir()], { env: Object.fromEntries([tag.split('=')]) });
+  const { tag, env } = runTag();
+  const { code, stderr } = await runCli(['scenario', 'latency-100', '--emulator', 'netem', '--out', tempDir()], { env });
   assert.equal(code, 3, stderr);
   assert.match(stderr, /sch_netem/);
   assert.match(stderr, /--emulator relay/);
@@ -62,10 +54,10 @@ test('auto picks the relay when the kernel cannot run the scenario, and records 
 
 test('Ctrl-C during a netem call leaves no namespace, qdisc, nft table or browser', { skip }, async () => {
   const out = tempDir();
-  const tag = `WTB_TEST_RUN=${randomUUID()}`;
+  const { tag, env } = runTag();
   let sent = false;
   const { code, stderr } = await runCli(['scenario', capped, '--emulator', 'netem', '--video', '360p30', '--out', out], {
-    env: Object.fromEntries([tag.split('=')]),
+    env,
     onOutput: (text, child) => {
       if (!sent && /call started/.test(text)) {
         sent = true;
@@ -79,5 +71,5 @@ test('Ctrl-C during a netem call leaves no namespace, qdisc, nft table or browse
   assert.deepEqual(harnessNamespaces(), []);
   assert.doesNotMatch(sh('tc', ['qdisc', 'show']), /htb|bfifo|netem/);
   assert.doesNotMatch(sh('nft', ['list', 'tables']), /wtb/);
-  assert.deepEqual(taggedProcesses(tag), []);
+  assert.deepEqual(processesTagged(tag), []);
 });

@@ -1,21 +1,38 @@
-// Real two-browser calls through the userspace relay, compressed to 30 s each (10 s warm-up + 20 s measured).
+// The built-in `smoke` suite: real two-browser calls through the userspace relay, 30 s each (10 s warm-up +
+// 20 s measured), checked against issue 2's bounds and the default assertions.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
-import { runScenarioCli } from './helpers/cli.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { before, test } from 'node:test';
+import { runCli, tempDir } from './helpers/cli.js';
 
-const DURATION = ['--duration', '30'];
+let suite;
+const results = {};
 
-async function passedRun(name) {
-  const run = await runScenarioCli(name, DURATION);
-  assert.equal(run.code, 0, `scenario ${name} exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
-  assert.equal(run.result.status, 'passed');
-  assert.equal(run.result.environment.emulator, 'relay');
-  assert.ok(run.result.timeline.length >= 2 * 25, `expected ~60 samples, got ${run.result.timeline.length}`);
-  return run.result;
-}
+before(async () => {
+  const out = tempDir('wtb-smoke-');
+  const run = await runCli(['suite', 'smoke', '--out', out], { timeoutMs: 8 * 60_000, env: { GITHUB_STEP_SUMMARY: '' } });
+  suite = { ...run, summary: JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8')) };
+  for (const record of suite.summary.runs) results[record.scenario] = JSON.parse(readFileSync(path.join(out, record.dir, 'result.json'), 'utf8'));
+});
 
-test('unconstrained: video flows at a real bit rate and frame rate after ramp-up', async () => {
-  const { summary, timeline, network } = await passedRun('unconstrained');
+const passedRun = (name) => {
+  const result = results[name];
+  assert.ok(result, `no run of ${name} in the smoke suite`);
+  assert.equal(result.status, 'passed', JSON.stringify(result.errors));
+  assert.equal(result.environment.emulator, 'relay');
+  assert.ok(result.timeline.length >= 2 * 25, `expected ~60 samples, got ${result.timeline.length}`);
+  return result;
+};
+
+test('the smoke suite passes its default assertions', () => {
+  assert.equal(suite.code, 0, `suite smoke exited ${suite.code}:\n${suite.stdout}\n${suite.stderr}`);
+  assert.equal(suite.summary.counts.assertionErrors, 0);
+  assert.ok(suite.summary.scenarios.every((s) => s.assertions.length > 0), 'every smoke scenario has default assertions');
+});
+
+test('unconstrained: video flows at a real bit rate and frame rate after ramp-up', () => {
+  const { summary, timeline, network } = passedRun('unconstrained');
   for (const peer of ['p0', 'p1']) {
     assert.ok(summary.peers[peer]['video.recvKbps'].median > 500, `${peer} video recv median ${summary.peers[peer]['video.recvKbps'].median} kbps`);
     assert.ok(summary.peers[peer]['video.recvFps'].median >= 20, `${peer} recvFps median ${summary.peers[peer]['video.recvFps'].median}`);
@@ -28,14 +45,13 @@ test('unconstrained: video flows at a real bit rate and frame rate after ramp-up
   assert.equal(summary.utilization, null);
 });
 
-test('latency-250: RTT is twice the one-way delay', async () => {
-  const { summary } = await passedRun('latency-250');
-  const rtt = summary.overall.rttMs.median;
+test('latency-250: RTT is twice the one-way delay', () => {
+  const rtt = passedRun('latency-250').summary.overall.rttMs.median;
   assert.ok(rtt >= 480 && rtt <= 540, `rttMs median ${rtt}`);
 });
 
-test('bandwidth-750: the received video rate stays under the cap and utilisation is reported', async () => {
-  const { summary } = await passedRun('bandwidth-750');
+test('bandwidth-750: the received video rate stays under the cap and utilisation is reported', () => {
+  const { summary } = passedRun('bandwidth-750');
   for (const peer of ['p0', 'p1']) {
     const p95 = summary.peers[peer]['video.recvKbps'].p95;
     assert.ok(p95 <= 750, `${peer} video recvKbps p95 ${p95}`);
@@ -43,8 +59,7 @@ test('bandwidth-750: the received video rate stays under the cap and utilisation
   }
 });
 
-test('loss-20: the receivers measure ~20 % audio loss', async () => {
-  const { summary } = await passedRun('loss-20');
-  const loss = summary.overall['audio.lossPct'].median;
+test('loss-20: the receivers measure ~20 % audio loss', () => {
+  const loss = passedRun('loss-20').summary.overall['audio.lossPct'].median;
   assert.ok(loss >= 15 && loss <= 25, `audio.lossPct median ${loss}`);
 });

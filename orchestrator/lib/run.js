@@ -11,7 +11,7 @@ import { createEmulator } from '../emulators/index.js';
 import { resolveBrowserPath } from './browser-path.js';
 import { launchPeer } from './browsers.js';
 import { onCleanup, onInterrupt } from './cleanup.js';
-import { HarnessError } from './errors.js';
+import { EnvironmentError, InputError } from './errors.js';
 import { writeJsonAtomic } from './files.js';
 import { SCHEMA_VERSION } from '../report/result-file.js';
 import { writeRunReport } from '../report/index.js';
@@ -145,13 +145,14 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
         }
       });
       hold('schedule timers', () => timers.forEach(clearTimeout));
-      const truthTimer = setInterval(async () => truth.push(...await emulator.truth()), 1000);
+      const truthTimer = setInterval(() => emulator.truth().then((rows) => truth.push(...rows), (error) => fail(`reading network truth: ${error.message}`)), 1000);
       hold('truth timer', () => clearInterval(truthTimer));
       await sleep(mediaStartEpochMs + scenario.durationS * 1000 + LAST_SAMPLE_GRACE_MS - Date.now(), stop.signal);
       signaling.broadcast(room, { type: 'stop' });
     }
   } catch (error) {
-    if (error instanceof HarnessError) throw error;
+    // Bad input or an environment that cannot run it surface before anything ran; all else is a failed run with a result.
+    if (error instanceof InputError || error instanceof EnvironmentError) throw error;
     fail(error.message);
   } finally {
     stopInterrupt();

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,3 +37,19 @@ export async function runScenarioCli(name, extraArgs = []) {
   }
   return { ...run, out, result };
 }
+
+/** A unique environment variable for a CLI run: every descendant (browsers, renderers, relay) inherits it. */
+export function runTag() {
+  const name = 'WTB_TEST_RUN';
+  const value = randomUUID();
+  return { env: { [name]: value }, tag: `${name}=${value}` };
+}
+
+/** Live processes whose environment carries the tag of runTag(). Linux (/proc). */
+export const processesTagged = (tag) => readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'latin1').includes(tag);
+  } catch {
+    return false; // exited meanwhile, or not ours to read
+  }
+});
