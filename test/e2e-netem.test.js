@@ -35,8 +35,7 @@ test('a call through namespaces with an htb cap of 1000 kbps keeps video under t
 });
 
 test('a delay scenario on a kernel without sch_netem stops before any browser starts, naming the module and the relay', { skip: skip || (caps.netem && 'this kernel has sch_netem') }, async () => {
-  const { tag, env } = runTag();
-  const { code, stderr } = await runCli(['scenario', 'latency-100', '--emulator', 'netem', '--out', tempDir()], { env });
+  const { code, stderr } = await runCli(['scenario', 'latency-100', '--emulator', 'netem', '--out', tempDir()]);
   assert.equal(code, 3, stderr);
   assert.match(stderr, /sch_netem/);
   assert.match(stderr, /--emulator relay/);
