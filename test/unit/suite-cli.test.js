@@ -58,7 +58,7 @@ test('no browser: exit 3, and the suite outputs are written with the environment
   assert.equal(summary.outcome, 'environment-error');
   assert.equal(summary.exitCode, 3);
   assert.match(summary.problems[0], /^unconstrained run 1: .*--browser-path/);
-  assert.deepEqual(summary.notRun, ['unconstrained', 'bandwidth-750', 'latency-250']);
+  assert.deepEqual(summary.notRun, ['unconstrained', 'latency-250', 'bandwidth-750', 'loss-20']);
   assert.match(readFileSync(path.join(out, 'junit.xml'), 'utf8'), /<error message="[^"]*--browser-path/);
   assert.ok(existsSync(path.join(out, 'report.html')));
   assert.match(readFileSync(path.join(out, 'summary.md'), 'utf8'), /^### ⚠️ environment error: suite `smoke` \(exit 3\)/);

@@ -18,7 +18,7 @@ const suiteFile = (name, content) => {
 };
 const inputError = (pattern) => (error) => error instanceof InputError && pattern.test(error.message);
 
-test('built-in suites: smoke is short and compressed at 360p30, nightly runs every scenario 5 times at full length', () => {
+test('built-in suites: smoke is four short issue-2 calls at 360p30, nightly runs every scenario 5 times at full length', () => {
   assert.deepEqual(listSuites().map((s) => s.name), ['nightly', 'smoke']);
   const smoke = loadSuite('smoke');
   assert.equal(smoke.video, '360p30');
@@ -27,7 +27,8 @@ test('built-in suites: smoke is short and compressed at 360p30, nightly runs eve
   assert.deepEqual(smoke.regression, DEFAULT_REGRESSION);
   const smokeSeconds = smoke.entries.reduce((sum, e) => sum + e.repetitions * (e.scenario.durationS + 15), 0);
   assert.ok(smokeSeconds <= 5 * 60, `smoke takes about ${smokeSeconds} s`);
-  assert.ok(smoke.entries.some((e) => e.name === 'bandwidth-750' && e.scenario.timeScale < 1), 'bandwidth-750 compressed');
+  assert.deepEqual(smoke.entries.map((e) => e.name), ['unconstrained', 'latency-250', 'bandwidth-750', 'loss-20']);
+  assert.ok(smoke.entries.every((e) => e.scenario.durationS === 30 && e.scenario.nominalDurationS === 300), 'cut to 30 s');
   const nightly = loadSuite('nightly');
   assert.deepEqual(nightly.entries.map((e) => e.name), listScenarios().map((s) => s.name));
   for (const e of nightly.entries) {
