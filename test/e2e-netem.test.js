@@ -2,11 +2,13 @@
 // This machine's kernel lacks sch_netem, so the scenarios here use rate caps only (delay is refused up front).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
+import { shortRunId } from '../orchestrator/emulators/netem/topology.js';
 import { processesTagged, runCli, runScenarioCli, runTag, tempDir } from './helpers/cli.js';
 
 const capped = fileURLToPath(new URL('./fixtures/scenarios/netem-bandwidth-1000.json', import.meta.url));
@@ -71,4 +73,26 @@ test('Ctrl-C during a netem call leaves no namespace, qdisc, nft table or browse
   assert.doesNotMatch(sh('tc', ['qdisc', 'show']), /htb|bfifo|netem/);
   assert.doesNotMatch(sh('nft', ['list', 'tables']), /wtb/);
   assert.deepEqual(processesTagged(tag), []);
+});
+
+test('a crash (uncaught error) with a netem topology up still removes it', { skip }, async () => {
+  const module = (file) => JSON.stringify(fileURLToPath(new URL(file, import.meta.url)));
+  // The same process handlers the CLI installs, around a real netem topology, then an uncaught error.
+  const script = `
+    import { installProcessHandlers, onCleanup } from ${module('../orchestrator/lib/cleanup.js')};
+    import { createEmulator } from ${module('../orchestrator/emulators/index.js')};
+    import { loadScenario } from ${module('../orchestrator/lib/scenario.js')};
+    installProcessHandlers();
+    const { compiled } = loadScenario(${JSON.stringify(capped)});
+    const emulator = await createEmulator('netem', { compiled, peers: ['p0', 'p1'], runId: 'crash-test' });
+    onCleanup('netem emulator', () => emulator.close());
+    console.log(JSON.stringify({ namespaces: (await import('node:child_process')).execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }) }));
+    setTimeout(() => { throw new Error('simulated crash'); }, 50);`;
+  const { code, stdout } = await new Promise((resolve) => {
+    execFile(process.execPath, ['--input-type=module', '-e', script], (error, out) => resolve({ code: error?.code ?? 0, stdout: out }));
+  });
+  const ours = `wtb-${shortRunId('crash-test')}-`;
+  assert.ok(JSON.parse(stdout.trim().split('\n').at(-1)).namespaces.includes(ours), 'the topology was up before the crash');
+  assert.equal(code, 1);
+  assert.deepEqual(harnessNamespaces().filter((line) => line.startsWith(ours)), []);
 });

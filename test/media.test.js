@@ -1,0 +1,45 @@
+// Media generation and user-supplied .y4m files (real ffmpeg).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { CACHE_DIR, ensureMedia, PRESETS } from '../media/generate.js';
+import { tempDir } from './helpers/cli.js';
+
+test('a preset is generated once and cached by its parameters, with no temporary file left', async () => {
+  const first = await ensureMedia('360p30');
+  const second = await ensureMedia('360p30');
+  assert.equal(second.video, first.video);
+  assert.deepEqual([first.width, first.height, first.fps], [PRESETS['360p30'].width, PRESETS['360p30'].height, 30]);
+  assert.ok(existsSync(first.audio) && first.audio.endsWith('.wav'));
+  assert.deepEqual(readdirSync(CACHE_DIR).filter((name) => name.includes('.tmp')), []);
+});
+
+test('the generated audio is not silence and the video is not a still frame', async () => {
+  const { video, audio } = await ensureMedia('360p30');
+  // ffmpeg prints its analysis on stderr.
+  const ffmpegReport = (args) => execFileSync('sh', ['-c', `ffmpeg -hide_banner ${args} -f null - 2>&1`], { encoding: 'utf8' });
+  const meanDb = Number(/mean_volume: (-?[\d.]+) dB/.exec(ffmpegReport(`-i ${audio} -af volumedetect`))?.[1]);
+  assert.ok(meanDb > -40, `mean volume ${meanDb} dB`);
+  // Consecutive frames differ (motion and temporal noise): mean luma difference to the previous frame well above 0.
+  const diff = ffmpegReport(`-i ${video} -frames:v 3 -vf "signalstats,metadata=print:key=lavfi.signalstats.YDIF"`);
+  const ydif = [...diff.matchAll(/YDIF=([\d.]+)/g)].map((m) => Number(m[1])).slice(1);
+  assert.ok(ydif.length >= 2 && ydif.every((d) => d > 1), `mean luma difference between frames: ${ydif.join(', ')}`);
+});
+
+test('a user .y4m is used as is, its size and rate read from the header', async () => {
+  const file = path.join(tempDir(), 'mine.y4m');
+  execFileSync('ffmpeg', ['-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=160x90:rate=25', '-frames:v', '3', '-f', 'yuv4mpegpipe', file]);
+  const media = await ensureMedia(file);
+  assert.deepEqual({ preset: media.preset, video: media.video, width: media.width, height: media.height, fps: media.fps },
+    { preset: null, video: file, width: 160, height: 90, fps: 25 });
+});
+
+test('bad --video values are input errors naming the flag and what to give instead', async () => {
+  const notY4m = path.join(tempDir(), 'clip.y4m');
+  writeFileSync(notY4m, 'RIFF....');
+  await assert.rejects(ensureMedia('4k60'), { name: 'InputError', message: /--video 4k60: unknown preset .*360p30, 720p30, 1080p50/ });
+  await assert.rejects(ensureMedia(notY4m), { name: 'InputError', message: /not a YUV4MPEG2 \(\.y4m\) file; convert it with ffmpeg/ });
+  await assert.rejects(ensureMedia('/nonexistent/x.y4m'), { name: 'InputError', message: /--video \/nonexistent\/x\.y4m: cannot open \(ENOENT\)/ });
+});
