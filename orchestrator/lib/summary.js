@@ -18,8 +18,14 @@ export function metricKeys(entries) {
   return [...keys].sort();
 }
 
-/** The value at a dotted path, or undefined. */
-export const valueAt = (entry, dotted) => dotted.split('.').reduce((object, key) => object?.[key], entry);
+const pathKeys = new Map();
+
+/** The value at a dotted path, or undefined. Runs for every entry × metric (and every chart point), so each path is split once. */
+export function valueAt(entry, dotted) {
+  let keys = pathKeys.get(dotted);
+  if (!keys) pathKeys.set(dotted, (keys = dotted.split('.')));
+  return keys.reduce((object, key) => object?.[key], entry);
+}
 
 /**
  * Link parameters in force at second t, from the network.configured array.

@@ -1,5 +1,6 @@
 // Small numeric helpers for the report over timeline entries. Pure. Descriptive statistics and
 // Jain's index themselves come from lib/statistics.js, the summary from lib/summary.js.
+import { valueAt } from '../lib/summary.js';
 
 /** @param {Array<unknown>} values @returns {number[]} the finite numbers among values */
 export function finite(values) {
@@ -17,17 +18,9 @@ export function mean(values) {
  * @param {object} entry @param {string} path @returns {number|null}
  */
 export function metricAt(entry, path) {
-  // Called for every point of every chart: the split path is cached (lib/summary.js valueAt splits each time).
-  let keys = pathKeys.get(path);
-  if (!keys) pathKeys.set(path, (keys = path.split('.')));
-  let v = entry;
-  for (const k of keys) {
-    if (v === null || typeof v !== 'object') return null;
-    v = v[k];
-  }
+  const v = valueAt(entry, path);
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
-const pathKeys = new Map();
 
 /**
  * One value per second from a peer's entries of that second (one per remote), for charts of a
