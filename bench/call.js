@@ -7,8 +7,8 @@ import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { mkdtempSync } from 'node:fs';
-import { installProcessHandlers } from '../orchestrator/lib/cleanup.js';
-import { runScenario } from '../orchestrator/lib/run.js';
+import { installProcessHandlers } from '../orchestrator/lib/shutdown.js';
+import { runScenario } from '../orchestrator/run/run.js';
 import { loadScenario } from '../orchestrator/lib/scenario.js';
 
 const { values } = parseArgs({ options: { duration: { type: 'string', default: '40' }, video: { type: 'string', default: '720p30' } } });

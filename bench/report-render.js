@@ -10,8 +10,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import puppeteer from 'puppeteer';
+import { resolveBrowserPath } from '../orchestrator/run/browser-path.js';
 import { writeResult } from '../test/fixtures/results/make-result.js';
-import { writeRunReport } from '../orchestrator/report/index.js';
+import { writeRunReport } from '../orchestrator/report/write.js';
 import { describe } from '../orchestrator/lib/statistics.js';
 
 const TARGET_MS = 2000;
@@ -20,7 +21,7 @@ const runs = Number(values.runs);
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'wtb-bench-report-'));
 const browser = await puppeteer.launch({
-  executablePath: '/usr/bin/chromium',
+  executablePath: resolveBrowserPath({ puppeteerPath: () => puppeteer.executablePath() }).path,
   headless: true,
   timeout: 120_000, // the machine is shared with other browsers: launching can be slow
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { WELL_KNOWN_BROWSER_PATHS } from './lib/browser-path.js';
+import { WELL_KNOWN_BROWSER_PATHS } from './run/browser-path.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 /** Debian package -> the executable that shows it is installed. */

@@ -79,7 +79,7 @@ test('a crash (uncaught error) with a netem topology up still removes it', { ski
   const module = (file) => JSON.stringify(fileURLToPath(new URL(file, import.meta.url)));
   // The same process handlers the CLI installs, around a real netem topology, then an uncaught error.
   const script = `
-    import { installProcessHandlers, onCleanup } from ${module('../orchestrator/lib/cleanup.js')};
+    import { installProcessHandlers, onCleanup } from ${module('../orchestrator/lib/shutdown.js')};
     import { createEmulator } from ${module('../orchestrator/emulators/index.js')};
     import { loadScenario } from ${module('../orchestrator/lib/scenario.js')};
     installProcessHandlers();

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { after, before, test } from 'node:test';
 import { ensureMedia } from '../media/generate.js';
-import { resolveBrowserPath } from '../orchestrator/lib/browser-path.js';
-import { launchPeer } from '../orchestrator/lib/browsers.js';
+import { resolveBrowserPath } from '../orchestrator/run/browser-path.js';
+import { launchPeer } from '../orchestrator/run/browsers.js';
 import { startSignalingServer } from '../signaling/server.js';
 
 const getstatsFile = createRequire(import.meta.url).resolve('getstats');

@@ -8,13 +8,14 @@ import path from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import puppeteer from 'puppeteer';
+import { resolveBrowserPath } from '../orchestrator/run/browser-path.js';
 import { writeResult } from './fixtures/results/make-result.js';
-import { writeRunReport, writeIndex, writeCompareReport } from '../orchestrator/report/index.js';
+import { writeRunReport, writeIndex, writeCompareReport } from '../orchestrator/report/write.js';
 import { InputError } from '../orchestrator/lib/errors.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../results/test-artifacts/', import.meta.url));
 const LAUNCH = {
-  executablePath: '/usr/bin/chromium',
+  executablePath: resolveBrowserPath({ puppeteerPath: () => puppeteer.executablePath() }).path,
   headless: true,
   timeout: 120_000, // the machine is shared with other browsers: launching can be slow
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { InputError } from '../lib/errors.js';
 import { writeJsonAtomic } from '../lib/files.js';
-import { REPO_ROOT } from '../lib/run.js';
+import { REPO_ROOT } from '../lib/paths.js';
 import { MIN_RUNS_PER_SIDE, baselineFromSummary } from '../suite/baseline.js';
 import { displayPath } from '../lib/json-file.js';
 import { readSuiteSummary } from '../suite/suite-dir.js';

@@ -1,4 +1,4 @@
-import { writeCompareReport } from '../report/index.js';
+import { writeCompareReport } from '../report/write.js';
 
 export const command = 'compare <run-dirs..>';
 export const describe = 'Overlay runs of one scenario in one HTML page and print its path';

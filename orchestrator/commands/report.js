@@ -1,4 +1,4 @@
-import { resolveRun, writeRunReport } from '../report/index.js';
+import { resolveRun, writeRunReport } from '../report/write.js';
 
 export const command = 'report <run-dir>';
 export const describe = 'Regenerate report.html of a run from its result.json';

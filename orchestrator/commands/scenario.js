@@ -1,11 +1,12 @@
 import path from 'node:path';
 import { DEFAULT_PRESET, PRESETS } from '../../media/generate.js';
 import { EMULATORS } from '../emulators/index.js';
-import { installProcessHandlers } from '../lib/cleanup.js';
+import { installProcessHandlers } from '../lib/shutdown.js';
 import { InputError } from '../lib/errors.js';
-import { createProgress } from '../lib/progress.js';
-import { RESULTS_ROOT, runScenario } from '../lib/run.js';
-import { writeIndex } from '../report/index.js';
+import { createProgress } from '../run/progress.js';
+import { RESULTS_ROOT } from '../lib/paths.js';
+import { runScenario } from '../run/run.js';
+import { writeIndex } from '../report/write.js';
 import { loadScenario } from '../lib/scenario.js';
 
 export const command = 'scenario <name>';

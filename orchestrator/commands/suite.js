@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { PRESETS } from '../../media/generate.js';
 import { EMULATORS } from '../emulators/index.js';
-import { installProcessHandlers } from '../lib/cleanup.js';
+import { installProcessHandlers } from '../lib/shutdown.js';
 import { InputError } from '../lib/errors.js';
 import { loadAssertions } from '../suite/assertions.js';
 import { resolveRegressionOptions } from '../suite/baseline.js';

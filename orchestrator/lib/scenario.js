@@ -6,11 +6,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputError } from './errors.js';
+import { REPO_ROOT } from './paths.js';
 import { readJsonFile } from './json-file.js';
 import { describeValue, expectNumber, expectObject } from './link-model.js';
 import { DEFAULT_DURATION_S, DEFAULT_PEERS, compileNetwork } from './schedule.js';
 
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.url));
 
 /** J16 reports ~10 s of ramp-up once media flows; the measurement window starts after it. */

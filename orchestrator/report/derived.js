@@ -1,9 +1,9 @@
 // Derived figures: time to steady rate after schedule changes and Jain's index on shared links
-// (utilisation and set-up time are in result.summary, lib/summary.js). Pure: inputs are parts of
+// (utilisation and set-up time are in result.summary, lib/run-summary.js). Pure: inputs are parts of
 // result.json, outputs plain objects.
 
 import { describe, jainIndex } from '../lib/statistics.js';
-import { metricAt, mean } from './stats.js';
+import { metricAt, mean } from './timeline.js';
 import { linkHistories } from './network.js';
 
 /** Settings of the time-to-steady definition (documented in the report footer). */

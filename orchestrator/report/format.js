@@ -113,3 +113,8 @@ export const METRICS = {
 export function metricInfo(key) {
   return METRICS[key] ?? { label: key, unit: '' };
 }
+
+/** @param {string} status */
+export function statusBadge(status) {
+  return `<span class="status status-${escapeHtml(status.replace(/[^a-z]/gi, ''))}">${escapeHtml(status)}</span>`;
+}

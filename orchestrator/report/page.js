@@ -33,7 +33,7 @@ export function chartJsPath() {
 }
 
 /**
- * @param {{title: string, body: string, data?: unknown, script: 'dashboard'|'index'|null, generatedBy?: string}} page
+ * @param {{title: string, body: string, data?: unknown, script: 'dashboard'|'runs-filter'|null, generatedBy?: string}} page
  * @returns {string} a complete HTML document
  */
 export function renderPage({ title, body, data, script, generatedBy }) {

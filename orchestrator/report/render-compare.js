@@ -5,13 +5,13 @@ import { relative, dirname, join } from 'node:path';
 import { InputError } from '../lib/errors.js';
 import { normalizeResult } from './result-file.js';
 import { describe } from '../lib/statistics.js';
-import { peerSeconds, combineRemotes } from './stats.js';
+import { peerSeconds, combineRemotes } from './timeline.js';
 import { PALETTE, withGaps, configuredSeries, timeSpan, warmupOf } from './series.js';
 import { configuredPath } from './network.js';
 import { runStatistics, buildDerived } from './summary-table.js';
 import { renderPage } from './page.js';
-import { renderChartSections, statusBadge } from './render-run.js';
-import { escapeHtml, formatClock, formatDifference, formatMeanSd, formatNumber, metricInfo } from './format.js';
+import { renderChartSections } from './render-run.js';
+import { escapeHtml, formatClock, formatDifference, formatMeanSd, formatNumber, metricInfo, statusBadge } from './format.js';
 
 /** Per-peer panels of the comparison: metric path and title. */
 const COMPARE_PANELS = [

@@ -2,8 +2,7 @@
 
 import { renderPage } from './page.js';
 import { runStatistics } from './summary-table.js';
-import { escapeHtml, formatClock, formatNumber, formatPercent } from './format.js';
-import { statusBadge } from './render-run.js';
+import { escapeHtml, formatClock, formatNumber, formatPercent, statusBadge } from './format.js';
 
 /**
  * @typedef {{scenario: string, status: string, browser: string, emulator: string, startedAt: string|null,
@@ -77,5 +76,5 @@ export function renderIndex(entries, { root = 'results', generatedAt = new Date(
 <table class="summary runs"><thead><tr><th>Started (UTC)</th><th>Scenario</th><th>Status</th><th>Browser</th><th>Emulator</th><th class="num">Duration</th><th class="num">Peers</th><th class="num">Video kbps</th><th class="num">RTT ms</th><th class="num">Loss %</th><th class="num">Util.</th><th>Error</th><th></th></tr></thead>
 <tbody>${rows.join('\n') || '<tr><td colspan="13" class="empty">No runs yet: results/&lt;scenario&gt;/&lt;timestamp&gt;/result.json appear here.</td></tr>'}</tbody></table>
 <p class="caption">Video kbps, RTT and loss: mean over peers of the per-peer means in the measurement window.</p></main>`;
-  return renderPage({ title: `Results · ${sorted.length} runs`, body, script: 'index' });
+  return renderPage({ title: `Results · ${sorted.length} runs`, body, script: 'runs-filter' });
 }

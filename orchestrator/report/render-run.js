@@ -7,7 +7,7 @@ import { buildRunCharts } from './series.js';
 import { buildSummaryTable, buildDerived } from './summary-table.js';
 import { STEADY, describeChange } from './derived.js';
 import { renderPage } from './page.js';
-import { escapeHtml, formatClock, formatDifference, formatMeanSd, formatNumber, formatPercent, metricInfo } from './format.js';
+import { escapeHtml, formatClock, formatDifference, formatMeanSd, formatNumber, formatPercent, metricInfo, statusBadge } from './format.js';
 
 /**
  * @param {object} result a parsed result.json (normalized or not)
@@ -37,11 +37,6 @@ export function renderRunReport(result, { sourcePath } = {}) {
     script: 'dashboard',
     generatedBy: `webrtc-testbed ${r.environment.harnessVersion ?? ''}`.trim(),
   });
-}
-
-/** @param {string} status */
-export function statusBadge(status) {
-  return `<span class="status status-${escapeHtml(status.replace(/[^a-z]/gi, ''))}">${escapeHtml(status)}</span>`;
 }
 
 /** @param {object} r normalized result @param {string} [sourcePath] */
@@ -81,7 +76,7 @@ function renderToc(charts) {
   return `<nav class="toc">${links.map(([id, t]) => `<a href="#${escapeHtml(id)}">${escapeHtml(t)}</a>`).join('')}</nav>`;
 }
 
-/** @param {import('./stats.js').Stat|null} stat @param {string} key */
+/** @param {import('./timeline.js').Stat|null} stat @param {string} key */
 function cell(stat, key) {
   const info = metricInfo(key);
   const scale = info.scale ?? 1;

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { InputError } from '../lib/errors.js';
 
-// The version lib/run.js writes; not imported from there because the run writer imports this module's package.
+// The version run/run.js writes; not imported from there because the run writer imports this module's package.
 export const SCHEMA_VERSION = 1;
 
 /**

@@ -2,7 +2,7 @@
 // step line on the same time axis. Pure: result in, plain chart specs out (embedded as JSON and
 // drawn by assets/dashboard.js).
 
-import { metricAt } from './stats.js';
+import { metricAt } from './timeline.js';
 import { configuredPath, linkHistories, pathSteps } from './network.js';
 import { changePoints, jainBySharedLink } from './derived.js';
 import { round2 } from './format.js';

@@ -5,7 +5,7 @@ import { resolve, sep, join, dirname } from 'node:path';
 import { stat } from 'node:fs/promises';
 import express from 'express';
 import { EnvironmentError, HarnessError, InputError } from '../lib/errors.js';
-import { collectRuns, loadResult } from './index.js';
+import { collectRuns, loadResult } from './write.js';
 import { renderIndex } from './render-index.js';
 import { renderRunReport } from './render-run.js';
 import { renderErrorPage } from './render-error.js';

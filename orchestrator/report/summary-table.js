@@ -1,9 +1,9 @@
 // The rows of the summary table (thesis style: mean ± sd per peer and averaged, next to the
 // scenario's published reference) and of the derived-figures table. Pure.
 
-import { summarize } from '../lib/summary.js';
+import { summarize } from '../lib/run-summary.js';
 import { HarnessError } from '../lib/errors.js';
-import { mean, finite } from './stats.js';
+import { mean, finite } from './timeline.js';
 import { timeToSteadyTable, jainBySharedLink } from './derived.js';
 import { timeSpan } from './series.js';
 
@@ -15,7 +15,7 @@ export const EXTRA_ROWS = ['audio.sendKbps', 'video.sendKbps', 'video.sentFps', 
 export const DERIVED_KEYS = ['utilization', 'setupMs', 'jainIndex', 'timeToSteadyS'];
 
 /**
- * @typedef {import('./stats.js').Stat} Stat
+ * @typedef {import('./timeline.js').Stat} Stat
  * @typedef {{mean?: number|null, sd?: number|null}} RefStat
  * @typedef {{key: string, perPeer: Record<string, Stat|null>, overall: Stat|null, reference: RefStat|null, extra: boolean}} SummaryRow
  * @typedef {{key: 'resolution', perPeer: Record<string, {width: Stat|null, height: Stat|null}>, overall: {width: Stat|null, height: Stat|null},
@@ -26,7 +26,7 @@ export const DERIVED_KEYS = ['utilization', 'setupMs', 'jainIndex', 'timeToStead
 const isRecord = (v) => Boolean(v) && typeof v === 'object' && !Array.isArray(v);
 
 /**
- * The run's summary: result.summary when the run wrote one, else lib/summary.js's summarize over
+ * The run's summary: result.summary when the run wrote one, else lib/run-summary.js's summarize over
  * the timeline (an aborted run), so both are computed the same way.
  * @param {object} result normalized
  * @returns {{peers: Record<string, Record<string, Stat>>, overall: Record<string, Stat>, utilization: Record<string, number>|null,

@@ -1,6 +1,6 @@
 // The metrics suites assert on and compare, and how a value is taken from a result (pure).
 import { REFERENCE_METRIC_PATHS } from '../lib/scenario.js';
-import { valueAt } from '../lib/summary.js';
+import { valueAt } from '../lib/run-summary.js';
 
 /** Metrics with one value per run (not per second): summary.utilization.overall and summary.setupMs.max. */
 export const RUN_METRICS = ['utilization', 'setupMs'];

@@ -3,8 +3,7 @@
 // medians. Pure; self-contained (inline SVG, no Chart.js).
 import { percentile } from '../lib/statistics.js';
 import { renderPage } from '../report/page.js';
-import { statusBadge } from '../report/render-run.js';
-import { escapeHtml, formatNumber, metricInfo } from '../report/format.js';
+import { escapeHtml, formatNumber, metricInfo, statusBadge } from '../report/format.js';
 
 const STRIP = { width: 320, height: 44, pad: 10, baselineY: 14, currentY: 32 };
 const OUTCOME_STATUS = { passed: 'passed', failed: 'failed', crashed: 'failed', 'environment-error': 'failed', aborted: 'aborted' };

@@ -2,11 +2,11 @@
 // Results and reports are written before any error leaves: an environment error (no browser) stops the
 // suite with what ran so far; Ctrl-C finishes the current run as aborted and stops.
 import path from 'node:path';
-import { onInterrupt } from '../lib/cleanup.js';
+import { onInterrupt } from '../lib/shutdown.js';
 import { EnvironmentError, HarnessError } from '../lib/errors.js';
-import { createProgress } from '../lib/progress.js';
-import { runScenario } from '../lib/run.js';
-import { writeRunReport } from '../report/index.js';
+import { createProgress } from '../run/progress.js';
+import { runScenario } from '../run/run.js';
+import { writeRunReport } from '../report/write.js';
 import { planRuns, shardEntries } from './plan.js';
 import { buildSuiteSummary, compactResult } from './summary.js';
 import { defaultSuiteDir, writeSuiteOutputs } from './suite-dir.js';

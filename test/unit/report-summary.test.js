@@ -48,7 +48,7 @@ test('the table uses the written summary, per peer and averaged, with the refere
   assert.equal(derived.setupMs.max, 1200);
 });
 
-test('without a summary the statistics are computed from the timeline by lib/summary.js', () => {
+test('without a summary the statistics are computed from the timeline by lib/run-summary.js', () => {
   const stats = runStatistics(result({ summary: null, reference: null }));
   assert.equal(stats.computed, true);
   assert.equal(stats.peers.p0['video.recvKbps'].mean, 800);
