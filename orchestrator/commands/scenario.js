@@ -6,7 +6,7 @@ import { InputError } from '../lib/errors.js';
 import { createProgress } from '../run/progress.js';
 import { RESULTS_ROOT } from '../lib/paths.js';
 import { runScenario } from '../run/run.js';
-import { writeIndex } from '../report/write.js';
+import { writeIndex, writeRunReport } from '../report/write.js';
 import { loadScenario } from '../lib/scenario.js';
 
 export const command = 'scenario <name>';
@@ -18,6 +18,7 @@ export const builder = (yargs) => yargs
   .option('time-scale', { describe: 'compress the scenario clock (0.25 = 4× faster schedule); recorded in the results', type: 'number', default: 1 })
   .option('warmup', { describe: 'seconds excluded from the summary statistics (default: the scenario\'s warmupS)', type: 'number' })
   .option('out', { describe: 'result directory (default results/<scenario>/<UTC timestamp>)', type: 'string' })
+  .option('force', { describe: 'replace a result already in --out', type: 'boolean', default: false })
   .option('browser-path', { describe: 'Chrome/Chromium executable (default: $CHROME_PATH, then well-known paths)', type: 'string' })
   .option('video', { describe: `video preset (${Object.keys(PRESETS).join(', ')}) or a .y4m file`, type: 'string', default: DEFAULT_PRESET })
   .option('emulator', { describe: 'network emulator', choices: EMULATORS, default: 'relay' })
@@ -52,22 +53,25 @@ export async function handler(argv) {
   const scenario = await loadScenario(argv.name, { timeScale: argv.timeScale, durationS: argv.duration, warmupS: argv.warmup });
   const progress = createProgress({ durationS: scenario.durationS });
   progress.log(`scenario ${scenario.name}: ${scenario.description} (${scenario.durationS} s, time scale ${scenario.timeScale})`);
-  const { result, resultFile, reportFile } = await runScenario({
+  const { result, runDir, resultFile } = await runScenario({
     scenario,
     video: argv.video,
     browserPath: argv.browserPath,
     emulator: argv.emulator,
     headful: argv.headful,
     outDir: argv.out,
+    force: argv.force,
     onSample: (sample) => progress.sample(sample),
     log: (line) => progress.log(line),
   });
   progress.done();
   printSummary(result);
   for (const error of result.errors) console.error(`error${error.peer ? ` (${error.peer})` : ''}: ${error.message}`);
-  // The run's own files are written; an index that cannot be refreshed must not change the run's exit code.
+  // The result is the record; a report that fails to render, or an index that cannot be refreshed, must not
+  // lose it or change the run's exit code.
+  const reportFile = await writeRunReport(runDir).catch((error) => { console.error(`warning: report not written: ${error.message}`); return null; });
   await writeIndex(RESULTS_ROOT).catch((error) => console.error(`warning: results index not updated: ${error.message}`));
   const shown = (file) => path.relative(process.cwd(), file) || file;
-  console.log(`\n${result.status}: ${shown(resultFile)}\nreport: ${shown(reportFile)}`);
+  console.log(`\n${result.status}: ${shown(resultFile)}${reportFile ? `\nreport: ${shown(reportFile)}` : ''}`);
   process.exitCode = EXIT_CODE[result.status];
 }

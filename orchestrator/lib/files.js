@@ -1,17 +1,31 @@
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 
-/** Writes through a temporary file and a rename, so readers never see half a file. */
+/**
+ * Writes through a temporary file and a rename, so readers never see half a file. The data is fsynced before
+ * the rename and the directory after it: a crash right after a run must not leave an empty result.json.
+ * @param {string} file @param {string|Uint8Array} content
+ */
 export async function writeFileAtomic(file, content) {
-  await mkdir(path.dirname(file), { recursive: true });
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
+  const dir = path.dirname(file);
+  await mkdir(dir, { recursive: true });
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
   try {
-    await writeFile(tmp, content);
+    const handle = await open(tmp, 'w');
+    try {
+      await handle.writeFile(content);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await rename(tmp, file);
   } catch (error) {
     await rm(tmp, { force: true });
     throw error;
   }
+  const dirHandle = await open(dir, 'r').catch(() => null); // directories cannot be opened on every OS
+  await dirHandle?.sync().catch(() => {});
+  await dirHandle?.close();
 }
 
 /** @param {string} file @param {unknown} data */

@@ -3,9 +3,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { InputError } from '../lib/errors.js';
-
-// The version run/run.js writes; not imported from there because the run writer imports this module's package.
-export const SCHEMA_VERSION = 1;
+import { SCHEMA_VERSION } from '../lib/result.js';
 
 /**
  * Parses and checks the text of a result.json. Throws InputError naming the file for malformed

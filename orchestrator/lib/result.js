@@ -1,0 +1,87 @@
+// The owner of result.json's shape (docs/results-schema.md): its version, its type, and the one pure function
+// that assembles it from what a run collected. The writer (run/run.js) and the reader (report/result-file.js)
+// both use this module.
+import { configuredTimeline } from './schedule.js';
+import { summarize } from './run-summary.js';
+
+export const SCHEMA_VERSION = 1;
+
+/**
+ * @typedef {'passed'|'failed'|'aborted'} RunStatus
+ * @typedef {{ atS: number|null, peer: string|null, message: string }} RunError
+ * @typedef {{ atS: number|null, epochMs: number, type: string, peer?: string|null, [field: string]: unknown }} RunEvent
+ * @typedef {{ t: number, peer: string, remote: string, intervalS?: number, [metric: string]: unknown }} TimelineEntry
+ * @typedef {{ atS: number, cmd: string, ok: boolean, [field: string]: unknown }} SystemCommand
+ * @typedef {{ atS: number, appliedAtS: number|null, link: string, params: object, cause: string }} ScheduleEvent
+ *
+ * @typedef {object} Environment
+ * @property {string} harnessVersion
+ * @property {{ name: string, version: string|null, path: string, source: string }} browser
+ * @property {string} emulator
+ * @property {string|null} emulatorChoice  why `auto` chose the backend
+ * @property {string} os
+ * @property {number} cpus
+ * @property {string|null} cpuModel
+ * @property {string} node
+ * @property {string} startedAt  ISO time
+ * @property {string} endedAt    ISO time
+ * @property {{ preset: string|null, video: string, audio: string, width: number, height: number, fps: number }} media
+ *
+ * @typedef {object} RunResult  result.json
+ * @property {number} schemaVersion
+ * @property {RunStatus} status
+ * @property {RunError[]} errors
+ * @property {object} scenario      the resolved scenario without its compiled network
+ * @property {Environment} environment
+ * @property {TimelineEntry[]} timeline
+ * @property {RunEvent[]} events
+ * @property {{ emulator: string, links: object, routes: Record<string, string[]>, configured: object[],
+ *   truth: object[], commands: SystemCommand[], scheduleEvents: ScheduleEvent[] }} network
+ * @property {ReturnType<typeof summarize>} summary
+ */
+
+/**
+ * Assembles result.json. Pure: everything it needs is passed in; times given on the wall clock (epochMs) are
+ * put on the media clock (seconds since the call started, negative before it).
+ * @param {object} input
+ * @param {RunStatus} input.status
+ * @param {RunError[]} input.errors
+ * @param {{ compiled: { links: object, routes: Record<string, string[]> }, durationS: number, warmupS: number }
+ *   & Record<string, unknown>} input.scenario  the resolved scenario, compiled network included
+ * @param {Environment} input.environment
+ * @param {TimelineEntry[]} input.samples    as the pages sent them (validated at the signaling edge)
+ * @param {Array<{ epochMs: number, type: string }>} input.events
+ * @param {{ emulator: string, truth: Array<{ epochMs: number }>, commands: Array<{ atS: number }>,
+ *   scheduleEvents: ScheduleEvent[] }} input.network  commands are stamped in seconds since the run started
+ * @param {{ startedAtEpochMs: number, mediaStartEpochMs: number|null }} input.clock
+ * @param {Record<string, number|null>} input.setupMs  per peer: browser launch -> first decoded frame
+ * @returns {RunResult}
+ */
+export function buildResult({ status, errors, scenario, environment, samples, events, network, clock, setupMs }) {
+  const atS = (epochMs) => (clock.mediaStartEpochMs === null ? null : Number(((epochMs - clock.mediaStartEpochMs) / 1000).toFixed(3)));
+  const { compiled, ...scenarioForResult } = scenario;
+  const configured = configuredTimeline(compiled, scenario.durationS);
+  const timeline = samples.filter((sample) => sample.t <= scenario.durationS).sort(bySecondPeerRemote);
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    status,
+    errors,
+    scenario: scenarioForResult,
+    environment,
+    timeline,
+    events: events.map((event) => ({ atS: atS(event.epochMs), ...event })).sort((a, b) => a.epochMs - b.epochMs),
+    network: {
+      emulator: network.emulator,
+      links: compiled.links,
+      routes: compiled.routes,
+      configured,
+      truth: network.truth.map(({ epochMs, ...row }) => ({ t: atS(epochMs), ...row })),
+      commands: network.commands.map((command) => ({ ...command, atS: atS(clock.startedAtEpochMs + command.atS * 1000) ?? command.atS })),
+      scheduleEvents: network.scheduleEvents,
+    },
+    summary: summarize({ timeline, warmupS: scenario.warmupS, durationS: scenario.durationS, setupMs, configured, routes: compiled.routes }),
+  };
+}
+
+/** Timeline order; String() because nothing a page sent may be able to stop the result being written. */
+const bySecondPeerRemote = (a, b) => a.t - b.t || String(a.peer).localeCompare(String(b.peer)) || String(a.remote).localeCompare(String(b.remote));

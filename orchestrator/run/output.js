@@ -1,0 +1,82 @@
+// Where a run writes: the directory is claimed and checked before any browser starts, so a bad --out costs
+// nothing; the final write falls back to the OS temp dir, so a full disk does not lose the measurement.
+import { access, mkdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { EnvironmentError, InputError } from '../lib/errors.js';
+import { writeJsonAtomic } from '../lib/files.js';
+import { RESULTS_ROOT } from '../lib/paths.js';
+
+const RESULT_FILE = 'result.json';
+
+/** results/<scenario>/<UTC timestamp>, e.g. results/latency-500/2026-11-21T11-30-05Z */
+export function defaultRunDir(scenarioName, date = new Date(), root = RESULTS_ROOT) {
+  return path.join(root, scenarioName, date.toISOString().replace(/\.\d+Z$/, 'Z').replaceAll(':', '-'));
+}
+
+/**
+ * Creates the run directory and proves it writable. With no --out, a run claims a fresh timestamped directory
+ * (mkdir of the leaf is atomic, so two runs started in the same second get `…Z` and `…Z-2`); an --out that
+ * already holds a result is refused unless `force`.
+ * @param {{ outDir?: string, scenarioName: string, force?: boolean, now?: Date, resultsRoot?: string }} options
+ * @returns {Promise<string>} the absolute run directory
+ */
+export async function prepareRunDir({ outDir, scenarioName, force = false, now = new Date(), resultsRoot = RESULTS_ROOT }) {
+  const runDir = outDir ? path.resolve(outDir) : await claimFreshDir(defaultRunDir(scenarioName, now, resultsRoot));
+  const flag = outDir ? `--out ${outDir}` : `results directory ${runDir}`;
+  try {
+    await mkdir(runDir, { recursive: true });
+  } catch (error) {
+    throw new InputError(`${flag}: cannot create the directory (${error.code ?? error.message}); choose a writable --out.`, { cause: error });
+  }
+  if (outDir && !force && await exists(path.join(runDir, RESULT_FILE))) {
+    throw new InputError(`--out ${outDir} already holds a ${RESULT_FILE}: pass --force to replace it, or choose another --out.`);
+  }
+  const probe = path.join(runDir, `.write-check-${process.pid}`);
+  try {
+    await writeFile(probe, '');
+    await rm(probe, { force: true });
+  } catch (error) {
+    throw new InputError(`${flag}: the directory is not writable (${error.code ?? error.message}); choose a writable --out.`, { cause: error });
+  }
+  return runDir;
+}
+
+/** @param {string} base */
+async function claimFreshDir(base) {
+  await mkdir(path.dirname(base), { recursive: true }).catch(() => {}); // reported by prepareRunDir's own mkdir
+  for (let n = 1; n < 1000; n += 1) {
+    const candidate = n === 1 ? base : `${base}-${n}`;
+    try {
+      await mkdir(candidate);
+      return candidate;
+    } catch (error) {
+      if (error.code !== 'EEXIST') return candidate;
+    }
+  }
+  throw new EnvironmentError(`${base}: 999 runs already started in this second; wait a second and run again.`);
+}
+
+/**
+ * Writes result.json; if that fails (disk full, directory removed), the result goes to a file in the OS temp
+ * dir and the error names it.
+ * @param {string} runDir @param {{ scenario: { name: string } }} result
+ * @returns {Promise<string>} the file written
+ */
+export async function writeResultFile(runDir, result) {
+  const file = path.join(runDir, RESULT_FILE);
+  try {
+    await writeJsonAtomic(file, result);
+    return file;
+  } catch (error) {
+    const fallback = path.join(os.tmpdir(), `webrtc-testbed-${result.scenario.name}-${process.pid}-${Date.now()}.json`);
+    const saved = await writeJsonAtomic(fallback, result).then(() => true, () => false);
+    throw new EnvironmentError(
+      `cannot write ${file} (${error.code ?? error.message}); ${saved ? `the result was saved to ${fallback}` : 'the temp dir is not writable either, the result is lost'}. Free space or fix permissions, then move it back.`,
+      { cause: error },
+    );
+  }
+}
+
+/** @param {string} file */
+const exists = (file) => access(file).then(() => true, () => false);

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { buildResult, SCHEMA_VERSION } from '../../orchestrator/lib/result.js';
+import { loadScenario } from '../../orchestrator/lib/scenario.js';
+import { parseResult } from '../../orchestrator/report/result-file.js';
+
+const START_MS = 1_700_000_000_000;
+const MEDIA_MS = START_MS + 4000;
+
+/** Two peers, 6 s of samples, as the signaling edge hands them over (out of order). */
+function fixture(overrides = {}) {
+  const scenario = loadScenario('bandwidth-750', { durationS: 5, warmupS: 1 });
+  const samples = [];
+  for (let t = 6; t >= 1; t -= 1) {
+    for (const [peer, remote] of [['p1', 'p0'], ['p0', 'p1']]) {
+      samples.push({ t, peer, remote, intervalS: 1, video: { recvKbps: 600 + t }, audio: { recvKbps: 40 }, rttMs: 20 });
+    }
+  }
+  return {
+    status: 'passed',
+    errors: [],
+    scenario,
+    environment: { harnessVersion: 'test' },
+    samples,
+    events: [
+      { type: 'call-started', epochMs: MEDIA_MS },
+      { type: 'first-frame', peer: 'p0', epochMs: MEDIA_MS - 1500 },
+    ],
+    network: {
+      emulator: 'relay',
+      truth: [{ epochMs: MEDIA_MS + 1000, link: 'p0.up', packetsIn: 10 }],
+      commands: [{ atS: 2, cmd: 'tc qdisc show', ok: true }],
+      scheduleEvents: [],
+    },
+    clock: { startedAtEpochMs: START_MS, mediaStartEpochMs: MEDIA_MS },
+    setupMs: { p0: 2500, p1: 2600 },
+    ...overrides,
+  };
+}
+
+test('buildResult: schema version, timeline sorted and cut at the duration, compiled network kept out of the scenario', () => {
+  const result = buildResult(fixture());
+  assert.equal(result.schemaVersion, SCHEMA_VERSION);
+  assert.deepEqual(result.timeline.map((e) => `${e.t}${e.peer}`), ['1p0', '1p1', '2p0', '2p1', '3p0', '3p1', '4p0', '4p1', '5p0', '5p1']);
+  assert.equal(result.scenario.compiled, undefined);
+  assert.equal(result.scenario.name, 'bandwidth-750');
+  assert.deepEqual(Object.keys(result.network.routes).sort(), ['p0->p1', 'p1->p0']);
+  assert.equal(result.network.configured[0].rateKbps, 750);
+});
+
+test('buildResult: wall-clock times go onto the media clock (negative before the call started)', () => {
+  const result = buildResult(fixture());
+  assert.deepEqual(result.events.map((e) => [e.type, e.atS]), [['first-frame', -1.5], ['call-started', 0]]);
+  assert.equal(result.network.truth[0].t, 1);
+  assert.equal(result.network.truth[0].epochMs, undefined);
+  assert.equal(result.network.commands[0].atS, -2, 'a command 2 s after the run started, 4 s before media start');
+});
+
+test('buildResult: before the call started (no media start) times stay unknown and commands keep the run clock', () => {
+  const result = buildResult(fixture({ status: 'failed', samples: [], clock: { startedAtEpochMs: START_MS, mediaStartEpochMs: null } }));
+  assert.equal(result.events[0].atS, null);
+  assert.equal(result.network.commands[0].atS, 2);
+  assert.equal(result.timeline.length, 0);
+});
+
+test('buildResult: summary over the measurement window, with set-up time and utilisation', () => {
+  const { summary } = buildResult(fixture());
+  assert.deepEqual(summary.windowS, [1, 5]);
+  assert.equal(summary.peers.p0['video.recvKbps'].n, 4);
+  assert.equal(summary.setupMs.max, 2600);
+  assert.ok(summary.utilization.overall > 0.8 && summary.utilization.overall < 0.9, `utilisation ${summary.utilization.overall}`);
+});
+
+test('buildResult: samples with junk peer names cannot make the sort throw', () => {
+  const samples = [{ t: 1, peer: 7, remote: null }, { t: 1, peer: 'p0', remote: 'p1' }, { t: 1, remote: 'p0' }];
+  assert.doesNotThrow(() => buildResult(fixture({ samples })));
+});
+
+test('the report reader accepts what buildResult writes', () => {
+  const result = buildResult(fixture());
+  const read = parseResult(JSON.stringify(result), 'result.json');
+  assert.equal(read.timeline.length, result.timeline.length);
+  assert.equal(read.status, 'passed');
+});
