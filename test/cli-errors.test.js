@@ -49,6 +49,24 @@ test('no browser: exit 3 with a message naming --browser-path and npm run setup'
 });
 
 
+test('an --out that cannot be created exits 2 naming it before any browser starts', async () => {
+  const file = path.join(tempDir(), 'a-file');
+  writeFileSync(file, '');
+  const { code, stderr } = await runCli(['scenario', 'unconstrained', '--video', '360p30', '--out', path.join(file, 'run')]);
+  assert.equal(code, 2, stderr);
+  assert.match(stderr, /--out .*a-file\/run: cannot create the directory/);
+  assert.doesNotMatch(stderr, /emulator:|launched/, 'nothing started');
+});
+
+test('an --out that holds a result exits 2 unless --force', async () => {
+  const out = tempDir();
+  writeFileSync(path.join(out, 'result.json'), '{"kept": true}');
+  const { code, stderr } = await runCli(['scenario', 'unconstrained', '--video', '360p30', '--out', out]);
+  assert.equal(code, 2);
+  assert.match(stderr, /already holds a result\.json: pass --force/);
+  assert.equal(readFileSync(path.join(out, 'result.json'), 'utf8'), '{"kept": true}');
+});
+
 test('Ctrl-C mid-run writes an aborted result and leaves no browser or relay running', async () => {
   const out = tempDir();
   const { tag, env } = runTag();
