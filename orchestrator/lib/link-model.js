@@ -3,6 +3,12 @@
  * Pure: no I/O. See docs/scenario-format.md "Link parameters".
  */
 import { HarnessError, InputError } from './errors.js';
+import { expectNumber, expectObject } from './validate.js';
+
+// suite/suite-dir.js and suite/cli.js still import these two from here; new code imports validate.js.
+export { describeValue, expectNumber } from './validate.js';
+
+/** @typedef {import('./validate.js').NumberRange} NumberRange */
 
 /**
  * @typedef {object} LinkParams
@@ -34,52 +40,6 @@ const FIELD_RULES = {
   lossPct: { nullable: false, range: { min: 0, max: 100 } },
   lossBurst: { nullable: true, range: { min: 1 } },
 };
-
-/** @param {unknown} value */
-export function describeValue(value) {
-  return value === undefined ? 'nothing' : JSON.stringify(value);
-}
-
-/**
- * @typedef {{min?: number, max?: number, above?: number, integer?: boolean}} NumberRange
- */
-
-/**
- * Throws InputError unless value is a finite number within range.
- * @param {unknown} value
- * @param {string} path  "file: field.path" named in the message
- * @param {NumberRange} [range]
- * @returns {number}
- */
-export function expectNumber(value, path, { min, max, above, integer = false } = {}) {
-  const ok = typeof value === 'number' && Number.isFinite(value) && (!integer || Number.isInteger(value))
-    && (min === undefined || value >= min) && (max === undefined || value <= max)
-    && (above === undefined || value > above);
-  if (ok) return value;
-  const kind = integer ? 'an integer' : 'a number';
-  const bounds = min !== undefined && max !== undefined ? ` from ${min} to ${max}`
-    : [above !== undefined && ` > ${above}`, min !== undefined && ` >= ${min}`, max !== undefined && ` <= ${max}`]
-      .filter(Boolean).join(' and');
-  throw new InputError(`${path}: must be ${kind}${bounds}, got ${describeValue(value)}`);
-}
-
-/**
- * Throws InputError unless value is a plain object whose keys are all in allowedKeys (catches typos).
- * @param {unknown} value
- * @param {string} path
- * @param {readonly string[]} allowedKeys
- * @returns {Record<string, any>}
- */
-export function expectObject(value, path, allowedKeys) {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new InputError(`${path}: must be an object, got ${describeValue(value)}`);
-  }
-  const unknown = Object.keys(value).find((key) => !allowedKeys.includes(key));
-  if (unknown !== undefined) {
-    throw new InputError(`${path}: unknown field '${unknown}'; allowed: ${allowedKeys.join(', ') || '(none)'}`);
-  }
-  return /** @type {Record<string, any>} */ (value);
-}
 
 /**
  * Validates one non-null value of a link field (also used for ramp from/to).

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { InputError } from './errors.js';
 import { REPO_ROOT } from './paths.js';
 import { readJsonFile } from './json-file.js';
-import { describeValue, expectNumber, expectObject } from './link-model.js';
+import { describeValue, expectNumber, expectObject, expectText } from './validate.js';
 import { DEFAULT_DURATION_S, DEFAULT_PEERS, compileNetwork } from './schedule.js';
 
 export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.url));
@@ -78,17 +78,6 @@ function resolveScenarioPath(nameOrPath) {
     throw new InputError(`unknown scenario '${nameOrPath}'; known: ${known.join(', ')}`);
   }
   return path.join(SCENARIO_DIR, `${nameOrPath}.json`);
-}
-
-/**
- * @param {unknown} value
- * @param {string} fieldPath
- */
-function expectText(value, fieldPath) {
-  if (typeof value !== 'string' || value.trim() === '') {
-    throw new InputError(`${fieldPath}: must be a non-empty string, got ${describeValue(value)}`);
-  }
-  return value;
 }
 
 /**

@@ -4,9 +4,9 @@
  */
 import { HarnessError, InputError } from './errors.js';
 import {
-  LINK_FIELDS, RAMPABLE_FIELDS, describeValue, expectLinkValue, expectNumber, expectObject, mergeLinkParams,
-  normalizeLinkParams, sameLinkParams,
+  LINK_FIELDS, RAMPABLE_FIELDS, expectLinkValue, mergeLinkParams, normalizeLinkParams, sameLinkParams,
 } from './link-model.js';
+import { describeValue, expectNumber, expectObject } from './validate.js';
 
 /** @typedef {import('./link-model.js').LinkParams} LinkParams */
 /**

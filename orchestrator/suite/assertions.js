@@ -2,7 +2,7 @@
 // with a level off|warn|error. Format: docs/suites.md "Assertions". Pure apart from loadAssertions.
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../lib/errors.js';
-import { describeValue, expectObject } from '../lib/link-model.js';
+import { describeValue, expectObject, expectText } from '../lib/validate.js';
 import { percentile } from '../lib/statistics.js';
 import { displayPath, readJsonFile } from '../lib/json-file.js';
 import { KNOWN_METRICS, metricPool } from './metrics.js';
@@ -53,20 +53,17 @@ export function parseCondition(text, where) {
  */
 export function parseAssertions(raw, file) {
   const top = expectObject(raw, file, ['$comment', 'description', 'scenarios']);
-  const scenarios = top.scenarios;
-  if (scenarios === null || typeof scenarios !== 'object' || Array.isArray(scenarios)) {
-    throw new InputError(`${file}: scenarios: must be an object mapping scenario names to lists of assertions, got ${describeValue(scenarios)}`);
-  }
+  const scenarios = expectObject(top.scenarios, `${file}: scenarios`, null, { what: 'an object mapping scenario names to lists of assertions' });
   const parsed = {};
   for (const [name, list] of Object.entries(scenarios)) {
     if (!Array.isArray(list)) throw new InputError(`${file}: scenarios.${name}: must be an array of assertions, got ${describeValue(list)}`);
     parsed[name] = list.map((item, index) => {
       const where = `${file}: scenarios.${name}[${index}]`;
       const entry = expectObject(item, where, ['check', 'level', 'why']);
-      if (typeof entry.check !== 'string') throw new InputError(`${where}.check: must be a condition string such as "video.recvKbps median >= 400", got ${describeValue(entry.check)}`);
+      expectText(entry.check, `${where}.check`, { what: 'a condition string such as "video.recvKbps median >= 400"', allowEmpty: true });
       const level = entry.level ?? 'error';
       if (!LEVELS.includes(level)) throw new InputError(`${where}.level: must be one of ${LEVELS.join(', ')}, got ${describeValue(entry.level)}`);
-      if (entry.why !== undefined && entry.why !== null && typeof entry.why !== 'string') throw new InputError(`${where}.why: must be a string, got ${describeValue(entry.why)}`);
+      if (entry.why !== undefined && entry.why !== null) expectText(entry.why, `${where}.why`, { what: 'a string', allowEmpty: true });
       return { check: entry.check.trim(), level, why: entry.why ?? null, condition: parseCondition(entry.check, `${where}.check`) };
     });
   }

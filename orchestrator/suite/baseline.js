@@ -1,7 +1,7 @@
 // Baselines (per-run values of a suite result) and the regression check against one (pure).
 // Format and decision rule: docs/suites.md "Baselines".
 import { InputError } from '../lib/errors.js';
-import { describeValue, expectNumber, expectObject } from '../lib/link-model.js';
+import { describeValue, expectNumber, expectObject, expectText } from '../lib/validate.js';
 import { cliffsDelta, mannWhitneyU } from '../lib/significance.js';
 import { percentile } from '../lib/statistics.js';
 import { KNOWN_METRICS, WORSE_WHEN } from './metrics.js';
@@ -91,11 +91,8 @@ export function parseBaseline(raw, file) {
   if (top.schemaVersion !== BASELINE_SCHEMA_VERSION) {
     throw new InputError(`${file}: schemaVersion: this harness reads ${BASELINE_SCHEMA_VERSION}, got ${describeValue(top.schemaVersion)}; save the baseline again with this version`);
   }
-  if (typeof top.suite !== 'string') throw new InputError(`${file}: suite: must be the suite name, got ${describeValue(top.suite)}`);
-  const scenarios = top.scenarios;
-  if (scenarios === null || typeof scenarios !== 'object' || Array.isArray(scenarios)) {
-    throw new InputError(`${file}: scenarios: must be an object of scenario name -> { runs, values }, got ${describeValue(scenarios)}`);
-  }
+  expectText(top.suite, `${file}: suite`, { what: 'the suite name', allowEmpty: true });
+  const scenarios = expectObject(top.scenarios, `${file}: scenarios`, null, { what: 'an object of scenario name -> { runs, values }' });
   for (const [name, entry] of Object.entries(scenarios)) {
     const where = `${file}: scenarios.${name}`;
     expectObject(entry, where, ['runs', 'values']);

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { PRESETS } from '../../media/generate.js';
 import { EMULATORS } from '../emulators/index.js';
 import { InputError } from '../lib/errors.js';
-import { describeValue, expectNumber, expectObject } from '../lib/link-model.js';
+import { describeValue, expectNumber, expectObject, expectText } from '../lib/validate.js';
 import { listScenarios, loadScenario } from '../lib/scenario.js';
 import { DEFAULT_ASSERTIONS_FILE } from './assertions.js';
 import { resolveRegressionOptions } from './baseline.js';
@@ -60,15 +60,6 @@ function resolveSuitePath(nameOrPath) {
   const known = shippedSuiteNames();
   if (!known.includes(nameOrPath)) throw new InputError(`unknown suite '${nameOrPath}'; built-in suites: ${known.join(', ')}, or give a path to a suite .json file`);
   return path.join(SUITE_DIR, `${nameOrPath}.json`);
-}
-
-/**
- * @param {unknown} value @param {string} where
- * @returns {string}
- */
-function expectText(value, where) {
-  if (typeof value !== 'string' || value.trim() === '') throw new InputError(`${where}: must be a non-empty string, got ${describeValue(value)}`);
-  return value;
 }
 
 /**
