@@ -2,9 +2,9 @@
  * Finds, reads and validates scenario files (orchestrator/scenarios/<name>.json) and resolves them for a run.
  * Format: docs/scenario-format.md.
  */
-import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { builtinNames, resolveBuiltin } from './builtin-file.js';
 import { InputError } from './errors.js';
 import { REPO_ROOT } from './paths.js';
 import { readJsonFile } from './json-file.js';
@@ -50,34 +50,17 @@ function displayPath(filePath) {
 
 const readScenarioFile = (filePath) => readJsonFile(filePath, 'scenario', 'check the path, or give a name from `list`');
 
-/** Shipped scenario names from the file names alone, in natural order (loss-5 before loss-10). */
-function shippedNames() {
-  return readdirSync(SCENARIO_DIR).filter((entry) => entry.endsWith('.json')).map((entry) => entry.slice(0, -5))
-    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
-}
-
-
 /**
  * Shipped scenarios, sorted by name in natural order.
  * @returns {{name: string, description: string, file: string}[]}
  */
 export function listScenarios() {
-  return shippedNames().map((name) => {
+  return builtinNames(SCENARIO_DIR).map((name) => {
     const filePath = path.join(SCENARIO_DIR, `${name}.json`);
     const raw = readScenarioFile(filePath);
     const description = typeof raw === 'object' && raw !== null && 'description' in raw ? String(raw.description) : '';
     return { name, description, file: displayPath(filePath) };
   });
-}
-
-/** @param {string} nameOrPath */
-function resolveScenarioPath(nameOrPath) {
-  if (nameOrPath.includes('/') || nameOrPath.endsWith('.json')) return path.resolve(nameOrPath);
-  const known = shippedNames();
-  if (!known.includes(nameOrPath)) {
-    throw new InputError(`unknown scenario '${nameOrPath}'; known: ${known.join(', ')}`);
-  }
-  return path.join(SCENARIO_DIR, `${nameOrPath}.json`);
 }
 
 /**
@@ -113,7 +96,7 @@ export function loadScenario(nameOrPath, { timeScale = 1, durationS, warmupS: wa
   expectNumber(timeScale, 'timeScale (--time-scale)', { above: 0 });
   if (durationS !== undefined) expectNumber(durationS, 'durationS (--duration)', { above: 0 });
   if (warmupOverrideS !== undefined) expectNumber(warmupOverrideS, 'warmupS (--warmup)', { min: 0 });
-  const filePath = resolveScenarioPath(nameOrPath);
+  const filePath = resolveBuiltin('scenario', nameOrPath, SCENARIO_DIR);
   const file = displayPath(filePath);
   const raw = expectObject(readScenarioFile(filePath), file, SCENARIO_FIELDS);
 

@@ -1,11 +1,11 @@
 // Suite files (orchestrator/suites/<name>.json or any path): which scenarios, how often, how long, on which
 // emulator. Format: docs/suites.md "Suite files". Every scenario is resolved here, so a bad suite fails
 // before any browser starts.
-import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PRESETS } from '../../media/generate.js';
 import { EMULATORS } from '../emulators/index.js';
+import { builtinNames, isFilePath, resolveBuiltin } from '../lib/builtin-file.js';
 import { InputError } from '../lib/errors.js';
 import { describeValue, expectNumber, expectObject, expectText } from '../lib/validate.js';
 import { listScenarios, loadScenario } from '../lib/scenario.js';
@@ -37,29 +37,16 @@ const ENTRY_FIELDS = ['scenario', 'repetitions', 'timeScale', 'durationS', 'warm
  * @property {SuiteEntry[]} entries
  */
 
-/** @returns {string[]} */
-function shippedSuiteNames() {
-  return readdirSync(SUITE_DIR).filter((entry) => entry.endsWith('.json')).map((entry) => entry.slice(0, -5)).sort();
-}
-
 /**
  * Built-in suites with their descriptions.
  * @returns {{ name: string, description: string, file: string }[]}
  */
 export function listSuites() {
-  return shippedSuiteNames().map((name) => {
+  return builtinNames(SUITE_DIR).map((name) => {
     const file = path.join(SUITE_DIR, `${name}.json`);
     const raw = /** @type {any} */ (readJsonFile(file, 'suite', 'reinstall the harness'));
     return { name, description: String(raw?.description ?? ''), file: displayPath(file) };
   });
-}
-
-/** @param {string} nameOrPath */
-function resolveSuitePath(nameOrPath) {
-  if (nameOrPath.includes('/') || nameOrPath.endsWith('.json')) return path.resolve(nameOrPath);
-  const known = shippedSuiteNames();
-  if (!known.includes(nameOrPath)) throw new InputError(`unknown suite '${nameOrPath}'; built-in suites: ${known.join(', ')}, or give a path to a suite .json file`);
-  return path.join(SUITE_DIR, `${nameOrPath}.json`);
 }
 
 /**
@@ -84,7 +71,8 @@ function runSettings(raw, where) {
  * @returns {Suite}
  */
 export function loadSuite(nameOrPath, overrides = {}) {
-  const filePath = resolveSuitePath(nameOrPath);
+  const filePath = resolveBuiltin('suite', nameOrPath, SUITE_DIR,
+    (known) => `built-in suites: ${known.join(', ')}, or give a path to a suite .json file`);
   const file = displayPath(filePath);
   const raw = expectObject(readJsonFile(filePath, 'suite', 'check the path, or give a built-in suite name (smoke, nightly)'), file, SUITE_FIELDS);
   const baseName = path.basename(filePath, '.json');
@@ -120,7 +108,7 @@ export function loadSuite(nameOrPath, overrides = {}) {
     const entry = typeof item === 'string' ? { scenario: item } : expectObject(item, where, ENTRY_FIELDS);
     const source = expectText(entry.scenario, typeof item === 'string' ? where : `${where}.scenario`);
     const settings = { repetitions: 1, ...suiteSettings, ...runSettings(entry, (field) => `${where}.${field}`), ...(overrides.repetitions ? { repetitions: overrides.repetitions } : {}) };
-    const target = source.includes('/') || source.endsWith('.json') ? path.resolve(path.dirname(filePath), source) : source;
+    const target = isFilePath(source) ? path.resolve(path.dirname(filePath), source) : source;
     let scenario;
     try {
       scenario = loadScenario(target, { timeScale: settings.timeScale, durationS: settings.durationS, warmupS: settings.warmupS });
