@@ -272,6 +272,24 @@ function applyChanges(links, changes) {
 }
 
 /**
+ * Schedule events grouped by time, each group to be applied at once: one group per distinct atS, in time
+ * order, its events in their order in `events`. Pure.
+ * @template {{atS: number}} E
+ * @param {readonly E[]} events  e.g. CompiledNetwork['events'] (all atS > 0)
+ * @returns {{atS: number, events: E[]}[]}
+ */
+export function groupScheduleEvents(events) {
+  /** @type {Map<number, E[]>} */
+  const groups = new Map();
+  for (const event of events) {
+    const group = groups.get(event.atS);
+    if (group) group.push(event);
+    else groups.set(event.atS, [event]);
+  }
+  return [...groups].map(([atS, grouped]) => ({ atS, events: grouped })).sort((a, b) => a.atS - b.atS);
+}
+
+/**
  * Params of every link in force at tS (events at exactly tS included).
  * @param {CompiledNetwork} compiled
  * @param {number} tS

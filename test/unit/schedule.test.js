@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InputError } from '../../orchestrator/lib/errors.js';
 import { loadScenario } from '../../orchestrator/lib/scenario.js';
-import { compileNetwork, configuredAt, configuredTimeline, rampValue } from '../../orchestrator/lib/schedule.js';
+import {
+  compileNetwork, configuredAt, configuredTimeline, groupScheduleEvents, rampValue,
+} from '../../orchestrator/lib/schedule.js';
 
 /** @param {object} network @param {object} [extra] */
 const compile = (network, extra = {}, options = {}) => compileNetwork({ file: 'x.json', durationS: 300, network, ...extra }, options);
@@ -119,6 +121,18 @@ test('entries at t = 0 are folded into links; no-op changes emit no events; same
   assert.equal(p0At60[0].cause, 'network.schedule[2] step; network.schedule[3] step');
   const down = compiled.events.find((e) => e.atS === 90 && e.link === 'p1.down');
   assert.deepEqual([down.params.queueMs, down.params.queuePackets], [200, null]);
+});
+
+test('groupScheduleEvents: one group per instant, in time order, events in their given order', () => {
+  const event = (atS, link) => ({ atS, link });
+  assert.deepEqual(groupScheduleEvents([event(60, 'p0.up'), event(30, 'p1.up'), event(60, 'p1.up'), event(30, 'p0.down')]), [
+    { atS: 30, events: [event(30, 'p1.up'), event(30, 'p0.down')] },
+    { atS: 60, events: [event(60, 'p0.up'), event(60, 'p1.up')] },
+  ]);
+  assert.deepEqual(groupScheduleEvents([]), []);
+  const groups = groupScheduleEvents(loadScenario('changing-bandwidth').compiled.events);
+  assert.deepEqual(groups.map((group) => [group.atS, group.events.map((e) => e.link)]),
+    [60, 120, 180, 240].map((atS) => [atS, ['p0.up', 'p1.up']]));
 });
 
 test('configuredTimeline samples every link at each step, including t = 0 and durationS', () => {
