@@ -11,7 +11,7 @@ import { assertCanRun, netemCapabilities } from '../orchestrator/emulators/netem
 import { iperf3IpKbps, openNetemProbePath, runIperf3 } from '../orchestrator/emulators/netem/calibrate.js';
 import { removeLeftovers } from '../orchestrator/emulators/netem/cleanup.js';
 import { createNetemEmulator } from '../orchestrator/emulators/netem/index.js';
-import { createCommandRunner } from '../orchestrator/emulators/netem/runner.js';
+import { createCommandRunner } from '../orchestrator/emulators/runner.js';
 import { planTopology } from '../orchestrator/emulators/netem/topology.js';
 
 const caps = await netemCapabilities();

@@ -6,7 +6,7 @@ import { unmetRequirements } from '../../orchestrator/emulators/netem/capabiliti
 import {
   gilbertElliott, htbArgs, linkCommands, netemArgs, setupCommands, teardownCommands,
 } from '../../orchestrator/emulators/netem/commands.js';
-import { shellJoin, shellQuote } from '../../orchestrator/emulators/netem/runner.js';
+import { shellJoin, shellQuote } from '../../orchestrator/emulators/script.js';
 import { chooseAddressBlock, planTopology, shortRunId } from '../../orchestrator/emulators/netem/topology.js';
 import { truthRow } from '../../orchestrator/emulators/netem/truth.js';
 import { compileNetwork } from '../../orchestrator/lib/schedule.js';

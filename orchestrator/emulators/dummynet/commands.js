@@ -12,7 +12,7 @@
  */
 import { InputError } from '../../lib/errors.js';
 import { pathConditions, queueLimitBytes } from '../../lib/link-model.js';
-import { shellJoin, shellQuote } from '../netem/runner.js';
+import { shellJoin, shellQuote } from '../script.js';
 
 /** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
 

@@ -3,7 +3,7 @@
  * through the shared command runner. Elsewhere it stops with an EnvironmentError before anything starts.
  */
 import { EnvironmentError, InputError } from '../../lib/errors.js';
-import { createCommandRunner } from '../netem/runner.js';
+import { createCommandRunner } from '../runner.js';
 import { dummynetChange, dummynetSetup, dummynetTeardown, planDummynet } from './commands.js';
 import { scheduleStates } from './script.js';
 
@@ -13,7 +13,7 @@ const PLATFORM_OF = { darwin: 'macos', freebsd: 'freebsd' };
 const TOOLS = { macos: ['dnctl', 'pfctl'], freebsd: ['ipfw'] };
 
 /**
- * @param {{platform?: string, run?: import('../netem/runner.js').RunCommand}} [options]
+ * @param {{platform?: string, run?: import('../runner.js').RunCommand}} [options]
  * @returns {Promise<{platform: string|null, available: boolean, reasons: string[]}>}
  */
 export async function dummynetCapabilities({ platform = process.platform, run = createCommandRunner().run } = {}) {

@@ -1,7 +1,8 @@
 /**
  * The dummynet schedule as a standalone shell script (J16 listings 7.3/7.4 style). Pure.
  */
-import { groupEvents, renderScheduleScript } from '../netem/script.js';
+import { groupScheduleEvents } from '../../lib/schedule.js';
+import { renderScheduleScript } from '../script.js';
 import { dummynetChange, dummynetSetup, dummynetTeardown, planDummynet } from './commands.js';
 
 /** @typedef {import('../../lib/schedule.js').CompiledNetwork} CompiledNetwork */
@@ -14,7 +15,7 @@ import { dummynetChange, dummynetSetup, dummynetTeardown, planDummynet } from '.
  */
 export function scheduleStates(compiled) {
   let state = { ...compiled.links };
-  return groupEvents(compiled).map(({ atS, events }) => {
+  return groupScheduleEvents(compiled.events).map(({ atS, events }) => {
     state = { ...state, ...Object.fromEntries(events.map((event) => [event.link, event.params])) };
     return { atS, events, state };
   });
@@ -30,7 +31,7 @@ export function dummynetScript(compiled, { scenario, durationS, peers, platform,
   const states = scheduleStates(compiled);
   const steps = states.map(({ atS, events, state }) => ({
     atS,
-    causes: [...new Set(events.map((event) => `${event.link} ← ${event.cause}`))],
+    events,
     lines: dummynetChange(plan, state, events.map((event) => event.link)),
   }));
   const tools = platform === 'freebsd' ? 'ipfw + dummynet' : 'dnctl + pf (dummynet)';

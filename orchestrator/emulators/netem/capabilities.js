@@ -4,7 +4,7 @@
  */
 import { EnvironmentError } from '../../lib/errors.js';
 import { NAMESPACE_PREFIX } from './topology.js';
-import { createCommandRunner } from './runner.js';
+import { createCommandRunner } from '../runner.js';
 
 /** @typedef {import('../../lib/schedule.js').CompiledNetwork} CompiledNetwork */
 /**
@@ -24,7 +24,7 @@ let cached = null;
 
 /**
  * Probes once per process (the kernel does not change under us).
- * @param {{run?: import('./runner.js').RunCommand, fresh?: boolean}} [options]
+ * @param {{run?: import('../runner.js').RunCommand, fresh?: boolean}} [options]
  * @returns {Promise<NetemCapabilities>}
  */
 export function netemCapabilities({ run, fresh = false } = {}) {
@@ -33,7 +33,7 @@ export function netemCapabilities({ run, fresh = false } = {}) {
 }
 
 /**
- * @param {import('./runner.js').RunCommand} run
+ * @param {import('../runner.js').RunCommand} run
  * @returns {Promise<NetemCapabilities>}
  */
 async function probe(run) {

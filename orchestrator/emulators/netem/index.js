@@ -7,7 +7,7 @@ import { HarnessError } from '../../lib/errors.js';
 import { assertCanRun, netemCapabilities } from './capabilities.js';
 import { listNamespaces, listRootLinks } from './cleanup.js';
 import { linkCommands, setupCommands, teardownCommands } from './commands.js';
-import { createCommandRunner } from './runner.js';
+import { createCommandRunner } from '../runner.js';
 import { ADDRESS_SECOND_OCTET, chooseAddressBlock, planTopology, shortRunId } from './topology.js';
 import { linkTruth } from './truth.js';
 
@@ -15,7 +15,7 @@ import { linkTruth } from './truth.js';
 export const NETNS_EXEC_SCRIPT = fileURLToPath(new URL('../../../netem-scripts/netns-exec.sh', import.meta.url));
 
 /** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
-/** @typedef {import('./runner.js').RunCommand} RunCommand */
+/** @typedef {import('../runner.js').RunCommand} RunCommand */
 
 /**
  * What of a run's topology exists now (namespaces, root links, nft tables in its router namespace).

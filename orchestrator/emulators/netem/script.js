@@ -1,74 +1,15 @@
 /**
- * Standalone shell scripts of a whole schedule (set-up, timed changes with sleeps, teardown via trap), like
- * J16's listings 7.3/7.4, for `export-script`. Pure: returns the script text.
+ * The netem backend's schedule as a standalone shell script (set-up, timed changes with sleeps, teardown via
+ * trap), for `export-script`. Pure: returns the script text.
  */
 import { InputError } from '../../lib/errors.js';
+import { groupScheduleEvents } from '../../lib/schedule.js';
+import { renderScheduleScript, shellJoin } from '../script.js';
 import { unmetRequirements } from './capabilities.js';
 import { linkCommands, setupCommands, teardownCommands } from './commands.js';
-import { shellJoin } from './runner.js';
 import { chooseAddressBlock, planTopology } from './topology.js';
 
 /** @typedef {import('../../lib/schedule.js').CompiledNetwork} CompiledNetwork */
-/** @typedef {{atS: number, lines: string[], causes: string[]}} ScriptStep */
-
-/**
- * Schedule events grouped by time, each group applied at once.
- * @param {CompiledNetwork} compiled
- * @returns {{atS: number, events: CompiledNetwork['events']}[]}
- */
-export function groupEvents(compiled) {
-  const groups = [];
-  for (const event of compiled.events) {
-    const last = groups.at(-1);
-    if (last && last.atS === event.atS) last.events.push(event);
-    else groups.push({ atS: event.atS, events: [event] });
-  }
-  return groups;
-}
-
-/** @param {number} seconds */
-const formatSeconds = (seconds) => String(Number(seconds.toFixed(3)));
-
-/**
- * @param {{title: string, notes: string[], setup: string[], steps: ScriptStep[], durationS: number, teardown: string[]}} script
- * @returns {string}
- */
-export function renderScheduleScript({ title, notes, setup, steps, durationS, teardown }) {
-  const out = [
-    '#!/bin/sh',
-    `# ${title}`,
-    ...notes.map((note) => `# ${note}`),
-    '# Run as root. Ctrl-C (or any failing command) tears everything down.',
-    '# Sleeps are relative, so the time the commands take accumulates as drift over long schedules.',
-    'set -u',
-    '',
-    'teardown() {',
-    '  trap - EXIT INT TERM',
-    ...teardown.map((line) => `  ${line} 2>/dev/null || true`),
-    '}',
-    '',
-    '# Leftovers of an earlier run of this script would make set-up fail.',
-    'teardown',
-    "trap teardown EXIT",
-    "trap 'exit 130' INT TERM",
-    'set -e',
-    '',
-    ...setup,
-    '',
-    `echo "network ready: t=0, schedule runs ${formatSeconds(durationS)} s"`,
-  ];
-  let nowS = 0;
-  for (const step of steps) {
-    out.push('', `# t=${formatSeconds(step.atS)} s: ${step.causes.join('; ')}`);
-    if (step.atS > nowS) out.push(`sleep ${formatSeconds(step.atS - nowS)}`);
-    out.push(...step.lines);
-    nowS = step.atS;
-  }
-  out.push('', '# until the end of the scenario');
-  if (durationS > nowS) out.push(`sleep ${formatSeconds(durationS - nowS)}`);
-  out.push('');
-  return out.join('\n');
-}
 
 /**
  * The netem backend's script for a compiled network.
@@ -87,9 +28,9 @@ export function netemScript(compiled, { scenario, durationS, peers, netem = true
     rootLinks: new Set([plan.control.rootIf]),
     nftTables: new Set(netem ? [] : [plan.nftTable]),
   };
-  const steps = groupEvents(compiled).map(({ atS, events }) => ({
+  const steps = groupScheduleEvents(compiled.events).map(({ atS, events }) => ({
     atS,
-    causes: [...new Set(events.map((event) => `${event.link} ← ${event.cause}`))],
+    events,
     lines: events.flatMap((event) => linkCommands(plan, plan.stages.find((s) => s.link === event.link), event.params, { netem, verb: 'change' })).map(shellJoin),
   }));
   return renderScheduleScript({
