@@ -21,6 +21,9 @@ export { describeValue, expectNumber } from './validate.js';
  * @property {number|null} lossBurst     Gilbert-Elliott mean burst length in packets, null = independent loss
  */
 
+/** Bytes every backend charges against the rate on top of a UDP payload: IPv4 (20) + UDP (8) headers. */
+export const UDP_IPV4_OVERHEAD_BYTES = 28;
+
 /** dummynet's default queue (50 slots), which J16 ran with. */
 export const DEFAULT_QUEUE_PACKETS = 50;
 

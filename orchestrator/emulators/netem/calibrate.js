@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EnvironmentError, HarnessError } from '../../lib/errors.js';
+import { UDP_IPV4_OVERHEAD_BYTES } from '../../lib/link-model.js';
 import { binomialInterval99, decodeProbe, probeClockMs } from '../calibration.js';
 import { netemCapabilities, unmetRequirements } from './capabilities.js';
 import { createEmulator } from '../index.js';
@@ -21,7 +22,6 @@ const IPERF3_PORT = 5201;
 export const IPERF3_RATE_TOLERANCE_PCT = 5;
 /** IPv4 20 + TCP 20 + timestamp option 12 bytes on every segment. */
 const TCP_IPV4_OVERHEAD_BYTES = 52;
-const UDP_IPV4_OVERHEAD_BYTES = 28;
 const IPERF3_UDP_PAYLOAD_BYTES = 1200;
 
 /**

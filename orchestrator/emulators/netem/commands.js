@@ -23,7 +23,7 @@ export const NETEM_LIMIT_PACKETS = 100_000;
  * (RFC 8868 style). 1 Gbit/s adds ~10 µs per packet and never binds below the htb rate.
  */
 export const NETEM_ORDER_RATE = '1gbit';
-/** tc counts the 14-byte Ethernet header; the link model charges IP length (payload + 28 bytes). */
+/** tc counts the 14-byte Ethernet header; the link model charges IP length (payload + UDP_IPV4_OVERHEAD_BYTES). */
 export const ETHERNET_HEADER_BYTES = 14;
 /** nft loss resolution: numgen draws from 0..LOSS_SCALE-1 (0.01 %). */
 export const LOSS_SCALE = 10_000;
