@@ -18,6 +18,8 @@ import { describeValue, expectNumber, expectObject } from './validate.js';
 
 export const DEFAULT_DURATION_S = 300;
 export const DEFAULT_PEERS = 2;
+/** The netem backend gives each peer a /30 in the upper half of one /24. */
+export const MAX_PEERS = 32;
 export const DEFAULT_RAMP_EVERY_S = 0.5;
 /** Offset added before geometric interpolation so exponential ramps can start or end at 0 (docs: "Ramps"). */
 export const DEFAULT_EXPONENTIAL_FLOOR = 1;

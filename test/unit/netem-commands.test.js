@@ -6,6 +6,7 @@ import { unmetRequirements } from '../../orchestrator/emulators/netem/capabiliti
 import {
   gilbertElliott, htbArgs, linkCommands, netemArgs, setupCommands, teardownCommands,
 } from '../../orchestrator/emulators/netem/commands.js';
+import { netemTopologyScript } from '../../orchestrator/emulators/netem/script.js';
 import { shellJoin, shellQuote } from '../../orchestrator/emulators/script.js';
 import { chooseAddressBlock, planTopology, shortRunId } from '../../orchestrator/emulators/netem/topology.js';
 import { truthRow } from '../../orchestrator/emulators/netem/truth.js';
@@ -175,15 +176,17 @@ test('shellQuote leaves plain words and quotes the rest', () => {
   assert.equal(shellJoin(['nft', 'add', 'chain', 'inet', 't', 'c', '{', 'type', 'filter', ';', '}']), "nft add chain inet t c '{' type filter ';' '}'");
 });
 
-test('netem-scripts/setup-namespaces.sh runs exactly the emulator\'s set-up commands', () => {
+test('netem-scripts/setup-namespaces.sh runs export-script --topology-only: exactly the emulator\'s set-up commands', () => {
   const script = fileURLToPath(new URL('../../netem-scripts/setup-namespaces.sh', import.meta.url));
   for (const [peers, netem, bottleneck] of [[2, false, true], [3, true, false]]) {
     const compiled = compileNetwork({ file: 'x.json', durationS: 10, peers, network: bottleneck ? { bottleneck: {} } : {} });
     const names = Array.from({ length: peers }, (_, i) => `p${i}`);
     const expected = setupCommands(planTopology({ runId: 'abc123', peers: names, links: Object.keys(compiled.links), block: 7 }), compiled.links, { netem }).map(shellJoin);
     const printed = execFileSync('sh', [script, 'abc123', String(peers), '7'], {
-      env: { ...process.env, DRY_RUN: '1', NETEM: netem ? '1' : '0', BOTTLENECK: bottleneck ? '1' : '0' },
-    }).toString().trim().split('\n');
-    assert.deepEqual(printed, expected, `${peers} peers, netem ${netem}, bottleneck ${bottleneck}`);
+      env: { ...process.env, DRY_RUN: '1', NETEM: netem ? '1' : '0', BOTTLENECK: bottleneck ? '1' : '0', NODE: process.execPath },
+    }).toString();
+    assert.equal(printed, netemTopologyScript({ runId: 'abc123', peers, block: 7, bottleneck, netem }), `${peers} peers, netem ${netem}, bottleneck ${bottleneck}`);
+    const lines = printed.split('\n');
+    assert.deepEqual(lines.slice(lines.indexOf('set -eu') + 2, lines.findIndex((line) => line.startsWith('echo ')) - 1), expected);
   }
 });

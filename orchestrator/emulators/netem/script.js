@@ -1,28 +1,36 @@
 /**
- * The netem backend's schedule as a standalone shell script (set-up, timed changes with sleeps, teardown via
- * trap), for `export-script`. Pure: returns the script text.
+ * The netem backend as standalone shell scripts for `export-script`: a scenario's whole schedule (set-up,
+ * timed changes with sleeps, teardown via trap), or the bare topology netem-scripts/setup-namespaces.sh builds.
+ * Pure: returns the script text.
  */
 import { InputError } from '../../lib/errors.js';
-import { groupScheduleEvents } from '../../lib/schedule.js';
-import { renderScheduleScript, shellJoin } from '../script.js';
+import { compileNetwork, groupScheduleEvents } from '../../lib/schedule.js';
+import { renderScheduleScript, renderSetupScript, shellJoin, shellQuote } from '../script.js';
 import { unmetRequirements } from './capabilities.js';
 import { linkCommands, setupCommands, teardownCommands } from './commands.js';
-import { chooseAddressBlock, planTopology } from './topology.js';
+import { chooseAddressBlock, planTopology, shortRunId } from './topology.js';
 
 /** @typedef {import('../../lib/schedule.js').CompiledNetwork} CompiledNetwork */
+
+/** The run id scripts use unless given one. */
+export const SCRIPT_RUN_ID = 'script';
+
+/** @param {string} runId */
+export const defaultBlock = (runId) => chooseAddressBlock(shortRunId(runId), new Set());
 
 /**
  * The netem backend's script for a compiled network.
  * @param {CompiledNetwork} compiled
- * @param {{scenario: string, durationS: number, peers: string[], netem?: boolean, runId?: string}} options
- *   netem: the target kernel has sch_netem (default); without it loss goes to nftables and delay is refused
+ * @param {{scenario: string, durationS: number, peers: string[], netem?: boolean, runId?: string, block?: number}} options
+ *   netem: the target kernel has sch_netem (default); without it loss goes to nftables and delay is refused;
+ *   runId names the namespaces (wtb-<id>-…); block: addresses from 10.201.<block>.0/24
  * @returns {string}
  */
-export function netemScript(compiled, { scenario, durationS, peers, netem = true, runId = 'script' }) {
+export function netemScript(compiled, { scenario, durationS, peers, netem = true, runId = SCRIPT_RUN_ID, block = defaultBlock(runId) }) {
   const caps = { netns: true, htb: true, ifb: true, nftables: true, netem, reasons: [] };
   const missing = unmetRequirements(compiled, caps);
   if (missing.length > 0) throw new InputError(`export-script ${scenario} --no-sch-netem: ${missing.join('; ')}`);
-  const plan = planTopology({ runId, peers, links: Object.keys(compiled.links), block: chooseAddressBlock(runId, new Set()) });
+  const plan = planTopology({ runId, peers, links: Object.keys(compiled.links), block });
   const everything = {
     netns: new Set([plan.routerNetns, ...plan.peers.map((peer) => peer.netns)]),
     rootLinks: new Set([plan.control.rootIf]),
@@ -44,5 +52,27 @@ export function netemScript(compiled, { scenario, durationS, peers, netem = true
     steps,
     durationS,
     teardown: teardownCommands(plan, everything).map(shellJoin),
+  });
+}
+
+/**
+ * The netem topology with every link unconstrained, left standing (no schedule, no teardown): what
+ * netem-scripts/setup-namespaces.sh runs. Shape links afterwards with `tc … change` (netem-scripts/README.md).
+ * @param {{runId: string, peers: number, block: number, bottleneck?: boolean, netem?: boolean}} options
+ *   runId: [a-z0-9]{1,8}, used as is in the names; netem: the kernel has sch_netem (else loss on nftables)
+ * @returns {string}
+ */
+export function netemTopologyScript({ runId, peers, block, bottleneck = false, netem = true }) {
+  const compiled = compileNetwork({ file: 'export-script --topology-only', peers, network: bottleneck ? { bottleneck: {} } : {} });
+  const peerNames = Array.from({ length: peers }, (_, i) => `p${i}`);
+  const plan = planTopology({ runId, peers: peerNames, links: Object.keys(compiled.links), block });
+  return renderSetupScript({
+    title: `webrtc-testbed netem topology ${shellQuote(plan.id)}: ${peers} peers${bottleneck ? ' and a bottleneck' : ''}, every link unconstrained, loss on ${netem ? 'netem' : 'nftables'}`,
+    notes: [
+      'The commands the netem emulator runs at set-up (orchestrator/emulators/netem/commands.js). Run as root.',
+      'Shape a link with `tc … change` (netem-scripts/README.md); remove everything with netem-scripts/teardown.sh.',
+    ],
+    setup: setupCommands(plan, compiled.links, { netem }).map(shellJoin),
+    done: `ready: peers in ${plan.peers.map((peer) => `${peer.netns} at ${peer.address}`).join(', ')}; signaling reachable at ${plan.control.rootAddress}; remove with teardown.sh ${plan.id}`,
   });
 }
