@@ -33,15 +33,28 @@ export const LINK_FIELDS = ['rateKbps', 'queuePackets', 'queueMs', 'oneWayDelayM
 /** Fields a schedule ramp may vary continuously. */
 export const RAMPABLE_FIELDS = ['rateKbps', 'oneWayDelayMs', 'jitterMs', 'lossPct'];
 
+/*
+ * Ranges (docs/scenario-format.md "Link parameters"): beyond them the emulators' commands break (tc writes
+ * `rate 0bit` below 8 kbit/s, a bfifo limit is 32 bits) or the link stops being a network a call can cross.
+ */
+export const MIN_RATE_KBPS = 8;
+export const MAX_RATE_KBPS = 10_000_000;
+export const MAX_DELAY_MS = 60_000;
+export const MAX_QUEUE_MS = 60_000;
+export const MAX_QUEUE_PACKETS = 100_000;
+/** rateKbps × queueMs / 8: a queueMs queue in bytes at its rate. */
+export const MAX_QUEUE_BYTES = 1_000_000_000;
+export const MAX_LOSS_BURST = 1000;
+
 /** @type {Record<string, {nullable: boolean, range: NumberRange}>} */
 const FIELD_RULES = {
-  rateKbps: { nullable: true, range: { above: 0 } },
-  queuePackets: { nullable: true, range: { min: 1, integer: true } },
-  queueMs: { nullable: true, range: { above: 0 } },
-  oneWayDelayMs: { nullable: false, range: { min: 0 } },
-  jitterMs: { nullable: false, range: { min: 0 } },
+  rateKbps: { nullable: true, range: { min: MIN_RATE_KBPS, max: MAX_RATE_KBPS } },
+  queuePackets: { nullable: true, range: { min: 1, max: MAX_QUEUE_PACKETS, integer: true } },
+  queueMs: { nullable: true, range: { above: 0, max: MAX_QUEUE_MS } },
+  oneWayDelayMs: { nullable: false, range: { min: 0, max: MAX_DELAY_MS } },
+  jitterMs: { nullable: false, range: { min: 0, max: MAX_DELAY_MS } },
   lossPct: { nullable: false, range: { min: 0, max: 100 } },
-  lossBurst: { nullable: true, range: { min: 1 } },
+  lossBurst: { nullable: true, range: { min: 1, max: MAX_LOSS_BURST } },
 };
 
 /**
@@ -56,12 +69,12 @@ export function expectLinkValue(field, value, path) {
 }
 
 /**
- * Fills defaults and validates every field.
- * @param {unknown} raw   link params as written in a scenario ({} = unconstrained)
- * @param {string} where  e.g. "orchestrator/scenarios/x.json: network.link", prefixed to field names in errors
+ * Fills defaults and validates every field on its own.
+ * @param {unknown} raw
+ * @param {string} where
  * @returns {LinkParams}
  */
-export function normalizeLinkParams(raw, where) {
+function normalizeFields(raw, where) {
   const given = expectObject(raw, where, LINK_FIELDS);
   /** @type {Record<string, number|null>} */
   const params = {};
@@ -82,18 +95,54 @@ export function normalizeLinkParams(raw, where) {
 }
 
 /**
+ * The rules between fields: jitter within the delay, a queueMs queue within MAX_QUEUE_BYTES at its rate,
+ * a lossPct its Gilbert-Elliott chain can reach.
+ * @param {LinkParams} params  fields already valid on their own
+ * @param {string} where  names the link (and the entry that set it) in errors
+ * @returns {LinkParams}
+ */
+export function checkLinkParams(params, where) {
+  const { rateKbps, queueMs, oneWayDelayMs, jitterMs, lossPct, lossBurst } = params;
+  if (jitterMs > oneWayDelayMs) {
+    throw new InputError(`${where}: jitterMs ${jitterMs} is more than oneWayDelayMs ${oneWayDelayMs}; jitter varies the delay within ±jitterMs, so it must be at most oneWayDelayMs: raise oneWayDelayMs or lower jitterMs`);
+  }
+  if (rateKbps !== null && queueMs !== null && (rateKbps * queueMs) / 8 > MAX_QUEUE_BYTES) {
+    throw new InputError(`${where}: queueMs ${queueMs} at rateKbps ${rateKbps} is a ${Math.round((rateKbps * queueMs) / 8)}-byte queue; at most ${MAX_QUEUE_BYTES} bytes (rateKbps × queueMs / 8): lower queueMs to ${Math.floor((MAX_QUEUE_BYTES * 8) / rateKbps)} or less`);
+  }
+  // Every packet in the bad state is lost and bursts average lossBurst, so loss = p / (p + 1/lossBurst) with p <= 1.
+  if (lossBurst !== null && lossPct > 0 && lossPct > (100 * lossBurst) / (lossBurst + 1)) {
+    const neededBurst = lossPct < 100 ? ` raise lossBurst to at least ${Number((lossPct / (100 - lossPct)).toFixed(3))} or` : '';
+    throw new InputError(`${where}: lossPct ${lossPct} with lossBurst ${lossBurst}: bursts of ${lossBurst} packets lose at most ${Number(((100 * lossBurst) / (lossBurst + 1)).toFixed(3))} % (100 × lossBurst / (lossBurst + 1));${neededBurst} lower lossPct${lossPct < 100 ? '' : ', or remove lossBurst'}`);
+  }
+  return params;
+}
+
+/**
+ * Fills defaults and validates every field and the rules between them.
+ * @param {unknown} raw   link params as written in a scenario ({} = unconstrained)
+ * @param {string} where  e.g. "orchestrator/scenarios/x.json: network.link", prefixed to field names in errors
+ * @returns {LinkParams}
+ */
+export function normalizeLinkParams(raw, where) {
+  return checkLinkParams(normalizeFields(raw, where), where);
+}
+
+/**
  * Applies a partial update (a schedule step's `set`, a per-peer override) to normalized params.
  * Giving either queue field replaces the queue limit as a whole, so the two never coexist.
  * @param {LinkParams} base
  * @param {unknown} patch
  * @param {string} where  names the patch in errors
+ * @param {{betweenFields?: boolean}} [options]  false: leave the rules between fields to a checkLinkParams
+ *   once every change of the same instant is merged
  * @returns {LinkParams}
  */
-export function mergeLinkParams(base, patch, where) {
+export function mergeLinkParams(base, patch, where, { betweenFields = true } = {}) {
   const given = expectObject(patch, where, LINK_FIELDS);
   const replacesQueue = 'queuePackets' in given || 'queueMs' in given;
   const queue = replacesQueue ? { queuePackets: given.queuePackets ?? null, queueMs: given.queueMs ?? null } : {};
-  return normalizeLinkParams({ ...base, ...given, ...queue }, where);
+  const merged = normalizeFields({ ...base, ...given, ...queue }, where);
+  return betweenFields ? checkLinkParams(merged, where) : merged;
 }
 
 /**

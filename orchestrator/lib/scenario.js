@@ -8,8 +8,8 @@ import { builtinNames, resolveBuiltin } from './builtin-file.js';
 import { InputError } from './errors.js';
 import { REPO_ROOT } from './paths.js';
 import { readJsonFile } from './json-file.js';
-import { describeValue, expectNumber, expectObject, expectText } from './validate.js';
-import { DEFAULT_DURATION_S, DEFAULT_PEERS, compileNetwork } from './schedule.js';
+import { expectFileName, expectNumber, expectObject, expectText } from './validate.js';
+import { DEFAULT_DURATION_S, DEFAULT_PEERS, MAX_DURATION_S, MAX_PEERS, compileNetwork } from './schedule.js';
 
 export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.url));
 
@@ -94,25 +94,27 @@ function validateReference(raw, file) {
  */
 export function loadScenario(nameOrPath, { timeScale = 1, durationS, warmupS: warmupOverrideS } = {}) {
   expectNumber(timeScale, 'timeScale (--time-scale)', { above: 0 });
-  if (durationS !== undefined) expectNumber(durationS, 'durationS (--duration)', { above: 0 });
+  if (durationS !== undefined) expectNumber(durationS, 'durationS (--duration)', { above: 0, max: MAX_DURATION_S });
   if (warmupOverrideS !== undefined) expectNumber(warmupOverrideS, 'warmupS (--warmup)', { min: 0 });
   const filePath = resolveBuiltin('scenario', nameOrPath, SCENARIO_DIR);
   const file = displayPath(filePath);
   const raw = expectObject(readScenarioFile(filePath), file, SCENARIO_FIELDS);
 
-  const baseName = path.basename(filePath, '.json');
-  if (raw.name !== baseName) {
-    throw new InputError(`${file}: name: must equal the file's base name '${baseName}', got ${describeValue(raw.name)}`);
-  }
+  const name = expectFileName(raw.name, path.basename(filePath, '.json'), file, 'scenario');
   const description = expectText(raw.description, `${file}: description`);
   const nominalDurationS = raw.durationS === undefined ? DEFAULT_DURATION_S
-    : expectNumber(raw.durationS, `${file}: durationS`, { above: 0 });
+    : expectNumber(raw.durationS, `${file}: durationS`, { above: 0, max: MAX_DURATION_S });
   const fileWarmupS = raw.warmupS === undefined ? DEFAULT_WARMUP_S : expectNumber(raw.warmupS, `${file}: warmupS`, { min: 0 });
   const warmupS = warmupOverrideS ?? fileWarmupS;
-  const peers = raw.peers === undefined ? DEFAULT_PEERS : expectNumber(raw.peers, `${file}: peers`, { min: 2, integer: true });
+  const peers = raw.peers === undefined ? DEFAULT_PEERS : expectNumber(raw.peers, `${file}: peers`, { min: 2, max: MAX_PEERS, integer: true });
   const reference = validateReference(raw.reference, file);
 
-  const runDurationS = durationS ?? Math.round(nominalDurationS * timeScale * 1e6) / 1e6;
+  const scaledDurationS = Math.round(nominalDurationS * timeScale * 1e6) / 1e6;
+  // The schedule is compiled at this length even when --duration cuts the run.
+  if (scaledDurationS > MAX_DURATION_S) {
+    throw new InputError(`${file}: durationS ${nominalDurationS} × time scale ${timeScale} is ${scaledDurationS} s; at most ${MAX_DURATION_S} s: lower --time-scale`);
+  }
+  const runDurationS = durationS ?? scaledDurationS;
   if (warmupS >= runDurationS) {
     const how = durationS !== undefined ? 'set by --duration' : `${nominalDurationS} s × time scale ${timeScale}`;
     const source = warmupOverrideS !== undefined ? 'set by --warmup' : 'from the file';
@@ -120,7 +122,7 @@ export function loadScenario(nameOrPath, { timeScale = 1, durationS, warmupS: wa
   }
   const compiled = compileNetwork({ file, durationS: nominalDurationS, peers, network: raw.network }, { timeScale });
   return {
-    name: raw.name, description, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers,
+    name, description, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers,
     network: raw.network ?? {}, reference, compiled,
   };
 }

@@ -4,7 +4,8 @@
  */
 import { HarnessError, InputError } from './errors.js';
 import {
-  LINK_FIELDS, RAMPABLE_FIELDS, expectLinkValue, mergeLinkParams, normalizeLinkParams, sameLinkParams,
+  LINK_FIELDS, MAX_RATE_KBPS, RAMPABLE_FIELDS, checkLinkParams, expectLinkValue, mergeLinkParams, normalizeLinkParams,
+  sameLinkParams,
 } from './link-model.js';
 import { describeValue, expectNumber, expectObject } from './validate.js';
 
@@ -17,10 +18,14 @@ import { describeValue, expectNumber, expectObject } from './validate.js';
  */
 
 export const DEFAULT_DURATION_S = 300;
+/** A day: the longest run (and scaled schedule) a scenario may ask for. */
+export const MAX_DURATION_S = 86_400;
 export const DEFAULT_PEERS = 2;
 /** The netem backend gives each peer a /30 in the upper half of one /24. */
 export const MAX_PEERS = 32;
 export const DEFAULT_RAMP_EVERY_S = 0.5;
+/** Each ramp step reconfigures every target link (several tc commands each): at most 10 a second. */
+export const MIN_RAMP_EVERY_S = 0.1;
 /** Offset added before geometric interpolation so exponential ramps can start or end at 0 (docs: "Ramps"). */
 export const DEFAULT_EXPONENTIAL_FLOOR = 1;
 
@@ -186,8 +191,10 @@ function compileEntry(raw, index, { file, links, timeScale, nominalDurationS }) 
   if (ramp.floor !== undefined && shape !== 'exponential') {
     throw new InputError(`${where}.ramp.floor: applies only to shape "exponential"; remove it`);
   }
-  const floor = ramp.floor === undefined ? DEFAULT_EXPONENTIAL_FLOOR : expectNumber(ramp.floor, `${where}.ramp.floor`, { above: 0 });
-  const everyS = ramp.everyS === undefined ? DEFAULT_RAMP_EVERY_S : expectNumber(ramp.everyS, `${where}.ramp.everyS`, { above: 0 });
+  // The floor is in the field's unit, so the largest link value bounds it.
+  const floor = ramp.floor === undefined ? DEFAULT_EXPONENTIAL_FLOOR : expectNumber(ramp.floor, `${where}.ramp.floor`, { above: 0, max: MAX_RATE_KBPS });
+  const everyS = ramp.everyS === undefined ? DEFAULT_RAMP_EVERY_S
+    : expectNumber(ramp.everyS, `${where}.ramp.everyS`, { min: MIN_RAMP_EVERY_S, max: MAX_DURATION_S });
 
   const scaledS = durationS * timeScale;
   // the last step lands exactly on the ramp's end even when everyS does not divide it
@@ -255,16 +262,20 @@ function applyChanges(links, changes) {
   let i = 0;
   while (i < ordered.length) {
     const atS = ordered[i].atS;
-    /** @type {Map<string, {params: LinkParams, causes: string[]}>} */
+    /** @type {Map<string, {params: LinkParams, causes: string[], where: string}>} */
     const pending = new Map();
     for (; i < ordered.length && ordered[i].atS === atS; i++) {
       const { link, patch, cause, where } = ordered[i];
-      const before = pending.get(link) ?? { params: current[link], causes: [] };
-      pending.set(link, { params: mergeLinkParams(before.params, patch, where), causes: [...before.causes, cause] });
+      const before = pending.get(link) ?? { params: current[link], causes: [], where };
+      // Entries at one instant may each change one side of a rule between fields (jitter and delay):
+      // the rules hold for the state they leave together.
+      pending.set(link, { params: mergeLinkParams(before.params, patch, where, { betweenFields: false }), causes: [...before.causes, cause], where });
     }
     for (const link of Object.keys(links)) {
       const next = pending.get(link);
-      if (!next || sameLinkParams(next.params, current[link])) continue;
+      if (!next) continue;
+      checkLinkParams(next.params, `${next.where}, on ${link} at ${atS} s`);
+      if (sameLinkParams(next.params, current[link])) continue;
       current[link] = next.params;
       if (atS === 0) links[link] = next.params;
       else events.push({ atS, link, params: { ...next.params }, cause: next.causes.join('; ') });

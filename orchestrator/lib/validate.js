@@ -72,3 +72,27 @@ export function expectText(value, path, { what = 'a non-empty string', allowEmpt
   }
   return value;
 }
+
+/**
+ * Scenario and suite names become directory names and appear in generated shell scripts, so they are plain
+ * words: letters, digits, '.', '_' and '-', and not '.' or '..'.
+ */
+export const NAME_PATTERN = /^[A-Za-z0-9._-]+$/;
+
+/**
+ * The `name` of a scenario or suite file: a valid name, equal to the file's base name.
+ * @param {unknown} name  the file's `name` field
+ * @param {string} baseName  the file name without .json, which the name derives from
+ * @param {string} file  as the user sees it
+ * @param {string} kind  "scenario", "suite"
+ * @returns {string}
+ */
+export function expectFileName(name, baseName, file, kind) {
+  if (!NAME_PATTERN.test(baseName) || baseName === '.' || baseName === '..') {
+    throw new InputError(`${file}: name: a ${kind}'s name is its file's base name, and ${describeValue(baseName)} is not a valid one: rename the file to letters, digits, '.', '_' and '-' only (not '.' or '..') and set name to match`);
+  }
+  if (name !== baseName) {
+    throw new InputError(`${file}: name: must equal the file's base name '${baseName}', got ${describeValue(name)}`);
+  }
+  return baseName;
+}

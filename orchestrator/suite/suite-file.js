@@ -7,7 +7,7 @@ import { PRESETS } from '../../media/generate.js';
 import { EMULATORS } from '../emulators/index.js';
 import { builtinNames, isFilePath, resolveBuiltin } from '../lib/builtin-file.js';
 import { InputError } from '../lib/errors.js';
-import { describeValue, expectNumber, expectObject, expectText } from '../lib/validate.js';
+import { describeValue, expectFileName, expectNumber, expectObject, expectText } from '../lib/validate.js';
 import { listScenarios, loadScenario } from '../lib/scenario.js';
 import { DEFAULT_ASSERTIONS_FILE } from './assertions.js';
 import { resolveRegressionOptions } from './baseline.js';
@@ -75,8 +75,7 @@ export function loadSuite(nameOrPath, overrides = {}) {
     (known) => `built-in suites: ${known.join(', ')}, or give a path to a suite .json file`);
   const file = displayPath(filePath);
   const raw = expectObject(readJsonFile(filePath, 'suite', 'check the path, or give a built-in suite name (smoke, nightly)'), file, SUITE_FIELDS);
-  const baseName = path.basename(filePath, '.json');
-  if (raw.name !== baseName) throw new InputError(`${file}: name: must equal the file's base name '${baseName}', got ${describeValue(raw.name)}`);
+  const name = expectFileName(raw.name, path.basename(filePath, '.json'), file, 'suite');
   const description = expectText(raw.description, `${file}: description`);
 
   const emulator = overrides.emulator ?? raw.emulator ?? 'relay';
@@ -123,5 +122,5 @@ export function loadSuite(nameOrPath, overrides = {}) {
     if (seen.has(entry.name)) throw new InputError(`${file}: scenarios[${index}]: scenario '${entry.name}' is listed twice; raise its repetitions instead`);
     seen.add(entry.name);
   }
-  return { name: raw.name, description, file, emulator, video, assertionsFile, regression, entries };
+  return { name, description, file, emulator, video, assertionsFile, regression, entries };
 }

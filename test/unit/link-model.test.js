@@ -23,17 +23,40 @@ test('normalizeLinkParams keeps a time-based queue and leaves queuePackets null'
 test('normalizeLinkParams names the file, field and reason', () => {
   const cases = [
     [{ lossPct: 120 }, 'x.json: network.link.lossPct: must be a number from 0 to 100, got 120'],
-    [{ rateKbps: 0 }, 'x.json: network.link.rateKbps: must be a number > 0, got 0'],
-    [{ queuePackets: 2.5 }, 'x.json: network.link.queuePackets: must be an integer >= 1, got 2.5'],
-    [{ oneWayDelayMs: null }, 'x.json: network.link.oneWayDelayMs: must be a number >= 0, got null'],
-    [{ jitterMs: '5' }, 'x.json: network.link.jitterMs: must be a number >= 0, got "5"'],
-    [{ lossBurst: 0.5 }, 'x.json: network.link.lossBurst: must be a number >= 1, got 0.5'],
+    [{ rateKbps: 0 }, 'x.json: network.link.rateKbps: must be a number from 8 to 10000000, got 0'],
+    [{ queuePackets: 2.5 }, 'x.json: network.link.queuePackets: must be an integer from 1 to 100000, got 2.5'],
+    [{ oneWayDelayMs: null }, 'x.json: network.link.oneWayDelayMs: must be a number from 0 to 60000, got null'],
+    [{ jitterMs: '5' }, 'x.json: network.link.jitterMs: must be a number from 0 to 60000, got "5"'],
+    [{ lossBurst: 0.5 }, 'x.json: network.link.lossBurst: must be a number from 1 to 1000, got 0.5'],
     [{ queuePackets: 10, queueMs: 100 }, 'x.json: network.link: set only one of queuePackets and queueMs (got 10 packets and 100 ms)'],
     [[], 'x.json: network.link: must be an object, got []'],
   ];
   for (const [raw, message] of cases) {
     assert.throws(() => normalizeLinkParams(raw, where), (error) => error instanceof InputError && error.message === message);
   }
+});
+
+test('every field has a range: values that would break an emulator\'s command are rejected, naming field and range', () => {
+  const cases = [
+    // tc would get `rate 0bit`
+    [{ rateKbps: 0.0001 }, 'x.json: network.link.rateKbps: must be a number from 8 to 10000000, got 0.0001'],
+    [{ rateKbps: 10_000_001 }, 'x.json: network.link.rateKbps: must be a number from 8 to 10000000, got 10000001'],
+    [{ rateKbps: 1000, queueMs: 1e300 }, 'x.json: network.link.queueMs: must be a number > 0 and <= 60000, got 1e+300'],
+    [{ queuePackets: 100_001 }, 'x.json: network.link.queuePackets: must be an integer from 1 to 100000, got 100001'],
+    [{ oneWayDelayMs: 60_001 }, 'x.json: network.link.oneWayDelayMs: must be a number from 0 to 60000, got 60001'],
+    [{ lossBurst: 1001, lossPct: 1 }, 'x.json: network.link.lossBurst: must be a number from 1 to 1000, got 1001'],
+    [{ oneWayDelayMs: 10, jitterMs: 11 }, /^x\.json: network\.link: jitterMs 11 is more than oneWayDelayMs 10; .*must be at most oneWayDelayMs/],
+    [{ rateKbps: 1_000_000, queueMs: 10_000 }, /^x\.json: network\.link: queueMs 10000 at rateKbps 1000000 is a 1250000000-byte queue; at most 1000000000 bytes .*lower queueMs to 8000 or less/],
+    [{ lossPct: 60, lossBurst: 1 }, /^x\.json: network\.link: lossPct 60 with lossBurst 1: bursts of 1 packets lose at most 50 % .* raise lossBurst to at least 1\.5 or lower lossPct/],
+    [{ lossPct: 100, lossBurst: 5 }, /lose at most 83\.333 %.*lower lossPct, or remove lossBurst/],
+  ];
+  for (const [raw, message] of cases) {
+    assert.throws(() => normalizeLinkParams(raw, where), (error) => error instanceof InputError
+      && (typeof message === 'string' ? error.message === message : message.test(error.message)), JSON.stringify(raw));
+  }
+  const edges = normalizeLinkParams({ rateKbps: 8, queueMs: 60_000, oneWayDelayMs: 60_000, jitterMs: 60_000, lossPct: 50, lossBurst: 1 }, where);
+  assert.deepEqual([edges.rateKbps, edges.queueMs, edges.jitterMs], [8, 60_000, 60_000]);
+  assert.equal(normalizeLinkParams({ rateKbps: 10_000_000, queuePackets: 100_000, lossPct: 99.9, lossBurst: 1000 }, where).queuePackets, 100_000);
 });
 
 test('normalizeLinkParams rejects unknown fields such as delayMs', () => {

@@ -1,5 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../../orchestrator/lib/errors.js';
 import { normalizeLinkParams, pathConditions, queueLimitBytes } from '../../orchestrator/lib/link-model.js';
@@ -113,7 +116,7 @@ test('time scale, --duration and --warmup set the run; warmup must fit inside it
   assert.throws(() => loadScenario('latency-500', { durationS: 20, warmupS: 20 }), /warmupS \(20 s, set by --warmup\) must be less than the run's duration \(20 s, set by --duration\)/);
   assert.throws(() => loadScenario('latency-500', { warmupS: -1 }), { message: 'warmupS (--warmup): must be a number >= 0, got -1' });
   assert.throws(() => loadScenario('latency-500', { timeScale: 0 }), { message: 'timeScale (--time-scale): must be a number > 0, got 0' });
-  assert.throws(() => loadScenario('latency-500', { durationS: -1 }), { message: 'durationS (--duration): must be a number > 0, got -1' });
+  assert.throws(() => loadScenario('latency-500', { durationS: -1 }), { message: 'durationS (--duration): must be a number > 0 and <= 86400, got -1' });
 });
 
 test('a path loads any scenario file, with file shown repo-relative', () => {
@@ -143,4 +146,33 @@ test('loading errors are InputErrors (exit 2) naming the file and field', () => 
       return true;
     });
   }
+});
+
+/** Writes <tmp>/<baseName>.json and returns its path. */
+const scenarioFile = (baseName, content) => {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'wtb-scenario-')), `${baseName}.json`);
+  writeFileSync(file, JSON.stringify(content));
+  return file;
+};
+
+test('a scenario whose file name (and so name) carries shell lines is rejected, naming the file and field', () => {
+  const evil = 'x\nrm -rf ~; $(touch pwned) `id`';
+  const file = scenarioFile(evil, { name: evil, description: 'evil' });
+  assert.throws(() => loadScenario(file), (error) => error instanceof InputError
+    && error.message === `${file}: name: a scenario's name is its file's base name, and ${JSON.stringify(evil)} is not a valid one: rename the file to letters, digits, '.', '_' and '-' only (not '.' or '..') and set name to match`);
+  for (const dots of ['.', '..']) {
+    assert.throws(() => loadScenario(scenarioFile(dots, { name: dots, description: 'd' })), /: name: a scenario's name is its file's base name, and "\.{1,2}" is not a valid one/);
+  }
+  assert.throws(() => loadScenario(scenarioFile('plain', { name: 'plain\necho hi', description: 'd' })), /: name: must equal the file's base name 'plain', got "plain\\necho hi"/);
+  assert.equal(loadScenario(scenarioFile('My_call-2.v1', { name: 'My_call-2.v1', description: 'd' })).name, 'My_call-2.v1');
+});
+
+test('run length and peers have ranges: durationS and --duration up to a day, also after time scaling; 2 to 32 peers', () => {
+  const rejects = (content, options, pattern) => assert.throws(() => loadScenario(scenarioFile('r', { name: 'r', description: 'd', ...content }), options), pattern);
+  rejects({ durationS: 1e6 }, {}, /r\.json: durationS: must be a number > 0 and <= 86400, got 1000000/);
+  rejects({ peers: 33 }, {}, /r\.json: peers: must be an integer from 2 to 32, got 33/);
+  rejects({}, { durationS: 86_401 }, /^InputError: durationS \(--duration\): must be a number > 0 and <= 86400, got 86401$/);
+  // --duration does not shorten the schedule, which is compiled at the scaled length
+  rejects({}, { timeScale: 1000, durationS: 60 }, /r\.json: durationS 300 × time scale 1000 is 300000 s; at most 86400 s: lower --time-scale/);
+  assert.equal(loadScenario(scenarioFile('r', { name: 'r', description: 'd', durationS: 86_400, peers: 32 })).durationS, 86_400);
 });

@@ -167,12 +167,12 @@ test('schedule validation names the file, the entry and the field', () => {
     [{ schedule: [ramp(0, 60, { shape: 'cubic' })] }, /\.ramp\.shape: must be one of linear, exponential, got "cubic"/],
     [{ schedule: [ramp(0, 60, { floor: 2 })] }, /\.ramp\.floor: applies only to shape "exponential"/],
     [{ schedule: [{ at: 0, ramp: { field: 'delayMs', from: 0, to: 1, durationS: 1 } }] }, /\.ramp\.field: must be one of rateKbps, oneWayDelayMs, jitterMs, lossPct, got "delayMs"/],
-    [{ schedule: [{ at: 0, ramp: { field: 'rateKbps', from: 0, to: 1000, durationS: 1 } }] }, /\.ramp\.from: must be a number > 0, got 0/],
-    [{ schedule: [ramp(0, 60, { everyS: 0 })] }, /\.ramp\.everyS: must be a number > 0, got 0/],
+    [{ schedule: [{ at: 0, ramp: { field: 'rateKbps', from: 0, to: 1000, durationS: 1 } }] }, /\.ramp\.from: must be a number from 8 to 10000000, got 0/],
+    [{ schedule: [ramp(0, 60, { everyS: 0 })] }, /\.ramp\.everyS: must be a number from 0\.1 to 86400, got 0/],
     [{ schedule: {} }, /network\.schedule: must be an array/],
     [{ peers: { p2: {} } }, "x.json: network.peers: unknown field 'p2'; allowed: p0, p1"],
     [{ peers: { p0: { up: {} } } }, "x.json: network.peers.p0: unknown field 'up'; allowed: uplink, downlink"],
-    [{ bottleneck: { rateKbps: -5 } }, 'x.json: network.bottleneck.rateKbps: must be a number > 0, got -5'],
+    [{ bottleneck: { rateKbps: -5 } }, 'x.json: network.bottleneck.rateKbps: must be a number from 8 to 10000000, got -5'],
     [{ linkx: {} }, /^x\.json: network: unknown field 'linkx'/],
   ];
   for (const [network, expected] of cases) {
@@ -183,6 +183,20 @@ test('schedule validation names the file, the entry and the field', () => {
       return true;
     });
   }
+});
+
+test('rules between fields hold for what all entries at one instant leave, and name the entry, link and time', () => {
+  const lowerBoth = (first, second) => compile({ link: { oneWayDelayMs: 50, jitterMs: 10 }, schedule: [{ at: 60, set: first }, { at: 60, set: second }] });
+  for (const compiled of [lowerBoth({ oneWayDelayMs: 0 }, { jitterMs: 0 }), lowerBoth({ jitterMs: 0 }, { oneWayDelayMs: 0 })]) {
+    assert.deepEqual(configuredAt(compiled, 60)['p0.up'].oneWayDelayMs, 0);
+  }
+  assert.throws(() => compile({ link: { oneWayDelayMs: 50, jitterMs: 10 }, schedule: [{ at: 30, ramp: { field: 'oneWayDelayMs', from: 50, to: 0, durationS: 60 } }] }),
+    /^InputError: x\.json: network\.schedule\[0\]\.ramp, on p0\.up at 78\.5 s: jitterMs 10 is more than oneWayDelayMs 9\.583/);
+  assert.throws(() => compile({ link: { queueMs: 60_000 }, schedule: [{ at: 10, set: { rateKbps: 200_000 } }] }),
+    /network\.schedule\[0\]\.set, on p0\.up at 10 s: queueMs 60000 at rateKbps 200000 is a 1500000000-byte queue/);
+  const delayRamp = (extra) => ({ at: 0, ramp: { field: 'oneWayDelayMs', from: 0, to: 100, durationS: 60, ...extra } });
+  assert.throws(() => compile({ schedule: [delayRamp({ floor: 1e300, shape: 'exponential' })] }), /\.ramp\.floor: must be a number > 0 and <= 10000000, got 1e\+300/);
+  assert.throws(() => compile({ schedule: [delayRamp({ everyS: 1e-300 })] }), /\.ramp\.everyS: must be a number from 0\.1 to 86400/);
 });
 
 test('ramps may touch end to start, and steps may sit on a ramp boundary', () => {

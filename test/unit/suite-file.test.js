@@ -56,6 +56,14 @@ test('entries: names or paths relative to the suite file, settings per entry ove
   assert.equal(loadSuite(suiteFile('none', { name: 'none', description: 'd', assertions: null, scenarios: ['unconstrained'] })).assertionsFile, null);
 });
 
+test('a suite whose file name carries shell lines, or is . or .., is rejected naming the file and field', () => {
+  for (const bad of ['x\n$(id)', '..']) {
+    const message = `: name: a suite's name is its file's base name, and ${JSON.stringify(bad)} is not a valid one`;
+    assert.throws(() => loadSuite(suiteFile(bad, { name: bad, description: 'd', scenarios: ['unconstrained'] })),
+      (error) => error instanceof InputError && error.message.includes(message));
+  }
+});
+
 test('bad suite files name the file and the field', () => {
   const cases = [
     [{ name: 'b1', description: 'd', scenarios: ['unconstrained'], repeat: 2 }, /b1\.json: unknown field 'repeat'; allowed: /],
