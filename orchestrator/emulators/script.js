@@ -71,7 +71,7 @@ export function renderScheduleScript({ title, notes, setup, steps, durationS, te
   ];
   let nowS = 0;
   for (const step of steps) {
-    const causes = [...new Set(step.events.map((event) => `${event.link} ← ${event.cause}`))];
+    const causes = [...new Set(step.events.map((event) => `${shellQuote(event.link)} ← ${event.cause}`))];
     out.push('', shellComment(`t=${formatSeconds(step.atS)} s: ${causes.join('; ')}`));
     if (step.atS > nowS) out.push(shellJoin(['sleep', formatSeconds(step.atS - nowS)]));
     out.push(...step.lines);

@@ -137,8 +137,8 @@ function limitLines(plan, states) {
   }
   const prefix = SYSCTL_PREFIX[plan.platform];
   return [
-    ...(slots > DEFAULT_SLOT_LIMIT ? [`sysctl ${prefix}.pipe_slot_limit=${slots}`] : []),
-    ...(bytes > DEFAULT_BYTE_LIMIT ? [`sysctl ${prefix}.pipe_byte_limit=${bytes}`] : []),
+    ...(slots > DEFAULT_SLOT_LIMIT ? [shellJoin(['sysctl', `${prefix}.pipe_slot_limit=${slots}`])] : []),
+    ...(bytes > DEFAULT_BYTE_LIMIT ? [shellJoin(['sysctl', `${prefix}.pipe_byte_limit=${bytes}`])] : []),
   ];
 }
 
@@ -160,7 +160,7 @@ function matchAddresses(plan, pipe) {
 export function dummynetSetup(plan, links, laterStates = []) {
   const lines = [...limitLines(plan, [links, ...laterStates])];
   if (plan.platform === 'freebsd') {
-    lines.push('kldload -n dummynet', 'sysctl net.inet.ip.fw.one_pass=0');
+    lines.push(shellJoin(['kldload', '-n', 'dummynet']), shellJoin(['sysctl', 'net.inet.ip.fw.one_pass=0']));
   }
   lines.push(...plan.pipes.map((pipe) => configureLine(plan, pipe, links)));
   if (plan.platform === 'freebsd') {
@@ -175,10 +175,11 @@ export function dummynetSetup(plan, links, laterStates = []) {
     return `dummynet out quick inet from ${from} to ${to} pipe ${pipe.pipe}`;
   });
   // The main ruleset gains the anchor hooks; /etc/pf.conf is reloaded unchanged at teardown.
+  const printLines = (texts) => shellJoin(['printf', '%s\\n', ...texts]);
   lines.push(
-    `(cat /etc/pf.conf; printf '%s\\n' ${shellQuote(`dummynet-anchor "${PF_ANCHOR}"`)} ${shellQuote(`anchor "${PF_ANCHOR}"`)}) | pfctl -q -f -`,
-    `printf '%s\\n' ${rules.map(shellQuote).join(' ')} | pfctl -q -a ${PF_ANCHOR} -f -`,
-    'pfctl -q -e 2>/dev/null || true',
+    `(${shellJoin(['cat', '/etc/pf.conf'])}; ${printLines([`dummynet-anchor "${PF_ANCHOR}"`, `anchor "${PF_ANCHOR}"`])}) | ${shellJoin(['pfctl', '-q', '-f', '-'])}`,
+    `${printLines(rules)} | ${shellJoin(['pfctl', '-q', '-a', PF_ANCHOR, '-f', '-'])}`,
+    `${shellJoin(['pfctl', '-q', '-e'])} 2>/dev/null || true`,
   );
   return lines;
 }
@@ -202,15 +203,15 @@ export function dummynetChange(plan, state, changedLinks) {
 export function dummynetTeardown(plan) {
   if (plan.platform === 'freebsd') {
     return [
-      `ipfw -q delete set ${IPFW_SET}`,
-      ...plan.pipes.map((pipe) => `ipfw -q pipe ${pipe.pipe} delete`),
+      ['ipfw', '-q', 'delete', 'set', String(IPFW_SET)],
+      ...plan.pipes.map((pipe) => ['ipfw', '-q', 'pipe', String(pipe.pipe), 'delete']),
       // 1 is the system default; the harness does not record an earlier value.
-      'sysctl net.inet.ip.fw.one_pass=1',
-    ];
+      ['sysctl', 'net.inet.ip.fw.one_pass=1'],
+    ].map(shellJoin);
   }
   return [
-    `pfctl -q -a ${PF_ANCHOR} -F all`,
-    'pfctl -q -f /etc/pf.conf',
-    ...plan.pipes.map((pipe) => `dnctl pipe ${pipe.pipe} delete`),
-  ];
+    ['pfctl', '-q', '-a', PF_ANCHOR, '-F', 'all'],
+    ['pfctl', '-q', '-f', '/etc/pf.conf'],
+    ...plan.pipes.map((pipe) => ['dnctl', 'pipe', String(pipe.pipe), 'delete']),
+  ].map(shellJoin);
 }

@@ -2,7 +2,7 @@
  * The dummynet schedule as a standalone shell script (J16 listings 7.3/7.4 style). Pure.
  */
 import { groupScheduleEvents } from '../../lib/schedule.js';
-import { renderScheduleScript } from '../script.js';
+import { renderScheduleScript, shellQuote } from '../script.js';
 import { dummynetChange, dummynetSetup, dummynetTeardown, planDummynet } from './commands.js';
 
 /** @typedef {import('../../lib/schedule.js').CompiledNetwork} CompiledNetwork */
@@ -36,9 +36,9 @@ export function dummynetScript(compiled, { scenario, durationS, peers, platform,
   }));
   const tools = platform === 'freebsd' ? 'ipfw + dummynet' : 'dnctl + pf (dummynet)';
   return renderScheduleScript({
-    title: `webrtc-testbed scenario ${scenario}: ${tools} on ${platform}`,
+    title: `webrtc-testbed scenario ${shellQuote(scenario)}: ${tools} on ${shellQuote(platform)}`,
     notes: [
-      `Peers send from ${peers.map((peer) => `${peer} ${addresses[peer]}`).join(', ')} (change with --address); rules match traffic between them, outbound.`,
+      `Peers send from ${peers.map((peer) => `${shellQuote(peer)} ${shellQuote(addresses[peer])}`).join(', ')} (change with --address); rules match traffic between them, outbound.`,
       platform === 'freebsd'
         ? 'ipfw must already be enabled (loading it here could apply a default-deny policy); pipes are chained with one_pass=0.'
         : 'One pipe per direction of each peer pair, carrying the route\'s end-to-end conditions.',

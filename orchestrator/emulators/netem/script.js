@@ -42,10 +42,10 @@ export function netemScript(compiled, { scenario, durationS, peers, netem = true
     lines: events.flatMap((event) => linkCommands(plan, plan.stages.find((s) => s.link === event.link), event.params, { netem, verb: 'change' })).map(shellJoin),
   }));
   return renderScheduleScript({
-    title: `webrtc-testbed scenario ${scenario}: Linux namespaces + htb/bfifo + ${netem ? 'netem' : 'nftables loss'}`,
+    title: `webrtc-testbed scenario ${shellQuote(scenario)}: Linux namespaces + htb/bfifo + ${netem ? 'netem' : 'nftables loss'}`,
     notes: [
-      `Peers: ${plan.peers.map((peer) => `${peer.name} in netns ${peer.netns} at ${peer.address}`).join(', ')}.`,
-      `Start each browser with: ip netns exec <netns> chromium …; signaling must listen on ${plan.control.rootAddress} (root namespace).`,
+      `Peers: ${plan.peers.map((peer) => `${shellQuote(peer.name)} in netns ${shellQuote(peer.netns)} at ${shellQuote(peer.address)}`).join(', ')}.`,
+      `Start each browser with: ip netns exec <netns> chromium …; signaling must listen on ${shellQuote(plan.control.rootAddress)} (root namespace).`,
       'Topology and stages: netem-scripts/README.md.',
     ],
     setup: setupCommands(plan, compiled.links, { netem }).map(shellJoin),
@@ -73,6 +73,7 @@ export function netemTopologyScript({ runId, peers, block, bottleneck = false, n
       'Shape a link with `tc … change` (netem-scripts/README.md); remove everything with netem-scripts/teardown.sh.',
     ],
     setup: setupCommands(plan, compiled.links, { netem }).map(shellJoin),
+    // echo's argument as a whole is quoted
     done: `ready: peers in ${plan.peers.map((peer) => `${peer.netns} at ${peer.address}`).join(', ')}; signaling reachable at ${plan.control.rootAddress}; remove with teardown.sh ${plan.id}`,
   });
 }
