@@ -46,7 +46,8 @@ function runUnderStubs(script, shell) {
   writeFileSync(log, '');
   const file = path.join(stubDir, 'script.sh');
   writeFileSync(file, script);
-  const result = spawnSync(shell, [file], { env: { PATH: stubDir, STUB_LOG: log }, encoding: 'utf8' });
+  // In the stub directory: an injected redirection in a broken script writes there, not into the repo.
+  const result = spawnSync(shell, [file], { cwd: stubDir, env: { PATH: stubDir, STUB_LOG: log, HOME: stubDir }, encoding: 'utf8' });
   assert.equal(result.status, 0, `${shell} exited ${result.status}: ${result.stderr}`);
   const parts = readFileSync(log, 'utf8').split('\0');
   const commands = [];
@@ -145,7 +146,7 @@ test('seeded fuzz: hostile scenario names and causes with random in-range number
       const hostile = generate(withCauses(compiled, () => hostileString(rnd)), hostileString(rnd), options);
       const benign = generate(withCauses(compiled, (i) => `cause ${i}`), 'benign', options);
       const where = `${backend}, round ${round}`;
-      assert.equal(spawnSync('sh', ['-n'], { input: hostile }).status, 0, `${where}: sh -n`);
+      assert.equal(spawnSync('sh', ['-n'], { input: hostile, cwd: stubDir }).status, 0, `${where}: sh -n`);
       for (const shell of SHELLS) {
         const ran = runUnderStubs(hostile, shell);
         assert.deepEqual(ran, runUnderStubs(benign, shell), `${where}, ${shell}: the hostile script ran other commands than the benign one`);
