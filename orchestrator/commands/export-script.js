@@ -16,8 +16,8 @@ const RUN_ID = /^[a-z0-9]{1,8}$/;
 export const builder = (yargs) => yargs
   .positional('scenario', { describe: 'scenario name (see `list`) or path to a scenario file', type: 'string' })
   .option('topology-only', { describe: 'netem only, no scenario: build the namespaces with every link unconstrained and leave them (what netem-scripts/setup-namespaces.sh runs)', type: 'boolean', default: false })
-  .option('peers', { describe: '--topology-only: number of peers', type: 'number', default: 2 })
-  .option('bottleneck', { describe: '--topology-only: add the shared bottleneck stage', type: 'boolean', default: false })
+  .option('peers', { describe: '--topology-only: number of peers (default 2)', type: 'number' })
+  .option('bottleneck', { describe: '--topology-only: add the shared bottleneck stage', type: 'boolean' })
   .option('run-id', { describe: `netem only: namespaces are wtb-<id>-… (1-8 of a-z 0-9; default ${SCRIPT_RUN_ID})`, type: 'string', default: SCRIPT_RUN_ID })
   .option('block', { describe: 'netem only: addresses from 10.201.<block>.0/24 (0-255; default: from the run id)', type: 'number' })
   .option('emulator', { describe: 'netem: Linux namespaces + tc; dummynet: ipfw (FreeBSD) or dnctl + pf (macOS)', choices: ['netem', 'dummynet'], default: 'netem' })
@@ -61,13 +61,16 @@ function netemNames({ runId, block }) {
 function topologyScript(argv) {
   if (argv.scenario !== undefined) throw new InputError(`export-script ${argv.scenario} --topology-only: the topology has every link unconstrained; drop the scenario, or drop --topology-only for its script`);
   if (argv.emulator !== 'netem') throw new InputError('--topology-only: exists for --emulator netem only');
-  const peers = expectNumber(argv.peers, '--peers', { min: 1, max: MAX_PEERS, integer: true });
-  return netemTopologyScript({ ...netemNames(argv), peers, bottleneck: argv.bottleneck, netem: argv.schNetem });
+  const peers = expectNumber(argv.peers ?? 2, '--peers', { min: 1, max: MAX_PEERS, integer: true });
+  return netemTopologyScript({ ...netemNames(argv), peers, bottleneck: argv.bottleneck ?? false, netem: argv.schNetem });
 }
 
 /** @param {Record<string, any>} argv @returns {string} */
 function scenarioScript(argv) {
   if (argv.scenario === undefined) throw new InputError('export-script: name a scenario (see `list`) or a scenario file, or pass --topology-only');
+  if (argv.peers !== undefined || argv.bottleneck !== undefined) {
+    throw new InputError(`export-script ${argv.scenario}: --peers and --bottleneck shape a --topology-only script; a scenario's file sets its own`);
+  }
   // No measurement window in a script, so no warm-up to check against the duration.
   const scenario = loadScenario(argv.scenario, { timeScale: argv.timeScale, warmupS: 0 });
   const peers = Array.from({ length: scenario.peers }, (_, i) => `p${i}`);

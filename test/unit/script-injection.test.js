@@ -3,7 +3,7 @@
 // The scripts are executed for real by /bin/sh (and bash), with PATH holding only stubs that log their argv.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -194,8 +194,22 @@ test('seeded fuzz: hostile names, peer addresses and link selectors never get pa
   }
 });
 
-test('export-script refuses a hostile run id', () => {
-  const cli = new URL('../../orchestrator/bin/cli.js', import.meta.url).pathname;
-  assert.throws(() => execFileSync(process.execPath, [cli, 'export-script', '--topology-only', '--run-id', 'a;id'], { stdio: 'pipe' }),
-    (error) => error.status === 2 && /--run-id "a;id": must be 1-8 characters of a-z and 0-9/.test(String(error.stderr)));
+const CLI = new URL('../../orchestrator/bin/cli.js', import.meta.url).pathname;
+
+test('export-script writes no script for a scenario file whose name carries shell lines, and refuses a hostile run id', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'wtb-evil-'));
+  try {
+    const evil = 'x\ntouch PWNED; $(id)';
+    const file = path.join(dir, `${evil}.json`);
+    writeFileSync(file, JSON.stringify({ name: evil, description: 'evil', network: { link: { rateKbps: 1000 } } }));
+    const run = spawnSync(process.execPath, [CLI, 'export-script', file], { encoding: 'utf8' });
+    assert.equal(run.status, 2);
+    assert.equal(run.stdout, '');
+    assert.match(run.stderr, /: name: a scenario's name is its file's base name, and "x\\ntouch PWNED; \$\(id\)" is not a valid one: rename the file/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const hostileId = spawnSync(process.execPath, [CLI, 'export-script', '--topology-only', '--run-id', 'a;id'], { encoding: 'utf8' });
+  assert.equal(hostileId.status, 2);
+  assert.match(hostileId.stderr, /--run-id "a;id": must be 1-8 characters of a-z and 0-9/);
 });
