@@ -48,8 +48,8 @@ export function parseAddresses(given, peers) {
 }
 
 /**
- * The netem naming flags, checked.
- * @param {{runId: string, block?: number}} argv
+ * The netem naming flags (--run-id, --block), checked.
+ * @param {Record<string, any>} argv
  * @returns {{runId: string, block: number}}
  */
 function netemNames({ runId, block }) {

@@ -43,7 +43,7 @@ export function parseCondition(text, where) {
   }
   if (!(op in COMPARATORS)) fail(`unknown operator '${op}'; ${usage}`);
   if (rest.length !== 1 || !NUMBER.test(rest[0])) fail(`'${rest.join(' ')}' is not a number; ${usage}`);
-  return { metric, statistic, op, threshold: Number(rest[0]) };
+  return { metric, statistic, op: /** @type {'>='|'<='|'>'|'<'} */ (op), threshold: Number(rest[0]) };
 }
 
 /**
@@ -54,6 +54,7 @@ export function parseCondition(text, where) {
 export function parseAssertions(raw, file) {
   const top = expectObject(raw, file, ['$comment', 'description', 'scenarios']);
   const scenarios = expectObject(top.scenarios, `${file}: scenarios`, null, { what: 'an object mapping scenario names to lists of assertions' });
+  /** @type {Record<string, Assertion[]>} */
   const parsed = {};
   for (const [name, list] of Object.entries(scenarios)) {
     if (!Array.isArray(list)) throw new InputError(`${file}: scenarios.${name}: must be an array of assertions, got ${describeValue(list)}`);

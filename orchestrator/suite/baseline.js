@@ -65,6 +65,7 @@ function expectMetricList(value, where) {
  * @returns {Baseline}
  */
 export function baselineFromSummary(summary, { source = null, createdAt = new Date().toISOString() } = {}) {
+  /** @type {Baseline['scenarios']} */
   const scenarios = {};
   for (const run of summary.runs) {
     if (run.status !== 'passed') continue;

@@ -12,7 +12,7 @@
  */
 import { InputError } from '../../lib/errors.js';
 import { pathConditions, queueLimitBytes } from '../../lib/link-model.js';
-import { shellJoin, shellQuote } from '../script.js';
+import { shellJoin } from '../script.js';
 
 /** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
 
@@ -92,7 +92,7 @@ export function planDummynet({ platform, peers, links, routes, addresses }) {
     const [from, to] = name.split('->');
     return { pipe: PIPE_BASE + i + 1, route, from, to };
   });
-  return { platform, addresses, pipes };
+  return { platform: /** @type {'macos'} */ (platform), addresses, pipes };
 }
 
 /**

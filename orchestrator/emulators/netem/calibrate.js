@@ -178,13 +178,13 @@ export async function openNetemProbePath() {
     /** @type {(payload: Buffer, recvMs: number) => void} */
     let handler = () => {};
     let handlerSinceMs = 0;
-    receiving.on('message', ({ payload, recvMs }) => {
+    receiving.on('message', (/** @type {any} */ { payload, recvMs }) => {
       const bytes = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
       // A previous case's stragglers (late through a loaded IPC hop) would count as this case's packets.
       if (decodeProbe(bytes).sendMs >= handlerSinceMs) handler(bytes, recvMs);
     });
     const skipCase = ({ params }) => {
-      const missing = unmetRequirements({ links: { 'p0.up': params }, events: [] }, caps);
+      const missing = unmetRequirements({ links: { 'p0.up': params }, routes: {}, events: [] }, caps);
       return missing.length > 0 ? missing.join('; ') : null;
     };
     return {
