@@ -8,6 +8,7 @@ import { startSignalingServer } from '../../signaling/server.js';
 import { createEmulator } from '../emulators/index.js';
 import { EnvironmentError, InputError } from '../lib/errors.js';
 import { buildResult } from '../lib/result.js';
+import { groupScheduleEvents } from '../lib/schedule.js';
 import { onCleanup, onInterrupt } from '../lib/shutdown.js';
 import { resolveBrowserPath } from './browser-path.js';
 import { launchPeer } from './browsers.js';
@@ -215,12 +216,10 @@ async function tearDown(call) {
 /**
  * Arms one timer per distinct time in the schedule; the emulator applies each group of changes at once.
  * Times are anchored to media start so a late timer does not delay the later ones.
+ * @param {Array<{ atS: number, link: string, params: object, cause: string }>} events  all atS > 0 (compileNetwork)
+ * @param {number} mediaStartEpochMs
+ * @param {(atS: number, changes: typeof events) => void} apply
  */
-function scheduleNetwork(scheduleEvents, mediaStartEpochMs, apply) {
-  const groups = new Map();
-  for (const event of scheduleEvents) {
-    if (event.atS <= 0) continue; // in force from the start (compiled.links)
-    groups.set(event.atS, [...(groups.get(event.atS) ?? []), event]);
-  }
-  return [...groups].map(([atSValue, changes]) => setTimeout(() => apply(atSValue, changes), mediaStartEpochMs + atSValue * 1000 - Date.now()));
+function scheduleNetwork(events, mediaStartEpochMs, apply) {
+  return groupScheduleEvents(events).map(({ atS, events: changes }) => setTimeout(() => apply(atS, changes), mediaStartEpochMs + atS * 1000 - Date.now()));
 }
