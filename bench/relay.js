@@ -7,7 +7,7 @@
 import dgram from 'node:dgram';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { normalizeLinkParams } from '../orchestrator/lib/link-model.js';
+import { normalizeLinkParams, UDP_IPV4_OVERHEAD_BYTES } from '../orchestrator/lib/link-model.js';
 import { startRelayProcess } from '../orchestrator/emulators/relay/client.js';
 import { createRelayProbePath } from '../orchestrator/emulators/relay/probe-path.js';
 import { raisePriority } from '../orchestrator/emulators/relay/priority.js';
@@ -53,7 +53,7 @@ async function cpuShare(relay) {
   await relay.configure({ links, routes });
 
   const payload = Buffer.alloc(PAYLOAD_BYTES);
-  const intervalMs = ((PAYLOAD_BYTES + 28) * 8) / FLOW_KBPS;
+  const intervalMs = ((PAYLOAD_BYTES + UDP_IPV4_OVERHEAD_BYTES) * 8) / FLOW_KBPS;
   const before = await relay.stats();
   const startMs = probeClockMs();
   let sentPerFlow = 0;
@@ -72,7 +72,7 @@ async function cpuShare(relay) {
     systemPct: sharePct(after.cpuSystemUs - before.cpuSystemUs),
     forwardedPerS: ((after.forwardedPackets - before.forwardedPackets) * 1000) / wallMs,
     deliveredPct: (100 * receivedPackets) / (sentPerFlow * flows.length),
-    carriedMbps: ((after.forwardedBytes - before.forwardedBytes + 28 * (after.forwardedPackets - before.forwardedPackets)) * 8) / wallMs / 1000,
+    carriedMbps: ((after.forwardedBytes - before.forwardedBytes + UDP_IPV4_OVERHEAD_BYTES * (after.forwardedPackets - before.forwardedPackets)) * 8) / wallMs / 1000,
   };
 }
 

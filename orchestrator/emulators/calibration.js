@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { normalizeLinkParams } from '../lib/link-model.js';
 import { percentile } from '../lib/statistics.js';
-import { UDP_IPV4_OVERHEAD_BYTES } from './relay/link-queue.js';
+import { UDP_IPV4_OVERHEAD_BYTES } from '../lib/link-model.js';
 
 /** @typedef {import('../lib/link-model.js').LinkParams} LinkParams */
 

@@ -6,7 +6,6 @@ import { HarnessError, InputError } from './errors.js';
 import { expectNumber, expectObject } from './validate.js';
 
 // suite/suite-dir.js and suite/cli.js still import these two from here; new code imports validate.js.
-export { describeValue, expectNumber } from './validate.js';
 
 /** @typedef {import('./validate.js').NumberRange} NumberRange */
 

@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../lib/errors.js';
-import { expectNumber } from '../lib/link-model.js';
+import { expectNumber } from '../lib/validate.js';
 import { loadAssertions } from './assertions.js';
 import { parseBaseline } from './baseline.js';
 import { displayPath, readJsonFile } from '../lib/json-file.js';

@@ -4,7 +4,7 @@ import { appendFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../lib/errors.js';
 import { writeFileAtomic, writeJsonAtomic } from '../lib/files.js';
-import { describeValue } from '../lib/link-model.js';
+import { describeValue } from '../lib/validate.js';
 import { RESULTS_ROOT } from '../lib/paths.js';
 import { loadResult, writeIndex } from '../report/write.js';
 import { displayPath, readJsonFile } from '../lib/json-file.js';

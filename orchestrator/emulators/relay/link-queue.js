@@ -24,9 +24,6 @@ import { createRandom, deriveSeed } from './random.js';
  * @property {number|null} oneWayDelayMsP95
  */
 
-/** Bytes charged against the rate on top of the UDP payload: IPv4 (20) + UDP (8) headers. */
-export const UDP_IPV4_OVERHEAD_BYTES = 28;
-
 const NOTHING_DELIVERED = Object.freeze([]);
 
 /**

@@ -10,7 +10,8 @@ import dgram from 'node:dgram';
 import { performance } from 'node:perf_hooks';
 import { isIPv4 } from 'node:net';
 import { EnvironmentError, HarnessError, InputError } from '../../lib/errors.js';
-import { LinkQueue, UDP_IPV4_OVERHEAD_BYTES } from './link-queue.js';
+import { UDP_IPV4_OVERHEAD_BYTES } from '../../lib/link-model.js';
+import { LinkQueue } from './link-queue.js';
 
 /** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
 /** @typedef {import('./link-queue.js').TruthRow & {link: string}} LinkTruthRow */
