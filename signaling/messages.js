@@ -1,0 +1,276 @@
+// The shape of every message a page may send to the signaling server, checked at the edge before anything acts
+// on it. Pure: no I/O, never throws; a bad message yields a reason the server sends back and reports.
+
+/** Room and peer names: what the orchestrator generates (`run-1a2b3c4d`, `p0`), safe in logs, paths and keys. */
+export const NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+export const MESSAGE_TYPES = Object.freeze(['join', 'offer', 'answer', 'candidate', 'stats', 'event']);
+/** What client-app/app.js reports. */
+export const EVENT_TYPES = Object.freeze(['media-ready', 'connection-state', 'first-frame', 'error']);
+export const CONNECTION_STATES = Object.freeze(['new', 'connecting', 'connected', 'disconnected', 'failed', 'closed']);
+/** A day (the longest scenario) plus an hour: samples keep coming for a few seconds after the call. */
+export const MAX_SAMPLE_T = 90_000;
+/** Sample values are rates, counts, sizes and milliseconds; anything bigger is garbage that would swamp a mean. */
+export const MAX_SAMPLE_ABS_VALUE = 1e12;
+export const MAX_SAMPLE_TEXT_CHARS = 64;
+/** The sample object and the objects directly inside it (`video`, `audio`), as intervalMetrics builds them. */
+export const MAX_SAMPLE_DEPTH = 2;
+export const MAX_OBJECT_KEYS = 64;
+export const MAX_EVENT_TEXT_CHARS = 4096;
+export const MAX_CANDIDATE_CHARS = 1024;
+export const MAX_SDP_CHARS = 64 * 1024;
+const MAX_SETTINGS_TEXT_CHARS = 256;
+const MAX_EPOCH_MS = 8.64e15; // the largest Date
+const KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+
+/**
+ * @typedef {{ type: 'join', room: string, peer: string }} JoinMessage
+ * @typedef {{ type: 'offer'|'answer', to: string, sdp: string }} DescriptionMessage
+ * @typedef {{ candidate: string, sdpMid?: string|null, sdpMLineIndex?: number|null, usernameFragment?: string|null }} CandidateInit
+ * @typedef {{ type: 'candidate', to: string, candidate: CandidateInit }} CandidateMessage
+ * @typedef {{ t: number, peer: string, remote: string, [metric: string]: unknown }} Sample
+ * @typedef {{ type: string, peer: string, epochMs: number, [field: string]: unknown }} PeerEvent
+ * @typedef {{ type: 'stats', sample: Sample }} StatsMessage
+ * @typedef {{ type: 'event', event: PeerEvent }} EventMessage
+ * @typedef {JoinMessage|DescriptionMessage|CandidateMessage|StatsMessage|EventMessage} Message
+ */
+
+/**
+ * @template T
+ * @typedef {{ ok: true, value: T } | { ok: false, reason: string }} Checked
+ */
+
+/** Thrown inside this module only: the first thing wrong with a message. */
+class ShapeError extends Error {}
+
+/** Runs a check that throws ShapeError and turns the outcome into a Checked. @template T @param {() => T} check @returns {Checked<T>} */
+function checked(check) {
+  try {
+    return { ok: true, value: check() };
+  } catch (error) {
+    if (error instanceof ShapeError) return { ok: false, reason: error.message };
+    throw error;
+  }
+}
+
+/** A short, printable account of a hostile value for error messages. @param {unknown} value */
+export function describeValue(value) {
+  if (value === undefined) return 'nothing';
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  let text;
+  try {
+    text = JSON.stringify(value) ?? typeof value;
+  } catch {
+    text = typeof value;
+  }
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+/** @param {unknown} value @returns {value is string} */
+export const isName = (value) => typeof value === 'string' && NAME_PATTERN.test(value);
+
+/** @param {unknown} value @returns {value is Record<string, unknown>} */
+const isPlainObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** @param {unknown} value @param {string} path @returns {Record<string, unknown>} */
+function expectObject(value, path, allowedKeys = null) {
+  if (!isPlainObject(value)) throw new ShapeError(`${path} must be an object, got ${describeValue(value)}`);
+  const keys = Object.keys(value);
+  if (keys.length > MAX_OBJECT_KEYS) throw new ShapeError(`${path} has ${keys.length} fields; at most ${MAX_OBJECT_KEYS} are allowed`);
+  const unknown = allowedKeys && keys.find((key) => !allowedKeys.includes(key));
+  if (unknown) throw new ShapeError(`${path} has an unexpected field ${describeValue(unknown)}; allowed: ${allowedKeys.join(', ')}`);
+  return value;
+}
+
+/** @param {unknown} value @param {string} path @returns {string} */
+function expectName(value, path) {
+  if (!isName(value)) throw new ShapeError(`${path} must be a name of 1-64 letters, digits, '.', '_' or '-', got ${describeValue(value)}`);
+  return value;
+}
+
+/** @param {unknown} value @param {string} path @param {number} maxChars @returns {string} */
+function expectText(value, path, maxChars) {
+  if (typeof value !== 'string') throw new ShapeError(`${path} must be a string, got ${describeValue(value)}`);
+  if (value.length > maxChars) throw new ShapeError(`${path} is ${value.length} characters long; at most ${maxChars} are allowed`);
+  return value;
+}
+
+/** @param {unknown} value @param {string} path @param {{ min: number, max: number, integer?: boolean }} range @returns {number} */
+function expectNumber(value, path, { min, max, integer = false }) {
+  const ok = typeof value === 'number' && Number.isFinite(value) && (!integer || Number.isInteger(value)) && value >= min && value <= max;
+  if (!ok) throw new ShapeError(`${path} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${describeValue(value)}`);
+  return value;
+}
+
+/** The sender's own name where a message may repeat it; any other value is someone else's. */
+function expectOwnPeer(value, path, self) {
+  if (value !== undefined && value !== self) throw new ShapeError(`${path} must be this socket's own peer ${describeValue(self)}, got ${describeValue(value)}`);
+}
+
+/** A peer other than the sender. */
+function expectOtherPeer(value, path, self) {
+  const name = expectName(value, path);
+  if (name === self) throw new ShapeError(`${path} names the sender itself (${describeValue(self)}); name another peer`);
+  return name;
+}
+
+/** @param {unknown} value @returns {JoinMessage} */
+function join(value) {
+  const message = expectObject(value, 'join', ['type', 'room', 'peer']);
+  return { type: 'join', room: expectName(message.room, 'join.room'), peer: expectName(message.peer, 'join.peer') };
+}
+
+/** @param {unknown} value @param {'offer'|'answer'} type @param {string} self @returns {DescriptionMessage} */
+function description(value, type, self) {
+  const message = expectObject(value, type, ['type', 'to', 'sdp']);
+  return { type, to: expectOtherPeer(message.to, `${type}.to`, self), sdp: expectText(message.sdp, `${type}.sdp`, MAX_SDP_CHARS) };
+}
+
+/** Optional fields of RTCIceCandidateInit (absent, null, or checked). */
+const CANDIDATE_FIELDS = {
+  sdpMid: (value, path) => expectText(value, path, 64),
+  sdpMLineIndex: (value, path) => expectNumber(value, path, { min: 0, max: 1023, integer: true }),
+  usernameFragment: (value, path) => expectText(value, path, 256),
+};
+
+/** @param {unknown} value @param {string} self @returns {CandidateMessage} */
+function candidate(value, self) {
+  const message = expectObject(value, 'candidate', ['type', 'to', 'candidate']);
+  const to = expectOtherPeer(message.to, 'candidate.to', self);
+  const init = expectObject(message.candidate, 'candidate.candidate', ['candidate', ...Object.keys(CANDIDATE_FIELDS)]);
+  /** @type {CandidateInit} */
+  const result = { candidate: expectText(init.candidate, 'candidate.candidate.candidate', MAX_CANDIDATE_CHARS) };
+  for (const [field, check] of Object.entries(CANDIDATE_FIELDS)) {
+    if (init[field] !== undefined) result[field] = init[field] === null ? null : check(init[field], `candidate.candidate.${field}`);
+  }
+  return { type: 'candidate', to, candidate: result };
+}
+
+/**
+ * A metric value: finite number, null, short string, or (up to MAX_SAMPLE_DEPTH) an object of them.
+ * @param {unknown} value @param {string} path @param {number} depth of the object holding it
+ */
+function metric(value, path, depth) {
+  if (value === null) return null;
+  if (typeof value === 'number') return expectNumber(value, path, { min: -MAX_SAMPLE_ABS_VALUE, max: MAX_SAMPLE_ABS_VALUE });
+  if (typeof value === 'string') return expectText(value, path, MAX_SAMPLE_TEXT_CHARS);
+  if (isPlainObject(value)) {
+    if (depth >= MAX_SAMPLE_DEPTH) throw new ShapeError(`${path} nests objects deeper than ${MAX_SAMPLE_DEPTH} levels`);
+    return metrics(value, path, depth + 1);
+  }
+  throw new ShapeError(`${path} must be a number, null, a string or an object, got ${describeValue(value)}`);
+}
+
+/** @param {Record<string, unknown>} object @param {string} path @param {number} depth */
+function metrics(object, path, depth) {
+  expectObject(object, path);
+  /** @type {Record<string, unknown>} */
+  const result = {};
+  for (const [key, value] of Object.entries(object)) {
+    if (!KEY_PATTERN.test(key)) throw new ShapeError(`${path} has a field named ${describeValue(key)}; field names are letters, digits and '_'`);
+    result[key] = metric(value, `${path}.${key}`, depth);
+  }
+  return result;
+}
+
+/**
+ * One stats sample, as client-app/app.js sends it: `{ t, peer, remote, ...intervalMetrics() }`. `peer` may be
+ * left out; the result always carries the sender's.
+ * @param {unknown} value @param {string} self the sender's peer name
+ * @returns {Checked<Sample>}
+ */
+export const validateSample = (value, self) => checked(() => sample(value, self));
+
+/** @param {unknown} value @param {string} self @returns {Sample} */
+function sample(value, self) {
+  const { t, peer, remote, ...rest } = expectObject(value, 'sample');
+  expectOwnPeer(peer, 'sample.peer', self);
+  return {
+    t: expectNumber(t, 'sample.t', { min: 1, max: MAX_SAMPLE_T, integer: true }),
+    peer: self,
+    remote: expectOtherPeer(remote, 'sample.remote', self),
+    ...metrics(rest, 'sample', 1),
+  };
+}
+
+/** Camera settings as MediaStreamTrack.getSettings() returns them: one flat object. */
+function settings(value, path) {
+  if (value === null) return null;
+  const object = expectObject(value, path);
+  /** @type {Record<string, unknown>} */
+  const result = {};
+  for (const [key, setting] of Object.entries(object)) {
+    if (!KEY_PATTERN.test(key)) throw new ShapeError(`${path} has a field named ${describeValue(key)}`);
+    if (typeof setting === 'number') result[key] = expectNumber(setting, `${path}.${key}`, { min: -MAX_SAMPLE_ABS_VALUE, max: MAX_SAMPLE_ABS_VALUE });
+    else if (typeof setting === 'string') result[key] = expectText(setting, `${path}.${key}`, MAX_SETTINGS_TEXT_CHARS);
+    else if (typeof setting === 'boolean') result[key] = setting;
+    else throw new ShapeError(`${path}.${key} must be a number, string or boolean, got ${describeValue(setting)}`);
+  }
+  return result;
+}
+
+/** Fields of each event type besides type, peer and epochMs. */
+const EVENT_FIELDS = {
+  'media-ready': { video: settings },
+  'connection-state': {
+    remote: (value, path, self) => expectOtherPeer(value, path, self),
+    state: (value, path) => {
+      if (!CONNECTION_STATES.includes(/** @type {string} */ (value))) throw new ShapeError(`${path} must be one of ${CONNECTION_STATES.join(', ')}, got ${describeValue(value)}`);
+      return value;
+    },
+  },
+  'first-frame': { remote: (value, path, self) => expectOtherPeer(value, path, self) },
+  error: { message: (value, path) => expectText(value, path, MAX_EVENT_TEXT_CHARS) },
+};
+
+/**
+ * One peer event, as client-app/app.js reports it: `{ type, peer, epochMs, ...fields of the type }`. `peer` may
+ * be left out; the result always carries the sender's.
+ * @param {unknown} value @param {string} self the sender's peer name
+ * @returns {Checked<PeerEvent>}
+ */
+export const validateEvent = (value, self) => checked(() => event(value, self));
+
+/** @param {unknown} value @param {string} self @returns {PeerEvent} */
+function event(value, self) {
+  const object = expectObject(value, 'event');
+  if (!EVENT_TYPES.includes(/** @type {string} */ (object.type))) {
+    throw new ShapeError(`event.type must be one of ${EVENT_TYPES.join(', ')}, got ${describeValue(object.type)}`);
+  }
+  const type = /** @type {keyof typeof EVENT_FIELDS} */ (object.type);
+  const fields = EVENT_FIELDS[type];
+  expectObject(object, `${type} event`, ['type', 'peer', 'epochMs', ...Object.keys(fields)]);
+  expectOwnPeer(object.peer, 'event.peer', self);
+  /** @type {PeerEvent} */
+  const result = { type, peer: self, epochMs: expectNumber(object.epochMs, 'event.epochMs', { min: 1, max: MAX_EPOCH_MS }) };
+  for (const [field, check] of Object.entries(fields)) result[field] = check(object[field], `event.${field}`, self);
+  return result;
+}
+
+/**
+ * The known message type of a parsed message, or null: what the server needs before it knows the sender.
+ * @param {unknown} value @returns {Message['type']|null}
+ */
+export function messageTypeOf(value) {
+  const type = isPlainObject(value) ? value.type : undefined;
+  return MESSAGE_TYPES.includes(/** @type {string} */ (type)) ? /** @type {Message['type']} */ (type) : null;
+}
+
+/**
+ * A parsed message of a known type, checked field by field and rebuilt from its checked fields only.
+ * @param {unknown} value
+ * @param {string|null} self the peer the sending socket joined as (null before it joined; only `join` needs none)
+ * @returns {Checked<Message>}
+ */
+export function validateMessage(value, self) {
+  const type = messageTypeOf(value);
+  if (!type) {
+    const got = isPlainObject(value) ? describeValue(value.type) : describeValue(value);
+    return { ok: false, reason: `unknown message type ${got}; expected an object whose "type" is one of ${MESSAGE_TYPES.join(', ')}` };
+  }
+  if (type === 'join') return checked(() => join(value));
+  if (self === null) return { ok: false, reason: `join a room before sending "${type}"` };
+  if (type === 'offer' || type === 'answer') return checked(() => description(value, type, self));
+  if (type === 'candidate') return checked(() => candidate(value, self));
+  if (type === 'stats') return checked(() => ({ type, sample: sample(expectObject(value, type, ['type', 'sample']).sample, self) }));
+  return checked(() => ({ type, event: event(expectObject(value, type, ['type', 'event']).event, self) }));
+}

@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { intervalMetrics, snapshotFromStats } from '../../client-app/stats.js';
+import {
+  isName, MAX_SAMPLE_T, messageTypeOf, validateEvent, validateMessage, validateSample,
+} from '../../signaling/messages.js';
+import { realMessages, realSample } from '../helpers/signaling-fuzz.js';
+
+const names = { room: 'run-1a2b3c4d', peer: 'p0', remote: 'p1' };
+const ok = (checked) => {
+  assert.ok(checked.ok, checked.reason);
+  return checked.value;
+};
+const refused = (checked, pattern) => {
+  assert.equal(checked.ok, false, `expected a refusal, got ${JSON.stringify(checked.value)}`);
+  assert.match(checked.reason, pattern);
+};
+
+test('names: letters, digits, dot, underscore, dash; 1-64 characters', () => {
+  for (const name of ['p0', 'run-1a2b3c4d', 'a.b_c-D', 'x'.repeat(64)]) assert.ok(isName(name), name);
+  for (const name of ['', 'x'.repeat(65), 'p 0', 'p\n0', 'p/0', '../x', 'é', 7, null, undefined, ['p0']]) assert.ok(!isName(name), String(name));
+});
+
+test('every message the page sends passes, rebuilt from its checked fields', () => {
+  for (const message of realMessages(names)) {
+    const value = ok(validateMessage(structuredClone(message), message.type === 'join' ? null : 'p0'));
+    assert.deepEqual(value, message);
+  }
+});
+
+test('a sample computed by client-app/stats.js intervalMetrics passes as it is sent', () => {
+  const outbound = { id: 'o', type: 'outbound-rtp', kind: 'video', bytesSent: 1000, framesSent: 30, frameWidth: 640, frameHeight: 360, framesPerSecond: 30, qualityLimitationReason: 'none', qualityLimitationDurations: { none: 1 }, codecId: 'c' };
+  const inbound = { id: 'i', type: 'inbound-rtp', kind: 'video', bytesReceived: 900, packetsReceived: 100, packetsLost: 1, framesDecoded: 29, frameWidth: 640, frameHeight: 360, jitter: 0.002, codecId: 'c' };
+  const codec = { id: 'c', type: 'codec', mimeType: 'video/VP8' };
+  const before = snapshotFromStats([{ ...outbound, timestamp: 1000 }, { ...inbound, timestamp: 1000 }, codec]);
+  const after = snapshotFromStats([
+    { ...outbound, timestamp: 2000, bytesSent: 250_000, framesSent: 60, qualityLimitationDurations: { none: 1.5, bandwidth: 0.5 } },
+    { ...inbound, timestamp: 2000, bytesReceived: 240_000, packetsReceived: 300, framesDecoded: 59 }, codec,
+  ]);
+  const sample = JSON.parse(JSON.stringify({ t: 1, peer: 'p0', remote: 'p1', ...intervalMetrics(before, after) }));
+  assert.deepEqual(ok(validateSample(sample, 'p0')), sample);
+  assert.deepEqual(ok(validateSample(realSample(), 'p0')), realSample());
+});
+
+test('a sample carries the sender as peer: filled in when left out, refused when it names another', () => {
+  const { peer, ...anonymous } = realSample();
+  assert.equal(ok(validateSample(anonymous, 'p0')).peer, 'p0');
+  refused(validateSample(realSample({ peer: 'p1', remote: 'p2' }), 'p0'), /sample\.peer must be this socket's own peer "p0", got "p1"/);
+  refused(validateSample({ ...realSample(), peer: 7 }, 'p0'), /sample\.peer/);
+  refused(validateSample({ ...realSample(), peer: null }, 'p0'), /sample\.peer/);
+});
+
+test('samples: t, remote and every value are checked', () => {
+  const cases = [
+    [null, /sample must be an object, got null/],
+    [[], /sample must be an object/],
+    [{ ...realSample(), t: undefined }, /sample\.t must be an integer from 1 to 90000, got nothing/],
+    [{ ...realSample(), t: '1' }, /sample\.t/],
+    [{ ...realSample(), t: 0 }, /sample\.t/],
+    [{ ...realSample(), t: 1.5 }, /sample\.t/],
+    [{ ...realSample(), t: MAX_SAMPLE_T + 1 }, /sample\.t/],
+    [{ ...realSample(), remote: undefined }, /sample\.remote must be a name/],
+    [{ ...realSample(), remote: 'p0' }, /sample\.remote names the sender itself/],
+    [{ ...realSample(), remote: 'bad name' }, /sample\.remote/],
+    [{ ...realSample(), rttMs: 1e300 }, /sample\.rttMs must be a number from -1000000000000 to 1000000000000/],
+    [{ ...realSample(), rttMs: true }, /sample\.rttMs must be a number, null, a string or an object/],
+    [{ ...realSample(), rttMs: [1] }, /sample\.rttMs must be a number, null, a string or an object/],
+    [{ ...realSample(), video: { codec: 'x'.repeat(65) } }, /sample\.video\.codec is 65 characters long/],
+    [{ ...realSample(), video: { nested: { tooDeep: 1 } } }, /sample\.video\.nested nests objects deeper than 2 levels/],
+    [JSON.parse('{"t":1,"remote":"p1","__proto__":{"polluted":1}}'), /field named "__proto__"/],
+    [{ ...realSample(), ...Object.fromEntries(Array.from({ length: 70 }, (_, i) => [`m${i}`, i])) }, /at most 64 are allowed/],
+  ];
+  for (const [sample, pattern] of cases) refused(validateSample(sample, 'p0'), pattern);
+  assert.equal(/** @type {any} */ ({}).polluted, undefined);
+});
+
+test('events: known types, finite epochMs, typed and bounded fields, nothing else', () => {
+  const epochMs = 1_790_000_000_000;
+  assert.deepEqual(ok(validateEvent({ type: 'first-frame', epochMs, remote: 'p1' }, 'p0')), { type: 'first-frame', peer: 'p0', epochMs, remote: 'p1' });
+  assert.deepEqual(ok(validateEvent({ type: 'media-ready', epochMs, video: null }, 'p0')).video, null);
+  const cases = [
+    [null, /event must be an object/],
+    [{ epochMs }, /event\.type must be one of media-ready, connection-state, first-frame, error, got nothing/],
+    [{ type: 'call-started', epochMs }, /event\.type/],
+    [{ type: 'first-frame', remote: 'p1' }, /event\.epochMs must be a number/],
+    [{ type: 'first-frame', remote: 'p1', epochMs: Infinity }, /event\.epochMs/],
+    [{ type: 'first-frame', remote: 'p1', epochMs: '1' }, /event\.epochMs/],
+    [{ type: 'first-frame', epochMs }, /event\.remote must be a name/],
+    [{ type: 'connection-state', epochMs, remote: 'p1', state: 'exploded' }, /event\.state must be one of new, connecting/],
+    [{ type: 'connection-state', epochMs, remote: 'p0', state: 'failed' }, /event\.remote names the sender itself/],
+    [{ type: 'connection-state', epochMs, remote: 'p1', state: 'failed', peer: 'p1' }, /event\.peer must be this socket's own peer/],
+    [{ type: 'error', epochMs, message: 42 }, /event\.message must be a string/],
+    [{ type: 'error', epochMs, message: 'x'.repeat(5000) }, /event\.message is 5000 characters long; at most 4096/],
+    [{ type: 'error', epochMs, message: 'm', extra: 1 }, /error event has an unexpected field "extra"/],
+    [{ type: 'media-ready', epochMs, video: { width: { deep: 1 } } }, /event\.video\.width must be a number, string or boolean/],
+    [{ type: 'media-ready', epochMs, video: 'camera' }, /event\.video must be an object/],
+  ];
+  for (const [event, pattern] of cases) refused(validateEvent(event, 'p0'), pattern);
+});
+
+test('the wrong-shape messages of issue 8 are refused with a reason, never thrown', () => {
+  const cases = [
+    [{ type: 'event' }, 'p0', /event must be an object, got nothing/],
+    [{ type: 'event', event: null }, 'p0', /event must be an object, got null/],
+    [{ type: 'stats', sample: null }, 'p0', /sample must be an object, got null/],
+    [{ type: 'stats' }, 'p0', /sample must be an object, got nothing/],
+    [{ type: 'stats', sample: realSample(), extra: 1 }, 'p0', /stats has an unexpected field "extra"/],
+    [{ type: 'candidate', to: 'p1' }, 'p0', /candidate\.candidate must be an object, got nothing/],
+    [{ type: 'candidate', to: 'p1', candidate: { sdpMid: '0' } }, 'p0', /candidate\.candidate\.candidate must be a string/],
+    [{ type: 'candidate', to: 'p1', candidate: { candidate: 'c', sdpMLineIndex: -1 } }, 'p0', /sdpMLineIndex must be an integer from 0 to 1023/],
+    [{ type: 'candidate', to: 'p1', candidate: { candidate: 'c'.repeat(2000) } }, 'p0', /at most 1024/],
+    [{ type: 'offer', to: 'p1' }, 'p0', /offer\.sdp must be a string/],
+    [{ type: 'offer', to: 'p0', sdp: '' }, 'p0', /offer\.to names the sender itself/],
+    [{ type: 'answer', to: { p: 1 }, sdp: '' }, 'p0', /answer\.to must be a name/],
+    [{ type: 'join', room: 'r' }, null, /join\.peer must be a name/],
+    [{ type: 'join', room: 'r', peer: 7 }, null, /join\.peer must be a name/],
+    [{ type: 'join', room: 'r\nrm -rf', peer: 'p0' }, null, /join\.room must be a name/],
+    [{ type: 'stats', sample: realSample() }, null, /join a room before sending "stats"/],
+    [{ type: 'event', event: { type: 'connection-state', state: 'failed', remote: 'p1', epochMs: 1 } }, null, /join a room before sending "event"/],
+    [{ type: 'teleport' }, 'p0', /unknown message type "teleport"/],
+    [{}, 'p0', /unknown message type nothing/],
+    [null, 'p0', /unknown message type null/],
+    ['join', 'p0', /unknown message type "join"/],
+    [[{ type: 'join' }], 'p0', /unknown message type/],
+  ];
+  for (const [message, self, pattern] of cases) refused(validateMessage(message, self), pattern);
+});
+
+test('candidates keep the RTCIceCandidateInit fields they had, null included', () => {
+  const candidate = { candidate: 'candidate:1 1 udp 1 127.0.0.1 9 typ host', sdpMid: null, sdpMLineIndex: null, usernameFragment: null };
+  assert.deepEqual(ok(validateMessage({ type: 'candidate', to: 'p1', candidate }, 'p0')).candidate, candidate);
+  assert.deepEqual(ok(validateMessage({ type: 'candidate', to: 'p1', candidate: { candidate: '' } }, 'p0')).candidate, { candidate: '' });
+});
+
+test('messageTypeOf names only known types', () => {
+  assert.equal(messageTypeOf({ type: 'stats' }), 'stats');
+  for (const value of [{ type: 'x' }, { type: ['join'] }, null, 'join', 3, []]) assert.equal(messageTypeOf(value), null);
+});
+
+test('a long hostile value in a reason is cut short', () => {
+  const checked = validateMessage({ type: 'join', room: 'x'.repeat(10_000), peer: 'p0' }, null);
+  assert.ok(checked.ok === false && checked.reason.length < 200, checked.reason);
+});
