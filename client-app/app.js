@@ -13,14 +13,26 @@ const send = (message) => ws.readyState === WebSocket.OPEN && ws.send(JSON.strin
 const report = (type, data = {}) => send({ type: 'event', event: { type, peer, epochMs: Date.now(), ...data } });
 const setStatus = (text) => { statusEl.textContent = `${peer}: ${text}`; };
 
-window.addEventListener('error', (e) => report('error', { message: String(e.message) }));
-window.addEventListener('unhandledrejection', (e) => report('error', { message: String(e.reason?.stack ?? e.reason) }));
+// The server refuses longer texts (signaling/messages.js MAX_EVENT_TEXT_CHARS); the start of a stack says enough.
+const reportError = (message) => report('error', { message: String(message).slice(0, 4096) });
+window.addEventListener('error', (e) => reportError(e.message));
+window.addEventListener('unhandledrejection', (e) => reportError(e.reason?.stack ?? e.reason));
 
 /** @type {Map<string, { pc: RTCPeerConnection, pending: RTCIceCandidateInit[], hasRemote: boolean }>} */
 const connections = new Map();
+/** @type {MediaStream} */
 let localStream;
+// Media is requested at load and the page joins as soon as the socket opens, without waiting for it: the server
+// only hears events from a joined socket, and a page whose getUserMedia fails must still be able to say so.
+const localMedia = navigator.mediaDevices.getUserMedia({ audio: true, video: true }).then((stream) => {
+  localStream = stream;
+  /** @type {HTMLVideoElement} */ (document.getElementById('local')).srcObject = stream;
+  return stream;
+});
+/** Negotiation waits for this; false when getUserMedia failed (reported once, from onopen). */
+const haveMedia = localMedia.then(() => true, () => false);
 // Diagnostics hook for tests and --headful debugging (e.g. evaluating other stats libraries against ours).
-window.testbed = { connections };
+/** @type {any} */ (window).testbed = { connections };
 let sampling = null;
 
 function connectionTo(remote) {
@@ -69,6 +81,7 @@ async function offerTo(remote) {
   send({ type: 'offer', to: remote, sdp: offer.sdp });
 }
 
+/** @returns {Promise<Array<[string, import('./stats.js').Snapshot]>>} */
 async function snapshotAll() {
   return Promise.all([...connections].map(async ([remote, { pc }]) => [remote, snapshotFromStats([...(await pc.getStats()).values()])]));
 }
@@ -96,9 +109,11 @@ async function startSampling(mediaStartEpochMs) {
 const handlers = {
   async joined({ peers }) {
     setStatus(`joined room ${room}; calling ${peers.join(', ') || 'nobody yet'}`);
+    if (!(await haveMedia)) return;
     for (const remote of peers) await offerTo(remote);
   },
   async offer({ from, sdp }) {
+    if (!(await haveMedia)) return;
     const { pc } = await applyRemote(from, { type: 'offer', sdp });
     const answer = await pc.createAnswer();
     await pc.setLocalDescription(answer);
@@ -106,6 +121,7 @@ const handlers = {
   },
   async answer({ from, sdp }) { await applyRemote(from, { type: 'answer', sdp }); },
   async candidate({ from, candidate }) {
+    if (!(await haveMedia)) return;
     const entry = connectionTo(from);
     if (entry.hasRemote) await entry.pc.addIceCandidate(candidate);
     else entry.pending.push(candidate);
@@ -120,7 +136,7 @@ const handlers = {
     setStatus('stopped');
   },
   'peer-joined': ({ peer: remote }) => setStatus(`${remote} joined`),
-  error: ({ error }) => report('error', { message: `signaling: ${error}` }),
+  error: ({ error }) => reportError(`signaling: ${error}`),
 };
 
 ws.onmessage = async ({ data }) => {
@@ -128,17 +144,18 @@ ws.onmessage = async ({ data }) => {
   try {
     await handlers[message.type]?.(message);
   } catch (error) {
-    report('error', { message: `${message.type}: ${error.stack ?? error}` });
+    reportError(`${message.type}: ${error.stack ?? error}`);
   }
 };
 
 ws.onopen = async () => {
+  send({ type: 'join', room, peer });
   try {
-    localStream = await navigator.mediaDevices.getUserMedia({ audio: true, video: true });
-    document.getElementById('local').srcObject = localStream;
-    send({ type: 'join', room, peer });
-    report('media-ready', { video: localStream.getVideoTracks()[0]?.getSettings() ?? null });
+    const settings = (await localMedia).getVideoTracks()[0]?.getSettings();
+    // Plain values only: the server accepts a flat object, whatever a newer browser adds to the settings.
+    const video = settings ? Object.fromEntries(Object.entries(settings).filter(([, value]) => ['number', 'string', 'boolean'].includes(typeof value))) : null;
+    report('media-ready', { video });
   } catch (error) {
-    report('error', { message: `getUserMedia: ${error.name}: ${error.message}` });
+    reportError(`getUserMedia: ${error.name}: ${error.message}`);
   }
 };

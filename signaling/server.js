@@ -1,123 +1,264 @@
 // Tiny signaling server: serves client-app/, keeps rooms of peers, relays offer/answer/candidates between them,
-// and hands the peers' stats samples and events to the orchestrator. Bad messages get an error reply; the
-// connection and the server stay up.
+// and hands the peers' stats samples and events to the orchestrator. Anything a page (or anything else that can
+// reach the port) sends is untrusted: a bad message or frame is refused and reported, never thrown, and the
+// server goes on.
 import { EventEmitter } from 'node:events';
-import { createServer } from 'node:http';
+import { createServer, STATUS_CODES } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import express from 'express';
 import { WebSocketServer } from 'ws';
+import { isName, messageTypeOf, validateMessage } from './messages.js';
 
 const clientAppDir = fileURLToPath(new URL('../client-app/', import.meta.url));
 export const MAX_MESSAGE_BYTES = 64 * 1024;
-const RELAYED = new Set(['offer', 'answer', 'candidate']);
-const KNOWN = new Set(['join', 'stats', 'event', ...RELAYED]);
+// A little over the limit still gets an error reply; beyond that ws closes the connection (1009) without buffering it.
+const MAX_PAYLOAD_BYTES = MAX_MESSAGE_BYTES + 1024;
+export const MAX_MESSAGES_PER_SECOND = 200;
+/** A socket over the message rate this many seconds in a row is closed. */
+export const FLOOD_CLOSE_AFTER_S = 3;
+/** Chromium gathers a handful of candidates per connection; each one the relay registers holds a UDP socket. */
+export const MAX_CANDIDATES_PER_PEER_PAIR = 32;
+/** Per remote peer: a page samples once a second; 4× leaves room for a late tick catching up (or 250 ms sampling). */
+export const MAX_SAMPLES_PER_REMOTE_PER_SECOND = 4;
+export const DEFAULT_JOIN_TIMEOUT_MS = 5000;
+// A client that does not read its replies must not make the server buffer them without end.
+const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 /**
  * Rewrites (or drops, by returning null) a candidate on its way from one peer to another: this is how the relay
  * emulator puts itself on the media path. When given, candidates embedded in SDP are stripped so none bypass it.
+ * It may throw or reject (e.g. the relay's InputError for a port out of range): the candidate is then refused.
  * @callback RewriteCandidate
- * @param {{ room: string, from: string, to: string, candidate: { candidate: string, sdpMid?: string, sdpMLineIndex?: number } }} message
+ * @param {{ room: string, from: string, to: string, candidate: import('./messages.js').CandidateInit }} message
  * @returns {Promise<object|null>}
  */
 
 /**
- * @param {{ host?: string, port?: number, rewriteCandidate?: RewriteCandidate }} [options]
+ * A message, frame or connection the server refused.
+ * @typedef {{ epochMs: number, room: string|null, peer: string|null, messageType: string|null, reason: string }} Rejection
+ */
+
+/**
+ * Starts the server on host:port (port 0: an ephemeral one).
+ *
+ * Only WebSocket upgrades to /ws whose Origin is the server's own (`new URL(httpUrl).origin`) are accepted; others
+ * get a 403. A socket must join within joinTimeoutMs, joins once, and is then bound to that room and peer: its
+ * stats and events are stamped with that peer, and it cannot speak for another. With `room`/`peers`, joins to
+ * any other room or as any other peer are refused. Limits: MAX_MESSAGE_BYTES per message, MAX_MESSAGES_PER_SECOND
+ * per socket (the excess is dropped, with one error reply per second; FLOOD_CLOSE_AFTER_S seconds over it in a
+ * row closes the socket), MAX_SAMPLES_PER_REMOTE_PER_SECOND per peer per other peer in the room,
+ * MAX_CANDIDATES_PER_PEER_PAIR candidates per peer per remote peer while the room exists.
+ *
+ * `events` emits:
+ * - 'join' `{ room, peer }` and 'leave' `{ room, peer }` (the peer name is free again);
+ * - 'stats' a sample `{ t, peer, remote, ...metrics }` that passed validateSample, `peer` the sender's;
+ * - 'event' a peer event `{ type, peer, epochMs, ...fields }` that passed validateEvent, `peer` the sender's;
+ * - 'rejected' a {@link Rejection} for every refused message (bad JSON or shape, over a limit, wrong room or
+ *   peer, not joined, failed candidate rewrite), malformed frame, refused upgrade (Origin, path, handshake)
+ *   and closed socket (flood, no join in time). The sender of a refused message also gets
+ *   `{ type: 'error', error: reason, inReplyTo: messageType }`.
+ *
+ * @param {{ host?: string, port?: number, rewriteCandidate?: RewriteCandidate, room?: string, peers?: string[],
+ *   joinTimeoutMs?: number }} [options]
  * @returns {Promise<{ httpUrl: string, wsUrl: string, port: number, events: EventEmitter,
  *   broadcast: (room: string, message: object) => void, close: () => Promise<void> }>}
- *   events: 'stats' (sample), 'event' (peer event), 'join' ({room, peer}), 'leave' ({room, peer}), 'protocol-error' ({peer, error})
  */
-export async function startSignalingServer({ host = '127.0.0.1', port = 0, rewriteCandidate } = {}) {
+export async function startSignalingServer({ host = '127.0.0.1', port = 0, rewriteCandidate, room: onlyRoom, peers: onlyPeers, joinTimeoutMs = DEFAULT_JOIN_TIMEOUT_MS } = {}) {
+  if (onlyRoom !== undefined && !isName(onlyRoom)) throw new TypeError(`startSignalingServer: room ${JSON.stringify(onlyRoom)} is not a name of 1-64 letters, digits, '.', '_' or '-'`);
+  if (onlyPeers !== undefined && !(Array.isArray(onlyPeers) && onlyPeers.every(isName))) {
+    throw new TypeError(`startSignalingServer: peers must be an array of names of 1-64 letters, digits, '.', '_' or '-', got ${JSON.stringify(onlyPeers)}`);
+  }
   const events = new EventEmitter();
-  /** @type {Map<string, Map<string, import('ws').WebSocket>>} */
+  /** @type {Map<string, { members: Map<string, import('ws').WebSocket>, candidates: Map<string, number> }>} */
   const rooms = new Map();
   const app = express();
   app.use(express.static(clientAppDir));
   const server = createServer(app);
-  // Accept up to 1 MiB so oversized messages can be answered with an error instead of a closed connection.
-  const wss = new WebSocketServer({ server, path: '/ws', maxPayload: 1024 * 1024 });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD_BYTES });
+  let origin = '';
 
+  /** @param {{ room?: string|null, peer?: string|null, messageType?: string|null, reason: string }} rejection */
+  const reject = ({ room = null, peer = null, messageType = null, reason }) => events.emit('rejected', { epochMs: Date.now(), room, peer, messageType, reason });
+  /** @param {import('ws').WebSocket} socket @param {object} message */
   const sendTo = (socket, message) => socket.readyState === socket.OPEN && socket.send(JSON.stringify(message));
 
+  wss.on('error', (error) => reject({ reason: `WebSocket server: ${error.message}` }));
+  // A handshake ws itself refuses (no key, wrong version): ws leaves the answer to us once we listen.
+  wss.on('wsClientError', (error, socket) => {
+    reject({ reason: `upgrade refused: ${error.message}` });
+    refuseUpgrade(socket, 400, error.message);
+  });
+
+  server.on('upgrade', (request, socket, head) => {
+    socket.on('error', () => socket.destroy());
+    const pathname = new URL(request.url ?? '/', 'http://localhost').pathname;
+    if (pathname !== '/ws') {
+      reject({ reason: `upgrade refused: path ${JSON.stringify(pathname.slice(0, 64))} is not /ws` });
+      return refuseUpgrade(socket, 404, 'WebSocket endpoint is /ws');
+    }
+    // Any web page the browser opens could otherwise talk to us (cross-site WebSocket hijacking).
+    if (request.headers.origin !== origin) {
+      const got = request.headers.origin === undefined ? 'no Origin' : `Origin ${JSON.stringify(request.headers.origin.slice(0, 64))}`;
+      reject({ reason: `upgrade refused: ${got}; only ${origin} may connect` });
+      return refuseUpgrade(socket, 403, `only pages served from ${origin} may connect`);
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+  });
+
   wss.on('connection', (socket) => {
-    let member = null; // { room, peer } once joined
-    const fail = (error, inReplyTo) => {
-      sendTo(socket, { type: 'error', error, inReplyTo });
-      events.emit('protocol-error', { peer: member?.peer ?? null, error });
+    /** @type {{ room: string, peer: string } | null} */
+    let member = null;
+    // Set once the socket is being closed for cause: whatever it still sends is ignored.
+    let dropped = false;
+    const rate = { second: -1, messages: 0, secondsOver: 0, samples: 0 };
+    const connectedAtMs = Date.now();
+    /** @param {string} reason @param {string|null} messageType */
+    const refuse = (reason, messageType = null) => {
+      if (socket.bufferedAmount < MAX_BUFFERED_BYTES) sendTo(socket, { type: 'error', error: reason, inReplyTo: messageType });
+      reject({ room: member?.room, peer: member?.peer, messageType, reason });
+    };
+    /** @param {string} reason */
+    const drop = (reason) => {
+      dropped = true;
+      reject({ room: member?.room, peer: member?.peer, reason: `${reason}; connection closed` });
+      socket.close(1008, reason.slice(0, 120));
+    };
+    const joinTimer = setTimeout(() => drop(`no join within ${joinTimeoutMs} ms`), joinTimeoutMs);
+
+    /** False when the message is over this socket's rate; a socket that stays over it is closed. */
+    const withinRate = () => {
+      const second = Math.floor((Date.now() - connectedAtMs) / 1000);
+      if (second !== rate.second) {
+        const wasOver = rate.messages > MAX_MESSAGES_PER_SECOND;
+        rate.secondsOver = wasOver && second === rate.second + 1 ? rate.secondsOver : 0;
+        Object.assign(rate, { second, messages: 0, samples: 0 });
+      }
+      rate.messages += 1;
+      if (rate.messages <= MAX_MESSAGES_PER_SECOND) return true;
+      if (rate.messages === MAX_MESSAGES_PER_SECOND + 1) {
+        rate.secondsOver += 1;
+        if (rate.secondsOver >= FLOOD_CLOSE_AFTER_S) drop(`over ${MAX_MESSAGES_PER_SECOND} messages/s for ${FLOOD_CLOSE_AFTER_S} s`);
+        else refuse(`over ${MAX_MESSAGES_PER_SECOND} messages/s: the rest of this second is dropped; slow down`);
+      }
+      return false;
     };
 
-    socket.on('message', async (data, isBinary) => {
-      if (isBinary) return fail('binary messages are not supported; send JSON text');
-      if (data.length > MAX_MESSAGE_BYTES) return fail(`message of ${data.length} bytes is over the ${MAX_MESSAGE_BYTES}-byte limit`);
-      let message;
-      try {
-        message = JSON.parse(data.toString('utf8'));
-      } catch (error) {
-        return fail(`malformed JSON: ${error.message}`);
-      }
-      if (message === null || typeof message !== 'object' || !KNOWN.has(message.type)) {
-        return fail(`unknown message type ${JSON.stringify(message?.type)}; expected one of ${[...KNOWN].join(', ')}`, message?.type);
-      }
-      if (message.type === 'join') {
-        if (typeof message.room !== 'string' || typeof message.peer !== 'string' || !message.room || !message.peer) {
-          return fail('join needs string fields "room" and "peer"', 'join');
-        }
-        const members = rooms.get(message.room) ?? new Map();
-        if (members.has(message.peer)) return fail(`peer "${message.peer}" is already in room "${message.room}"`, 'join');
-        rooms.set(message.room, members);
-        sendTo(socket, { type: 'joined', room: message.room, peers: [...members.keys()] });
-        for (const other of members.values()) sendTo(other, { type: 'peer-joined', peer: message.peer });
-        members.set(message.peer, socket);
-        member = { room: message.room, peer: message.peer };
-        events.emit('join', member);
-        return;
-      }
-      // Events may come before joining: a page that cannot get its media must still be able to say so.
-      if (message.type === 'event') return events.emit('event', message.event);
-      if (!member) return fail(`join a room before sending "${message.type}"`, message.type);
-      if (message.type === 'stats') return events.emit('stats', message.sample);
-
-      const target = rooms.get(member.room)?.get(message.to);
-      if (!target) return fail(`no peer "${message.to}" in room "${member.room}"`, message.type);
-      const relayed = { ...message, from: member.peer };
-      delete relayed.to;
-      if (rewriteCandidate && message.type === 'candidate') {
-        relayed.candidate = await rewriteCandidate({ room: member.room, from: member.peer, to: message.to, candidate: message.candidate });
-        if (!relayed.candidate) return;
-      }
-      if (rewriteCandidate && typeof relayed.sdp === 'string') {
-        relayed.sdp = relayed.sdp.split(/\r\n/).filter((line) => !line.startsWith('a=candidate:')).join('\r\n');
-      }
-      sendTo(target, relayed);
+    socket.on('error', (error) => {
+      reject({ room: member?.room, peer: member?.peer, reason: `malformed frame: ${error.message}; connection closed` });
+      socket.terminate();
     });
 
+    socket.on('message', (data, isBinary) => {
+      if (dropped || !withinRate()) return;
+      // A listener of `events` that throws must not take the server down with it.
+      onMessage(/** @type {Buffer} */ (data), isBinary).catch((error) => refuse(`the server failed on this message: ${error.message}`));
+    });
+
+    /** @param {Buffer} data @param {boolean} isBinary */
+    async function onMessage(data, isBinary) {
+      if (isBinary) return refuse('binary messages are not supported; send JSON text');
+      if (data.length > MAX_MESSAGE_BYTES) return refuse(`message of ${data.length} bytes is over the ${MAX_MESSAGE_BYTES}-byte limit`);
+      let parsed;
+      try {
+        parsed = JSON.parse(data.toString('utf8'));
+      } catch (error) {
+        return refuse(`malformed JSON: ${error.message}`);
+      }
+      const messageType = messageTypeOf(parsed);
+      if (messageType === 'join' && member) return refuse(`this socket already joined room "${member.room}" as "${member.peer}"; open another connection to join again`, 'join');
+      const checked = validateMessage(parsed, member?.peer ?? null);
+      if ('reason' in checked) return refuse(checked.reason, messageType);
+      const message = checked.value;
+
+      if (message.type === 'join') return join(message);
+      if (message.type === 'stats') {
+        const others = onlyPeers ? onlyPeers.length - 1 : rooms.get(member.room).members.size - 1;
+        const maxSamples = MAX_SAMPLES_PER_REMOTE_PER_SECOND * Math.max(1, others);
+        if (++rate.samples > maxSamples) return refuse(`over ${maxSamples} samples/s (${MAX_SAMPLES_PER_REMOTE_PER_SECOND} per remote peer): sample dropped`, 'stats');
+        return events.emit('stats', message.sample);
+      }
+      if (message.type === 'event') return events.emit('event', message.event);
+
+      const entry = rooms.get(member.room);
+      const target = entry.members.get(message.to);
+      if (!target) return refuse(`no peer "${message.to}" in room "${member.room}"`, message.type);
+      if (message.type === 'candidate') {
+        const pair = `${member.peer}\n${message.to}`;
+        const count = (entry.candidates.get(pair) ?? 0) + 1;
+        if (count > MAX_CANDIDATES_PER_PEER_PAIR) return refuse(`over ${MAX_CANDIDATES_PER_PEER_PAIR} candidates from "${member.peer}" to "${message.to}": candidate dropped`, 'candidate');
+        entry.candidates.set(pair, count);
+        let candidate = message.candidate;
+        if (rewriteCandidate) {
+          try {
+            candidate = await rewriteCandidate({ room: member.room, from: member.peer, to: message.to, candidate });
+          } catch (error) {
+            return refuse(`candidate refused: ${error.message}`, 'candidate');
+          }
+          if (!candidate) return;
+        }
+        return sendTo(target, { type: 'candidate', from: member.peer, candidate });
+      }
+      // Candidates inside the SDP would bypass the rewrite.
+      const sdp = rewriteCandidate ? message.sdp.split(/\r\n/).filter((line) => !line.startsWith('a=candidate:')).join('\r\n') : message.sdp;
+      sendTo(target, { type: message.type, from: member.peer, sdp });
+    }
+
+    /** @param {import('./messages.js').JoinMessage} message */
+    function join({ room, peer }) {
+      if (onlyRoom !== undefined && room !== onlyRoom) return refuse(`room "${room}" is not served here; join "${onlyRoom}"`, 'join');
+      if (onlyPeers && !onlyPeers.includes(peer)) return refuse(`peer "${peer}" is not expected in room "${room}"; expected ${onlyPeers.join(', ')}`, 'join');
+      const entry = rooms.get(room) ?? { members: new Map(), candidates: new Map() };
+      if (entry.members.has(peer)) return refuse(`peer "${peer}" is already in room "${room}"`, 'join');
+      rooms.set(room, entry);
+      clearTimeout(joinTimer);
+      sendTo(socket, { type: 'joined', room, peers: [...entry.members.keys()] });
+      for (const other of entry.members.values()) sendTo(other, { type: 'peer-joined', peer });
+      entry.members.set(peer, socket);
+      member = { room, peer };
+      events.emit('join', member);
+    }
+
     socket.on('close', () => {
+      clearTimeout(joinTimer);
       if (!member) return;
-      const members = rooms.get(member.room);
-      members?.delete(member.peer);
-      if (members?.size === 0) rooms.delete(member.room);
+      const entry = rooms.get(member.room);
+      entry?.members.delete(member.peer);
+      if (entry?.members.size === 0) rooms.delete(member.room);
       events.emit('leave', member);
     });
   });
 
-  await new Promise((resolve, reject) => server.once('error', reject).listen(port, host, resolve));
-  const actualPort = server.address().port;
+  await new Promise((resolve, reject) => server.once('error', reject).listen(port, host, () => resolve(undefined)));
+  const actualPort = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
+  const httpUrl = `http://${urlHost}:${actualPort}/`;
+  origin = new URL(httpUrl).origin;
   return {
-    httpUrl: `http://${urlHost}:${actualPort}/`,
+    httpUrl,
     wsUrl: `ws://${urlHost}:${actualPort}/ws`,
     port: actualPort,
     events,
     broadcast(room, message) {
-      for (const socket of rooms.get(room)?.values() ?? []) sendTo(socket, message);
+      for (const socket of rooms.get(room)?.members.values() ?? []) sendTo(socket, message);
     },
     async close() {
       for (const socket of wss.clients) socket.terminate();
-      await new Promise((resolve) => wss.close(() => resolve()));
+      await new Promise((resolve) => wss.close(() => resolve(undefined)));
       server.closeAllConnections?.();
-      await new Promise((resolve) => server.close(() => resolve()));
+      await new Promise((resolve) => server.close(() => resolve(undefined)));
     },
   };
+}
+
+/**
+ * Answers an upgrade request with an HTTP error instead of a WebSocket.
+ * @param {import('node:stream').Duplex} socket @param {number} status @param {string} text
+ */
+function refuseUpgrade(socket, status, text) {
+  if (!socket.writable) return socket.destroy();
+  socket.once('finish', () => socket.destroy());
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`);
 }
 
 // `node signaling/server.js [port]` runs it standalone for manual experiments.

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { after, before, test } from 'node:test';
-import WebSocket from 'ws';
 import { MAX_MESSAGE_BYTES, startSignalingServer } from '../signaling/server.js';
+import { realSample } from './helpers/signaling-fuzz.js';
+import { joinedClient, wsClient } from './helpers/signaling-clients.js';
 
 let signaling;
 const rewrites = [];
+const rejected = [];
 before(async () => {
   signaling = await startSignalingServer({
     rewriteCandidate: async ({ from, to, candidate }) => {
@@ -12,27 +15,12 @@ before(async () => {
       return candidate.candidate.includes('drop-me') ? null : { ...candidate, candidate: `${candidate.candidate} rewritten` };
     },
   });
+  signaling.events.on('rejected', (rejection) => rejected.push(rejection));
 });
 after(() => signaling.close());
 
-/** A WebSocket client that queues incoming messages so tests can await them in order. */
-async function client() {
-  const socket = new WebSocket(signaling.wsUrl);
-  const inbox = [];
-  const waiters = [];
-  socket.on('message', (data) => {
-    const message = JSON.parse(data);
-    const waiter = waiters.shift();
-    if (waiter) waiter(message);
-    else inbox.push(message);
-  });
-  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-  return {
-    socket,
-    send: (message) => socket.send(typeof message === 'string' ? message : JSON.stringify(message)),
-    next: () => (inbox.length ? Promise.resolve(inbox.shift()) : new Promise((resolve) => waiters.push(resolve))),
-  };
-}
+/** A client of the shared server, with the server's own Origin. */
+const client = () => wsClient(signaling.wsUrl);
 
 test('serves the client app over HTTP on 127.0.0.1 with an ephemeral port', async () => {
   assert.match(signaling.httpUrl, /^http:\/\/127\.0\.0\.1:\d+\/$/);
@@ -60,18 +48,19 @@ test('relays offer/answer between room members, rewrites candidates, strips SDP 
   b.socket.close();
 });
 
-test('bad messages get an error reply and the connection stays usable', async () => {
+test('bad messages get an error reply, are reported as rejected, and the connection stays usable', async () => {
   const c = await client();
+  const before = rejected.length;
   c.send('{not json');
   assert.match((await c.next()).error, /^malformed JSON/);
   c.send({ type: 'teleport' });
   assert.match((await c.next()).error, /unknown message type "teleport"/);
   c.send({ type: 'offer', to: 'p9', sdp: '' });
-  assert.match((await c.next()).error, /join a room before sending "offer"/);
+  assert.deepEqual(await c.next(), { type: 'error', error: 'join a room before sending "offer"', inReplyTo: 'offer' });
   c.send('x'.repeat(MAX_MESSAGE_BYTES + 1));
   assert.match((await c.next()).error, /over the 65536-byte limit/);
   c.send({ type: 'join', room: 'r2' });
-  assert.match((await c.next()).error, /join needs string fields/);
+  assert.match((await c.next()).error, /join\.peer must be a name/);
   c.send({ type: 'join', room: 'r2', peer: 'p0' });
   assert.equal((await c.next()).type, 'joined');
   c.send({ type: 'offer', to: 'nobody', sdp: '' });
@@ -79,20 +68,90 @@ test('bad messages get an error reply and the connection stays usable', async ()
   const d = await client();
   d.send({ type: 'join', room: 'r2', peer: 'p0' });
   assert.match((await d.next()).error, /already in room/);
-  assert.equal(c.socket.readyState, WebSocket.OPEN);
+  assert.equal(c.socket.readyState, c.socket.OPEN);
+  assert.deepEqual(rejected.slice(before).map((r) => r.messageType), [null, null, 'offer', null, 'join', 'offer', 'join']);
+  assert.deepEqual(rejected.at(-2), { epochMs: rejected.at(-2).epochMs, room: 'r2', peer: 'p0', messageType: 'offer', reason: 'no peer "nobody" in room "r2"' });
+  assert.equal(rejected.at(-1).peer, null, 'a refused join is not attributed to the name it asked for');
   c.socket.close();
   d.socket.close();
 });
 
-test('stats samples and peer events reach the orchestrator as they are sent', async () => {
-  const c = await client();
-  c.send({ type: 'join', room: 'r3', peer: 'p0' });
-  await c.next();
-  const gotSample = new Promise((resolve) => signaling.events.once('stats', resolve));
-  const gotEvent = new Promise((resolve) => signaling.events.once('event', resolve));
-  c.send({ type: 'stats', sample: { t: 1, peer: 'p0', rttMs: 3 } });
-  c.send({ type: 'event', event: { type: 'first-frame', peer: 'p0' } });
-  assert.deepEqual(await gotSample, { t: 1, peer: 'p0', rttMs: 3 });
-  assert.deepEqual(await gotEvent, { type: 'first-frame', peer: 'p0' });
+test('stats samples and peer events reach the orchestrator as they are sent, stamped with the sender', async () => {
+  const c = await joinedClient(signaling.wsUrl, 'r3', 'p0');
+  const gotSample = once(signaling.events, 'stats');
+  const gotEvent = once(signaling.events, 'event');
+  const { peer, ...anonymous } = realSample({ remote: 'p1' });
+  c.send({ type: 'stats', sample: anonymous });
+  c.send({ type: 'event', event: { type: 'first-frame', peer: 'p0', epochMs: 1_790_000_000_000, remote: 'p1' } });
+  assert.deepEqual((await gotSample)[0], realSample({ peer: 'p0', remote: 'p1' }));
+  assert.deepEqual((await gotEvent)[0], { type: 'first-frame', peer: 'p0', epochMs: 1_790_000_000_000, remote: 'p1' });
   c.socket.close();
+});
+
+test('a socket joins once, and only speaks for the peer it joined as', async () => {
+  const c = await joinedClient(signaling.wsUrl, 'r4', 'p0');
+  const emitted = [];
+  const onData = (value) => emitted.push(value);
+  signaling.events.on('stats', onData).on('event', onData);
+  c.send({ type: 'join', room: 'r4', peer: 'p1' });
+  assert.match((await c.next()).error, /this socket already joined room "r4" as "p0"; open another connection/);
+  c.send({ type: 'stats', sample: realSample({ peer: 'p1', remote: 'p2' }) });
+  assert.match((await c.next()).error, /sample\.peer must be this socket's own peer "p0", got "p1"/);
+  c.send({ type: 'event', event: { type: 'connection-state', peer: 'p1', epochMs: 1, remote: 'p0', state: 'failed' } });
+  assert.match((await c.next()).error, /event\.peer must be this socket's own peer/);
+  signaling.events.off('stats', onData).off('event', onData);
+  assert.deepEqual(emitted, []);
+  c.socket.close();
+});
+
+test('a peer name is free again once its socket closes', async () => {
+  const c = await joinedClient(signaling.wsUrl, 'r5', 'p0');
+  const left = once(signaling.events, 'leave');
+  await c.close();
+  assert.deepEqual((await left)[0], { room: 'r5', peer: 'p0' });
+  (await joinedClient(signaling.wsUrl, 'r5', 'p0')).socket.close();
+});
+
+test('with room and peers, joins to any other room or as any other peer are refused', async () => {
+  const run = await startSignalingServer({ room: 'run-1', peers: ['p0', 'p1'] });
+  try {
+    const c = await wsClient(run.wsUrl);
+    c.send({ type: 'join', room: 'run-2', peer: 'p0' });
+    assert.match((await c.next()).error, /room "run-2" is not served here; join "run-1"/);
+    c.send({ type: 'join', room: 'run-1', peer: 'p7' });
+    assert.match((await c.next()).error, /peer "p7" is not expected in room "run-1"; expected p0, p1/);
+    c.send({ type: 'join', room: 'run-1', peer: 'p1' });
+    assert.deepEqual(await c.next(), { type: 'joined', room: 'run-1', peers: [] });
+    c.socket.close();
+  } finally {
+    await run.close();
+  }
+  await assert.rejects(startSignalingServer({ room: 'a room' }), /room "a room" is not a name/);
+  await assert.rejects(startSignalingServer({ peers: ['p0', ''] }), /peers must be an array of names/);
+});
+
+test('only the server\'s own Origin may open a WebSocket; others get a 403', async () => {
+  const before = rejected.length;
+  await assert.rejects(wsClient(signaling.wsUrl, { origin: 'http://evil.example' }), /Unexpected server response: 403/);
+  await assert.rejects(wsClient(signaling.wsUrl, { origin: signaling.httpUrl.replace('127.0.0.1', 'localhost').slice(0, -1) }), /403/);
+  const own = await client();
+  assert.equal(own.socket.readyState, own.socket.OPEN);
+  own.socket.close();
+  assert.match(rejected[before].reason, /upgrade refused: Origin "http:\/\/evil\.example"; only http:\/\/127\.0\.0\.1:\d+ may connect/);
+});
+
+test('a socket that does not join within joinTimeoutMs is closed', async () => {
+  const quick = await startSignalingServer({ joinTimeoutMs: 200 });
+  try {
+    const rejections = [];
+    quick.events.on('rejected', (rejection) => rejections.push(rejection));
+    const idle = await wsClient(quick.wsUrl);
+    const joined = await joinedClient(quick.wsUrl, 'r', 'p0');
+    assert.equal((await idle.closed).code, 1008);
+    assert.deepEqual(rejections.map((r) => r.reason), ['no join within 200 ms; connection closed']);
+    assert.equal(joined.socket.readyState, joined.socket.OPEN);
+    joined.socket.close();
+  } finally {
+    await quick.close();
+  }
 });
