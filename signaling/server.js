@@ -22,6 +22,8 @@ export const MAX_CANDIDATES_PER_PEER_PAIR = 32;
 /** Per remote peer: a page samples once a second; 4× leaves room for a late tick catching up (or 250 ms sampling). */
 export const MAX_SAMPLES_PER_REMOTE_PER_SECOND = 4;
 export const DEFAULT_JOIN_TIMEOUT_MS = 5000;
+// A client that does not answer our close frame is cut off after this, not held for ws's 30 s.
+const CLOSE_GRACE_MS = 1000;
 // A client that does not read its replies must not make the server buffer them without end.
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 
@@ -123,6 +125,7 @@ export async function startSignalingServer({ host = '127.0.0.1', port = 0, rewri
       dropped = true;
       reject({ room: member?.room, peer: member?.peer, reason: `${reason}; connection closed` });
       socket.close(1008, reason.slice(0, 120));
+      setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref();
     };
     const joinTimer = setTimeout(() => drop(`no join within ${joinTimeoutMs} ms`), joinTimeoutMs);
 

@@ -80,9 +80,9 @@ export function frame({ opcode = 0x1, payload = '', fin = true, rsv1 = false, ma
 /**
  * A TCP connection that did the WebSocket upgrade by hand. `status` is the HTTP status the server answered;
  * `closed` resolves when the server ends the connection.
- * @param {string} wsUrl @param {{ origin?: string|null }} [options] null: no Origin header
+ * @param {string} wsUrl @param {{ origin?: string|null, key?: string|null }} [options] null: no such header
  */
-export async function rawClient(wsUrl, { origin = originOf(wsUrl) } = {}) {
+export async function rawClient(wsUrl, { origin = originOf(wsUrl), key = randomBytes(16).toString('base64') } = {}) {
   const url = new URL(wsUrl);
   const socket = net.connect({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) });
   socket.on('error', () => {}); // a reset after the server drops us is the expected outcome
@@ -90,7 +90,8 @@ export async function rawClient(wsUrl, { origin = originOf(wsUrl) } = {}) {
   await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
   const headers = [
     `GET ${url.pathname} HTTP/1.1`, `Host: ${url.host}`, 'Upgrade: websocket', 'Connection: Upgrade',
-    `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}`, 'Sec-WebSocket-Version: 13',
+    'Sec-WebSocket-Version: 13',
+    ...(key === null ? [] : [`Sec-WebSocket-Key: ${key}`]),
     ...(origin === null ? [] : [`Origin: ${origin}`]),
   ];
   socket.write(`${headers.join('\r\n')}\r\n\r\n`);

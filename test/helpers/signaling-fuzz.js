@@ -1,7 +1,9 @@
 // Seeded fuzz input for the signaling server: real messages of every type (as client-app/app.js sends them),
-// mutated (type swaps, deleted fields, wrong types, huge numbers, nested junk, prototype keys), plus random
-// bytes, binary frames and hand-made malformed frames. Same seed, same cases.
-import { frame } from './signaling-clients.js';
+// mutated (type swaps, deleted fields, wrong types, huge numbers, nested junk, prototype keys, samples and
+// events that claim to come from the remote peer), plus random bytes, binary frames and hand-made malformed
+// frames. Same seed, same cases.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { frame, rawClient, wsClient } from './signaling-clients.js';
 
 /** mulberry32: a small seeded PRNG, uniform in [0, 1). @param {number} seed */
 export function prng(seed) {
@@ -75,10 +77,18 @@ function fieldPaths(value, prefix = []) {
   return Object.keys(value).flatMap((key) => [[...prefix, key], ...fieldPaths(value[key], [...prefix, key])]);
 }
 
-/** Mutates one field of a copy of message. @param {() => number} random */
-function mutate(message, random) {
+/**
+ * Mutates one field of a copy of message, or makes it speak for the remote peer.
+ * @param {any} message @param {() => number} random @param {string} remote
+ */
+function mutate(message, random, remote) {
   const copy = structuredClone(message);
+  if (random() < 0.1) {
+    for (const body of [copy.sample, copy.event]) if (body && typeof body === 'object') body.peer = remote;
+    return copy;
+  }
   const paths = fieldPaths(copy);
+  if (paths.length === 0) return { type: TYPES[Math.floor(random() * TYPES.length)] };
   const path = paths[Math.floor(random() * paths.length)];
   const parent = path.slice(0, -1).reduce((object, key) => object[key], copy);
   const key = path.at(-1);
@@ -113,8 +123,8 @@ export function fuzzCases({ seed, count, room, peer, remote }) {
   for (let i = 0; i < count; i++) {
     const roll = random();
     const message = base[Math.floor(random() * base.length)];
-    if (roll < 0.55) cases.push({ kind: 'text', data: JSON.stringify(mutate(message, random)) });
-    else if (roll < 0.7) cases.push({ kind: 'text', data: JSON.stringify(mutate(mutate(mutate(message, random), random), random)) });
+    if (roll < 0.55) cases.push({ kind: 'text', data: JSON.stringify(mutate(message, random, remote)) });
+    else if (roll < 0.7) cases.push({ kind: 'text', data: JSON.stringify(mutate(mutate(mutate(message, random, remote), random, remote), random, remote)) });
     else if (roll < 0.76) cases.push({ kind: 'text', data: JSON.stringify(message) });
     else if (roll < 0.82) {
       const text = JSON.stringify(message);
@@ -132,4 +142,63 @@ export function fuzzCases({ seed, count, room, peer, remote }) {
     }
   }
   return cases;
+}
+
+/**
+ * A connection of a fuzz lane, joined as `join` when given (retrying while the server still holds the name of
+ * the lane's previous, dropped connection).
+ * @param {string} wsUrl @param {{ room: string, peer: string }|null} join
+ */
+async function laneClient(wsUrl, join) {
+  const client = await wsClient(wsUrl);
+  if (!join) return client;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    client.send({ type: 'join', ...join });
+    for (;;) {
+      const reply = await client.next();
+      if (reply.type === 'joined') return client;
+      if (reply.type === 'error' && reply.inReplyTo === 'join') break;
+    }
+    await sleep(20);
+  }
+  throw new Error(`fuzz lane could not join ${join.room} as ${join.peer}`);
+}
+
+/**
+ * Sends the cases over parallel lanes, each one WebSocket connection paced under the server's message cap; a
+ * lane whose connection the server closed (invalid UTF-8, a mutated message it could not take) reconnects and
+ * joins again. Raw cases go over a fresh raw TCP connection each.
+ * @param {string} wsUrl @param {FuzzCase[]} cases
+ * @param {{ lanes: Array<{ room: string, peer: string }|null>, perSecond?: number }} options  per lane: its join, or null
+ * @returns {Promise<{ sent: number, reconnects: number }>}
+ */
+export async function sendFuzz(wsUrl, cases, { lanes, perSecond = 150 }) {
+  const batch = 10;
+  const batchMs = (1000 * batch) / perSecond;
+  let sent = 0;
+  let reconnects = 0;
+  await Promise.all(lanes.map(async (join, lane) => {
+    const mine = cases.filter((_, i) => i % lanes.length === lane);
+    let client = await laneClient(wsUrl, join);
+    for (let start = 0; start < mine.length; start += batch) {
+      for (const fuzzCase of mine.slice(start, start + batch)) {
+        if (fuzzCase.kind === 'raw') {
+          const raw = await rawClient(wsUrl);
+          raw.write(fuzzCase.data);
+          setTimeout(() => raw.socket.destroy(), 200);
+        } else {
+          if (client.socket.readyState !== client.socket.OPEN) {
+            client = await laneClient(wsUrl, join);
+            reconnects++;
+          }
+          client.socket.send(fuzzCase.data, { binary: fuzzCase.kind === 'binary' });
+          client.pending();
+        }
+        sent++;
+      }
+      await sleep(batchMs);
+    }
+    client.socket.close();
+  }));
+  return { sent, reconnects };
 }
