@@ -2,13 +2,19 @@
 // local process hits the run's signaling server with malformed frames, a foreign Origin, wrong-shape and forged
 // messages, an unjoined `connection-state failed`, cross-room and unexpected-peer joins, 300 candidates and a
 // seeded fuzz of 10 000 messages. The run must still end `passed` with result.json written, none of the forged
-// data in its timeline, and the rejections in its events. About 60 s; run it alone:
+// data in its timeline, and the rejections in its events. Also: a page whose getUserMedia fails reports it from a
+// joined socket (the server takes events from joined sockets only). About 60 s; run it alone:
 //   /work/shared/tools/one-at-a-time node --test test/e2e-hostile.test.js
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import puppeteer from 'puppeteer';
+import { ensureMedia } from '../media/generate.js';
+import { resolveBrowserPath } from '../orchestrator/run/browser-path.js';
+import { chromiumArgs } from '../orchestrator/run/browsers.js';
+import { startSignalingServer } from '../signaling/server.js';
 import { runCli, tempDir } from './helpers/cli.js';
 import { frame, rawClient, wsClient } from './helpers/signaling-clients.js';
 import { fuzzCases, realSample, sendFuzz } from './helpers/signaling-fuzz.js';
@@ -127,4 +133,29 @@ test('a run under attack on its signaling server ends passed, without the forged
     assert.ok(reasons.some((reason) => expected.test(reason)), `no rejection matching ${expected} in:\n${[...new Set(reasons)].join('\n')}`);
   }
   assert.ok(rejections.every((e) => e.peer === null), 'no rejection is attributed to a real peer');
+});
+
+test('a page whose getUserMedia fails joins first, so its error is accepted from its own socket', async () => {
+  const signaling = await startSignalingServer({ room: 'gum', peers: ['p0', 'p1'] });
+  const seen = [];
+  for (const name of ['join', 'event', 'rejected']) signaling.events.on(name, (value) => seen.push({ name, value }));
+  const reported = new Promise((resolve) => signaling.events.on('event', (event) => event.type === 'error' && resolve(event)));
+  const url = `${signaling.httpUrl}?${new URLSearchParams({ peer: 'p0', room: 'gum', signal: signaling.wsUrl })}`;
+  const browser = await puppeteer.launch({
+    executablePath: resolveBrowserPath().path, headless: true, pipe: true,
+    args: chromiumArgs(await ensureMedia('360p30'), new URL(url).origin),
+  });
+  try {
+    const page = await browser.newPage();
+    await page.evaluateOnNewDocument(() => {
+      navigator.mediaDevices.getUserMedia = () => Promise.reject(new DOMException('no camera here', 'NotFoundError'));
+    });
+    await page.goto(url, { waitUntil: 'load' });
+    const event = await reported;
+    assert.deepEqual(event, { type: 'error', peer: 'p0', epochMs: event.epochMs, message: 'getUserMedia: NotFoundError: no camera here' });
+    assert.deepEqual(seen.map(({ name }) => name), ['join', 'event']);
+  } finally {
+    await browser.close();
+    await signaling.close();
+  }
 });
