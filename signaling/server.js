@@ -94,7 +94,8 @@ export async function startSignalingServer({ host = '127.0.0.1', port = 0, rewri
 
   server.on('upgrade', (request, socket, head) => {
     socket.on('error', () => socket.destroy());
-    const pathname = new URL(request.url ?? '/', 'http://localhost').pathname;
+    // Plain string work: new URL() throws on request targets such as `//a:b`.
+    const pathname = (request.url ?? '').split('?', 1)[0];
     if (pathname !== '/ws') {
       reject({ reason: `upgrade refused: path ${JSON.stringify(pathname.slice(0, 64))} is not /ws` });
       return refuseUpgrade(socket, 404, 'WebSocket endpoint is /ws');

@@ -102,9 +102,12 @@ describe('malformed frames and refused upgrades', () => {
     assert.equal(noKey.status, 400);
     const wrongPath = await rawClient(server.wsUrl.replace(/\/ws$/, '/other'));
     assert.equal(wrongPath.status, 404);
+    const unparsable = await rawClient(server.wsUrl.replace(/\/ws$/, '//a:b'));
+    assert.equal(unparsable.status, 404);
     assert.deepEqual(seen.rejected.slice(before).map((r) => r.reason), [
       'upgrade refused: Missing or invalid Sec-WebSocket-Key header',
       'upgrade refused: path "/other" is not /ws',
+      'upgrade refused: path "//a:b" is not /ws',
     ]);
     await assertServes(server);
   });
