@@ -48,7 +48,7 @@ function runFfmpeg(args) {
     const child = spawn('ffmpeg', args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk) => { stderr += chunk; });
-    child.on('error', (error) => reject(error.code === 'ENOENT'
+    child.on('error', (/** @type {NodeJS.ErrnoException} */ error) => reject(error.code === 'ENOENT'
       ? new EnvironmentError('ffmpeg is not installed; run `npm run setup` (or apt-get install ffmpeg) to generate the test media')
       : error));
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg ${args.join(' ')} failed (${code}): ${stderr}`))));

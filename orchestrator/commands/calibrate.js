@@ -10,6 +10,10 @@ import { openNetemProbePath } from '../emulators/netem/calibrate.js';
  * Per emulator: opens a ProbePath and returns it with the emulator's own counters and a teardown.
  * @type {Record<string, () => Promise<{path: import('../emulators/calibration.js').ProbePath, stats: () => Promise<object>, close: () => Promise<void>}>>}
  */
+/**
+ * @type {Record<string, () => Promise<{ path: import('../emulators/calibration.js').ProbePath, stats: () => Promise<object>,
+ *   close: () => Promise<void>, skipCase?: (c: object) => string|null, extraChecks?: (options?: object) => Promise<object[]> }>>}
+ */
 const PROBE_PATHS = {
   async relay() {
     const relay = await startRelayProcess();
@@ -50,7 +54,8 @@ function describeParams({ rateKbps, queueMs, queuePackets, oneWayDelayMs, lossPc
 const COLUMNS = [
   ['case', 15], ['configured', 26], ['achieved rate', 15], ['delay p50 / p99', 20], ['loss [99 % interval]', 24], ['verdict', 0],
 ];
-const formatRow = (cells) => cells.map((cell, i) => String(cell).padEnd(COLUMNS[i][1])).join(' ').trimEnd();
+/** @param {Array<string|number>} cells */
+const formatRow = (cells) => cells.map((cell, i) => String(cell).padEnd(Number(COLUMNS[i][1]))).join(' ').trimEnd();
 
 /** @param {import('../emulators/calibration.js').CalibrationResult} result */
 function tableRow(result) {

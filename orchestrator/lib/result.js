@@ -46,12 +46,12 @@ export const SCHEMA_VERSION = 1;
  * @param {object} input
  * @param {RunStatus} input.status
  * @param {RunError[]} input.errors
- * @param {{ compiled: { links: object, routes: Record<string, string[]> }, durationS: number, warmupS: number }
+ * @param {{ compiled: import('./schedule.js').CompiledNetwork, durationS: number, warmupS: number }
  *   & Record<string, unknown>} input.scenario  the resolved scenario, compiled network included
  * @param {Environment} input.environment
  * @param {TimelineEntry[]} input.samples    as the pages sent them (validated at the signaling edge)
  * @param {Array<{ epochMs: number, type: string }>} input.events
- * @param {{ emulator: string, truth: Array<{ epochMs: number }>, commands: Array<{ atS: number }>,
+ * @param {{ emulator: string, truth: Array<{ epochMs: number }>, commands: SystemCommand[],
  *   scheduleEvents: ScheduleEvent[] }} input.network  commands are stamped in seconds since the run started
  * @param {{ startedAtEpochMs: number, mediaStartEpochMs: number|null }} input.clock
  * @param {Record<string, number|null>} input.setupMs  per peer: browser launch -> first decoded frame

@@ -30,6 +30,8 @@ export function valueAt(entry, dotted) {
 /**
  * Link parameters in force at second t, from the network.configured array.
  * @param {Array<{ t: number, link: string }>} configured
+ * @param {number} t
+ * @returns {Record<string, any>}
  */
 export function linksAt(configured, t) {
   const links = {};

@@ -61,8 +61,8 @@ export async function launchPeer({ executablePath, media, url, headful = false, 
     const version = await browser.version();
     const page = await browser.newPage();
     page.on('console', (message) => message.type() === 'error' && onConsole?.(message.text()));
-    page.on('pageerror', (error) => onCrash?.(`page error: ${error.message}`));
-    page.on('error', (error) => onCrash?.(`page crashed: ${error.message}`));
+    page.on('pageerror', (/** @type {Error} */ error) => onCrash?.(`page error: ${error.message}`));
+    page.on('error', (/** @type {Error} */ error) => onCrash?.(`page crashed: ${error.message}`));
     browser.on('disconnected', () => onCrash?.('browser disconnected'));
     await page.goto(url, { waitUntil: 'load' });
     return { browser, page, version };

@@ -135,7 +135,7 @@ async function setUpCall(call) {
   call.room = room;
   const connected = new Set();
   let allConnected = () => {};
-  const whenConnected = new Promise((resolve) => { allConnected = resolve; });
+  const whenConnected = new Promise((resolve) => { allConnected = () => resolve(undefined); });
   signaling.events.on('rejected', (rejection) => recorder.rejected(rejection));
   signaling.events.on('stats', (sample) => {
     if (recorder.mediaStartEpochMs === null) return;
@@ -218,7 +218,7 @@ async function tearDown(call) {
  * Times are anchored to media start so a late timer does not delay the later ones.
  * @param {Array<{ atS: number, link: string, params: object, cause: string }>} events  all atS > 0 (compileNetwork)
  * @param {number} mediaStartEpochMs
- * @param {(atS: number, changes: typeof events) => void} apply
+ * @param {(atS: number, changes: Array<{ atS: number, link: string, params: object, cause: string }>) => void} apply
  */
 function scheduleNetwork(events, mediaStartEpochMs, apply) {
   return groupScheduleEvents(events).map(({ atS, events: changes }) => setTimeout(() => apply(atS, changes), mediaStartEpochMs + atS * 1000 - Date.now()));

@@ -82,7 +82,7 @@ export async function mergeSuiteDirs(targets, { outDir, assertions, baseline = n
     assertionsFile: assertions?.file ?? first.summary.assertionsFile ?? null,
     scenarios, runs, baseline, shard: null, mergedFrom: inputs.map((i) => displayPath(i.suiteDir)),
     startedAt: inputs.map((i) => i.summary.startedAt).sort()[0], endedAt: inputs.map((i) => i.summary.endedAt).sort().at(-1),
-    problems, halted: ['input-error', 'environment-error'].find((o) => outcomes.includes(o)) ?? null, interrupted: outcomes.includes('aborted'),
+    problems, halted: /** @type {Array<'input-error'|'environment-error'>} */ (['input-error', 'environment-error']).find((o) => outcomes.includes(o)) ?? null, interrupted: outcomes.includes('aborted'),
   });
   const paths = await writeSuiteOutputs(suiteDir, summary, { log });
   return { summary, suiteDir, paths };

@@ -76,7 +76,7 @@ export async function runSuite({ suite, assertions, assertionsFile, baseline = n
   const summary = buildSuiteSummary({
     suite, regression, assertions, assertionsFile, scenarios: entries.map((e) => e.name), runs, baseline, shard,
     startedAt: startedAt.toISOString(), endedAt: new Date().toISOString(), problems,
-    halted: haltingError && (haltingError instanceof EnvironmentError ? 'environment-error' : 'input-error'), interrupted,
+    halted: haltingError ? (haltingError instanceof EnvironmentError ? 'environment-error' : 'input-error') : null, interrupted,
   });
   const paths = await writeSuiteOutputs(suiteDir, summary, { log });
   if (haltingError) throw haltingError;

@@ -68,6 +68,7 @@ export function buildSuiteSummary({
   const scenarioSummaries = ran.map((name) => {
     const mine = runs.map((run, i) => ({ run, record: runRecords[i] })).filter(({ run }) => run.scenario === name);
     const passedResults = mine.filter(({ record }) => record.status === 'passed').map(({ run }) => run.result);
+    /** @type {Record<string, number[]>} */
     const currentValues = {};
     for (const { record } of mine) {
       if (record.status !== 'passed') continue;

@@ -14,7 +14,7 @@ if (mode === 'receive') {
   socket.on('message', (payload) => process.send({ payload, recvMs: probeClockMs() }));
   socket.bind(Number(port), host, () => process.send({ ready: true }));
 } else {
-  process.on('message', (bytes) => {
+  process.on('message', (/** @type {Uint8Array} */ bytes) => {
     // Advanced IPC serialization delivers a Uint8Array.
     const payload = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     // Re-stamp the probe's send time (calibration.js layout: seq uint32, then sendMs float64) so the IPC hop

@@ -37,7 +37,7 @@ export async function startRelayProcess(options = {}) {
   let gone = null;
   const exited = new Promise((resolve) => child.once('exit', resolve));
 
-  child.on('message', (message) => {
+  child.on('message', (/** @type {{ id: number, result?: unknown, error?: { name: string, message: string } }} */ message) => {
     const call = pending.get(message.id);
     if (!call) return;
     pending.delete(message.id);

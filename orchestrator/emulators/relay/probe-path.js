@@ -16,7 +16,7 @@ async function loopbackSocket(host) {
   const socket = dgram.createSocket('udp4');
   await new Promise((resolve, reject) => {
     socket.once('error', reject);
-    socket.bind({ address: host, port: 0 }, resolve);
+    socket.bind({ address: host, port: 0 }, () => resolve(undefined));
   });
   return socket;
 }
@@ -30,7 +30,7 @@ async function loopbackSocket(host) {
 export async function createRelayProbePath(relay, { host = '127.0.0.1' } = {}) {
   const sender = await loopbackSocket(host);
   const receiver = await loopbackSocket(host);
-  const close = () => Promise.all([sender, receiver].map((socket) => new Promise((resolve) => socket.close(resolve)))).then(() => undefined);
+  const close = () => Promise.all([sender, receiver].map((socket) => new Promise((resolve) => socket.close(() => resolve(undefined))))).then(() => undefined);
   try {
     const senderPort = sender.address().port;
     await relay.register({ peer: PROBE_SENDER, remotePeer: PROBE_RECEIVER, address: host, port: senderPort });

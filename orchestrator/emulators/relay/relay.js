@@ -195,7 +195,7 @@ export class UdpRelay {
     this.#timer = null;
     // Binds still in progress close their own socket once they see #closed.
     await Promise.allSettled(this.#registrations.values());
-    await Promise.all([...this.#bound.values()].map(({ socket }) => new Promise((resolve) => socket.close(resolve))));
+    await Promise.all([...this.#bound.values()].map(({ socket }) => new Promise((resolve) => socket.close(() => resolve(undefined)))));
     this.#registrations.clear();
     this.#bound.clear();
     this.#links.clear();
