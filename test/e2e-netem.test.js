@@ -84,8 +84,7 @@ test('a crash (uncaught error) with a netem topology up still removes it', { ski
     import { loadScenario } from ${module('../orchestrator/lib/scenario.js')};
     installProcessHandlers();
     const { compiled } = loadScenario(${JSON.stringify(capped)});
-    const emulator = await createEmulator('netem', { compiled, peers: ['p0', 'p1'], runId: 'crash-test' });
-    onCleanup('netem emulator', () => emulator.close());
+    await createEmulator('netem', { compiled, peers: ['p0', 'p1'], runId: 'crash-test', registerCleanup: onCleanup });
     console.log(JSON.stringify({ namespaces: (await import('node:child_process')).execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }) }));
     setTimeout(() => { throw new Error('simulated crash'); }, 50);`;
   const { code, stdout } = await new Promise((resolve) => {

@@ -1,12 +1,12 @@
 import { EnvironmentError } from '../lib/errors.js';
 import { removeLeftovers } from '../emulators/netem/cleanup.js';
-import { createCommandRunner } from '../emulators/netem/runner.js';
+import { createCommandRunner } from '../emulators/runner.js';
 
 export const command = 'cleanup';
-export const describe = 'Remove what crashed netem runs left behind: wtb-* namespaces, control veths, nft tables, processes inside';
+export const describe = 'Remove what crashed netem runs left behind: wtb-* namespaces (and the nft tables in them), control veths, processes inside; runs still in progress are left alone';
 
 export const builder = (yargs) => yargs
-  .option('run-id', { describe: 'only this run (as in the namespace names wtb-<id>-…)', type: 'string' })
+  .option('run-id', { describe: 'only this run (as in the namespace names wtb-<id>-…), even while its orchestrator runs', type: 'string' })
   .option('dry-run', { describe: 'list what would be removed, remove nothing', type: 'boolean', default: false });
 
 export async function handler(argv) {
@@ -19,12 +19,17 @@ export async function handler(argv) {
   const { run, commands } = createCommandRunner();
   const found = await removeLeftovers(run, { runId: argv.runId, dryRun: argv.dryRun });
   const verb = argv.dryRun ? 'would remove' : 'removed';
-  const parts = [
+  /** @type {Array<[string[], string, string]>} */
+  const kinds = [
     [found.netns, 'namespace', 'namespaces'], [found.rootLinks, 'root link', 'root links'],
-    [found.nftTables, 'nft table', 'nft tables'], [found.pids.map(String), 'process', 'processes'],
-  ].filter(([items]) => items.length > 0)
+    [found.pids.map(String), 'process', 'processes'],
+  ];
+  const parts = kinds.filter(([items]) => items.length > 0)
     .map(([items, one, many]) => `${items.length} ${items.length === 1 ? one : many} (${items.join(', ')})`);
   console.log(parts.length === 0 ? 'cleanup: nothing left by earlier runs' : `cleanup: ${verb} ${parts.join('; ')}`);
+  if (found.liveRuns.length > 0) {
+    console.log(`cleanup: left ${found.liveRuns.length} run(s) in progress alone (${found.liveRuns.join(', ')}); pass --run-id to remove one anyway`);
+  }
   const failed = commands.filter((record) => !record.ok);
   if (failed.length > 0) {
     throw new EnvironmentError(`cleanup: ${failed.length} command(s) failed: ${failed.map((record) => `${record.cmd}: ${record.stderr ?? ''}`).join('; ')}; check \`ip netns list\` and retry`);

@@ -1,6 +1,20 @@
 // One interface over the network emulators. Each returns:
-//   { name, signalingHost, rewriteCandidate?, launchSpec?(peer), apply(links), truth(), commands, close() }
-// truth() rows carry epochMs, the wall-clock end of the second they cover.
+//   { name, signalingHost, rewriteCandidate?, launchSpec?(peer), apply(links), truth(), commands, close(), closeNow?() }
+// truth() rows carry epochMs, the wall-clock end of the second they cover. Each registers its closer through
+// options.registerCleanup before it builds anything, so an interrupt half way through set-up removes what was built.
+
+/** Tearing down a netem topology is dozens of commands: more than a browser's closer needs. */
+const TEARDOWN_TIMEOUT_MS = 60_000;
+
+/**
+ * @callback RegisterCleanup  lib/shutdown.js onCleanup: registers a closer and returns its early release
+ * @param {string} name
+ * @param {() => Promise<unknown>} close
+ * @param {{ timeoutMs?: number, closeNow?: () => void }} [options]
+ * @returns {() => Promise<void>}
+ */
+/** Without a registry the caller closes the emulator itself; a failed set-up still removes what it built. */
+const closeOnly = (/** @type {string} */ _name, /** @type {() => Promise<unknown>} */ close) => async () => { await close(); };
 import { InputError } from '../lib/errors.js';
 import { parseCandidate, withAddress } from './candidates.js';
 import { createDummynetEmulator } from './dummynet/index.js';
@@ -13,14 +27,16 @@ export const EMULATORS = ['relay', 'netem', 'dummynet', 'auto'];
 /**
  * The userspace relay: media is steered through it by rewriting each peer's loopback UDP host candidate; every
  * other candidate is dropped, so nothing can bypass the emulated links.
- * @param {{ compiled: { links: object, routes: object } }} options
+ * @param {{ compiled: { links: object, routes: object }, registerCleanup?: RegisterCleanup }} options
  */
-async function createRelayEmulator({ compiled }) {
+async function createRelayEmulator({ compiled, registerCleanup = closeOnly }) {
   // The relay process raises itself to real-time priority (relay/priority.js): it is the measuring instrument.
-  const relay = await startRelayProcess();
+  const starting = startRelayProcess();
+  const release = registerCleanup('relay emulator', async () => (await starting).close());
+  const relay = await starting.catch(async (error) => { await release().catch(() => {}); throw error; });
   // Truth rows count seconds from the relay's start; anchoring them to the wall clock lets the run put them on its media clock.
   const originEpochMs = Date.now();
-  await relay.configure({ links: compiled.links, routes: compiled.routes });
+  await relay.configure({ links: compiled.links, routes: compiled.routes }).catch(async (error) => { await release(); throw error; });
   return {
     name: 'relay',
     signalingHost: '127.0.0.1',
@@ -37,12 +53,16 @@ async function createRelayEmulator({ compiled }) {
   };
 }
 
-/** Sets up a kernel emulator, removing whatever it made if set-up fails half-way. */
-async function setUp(emulator) {
+/**
+ * Sets up a kernel emulator with its closer registered first, removing whatever it made if set-up fails half-way.
+ * @param {any} emulator @param {RegisterCleanup} [registerCleanup]
+ */
+async function setUp(emulator, registerCleanup = closeOnly) {
+  const release = registerCleanup(`${emulator.name} emulator`, () => emulator.close(), { timeoutMs: TEARDOWN_TIMEOUT_MS, closeNow: emulator.closeNow });
   try {
     await emulator.setup();
   } catch (error) {
-    await emulator.close();
+    await release();
     throw error;
   }
   return emulator;
@@ -50,7 +70,7 @@ async function setUp(emulator) {
 
 /** netem in namespaces: only candidates on the peer's own namespace address, so media takes the shaped path. */
 async function createNamespaceEmulator(options) {
-  const emulator = await setUp(createNetemEmulator(options));
+  const emulator = await setUp(createNetemEmulator(options), options.registerCleanup);
   emulator.rewriteCandidate = async ({ from, candidate }) => {
     const parsed = parseCandidate(candidate.candidate);
     return parsed?.transport === 'udp' && parsed.address === emulator.addressOf(from) ? candidate : null;
@@ -60,14 +80,15 @@ async function createNamespaceEmulator(options) {
 
 /**
  * @param {string} name one of EMULATORS; `auto` picks netem when this kernel can run the scenario's network, else relay
- * @param {{ compiled: object, peers: string[], runId: string, browserPath?: string, clock?: () => number, log?: (line: string) => void }} options
+ * @param {{ compiled: any, peers: string[], runId: string, browserPath?: string, clock?: () => number, log?: (line: string) => void,
+ *   registerCleanup?: RegisterCleanup }} options
  * @returns {Promise<object>} the emulator, with `choice` saying why when `auto` chose it
  */
 export async function createEmulator(name, options) {
   switch (name) {
     case 'relay': return createRelayEmulator(options);
     case 'netem': return createNamespaceEmulator(options);
-    case 'dummynet': return setUp(createDummynetEmulator(options));
+    case 'dummynet': return setUp(createDummynetEmulator(options), options.registerCleanup);
     case 'auto': {
       const unmet = unmetRequirements(options.compiled, await netemCapabilities());
       const emulator = unmet.length === 0 ? await createNamespaceEmulator(options) : await createRelayEmulator(options);

@@ -47,9 +47,23 @@ export function createCommandRunner({ clock, exec = execArgv } = {}) {
  */
 function execArgv([file, ...args]) {
   return new Promise((resolve) => {
-    execFile(file, args, { timeout: COMMAND_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+    const child = execFile(file, args, { timeout: COMMAND_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      running.delete(child);
       const spawnProblem = error && typeof error.code === 'string' ? `${file}: ${error.message}\n` : '';
       resolve({ ok: !error, stdout: String(stdout), stderr: spawnProblem + String(stderr) });
     });
+    running.add(child);
   });
+}
+
+/** @type {Set<import('node:child_process').ChildProcess>} */
+const running = new Set();
+
+/**
+ * Kills the commands still running (a forced exit): an `ip netns add` finishing after the teardown would
+ * otherwise leave its namespace behind.
+ */
+export function killRunningCommands() {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
 }

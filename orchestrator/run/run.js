@@ -105,9 +105,14 @@ const setupMsOf = (recorder, peer) => (recorder.firstFrameEpochMs[peer] ? record
 
 /**
  * Registers a closer for the run (undone in reverse order by tearDown, or by the process handlers on a signal).
- * @param {Call} call @param {string} name @param {() => unknown} close @param {{ closeNow?: () => void }} [options]
+ * @param {Call} call @param {string} name @param {() => unknown} close @param {{ timeoutMs?: number, closeNow?: () => void }} [options]
+ * @returns {() => Promise<void>} its early release
  */
-const hold = (call, name, close, options) => { call.releases.push(onCleanup(name, close, options)); };
+const hold = (call, name, close, options) => {
+  const release = onCleanup(name, close, options);
+  call.releases.push(release);
+  return release;
+};
 
 /**
  * Emulator, signaling server and one browser per peer, up to every peer connected to every other.
@@ -119,13 +124,11 @@ async function setUpCall(call) {
   const room = `run-${randomBytes(4).toString('hex')}`;
   // Emulator commands are stamped on the run clock; buildResult moves them onto the media clock.
   const clock = () => (Date.now() - call.startedAt.getTime()) / 1000;
-  let registered = false;
   // The emulator's closer is registered before its set-up starts, so an interrupt half way removes what was built.
   call.emulator = await createEmulator(call.emulatorName, {
     compiled: scenario.compiled, peers, runId: room, browserPath: call.browser.path, clock, log,
-    registerCleanup: (name, close, options) => { registered = true; hold(call, name, close, options); },
+    registerCleanup: (name, close, options) => hold(call, name, close, options),
   });
-  if (!registered) hold(call, `${call.emulatorName} emulator`, () => call.emulator.close()); // TRANSITIONAL
   log(`emulator: ${call.emulator.name}${call.emulator.choice ? ` (${call.emulator.choice})` : ''}`);
 
   const signaling = await startSignalingServer({ host: call.emulator.signalingHost, rewriteCandidate: call.emulator.rewriteCandidate, room, peers });

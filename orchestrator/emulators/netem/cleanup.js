@@ -1,13 +1,58 @@
 /**
- * Finds and removes what crashed netem runs left: `wtb-*` namespaces (with their veths, ifbs, qdiscs and nft
- * tables), the root end of control veths (`wtb<id>c`), `wtb_*` nft tables, and processes still inside.
+ * Finds and removes what crashed netem runs left: `wtb-*` namespaces (with their veths, ifbs, qdiscs and the
+ * nft tables inside them), the root end of control veths (`wtb<id>c`), and processes still inside. Each run
+ * records its orchestrator's PID in an owner file, so a clean-up without a run id leaves live runs alone.
  */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { NAME_PREFIX, NAMESPACE_PREFIX, shortRunId } from './topology.js';
 
-/** @typedef {import('./runner.js').RunCommand} RunCommand */
-/** @typedef {{netns: string[], rootLinks: string[], nftTables: string[], pids: number[]}} Leftovers */
+/** @typedef {import('../runner.js').RunCommand} RunCommand */
+/** @typedef {{netns: string[], rootLinks: string[], pids: number[], liveRuns: string[]}} Leftovers */
+
+/** One file per run id: `{ pid, startTicks }` of the orchestrator that built the topology. */
+export const OWNER_DIR = path.join(os.tmpdir(), 'webrtc-testbed-netem');
+
+/** A process's start time in clock ticks since boot (/proc/<pid>/stat field 22): tells a reused PID apart. */
+function startTicks(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+  } catch {
+    return null;
+  }
+}
+
+/** Records this process as the owner of run `id` (short id) before anything of it is built. */
+export function recordOwner(id, pid = process.pid) {
+  mkdirSync(OWNER_DIR, { recursive: true });
+  writeFileSync(path.join(OWNER_DIR, id), JSON.stringify({ pid, startTicks: startTicks(pid) }));
+}
+
+/** @param {string} id */
+export function releaseOwner(id) {
+  rmSync(path.join(OWNER_DIR, id), { force: true });
+}
+
+/** Whether the orchestrator that built run `id` is still running (no owner file: it is not). */
+export function ownerAlive(id) {
+  let owner;
+  try {
+    owner = JSON.parse(readFileSync(path.join(OWNER_DIR, id), 'utf8'));
+  } catch {
+    return false;
+  }
+  return Number.isInteger(owner?.pid) && startTicks(owner.pid) !== null && startTicks(owner.pid) === owner.startTicks;
+}
 
 const QUIET = { allowFailure: true, record: false };
+const CONTROL_LINK = new RegExp(`^${NAME_PREFIX}([a-z0-9]{1,8})c$`);
+
+/** The short run id in a namespace name wtb-<id>-<name>, or null for namespaces not ours. @param {string} name */
+const idOfNetns = (name) => (name.startsWith(NAMESPACE_PREFIX) ? name.slice(NAMESPACE_PREFIX.length).split('-')[0] : null);
+/** @param {string} name */
+const idOfLink = (name) => CONTROL_LINK.exec(name)?.[1] ?? null;
 
 /** @param {RunCommand} run @returns {Promise<string[]>} network namespace names */
 export async function listNamespaces(run) {
@@ -20,23 +65,26 @@ export async function listRootLinks(run) {
 }
 
 /**
- * @param {RunCommand} run @param {{runId?: string}} [options]  runId: only that run's objects
+ * @param {RunCommand} run @param {{runId?: string}} [options]  runId: only that run's objects, live or not;
+ *   without it, every run whose orchestrator is no longer alive (live ones are listed in liveRuns)
  * @returns {Promise<Leftovers>}
  */
 export async function findLeftovers(run, { runId } = {}) {
-  const id = runId === undefined ? null : shortRunId(runId);
-  const nsPrefix = id === null ? NAMESPACE_PREFIX : `${NAMESPACE_PREFIX}${id}-`;
-  const linkPattern = new RegExp(`^${NAME_PREFIX}${id ?? '[a-z0-9]{1,8}'}c$`);
-  const tablePattern = new RegExp(`^table inet (${NAME_PREFIX}_${id ?? '[a-z0-9]{1,8}'})$`, 'gm');
+  const only = runId === undefined ? null : shortRunId(runId);
+  const ids = new Set();
+  const netnsAll = (await listNamespaces(run)).filter((name) => idOfNetns(name) !== null);
+  const linksAll = (await listRootLinks(run)).filter((name) => idOfLink(name) !== null);
+  for (const id of [...netnsAll.map(idOfNetns), ...linksAll.map(idOfLink)]) ids.add(id);
+  const liveRuns = only === null ? [...ids].filter(ownerAlive).sort() : [];
+  const mine = (id) => (only === null ? !liveRuns.includes(id) : id === only);
 
-  const netns = (await listNamespaces(run)).filter((name) => name.startsWith(nsPrefix));
-  const rootLinks = (await listRootLinks(run)).filter((name) => linkPattern.test(name));
-  const nftTables = [...(await run(['nft', 'list', 'tables'], QUIET)).stdout.matchAll(tablePattern)].map((m) => m[1]);
+  const netns = netnsAll.filter((name) => mine(idOfNetns(name)));
+  const rootLinks = linksAll.filter((name) => mine(idOfLink(name)));
   const pids = [];
   for (const name of netns) {
     pids.push(...(await run(['ip', 'netns', 'pids', name], QUIET)).stdout.split('\n').filter(Boolean).map(Number));
   }
-  return { netns, rootLinks, nftTables, pids };
+  return { netns, rootLinks, pids, liveRuns };
 }
 
 /**
@@ -50,8 +98,8 @@ export async function removeLeftovers(run, { runId, dryRun = false } = {}) {
   for (const pid of found.pids) {
     try { process.kill(pid, 'SIGKILL'); } catch { /* exited meanwhile */ }
   }
-  for (const table of found.nftTables) await run(['nft', 'delete', 'table', 'inet', table], { allowFailure: true });
   for (const name of found.rootLinks) await run(['ip', 'link', 'del', 'dev', name], { allowFailure: true });
   for (const name of found.netns) await run(['ip', 'netns', 'del', name], { allowFailure: true });
+  for (const id of new Set(found.netns.map(idOfNetns))) releaseOwner(id);
   return found;
 }

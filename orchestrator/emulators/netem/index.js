@@ -2,12 +2,13 @@
  * The Linux kernel backend: peers in network namespaces behind a router namespace whose htb/bfifo (+ netem,
  * or nftables loss when sch_netem is missing) shape each link direction. Topology: topology.js.
  */
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { HarnessError } from '../../lib/errors.js';
 import { assertCanRun, netemCapabilities } from './capabilities.js';
-import { listNamespaces, listRootLinks } from './cleanup.js';
+import { listNamespaces, listRootLinks, recordOwner, releaseOwner } from './cleanup.js';
 import { linkCommands, setupCommands, teardownCommands } from './commands.js';
-import { createCommandRunner } from '../runner.js';
+import { createCommandRunner, killRunningCommands } from '../runner.js';
 import { ADDRESS_SECOND_OCTET, chooseAddressBlock, planTopology, shortRunId } from './topology.js';
 import { linkTruth } from './truth.js';
 
@@ -72,6 +73,7 @@ export function createNetemEmulator({ peers, compiled, runId, log = () => {}, cl
     }
     const existing = await inspectExisting(run, plan.routerNetns);
     for (const argv of teardownCommands(plan, existing)) await run(argv, { allowFailure: true });
+    releaseOwner(plan.id);
   }
 
   async function build() {
@@ -80,6 +82,7 @@ export function createNetemEmulator({ peers, compiled, runId, log = () => {}, cl
     netem = caps.netem;
     // Re-running set-up for the same id replaces what a previous (crashed) set-up left.
     await teardown();
+    recordOwner(plan.id);
     const block = chooseAddressBlock(shortRunId(runId), await usedAddressBlocks(run));
     plan = planTopology({ runId, peers, links: linkNames, block });
     for (const argv of setupCommands(plan, compiled.links, { netem })) {
@@ -139,6 +142,23 @@ export function createNetemEmulator({ peers, compiled, runId, log = () => {}, cl
       closing = true;
       await settingUp?.catch(() => {});
       await teardown();
+    },
+    /**
+     * A forced exit's teardown: synchronous, no waiting for set-up. Deleting the namespaces removes their veths,
+     * qdiscs and nft tables; the control veth's root end is deleted by name, since set-up may not have moved its
+     * peer into the router namespace yet.
+     */
+    closeNow() {
+      killRunningCommands();
+      for (const netns of [...plan.peers.map((peer) => peer.netns), plan.routerNetns]) {
+        const pids = spawnSync('ip', ['netns', 'pids', netns], { encoding: 'utf8', timeout: 2000 }).stdout ?? '';
+        for (const pid of pids.split('\n').filter(Boolean)) {
+          try { process.kill(Number(pid), 'SIGKILL'); } catch { /* already gone */ }
+        }
+        spawnSync('ip', ['netns', 'del', netns], { timeout: 2000, stdio: 'ignore' });
+      }
+      spawnSync('ip', ['link', 'del', 'dev', plan.control.rootIf], { timeout: 2000, stdio: 'ignore' });
+      releaseOwner(plan.id);
     },
   };
 }

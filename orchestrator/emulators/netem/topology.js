@@ -17,13 +17,13 @@
  */
 import { createHash } from 'node:crypto';
 import { HarnessError } from '../../lib/errors.js';
+import { MAX_PEERS } from '../../lib/schedule.js';
 
 /** Every namespace, root link and nft table of the netem backend starts with this (see `cleanup`). */
 export const NAME_PREFIX = 'wtb';
 export const NAMESPACE_PREFIX = `${NAME_PREFIX}-`;
 /** Peer and router addresses come from 10.201.<block>.0/24, one /24 per run. */
 export const ADDRESS_SECOND_OCTET = 201;
-const MAX_PEERS = 32;
 /** Fixed, locally administered MACs of the router's loop (each run has its own namespace). */
 const HAIRPIN_MACS = ['02:77:74:62:00:01', '02:77:74:62:00:02'];
 const HAIRPIN_TABLE = 100;
