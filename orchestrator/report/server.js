@@ -1,8 +1,10 @@
 // Browses a results directory over HTTP on 127.0.0.1: the index is rendered on each request (so
-// new runs appear), reports are served from disk, or rendered on the fly when a run has none.
+// new runs appear), reports are served from disk, or rendered on the fly when a run has none. It answers only
+// requests addressed to itself (Host checked: no DNS rebinding) and serves only real files inside the
+// directory (no symlink out of it); errors carry no stack or absolute path.
 
-import { resolve, sep, join, dirname } from 'node:path';
-import { stat } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import { realpath, stat } from 'node:fs/promises';
 import express from 'express';
 import { EnvironmentError, HarnessError, InputError } from '../lib/errors.js';
 import { collectRuns, loadResult } from './write.js';
@@ -18,9 +20,36 @@ export async function startServer({ dir, port = 8080, host = '127.0.0.1' }) {
   const root = resolve(dir);
   const info = await stat(root).catch(() => null);
   if (!info?.isDirectory()) throw new InputError(`--dir ${dir} is not a directory: pass the results directory (default: results).`);
+  const realRoot = await realpath(root);
+  /** Host headers this server answers: set once it listens (the port may be chosen by the OS). */
+  let allowedHosts = new Set();
+
+  /**
+   * The real file a URL path names, or null when it does not exist, is not a plain file, or lies outside the
+   * served directory once symlinks are resolved. Dotfiles (temporary results) are never served.
+   * @param {string} urlPath decoded
+   */
+  const realFileUnderRoot = async (urlPath) => {
+    if (urlPath.split('/').some((segment) => segment.startsWith('.'))) return null;
+    const real = await realpath(resolve(root, `.${urlPath}`)).catch(() => null);
+    if (!real || !real.startsWith(realRoot + sep)) return null;
+    return (await stat(real)).isFile() ? real : null;
+  };
 
   const app = express();
   app.disable('x-powered-by');
+  app.use((req, res, next) => {
+    if (!allowedHosts.has(String(req.headers.host ?? '').toLowerCase())) {
+      return res.status(403).type('text').send('This server answers only requests for its own address (127.0.0.1 or localhost with its port).\n');
+    }
+    try {
+      res.locals.path = decodeURIComponent(req.path);
+    } catch {
+      return res.status(400).type('text').send('Bad URL encoding.\n');
+    }
+    if (res.locals.path.includes('\0')) return res.status(400).type('text').send('Bad URL.\n');
+    next();
+  });
   app.get(['/', '/index.html'], async (req, res, next) => {
     try {
       res.type('html').send(renderIndex(await collectRuns(root), { root: dir }));
@@ -28,36 +57,50 @@ export async function startServer({ dir, port = 8080, host = '127.0.0.1' }) {
       next(error);
     }
   });
-  // A run without report.html (an old run, or one rendered by a different version): render it now.
-  app.get(/\/report\.html$/, async (req, res, next) => {
-    const file = resolve(root, `.${decodeURIComponent(req.path)}`);
-    if (!file.startsWith(root + sep)) return res.status(404).end();
-    if (await stat(file).then((s) => s.isFile(), () => false)) return next();
-    const resultFile = join(dirname(file), 'result.json');
-    if (!(await stat(resultFile).then((s) => s.isFile(), () => false))) return next();
+  app.get(/.*/, async (req, res, next) => {
     try {
-      res.type('html').send(renderRunReport(await loadResult(resultFile), { sourcePath: resultFile }));
+      /** @type {string} */
+      const urlPath = res.locals.path;
+      const file = await realFileUnderRoot(urlPath);
+      if (file) return res.sendFile(file, { dotfiles: 'allow' }); // the URL's own segments were checked above
+      // A run without report.html (an old run, or one rendered by a different version): render it now.
+      if (!urlPath.endsWith('/report.html')) return res.status(404).type('text').send('Not found.\n');
+      const resultFile = await realFileUnderRoot(join(dirname(urlPath), 'result.json'));
+      if (!resultFile) return res.status(404).type('text').send('Not found.\n');
+      try {
+        res.type('html').send(renderRunReport(await loadResult(resultFile), { sourcePath: resultFile }));
+      } catch (error) {
+        if (!(error instanceof HarnessError)) throw error;
+        res.status(422).type('html').send(renderErrorPage(error.message, resultFile));
+      }
     } catch (error) {
-      if (!(error instanceof HarnessError)) return next(error);
-      res.status(422).type('html').send(renderErrorPage(error.message, resultFile));
+      next(error);
     }
   });
-  app.use(express.static(root, { index: false, dotfiles: 'ignore' }));
+  // Express's default error page shows the stack and absolute paths: say only what went wrong.
+  app.use((/** @type {any} */ error, /** @type {import('express').Request} */ req, /** @type {import('express').Response} */ res, /** @type {Function} */ _next) => {
+    const status = Number.isInteger(error?.status) && error.status >= 400 && error.status < 600 ? error.status : 500;
+    res.status(status).type('text').send(status === 500 ? 'Internal error: see the serve command\'s output.\n' : 'Bad request.\n');
+    if (status === 500) console.error(`serve: ${req.method} ${req.path}: ${error?.message ?? error}`);
+  });
 
   const server = await new Promise((resolveListen, reject) => {
     const s = app.listen(port, host);
     s.once('listening', () => resolveListen(s));
-    s.once('error', (error) => {
+    s.once('error', (/** @type {NodeJS.ErrnoException} */ error) => {
       reject(error.code === 'EADDRINUSE'
         ? new EnvironmentError(`port ${port} on ${host} is in use: pass another --port (or --port 0 for any free one).`, { cause: error })
         : new EnvironmentError(`cannot listen on ${host}:${port}: ${error.message}`, { cause: error }));
     });
   });
   const address = /** @type {import('node:net').AddressInfo} */ (server.address());
+  const names = host.includes(':') ? [`[${host}]`] : [host, ...(host === '127.0.0.1' ? ['localhost'] : [])];
+  allowedHosts = new Set(names.map((name) => `${name}:${address.port}`.toLowerCase()));
+  const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
-    url: `http://${host}:${address.port}/`,
+    url: `http://${urlHost}:${address.port}/`,
     close: () => new Promise((done) => {
-      server.close(() => done());
+      server.close(() => done(undefined));
       server.closeAllConnections?.();
     }),
   };
