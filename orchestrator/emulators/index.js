@@ -68,15 +68,21 @@ async function setUp(emulator, registerCleanup = closeOnly) {
   return emulator;
 }
 
-/** netem in namespaces: only candidates on the peer's own namespace address, so media takes the shaped path. */
-async function createNamespaceEmulator(options) {
-  const emulator = await setUp(createNetemEmulator(options), options.registerCleanup);
+/**
+ * Kernel emulators shape by address: only a peer's UDP candidates on its own address (its namespace's, or its
+ * loopback alias) are passed on, so media takes the shaped path.
+ * @param {any} emulator with addressOf(peer)
+ */
+function passOwnAddressOnly(emulator) {
   emulator.rewriteCandidate = async ({ from, candidate }) => {
     const parsed = parseCandidate(candidate.candidate);
     return parsed?.transport === 'udp' && parsed.address === emulator.addressOf(from) ? candidate : null;
   };
   return emulator;
 }
+
+/** netem in namespaces. */
+const createNamespaceEmulator = async (options) => passOwnAddressOnly(await setUp(createNetemEmulator(options), options.registerCleanup));
 
 /**
  * @param {string} name one of EMULATORS; `auto` picks netem when this kernel can run the scenario's network, else relay
@@ -88,7 +94,7 @@ export async function createEmulator(name, options) {
   switch (name) {
     case 'relay': return createRelayEmulator(options);
     case 'netem': return createNamespaceEmulator(options);
-    case 'dummynet': return setUp(createDummynetEmulator(options), options.registerCleanup);
+    case 'dummynet': return passOwnAddressOnly(await setUp(createDummynetEmulator(options), options.registerCleanup));
     case 'auto': {
       const unmet = unmetRequirements(options.compiled, await netemCapabilities());
       const emulator = unmet.length === 0 ? await createNamespaceEmulator(options) : await createRelayEmulator(options);

@@ -2,9 +2,11 @@
  * The dummynet backend at run time: macOS (dnctl + pf) or FreeBSD (ipfw), commands from commands.js run
  * through the shared command runner. Elsewhere it stops with an EnvironmentError before anything starts.
  */
-import { EnvironmentError, InputError } from '../../lib/errors.js';
+import { EnvironmentError, HarnessError } from '../../lib/errors.js';
 import { createCommandRunner } from '../runner.js';
-import { dummynetChange, dummynetSetup, dummynetTeardown, planDummynet } from './commands.js';
+import {
+  dummynetChange, dummynetSetup, dummynetTeardown, loopbackAddresses, loopbackAliasLines, planDummynet,
+} from './commands.js';
 import { scheduleStates } from './script.js';
 
 /** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
@@ -36,11 +38,14 @@ export async function dummynetCapabilities({ platform = process.platform, run = 
 
 /**
  * @param {{peers: string[], compiled: import('../../lib/schedule.js').CompiledNetwork, addresses?: Record<string, string>,
- *   log?: (message: string) => void, clock?: () => number}} options
- *   addresses: the IPv4 address each peer's media leaves from (rules match on them)
+ *   log?: (message: string) => void, clock?: () => number,
+ *   capabilities?: Awaited<ReturnType<typeof dummynetCapabilities>>,
+ *   exec?: (argv: string[]) => Promise<import('../runner.js').CommandResult>}} options
+ *   addresses: the IPv4 address each peer's media leaves from (rules match on them); default one loopback alias
+ *   per peer (loopbackAddresses). capabilities and exec: tests stand in for a macOS or FreeBSD host.
  */
-export function createDummynetEmulator({ peers, compiled, addresses, log = () => {}, clock }) {
-  const { run, commands } = createCommandRunner({ clock });
+export function createDummynetEmulator({ peers, compiled, addresses = loopbackAddresses(peers), log = () => {}, clock, capabilities, exec }) {
+  const { run, commands } = createCommandRunner({ clock, exec });
   /** @type {ReturnType<typeof planDummynet>|null} */
   let plan = null;
   let state = { ...compiled.links };
@@ -51,11 +56,11 @@ export function createDummynetEmulator({ peers, compiled, addresses, log = () =>
     commands,
     signalingHost: '127.0.0.1',
     async setup() {
-      const caps = await dummynetCapabilities();
+      const caps = capabilities ?? await dummynetCapabilities();
       if (!caps.available) throw new EnvironmentError(`--emulator dummynet: ${caps.reasons.join('; ')}`);
-      if (!addresses) throw new InputError('--emulator dummynet: needs each peer\'s address (p0=…, p1=…) so rules can tell the peers apart');
       plan = planDummynet({ platform: /** @type {string} */ (caps.platform), peers, links: Object.keys(compiled.links), routes: compiled.routes, addresses });
-      for (const line of dummynetTeardown(plan)) await sh(line, { allowFailure: true });
+      for (const line of [...dummynetTeardown(plan), ...loopbackAliasLines(plan, 'remove')]) await sh(line, { allowFailure: true });
+      for (const line of loopbackAliasLines(plan, 'add')) await sh(line);
       for (const line of dummynetSetup(plan, compiled.links, scheduleStates(compiled).map((s) => s.state))) await sh(line);
       log(`dummynet: ${plan.pipes.length} pipes on ${plan.platform}`);
     },
@@ -69,9 +74,14 @@ export function createDummynetEmulator({ peers, compiled, addresses, log = () =>
     async truth() {
       return [];
     },
+    /** @param {string} peer the address its media must leave from */
+    addressOf(peer) {
+      if (!(peer in addresses)) throw new HarnessError(`dummynet: unknown peer '${peer}'; this run has ${peers.join(', ')}`);
+      return addresses[peer];
+    },
     async close() {
       if (!plan) return;
-      for (const line of dummynetTeardown(plan)) await sh(line, { allowFailure: true });
+      for (const line of [...dummynetTeardown(plan), ...loopbackAliasLines(plan, 'remove')]) await sh(line, { allowFailure: true });
       plan = null;
     },
   };
