@@ -1,0 +1,104 @@
+// The metric catalogue (pure): every metric the summary, the reports, the CLI and the suites know, once.
+// Adding a metric is one entry here; test/unit/metric-catalogue.test.js fails when a timeline field is missing.
+
+/**
+ * How prominently a metric is shown. Each level includes the ones before it, so the lists nest:
+ * - overview: a column of the suite's Markdown overview and of its run lists;
+ * - compared: also compared with the baseline by default (a suite's regression.metrics);
+ * - table: also a row of the run summary tables (CLI summary, report, compare), in catalogue order;
+ * - detail: also a row of the report's summary table when the run has data for it.
+ * @typedef {'overview'|'compared'|'table'|'detail'} HeadlineLevel
+ */
+
+/**
+ * One metric as written in the lists below.
+ * @typedef {object} MetricEntry
+ * @property {string} path               dotted timeline path ('video.recvKbps', 'rttMs') or a per-run name ('setupMs')
+ * @property {string} label
+ * @property {string} unit               of the shown value (the value × scale)
+ * @property {number|null} decimals      shown with this many decimals; null: by magnitude (2456, 69.0, 1.13)
+ * @property {'lower'|'higher'} worseWhen
+ * @property {HeadlineLevel} [headline]  omitted: listed wherever every metric is, never picked out
+ * @property {number} [scale]            shown as value × scale (a fraction in %)
+ * @property {(summary: Record<string, any>) => unknown} [fromSummary]  per-run metrics: the run's value in result.summary
+ */
+
+/**
+ * A catalogue entry: where its values come from is the list it is written in.
+ * @typedef {MetricEntry & { per: 'second'|'run' }} Metric
+ *   second: a numeric field of every timeline entry (client-app/stats.js intervalMetrics), with per-second values in
+ *   summary.peers and summary.overall; run: one value per run, computed by lib/run-summary.js
+ */
+
+export const HEADLINE_LEVELS = /** @type {const} */ (['overview', 'compared', 'table', 'detail']);
+
+// In the order of J16 table 8-1 (the report's summary table), then the further rows, then the rest.
+/** @type {MetricEntry[]} */
+const PER_SECOND = [
+  { path: 'audio.recvKbps', label: 'Audio rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'compared' },
+  { path: 'video.recvKbps', label: 'Video rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'overview' },
+  { path: 'rttMs', label: 'RTT', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'overview' },
+  { path: 'lossPct', label: 'Packet loss', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'overview' },
+  { path: 'video.recvWidth', label: 'Received width', unit: 'px', decimals: 0, worseWhen: 'lower', headline: 'table' },
+  { path: 'video.recvHeight', label: 'Received height', unit: 'px', decimals: 0, worseWhen: 'lower', headline: 'table' },
+  { path: 'video.recvFps', label: 'Received frame rate', unit: 'fps', decimals: 1, worseWhen: 'lower', headline: 'compared' },
+  { path: 'audio.sendKbps', label: 'Audio send rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'detail' },
+  { path: 'video.sendKbps', label: 'Video send rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'detail' },
+  { path: 'video.sentFps', label: 'Sent frame rate', unit: 'fps', decimals: 1, worseWhen: 'lower', headline: 'detail' },
+  { path: 'audio.jitterMs', label: 'Audio jitter', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail' },
+  {
+    path: 'availableOutgoingKbps', label: 'Available outgoing bitrate', unit: 'kbps', decimals: null,
+    worseWhen: 'lower', headline: 'detail',
+  },
+  { path: 'video.lossPct', label: 'Video packet loss', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail' },
+  { path: 'video.freezeCount', label: 'Freezes', unit: 'per s', decimals: 2, worseWhen: 'higher', headline: 'detail' },
+  { path: 'video.sentWidth', label: 'Sent width', unit: 'px', decimals: 0, worseWhen: 'lower' },
+  { path: 'video.sentHeight', label: 'Sent height', unit: 'px', decimals: 0, worseWhen: 'lower' },
+  { path: 'video.nackCount', label: 'NACKs', unit: 'per s', decimals: 1, worseWhen: 'higher' },
+  { path: 'video.pliCount', label: 'PLIs', unit: 'per s', decimals: 2, worseWhen: 'higher' },
+  { path: 'audio.lossPct', label: 'Audio packet loss', unit: '%', decimals: 2, worseWhen: 'higher' },
+];
+
+/** @type {MetricEntry[]} */
+const PER_RUN = [
+  {
+    path: 'utilization', label: 'Utilisation', unit: '%', scale: 100, decimals: 1, worseWhen: 'lower',
+    fromSummary: (summary) => summary.utilization?.overall,
+  },
+  {
+    // The slowest peer: the call is set up when every peer shows video.
+    path: 'setupMs', label: 'Set-up time', unit: 'ms', decimals: 0, worseWhen: 'higher',
+    fromSummary: (summary) => summary.setupMs?.max,
+  },
+];
+
+/** @type {readonly Metric[]} */
+export const METRICS = Object.freeze([
+  ...PER_SECOND.map((entry) => Object.freeze({ ...entry, per: /** @type {const} */ ('second') })),
+  ...PER_RUN.map((entry) => Object.freeze({ ...entry, per: /** @type {const} */ ('run') })),
+]);
+
+const BY_PATH = new Map(METRICS.map((metric) => [metric.path, metric]));
+
+/** Every metric path, in catalogue order. */
+export const METRIC_PATHS = METRICS.map((metric) => metric.path);
+/** Numeric timeline paths: the metrics with per-second values. */
+export const TIMELINE_METRIC_PATHS = METRICS.filter((metric) => metric.per === 'second').map((metric) => metric.path);
+/** Metrics with one value per run. */
+export const RUN_METRIC_PATHS = METRICS.filter((metric) => metric.per === 'run').map((metric) => metric.path);
+
+/** @param {string} path @returns {Metric|undefined} */
+export function metricByPath(path) {
+  return BY_PATH.get(path);
+}
+
+/**
+ * The metrics shown at a headline level or a more prominent one, in catalogue order.
+ * @param {HeadlineLevel} level
+ * @returns {string[]} paths
+ */
+export function headlinePaths(level) {
+  const last = HEADLINE_LEVELS.indexOf(level);
+  if (last < 0) throw new RangeError(`unknown headline level '${level}'; known: ${HEADLINE_LEVELS.join(', ')}`);
+  return METRICS.filter((metric) => metric.headline && HEADLINE_LEVELS.indexOf(metric.headline) <= last).map((metric) => metric.path);
+}
