@@ -8,6 +8,7 @@ import { RESULTS_ROOT } from '../lib/paths.js';
 import { runScenario } from '../run/run.js';
 import { writeIndex, writeRunReport } from '../report/write.js';
 import { loadScenario } from '../lib/scenario.js';
+import { headlinePaths } from '../lib/metrics.js';
 
 export const command = 'scenario <name>';
 export const describe = 'Run one scenario (a built-in name, or a path to a scenario .json file) and write its results';
@@ -36,7 +37,7 @@ const formatStat = (stat) => (stat?.n ? `${stat.mean.toFixed(1)} ± ${stat.sd.to
 
 /** A thesis-style table of the headline metrics. */
 function printSummary({ summary, scenario }) {
-  const rows = ['video.recvKbps', 'audio.recvKbps', 'rttMs', 'lossPct', 'video.recvFps', 'video.recvWidth', 'video.recvHeight'];
+  const rows = headlinePaths('table');
   const columns = [...Object.keys(summary.peers), 'overall'];
   const stats = (column) => (column === 'overall' ? summary.overall : summary.peers[column]);
   console.log(`\n${'metric'.padEnd(18)}${columns.map((c) => c.padStart(18)).join('')}${'reference'.padStart(14)}`);

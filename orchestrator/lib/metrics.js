@@ -5,7 +5,7 @@
  * How prominently a metric is shown. Each level includes the ones before it, so the lists nest:
  * - overview: a column of the suite's Markdown overview and of its run lists;
  * - compared: also compared with the baseline by default (a suite's regression.metrics);
- * - table: also a row of the run summary tables (CLI summary, report, compare), in catalogue order;
+ * - table: also a row of the run summary tables (CLI summary, report, compare);
  * - detail: also a row of the report's summary table when the run has data for it.
  * @typedef {'overview'|'compared'|'table'|'detail'} HeadlineLevel
  */
@@ -19,6 +19,7 @@
  * @property {number|null} decimals      shown with this many decimals; null: by magnitude (2456, 69.0, 1.13)
  * @property {'lower'|'higher'} worseWhen
  * @property {HeadlineLevel} [headline]  omitted: listed wherever every metric is, never picked out
+ * @property {number} [row]              headline metrics: position in the run summary tables (J16 table 8-1 first)
  * @property {number} [scale]            shown as value × scale (a fraction in %)
  * @property {(summary: Record<string, any>) => unknown} [fromSummary]  per-run metrics: the run's value in result.summary
  */
@@ -32,31 +33,31 @@
 
 export const HEADLINE_LEVELS = /** @type {const} */ (['overview', 'compared', 'table', 'detail']);
 
-// In the order of J16 table 8-1 (the report's summary table), then the further rows, then the rest.
+// Grouped by where the value comes from: video, audio, the connection. Headline metrics are shown by `row`.
 /** @type {MetricEntry[]} */
 const PER_SECOND = [
-  { path: 'audio.recvKbps', label: 'Audio rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'compared' },
-  { path: 'video.recvKbps', label: 'Video rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'overview' },
-  { path: 'rttMs', label: 'RTT', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'overview' },
-  { path: 'lossPct', label: 'Packet loss', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'overview' },
-  { path: 'video.recvWidth', label: 'Received width', unit: 'px', decimals: 0, worseWhen: 'lower', headline: 'table' },
-  { path: 'video.recvHeight', label: 'Received height', unit: 'px', decimals: 0, worseWhen: 'lower', headline: 'table' },
-  { path: 'video.recvFps', label: 'Received frame rate', unit: 'fps', decimals: 1, worseWhen: 'lower', headline: 'compared' },
-  { path: 'audio.sendKbps', label: 'Audio send rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'detail' },
-  { path: 'video.sendKbps', label: 'Video send rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'detail' },
-  { path: 'video.sentFps', label: 'Sent frame rate', unit: 'fps', decimals: 1, worseWhen: 'lower', headline: 'detail' },
-  { path: 'audio.jitterMs', label: 'Audio jitter', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail' },
-  {
-    path: 'availableOutgoingKbps', label: 'Available outgoing bitrate', unit: 'kbps', decimals: null,
-    worseWhen: 'lower', headline: 'detail',
-  },
-  { path: 'video.lossPct', label: 'Video packet loss', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail' },
-  { path: 'video.freezeCount', label: 'Freezes', unit: 'per s', decimals: 2, worseWhen: 'higher', headline: 'detail' },
+  { path: 'video.sendKbps', label: 'Video send rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'detail', row: 9 },
+  { path: 'video.recvKbps', label: 'Video rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'overview', row: 2 },
   { path: 'video.sentWidth', label: 'Sent width', unit: 'px', decimals: 0, worseWhen: 'lower' },
   { path: 'video.sentHeight', label: 'Sent height', unit: 'px', decimals: 0, worseWhen: 'lower' },
+  { path: 'video.sentFps', label: 'Sent frame rate', unit: 'fps', decimals: 1, worseWhen: 'lower', headline: 'detail', row: 10 },
+  { path: 'video.recvWidth', label: 'Received width', unit: 'px', decimals: 0, worseWhen: 'lower', headline: 'table', row: 5 },
+  { path: 'video.recvHeight', label: 'Received height', unit: 'px', decimals: 0, worseWhen: 'lower', headline: 'table', row: 6 },
+  { path: 'video.recvFps', label: 'Received frame rate', unit: 'fps', decimals: 1, worseWhen: 'lower', headline: 'compared', row: 7 },
   { path: 'video.nackCount', label: 'NACKs', unit: 'per s', decimals: 1, worseWhen: 'higher' },
   { path: 'video.pliCount', label: 'PLIs', unit: 'per s', decimals: 2, worseWhen: 'higher' },
+  { path: 'video.freezeCount', label: 'Freezes', unit: 'per s', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 14 },
+  { path: 'video.lossPct', label: 'Video packet loss', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 13 },
+  { path: 'audio.sendKbps', label: 'Audio send rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'detail', row: 8 },
+  { path: 'audio.recvKbps', label: 'Audio rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'compared', row: 1 },
+  { path: 'audio.jitterMs', label: 'Audio jitter', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 11 },
   { path: 'audio.lossPct', label: 'Audio packet loss', unit: '%', decimals: 2, worseWhen: 'higher' },
+  { path: 'rttMs', label: 'RTT', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'overview', row: 3 },
+  { path: 'lossPct', label: 'Packet loss', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'overview', row: 4 },
+  {
+    path: 'availableOutgoingKbps', label: 'Available outgoing bitrate', unit: 'kbps', decimals: null,
+    worseWhen: 'lower', headline: 'detail', row: 12,
+  },
 ];
 
 /** @type {MetricEntry[]} */
@@ -93,12 +94,14 @@ export function metricByPath(path) {
 }
 
 /**
- * The metrics shown at a headline level or a more prominent one, in catalogue order.
+ * The metrics shown at a headline level or a more prominent one, by row.
  * @param {HeadlineLevel} level
  * @returns {string[]} paths
  */
 export function headlinePaths(level) {
   const last = HEADLINE_LEVELS.indexOf(level);
   if (last < 0) throw new RangeError(`unknown headline level '${level}'; known: ${HEADLINE_LEVELS.join(', ')}`);
-  return METRICS.filter((metric) => metric.headline && HEADLINE_LEVELS.indexOf(metric.headline) <= last).map((metric) => metric.path);
+  return METRICS.filter((metric) => metric.headline && HEADLINE_LEVELS.indexOf(metric.headline) <= last)
+    .sort((a, b) => a.row - b.row)
+    .map((metric) => metric.path);
 }

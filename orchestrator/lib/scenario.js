@@ -9,6 +9,7 @@ import { InputError } from './errors.js';
 import { REPO_ROOT } from './paths.js';
 import { readJsonFile } from './json-file.js';
 import { expectFileName, expectNumber, expectObject, expectText } from './validate.js';
+import { TIMELINE_METRIC_PATHS } from './metrics.js';
 import { DEFAULT_DURATION_S, DEFAULT_PEERS, MAX_DURATION_S, MAX_PEERS, compileNetwork } from './schedule.js';
 
 export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.url));
@@ -19,13 +20,8 @@ export const DEFAULT_WARMUP_S = 10;
 const SCENARIO_FIELDS = ['name', 'description', 'durationS', 'warmupS', 'peers', 'network', 'reference'];
 const REFERENCE_FIELDS = ['source', 'notes', 'metrics', 'utilization'];
 
-/** Numeric timeline paths of docs/results-schema.md that a reference may quote. */
-export const REFERENCE_METRIC_PATHS = [
-  'video.sendKbps', 'video.recvKbps', 'video.sentWidth', 'video.sentHeight', 'video.sentFps',
-  'video.recvWidth', 'video.recvHeight', 'video.recvFps', 'video.nackCount', 'video.pliCount',
-  'video.freezeCount', 'video.lossPct', 'audio.sendKbps', 'audio.recvKbps', 'audio.jitterMs', 'audio.lossPct',
-  'rttMs', 'lossPct', 'availableOutgoingKbps',
-];
+/** A reference may quote any metric with per-second values (the numeric timeline paths). */
+export const REFERENCE_METRIC_PATHS = TIMELINE_METRIC_PATHS;
 
 /**
  * @typedef {object} ResolvedScenario  the `scenario` object of result.json, plus the compiled network

@@ -1,4 +1,5 @@
 // Formatting helpers shared by the report renderers. Pure.
+import { metricByPath } from '../lib/metrics.js';
 
 const HTML_ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -81,37 +82,13 @@ export function round2(v) {
   return Number.isFinite(v) ? Math.round(v * 100) / 100 : null;
 }
 
-/** Metric keys the tables and charts know, with label, unit and display decimals. */
-export const METRICS = {
-  'audio.sendKbps': { label: 'Audio send rate', unit: 'kbps' },
-  'audio.recvKbps': { label: 'Audio rate', unit: 'kbps' },
-  'video.sendKbps': { label: 'Video send rate', unit: 'kbps' },
-  'video.recvKbps': { label: 'Video rate', unit: 'kbps' },
-  rttMs: { label: 'RTT', unit: 'ms' },
-  lossPct: { label: 'Packet loss', unit: '%', decimals: 2 },
-  'video.lossPct': { label: 'Video packet loss', unit: '%', decimals: 2 },
-  'audio.lossPct': { label: 'Audio packet loss', unit: '%', decimals: 2 },
-  'video.recvWidth': { label: 'Received width', unit: 'px', decimals: 0 },
-  'video.recvHeight': { label: 'Received height', unit: 'px', decimals: 0 },
-  'video.recvFps': { label: 'Received frame rate', unit: 'fps', decimals: 1 },
-  'video.sentWidth': { label: 'Sent width', unit: 'px', decimals: 0 },
-  'video.sentHeight': { label: 'Sent height', unit: 'px', decimals: 0 },
-  'video.sentFps': { label: 'Sent frame rate', unit: 'fps', decimals: 1 },
-  'audio.jitterMs': { label: 'Audio jitter', unit: 'ms' },
-  'video.jitterMs': { label: 'Video jitter', unit: 'ms' },
-  availableOutgoingKbps: { label: 'Available outgoing bitrate', unit: 'kbps' },
-  'video.freezeCount': { label: 'Freezes', unit: 'per s', decimals: 2 },
-  'video.nackCount': { label: 'NACKs', unit: 'per s', decimals: 1 },
-  'video.pliCount': { label: 'PLIs', unit: 'per s', decimals: 2 },
-  utilization: { label: 'Utilisation', unit: '%', scale: 100, decimals: 1 },
-  setupMs: { label: 'Set-up time', unit: 'ms', decimals: 0 },
-  jainIndex: { label: "Jain's index", unit: '', decimals: 3 },
-  timeToSteadyS: { label: 'Time to steady rate', unit: 's', decimals: 1 },
-};
-
-/** @param {string} key @returns {{label: string, unit: string, decimals?: number, scale?: number}} */
+/**
+ * How a metric is shown: its catalogue entry (lib/metrics.js); an unknown key is shown as itself, by magnitude.
+ * @param {string} key
+ * @returns {{label: string, unit: string, decimals: number|null, scale?: number}}
+ */
 export function metricInfo(key) {
-  return METRICS[key] ?? { label: key, unit: '' };
+  return metricByPath(key) ?? { label: key, unit: '', decimals: null };
 }
 
 /** @param {string} status */

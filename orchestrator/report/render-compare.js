@@ -3,6 +3,7 @@
 
 import { relative, dirname, join } from 'node:path';
 import { InputError } from '../lib/errors.js';
+import { headlinePaths } from '../lib/metrics.js';
 import { normalizeResult } from './result-file.js';
 import { describe } from '../lib/statistics.js';
 import { peerSeconds, combineRemotes } from './timeline.js';
@@ -13,17 +14,17 @@ import { renderPage } from './page.js';
 import { renderChartSections } from './render-run.js';
 import { escapeHtml, formatClock, formatDifference, formatMeanSd, formatNumber, metricInfo, statusBadge } from './format.js';
 
-/** Per-peer panels of the comparison: metric path and title. */
+/** Per-peer panels of the comparison: metric path and chart title (the axis shows the metric's unit). */
 const COMPARE_PANELS = [
-  ['video.recvKbps', 'Video receive rate (sum over remotes)', 'kbps'],
-  ['audio.recvKbps', 'Audio receive rate', 'kbps'],
-  ['rttMs', 'Round-trip time', 'ms'],
-  ['lossPct', 'Packet loss (received)', '%'],
-  ['video.recvFps', 'Received frame rate', 'fps'],
-  ['video.recvHeight', 'Received height', 'px'],
-  ['availableOutgoingKbps', 'Available outgoing bitrate', 'kbps'],
+  ['video.recvKbps', 'Video receive rate (sum over remotes)'],
+  ['audio.recvKbps', 'Audio receive rate'],
+  ['rttMs', 'Round-trip time'],
+  ['lossPct', 'Packet loss (received)'],
+  ['video.recvFps', 'Received frame rate'],
+  ['video.recvHeight', 'Received height'],
+  ['availableOutgoingKbps', 'Available outgoing bitrate'],
 ];
-const TABLE_ROWS = ['audio.recvKbps', 'video.recvKbps', 'rttMs', 'lossPct', 'video.recvWidth', 'video.recvHeight', 'video.recvFps'];
+const TABLE_ROWS = headlinePaths('table');
 
 /** @param {object} r normalized @param {number} i */
 function runLabel(r, i) {
@@ -51,13 +52,14 @@ export function renderCompareReport(runs, { baseDir } = {}) {
     const remotes = [...new Set(first.timeline.filter((e) => e.peer === peer).map((e) => e.remote))];
     const inbound = remotes.length === 1 ? configuredPath(first.network, remotes[0], peer, span) : null;
     const configured = { 'video.recvKbps': inbound?.capacityKbps, rttMs: inbound?.rttMs, lossPct: inbound?.lossPct };
-    const panels = COMPARE_PANELS.map(([path, title, yLabel]) => {
+    const panels = COMPARE_PANELS.map(([path, title]) => {
       const series = rs.map((x, i) => {
         const points = [...peerSeconds(x.r.timeline, peer)].map(([s, entries]) => [s, combineRemotes(entries, path)]);
         return { label: runLabel(x.r, i), color: PALETTE[i % PALETTE.length], width: 1.5, ...withGaps(points) };
       }).filter((s) => s.y.some((v) => v !== null));
       const cfg = configuredSeries(configured[path] ?? null, 'configured (run 1)');
-      return { id: `cmp-${peer}-${path}`.replace(/[^A-Za-z0-9_-]/g, '_'), title, yLabel, series: cfg && series.length ? [...series, cfg] : series };
+      const id = `cmp-${peer}-${path}`.replace(/[^A-Za-z0-9_-]/g, '_');
+      return { id, title, yLabel: metricInfo(path).unit, series: cfg && series.length ? [...series, cfg] : series };
     }).filter((p) => p.series.length);
     return { id: `peer-${peer}`.replace(/[^A-Za-z0-9_-]/g, '_'), title: `Peer ${peer}`, subtitle: `${rs.length} runs overlaid`, panels };
   }).filter((s) => s.panels.length);

@@ -215,7 +215,6 @@ export function buildRunCharts(result) {
         id: id('jitter'), title: 'Jitter', yLabel: 'ms',
         series: [
           ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'audio.jitterMs'), { label: `audio ← ${r.remote}`, color: r.color, width: 1.5 })),
-          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'video.jitterMs'), { label: `video ← ${r.remote}`, color: r.color, width: 1.25, dash: [3, 2] })),
         ],
       },
       {

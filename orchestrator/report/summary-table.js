@@ -2,17 +2,19 @@
 // scenario's published reference) and of the derived-figures table. Pure.
 
 import { summarize } from '../lib/run-summary.js';
+import { RUN_METRIC_PATHS, headlinePaths } from '../lib/metrics.js';
 import { HarnessError } from '../lib/errors.js';
 import { mean, finite } from './timeline.js';
 import { timeToSteadyTable, jainBySharedLink } from './derived.js';
 import { timeSpan } from './series.js';
 
-/** Rows of the main table, in the order of J16 table 8-1; resolution is one "W × H" row. */
-export const MAIN_ROWS = ['audio.recvKbps', 'video.recvKbps', 'rttMs', 'lossPct', 'resolution', 'video.recvFps'];
+const RESOLUTION_KEYS = ['video.recvWidth', 'video.recvHeight'];
+/** Rows of the main table, in the order of J16 table 8-1 (the catalogue's); resolution is one "W × H" row. */
+export const MAIN_ROWS = [...new Set(headlinePaths('table').map((key) => (RESOLUTION_KEYS.includes(key) ? 'resolution' : key)))];
 /** Further rows shown under the main ones when the run has data for them. */
-export const EXTRA_ROWS = ['audio.sendKbps', 'video.sendKbps', 'video.sentFps', 'audio.jitterMs', 'video.jitterMs', 'availableOutgoingKbps', 'video.lossPct', 'video.freezeCount'];
-/** Reference keys answered by the derived-figures table instead of the summary table. */
-export const DERIVED_KEYS = ['utilization', 'setupMs', 'jainIndex', 'timeToSteadyS'];
+export const EXTRA_ROWS = headlinePaths('detail').filter((key) => !headlinePaths('table').includes(key));
+/** Reference keys shown in the derived-figures table, not the summary table: per-run metrics and the report's own figures. */
+export const DERIVED_KEYS = [...RUN_METRIC_PATHS, 'jainIndex', 'timeToSteadyS'];
 
 /**
  * @typedef {import('./timeline.js').Stat} Stat
@@ -85,7 +87,7 @@ export function buildSummaryTable(result) {
         }
       : row(key, false),
   );
-  const shown = new Set([...MAIN_ROWS, 'video.recvWidth', 'video.recvHeight']);
+  const shown = new Set([...MAIN_ROWS, ...RESOLUTION_KEYS]);
   for (const key of EXTRA_ROWS) if (has(key) && !shown.has(key)) { rows.push(row(key, true)); shown.add(key); }
   for (const key of Object.keys(refs)) if (!shown.has(key) && !DERIVED_KEYS.includes(key)) { rows.push(row(key, true)); shown.add(key); }
   return { peers, rows, windowS: stats.windowS, computed: stats.computed, source: result.scenario.reference?.source ?? null };

@@ -4,6 +4,7 @@ import { InputError } from '../lib/errors.js';
 import { describeValue, expectNumber, expectObject, expectText } from '../lib/validate.js';
 import { cliffsDelta, mannWhitneyU } from '../lib/significance.js';
 import { percentile } from '../lib/statistics.js';
+import { headlinePaths } from '../lib/metrics.js';
 import { KNOWN_METRICS, WORSE_WHEN } from './metrics.js';
 
 export const BASELINE_KIND = 'webrtc-testbed-baseline';
@@ -23,7 +24,7 @@ export const DEFAULT_REGRESSION = {
   // "Large" by Romano et al. (2006); with 5 runs a side p < 0.05 already needs |delta| >= 0.84.
   minEffectSize: 0.474,
   minRelativeChange: 0.1,
-  metrics: ['video.recvKbps', 'audio.recvKbps', 'video.recvFps', 'rttMs', 'lossPct'],
+  metrics: headlinePaths('compared'),
 };
 
 const REGRESSION_FIELDS = Object.keys(DEFAULT_REGRESSION);

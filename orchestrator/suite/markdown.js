@@ -1,11 +1,12 @@
 // The Markdown summary of a suite (pure): for CI job summaries ($GITHUB_STEP_SUMMARY) and PR comments.
 import { percentile } from '../lib/statistics.js';
+import { headlinePaths } from '../lib/metrics.js';
 import { formatNumber, metricInfo } from '../report/format.js';
 
 const OUTCOME_LABEL = {
   passed: '✅ passed', failed: '❌ failed', crashed: '💥 a run crashed', 'environment-error': '⚠️ environment error', aborted: '⏹️ aborted',
 };
-const OVERVIEW_METRICS = ['video.recvKbps', 'rttMs', 'lossPct'];
+const OVERVIEW_METRICS = headlinePaths('overview');
 
 /** Table cells must not break the row. @param {unknown} text */
 const cell = (text) => String(text ?? '').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');

@@ -1,31 +1,23 @@
 // The metrics suites assert on and compare, and how a value is taken from a result (pure).
-import { REFERENCE_METRIC_PATHS } from '../lib/scenario.js';
+import { METRICS, METRIC_PATHS, RUN_METRIC_PATHS, metricByPath } from '../lib/metrics.js';
 import { valueAt } from '../lib/run-summary.js';
 
 /** Metrics with one value per run (not per second): summary.utilization.overall and summary.setupMs.max. */
-export const RUN_METRICS = ['utilization', 'setupMs'];
+export const RUN_METRICS = RUN_METRIC_PATHS;
 
 /**
- * Which way is worse, per metric (docs/suites.md "Direction"): rates, frame rates, resolutions and utilisation
- * are worse lower; delay, loss, jitter, freezes, NACKs, PLIs and set-up time are worse higher.
+ * Which way is worse, per metric (docs/suites.md "Direction"), from the catalogue.
  * @type {Record<string, 'lower'|'higher'>}
  */
-export const WORSE_WHEN = {
-  'video.recvKbps': 'lower', 'video.sendKbps': 'lower', 'audio.recvKbps': 'lower', 'audio.sendKbps': 'lower',
-  availableOutgoingKbps: 'lower', 'video.recvFps': 'lower', 'video.sentFps': 'lower',
-  'video.recvWidth': 'lower', 'video.recvHeight': 'lower', 'video.sentWidth': 'lower', 'video.sentHeight': 'lower',
-  utilization: 'lower',
-  rttMs: 'higher', lossPct: 'higher', 'video.lossPct': 'higher', 'audio.lossPct': 'higher', 'audio.jitterMs': 'higher',
-  'video.freezeCount': 'higher', 'video.nackCount': 'higher', 'video.pliCount': 'higher', setupMs: 'higher',
-};
+export const WORSE_WHEN = Object.fromEntries(METRICS.map((metric) => [metric.path, metric.worseWhen]));
 
 /** Every metric a suite may name: the numeric timeline paths of docs/results-schema.md plus the per-run ones. */
-export const KNOWN_METRICS = [...REFERENCE_METRIC_PATHS, ...RUN_METRICS];
+export const KNOWN_METRICS = METRIC_PATHS;
 
-/** @param {object} result a result.json */
+/** @param {{ summary?: Record<string, any> }} result a result.json @param {string} metric a per-run metric */
 function runLevelValue(result, metric) {
-  const value = metric === 'utilization' ? result.summary?.utilization?.overall : result.summary?.setupMs?.max;
-  return Number.isFinite(value) ? value : null;
+  const value = metricByPath(metric).fromSummary(result.summary ?? {});
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
 /**
@@ -35,6 +27,7 @@ function runLevelValue(result, metric) {
  * @returns {Record<string, number>} metrics without a value are left out
  */
 export function runValues(result) {
+  /** @type {Record<string, number>} */
   const values = {};
   for (const [metric, stat] of Object.entries(result.summary?.overall ?? {})) {
     if (Number.isFinite(stat?.median)) values[metric] = stat.median;

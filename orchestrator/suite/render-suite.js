@@ -2,9 +2,12 @@
 // the assertions, and each compared metric as dot strips of the baseline's and this suite's runs with their
 // medians. Pure; self-contained (inline SVG, no Chart.js).
 import { percentile } from '../lib/statistics.js';
+import { headlinePaths } from '../lib/metrics.js';
 import { renderPage } from '../report/page.js';
 import { escapeHtml, formatNumber, metricInfo, statusBadge } from '../report/format.js';
 
+/** The per-run values listed beside each run. */
+const RUN_COLUMNS = headlinePaths('overview');
 const STRIP = { width: 320, height: 44, pad: 10, baselineY: 14, currentY: 32 };
 const OUTCOME_STATUS = { passed: 'passed', failed: 'failed', crashed: 'failed', 'environment-error': 'failed', aborted: 'aborted' };
 const STYLE = `<style>
@@ -53,10 +56,11 @@ export function renderDotStrip(baseline, current, currentMedian, metric) {
 function renderRuns(summary, scenario) {
   const runs = summary.runs.filter((r) => r.scenario === scenario.name);
   const rows = runs.map((r) => `<tr><th scope="row">${r.repetition}</th><td>${statusBadge(r.status)}</td><td>${escapeHtml(r.startedAt?.replace('T', ' ').replace(/\.\d+Z$/, 'Z') ?? '—')}</td>`
-    + `<td>${formatNumber(r.values['video.recvKbps'])}</td><td>${formatNumber(r.values.rttMs)}</td><td>${formatNumber(r.values.lossPct, 2)}</td>`
+    + RUN_COLUMNS.map((metric) => `<td>${formatNumber(r.values[metric], metricInfo(metric).decimals)}</td>`).join('')
     + `<td>${r.report ? `<a href="${escapeHtml(r.report)}">report</a>` : '<span class="note">no report</span>'} · <a href="${escapeHtml(r.dir)}/result.json">json</a></td>`
     + `<td class="note text">${escapeHtml(r.errors[0] ?? '')}</td></tr>`);
-  return `<table class="summary compact"><thead><tr><th>Run</th><th>Status</th><th>Started (UTC)</th><th>Video kbps</th><th>RTT ms</th><th>Loss %</th><th></th><th>Error</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  const heads = RUN_COLUMNS.map((metric) => `<th>${escapeHtml(metricInfo(metric).label)} (${escapeHtml(metricInfo(metric).unit)})</th>`).join('');
+  return `<table class="summary compact"><thead><tr><th>Run</th><th>Status</th><th>Started (UTC)</th>${heads}<th></th><th>Error</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
 /** @param {object} scenario */
