@@ -1,0 +1,115 @@
+// The metric catalogue (orchestrator/lib/metrics.js) against everything that produces or shows metrics: a field the
+// page measures but the catalogue lacks, or a catalogue metric the summary, report or suite does not know, fails here.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { intervalMetrics, snapshotFromStats } from '../../client-app/stats.js';
+import { HEADLINE_LEVELS, METRICS, RUN_METRIC_PATHS, TIMELINE_METRIC_PATHS, headlinePaths } from '../../orchestrator/lib/metrics.js';
+import { metricKeys, summarize } from '../../orchestrator/lib/run-summary.js';
+import { REFERENCE_METRIC_PATHS } from '../../orchestrator/lib/scenario.js';
+import { metricInfo } from '../../orchestrator/report/format.js';
+import { normalizeResult } from '../../orchestrator/report/result-file.js';
+import { buildDerived, buildSummaryTable } from '../../orchestrator/report/summary-table.js';
+import { parseCondition } from '../../orchestrator/suite/assertions.js';
+import { DEFAULT_REGRESSION } from '../../orchestrator/suite/baseline.js';
+import { KNOWN_METRICS, WORSE_WHEN, metricPool, runValues } from '../../orchestrator/suite/metrics.js';
+
+// A getStats() report with every stats object and counter the page reads, as Chromium fills them mid-call.
+const report = (ts, k) => [
+  { id: 'CV', type: 'codec', mimeType: 'video/VP8' },
+  { id: 'CA', type: 'codec', mimeType: 'audio/opus' },
+  { id: 'OV', type: 'outbound-rtp', kind: 'video', timestamp: ts, bytesSent: 300_000 * k, framesSent: 30 * k, frameWidth: 1280,
+    frameHeight: 720, framesPerSecond: 30, qualityLimitationReason: 'none', qualityLimitationDurations: { none: k, bandwidth: 0 }, codecId: 'CV' },
+  { id: 'IV', type: 'inbound-rtp', kind: 'video', timestamp: ts, bytesReceived: 290_000 * k, packetsReceived: 300 * k, packetsLost: 3 * k,
+    framesDecoded: 29 * k, frameWidth: 1280, frameHeight: 720, jitter: 0.004, nackCount: 2 * k, pliCount: k, freezeCount: k, codecId: 'CV' },
+  { id: 'OA', type: 'outbound-rtp', kind: 'audio', timestamp: ts, bytesSent: 5000 * k, codecId: 'CA' },
+  { id: 'IA', type: 'inbound-rtp', kind: 'audio', timestamp: ts, bytesReceived: 4900 * k, packetsReceived: 50 * k, packetsLost: k,
+    jitter: 0.0021, codecId: 'CA' },
+  { id: 'RV', type: 'remote-inbound-rtp', kind: 'video', timestamp: ts, totalRoundTripTime: 0.05 * k, roundTripTimeMeasurements: k },
+  { id: 'T', type: 'transport', selectedCandidatePairId: 'CP' },
+  { id: 'CP', type: 'candidate-pair', nominated: true, state: 'succeeded', currentRoundTripTime: 0.05, availableOutgoingBitrate: 2_500_000 },
+];
+
+/** A 2-peer, 20 s timeline of what the page sends (`{ t, peer, remote, ...intervalMetrics() }`). */
+function pageTimeline() {
+  const timeline = [];
+  for (let t = 1; t <= 20; t += 1) {
+    const metrics = intervalMetrics(snapshotFromStats(report(t * 1000, t)), snapshotFromStats(report((t + 1) * 1000, t + 1)));
+    timeline.push({ t, peer: 'p0', remote: 'p1', ...metrics }, { t, peer: 'p1', remote: 'p0', ...metrics });
+  }
+  return timeline;
+}
+
+const LINK = { rateKbps: 4000, queuePackets: 50, queueMs: null, oneWayDelayMs: 25, jitterMs: 0, lossPct: 0, lossBurst: null };
+const ROUTES = { 'p0->p1': ['p0.up', 'p1.down'], 'p1->p0': ['p1.up', 'p0.down'] };
+const LINKS = Object.fromEntries(['p0.up', 'p0.down', 'p1.up', 'p1.down'].map((link) => [link, LINK]));
+
+/** A result.json of that timeline: summary by lib/run-summary.js, a reference quoting every metric a reference may. */
+function pageResult() {
+  const timeline = pageTimeline();
+  const configured = Object.keys(LINKS).map((link) => ({ t: 0, link, ...LINK }));
+  const summary = summarize({ timeline, warmupS: 5, durationS: 20, setupMs: { p0: 900, p1: 1100 }, configured, routes: ROUTES });
+  const reference = { source: 'fixture', metrics: Object.fromEntries(REFERENCE_METRIC_PATHS.map((path) => [path, { mean: 1 }])) };
+  return {
+    schemaVersion: 1, status: 'passed', errors: [], timeline, summary,
+    scenario: { name: 'fixture', durationS: 20, warmupS: 5, peers: 2, reference },
+    network: { emulator: 'relay', links: LINKS, routes: ROUTES, configured, truth: [], commands: [], scheduleEvents: [] },
+  };
+}
+
+test('every numeric timeline field the page measures is in the catalogue, and every per-second metric is measured', () => {
+  const measured = metricKeys(pageTimeline());
+  assert.deepEqual(measured.filter((path) => !TIMELINE_METRIC_PATHS.includes(path)), [], 'timeline fields missing from lib/metrics.js');
+  assert.deepEqual(TIMELINE_METRIC_PATHS.filter((path) => !measured.includes(path)), [], 'catalogue metrics the page never measures');
+});
+
+test('the catalogue is well formed: unique paths, known headline levels, one row per headline metric, per-run values', () => {
+  assert.equal(new Set(METRICS.map((m) => m.path)).size, METRICS.length);
+  for (const m of METRICS) {
+    assert.ok(m.label && typeof m.unit === 'string', m.path);
+    assert.ok(m.decimals === null || Number.isInteger(m.decimals), m.path);
+    assert.ok(['lower', 'higher'].includes(m.worseWhen), m.path);
+    assert.ok(m.headline === undefined || HEADLINE_LEVELS.includes(m.headline), m.path);
+    assert.equal(Number.isInteger(m.row), m.headline !== undefined, `${m.path}: a row exactly when it is a headline metric`);
+    assert.equal(typeof m.fromSummary === 'function', m.per === 'run', `${m.path}: per-run metrics say where their value is`);
+  }
+  const rows = METRICS.filter((m) => m.headline).map((m) => m.row);
+  assert.equal(new Set(rows).size, rows.length);
+  // The levels nest: whatever an overview shows, the summary tables show too.
+  for (const [i, level] of HEADLINE_LEVELS.entries()) {
+    for (const wider of HEADLINE_LEVELS.slice(i)) assert.ok(headlinePaths(level).every((p) => headlinePaths(wider).includes(p)));
+  }
+});
+
+test('every catalogue metric is known to the summary: per-second statistics, or the per-run value', () => {
+  const { summary } = pageResult();
+  for (const path of TIMELINE_METRIC_PATHS) assert.ok(summary.overall[path]?.n > 0, `summary.overall has no values for ${path}`);
+  for (const m of METRICS.filter((metric) => metric.per === 'run')) {
+    assert.ok(Number.isFinite(m.fromSummary(summary)), `no per-run value for ${m.path}`);
+  }
+});
+
+test('every catalogue metric is known to the report: label and unit, and a row of the summary or derived table', () => {
+  for (const m of METRICS) {
+    assert.deepEqual(metricInfo(m.path), m);
+    assert.notEqual(metricInfo(m.path).label, m.path);
+  }
+  const result = normalizeResult(pageResult());
+  const shown = buildSummaryTable(result).rows.flatMap((row) => (row.key === 'resolution' ? ['video.recvWidth', 'video.recvHeight'] : [row.key]));
+  assert.deepEqual(TIMELINE_METRIC_PATHS.filter((path) => !shown.includes(path)), [], 'referenced metrics without a row');
+  const derived = buildDerived(result);
+  assert.deepEqual(RUN_METRIC_PATHS, ['utilization', 'setupMs'], 'a new per-run metric needs a row in the derived table');
+  assert.ok(Number.isFinite(derived.utilization.overall) && Number.isFinite(derived.setupMs.max));
+});
+
+test('every catalogue metric is known to the suite: assertions, direction and a per-run value for the baseline comparison', () => {
+  const result = pageResult();
+  const values = runValues(result);
+  for (const m of METRICS) {
+    assert.ok(KNOWN_METRICS.includes(m.path), m.path);
+    assert.equal(WORSE_WHEN[m.path], m.worseWhen, m.path);
+    assert.equal(parseCondition(`${m.path} median >= 0`, 'fixture').metric, m.path);
+    assert.ok(Number.isFinite(values[m.path]), `no per-run value of ${m.path} to compare with a baseline`);
+    assert.ok(metricPool([result], m.path).length > 0, `no values of ${m.path} for an assertion`);
+  }
+  assert.ok(DEFAULT_REGRESSION.metrics.every((path) => KNOWN_METRICS.includes(path)));
+});
