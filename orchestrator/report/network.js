@@ -7,11 +7,12 @@
 import { pathConditions, sameLinkParams } from '../lib/link-model.js';
 
 /**
- * @typedef {{rateKbps?: number|null, queuePackets?: number|null, queueMs?: number|null, oneWayDelayMs?: number|null,
- *   jitterMs?: number|null, lossPct?: number|null, lossBurst?: number|null}} LinkParams
- * @typedef {{links?: Record<string, LinkParams>, routes?: Record<string, string[]>, configured?: Array<{t: number, link: string} & LinkParams>}} NetworkSection
+ * @typedef {import('../lib/link-model.js').LinkParams} LinkParams
+ * @typedef {Partial<LinkParams>} RecordedLinkParams  as a result holds them: an aborted or hand-edited one may lack fields
+ * @typedef {{links?: Record<string, RecordedLinkParams>, routes?: Record<string, string[]>,
+ *   configured?: Array<{t: number, link: string} & RecordedLinkParams>}} NetworkSection
  * @typedef {Array<[number, number|null]>} StepSeries
- * @typedef {Map<string, Array<{t: number, params: LinkParams}>>} LinkHistories
+ * @typedef {Map<string, Array<{t: number, params: RecordedLinkParams}>>} LinkHistories
  */
 
 /**
@@ -29,15 +30,23 @@ export function linkHistories(network) {
     if (!histories.has(entry.link)) histories.set(entry.link, []);
     const { t, link, ...params } = entry;
     const history = histories.get(link);
-    if (!history.length || !sameLinkParams(history.at(-1).params, params)) history.push({ t, params });
+    // A field missing on both sides compares equal (undefined), as it should for a partial result.
+    const same = history.length && sameLinkParams(/** @type {LinkParams} */ (history.at(-1).params), /** @type {LinkParams} */ (params));
+    if (!same) history.push({ t, params });
   }
   return histories;
 }
 
-/** Missing or null fields as "not configured" (no cap, no delay, no loss), so partial results still chart. @param {LinkParams} p */
+/**
+ * Missing or null fields as "not configured" (no cap, no delay, no loss), so partial results still chart.
+ * @param {RecordedLinkParams} p @returns {LinkParams}
+ */
 function complete(p) {
   const num = (v, fallback) => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
-  return { ...p, rateKbps: num(p.rateKbps, null), oneWayDelayMs: num(p.oneWayDelayMs, 0), jitterMs: num(p.jitterMs, 0), lossPct: num(p.lossPct, 0) };
+  return {
+    queuePackets: null, queueMs: null, lossBurst: null, ...p,
+    rateKbps: num(p.rateKbps, null), oneWayDelayMs: num(p.oneWayDelayMs, 0), jitterMs: num(p.jitterMs, 0), lossPct: num(p.lossPct, 0),
+  };
 }
 
 /**

@@ -54,6 +54,7 @@ export function renderCompareReport(runs, { baseDir } = {}) {
     const configured = { 'video.recvKbps': inbound?.capacityKbps, rttMs: inbound?.rttMs, lossPct: inbound?.lossPct };
     const panels = COMPARE_PANELS.map(([path, title]) => {
       const series = rs.map((x, i) => {
+        /** @type {Array<[number, number|null]>} */
         const points = [...peerSeconds(x.r.timeline, peer)].map(([s, entries]) => [s, combineRemotes(entries, path)]);
         return { label: runLabel(x.r, i), color: PALETTE[i % PALETTE.length], width: 1.5, ...withGaps(points) };
       }).filter((s) => s.y.some((v) => v !== null));
@@ -95,7 +96,8 @@ function renderCompareTable(results) {
   const refMean = (key) => (Number.isFinite(refs[key]?.mean) ? refs[key].mean : Number.isFinite(refs[key]) ? refs[key] : null);
   const rows = TABLE_ROWS.map((key) => {
     const info = metricInfo(key);
-    return line(info.label, info.unit, stats.map((s) => s[key]?.mean ?? null), stats.map((s) => formatMeanSd(s[key], info.decimals)), refMean(key), info.decimals);
+    const perRun = stats.map((s) => formatMeanSd(s[key], info.decimals));
+    return line(info.label, info.unit, stats.map((s) => s[key]?.mean ?? null), perRun, refMean(key), info.decimals);
   });
   const util = derived.map((d) => (Number.isFinite(d.utilization.overall) ? d.utilization.overall * 100 : null));
   rows.push(line('Utilisation', '%', util, util.map((u) => formatNumber(u, 1)), refMean('utilization') === null ? null : refMean('utilization') * 100, 1));

@@ -76,11 +76,12 @@ function renderToc(charts) {
   return `<nav class="toc">${links.map(([id, t]) => `<a href="#${escapeHtml(id)}">${escapeHtml(t)}</a>`).join('')}</nav>`;
 }
 
-/** @param {import('./timeline.js').Stat|null} stat @param {string} key */
+/** @param {import('./summary-table.js').Stat|null} stat @param {string} key */
 function cell(stat, key) {
   const info = metricInfo(key);
   const scale = info.scale ?? 1;
-  return formatMeanSd(stat && { mean: stat.mean * scale, sd: stat.sd === null || stat.sd === undefined ? null : stat.sd * scale }, info.decimals);
+  const sd = stat?.sd === null || stat?.sd === undefined ? null : stat.sd * scale;
+  return formatMeanSd(stat && { mean: stat.mean * scale, sd }, info.decimals);
 }
 
 /** @param {{width: {mean?: number|null}|null, height: {mean?: number|null}|null}|null} res */
@@ -95,17 +96,20 @@ function renderSummaryTable(table, r) {
   const head = ['Metric', ...table.peers, 'Average', ...(hasRef ? ['Reference', 'Δ vs reference'] : [])];
   const rows = table.rows.map((row) => {
     if (row.key === 'resolution') {
-      const ref = row.reference;
-      const diff = ref && Number.isFinite(row.overall.width?.mean) && Number.isFinite(ref.width?.mean) && Number.isFinite(ref.height?.mean)
-        ? `${formatDifference(row.overall.width.mean, ref.width.mean).split(' ')[0]} × ${formatDifference(row.overall.height.mean, ref.height.mean).split(' ')[0]}`
+      const res = /** @type {import('./summary-table.js').ResolutionRow} */ (row);
+      const ref = res.reference;
+      const diff = ref && Number.isFinite(res.overall.width?.mean) && Number.isFinite(ref.width?.mean) && Number.isFinite(ref.height?.mean)
+        ? `${formatDifference(res.overall.width.mean, ref.width.mean).split(' ')[0]} × ${formatDifference(res.overall.height.mean, ref.height.mean).split(' ')[0]}`
         : '—';
-      return `<tr data-metric="resolution"><th scope="row">Avg received resolution <span class="unit">(px)</span></th>${table.peers.map((p) => `<td>${resolution(row.perPeer[p])}</td>`).join('')}<td class="avg">${resolution(row.overall)}</td>${hasRef ? `<td class="ref">${resolution(ref)}</td><td class="diff">${diff}</td>` : ''}</tr>`;
+      return `<tr data-metric="resolution"><th scope="row">Avg received resolution <span class="unit">(px)</span></th>${table.peers.map((p) => `<td>${resolution(res.perPeer[p])}</td>`).join('')}<td class="avg">${resolution(res.overall)}</td>${hasRef ? `<td class="ref">${resolution(ref)}</td><td class="diff">${diff}</td>` : ''}</tr>`;
     }
-    const info = metricInfo(row.key);
+    const metric = /** @type {import('./summary-table.js').SummaryRow} */ (row);
+    const info = metricInfo(metric.key);
     const scale = info.scale ?? 1;
-    const refCell = row.reference ? formatMeanSd({ mean: row.reference.mean, sd: row.reference.sd }, info.decimals) : '—';
-    const diff = row.reference ? formatDifference(Number.isFinite(row.overall?.mean) ? row.overall.mean * scale : null, row.reference.mean) : '—';
-    return `<tr data-metric="${escapeHtml(row.key)}" class="${row.extra ? 'extra' : ''}"><th scope="row">${escapeHtml(info.label)} ${info.unit ? `<span class="unit">(${escapeHtml(info.unit)})</span>` : ''}</th>${table.peers.map((p) => `<td>${cell(row.perPeer[p], row.key)}</td>`).join('')}<td class="avg">${cell(row.overall, row.key)}</td>${hasRef ? `<td class="ref">${refCell}</td><td class="diff">${diff}</td>` : ''}</tr>`;
+    const refCell = metric.reference ? formatMeanSd({ mean: metric.reference.mean, sd: metric.reference.sd }, info.decimals) : '—';
+    const overallMean = Number.isFinite(metric.overall?.mean) ? metric.overall.mean * scale : null;
+    const diff = metric.reference ? formatDifference(overallMean, metric.reference.mean) : '—';
+    return `<tr data-metric="${escapeHtml(metric.key)}" class="${metric.extra ? 'extra' : ''}"><th scope="row">${escapeHtml(info.label)} ${info.unit ? `<span class="unit">(${escapeHtml(info.unit)})</span>` : ''}</th>${table.peers.map((p) => `<td>${cell(metric.perPeer[p], metric.key)}</td>`).join('')}<td class="avg">${cell(metric.overall, metric.key)}</td>${hasRef ? `<td class="ref">${refCell}</td><td class="diff">${diff}</td>` : ''}</tr>`;
   });
   const firstExtra = table.rows.findIndex((row) => row.extra);
   if (firstExtra > 0) rows[firstExtra] = rows[firstExtra].replace('class="extra"', 'class="extra first-extra"');

@@ -60,7 +60,10 @@ export function withGaps(points) {
 /** @param {Array<[number, number|null]>|null} steps @param {string} label @returns {SeriesSpec|null} */
 export function configuredSeries(steps, label) {
   if (!steps) return null;
-  return { label, x: steps.map(([t]) => round2(t)), y: steps.map(([, v]) => round2(v)), color: CONFIGURED_COLOR, dash: CONFIGURED_DASH, width: 1.5, stepped: true, configured: true };
+  return {
+    label, x: steps.map(([t]) => round2(t)), y: steps.map(([, v]) => round2(v)),
+    color: CONFIGURED_COLOR, dash: CONFIGURED_DASH, width: 1.5, stepped: true, configured: true,
+  };
 }
 
 /**
@@ -229,7 +232,8 @@ export function buildRunCharts(result) {
       id: `peer-${peer}`.replace(/[^A-Za-z0-9_-]/g, '_'),
       title: `Peer ${peer}`,
       subtitle: `receives from and sends to ${remotes.join(', ')}`,
-      panels: panels.map((p) => ({ ...p, series: p.series.filter((s) => s.y.some((v) => v !== null)) })).filter((p) => hasMeasuredData(p.series)),
+      panels: panels.map((p) => ({ ...p, series: p.series.filter((s) => s.y.some((v) => v !== null)) }))
+        .filter((p) => hasMeasuredData(p.series)),
     });
   }
 

@@ -17,11 +17,14 @@ export const EXTRA_ROWS = headlinePaths('detail').filter((key) => !headlinePaths
 export const DERIVED_KEYS = [...RUN_METRIC_PATHS, 'jainIndex', 'timeToSteadyS'];
 
 /**
- * @typedef {import('./timeline.js').Stat} Stat
+ * @typedef {ReturnType<typeof import('../lib/statistics.js').describe>} Stat
  * @typedef {{mean?: number|null, sd?: number|null}} RefStat
  * @typedef {{key: string, perPeer: Record<string, Stat|null>, overall: Stat|null, reference: RefStat|null, extra: boolean}} SummaryRow
- * @typedef {{key: 'resolution', perPeer: Record<string, {width: Stat|null, height: Stat|null}>, overall: {width: Stat|null, height: Stat|null},
+ * @typedef {{width: Stat|null, height: Stat|null}} ResolutionStat
+ * @typedef {{key: 'resolution', perPeer: Record<string, ResolutionStat>, overall: ResolutionStat,
  *   reference: {width: RefStat|null, height: RefStat|null}|null, extra: false}} ResolutionRow
+ * @typedef {{peers: Record<string, Record<string, Stat>>, overall: Record<string, Stat>, utilization: Record<string, number>|null,
+ *   setupMs: Record<string, number|null>, windowS: [number, number], computed: boolean}} RunStatistics
  */
 
 /** @param {unknown} v */
@@ -31,8 +34,7 @@ const isRecord = (v) => Boolean(v) && typeof v === 'object' && !Array.isArray(v)
  * The run's summary: result.summary when the run wrote one, else lib/run-summary.js's summarize over
  * the timeline (an aborted run), so both are computed the same way.
  * @param {object} result normalized
- * @returns {{peers: Record<string, Record<string, Stat>>, overall: Record<string, Stat>, utilization: Record<string, number>|null,
- *   setupMs: Record<string, number|null>, windowS: [number, number], computed: boolean}}
+ * @returns {RunStatistics}
  */
 export function runStatistics(result) {
   const written = result.summary;
@@ -56,7 +58,8 @@ export function runStatistics(result) {
     if (!(error instanceof HarnessError)) throw error;
     computed = summarize({ ...input, routes: {} });
   }
-  return { ...computed, setupMs: computed.setupMs ?? {}, computed: true };
+  // summarize() fills its objects key by key, so its inferred return type ({} for them) is too loose to check.
+  return /** @type {RunStatistics} */ (/** @type {unknown} */ ({ ...computed, setupMs: computed.setupMs ?? {}, computed: true }));
 }
 
 /**
@@ -69,6 +72,7 @@ export function buildSummaryTable(result) {
   const refs = result.scenario.reference?.metrics ?? {};
   const has = (key) => peers.some((p) => stats.peers[p]?.[key]?.n > 0) || stats.overall[key]?.n > 0;
   const refOf = (key) => (refs[key] && typeof refs[key] === 'object' ? refs[key] : Number.isFinite(refs[key]) ? { mean: refs[key] } : null);
+  /** @param {string} key @param {boolean} extra @returns {SummaryRow} */
   const row = (key, extra) => ({
     key,
     perPeer: Object.fromEntries(peers.map((p) => [p, stats.peers[p]?.[key] ?? null])),
@@ -76,17 +80,21 @@ export function buildSummaryTable(result) {
     reference: refOf(key),
     extra,
   });
-  const rows = MAIN_ROWS.map((key) =>
-    key === 'resolution'
-      ? {
-          key,
-          perPeer: Object.fromEntries(peers.map((p) => [p, { width: stats.peers[p]?.['video.recvWidth'] ?? null, height: stats.peers[p]?.['video.recvHeight'] ?? null }])),
-          overall: { width: stats.overall['video.recvWidth'] ?? null, height: stats.overall['video.recvHeight'] ?? null },
-          reference: refOf('video.recvWidth') || refOf('video.recvHeight') ? { width: refOf('video.recvWidth'), height: refOf('video.recvHeight') } : null,
-          extra: false,
-        }
-      : row(key, false),
-  );
+  /** @returns {ResolutionRow} */
+  const resolutionRow = () => {
+    const [width, height] = RESOLUTION_KEYS;
+    /** @param {Record<string, Stat>|undefined} of */
+    const both = (of) => ({ width: of?.[width] ?? null, height: of?.[height] ?? null });
+    return {
+      key: 'resolution',
+      perPeer: Object.fromEntries(peers.map((p) => [p, both(stats.peers[p])])),
+      overall: both(stats.overall),
+      reference: refOf(width) || refOf(height) ? { width: refOf(width), height: refOf(height) } : null,
+      extra: false,
+    };
+  };
+  /** @type {Array<SummaryRow|ResolutionRow>} */
+  const rows = MAIN_ROWS.map((key) => (key === 'resolution' ? resolutionRow() : row(key, false)));
   const shown = new Set([...MAIN_ROWS, ...RESOLUTION_KEYS]);
   for (const key of EXTRA_ROWS) if (has(key) && !shown.has(key)) { rows.push(row(key, true)); shown.add(key); }
   for (const key of Object.keys(refs)) if (!shown.has(key) && !DERIVED_KEYS.includes(key)) { rows.push(row(key, true)); shown.add(key); }

@@ -167,5 +167,6 @@ export function compareMetric(metric, baselineValues, currentValues, { alpha, mi
  * @returns {MetricComparison[]}
  */
 export function compareScenario(currentValues, baselineEntry, options) {
-  return options.metrics.map((metric) => compareMetric(metric, baselineEntry?.values?.[metric] ?? [], currentValues[metric] ?? [], options));
+  const baselineValues = baselineEntry?.values ?? {};
+  return options.metrics.map((metric) => compareMetric(metric, baselineValues[metric] ?? [], currentValues[metric] ?? [], options));
 }

@@ -6,7 +6,10 @@ import { escapeHtml, formatNumber } from '../report/format.js';
 // XML 1.0 forbids most control characters (ANSI colour codes in browser messages, for instance).
 const xml = (value) => escapeHtml(String(value ?? '').replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, ''));
 
-/** @param {{ name: string, className: string, timeS?: number, outcome?: { tag: string, message: string, type?: string, body?: string }, out?: string }} testcase */
+/**
+ * @param {{ name: string, className: string, timeS?: number, outcome?: { tag: string, message: string, type?: string, body?: string },
+ *   out?: string }} testcase
+ */
 function renderTestcase({ name, className, timeS = 0, outcome, out }) {
   const inner = [
     outcome && (outcome.tag === 'skipped'

@@ -5,7 +5,8 @@
   'use strict';
   var startedAtMs = performance.now();
   var data = JSON.parse(document.getElementById('report-data').textContent);
-  var Chart = window.Chart;
+  // Chart.js is inlined before this script as a global.
+  var Chart = /** @type {any} */ (window).Chart;
   var full = { min: data.xMinS, max: data.xMaxS };
   var view = { min: full.min, max: full.max };
   var MIN_SPAN_S = 5;
@@ -93,6 +94,7 @@
     });
     // Fixed axis widths line up the plot areas of all charts, so one time is one x position.
     function fixWidth(px) { return function (axis) { axis.width = px; }; }
+    /** @type {Record<string, any>} */
     var y = { afterFit: fixWidth(64), beginAtZero: true, title: { display: Boolean(panel.yLabel), text: panel.yLabel }, grid: { color: '#ececec' }, ticks: { maxTicksLimit: 6 } };
     if (cats) {
       y = { afterFit: fixWidth(64), min: -0.5, max: cats.length - 0.5, grid: { color: '#ececec' }, afterBuildTicks: function (axis) { axis.ticks = cats.map(function (_, i) { return { value: i }; }); }, ticks: { callback: function (v) { return cats[v] || ''; } } };
@@ -239,7 +241,7 @@
         else visible.add(chart);
       } catch (error) {
         var el = document.getElementById('chart-' + panel.id);
-        if (el) el.parentNode.insertAdjacentHTML('beforeend', '<p class="chart-error">This chart could not be drawn: ' + String(error.message).replace(/</g, '&lt;') + '</p>');
+        if (el) el.parentElement.insertAdjacentHTML('beforeend', '<p class="chart-error">This chart could not be drawn: ' + String(error.message).replace(/</g, '&lt;') + '</p>');
         console.error('chart ' + panel.id + ': ' + error.message);
       }
     });
@@ -250,7 +252,7 @@
 
   // Read by tests and bench/report-render.js: all charts drawn once the next frame starts.
   requestAnimationFrame(function () {
-    window.__reportReady = { atMs: performance.now(), chartsStartedAtMs: startedAtMs, charts: charts.length };
+    /** @type {any} */ (window).__reportReady = { atMs: performance.now(), chartsStartedAtMs: startedAtMs, charts: charts.length };
     document.documentElement.setAttribute('data-report-ready', String(charts.length));
   });
 })();
