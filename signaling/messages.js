@@ -5,8 +5,13 @@
 export const NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 export const MESSAGE_TYPES = Object.freeze(['join', 'offer', 'answer', 'candidate', 'stats', 'event']);
 /** What client-app/app.js reports. */
-export const EVENT_TYPES = Object.freeze(['media-ready', 'connection-state', 'first-frame', 'error']);
+export const EVENT_TYPES = Object.freeze(['media-ready', 'negotiated', 'ice-state', 'dtls-state', 'connection-state', 'first-rtp', 'first-frame', 'error']);
+/** RTCPeerConnectionState. */
 export const CONNECTION_STATES = Object.freeze(['new', 'connecting', 'connected', 'disconnected', 'failed', 'closed']);
+/** RTCIceConnectionState. */
+export const ICE_STATES = Object.freeze(['new', 'checking', 'connected', 'completed', 'disconnected', 'failed', 'closed']);
+/** RTCDtlsTransportState. */
+export const DTLS_STATES = Object.freeze(['new', 'connecting', 'connected', 'closed', 'failed']);
 /** A day (the longest scenario) plus an hour: samples keep coming for a few seconds after the call. */
 export const MAX_SAMPLE_T = 90_000;
 /** Sample values are rates, counts, sizes and milliseconds; anything bigger is garbage that would swamp a mean. */
@@ -208,17 +213,24 @@ function settings(value, path) {
   return result;
 }
 
+/** @param {readonly string[]} states @returns {(value: unknown, path: string) => string} */
+const oneOf = (states) => (value, path) => {
+  if (!states.includes(/** @type {string} */ (value))) throw new ShapeError(`${path} must be one of ${states.join(', ')}, got ${describeValue(value)}`);
+  return /** @type {string} */ (value);
+};
+
+/** @param {unknown} value @param {string} path @param {string} self */
+const remotePeer = (value, path, self) => expectOtherPeer(value, path, self);
+
 /** Fields of each event type besides type, peer and epochMs. */
 const EVENT_FIELDS = {
   'media-ready': { video: settings },
-  'connection-state': {
-    remote: (value, path, self) => expectOtherPeer(value, path, self),
-    state: (value, path) => {
-      if (!CONNECTION_STATES.includes(/** @type {string} */ (value))) throw new ShapeError(`${path} must be one of ${CONNECTION_STATES.join(', ')}, got ${describeValue(value)}`);
-      return value;
-    },
-  },
-  'first-frame': { remote: (value, path, self) => expectOtherPeer(value, path, self) },
+  negotiated: { remote: remotePeer },
+  'ice-state': { remote: remotePeer, state: oneOf(ICE_STATES) },
+  'dtls-state': { remote: remotePeer, state: oneOf(DTLS_STATES) },
+  'connection-state': { remote: remotePeer, state: oneOf(CONNECTION_STATES) },
+  'first-rtp': { remote: remotePeer },
+  'first-frame': { remote: remotePeer },
   error: { message: (value, path) => expectText(value, path, MAX_EVENT_TEXT_CHARS) },
 };
 

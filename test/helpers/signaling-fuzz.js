@@ -43,7 +43,11 @@ export function realMessages({ room, peer, remote }) {
     },
     { type: 'stats', sample: realSample({ peer, remote }) },
     { type: 'event', event: { type: 'media-ready', peer, epochMs, video: { width: 640, height: 360, frameRate: 30, deviceId: 'fake', resizeMode: 'none' } } },
+    { type: 'event', event: { type: 'negotiated', peer, epochMs, remote } },
+    { type: 'event', event: { type: 'ice-state', peer, epochMs, remote, state: 'checking' } },
+    { type: 'event', event: { type: 'dtls-state', peer, epochMs, remote, state: 'connected' } },
     { type: 'event', event: { type: 'connection-state', peer, epochMs, remote, state: 'connected' } },
+    { type: 'event', event: { type: 'first-rtp', peer, epochMs, remote } },
     { type: 'event', event: { type: 'first-frame', peer, epochMs, remote } },
     { type: 'event', event: { type: 'error', peer, epochMs, message: 'getUserMedia: NotFoundError' } },
   ];

@@ -78,15 +78,29 @@ test('events: known types, finite epochMs, typed and bounded fields, nothing els
   const epochMs = 1_790_000_000_000;
   assert.deepEqual(ok(validateEvent({ type: 'first-frame', epochMs, remote: 'p1' }, 'p0')), { type: 'first-frame', peer: 'p0', epochMs, remote: 'p1' });
   assert.deepEqual(ok(validateEvent({ type: 'media-ready', epochMs, video: null }, 'p0')).video, null);
+  for (const [type, fields] of [['negotiated', {}], ['ice-state', { state: 'completed' }], ['dtls-state', { state: 'connected' }], ['first-rtp', {}]]) {
+    assert.deepEqual(ok(validateEvent({ type, epochMs, remote: 'p1', ...fields }, 'p0')), { type, peer: 'p0', epochMs, remote: 'p1', ...fields });
+  }
   const cases = [
     [null, /event must be an object/],
-    [{ epochMs }, /event\.type must be one of media-ready, connection-state, first-frame, error, got nothing/],
+    [{ epochMs }, /event\.type must be one of media-ready, negotiated, ice-state, dtls-state, connection-state, first-rtp, first-frame, error, got nothing/],
     [{ type: 'call-started', epochMs }, /event\.type/],
     [{ type: 'first-frame', remote: 'p1' }, /event\.epochMs must be a number/],
     [{ type: 'first-frame', remote: 'p1', epochMs: Infinity }, /event\.epochMs/],
     [{ type: 'first-frame', remote: 'p1', epochMs: '1' }, /event\.epochMs/],
     [{ type: 'first-frame', epochMs }, /event\.remote must be a name/],
     [{ type: 'connection-state', epochMs, remote: 'p1', state: 'exploded' }, /event\.state must be one of new, connecting/],
+    [{ type: 'connection-state', epochMs, remote: 'p1', state: 'checking' }, /event\.state must be one of new, connecting, connected, disconnected, failed, closed, got "checking"/],
+    [{ type: 'ice-state', epochMs, remote: 'p1', state: 'connecting' }, /event\.state must be one of new, checking, connected, completed, disconnected, failed, closed, got "connecting"/],
+    [{ type: 'ice-state', epochMs, remote: 'p1' }, /event\.state must be one of .*, got nothing/],
+    [{ type: 'ice-state', epochMs, state: 'connected' }, /event\.remote must be a name/],
+    [{ type: 'dtls-state', epochMs, remote: 'p1', state: 'checking' }, /event\.state must be one of new, connecting, connected, closed, failed, got "checking"/],
+    [{ type: 'dtls-state', epochMs, remote: 'p0', state: 'connected' }, /event\.remote names the sender itself/],
+    [{ type: 'dtls-state', epochMs, remote: 'p1', state: 'connected', role: 'client' }, /dtls-state event has an unexpected field "role"/],
+    [{ type: 'negotiated', epochMs }, /event\.remote must be a name/],
+    [{ type: 'negotiated', epochMs, remote: 'p1', sdp: 'v=0' }, /negotiated event has an unexpected field "sdp"/],
+    [{ type: 'first-rtp', epochMs, remote: 'bad name' }, /event\.remote must be a name/],
+    [{ type: 'first-rtp', epochMs, remote: 'p1', kind: 'video' }, /first-rtp event has an unexpected field "kind"/],
     [{ type: 'connection-state', epochMs, remote: 'p0', state: 'failed' }, /event\.remote names the sender itself/],
     [{ type: 'connection-state', epochMs, remote: 'p1', state: 'failed', peer: 'p1' }, /event\.peer must be this socket's own peer/],
     [{ type: 'error', epochMs, message: 42 }, /event\.message must be a string/],
