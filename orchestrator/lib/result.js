@@ -3,6 +3,7 @@
 // both use this module.
 import { configuredTimeline } from './schedule.js';
 import { summarize } from './run-summary.js';
+import { setupBreakdown } from './setup-breakdown.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -37,6 +38,7 @@ export const SCHEMA_VERSION = 1;
  * @property {RunEvent[]} events
  * @property {{ emulator: string, links: object, routes: Record<string, string[]>, configured: object[],
  *   truth: object[], commands: SystemCommand[], scheduleEvents: ScheduleEvent[] }} network
+ * @property {import('./setup-breakdown.js').SetupBreakdown} setup  per peer: launch -> first decoded frame, step by step
  * @property {ReturnType<typeof summarize>} summary
  */
 
@@ -50,18 +52,20 @@ export const SCHEMA_VERSION = 1;
  *   & Record<string, unknown>} input.scenario  the resolved scenario, compiled network included
  * @param {Environment} input.environment
  * @param {TimelineEntry[]} input.samples    as the pages sent them (validated at the signaling edge)
- * @param {Array<{ epochMs: number, type: string }>} input.events
+ * @param {Array<{ epochMs: number, type: string, peer?: string|null }>} input.events  the set-up breakdown comes from them
  * @param {{ emulator: string, truth: Array<{ epochMs: number }>, commands: SystemCommand[],
  *   scheduleEvents: ScheduleEvent[] }} input.network  commands are stamped in seconds since the run started
  * @param {{ startedAtEpochMs: number, mediaStartEpochMs: number|null }} input.clock
- * @param {Record<string, number|null>} input.setupMs  per peer: browser launch -> first decoded frame
+ * @param {string[]} input.peers
  * @returns {RunResult}
  */
-export function buildResult({ status, errors, scenario, environment, samples, events, network, clock, setupMs }) {
+export function buildResult({ status, errors, scenario, environment, samples, events, network, clock, peers }) {
   const atS = (epochMs) => (clock.mediaStartEpochMs === null ? null : Number(((epochMs - clock.mediaStartEpochMs) / 1000).toFixed(3)));
   const { compiled, ...scenarioForResult } = scenario;
   const configured = configuredTimeline(compiled, scenario.durationS);
   const timeline = samples.filter((sample) => sample.t <= scenario.durationS).sort(bySecondPeerRemote);
+  const setup = setupBreakdown({ events, peers });
+  const setupMs = Object.fromEntries(peers.map((peer) => [peer, setup.peers[peer].sinceLaunchMs.firstFrame]));
   return {
     schemaVersion: SCHEMA_VERSION,
     status,
@@ -79,6 +83,7 @@ export function buildResult({ status, errors, scenario, environment, samples, ev
       commands: network.commands.map((command) => ({ ...command, atS: atS(clock.startedAtEpochMs + command.atS * 1000) ?? command.atS })),
       scheduleEvents: network.scheduleEvents,
     },
+    setup,
     summary: summarize({ timeline, warmupS: scenario.warmupS, durationS: scenario.durationS, setupMs, configured, routes: compiled.routes }),
   };
 }

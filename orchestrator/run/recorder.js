@@ -23,10 +23,6 @@ export function createRecorder({ log }) {
     scheduleEvents: [],
     /** @type {Array<{ epochMs: number }>} */
     truth: [],
-    /** @type {Record<string, number>} */
-    launchEpochMs: {},
-    /** @type {Record<string, number>} */
-    firstFrameEpochMs: {},
     /** @type {string[]} */
     browserVersions: [],
     /** @type {number|null} */

@@ -9,6 +9,7 @@ import { createEmulator } from '../emulators/index.js';
 import { EnvironmentError, InputError } from '../lib/errors.js';
 import { buildResult } from '../lib/result.js';
 import { groupScheduleEvents } from '../lib/schedule.js';
+import { LAUNCH_EVENT } from '../lib/setup-breakdown.js';
 import { onCleanup, onInterrupt } from '../lib/shutdown.js';
 import { resolveBrowserPath } from './browser-path.js';
 import { launchPeer } from './browsers.js';
@@ -84,7 +85,7 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
       scheduleEvents: recorder.scheduleEvents,
     },
     clock: { startedAtEpochMs: startedAt.getTime(), mediaStartEpochMs: recorder.mediaStartEpochMs },
-    setupMs: Object.fromEntries(scenarioPeers(scenario).map((peer) => [peer, setupMsOf(recorder, peer)])),
+    peers: scenarioPeers(scenario),
   });
   const resultFile = await writeResultFile(runDir, result);
   return { result, runDir, resultFile };
@@ -99,9 +100,6 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
 
 /** @param {{ peers: number }} scenario */
 const scenarioPeers = (scenario) => Array.from({ length: scenario.peers }, (_, i) => `p${i}`);
-
-/** @param {import('./recorder.js').Recorder} recorder @param {string} peer */
-const setupMsOf = (recorder, peer) => (recorder.firstFrameEpochMs[peer] ? recorder.firstFrameEpochMs[peer] - recorder.launchEpochMs[peer] : null);
 
 /**
  * Registers a closer for the run (undone in reverse order by tearDown, or by the process handlers on a signal).
@@ -140,6 +138,7 @@ async function setUpCall(call) {
   let allConnected = () => {};
   const whenConnected = new Promise((resolve) => { allConnected = () => resolve(undefined); });
   signaling.events.on('rejected', (rejection) => recorder.rejected(rejection));
+  signaling.events.on('join', ({ peer }) => recorder.event({ type: 'joined', peer }));
   signaling.events.on('stats', (sample) => {
     if (recorder.mediaStartEpochMs === null) return;
     recorder.samples.push(sample);
@@ -147,7 +146,6 @@ async function setUpCall(call) {
   });
   signaling.events.on('event', (event) => {
     recorder.event(event);
-    if (event.type === 'first-frame') recorder.firstFrameEpochMs[event.peer] ??= event.epochMs;
     if (event.type === 'error') recorder.fail(event.message, event.peer);
     if (event.type === 'connection-state') {
       if (event.state === 'connected') connected.add(`${event.peer}->${event.remote}`);
@@ -157,20 +155,25 @@ async function setUpCall(call) {
     }
   });
 
+  if (recorder.signal.aborted) return;
   let closing = false;
-  for (const peer of peers) {
-    if (recorder.signal.aborted) return;
-    recorder.launchEpochMs[peer] = Date.now();
+  // All at once: launched one after another, the first peer's set-up time included the others' launches.
+  const launches = await Promise.allSettled(peers.map(async (peer) => {
+    recorder.event({ type: LAUNCH_EVENT, peer });
     const url = `${signaling.httpUrl}?${new URLSearchParams({ peer, room, signal: signaling.wsUrl })}`;
     const launched = await launchPeer({
       executablePath: call.browser.path, media: call.media, url, headful: call.headful, launchSpec: call.emulator.launchSpec?.(peer),
+      onMilestone: (type) => recorder.event({ type, peer }),
       onConsole: (text) => recorder.event({ type: 'console-error', peer, text }),
       onCrash: (message) => !closing && recorder.fail(message, peer),
     });
     recorder.browserVersions.push(launched.version);
     hold(call, `browser ${peer}`, async () => { closing = true; await launched.browser.close(); });
     log(`${peer}: ${launched.version} launched`);
-  }
+  }));
+  // Every browser that did start is held for tear-down before the first failure is thrown.
+  const failed = launches.find((launch) => launch.status === 'rejected');
+  if (failed) throw failed.reason;
 
   const timedOut = sleep(CONNECT_TIMEOUT_MS, recorder.signal).then(() => 'timeout');
   if (await Promise.race([whenConnected.then(() => 'connected'), timedOut]) === 'timeout' && !recorder.signal.aborted) {

@@ -24,7 +24,10 @@ function fixture(overrides = {}) {
     samples,
     events: [
       { type: 'call-started', epochMs: MEDIA_MS },
-      { type: 'first-frame', peer: 'p0', epochMs: MEDIA_MS - 1500 },
+      { type: 'first-frame', peer: 'p0', remote: 'p1', epochMs: MEDIA_MS - 1500 },
+      { type: 'launch-started', peer: 'p0', epochMs: MEDIA_MS - 4000 },
+      { type: 'launch-started', peer: 'p1', epochMs: MEDIA_MS - 4100 },
+      { type: 'first-frame', peer: 'p1', remote: 'p0', epochMs: MEDIA_MS - 1500 },
     ],
     network: {
       emulator: 'relay',
@@ -33,7 +36,7 @@ function fixture(overrides = {}) {
       scheduleEvents: [],
     },
     clock: { startedAtEpochMs: START_MS, mediaStartEpochMs: MEDIA_MS },
-    setupMs: { p0: 2500, p1: 2600 },
+    peers: ['p0', 'p1'],
     ...overrides,
   };
 }
@@ -50,7 +53,7 @@ test('buildResult: schema version, timeline sorted and cut at the duration, comp
 
 test('buildResult: wall-clock times go onto the media clock (negative before the call started)', () => {
   const result = buildResult(fixture());
-  assert.deepEqual(result.events.map((e) => [e.type, e.atS]), [['first-frame', -1.5], ['call-started', 0]]);
+  assert.deepEqual(result.events.map((e) => [e.type, e.atS]), [['launch-started', -4.1], ['launch-started', -4], ['first-frame', -1.5], ['first-frame', -1.5], ['call-started', 0]]);
   assert.equal(result.network.truth[0].t, 1);
   assert.equal(result.network.truth[0].epochMs, undefined);
   assert.equal(result.network.commands[0].atS, -2, 'a command 2 s after the run started, 4 s before media start');
@@ -67,8 +70,19 @@ test('buildResult: summary over the measurement window, with set-up time and uti
   const { summary } = buildResult(fixture());
   assert.deepEqual(summary.windowS, [1, 5]);
   assert.equal(summary.peers.p0['video.recvKbps'].n, 4);
-  assert.equal(summary.setupMs.max, 2600);
+  assert.deepEqual(summary.setupMs, { p0: 2500, p1: 2600, max: 2600 });
   assert.ok(summary.utilization.overall > 0.8 && summary.utilization.overall < 0.9, `utilisation ${summary.utilization.overall}`);
+});
+
+test('buildResult: the set-up breakdown per peer from the events; summary.setupMs is its first frame', () => {
+  const { setup, summary } = buildResult(fixture());
+  const notReached = { negotiated: null, iceConnected: null, dtlsConnected: null, firstRtp: null };
+  assert.deepEqual(setup.peers.p1.remotes, { p0: { ...notReached, firstFrame: 2600 } });
+  assert.equal(setup.peers.p0.launchEpochMs, MEDIA_MS - 4000);
+  for (const peer of ['p0', 'p1']) assert.equal(setup.peers[peer].sinceLaunchMs.firstFrame, summary.setupMs[peer]);
+  const failed = buildResult(fixture({ status: 'failed', events: [{ type: 'launch-started', peer: 'p0', epochMs: START_MS }] }));
+  assert.deepEqual(failed.summary.setupMs, { p0: null, p1: null, max: null });
+  assert.equal(failed.setup.peers.p1.launchEpochMs, null);
 });
 
 test('buildResult: samples with junk peer names cannot make the sort throw', () => {
