@@ -10,7 +10,8 @@ const statusEl = document.getElementById('status');
 
 const ws = new WebSocket(params.get('signal'));
 const send = (message) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(message));
-const report = (type, data = {}) => send({ type: 'event', event: { type, peer, epochMs: Date.now(), ...data } });
+/** @param {string} type @param {object} [data] @param {number} [epochMs] when it happened, if not now */
+const report = (type, data = {}, epochMs = Date.now()) => send({ type: 'event', event: { type, peer, epochMs, ...data } });
 const setStatus = (text) => { statusEl.textContent = `${peer}: ${text}`; };
 
 // The server refuses longer texts (signaling/messages.js MAX_EVENT_TEXT_CHARS); the start of a stack says enough.
@@ -20,17 +21,20 @@ window.addEventListener('unhandledrejection', (e) => reportError(e.reason?.stack
 
 /** @type {Map<string, { pc: RTCPeerConnection, pending: RTCIceCandidateInit[], hasRemote: boolean }>} */
 const connections = new Map();
-/** @type {MediaStream} */
-let localStream;
 // Media is requested at load and the page joins as soon as the socket opens, without waiting for it: the server
 // only hears events from a joined socket, and a page whose getUserMedia fails must still be able to say so.
+// Negotiation, ICE and DTLS do not wait for it either: the senders get their tracks when getUserMedia resolves.
+/** What every connection sends; the tracks join it when getUserMedia resolves. */
+const localStream = new MediaStream();
+/** When getUserMedia resolved: reported once the socket is open, which may be later. */
+let mediaReadyEpochMs = 0;
 const localMedia = navigator.mediaDevices.getUserMedia({ audio: true, video: true }).then((stream) => {
-  localStream = stream;
+  mediaReadyEpochMs = Date.now();
+  for (const track of stream.getTracks()) localStream.addTrack(track);
+  for (const { pc } of connections.values()) giveTracks(pc);
   /** @type {HTMLVideoElement} */ (document.getElementById('local')).srcObject = stream;
   return stream;
 });
-/** Negotiation waits for this; false when getUserMedia failed (reported once, from onopen). */
-const haveMedia = localMedia.then(() => true, () => false);
 // Diagnostics hook for tests and --headful debugging (e.g. evaluating other stats libraries against ours).
 /** @type {any} */ (window).testbed = { connections };
 let sampling = null;
@@ -41,29 +45,46 @@ function connectionTo(remote) {
   const pc = new RTCPeerConnection({ iceServers: [], bundlePolicy: 'max-bundle' });
   entry = { pc, pending: [], hasRemote: false };
   connections.set(remote, entry);
-  for (const track of localStream.getTracks()) pc.addTrack(track, localStream);
   pc.onicecandidate = ({ candidate }) => candidate && send({ type: 'candidate', to: remote, candidate: candidate.toJSON() });
+  // The set-up milestones (orchestrator/lib/setup-breakdown.js): both descriptions set, ICE, DTLS, first RTP, first frame.
+  pc.onsignalingstatechange = () => pc.signalingState === 'stable' && report('negotiated', { remote });
+  pc.oniceconnectionstatechange = () => report('ice-state', { remote, state: pc.iceConnectionState });
   pc.onconnectionstatechange = () => report('connection-state', { remote, state: pc.connectionState });
   pc.ontrack = ({ track, streams }) => {
     if (track.kind !== 'video') return;
+    // A remote track is unmuted when its first RTP packet arrives.
+    track.addEventListener('unmute', () => report('first-rtp', { remote }), { once: true });
     const video = document.createElement('video');
     Object.assign(video, { autoplay: true, muted: true, playsInline: true, srcObject: streams[0] });
     document.getElementById('remotes').append(video);
-    watchFirstFrame(remote, pc);
+    video.requestVideoFrameCallback((now, frame) => report('first-frame', { remote }, decodedEpochMs(now, frame)));
   };
   return entry;
 }
 
-// Polling getStats is browser-neutral and resolves to ~50 ms, enough for a set-up time in seconds.
-async function watchFirstFrame(remote, pc) {
-  while (pc.connectionState !== 'closed') {
-    const stats = [...(await pc.getStats()).values()];
-    if (stats.some((s) => s.type === 'inbound-rtp' && s.kind === 'video' && s.framesDecoded > 0)) {
-      report('first-frame', { remote });
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+/**
+ * When the first frame was decoded: for a WebRTC source, receiveTime (its last packet) plus processingDuration
+ * (to decoded); the callback itself comes later, at the next paint.
+ * @param {DOMHighResTimeStamp} now @param {VideoFrameCallbackMetadata & { receiveTime?: number, processingDuration?: number }} frame
+ */
+function decodedEpochMs(now, frame) {
+  const { receiveTime, processingDuration } = frame;
+  const decodedAt = receiveTime !== undefined && processingDuration !== undefined ? receiveTime + processingDuration * 1000 : now;
+  return Math.round(performance.timeOrigin + decodedAt);
+}
+
+/** Puts the local tracks (if getUserMedia has resolved) on the senders of their kind. @param {RTCPeerConnection} pc */
+function giveTracks(pc) {
+  for (const { sender, receiver } of pc.getTransceivers()) {
+    const track = localStream.getTracks().find((candidate) => candidate.kind === receiver.track.kind);
+    if (track && sender.track !== track) sender.replaceTrack(track);
   }
+}
+
+/** The DTLS transport exists once the local description is set; with max-bundle every sender shares it. */
+function watchDtls(remote, pc) {
+  const transport = pc.getSenders()[0]?.transport;
+  transport?.addEventListener('statechange', () => report('dtls-state', { remote, state: transport.state }));
 }
 
 async function applyRemote(remote, description) {
@@ -76,8 +97,11 @@ async function applyRemote(remote, description) {
 
 async function offerTo(remote) {
   const { pc } = connectionTo(remote);
+  for (const kind of ['audio', 'video']) pc.addTransceiver(kind, { direction: 'sendrecv', streams: [localStream] });
+  giveTracks(pc);
   const offer = await pc.createOffer();
   await pc.setLocalDescription(offer);
+  watchDtls(remote, pc);
   send({ type: 'offer', to: remote, sdp: offer.sdp });
 }
 
@@ -109,19 +133,22 @@ async function startSampling(mediaStartEpochMs) {
 const handlers = {
   async joined({ peers }) {
     setStatus(`joined room ${room}; calling ${peers.join(', ') || 'nobody yet'}`);
-    if (!(await haveMedia)) return;
     for (const remote of peers) await offerTo(remote);
   },
   async offer({ from, sdp }) {
-    if (!(await haveMedia)) return;
     const { pc } = await applyRemote(from, { type: 'offer', sdp });
+    for (const transceiver of pc.getTransceivers()) {
+      transceiver.direction = 'sendrecv';
+      transceiver.sender.setStreams(localStream);
+    }
+    giveTracks(pc);
     const answer = await pc.createAnswer();
     await pc.setLocalDescription(answer);
+    watchDtls(from, pc);
     send({ type: 'answer', to: from, sdp: answer.sdp });
   },
   async answer({ from, sdp }) { await applyRemote(from, { type: 'answer', sdp }); },
   async candidate({ from, candidate }) {
-    if (!(await haveMedia)) return;
     const entry = connectionTo(from);
     if (entry.hasRemote) await entry.pc.addIceCandidate(candidate);
     else entry.pending.push(candidate);
@@ -154,7 +181,7 @@ ws.onopen = async () => {
     const settings = (await localMedia).getVideoTracks()[0]?.getSettings();
     // Plain values only: the server accepts a flat object, whatever a newer browser adds to the settings.
     const video = settings ? Object.fromEntries(Object.entries(settings).filter(([, value]) => ['number', 'string', 'boolean'].includes(typeof value))) : null;
-    report('media-ready', { video });
+    report('media-ready', { video }, mediaReadyEpochMs);
   } catch (error) {
     reportError(`getUserMedia: ${error.name}: ${error.message}`);
   }
