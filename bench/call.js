@@ -1,37 +1,75 @@
 #!/usr/bin/env node
-// Benchmark: call set-up time (browser launch -> first decoded video frame) and the orchestrator's own CPU share
-// while it carries a full-rate call (unconstrained, 720p30: Chromium sends ~2.5 Mbps each way).
-// Usage: node bench/call.js [--duration 40] [--video 720p30]. Prints figures; asserts nothing.
-import { parseArgs } from 'node:util';
-import { rmSync } from 'node:fs';
+// Benchmark: call set-up time (browser launch -> first decoded video frame) with its breakdown per peer, and the
+// orchestrator's own CPU share while it carries a full-rate call (unconstrained, 720p30). With --runs N it runs N
+// calls one after another and prints medians.
+// Usage: node bench/call.js [--runs 5] [--duration 40] [--video 720p30]. Prints figures; asserts nothing.
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { mkdtempSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { installProcessHandlers } from '../orchestrator/lib/shutdown.js';
 import { runScenario } from '../orchestrator/run/run.js';
 import { loadScenario } from '../orchestrator/lib/scenario.js';
+import { SETUP_MILESTONES } from '../orchestrator/lib/setup-breakdown.js';
+import { describe } from '../orchestrator/lib/statistics.js';
 
-const { values } = parseArgs({ options: { duration: { type: 'string', default: '40' }, video: { type: 'string', default: '720p30' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '1' }, duration: { type: 'string', default: '40' }, video: { type: 'string', default: '720p30' } },
+});
+const runs = Number(values.runs);
 installProcessHandlers();
 const scenario = loadScenario('unconstrained', { durationS: Number(values.duration) });
-const out = mkdtempSync(path.join(os.tmpdir(), 'wtb-bench-call-'));
 
-// CPU is measured over the measurement window only (after warm-up), when the call runs at full rate.
-let cpuStart = null;
-let cpuEnd = null;
-const onSample = (sample) => {
-  const now = { cpu: process.cpuUsage(), wallMs: performance.now() };
-  if (sample.t === scenario.warmupS + 1 && !cpuStart) cpuStart = now;
-  if (sample.t === scenario.durationS) cpuEnd = now;
-};
-const { result } = await runScenario({ scenario, video: values.video, outDir: out, onSample });
-rmSync(out, { recursive: true, force: true });
+/** One call: its result and the orchestrator's CPU share over the measurement window (null if the call was shorter). */
+async function benchOnce() {
+  const out = mkdtempSync(path.join(os.tmpdir(), 'wtb-bench-call-'));
+  // CPU is measured over the measurement window only (after warm-up), when the call runs at full rate.
+  let cpuStart = null;
+  let cpuEnd = null;
+  const onSample = (sample) => {
+    const now = { cpu: process.cpuUsage(), wallMs: performance.now() };
+    if (sample.t === scenario.warmupS + 1 && !cpuStart) cpuStart = now;
+    if (sample.t === scenario.durationS) cpuEnd = now;
+  };
+  try {
+    const { result } = await runScenario({ scenario, video: values.video, outDir: out, onSample });
+    const cpuMs = cpuStart && cpuEnd ? (cpuEnd.cpu.user + cpuEnd.cpu.system - cpuStart.cpu.user - cpuStart.cpu.system) / 1000 : null;
+    return { result, cpuSharePct: cpuMs === null ? null : (100 * cpuMs) / (cpuEnd.wallMs - cpuStart.wallMs) };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
 
-const cpuMs = (cpuEnd.cpu.user + cpuEnd.cpu.system - cpuStart.cpu.user - cpuStart.cpu.system) / 1000;
-const sharePct = (100 * cpuMs) / (cpuEnd.wallMs - cpuStart.wallMs);
-const { summary } = result;
-console.log(`status                         ${result.status}`);
+/** @param {Array<number|null|undefined>} list */
+const median = (list) => describe(list).median;
+/** @param {number|null} value @param {number} width */
+const cell = (value, width = 8) => (value === null ? '–' : value.toFixed(0)).padStart(width);
+
+const measured = [];
+for (let run = 1; run <= runs; run += 1) {
+  const { result, cpuSharePct } = await benchOnce();
+  measured.push({ result, cpuSharePct });
+  const { setupMs } = result.summary;
+  const perPeer = Object.entries(setupMs).filter(([peer]) => peer !== 'max').map(([peer, ms]) => `${peer} ${cell(ms, 0)} ms`).join(', ');
+  console.log(`run ${run}/${runs}: ${result.status}; set-up ${perPeer} (max ${cell(setupMs.max, 0)} ms)`);
+}
+
+const peers = Object.keys(measured[0].result.setup.peers);
+console.log(`\nset-up breakdown: ms since each peer's browser launch (median of ${runs}); +ms: after the latest earlier milestone`);
+console.log(`${'milestone'.padEnd(18)}${peers.map((peer) => `${peer.padStart(8)}${'+ms'.padStart(8)}`).join('')}`);
+for (const [index, name] of SETUP_MILESTONES.entries()) {
+  const columns = peers.map((peer) => {
+    const sinceLaunch = (milestone) => median(measured.map(({ result }) => result.setup.peers[peer].sinceLaunchMs[milestone]));
+    const earlier = SETUP_MILESTONES.slice(0, index).map(sinceLaunch).filter((ms) => ms !== null);
+    const ms = sinceLaunch(name);
+    return `${cell(ms)}${cell(ms === null ? null : ms - Math.max(0, ...earlier))}`;
+  });
+  console.log(`${name.padEnd(18)}${columns.join('')}`);
+}
+const setupMax = measured.map(({ result }) => result.summary.setupMs.max);
+console.log(`\nset-up time (launch -> frame), slowest peer: median ${cell(median(setupMax), 0)} ms; runs ${setupMax.map((ms) => cell(ms, 0)).join(', ')} ms`);
+const recvKbps = median(measured.map(({ result }) => result.summary.overall['video.recvKbps']?.median));
 console.log(`video preset                   ${values.video}`);
-console.log(`set-up time (launch -> frame)  ${Object.entries(summary.setupMs).map(([peer, ms]) => `${peer} ${ms} ms`).join(', ')}`);
-console.log(`video recvKbps median          ${summary.overall['video.recvKbps'].median.toFixed(0)} kbps (each direction)`);
-console.log(`orchestrator CPU share         ${sharePct.toFixed(2)} % of one core (${os.cpus().length} cores, ${os.cpus()[0].model})`);
+console.log(`video recvKbps median          ${cell(recvKbps, 0)} kbps (each direction)`);
+const cpuSharePct = median(measured.map((m) => m.cpuSharePct));
+console.log(`orchestrator CPU share         ${cpuSharePct === null ? `– (a call of at least ${scenario.warmupS + 2} s measures it)` : `${cpuSharePct.toFixed(2)} %`} of one core (${os.cpus().length} cores, ${os.cpus()[0].model})`);
