@@ -9,7 +9,8 @@ const sumBy = (items, field) => items.reduce((total, item) => total + (Number(it
  * @returns {Snapshot}
  *
  * @typedef {{ timestampMs: number, video: MediaCounters, audio: MediaCounters,
- *   rtt: { totalS: number, measurements: number }, candidatePair: { currentRttMs: number|null, availableOutgoingKbps: number|null } }} Snapshot
+ *   rtt: { totalS: number, measurements: number },
+ *   candidatePair: { currentRttMs: number|null, availableOutgoingKbps: number|null } }} Snapshot
  * @typedef {{ out: Record<string, any>|null, in: Record<string, any>|null }} MediaCounters
  */
 export function snapshotFromStats(stats) {

@@ -78,11 +78,16 @@ export async function startServer({ dir, port = 8080, host = '127.0.0.1' }) {
     }
   });
   // Express's default error page shows the stack and absolute paths: say only what went wrong.
-  app.use((/** @type {any} */ error, /** @type {import('express').Request} */ req, /** @type {import('express').Response} */ res, /** @type {Function} */ _next) => {
+  /**
+   * @param {any} error @param {import('express').Request} req @param {import('express').Response} res
+   * @param {import('express').NextFunction} _next  express tells error handlers by their four parameters
+   */
+  const answerError = (error, req, res, _next) => {
     const status = Number.isInteger(error?.status) && error.status >= 400 && error.status < 600 ? error.status : 500;
     res.status(status).type('text').send(status === 500 ? 'Internal error: see the serve command\'s output.\n' : 'Bad request.\n');
     if (status === 500) console.error(`serve: ${req.method} ${req.path}: ${error?.message ?? error}`);
-  });
+  };
+  app.use(answerError);
 
   const server = await new Promise((resolveListen, reject) => {
     const s = app.listen(port, host);

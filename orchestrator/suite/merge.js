@@ -27,7 +27,8 @@ export function missingShards(shards) {
  * @param {string[]} targets suite directories or their summary.json files
  * @param {object} [options]
  * @param {string} [options.outDir] default results/suites/<suite>/<UTC timestamp>
- * @param {{ map: Record<string, import('./assertions.js').Assertion[]>, file: string }} [options.assertions] instead of the ones the shards recorded
+ * @param {{ map: Record<string, import('./assertions.js').Assertion[]>, file: string }} [options.assertions]
+ *   instead of the ones the shards recorded
  * @param {{ file: string, data: import('./baseline.js').Baseline }|null} [options.baseline]
  * @param {object} [options.regression] partial RegressionOptions from flags, over the shards' own
  * @param {(line: string) => void} [options.log]
@@ -45,7 +46,9 @@ export async function mergeSuiteDirs(targets, { outDir, assertions, baseline = n
     const twin = inputs.find((other) => other !== input && other.suiteDir === input.suiteDir);
     if (twin) throw new InputError(`${displayPath(input.file)}: given twice; pass each suite directory once`);
     const { shard } = input.summary;
-    if (shard && inputs.some((other) => other !== input && other.summary.shard?.index === shard.index && other.summary.shard?.count === shard.count)) {
+    const sameShard = (other) => other !== input
+      && other.summary.shard?.index === shard.index && other.summary.shard?.count === shard.count;
+    if (shard && inputs.some(sameShard)) {
       throw new InputError(`${displayPath(input.file)}: shard: ${shard.index}/${shard.count} appears in more than one input; pass each shard once`);
     }
   }
@@ -59,7 +62,9 @@ export async function mergeSuiteDirs(targets, { outDir, assertions, baseline = n
   const scenarios = [];
   const nextRepetition = new Map();
   for (const input of inputs) {
-    for (const name of [...input.summary.runs.map((r) => r.scenario), ...(input.summary.notRun ?? [])]) if (!scenarios.includes(name)) scenarios.push(name);
+    for (const name of [...input.summary.runs.map((r) => r.scenario), ...(input.summary.notRun ?? [])]) {
+      if (!scenarios.includes(name)) scenarios.push(name);
+    }
     for (const run of await readRuns(input.suiteDir, input.summary)) {
       const repetition = (nextRepetition.get(run.scenario) ?? 0) + 1;
       nextRepetition.set(run.scenario, repetition);

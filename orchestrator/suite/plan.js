@@ -53,7 +53,10 @@ export function shardEntries(entries, { index, count }) {
  * @returns {{ entry: object, repetition: number, dir: string }[]} dir is relative to the suite directory
  */
 export function planRuns(entries) {
-  return entries.flatMap((entry) => Array.from({ length: entry.repetitions }, (_, k) => ({ entry, repetition: k + 1, dir: runDirName(entry.name, k + 1) })));
+  return entries.flatMap((entry) => Array.from(
+    { length: entry.repetitions },
+    (_, k) => ({ entry, repetition: k + 1, dir: runDirName(entry.name, k + 1) }),
+  ));
 }
 
 /** @param {string} scenario @param {number} repetition */

@@ -26,7 +26,9 @@ import { defaultSuiteDir, writeSuiteOutputs } from './suite-dir.js';
  * @returns {Promise<{ summary: object, suiteDir: string, paths: Record<string, string> }>}
  * @throws {HarnessError} after writing the outputs, when the environment (or an input only a run could check) stopped the suite
  */
-export async function runSuite({ suite, assertions, assertionsFile, baseline = null, regression, shard = null, outDir, browserPath, headful = false, log = () => {} }) {
+export async function runSuite({
+  suite, assertions, assertionsFile, baseline = null, regression, shard = null, outDir, browserPath, headful = false, log = () => {},
+}) {
   const startedAt = new Date();
   const suiteDir = path.resolve(outDir ?? defaultSuiteDir(suite.name, startedAt));
   const entries = shard ? shardEntries(suite.entries, shard) : suite.entries;

@@ -60,7 +60,9 @@ export async function readRuns(suiteDir, summary) {
  * @returns {Promise<Record<keyof typeof OUTPUT_FILES, string>>} the written paths
  */
 export async function writeSuiteOutputs(suiteDir, summary, { log = () => {} } = {}) {
-  const paths = /** @type {Record<keyof typeof OUTPUT_FILES, string>} */ (Object.fromEntries(Object.entries(OUTPUT_FILES).map(([key, name]) => [key, path.join(suiteDir, name)])));
+  const paths = /** @type {Record<keyof typeof OUTPUT_FILES, string>} */ (
+    Object.fromEntries(Object.entries(OUTPUT_FILES).map(([key, name]) => [key, path.join(suiteDir, name)]))
+  );
   const markdown = renderMarkdown(summary, { reportPath: displayPath(paths.page) });
   await writeJsonAtomic(paths.summary, summary);
   await writeFileAtomic(paths.junit, renderJunit(summary));

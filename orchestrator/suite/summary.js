@@ -115,10 +115,14 @@ export function buildSuiteSummary({
     counts,
     notRun: scenarios.filter((name) => !ran.includes(name)),
     regression,
-    baseline: baseline ? { file: baseline.file, suite: baseline.data.suite, createdAt: baseline.data.createdAt ?? null, source: baseline.data.source ?? null } : null,
+    baseline: baseline
+      ? { file: baseline.file, suite: baseline.data.suite, createdAt: baseline.data.createdAt ?? null,
+        source: baseline.data.source ?? null }
+      : null,
     assertionsFile,
     // Kept so a merge can re-evaluate without the original file.
-    assertionDefinitions: Object.fromEntries(scenarios.filter((name) => assertions[name]).map((name) => [name, assertions[name].map(({ check, level, why }) => ({ check, level, why }))])),
+    assertionDefinitions: Object.fromEntries(scenarios.filter((name) => assertions[name])
+      .map((name) => [name, assertions[name].map(({ check, level, why }) => ({ check, level, why }))])),
     runs: runRecords,
     scenarios: scenarioSummaries,
   };
