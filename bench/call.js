@@ -55,14 +55,15 @@ for (let run = 1; run <= runs; run += 1) {
 }
 
 const peers = Object.keys(measured[0].result.setup.peers);
-console.log(`\nset-up breakdown: ms since each peer's browser launch (median of ${runs}); +ms: after the latest earlier milestone`);
+// Milestones overlap (the page negotiates while getUserMedia runs), so a step is counted from the latest one reached before it.
+console.log(`\nset-up breakdown: ms since each peer's browser launch (median of ${runs}); +ms: after the latest milestone before it`);
 console.log(`${'milestone'.padEnd(18)}${peers.map((peer) => `${peer.padStart(8)}${'+ms'.padStart(8)}`).join('')}`);
 for (const [index, name] of SETUP_MILESTONES.entries()) {
   const columns = peers.map((peer) => {
     const sinceLaunch = (milestone) => median(measured.map(({ result }) => result.setup.peers[peer].sinceLaunchMs[milestone]));
-    const earlier = SETUP_MILESTONES.slice(0, index).map(sinceLaunch).filter((ms) => ms !== null);
     const ms = sinceLaunch(name);
-    return `${cell(ms)}${cell(ms === null ? null : ms - Math.max(0, ...earlier))}`;
+    const before = SETUP_MILESTONES.slice(0, index).map(sinceLaunch).filter((earlier) => earlier !== null && earlier <= ms);
+    return `${cell(ms)}${cell(ms === null ? null : ms - Math.max(0, ...before))}`;
   });
   console.log(`${name.padEnd(18)}${columns.join('')}`);
 }
