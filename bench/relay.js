@@ -43,7 +43,9 @@ async function cpuShare(relay) {
     const [a, b] = [2 * pair, 2 * pair + 1];
     const proxyOf = {};
     for (const [self, remote] of [[a, b], [b, a]]) {
-      proxyOf[self] = await relay.register({ peer: peers[self], remotePeer: peers[remote], address: HOST, port: sockets[self].address().port });
+      proxyOf[self] = await relay.register({
+        peer: peers[self], remotePeer: peers[remote], address: HOST, port: sockets[self].address().port,
+      });
       links[`${peers[self]}.up`] = uplink;
       links[`${peers[self]}.down`] = unconstrained;
       routes[`${peers[self]}->${peers[remote]}`] = [`${peers[self]}.up`, `${peers[remote]}.down`];
@@ -72,7 +74,8 @@ async function cpuShare(relay) {
     systemPct: sharePct(after.cpuSystemUs - before.cpuSystemUs),
     forwardedPerS: ((after.forwardedPackets - before.forwardedPackets) * 1000) / wallMs,
     deliveredPct: (100 * receivedPackets) / (sentPerFlow * flows.length),
-    carriedMbps: ((after.forwardedBytes - before.forwardedBytes + UDP_IPV4_OVERHEAD_BYTES * (after.forwardedPackets - before.forwardedPackets)) * 8) / wallMs / 1000,
+    carriedMbps: ((after.forwardedBytes - before.forwardedBytes
+      + UDP_IPV4_OVERHEAD_BYTES * (after.forwardedPackets - before.forwardedPackets)) * 8) / wallMs / 1000,
   };
 }
 

@@ -21,7 +21,9 @@ const hasIperf3 = (() => {
 })();
 
 /** @param {object} overrides */
-const link = (overrides = {}) => ({ rateKbps: null, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, ...overrides });
+const link = (overrides = {}) => ({
+  rateKbps: null, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, ...overrides,
+});
 const twoPeers = (up0 = {}) => ({
   links: { 'p0.up': link(up0), 'p0.down': link(), 'p1.up': link(), 'p1.down': link() },
   routes: { 'p0->p1': ['p0.up', 'p1.down'], 'p1->p0': ['p1.up', 'p0.down'] },

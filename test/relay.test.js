@@ -254,7 +254,9 @@ describe('calibration arithmetic', () => {
     // 10 packets of 97 + 28 bytes = 1000 bits sent every 1 ms, received every 2 ms (500 kbps) 10 ms later; seq 9 lost.
     const received = Array.from({ length: 9 }, (_, seq) => ({ seq, sendMs: 1000 + seq, recvMs: 1010 + 2 * seq }));
     const trace = { startMs: 1000, endMs: 1030, packetsSent: 10, payloadBytes: 97, received };
-    const summary = summarizeProbe(trace, params({ oneWayDelayMs: 10 }), { offeredKbps: 1000, payloadBytes: 97, durationMs: 10, warmupMs: 12 });
+    const summary = summarizeProbe(
+      trace, params({ oneWayDelayMs: 10 }), { offeredKbps: 1000, payloadBytes: 97, durationMs: 10, warmupMs: 12 },
+    );
     assert.equal(summary.achievedKbps, 500); // window starts at 1012: packets 1..8
     assert.equal(summary.oneWayDelayMsP50, 14);
     assert.equal(summary.delayErrorMsP50, 4);

@@ -65,7 +65,13 @@ async function open(file, { waitForCharts = true } = {}) {
 function charts(page) {
   return page.evaluate(() => Object.values(window.Chart.instances).map((c) => ({
     id: c.canvas.id,
-    datasets: c.data.datasets.map((d) => ({ label: d.label, points: d.data.filter((p) => p.y !== null).length, nulls: d.data.filter((p) => p.y === null).length, spanGaps: d.spanGaps, ys: d.data.map((p) => p.y) })),
+    datasets: c.data.datasets.map((d) => ({
+      label: d.label,
+      points: d.data.filter((p) => p.y !== null).length,
+      nulls: d.data.filter((p) => p.y === null).length,
+      spanGaps: d.spanGaps,
+      ys: d.data.map((p) => p.y),
+    })),
     xMin: c.scales.x.min,
     xMax: c.scales.x.max,
   })));
@@ -123,7 +129,11 @@ test('a scheduled run shows the capacity schedule as steps, time to steady, netw
       c.scrollIntoView({ block: 'center' });
       const chart = window.Chart.getChart(c);
       const r = c.getBoundingClientRect();
-      return { x0: r.left + chart.scales.x.getPixelForValue(60), x1: r.left + chart.scales.x.getPixelForValue(120), y: r.top + chart.chartArea.top + 20 };
+      return {
+        x0: r.left + chart.scales.x.getPixelForValue(60),
+        x1: r.left + chart.scales.x.getPixelForValue(120),
+        y: r.top + chart.chartArea.top + 20,
+      };
     });
     await page.mouse.move(box.x0, box.y);
     await page.mouse.down();

@@ -8,7 +8,11 @@ import { openNetemProbePath } from '../emulators/netem/calibrate.js';
 
 /**
  * Per emulator: opens a ProbePath and returns it with the emulator's own counters and a teardown.
- * @type {Record<string, () => Promise<{path: import('../emulators/calibration.js').ProbePath, stats: () => Promise<object>, close: () => Promise<void>}>>}
+ * @type {Record<string, () => Promise<{
+ *   path: import('../emulators/calibration.js').ProbePath,
+ *   stats: () => Promise<object>,
+ *   close: () => Promise<void>,
+ * }>>}
  */
 /**
  * @type {Record<string, () => Promise<{ path: import('../emulators/calibration.js').ProbePath, stats: () => Promise<object>,

@@ -40,7 +40,10 @@ export async function handler(argv) {
   const regression = resolveRegressionOptions(regressionFlags(argv), 'flags', suite.regression);
   const baseline = loadBaselineFlag(argv.baseline);
   const assertions = loadAssertionsFlag(argv.assertions)
-    ?? { map: suite.assertionsFile ? loadAssertions(suite.assertionsFile) : {}, file: suite.assertionsFile ? displayPath(suite.assertionsFile) : null };
+    ?? {
+      map: suite.assertionsFile ? loadAssertions(suite.assertionsFile) : {},
+      file: suite.assertionsFile ? displayPath(suite.assertionsFile) : null,
+    };
 
   if (argv.dryRun) {
     const entries = shard ? shardEntries(suite.entries, shard) : suite.entries;

@@ -73,7 +73,11 @@ export function decodeProbe(payload) {
  * @returns {CalibrationCase[]}
  */
 export function standardCases({ durationScale = 1 } = {}) {
-  const scaled = (probe) => ({ ...probe, durationMs: Math.round(probe.durationMs * durationScale), warmupMs: Math.round(probe.warmupMs * durationScale) });
+  const scaled = (probe) => ({
+    ...probe,
+    durationMs: Math.round(probe.durationMs * durationScale),
+    warmupMs: Math.round(probe.warmupMs * durationScale),
+  });
   const delayProbe = { offeredKbps: 600, payloadBytes: 200, durationMs: 4000, warmupMs: 0 };
   const lossProbe = { offeredKbps: 2000, payloadBytes: 200, durationMs: 5000, warmupMs: 0 };
   // RFC 8867's 300 ms bottleneck queue: deep enough that a sender stall on a busy machine doesn't idle the link.

@@ -1,4 +1,5 @@
-// Reading the harness's JSON input files (scenarios, suites, assertions, baselines): every failure is an InputError naming the file (and line).
+// Reading the harness's JSON input files (scenarios, suites, assertions, baselines):
+// every failure is an InputError naming the file (and line).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from './errors.js';

@@ -143,7 +143,9 @@ function resolveLinks(selector, path, links) {
 
 /**
  * @typedef {{atS: number, link: string, patch: Record<string, unknown>, cause: string, where: string}} Change
- * @typedef {{index: number, kind: 'step'|'ramp', links: string[], fields: string[], startS: number, endS: number, changes: Change[]}} CompiledEntry
+ * @typedef {{
+ *   index: number, kind: 'step'|'ramp', links: string[], fields: string[], startS: number, endS: number, changes: Change[],
+ * }} CompiledEntry
  */
 
 /**
@@ -269,7 +271,11 @@ function applyChanges(links, changes) {
       const before = pending.get(link) ?? { params: current[link], causes: [], where };
       // Entries at one instant may each change one side of a rule between fields (jitter and delay):
       // the rules hold for the state they leave together.
-      pending.set(link, { params: mergeLinkParams(before.params, patch, where, { betweenFields: false }), causes: [...before.causes, cause], where });
+      pending.set(link, {
+        params: mergeLinkParams(before.params, patch, where, { betweenFields: false }),
+        causes: [...before.causes, cause],
+        where,
+      });
     }
     for (const link of Object.keys(links)) {
       const next = pending.get(link);

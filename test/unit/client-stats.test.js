@@ -17,10 +17,14 @@ const report = ({ ts, vSent, vRecv, framesDecoded, framesSent, vLost, vRecvPk, a
 ];
 
 test('per-interval rates, fps and loss come from counter deltas over the real interval length', () => {
-  const a = snapshotFromStats(report({ ts: 10_000, vSent: 0, vRecv: 0, framesDecoded: 0, framesSent: 0, vLost: 0, vRecvPk: 0, aLost: 0, aRecvPk: 0,
-    rttTotal: 1, rttN: 2, limited: { none: 1, bandwidth: 0 } }));
-  const b = snapshotFromStats(report({ ts: 12_000, vSent: 500_000, vRecv: 250_000, framesDecoded: 60, framesSent: 58, vLost: 10, vRecvPk: 90,
-    aLost: 20, aRecvPk: 80, rttTotal: 2.5, rttN: 5, limited: { none: 1.5, bandwidth: 1.5 } }));
+  const a = snapshotFromStats(report({
+    ts: 10_000, vSent: 0, vRecv: 0, framesDecoded: 0, framesSent: 0, vLost: 0, vRecvPk: 0, aLost: 0, aRecvPk: 0,
+    rttTotal: 1, rttN: 2, limited: { none: 1, bandwidth: 0 },
+  }));
+  const b = snapshotFromStats(report({
+    ts: 12_000, vSent: 500_000, vRecv: 250_000, framesDecoded: 60, framesSent: 58, vLost: 10, vRecvPk: 90,
+    aLost: 20, aRecvPk: 80, rttTotal: 2.5, rttN: 5, limited: { none: 1.5, bandwidth: 1.5 },
+  }));
   const m = intervalMetrics(a, b);
   assert.equal(m.intervalS, 2);
   assert.equal(m.video.sendKbps, 2000); // 500 kB * 8 / 2 s
@@ -40,7 +44,9 @@ test('per-interval rates, fps and loss come from counter deltas over the real in
 });
 
 test('RTT falls back to the ICE candidate pair when no RTCP measurement arrived in the interval', () => {
-  const common = { vSent: 0, vRecv: 0, framesDecoded: 0, framesSent: 0, vLost: 0, vRecvPk: 0, aLost: 0, aRecvPk: 0, rttTotal: 1, rttN: 2, limited: {} };
+  const common = {
+    vSent: 0, vRecv: 0, framesDecoded: 0, framesSent: 0, vLost: 0, vRecvPk: 0, aLost: 0, aRecvPk: 0, rttTotal: 1, rttN: 2, limited: {},
+  };
   const m = intervalMetrics(snapshotFromStats(report({ ts: 1000, ...common })), snapshotFromStats(report({ ts: 2000, ...common })));
   assert.equal(m.rttMs, 250);
   assert.equal(m.lossPct, null); // no packets at all: unknown, not 0

@@ -10,7 +10,9 @@ import { compileNetwork } from '../../orchestrator/lib/schedule.js';
 
 const ADDRESSES = { p0: '10.0.0.1', p1: '10.0.0.2' };
 const compile = (network, durationS = 300) => compileNetwork({ file: 'x.json', durationS, network });
-const link = (overrides = {}) => ({ rateKbps: null, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, ...overrides });
+const link = (overrides = {}) => ({
+  rateKbps: null, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, ...overrides,
+});
 const plan = (platform, compiled) => planDummynet({ platform, peers: ['p0', 'p1'], links: Object.keys(compiled.links), routes: compiled.routes, addresses: ADDRESSES });
 
 test('pipeConfigArgs restates bw, delay, plr and queue the way J16 wrote them', () => {
@@ -47,7 +49,10 @@ test('FreeBSD, static scenario: one pipe per link, rules in route order on out, 
 });
 
 test('macOS, static scenario: one dnctl pipe per route with its end-to-end conditions, pf anchor rules', () => {
-  const compiled = compile({ link: { rateKbps: 1000, oneWayDelayMs: 100, lossPct: 5 }, peers: { p1: { downlink: { oneWayDelayMs: 20, lossPct: 5 } } } });
+  const compiled = compile({
+    link: { rateKbps: 1000, oneWayDelayMs: 100, lossPct: 5 },
+    peers: { p1: { downlink: { oneWayDelayMs: 20, lossPct: 5 } } },
+  });
   const macos = plan('macos', compiled);
   const lines = dummynetSetup(macos, compiled.links);
   assert.deepEqual(lines.slice(0, 2), [

@@ -54,9 +54,15 @@ test('every field has a range: values that would break an emulator\'s command ar
     assert.throws(() => normalizeLinkParams(raw, where), (error) => error instanceof InputError
       && (typeof message === 'string' ? error.message === message : message.test(error.message)), JSON.stringify(raw));
   }
-  const edges = normalizeLinkParams({ rateKbps: 8, queueMs: 60_000, oneWayDelayMs: 60_000, jitterMs: 60_000, lossPct: 50, lossBurst: 1 }, where);
+  const edges = normalizeLinkParams(
+    { rateKbps: 8, queueMs: 60_000, oneWayDelayMs: 60_000, jitterMs: 60_000, lossPct: 50, lossBurst: 1 },
+    where,
+  );
   assert.deepEqual([edges.rateKbps, edges.queueMs, edges.jitterMs], [8, 60_000, 60_000]);
-  assert.equal(normalizeLinkParams({ rateKbps: 10_000_000, queuePackets: 100_000, lossPct: 99.9, lossBurst: 1000 }, where).queuePackets, 100_000);
+  assert.equal(
+    normalizeLinkParams({ rateKbps: 10_000_000, queuePackets: 100_000, lossPct: 99.9, lossBurst: 1000 }, where).queuePackets,
+    100_000,
+  );
 });
 
 test('normalizeLinkParams rejects unknown fields such as delayMs', () => {

@@ -43,7 +43,8 @@ test('drop-tail by packets counts the packet on the wire', () => {
   link.poll(100); // first one left (100 bytes at 8 kbps = 100 ms): room for one more
   assert.deepEqual([5, 6].map((n) => link.enqueue(n, 100, 100)), [null, 'queue']);
   assert.deepEqual(link.totals(), {
-    packetsIn: 6, bytesIn: 600, packetsOut: 1, bytesOut: 100, dropsQueue: 3, dropsLoss: 0, queuedPackets: 2, queuedBytes: 200, inFlightPackets: 0,
+    packetsIn: 6, bytesIn: 600, packetsOut: 1, bytesOut: 100, dropsQueue: 3, dropsLoss: 0,
+    queuedPackets: 2, queuedBytes: 200, inFlightPackets: 0,
   });
 });
 

@@ -12,7 +12,9 @@ import { chooseAddressBlock, planTopology, shortRunId } from '../../orchestrator
 import { truthRow } from '../../orchestrator/emulators/netem/truth.js';
 import { compileNetwork } from '../../orchestrator/lib/schedule.js';
 
-const link = (overrides = {}) => ({ rateKbps: null, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, ...overrides });
+const link = (overrides = {}) => ({
+  rateKbps: null, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, ...overrides,
+});
 const LINKS = ['p0.up', 'p0.down', 'p1.up', 'p1.down'];
 const plan = planTopology({ runId: 'abc123', peers: ['p0', 'p1'], links: [...LINKS, 'bottleneck'], block: 7 });
 const stage = (name) => plan.stages.find((s) => s.link === name);
@@ -161,9 +163,14 @@ test('unmetRequirements: delay needs sch_netem, loss alone runs on nftables', ()
 
 test('truthRow: loss and queue drops entered the link, backlog changes count on the way in', () => {
   const zero = { packetsOut: 0, bytesOut: 0, dropsQueue: 0, dropsLoss: 0, lossBytes: 0, backlogPackets: 0, backlogBytes: 0 };
-  const now = { packetsOut: 100, bytesOut: 100_000, dropsQueue: 5, dropsLoss: 10, lossBytes: 10_000, backlogPackets: 3, backlogBytes: 3000 };
+  const now = {
+    packetsOut: 100, bytesOut: 100_000, dropsQueue: 5, dropsLoss: 10, lossBytes: 10_000, backlogPackets: 3, backlogBytes: 3000,
+  };
   const row = truthRow(zero, now);
-  assert.deepEqual([row.packetsIn, row.packetsOut, row.bytesIn, row.bytesOut, row.dropsQueue, row.dropsLoss], [118, 100, 118_000, 100_000, 5, 10]);
+  assert.deepEqual(
+    [row.packetsIn, row.packetsOut, row.bytesIn, row.bytesOut, row.dropsQueue, row.dropsLoss],
+    [118, 100, 118_000, 100_000, 5, 10],
+  );
   const later = truthRow(now, { ...now, packetsOut: 150, bytesOut: 150_000, backlogPackets: 0, backlogBytes: 0 });
   assert.deepEqual([later.packetsIn, later.packetsOut, later.bytesIn, later.dropsLoss], [47, 50, 47_000, 0]);
   assert.equal(row.queueDelayMsP50, null);

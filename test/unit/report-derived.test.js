@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { changePoints, timeToSteady, timeToSteadyTable, jainBySharedLink, describeChange, flows, totalRecvKbps } from '../../orchestrator/report/derived.js';
 
-const entry = (t, peer, remote, videoKbps, audioKbps = 40) => ({ t, peer, remote, video: { recvKbps: videoKbps }, audio: { recvKbps: audioKbps } });
+const entry = (t, peer, remote, videoKbps, audioKbps = 40) => ({
+  t, peer, remote, video: { recvKbps: videoKbps }, audio: { recvKbps: audioKbps },
+});
 
 test('change points: call start, step changes, and a ramp counted once at its last step', () => {
   const events = [

@@ -186,7 +186,10 @@ test('schedule validation names the file, the entry and the field', () => {
 });
 
 test('rules between fields hold for what all entries at one instant leave, and name the entry, link and time', () => {
-  const lowerBoth = (first, second) => compile({ link: { oneWayDelayMs: 50, jitterMs: 10 }, schedule: [{ at: 60, set: first }, { at: 60, set: second }] });
+  const lowerBoth = (first, second) => compile({
+    link: { oneWayDelayMs: 50, jitterMs: 10 },
+    schedule: [{ at: 60, set: first }, { at: 60, set: second }],
+  });
   for (const compiled of [lowerBoth({ oneWayDelayMs: 0 }, { jitterMs: 0 }), lowerBoth({ jitterMs: 0 }, { oneWayDelayMs: 0 })]) {
     assert.deepEqual(configuredAt(compiled, 60)['p0.up'].oneWayDelayMs, 0);
   }

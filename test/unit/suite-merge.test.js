@@ -12,7 +12,9 @@ import { fakeResult, writeFakeSuiteDir } from '../fixtures/suites/make-suite-res
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'wtb-merge-'));
 const inputError = (pattern) => (error) => error instanceof InputError && pattern.test(error.message);
 const assertions = parseAssertions({ scenarios: { unconstrained: [{ check: 'video.recvKbps median >= 1000' }], 'latency-250': [{ check: 'rttMs median >= 10' }] } }, 'a.json');
-const runsOf = (scenario, count, options = {}) => Array.from({ length: count }, (_, i) => ({ scenario, result: fakeResult({ scenario, seed: i + 1, ...options }) }));
+const runsOf = (scenario, count, options = {}) => Array.from({ length: count }, (_, i) => ({
+  scenario, result: fakeResult({ scenario, seed: i + 1, ...options }),
+}));
 
 test('missing shards of a matrix are named', () => {
   assert.deepEqual(missingShards([{ index: 1, count: 4 }, { index: 3, count: 4 }]), ['2/4', '4/4']);

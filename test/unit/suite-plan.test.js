@@ -36,7 +36,10 @@ test('sharding is deterministic: the same suite and shard give the same slice, i
 });
 
 test('shards are balanced by estimated time (longest first to the least-loaded shard)', () => {
-  const load = (count) => Array.from({ length: count }, (_, i) => shardEntries(NIGHTLY, { index: i + 1, count }).reduce((sum, e) => sum + entryCostS(e), 0));
+  const load = (count) => Array.from(
+    { length: count },
+    (_, i) => shardEntries(NIGHTLY, { index: i + 1, count }).reduce((sum, e) => sum + entryCostS(e), 0),
+  );
   for (const count of [2, 4, 6]) {
     const loads = load(count);
     const ideal = loads.reduce((a, b) => a + b, 0) / count;

@@ -4,7 +4,9 @@ import { linksAt, metricKeys, summarize } from '../../orchestrator/lib/run-summa
 
 const entry = (t, peer, remote, recvKbps, rttMs) => ({ t, peer, remote, intervalS: 1, video: { recvKbps, codec: 'VP8' }, audio: { recvKbps: 40 }, rttMs });
 const routes = { 'p0->p1': ['p0.up', 'p1.down'], 'p1->p0': ['p1.up', 'p0.down'] };
-const link = (t, name, rateKbps) => ({ t, link: name, rateKbps, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null });
+const link = (t, name, rateKbps) => ({
+  t, link: name, rateKbps, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null,
+});
 
 test('metric keys are the numeric timeline paths, not t or strings', () => {
   assert.deepEqual(metricKeys([entry(1, 'p0', 'p1', 10, 5)]), ['audio.recvKbps', 'rttMs', 'video.recvKbps']);

@@ -70,7 +70,9 @@ export function pipeConfigArgs(params, where) {
 }
 
 /**
- * @param {{platform: string, peers: string[], links: string[], routes: Record<string, string[]>, addresses: Record<string, string>}} options
+ * @param {{
+ *   platform: string, peers: string[], links: string[], routes: Record<string, string[]>, addresses: Record<string, string>,
+ * }} options
  * @returns {DummynetPlan}
  */
 export function planDummynet({ platform, peers, links, routes, addresses }) {
@@ -192,7 +194,9 @@ export function dummynetSetup(plan, links, laterStates = []) {
  */
 export function dummynetChange(plan, state, changedLinks) {
   return plan.pipes
-    .filter((pipe) => (pipe.link ? changedLinks.includes(pipe.link) : /** @type {string[]} */ (pipe.route).some((link) => changedLinks.includes(link))))
+    .filter((pipe) => (pipe.link
+      ? changedLinks.includes(pipe.link)
+      : /** @type {string[]} */ (pipe.route).some((link) => changedLinks.includes(link))))
     .map((pipe) => configureLine(plan, pipe, state));
 }
 

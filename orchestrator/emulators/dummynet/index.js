@@ -44,7 +44,9 @@ export async function dummynetCapabilities({ platform = process.platform, run = 
  *   addresses: the IPv4 address each peer's media leaves from (rules match on them); default one loopback alias
  *   per peer (loopbackAddresses). capabilities and exec: tests stand in for a macOS or FreeBSD host.
  */
-export function createDummynetEmulator({ peers, compiled, addresses = loopbackAddresses(peers), log = () => {}, clock, capabilities, exec }) {
+export function createDummynetEmulator({
+  peers, compiled, addresses = loopbackAddresses(peers), log = () => {}, clock, capabilities, exec,
+}) {
   const { run, commands } = createCommandRunner({ clock, exec });
   /** @type {ReturnType<typeof planDummynet>|null} */
   let plan = null;
@@ -58,7 +60,9 @@ export function createDummynetEmulator({ peers, compiled, addresses = loopbackAd
     async setup() {
       const caps = capabilities ?? await dummynetCapabilities();
       if (!caps.available) throw new EnvironmentError(`--emulator dummynet: ${caps.reasons.join('; ')}`);
-      plan = planDummynet({ platform: /** @type {string} */ (caps.platform), peers, links: Object.keys(compiled.links), routes: compiled.routes, addresses });
+      plan = planDummynet({
+        platform: /** @type {string} */ (caps.platform), peers, links: Object.keys(compiled.links), routes: compiled.routes, addresses,
+      });
       for (const line of [...dummynetTeardown(plan), ...loopbackAliasLines(plan, 'remove')]) await sh(line, { allowFailure: true });
       for (const line of loopbackAliasLines(plan, 'add')) await sh(line);
       for (const line of dummynetSetup(plan, compiled.links, scheduleStates(compiled).map((s) => s.state))) await sh(line);

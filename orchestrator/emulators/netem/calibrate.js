@@ -90,7 +90,9 @@ export async function runIperf3(emulator, args) {
   try {
     for (let attempt = 0; ; attempt++) {
       const { ok, stdout, stderr } = await Promise.race([serverFailed, new Promise((resolve) => {
-        execFile(clientCommand, clientArgs, { timeout: 60_000 }, (error, out, err) => resolve({ ok: !error, stdout: String(out), stderr: String(err) }));
+        execFile(clientCommand, clientArgs, { timeout: 60_000 }, (error, out, err) => resolve({
+          ok: !error, stdout: String(out), stderr: String(err),
+        }));
       })]);
       const report = parseJson(stdout);
       if (ok && report?.end?.sum_received && !report.error) return report;

@@ -12,8 +12,12 @@ const ERROR_CLASSES = { InputError, EnvironmentError, HarnessError };
 
 /**
  * @typedef {object} RelayProcess
- * @property {(config: {links?: Record<string, import('../../lib/link-model.js').LinkParams>, routes?: Record<string, string[]>}) => Promise<void>} configure
- * @property {(candidate: {peer: string, remotePeer: string, address: string, port: number}) => Promise<number>} register  resolves to the proxy port
+ * @property {(config: {
+ *   links?: Record<string, import('../../lib/link-model.js').LinkParams>,
+ *   routes?: Record<string, string[]>,
+ * }) => Promise<void>} configure
+ * @property {(candidate: {peer: string, remotePeer: string, address: string, port: number}) => Promise<number>} register
+ *   resolves to the proxy port
  * @property {() => Promise<import('./relay.js').LinkTruthRow[]>} truth
  * @property {() => Promise<ReturnType<import('./relay.js').UdpRelay['stats']> & {priority: 'realtime'|'nice'|'normal'}>} stats
  *   cpuUserUs/cpuSystemUs are the relay process's own; priority is the scheduling it got (see priority.js)

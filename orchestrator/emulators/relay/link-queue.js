@@ -66,7 +66,13 @@ class TruthRecorder {
   #originMs;
   /** Index of the first second not yet folded into a row. */
   #nextSecond;
-  /** @type {Map<number, {counters: Pick<TruthRow, 'packetsIn'|'bytesIn'|'packetsOut'|'bytesOut'|'dropsQueue'|'dropsLoss'>, queueDelaysMs: number[], oneWayDelaysMs: number[]}>} */
+  /**
+   * @type {Map<number, {
+   *   counters: Pick<TruthRow, 'packetsIn'|'bytesIn'|'packetsOut'|'bytesOut'|'dropsQueue'|'dropsLoss'>,
+   *   queueDelaysMs: number[],
+   *   oneWayDelaysMs: number[],
+   * }>}
+   */
   #open = new Map();
   /** @type {TruthRow[]} */
   #rows = [];

@@ -30,12 +30,15 @@ async function loopbackSocket(host) {
 export async function createRelayProbePath(relay, { host = '127.0.0.1' } = {}) {
   const sender = await loopbackSocket(host);
   const receiver = await loopbackSocket(host);
-  const close = () => Promise.all([sender, receiver].map((socket) => new Promise((resolve) => socket.close(() => resolve(undefined))))).then(() => undefined);
+  const close = () => Promise.all([sender, receiver].map((socket) => new Promise((resolve) => socket.close(() => resolve(undefined)))))
+    .then(() => undefined);
   try {
     const senderPort = sender.address().port;
     await relay.register({ peer: PROBE_SENDER, remotePeer: PROBE_RECEIVER, address: host, port: senderPort });
     // The sender addresses the socket that represents the receiver towards it.
-    const receiverProxyPort = await relay.register({ peer: PROBE_RECEIVER, remotePeer: PROBE_SENDER, address: host, port: receiver.address().port });
+    const receiverProxyPort = await relay.register({
+      peer: PROBE_RECEIVER, remotePeer: PROBE_SENDER, address: host, port: receiver.address().port,
+    });
     await relay.configure({
       links: { [PROBE_LINK]: UNCONSTRAINED, [`${PROBE_RECEIVER}.down`]: UNCONSTRAINED },
       routes: { [`${PROBE_SENDER}->${PROBE_RECEIVER}`]: [PROBE_LINK, `${PROBE_RECEIVER}.down`] },
