@@ -99,12 +99,15 @@ function renderCompareTable(results) {
     const perRun = stats.map((s) => formatMeanSd(s[key], info.decimals));
     return line(info.label, info.unit, stats.map((s) => s[key]?.mean ?? null), perRun, refMean(key), info.decimals);
   });
-  const util = derived.map((d) => (Number.isFinite(d.utilization.overall) ? d.utilization.overall * 100 : null));
-  rows.push(line('Utilisation', '%', util, util.map((u) => formatNumber(u, 1)), refMean('utilization') === null ? null : refMean('utilization') * 100, 1));
+  const utilInfo = metricInfo('utilization');
+  const util = derived.map((d) => (Number.isFinite(d.utilization.overall) ? d.utilization.overall * utilInfo.scale : null));
+  const utilRef = refMean('utilization') === null ? null : refMean('utilization') * utilInfo.scale;
+  rows.push(line(utilInfo.label, utilInfo.unit, util, util.map((u) => formatNumber(u, utilInfo.decimals)), utilRef, utilInfo.decimals));
   const steady = derived.map((d) => d.steady.meanAfterChangesS);
   rows.push(line('Time to steady rate', 's', steady, steady.map((v) => formatNumber(v, 1)), refMean('timeToSteadyS'), 1));
   const setup = derived.map((d) => d.setupMs.max);
-  rows.push(line('Set-up time (max)', 'ms', setup, setup.map((v) => formatNumber(v, 0)), refMean('setupMs'), 0));
+  const setupInfo = metricInfo('setupMs');
+  rows.push(line(`${setupInfo.label} (max)`, setupInfo.unit, setup, setup.map((v) => formatNumber(v, setupInfo.decimals)), refMean('setupMs'), setupInfo.decimals));
   const caption = `Per run: mean ± sd over its measurement window, averaged over peers. Mean of runs: mean ± sd of the run means (${results.length} runs).` +
     (ref ? ` Reference: ${escapeHtml(ref.source ?? 'published result')}.` : ' No published reference for this scenario.');
   return `<table class="summary"><thead><tr>${head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table><p class="caption">${caption}</p>`;

@@ -76,6 +76,12 @@ function renderToc(charts) {
   return `<nav class="toc">${links.map(([id, t]) => `<a href="#${escapeHtml(id)}">${escapeHtml(t)}</a>`).join('')}</nav>`;
 }
 
+/** A row heading: the metric's label and unit from the catalogue. @param {string} key */
+function metricHeading(key) {
+  const { label, unit } = metricInfo(key);
+  return `${escapeHtml(label)} ${unit ? `<span class="unit">(${escapeHtml(unit)})</span>` : ''}`;
+}
+
 /** @param {import('./summary-table.js').Stat|null} stat @param {string} key */
 function cell(stat, key) {
   const info = metricInfo(key);
@@ -109,7 +115,7 @@ function renderSummaryTable(table, r) {
     const refCell = metric.reference ? formatMeanSd({ mean: metric.reference.mean, sd: metric.reference.sd }, info.decimals) : '—';
     const overallMean = Number.isFinite(metric.overall?.mean) ? metric.overall.mean * scale : null;
     const diff = metric.reference ? formatDifference(overallMean, metric.reference.mean) : '—';
-    return `<tr data-metric="${escapeHtml(metric.key)}" class="${metric.extra ? 'extra' : ''}"><th scope="row">${escapeHtml(info.label)} ${info.unit ? `<span class="unit">(${escapeHtml(info.unit)})</span>` : ''}</th>${table.peers.map((p) => `<td>${cell(metric.perPeer[p], metric.key)}</td>`).join('')}<td class="avg">${cell(metric.overall, metric.key)}</td>${hasRef ? `<td class="ref">${refCell}</td><td class="diff">${diff}</td>` : ''}</tr>`;
+    return `<tr data-metric="${escapeHtml(metric.key)}" class="${metric.extra ? 'extra' : ''}"><th scope="row">${metricHeading(metric.key)}</th>${table.peers.map((p) => `<td>${cell(metric.perPeer[p], metric.key)}</td>`).join('')}<td class="avg">${cell(metric.overall, metric.key)}</td>${hasRef ? `<td class="ref">${refCell}</td><td class="diff">${diff}</td>` : ''}</tr>`;
   });
   const firstExtra = table.rows.findIndex((row) => row.extra);
   if (firstExtra > 0) rows[firstExtra] = rows[firstExtra].replace('class="extra"', 'class="extra first-extra"');
@@ -126,9 +132,10 @@ function renderDerived(d, peers, r) {
   const refCells = (value, ref, fmt) => (hasRef ? `<td class="ref">${ref === null ? '—' : fmt(ref)}</td><td class="diff">${ref === null ? '—' : formatDifference(value, ref)}</td>` : '');
   const head = ['Figure', ...peers, 'Overall', ...(hasRef ? ['Reference', 'Δ vs reference'] : [])];
   const utilRef = d.utilization.reference;
+  const [utilDecimals, setupDecimals] = [metricInfo('utilization').decimals, metricInfo('setupMs').decimals];
   const rows = [
-    `<tr data-metric="utilization"><th scope="row">Utilisation <span class="unit">(%)</span>${d.utilization.computed ? ' <span class="note">computed</span>' : ''}</th>${peers.map((p) => `<td>${formatPercent(d.utilization.values[p])}</td>`).join('')}<td class="avg">${formatPercent(d.utilization.overall)}</td>${refCells(Number.isFinite(d.utilization.overall) ? d.utilization.overall * 100 : null, utilRef === null ? null : utilRef * 100, (v) => `${formatNumber(v, 1)} %`)}</tr>`,
-    `<tr data-metric="setupMs"><th scope="row">Set-up time <span class="unit">(ms)</span></th>${peers.map((p) => `<td>${formatNumber(d.setupMs.values[p], 0)}</td>`).join('')}<td class="avg">${formatNumber(d.setupMs.max, 0)} <span class="note">max</span></td>${refCells(d.setupMs.max, d.setupMs.reference, (v) => formatNumber(v, 0))}</tr>`,
+    `<tr data-metric="utilization"><th scope="row">${metricHeading('utilization')}${d.utilization.computed ? ' <span class="note">computed</span>' : ''}</th>${peers.map((p) => `<td>${formatPercent(d.utilization.values[p])}</td>`).join('')}<td class="avg">${formatPercent(d.utilization.overall)}</td>${refCells(Number.isFinite(d.utilization.overall) ? d.utilization.overall * 100 : null, utilRef === null ? null : utilRef * 100, (v) => `${formatNumber(v, utilDecimals)} %`)}</tr>`,
+    `<tr data-metric="setupMs"><th scope="row">${metricHeading('setupMs')}</th>${peers.map((p) => `<td>${formatNumber(d.setupMs.values[p], setupDecimals)}</td>`).join('')}<td class="avg">${formatNumber(d.setupMs.max, setupDecimals)} <span class="note">max</span></td>${refCells(d.setupMs.max, d.setupMs.reference, (v) => formatNumber(v, setupDecimals))}</tr>`,
     ...(d.steady.changes.some((c) => c.atS > 0) || d.steady.reference !== null ? [`<tr data-metric="timeToSteadyS"><th scope="row">Time to steady rate <span class="unit">(s, mean after schedule changes)</span></th>${peers.map(() => '<td></td>').join('')}<td class="avg">${formatNumber(d.steady.meanAfterChangesS, 1)}</td>${refCells(d.steady.meanAfterChangesS, d.steady.reference, (v) => formatNumber(v, 1))}</tr>`] : []),
     ...(d.jain.groups.length || d.jain.reference !== null ? [jainRow(d.jain, peers, refCells)] : []),
   ];
