@@ -4,7 +4,7 @@ import path from 'node:path';
 import { InputError } from '../lib/errors.js';
 import { expectNumber } from '../lib/validate.js';
 import { loadAssertions } from './assertions.js';
-import { parseBaseline } from './baseline.js';
+import { DEFAULT_REGRESSION, parseBaseline } from './baseline.js';
 import { displayPath, readJsonFile } from '../lib/json-file.js';
 import { KNOWN_METRICS } from './metrics.js';
 import { renderMarkdown } from './markdown.js';
@@ -19,7 +19,7 @@ export function comparisonOptions(yargs) {
     .option('alpha', { type: 'number', describe: 'significance level of the two-sided Mann-Whitney U test (default 0.05)' })
     .option('min-effect', { type: 'number', describe: 'smallest |Cliff\'s delta| that counts as a regression (default 0.474)' })
     .option('min-change', { type: 'number', describe: 'smallest relative change of the medians that counts, e.g. 0.1 = 10 % (default 0.1)' })
-    .option('metrics', { type: 'string', describe: `comma-separated metrics to compare with the baseline (default: video.recvKbps,audio.recvKbps,video.recvFps,rttMs,lossPct)` })
+    .option('metrics', { type: 'string', describe: `comma-separated metrics to compare with the baseline (default: ${DEFAULT_REGRESSION.metrics.join(',')})` })
     .option('fail', { type: 'boolean', default: true, describe: 'exit non-zero on failed assertions, regressions and crashed runs (--no-fail: report only, exit 0)' });
 }
 
