@@ -3,11 +3,11 @@
 // requests addressed to itself (Host checked: no DNS rebinding) and serves only real files inside the
 // directory (no symlink out of it); errors carry no stack or absolute path.
 
-import { dirname, join, resolve, sep } from 'node:path';
-import { realpath, stat } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import express from 'express';
 import { EnvironmentError, HarnessError, InputError } from '../lib/errors.js';
-import { collectRuns, loadResult } from './write.js';
+import { collectRuns, parseResult } from './write.js';
 import { renderIndex } from './render-index.js';
 import { renderRunReport } from './render-run.js';
 import { renderErrorPage } from './render-error.js';
@@ -35,6 +35,10 @@ export async function startServer({ dir, port = 8080, host = '127.0.0.1' }) {
     if (!real || !real.startsWith(realRoot + sep)) return null;
     return (await stat(real)).isFile() ? real : null;
   };
+  /** A path as the page shows it: relative to the served directory, so no page names where it lives. @param {string} file */
+  const shown = (file) => relative(realRoot, file).split(sep).join('/');
+  /** @param {string} text a message naming files by their absolute path */
+  const withoutRoot = (text) => text.replaceAll(root + sep, '').replaceAll(realRoot + sep, '');
 
   const app = express();
   app.disable('x-powered-by');
@@ -52,7 +56,9 @@ export async function startServer({ dir, port = 8080, host = '127.0.0.1' }) {
   });
   app.get(['/', '/index.html'], async (req, res, next) => {
     try {
-      res.type('html').send(renderIndex(await collectRuns(root), { root: dir }));
+      // collectRuns walks real directories only (no symlinks); an unreadable run's message names its file.
+      const runs = (await collectRuns(root)).map((run) => (run.error ? { ...run, error: withoutRoot(run.error) } : run));
+      res.type('html').send(renderIndex(runs, { root: basename(realRoot) }));
     } catch (error) {
       next(error);
     }
@@ -67,11 +73,12 @@ export async function startServer({ dir, port = 8080, host = '127.0.0.1' }) {
       if (!urlPath.endsWith('/report.html')) return res.status(404).type('text').send('Not found.\n');
       const resultFile = await realFileUnderRoot(join(dirname(urlPath), 'result.json'));
       if (!resultFile) return res.status(404).type('text').send('Not found.\n');
+      const sourcePath = shown(resultFile);
       try {
-        res.type('html').send(renderRunReport(await loadResult(resultFile), { sourcePath: resultFile }));
+        res.type('html').send(renderRunReport(parseResult(await readFile(resultFile, 'utf8'), sourcePath), { sourcePath }));
       } catch (error) {
         if (!(error instanceof HarnessError)) throw error;
-        res.status(422).type('html').send(renderErrorPage(error.message, resultFile));
+        res.status(422).type('html').send(renderErrorPage(error.message, sourcePath));
       }
     } catch (error) {
       next(error);
@@ -99,8 +106,10 @@ export async function startServer({ dir, port = 8080, host = '127.0.0.1' }) {
     });
   });
   const address = /** @type {import('node:net').AddressInfo} */ (server.address());
-  const names = host.includes(':') ? [`[${host}]`] : [host, ...(host === '127.0.0.1' ? ['localhost'] : [])];
-  allowedHosts = new Set(names.map((name) => `${name}:${address.port}`.toLowerCase()));
+  const loopback = ['127.0.0.1', '::1'].includes(host);
+  const names = [host.includes(':') ? `[${host}]` : host, ...(loopback ? ['localhost'] : [])];
+  // A browser leaves the port out of Host when it is the scheme's default.
+  allowedHosts = new Set(names.flatMap((name) => [`${name}:${address.port}`, ...(address.port === 80 ? [name] : [])]).map((name) => name.toLowerCase()));
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${address.port}/`,
