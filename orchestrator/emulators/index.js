@@ -30,9 +30,12 @@ export const EMULATORS = ['relay', 'netem', 'dummynet', 'auto'];
  * @param {{ compiled: { links: object, routes: object }, registerCleanup?: RegisterCleanup }} options
  */
 async function createRelayEmulator({ compiled, registerCleanup = closeOnly }) {
+  /** @type {ReturnType<typeof startRelayProcess>|null} */
+  let starting = null;
+  // Registered before the process starts; a relay that never started has nothing to close.
+  const release = registerCleanup('relay emulator', async () => starting?.then((started) => started.close(), () => {}));
   // The relay process raises itself to real-time priority (relay/priority.js): it is the measuring instrument.
-  const starting = startRelayProcess();
-  const release = registerCleanup('relay emulator', async () => (await starting).close());
+  starting = startRelayProcess();
   const relay = await starting.catch(async (error) => { await release().catch(() => {}); throw error; });
   // Truth rows count seconds from the relay's start; anchoring them to the wall clock lets the run put them on its media clock.
   const originEpochMs = Date.now();
@@ -69,8 +72,8 @@ async function setUp(emulator, registerCleanup = closeOnly) {
 }
 
 /**
- * Kernel emulators shape by address: only a peer's UDP candidates on its own address (its namespace's, or its
- * loopback alias) are passed on, so media takes the shaped path.
+ * netem shapes by address: only a peer's UDP candidates on its own namespace's address are passed on, so media takes
+ * the shaped path. (dummynet shapes by port and brings its own rewriteCandidate.)
  * @param {any} emulator with addressOf(peer)
  */
 function passOwnAddressOnly(emulator) {
@@ -94,7 +97,7 @@ export async function createEmulator(name, options) {
   switch (name) {
     case 'relay': return createRelayEmulator(options);
     case 'netem': return createNamespaceEmulator(options);
-    case 'dummynet': return passOwnAddressOnly(await setUp(createDummynetEmulator(options), options.registerCleanup));
+    case 'dummynet': return setUp(createDummynetEmulator(options), options.registerCleanup);
     case 'auto': {
       const unmet = unmetRequirements(options.compiled, await netemCapabilities());
       const emulator = unmet.length === 0 ? await createNamespaceEmulator(options) : await createRelayEmulator(options);

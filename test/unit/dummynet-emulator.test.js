@@ -1,70 +1,126 @@
-// The dummynet backend's run-time plumbing on a stand-in macOS/FreeBSD host: which commands it would run, with
-// which addresses, in which order, and which candidates it lets through.
+// The dummynet backend's run-time plumbing on a stand-in macOS/FreeBSD host: which commands it would run, in which
+// order, which candidates it lets through, and what a failed or interrupted set-up leaves.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createEmulator } from '../../orchestrator/emulators/index.js';
 import { compileNetwork } from '../../orchestrator/lib/schedule.js';
 
 const compiled = compileNetwork({ file: 'x.json', durationS: 60, network: { link: { rateKbps: 750, oneWayDelayMs: 50 } } });
-const candidate = (address, port = 50000) => ({ candidate: `candidate:1 1 udp 2122260223 ${address} ${port} typ host generation 0`, sdpMid: '0' });
+const withBottleneck = compileNetwork({ file: 'x.json', durationS: 60, network: { link: { rateKbps: 750 }, bottleneck: { rateKbps: 1000 } } });
+const candidate = (address, port = 50000, transport = 'udp', type = 'host') => ({
+  candidate: `candidate:1 1 ${transport} 2122260223 ${address} ${port} typ ${type} generation 0`, sdpMid: '0',
+});
 
-/** A stand-in host: records every command line; `failOn` makes matching lines fail. */
-function fakeHost(platform, failOn = null) {
+/**
+ * A stand-in host: records every command line (`sh -c` lines as the line); `failOn` makes matching lines fail,
+ * `onLine` sees each line before it "runs".
+ * @param {'macos'|'freebsd'} platform
+ * @param {{failOn?: RegExp, onLine?: (line: string) => void, network?: any}} [options]
+ */
+function fakeHost(platform, { failOn, onLine, network = compiled } = {}) {
   const lines = [];
+  /** @type {Array<{name: string, linesBefore: number, close: () => Promise<unknown>}>} */
   const closers = [];
   return {
     lines,
     closers,
     options: {
-      compiled, peers: ['p0', 'p1'], runId: 'run-dn',
+      compiled: network, peers: ['p0', 'p1'], runId: 'run-dn',
       capabilities: { platform, available: true, reasons: [] },
-      exec: async (argv) => {
+      exec: async (/** @type {string[]} */ argv) => {
         const line = argv[0] === 'sh' ? argv[2] : argv.join(' ');
         lines.push(line);
-        return { ok: !(failOn && failOn.test(line)), stdout: '', stderr: failOn?.test(line) ? 'refused' : '' };
+        onLine?.(line);
+        await new Promise((resolve) => setImmediate(resolve));
+        const failed = Boolean(failOn?.test(line));
+        return { ok: !failed, stdout: '', stderr: failed ? 'refused' : line === 'pfctl -E' ? 'pf enabled\nToken : 4242\n' : '' };
       },
-      registerCleanup: (name, close) => {
-        closers.push(name);
+      registerCleanup: (/** @type {string} */ name, /** @type {() => Promise<unknown>} */ close) => {
+        closers.push({ name, linesBefore: lines.length, close });
         return async () => { await close(); };
       },
     },
   };
 }
 
-test('dummynet on macOS: a loopback alias per peer, pf rules on those addresses, aliases removed at close', async () => {
+test('dummynet on macOS: pipes at set-up, pf rules per peer socket as its candidate passes, all removed at close', async () => {
   const host = fakeHost('macos');
   const emulator = await createEmulator('dummynet', host.options);
-  assert.deepEqual(host.closers, ['dummynet emulator'], 'its closer was registered before set-up');
+  assert.deepEqual(host.closers.map(({ name, linesBefore }) => [name, linesBefore]), [['dummynet emulator', 0]], 'closer registered before any command');
   const setUpLines = host.lines.splice(0);
-  const firstAdd = setUpLines.indexOf('ifconfig lo0 alias 127.0.0.2 netmask 255.255.255.255');
-  assert.ok(firstAdd > 0, setUpLines.join('\n'));
-  assert.ok(setUpLines.indexOf('ifconfig lo0 -alias 127.0.0.2') < firstAdd, 'a crashed run\'s aliases and rules are removed first');
-  assert.ok(setUpLines.includes('ifconfig lo0 alias 127.0.0.3 netmask 255.255.255.255'));
-  const rules = setUpLines.find((line) => line.includes('dummynet out quick'));
-  // pf cannot chain pipes: one pipe per route, matched on the two peers' aliases.
-  assert.match(rules, /from 127\.0\.0\.2 to 127\.0\.0\.3 pipe 1001/);
-  assert.match(rules, /from 127\.0\.0\.3 to 127\.0\.0\.2 pipe 1002/);
-  assert.ok(setUpLines.indexOf(setUpLines.find((line) => /^dnctl pipe \d+ config/.test(line))) > firstAdd, 'pipes after the aliases');
+  assert.deepEqual(setUpLines.slice(0, 3), ['pfctl -q -a com.apple/wtb -F all', 'dnctl pipe 1001 delete', 'dnctl pipe 1002 delete'],
+    'a crashed run\'s rules and pipes go first');
+  assert.match(setUpLines[3], /^dnctl pipe 1001 config bw 750Kbit\/s delay 50 /, 'route p0->p1 at its end-to-end conditions');
+  assert.equal(setUpLines.at(-1), 'pfctl -E');
+  assert.ok(!setUpLines.some((line) => /dummynet out|ifconfig|\/etc\/pf\.conf/.test(line)), 'no rule before a candidate, no alias, main ruleset untouched');
 
-  assert.equal(emulator.addressOf('p1'), '127.0.0.3');
-  assert.ok(await emulator.rewriteCandidate({ from: 'p0', to: 'p1', candidate: candidate('127.0.0.2') }));
-  assert.equal(await emulator.rewriteCandidate({ from: 'p0', to: 'p1', candidate: candidate('127.0.0.1') }), null, 'the shared loopback address would bypass the pipes');
-  assert.equal(await emulator.rewriteCandidate({ from: 'p0', to: 'p1', candidate: candidate('127.0.0.3') }), null, 'another peer\'s alias');
+  assert.equal(emulator.addressOf('p1'), '127.0.0.1');
+  assert.throws(() => emulator.addressOf('p7'), /unknown peer 'p7'/);
+  const own = candidate('127.0.0.1', 50000);
+  assert.equal(await emulator.rewriteCandidate({ from: 'p0', to: 'p1', candidate: own }), own);
+  assert.equal(host.lines.length, 1);
+  assert.match(host.lines[0], /'dummynet out quick inet proto udp from 127\.0\.0\.1 port 50000 to 127\.0\.0\.1 pipe 1001'/);
+  assert.match(host.lines[0], /'block drop quick inet proto udp from ! 127\.0\.0\.1 to 127\.0\.0\.1 port 50000'/);
+  assert.match(host.lines[0], /\| pfctl -q -a com\.apple\/wtb -f -$/);
+
+  await emulator.rewriteCandidate({ from: 'p1', to: 'p0', candidate: candidate('127.0.0.1', 50002) });
+  assert.equal(host.lines.length, 2);
+  assert.match(host.lines[1], /port 50000 to 127\.0\.0\.1 pipe 1001'.*port 50002 to 127\.0\.0\.1 pipe 1002'/, 'the anchor is reloaded with every socket');
+  await emulator.rewriteCandidate({ from: 'p0', to: 'p1', candidate: own });
+  assert.equal(host.lines.length, 2, 'a candidate sent again adds nothing');
+  for (const other of [candidate('192.168.1.5'), candidate('127.0.0.1', 50004, 'tcp'), candidate('127.0.0.1', 50006, 'udp', 'srflx'), candidate('::1')]) {
+    assert.equal(await emulator.rewriteCandidate({ from: 'p0', to: 'p1', candidate: other }), null, other.candidate);
+  }
+  assert.equal(host.lines.length, 2);
+  assert.ok(emulator.commands.some((record) => record.cmd.includes('dummynet out quick')), 'rule commands are logged');
 
   await emulator.close();
-  assert.deepEqual(host.lines.slice(-2), ['ifconfig lo0 -alias 127.0.0.2', 'ifconfig lo0 -alias 127.0.0.3']);
-  assert.ok(host.lines.includes('pfctl -q -f /etc/pf.conf'));
+  assert.deepEqual(host.lines.slice(2), ['pfctl -q -a com.apple/wtb -F all', 'dnctl pipe 1001 delete', 'dnctl pipe 1002 delete', 'pfctl -X 4242']);
+  await emulator.close();
+  assert.equal(host.lines.length, 6, 'closing twice runs nothing more');
+  await assert.rejects(emulator.rewriteCandidate({ from: 'p0', to: 'p1', candidate: candidate('127.0.0.1', 50008) }), /closed/);
 });
 
-test('dummynet on FreeBSD: ipfw rules on the peers\' aliases', async () => {
-  const host = fakeHost('freebsd');
-  await createEmulator('dummynet', host.options);
-  assert.ok(host.lines.includes('ipfw -q add 10001 set 7 pipe 1001 ip from 127.0.0.2 to 127.0.0.2,127.0.0.3 out'), host.lines.join('\n'));
-  assert.ok(host.lines.includes('ifconfig lo0 alias 127.0.0.3 netmask 255.255.255.255'));
+test('dummynet on FreeBSD: per socket, a drop rule and one pipe rule per link of its route, numbered in route order', async () => {
+  const host = fakeHost('freebsd', { network: withBottleneck });
+  const emulator = await createEmulator('dummynet', host.options);
+  const setUpLines = host.lines.splice(0);
+  assert.equal(setUpLines[0], 'ipfw -q delete set 7');
+  assert.ok(setUpLines.includes('kldload -n dummynet') && setUpLines.includes('sysctl net.inet.ip.fw.one_pass=0'));
+  assert.ok(!setUpLines.some((line) => line.startsWith('ipfw -q add')), 'no rule before a candidate');
+  // Pipes in route order: uplinks 1001-1002, bottleneck 1003, downlinks 1004-1005.
+  await emulator.rewriteCandidate({ from: 'p1', to: 'p0', candidate: candidate('127.0.0.1', 40000) });
+  assert.deepEqual(host.lines.splice(0), [
+    'ipfw -q add 9001 set 7 deny udp from not 127.0.0.1 to 127.0.0.1 40000',
+    'ipfw -q add 10001 set 7 pipe 1002 udp from 127.0.0.1 40000 to 127.0.0.1 out',
+    'ipfw -q add 11001 set 7 pipe 1003 udp from 127.0.0.1 40000 to 127.0.0.1 out',
+    'ipfw -q add 12001 set 7 pipe 1004 udp from 127.0.0.1 40000 to 127.0.0.1 out',
+  ]);
+  await emulator.rewriteCandidate({ from: 'p0', to: 'p1', candidate: candidate('127.0.0.1', 40002) });
+  assert.equal(host.lines[1], 'ipfw -q add 10002 set 7 pipe 1001 udp from 127.0.0.1 40002 to 127.0.0.1 out');
+  host.lines.splice(0);
+  await emulator.close();
+  assert.deepEqual(host.lines, ['ipfw -q delete set 7', ...[1001, 1002, 1003, 1004, 1005].map((n) => `ipfw -q pipe ${n} delete`), 'sysctl net.inet.ip.fw.one_pass=1']);
 });
 
 test('a dummynet set-up that fails half way removes what it made', async () => {
-  const host = fakeHost('macos', /^dnctl pipe 1002/);
-  await assert.rejects(createEmulator('dummynet', host.options), /dnctl pipe 1002 .* failed: refused/);
-  assert.deepEqual(host.lines.slice(-2), ['ifconfig lo0 -alias 127.0.0.2', 'ifconfig lo0 -alias 127.0.0.3']);
+  const host = fakeHost('macos', { failOn: /^dnctl pipe 1002 config/ });
+  await assert.rejects(createEmulator('dummynet', host.options), /dnctl pipe 1002 config .* failed: refused/);
+  assert.deepEqual(host.lines.slice(-3), ['pfctl -q -a com.apple/wtb -F all', 'dnctl pipe 1001 delete', 'dnctl pipe 1002 delete']);
+  assert.ok(!host.lines.includes('pfctl -E'));
+});
+
+test('a dummynet set-up interrupted half way (the run\'s closer runs) stops and removes what it made', async () => {
+  /** @type {Promise<unknown>|null} */
+  let closing = null;
+  const host = fakeHost('freebsd', {
+    onLine: (line) => {
+      if (!closing && line.startsWith('ipfw pipe 1001 config')) closing = host.closers[0].close();
+    },
+  });
+  await assert.rejects(createEmulator('dummynet', host.options), /set-up interrupted/);
+  await closing;
+  const teardownAt = host.lines.lastIndexOf('ipfw -q delete set 7');
+  assert.ok(teardownAt > host.lines.indexOf('ipfw pipe 1001 config bw 750Kbit/s delay 50 plr 0 queue 50'), host.lines.join('\n'));
+  assert.ok(!host.lines.slice(teardownAt).some((line) => /config/.test(line)), 'nothing is configured after the teardown');
 });

@@ -1,12 +1,12 @@
 /**
- * The dummynet backend at run time: macOS (dnctl + pf) or FreeBSD (ipfw), commands from commands.js run
+ * The dummynet backend at run time: macOS (dnctl + pf) or FreeBSD (ipfw), commands from runtime.js run
  * through the shared command runner. Elsewhere it stops with an EnvironmentError before anything starts.
  */
 import { EnvironmentError, HarnessError } from '../../lib/errors.js';
+import { parseCandidate } from '../candidates.js';
 import { createCommandRunner } from '../runner.js';
-import {
-  dummynetChange, dummynetSetup, dummynetTeardown, loopbackAddresses, loopbackAliasLines, planDummynet,
-} from './commands.js';
+import { dummynetChange, planDummynet } from './commands.js';
+import { MAX_REGISTRATIONS, RUNTIME_ADDRESS, runtimeRules, runtimeSetup, runtimeTeardown } from './runtime.js';
 import { scheduleStates } from './script.js';
 
 /** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
@@ -37,36 +37,82 @@ export async function dummynetCapabilities({ platform = process.platform, run = 
 }
 
 /**
- * @param {{peers: string[], compiled: import('../../lib/schedule.js').CompiledNetwork, addresses?: Record<string, string>,
+ * Peers are told apart by port, not address (why: runtime.js). Only a peer's UDP host candidate on 127.0.0.1 is passed
+ * on, once rules send its socket's packets through the pipes of its route; Chromium needs no launch changes.
+ * @param {{peers: string[], compiled: import('../../lib/schedule.js').CompiledNetwork,
  *   log?: (message: string) => void, clock?: () => number,
  *   capabilities?: Awaited<ReturnType<typeof dummynetCapabilities>>,
  *   exec?: (argv: string[]) => Promise<import('../runner.js').CommandResult>}} options
- *   addresses: the IPv4 address each peer's media leaves from (rules match on them); default one loopback alias
- *   per peer (loopbackAddresses). capabilities and exec: tests stand in for a macOS or FreeBSD host.
+ *   capabilities and exec: tests stand in for a macOS or FreeBSD host.
  */
-export function createDummynetEmulator({
-  peers, compiled, addresses = loopbackAddresses(peers), log = () => {}, clock, capabilities, exec,
-}) {
+export function createDummynetEmulator({ peers, compiled, log = () => {}, clock, capabilities, exec }) {
   const { run, commands } = createCommandRunner({ clock, exec });
-  /** @type {ReturnType<typeof planDummynet>|null} */
+  /** @type {import('./commands.js').DummynetPlan|null} */
   let plan = null;
   let state = { ...compiled.links };
+  /** macOS: pf's enable reference (`pfctl -E`), released at teardown so pf ends as it was. */
+  let pfToken = null;
+  /** @type {import('./runtime.js').Registration[]} */
+  const registrations = [];
+  /** Rule updates one at a time: a macOS anchor reload carries every registration so far. */
+  let ruleUpdates = Promise.resolve();
+  let closing = false;
+  /** @type {Promise<void>|null} */
+  let settingUp = null;
   const sh = (line, options) => run(['sh', '-c', line], options);
+
+  async function teardown() {
+    if (!plan) return;
+    for (const line of runtimeTeardown(plan)) await sh(line, { allowFailure: true });
+    if (pfToken) await run(['pfctl', '-X', pfToken], { allowFailure: true });
+    pfToken = null;
+    registrations.length = 0;
+  }
+
+  async function build() {
+    const caps = capabilities ?? await dummynetCapabilities();
+    if (!caps.available) throw new EnvironmentError(`--emulator dummynet: ${caps.reasons.join('; ')}`);
+    const addresses = Object.fromEntries(peers.map((peer) => [peer, RUNTIME_ADDRESS]));
+    const links = Object.keys(compiled.links);
+    plan = planDummynet({ platform: /** @type {string} */ (caps.platform), peers, links, routes: compiled.routes, addresses });
+    // Pipes and rules a crashed run left under the same numbers go first.
+    await teardown();
+    for (const line of runtimeSetup(plan, compiled.links, scheduleStates(compiled).map((s) => s.state))) {
+      if (closing) throw new HarnessError('dummynet: set-up interrupted; everything it made is being removed');
+      await sh(line);
+    }
+    if (plan.platform === 'macos') {
+      const enabled = await run(['pfctl', '-E']);
+      pfToken = /Token : (\d+)/.exec(enabled.stderr + enabled.stdout)?.[1] ?? null;
+    }
+    log(`dummynet: ${plan.pipes.length} pipes on ${plan.platform}; rules per peer socket as candidates arrive`);
+  }
+
+  /** @param {import('./runtime.js').Registration} registration */
+  function register(registration) {
+    const update = ruleUpdates.then(async () => {
+      if (!plan || closing) throw new HarnessError('dummynet: the emulator is closed');
+      if (registrations.length >= MAX_REGISTRATIONS) throw new HarnessError(`dummynet: over ${MAX_REGISTRATIONS} peer sockets`);
+      registrations.push(registration);
+      for (const line of runtimeRules(plan, compiled.routes, registrations)) await sh(line);
+    });
+    ruleUpdates = update.catch(() => {});
+    return update;
+  }
+
+  /** @param {string} peer the address its media leaves from: the same for every peer (rules tell them apart by port) */
+  const addressOf = (peer) => {
+    if (!peers.includes(peer)) throw new HarnessError(`dummynet: unknown peer '${peer}'; this run has ${peers.join(', ')}`);
+    return RUNTIME_ADDRESS;
+  };
 
   return {
     name: 'dummynet',
     commands,
-    signalingHost: '127.0.0.1',
+    signalingHost: RUNTIME_ADDRESS,
     async setup() {
-      const caps = capabilities ?? await dummynetCapabilities();
-      if (!caps.available) throw new EnvironmentError(`--emulator dummynet: ${caps.reasons.join('; ')}`);
-      plan = planDummynet({
-        platform: /** @type {string} */ (caps.platform), peers, links: Object.keys(compiled.links), routes: compiled.routes, addresses,
-      });
-      for (const line of [...dummynetTeardown(plan), ...loopbackAliasLines(plan, 'remove')]) await sh(line, { allowFailure: true });
-      for (const line of loopbackAliasLines(plan, 'add')) await sh(line);
-      for (const line of dummynetSetup(plan, compiled.links, scheduleStates(compiled).map((s) => s.state))) await sh(line);
-      log(`dummynet: ${plan.pipes.length} pipes on ${plan.platform}`);
+      settingUp = build();
+      await settingUp;
     },
     /** @param {Record<string, LinkParams>} linksParams */
     async apply(linksParams) {
@@ -78,14 +124,24 @@ export function createDummynetEmulator({
     async truth() {
       return [];
     },
-    /** @param {string} peer the address its media must leave from */
-    addressOf(peer) {
-      if (!(peer in addresses)) throw new HarnessError(`dummynet: unknown peer '${peer}'; this run has ${peers.join(', ')}`);
-      return addresses[peer];
+    addressOf,
+    /**
+     * Passes on only a peer's UDP host candidate on 127.0.0.1, after its socket's rules are in place.
+     * @param {{from: string, to: string, candidate: {candidate: string}}} message
+     */
+    async rewriteCandidate({ from, to, candidate }) {
+      const parsed = parseCandidate(candidate.candidate);
+      if (parsed?.transport !== 'udp' || parsed.type !== 'host' || parsed.address !== addressOf(from)) return null;
+      const known = registrations.some((r) => r.from === from && r.to === to && r.port === parsed.port);
+      if (!known) await register({ from, to, port: parsed.port });
+      return candidate;
     },
+    /** Removes the pipes and rules, also mid-set-up; safe to call more than once. */
     async close() {
-      if (!plan) return;
-      for (const line of [...dummynetTeardown(plan), ...loopbackAliasLines(plan, 'remove')]) await sh(line, { allowFailure: true });
+      closing = true;
+      await settingUp?.catch(() => {});
+      await ruleUpdates;
+      await teardown();
       plan = null;
     },
   };
