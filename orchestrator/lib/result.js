@@ -84,9 +84,12 @@ export function buildResult({ status, errors, scenario, environment, samples, ev
       scheduleEvents: network.scheduleEvents,
     },
     setup,
-    summary: summarize({ timeline, warmupS: scenario.warmupS, durationS: scenario.durationS, setupMs, configured, routes: compiled.routes }),
+    summary: summarize({
+      timeline, warmupS: scenario.warmupS, durationS: scenario.durationS, setupMs, configured, routes: compiled.routes,
+    }),
   };
 }
 
 /** Timeline order; String() because nothing a page sent may be able to stop the result being written. */
-const bySecondPeerRemote = (a, b) => a.t - b.t || String(a.peer).localeCompare(String(b.peer)) || String(a.remote).localeCompare(String(b.remote));
+const bySecondPeerRemote = (a, b) => a.t - b.t || String(a.peer).localeCompare(String(b.peer))
+  || String(a.remote).localeCompare(String(b.remote));

@@ -129,7 +129,9 @@ async function setUpCall(call) {
   });
   log(`emulator: ${call.emulator.name}${call.emulator.choice ? ` (${call.emulator.choice})` : ''}`);
 
-  const signaling = await startSignalingServer({ host: call.emulator.signalingHost, rewriteCandidate: call.emulator.rewriteCandidate, room, peers });
+  const signaling = await startSignalingServer({
+    host: call.emulator.signalingHost, rewriteCandidate: call.emulator.rewriteCandidate, room, peers,
+  });
   hold(call, 'signaling server', () => signaling.close());
   log(`signaling: ${signaling.wsUrl} room ${room}`);
   call.signaling = signaling;
@@ -196,7 +198,7 @@ async function holdCall(call) {
   const timers = scheduleNetwork(scenario.compiled.events, recorder.mediaStartEpochMs, async (atS, changes) => {
     try {
       await emulator.apply(Object.fromEntries(changes.map((change) => [change.link, change.params])));
-      for (const change of changes) recorder.scheduleEvents.push({ atS, appliedAtS: recorder.atS(), link: change.link, params: change.params, cause: change.cause });
+      for (const { link, params, cause } of changes) recorder.scheduleEvents.push({ atS, appliedAtS: recorder.atS(), link, params, cause });
     } catch (error) {
       recorder.fail(`applying the schedule at ${atS} s: ${error.message}`);
     }
@@ -227,5 +229,6 @@ async function tearDown(call) {
  * @param {(atS: number, changes: Array<{ atS: number, link: string, params: object, cause: string }>) => void} apply
  */
 function scheduleNetwork(events, mediaStartEpochMs, apply) {
-  return groupScheduleEvents(events).map(({ atS, events: changes }) => setTimeout(() => apply(atS, changes), mediaStartEpochMs + atS * 1000 - Date.now()));
+  return groupScheduleEvents(events)
+    .map(({ atS, events: changes }) => setTimeout(() => apply(atS, changes), mediaStartEpochMs + atS * 1000 - Date.now()));
 }

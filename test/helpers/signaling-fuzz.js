@@ -110,7 +110,8 @@ function mutate(message, random, remote) {
 const randomBytes = (random, length) => Buffer.from(Array.from({ length }, () => Math.floor(random() * 256)));
 
 /**
- * @typedef {{ kind: 'text', data: string } | { kind: 'bytes-as-text', data: Buffer } | { kind: 'binary', data: Buffer } | { kind: 'raw', data: Buffer }} FuzzCase
+ * @typedef {{ kind: 'text', data: string } | { kind: 'bytes-as-text', data: Buffer } | { kind: 'binary', data: Buffer }
+ *   | { kind: 'raw', data: Buffer }} FuzzCase
  * text: a JSON-ish string; bytes-as-text: random bytes in a text frame (often invalid UTF-8, which closes the
  * socket); binary: a binary frame; raw: a hand-made frame with random header bits, for a raw TCP client.
  */
@@ -141,7 +142,10 @@ export function fuzzCases({ seed, count, room, peer, remote }) {
       const opcode = Math.floor(random() * 16);
       cases.push({
         kind: 'raw',
-        data: frame({ opcode, payload: randomBytes(random, Math.floor(random() * 100)), fin: random() < 0.8, rsv1: random() < 0.3, masked: random() < 0.7 }),
+        data: frame({
+          opcode, payload: randomBytes(random, Math.floor(random() * 100)),
+          fin: random() < 0.8, rsv1: random() < 0.3, masked: random() < 0.7,
+        }),
       });
     }
   }
