@@ -166,7 +166,7 @@ describe('wrong-shape messages, unjoined, cross-room and forged-peer data', () =
 
   test('a loopback candidate with port 70000: the relay\'s InputError becomes an error reply, not a crash', async () => {
     const p0 = await join('run-1', 'p0');
-    await join('run-1', 'p1'); // the real p1 holds its name
+    const p1 = await join('run-1', 'p1');
     assert.equal((await p0.next()).type, 'peer-joined');
     p0.send({ type: 'candidate', to: 'p1', candidate: { candidate: 'candidate:1 1 udp 2122194687 127.0.0.1 70000 typ host', sdpMid: '0' } });
     const reply = await p0.next();
