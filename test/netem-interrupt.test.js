@@ -2,9 +2,12 @@
 // run's namespaces, veths and nft tables are gone afterwards; `cleanup` leaves a live run alone.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
+import { OWNER_DIR } from '../orchestrator/emulators/netem/cleanup.js';
 import { shortRunId } from '../orchestrator/emulators/netem/topology.js';
 import { runCli, tempDir } from './helpers/cli.js';
 
@@ -13,15 +16,78 @@ const caps = await netemCapabilities();
 const skip = caps.netns && caps.htb ? false : `needs root with network namespaces and htb: ${caps.reasons.join('; ')}`;
 
 const sh = (command, args) => execFileSync(command, args, { encoding: 'utf8' });
-/** Everything of the harness's netem runs that is visible from the root namespace. */
-const harnessObjects = () => [
-  ...sh('ip', ['netns', 'list']).split('\n').filter((line) => line.startsWith('wtb-')),
-  ...[...sh('ip', ['-o', 'link', 'show']).matchAll(/^\d+: (wtb[a-z0-9]+c)[@:]/gm)].map((m) => m[1]),
-  ...[...sh('nft', ['list', 'tables']).matchAll(/^table \S+ (wtb\S*)$/gm)].map((m) => m[1]),
+/** Namespaces, root-namespace links and root-namespace nft tables, one name each. */
+const snapshot = () => [
+  ...sh('ip', ['netns', 'list']).split('\n').filter(Boolean).map((line) => `netns ${line.split(' ')[0]}`),
+  ...[...sh('ip', ['-o', 'link', 'show']).matchAll(/^\d+: ([^:@\s]+)/gm)].map((m) => `link ${m[1]}`),
+  ...sh('nft', ['list', 'tables']).split('\n').filter(Boolean).map((line) => `nft ${line}`),
 ];
+/** What a test left: everything not there before it, and anything of the harness's netem runs at all. */
+const leftBehind = (before) => snapshot().filter((name) => !before.includes(name) || /^(netns wtb-|link wtb[a-z0-9]+c$|nft table \S+ wtb)/.test(name));
 
-/** Runs a netem scenario and sends `signals` SIGINTs `delayMs` after the CLI names the scenario. */
-async function interruptDuringSetUp(delayMs, signals = 1) {
+const module = (file) => JSON.stringify(fileURLToPath(new URL(file, import.meta.url)));
+/**
+ * A child that builds the netem emulator as a run does: the process handlers of lib/shutdown.js installed, the
+ * emulator's closer registered through registerCleanup → onCleanup, and a first Ctrl-C answered by running every
+ * closer (the run's tear-down) and exiting 130. It prints "starting" just before set-up and "ready" after it.
+ * @param {string} runId
+ */
+function startChild(runId) {
+  const script = `
+    import { installProcessHandlers, onCleanup, onInterrupt, runCleanup } from ${module('../orchestrator/lib/shutdown.js')};
+    import { createEmulator } from ${module('../orchestrator/emulators/index.js')};
+    import { loadScenario } from ${module('../orchestrator/lib/scenario.js')};
+    installProcessHandlers();
+    onInterrupt(async () => { await runCleanup(); process.exit(130); });
+    const { compiled } = loadScenario(${JSON.stringify(capped)});
+    console.log('starting');
+    try {
+      await createEmulator('netem', { compiled, peers: ['p0', 'p1'], runId: ${JSON.stringify(runId)}, registerCleanup: onCleanup });
+      console.log('ready');
+    } catch (error) {
+      console.log('set-up stopped: ' + error.message);
+    }
+    setInterval(() => {}, 1000);`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => { stdout += chunk; child.emit('line', stdout); });
+  child.stderr.on('data', (chunk) => { stderr += chunk; });
+  /** @type {Promise<{code: number|null, signal: string|null, stdout: string, stderr: string}>} */
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  /** @param {string} word */
+  const printed = (word) => new Promise((resolve, reject) => {
+    child.on('line', (text) => text.includes(word) && resolve(undefined));
+    exited.then(() => reject(new Error(`the child exited before printing ${word}: ${stdout}${stderr}`)));
+  });
+  return { child, exited, printed };
+}
+
+const points = [['0 ms into', 0], ['50 ms into', 50], ['150 ms into', 150], ['250 ms into', 250], ['400 ms into', 400], ['after', null]];
+for (const [when, delayMs] of points) {
+  test(`a Ctrl-C ${when} netem set-up leaves no namespace, veth, nft table or owner file of the run`, { skip, timeout: 120_000 }, async (t) => {
+    const before = snapshot();
+    const runId = `int-${process.pid}-${delayMs ?? 'done'}`;
+    const { child, exited, printed } = startChild(runId);
+    if (delayMs === null) {
+      await printed('ready');
+      assert.ok(snapshot().some((name) => name.startsWith(`netns wtb-${shortRunId(runId)}-`)), 'set-up built the namespaces');
+    } else {
+      await printed('starting');
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+    child.kill('SIGINT');
+    const { code, stdout, stderr } = await exited;
+    // Where the Ctrl-C landed: "set-up stopped: … interrupted" when set-up was still running.
+    t.diagnostic(stdout.trim().split('\n').at(-1) ?? '');
+    assert.equal(code, 130, `${stdout}${stderr}`);
+    assert.deepEqual(leftBehind(before), []);
+    assert.ok(!existsSync(path.join(OWNER_DIR, shortRunId(runId))), 'the owner file is removed with the run');
+  });
+}
+
+/** Runs a netem scenario through the CLI and sends `signals` SIGINTs `delayMs` after it names the scenario. */
+async function interruptCliDuringSetUp(delayMs, signals) {
   let armed = false;
   const run = await runCli(['scenario', capped, '--emulator', 'netem', '--video', '360p30', '--out', tempDir()], {
     timeoutMs: 90_000,
@@ -35,55 +101,45 @@ async function interruptDuringSetUp(delayMs, signals = 1) {
   return run;
 }
 
-for (const delayMs of [0, 50, 150, 400, 900]) {
-  test(`one Ctrl-C ${delayMs} ms into netem set-up leaves no namespace, veth or nft table`, { skip }, async () => {
-    const { code, stderr } = await interruptDuringSetUp(delayMs);
-    assert.equal(code, 130, stderr);
-    assert.deepEqual(harnessObjects(), []);
-  });
-}
+test('the CLI: one Ctrl-C during netem set-up ends the run aborted and removes what was built', { skip }, async () => {
+  const before = snapshot();
+  const { code, stderr } = await interruptCliDuringSetUp(150, 1);
+  assert.equal(code, 130, stderr);
+  assert.deepEqual(leftBehind(before), []);
+});
 
-test('two Ctrl-Cs during netem set-up exit at once and still remove what was built', { skip }, async () => {
-  const { code, stderr } = await interruptDuringSetUp(150, 2);
+test('the CLI: two Ctrl-Cs during netem set-up exit at once and still remove what was built', { skip }, async () => {
+  const before = snapshot();
+  const { code, stderr } = await interruptCliDuringSetUp(150, 2);
   assert.equal(code, 130, stderr);
   assert.match(stderr, /SIGINT again/);
-  assert.deepEqual(harnessObjects(), []);
+  assert.deepEqual(leftBehind(before), []);
 });
 
-test('three Ctrl-Cs during netem set-up: the forced exit deletes the namespaces without waiting', { skip }, async () => {
-  const { code, stderr } = await interruptDuringSetUp(150, 3);
+test('the CLI: three Ctrl-Cs during netem set-up, the forced exit deletes the namespaces without waiting', { skip }, async () => {
+  const before = snapshot();
+  const { code, stderr } = await interruptCliDuringSetUp(150, 3);
   assert.equal(code, 130, stderr);
-  assert.deepEqual(harnessObjects(), []);
+  assert.deepEqual(leftBehind(before), []);
 });
 
-test('cleanup without --run-id leaves a live run alone and removes it once its orchestrator is dead', { skip }, async (t) => {
-  const module = (file) => JSON.stringify(fileURLToPath(new URL(file, import.meta.url)));
+test('cleanup without --run-id leaves a live run alone and removes it once its orchestrator is dead', { skip, timeout: 120_000 }, async (t) => {
+  const before = snapshot();
   const runId = `live-${process.pid}`;
-  const script = `
-    import { installProcessHandlers, onCleanup } from ${module('../orchestrator/lib/shutdown.js')};
-    import { createEmulator } from ${module('../orchestrator/emulators/index.js')};
-    import { loadScenario } from ${module('../orchestrator/lib/scenario.js')};
-    installProcessHandlers();
-    const { compiled } = loadScenario(${JSON.stringify(capped)});
-    await createEmulator('netem', { compiled, peers: ['p0', 'p1'], runId: ${JSON.stringify(runId)}, registerCleanup: onCleanup });
-    console.log('ready');
-    setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const { child, exited, printed } = startChild(runId);
   t.after(() => child.kill('SIGKILL'));
-  await new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk) => String(chunk).includes('ready') && resolve(undefined));
-    child.once('exit', (code) => reject(new Error(`the live run exited early (${code})`)));
-  });
-  const ours = `wtb-${shortRunId(runId)}-`;
+  await printed('ready');
+  const ours = `netns wtb-${shortRunId(runId)}-`;
   const live = await runCli(['cleanup']);
   assert.equal(live.code, 0, live.stderr);
   assert.match(live.stdout, new RegExp(`left 1 run\\(s\\) in progress alone \\(${shortRunId(runId)}\\)`));
-  assert.equal(harnessObjects().filter((name) => name.startsWith(ours)).length, 3, 'router and two peer namespaces still there');
+  assert.equal(snapshot().filter((name) => name.startsWith(ours)).length, 3, 'router and two peer namespaces still there');
 
   child.kill('SIGKILL');
-  await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.once('exit', resolve)));
+  await exited;
   const dead = await runCli(['cleanup']);
   assert.equal(dead.code, 0, dead.stderr);
-  assert.match(dead.stdout, /removed 3 namespaces/);
-  assert.deepEqual(harnessObjects(), []);
+  assert.match(dead.stdout, /removed 3 namespaces \((wtb-[a-z0-9]+-(p0|p1|r)(, )?){3}\); 1 root link \(wtb[a-z0-9]+c\)/);
+  assert.deepEqual(leftBehind(before), []);
+  assert.ok(!existsSync(path.join(OWNER_DIR, shortRunId(runId))), 'the dead run\'s owner file is removed');
 });

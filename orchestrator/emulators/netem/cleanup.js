@@ -3,16 +3,22 @@
  * nft tables inside them), the root end of control veths (`wtb<id>c`), and processes still inside. Each run
  * records its orchestrator's PID in an owner file, so a clean-up without a run id leaves live runs alone.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { EnvironmentError } from '../../lib/errors.js';
 import { NAME_PREFIX, NAMESPACE_PREFIX, shortRunId } from './topology.js';
 
 /** @typedef {import('../runner.js').RunCommand} RunCommand */
 /** @typedef {{netns: string[], rootLinks: string[], pids: number[], liveRuns: string[]}} Leftovers */
 
-/** One file per run id: `{ pid, startTicks }` of the orchestrator that built the topology. */
-export const OWNER_DIR = path.join(os.tmpdir(), 'webrtc-testbed-netem');
+/**
+ * One file per run id: `{ pid, startTicks }` of the orchestrator that built the topology. /run is writable by root
+ * only and emptied at boot, like the namespaces the files describe; the temp directory where there is no /run.
+ */
+export const OWNER_DIR = existsSync('/run') ? '/run/webrtc-testbed-netem' : path.join(os.tmpdir(), 'webrtc-testbed-netem');
+/** Capability probes name their scratch namespace after their process (capabilities.js): wtb-probe-<pid>. */
+const PROBE_ID = /^probe-(\d+)$/;
 
 /** A process's start time in clock ticks since boot (/proc/<pid>/stat field 22): tells a reused PID apart. */
 function startTicks(pid) {
@@ -24,10 +30,17 @@ function startTicks(pid) {
   }
 }
 
-/** Records this process as the owner of run `id` (short id) before anything of it is built. */
+/**
+ * Records this process as the owner of run `id` (short id) before anything of it is built. Root writes here: a
+ * directory someone else could write to could hold a symlink that turns the write onto any file.
+ */
 export function recordOwner(id, pid = process.pid) {
-  mkdirSync(OWNER_DIR, { recursive: true });
-  writeFileSync(path.join(OWNER_DIR, id), JSON.stringify({ pid, startTicks: startTicks(pid) }));
+  mkdirSync(OWNER_DIR, { recursive: true, mode: 0o700 });
+  const dir = lstatSync(OWNER_DIR);
+  if (!dir.isDirectory() || dir.uid !== process.getuid?.() || (dir.mode & 0o022) !== 0) {
+    throw new EnvironmentError(`netem: ${OWNER_DIR} is not a directory only this user can write; remove it and retry`);
+  }
+  writeFileSync(path.join(OWNER_DIR, id), JSON.stringify({ pid, startTicks: startTicks(pid) }), { mode: 0o600 });
 }
 
 /** @param {string} id */
@@ -35,8 +48,10 @@ export function releaseOwner(id) {
   rmSync(path.join(OWNER_DIR, id), { force: true });
 }
 
-/** Whether the orchestrator that built run `id` is still running (no owner file: it is not). */
+/** Whether the orchestrator that built run `id` (or the probe `probe-<pid>`) is still running (no owner file: it is not). */
 export function ownerAlive(id) {
+  const probe = PROBE_ID.exec(id);
+  if (probe) return startTicks(Number(probe[1])) !== null;
   let owner;
   try {
     owner = JSON.parse(readFileSync(path.join(OWNER_DIR, id), 'utf8'));
@@ -49,8 +64,15 @@ export function ownerAlive(id) {
 const QUIET = { allowFailure: true, record: false };
 const CONTROL_LINK = new RegExp(`^${NAME_PREFIX}([a-z0-9]{1,8})c$`);
 
-/** The short run id in a namespace name wtb-<id>-<name>, or null for namespaces not ours. @param {string} name */
-const idOfNetns = (name) => (name.startsWith(NAMESPACE_PREFIX) ? name.slice(NAMESPACE_PREFIX.length).split('-')[0] : null);
+/**
+ * The short run id in a namespace name wtb-<id>-<name> (probe-<pid> for wtb-probe-<pid>), or null for namespaces
+ * not ours. @param {string} name
+ */
+const idOfNetns = (name) => {
+  if (!name.startsWith(NAMESPACE_PREFIX)) return null;
+  const rest = name.slice(NAMESPACE_PREFIX.length);
+  return PROBE_ID.test(rest) ? rest : rest.split('-')[0];
+};
 /** @param {string} name */
 const idOfLink = (name) => CONTROL_LINK.exec(name)?.[1] ?? null;
 
