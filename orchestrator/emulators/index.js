@@ -3,6 +3,13 @@
 // truth() rows carry epochMs, the wall-clock end of the second they cover. Each registers its closer through
 // options.registerCleanup before it builds anything, so an interrupt half way through set-up removes what was built.
 
+import { InputError } from '../lib/errors.js';
+import { parseCandidate, withAddress } from './candidates.js';
+import { createDummynetEmulator } from './dummynet/index.js';
+import { netemCapabilities, unmetRequirements } from './netem/capabilities.js';
+import { createNetemEmulator } from './netem/index.js';
+import { startRelayProcess } from './relay/client.js';
+
 /** Tearing down a netem topology is dozens of commands: more than a browser's closer needs. */
 const TEARDOWN_TIMEOUT_MS = 60_000;
 
@@ -15,12 +22,6 @@ const TEARDOWN_TIMEOUT_MS = 60_000;
  */
 /** Without a registry the caller closes the emulator itself; a failed set-up still removes what it built. */
 const closeOnly = (/** @type {string} */ _name, /** @type {() => Promise<unknown>} */ close) => async () => { await close(); };
-import { InputError } from '../lib/errors.js';
-import { parseCandidate, withAddress } from './candidates.js';
-import { createDummynetEmulator } from './dummynet/index.js';
-import { netemCapabilities, unmetRequirements } from './netem/capabilities.js';
-import { createNetemEmulator } from './netem/index.js';
-import { startRelayProcess } from './relay/client.js';
 
 export const EMULATORS = ['relay', 'netem', 'dummynet', 'auto'];
 
