@@ -141,7 +141,27 @@ function renderDerived(d, peers, r) {
   ];
   return `<table class="summary derived"><thead><tr>${head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>
 <p class="caption">Utilisation per receiving peer. Set-up time: browser launch to first decoded video frame. Definitions at the end of the page.</p>
-${renderSteadyTable(d.steady, r)}${renderJainTable(d.jain.groups)}`;
+${renderSetupTable(r.setup)}${renderSteadyTable(d.steady, r)}${renderJainTable(d.jain.groups)}`;
+}
+
+const MILESTONE_LABELS = {
+  browserLaunched: 'Browser started', pageLoaded: 'Page loaded', joined: 'Joined signaling', mediaReady: 'getUserMedia resolved',
+  negotiated: 'Offer/answer done', iceConnected: 'ICE connected', dtlsConnected: 'DTLS connected', firstRtp: 'First RTP',
+  firstFrame: 'First decoded frame',
+};
+
+/**
+ * Where each peer's set-up time went: ms since its browser launch at every milestone (result.setup).
+ * @param {{ milestones?: string[], peers?: Record<string, { sinceLaunchMs?: Record<string, number|null> }> }|undefined} setup
+ */
+function renderSetupTable(setup) {
+  const peers = Object.keys(setup?.peers ?? {}).sort();
+  if (!setup?.milestones?.length || peers.length === 0) return '';
+  const rows = setup.milestones.map((name) => `<tr data-milestone="${escapeHtml(name)}"><th scope="row">${escapeHtml(MILESTONE_LABELS[name] ?? name)}</th>`
+    + `${peers.map((peer) => `<td>${formatNumber(setup.peers[peer].sinceLaunchMs?.[name] ?? null, 0)}</td>`).join('')}</tr>`);
+  return `<table class="summary setup"><thead><tr><th scope="col">Set-up milestone <span class="unit">(ms since the peer's browser launch)</span></th>`
+    + `${peers.map((peer) => `<th scope="col">${escapeHtml(peer)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>
+<p class="caption">Milestones overlap: negotiation, ICE and DTLS run while getUserMedia is pending. Per-remote milestones count the first remote.</p>`;
 }
 
 /**

@@ -67,3 +67,18 @@ test('compare refuses runs of different scenarios, naming them', () => {
     (error) => error instanceof InputError && /bandwidth-1500, loss-10/.test(error.message) && error.message.includes('b/result.json'),
   );
 });
+
+test('the set-up breakdown (result.setup) is a table of milestones per peer; a result without one has none', () => {
+  const r = makeResult('static');
+  const setup = {
+    milestones: ['browserLaunched', 'mediaReady', 'firstFrame'],
+    peers: { p0: { launchEpochMs: 1, sinceLaunchMs: { browserLaunched: 372, mediaReady: 1384.4, firstFrame: 1620 } },
+      p1: { launchEpochMs: 2, sinceLaunchMs: { browserLaunched: 346, mediaReady: null, firstFrame: 1599 } } },
+  };
+  const html = renderRunReport({ ...r, setup });
+  const table = /<table class="summary setup">(.*?)<\/table>/s.exec(html)?.[1];
+  assert.ok(table, 'a set-up table');
+  assert.match(table, /<tr data-milestone="mediaReady"><th scope="row">getUserMedia resolved<\/th><td>1384<\/td><td>—<\/td><\/tr>/);
+  assert.match(table, /First decoded frame<\/th><td>1620<\/td><td>1599<\/td>/);
+  assert.doesNotMatch(renderRunReport(r), /class="summary setup"/);
+});
