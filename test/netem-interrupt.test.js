@@ -23,7 +23,8 @@ const snapshot = () => [
   ...sh('nft', ['list', 'tables']).split('\n').filter(Boolean).map((line) => `nft ${line}`),
 ];
 /** What a test left: everything not there before it, and anything of the harness's netem runs at all. */
-const leftBehind = (before) => snapshot().filter((name) => !before.includes(name) || /^(netns wtb-|link wtb[a-z0-9]+c$|nft table \S+ wtb)/.test(name));
+const HARNESS_OBJECT = /^(netns wtb-|link wtb[a-z0-9]+c$|nft table \S+ wtb)/;
+const leftBehind = (before) => snapshot().filter((name) => !before.includes(name) || HARNESS_OBJECT.test(name));
 
 const module = (file) => JSON.stringify(fileURLToPath(new URL(file, import.meta.url)));
 /**
@@ -65,7 +66,8 @@ function startChild(runId) {
 
 const points = [['0 ms into', 0], ['50 ms into', 50], ['150 ms into', 150], ['250 ms into', 250], ['400 ms into', 400], ['after', null]];
 for (const [when, delayMs] of points) {
-  test(`a Ctrl-C ${when} netem set-up leaves no namespace, veth, nft table or owner file of the run`, { skip, timeout: 120_000 }, async (t) => {
+  const title = `a Ctrl-C ${when} netem set-up leaves no namespace, veth, nft table or owner file of the run`;
+  test(title, { skip, timeout: 120_000 }, async (t) => {
     const before = snapshot();
     const runId = `int-${process.pid}-${delayMs ?? 'done'}`;
     const { child, exited, printed } = startChild(runId);
@@ -123,7 +125,8 @@ test('the CLI: three Ctrl-Cs during netem set-up, the forced exit deletes the na
   assert.deepEqual(leftBehind(before), []);
 });
 
-test('cleanup without --run-id leaves a live run alone and removes it once its orchestrator is dead', { skip, timeout: 120_000 }, async (t) => {
+const LIVE_RUN_TEST = 'cleanup without --run-id leaves a live run alone and removes it once its orchestrator is dead';
+test(LIVE_RUN_TEST, { skip, timeout: 120_000 }, async (t) => {
   const before = snapshot();
   const runId = `live-${process.pid}`;
   const { child, exited, printed } = startChild(runId);
