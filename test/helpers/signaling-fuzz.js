@@ -3,19 +3,9 @@
 // events that claim to come from the remote peer), plus random bytes, binary frames and hand-made malformed
 // frames. Same seed, same cases.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createRandom } from '../../orchestrator/lib/random.js';
 import { frame, rawClient, wsClient } from './signaling-clients.js';
 
-/** mulberry32: a small seeded PRNG, uniform in [0, 1). @param {number} seed */
-export function prng(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A sample as client-app/stats.js intervalMetrics makes it, with t, peer and remote. */
 export function realSample({ t = 1, peer = 'p0', remote = 'p1' } = {}) {
@@ -121,7 +111,7 @@ const randomBytes = (random, length) => Buffer.from(Array.from({ length }, () =>
  * @returns {FuzzCase[]}
  */
 export function fuzzCases({ seed, count, room, peer, remote }) {
-  const random = prng(seed);
+  const random = createRandom(seed);
   const base = realMessages({ room, peer, remote });
   /** @type {FuzzCase[]} */
   const cases = [];

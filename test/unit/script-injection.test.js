@@ -14,6 +14,7 @@ import { shellComment, shellJoin } from '../../orchestrator/emulators/script.js'
 import { InputError } from '../../orchestrator/lib/errors.js';
 import { loadScenario } from '../../orchestrator/lib/scenario.js';
 import { compileNetwork } from '../../orchestrator/lib/schedule.js';
+import { createRandom } from '../../orchestrator/lib/random.js';
 
 /** Every command a generated script may run. */
 const GENERATOR_COMMANDS = ['tc', 'ip', 'nft', 'ethtool', 'sysctl', 'sleep', 'ipfw', 'dnctl', 'pfctl', 'kldload', 'cat'];
@@ -59,17 +60,6 @@ function runUnderStubs(script, shell) {
   return commands;
 }
 
-/** mulberry32: a seeded generator, so a failure reproduces. @param {number} seed */
-function seeded(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Pieces the shell reads specially; a hostile string always has one. */
 const SPECIAL = ["'", '"', '$(touch PWNED)', '`touch PWNED`', '\n', '\r', ';', '&&', '||', '|', '&', '>', '<', '\\', '$HOME', '${IFS}',
@@ -85,7 +75,7 @@ function hostileString(rnd) {
 }
 
 test('shellJoin: every hostile argument reaches the command as exactly one argument, unchanged', () => {
-  const rnd = seeded(8);
+  const rnd = createRandom(8); // seeded, so a failure reproduces
   const argvs = Array.from({ length: 200 }, () => ['logargs', ...Array.from({ length: Math.floor(rnd() * 5) }, () => hostileString(rnd)), '']);
   // Comments with the same strings in between must stay comments.
   const script = argvs.flatMap((argv) => [shellComment(argv.join(' ')), shellJoin(argv)]).join('\n');
@@ -132,7 +122,7 @@ const withCauses = (compiled, cause) => ({ ...compiled, events: compiled.events.
 const ADDRESSES = { p0: '10.0.0.1', p1: '10.0.0.2', p2: '10.0.0.3' };
 
 test('seeded fuzz: hostile scenario names and causes with random in-range numbers never add or change a command', () => {
-  const rnd = seeded(9);
+  const rnd = createRandom(9);
   const generators = [
     ['netem', (compiled, scenario, o) => netemScript(compiled, { scenario, durationS: o.durationS, peers: o.peerNames, netem: true })],
     ['netem without sch_netem', (compiled, scenario, o) => netemScript(withoutDelay(compiled), { scenario, durationS: o.durationS, peers: o.peerNames, netem: false })],
@@ -172,7 +162,7 @@ function withoutDelay(compiled) {
 }
 
 test('seeded fuzz: hostile names, peer addresses and link selectors never get past validation', () => {
-  const rnd = seeded(10);
+  const rnd = createRandom(10);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'wtb-fuzz-names-'));
   try {
     for (let i = 0; i < 100; i++) {

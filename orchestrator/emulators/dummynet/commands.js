@@ -219,25 +219,3 @@ export function dummynetTeardown(plan) {
     ...plan.pipes.map((pipe) => ['dnctl', 'pipe', String(pipe.pipe), 'delete']),
   ].map(shellJoin);
 }
-
-/**
- * Each peer's own loopback address at run time (127.0.0.2, 127.0.0.3, …): pf and ipfw match on addresses, so
- * peers on one host must send from different ones. Chromium gathers a host candidate per lo0 address, and the
- * run passes on only each peer's candidate on its own alias.
- * @param {string[]} peers @returns {Record<string, string>}
- */
-export function loopbackAddresses(peers) {
-  return Object.fromEntries(peers.map((peer, i) => [peer, `127.0.0.${i + 2}`]));
-}
-
-/**
- * Adds (set-up) or removes (teardown) the loopback aliases of a plan's 127/8 addresses other than 127.0.0.1;
- * macOS and FreeBSD have only 127.0.0.1 on lo0 until told otherwise.
- * @param {DummynetPlan} plan @param {'add'|'remove'} verb
- * @returns {string[]} shell lines
- */
-export function loopbackAliasLines(plan, verb) {
-  return Object.values(plan.addresses)
-    .filter((address) => address.startsWith('127.') && address !== '127.0.0.1')
-    .map((address) => shellJoin(verb === 'add' ? ['ifconfig', 'lo0', 'alias', address, 'netmask', '255.255.255.255'] : ['ifconfig', 'lo0', '-alias', address]));
-}

@@ -5,7 +5,7 @@
  */
 import { queueLimitBytes } from '../../lib/link-model.js';
 import { percentile } from '../../lib/statistics.js';
-import { createRandom, deriveSeed } from './random.js';
+import { createRandom, deriveSeed } from '../../lib/random.js';
 
 /** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
 
