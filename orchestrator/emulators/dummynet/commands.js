@@ -127,7 +127,7 @@ function configureLine(plan, pipe, state) {
  * sysctls raising dummynet's queue limits when a pipe, at any time of the schedule, needs more.
  * @param {DummynetPlan} plan @param {Record<string, LinkParams>[]} states  every state the schedule passes through
  */
-function limitLines(plan, states) {
+export function limitLines(plan, states) {
   let slots = 0;
   let bytes = 0;
   for (const state of states) {

@@ -19,7 +19,7 @@
  */
 import { shellJoin } from '../script.js';
 import {
-  DEFAULT_BYTE_LIMIT, DEFAULT_SLOT_LIMIT, IPFW_SET, PF_ANCHOR, RULE_BASE, dummynetChange, dummynetTeardown, pipeParams, queueClause,
+  IPFW_SET, PF_ANCHOR, RULE_BASE, dummynetChange, dummynetTeardown, limitLines,
 } from './commands.js';
 
 /** @typedef {import('./commands.js').DummynetPlan} DummynetPlan */
@@ -37,21 +37,6 @@ export const PF_RUNTIME_ANCHOR = `com.apple/${PF_ANCHOR}`;
 const DROP_RULE_BASE = RULE_BASE - 1000;
 const RULES_PER_STAGE = 1000;
 export const MAX_REGISTRATIONS = RULES_PER_STAGE - 1;
-const SYSCTL_PREFIX = 'net.inet.ip.dummynet';
-
-/**
- * sysctls raising dummynet's queue limits when a pipe, at any time of the schedule, needs more.
- * @param {DummynetPlan} plan @param {Record<string, LinkParams>[]} states every state the schedule passes through
- */
-function limitLines(plan, states) {
-  const queues = states.flatMap((state) => plan.pipes.map((pipe) => queueClause(pipeParams(plan, pipe, state))));
-  const slots = Math.max(0, ...queues.map((queue) => queue.slots ?? 0));
-  const bytes = Math.max(0, ...queues.map((queue) => queue.bytes ?? 0));
-  return [
-    ...(slots > DEFAULT_SLOT_LIMIT ? [shellJoin(['sysctl', `${SYSCTL_PREFIX}.pipe_slot_limit=${slots}`])] : []),
-    ...(bytes > DEFAULT_BYTE_LIMIT ? [shellJoin(['sysctl', `${SYSCTL_PREFIX}.pipe_byte_limit=${bytes}`])] : []),
-  ];
-}
 
 /**
  * Set-up: queue limits and every pipe at its t = 0 params; no rule yet (they come with the candidates).
