@@ -9,7 +9,7 @@ import { InputError } from './errors.js';
 import { REPO_ROOT } from './paths.js';
 import { readJsonFile } from './json-file.js';
 import { expectFileName, expectNumber, expectObject, expectText } from './validate.js';
-import { TIMELINE_METRIC_PATHS } from './metrics.js';
+import { validateReference } from './reference.js';
 import { DEFAULT_DURATION_S, DEFAULT_PEERS, MAX_DURATION_S, MAX_PEERS, compileNetwork } from './schedule.js';
 
 export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.url));
@@ -17,16 +17,13 @@ export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.u
 /** J16 reports ~10 s of ramp-up once media flows; the measurement window starts after it. */
 export const DEFAULT_WARMUP_S = 10;
 
-const SCENARIO_FIELDS = ['name', 'description', 'durationS', 'warmupS', 'peers', 'network', 'reference'];
-const REFERENCE_FIELDS = ['source', 'notes', 'metrics', 'utilization'];
-
-/** A reference may quote any metric with per-second values (the numeric timeline paths). */
-export const REFERENCE_METRIC_PATHS = TIMELINE_METRIC_PATHS;
+const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'network', 'reference'];
 
 /**
  * @typedef {object} ResolvedScenario  the `scenario` object of result.json, plus the compiled network
  * @property {string} name
  * @property {string} description
+ * @property {string|null} group       the catalogue entry it is one combination of (`queue-size`), or null
  * @property {string} file               repo-relative when inside the repo
  * @property {number} durationS          after time scaling or --duration
  * @property {number} nominalDurationS   as written
@@ -34,7 +31,7 @@ export const REFERENCE_METRIC_PATHS = TIMELINE_METRIC_PATHS;
  * @property {number} warmupS
  * @property {number} peers
  * @property {object} network            as written
- * @property {object|null} reference
+ * @property {import('./reference.js').Reference|null} reference
  * @property {import('./schedule.js').CompiledNetwork} compiled
  */
 
@@ -60,28 +57,6 @@ export function listScenarios() {
 }
 
 /**
- * @param {unknown} raw
- * @param {string} file
- */
-function validateReference(raw, file) {
-  if (raw === undefined || raw === null) return null;
-  const where = `${file}: reference`;
-  const reference = expectObject(raw, where, REFERENCE_FIELDS);
-  expectText(reference.source, `${where}.source`);
-  if (reference.notes !== undefined) expectText(reference.notes, `${where}.notes`);
-  const metrics = expectObject(reference.metrics ?? {}, `${where}.metrics`, REFERENCE_METRIC_PATHS);
-  for (const [key, metric] of Object.entries(metrics)) {
-    expectObject(metric, `${where}.metrics.${key}`, ['mean', 'sd']);
-    expectNumber(metric.mean, `${where}.metrics.${key}.mean`);
-    if (metric.sd !== undefined && metric.sd !== null) expectNumber(metric.sd, `${where}.metrics.${key}.sd`, { min: 0 });
-  }
-  if (reference.utilization !== undefined && reference.utilization !== null) {
-    expectNumber(reference.utilization, `${where}.utilization`, { above: 0, max: 1 });
-  }
-  return reference;
-}
-
-/**
  * Loads a shipped scenario by name, or any scenario file by path (contains '/' or ends in .json).
  * @param {string} nameOrPath
  * @param {{timeScale?: number, durationS?: number, warmupS?: number}} [options]
@@ -103,7 +78,11 @@ export function loadScenario(nameOrPath, { timeScale = 1, durationS, warmupS: wa
   const fileWarmupS = raw.warmupS === undefined ? DEFAULT_WARMUP_S : expectNumber(raw.warmupS, `${file}: warmupS`, { min: 0 });
   const warmupS = warmupOverrideS ?? fileWarmupS;
   const peers = raw.peers === undefined ? DEFAULT_PEERS : expectNumber(raw.peers, `${file}: peers`, { min: 2, max: MAX_PEERS, integer: true });
-  const reference = validateReference(raw.reference, file);
+  const group = raw.group === undefined ? null : expectText(raw.group, `${file}: group`);
+  if (group !== null && !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(group)) {
+    throw new InputError(`${file}: group: must be a name of letters, digits, '.', '_' and '-' (it is typed on the command line), got '${group}'`);
+  }
+  const reference = validateReference(raw.reference, `${file}: reference`);
 
   const scaledDurationS = Math.round(nominalDurationS * timeScale * 1e6) / 1e6;
   // The schedule is compiled at this length even when --duration cuts the run.
@@ -118,7 +97,7 @@ export function loadScenario(nameOrPath, { timeScale = 1, durationS, warmupS: wa
   }
   const compiled = compileNetwork({ file, durationS: nominalDurationS, peers, network: raw.network }, { timeScale });
   return {
-    name, description, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers,
+    name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers,
     network: raw.network ?? {}, reference, compiled,
   };
 }

@@ -3,9 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { intervalMetrics, snapshotFromStats } from '../../client-app/stats.js';
-import { HEADLINE_LEVELS, METRICS, RUN_METRIC_PATHS, TIMELINE_METRIC_PATHS, headlinePaths } from '../../orchestrator/lib/metrics.js';
+import { HEADLINE_LEVELS, METRICS, METRIC_PATHS as REFERENCE_METRIC_PATHS, RUN_METRIC_PATHS, TIMELINE_METRIC_PATHS, headlinePaths } from '../../orchestrator/lib/metrics.js';
 import { metricKeys, summarize } from '../../orchestrator/lib/run-summary.js';
-import { REFERENCE_METRIC_PATHS } from '../../orchestrator/lib/scenario.js';
 import { metricInfo } from '../../orchestrator/report/format.js';
 import { normalizeResult } from '../../orchestrator/report/result-file.js';
 import { buildDerived, buildSummaryTable } from '../../orchestrator/report/summary-table.js';

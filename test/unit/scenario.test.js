@@ -99,8 +99,10 @@ test('references keep the catalog figures', () => {
   assert.deepEqual(loadScenario('latency-500').reference.metrics.rttMs, { mean: 1000.3, sd: 0.78 });
   assert.deepEqual(loadScenario('unconstrained').reference.metrics['video.recvKbps'], { mean: 2456.2, sd: 295 });
   assert.equal(loadScenario('loss-10').reference.metrics.lossPct.mean, 10.18);
-  assert.equal(loadScenario('changing-bandwidth').reference.utilization, 0.77);
-  assert.equal(loadScenario('latency-bandwidth-handoff').reference.utilization, 0.69);
+  assert.deepEqual(loadScenario('changing-bandwidth').reference.metrics.utilization, { mean: 0.77, sd: null });
+  assert.equal(loadScenario('latency-bandwidth-handoff').reference.metrics.utilization.mean, 0.69);
+  assert.equal(loadScenario('queue-size-1000-1s').group, 'queue-size');
+  assert.equal(loadScenario('latency-500').group, null);
   assert.equal(loadScenario('queue-size-5000-10s').reference.metrics['video.recvKbps'].mean, 1420.55);
 });
 
