@@ -51,6 +51,10 @@ export function snapshotFromStats(stats) {
         width: last(inbound, 'frameWidth'),
         height: last(inbound, 'frameHeight'),
         jitterS: last(inbound, 'jitter'),
+        jitterBufferDelayS: sumBy(inbound, 'jitterBufferDelay'),
+        jitterBufferEmittedCount: sumBy(inbound, 'jitterBufferEmittedCount'),
+        retransmittedPacketsReceived: sumBy(inbound, 'retransmittedPacketsReceived'),
+        fecPacketsReceived: sumBy(inbound, 'fecPacketsReceived'),
         nackCount: sumBy(inbound, 'nackCount'),
         pliCount: sumBy(inbound, 'pliCount'),
         freezeCount: sumBy(inbound, 'freezeCount'),
@@ -125,6 +129,13 @@ export function intervalMetrics(prev, cur) {
     ? round((1000 * (cur.rtt.totalS - prev.rtt.totalS)) / rttMeasurements)
     : round(cur.candidatePair.currentRttMs);
 
+  const jitterMs = (kind) => (cur[kind].in?.jitterS == null ? null : round(cur[kind].in.jitterS * 1000));
+  // The mean time a sample emitted in the interval spent in the jitter buffer.
+  const jitterBufferDelayMs = (kind) => {
+    const emitted = delta(kind, 'in', 'jitterBufferEmittedCount');
+    return emitted > 0 ? round((1000 * delta(kind, 'in', 'jitterBufferDelayS')) / emitted) : null;
+  };
+
   const allIn = (snap) => {
     const ins = [snap.video.in, snap.audio.in].filter(Boolean);
     return ins.length ? { packetsReceived: sumBy(ins, 'packetsReceived'), packetsLost: sumBy(ins, 'packetsLost') } : null;
@@ -146,12 +157,18 @@ export function intervalMetrics(prev, cur) {
       nackCount: delta('video', 'in', 'nackCount'),
       pliCount: delta('video', 'in', 'pliCount'),
       freezeCount: delta('video', 'in', 'freezeCount'),
+      // Packets that arrived as retransmissions (RTX after a NACK) or as FEC: what recovered wire loss.
+      retransmittedPacketsReceived: delta('video', 'in', 'retransmittedPacketsReceived'),
+      fecPacketsReceived: delta('video', 'in', 'fecPacketsReceived'),
       lossPct: intervalLossPct(prev.video.in, vIn),
+      jitterMs: jitterMs('video'),
+      jitterBufferDelayMs: jitterBufferDelayMs('video'),
     },
     audio: {
       sendKbps: rate('audio', 'out'),
       recvKbps: rate('audio', 'in'),
-      jitterMs: cur.audio.in?.jitterS == null ? null : round(cur.audio.in.jitterS * 1000),
+      jitterMs: jitterMs('audio'),
+      jitterBufferDelayMs: jitterBufferDelayMs('audio'),
       lossPct: intervalLossPct(prev.audio.in, cur.audio.in),
     },
     rttMs,

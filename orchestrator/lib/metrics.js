@@ -48,12 +48,23 @@ const PER_SECOND = [
   { path: 'video.pliCount', label: 'PLIs', unit: 'per s', decimals: 2, worseWhen: 'higher' },
   { path: 'video.freezeCount', label: 'Freezes', unit: 'per s', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 14 },
   { path: 'video.lossPct', label: 'Video packet loss', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 13 },
+  // Recovery (lib/loss.js): the flow's wire loss minus what the receiver still counted lost, and what carried the repairs.
+  { path: 'video.recoveredLossPct', label: 'Video loss recovered', unit: '%', decimals: 2, worseWhen: 'lower', headline: 'detail', row: 22 },
+  { path: 'video.retransmittedPacketsReceived', label: 'Video retransmissions received', unit: 'per s', decimals: 1, worseWhen: 'higher' },
+  { path: 'video.fecPacketsReceived', label: 'Video FEC packets received', unit: 'per s', decimals: 1, worseWhen: 'higher' },
+  { path: 'video.jitterMs', label: 'Video jitter', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 23 },
+  { path: 'video.jitterBufferDelayMs', label: 'Video jitter-buffer delay', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 24 },
   { path: 'audio.sendKbps', label: 'Audio send rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'detail', row: 8 },
   { path: 'audio.recvKbps', label: 'Audio rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'compared', row: 1 },
   { path: 'audio.jitterMs', label: 'Audio jitter', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 11 },
+  { path: 'audio.jitterBufferDelayMs', label: 'Audio jitter-buffer delay', unit: 'ms', decimals: null, worseWhen: 'higher' },
   { path: 'audio.lossPct', label: 'Audio packet loss', unit: '%', decimals: 2, worseWhen: 'higher' },
+  { path: 'audio.recoveredLossPct', label: 'Audio loss recovered', unit: '%', decimals: 2, worseWhen: 'lower' },
   { path: 'rttMs', label: 'RTT', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'overview', row: 3 },
   { path: 'lossPct', label: 'Packet loss', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'overview', row: 4 },
+  // The emulator's drops on the received flow's route (lib/loss.js), beside lossPct: what the receiver saw after recovery.
+  { path: 'wireLossPct', label: 'Packet loss on the wire', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 21 },
+  { path: 'recoveredLossPct', label: 'Packet loss recovered', unit: '%', decimals: 2, worseWhen: 'lower' },
   {
     path: 'availableOutgoingKbps', label: 'Available outgoing bitrate', unit: 'kbps', decimals: null,
     worseWhen: 'lower', headline: 'detail', row: 12,
@@ -70,6 +81,20 @@ const PER_RUN = [
     // The slowest peer: the call is set up when every peer shows video.
     path: 'setupMs', label: 'Set-up time', unit: 'ms', decimals: 0, worseWhen: 'higher',
     fromSummary: (summary) => summary.setupMs?.max,
+  },
+  {
+    // J16 §8-4's definition (lib/fairness.js): on each flow's mean rate per phase of constant active flows.
+    path: 'jainIndex', label: "Jain's index (J16: per-flow mean rates per phase)", unit: '', decimals: 3, worseWhen: 'lower',
+    fromSummary: (summary) => summary.jainIndex,
+  },
+  {
+    path: 'jainIndexPerSecond', label: "Jain's index (mean of per-second values)", unit: '', decimals: 3, worseWhen: 'lower',
+    fromSummary: (summary) => summary.jainIndexPerSecond,
+  },
+  {
+    // Mean over the schedule changes after the call start (lib/steady-rate.js).
+    path: 'timeToSteadyS', label: 'Time to steady rate', unit: 's', decimals: 1, worseWhen: 'higher',
+    fromSummary: (summary) => summary.timeToSteadyS,
   },
 ];
 

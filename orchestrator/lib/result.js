@@ -1,6 +1,7 @@
 // The owner of result.json's shape (docs/results-schema.md): its version, its type, and the one pure function
 // that assembles it from what a run collected. The writer (run/run.js) and the reader (report/result-file.js)
 // both use this module.
+import { lossSummary, withWireLoss } from './loss.js';
 import { configuredTimeline } from './schedule.js';
 import { summarize } from './run-summary.js';
 import { setupBreakdown } from './setup-breakdown.js';
@@ -39,7 +40,7 @@ export const SCHEMA_VERSION = 1;
  * @property {{ emulator: string, links: object, routes: Record<string, string[]>, configured: object[],
  *   truth: object[], commands: SystemCommand[], scheduleEvents: ScheduleEvent[] }} network
  * @property {import('./setup-breakdown.js').SetupBreakdown} setup  per peer: launch -> first decoded frame, step by step
- * @property {ReturnType<typeof summarize>} summary
+ * @property {ReturnType<typeof summarize> & { loss: ReturnType<typeof lossSummary> }} summary  loss: wire vs after recovery (lib/loss.js)
  */
 
 /**
@@ -63,7 +64,8 @@ export function buildResult({ status, errors, scenario, environment, samples, ev
   const atS = (epochMs) => (clock.mediaStartEpochMs === null ? null : Number(((epochMs - clock.mediaStartEpochMs) / 1000).toFixed(3)));
   const { compiled, ...scenarioForResult } = scenario;
   const configured = configuredTimeline(compiled, scenario.durationS);
-  const timeline = samples.filter((sample) => sample.t <= scenario.durationS).sort(bySecondPeerRemote);
+  const truth = network.truth.map(({ epochMs, ...row }) => ({ t: atS(epochMs), ...row }));
+  const timeline = withWireLoss(samples.filter((sample) => sample.t <= scenario.durationS).sort(bySecondPeerRemote), truth, compiled.routes);
   const setup = setupBreakdown({ events, peers });
   const setupMs = Object.fromEntries(peers.map((peer) => [peer, setup.peers[peer].sinceLaunchMs.firstFrame]));
   return {
@@ -79,14 +81,15 @@ export function buildResult({ status, errors, scenario, environment, samples, ev
       links: compiled.links,
       routes: compiled.routes,
       configured,
-      truth: network.truth.map(({ epochMs, ...row }) => ({ t: atS(epochMs), ...row })),
+      truth,
       commands: network.commands.map((command) => ({ ...command, atS: atS(clock.startedAtEpochMs + command.atS * 1000) ?? command.atS })),
       scheduleEvents: network.scheduleEvents,
     },
     setup,
-    summary: summarize({
-      timeline, warmupS: scenario.warmupS, durationS: scenario.durationS, setupMs, configured, routes: compiled.routes,
-    }),
+    summary: {
+      ...summarize({ timeline, warmupS: scenario.warmupS, durationS: scenario.durationS, setupMs, configured, routes: compiled.routes }),
+      loss: lossSummary({ truth, timeline, routes: compiled.routes, windowS: [scenario.warmupS, scenario.durationS] }),
+    },
   };
 }
 

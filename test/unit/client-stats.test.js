@@ -69,3 +69,28 @@ test('non-increasing timestamps are rejected', () => {
   const s = snapshotFromStats([{ id: 'x', type: 'transport', timestamp: 5 }]);
   assert.throws(() => intervalMetrics(s, s), /timestamps must increase/);
 });
+
+test('video jitter, jitter-buffer delay per emitted sample, and retransmitted / FEC packets come from the inbound counters', () => {
+  const inbound = (ts, k) => [
+    { id: 'IV', type: 'inbound-rtp', kind: 'video', timestamp: ts, bytesReceived: 1000 * k, packetsReceived: 100 * k, packetsLost: 2 * k,
+      jitter: 0.0125, jitterBufferDelay: 1.5 * k * k, jitterBufferEmittedCount: 30 * k, retransmittedPacketsReceived: 4 * k, fecPacketsReceived: k },
+    { id: 'IA', type: 'inbound-rtp', kind: 'audio', timestamp: ts, bytesReceived: 100 * k, packetsReceived: 50 * k, packetsLost: 0,
+      jitter: 0.002, jitterBufferDelay: 4.8 * k, jitterBufferEmittedCount: 48_000 * k },
+  ];
+  const m = intervalMetrics(snapshotFromStats(inbound(1000, 1)), snapshotFromStats(inbound(2000, 2)));
+  assert.equal(m.video.jitterMs, 12.5);
+  // Δ delay (6 − 1.5 s) over Δ emitted (30 frames): 150 ms each; the cumulative ratio (6 s / 60) would say 100 ms.
+  assert.equal(m.video.jitterBufferDelayMs, 150);
+  assert.equal(m.audio.jitterBufferDelayMs, 0.1);
+  assert.equal(m.video.retransmittedPacketsReceived, 4);
+  assert.equal(m.video.fecPacketsReceived, 1);
+  assert.equal(m.audio.jitterMs, 2);
+});
+
+test('no samples emitted in the interval: the jitter-buffer delay is unknown, not 0', () => {
+  const snap = (ts) => snapshotFromStats([{ id: 'IV', type: 'inbound-rtp', kind: 'video', timestamp: ts, packetsReceived: 0, packetsLost: 0,
+    jitterBufferDelay: 3, jitterBufferEmittedCount: 90 }]);
+  const m = intervalMetrics(snap(1000), snap(2000));
+  assert.equal(m.video.jitterBufferDelayMs, null);
+  assert.equal(m.audio.jitterBufferDelayMs, null);
+});

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { intervalMetrics, snapshotFromStats } from '../../client-app/stats.js';
+import { withWireLoss } from '../../orchestrator/lib/loss.js';
 import { HEADLINE_LEVELS, METRICS, METRIC_PATHS as REFERENCE_METRIC_PATHS, RUN_METRIC_PATHS, TIMELINE_METRIC_PATHS, headlinePaths } from '../../orchestrator/lib/metrics.js';
 import { metricKeys, summarize } from '../../orchestrator/lib/run-summary.js';
 import { metricInfo } from '../../orchestrator/report/format.js';
@@ -19,23 +20,25 @@ const report = (ts, k) => [
   { id: 'OV', type: 'outbound-rtp', kind: 'video', timestamp: ts, bytesSent: 300_000 * k, framesSent: 30 * k, frameWidth: 1280,
     frameHeight: 720, framesPerSecond: 30, qualityLimitationReason: 'none', qualityLimitationDurations: { none: k, bandwidth: 0 }, codecId: 'CV' },
   { id: 'IV', type: 'inbound-rtp', kind: 'video', timestamp: ts, bytesReceived: 290_000 * k, packetsReceived: 300 * k, packetsLost: 3 * k,
-    framesDecoded: 29 * k, frameWidth: 1280, frameHeight: 720, jitter: 0.004, nackCount: 2 * k, pliCount: k, freezeCount: k, codecId: 'CV' },
+    framesDecoded: 29 * k, frameWidth: 1280, frameHeight: 720, jitter: 0.004, nackCount: 2 * k, pliCount: k, freezeCount: k, codecId: 'CV',
+    jitterBufferDelay: 1.2 * k, jitterBufferEmittedCount: 29 * k, retransmittedPacketsReceived: 2 * k, fecPacketsReceived: k },
   { id: 'OA', type: 'outbound-rtp', kind: 'audio', timestamp: ts, bytesSent: 5000 * k, codecId: 'CA' },
   { id: 'IA', type: 'inbound-rtp', kind: 'audio', timestamp: ts, bytesReceived: 4900 * k, packetsReceived: 50 * k, packetsLost: k,
-    jitter: 0.0021, codecId: 'CA' },
+    jitter: 0.0021, codecId: 'CA', jitterBufferDelay: 2.4 * k, jitterBufferEmittedCount: 48_000 * k },
   { id: 'RV', type: 'remote-inbound-rtp', kind: 'video', timestamp: ts, totalRoundTripTime: 0.05 * k, roundTripTimeMeasurements: k },
   { id: 'T', type: 'transport', selectedCandidatePairId: 'CP' },
   { id: 'CP', type: 'candidate-pair', nominated: true, state: 'succeeded', currentRoundTripTime: 0.05, availableOutgoingBitrate: 2_500_000 },
 ];
 
-/** A 2-peer, 20 s timeline of what the page sends (`{ t, peer, remote, ...intervalMetrics() }`). */
+/** A 2-peer, 20 s timeline as result.json holds it: what the page sends (`{ t, peer, remote, ...intervalMetrics() }`), with the wire loss lib/result.js adds. */
 function pageTimeline() {
   const timeline = [];
   for (let t = 1; t <= 20; t += 1) {
     const metrics = intervalMetrics(snapshotFromStats(report(t * 1000, t)), snapshotFromStats(report((t + 1) * 1000, t + 1)));
     timeline.push({ t, peer: 'p0', remote: 'p1', ...metrics }, { t, peer: 'p1', remote: 'p0', ...metrics });
   }
-  return timeline;
+  const truth = Object.keys(LINKS).flatMap((link) => timeline.map(({ t }) => ({ t, link, packetsIn: 400, dropsLoss: 4, dropsQueue: 2 })));
+  return withWireLoss(timeline, truth, ROUTES);
 }
 
 const LINK = { rateKbps: 4000, queuePackets: 50, queueMs: null, oneWayDelayMs: 25, jitterMs: 0, lossPct: 0, lossBurst: null };
