@@ -65,7 +65,8 @@ export function buildResult({ status, errors, scenario, environment, samples, ev
   const { compiled, ...scenarioForResult } = scenario;
   const configured = configuredTimeline(compiled, scenario.durationS);
   const truth = network.truth.map(({ epochMs, ...row }) => ({ t: atS(epochMs), ...row }));
-  const timeline = withWireLoss(samples.filter((sample) => sample.t <= scenario.durationS).sort(bySecondPeerRemote), truth, compiled.routes);
+  const samplesInRun = samples.filter((sample) => sample.t <= scenario.durationS).sort(bySecondPeerRemote);
+  const timeline = withWireLoss(samplesInRun, truth, compiled.routes);
   const setup = setupBreakdown({ events, peers });
   const setupMs = Object.fromEntries(peers.map((peer) => [peer, setup.peers[peer].sinceLaunchMs.firstFrame]));
   return {

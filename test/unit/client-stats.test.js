@@ -73,7 +73,8 @@ test('non-increasing timestamps are rejected', () => {
 test('video jitter, jitter-buffer delay per emitted sample, and retransmitted / FEC packets come from the inbound counters', () => {
   const inbound = (ts, k) => [
     { id: 'IV', type: 'inbound-rtp', kind: 'video', timestamp: ts, bytesReceived: 1000 * k, packetsReceived: 100 * k, packetsLost: 2 * k,
-      jitter: 0.0125, jitterBufferDelay: 1.5 * k * k, jitterBufferEmittedCount: 30 * k, retransmittedPacketsReceived: 4 * k, fecPacketsReceived: k },
+      jitter: 0.0125, jitterBufferDelay: 1.5 * k * k, jitterBufferEmittedCount: 30 * k,
+      retransmittedPacketsReceived: 4 * k, fecPacketsReceived: k },
     { id: 'IA', type: 'inbound-rtp', kind: 'audio', timestamp: ts, bytesReceived: 100 * k, packetsReceived: 50 * k, packetsLost: 0,
       jitter: 0.002, jitterBufferDelay: 4.8 * k, jitterBufferEmittedCount: 48_000 * k },
   ];

@@ -30,7 +30,7 @@ const report = (ts, k) => [
   { id: 'CP', type: 'candidate-pair', nominated: true, state: 'succeeded', currentRoundTripTime: 0.05, availableOutgoingBitrate: 2_500_000 },
 ];
 
-/** A 2-peer, 20 s timeline as result.json holds it: what the page sends (`{ t, peer, remote, ...intervalMetrics() }`), with the wire loss lib/result.js adds. */
+/** A 2-peer, 20 s timeline as result.json holds it: what the page sends (`{ t, peer, remote, ...intervalMetrics() }`) and the wire loss. */
 function pageTimeline() {
   const timeline = [];
   for (let t = 1; t <= 20; t += 1) {

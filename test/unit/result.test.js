@@ -97,7 +97,7 @@ test('the report reader accepts what buildResult writes', () => {
   assert.equal(read.status, 'passed');
 });
 
-test('buildResult: the truth on the media clock gives each received flow its wire loss per second, and summary.loss over the window', () => {
+test('buildResult: the truth on the media clock gives each received flow its wire loss per second; summary.loss over the window', () => {
   // The relay's seconds end 0.2 s after the timeline's: the row for media second t ends at t + 0.2.
   const truth = [];
   for (let t = 1; t <= 5; t += 1) {
@@ -105,7 +105,9 @@ test('buildResult: the truth on the media clock gives each received flow its wir
       truth.push({ epochMs: MEDIA_MS + (t + 0.2) * 1000, link, packetsIn: 100, dropsLoss: link === 'p0.up' ? t : 0, dropsQueue: 0 });
     }
   }
-  const samples = fixture().samples.map((s) => ({ ...s, lossPct: 1, video: { ...s.video, lossPct: 0.5 }, audio: { ...s.audio, lossPct: 2 } }));
+  const samples = fixture().samples.map((s) => ({
+    ...s, lossPct: 1, video: { ...s.video, lossPct: 0.5 }, audio: { ...s.audio, lossPct: 2 },
+  }));
   const result = buildResult(fixture({ samples, network: { ...fixture().network, truth } }));
   const p1 = result.timeline.filter((e) => e.peer === 'p1');
   assert.deepEqual(p1.map((e) => e.wireLossPct), [1, 2, 3, 4, 5], 'p0->p1 crosses p0.up, which drops t % in second t');
