@@ -14,6 +14,7 @@ export async function handler(argv) {
     assertions: loadAssertionsFlag(argv.assertions),
     baseline: loadBaselineFlag(argv.baseline),
     regression: regressionFlags(argv),
+    allowMachineMismatch: argv.allowMachineMismatch,
     log: (line) => console.error(line),
   });
   finish(summary, paths, argv);

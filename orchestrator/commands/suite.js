@@ -59,7 +59,8 @@ export async function handler(argv) {
   installProcessHandlers();
   const { summary, paths } = await runSuite({
     suite, assertions: assertions.map, assertionsFile: assertions.file,
-    baseline, regression, shard, outDir: argv.out, browserPath: argv.browserPath, headful: argv.headful,
+    baseline, regression, allowMachineMismatch: argv.allowMachineMismatch,
+    shard, outDir: argv.out, browserPath: argv.browserPath, headful: argv.headful,
     log: (line) => console.error(line),
   });
   finish(summary, paths, argv);

@@ -55,8 +55,69 @@ function expectMetricList(value, where) {
 }
 
 /**
+ * @typedef {{ os: string|null, cpu: string|null, cores: number|null, browser: string|null, emulator: string|null }} MachineClass
+ *   what makes two machines' numbers comparable (docs/suites.md "Machine class"): OS family with kernel
+ *   major.minor and architecture, CPU model, core count, browser name and major version, network emulator
+ */
+
+const MACHINE_CLASS_FIELDS = ['os', 'cpu', 'cores', 'browser', 'emulator'];
+export const ALLOW_MISMATCH_FLAG = '--allow-machine-mismatch';
+
+/**
+ * The machine class of a run or suite environment: result.json's `environment` (browser as { name, version })
+ * or summary.json's (browser as "chromium 156.0.8078.79").
+ * @param {{ os?: string|null, cpus?: number|null, cpuModel?: string|null, emulator?: string|null,
+ *   browser?: string|{ name?: string, version?: string|null }|null }} environment
+ * @returns {MachineClass}
+ */
+export function machineClass(environment) {
+  // "linux 6.8.0-1017-azure x64" -> "linux 6.8 x64": patch releases of one kernel line behave alike.
+  const [platform, release, ...rest] = String(environment.os ?? '').trim().split(/\s+/);
+  const kernel = release?.match(/^\d+\.\d+/)?.[0] ?? release;
+  const browser = typeof environment.browser === 'string' ? environment.browser
+    : [environment.browser?.name, environment.browser?.version].filter(Boolean).join(' ');
+  const [browserName, browserVersion] = (browser ?? '').trim().split(/\s+/);
+  return {
+    os: [platform, kernel, ...rest].filter(Boolean).join(' ') || null,
+    cpu: environment.cpuModel?.replace(/\s+/g, ' ').trim() || null,
+    cores: environment.cpus ?? null,
+    browser: browserName ? [browserName, browserVersion?.split('.')[0]].filter(Boolean).join(' ') : null,
+    emulator: environment.emulator ?? null,
+  };
+}
+
+/** @param {MachineClass|null|undefined} machine */
+export function describeMachineClass(machine) {
+  if (!machine) return 'unknown (not recorded)';
+  return `${machine.os ?? '?'}, ${machine.cpu ?? '?'} × ${machine.cores ?? '?'}, ${machine.browser ?? '?'}, ${machine.emulator ?? '?'}`;
+}
+
+/** @param {MachineClass|null|undefined} a @param {MachineClass|null|undefined} b */
+export function sameMachineClass(a, b) {
+  return Boolean(a && b) && MACHINE_CLASS_FIELDS.every((field) => a[field] === b[field]);
+}
+
+/**
+ * Refuses a comparison across machine classes unless allowed; a baseline without a recorded class (saved
+ * before classes were recorded) counts as unknown, so it needs the flag too.
+ * @param {{ file: string, data: Baseline }} baseline
+ * @param {MachineClass} current the class of the runs compared with it
+ * @param {{ allowMismatch?: boolean, what?: string }} [options] what: the runs, e.g. "the runs in shard-2 are"
+ * @returns {string|null} a note for the outputs when a mismatch was allowed, else null
+ * @throws {InputError} on a mismatch without allowMismatch
+ */
+export function checkMachineClass(baseline, current, { allowMismatch = false, what = 'these runs are' } = {}) {
+  const recorded = baseline.data.machineClass ?? null;
+  if (sameMachineClass(recorded, current)) return null;
+  const classes = `baseline ${baseline.file} is of machine class ${describeMachineClass(recorded)}${recorded ? '' : ' (saved before machine classes were recorded)'}, ${what} of ${describeMachineClass(current)}`;
+  if (allowMismatch) return `${classes}: compared anyway (${ALLOW_MISMATCH_FLAG})`;
+  throw new InputError(`${classes}; numbers from different machines are not comparable: use a baseline saved on this machine class (\`baseline save\`), or pass ${ALLOW_MISMATCH_FLAG} to compare anyway`);
+}
+
+/**
  * @typedef {{ kind: string, schemaVersion: number, suite: string, createdAt: string, source: string|null,
- *   environment: object, scenarios: Record<string, { runs: number, values: Record<string, number[]> }> }} Baseline
+ *   environment: object, machineClass?: MachineClass|null,
+ *   scenarios: Record<string, { runs: number, values: Record<string, number[]> }> }} Baseline
  */
 
 /**
@@ -76,7 +137,7 @@ export function baselineFromSummary(summary, { source = null, createdAt = new Da
   }
   return {
     kind: BASELINE_KIND, schemaVersion: BASELINE_SCHEMA_VERSION, suite: summary.suite.name, createdAt, source,
-    environment: summary.environment ?? {}, scenarios,
+    environment: summary.environment ?? {}, machineClass: summary.environment ? machineClass(summary.environment) : null, scenarios,
   };
 }
 
@@ -86,7 +147,7 @@ export function baselineFromSummary(summary, { source = null, createdAt = new Da
  * @returns {Baseline}
  */
 export function parseBaseline(raw, file) {
-  const top = expectObject(raw, file, ['kind', 'schemaVersion', 'suite', 'createdAt', 'source', 'environment', 'scenarios']);
+  const top = expectObject(raw, file, ['kind', 'schemaVersion', 'suite', 'createdAt', 'source', 'environment', 'machineClass', 'scenarios']);
   if (top.kind !== BASELINE_KIND) {
     throw new InputError(`${file}: kind: must be "${BASELINE_KIND}", got ${describeValue(top.kind)}; create a baseline with \`baseline save <suite-dir>\``);
   }
@@ -94,6 +155,14 @@ export function parseBaseline(raw, file) {
     throw new InputError(`${file}: schemaVersion: this harness reads ${BASELINE_SCHEMA_VERSION}, got ${describeValue(top.schemaVersion)}; save the baseline again with this version`);
   }
   expectText(top.suite, `${file}: suite`, { what: 'the suite name', allowEmpty: true });
+  if (top.machineClass !== undefined && top.machineClass !== null) {
+    const machine = expectObject(top.machineClass, `${file}: machineClass`, MACHINE_CLASS_FIELDS);
+    for (const field of MACHINE_CLASS_FIELDS) {
+      const value = machine[field];
+      const ok = value === null || (field === 'cores' ? Number.isInteger(value) && value > 0 : typeof value === 'string' && value !== '');
+      if (!ok) throw new InputError(`${file}: machineClass.${field}: must be ${field === 'cores' ? 'a positive integer' : 'a non-empty string'} or null, got ${describeValue(value)}; save the baseline again`);
+    }
+  }
   const scenarios = expectObject(top.scenarios, `${file}: scenarios`, null, { what: 'an object of scenario name -> { runs, values }' });
   for (const [name, entry] of Object.entries(scenarios)) {
     const where = `${file}: scenarios.${name}`;
@@ -169,4 +238,42 @@ export function compareMetric(metric, baselineValues, currentValues, { alpha, mi
 export function compareScenario(currentValues, baselineEntry, options) {
   const baselineValues = baselineEntry?.values ?? {};
   return options.metrics.map((metric) => compareMetric(metric, baselineValues[metric] ?? [], currentValues[metric] ?? [], options));
+}
+
+/** Nights a rolling baseline keeps by default: 5 nights × 5 runs = 25 runs per scenario, a working week. */
+export const DEFAULT_KEEP_NIGHTS = 5;
+
+/**
+ * The rolling baseline of the nightly workflow: per scenario, the runs of the newest `keepNights` nights
+ * that have it, all of one machine class (`machine`, by default the newest night's); other classes are left out.
+ * @param {Baseline[]} nights one baseline per (green) night, in any order
+ * @param {{ keepNights?: number, machine?: MachineClass|null }} [options]
+ * @returns {Baseline|null} null when no night is of the class
+ */
+export function rollBaselines(nights, { keepNights = DEFAULT_KEEP_NIGHTS, machine } = {}) {
+  const newestFirst = [...nights].sort((a, b) => String(b.createdAt).localeCompare(String(a.createdAt)));
+  const target = machine === undefined ? newestFirst[0]?.machineClass ?? null : machine;
+  const kept = newestFirst.filter((night) => sameMachineClass(night.machineClass, target));
+  if (!kept.length) return null;
+  /** @type {Baseline['scenarios']} */
+  const scenarios = {};
+  const used = new Set();
+  const names = [...new Set(kept.flatMap((night) => Object.keys(night.scenarios)))];
+  for (const name of names) {
+    // Oldest of the kept nights first, so the stored order is chronological.
+    const withScenario = kept.filter((night) => night.scenarios[name]?.runs > 0).slice(0, keepNights).reverse();
+    const entry = { runs: 0, values: /** @type {Record<string, number[]>} */ ({}) };
+    for (const night of withScenario) {
+      used.add(night);
+      entry.runs += night.scenarios[name].runs;
+      for (const [metric, list] of Object.entries(night.scenarios[name].values)) (entry.values[metric] ??= []).push(...list);
+    }
+    if (entry.runs) scenarios[name] = entry;
+  }
+  const newest = kept[0];
+  return {
+    kind: BASELINE_KIND, schemaVersion: BASELINE_SCHEMA_VERSION, suite: newest.suite, createdAt: newest.createdAt,
+    source: `rolling: ${used.size} nights (${[...used].map((night) => night.createdAt).sort().join(', ')}), at most ${keepNights} per scenario`,
+    environment: newest.environment, machineClass: target, scenarios,
+  };
 }

@@ -15,6 +15,7 @@ export function comparisonOptions(yargs) {
   return yargs
     .option('out', { type: 'string', describe: 'suite directory to write (default results/suites/<suite>/<UTC timestamp>)' })
     .option('baseline', { type: 'string', describe: 'baseline file (from `baseline save`) to compare each metric with' })
+    .option('allow-machine-mismatch', { type: 'boolean', default: false, describe: 'compare with a baseline from another machine class (or one that recorded none); the mismatch is noted in the outputs' })
     .option('assertions', { type: 'string', describe: 'assertions file instead of the suite\'s (format: docs/suites.md)' })
     .option('alpha', { type: 'number', describe: 'significance level of the two-sided Mann-Whitney U test (default 0.05)' })
     .option('min-effect', { type: 'number', describe: 'smallest |Cliff\'s delta| that counts as a regression (default 0.474)' })

@@ -5,7 +5,7 @@ import { cp } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../lib/errors.js';
 import { parseAssertions } from './assertions.js';
-import { resolveRegressionOptions } from './baseline.js';
+import { checkMachineClass, machineClass, resolveRegressionOptions } from './baseline.js';
 import { displayPath } from '../lib/json-file.js';
 import { runDirName } from './plan.js';
 import { buildSuiteSummary } from './summary.js';
@@ -31,10 +31,13 @@ export function missingShards(shards) {
  *   instead of the ones the shards recorded
  * @param {{ file: string, data: import('./baseline.js').Baseline }|null} [options.baseline]
  * @param {object} [options.regression] partial RegressionOptions from flags, over the shards' own
+ * @param {boolean} [options.allowMachineMismatch] compare with a baseline of another machine class
  * @param {(line: string) => void} [options.log]
  * @returns {Promise<{ summary: object, suiteDir: string, paths: Record<string, string> }>}
  */
-export async function mergeSuiteDirs(targets, { outDir, assertions, baseline = null, regression: regressionFlags, log = () => {} } = {}) {
+export async function mergeSuiteDirs(targets, {
+  outDir, assertions, baseline = null, regression: regressionFlags, allowMachineMismatch = false, log = () => {},
+} = {}) {
   if (!targets.length) throw new InputError('merge needs at least one suite directory');
   const inputs = [];
   for (const target of targets) inputs.push(await readSuiteSummary(target));
@@ -54,6 +57,11 @@ export async function mergeSuiteDirs(targets, { outDir, assertions, baseline = n
   }
   const shardCounts = new Set(inputs.map((i) => i.summary.shard?.count).filter(Boolean));
   if (shardCounts.size > 1) throw new InputError(`shard: the inputs come from matrices of different sizes (${[...shardCounts].join(', ')} shards); merge the shards of one run`);
+
+  // Every input, since shards may have run on different machines; before anything is copied.
+  const machineNotes = !baseline ? [] : inputs.filter((input) => input.summary.environment).map((input) => checkMachineClass(
+    baseline, machineClass(input.summary.environment), { allowMismatch: allowMachineMismatch, what: `the runs in ${displayPath(input.suiteDir)} are` },
+  )).filter(Boolean);
 
   const suiteDir = path.resolve(outDir ?? defaultSuiteDir(first.summary.suite.name));
   if (inputs.some((input) => input.suiteDir === suiteDir)) throw new InputError(`--out ${suiteDir}: is one of the inputs; write the merge to a new directory`);
@@ -79,6 +87,7 @@ export async function mergeSuiteDirs(targets, { outDir, assertions, baseline = n
   const outcomes = inputs.map((i) => i.summary.outcome);
   const missing = missingShards(inputs.map((i) => i.summary.shard));
   const problems = [
+    ...machineNotes,
     ...(missing.length ? [`shard${missing.length > 1 ? 's' : ''} ${missing.join(', ')} missing: their scenarios are not in this merge`] : []),
     ...inputs.flatMap((i) => (i.summary.problems ?? []).map((p) => `${displayPath(i.suiteDir)}: ${p}`)),
   ];

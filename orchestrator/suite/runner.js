@@ -3,10 +3,11 @@
 // suite with what ran so far; Ctrl-C finishes the current run as aborted and stops.
 import path from 'node:path';
 import { onInterrupt } from '../lib/shutdown.js';
-import { EnvironmentError, HarnessError } from '../lib/errors.js';
+import { EnvironmentError, HarnessError, InputError } from '../lib/errors.js';
 import { createProgress } from '../run/progress.js';
 import { runScenario } from '../run/run.js';
 import { writeRunReport } from '../report/write.js';
+import { checkMachineClass, machineClass } from './baseline.js';
 import { planRuns, shardEntries } from './plan.js';
 import { buildSuiteSummary, compactResult } from './summary.js';
 import { defaultSuiteDir, writeSuiteOutputs } from './suite-dir.js';
@@ -18,6 +19,7 @@ import { defaultSuiteDir, writeSuiteOutputs } from './suite-dir.js';
  * @param {string|null} options.assertionsFile shown in the outputs
  * @param {{ file: string, data: import('./baseline.js').Baseline }|null} [options.baseline]
  * @param {import('./baseline.js').RegressionOptions} options.regression
+ * @param {boolean} [options.allowMachineMismatch] compare with a baseline of another machine class
  * @param {{ index: number, count: number }|null} [options.shard]
  * @param {string} [options.outDir] default results/suites/<suite>/<UTC timestamp>
  * @param {string} [options.browserPath]
@@ -27,7 +29,8 @@ import { defaultSuiteDir, writeSuiteOutputs } from './suite-dir.js';
  * @throws {HarnessError} after writing the outputs, when the environment (or an input only a run could check) stopped the suite
  */
 export async function runSuite({
-  suite, assertions, assertionsFile, baseline = null, regression, shard = null, outDir, browserPath, headful = false, log = () => {},
+  suite, assertions, assertionsFile, baseline = null, regression, allowMachineMismatch = false, shard = null, outDir, browserPath,
+  headful = false, log = () => {},
 }) {
   const startedAt = new Date();
   const suiteDir = path.resolve(outDir ?? defaultSuiteDir(suite.name, startedAt));
@@ -37,6 +40,7 @@ export async function runSuite({
   const problems = [];
   let haltingError = null;
   let interrupted = false;
+  let machineChecked = false;
   const stopListening = onInterrupt(() => { interrupted = true; });
 
   log(`suite ${suite.name}${shard ? ` shard ${shard.index}/${shard.count}` : ''}: ${plan.length} runs of ${entries.map((e) => e.name).join(', ') || 'nothing (empty shard)'} -> ${suiteDir}`);
@@ -70,6 +74,20 @@ export async function runSuite({
       log(`${entry.name} run ${repetition}: ${result.status}${result.errors.length ? ` (${result.errors[0].message})` : ''}`);
       runs.push({ scenario: entry.name, repetition, dir, hasReport, result: compactResult(result) });
       if (result.status === 'aborted') interrupted = true;
+      // The machine class is known once a browser has run: refuse a foreign baseline before the other runs.
+      if (baseline && !machineChecked) {
+        machineChecked = true;
+        try {
+          const note = checkMachineClass(baseline, machineClass(result.environment), { allowMismatch: allowMachineMismatch });
+          if (note) { problems.push(note); log(note); }
+        } catch (error) {
+          if (!(error instanceof InputError)) throw error;
+          haltingError = error;
+          problems.push(error.message);
+          baseline = null;
+          break;
+        }
+      }
     }
   } finally {
     stopListening();

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { InputError } from '../../orchestrator/lib/errors.js';
 import {
-  DEFAULT_REGRESSION, MIN_RUNS_PER_SIDE, baselineFromSummary, compareMetric, compareScenario, parseBaseline, resolveRegressionOptions,
+  DEFAULT_REGRESSION, MIN_RUNS_PER_SIDE, baselineFromSummary, checkMachineClass, compareMetric, compareScenario, machineClass,
+  parseBaseline, resolveRegressionOptions, rollBaselines, sameMachineClass,
 } from '../../orchestrator/suite/baseline.js';
 import { KNOWN_METRICS, WORSE_WHEN, runValues } from '../../orchestrator/suite/metrics.js';
 import { buildSuiteSummary } from '../../orchestrator/suite/summary.js';
@@ -86,6 +87,7 @@ test('baselines store every passed run\'s values per scenario; per-run value = s
   assert.deepEqual(baseline.scenarios.unconstrained.values['video.recvKbps'], [runValues(results[0])['video.recvKbps'], runValues(results[1])['video.recvKbps']]);
   assert.equal(runValues(results[0])['video.recvKbps'], results[0].summary.overall['video.recvKbps'].median);
   assert.equal(runValues(results[0]).setupMs, 2000);
+  assert.deepEqual(baseline.machineClass, { os: 'linux', cpu: null, cores: 2, browser: 'chromium 156', emulator: 'relay' });
   assert.deepEqual(parseBaseline(JSON.parse(JSON.stringify(baseline)), 'b.json'), baseline);
 });
 
@@ -106,4 +108,51 @@ test('regression options: partial sections fill from defaults; bad values name t
   assert.throws(() => resolveRegressionOptions({ alpha: 2 }, 's.json: regression'), inputError(/^s\.json: regression\.alpha: must be a number/));
   assert.throws(() => resolveRegressionOptions({ metrics: ['rtt'] }, 's.json: regression'), inputError(/^s\.json: regression\.metrics\[0\]: unknown metric "rtt"/));
   assert.throws(() => resolveRegressionOptions({ minEffect: 0.5 }, 's.json: regression'), inputError(/unknown field 'minEffect'/));
+});
+
+const runnerEnv = { os: 'linux 6.8.0-1017-azure x64', cpus: 4, cpuModel: 'AMD EPYC 7763  64-Core Processor ', browser: 'chromium 156.0.8078.79', emulator: 'relay' };
+const runnerClass = { os: 'linux 6.8 x64', cpu: 'AMD EPYC 7763 64-Core Processor', cores: 4, browser: 'chromium 156', emulator: 'relay' };
+
+test('machine class: kernel major.minor, CPU model, cores, browser major and emulator, from a summary or a result environment', () => {
+  assert.deepEqual(machineClass(runnerEnv), runnerClass);
+  // result.json's shape gives the same class; a patch release or browser build does not change it.
+  assert.deepEqual(machineClass({ ...runnerEnv, os: 'linux 6.8.0-1020-azure x64', browser: { name: 'chromium', version: '156.0.9000.1' } }), runnerClass);
+  for (const [patch, field] of [[{ os: 'linux 6.11.0-1 x64' }, 'os'], [{ cpus: 2 }, 'cores'], [{ cpuModel: 'Intel Xeon' }, 'cpu'], [{ browser: 'chromium 157.0.1' }, 'browser'], [{ emulator: 'netem' }, 'emulator']]) {
+    const other = machineClass({ ...runnerEnv, ...patch });
+    assert.equal(sameMachineClass(other, runnerClass), false, field);
+    assert.deepEqual(Object.keys(other).filter((key) => other[key] !== runnerClass[key]), [field]);
+  }
+  assert.equal(sameMachineClass(null, runnerClass), false);
+});
+
+test('a baseline of another machine class, or of none recorded, is refused without --allow-machine-mismatch', () => {
+  const baseline = { file: 'baselines/smoke.json', data: { machineClass: runnerClass } };
+  assert.equal(checkMachineClass(baseline, runnerClass), null);
+  const laptop = machineClass({ ...runnerEnv, cpus: 2, cpuModel: 'Intel Core i5' });
+  assert.throws(() => checkMachineClass(baseline, laptop), inputError(/^baseline baselines\/smoke\.json is of machine class linux 6\.8 x64, AMD EPYC 7763 64-Core Processor × 4, chromium 156, relay, these runs are of linux 6\.8 x64, Intel Core i5 × 2, chromium 156, relay; .*--allow-machine-mismatch/));
+  assert.match(checkMachineClass(baseline, laptop, { allowMismatch: true }), /Intel Core i5 × 2.*compared anyway \(--allow-machine-mismatch\)$/);
+  const old = { file: 'old.json', data: {} };
+  assert.throws(() => checkMachineClass(old, runnerClass), inputError(/^baseline old\.json is of machine class unknown \(not recorded\) \(saved before machine classes were recorded\), .*--allow-machine-mismatch/));
+  assert.throws(() => parseBaseline({ kind: 'webrtc-testbed-baseline', schemaVersion: 1, suite: 's', createdAt: 'x', source: null, environment: {}, machineClass: { ...runnerClass, cores: 'four' }, scenarios: {} }, 'b.json'), inputError(/^b\.json: machineClass\.cores: must be a positive integer or null/));
+});
+
+test('rolling baseline: per scenario the runs of the newest K nights of one machine class', () => {
+  const night = (day, values, machine = runnerClass, extra = {}) => ({
+    kind: 'webrtc-testbed-baseline', schemaVersion: 1, suite: 'nightly', createdAt: `2026-11-${day}T03:00:00.000Z`, source: null, environment: {}, machineClass: machine,
+    scenarios: { unconstrained: { runs: values.length, values: { rttMs: values } }, ...extra },
+  });
+  const other = { ...runnerClass, cpu: 'Intel Xeon' };
+  const nights = [night(12, [2, 2]), night(14, [4]), night(10, [1]), night(15, [9], other), night(13, [3], runnerClass, { 'loss-5': { runs: 1, values: { rttMs: [50] } } })];
+  const rolled = rollBaselines(nights, { keepNights: 3 });
+  // The newest night is of the other class, so by default only it is kept.
+  assert.deepEqual(rolled.scenarios.unconstrained.values.rttMs, [9]);
+  const mine = rollBaselines(nights, { keepNights: 3, machine: runnerClass });
+  assert.deepEqual(mine.scenarios.unconstrained, { runs: 4, values: { rttMs: [2, 2, 3, 4] } });
+  assert.deepEqual(mine.scenarios['loss-5'], { runs: 1, values: { rttMs: [50] } });
+  assert.equal(mine.createdAt, '2026-11-14T03:00:00.000Z');
+  assert.match(mine.source, /^rolling: 3 nights \(2026-11-12.*2026-11-14T03:00:00\.000Z\), at most 3 per scenario$/);
+  assert.deepEqual(mine.machineClass, runnerClass);
+  assert.deepEqual(parseBaseline(JSON.parse(JSON.stringify(mine)), 'rolled.json'), mine);
+  assert.equal(rollBaselines(nights, { machine: { ...runnerClass, cores: 64 } }), null);
+  assert.equal(rollBaselines([]), null);
 });

@@ -87,4 +87,25 @@ test('merge exits 4 on a crashed run, 1 on a regression, 0 with --no-fail; basel
   assert.match(regression.stdout, /\| unconstrained \| `video\.recvKbps` \| ❌ regression \|/);
   const same = await cli(['merge', normal, '--out', path.join(dir, 'normal-merged'), '--baseline', baselineFile]);
   assert.equal(same.code, 0, same.stdout);
+
+  // Another machine class, or none recorded: refused (exit 2) before anything is written, unless allowed.
+  const stored = JSON.parse(readFileSync(baselineFile, 'utf8'));
+  const foreign = file('foreign-baseline.json', { ...stored, machineClass: { ...stored.machineClass, cores: 64 } });
+  const refused = await cli(['merge', normal, '--out', path.join(dir, 'foreign-merged'), '--baseline', foreign]);
+  assert.equal(refused.code, 2, refused.stderr);
+  assert.match(refused.stderr, /foreign-baseline\.json is of machine class linux, \? × 64, chromium 156, relay, the runs in .*normal are of linux, \? × 2, chromium 156, relay; .*--allow-machine-mismatch/);
+  assert.equal(existsSync(path.join(dir, 'foreign-merged')), false);
+  const allowed = await cli(['merge', normal, '--out', path.join(dir, 'foreign-merged'), '--baseline', foreign, '--allow-machine-mismatch']);
+  assert.equal(allowed.code, 0, allowed.stderr);
+  assert.match(JSON.parse(readFileSync(path.join(dir, 'foreign-merged', 'summary.json'), 'utf8')).problems[0], /× 64.*compared anyway \(--allow-machine-mismatch\)/);
+  const { machineClass: _, ...unstamped } = stored;
+  const old = await cli(['merge', normal, '--out', path.join(dir, 'old-merged'), '--baseline', file('old-baseline.json', unstamped)]);
+  assert.equal(old.code, 2, old.stderr);
+  assert.match(old.stderr, /old-baseline\.json is of machine class unknown \(not recorded\) \(saved before machine classes were recorded\).*--allow-machine-mismatch/);
+
+  const rolled = path.join(dir, 'rolled.json');
+  const roll = await cli(['baseline', 'roll', baselineFile, foreign, path.join(dir, 'no-such-night.json'), '--like', normal, '--out', rolled]);
+  assert.equal(roll.code, 0, roll.stderr);
+  assert.equal(JSON.parse(readFileSync(rolled, 'utf8')).scenarios.unconstrained.runs, 5);
+  assert.equal((await cli(['baseline', 'class', normal])).stdout, (await cli(['baseline', 'class', baselineFile])).stdout);
 });
