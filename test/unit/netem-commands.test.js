@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { unmetRequirements } from '../../orchestrator/emulators/netem/capabilities.js';
 import {
-  gilbertElliott, htbArgs, linkCommands, netemArgs, setupCommands, teardownCommands,
+  gilbertElliott, htbArgs, linkCommands, netemArgs, qdiscLayout, setupCommands, teardownCommands,
 } from '../../orchestrator/emulators/netem/commands.js';
 import { netemTopologyScript } from '../../orchestrator/emulators/netem/script.js';
 import { shellJoin, shellQuote } from '../../orchestrator/emulators/script.js';
@@ -133,6 +133,34 @@ test('setupCommands builds namespaces before links, routes peer traffic through 
   const noBottleneck = planTopology({ runId: 'abc123', peers: ['p0', 'p1'], links: LINKS, block: 7 });
   const plain = setupCommands(noBottleneck, Object.fromEntries(LINKS.map((name) => [name, link()])), { netem: true }).map(shellJoin);
   assert.ok(plain.every((line) => !line.includes('ifb') && !line.includes('clsact')));
+});
+
+test('qdiscLayout: the qdiscs each capability set builds, as the emulator passes it (netem: caps.netem)', () => {
+  const links = { ...Object.fromEntries([...LINKS, 'bottleneck'].map((name) => [name, link()])), 'p0.up': link({ rateKbps: 1000 }) };
+  const unlimited = 'limit 4000000';
+  // With sch_netem: htb class → netem (delay, loss) → bfifo (the queue), on every stage.
+  assert.deepEqual(qdiscLayout(setupCommands(plan, links, { netem: CAPS.netem })), {
+    hp0: ['bfifo 201: parent 101:1 limit 75000', `bfifo 203: parent 103:1 ${unlimited}`, 'htb 1: root', 'netem 101: parent 1:1', 'netem 103: parent 1:3'],
+    p0: [`bfifo 202: parent 102:1 ${unlimited}`, 'clsact ffff: parent ffff:fff1', 'htb 1: root', 'netem 102: parent 1:2'],
+    p1: [`bfifo 204: parent 104:1 ${unlimited}`, 'clsact ffff: parent ffff:fff1', 'htb 1: root', 'netem 104: parent 1:4'],
+    'ifb-bn': [`bfifo 205: parent 105:1 ${unlimited}`, 'htb 1: root', 'netem 105: parent 1:5'],
+  });
+  // Without it: the bfifo hangs straight off the htb class; nftables drops instead (no qdisc).
+  const withoutNetem = {
+    hp0: ['bfifo 201: parent 1:1 limit 75000', `bfifo 203: parent 1:3 ${unlimited}`, 'htb 1: root'],
+    p0: [`bfifo 202: parent 1:2 ${unlimited}`, 'clsact ffff: parent ffff:fff1', 'htb 1: root'],
+    p1: [`bfifo 204: parent 1:4 ${unlimited}`, 'clsact ffff: parent ffff:fff1', 'htb 1: root'],
+    'ifb-bn': [`bfifo 205: parent 1:5 ${unlimited}`, 'htb 1: root'],
+  };
+  const setup = setupCommands(plan, links, { netem: NO_NETEM.netem });
+  assert.deepEqual(qdiscLayout(setup), withoutNetem);
+  // A change restates the queue; its new limit replaces the old line.
+  const changed = linkCommands(plan, stage('p0.up'), link({ rateKbps: 2000, queueMs: 100 }), { netem: false, verb: 'change' });
+  assert.deepEqual(qdiscLayout([...setup, ...changed]).hp0, ['bfifo 201: parent 1:1 limit 25000', `bfifo 203: parent 1:3 ${unlimited}`, 'htb 1: root']);
+  // No bottleneck: no ifb, no clsact redirect.
+  const plain = planTopology({ runId: 'abc123', peers: ['p0', 'p1'], links: LINKS, block: 7 });
+  assert.deepEqual(qdiscLayout(setupCommands(plain, Object.fromEntries(LINKS.map((name) => [name, link()])), { netem: true })).p0,
+    [`bfifo 202: parent 102:1 ${unlimited}`, 'htb 1: root', 'netem 102: parent 1:2']);
 });
 
 test('teardownCommands removes only what exists, namespaces last', () => {

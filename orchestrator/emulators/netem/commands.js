@@ -29,6 +29,8 @@ export const ETHERNET_HEADER_BYTES = 14;
 export const LOSS_SCALE = 10_000;
 
 const OFFLOADS = ['tso', 'off', 'gso', 'off', 'gro', 'off'];
+/** The qdisc kinds the commands below create. */
+const QDISC_KINDS = ['htb', 'netem', 'bfifo', 'clsact'];
 
 /** @param {number} value */
 const num = (value) => String(Number(value.toFixed(3)));
@@ -213,6 +215,36 @@ export function setupCommands(plan, links, { netem }) {
     commands.push(tcR(plan, 'filter', 'add', 'dev', stage.device, 'parent', '1:', 'protocol', 'ip', 'prio', '1', 'u32', 'match', ...stage.match, 'flowid', stage.classId));
   }
   return commands;
+}
+
+/** The handle and parent the kernel gives a clsact qdisc (it takes neither). */
+const CLSACT = { handle: 'ffff:', parent: 'parent ffff:fff1' };
+
+/**
+ * The qdiscs a list of commands leaves on each router device, one line per qdisc as `tc qdisc show` prints it
+ * (kind, handle, `root` or `parent X`, and a bfifo's limit in bytes), sorted. Which qdiscs exist depends on
+ * the capabilities (sch_netem or not, a bottleneck or not), so the tests compare this, not a fixed list, with
+ * what the kernel shows. Pure.
+ * @param {Argv[]} commands  e.g. setupCommands(…) followed by linkCommands(…, {verb: 'change'})
+ * @returns {Record<string, string[]>} device → qdisc lines
+ */
+export function qdiscLayout(commands) {
+  /** @type {Map<string, Map<string, string>>} device → handle → line (a change restates the qdisc) */
+  const devices = new Map();
+  for (const argv of commands) {
+    const at = argv.indexOf('qdisc');
+    if (argv[0] !== 'tc' || at === -1 || argv[at + 2] !== 'dev') continue;
+    const device = argv[at + 3];
+    const args = argv.slice(at + 4);
+    const option = (name) => args[args.indexOf(name) + 1];
+    const kind = args.find((word) => QDISC_KINDS.includes(word));
+    const { handle, parent } = kind === 'clsact' ? CLSACT
+      : { handle: option('handle'), parent: args.includes('root') ? 'root' : `parent ${option('parent')}` };
+    const limit = kind === 'bfifo' ? ` limit ${option('limit')}` : '';
+    if (!devices.has(device)) devices.set(device, new Map());
+    devices.get(device).set(handle, `${kind} ${handle} ${parent}${limit}`);
+  }
+  return Object.fromEntries([...devices].map(([device, qdiscs]) => [device, [...qdiscs.values()].sort()]));
 }
 
 /**
