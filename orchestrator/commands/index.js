@@ -7,8 +7,9 @@ import * as exportScript from './export-script.js';
 import * as list from './list.js';
 import * as merge from './merge.js';
 import * as report from './report.js';
+import * as reproduce from './reproduce.js';
 import * as scenario from './scenario.js';
 import * as serve from './serve.js';
 import * as suite from './suite.js';
 
-export const commands = [scenario, list, calibrate, report, compare, serve, exportScript, cleanup, suite, baseline, merge];
+export const commands = [scenario, list, calibrate, report, compare, serve, exportScript, cleanup, suite, baseline, merge, reproduce];

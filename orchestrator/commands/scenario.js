@@ -5,20 +5,22 @@ import { installProcessHandlers } from '../lib/shutdown.js';
 import { InputError } from '../lib/errors.js';
 import { createProgress } from '../run/progress.js';
 import { RESULTS_ROOT } from '../lib/paths.js';
+import { defaultRunDir } from '../run/output.js';
 import { runScenario } from '../run/run.js';
 import { writeIndex, writeRunReport } from '../report/write.js';
 import { loadScenario } from '../lib/scenario.js';
+import { resolveScenarioOrGroup } from '../lib/scenario-groups.js';
 import { headlinePaths } from '../lib/metrics.js';
 
 export const command = 'scenario <name>';
-export const describe = 'Run one scenario (a built-in name, or a path to a scenario .json file) and write its results';
+export const describe = 'Run one scenario (a built-in name, or a path to a scenario .json file), or every scenario of a group in turn, and write its results';
 
 export const builder = (yargs) => yargs
-  .positional('name', { describe: 'scenario name (see `list`) or path to a scenario file', type: 'string' })
+  .positional('name', { describe: 'scenario or group name (see `list`) or path to a scenario file', type: 'string' })
   .option('duration', { describe: 'run this many seconds instead of the scenario\'s duration', type: 'number' })
   .option('time-scale', { describe: 'compress the scenario clock (0.25 = 4× faster schedule); recorded in the results', type: 'number', default: 1 })
   .option('warmup', { describe: 'seconds excluded from the summary statistics (default: the scenario\'s warmupS)', type: 'number' })
-  .option('out', { describe: 'result directory (default results/<scenario>/<UTC timestamp>)', type: 'string' })
+  .option('out', { describe: 'result directory (default results/<scenario>/<UTC timestamp>; a group: one <scenario>/ directory per member inside it)', type: 'string' })
   .option('force', { describe: 'replace a result already in --out', type: 'boolean', default: false })
   .option('browser-path', { describe: 'Chrome/Chromium executable (default: $CHROME_PATH, then well-known paths)', type: 'string' })
   .option('video', { describe: `video preset (${Object.keys(PRESETS).join(', ')}) or a .y4m file`, type: 'string', default: DEFAULT_PRESET })
@@ -49,9 +51,44 @@ function printSummary({ summary, scenario }) {
   console.log(`${'setupMs'.padEnd(18)}${columns.map((c) => String(c === 'overall' ? summary.setupMs.max ?? '–' : summary.setupMs[c] ?? '–').padStart(18)).join('')}`);
 }
 
+/** Worst first: an interrupted member stops the group, a failed one does not. */
+const SEVERITY = [130, 4, 0];
+
 export async function handler(argv) {
   installProcessHandlers();
-  const scenario = await loadScenario(argv.name, { timeScale: argv.timeScale, durationS: argv.duration, warmupS: argv.warmup });
+  const { group, names } = resolveScenarioOrGroup(argv.name);
+  // Every member is loaded before the first starts, so a bad one costs no run.
+  const scenarios = names.map((name) => loadScenario(name, { timeScale: argv.timeScale, durationS: argv.duration, warmupS: argv.warmup }));
+  if (!group) {
+    process.exitCode = await runOne(scenarios[0], argv, argv.out);
+    return;
+  }
+  const parentDir = argv.out ?? defaultRunDir(group.name);
+  console.log(`group ${group.name}: ${scenarios.length} scenarios, one after another, into ${parentDir}`);
+  const outcomes = [];
+  for (const [index, scenario] of scenarios.entries()) {
+    console.log(`\n[${index + 1}/${scenarios.length}] ${scenario.name}`);
+    const code = await runOne(scenario, argv, path.join(parentDir, scenario.name));
+    outcomes.push({ name: scenario.name, code });
+    if (code === EXIT_CODE.aborted) break;
+  }
+  console.log(`\ngroup ${group.name}:`);
+  for (const name of names) {
+    const outcome = outcomes.find((o) => o.name === name);
+    const status = outcome ? Object.keys(EXIT_CODE).find((key) => EXIT_CODE[key] === outcome.code) : 'not run';
+    console.log(`  ${name.padEnd(Math.max(...names.map((n) => n.length)))}  ${status}`);
+  }
+  process.exitCode = SEVERITY.find((code) => outcomes.some((o) => o.code === code));
+}
+
+/**
+ * Runs one scenario, prints its summary and writes its report.
+ * @param {import('../lib/scenario.js').ResolvedScenario} scenario
+ * @param {Record<string, any>} argv
+ * @param {string|undefined} outDir
+ * @returns {Promise<number>} the run's exit code
+ */
+async function runOne(scenario, argv, outDir) {
   const progress = createProgress({ durationS: scenario.durationS });
   progress.log(`scenario ${scenario.name}: ${scenario.description} (${scenario.durationS} s, time scale ${scenario.timeScale})`);
   const { result, runDir, resultFile } = await runScenario({
@@ -60,7 +97,7 @@ export async function handler(argv) {
     browserPath: argv.browserPath,
     emulator: argv.emulator,
     headful: argv.headful,
-    outDir: argv.out,
+    outDir,
     force: argv.force,
     onSample: (sample) => progress.sample(sample),
     log: (line) => progress.log(line),
@@ -74,5 +111,5 @@ export async function handler(argv) {
   await writeIndex(RESULTS_ROOT).catch((error) => console.error(`warning: results index not updated: ${error.message}`));
   const shown = (file) => path.relative(process.cwd(), file) || file;
   console.log(`\n${result.status}: ${shown(resultFile)}${reportFile ? `\nreport: ${shown(reportFile)}` : ''}`);
-  process.exitCode = EXIT_CODE[result.status];
+  return EXIT_CODE[result.status];
 }

@@ -93,10 +93,21 @@ function renderMetrics(summary, scenario) {
 }
 
 /**
+ * @param {{ id: string, citation: string, title: string, file: string }[]} reproductions
+ */
+function renderReproductionLinks(reproductions) {
+  if (!reproductions.length) return '';
+  const items = reproductions.map((r) => `<li><a href="${escapeHtml(r.file)}">${escapeHtml(r.citation)}: ${escapeHtml(r.title)}</a> <span class="mono note">${escapeHtml(r.id)}</span></li>`);
+  return `<section class="block" id="reproductions"><h2>Reproduction</h2><p class="note">The published tables these runs reproduce: our median and IQR beside each published value, the deviation and its known causes.</p><ul>${items.join('')}</ul></section>`;
+}
+
+/**
  * @param {object} summary a suite summary (summary.js)
+ * @param {{ reproductions?: { id: string, citation: string, title: string, file: string }[] }} [options]
+ *   the reproduction pages written beside it (suite-dir.js)
  * @returns {string} the suite page HTML
  */
-export function renderSuitePage(summary) {
+export function renderSuitePage(summary, { reproductions = [] } = {}) {
   const { suite, counts, regression } = summary;
   const env = summary.environment ?? {};
   const meta = [
@@ -119,6 +130,7 @@ export function renderSuitePage(summary) {
 <p class="description">${escapeHtml(suite.description)}</p>
 <dl class="meta">${meta.map(([k, v]) => `<div><dt>${k}</dt><dd>${escapeHtml(v ?? '—')}</dd></div>`).join('')}</dl></header>
 ${problems.length ? `<section class="problems ${summary.outcome === 'passed' ? 'warn' : 'bad'}"><h2>Problems</h2><ul>${problems.map((p) => `<li>${escapeHtml(p)}</li>`).join('')}</ul></section>` : ''}
+${renderReproductionLinks(reproductions)}
 ${sections.join('\n') || '<p class="empty">No runs.</p>'}
 <p class="caption">${rule}</p></main>`;
   return renderPage({ title: `Suite ${suite.name} · ${summary.outcome}`, body, script: null, generatedBy: 'webrtc-testbed suite' });

@@ -1,5 +1,6 @@
-// A suite directory on disk: <suite-dir>/summary.json, junit.xml, summary.md, report.html and one
-// <scenario>/run-<k>/ directory (result.json + report.html) per run.
+// A suite directory on disk: <suite-dir>/summary.json, junit.xml, summary.md, report.html, one
+// reproduction-<table>.html per published table whose scenarios ran, and one <scenario>/run-<k>/ directory
+// (result.json + report.html) per run.
 import { appendFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../lib/errors.js';
@@ -8,6 +9,9 @@ import { describeValue } from '../lib/validate.js';
 import { RESULTS_ROOT } from '../lib/paths.js';
 import { loadResult, writeIndex } from '../report/write.js';
 import { displayPath, readJsonFile } from '../lib/json-file.js';
+import { buildReproduction, reproductionValues, reproductionsOf, tableScenarios } from '../lib/reproductions.js';
+import { listScenarios, loadScenario } from '../lib/scenario.js';
+import { renderReproductionPage, reproductionFileName } from './render-reproduction.js';
 import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
 import { renderSuitePage } from './render-suite.js';
@@ -67,11 +71,56 @@ export async function writeSuiteOutputs(suiteDir, summary, { log = () => {} } = 
   await writeJsonAtomic(paths.summary, summary);
   await writeFileAtomic(paths.junit, renderJunit(summary));
   await writeFileAtomic(paths.markdown, markdown);
-  await writeFileAtomic(paths.page, renderSuitePage(summary));
+  // The summary is the record: a reproduction page that cannot be made must not cost the suite page.
+  const reproductions = await writeReproductionPages(suiteDir, summary)
+    .catch((error) => { log(`reproduction pages not written: ${error.message}`); return []; });
+  await writeFileAtomic(paths.page, renderSuitePage(summary, { reproductions }));
   if (process.env.GITHUB_STEP_SUMMARY) {
     await appendFile(process.env.GITHUB_STEP_SUMMARY, `${markdown}\n`).catch((error) => log(`cannot append to $GITHUB_STEP_SUMMARY: ${error.message}`));
   }
   const inResults = !path.relative(RESULTS_ROOT, suiteDir).startsWith('..');
   await writeIndex(inResults ? RESULTS_ROOT : suiteDir).catch((error) => log(`results index not updated: ${error.message}`));
   return paths;
+}
+
+/**
+ * Writes reproduction-<id>.html for every published table (lib/reproductions.js) with a row among the suite's
+ * scenarios. A run counts only when it ran the shipped scenario file of that name: a suite's own file of the
+ * same name is not the paper's experiment.
+ * @param {string} suiteDir @param {any} summary
+ * @returns {Promise<{ id: string, citation: string, title: string, file: string }[]>} file relative to suiteDir
+ */
+export async function writeReproductionPages(suiteDir, summary) {
+  const tables = reproductionsOf(summary.scenarios.map((s) => s.name));
+  if (!tables.length) return [];
+  const needed = new Set(tables.flatMap(tableScenarios));
+  const shippedFile = new Map(listScenarios().map((s) => [s.name, s.file]));
+  /** @type {import('../lib/reproductions.js').ReproductionRun[]} */
+  const runs = [];
+  // One at a time, keeping only the few numbers a table needs (a nightly has 100+ results of a few MB each).
+  for (const run of summary.runs) {
+    if (!needed.has(run.scenario)) continue;
+    const result = await loadResult(path.join(suiteDir, run.dir, 'result.json')).catch(() => null);
+    if (result && result.scenario?.file !== shippedFile.get(run.scenario)) continue;
+    runs.push({ scenario: run.scenario, repetition: run.repetition, status: result ? run.status : 'missing', report: run.report, ...reproductionValues(result) });
+  }
+  const references = Object.fromEntries([...needed].map((name) => {
+    try {
+      return [name, loadScenario(name).reference];
+    } catch {
+      return [name, null]; // a scenario renamed since: its row shows no published value
+    }
+  }));
+  const environment = { video: summary.environment?.video ?? summary.suite?.video ?? null, cpus: summary.environment?.cpus ?? null };
+  const written = [];
+  for (const table of tables) {
+    const mine = runs.filter((run) => tableScenarios(table).includes(run.scenario));
+    const reproduction = buildReproduction(table, { runs: mine, references, environment });
+    const file = reproductionFileName(table.id);
+    await writeFileAtomic(path.join(suiteDir, file), renderReproductionPage(reproduction, {
+      suiteName: summary.suite?.name ?? 'suite', suitePage: OUTPUT_FILES.page, environment: summary.environment,
+    }));
+    written.push({ id: table.id, citation: table.citation, title: table.title, file });
+  }
+  return written;
 }

@@ -9,6 +9,7 @@ import { builtinNames, isFilePath, resolveBuiltin } from '../lib/builtin-file.js
 import { InputError } from '../lib/errors.js';
 import { describeValue, expectFileName, expectNumber, expectObject, expectText } from '../lib/validate.js';
 import { listScenarios, loadScenario } from '../lib/scenario.js';
+import { groupsOf, shippedScenarios } from '../lib/scenario-groups.js';
 import { DEFAULT_ASSERTIONS_FILE } from './assertions.js';
 import { resolveRegressionOptions } from './baseline.js';
 import { displayPath, readJsonFile } from '../lib/json-file.js';
@@ -22,7 +23,7 @@ const ENTRY_FIELDS = ['scenario', 'repetitions', 'timeScale', 'durationS', 'warm
 /**
  * @typedef {object} SuiteEntry
  * @property {string} name         the scenario's name: runs, assertions and baselines are keyed by it
- * @property {string} source       as written in the suite (a name or a path)
+ * @property {string} source       as written in the suite (a scenario or group name, or a path)
  * @property {number} repetitions
  * @property {import('../lib/scenario.js').ResolvedScenario} scenario
  *
@@ -99,23 +100,31 @@ export function loadSuite(nameOrPath, overrides = {}) {
   const suiteSettings = runSettings(raw, (field) => `${file}: ${field}`);
   const written = raw.scenarios === 'all' ? listScenarios().map((s) => s.name) : raw.scenarios;
   if (!Array.isArray(written) || written.length === 0) {
-    throw new InputError(`${file}: scenarios: must be "all" or a non-empty array of scenario names, paths or { "scenario": … } objects, got ${describeValue(raw.scenarios)}`);
+    throw new InputError(`${file}: scenarios: must be "all" or a non-empty array of scenario or group names, paths or { "scenario": … } objects, got ${describeValue(raw.scenarios)}`);
   }
 
-  const entries = written.map((item, index) => {
+  /** @type {import('../lib/scenario-groups.js').ScenarioGroup[]|undefined} */
+  let groups;
+  const entries = written.flatMap((item, index) => {
     const where = `${file}: scenarios[${index}]`;
     const entry = typeof item === 'string' ? { scenario: item } : expectObject(item, where, ENTRY_FIELDS);
     const source = expectText(entry.scenario, typeof item === 'string' ? where : `${where}.scenario`);
     const settings = { repetitions: 1, ...suiteSettings, ...runSettings(entry, (field) => `${where}.${field}`), ...(overrides.repetitions ? { repetitions: overrides.repetitions } : {}) };
-    const target = isFilePath(source) ? path.resolve(path.dirname(filePath), source) : source;
-    let scenario;
-    try {
-      scenario = loadScenario(target, { timeScale: settings.timeScale, durationS: settings.durationS, warmupS: settings.warmupS });
-    } catch (error) {
-      if (error instanceof InputError) throw new InputError(`${where}: ${error.message}`, { cause: error });
-      throw error;
+    let targets = [path.resolve(path.dirname(filePath), source)];
+    if (!isFilePath(source)) {
+      groups ??= groupsOf(shippedScenarios());
+      targets = groups.find((group) => group.name === source)?.members ?? [source];
     }
-    return { name: scenario.name, source, repetitions: settings.repetitions, scenario };
+    return targets.map((target) => {
+      let scenario;
+      try {
+        scenario = loadScenario(target, { timeScale: settings.timeScale, durationS: settings.durationS, warmupS: settings.warmupS });
+      } catch (error) {
+        if (error instanceof InputError) throw new InputError(`${where}: ${error.message}`, { cause: error });
+        throw error;
+      }
+      return { name: scenario.name, source, repetitions: settings.repetitions, scenario };
+    });
   });
   const seen = new Set();
   for (const [index, entry] of entries.entries()) {

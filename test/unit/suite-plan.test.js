@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
 import { InputError } from '../../orchestrator/lib/errors.js';
+import { resolveScenarioOrGroup } from '../../orchestrator/lib/scenario-groups.js';
 import { RUN_OVERHEAD_S, entryCostS, parseShard, planRuns, shardEntries } from '../../orchestrator/suite/plan.js';
+import { loadSuite } from '../../orchestrator/suite/suite-file.js';
 
 const entry = (name, durationS, repetitions = 5) => ({ name, repetitions, scenario: { durationS } });
 /** The nightly shape: 21 five-minute scenarios and one seven-minute one. */
@@ -52,4 +57,24 @@ test('shards are balanced by estimated time (longest first to the least-loaded s
 
 test('planRuns lists every repetition, scenario by scenario, with its directory', () => {
   assert.deepEqual(planRuns([entry('a', 30, 2), entry('b', 30, 1)]).map((r) => r.dir), ['a/run-1', 'a/run-2', 'b/run-1']);
+});
+
+test('a suite may name a scenario group: each member becomes an entry with the settings written for the group', () => {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'wtb-suite-group-')), 'groups.json');
+  writeFileSync(file, JSON.stringify({
+    name: 'groups', description: 'a group and a scenario', durationS: 30,
+    scenarios: ['unconstrained', { scenario: 'queue-size', repetitions: 2 }],
+  }));
+  const suite = loadSuite(file);
+  const members = resolveScenarioOrGroup('queue-size').names;
+  assert.deepEqual(suite.entries.map((e) => e.name), ['unconstrained', ...members]);
+  for (const e of suite.entries.slice(1)) {
+    assert.equal(e.source, 'queue-size');
+    assert.equal(e.repetitions, 2);
+    assert.equal(e.scenario.durationS, 30);
+  }
+  assert.equal(planRuns(suite.entries).length, 1 + 2 * members.length);
+
+  writeFileSync(file, JSON.stringify({ name: 'groups', description: 'twice', scenarios: ['queue-size', 'queue-size-1000-1s'] }));
+  assert.throws(() => loadSuite(file), /scenario 'queue-size-1000-1s' is listed twice/);
 });
