@@ -1,6 +1,8 @@
 // The `summary` section of result.json, computed from the timeline (pure).
 import { pathConditions } from './link-model.js';
 import { describe } from './statistics.js';
+import { jainBySharedLink, runFairness } from './fairness.js';
+import { meanTimeToSteadyS, timeToSteadyTable } from './steady-rate.js';
 
 const NOT_METRICS = new Set(['t', 'intervalS']);
 
@@ -44,9 +46,11 @@ export function linksAt(configured, t) {
 
 /**
  * @param {{ timeline: object[], warmupS: number, durationS: number, setupMs: Record<string, number|null>,
- *   configured: object[], routes: Record<string, string[]> }} input
+ *   configured: object[], routes: Record<string, string[]>,
+ *   scheduleEvents?: import('./steady-rate.js').ChangeEvent[] }} input  without scheduleEvents only the call start is
+ *   a change, so timeToSteadyS is null
  */
-export function summarize({ timeline, warmupS, durationS, setupMs, configured, routes }) {
+export function summarize({ timeline, warmupS, durationS, setupMs, configured, routes, scheduleEvents = [] }) {
   const window = timeline.filter((entry) => entry.t > warmupS && entry.t <= durationS);
   const keys = metricKeys(window);
   const peers = [...new Set(timeline.map((entry) => entry.peer))].sort();
@@ -89,5 +93,7 @@ export function summarize({ timeline, warmupS, durationS, setupMs, configured, r
     peers: perPeer,
     overall,
     utilization: utilValues.length ? utilization : null,
+    ...runFairness(jainBySharedLink(timeline, routes, [warmupS, durationS])),
+    timeToSteadyS: meanTimeToSteadyS(timeToSteadyTable(timeline, scheduleEvents, durationS).changes),
   };
 }

@@ -3,7 +3,8 @@
 
 import { relative, dirname, join } from 'node:path';
 import { InputError } from '../lib/errors.js';
-import { headlinePaths } from '../lib/metrics.js';
+import { RUN_METRIC_PATHS, headlinePaths } from '../lib/metrics.js';
+import { referenceValue } from '../lib/reference.js';
 import { normalizeResult } from './result-file.js';
 import { describe } from '../lib/statistics.js';
 import { peerSeconds, combineRemotes } from './timeline.js';
@@ -85,30 +86,30 @@ function renderCompareTable(results) {
   const stats = results.map((r) => runStatistics(r).overall);
   const derived = results.map((r) => buildDerived(r));
   const ref = results[0].scenario.reference;
-  const refs = ref?.metrics ?? {};
   const head = ['Metric', ...results.map((_, i) => `Run ${i + 1}`), 'Mean of runs', ...(ref ? ['Reference', 'Δ vs reference'] : [])];
-  const line = (label, unit, values, perRun, refMean, decimals) => {
-    const across = describe(values);
-    if (across.n === 0 && refMean === null) return '';
-    const refCells = ref ? `<td class="ref">${formatNumber(refMean, decimals)}</td><td class="diff">${formatDifference(across.mean, refMean)}</td>` : '';
-    return `<tr><th scope="row">${escapeHtml(label)} ${unit ? `<span class="unit">(${escapeHtml(unit)})</span>` : ''}</th>${perRun.map((c) => `<td>${c}</td>`).join('')}<td class="avg">${formatMeanSd(across, decimals)}</td>${refCells}</tr>`;
-  };
-  const refMean = (key) => (Number.isFinite(refs[key]?.mean) ? refs[key].mean : Number.isFinite(refs[key]) ? refs[key] : null);
-  const rows = TABLE_ROWS.map((key) => {
+  /**
+   * @param {string} key a catalogue path @param {Array<number|null>} values per run, in the metric's unit
+   * @param {string[]} perRun cells
+   */
+  const line = (key, values, perRun) => {
     const info = metricInfo(key);
-    const perRun = stats.map((s) => formatMeanSd(s[key], info.decimals));
-    return line(info.label, info.unit, stats.map((s) => s[key]?.mean ?? null), perRun, refMean(key), info.decimals);
-  });
-  const utilInfo = metricInfo('utilization');
-  const util = derived.map((d) => (Number.isFinite(d.utilization.overall) ? d.utilization.overall * utilInfo.scale : null));
-  const utilRef = refMean('utilization') === null ? null : refMean('utilization') * utilInfo.scale;
-  rows.push(line(utilInfo.label, utilInfo.unit, util, util.map((u) => formatNumber(u, utilInfo.decimals)), utilRef, utilInfo.decimals));
-  const steady = derived.map((d) => d.steady.meanAfterChangesS);
-  rows.push(line('Time to steady rate', 's', steady, steady.map((v) => formatNumber(v, 1)), refMean('timeToSteadyS'), 1));
-  const setup = derived.map((d) => d.setupMs.max);
-  const setupInfo = metricInfo('setupMs');
-  rows.push(line(`${setupInfo.label} (max)`, setupInfo.unit, setup, setup.map((v) => formatNumber(v, setupInfo.decimals)), refMean('setupMs'), setupInfo.decimals));
-  const caption = `Per run: mean ± sd over its measurement window, averaged over peers. Mean of runs: mean ± sd of the run means (${results.length} runs).` +
+    const scale = info.scale ?? 1;
+    const reference = referenceValue(ref, key);
+    const across = describe(values.map((v) => (v === null ? null : v * scale)));
+    if (across.n === 0 && reference === null) return '';
+    const refMean = reference === null ? null : reference.mean * scale;
+    const refCells = ref ? `<td class="ref">${formatNumber(refMean, info.decimals)}</td><td class="diff">${formatDifference(across.mean, refMean)}</td>` : '';
+    return `<tr data-metric="${escapeHtml(key)}"><th scope="row">${escapeHtml(info.label)} ${info.unit ? `<span class="unit">(${escapeHtml(info.unit)})</span>` : ''}</th>${perRun.map((c) => `<td>${c}</td>`).join('')}<td class="avg">${formatMeanSd(across, info.decimals)}</td>${refCells}</tr>`;
+  };
+  const rows = TABLE_ROWS.map((key) => line(key, stats.map((s) => s[key]?.mean ?? null),
+    stats.map((s) => formatMeanSd(s[key], metricInfo(key).decimals))));
+  for (const key of RUN_METRIC_PATHS) {
+    // The value each run is compared with: over the reference's changes when it gives some (derived.js).
+    const values = derived.map((d) => d.figures.find((f) => f.path === key)?.compared ?? null);
+    const info = metricInfo(key);
+    rows.push(line(key, values, values.map((v) => formatNumber(v === null ? null : v * (info.scale ?? 1), info.decimals))));
+  }
+  const caption = `Per run: mean ± sd over its measurement window, averaged over peers; per-run figures as in the run report. Mean of runs: mean ± sd of the run means (${results.length} runs).` +
     (ref ? ` Reference: ${escapeHtml(ref.source ?? 'published result')}.` : ' No published reference for this scenario.');
   return `<table class="summary"><thead><tr>${head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table><p class="caption">${caption}</p>`;
 }

@@ -5,9 +5,12 @@ import { basename } from 'node:path';
 import { normalizeResult } from './result-file.js';
 import { buildRunCharts } from './series.js';
 import { buildSummaryTable, buildDerived } from './summary-table.js';
-import { STEADY, describeChange } from './derived.js';
+import { describeChange } from './derived.js';
+import { STEADY } from '../lib/steady-rate.js';
 import { renderPage } from './page.js';
-import { escapeHtml, formatClock, formatDifference, formatMeanSd, formatNumber, formatPercent, metricInfo, statusBadge } from './format.js';
+import { escapeHtml, formatClock, formatDifference, formatMeanSd, formatNumber, metricInfo, statusBadge } from './format.js';
+
+/** @typedef {import('../lib/reference.js').ReferenceValue} RefStat */
 
 /**
  * @param {object} result a parsed result.json (normalized or not)
@@ -110,12 +113,8 @@ function renderSummaryTable(table, r) {
       return `<tr data-metric="resolution"><th scope="row">Avg received resolution <span class="unit">(px)</span></th>${table.peers.map((p) => `<td>${resolution(res.perPeer[p])}</td>`).join('')}<td class="avg">${resolution(res.overall)}</td>${hasRef ? `<td class="ref">${resolution(ref)}</td><td class="diff">${diff}</td>` : ''}</tr>`;
     }
     const metric = /** @type {import('./summary-table.js').SummaryRow} */ (row);
-    const info = metricInfo(metric.key);
-    const scale = info.scale ?? 1;
-    const refCell = metric.reference ? formatMeanSd({ mean: metric.reference.mean, sd: metric.reference.sd }, info.decimals) : '—';
-    const overallMean = Number.isFinite(metric.overall?.mean) ? metric.overall.mean * scale : null;
-    const diff = metric.reference ? formatDifference(overallMean, metric.reference.mean) : '—';
-    return `<tr data-metric="${escapeHtml(metric.key)}" class="${metric.extra ? 'extra' : ''}"><th scope="row">${metricHeading(metric.key)}</th>${table.peers.map((p) => `<td>${cell(metric.perPeer[p], metric.key)}</td>`).join('')}<td class="avg">${cell(metric.overall, metric.key)}</td>${hasRef ? `<td class="ref">${refCell}</td><td class="diff">${diff}</td>` : ''}</tr>`;
+    const refs = hasRef ? referenceCells(metric.overall?.mean ?? null, metric.reference, metric.key) : '';
+    return `<tr data-metric="${escapeHtml(metric.key)}" class="${metric.extra ? 'extra' : ''}"><th scope="row">${metricHeading(metric.key)}</th>${table.peers.map((p) => `<td>${cell(metric.perPeer[p], metric.key)}</td>`).join('')}<td class="avg">${cell(metric.overall, metric.key)}</td>${refs}</tr>`;
   });
   const firstExtra = table.rows.findIndex((row) => row.extra);
   if (firstExtra > 0) rows[firstExtra] = rows[firstExtra].replace('class="extra"', 'class="extra first-extra"');
@@ -126,22 +125,41 @@ function renderSummaryTable(table, r) {
   return `<table class="summary"><thead><tr>${head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table><p class="caption">${caption}</p>`;
 }
 
+/** A value of a metric in its shown unit (× scale), with its decimals. @param {number|null|undefined} value @param {string} key */
+function formatMetric(value, key) {
+  const info = metricInfo(key);
+  return formatNumber(Number.isFinite(value) ? value * (info.scale ?? 1) : null, info.decimals);
+}
+
+/**
+ * The reference and Δ cells of a metric, both in its shown unit.
+ * @param {number|null} value @param {RefStat|null} ref @param {string} key
+ */
+function referenceCells(value, ref, key) {
+  if (!ref) return '<td class="ref">—</td><td class="diff">—</td>';
+  const scale = metricInfo(key).scale ?? 1;
+  const sd = ref.sd === null ? null : ref.sd * scale;
+  const shown = formatMeanSd({ mean: ref.mean * scale, sd }, metricInfo(key).decimals);
+  return `<td class="ref">${shown}</td><td class="diff">${formatDifference(Number.isFinite(value) ? value * scale : null, ref.mean * scale)}</td>`;
+}
+
 /** @param {ReturnType<typeof buildDerived>} d @param {string[]} peers @param {object} r */
 function renderDerived(d, peers, r) {
   const hasRef = Boolean(r.scenario.reference);
-  const refCells = (value, ref, fmt) => (hasRef ? `<td class="ref">${ref === null ? '—' : fmt(ref)}</td><td class="diff">${ref === null ? '—' : formatDifference(value, ref)}</td>` : '');
-  const head = ['Figure', ...peers, 'Overall', ...(hasRef ? ['Reference', 'Δ vs reference'] : [])];
-  const utilRef = d.utilization.reference;
-  const [utilDecimals, setupDecimals] = [metricInfo('utilization').decimals, metricInfo('setupMs').decimals];
-  const rows = [
-    `<tr data-metric="utilization"><th scope="row">${metricHeading('utilization')}${d.utilization.computed ? ' <span class="note">computed</span>' : ''}</th>${peers.map((p) => `<td>${formatPercent(d.utilization.values[p])}</td>`).join('')}<td class="avg">${formatPercent(d.utilization.overall)}</td>${refCells(Number.isFinite(d.utilization.overall) ? d.utilization.overall * 100 : null, utilRef === null ? null : utilRef * 100, (v) => `${formatNumber(v, utilDecimals)} %`)}</tr>`,
-    `<tr data-metric="setupMs"><th scope="row">${metricHeading('setupMs')}</th>${peers.map((p) => `<td>${formatNumber(d.setupMs.values[p], setupDecimals)}</td>`).join('')}<td class="avg">${formatNumber(d.setupMs.max, setupDecimals)} <span class="note">max</span></td>${refCells(d.setupMs.max, d.setupMs.reference, (v) => formatNumber(v, setupDecimals))}</tr>`,
-    ...(d.steady.changes.some((c) => c.atS > 0) || d.steady.reference !== null ? [`<tr data-metric="timeToSteadyS"><th scope="row">Time to steady rate <span class="unit">(s, mean after schedule changes)</span></th>${peers.map(() => '<td></td>').join('')}<td class="avg">${formatNumber(d.steady.meanAfterChangesS, 1)}</td>${refCells(d.steady.meanAfterChangesS, d.steady.reference, (v) => formatNumber(v, 1))}</tr>`] : []),
-    ...(d.jain.groups.length || d.jain.reference !== null ? [jainRow(d.jain, peers, refCells)] : []),
-  ];
-  return `<table class="summary derived"><thead><tr>${head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>
-<p class="caption">Utilisation per receiving peer. Set-up time: browser launch to first decoded video frame. Definitions at the end of the page.</p>
-${renderSetupTable(r.setup)}${renderSteadyTable(d.steady, r)}${renderJainTable(d.jain.groups)}`;
+  const head = ['Figure', ...peers, 'Run', ...(hasRef ? ['Reference', 'Δ vs reference'] : [])];
+  const rows = d.figures.map((f) => {
+    const note = f.path === 'utilization' && d.computed ? ' <span class="note">computed</span>' : '';
+    const over = f.comparedOver ? ` <span class="note">Δ over the changes at ${escapeHtml(f.comparedOver)}: run ${formatMetric(f.compared, f.path)}</span>` : '';
+    const refs = hasRef ? referenceCells(f.compared, f.reference, f.path) : '';
+    return `<tr data-metric="${escapeHtml(f.path)}"><th scope="row">${metricHeading(f.path)}${note}</th>`
+      + `${peers.map((p) => `<td>${f.perPeer ? formatMetric(f.perPeer[p], f.path) : ''}</td>`).join('')}`
+      + `<td class="avg">${formatMetric(f.value, f.path)}${over}</td>${refs}</tr>`;
+  });
+  const table = rows.length
+    ? `<table class="summary derived"><thead><tr>${head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>
+<p class="caption">Utilisation per receiving peer. Set-up time: browser launch to first decoded video frame; the run's is the slowest peer's. Jain's index over the flows that share a link; time to steady rate averaged over the schedule changes after the call start. Definitions at the end of the page.</p>`
+    : '<p class="empty">No per-run figure: no capacity was set, no peer showed video, no link was shared and no schedule change was timed.</p>';
+  return `${table}${renderSetupTable(r.setup)}${renderSteadyTable(d.steady, r)}${renderJainTable(d.jain.groups)}`;
 }
 
 const MILESTONE_LABELS = {
@@ -164,25 +182,16 @@ function renderSetupTable(setup) {
 <p class="caption">Milestones overlap: negotiation, ICE and DTLS run while getUserMedia is pending. Per-remote milestones count the first remote.</p>`;
 }
 
-/**
- * One row for Jain's index: the mean over the shared links (each a mean over seconds), with the
- * range when there are several; the per-link figures are in the fairness table.
- * @param {ReturnType<typeof buildDerived>['jain']} jain @param {string[]} peers @param {Function} refCells
- */
-function jainRow(jain, peers, refCells) {
-  const means = jain.groups.map((g) => g.mean).filter(Number.isFinite);
-  const overall = means.length ? means.reduce((a, b) => a + b, 0) / means.length : null;
-  const where = jain.groups.length === 1 ? jain.groups[0].links.join(', ') : jain.groups.length ? `mean of ${jain.groups.length} shared links, ${formatNumber(Math.min(...means), 3)}–${formatNumber(Math.max(...means), 3)}` : 'no shared link';
-  return `<tr data-metric="jainIndex"><th scope="row">Jain's index <span class="unit">(${escapeHtml(where)})</span></th>${peers.map(() => '<td></td>').join('')}<td class="avg">${formatNumber(overall, 3)}</td>${refCells(overall, jain.reference, (v) => formatNumber(v, 3))}</tr>`;
-}
-
 /** @param {ReturnType<typeof buildDerived>['steady']} steady @param {object} r */
 function renderSteadyTable(steady, r) {
   if (!steady.changes.length || !steady.flows.length) return '';
-  const head = ['Change at', 'What changed', ...steady.flows.map((f) => `${f.receiver} ← ${f.sender}`), 'Mean'];
-  const rows = steady.changes.map((c) => `<tr><td>${formatClock(c.atS)}</td><td class="what">${escapeHtml(c.atS === 0 ? 'call start' : describeChange(c.events, r.network, c.atS))}</td>${c.perFlow.map((f) => `<td title="${f.steadyKbps === null ? 'too few samples' : `steady ${formatNumber(f.steadyKbps, 0)} kbps`}">${steadyCell(f)}<span class="steady-rate">${f.steadyKbps === null ? '' : ` @ ${formatNumber(f.steadyKbps, 0)}`}</span></td>`).join('')}<td class="avg">${c.meanS === null ? '—' : `${formatNumber(c.meanS, 1)} s`}</td></tr>`);
+  const perChange = steady.perChange;
+  const head = ['Change at', 'What changed', ...steady.flows.map((f) => `${f.receiver} ← ${f.sender}`), 'Mean', ...(perChange ? ['Reference'] : [])];
+  const rows = steady.changes.map((c, i) => `<tr><td>${formatClock(c.atS)}</td><td class="what">${escapeHtml(c.atS === 0 ? 'call start' : describeChange(c.events, r.network, c.atS))}</td>${c.perFlow.map((f) => `<td title="${f.steadyKbps === null ? 'too few samples' : `steady ${formatNumber(f.steadyKbps, 0)} kbps`}">${steadyCell(f)}<span class="steady-rate">${f.steadyKbps === null ? '' : ` @ ${formatNumber(f.steadyKbps, 0)}`}</span></td>`).join('')}<td class="avg">${c.meanS === null ? '—' : `${formatNumber(c.meanS, 1)} s`}</td>${perChange ? `<td class="ref">${perChange.published[i] === null ? '—' : `${formatNumber(perChange.published[i], 0)} s`}</td>` : ''}</tr>`);
+  const unmatched = perChange?.unmatched.length
+    ? ` The reference's changes at ${perChange.unmatched.map((atS) => `${escapeHtml(atS)} s`).join(', ')} (scenario time) match no timed change of this run.` : '';
   return `<h3>Time to steady video rate</h3><div class="scroll"><table class="summary steady"><thead><tr>${head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>
-<p class="caption">Seconds from the change until the 5 s mean receive rate stays within ±${STEADY.tolerance * 100} % (≥ ${STEADY.minToleranceKbps} kbps) of the segment's steady rate (after @, kbps). Segments shorter than ${STEADY.minSegmentS} s are not evaluated.</p>`;
+<p class="caption">Seconds from the change until the 5 s mean receive rate stays within ±${STEADY.tolerance * 100} % (≥ ${STEADY.minToleranceKbps} kbps) of the segment's steady rate (after @, kbps). Segments shorter than ${STEADY.minSegmentS} s are not evaluated.${unmatched}</p>`;
 }
 
 /** @param {{steadyKbps: number|null, timeToSteadyS: number|null}} f */
@@ -195,8 +204,13 @@ function steadyCell(f) {
 /** @param {ReturnType<typeof buildDerived>['jain']['groups']} groups */
 function renderJainTable(groups) {
   if (!groups.length) return '';
-  const rows = groups.map((g) => `<tr><td>${escapeHtml(g.links.join(', '))}</td><td>${escapeHtml(g.flows.join(', '))}</td><td class="avg">${formatNumber(g.mean, 3)}</td><td>${Object.entries(g.byActiveFlows).map(([k, v]) => `${k} flows: ${formatNumber(v.mean, 3)} <span class="note">(${v.n} s)</span>`).join('<br>')}</td><td>${Object.entries(g.flowMeansKbps).map(([f, v]) => `${escapeHtml(f)}: ${formatNumber(v, 0)}`).join('<br>')}</td></tr>`);
-  return `<h3>Fairness on shared links</h3><table class="summary jain"><thead><tr><th>Link(s)</th><th>Flows</th><th>Jain (mean per second)</th><th>By number of active flows</th><th>Mean rate per flow (kbps)</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  const phases = (g) => g.phases.filter((p) => p.jainIndex !== null).map((p) => `${formatClock(p.fromS)}–${formatClock(p.toS)}: ${formatNumber(p.jainIndex, 3)} `
+    + `<span class="note">(${p.flows.map((f) => `${escapeHtml(f)} ${formatNumber(p.meanKbps[f], 0)}`).join(', ')} kbps)</span>`).join('<br>') || '—';
+  const rows = groups.map((g) => `<tr><td>${escapeHtml(g.links.join(', '))}</td><td>${escapeHtml(g.flows.join(', '))}</td><td class="avg">${formatNumber(g.jainIndex, 3)}</td><td>${phases(g)}</td>`
+    + `<td class="avg">${formatNumber(g.jainIndexPerSecond, 3)}</td><td>${Object.entries(g.byActiveFlows).map(([k, v]) => `${k} flows: ${formatNumber(v.mean, 3)} <span class="note">(${v.n} s)</span>`).join('<br>')}</td>`
+    + `<td>${Object.entries(g.flowMeansKbps).map(([f, v]) => `${escapeHtml(f)}: ${formatNumber(v, 0)}`).join('<br>')}</td></tr>`);
+  return `<h3>Fairness on shared links</h3><table class="summary jain"><thead><tr><th>Link(s)</th><th>Flows</th><th>Jain (J16: per phase)</th><th>Phases with two or more flows (mean rates)</th>`
+    + `<th>Jain (mean per second)</th><th>By number of active flows</th><th>Mean rate per flow (kbps)</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
 /** @param {import('./series.js').ChartData} charts */
@@ -240,8 +254,8 @@ function renderDefinitions() {
 <dt>Packet loss</dt><dd>lost / (received + lost) of all inbound RTP over the interval.</dd>
 <dt>Configured condition</dt><dd>Capacity of a path is the smallest configured rate on its links; configured RTT is the sum of the one-way delays of both routes; configured loss combines the links as 1 − Π(1 − lossᵢ).</dd>
 <dt>Utilisation</dt><dd>Mean (video + audio) receive rate divided by the mean configured capacity of the inbound paths, over the measurement window, where a capacity is set.</dd>
-<dt>Time to steady rate</dt><dd>After each schedule change (and the call start) followed by at least ${STEADY.minSegmentS} s without change: the steady rate S is the median video receive rate over the last third of the segment; the rate is smoothed with a ${STEADY.smoothS} s forward mean; the time to steady is the time from the change until the smoothed rate enters ±${STEADY.tolerance * 100} % of S (at least ±${STEADY.minToleranceKbps} kbps) and stays there until the segment ends. A ramp (changes every 0.5 s) counts as one change at its last step.</dd>
-<dt>Jain's index</dt><dd>J = (Σxᵢ)² / (n·Σxᵢ²) over the (video + audio) receive rates of the flows that share a link, per second with at least two flows active; 1 is fair, 1/n is one flow taking all.</dd>
+<dt>Time to steady rate</dt><dd>After each schedule change (and the call start) followed by at least ${STEADY.minSegmentS} s without change: the steady rate S is the median video receive rate over the last third of the segment; the rate is smoothed with a ${STEADY.smoothS} s forward mean; the time to steady is the time from the change until the smoothed rate enters ±${STEADY.tolerance * 100} % of S (at least ±${STEADY.minToleranceKbps} kbps) and stays there until the segment ends. A ramp (changes every 0.5 s) counts as one change at its last step. The run's figure is the mean over the changes after the call start (each the mean over flows); a reference given per change is compared with the run's mean over the same changes.</dd>
+<dt>Jain's index</dt><dd>J = (Σxᵢ)² / (n·Σxᵢ²) over the (video + audio) receive rates of the flows that share a link; 1 is fair, 1/n is one flow taking all. <b>J16</b> (§8-4, compared with the reference): a phase is an interval in which the set of active flows is constant; J is taken over each flow's mean rate in the phase, and the run's figure is the mean over phases with at least two flows, weighted by their length (J16's TCP figure: J(1408, 451) = 0.79). <b>Per second</b>: J of each second with at least two flows, averaged over the seconds. With several shared links, the run's figures are the means over the links.</dd>
 <dt>Gaps</dt><dd>Seconds without data are drawn as breaks in the lines, never bridged.</dd>
 </dl></footer>`;
 }

@@ -2,10 +2,12 @@
 // scenario's published reference) and of the derived-figures table. Pure.
 
 import { summarize } from '../lib/run-summary.js';
-import { RUN_METRIC_PATHS, headlinePaths } from '../lib/metrics.js';
+import { RUN_METRIC_PATHS, headlinePaths, metricByPath } from '../lib/metrics.js';
 import { HarnessError } from '../lib/errors.js';
-import { mean, finite } from './timeline.js';
-import { timeToSteadyTable, jainBySharedLink } from './derived.js';
+import { referenceValue } from '../lib/reference.js';
+import { jainBySharedLink, runFairness } from '../lib/fairness.js';
+import { meanTimeToSteadyS, timeToSteadyTable } from '../lib/steady-rate.js';
+import { perChangeReference } from './derived.js';
 import { timeSpan } from './series.js';
 
 const RESOLUTION_KEYS = ['video.recvWidth', 'video.recvHeight'];
@@ -13,12 +15,10 @@ const RESOLUTION_KEYS = ['video.recvWidth', 'video.recvHeight'];
 export const MAIN_ROWS = [...new Set(headlinePaths('table').map((key) => (RESOLUTION_KEYS.includes(key) ? 'resolution' : key)))];
 /** Further rows shown under the main ones when the run has data for them. */
 export const EXTRA_ROWS = headlinePaths('detail').filter((key) => !headlinePaths('table').includes(key));
-/** Reference keys shown in the derived-figures table, not the summary table: per-run metrics and the report's own figures. */
-export const DERIVED_KEYS = [...RUN_METRIC_PATHS, 'jainIndex', 'timeToSteadyS'];
 
 /**
  * @typedef {ReturnType<typeof import('../lib/statistics.js').describe>} Stat
- * @typedef {{mean?: number|null, sd?: number|null}} RefStat
+ * @typedef {import('../lib/reference.js').ReferenceValue} RefStat
  * @typedef {{key: string, perPeer: Record<string, Stat|null>, overall: Stat|null, reference: RefStat|null, extra: boolean}} SummaryRow
  * @typedef {{width: Stat|null, height: Stat|null}} ResolutionStat
  * @typedef {{key: 'resolution', perPeer: Record<string, ResolutionStat>, overall: ResolutionStat,
@@ -49,6 +49,7 @@ export function runStatistics(result) {
   const input = {
     timeline: result.timeline, warmupS: result.scenario.warmupS ?? 0, durationS: timeSpan(result).endS,
     setupMs: isRecord(written?.setupMs) ? written.setupMs : {}, configured: result.network.configured, routes: result.network.routes,
+    scheduleEvents: result.network.scheduleEvents,
   };
   let computed;
   try {
@@ -69,15 +70,14 @@ export function runStatistics(result) {
 export function buildSummaryTable(result) {
   const stats = runStatistics(result);
   const peers = Object.keys(stats.peers).sort();
-  const refs = result.scenario.reference?.metrics ?? {};
+  const reference = result.scenario.reference;
   const has = (key) => peers.some((p) => stats.peers[p]?.[key]?.n > 0) || stats.overall[key]?.n > 0;
-  const refOf = (key) => (refs[key] && typeof refs[key] === 'object' ? refs[key] : Number.isFinite(refs[key]) ? { mean: refs[key] } : null);
   /** @param {string} key @param {boolean} extra @returns {SummaryRow} */
   const row = (key, extra) => ({
     key,
     perPeer: Object.fromEntries(peers.map((p) => [p, stats.peers[p]?.[key] ?? null])),
     overall: stats.overall[key] ?? null,
-    reference: refOf(key),
+    reference: referenceValue(reference, key),
     extra,
   });
   /** @returns {ResolutionRow} */
@@ -85,41 +85,66 @@ export function buildSummaryTable(result) {
     const [width, height] = RESOLUTION_KEYS;
     /** @param {Record<string, Stat>|undefined} of */
     const both = (of) => ({ width: of?.[width] ?? null, height: of?.[height] ?? null });
+    const refs = { width: referenceValue(reference, width), height: referenceValue(reference, height) };
     return {
       key: 'resolution',
       perPeer: Object.fromEntries(peers.map((p) => [p, both(stats.peers[p])])),
       overall: both(stats.overall),
-      reference: refOf(width) || refOf(height) ? { width: refOf(width), height: refOf(height) } : null,
+      reference: refs.width || refs.height ? refs : null,
       extra: false,
     };
   };
   /** @type {Array<SummaryRow|ResolutionRow>} */
   const rows = MAIN_ROWS.map((key) => (key === 'resolution' ? resolutionRow() : row(key, false)));
   const shown = new Set([...MAIN_ROWS, ...RESOLUTION_KEYS]);
-  for (const key of EXTRA_ROWS) if (has(key) && !shown.has(key)) { rows.push(row(key, true)); shown.add(key); }
-  for (const key of Object.keys(refs)) if (!shown.has(key) && !DERIVED_KEYS.includes(key)) { rows.push(row(key, true)); shown.add(key); }
-  return { peers, rows, windowS: stats.windowS, computed: stats.computed, source: result.scenario.reference?.source ?? null };
+  const referenced = Object.keys(reference?.metrics ?? {}).filter((key) => referenceValue(reference, key));
+  // Per-run metrics are figures of the derived table; a path outside the catalogue (an old result) has no row.
+  const perSecond = (key) => metricByPath(key)?.per === 'second';
+  for (const key of [...EXTRA_ROWS.filter(has), ...referenced.filter(perSecond)]) {
+    if (!shown.has(key)) { rows.push(row(key, true)); shown.add(key); }
+  }
+  return { peers, rows, windowS: stats.windowS, computed: stats.computed, source: reference?.source ?? null };
 }
 
 /**
- * Derived figures with their references: utilisation, set-up time, Jain's index per shared link,
- * time to steady rate after each change.
+ * One per-run figure of the derived table (a catalogue metric with per === 'run'), in the metric's own unit.
+ * @typedef {{ path: string, perPeer: Record<string, number|null>|null, value: number|null,
+ *   reference: RefStat|null, compared: number|null, comparedOver: string|null }} RunFigure
+ *   compared: the run's value the reference is compared with; comparedOver says when it is not `value` (a reference
+ *   given for some schedule changes only)
+ */
+
+/**
+ * Derived figures with their references: every per-run catalogue metric the run has a value or a reference for
+ * (utilisation, set-up time, both Jain figures, time to steady rate), the time to steady rate after each change and
+ * the fairness per shared link. Computed with the run summary's own functions, so a result without them in its
+ * summary (older or aborted) shows the same figures.
  * @param {object} result normalized
  */
 export function buildDerived(result) {
-  const { endS } = timeSpan(result);
   const stats = runStatistics(result);
-  const refs = result.scenario.reference?.metrics ?? {};
-  const refMean = (key) => (Number.isFinite(refs[key]) ? refs[key] : Number.isFinite(refs[key]?.mean) ? refs[key].mean : null);
-  const util = stats.utilization ?? {};
-  const setup = stats.setupMs ?? {};
-  const steady = timeToSteadyTable(result.timeline, result.network.scheduleEvents, endS);
-  const afterChanges = steady.changes.filter((c) => c.atS > 0);
-  const jain = jainBySharedLink(result.timeline, result.network.routes, stats.windowS);
-  return {
-    utilization: { values: util, overall: Number.isFinite(util.overall) ? util.overall : mean(Object.values(util)), reference: refMean('utilization'), computed: stats.computed },
-    setupMs: { values: setup, max: Number.isFinite(setup.max) ? setup.max : (finite(Object.values(setup)).length ? Math.max(...finite(Object.values(setup))) : null), reference: refMean('setupMs') },
-    steady: { ...steady, meanAfterChangesS: mean(afterChanges.map((c) => c.meanS)), reference: refMean('timeToSteadyS') },
-    jain: { groups: jain, reference: refMean('jainIndex') },
+  const reference = result.scenario.reference;
+  const groups = jainBySharedLink(result.timeline, result.network.routes, stats.windowS);
+  const steady = timeToSteadyTable(result.timeline, result.network.scheduleEvents, stats.windowS[1]);
+  const steadyRef = referenceValue(reference, 'timeToSteadyS');
+  const perChange = perChangeReference(steady.changes, steadyRef?.byChangeAtS, result.scenario.timeScale ?? 1);
+  // The summary's per-run fields, so each catalogue entry's fromSummary reads them.
+  const figures = {
+    utilization: stats.utilization, setupMs: stats.setupMs, ...runFairness(groups), timeToSteadyS: meanTimeToSteadyS(steady.changes),
   };
+  const peers = Object.keys(stats.peers).sort();
+  const finiteOrNull = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+  /** @type {RunFigure[]} */
+  const rows = RUN_METRIC_PATHS.map((path) => {
+    const value = finiteOrNull(metricByPath(path).fromSummary(figures));
+    const byPeer = figures[path];
+    const perPeer = isRecord(byPeer) ? Object.fromEntries(peers.map((p) => [p, finiteOrNull(byPeer[p])])) : null;
+    const overChanges = path === 'timeToSteadyS' && perChange
+      ? Object.keys(steadyRef.byChangeAtS).map((atS) => `${atS} s`).join(', ') : null;
+    return {
+      path, perPeer, value, reference: referenceValue(reference, path),
+      compared: overChanges ? perChange.runMeanS : value, comparedOver: overChanges,
+    };
+  }).filter((figure) => figure.value !== null || figure.reference !== null || Object.values(figure.perPeer ?? {}).some((v) => v !== null));
+  return { figures: rows, computed: stats.computed, steady: { ...steady, perChange }, jain: { groups } };
 }

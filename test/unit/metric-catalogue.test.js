@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { intervalMetrics, snapshotFromStats } from '../../client-app/stats.js';
 import { withWireLoss } from '../../orchestrator/lib/loss.js';
-import { HEADLINE_LEVELS, METRICS, METRIC_PATHS as REFERENCE_METRIC_PATHS, RUN_METRIC_PATHS, TIMELINE_METRIC_PATHS, headlinePaths } from '../../orchestrator/lib/metrics.js';
+import {
+  HEADLINE_LEVELS, METRICS, METRIC_PATHS as REFERENCE_METRIC_PATHS, RUN_METRIC_PATHS, TIMELINE_METRIC_PATHS, headlinePaths, metricByPath,
+} from '../../orchestrator/lib/metrics.js';
 import { metricKeys, summarize } from '../../orchestrator/lib/run-summary.js';
 import { metricInfo } from '../../orchestrator/report/format.js';
 import { normalizeResult } from '../../orchestrator/report/result-file.js';
@@ -42,19 +44,23 @@ function pageTimeline() {
 }
 
 const LINK = { rateKbps: 4000, queuePackets: 50, queueMs: null, oneWayDelayMs: 25, jitterMs: 0, lossPct: 0, lossBurst: null };
-const ROUTES = { 'p0->p1': ['p0.up', 'p1.down'], 'p1->p0': ['p1.up', 'p0.down'] };
-const LINKS = Object.fromEntries(['p0.up', 'p0.down', 'p1.up', 'p1.down'].map((link) => [link, LINK]));
+// Both flows cross one link (a per-run Jain's index) and the schedule changes once (a time to steady rate).
+const ROUTES = { 'p0->p1': ['p0.up', 'shared', 'p1.down'], 'p1->p0': ['p1.up', 'shared', 'p0.down'] };
+const LINKS = Object.fromEntries(['p0.up', 'p0.down', 'p1.up', 'p1.down', 'shared'].map((link) => [link, LINK]));
+const SCHEDULE_EVENTS = [{ atS: 30, link: 'shared', params: { ...LINK, rateKbps: 5000 }, cause: 'schedule[1] step' }];
 
-/** A result.json of that timeline: summary by lib/run-summary.js, a reference quoting every metric a reference may. */
+/** That timeline three times over (60 s) as a result.json: summary by lib/run-summary.js, a reference quoting every metric. */
 function pageResult() {
-  const timeline = pageTimeline();
+  const timeline = [0, 20, 40].flatMap((shiftS) => pageTimeline().map((entry) => ({ ...entry, t: entry.t + shiftS })));
   const configured = Object.keys(LINKS).map((link) => ({ t: 0, link, ...LINK }));
-  const summary = summarize({ timeline, warmupS: 5, durationS: 20, setupMs: { p0: 900, p1: 1100 }, configured, routes: ROUTES });
+  const summary = summarize({
+    timeline, warmupS: 5, durationS: 60, setupMs: { p0: 900, p1: 1100 }, configured, routes: ROUTES, scheduleEvents: SCHEDULE_EVENTS,
+  });
   const reference = { source: 'fixture', metrics: Object.fromEntries(REFERENCE_METRIC_PATHS.map((path) => [path, { mean: 1 }])) };
   return {
     schemaVersion: 1, status: 'passed', errors: [], timeline, summary,
-    scenario: { name: 'fixture', durationS: 20, warmupS: 5, peers: 2, reference },
-    network: { emulator: 'relay', links: LINKS, routes: ROUTES, configured, truth: [], commands: [], scheduleEvents: [] },
+    scenario: { name: 'fixture', durationS: 60, warmupS: 5, peers: 2, reference },
+    network: { emulator: 'relay', links: LINKS, routes: ROUTES, configured, truth: [], commands: [], scheduleEvents: SCHEDULE_EVENTS },
   };
 }
 
@@ -98,9 +104,13 @@ test('every catalogue metric is known to the report: label and unit, and a row o
   const result = normalizeResult(pageResult());
   const shown = buildSummaryTable(result).rows.flatMap((row) => (row.key === 'resolution' ? ['video.recvWidth', 'video.recvHeight'] : [row.key]));
   assert.deepEqual(TIMELINE_METRIC_PATHS.filter((path) => !shown.includes(path)), [], 'referenced metrics without a row');
-  const derived = buildDerived(result);
-  assert.deepEqual(RUN_METRIC_PATHS, ['utilization', 'setupMs'], 'a new per-run metric needs a row in the derived table');
-  assert.ok(Number.isFinite(derived.utilization.overall) && Number.isFinite(derived.setupMs.max));
+  const { figures } = buildDerived(result);
+  assert.deepEqual(figures.map((f) => f.path), RUN_METRIC_PATHS, 'every per-run metric is a row of the derived table');
+  for (const f of figures) {
+    assert.ok(Number.isFinite(f.value), `${f.path} has a value`);
+    assert.equal(f.value, metricByPath(f.path).fromSummary(result.summary), `${f.path}: the report shows what the summary says`);
+    assert.deepEqual(f.reference, { mean: 1, sd: null }, `${f.path}: its reference is read`);
+  }
 });
 
 test('every catalogue metric is known to the suite: assertions, direction and a per-run value for the baseline comparison', () => {

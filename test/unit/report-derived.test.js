@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { changePoints, timeToSteady, timeToSteadyTable, jainBySharedLink, describeChange, flows, totalRecvKbps } from '../../orchestrator/report/derived.js';
+import { changePoints, flows, meanTimeToSteadyS, timeToSteady, timeToSteadyTable } from '../../orchestrator/lib/steady-rate.js';
+import { describeChange, perChangeReference } from '../../orchestrator/report/derived.js';
 
 const entry = (t, peer, remote, videoKbps, audioKbps = 40) => ({
   t, peer, remote, video: { recvKbps: videoKbps }, audio: { recvKbps: audioKbps },
@@ -61,33 +62,6 @@ test('time-to-steady table: one column per flow, mean per change', () => {
   assert.equal(table.changes[1].meanS, (toP1.timeToSteadyS + toP0.timeToSteadyS) / 2);
 });
 
-test("Jain's index per second on links shared by several routes, grouped by number of active flows", () => {
-  const routes = { 'a0->a1': ['a0.up', 'bottleneck', 'a1.down'], 'b0->b1': ['b0.up', 'bottleneck', 'b1.down'], 'c0->c1': ['c0.up', 'c1.down'] };
-  const timeline = [];
-  for (let t = 1; t <= 20; t += 1) {
-    timeline.push(entry(t, 'a1', 'a0', 60, 40)); // 100 kbps
-    if (t > 10) timeline.push(entry(t, 'b1', 'b0', 260, 40)); // 300 kbps from 11 s on
-    timeline.push(entry(t, 'c1', 'c0', 1000));
-  }
-  const groups = jainBySharedLink(timeline, routes, [0, 20]);
-  assert.equal(groups.length, 1);
-  const [g] = groups;
-  assert.deepEqual(g.links, ['bottleneck']);
-  assert.deepEqual(g.flows, ['a0->a1', 'b0->b1']);
-  assert.equal(g.series.length, 10); // seconds with one active flow are skipped
-  assert.ok(Math.abs(g.mean - 0.8) < 1e-12); // (100 + 300)² / (2 · (100² + 300²))
-  assert.deepEqual(Object.keys(g.byActiveFlows), ['2']);
-  assert.equal(g.flowMeansKbps['a0->a1'], 100);
-});
-
-test('links carrying the same flows are reported together', () => {
-  const routes = { 'x->y': ['l1', 'l2'], 'z->y': ['l1', 'l2'] };
-  const timeline = [entry(1, 'y', 'x', 100), entry(1, 'y', 'z', 100)];
-  const groups = jainBySharedLink(timeline, routes, [0, 10]);
-  assert.deepEqual(groups.map((g) => g.links), [['l1', 'l2']]);
-  assert.equal(groups[0].mean, 1);
-});
-
 test('describeChange names the changed parameters and links', () => {
   const network = { links: { 'p0.up': { rateKbps: 1000, lossPct: 0 }, 'p1.up': { rateKbps: 1000, lossPct: 0 } } };
   const events = [{ atS: 60, link: 'p0.up', params: { rateKbps: 3000, lossPct: 0 } }, { atS: 60, link: 'p1.up', params: { rateKbps: 3000, lossPct: 0 } }];
@@ -96,9 +70,22 @@ test('describeChange names the changed parameters and links', () => {
   assert.equal(describeChange([], network, 0), 'call start');
 });
 
-test('flows and the total receive rate of an interval', () => {
+test('flows of a timeline', () => {
   assert.deepEqual(flows([entry(1, 'p1', 'p0', 1), entry(1, 'p0', 'p1', 1), entry(2, 'p1', 'p0', 1)]), [{ receiver: 'p1', sender: 'p0' }, { receiver: 'p0', sender: 'p1' }]);
-  assert.equal(totalRecvKbps(entry(1, 'a', 'b', 100, 40)), 140);
-  assert.equal(totalRecvKbps({ video: { recvKbps: null }, audio: {} }), null);
-  assert.equal(totalRecvKbps({ video: { recvKbps: 5 } }), 5);
+});
+
+test("the run's time to steady rate is the mean over the changes after the call start", () => {
+  const changes = [{ atS: 0, meanS: 9 }, { atS: 60, meanS: 16 }, { atS: 120, meanS: null }, { atS: 180, meanS: 20 }];
+  assert.equal(meanTimeToSteadyS(/** @type {any} */ (changes)), 18);
+  assert.equal(meanTimeToSteadyS(/** @type {any} */ (changes.slice(0, 1))), null);
+});
+
+test('a reference given per change is matched to the run changes on the scenario clock, and compared over them', () => {
+  const changes = [{ atS: 0, meanS: 9 }, { atS: 15, meanS: 4 }, { atS: 30, meanS: 1 }, { atS: 45.1, meanS: 6 }];
+  // A run at time scale 0.25: the scenario's 60 s and 180 s changes happen at 15 s and 45 s.
+  const r = perChangeReference(changes, { 60: 16, 180: 18, 290: 5 }, 0.25);
+  assert.deepEqual(r.published, [null, 16, null, 18]);
+  assert.equal(r.runMeanS, 5);
+  assert.deepEqual(r.unmatched, ['290']);
+  assert.equal(perChangeReference(changes, undefined, 1), null);
 });

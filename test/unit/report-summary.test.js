@@ -18,13 +18,16 @@ function result({ summary, reference }) {
   });
 }
 
-test('the table uses the written summary, per peer and averaged, with the reference and extra reference keys', () => {
+test('the table uses the written summary, per peer and averaged, with the reference; per-run references go to the derived table', () => {
   const summary = {
     windowS: [10, 30], setupMs: { p0: 1000, p1: 1200, max: 1200 }, utilization: { p0: 0.5, p1: 0.7, overall: 0.6 },
     peers: { p0: { 'video.recvKbps': stat(800), 'video.recvWidth': stat(1280), 'video.recvHeight': stat(720) }, p1: { 'video.recvKbps': stat(600) } },
     overall: { 'video.recvKbps': stat(700), 'video.recvWidth': stat(1280), 'video.recvHeight': stat(720) },
   };
-  const reference = { source: 'J16', metrics: { 'video.recvKbps': { mean: 650, sd: 30 }, 'video.recvWidth': { mean: 1020 }, 'video.recvHeight': { mean: 574 }, 'video.custom': 5, utilization: { mean: 0.77 } } };
+  const reference = {
+    source: 'J16',
+    metrics: { 'video.recvKbps': { mean: 650, sd: 30 }, 'video.recvWidth': { mean: 1020 }, 'video.recvHeight': { mean: 574 }, 'video.nackCount': { mean: 5 }, utilization: { mean: 0.77 } },
+  };
   const table = buildSummaryTable(result({ summary, reference }));
   assert.deepEqual(table.peers, ['p0', 'p1']);
   assert.equal(table.computed, false);
@@ -37,15 +40,18 @@ test('the table uses the written summary, per peer and averaged, with the refere
   const res = table.rows.find((r) => r.key === 'resolution');
   assert.equal(res.reference.width.mean, 1020);
   assert.equal(res.overall.height.mean, 720);
-  const custom = table.rows.find((r) => r.key === 'video.custom');
-  assert.deepEqual(custom.reference, { mean: 5 });
-  assert.equal(custom.extra, true);
-  assert.ok(!table.rows.some((r) => r.key === 'utilization'), 'derived reference keys go to the derived table');
+  const nacks = table.rows.find((r) => r.key === 'video.nackCount');
+  assert.deepEqual(nacks.reference, { mean: 5, sd: null });
+  assert.equal(nacks.extra, true, 'a referenced per-second metric gets a row even without data');
+  assert.ok(!table.rows.some((r) => r.key === 'utilization'), 'per-run references go to the derived table');
 
   const derived = buildDerived(result({ summary, reference }));
-  assert.equal(derived.utilization.overall, 0.6);
-  assert.equal(derived.utilization.reference, 0.77);
-  assert.equal(derived.setupMs.max, 1200);
+  const figure = (path) => derived.figures.find((f) => f.path === path);
+  assert.deepEqual(figure('utilization'), {
+    path: 'utilization', perPeer: { p0: 0.5, p1: 0.7 }, value: 0.6, reference: { mean: 0.77, sd: null }, compared: 0.6, comparedOver: null,
+  });
+  assert.equal(figure('setupMs').value, 1200);
+  assert.equal(figure('jainIndex'), undefined, 'no shared link, no reference: no row');
 });
 
 test('without a summary the statistics are computed from the timeline by lib/run-summary.js', () => {
@@ -65,6 +71,6 @@ test('a result with nothing in it still gives a table of empty cells', () => {
   assert.deepEqual(table.peers, []);
   assert.equal(table.rows.length, MAIN_ROWS.length);
   const derived = buildDerived(normalizeResult({ schemaVersion: 1 }));
-  assert.equal(derived.utilization.overall, null);
+  assert.deepEqual(derived.figures, []);
   assert.deepEqual(derived.jain.groups, []);
 });

@@ -44,3 +44,18 @@ test('no cap anywhere means no utilisation; a peer without first frame leaves se
   assert.equal(s.utilization, null);
   assert.equal(s.setupMs.max, null);
 });
+
+test("the summary's per-run figures: time to steady rate after the schedule's changes, Jain's index only on shared links", () => {
+  const timeline = [];
+  for (let t = 1; t <= 120; t += 1) {
+    // p1 climbs from 500 to 2000 kbps in the 20 s after the change at 60 s (steady at 74 s, report-derived.test.js); p0 holds 1000.
+    timeline.push(entry(t, 'p1', 'p0', t < 60 ? 500 : t < 80 ? 500 + (1500 * (t - 60)) / 20 : 2000, 10));
+    timeline.push(entry(t, 'p0', 'p1', 1000, 10));
+  }
+  const configured = ['p0.up', 'p0.down', 'p1.up', 'p1.down'].map((name) => link(0, name, null));
+  const input = { timeline, warmupS: 10, durationS: 120, setupMs: { p0: 900, p1: 900 }, configured, routes };
+  const s = summarize({ ...input, scheduleEvents: [{ atS: 60, link: 'p0.up', params: { rateKbps: 3000 } }] });
+  assert.equal(s.timeToSteadyS, 7); // (14 + 0) / 2
+  assert.equal(summarize(input).timeToSteadyS, null, 'without the schedule only the call start is a change');
+  assert.deepEqual([s.jainIndex, s.jainIndexPerSecond], [null, null], 'two peers share no link');
+});
