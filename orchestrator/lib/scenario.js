@@ -8,7 +8,7 @@ import { builtinNames, resolveBuiltin } from './builtin-file.js';
 import { InputError } from './errors.js';
 import { REPO_ROOT } from './paths.js';
 import { readJsonFile } from './json-file.js';
-import { expectFileName, expectNumber, expectObject, expectText } from './validate.js';
+import { describeValue, expectFileName, expectNumber, expectObject, expectText } from './validate.js';
 import { validateReference } from './reference.js';
 import { DEFAULT_DURATION_S, DEFAULT_PEERS, MAX_DURATION_S, MAX_PEERS, compileNetwork } from './schedule.js';
 
@@ -17,7 +17,10 @@ export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.u
 /** J16 reports ~10 s of ramp-up once media flows; the measurement window starts after it. */
 export const DEFAULT_WARMUP_S = 10;
 
-const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'network', 'reference'];
+const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'topology', 'network', 'reference'];
+
+/** How the peers' media travels: `mesh`, every peer to every other (the only one so far; `sfu` comes with Janus). */
+export const TOPOLOGIES = ['mesh'];
 
 /**
  * @typedef {object} ResolvedScenario  the `scenario` object of result.json, plus the compiled network
@@ -30,6 +33,7 @@ const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS',
  * @property {number} timeScale
  * @property {number} warmupS
  * @property {number} peers
+ * @property {string} topology        'mesh'
  * @property {object} network            as written
  * @property {import('./reference.js').Reference|null} reference
  * @property {import('./schedule.js').CompiledNetwork} compiled
@@ -82,6 +86,11 @@ export function loadScenario(nameOrPath, { timeScale = 1, durationS, warmupS: wa
   if (group !== null && !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(group)) {
     throw new InputError(`${file}: group: must be a name of letters, digits, '.', '_' and '-' (it is typed on the command line), got '${group}'`);
   }
+  const topology = raw.topology ?? 'mesh';
+  if (!TOPOLOGIES.includes(topology)) {
+    const sfu = topology === 'sfu' ? ': the Janus SFU topology is not available yet (issue 11); use mesh' : `: use one of ${TOPOLOGIES.join(', ')}`;
+    throw new InputError(`${file}: topology: ${describeValue(raw.topology)} is not supported${sfu}`);
+  }
   const reference = validateReference(raw.reference, `${file}: reference`);
 
   const scaledDurationS = Math.round(nominalDurationS * timeScale * 1e6) / 1e6;
@@ -97,7 +106,7 @@ export function loadScenario(nameOrPath, { timeScale = 1, durationS, warmupS: wa
   }
   const compiled = compileNetwork({ file, durationS: nominalDurationS, peers, network: raw.network }, { timeScale });
   return {
-    name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers,
+    name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers, topology,
     network: raw.network ?? {}, reference, compiled,
   };
 }

@@ -11,13 +11,14 @@ import { configuredAt, configuredTimeline } from '../../orchestrator/lib/schedul
 
 const fixture = (name) => fileURLToPath(new URL(`../fixtures/scenarios/${name}.json`, import.meta.url));
 
-/** SCENARIOS.md §1–§3, with queue-size split into its six combinations. */
+/** SCENARIOS.md §1–§4 (mesh so far), with queue-size split into its six combinations. */
 const CATALOG = [
   'unconstrained', 'latency-100', 'latency-250', 'latency-500', 'loss-5', 'loss-10', 'loss-20',
   'bandwidth-1500', 'bandwidth-750', 'bandwidth-250',
   'changing-bandwidth', 'variable-loss', 'latency-variation', 'latency-bandwidth-handoff', 'seven-minute-mix',
   'queue-size-1000-100ms', 'queue-size-1000-1s', 'queue-size-1000-10s',
   'queue-size-5000-100ms', 'queue-size-5000-1s', 'queue-size-5000-10s', 'loss-latency',
+  'mesh-2', 'mesh-3', 'mesh-4',
 ];
 
 /** Round-trip time p0 → p1 → p0 as configured at tS. */
@@ -51,7 +52,7 @@ test('every shipped scenario loads, compiles and restates valid params in time o
       if (i > 0) assert.ok(event.atS >= events[i - 1].atS, `${name} events sorted`);
       assert.deepEqual(normalizeLinkParams(event.params, name), event.params);
     });
-    assert.equal(configuredTimeline(scenario.compiled, scenario.durationS).length, (scenario.durationS + 1) * 4);
+    assert.equal(configuredTimeline(scenario.compiled, scenario.durationS).length, (scenario.durationS + 1) * 2 * scenario.peers, `${name}: one row per link per second`);
   }
 });
 
@@ -104,6 +105,12 @@ test('references keep the catalog figures', () => {
   assert.equal(loadScenario('queue-size-1000-1s').group, 'queue-size');
   assert.equal(loadScenario('latency-500').group, null);
   assert.equal(loadScenario('queue-size-5000-10s').reference.metrics['video.recvKbps'].mean, 1420.55);
+  // F table 4: residual loss after retransmission/FEC is what the receiver still lost; "Loss" is the wire's.
+  const queue = loadScenario('queue-size-1000-100ms').reference.metrics;
+  assert.deepEqual([queue.lossPct.mean, queue.wireLossPct.mean], [0.59, 1.98]);
+  // J16's settling times after the increases at 1:00 and 3:00, and after the loss is removed at 1:00.
+  assert.deepEqual(loadScenario('changing-bandwidth').reference.metrics.timeToSteadyS, { mean: 17, sd: null, byChangeAtS: { 60: 16, 180: 18 } });
+  assert.deepEqual(loadScenario('variable-loss').reference.metrics.timeToSteadyS, { mean: 30, sd: null, byChangeAtS: { 60: 30 } });
 });
 
 test('time scale, --duration and --warmup set the run; warmup must fit inside it', () => {
@@ -177,4 +184,14 @@ test('run length and peers have ranges: durationS and --duration up to a day, al
   // --duration does not shorten the schedule, which is compiled at the scaled length
   rejects({}, { timeScale: 1000, durationS: 60 }, /r\.json: durationS 300 × time scale 1000 is 300000 s; at most 86400 s: lower --time-scale/);
   assert.equal(loadScenario(scenarioFile('r', { name: 'r', description: 'd', durationS: 86_400, peers: 32 })).durationS, 86_400);
+});
+
+test('topology is mesh unless told otherwise; sfu and unknown topologies are refused, naming the field', () => {
+  const load = (content) => loadScenario(scenarioFile('t', { name: 't', description: 'd', ...content }));
+  assert.equal(load({}).topology, 'mesh');
+  assert.equal(load({ peers: 4, topology: 'mesh' }).topology, 'mesh');
+  assert.throws(() => load({ topology: 'sfu' }), /t\.json: topology: "sfu" is not supported: the Janus SFU topology is not available yet \(issue 11\); use mesh/);
+  assert.throws(() => load({ topology: 'star' }), /t\.json: topology: "star" is not supported: use one of mesh/);
+  assert.throws(() => load({ group: 'a b' }), /t\.json: group: must be a name of letters, digits/);
+  assert.deepEqual(['mesh-2', 'mesh-3', 'mesh-4'].map((name) => [loadScenario(name).peers, loadScenario(name).group]), [[2, 'mesh'], [3, 'mesh'], [4, 'mesh']]);
 });
