@@ -104,7 +104,7 @@ test('a static-condition report opens from disk without errors, every chart has 
     const resolution = await page.$eval('tr[data-metric="resolution"] td.ref', (td) => td.textContent);
     assert.equal(resolution, '1020 × 574');
     const utilisationRef = await page.$eval('tr[data-metric="utilization"] td.ref', (td) => td.textContent);
-    assert.equal(utilisationRef, '80.0 %');
+    assert.equal(utilisationRef, '80.0', "bandwidth-1500's published utilisation, in %");
     await screenshot(page, 'report-static');
     assert.deepEqual(problems, []);
   } finally {
@@ -123,6 +123,8 @@ test('a scheduled run shows the capacity schedule as steps, time to steady, netw
     const steadyRows = await page.$$eval('table.steady tbody tr', (rows) => rows.map((r) => r.cells[0].textContent));
     assert.deepEqual(steadyRows, ['0:00', '1:00', '2:00', '3:00', '4:00']);
     assert.equal(await page.$eval('tr[data-metric="timeToSteadyS"] td.ref', (td) => td.textContent), '17.0');
+    const steadyRefs = await page.$$eval('table.steady tbody tr td.ref', (cells) => cells.map((c) => c.textContent));
+    assert.deepEqual(steadyRefs, ['—', '16 s', '—', '18 s', '—'], "J16's settling times at 1:00 and 3:00");
 
     // Drag across the first chart's plot area: every chart, once scrolled into view, shows that range.
     const box = await page.$eval('#chart-p0-video-rate', (c) => {
