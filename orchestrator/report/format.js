@@ -61,11 +61,12 @@ function decimalsFor(value) {
 /**
  * Signed difference "+23 (+2.0 %)"; the percentage is left out when the reference is 0.
  * @param {number|null|undefined} value @param {number|null|undefined} reference
+ * @param {number|null} [decimals] the metric's (Jain's index: 3); by the reference's magnitude when omitted or null
  */
-export function formatDifference(value, reference) {
+export function formatDifference(value, reference, decimals = null) {
   if (!Number.isFinite(value) || !Number.isFinite(reference)) return '—';
   const diff = value - reference;
-  const abs = formatNumber(diff, decimalsFor(reference || diff));
+  const abs = formatNumber(diff, decimals ?? decimalsFor(reference || diff));
   const signed = diff > 0 ? `+${abs}` : abs;
   if (reference === 0) return signed;
   const pct = (diff / Math.abs(reference)) * 100;

@@ -98,7 +98,7 @@ function renderCompareTable(results) {
     const across = describe(values.map((v) => (v === null ? null : v * scale)));
     if (across.n === 0 && reference === null) return '';
     const refMean = reference === null ? null : reference.mean * scale;
-    const refCells = ref ? `<td class="ref">${formatNumber(refMean, info.decimals)}</td><td class="diff">${formatDifference(across.mean, refMean)}</td>` : '';
+    const refCells = ref ? `<td class="ref">${formatNumber(refMean, info.decimals)}</td><td class="diff">${formatDifference(across.mean, refMean, info.decimals)}</td>` : '';
     return `<tr data-metric="${escapeHtml(key)}"><th scope="row">${escapeHtml(info.label)} ${info.unit ? `<span class="unit">(${escapeHtml(info.unit)})</span>` : ''}</th>${perRun.map((c) => `<td>${c}</td>`).join('')}<td class="avg">${formatMeanSd(across, info.decimals)}</td>${refCells}</tr>`;
   };
   const rows = TABLE_ROWS.map((key) => line(key, stats.map((s) => s[key]?.mean ?? null),

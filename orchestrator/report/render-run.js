@@ -140,7 +140,8 @@ function referenceCells(value, ref, key) {
   const scale = metricInfo(key).scale ?? 1;
   const sd = ref.sd === null ? null : ref.sd * scale;
   const shown = formatMeanSd({ mean: ref.mean * scale, sd }, metricInfo(key).decimals);
-  return `<td class="ref">${shown}</td><td class="diff">${formatDifference(Number.isFinite(value) ? value * scale : null, ref.mean * scale)}</td>`;
+  const diff = formatDifference(Number.isFinite(value) ? value * scale : null, ref.mean * scale, metricInfo(key).decimals);
+  return `<td class="ref">${shown}</td><td class="diff">${diff}</td>`;
 }
 
 /** @param {ReturnType<typeof buildDerived>} d @param {string[]} peers @param {object} r */

@@ -82,3 +82,24 @@ test('the set-up breakdown (result.setup) is a table of milestones per peer; a r
   assert.match(table, /First decoded frame<\/th><td>1620<\/td><td>1599<\/td>/);
   assert.doesNotMatch(renderRunReport(r), /class="summary setup"/);
 });
+
+test("a run on a shared link shows both Jain's indices, named, and compares the J16 one with the reference", () => {
+  // Two calls' flows a0->a1 and b0->b1 through one bottleneck, RTP-like 1408 kbps against TCP-like 451 kbps, swinging each second.
+  const timeline = [];
+  for (let t = 1; t <= 120; t += 1) {
+    const swing = t % 2 ? 400 : -400;
+    timeline.push({ t, peer: 'a1', remote: 'a0', video: { recvKbps: 1368 + swing }, audio: { recvKbps: 40 } });
+    timeline.push({ t, peer: 'b1', remote: 'b0', video: { recvKbps: 411 - swing }, audio: { recvKbps: 40 } });
+  }
+  const routes = { 'a0->a1': ['a0.up', 'bottleneck', 'a1.down'], 'b0->b1': ['b0.up', 'bottleneck', 'b1.down'] };
+  const html = renderRunReport({
+    schemaVersion: 1, status: 'passed', timeline,
+    scenario: { name: 'tcp-like', durationS: 120, warmupS: 0, reference: { source: 'J16 §8-4', metrics: { jainIndex: { mean: 0.79 } } } },
+    network: { routes, links: {}, configured: [], scheduleEvents: [] },
+  });
+  const row = (path) => new RegExp(`<tr data-metric="${path}">(.*?)</tr>`, 's').exec(html)?.[1] ?? '';
+  assert.match(row('jainIndex'), /Jain&#39;s index \(J16: per-flow mean rates per phase\).*<td class="avg">0\.791<\/td><td class="ref">0\.790<\/td><td class="diff">\+0\.001/s);
+  assert.match(row('jainIndexPerSecond'), /Jain&#39;s index \(mean of per-second values\).*<td class="avg">0\.761<\/td><td class="ref">—<\/td>/s);
+  assert.match(html, /<th>Jain \(J16: per phase\)<\/th>/);
+  assert.match(html, /0:01–2:00: 0\.791 <span class="note">\(a0-&gt;a1 1408, b0-&gt;b1 451 kbps\)<\/span>/);
+});
