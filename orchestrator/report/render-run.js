@@ -150,7 +150,8 @@ function renderDerived(d, peers, r) {
   const head = ['Figure', ...peers, 'Run', ...(hasRef ? ['Reference', 'Δ vs reference'] : [])];
   const rows = d.figures.map((f) => {
     const note = f.path === 'utilization' && d.computed ? ' <span class="note">computed</span>' : '';
-    const over = f.comparedOver ? ` <span class="note">Δ over the changes at ${escapeHtml(f.comparedOver)}: run ${formatMetric(f.compared, f.path)}</span>` : '';
+    const over = f.comparedOver
+      ? ` <span class="note">Δ over the changes at ${f.comparedOver.map(formatClock).join(', ')}: run ${formatMetric(f.compared, f.path)}</span>` : '';
     const refs = hasRef ? referenceCells(f.compared, f.reference, f.path) : '';
     return `<tr data-metric="${escapeHtml(f.path)}"><th scope="row">${metricHeading(f.path)}${note}</th>`
       + `${peers.map((p) => `<td>${f.perPeer ? formatMetric(f.perPeer[p], f.path) : ''}</td>`).join('')}`

@@ -109,9 +109,9 @@ export function buildSummaryTable(result) {
 /**
  * One per-run figure of the derived table (a catalogue metric with per === 'run'), in the metric's own unit.
  * @typedef {{ path: string, perPeer: Record<string, number|null>|null, value: number|null,
- *   reference: RefStat|null, compared: number|null, comparedOver: string|null }} RunFigure
- *   compared: the run's value the reference is compared with; comparedOver says when it is not `value` (a reference
- *   given for some schedule changes only)
+ *   reference: RefStat|null, compared: number|null, comparedOver: number[]|null }} RunFigure
+ *   compared: the run's value the reference is compared with; comparedOver, when it is not `value`: the scenario
+ *   times (s) of the changes a per-change reference gives
  */
 
 /**
@@ -139,8 +139,7 @@ export function buildDerived(result) {
     const value = finiteOrNull(metricByPath(path).fromSummary(figures));
     const byPeer = figures[path];
     const perPeer = isRecord(byPeer) ? Object.fromEntries(peers.map((p) => [p, finiteOrNull(byPeer[p])])) : null;
-    const overChanges = path === 'timeToSteadyS' && perChange
-      ? Object.keys(steadyRef.byChangeAtS).map((atS) => `${atS} s`).join(', ') : null;
+    const overChanges = path === 'timeToSteadyS' && perChange ? Object.keys(steadyRef.byChangeAtS).map(Number) : null;
     return {
       path, perPeer, value, reference: referenceValue(reference, path),
       compared: overChanges ? perChange.runMeanS : value, comparedOver: overChanges,

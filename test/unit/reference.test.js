@@ -66,7 +66,7 @@ test("published figures that lived in notes: bandwidth-1500's 80 % utilisation, 
   assert.deepEqual(refs, [['0:00', '—'], ['1:00', '16 s'], ['2:00', '—'], ['3:00', '18 s'], ['4:00', '—']]);
   // Compared over those changes, not all four.
   assert.match(rowCells(changing, 'timeToSteadyS').diff ?? '', /^[+−]?[0-9.]+/);
-  assert.match(changing, /Δ over the changes at 60 s, 180 s: run [0-9.]+/);
+  assert.match(changing, /Δ over the changes at 1:00, 3:00: run [0-9.]+/);
 });
 
 test('the comparison page shows the same references, per-run ones included', () => {
