@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { InputError } from '../../orchestrator/lib/errors.js';
 import { listScenarios } from '../../orchestrator/lib/scenario.js';
 import {
   DEFAULT_ASSERTIONS_FILE, aggregate, evaluateAssertions, loadAssertions, parseAssertions, parseCondition,
 } from '../../orchestrator/suite/assertions.js';
+import { parseBaseline } from '../../orchestrator/suite/baseline.js';
 import { fakeResult } from '../fixtures/suites/make-suite-result.js';
+
+const BASELINE_FILE = new URL('../../baselines/smoke.json', import.meta.url);
 
 const inputError = (pattern) => (error) => error instanceof InputError && pattern.test(error.message);
 
@@ -93,4 +97,22 @@ test('the shipped defaults parse, cover every built-in scenario, and explain eve
     assert.ok(list.some((a) => a.level === 'error'), `${name} has an error-level check`);
     for (const a of list) assert.ok(a.why && a.why.length > 15, `${name}: '${a.check}' says why`);
   }
+});
+
+test('every error-level quality floor lies well below the shipped smoke baseline\'s runs it came from', () => {
+  const defaults = loadAssertions(DEFAULT_ASSERTIONS_FILE);
+  const baseline = parseBaseline(JSON.parse(readFileSync(BASELINE_FILE, 'utf8')), 'baselines/smoke.json');
+  let checked = 0;
+  for (const [scenario, list] of Object.entries(defaults)) {
+    for (const assertion of list.filter((a) => a.level === 'error' && a.why.startsWith('floor:'))) {
+      const { metric, op, threshold } = assertion.condition;
+      assert.ok(op === '>=' || op === '>', `${scenario}: '${assertion.check}': a floor is a lower bound`);
+      const runs = baseline.scenarios[scenario]?.values[metric];
+      if (!runs) continue;
+      // The floors sit at a quarter to two thirds of the lowest run: a healthy run never comes near them.
+      assert.ok(threshold <= (2 / 3) * Math.min(...runs), `${scenario}: '${assertion.check}' vs runs ${runs.join(', ')}`);
+      checked += 1;
+    }
+  }
+  assert.ok(checked >= 10, `${checked} floors checked against baselines/smoke.json`);
 });
