@@ -140,3 +140,35 @@ test('SIGTERM after the parent stopped reading our output still shuts down clean
   assert.equal(JSON.parse(readFileSync(path.join(out, 'result.json'), 'utf8')).status, 'aborted');
   assert.deepEqual(processesTagged(tag), []);
 });
+
+test('list shows the scenario groups with their members', async () => {
+  const { code, stdout } = await runCli(['list']);
+  assert.equal(code, 0);
+  assert.match(stdout, /^queue-size\s+6 scenarios: .*\(F §4\.3\)\n\s+queue-size-1000-1s, .*queue-size-5000-100ms$/m);
+});
+
+test('a group is loaded whole before any browser starts: a member that cannot load exits 2 naming its file', async () => {
+  const { code, stderr } = await runCli(['scenario', 'queue-size', '--duration', '5', '--warmup', '10']);
+  assert.equal(code, 2, stderr);
+  assert.match(stderr, /queue-size-1000-1s\.json: warmupS/);
+  assert.doesNotMatch(stderr, /emulator:|launched/, 'nothing started');
+});
+
+test('reproduce: --list names every table; an unknown table or a bad flag exits 2 naming it', async () => {
+  const list = await runCli(['reproduce', '--list']);
+  assert.equal(list.code, 0, list.stderr);
+  assert.match(list.stdout, /^j16-table-8-1\s+J16 §8-1-1, table 8-1: .*\n\s+unconstrained$/m);
+  assert.match(list.stdout, /^f-table-4\s+/m);
+
+  const unknown = await runCli(['reproduce', 'j16-table-9-9']);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /unknown reproduction 'j16-table-9-9'; known: j16-table-8-1/);
+
+  const repetitions = await runCli(['reproduce', 'j16-table-8-1', '--repetitions', '0']);
+  assert.equal(repetitions.code, 2);
+  assert.match(repetitions.stderr, /--repetitions must be an integer of at least 1, got 0/);
+
+  const video = await runCli(['reproduce', 'j16-table-8-1', '--video', '4k']);
+  assert.equal(video.code, 2);
+  assert.match(video.stderr, /--video 4k: neither a preset/);
+});

@@ -1,0 +1,45 @@
+// `reproduce j16-table-8-1` end to end with real browsers through the relay, compressed hard (360p30, time scale
+// 0.1 so the 300 s call lasts 30 s, 1 repetition; about a minute on 2 cores): the reproduction page shows the
+// table's row with this run's value beside the published one, and the suite page links to it.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { findReproduction } from '../orchestrator/lib/reproductions.js';
+import { loadScenario } from '../orchestrator/lib/scenario.js';
+import { runCli, tempDir } from './helpers/cli.js';
+
+const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
+
+test('reproduce j16-table-8-1 renders the table from a real compressed suite run', async () => {
+  const out = tempDir('wtb-reproduce-');
+  const run = await runCli(['reproduce', 'j16-table-8-1', '--video', '360p30', '--time-scale', '0.1', '--repetitions', '1', '--out', out],
+    { timeoutMs: 3 * 60_000, env: { GITHUB_STEP_SUMMARY: '' } });
+  assert.equal(run.code, 0, `reproduce exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
+  assert.match(run.stdout, /reproduction: .*reproduction-j16-table-8-1\.html/);
+
+  const summary = readJson(path.join(out, 'summary.json'));
+  assert.deepEqual(summary.runs.map((r) => [r.scenario, r.status]), [['unconstrained', 'passed']]);
+  const result = readJson(path.join(out, summary.runs[0].dir, 'result.json'));
+  assert.equal(result.scenario.durationS, 30);
+
+  const page = readFileSync(path.join(out, 'reproduction-j16-table-8-1.html'), 'utf8');
+  const table = findReproduction('j16-table-8-1');
+  const reference = loadScenario('unconstrained').reference;
+  const row = /<tr data-scenario="unconstrained">(.*?)<\/tr>/s.exec(page)?.[1];
+  assert.ok(row, 'the unconstrained row');
+  assert.match(row, /1\/1 runs passed/);
+  for (const { path: metric } of table.columns) {
+    const cell = new RegExp(`data-path="${metric.replace('.', '\\.')}" data-ours="([^"]*)" data-published="([^"]*)"`).exec(row);
+    assert.ok(cell, `${metric} cell`);
+    assert.equal(Number(cell[2]), reference.metrics[metric].mean, `${metric}: the published value`);
+    assert.ok(cell[1] !== '', `${metric}: our value`);
+    assert.ok(Math.abs(Number(cell[1]) - result.summary.overall[metric].mean) < 1e-9, `${metric}: our value is the run's window mean`);
+  }
+  assert.ok(result.summary.overall['video.recvKbps'].mean > 100, 'video flowed');
+  assert.match(page, /These runs were compressed/);
+  assert.match(page, /id="cause-source">J16 injected a 1080p50 source; these runs sent 360p30/);
+
+  const suitePage = readFileSync(path.join(out, 'report.html'), 'utf8');
+  assert.match(suitePage, /<a href="reproduction-j16-table-8-1\.html">J16 §8-1-1, table 8-1: Average results for unconstrained test<\/a>/);
+});
