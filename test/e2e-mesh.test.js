@@ -1,0 +1,52 @@
+// Multi-party full mesh with real browsers through the relay (issue 11): three Chromium peers at 360p30, 30 s.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { runScenarioCli } from './helpers/cli.js';
+import { peerSeconds } from '../orchestrator/lib/topology.js';
+import { describe as stats } from '../orchestrator/lib/statistics.js';
+
+const median = (values) => stats(values).median;
+const p95 = (values) => stats(values).p95;
+
+const fixture = (name) => fileURLToPath(new URL(`./fixtures/scenarios/${name}.json`, import.meta.url));
+
+/** Seconds after the warm-up of a passed run. */
+function measured(run) {
+  assert.equal(run.code, 0, `scenario exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
+  const { timeline, scenario } = run.result;
+  return timeline.filter((entry) => entry.t > scenario.warmupS);
+}
+
+test('mesh-3: every peer sends its stream twice and receives two remote video streams with frames', { timeout: 180_000 }, async () => {
+  const run = await runScenarioCli('mesh-3', ['--time-scale', '0.1']);
+  const window = measured(run);
+  assert.equal(run.result.scenario.topology, 'mesh');
+  for (const peer of ['p0', 'p1', 'p2']) {
+    const remotes = [...new Set(window.filter((e) => e.peer === peer).map((e) => e.remote))].sort();
+    assert.deepEqual(remotes, ['p0', 'p1', 'p2'].filter((p) => p !== peer), `${peer}'s connections`);
+    for (const remote of remotes) {
+      const fps = window.filter((e) => e.peer === peer && e.remote === remote).map((e) => e.video.recvFps ?? 0);
+      assert.ok(median(fps) > 0, `${peer} shows no frames from ${remote}: ${fps.join(', ')}`);
+    }
+    const seconds = peerSeconds(window).filter((row) => row.peer === peer);
+    assert.equal(median(seconds.map((row) => row.videoStreamsSent)), 2, `${peer} video streams sent per second`);
+    assert.equal(median(seconds.map((row) => row.videoStreamsReceived)), 2, `${peer} video streams received per second`);
+  }
+});
+
+test('a 3-party mesh with p2 on a 500 kbps uplink caps only p2\'s outgoing streams', { timeout: 180_000 }, async () => {
+  const run = await runScenarioCli(fixture('mesh-3-slow-uplink'));
+  const window = measured(run);
+  const sentByP2 = peerSeconds(window).filter((row) => row.peer === 'p2').map((row) => row.uplinkKbps);
+  // The cap counts UDP payload + 28 bytes; RTP/SRTP overhead is below the 5 % allowed here.
+  assert.ok(p95(sentByP2) <= 500 * 1.05, `p2 sends ${p95(sentByP2)} kbps (p95) through a 500 kbps uplink`);
+  const received = (peer, remote) => median(window.filter((e) => e.peer === peer && e.remote === remote).map((e) => e.video.recvKbps ?? 0));
+  for (const peer of ['p0', 'p1']) {
+    assert.ok(received(peer, 'p2') < 500, `${peer} receives ${received(peer, 'p2')} kbps from p2 (median)`);
+    for (const other of ['p0', 'p1'].filter((p) => p !== peer)) {
+      assert.ok(received(peer, other) > 500, `${peer} receives only ${received(peer, other)} kbps from ${other}: an open uplink must not be capped`);
+    }
+    assert.ok(received('p2', peer) > 500, `p2 receives only ${received('p2', peer)} kbps from ${peer}: its downlink is open`);
+  }
+});
