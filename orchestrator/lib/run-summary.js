@@ -3,6 +3,8 @@ import { pathConditions } from './link-model.js';
 import { describe } from './statistics.js';
 import { jainBySharedLink, runFairness } from './fairness.js';
 import { meanTimeToSteadyS, timeToSteadyTable } from './steady-rate.js';
+import { peerSeconds, peerTotals } from './topology.js';
+import { cpuLimitation } from './cpu-limit.js';
 
 const NOT_METRICS = new Set(['t', 'intervalS']);
 
@@ -95,5 +97,8 @@ export function summarize({ timeline, warmupS, durationS, setupMs, configured, r
     utilization: utilValues.length ? utilization : null,
     ...runFairness(jainBySharedLink(timeline, routes, [warmupS, durationS])),
     timeToSteadyS: meanTimeToSteadyS(timeToSteadyTable(timeline, scheduleEvents, durationS).changes),
+    // Each peer's connections summed: a mesh peer sends n − 1 copies (J16 §8-3).
+    peerTotals: peerTotals(peerSeconds(window), [warmupS, durationS]),
+    cpuLimitation: cpuLimitation(timeline, [warmupS, durationS]),
   };
 }

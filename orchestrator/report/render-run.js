@@ -8,7 +8,7 @@ import { buildSummaryTable, buildDerived } from './summary-table.js';
 import { describeChange } from './derived.js';
 import { STEADY } from '../lib/steady-rate.js';
 import { renderPage } from './page.js';
-import { escapeHtml, formatClock, formatDifference, formatMeanSd, formatNumber, metricInfo, statusBadge } from './format.js';
+import { escapeHtml, formatClock, formatDifference, formatMeanSd, formatNumber, formatPercent, metricInfo, statusBadge } from './format.js';
 
 /** @typedef {import('../lib/reference.js').ReferenceValue} RefStat */
 
@@ -69,6 +69,12 @@ function renderProblems(r) {
   const items = r.errors.map((e) => `<li><span class="at">${Number.isFinite(e.atS) ? formatClock(e.atS) : '—'}</span>${e.peer ? ` <b>${escapeHtml(e.peer)}</b>` : ''} ${escapeHtml(e.message ?? JSON.stringify(e))}</li>`);
   if (!r.timeline.length) items.push('<li>The result has no timeline: no per-second statistics were recorded.</li>');
   if (!r.summary) items.push('<li>The result has no summary: the tables below are computed from the timeline.</li>');
+  const cpu = r.summary?.cpuLimitation;
+  if (cpu?.limited) {
+    items.push(`<li class="cpu-limited"><b>CPU-limited:</b> in ${formatPercent(cpu.share)} of the measured seconds (over ${formatPercent(cpu.thresholdShare)}) `
+      + 'a sender\'s encoder reported <code>qualityLimitationReason: cpu</code>: the host, not the network, held quality back; '
+      + 'read the rates with that in mind (fewer peers, a smaller video preset or a larger machine).</li>');
+  }
   if (r.status === 'passed' && !items.length) return '';
   return `<section class="problems ${r.status === 'passed' ? 'warn' : 'bad'}"><h2>${r.status === 'passed' ? 'Notes' : `Run ${escapeHtml(r.status)}`}</h2><ul>${items.join('') || '<li>No error was recorded.</li>'}</ul></section>`;
 }
@@ -161,7 +167,28 @@ function renderDerived(d, peers, r) {
     ? `<table class="summary derived"><thead><tr>${head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>
 <p class="caption">Utilisation per receiving peer. Set-up time: browser launch to first decoded video frame; the run's is the slowest peer's. Jain's index over the flows that share a link; time to steady rate averaged over the schedule changes after the call start. Definitions at the end of the page.</p>`
     : '<p class="empty">No per-run figure: no capacity was set, no peer showed video, no link was shared and no schedule change was timed.</p>';
-  return `${table}${renderSetupTable(r.setup)}${renderSteadyTable(d.steady, r)}${renderJainTable(d.jain.groups)}`;
+  return `${table}${renderPeerTotals(r.summary)}${renderSetupTable(r.setup)}${renderSteadyTable(d.steady, r)}${renderJainTable(d.jain.groups)}`;
+}
+
+/**
+ * Multi-party calls: what each peer sends and receives over all its connections (lib/topology.js), and how often its
+ * encoder was CPU-limited. Shown from three peers on: with two, each peer's totals are its one connection's.
+ * @param {any} summary result.summary
+ */
+function renderPeerTotals(summary) {
+  const totals = summary?.peerTotals ?? {};
+  const peers = Object.keys(totals).sort();
+  if (peers.length < 3) return '';
+  const cpu = summary.cpuLimitation?.byPeer ?? {};
+  const rows = peers.map((p) => {
+    const t = totals[p];
+    return `<tr data-peer="${escapeHtml(p)}"><th scope="row">${escapeHtml(p)}</th><td>${formatNumber(t.uplinkKbps, 0)}</td><td>${formatNumber(t.downlinkKbps, 0)}</td>`
+      + `<td>${formatNumber(t.downlinkToUplink, 2)}</td><td>${formatNumber(t.videoStreamsSent, 1)}</td><td>${formatNumber(t.videoStreamsReceived, 1)}</td>`
+      + `<td>${formatPercent(cpu[p])}</td></tr>`;
+  });
+  const head = ['Peer', 'Uplink (kbps)', 'Downlink (kbps)', 'Downlink / uplink', 'Video streams sent', 'Video streams received', 'CPU-limited seconds'];
+  return `<h3>Per-peer totals</h3><table class="summary peer-totals"><thead><tr>${head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>
+<p class="caption">Means over the measurement window of each peer's audio + video rates summed over its connections; a stream counts while it carries ≥ 20 kbps (received: with frames). In a full mesh a peer sends n − 1 copies, so downlink / uplink ≈ 1 (an SFU's is n − 1 over 1).</p>`;
 }
 
 const MILESTONE_LABELS = {

@@ -74,6 +74,13 @@ export function renderMarkdown(summary, { reportPath } = {}) {
     lines.push('');
   }
 
+  const starved = summary.scenarios.filter((s) => s.cpuLimitedRuns > 0);
+  if (starved.length) {
+    lines.push('**CPU-limited runs** (the host, not the network, held quality back: read their failures and regressions with care)', '');
+    for (const s of starved) lines.push(`- ${code(s.name)}: ${s.cpuLimitedRuns} of ${s.runs} runs`);
+    lines.push('');
+  }
+
   const crashed = summary.runs.filter((r) => r.status !== 'passed');
   if (crashed.length) {
     lines.push('**Runs that did not pass**', '');

@@ -62,6 +62,8 @@ export function buildSuiteSummary({
     durationS: result?.scenario?.durationS ?? null,
     errors: (result?.errors ?? []).map((e) => (typeof e === 'string' ? e : e.message)),
     values: result ? runValues(result) : {},
+    // A starved host looks like a congested network: runs whose encoders were CPU-limited are named as such.
+    cpuLimited: result?.summary?.cpuLimitation?.limited === true,
   }));
 
   const ran = scenarios.filter((name) => runs.some((run) => run.scenario === name));
@@ -78,6 +80,7 @@ export function buildSuiteSummary({
       name,
       runs: mine.length,
       passedRuns: passedResults.length,
+      cpuLimitedRuns: mine.filter(({ record }) => record.cpuLimited).length,
       assertions: evaluateAssertions(assertions[name] ?? [], passedResults),
       regressions: baseline ? compareScenario(currentValues, baseline.data.scenarios[name], regression) : [],
     };
@@ -94,6 +97,7 @@ export function buildSuiteSummary({
     regressions: all((s) => s.regressions).filter((c) => c.verdict === 'regression').length,
     improvements: all((s) => s.regressions).filter((c) => c.verdict === 'improvement').length,
     inconclusive: all((s) => s.regressions).filter((c) => c.verdict === 'inconclusive').length,
+    cpuLimitedRuns: runRecords.filter((r) => r.cpuLimited).length,
   };
   const outcome = interrupted || counts.abortedRuns ? 'aborted'
     : halted ?? (counts.crashedRuns ? 'crashed'

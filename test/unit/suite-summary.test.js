@@ -124,3 +124,22 @@ test('HTML page: dot strips of baseline and current runs with medians, linking e
   assert.equal((alone.match(/<circle class="base"/g) ?? []).length, 0);
   assert.equal((alone.match(/<circle class="cur"/g) ?? []).length, 5 * DEFAULT_REGRESSION.metrics.length);
 });
+
+test('CPU-limited runs are counted per scenario and named in the Markdown, so a starved host is not read as a regression', () => {
+  assert.equal(normal.counts.cpuLimitedRuns, 0);
+  assert.doesNotMatch(renderMarkdown(normal), /CPU-limited runs/);
+  const starved = summaryOf();
+  const runs = Array.from({ length: 5 }, (_, i) => {
+    const result = fakeResult({ videoKbps: 1700, seed: i + 1 });
+    if (i < 2) result.summary.cpuLimitation = { share: 0.6, byPeer: {}, limited: true, thresholdShare: 0.2, seconds: [] };
+    return { scenario: 'unconstrained', repetition: i + 1, dir: `unconstrained/run-${i + 1}`, hasReport: true, result };
+  });
+  const summary = buildSuiteSummary({
+    suite: starved.suite, regression: DEFAULT_REGRESSION, assertions: ASSERTIONS, assertionsFile: 'fixture.json', scenarios: ['unconstrained'], runs,
+    startedAt: starved.startedAt, endedAt: starved.endedAt,
+  });
+  assert.equal(summary.counts.cpuLimitedRuns, 2);
+  assert.deepEqual(summary.runs.map((r) => r.cpuLimited), [true, true, false, false, false]);
+  assert.equal(summary.scenarios[0].cpuLimitedRuns, 2);
+  assert.match(renderMarkdown(summary), /\*\*CPU-limited runs\*\*.*\n\n- `unconstrained`: 2 of 5 runs/);
+});

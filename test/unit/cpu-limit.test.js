@@ -1,0 +1,24 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CPU_LIMITED_SHARE, cpuLimitation } from '../../orchestrator/lib/cpu-limit.js';
+
+const entry = (t, peer, reason) => ({ t, peer, remote: 'x', video: { qualityLimitationReason: reason } });
+
+test('the share of CPU-limited seconds over the window marks a starved host', () => {
+  const timeline = [
+    entry(1, 'p0', 'cpu'), // warm-up: not counted
+    entry(2, 'p0', 'cpu'), entry(3, 'p0', 'none'), entry(4, 'p0', 'bandwidth'), entry(5, 'p0', 'cpu'),
+    entry(2, 'p1', 'none'), entry(3, 'p1', 'none'), entry(4, 'p1', null), { t: 5, peer: 'p1', video: null },
+  ];
+  const result = cpuLimitation(timeline, [1, 5]);
+  assert.deepEqual(result.byPeer, { p0: 0.5, p1: 0 });
+  assert.equal(result.share, 2 / 6);
+  assert.equal(result.limited, true);
+  assert.deepEqual(result.seconds, [2, 5]);
+});
+
+test('at or under the threshold, or without sending encoders, nothing is flagged', () => {
+  const timeline = Array.from({ length: 10 }, (_, i) => entry(i + 1, 'p0', i < 10 * CPU_LIMITED_SHARE ? 'cpu' : 'none'));
+  assert.equal(cpuLimitation(timeline, [0, 10]).limited, false);
+  assert.deepEqual(cpuLimitation([], [0, 10]), { share: null, byPeer: {}, limited: false, thresholdShare: CPU_LIMITED_SHARE, seconds: [] });
+});

@@ -1,0 +1,27 @@
+// The run report's multi-party figures: per-peer totals from four peers in a full mesh, and the CPU-limited note.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { makeResult } from '../fixtures/results/make-result.js';
+import { renderRunReport } from '../../orchestrator/report/render-run.js';
+
+const text = (html) => html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+
+test('a 4-peer mesh shows each peer\'s uplink, downlink and streams; a 2-peer call does not', () => {
+  const large = makeResult('large');
+  const html = renderRunReport(large);
+  assert.match(html, /<h3>Per-peer totals<\/h3>/);
+  for (const peer of ['p0', 'p1', 'p2', 'p3']) {
+    const totals = large.summary.peerTotals[peer];
+    assert.equal(totals.videoStreamsReceived, 3, `${peer} receives its three remotes`);
+    const row = text(html.match(new RegExp(`<tr data-peer="${peer}">.*?</tr>`))[0]);
+    assert.ok(row.includes(` ${Math.round(totals.uplinkKbps)} `) && row.includes(` ${Math.round(totals.downlinkKbps)} `), row);
+  }
+  assert.doesNotMatch(renderRunReport(makeResult('static')), /Per-peer totals/);
+});
+
+test('a CPU-limited run says so in its notes, a run without CPU limitation does not', () => {
+  const result = makeResult('static');
+  assert.doesNotMatch(renderRunReport(result), /CPU-limited:/);
+  result.summary.cpuLimitation = { share: 0.45, byPeer: { p0: 0.9, p1: 0 }, limited: true, thresholdShare: 0.2, seconds: [12, 13] };
+  assert.match(text(renderRunReport(result)), /CPU-limited: in 45\.0 % of the measured seconds \(over 20\.0 %\)/);
+});
