@@ -1,0 +1,59 @@
+/**
+ * The Janus API and Admin API over HTTP: one request helper, and the VideoRoom room creation a run does before
+ * its peers join.
+ */
+import { randomBytes } from 'node:crypto';
+import { HarnessError } from '../lib/errors.js';
+
+const REQUEST_TIMEOUT_MS = 5_000;
+
+/**
+ * POSTs one Janus request (a transaction id added) and returns the answer; a Janus error answer throws.
+ * @param {string} url  the API or Admin API endpoint, with /<session>[/<handle>] when the request needs them
+ * @param {Record<string, unknown>} body
+ * @returns {Promise<any>}
+ */
+export async function janusPost(url, body) {
+  const transaction = randomBytes(6).toString('hex');
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, transaction }),
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
+  const text = await response.text();
+  /** @type {any} */
+  let answer;
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    throw new HarnessError(`Janus ${url} answered ${body.janus} with HTTP ${response.status} and no JSON: ${text.slice(0, 200)}`);
+  }
+  if (answer.janus === 'error' || !response.ok) {
+    throw new HarnessError(`Janus ${url} refused ${body.janus}: ${answer.error?.reason ?? `HTTP ${response.status}`} (code ${answer.error?.code ?? '-'})`);
+  }
+  return answer;
+}
+
+/**
+ * Creates a VideoRoom room through a short-lived session.
+ * @param {string} apiUrl  e.g. http://127.0.0.1:8088/janus
+ * @param {{room: number, publishers: number, bitrateBps?: number, description?: string}} options
+ *   bitrateBps: the publishers' REMB cap (VideoRoom's `bitrate`; 0 or absent: no cap)
+ * @returns {Promise<number>} the room id
+ */
+export async function createVideoRoom(apiUrl, { room, publishers, bitrateBps = 0, description = 'webrtc-testbed' }) {
+  const sessionUrl = `${apiUrl}/${(await janusPost(apiUrl, { janus: 'create' })).data.id}`;
+  try {
+    const handleUrl = `${sessionUrl}/${(await janusPost(sessionUrl, { janus: 'attach', plugin: 'janus.plugin.videoroom' })).data.id}`;
+    const answer = await janusPost(handleUrl, {
+      janus: 'message',
+      body: { request: 'create', room, publishers, bitrate: bitrateBps, description, permanent: false },
+    });
+    const data = answer.plugindata?.data;
+    if (data?.videoroom !== 'created') throw new HarnessError(`Janus VideoRoom did not create room ${room}: ${data?.error ?? JSON.stringify(data)}`);
+    return data.room;
+  } finally {
+    await janusPost(sessionUrl, { janus: 'destroy' }).catch(() => {});
+  }
+}

@@ -1,0 +1,238 @@
+/**
+ * Janus as a process the run owns: a generated configuration in <runDir>/janus/, free loopback ports, started,
+ * checked (the API answers `info`, the Admin API `ping`), and stopped by its registered closer. Under Linux it is
+ * started through `setpriv --pdeathsig KILL`, so the kernel kills it when the orchestrator dies, SIGKILL included.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes, randomInt } from 'node:crypto';
+import { accessSync, constants, closeSync, existsSync, openSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { shellJoin } from '../emulators/script.js';
+import { EnvironmentError } from '../lib/errors.js';
+import { janusPost } from './janus-api.js';
+import { ADMIN_BASE_PATH, API_BASE_PATH, VIDEOROOM_PLUGIN, janusConfig } from './janus-config.js';
+
+const READY_TIMEOUT_MS = 10_000;
+/** Janus stops its sessions and plugins on SIGTERM; it normally takes well under a second. */
+const STOP_TIMEOUT_MS = 5_000;
+const LOG_TAIL_LINES = 25;
+/** RTP ports come from below Linux's ephemeral range (32768-60999), where the browsers' own sockets live. */
+const RTP_RANGE = { lowest: 10_000, highest: 30_000, size: 200 };
+const INSTALL_HINT = 'install Janus with `npm run setup` (Debian package `janus`)';
+
+/**
+ * @typedef {import('../emulators/runner.js').CommandRecord} CommandRecord
+ * @typedef {object} Janus
+ * @property {string} apiUrl     the Janus API over HTTP, e.g. http://127.0.0.1:40123/janus
+ * @property {string} adminUrl   the Admin API over HTTP
+ * @property {string} adminSecret
+ * @property {string|null} wsUrl the Janus API over WebSocket (protocol `janus-protocol`) when asked for
+ * @property {{minPort: number, maxPort: number}} rtpPortRange
+ * @property {string} logFile
+ * @property {number} pid
+ * @property {() => Promise<void>} close  SIGTERM, SIGKILL after 5 s; waits for the exit; runs once
+ * @property {() => void} closeNow        SIGKILL without waiting (a forced exit)
+ */
+
+/** Without a registry the caller closes Janus itself. */
+const closeOnly = (/** @type {string} */ _name, /** @type {() => Promise<unknown>} */ close) => async () => { await close(); };
+
+/**
+ * @param {object} options
+ * @param {string} options.runDir   the run directory; Janus's configuration and log go to <runDir>/janus/
+ * @param {(name: string, close: () => Promise<unknown>, options?: {timeoutMs?: number, closeNow?: () => void}) => () => Promise<void>}
+ *   [options.registerCleanup]      lib/shutdown.js onCleanup (or the run's wrapper of it)
+ * @param {(record: CommandRecord) => void} [options.logCommand]  receives the command line that started Janus
+ * @param {() => number} [options.clock]  seconds on the run's clock for the command record (default: since this call)
+ * @param {boolean} [options.websocket]   also serve the Janus API over WebSocket
+ * @param {{httpPort?: number, adminPort?: number, wsPort?: number}} [options.ports]  fixed ports instead of free ones
+ * @param {string} [options.searchPath]   where to look for `janus` and `setpriv` (default $PATH)
+ * @param {number} [options.readyTimeoutMs]
+ * @param {number} [options.debugLevel]
+ * @returns {Promise<Janus>}
+ */
+export async function startJanus({
+  runDir, registerCleanup = closeOnly, logCommand = () => {}, clock, websocket = false, ports = {},
+  searchPath = process.env.PATH ?? '', readyTimeoutMs = READY_TIMEOUT_MS, debugLevel,
+}) {
+  const startedMs = Date.now();
+  const now = clock ?? (() => (Date.now() - startedMs) / 1000);
+  const executable = findExecutable('janus', searchPath);
+  if (!executable) {
+    throw new EnvironmentError(`Janus not found: no \`janus\` executable on PATH (${searchPath || 'empty'}), so it has no log yet; ${INSTALL_HINT}.`);
+  }
+  const libDir = findLibDir(executable);
+  const address = '127.0.0.1';
+  const configDir = path.join(path.resolve(runDir), 'janus');
+  const logFile = path.join(configDir, 'janus.log');
+  const consoleFile = path.join(configDir, 'console.log');
+  const httpPort = ports.httpPort ?? await freePort(address);
+  const adminPort = ports.adminPort ?? await freePort(address);
+  const wsPort = websocket ? ports.wsPort ?? await freePort(address) : undefined;
+  const rtpPortRange = randomRtpRange();
+  const adminSecret = randomBytes(16).toString('hex');
+  const config = janusConfig({ configDir, libDir, logFile, adminSecret, httpPort, adminPort, wsPort, rtpPortRange, address, debugLevel });
+
+  // A run directory is new per run; a test that reuses one starts from an empty folder.
+  await rm(configDir, { recursive: true, force: true });
+  for (const dir of config.dirs) await mkdir(path.join(configDir, dir), { recursive: true });
+  for (const file of config.files) await writeFile(path.join(configDir, file.path), file.content);
+  for (const link of config.links) await symlink(link.target, path.join(configDir, link.path));
+
+  const janusArgv = [executable, '-C', config.configFile, '-F', configDir];
+  const setpriv = process.platform === 'linux' ? findExecutable('setpriv', searchPath) : null;
+  const argv = setpriv && supportsPdeathsig(setpriv) ? [setpriv, '--pdeathsig', 'KILL', '--', ...janusArgv] : janusArgv;
+  const atS = Number(now().toFixed(3));
+
+  /** @type {import('node:child_process').ChildProcess|null} */
+  let child = null;
+  /** @type {Promise<void>} */
+  let exited = Promise.resolve();
+  const stop = async () => {
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    await exited;
+    clearTimeout(timer);
+  };
+  const closeNow = () => { if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); };
+  // Registered before the process exists, so an interrupt during start-up still stops it.
+  const release = registerCleanup('janus', stop, { timeoutMs: STOP_TIMEOUT_MS + 2_000, closeNow });
+
+  const consoleFd = openSync(consoleFile, 'w');
+  try {
+    // Its own process group: a Ctrl-C at the terminal reaches the orchestrator, which stops Janus after writing
+    // the aborted result, instead of Janus vanishing mid-run.
+    child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', consoleFd, consoleFd], detached: true });
+  } finally {
+    closeSync(consoleFd);
+  }
+  const spawned = child;
+  /** @type {string|null} */
+  let exitReason = null;
+  exited = new Promise((resolve) => spawned.once('close', (code, signal) => {
+    exitReason = `exited with ${signal ?? `code ${code}`}`;
+    resolve();
+  }));
+  spawned.once('error', (error) => { exitReason = `could not be started: ${error.message}`; });
+  spawned.unref();
+
+  const apiUrl = `http://${address}:${httpPort}${API_BASE_PATH}`;
+  const adminUrl = `http://${address}:${adminPort}${ADMIN_BASE_PATH}`;
+  const failure = await waitUntilReady({ apiUrl, adminUrl, adminSecret, readyTimeoutMs, exitReason: () => exitReason });
+  const record = { atS, cmd: shellJoin(argv), ok: !failure, ...(failure ? { stderr: failure } : {}) };
+  logCommand(record);
+  if (failure) {
+    await release().catch(() => {});
+    const tail = logTail([consoleFile, logFile]);
+    throw new EnvironmentError(
+      `Janus did not start: it ${failure}. Command: ${record.cmd}\n` +
+      `Its log (${logFile}) ends:\n${tail || '(empty)'}\n` +
+      'The lines above name the cause (a port in use, a configuration error, a missing module); fix it and run again, ' +
+      `or reinstall: ${INSTALL_HINT}.`,
+    );
+  }
+  return {
+    apiUrl,
+    adminUrl,
+    adminSecret,
+    wsUrl: wsPort === undefined ? null : `ws://${address}:${wsPort}`,
+    rtpPortRange,
+    logFile,
+    pid: spawned.pid,
+    close: release,
+    closeNow,
+  };
+}
+
+/**
+ * Polls until the Janus API answers `info` and the Admin API `ping`.
+ * @returns {Promise<string|null>} null when ready, else what went wrong
+ */
+async function waitUntilReady({ apiUrl, adminUrl, adminSecret, readyTimeoutMs, exitReason }) {
+  const deadline = Date.now() + readyTimeoutMs;
+  let lastError = 'no answer';
+  while (Date.now() < deadline) {
+    if (exitReason()) return exitReason();
+    try {
+      const info = await fetch(`${apiUrl}/info`, { signal: AbortSignal.timeout(1_000) }).then((response) => response.json());
+      if (info.janus !== 'server_info') throw new Error(`info answered ${JSON.stringify(info).slice(0, 200)}`);
+      if (!info.plugins?.['janus.plugin.videoroom']) throw new Error('answered info without the VideoRoom plugin loaded');
+      await janusPost(adminUrl, { janus: 'ping', admin_secret: adminSecret });
+      return null;
+    } catch (error) {
+      lastError = error.cause?.code ?? error.message;
+    }
+    await sleep(100);
+  }
+  return exitReason() ?? `was not ready within ${readyTimeoutMs / 1000} s (API ${apiUrl}, Admin API ${adminUrl}: ${lastError})`;
+}
+
+/** @param {string} name @param {string} searchPath */
+function findExecutable(name, searchPath) {
+  for (const dir of searchPath.split(path.delimiter).filter(Boolean)) {
+    const candidate = path.join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not in this folder
+    }
+  }
+  return null;
+}
+
+/** util-linux before 2.33 has setpriv without --pdeathsig. @param {string} setpriv */
+function supportsPdeathsig(setpriv) {
+  return spawnSync(setpriv, ['--help'], { encoding: 'utf8' }).stdout?.includes('--pdeathsig') ?? false;
+}
+
+/**
+ * The installed module folder: <prefix>/lib/janus or <prefix>/lib/<multiarch>/janus next to <prefix>/bin/janus.
+ * @param {string} executable
+ */
+function findLibDir(executable) {
+  const libRoot = path.join(path.dirname(path.dirname(realpathSync(executable))), 'lib');
+  const subdirs = existsSync(libRoot) ? readdirSync(libRoot, { withFileTypes: true }).filter((entry) => entry.isDirectory()) : [];
+  const candidates = [path.join(libRoot, 'janus'), ...subdirs.map((entry) => path.join(libRoot, entry.name, 'janus'))];
+  const found = candidates.find((dir) => existsSync(path.join(dir, 'plugins', VIDEOROOM_PLUGIN)));
+  if (!found) {
+    throw new EnvironmentError(`Janus's VideoRoom plugin (${VIDEOROOM_PLUGIN}) is not under ${libRoot}/[*/]janus/plugins next to ${executable}; ${INSTALL_HINT}.`);
+  }
+  return found;
+}
+
+/** @param {string} address */
+function freePort(address) {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, address, () => {
+      const { port } = /** @type {net.AddressInfo} */ (server.address());
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A random block, so runs after one another do not reuse ports a previous run's sockets may still hold. */
+function randomRtpRange() {
+  const blocks = Math.floor((RTP_RANGE.highest - RTP_RANGE.lowest) / RTP_RANGE.size);
+  const minPort = RTP_RANGE.lowest + randomInt(blocks) * RTP_RANGE.size;
+  return { minPort, maxPort: minPort + RTP_RANGE.size - 1 };
+}
+
+/** The last lines of each file that has any. @param {string[]} files */
+function logTail(files) {
+  return files.flatMap((file) => {
+    let lines;
+    try {
+      lines = readFileSync(file, 'utf8').trimEnd().split('\n').filter(Boolean);
+    } catch {
+      return [];
+    }
+    return lines.length ? [`--- ${path.basename(file)}`, ...lines.slice(-LOG_TAIL_LINES)] : [];
+  }).join('\n');
+}

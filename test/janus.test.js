@@ -1,0 +1,142 @@
+// Janus as the run's managed process, for real: start, API and Admin API, a VideoRoom room, the failures a user
+// can meet (with Janus's own log in the error), and no Janus left behind after close(), SIGINT or SIGKILL of the
+// orchestrator. Run through /work/shared/tools/one-at-a-time (it starts Janus).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { EnvironmentError } from '../orchestrator/lib/errors.js';
+import { parseStat } from '../orchestrator/lib/proc-stat.js';
+import { onCleanup, runCleanup } from '../orchestrator/lib/shutdown.js';
+import { janusPost, createVideoRoom } from '../orchestrator/sfu/janus-api.js';
+import { listHandles, listSessions } from '../orchestrator/sfu/janus-admin.js';
+import { startJanus } from '../orchestrator/sfu/janus.js';
+
+const CHILD = fileURLToPath(new URL('./fixtures/janus/start-janus.js', import.meta.url));
+let root;
+before(async () => { root = await mkdtemp(path.join(os.tmpdir(), 'wtb-janus-')); });
+after(async () => { await rm(root, { recursive: true, force: true }); });
+
+/** Gone = no such process, or a zombie waiting for a reaper (it runs nothing and holds no port). @param {number} pid */
+async function isGone(pid) {
+  try {
+    return parseStat(await readFile(`/proc/${pid}/stat`, 'utf8')).state === 'Z';
+  } catch {
+    return true;
+  }
+}
+
+/** @param {number} pid @param {number} withinMs */
+async function assertGoneWithin(pid, withinMs) {
+  const deadline = Date.now() + withinMs;
+  while (!(await isGone(pid))) {
+    assert.ok(Date.now() < deadline, `Janus (pid ${pid}) still running ${withinMs} ms later`);
+    await sleep(50);
+  }
+}
+
+test('Janus starts on free loopback ports, answers info and the Admin API, creates a VideoRoom room, and is gone after close()',
+  async () => {
+    const commands = [];
+    const runDir = path.join(root, 'run');
+    const janus = await startJanus({ runDir, registerCleanup: onCleanup, logCommand: (record) => commands.push(record) });
+    try {
+      assert.match(janus.apiUrl, /^http:\/\/127\.0\.0\.1:\d+\/janus$/);
+      const info = await (await fetch(`${janus.apiUrl}/info`)).json();
+      assert.equal(info.janus, 'server_info');
+      assert.deepEqual(Object.keys(info.plugins), ['janus.plugin.videoroom']);
+      assert.deepEqual(Object.keys(info.transports), ['janus.transport.http']);
+      assert.equal(info['log-path'], path.join(runDir, 'janus', 'janus.log'));
+      assert.equal(commands.length, 1);
+      assert.equal(commands[0].ok, true);
+      assert.match(commands[0].cmd, /janus -C \S+\/run\/janus\/janus\.jcfg -F \S+\/run\/janus$/);
+
+      // The Admin API takes the generated secret and refuses a wrong one.
+      await assert.rejects(janusPost(janus.adminUrl, { janus: 'list_sessions', admin_secret: 'wrong' }), /refused list_sessions/);
+      assert.equal(await createVideoRoom(janus.apiUrl, { room: 4321, publishers: 4 }), 4321);
+      const session = (await janusPost(janus.apiUrl, { janus: 'create' })).data.id;
+      const handle = (await janusPost(`${janus.apiUrl}/${session}`, { janus: 'attach', plugin: 'janus.plugin.videoroom' })).data.id;
+      const admin = { adminUrl: janus.adminUrl, adminSecret: janus.adminSecret };
+      assert.ok((await listSessions(admin)).includes(session));
+      assert.deepEqual(await listHandles(admin, session), [handle]);
+    } finally {
+      await janus.close();
+    }
+    await assertGoneWithin(janus.pid, 1_000);
+    await runCleanup();
+  });
+
+test('a port in use, a missing binary and a configuration Janus rejects each give an EnvironmentError with the cause', async () => {
+  const server = net.createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const { port } = /** @type {net.AddressInfo} */ (server.address());
+  try {
+    await assert.rejects(startJanus({ runDir: path.join(root, 'taken'), ports: { httpPort: port } }), (error) => {
+      assert.ok(error instanceof EnvironmentError);
+      assert.equal(error.exitCode, 3);
+      assert.match(error.message, new RegExp(`Janus did not start: it exited with code \\d+[^]*Couldn't start webserver on port ${port}`));
+      return true;
+    });
+  } finally {
+    server.close();
+  }
+
+  await assert.rejects(startJanus({ runDir: path.join(root, 'nobinary'), searchPath: '/nonexistent' }), (error) => {
+    assert.ok(error instanceof EnvironmentError);
+    assert.match(error.message, /no `janus` executable on PATH \(\/nonexistent\)[^]*npm run setup/);
+    return true;
+  });
+
+  // The installed Janus, behind a wrapper that breaks the configuration file it is given, with the module folder
+  // where startJanus looks for it (<prefix>/lib/janus beside <prefix>/bin/janus).
+  const prefix = path.join(root, 'prefix');
+  await mkdir(path.join(prefix, 'bin'), { recursive: true });
+  await mkdir(path.join(prefix, 'lib'), { recursive: true });
+  const installed = (await readdir('/usr/lib')).map((dir) => path.join('/usr/lib', dir, 'janus')).find((dir) => existsSync(dir));
+  await symlink(installed, path.join(prefix, 'lib', 'janus'));
+  await writeFile(path.join(prefix, 'bin', 'janus'), '#!/bin/sh\necho "media: { rtp_port_range = }" >> "$2"\nexec /usr/bin/janus "$@"\n');
+  await chmod(path.join(prefix, 'bin', 'janus'), 0o755);
+  await assert.rejects(startJanus({ runDir: path.join(root, 'badconfig'), searchPath: `${prefix}/bin:/usr/bin:/bin` }), (error) => {
+    assert.ok(error instanceof EnvironmentError);
+    assert.match(error.message, /Janus did not start: it exited with code \d+[^]*janus\.jcfg/);
+    return true;
+  });
+});
+
+/**
+ * Starts the stand-in orchestrator and waits for its Janus.
+ * @returns {Promise<{child: import('node:child_process').ChildProcess, janusPid: number}>}
+ */
+async function orchestratorWithJanus(name) {
+  const child = spawn(process.execPath, [CHILD, path.join(root, name)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => { output += chunk; });
+  const deadline = Date.now() + 15_000;
+  while (!output.includes('\n')) {
+    assert.ok(Date.now() < deadline && child.exitCode === null, `the stand-in orchestrator did not start Janus: ${output}`);
+    await sleep(50);
+  }
+  return { child, janusPid: JSON.parse(output).pid };
+}
+
+test('Janus is gone after SIGINT of the orchestrator (its closer runs) and after SIGKILL (the kernel kills it)', async () => {
+  const interrupted = await orchestratorWithJanus('sigint');
+  assert.equal(await isGone(interrupted.janusPid), false);
+  interrupted.child.kill('SIGINT');
+  const [code] = await once(interrupted.child, 'exit');
+  assert.equal(code, 130);
+  await assertGoneWithin(interrupted.janusPid, 3_000);
+
+  const killed = await orchestratorWithJanus('sigkill');
+  assert.equal(await isGone(killed.janusPid), false);
+  killed.child.kill('SIGKILL');
+  await once(killed.child, 'exit');
+  await assertGoneWithin(killed.janusPid, 3_000);
+});
