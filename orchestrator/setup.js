@@ -19,6 +19,7 @@ const SYSTEM_PACKAGES = {
   nftables: 'nft',
   iperf3: 'iperf3',
   ethtool: 'ethtool',
+  janus: 'janus',
 };
 
 const onPath = (executable) => spawnSync('sh', ['-c', `command -v ${executable}`], { stdio: 'ignore' }).status === 0;
