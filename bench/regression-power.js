@@ -95,9 +95,11 @@ async function measure(outDir) {
 }
 
 let pools;
+let measured = configs;
 if (flags.from) {
-  pools = JSON.parse(readFileSync(flags.from, 'utf8')).pools;
-  if (!pools || typeof pools !== 'object') throw new InputError(`--from ${flags.from}: pools: missing; pass a values.json written by this bench`);
+  const saved = JSON.parse(readFileSync(flags.from, 'utf8'));
+  if (!saved.pools || !Array.isArray(saved.configs)) throw new InputError(`--from ${flags.from}: pools or configs missing; pass a values.json written by this bench`);
+  ({ pools, configs: measured } = saved);
 } else if (flags['dry-run']) {
   console.log(`plan: ${plan().length} runs of ${durationS} s (${configs.map((c) => `${c.label}: ${c.effect === 0 ? unchangedRuns : repetitions}`).join(', ')}), about ${Math.round((plan().length * (durationS + 6)) / 60)} min; analysing synthetic runs instead`);
   const random = createRandom(seed);
@@ -112,7 +114,9 @@ if (flags.from) {
   console.log(`per-run values: ${path.join(outDir, 'values.json')}`);
 }
 
-const [unchanged, ...degraded] = configs.map((config) => ({ label: config.label, effect: config.effect, runs: pools[config.label] ?? [] }));
+const [unchanged, ...degraded] = measured.map((config) => ({
+  label: config.label, effect: config.effect, runs: pools[config.label] ?? [],
+}));
 const rows = estimatePower({ unchanged, degraded, options: DEFAULT_REGRESSION, draws, seed });
 console.log(`\nRegression rate of the gate (default thresholds: α ${DEFAULT_REGRESSION.alpha}, |δ| ≥ ${DEFAULT_REGRESSION.minEffectSize}, change ≥ ${DEFAULT_REGRESSION.minRelativeChange * 100} %), ${MIN_RUNS_PER_SIDE} vs ${MIN_RUNS_PER_SIDE} runs, ${draws} draws; runs per pool: ${[unchanged, ...degraded].map((p) => `${p.label} ${p.runs.length}`).join(', ')}`);
 console.log(formatPowerTable(rows));
