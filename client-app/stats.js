@@ -82,13 +82,23 @@ export function snapshotFromStats(stats) {
 const round = (value, digits = 3) => (value === null || !Number.isFinite(value) ? null : Number(value.toFixed(digits)));
 const kbps = (bytesDelta, intervalS) => round((bytesDelta * 8) / 1000 / intervalS);
 
-/** Loss over an interval from the receiver's counters: lost / (received + lost), in percent (A12 eq. 1). */
-export function intervalLossPct(prevIn, curIn) {
+/**
+ * Loss over an interval from the receiver's counters: lost / (received + lost), in percent (A12 eq. 1). Chromium
+ * counts a packet that a retransmission (RTX) later repaired as lost (RFC 3550's receiver-report loss), so this is
+ * the loss before repair. afterRetransmission: what is left once every retransmission received in the interval
+ * filled a gap, an estimate: a packet retransmitted twice counts twice, and a repair arriving an interval after its
+ * loss leaves the first interval too high (never below 0).
+ * @param {{ packetsReceived: number, packetsLost: number, retransmittedPacketsReceived?: number }|null} prevIn
+ * @param {{ packetsReceived: number, packetsLost: number, retransmittedPacketsReceived?: number }|null} curIn
+ * @param {{ afterRetransmission?: boolean }} [options]
+ */
+export function intervalLossPct(prevIn, curIn, { afterRetransmission = false } = {}) {
   if (!prevIn || !curIn) return null;
   const received = curIn.packetsReceived - prevIn.packetsReceived;
   const lost = curIn.packetsLost - prevIn.packetsLost;
   if (received + lost <= 0) return null;
-  return round(Math.max(0, (100 * lost) / (received + lost)));
+  const repaired = afterRetransmission ? (curIn.retransmittedPacketsReceived ?? 0) - (prevIn.retransmittedPacketsReceived ?? 0) : 0;
+  return round(Math.max(0, (100 * (lost - repaired)) / (received + lost)));
 }
 
 /** The reason that limited the sender longest during the interval (falls back to the current reason). */
@@ -138,7 +148,10 @@ export function intervalMetrics(prev, cur) {
 
   const allIn = (snap) => {
     const ins = [snap.video.in, snap.audio.in].filter(Boolean);
-    return ins.length ? { packetsReceived: sumBy(ins, 'packetsReceived'), packetsLost: sumBy(ins, 'packetsLost') } : null;
+    return ins.length ? {
+      packetsReceived: sumBy(ins, 'packetsReceived'), packetsLost: sumBy(ins, 'packetsLost'),
+      retransmittedPacketsReceived: sumBy(ins, 'retransmittedPacketsReceived'),
+    } : null;
   };
 
   return {
@@ -161,6 +174,7 @@ export function intervalMetrics(prev, cur) {
       retransmittedPacketsReceived: delta('video', 'in', 'retransmittedPacketsReceived'),
       fecPacketsReceived: delta('video', 'in', 'fecPacketsReceived'),
       lossPct: intervalLossPct(prev.video.in, vIn),
+      residualLossPct: intervalLossPct(prev.video.in, vIn, { afterRetransmission: true }),
       jitterMs: jitterMs('video'),
       jitterBufferDelayMs: jitterBufferDelayMs('video'),
     },
@@ -173,6 +187,8 @@ export function intervalMetrics(prev, cur) {
     },
     rttMs,
     lossPct: intervalLossPct(allIn(prev), allIn(cur)),
+    // Opus is not retransmitted: audio's share of the loss after repair is audio.lossPct.
+    residualLossPct: intervalLossPct(allIn(prev), allIn(cur), { afterRetransmission: true }),
     availableOutgoingKbps: round(cur.candidatePair.availableOutgoingKbps),
   };
 }

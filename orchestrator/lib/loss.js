@@ -1,10 +1,11 @@
 // Loss on the wire beside loss after recovery (SCENARIOS.md §8). Pure.
 //
 // On the wire: what the emulator dropped (random loss and queue overflow) over what entered a link, from its
-// truth rows; a flow's wire loss combines the links of its route. After recovery: what the receiver's getStats
-// still counts as lost once NACK/RTX and FEC have done their work (the timeline's lossPct fields). Recovered:
-// the difference. A link's drops are not split by flow: every flow crossing a link is taken to see its loss
-// rate, which holds for random loss and, on average, for drops at a shared queue.
+// truth rows; a flow's wire loss combines the links of its route. After recovery: what the receiver is left
+// missing once NACK/RTX have done their work (client-app/stats.js: residualLossPct and video.residualLossPct;
+// audio.lossPct, as Opus is not retransmitted). Recovered: the difference. A link's drops are not split by flow:
+// every flow crossing a link is taken to see its loss rate, which holds for random loss and, on average, for drops
+// at a shared queue.
 import { valueAt } from './run-summary.js';
 import { describe } from './statistics.js';
 
@@ -61,7 +62,8 @@ export function truthBySecond(truth) {
 
 /**
  * Timeline entries with the wire loss of the flow they receive (route remote->peer) in their second, and what
- * recovery took off it: wireLossPct, and recoveredLossPct = wireLossPct − lossPct for all media, video and audio.
+ * recovery took off it: wireLossPct, and recoveredLossPct = wireLossPct − the loss after recovery, for all media
+ * (residualLossPct), video (video.residualLossPct) and audio (audio.lossPct).
  * Null where the emulator has no truth for a link of the route in that second (dummynet, a missing read).
  * @param {TimelineEntry[]} timeline @param {TruthRow[]} truth @param {Record<string, string[]>} routes
  * @returns {TimelineEntry[]}
@@ -77,17 +79,18 @@ export function withWireLoss(timeline, truth, routes) {
     const audio = /** @type {Record<string, unknown>|undefined} */ (entry.audio);
     return {
       ...entry,
-      video: { ...video, recoveredLossPct: recovered(wireLossPct, video?.lossPct) },
+      video: { ...video, recoveredLossPct: recovered(wireLossPct, video?.residualLossPct) },
       audio: { ...audio, recoveredLossPct: recovered(wireLossPct, audio?.lossPct) },
       wireLossPct,
-      recoveredLossPct: recovered(wireLossPct, entry.lossPct),
+      recoveredLossPct: recovered(wireLossPct, entry.residualLossPct),
     };
   });
 }
 
 /** The per-flow values of summary.loss.flows: the flow's wire loss, what its receiver still saw lost, and how it recovered. */
 export const FLOW_LOSS_PATHS = [
-  'wireLossPct', 'lossPct', 'video.lossPct', 'audio.lossPct', 'recoveredLossPct', 'video.recoveredLossPct', 'audio.recoveredLossPct',
+  'wireLossPct', 'lossPct', 'residualLossPct', 'video.lossPct', 'video.residualLossPct', 'audio.lossPct',
+  'recoveredLossPct', 'video.recoveredLossPct', 'audio.recoveredLossPct',
   'video.retransmittedPacketsReceived', 'video.fecPacketsReceived',
 ];
 

@@ -48,12 +48,14 @@ const PER_SECOND = [
   { path: 'video.pliCount', label: 'PLIs', unit: 'per s', decimals: 2, worseWhen: 'higher' },
   { path: 'video.freezeCount', label: 'Freezes', unit: 'per s', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 14 },
   { path: 'video.lossPct', label: 'Video packet loss', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 13 },
-  // Recovery (lib/loss.js): the flow's wire loss minus what the receiver still counted lost, and what carried the repairs.
-  { path: 'video.recoveredLossPct', label: 'Video loss recovered', unit: '%', decimals: 2, worseWhen: 'lower', headline: 'detail', row: 22 },
+  // Recovery (client-app/stats.js, lib/loss.js): lost packets no retransmission filled, the flow's wire loss minus that,
+  // and what carried the repairs. video.lossPct counts repaired packets as lost (Chromium's RTCP-level loss).
+  { path: 'video.residualLossPct', label: 'Video loss after recovery', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 24 },
+  { path: 'video.recoveredLossPct', label: 'Video loss recovered', unit: '%', decimals: 2, worseWhen: 'lower' },
   { path: 'video.retransmittedPacketsReceived', label: 'Video retransmissions received', unit: 'per s', decimals: 1, worseWhen: 'higher' },
   { path: 'video.fecPacketsReceived', label: 'Video FEC packets received', unit: 'per s', decimals: 1, worseWhen: 'higher' },
-  { path: 'video.jitterMs', label: 'Video jitter', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 23 },
-  { path: 'video.jitterBufferDelayMs', label: 'Video jitter-buffer delay', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 24 },
+  { path: 'video.jitterMs', label: 'Video jitter', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 25 },
+  { path: 'video.jitterBufferDelayMs', label: 'Video jitter-buffer delay', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 26 },
   { path: 'audio.sendKbps', label: 'Audio send rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'detail', row: 8 },
   { path: 'audio.recvKbps', label: 'Audio rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'compared', row: 1 },
   { path: 'audio.jitterMs', label: 'Audio jitter', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 11 },
@@ -62,9 +64,10 @@ const PER_SECOND = [
   { path: 'audio.recoveredLossPct', label: 'Audio loss recovered', unit: '%', decimals: 2, worseWhen: 'lower' },
   { path: 'rttMs', label: 'RTT', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'overview', row: 3 },
   { path: 'lossPct', label: 'Packet loss', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'overview', row: 4 },
-  // The emulator's drops on the received flow's route (lib/loss.js), beside lossPct: what the receiver saw after recovery.
+  // The emulator's drops on the received flow's route (lib/loss.js), beside what the receiver was left missing.
+  { path: 'residualLossPct', label: 'Packet loss after recovery', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 22 },
   { path: 'wireLossPct', label: 'Packet loss on the wire', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 21 },
-  { path: 'recoveredLossPct', label: 'Packet loss recovered', unit: '%', decimals: 2, worseWhen: 'lower' },
+  { path: 'recoveredLossPct', label: 'Packet loss recovered', unit: '%', decimals: 2, worseWhen: 'lower', headline: 'detail', row: 23 },
   {
     path: 'availableOutgoingKbps', label: 'Available outgoing bitrate', unit: 'kbps', decimals: null,
     worseWhen: 'lower', headline: 'detail', row: 12,

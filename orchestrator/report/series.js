@@ -6,6 +6,7 @@ import { metricAt } from './timeline.js';
 import { configuredPath, linkHistories, pathSteps } from './network.js';
 import { changePoints, jainBySharedLink } from './derived.js';
 import { round2 } from './format.js';
+import { linkWireLossPct } from '../lib/loss.js';
 
 /**
  * @typedef {{label: string, x: number[], y: Array<number|null>, color: string, dash?: number[], width?: number,
@@ -22,6 +23,8 @@ const CONFIGURED_COLOR = '#222222';
 const CONFIGURED_DASH = [6, 4];
 /** qualityLimitationReason values as y categories, in order of severity. */
 export const QUALITY_REASONS = ['none', 'bandwidth', 'cpu', 'other'];
+/** The loss panels' lines: the same meaning has the same colour in every flow's panel. */
+const LOSS_COLORS = { wire: PALETTE[1], video: PALETTE[0], audio: PALETTE[2], retransmissions: PALETTE[7] };
 /** Above this many distinct schedule change times (ramps), only the change points are marked. */
 const MAX_CHANGE_MARKERS = 30;
 
@@ -200,6 +203,24 @@ export function buildRunCharts(result) {
           ...per.map((r) => configuredSeries(r.in.lossPct, `configured loss ${r.remote}→${peer}`)),
         ], 'configured loss'),
       },
+      // One panel per received flow: the emulator's drops on its route beside what the receiver was left missing (lib/loss.js).
+      ...per.map((r) => ({
+        id: id(`loss-recovery-${r.remote}`), title: `Loss: on the wire vs after recovery (${r.remote} → ${peer})`, yLabel: '%',
+        y2Label: 'retransmissions (packets/s)',
+        series: mergeConfigured([
+          measured(r.entries, (e) => metricAt(e, 'wireLossPct'), { label: 'on the wire', color: LOSS_COLORS.wire, width: 2 }),
+          measured(r.entries, (e) => metricAt(e, 'video.residualLossPct'), { label: 'video after recovery', color: LOSS_COLORS.video, width: 1.5 }),
+          measured(r.entries, (e) => metricAt(e, 'video.lossPct'), {
+            label: 'video before retransmission (receiver)', color: tint(LOSS_COLORS.video, 0.5), width: 1, dash: [4, 2],
+          }),
+          measured(r.entries, (e) => metricAt(e, 'audio.lossPct'), { label: 'audio after recovery', color: LOSS_COLORS.audio, width: 1.5 }),
+          measured(r.entries, (e) => metricAt(e, 'video.recoveredLossPct'), { label: 'video recovered', color: LOSS_COLORS.video, width: 1, dash: [3, 2] }),
+          measured(r.entries, (e) => metricAt(e, 'video.retransmittedPacketsReceived'), {
+            label: 'video retransmissions received', color: LOSS_COLORS.retransmissions, width: 1, axis: 'y2', stepped: true,
+          }),
+          configuredSeries(r.in.lossPct, `configured loss ${r.remote}→${peer}`),
+        ], 'configured loss'),
+      })),
       {
         id: id('frames'), title: 'Received frame rate and resolution', yLabel: 'fps', y2Label: 'height (px)',
         series: [
@@ -218,6 +239,16 @@ export function buildRunCharts(result) {
         id: id('jitter'), title: 'Jitter', yLabel: 'ms',
         series: [
           ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'audio.jitterMs'), { label: `audio ← ${r.remote}`, color: r.color, width: 1.5 })),
+          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'video.jitterMs'), { label: `video ← ${r.remote}`, color: tint(r.color, 0.4), width: 1.5, dash: [4, 2] })),
+        ],
+      },
+      {
+        id: id('jitter-buffer'), title: 'Jitter-buffer delay (per emitted sample)', yLabel: 'ms',
+        series: [
+          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'audio.jitterBufferDelayMs'), { label: `audio ← ${r.remote}`, color: r.color, width: 1.5 })),
+          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'video.jitterBufferDelayMs'), {
+            label: `video ← ${r.remote}`, color: tint(r.color, 0.4), width: 1.5, dash: [4, 2],
+          })),
         ],
       },
       {
@@ -286,6 +317,13 @@ function buildNetworkSection(result, histories, span) {
           ...perLink.map((l) => measured(l.entries, (e) => e.queueDelayMsP95 ?? null, { label: `${l.link} p95`, color: l.color, width: 1.5 })),
           ...perLink.map((l) => measured(l.entries, (e) => e.queueDelayMsP50 ?? null, { label: `${l.link} p50`, color: l.color, width: 1, dash: [3, 2] })),
         ],
+      },
+      {
+        id: 'net-wire-loss', title: 'Loss on the wire per link (network truth: drops / packets in)', yLabel: '%',
+        series: mergeConfigured([
+          ...perLink.map((l) => measured(l.entries, (e) => linkWireLossPct(e), { label: l.link, color: l.color, width: 1.5 })),
+          ...perLink.map((l) => configuredSeries(pathSteps(histories, [l.link], 'lossPct', span), `configured loss ${l.link}`)),
+        ], 'configured loss'),
       },
       {
         id: 'net-drops', title: 'Drops per second (network truth)', yLabel: 'packets',

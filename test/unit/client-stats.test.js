@@ -85,6 +85,10 @@ test('video jitter, jitter-buffer delay per emitted sample, and retransmitted / 
   assert.equal(m.audio.jitterBufferDelayMs, 0.1);
   assert.equal(m.video.retransmittedPacketsReceived, 4);
   assert.equal(m.video.fecPacketsReceived, 1);
+  // 2 lost, 4 retransmissions received: nothing left missing (never below 0); audio lost nothing either.
+  assert.equal(m.video.lossPct, 1.961);
+  assert.equal(m.video.residualLossPct, 0);
+  assert.equal(m.residualLossPct, 0);
   assert.equal(m.audio.jitterMs, 2);
 });
 
@@ -94,4 +98,12 @@ test('no samples emitted in the interval: the jitter-buffer delay is unknown, no
   const m = intervalMetrics(snap(1000), snap(2000));
   assert.equal(m.video.jitterBufferDelayMs, null);
   assert.equal(m.audio.jitterBufferDelayMs, null);
+});
+
+test('loss after retransmission: the lost packets no retransmission received in the interval filled', () => {
+  const prev = { packetsReceived: 0, packetsLost: 0, retransmittedPacketsReceived: 0 };
+  const cur = { packetsReceived: 190, packetsLost: 10, retransmittedPacketsReceived: 7 };
+  assert.equal(intervalLossPct(prev, cur), 5, 'Chromium counts repaired packets as lost');
+  assert.equal(intervalLossPct(prev, cur, { afterRetransmission: true }), 1.5);
+  assert.equal(intervalLossPct(prev, { packetsReceived: 190, packetsLost: 10 }, { afterRetransmission: true }), 5, 'no RTX counter: nothing repaired');
 });

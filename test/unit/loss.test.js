@@ -42,9 +42,11 @@ function truth() {
   return rows;
 }
 
-const entry = (t, peer, remote, videoLossPct, audioLossPct, lossPct) => ({
-  t, peer, remote, video: { recvKbps: 500, lossPct: videoLossPct, retransmittedPacketsReceived: 8, fecPacketsReceived: 0 },
-  audio: { lossPct: audioLossPct }, lossPct,
+/** A page's entry: video loss after retransmission, audio loss, and the after-recovery loss of both. */
+const entry = (t, peer, remote, videoResidualPct, audioLossPct, residualLossPct) => ({
+  t, peer, remote,
+  video: { recvKbps: 500, lossPct: 9, residualLossPct: videoResidualPct, retransmittedPacketsReceived: 8, fecPacketsReceived: 0 },
+  audio: { lossPct: audioLossPct }, lossPct: 9, residualLossPct,
 });
 
 test('each timeline entry gets the wire loss of the flow it receives and what recovery took off it', () => {
@@ -67,7 +69,7 @@ test('without truth (dummynet) or a route, the wire loss is null and the timelin
   const [a, b] = withWireLoss([entry(2, 'p1', 'p0', 1, 9, 4), entry(2, 'p2', 'p0', 1, 9, 4)], [], ROUTES);
   assert.equal(a.wireLossPct, null);
   assert.equal(b.wireLossPct, null);
-  assert.equal(a.video.lossPct, 1);
+  assert.equal(a.video.residualLossPct, 1);
 });
 
 test('the loss summary: link counters summed over the window and their ratio, per-flow statistics of the per-second values', () => {
@@ -80,7 +82,8 @@ test('the loss summary: link counters summed over the window and their ratio, pe
   const p0ToP1 = flows['p0->p1'];
   assert.equal(p0ToP1.wireLossPct.n, 2, 'second 4 has no wire loss (p1.down unread)');
   assert.equal(p0ToP1.wireLossPct.mean, 15);
-  assert.equal(p0ToP1['video.lossPct'].mean, 1);
+  assert.equal(p0ToP1['video.residualLossPct'].mean, 1);
+  assert.equal(p0ToP1['video.lossPct'].mean, 9);
   assert.equal(p0ToP1['video.recoveredLossPct'].mean, 14);
   assert.equal(p0ToP1['audio.recoveredLossPct'].mean, 5);
   assert.equal(p0ToP1['video.retransmittedPacketsReceived'].mean, 8);

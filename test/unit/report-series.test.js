@@ -93,6 +93,48 @@ test('network section from truth: queueing delay, drops, throughput against the 
   assert.equal(linkKbps({ t: 3, bytesOut: null }, undefined), null);
 });
 
+test('loss on the wire vs after recovery: a panel per received flow, and the wire loss per link in the network section', () => {
+  const lossy = { ...base, lossPct: 5 };
+  const timeline = [];
+  const truth = [];
+  for (let t = 1; t <= 10; t += 1) {
+    const loss = (extra) => ({
+      video: {
+        recvKbps: 500, lossPct: 4.9, residualLossPct: 0.5, recoveredLossPct: 4.5, retransmittedPacketsReceived: 6,
+        jitterMs: 4, jitterBufferDelayMs: 40,
+      },
+      audio: { recvKbps: 39, lossPct: 5, recoveredLossPct: 0, jitterMs: 2, jitterBufferDelayMs: 60 }, wireLossPct: 5, ...extra,
+    });
+    timeline.push(entry(t, 'p0', 'p1', loss({})), entry(t, 'p0', 'p2', loss({ wireLossPct: 0 })));
+    truth.push({ t, link: 'p1.up', packetsIn: 200, dropsLoss: 10, dropsQueue: 0 }, { t, link: 'p2.up', packetsIn: 0, dropsLoss: 0, dropsQueue: 0 });
+  }
+  const result = normalizeResult({
+    schemaVersion: 1, status: 'passed', errors: [], scenario: { name: 'lossy', durationS: 10, warmupS: 0 }, timeline,
+    network: {
+      links: { 'p1.up': lossy, 'p2.up': base, 'p0.down': base },
+      routes: { 'p1->p0': ['p1.up', 'p0.down'], 'p2->p0': ['p2.up', 'p0.down'] }, configured: [], scheduleEvents: [], truth,
+    },
+  });
+  const charts = buildRunCharts(result);
+  const p0 = charts.sections.find((s) => s.id === 'peer-p0').panels;
+  const flows = p0.filter((p) => p.id.startsWith('p0-loss-recovery-'));
+  assert.deepEqual(flows.map((p) => p.title), ['Loss: on the wire vs after recovery (p1 → p0)', 'Loss: on the wire vs after recovery (p2 → p0)']);
+  const fromP1 = flows[0];
+  assert.deepEqual(fromP1.series.map((s) => s.label),
+    ['on the wire', 'video after recovery', 'video before retransmission (receiver)', 'audio after recovery', 'video recovered',
+      'video retransmissions received', 'configured loss']);
+  assert.deepEqual(fromP1.series.slice(0, 5).map((s) => s.y[0]), [5, 0.5, 4.9, 5, 4.5]);
+  assert.equal(fromP1.series[5].axis, 'y2');
+  assert.deepEqual(fromP1.series[6].y, [5, 5], 'the route p1->p0 is configured with 5 %');
+  assert.equal(flows[1].series[0].y[0], 0);
+  const jitter = p0.find((p) => p.id === 'p0-jitter');
+  assert.deepEqual(jitter.series.map((s) => s.label), ['audio ← p1', 'audio ← p2', 'video ← p1', 'video ← p2']);
+  const buffer = p0.find((p) => p.id === 'p0-jitter-buffer');
+  assert.deepEqual([buffer.series[0].y[0], buffer.series[2].y[0]], [60, 40]);
+  const wire = charts.sections.find((s) => s.id === 'network').panels.find((p) => p.id === 'net-wire-loss');
+  assert.deepEqual(wire.series.filter((s) => !s.configured).map((s) => [s.label, s.y[0]]), [['p1.up', 5]], 'p2.up carried nothing: no line');
+});
+
 test('a result without timeline has no chart sections', () => {
   assert.deepEqual(buildRunCharts(normalizeResult({ schemaVersion: 1 })).sections, []);
 });

@@ -106,7 +106,7 @@ test('buildResult: the truth on the media clock gives each received flow its wir
     }
   }
   const samples = fixture().samples.map((s) => ({
-    ...s, lossPct: 1, video: { ...s.video, lossPct: 0.5 }, audio: { ...s.audio, lossPct: 2 },
+    ...s, residualLossPct: 1, video: { ...s.video, residualLossPct: 0.5 }, audio: { ...s.audio, lossPct: 2 },
   }));
   const result = buildResult(fixture({ samples, network: { ...fixture().network, truth } }));
   const p1 = result.timeline.filter((e) => e.peer === 'p1');
