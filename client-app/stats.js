@@ -88,8 +88,8 @@ const kbps = (bytesDelta, intervalS) => round((bytesDelta * 8) / 1000 / interval
  * the loss before repair. afterRetransmission: what is left once every retransmission received in the interval
  * filled a gap, an estimate: a packet retransmitted twice counts twice, and a repair arriving an interval after its
  * loss leaves the first interval too high (never below 0).
- * @param {{ packetsReceived: number, packetsLost: number, retransmittedPacketsReceived?: number }|null} prevIn
- * @param {{ packetsReceived: number, packetsLost: number, retransmittedPacketsReceived?: number }|null} curIn
+ * @param {Record<string, any>|null} prevIn  inbound counters: packetsReceived, packetsLost, retransmittedPacketsReceived
+ * @param {Record<string, any>|null} curIn
  * @param {{ afterRetransmission?: boolean }} [options]
  */
 export function intervalLossPct(prevIn, curIn, { afterRetransmission = false } = {}) {
