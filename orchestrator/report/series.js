@@ -7,6 +7,7 @@ import { configuredPath, linkHistories, pathSteps } from './network.js';
 import { changePoints, jainBySharedLink } from './derived.js';
 import { round2 } from './format.js';
 import { linkWireLossPct } from '../lib/loss.js';
+import { peerSeconds } from '../lib/topology.js';
 
 /**
  * @typedef {{label: string, x: number[], y: Array<number|null>, color: string, dash?: number[], width?: number,
@@ -171,8 +172,19 @@ export function buildRunCharts(result) {
     const recv = (r) => ({ label: `receive ← ${r.remote}`, color: r.color, width: 1.5 });
     const send = (r) => ({ label: `send → ${r.remote}`, color: tint(r.color, 0.5), width: 1.25, dash: [4, 2] });
     const id = (name) => `${peer}-${name}`.replace(/[^A-Za-z0-9_-]/g, '_');
+    const totals = peerSeconds(own);
+    // With two or more remotes (multi-party), what the peer's own access link carries in each direction.
+    /** @type {PanelSpec[]} */
+    const totalPanels = remotes.length < 2 ? [] : [{
+      id: id('uplink-downlink'), title: `Uplink vs downlink (audio + video over all ${remotes.length} connections)`, yLabel: 'kbps',
+      series: [
+        measured(totals, (row) => row.uplinkKbps, { label: 'uplink (sent)', color: colorOf(peer), width: 1.5, dash: [4, 2] }),
+        measured(totals, (row) => row.downlinkKbps, { label: 'downlink (received)', color: colorOf(peer), width: 2 }),
+      ],
+    }];
     /** @type {PanelSpec[]} */
     const panels = [
+      ...totalPanels,
       {
         id: id('video-rate'), title: 'Video rate', yLabel: 'kbps',
         series: mergeConfigured([

@@ -3,6 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeResult } from '../fixtures/results/make-result.js';
 import { renderRunReport } from '../../orchestrator/report/render-run.js';
+import { buildRunCharts } from '../../orchestrator/report/series.js';
+import { normalizeResult } from '../../orchestrator/report/result-file.js';
 
 const text = (html) => html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
 
@@ -24,4 +26,17 @@ test('a CPU-limited run says so in its notes, a run without CPU limitation does 
   assert.doesNotMatch(renderRunReport(result), /CPU-limited:/);
   result.summary.cpuLimitation = { share: 0.45, byPeer: { p0: 0.9, p1: 0 }, limited: true, thresholdShare: 0.2, seconds: [12, 13] };
   assert.match(text(renderRunReport(result)), /CPU-limited: in 45\.0 % of the measured seconds \(over 20\.0 %\)/);
+});
+
+test('multi-party peers get an uplink vs downlink panel summed over their connections; two-party peers do not', () => {
+  const panelIds = (result) => buildRunCharts(normalizeResult(result)).sections.flatMap((s) => s.panels.map((p) => p.id));
+  const large = makeResult('large');
+  const panel = buildRunCharts(normalizeResult(large)).sections[0].panels[0];
+  assert.equal(panel.id, 'p0-uplink-downlink');
+  const at = (series, t) => series.y[series.x.indexOf(t)];
+  const sentAt60 = large.timeline.filter((e) => e.peer === 'p0' && Math.round(e.t) === 60)
+    .reduce((sum, e) => sum + (e.video?.sendKbps ?? 0) + (e.audio?.sendKbps ?? 0), 0);
+  assert.ok(Math.abs(at(panel.series[0], 60) - sentAt60) < 0.01, `uplink at 60 s: ${at(panel.series[0], 60)} vs ${sentAt60}`);
+  assert.ok(panelIds(large).includes('p3-uplink-downlink'));
+  assert.ok(!panelIds(makeResult('static')).some((id) => id.endsWith('uplink-downlink')));
 });
