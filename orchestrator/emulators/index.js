@@ -43,6 +43,7 @@ async function createRelayEmulator({ compiled, registerCleanup = closeOnly }) {
   await relay.configure({ links: compiled.links, routes: compiled.routes }).catch(async (error) => { await release(); throw error; });
   return {
     name: 'relay',
+    pid: relay.pid,
     signalingHost: '127.0.0.1',
     commands: [],
     async rewriteCandidate({ from, to, candidate }) {

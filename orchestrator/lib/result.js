@@ -5,6 +5,7 @@ import { lossSummary, withWireLoss } from './loss.js';
 import { configuredTimeline } from './schedule.js';
 import { summarize } from './run-summary.js';
 import { setupBreakdown } from './setup-breakdown.js';
+import { describe } from './statistics.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -40,6 +41,8 @@ export const SCHEMA_VERSION = 1;
  * @property {{ emulator: string, links: object, routes: Record<string, string[]>, configured: object[],
  *   truth: object[], commands: SystemCommand[], scheduleEvents: ScheduleEvent[] }} network
  * @property {import('./setup-breakdown.js').SetupBreakdown} setup  per peer: launch -> first decoded frame, step by step
+ * @property {{ unavailable: string|null, rows: Array<{ t: number, process: string, cpuPct: number, rssMb: number, processCount: number }>,
+ *   summary: Record<string, { cpuPct: object, peakRssMb: number }> }} resources  per-process CPU and memory
  * @property {ReturnType<typeof summarize> & { loss: ReturnType<typeof lossSummary> }} summary  loss: wire vs after recovery (lib/loss.js)
  */
 
@@ -58,9 +61,11 @@ export const SCHEMA_VERSION = 1;
  *   scheduleEvents: ScheduleEvent[] }} input.network  commands are stamped in seconds since the run started
  * @param {{ startedAtEpochMs: number, mediaStartEpochMs: number|null }} input.clock
  * @param {string[]} input.peers
+ * @param {{ rows: Array<{ epochMs: number, process: string, cpuPct: number, rssMb: number, processCount: number }>,
+ *   unavailable: string|null }} [input.processes]  per-process CPU and memory (run/process-sampler.js)
  * @returns {RunResult}
  */
-export function buildResult({ status, errors, scenario, environment, samples, events, network, clock, peers }) {
+export function buildResult({ status, errors, scenario, environment, samples, events, network, clock, peers, processes }) {
   const atS = (epochMs) => (clock.mediaStartEpochMs === null ? null : Number(((epochMs - clock.mediaStartEpochMs) / 1000).toFixed(3)));
   const { compiled, ...scenarioForResult } = scenario;
   const configured = configuredTimeline(compiled, scenario.durationS);
@@ -87,11 +92,36 @@ export function buildResult({ status, errors, scenario, environment, samples, ev
       scheduleEvents: network.scheduleEvents,
     },
     setup,
+    resources: resourcesSection(processes, atS, scenario),
     summary: {
-      ...summarize({ timeline, warmupS: scenario.warmupS, durationS: scenario.durationS, setupMs, configured, routes: compiled.routes }),
+      ...summarize({
+        timeline, warmupS: scenario.warmupS, durationS: scenario.durationS, setupMs, configured, routes: compiled.routes,
+        scheduleEvents: network.scheduleEvents,
+      }),
       loss: lossSummary({ truth, timeline, routes: compiled.routes, windowS: [scenario.warmupS, scenario.durationS] }),
     },
   };
+}
+
+/**
+ * result.json `resources`: each sampled process tree's CPU (% of one core) and memory per second on the media clock,
+ * and per process over the measurement window: mean and p95 CPU, peak memory.
+ * @param {{ rows: Array<{ epochMs: number, process: string, cpuPct: number, rssMb: number, processCount: number }>,
+ *   unavailable: string|null }|undefined} processes
+ * @param {(epochMs: number) => number|null} atS
+ * @param {{ warmupS: number, durationS: number }} window
+ */
+function resourcesSection(processes, atS, { warmupS, durationS }) {
+  if (!processes) return { unavailable: 'not sampled', rows: [], summary: {} };
+  const rows = processes.rows.map(({ epochMs, ...row }) => ({ t: atS(epochMs), ...row })).filter((row) => row.t !== null);
+  /** @type {Record<string, { cpuPct: ReturnType<typeof describe>, peakRssMb: number }>} */
+  const summary = {};
+  for (const name of [...new Set(rows.map((row) => row.process))].sort()) {
+    const mine = rows.filter((row) => row.process === name && row.t > warmupS && row.t <= durationS);
+    if (!mine.length) continue;
+    summary[name] = { cpuPct: describe(mine.map((row) => row.cpuPct)), peakRssMb: Math.max(...mine.map((row) => row.rssMb)) };
+  }
+  return { unavailable: processes.unavailable, rows, summary };
 }
 
 /** Timeline order; String() because nothing a page sent may be able to stop the result being written. */

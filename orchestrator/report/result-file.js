@@ -81,6 +81,7 @@ export function normalizeResult(raw) {
       scheduleEvents: records(network.scheduleEvents),
     },
     summary: raw.summary && typeof raw.summary === 'object' ? raw.summary : null,
+    resources: { ...obj(raw.resources), rows: records(raw.resources?.rows).filter((row) => Number.isFinite(row.t) && typeof row.process === 'string') },
   };
 }
 

@@ -282,8 +282,33 @@ export function buildRunCharts(result) {
 
   const networkSection = buildNetworkSection(result, histories, span);
   if (networkSection.panels.length) sections.push(networkSection);
+  const resourcesSection = buildResourcesSection(result.resources?.rows ?? [], colorOf);
+  if (resourcesSection.panels.length) sections.push(resourcesSection);
 
   return { xMinS: startS, xMaxS: endS, warmupS: warmupOf(result), markers: markers(result, endS), sections };
+}
+
+/**
+ * CPU (% of one core) and memory of each sampled process tree: each browser with its helpers, the relay, Janus.
+ * @param {Array<{t: number, process: string, cpuPct: number, rssMb: number}>} rows
+ * @param {(peer: string) => string} colorOf
+ * @returns {Section}
+ */
+function buildResourcesSection(rows, colorOf) {
+  const names = [...new Set(rows.map((row) => row.process))].sort();
+  const color = (name) => (/^p\d+$/.test(name) ? colorOf(name) : name === 'relay' ? '#555555' : '#8c564b');
+  const of = (name) => rows.filter((row) => row.process === name).sort((a, b) => a.t - b.t);
+  const panels = !names.length ? [] : [
+    {
+      id: 'resources-cpu', title: 'CPU per process tree (100 % = one core)', yLabel: '%',
+      series: names.map((name) => measured(of(name), (row) => row.cpuPct, { label: name, color: color(name), width: 1.5 })),
+    },
+    {
+      id: 'resources-memory', title: 'Memory per process tree (resident)', yLabel: 'MB',
+      series: names.map((name) => measured(of(name), (row) => row.rssMb, { label: name, color: color(name), width: 1.5 })),
+    },
+  ];
+  return { id: 'resources', title: 'Host resources', subtitle: 'sampled from /proc once a second', panels };
 }
 
 /** @param {object} result normalized @returns {number|null} */

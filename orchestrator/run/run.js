@@ -16,6 +16,7 @@ import { launchPeer } from './browsers.js';
 import { describeEnvironment } from './environment.js';
 import { prepareRunDir, writeResultFile } from './output.js';
 import { createRecorder } from './recorder.js';
+import { startProcessSampler } from './process-sampler.js';
 
 const CONNECT_TIMEOUT_MS = 45_000;
 const LAST_SAMPLE_GRACE_MS = 2500;
@@ -51,8 +52,13 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
   const runDir = await prepareRunDir({ outDir, scenarioName: scenario.name, force });
   const startedAt = new Date();
   const recorder = createRecorder({ log });
+  // Each browser's and the relay's whole process tree, once a second: a starved host must not pass for a congested link.
+  const processes = startProcessSampler();
   /** @type {Call} */
-  const call = { scenario, browser, media, headful, emulatorName, startedAt, recorder, onSample, log, emulator: null, releases: [] };
+  const call = {
+    scenario, browser, media, headful, emulatorName, startedAt, recorder, onSample, log, emulator: null, processes, releases: [],
+  };
+  hold(call, 'process sampler', () => processes.stop().then(() => {}));
   const stopInterrupt = onInterrupt(recorder.interrupt);
   try {
     await setUpCall(call);
@@ -86,6 +92,7 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
     },
     clock: { startedAtEpochMs: startedAt.getTime(), mediaStartEpochMs: recorder.mediaStartEpochMs },
     peers: scenarioPeers(scenario),
+    processes: { rows: processes.rows, unavailable: processes.unavailable },
   });
   const resultFile = await writeResultFile(runDir, result);
   return { result, runDir, resultFile };
@@ -95,7 +102,8 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
  * The state of one call between its phases.
  * @typedef {{ scenario: any, browser: { path: string, source: string }, media: any, headful: boolean, emulatorName: string,
  *   startedAt: Date, recorder: import('./recorder.js').Recorder, onSample?: RunOptions['onSample'], log: (line: string) => void,
- *   emulator: any, signaling?: any, room?: string, releases: Array<() => Promise<void>> }} Call
+ *   emulator: any, signaling?: any, room?: string, processes: import('./process-sampler.js').ProcessSampler,
+ *   releases: Array<() => Promise<void>> }} Call
  */
 
 /** @param {{ peers: number }} scenario */
@@ -128,6 +136,7 @@ async function setUpCall(call) {
     registerCleanup: (name, close, options) => hold(call, name, close, options),
   });
   log(`emulator: ${call.emulator.name}${call.emulator.choice ? ` (${call.emulator.choice})` : ''}`);
+  if (call.emulator.pid) call.processes.track(call.emulator.name, call.emulator.pid);
 
   const signaling = await startSignalingServer({
     host: call.emulator.signalingHost, rewriteCandidate: call.emulator.rewriteCandidate, room, peers,
@@ -170,6 +179,8 @@ async function setUpCall(call) {
       onCrash: (message) => !closing && recorder.fail(message, peer),
     });
     recorder.browserVersions.push(launched.version);
+    const pid = launched.browser.process()?.pid;
+    if (pid) call.processes.track(peer, pid);
     hold(call, `browser ${peer}`, async () => { closing = true; await launched.browser.close(); });
     log(`${peer}: ${launched.version} launched`);
   }));
