@@ -1,10 +1,12 @@
 // Real calls through the relay while the network changes under them (SCENARIOS.md §2), compressed 4×.
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
-import { configuredAt } from '../orchestrator/lib/schedule.js';
-import { loadScenario } from '../orchestrator/lib/scenario.js';
+import { compileNetwork, configuredTimeline } from '../orchestrator/lib/schedule.js';
 import { describe as describeValues } from '../orchestrator/lib/statistics.js';
-import { runScenarioCli } from './helpers/cli.js';
+import { runScenarioCli, tempDir } from './helpers/cli.js';
+import { configuredRtt, rampWindows, rttTracking } from './helpers/rtt-tracking.js';
 
 const TIME_SCALE = 0.25;
 
@@ -43,21 +45,54 @@ test('changing-bandwidth: the video rate follows every capacity step', async () 
   }
 });
 
-test('latency-variation: measured RTT tracks twice the configured one-way delay once the ramp has settled', async () => {
+test('latency-variation: measured RTT tracks the configured RTT on every ramp, and fails against a ramp not applied', async () => {
   const result = await scheduledRun('latency-variation');
-  const { compiled } = loadScenario('latency-variation', { timeScale: TIME_SCALE });
-  const setRttMs = (t) => configuredAt(compiled, t)['p0.up'].oneWayDelayMs + configuredAt(compiled, t)['p1.up'].oneWayDelayMs;
-  // Settled: the configured RTT moved less than 5 % over the 3 s before the sample (RTCP RTT lags by about one RTT).
-  const settled = result.timeline.filter((e) => e.t > result.scenario.warmupS && e.rttMs !== null && setRttMs(e.t) >= 100
-    && Math.abs(setRttMs(e.t) - setRttMs(e.t - 3)) <= 0.05 * setRttMs(e.t));
-  assert.ok(settled.length >= 20, `only ${settled.length} settled samples`);
-  const errors = settled.map((e) => Math.abs(e.rttMs - setRttMs(e.t)) / setRttMs(e.t));
-  const within = errors.filter((err) => err <= 0.15).length / errors.length;
-  assert.ok(describeValues(errors).median <= 0.15, `median relative RTT error ${describeValues(errors).median}`);
-  assert.ok(within >= 0.8, `${(within * 100).toFixed(0)} % of settled samples within 15 % of the set RTT`);
-  // The hold at 250 ms one-way (1:00–2:00, scaled) reads as ~500 ms.
-  const holdRtt = describeValues(result.timeline.filter((e) => e.t > 18 && e.t <= 30).map((e) => e.rttMs)).median;
-  assert.ok(Math.abs(holdRtt - 500) <= 75, `RTT during the 250 ms hold: ${holdRtt}`);
+  const { scenario, network, timeline } = result;
+  const ramps = rampWindows(scenario, 'oneWayDelayMs');
+  const holds = ramps.slice(1).map((ramp, i) => ({ fromS: ramps[i].toS, toS: ramp.fromS, label: 'hold' })).filter((w) => w.toS > w.fromS);
+  const windows = [...ramps, ...holds];
+  const judge = (peer, configured) => rttTracking({
+    measured: timeline.filter((e) => e.peer === peer), configured, windows, fromS: scenario.warmupS,
+  });
+
+  const configured = configuredRtt(network, 'p0', 'p1');
+  for (const peer of ['p0', 'p1']) {
+    const verdict = judge(peer, configured);
+    assert.ok(verdict.ok, `${peer}:\n${verdict.summary}`);
+    // Every ramp was judged, the first one too (it is half warm-up at this time scale).
+    assert.deepEqual(verdict.windows.slice(0, ramps.length).map((w) => w.verdict), ramps.map(() => 'pass'), verdict.summary);
+  }
+
+  // The same measurements against the schedule with one ramp left out (as if the emulator had not applied
+  // it) fail on that ramp's window.
+  for (const [index, ramp] of ramps.entries()) {
+    const schedule = scenario.network.schedule.filter((_, i) => i !== ramp.scheduleIndex);
+    const compiled = compileNetwork(
+      { file: scenario.file, durationS: scenario.nominalDurationS, peers: scenario.peers, network: { ...scenario.network, schedule } },
+      { timeScale: scenario.timeScale },
+    );
+    const withoutRamp = configuredRtt({ configured: configuredTimeline(compiled, scenario.durationS), routes: compiled.routes }, 'p0', 'p1');
+    for (const peer of ['p0', 'p1']) {
+      const verdict = judge(peer, withoutRamp);
+      assert.equal(verdict.ok, false, `${peer} passed against a schedule without ${ramp.label}:\n${verdict.summary}`);
+      assert.equal(verdict.windows[index].verdict, 'fail', verdict.summary);
+    }
+  }
+
+  // For real: a short call whose schedule lacks the first ramp keeps a flat RTT, which fails against that ramp.
+  const dir = tempDir('wtb-no-ramp-');
+  const file = path.join(dir, 'latency-variation-no-ramp.json');
+  const raw = JSON.parse(readFileSync(new URL('../orchestrator/scenarios/latency-variation.json', import.meta.url), 'utf8'));
+  writeFileSync(file, JSON.stringify({ ...raw, name: 'latency-variation-no-ramp', network: { ...raw.network, schedule: raw.network.schedule.slice(1) } }));
+  const flatRun = await runScenarioCli(file, ['--time-scale', String(TIME_SCALE), '--duration', '16', '--warmup', '5']);
+  assert.equal(flatRun.code, 0, `the call without the ramp exited ${flatRun.code}:\n${flatRun.stdout}\n${flatRun.stderr}`);
+  for (const peer of ['p0', 'p1']) {
+    const measured = flatRun.result.timeline.filter((e) => e.peer === peer);
+    const flat = rttTracking({ measured, configured, windows: [ramps[0]], fromS: 5 });
+    assert.equal(flat.ok, false, `${peer}'s flat RTT passed as tracking the ramp:\n${flat.summary}`);
+    assert.equal(flat.windows[0].verdict, 'fail');
+    assert.ok(flat.windows[0].samples >= 8, flat.summary);
+  }
 });
 
 test('latency-bandwidth-handoff: the mobile peer sends and receives at different rates (asymmetric links)', async () => {
