@@ -94,7 +94,7 @@ test('a static-condition report opens from disk without errors, every chart has 
   try {
     const list = await charts(page);
     await assertEveryChartHasData(list, page);
-    assert.equal(list.length, 16);
+    assert.equal(list.length, 18); // 9 panels per peer, the loss-recovery one included
     const video = list.find((c) => c.id === 'chart-p0-video-rate');
     assert.deepEqual(video.datasets.map((d) => d.label), ['receive ← p1', 'send → p1', 'configured capacity']);
     assert.deepEqual(video.datasets[2].ys, [1500, 1500]);
