@@ -32,7 +32,19 @@ test('mesh-3: every peer sends its stream twice and receives two remote video st
     const seconds = peerSeconds(window).filter((row) => row.peer === peer);
     assert.equal(median(seconds.map((row) => row.videoStreamsSent)), 2, `${peer} video streams sent per second`);
     assert.equal(median(seconds.map((row) => row.videoStreamsReceived)), 2, `${peer} video streams received per second`);
+    // A full mesh sends what it receives: n − 1 streams each way.
+    const { downlinkToUplink } = run.result.summary.peerTotals[peer];
+    assert.ok(downlinkToUplink > 0.75 && downlinkToUplink < 1.33, `${peer} downlink/uplink ${downlinkToUplink}`);
   }
+  // Every browser's process tree and the relay were sampled once a second, and the browsers did work.
+  const { resources } = run.result;
+  assert.equal(resources.unavailable, null);
+  for (const name of ['p0', 'p1', 'p2', 'relay']) {
+    const rows = resources.rows.filter((row) => row.process === name);
+    assert.ok(rows.length >= 25, `${name}: ${rows.length} resource rows in a 30 s call`);
+    assert.ok(rows.every((row) => row.rssMb > 10 && row.processCount >= 1), `${name} rows carry memory`);
+  }
+  for (const name of ['p0', 'p1', 'p2']) assert.ok(resources.summary[name].cpuPct.median > 5, `${name} CPU ${resources.summary[name].cpuPct.median} %`);
 });
 
 test('a 3-party mesh with p2 on a 500 kbps uplink caps only p2\'s outgoing streams', { timeout: 180_000 }, async () => {
