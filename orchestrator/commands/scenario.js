@@ -11,6 +11,7 @@ import { writeIndex, writeRunReport } from '../report/write.js';
 import { loadScenario } from '../lib/scenario.js';
 import { resolveScenarioOrGroup } from '../lib/scenario-groups.js';
 import { headlinePaths } from '../lib/metrics.js';
+import { referenceValue } from '../lib/reference.js';
 
 export const command = 'scenario <name>';
 export const describe = 'Run one scenario (a built-in name, or a path to a scenario .json file), or every scenario of a group in turn, and write its results';
@@ -44,7 +45,7 @@ function printSummary({ summary, scenario }) {
   const stats = (column) => (column === 'overall' ? summary.overall : summary.peers[column]);
   console.log(`\n${'metric'.padEnd(18)}${columns.map((c) => c.padStart(18)).join('')}${'reference'.padStart(14)}`);
   for (const key of rows) {
-    const reference = scenario.reference?.metrics?.[key]?.mean;
+    const reference = referenceValue(scenario.reference, key)?.mean;
     console.log(`${key.padEnd(18)}${columns.map((c) => formatStat(stats(c)?.[key]).padStart(18)).join('')}${(reference ?? '').toString().padStart(14)}`);
   }
   if (summary.utilization) console.log(`${'utilization'.padEnd(18)}${columns.map((c) => (summary.utilization[c] ?? 0).toFixed(2).padStart(18)).join('')}`);
