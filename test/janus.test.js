@@ -54,6 +54,8 @@ test('Janus starts on free loopback ports, answers info and the Admin API, creat
       assert.deepEqual(Object.keys(info.plugins), ['janus.plugin.videoroom']);
       assert.deepEqual(Object.keys(info.transports), ['janus.transport.http']);
       assert.equal(info['log-path'], path.join(runDir, 'janus', 'janus.log'));
+      assert.equal(info['local-ip'], janus.iceAddress);
+      assert.equal(info.ipv6, false);
       assert.equal(commands.length, 1);
       assert.equal(commands[0].ok, true);
       assert.match(commands[0].cmd, /janus -C \S+\/run\/janus\/janus\.jcfg -F \S+\/run\/janus$/);

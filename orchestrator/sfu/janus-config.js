@@ -1,7 +1,9 @@
 /**
  * Janus's configuration for one run (pure): the files of a configuration folder that loads only the VideoRoom
- * plugin and the HTTP (optionally WebSocket) transport, binds every API to one address, gathers ICE candidates on
- * that address only, uses no STUN/TURN, takes RTP ports from a given range and logs to a file.
+ * plugin and the HTTP (optionally WebSocket) transport, binds every API to one address (loopback), gathers ICE
+ * candidates on one IPv4 address only, uses no STUN/TURN, takes RTP ports from a given range and logs to a file.
+ * The ICE address cannot be loopback: Janus 1.1 skips loopback interfaces when gathering, and an enforce list
+ * that matches nothing silently gathers on every interface, IPv6 included.
  * Only the wanted modules are loaded because the plugin and transport folders are the run's own folders holding
  * links to the installed modules: Janus loads every module it finds in those folders.
  */
@@ -25,7 +27,8 @@ export const WEBSOCKET_TRANSPORT = 'libjanus_websockets.so';
  * @property {number} adminPort    the Admin API over HTTP
  * @property {number} [wsPort]     the Janus API over WebSocket as well, when given
  * @property {{minPort: number, maxPort: number}} rtpPortRange
- * @property {string} [address]    IPv4 address every API binds to and ICE gathers on (default 127.0.0.1)
+ * @property {string} iceAddress   IPv4 address of a non-loopback interface: the only one Janus gathers candidates on
+ * @property {string} [address]    IPv4 address every API binds to (default 127.0.0.1)
  * @property {number} [debugLevel] 0-7 (default 4)
  *
  * @typedef {object} JanusConfig
@@ -40,7 +43,7 @@ export const WEBSOCKET_TRANSPORT = 'libjanus_websockets.so';
  * @returns {JanusConfig}
  */
 export function janusConfig(options) {
-  const { configDir, libDir, logFile, adminSecret, httpPort, adminPort, wsPort, rtpPortRange } = options;
+  const { configDir, libDir, logFile, adminSecret, httpPort, adminPort, wsPort, rtpPortRange, iceAddress } = options;
   const address = options.address ?? '127.0.0.1';
   const debugLevel = options.debugLevel ?? 4;
   for (const [name, value] of Object.entries({ configDir, libDir, logFile })) checkPath(name, value);
@@ -62,9 +65,9 @@ export function janusConfig(options) {
   for (const [name, value] of Object.entries(ports)) {
     if (value >= minPort && value <= maxPort) throw new InputError(`Janus config: ${name} ${value} lies in rtpPortRange ${minPort}-${maxPort}`);
   }
-  if (typeof address !== 'string' || !/^(\d{1,3})(\.\d{1,3}){3}$/.test(address) || address.split('.').some((part) => Number(part) > 255)) {
-    throw new InputError(`Janus config: address ${JSON.stringify(address)} is not an IPv4 address`);
-  }
+  checkIpv4('address', address);
+  checkIpv4('iceAddress', iceAddress);
+  if (iceAddress.startsWith('127.')) throw new InputError(`Janus config: iceAddress ${iceAddress} is loopback; Janus gathers no loopback candidates`);
   if (!Number.isInteger(debugLevel) || debugLevel < 0 || debugLevel > 7) throw new InputError('Janus config: debugLevel must be an integer 0-7');
 
   const transports = [HTTP_TRANSPORT, ...(wsPort === undefined ? [] : [WEBSOCKET_TRANSPORT])];
@@ -86,11 +89,11 @@ export function janusConfig(options) {
           debug_colors: false,
           admin_secret: adminSecret,
           server_name: 'webrtc-testbed',
-          // The address put in SDP c= lines (Janus otherwise picks the first non-loopback interface's).
-          interface: address,
+          // The address put in SDP c= lines (Janus otherwise picks the first interface's).
+          interface: iceAddress,
         },
-        media: { rtp_port_range: `${minPort}-${maxPort}` },
-        nat: { nice_debug: false, ice_enforce_list: address, ignore_mdns: true },
+        media: { ipv6: false, rtp_port_range: `${minPort}-${maxPort}` },
+        nat: { nice_debug: false, ice_enforce_list: iceAddress, ignore_mdns: true },
         events: { broadcast: false },
       }),
     },
@@ -137,6 +140,13 @@ export function jcfg(sections) {
 function checkPort(name, value) {
   if (!Number.isInteger(value) || /** @type {number} */ (value) < 1 || /** @type {number} */ (value) > 65535) {
     throw new InputError(`Janus config: ${name} must be a port number 1-65535, not ${JSON.stringify(value)}`);
+  }
+}
+
+/** @param {string} name @param {unknown} value */
+function checkIpv4(name, value) {
+  if (typeof value !== 'string' || !/^(\d{1,3})(\.\d{1,3}){3}$/.test(value) || value.split('.').some((part) => Number(part) > 255)) {
+    throw new InputError(`Janus config: ${name} ${JSON.stringify(value)} is not an IPv4 address`);
   }
 }
 

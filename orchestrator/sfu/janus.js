@@ -8,6 +8,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { accessSync, constants, closeSync, existsSync, openSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { shellJoin } from '../emulators/script.js';
@@ -30,6 +31,7 @@ const INSTALL_HINT = 'install Janus with `npm run setup` (Debian package `janus`
  * @property {string} adminUrl   the Admin API over HTTP
  * @property {string} adminSecret
  * @property {string|null} wsUrl the Janus API over WebSocket (protocol `janus-protocol`) when asked for
+ * @property {string} iceAddress the one address Janus's ICE candidates carry
  * @property {{minPort: number, maxPort: number}} rtpPortRange
  * @property {string} logFile
  * @property {number} pid
@@ -49,6 +51,7 @@ const closeOnly = (/** @type {string} */ _name, /** @type {() => Promise<unknown
  * @param {() => number} [options.clock]  seconds on the run's clock for the command record (default: since this call)
  * @param {boolean} [options.websocket]   also serve the Janus API over WebSocket
  * @param {{httpPort?: number, adminPort?: number, wsPort?: number}} [options.ports]  fixed ports instead of free ones
+ * @param {string} [options.iceAddress]  the IPv4 address Janus gathers candidates on (default: the first non-loopback one)
  * @param {string} [options.searchPath]   where to look for `janus` and `setpriv` (default $PATH)
  * @param {number} [options.readyTimeoutMs]
  * @param {number} [options.debugLevel]
@@ -56,7 +59,7 @@ const closeOnly = (/** @type {string} */ _name, /** @type {() => Promise<unknown
  */
 export async function startJanus({
   runDir, registerCleanup = closeOnly, logCommand = () => {}, clock, websocket = false, ports = {},
-  searchPath = process.env.PATH ?? '', readyTimeoutMs = READY_TIMEOUT_MS, debugLevel,
+  searchPath = process.env.PATH ?? '', readyTimeoutMs = READY_TIMEOUT_MS, debugLevel, iceAddress = firstIpv4Address(),
 }) {
   const startedMs = Date.now();
   const now = clock ?? (() => (Date.now() - startedMs) / 1000);
@@ -74,7 +77,13 @@ export async function startJanus({
   const wsPort = websocket ? ports.wsPort ?? await freePort(address) : undefined;
   const rtpPortRange = randomRtpRange();
   const adminSecret = randomBytes(16).toString('hex');
-  const config = janusConfig({ configDir, libDir, logFile, adminSecret, httpPort, adminPort, wsPort, rtpPortRange, address, debugLevel });
+  if (!iceAddress) {
+    throw new EnvironmentError('Janus needs a non-loopback IPv4 address for its media (it gathers no loopback candidates) '
+      + 'and this host has none; bring up a network interface.');
+  }
+  const config = janusConfig({
+    configDir, libDir, logFile, adminSecret, httpPort, adminPort, wsPort, rtpPortRange, address, iceAddress, debugLevel,
+  });
 
   // A run directory is new per run; a test that reuses one starts from an empty folder.
   await rm(configDir, { recursive: true, force: true });
@@ -140,6 +149,7 @@ export async function startJanus({
     adminUrl,
     adminSecret,
     wsUrl: wsPort === undefined ? null : `ws://${address}:${wsPort}`,
+    iceAddress,
     rtpPortRange,
     logFile,
     pid: spawned.pid,
@@ -203,6 +213,11 @@ function findLibDir(executable) {
     throw new EnvironmentError(`Janus's VideoRoom plugin (${VIDEOROOM_PLUGIN}) is not under ${libRoot}/[*/]janus/plugins next to ${executable}; ${INSTALL_HINT}.`);
   }
   return found;
+}
+
+/** The first IPv4 address of an interface that is up and not loopback, or null. */
+function firstIpv4Address() {
+  return Object.values(os.networkInterfaces()).flat().find((entry) => entry?.family === 'IPv4' && !entry.internal)?.address ?? null;
 }
 
 /** @param {string} address */

@@ -11,6 +11,7 @@ const BASE = {
   httpPort: 40001,
   adminPort: 40002,
   rtpPortRange: { minPort: 20000, maxPort: 20199 },
+  iceAddress: '192.0.2.2',
 };
 const file = (config, name) => config.files.find((f) => f.path === name)?.content;
 
@@ -18,7 +19,7 @@ test('jcfg renders libconfig sections: strings quoted and escaped, numbers and b
   assert.equal(jcfg({ general: { a: 'x "y"', b: 3, c: false }, empty: {} }), 'general: {\n\ta = "x \\"y\\""\n\tb = 3\n\tc = false\n}\nempty: {\n}\n');
 });
 
-test('the configuration loads only VideoRoom and HTTP, binds both APIs and ICE to loopback, logs to the file, no STUN', () => {
+test('the configuration loads only VideoRoom and HTTP, binds both APIs to loopback, ICE to one IPv4 address, logs to the file, no STUN', () => {
   const config = janusConfig(BASE);
   assert.equal(config.configFile, '/runs/r1/janus/janus.jcfg');
   assert.deepEqual(config.files.map((f) => f.path), ['janus.jcfg', 'janus.transport.http.jcfg', 'janus.plugin.videoroom.jcfg']);
@@ -32,7 +33,7 @@ test('the configuration loads only VideoRoom and HTTP, binds both APIs and ICE t
     'plugins_folder = "/runs/r1/janus/plugins"', 'transports_folder = "/runs/r1/janus/transports"',
     'events_folder = "/runs/r1/janus/none"', 'loggers_folder = "/runs/r1/janus/none"',
     'log_to_file = "/runs/r1/janus/janus.log"', 'log_to_stdout = false', 'admin_secret = "abcdef0123456789abcdef"',
-    'rtp_port_range = "20000-20199"', 'ice_enforce_list = "127.0.0.1"', 'interface = "127.0.0.1"', 'debug_level = 4',
+    'rtp_port_range = "20000-20199"', 'ipv6 = false', 'ice_enforce_list = "192.0.2.2"', 'interface = "192.0.2.2"', 'debug_level = 4',
   ]) assert.ok(main.includes(`\t${line}\n`), `janus.jcfg lacks ${line}:\n${main}`);
   assert.doesNotMatch(main, /stun|turn_server/);
   const http = file(config, 'janus.transport.http.jcfg');
@@ -42,7 +43,7 @@ test('the configuration loads only VideoRoom and HTTP, binds both APIs and ICE t
   assert.equal(file(config, 'janus.plugin.videoroom.jcfg'), 'general: {\n}\n');
 });
 
-test('a WebSocket port adds the WebSocket transport on that port; another address and debug level are used throughout', () => {
+test('a WebSocket port adds the WebSocket transport on that port; another API address and debug level are used throughout', () => {
   const config = janusConfig({ ...BASE, wsPort: 40003, address: '10.0.0.9', debugLevel: 5 });
   assert.deepEqual(config.links.map((link) => link.path), ['plugins/libjanus_videoroom.so', 'transports/libjanus_http.so', 'transports/libjanus_websockets.so']);
   const ws = file(config, 'janus.transport.websockets.jcfg');
@@ -50,7 +51,6 @@ test('a WebSocket port adds the WebSocket transport on that port; another addres
   assert.match(ws, /\tws_ip = "10\.0\.0\.9"\n/);
   assert.match(ws, /\tadmin_ws = false\n/);
   assert.match(file(config, 'janus.transport.http.jcfg'), /\tip = "10\.0\.0\.9"\n/);
-  assert.match(file(config, 'janus.jcfg'), /\tice_enforce_list = "10\.0\.0\.9"\n/);
   assert.match(file(config, 'janus.jcfg'), /\tdebug_level = 5\n/);
 });
 
@@ -70,6 +70,8 @@ test('every input is checked, naming the field', () => {
     [{ httpPort: 20050 }, /httpPort 20050 lies in rtpPortRange 20000-20199/],
     [{ address: 'localhost' }, /address "localhost" is not an IPv4 address/],
     [{ address: '127.0.0.300' }, /not an IPv4 address/],
+    [{ iceAddress: undefined }, /iceAddress undefined is not an IPv4 address/],
+    [{ iceAddress: '127.0.0.1' }, /iceAddress 127\.0\.0\.1 is loopback/],
     [{ debugLevel: 8 }, /debugLevel must be an integer 0-7/],
   ];
   for (const [change, message] of cases) {
