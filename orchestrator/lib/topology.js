@@ -67,3 +67,53 @@ export function peerTotals(seconds, [fromS, toS]) {
     }];
   }));
 }
+
+/**
+ * Each peer's mean uplink in a run (the mean over its peers of summary.peerTotals), or null.
+ * @param {{ summary?: { peerTotals?: Record<string, { uplinkKbps: number }> } | null }} result
+ */
+export function meanPeerUplinkKbps(result) {
+  const totals = Object.values(result?.summary?.peerTotals ?? {}).map((t) => t.uplinkKbps).filter(Number.isFinite);
+  return totals.length ? totals.reduce((sum, v) => sum + v, 0) / totals.length : null;
+}
+
+/**
+ * J16 §8-3's figure: how much more each peer sends in an n-party call than in the 2-party call of the same group
+ * (×2.03 for three peers, ×2.77 for four in a mesh). Per group with a 2-party member: the ratio of the median of
+ * the runs' mean peer uplinks.
+ * @param {Array<{ scenario: string, group: string|null, peers: number, uplinkKbps: number|null }>} runs
+ * @returns {Array<{ group: string, scenario: string, peers: number, uplinkKbps: number, twoPartyKbps: number, ratio: number,
+ *   runs: number }>}
+ */
+export function ratiosToTwoParty(runs) {
+  /** @param {number[]} values */
+  const median = (values) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  };
+  /** @type {Map<string, Map<string, { peers: number, values: number[] }>>} group -> scenario */
+  const groups = new Map();
+  for (const run of runs) {
+    if (!run.group || !Number.isFinite(run.uplinkKbps)) continue;
+    const scenarios = groups.get(run.group) ?? new Map();
+    groups.set(run.group, scenarios);
+    const entry = scenarios.get(run.scenario) ?? { peers: run.peers, values: [] };
+    scenarios.set(run.scenario, entry);
+    entry.values.push(/** @type {number} */ (run.uplinkKbps));
+  }
+  const rows = [];
+  for (const [group, scenarios] of [...groups].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const two = [...scenarios.values()].find((entry) => entry.peers === 2);
+    if (!two) continue;
+    const twoPartyKbps = median(two.values);
+    if (!(twoPartyKbps > 0)) continue;
+    for (const [scenario, entry] of [...scenarios].sort(([, a], [, b]) => a.peers - b.peers)) {
+      if (entry.peers === 2) continue;
+      const uplinkKbps = median(entry.values);
+      const ratio = uplinkKbps / twoPartyKbps;
+      rows.push({ group, scenario, peers: entry.peers, uplinkKbps, twoPartyKbps, ratio, runs: entry.values.length });
+    }
+  }
+  return rows;
+}

@@ -74,6 +74,15 @@ export function renderMarkdown(summary, { reportPath } = {}) {
     lines.push('');
   }
 
+  if (summary.twoPartyRatios?.length) {
+    lines.push('**Per-peer rate vs the 2-party call** (J16 §8-3: ×2.03 for a 3-party, ×2.77 for a 4-party mesh)', '',
+      '| group | scenario | peers | per-peer uplink (kbps) | 2-party (kbps) | ratio |', '|---|---|---:|---:|---:|---:|');
+    for (const r of summary.twoPartyRatios) {
+      lines.push(`| ${cell(r.group)} | ${code(r.scenario)} | ${r.peers} | ${formatNumber(r.uplinkKbps)} | ${formatNumber(r.twoPartyKbps)} | ×${formatNumber(r.ratio, 2)} |`);
+    }
+    lines.push('');
+  }
+
   const starved = summary.scenarios.filter((s) => s.cpuLimitedRuns > 0);
   if (starved.length) {
     lines.push('**CPU-limited runs** (the host, not the network, held quality back: read their failures and regressions with care)', '');

@@ -3,6 +3,7 @@
 import { evaluateAssertions } from './assertions.js';
 import { compareScenario } from './baseline.js';
 import { runValues } from './metrics.js';
+import { meanPeerUplinkKbps, ratiosToTwoParty } from '../lib/topology.js';
 
 export const SUMMARY_KIND = 'webrtc-testbed-suite';
 export const SUMMARY_SCHEMA_VERSION = 1;
@@ -129,6 +130,10 @@ export function buildSuiteSummary({
       .map((name) => [name, assertions[name].map(({ check, level, why }) => ({ check, level, why }))])),
     runs: runRecords,
     scenarios: scenarioSummaries,
+    // J16 §8-3: each group's n-party calls against its 2-party call (passed runs only).
+    twoPartyRatios: ratiosToTwoParty(runs.filter(({ result }) => result?.status === 'passed').map(({ scenario, result }) => ({
+      scenario, group: result.scenario?.group ?? null, peers: result.scenario?.peers ?? 2, uplinkKbps: meanPeerUplinkKbps(result),
+    }))),
   };
 }
 

@@ -143,3 +143,19 @@ test('CPU-limited runs are counted per scenario and named in the Markdown, so a 
   assert.equal(summary.scenarios[0].cpuLimitedRuns, 2);
   assert.match(renderMarkdown(summary), /\*\*CPU-limited runs\*\*.*\n\n- `unconstrained`: 2 of 5 runs/);
 });
+
+test('a suite with a group\'s 2-party and n-party calls reports each peer\'s rate against the 2-party call', () => {
+  const run = (scenario, peers, uplinkKbps, repetition) => {
+    const result = fakeResult({ videoKbps: 1700, seed: repetition });
+    result.scenario = { ...result.scenario, name: scenario, group: 'mesh', peers };
+    result.summary.peerTotals = Object.fromEntries(Array.from({ length: peers }, (_, i) => [`p${i}`, { uplinkKbps }]));
+    return { scenario, repetition, dir: `${scenario}/run-${repetition}`, hasReport: true, result };
+  };
+  const summary = buildSuiteSummary({
+    suite: normal.suite, regression: DEFAULT_REGRESSION, assertions: {}, assertionsFile: null, scenarios: ['mesh-2', 'mesh-3'],
+    runs: [run('mesh-2', 2, 1700, 1), run('mesh-2', 2, 1750, 2), run('mesh-3', 3, 3451, 1)], startedAt: normal.startedAt, endedAt: normal.endedAt,
+  });
+  assert.deepEqual(summary.twoPartyRatios.map((r) => [r.scenario, r.peers, r.twoPartyKbps, r.ratio]), [['mesh-3', 3, 1725, 3451 / 1725]]);
+  assert.match(renderMarkdown(summary), /\| mesh \| `mesh-3` \| 3 \| 3451 \| 1725 \| ×2\.00 \|/);
+  assert.deepEqual(normal.twoPartyRatios, []);
+});

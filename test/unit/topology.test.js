@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FLOWING_KBPS, peerSeconds, peerTotals } from '../../orchestrator/lib/topology.js';
+import { FLOWING_KBPS, meanPeerUplinkKbps, peerSeconds, peerTotals, ratiosToTwoParty } from '../../orchestrator/lib/topology.js';
 
 /** One timeline entry of `peer` about `remote`. */
 const entry = (t, peer, remote, { sent = 0, received = 0, fps = 30, audio = 30 } = {}) => ({
@@ -40,4 +40,15 @@ test('totals average the window and give the downlink/uplink ratio', () => {
   assert.equal(totals.p0.downlinkToUplink, 2);
   assert.equal(totals.p0.n, 2);
   assert.equal(totals.p1.downlinkToUplink, null);
+});
+
+test('per-peer rate vs the 2-party call of the same group (J16 ×2.03 / ×2.77)', () => {
+  const run = (scenario, peers, uplinkKbps, group = 'mesh') => ({ scenario, group, peers, uplinkKbps });
+  const rows = ratiosToTwoParty([
+    run('mesh-2', 2, 1000), run('mesh-2', 2, 1200), run('mesh-3', 3, 2200), run('mesh-4', 4, 3000), run('mesh-4', 4, null),
+    run('queue-size-1', 2, 500, 'queue-size'), run('lonely-3', 3, 900, 'no-two-party'), run('ungrouped', 3, 1, null),
+  ]);
+  assert.deepEqual(rows.map((r) => [r.scenario, r.twoPartyKbps, r.ratio, r.runs]), [['mesh-3', 1100, 2, 1], ['mesh-4', 1100, 3000 / 1100, 1]]);
+  assert.equal(meanPeerUplinkKbps({ summary: { peerTotals: { p0: { uplinkKbps: 100 }, p1: { uplinkKbps: 300 } } } }), 200);
+  assert.equal(meanPeerUplinkKbps({ summary: null }), null);
 });
