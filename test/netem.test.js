@@ -10,9 +10,11 @@ import { binomialInterval99, runCalibration } from '../orchestrator/emulators/ca
 import { assertCanRun, netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
 import { iperf3IpKbps, openNetemProbePath, runIperf3 } from '../orchestrator/emulators/netem/calibrate.js';
 import { removeLeftovers } from '../orchestrator/emulators/netem/cleanup.js';
+import { linkCommands, qdiscLayout, setupCommands } from '../orchestrator/emulators/netem/commands.js';
 import { createNetemEmulator } from '../orchestrator/emulators/netem/index.js';
 import { createCommandRunner } from '../orchestrator/emulators/runner.js';
 import { planTopology } from '../orchestrator/emulators/netem/topology.js';
+import { compileNetwork } from '../orchestrator/lib/schedule.js';
 
 const caps = await netemCapabilities();
 const skip = caps.netns && caps.htb && caps.nftables ? false : `netem backend unavailable here: ${caps.reasons.join('; ')}`;
@@ -43,6 +45,18 @@ function leftovers(runId) {
   return [...netns, ...links, ...tables];
 }
 
+/**
+ * The qdiscs the kernel shows on each device of an expected layout, in qdiscLayout's form.
+ * @param {string} netns @param {Record<string, string[]>} layout
+ */
+function shownLayout(netns, layout) {
+  const line = (q) => `${q.kind} ${q.handle} ${q.root ? 'root' : `parent ${q.parent}`}${q.kind === 'bfifo' ? ` limit ${q.options.limit}` : ''}`;
+  return Object.fromEntries(Object.keys(layout).map((device) => {
+    const qdiscs = JSON.parse(execFileSync('tc', ['-n', netns, '-j', 'qdisc', 'show', 'dev', device]).toString());
+    return [device, qdiscs.map(line).sort()];
+  }));
+}
+
 /** Runs fn with a set-up emulator and always closes it. */
 async function withEmulator(runId, compiled, fn) {
   const emulator = createNetemEmulator({ peers: ['p0', 'p1'], compiled, runId, capabilities: caps });
@@ -54,19 +68,29 @@ async function withEmulator(runId, compiled, fn) {
   }
 }
 
-test('set-up builds namespaces, htb/bfifo and the nft table; set-up again is fine; close leaves nothing', { skip }, async () => {
+test('set-up builds namespaces and the qdiscs the generator gives for this kernel\'s capabilities; set-up again is fine; close leaves nothing', { skip }, async () => {
   const runId = uniqueId('life');
-  await withEmulator(runId, twoPeers({ rateKbps: 1000, lossPct: 5 }), async (emulator) => {
+  const compiled = twoPeers({ rateKbps: 1000, lossPct: 5 });
+  await withEmulator(runId, compiled, async (emulator) => {
     const { plan } = emulator;
     const netns = sh('ip', ['netns', 'list']);
     for (const name of [plan.routerNetns, plan.peers[0].netns, plan.peers[1].netns]) assert.match(netns, new RegExp(`^${name}\\b`, 'm'));
-    const uplinks = execFileSync('tc', ['-n', plan.routerNetns, 'qdisc', 'show', 'dev', 'hp0']).toString();
-    assert.match(uplinks, /qdisc htb 1: root/);
-    assert.match(uplinks, /qdisc bfifo 201: parent 1:1 limit 75000b/);
+    // What the kernel shows is what the emulator's own commands for the probed capabilities should build.
+    const setup = setupCommands(plan, compiled.links, { netem: caps.netem });
+    assert.deepEqual(shownLayout(plan.routerNetns, qdiscLayout(setup)), qdiscLayout(setup), `sch_netem ${caps.netem ? 'present' : 'missing'}`);
+    // …and the other capability set's layout is not: the comparison tells the two apart.
+    const other = qdiscLayout(setupCommands(plan, compiled.links, { netem: !caps.netem }));
+    assert.notDeepEqual(shownLayout(plan.routerNetns, other), other);
     const classes = execFileSync('tc', ['-n', plan.routerNetns, 'class', 'show', 'dev', 'hp0']).toString();
     assert.match(classes, /class htb 1:1 root .*rate 1Mbit ceil 1Mbit/);
-    const table = execFileSync('ip', ['netns', 'exec', plan.routerNetns, 'nft', 'list', 'table', 'inet', plan.nftTable]).toString();
-    assert.match(table, /numgen random mod 10000 < 500 counter name "p0_up" drop/);
+    const tables = execFileSync('ip', ['netns', 'exec', plan.routerNetns, 'nft', 'list', 'tables']).toString();
+    if (caps.netem) {
+      assert.match(execFileSync('tc', ['-n', plan.routerNetns, 'qdisc', 'show', 'dev', 'hp0']).toString(), /qdisc netem 101: .*loss 5%/);
+      assert.doesNotMatch(tables, new RegExp(plan.nftTable), 'sch_netem drops; no nft table');
+    } else {
+      const table = execFileSync('ip', ['netns', 'exec', plan.routerNetns, 'nft', 'list', 'table', 'inet', plan.nftTable]).toString();
+      assert.match(table, /numgen random mod 10000 < 500 counter name "p0_up" drop/);
+    }
     // The root namespace reaches the peers through the control veth (signaling replies).
     assert.match(execFileSync('ip', ['route', 'get', emulator.addressOf('p1')]).toString(), new RegExp(`dev ${plan.control.rootIf}`));
     assert.equal(emulator.signalingHost, plan.control.rootAddress);
@@ -75,9 +99,16 @@ test('set-up builds namespaces, htb/bfifo and the nft table; set-up again is fin
     assert.ok(emulator.commands.every((command) => command.ok), 'every logged command succeeded');
     assert.ok(emulator.commands.some((command) => command.cmd.startsWith('ip netns del ')), 'the second set-up removed the first');
 
-    await emulator.apply({ 'p0.up': link({ rateKbps: 2000, queueMs: 100, lossPct: 1 }) });
-    assert.match(execFileSync('tc', ['-n', plan.routerNetns, 'qdisc', 'show', 'dev', 'hp0']).toString(), /bfifo 201: parent 1:1 limit 25000b/);
-    assert.match(execFileSync('ip', ['netns', 'exec', plan.routerNetns, 'nft', 'list', 'chain', 'inet', plan.nftTable, 'p0_up']).toString(), /< 100 counter name "p0_up" drop/);
+    const changed = link({ rateKbps: 2000, queueMs: 100, lossPct: 1 });
+    await emulator.apply({ 'p0.up': changed });
+    const stage = emulator.plan.stages.find((s) => s.link === 'p0.up');
+    const expected = qdiscLayout([...setupCommands(emulator.plan, compiled.links, { netem: caps.netem }),
+      ...linkCommands(emulator.plan, stage, changed, { netem: caps.netem, verb: 'change' })]);
+    assert.ok(expected.hp0.includes(`bfifo 201: parent ${caps.netem ? '101:1' : '1:1'} limit 25000`), expected.hp0.join(', '));
+    assert.deepEqual(shownLayout(emulator.plan.routerNetns, expected), expected);
+    if (!caps.netem) {
+      assert.match(execFileSync('ip', ['netns', 'exec', plan.routerNetns, 'nft', 'list', 'chain', 'inet', plan.nftTable, 'p0_up']).toString(), /< 100 counter name "p0_up" drop/);
+    }
     assert.match(emulator.commands.at(-3).cmd, /^tc -n \S+ class change dev hp0 parent 1: classid 1:1 htb rate 2000000bit/);
   });
   assert.deepEqual(leftovers(runId), []);
@@ -178,7 +209,10 @@ test('netem-scripts: setup-namespaces.sh builds a topology that teardown.sh remo
   try {
     execFileSync('sh', [`${scripts}setup-namespaces.sh`, runId, '2', '250'], { env: { ...process.env, NETEM: caps.netem ? '1' : '0' }, stdio: 'ignore' });
     assert.equal(leftovers(runId).length, 4, 'three namespaces and the control veth');
-    assert.match(sh('ip', ['netns', 'exec', `wtb-${runId}-r`, 'tc', 'qdisc', 'show', 'dev', 'hp0']), /bfifo 203: parent/);
+    const compiled = compileNetwork({ file: 'x.json', durationS: 10, peers: 2, network: {} });
+    const plan = planTopology({ runId, peers: ['p0', 'p1'], links: Object.keys(compiled.links), block: 250 });
+    const expected = qdiscLayout(setupCommands(plan, compiled.links, { netem: caps.netem }));
+    assert.deepEqual(shownLayout(plan.routerNetns, expected), expected);
   } finally {
     execFileSync('sh', [`${scripts}teardown.sh`, runId], { stdio: 'ignore' });
   }
