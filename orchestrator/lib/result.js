@@ -6,6 +6,7 @@ import { configuredTimeline } from './schedule.js';
 import { summarize } from './run-summary.js';
 import { setupBreakdown } from './setup-breakdown.js';
 import { describe } from './statistics.js';
+import { CPU_LIMITED_SHARE } from './cpu-limit.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -42,7 +43,8 @@ export const SCHEMA_VERSION = 1;
  *   truth: object[], commands: SystemCommand[], scheduleEvents: ScheduleEvent[] }} network
  * @property {import('./setup-breakdown.js').SetupBreakdown} setup  per peer: launch -> first decoded frame, step by step
  * @property {{ unavailable: string|null, rows: Array<{ t: number, process: string, cpuPct: number, rssMb: number, processCount: number }>,
- *   summary: Record<string, { cpuPct: object, peakRssMb: number }> }} resources  per-process CPU and memory
+ *   summary: Record<string, { cpuPct: object, peakRssMb: number }>, hostSaturation: ReturnType<typeof hostSaturation> }} resources
+ *   per-process CPU and memory
  * @property {ReturnType<typeof summarize> & { loss: ReturnType<typeof lossSummary> }} summary  loss: wire vs after recovery (lib/loss.js)
  */
 
@@ -92,7 +94,7 @@ export function buildResult({ status, errors, scenario, environment, samples, ev
       scheduleEvents: network.scheduleEvents,
     },
     setup,
-    resources: resourcesSection(processes, atS, scenario),
+    resources: resourcesSection(processes, atS, scenario, environment.cpus),
     summary: {
       ...summarize({
         timeline, warmupS: scenario.warmupS, durationS: scenario.durationS, setupMs, configured, routes: compiled.routes,
@@ -110,9 +112,10 @@ export function buildResult({ status, errors, scenario, environment, samples, ev
  *   unavailable: string|null }|undefined} processes
  * @param {(epochMs: number) => number|null} atS
  * @param {{ warmupS: number, durationS: number }} window
+ * @param {number} cores
  */
-function resourcesSection(processes, atS, { warmupS, durationS }) {
-  if (!processes) return { unavailable: 'not sampled', rows: [], summary: {} };
+function resourcesSection(processes, atS, { warmupS, durationS }, cores) {
+  if (!processes) return { unavailable: 'not sampled', rows: [], summary: {}, hostSaturation: hostSaturation([], cores) };
   const rows = processes.rows.map(({ epochMs, ...row }) => ({ t: atS(epochMs), ...row })).filter((row) => row.t !== null);
   /** @type {Record<string, { cpuPct: ReturnType<typeof describe>, peakRssMb: number }>} */
   const summary = {};
@@ -121,7 +124,29 @@ function resourcesSection(processes, atS, { warmupS, durationS }) {
     if (!mine.length) continue;
     summary[name] = { cpuPct: describe(mine.map((row) => row.cpuPct)), peakRssMb: Math.max(...mine.map((row) => row.rssMb)) };
   }
-  return { unavailable: processes.unavailable, rows, summary };
+  const inWindow = rows.filter((row) => row.t > warmupS && row.t <= durationS);
+  return { unavailable: processes.unavailable, rows, summary, hostSaturation: hostSaturation(inWindow, cores) };
+}
+
+/** A second in which the sampled processes together kept this share of all cores busy counts as saturated. */
+export const SATURATED_CORES_SHARE = 0.9;
+
+/**
+ * How often the call's own processes (browsers, relay, Janus) used (nearly) every core: an encoder that does not
+ * say `cpu` (Chromium's overuse detector is slow to trip) still starves on a saturated host.
+ * @param {Array<{ t: number, cpuPct: number }>} rows  the measurement window's
+ * @param {number} cores
+ * @returns {{ share: number|null, saturated: boolean, thresholdPct: number|null, cores: number|null }}
+ */
+export function hostSaturation(rows, cores) {
+  if (!(cores > 0)) return { share: null, saturated: false, thresholdPct: null, cores: null };
+  /** @type {Map<number, number>} */
+  const bySecond = new Map();
+  for (const row of rows) bySecond.set(Math.round(row.t), (bySecond.get(Math.round(row.t)) ?? 0) + row.cpuPct);
+  const thresholdPct = SATURATED_CORES_SHARE * 100 * cores;
+  const busy = [...bySecond.values()].filter((pct) => pct >= thresholdPct).length;
+  const share = bySecond.size ? busy / bySecond.size : null;
+  return { share, saturated: share !== null && share > CPU_LIMITED_SHARE, thresholdPct, cores };
 }
 
 /** Timeline order; String() because nothing a page sent may be able to stop the result being written. */

@@ -75,6 +75,12 @@ function renderProblems(r) {
       + 'a sender\'s encoder reported <code>qualityLimitationReason: cpu</code>: the host, not the network, held quality back; '
       + 'read the rates with that in mind (fewer peers, a smaller video preset or a larger machine).</li>');
   }
+  const host = r.resources?.hostSaturation;
+  if (host?.saturated) {
+    items.push(`<li class="cpu-limited"><b>Host saturated:</b> in ${formatPercent(host.share)} of the measured seconds the browsers and the relay `
+      + `together used at least ${formatNumber(host.thresholdPct, 0)} % of CPU (${escapeHtml(String(host.cores))} cores × 100 %): `
+      + 'frame rates and rates may show the machine, not the network (see Host resources).</li>');
+  }
   if (r.status === 'passed' && !items.length) return '';
   return `<section class="problems ${r.status === 'passed' ? 'warn' : 'bad'}"><h2>${r.status === 'passed' ? 'Notes' : `Run ${escapeHtml(r.status)}`}</h2><ul>${items.join('') || '<li>No error was recorded.</li>'}</ul></section>`;
 }

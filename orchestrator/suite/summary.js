@@ -17,12 +17,13 @@ export const EXIT_CODES = { passed: 0, failed: 1, 'input-error': 2, 'environment
  */
 
 /**
- * The parts of a result.json a suite summary reads: status, errors, scenario, environment, timeline and summary.
+ * The parts of a result.json a suite summary reads: status, errors, scenario, environment, timeline, summary and
+ * whether the host was saturated.
  * Network truth and events are dropped so a merge of a whole nightly (100+ runs) stays small in memory.
  * @param {object} result
  */
-export function compactResult({ status, errors, scenario, environment, timeline, summary }) {
-  return { status, errors, scenario, environment, timeline, summary };
+export function compactResult({ status, errors, scenario, environment, timeline, summary, resources }) {
+  return { status, errors, scenario, environment, timeline, summary, resources: { hostSaturation: resources?.hostSaturation ?? null } };
 }
 
 /** @param {object[]} results */
@@ -64,7 +65,7 @@ export function buildSuiteSummary({
     errors: (result?.errors ?? []).map((e) => (typeof e === 'string' ? e : e.message)),
     values: result ? runValues(result) : {},
     // A starved host looks like a congested network: runs whose encoders were CPU-limited are named as such.
-    cpuLimited: result?.summary?.cpuLimitation?.limited === true,
+    cpuLimited: result?.summary?.cpuLimitation?.limited === true || result?.resources?.hostSaturation?.saturated === true,
   }));
 
   const ran = scenarios.filter((name) => runs.some((run) => run.scenario === name));

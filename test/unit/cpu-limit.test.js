@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CPU_LIMITED_SHARE, cpuLimitation } from '../../orchestrator/lib/cpu-limit.js';
+import { hostSaturation } from '../../orchestrator/lib/result.js';
 
 const entry = (t, peer, reason) => ({ t, peer, remote: 'x', video: { qualityLimitationReason: reason } });
 
@@ -21,4 +22,12 @@ test('at or under the threshold, or without sending encoders, nothing is flagged
   const timeline = Array.from({ length: 10 }, (_, i) => entry(i + 1, 'p0', i < 10 * CPU_LIMITED_SHARE ? 'cpu' : 'none'));
   assert.equal(cpuLimitation(timeline, [0, 10]).limited, false);
   assert.deepEqual(cpuLimitation([], [0, 10]), { share: null, byPeer: {}, limited: false, thresholdShare: CPU_LIMITED_SHARE, seconds: [] });
+});
+
+test('a host whose call processes keep nearly every core busy is saturated, whatever the encoders say', () => {
+  const rows = (perSecond) => perSecond.flatMap((pct, i) => [{ t: i + 1, cpuPct: pct / 2 }, { t: i + 1.002, cpuPct: pct / 2 }]);
+  const busy = hostSaturation(rows([190, 185, 120, 195, 60]), 2);
+  assert.deepEqual(busy, { share: 3 / 5, saturated: true, thresholdPct: 180, cores: 2 });
+  assert.equal(hostSaturation(rows([179, 100]), 2).saturated, false);
+  assert.deepEqual(hostSaturation(rows([400]), undefined), { share: null, saturated: false, thresholdPct: null, cores: null });
 });

@@ -40,3 +40,10 @@ test('multi-party peers get an uplink vs downlink panel summed over their connec
   assert.ok(panelIds(large).includes('p3-uplink-downlink'));
   assert.ok(!panelIds(makeResult('static')).some((id) => id.endsWith('uplink-downlink')));
 });
+
+test('a saturated host is noted in the report', () => {
+  const result = makeResult('static');
+  assert.doesNotMatch(renderRunReport(result), /Host saturated:/);
+  result.resources = { rows: [], summary: {}, hostSaturation: { share: 0.5, saturated: true, thresholdPct: 180, cores: 2 } };
+  assert.match(text(renderRunReport(result)), /Host saturated: in 50\.0 % of the measured seconds the browsers and the relay together used at least 180 % of CPU \(2 cores/);
+});

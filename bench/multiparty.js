@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// Benchmark: the largest full mesh this machine runs without CPU limitation, and what each peer costs. Runs an
+// unconstrained N-party mesh for N = 2, 3, … (each call --duration s, 10 s warm-up) and prints per N: the share of
+// measured seconds whose encoders said qualityLimitationReason cpu, the share in which the call's processes kept
+// >= 90 % of all cores busy (host saturated), the median received video rate and frame rate per stream, each
+// browser's CPU (% of one core, its whole process tree) and memory, and the relay's CPU. A size counts as running
+// without limitation when the run passed, neither share is above 20 % and the median frame rate is at least 80 % of
+// the source's. It stops after the first limited size unless --all.
+// Usage: node bench/multiparty.js [--max 6] [--duration 40] [--video 360p30] [--all]. Prints figures; asserts nothing.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { installProcessHandlers } from '../orchestrator/lib/shutdown.js';
+import { runScenario } from '../orchestrator/run/run.js';
+import { loadScenario } from '../orchestrator/lib/scenario.js';
+import { describe } from '../orchestrator/lib/statistics.js';
+
+const { values } = parseArgs({
+  options: {
+    max: { type: 'string', default: '6' }, duration: { type: 'string', default: '40' },
+    video: { type: 'string', default: '360p30' }, all: { type: 'boolean', default: false },
+  },
+});
+const maxPeers = Number(values.max);
+const durationS = Number(values.duration);
+if (!Number.isInteger(maxPeers) || maxPeers < 2 || maxPeers > 32) throw new RangeError(`--max must be an integer from 2 to 32, got ${values.max}`);
+if (!(durationS > 10)) throw new RangeError(`--duration must be above the 10 s warm-up, got ${values.duration}`);
+installProcessHandlers();
+
+/** @param {Array<number|null|undefined>} list */
+const median = (list) => describe(list).median;
+/** @param {number|null|undefined} value @param {number} [decimals] */
+const fixed = (value, decimals = 0) => (Number.isFinite(value) ? Number(value).toFixed(decimals) : '–');
+
+/** One unconstrained mesh call of `peers` peers; its result. @param {number} peers */
+async function meshCall(peers) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'wtb-bench-mesh-'));
+  try {
+    const file = path.join(dir, `bench-mesh-${peers}.json`);
+    writeFileSync(file, JSON.stringify({ name: `bench-mesh-${peers}`, description: `${peers}-party mesh, unconstrained`, peers, topology: 'mesh' }));
+    const scenario = loadScenario(file, { durationS });
+    const { result } = await runScenario({ scenario, video: values.video, outDir: path.join(dir, 'run') });
+    return result;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+console.log(`full mesh at ${values.video}, ${durationS} s calls (10 s warm-up), ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'})`);
+console.log(`${'peers'.padEnd(6)}${'status'.padEnd(8)}${'CPU-limited'.padStart(12)}${'saturated'.padStart(11)}${'video kbps'.padStart(12)}${'fps'.padStart(6)}`
+  + `${'browser CPU %'.padStart(15)}${'browser MB'.padStart(12)}${'relay CPU %'.padStart(13)}`);
+let largestUnlimited = null;
+for (let peers = 2; peers <= maxPeers; peers += 1) {
+  const result = await meshCall(peers);
+  const window = result.timeline.filter((entry) => entry.t > result.summary.windowS[0]);
+  const browsers = Object.entries(result.resources.summary).filter(([name]) => /^p\d+$/.test(name)).map(([, s]) => s);
+  const cpu = result.summary?.cpuLimitation ?? { share: null, limited: false };
+  const host = result.resources.hostSaturation;
+  const fps = median(window.map((e) => e.video?.recvFps));
+  const share = (value) => `${fixed(value === null ? null : value * 100, 1)} %`;
+  console.log(`${String(peers).padEnd(6)}${result.status.padEnd(8)}${share(cpu.share).padStart(12)}${share(host.share).padStart(11)}`
+    + `${fixed(median(window.map((e) => e.video?.recvKbps))).padStart(12)}${fixed(fps, 1).padStart(6)}`
+    + `${fixed(median(browsers.map((s) => s.cpuPct.mean))).padStart(15)}${fixed(median(browsers.map((s) => s.peakRssMb))).padStart(12)}`
+    + `${fixed(result.resources.summary.relay?.cpuPct.mean, 1).padStart(13)}`);
+  if (result.errors.length) console.log(`      ${result.errors[0].message}`);
+  const sourceFps = result.environment.media.fps;
+  if (result.status === 'passed' && !cpu.limited && !host.saturated && fps >= 0.8 * sourceFps) largestUnlimited = peers;
+  else if (!values.all) break;
+}
+console.log(`\nlargest mesh without CPU limitation here: ${largestUnlimited ?? 'none'} peers`);
