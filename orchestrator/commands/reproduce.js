@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { PRESETS } from '../../media/generate.js';
 import { EMULATORS } from '../emulators/index.js';
@@ -10,6 +9,7 @@ import { installProcessHandlers } from '../lib/shutdown.js';
 import { DEFAULT_REGRESSION } from '../suite/baseline.js';
 import { reproductionFileName } from '../suite/render-reproduction.js';
 import { runSuite } from '../suite/runner.js';
+import { checkVideoFlag } from '../suite/cli.js';
 import { suiteExitCode } from '../suite/summary.js';
 
 export const command = 'reproduce [table]';
@@ -33,9 +33,7 @@ export const builder = (yargs) => yargs
     if (!argv.list && argv.table === undefined) throw new InputError(`name a table (${REPRODUCTIONS.map((t) => t.id).join(', ')}) or pass --list`);
     if (!(Number.isInteger(argv.repetitions) && argv.repetitions >= 1)) throw new InputError(`--repetitions must be an integer of at least 1, got ${argv.repetitions}`);
     if (!(argv.timeScale > 0)) throw new InputError(`--time-scale must be a number above 0, got ${argv.timeScale}`);
-    if (!PRESETS[argv.video] && !(argv.video.endsWith('.y4m') && existsSync(argv.video))) {
-      throw new InputError(`--video ${argv.video}: neither a preset (${Object.keys(PRESETS).join(', ')}) nor an existing .y4m file`);
-    }
+    checkVideoFlag(argv.video);
     return true;
   });
 

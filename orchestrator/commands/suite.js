@@ -1,11 +1,10 @@
-import { existsSync } from 'node:fs';
 import { PRESETS } from '../../media/generate.js';
 import { EMULATORS } from '../emulators/index.js';
 import { installProcessHandlers } from '../lib/shutdown.js';
 import { InputError } from '../lib/errors.js';
 import { loadAssertions } from '../suite/assertions.js';
 import { resolveRegressionOptions } from '../suite/baseline.js';
-import { comparisonOptions, finish, loadAssertionsFlag, loadBaselineFlag, regressionFlags } from '../suite/cli.js';
+import { checkVideoFlag, comparisonOptions, finish, loadAssertionsFlag, loadBaselineFlag, regressionFlags } from '../suite/cli.js';
 import { displayPath } from '../lib/json-file.js';
 import { entryCostS, parseShard, planRuns, shardEntries } from '../suite/plan.js';
 import { runSuite } from '../suite/runner.js';
@@ -28,9 +27,7 @@ export const builder = (yargs) => comparisonOptions(yargs
     if (argv.repetitions !== undefined && !(Number.isInteger(argv.repetitions) && argv.repetitions >= 1)) {
       throw new InputError(`--repetitions must be an integer of at least 1, got ${argv.repetitions}`);
     }
-    if (argv.video !== undefined && !PRESETS[argv.video] && !(argv.video.endsWith('.y4m') && existsSync(argv.video))) {
-      throw new InputError(`--video ${argv.video}: neither a preset (${Object.keys(PRESETS).join(', ')}) nor an existing .y4m file`);
-    }
+    checkVideoFlag(argv.video);
     return true;
   });
 

@@ -9,6 +9,17 @@ import { displayPath, readJsonFile } from '../lib/json-file.js';
 import { KNOWN_METRICS } from './metrics.js';
 import { renderMarkdown } from './markdown.js';
 import { suiteExitCode } from './summary.js';
+import { PRESETS } from '../../media/generate.js';
+
+/**
+ * --video of suite and reproduce: a preset name or an existing .y4m file.
+ * @param {string|undefined} video
+ */
+export function checkVideoFlag(video) {
+  if (video !== undefined && !PRESETS[video] && !(video.endsWith('.y4m') && existsSync(video))) {
+    throw new InputError(`--video ${video}: neither a preset (${Object.keys(PRESETS).join(', ')}) nor an existing .y4m file`);
+  }
+}
 
 /** @param {import('yargs').Argv} yargs */
 export function comparisonOptions(yargs) {
