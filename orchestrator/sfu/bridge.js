@@ -59,7 +59,7 @@ export function createSfuBridge({ apiUrl, room, peers, send, rewriteCandidate, o
   const sessionOf = (peer) => {
     let session = sessions.get(peer);
     if (!session) {
-      session = openSession(apiUrl, { onEvent: (event) => log(`janus ${peer}: ${describeEvent(event)}`), onError: (error) => !closed && onError(error) });
+      session = openSession(apiUrl, { onEvent: (event) => onJanusEvent(peer, event), onError: (error) => !closed && onError(error) });
       sessions.set(peer, session);
     }
     return session;
@@ -81,18 +81,27 @@ export function createSfuBridge({ apiUrl, room, peers, send, rewriteCandidate, o
     return rewritten.sdp;
   };
 
+  /** @type {Map<string, number>} peer → its publisher handle's id */
+  const publisherHandles = new Map();
+
+  /** Janus accepts subscribers to a feed only once the publisher's media is up (`webrtcup`). @param {string} peer @param {any} event */
+  function onJanusEvent(peer, event) {
+    log(`janus ${peer}: ${describeEvent(event)}`);
+    if (event?.janus === 'webrtcup' && event.sender === publisherHandles.get(peer)) published.get(peer)?.resolve();
+  }
+
   /** @param {string} peer @param {string} offer */
   async function publish(peer, offer) {
     const session = await sessionOf(peer);
-    const handleUrl = await session.attach();
+    const { url: handleUrl, id } = await session.attach();
+    publisherHandles.set(peer, id);
     handleOf(peer, SFU_NODE).resolve(handleUrl);
     const { jsep } = await session.request(handleUrl, {
       request: 'joinandconfigure', ptype: 'publisher', room, id: feedIds.get(peer), display: peer,
     }, { type: 'offer', sdp: offer });
     if (jsep?.type !== 'answer') throw new HarnessError(`Janus answered ${peer}'s publish without an SDP answer`);
     send(peer, { type: 'answer', from: SFU_NODE, sdp: await relayedSdp(peer, jsep.sdp) });
-    published.get(peer)?.resolve();
-    // The page is joined (it offered): it can take a subscription to each publisher once that one is in the room.
+    // The page is joined (it offered): it can take a subscription to each publisher once that one's media is up.
     for (const remote of peers.filter((other) => other !== peer)) {
       published.get(remote)?.promise.then(() => subscribe(peer, remote)).catch((error) => !closed && onError(error));
     }
@@ -102,7 +111,7 @@ export function createSfuBridge({ apiUrl, room, peers, send, rewriteCandidate, o
   async function subscribe(peer, remote) {
     if (closed) return;
     const session = await sessionOf(peer);
-    const handleUrl = await session.attach();
+    const { url: handleUrl } = await session.attach();
     handleOf(peer, remote).resolve(handleUrl);
     const { jsep } = await session.request(handleUrl, { request: 'join', ptype: 'subscriber', room, streams: [{ feed: feedIds.get(remote) }] });
     if (jsep?.type !== 'offer') throw new HarnessError(`Janus gave ${peer}'s subscription to ${remote} no SDP offer`);
@@ -140,7 +149,7 @@ export function createSfuBridge({ apiUrl, room, peers, send, rewriteCandidate, o
 
 /**
  * @typedef {object} JanusSession
- * @property {() => Promise<string>} attach  a VideoRoom handle's URL
+ * @property {() => Promise<{url: string, id: number}>} attach  a new VideoRoom handle
  * @property {(handleUrl: string, body: object, jsep?: {type: string, sdp: string}) => Promise<{data: any, jsep: any}>} request
  *   a VideoRoom request and its (asynchronous) answer; a plugin error throws
  * @property {() => Promise<void>} close
@@ -184,7 +193,8 @@ async function openSession(apiUrl, { onEvent, onError }) {
 
   return {
     async attach() {
-      return `${sessionUrl}/${(await janusPost(sessionUrl, { janus: 'attach', plugin: VIDEOROOM })).data.id}`;
+      const { id } = (await janusPost(sessionUrl, { janus: 'attach', plugin: VIDEOROOM })).data;
+      return { url: `${sessionUrl}/${id}`, id };
     },
     async request(handleUrl, body, jsep) {
       const ack = await janusPost(handleUrl, { janus: 'message', body, ...(jsep ? { jsep } : {}) });
