@@ -4,6 +4,7 @@
 // options.registerCleanup before it builds anything, so an interrupt half way through set-up removes what was built.
 
 import { InputError } from '../lib/errors.js';
+import { SFU_NODE } from '../lib/topology.js';
 import { parseCandidate, withAddress } from './candidates.js';
 import { createDummynetEmulator } from './dummynet/index.js';
 import { netemCapabilities, unmetRequirements } from './netem/capabilities.js';
@@ -27,7 +28,8 @@ export const EMULATORS = ['relay', 'netem', 'dummynet', 'auto'];
 
 /**
  * The userspace relay: media is steered through it by rewriting each peer's loopback UDP host candidate (and the
- * SFU's, on its own address); every other candidate is dropped, so nothing can bypass the emulated links.
+ * SFU's, on its own address); every other candidate is dropped, so nothing can bypass the emulated links. The SFU
+ * sees the pages' candidates on its own address, as on a LAN (its ICE pairs no remote loopback candidate with it).
  * @param {{ compiled: { links: object, routes: object }, registerCleanup?: RegisterCleanup, sfuAddress?: string }} options
  *   sfuAddress: the one address Janus gathers on (it gathers none on loopback)
  */
@@ -51,8 +53,9 @@ async function createRelayEmulator({ compiled, registerCleanup = closeOnly, sfuA
     async rewriteCandidate({ from, to, candidate }) {
       const parsed = parseCandidate(candidate.candidate);
       if (!parsed || parsed.transport !== 'udp' || parsed.type !== 'host' || !relayedAddresses.includes(parsed.address)) return null;
-      const port = await relay.register({ peer: from, remotePeer: to, address: parsed.address, port: parsed.port });
-      return { ...candidate, candidate: withAddress(candidate.candidate, '127.0.0.1', port) };
+      const bindAddress = to === SFU_NODE && sfuAddress ? sfuAddress : '127.0.0.1';
+      const port = await relay.register({ peer: from, remotePeer: to, address: parsed.address, port: parsed.port, bindAddress });
+      return { ...candidate, candidate: withAddress(candidate.candidate, bindAddress, port) };
     },
     apply: (links) => relay.configure({ links }),
     truth: async () => (await relay.truth()).map(({ t, ...row }) => ({ epochMs: originEpochMs + t * 1000, ...row })),
