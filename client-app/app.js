@@ -6,6 +6,9 @@ const params = new URLSearchParams(location.search);
 const peer = params.get('peer');
 const room = params.get('room');
 const sampleIntervalMs = Number(params.get('sampleIntervalMs') ?? 1000);
+// In an SFU call: the SFU's name. The page publishes once, to it, and every remote's stream arrives as an offer from
+// that remote (the orchestrator's bridge to Janus); without it the page calls every other peer (a full mesh).
+const sfu = params.get('sfu');
 const statusEl = document.getElementById('status');
 
 const ws = new WebSocket(params.get('signal'));
@@ -95,9 +98,10 @@ async function applyRemote(remote, description) {
   return entry;
 }
 
-async function offerTo(remote) {
+/** @param {string} remote @param {RTCRtpTransceiverDirection} direction */
+async function offerTo(remote, direction) {
   const { pc } = connectionTo(remote);
-  for (const kind of ['audio', 'video']) pc.addTransceiver(kind, { direction: 'sendrecv', streams: [localStream] });
+  for (const kind of ['audio', 'video']) pc.addTransceiver(kind, { direction, streams: [localStream] });
   giveTracks(pc);
   const offer = await pc.createOffer();
   await pc.setLocalDescription(offer);
@@ -132,16 +136,24 @@ async function startSampling(mediaStartEpochMs) {
 
 const handlers = {
   async joined({ peers }) {
+    if (sfu) {
+      setStatus(`joined room ${room}; publishing to ${sfu}`);
+      await offerTo(sfu, 'sendonly');
+      return;
+    }
     setStatus(`joined room ${room}; calling ${peers.join(', ') || 'nobody yet'}`);
-    for (const remote of peers) await offerTo(remote);
+    for (const remote of peers) await offerTo(remote, 'sendrecv');
   },
   async offer({ from, sdp }) {
     const { pc } = await applyRemote(from, { type: 'offer', sdp });
-    for (const transceiver of pc.getTransceivers()) {
-      transceiver.direction = 'sendrecv';
-      transceiver.sender.setStreams(localStream);
+    // An SFU's offer only delivers a remote's stream: the answer receives (the page publishes on its own connection).
+    if (!sfu) {
+      for (const transceiver of pc.getTransceivers()) {
+        transceiver.direction = 'sendrecv';
+        transceiver.sender.setStreams(localStream);
+      }
+      giveTracks(pc);
     }
-    giveTracks(pc);
     const answer = await pc.createAnswer();
     await pc.setLocalDescription(answer);
     watchDtls(from, pc);

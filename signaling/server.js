@@ -37,6 +37,13 @@ const MAX_BUFFERED_BYTES = 1024 * 1024;
  */
 
 /**
+ * Takes a page's offer, answer or candidate in place of the page it names.
+ * @callback Bridge
+ * @param {{ from: string } & (import('./messages.js').DescriptionMessage | import('./messages.js').CandidateMessage)} message
+ * @returns {Promise<void>}
+ */
+
+/**
  * A message, frame or connection the server refused.
  * @typedef {{ epochMs: number, room: string|null, peer: string|null, messageType: string|null, reason: string }} Rejection
  */
@@ -61,12 +68,18 @@ const MAX_BUFFERED_BYTES = 1024 * 1024;
  *   and closed socket (flood, no join in time). The sender of a refused message also gets
  *   `{ type: 'error', error: reason, inReplyTo: messageType }`.
  *
+ * With `bridge` (an SFU call), every offer, answer and candidate goes to it instead of another page, unrewritten;
+ * it answers the pages through `sendTo`. A bridge that throws gets the message refused.
+ *
  * @param {{ host?: string, port?: number, rewriteCandidate?: RewriteCandidate, room?: string, peers?: string[],
- *   joinTimeoutMs?: number }} [options]
+ *   joinTimeoutMs?: number, bridge?: Bridge }} [options]
  * @returns {Promise<{ httpUrl: string, wsUrl: string, port: number, events: EventEmitter,
- *   broadcast: (room: string, message: object) => void, close: () => Promise<void> }>}
+ *   broadcast: (room: string, message: object) => void, sendTo: (room: string, peer: string, message: object) => boolean,
+ *   close: () => Promise<void> }>}
  */
-export async function startSignalingServer({ host = '127.0.0.1', port = 0, rewriteCandidate, room: onlyRoom, peers: onlyPeers, joinTimeoutMs = DEFAULT_JOIN_TIMEOUT_MS } = {}) {
+export async function startSignalingServer({
+  host = '127.0.0.1', port = 0, rewriteCandidate, room: onlyRoom, peers: onlyPeers, joinTimeoutMs = DEFAULT_JOIN_TIMEOUT_MS, bridge,
+} = {}) {
   if (onlyRoom !== undefined && !isName(onlyRoom)) throw new TypeError(`startSignalingServer: room ${JSON.stringify(onlyRoom)} is not a name of 1-64 letters, digits, '.', '_' or '-'`);
   if (onlyPeers !== undefined && !(Array.isArray(onlyPeers) && onlyPeers.every(isName))) {
     throw new TypeError(`startSignalingServer: peers must be an array of names of 1-64 letters, digits, '.', '_' or '-', got ${JSON.stringify(onlyPeers)}`);
@@ -185,13 +198,29 @@ export async function startSignalingServer({ host = '127.0.0.1', port = 0, rewri
       if (message.type === 'event') return events.emit('event', message.event);
 
       const entry = rooms.get(member.room);
+      /** False (and refused) when the sender is over its candidates to this remote. */
+      const countCandidate = () => {
+        const pair = `${member.peer}\n${message.to}`;
+        const count = (entry.candidates.get(pair) ?? 0) + 1;
+        if (count > MAX_CANDIDATES_PER_PEER_PAIR) {
+          refuse(`over ${MAX_CANDIDATES_PER_PEER_PAIR} candidates from "${member.peer}" to "${message.to}": candidate dropped`, 'candidate');
+          return false;
+        }
+        entry.candidates.set(pair, count);
+        return true;
+      };
+      if (bridge) {
+        if (message.type === 'candidate' && !countCandidate()) return;
+        try {
+          return await bridge({ from: member.peer, ...message });
+        } catch (error) {
+          return refuse(`${message.type} to "${message.to}" refused: ${error.message}`, message.type);
+        }
+      }
       const target = entry.members.get(message.to);
       if (!target) return refuse(`no peer "${message.to}" in room "${member.room}"`, message.type);
       if (message.type === 'candidate') {
-        const pair = `${member.peer}\n${message.to}`;
-        const count = (entry.candidates.get(pair) ?? 0) + 1;
-        if (count > MAX_CANDIDATES_PER_PEER_PAIR) return refuse(`over ${MAX_CANDIDATES_PER_PEER_PAIR} candidates from "${member.peer}" to "${message.to}": candidate dropped`, 'candidate');
-        entry.candidates.set(pair, count);
+        if (!countCandidate()) return;
         let candidate = message.candidate;
         if (rewriteCandidate) {
           try {
@@ -245,6 +274,10 @@ export async function startSignalingServer({ host = '127.0.0.1', port = 0, rewri
     events,
     broadcast(room, message) {
       for (const socket of rooms.get(room)?.members.values() ?? []) sendTo(socket, message);
+    },
+    sendTo(room, peer, message) {
+      const socket = rooms.get(room)?.members.get(peer);
+      return Boolean(socket && sendTo(socket, message));
     },
     async close() {
       for (const socket of wss.clients) socket.terminate();

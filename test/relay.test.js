@@ -3,6 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
+import os from 'node:os';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -21,18 +22,21 @@ const params = (overrides = {}) => ({
   rateKbps: null, queuePackets: null, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, ...overrides,
 });
 
-async function udpSocket() {
+async function udpSocket(address = HOST) {
   const socket = dgram.createSocket('udp4');
-  await new Promise((resolve) => socket.bind({ address: HOST, port: 0 }, resolve));
+  await new Promise((resolve) => socket.bind({ address, port: 0 }, resolve));
   return socket;
 }
 
-/** Collects datagrams (with source port and arrival time) that reach a socket. */
+/** Collects datagrams (with source address and port and arrival time) that reach a socket. */
 function collect(socket) {
   const datagrams = [];
-  socket.on('message', (payload, source) => datagrams.push({ payload, sourcePort: source.port, atMs: performance.now() }));
+  socket.on('message', (payload, source) => datagrams.push({ payload, sourceAddress: source.address, sourcePort: source.port, atMs: performance.now() }));
   return datagrams;
 }
+
+/** This machine's first non-loopback IPv4 address (where Janus gathers), or undefined. */
+const otherLocalAddress = Object.values(os.networkInterfaces()).flat().find((entry) => entry?.family === 'IPv4' && !entry.internal)?.address;
 
 const closeAll = (sockets) => Promise.all(sockets.map((socket) => new Promise((resolve) => socket.close(resolve))));
 
@@ -157,6 +161,22 @@ describe('relay forwarding rules (in-process relay)', () => {
     await sleep(50);
     assert.deepEqual(atB.map(({ payload, sourcePort }) => [String(payload), sourcePort]), [['ping', proxyA]]);
     assert.deepEqual(atA.map(({ payload, sourcePort }) => [String(payload), sourcePort]), [['pong', proxyB]]);
+  });
+
+  test('an SFU on another local address sees a page\'s candidate there (bindAddress), the page sees the SFU on loopback', { skip: !otherLocalAddress && 'no non-loopback IPv4 address' }, async () => {
+    const [page, sfu] = [await udpSocket(), await udpSocket(otherLocalAddress)];
+    sockets.push(page, sfu);
+    const pageProxy = await relay.register({ peer: 'p7', remotePeer: 'sfu', address: HOST, port: page.address().port, bindAddress: otherLocalAddress });
+    const sfuProxy = await relay.register({ peer: 'sfu', remotePeer: 'p7', address: otherLocalAddress, port: sfu.address().port });
+    relay.configure({ links: { 'p7.up': params(), 'p7.down': params() }, routes: { 'p7->sfu': ['p7.up'], 'sfu->p7': ['p7.down'] } });
+    const [atPage, atSfu] = [collect(page), collect(sfu)];
+    page.send(Buffer.from('ping'), sfuProxy, HOST);
+    await sleep(50);
+    sfu.send(Buffer.from('pong'), pageProxy, otherLocalAddress);
+    await sleep(50);
+    assert.deepEqual(atSfu.map(({ payload, sourceAddress, sourcePort }) => [String(payload), sourceAddress, sourcePort]), [['ping', otherLocalAddress, pageProxy]]);
+    assert.deepEqual(atPage.map(({ payload, sourceAddress, sourcePort }) => [String(payload), sourceAddress, sourcePort]), [['pong', HOST, sfuProxy]]);
+    await assert.rejects(relay.register({ peer: 'p7', remotePeer: 'sfu', address: HOST, port: 9, bindAddress: 'sfu.local' }), { name: 'InputError' });
   });
 
   test('register is idempotent per (peer, remote peer, candidate) and distinct per remote peer', async () => {

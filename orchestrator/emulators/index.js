@@ -4,6 +4,7 @@
 // options.registerCleanup before it builds anything, so an interrupt half way through set-up removes what was built.
 
 import { InputError } from '../lib/errors.js';
+import { SFU_NODE } from '../lib/topology.js';
 import { parseCandidate, withAddress } from './candidates.js';
 import { createDummynetEmulator } from './dummynet/index.js';
 import { netemCapabilities, unmetRequirements } from './netem/capabilities.js';
@@ -26,11 +27,14 @@ const closeOnly = (/** @type {string} */ _name, /** @type {() => Promise<unknown
 export const EMULATORS = ['relay', 'netem', 'dummynet', 'auto'];
 
 /**
- * The userspace relay: media is steered through it by rewriting each peer's loopback UDP host candidate; every
- * other candidate is dropped, so nothing can bypass the emulated links.
- * @param {{ compiled: { links: object, routes: object }, registerCleanup?: RegisterCleanup }} options
+ * The userspace relay: media is steered through it by rewriting each peer's loopback UDP host candidate (and the
+ * SFU's, on its own address); every other candidate is dropped, so nothing can bypass the emulated links. The SFU
+ * sees the pages' candidates on its own address, as on a LAN (its ICE pairs no remote loopback candidate with it).
+ * @param {{ compiled: { links: object, routes: object }, registerCleanup?: RegisterCleanup, sfuAddress?: string }} options
+ *   sfuAddress: the one address Janus gathers on (it gathers none on loopback)
  */
-async function createRelayEmulator({ compiled, registerCleanup = closeOnly }) {
+async function createRelayEmulator({ compiled, registerCleanup = closeOnly, sfuAddress }) {
+  const relayedAddresses = ['127.0.0.1', ...(sfuAddress ? [sfuAddress] : [])];
   /** @type {ReturnType<typeof startRelayProcess>|null} */
   let starting = null;
   // Registered before the process starts; a relay that never started has nothing to close.
@@ -48,9 +52,10 @@ async function createRelayEmulator({ compiled, registerCleanup = closeOnly }) {
     commands: [],
     async rewriteCandidate({ from, to, candidate }) {
       const parsed = parseCandidate(candidate.candidate);
-      if (!parsed || parsed.transport !== 'udp' || parsed.type !== 'host' || parsed.address !== '127.0.0.1') return null;
-      const port = await relay.register({ peer: from, remotePeer: to, address: parsed.address, port: parsed.port });
-      return { ...candidate, candidate: withAddress(candidate.candidate, '127.0.0.1', port) };
+      if (!parsed || parsed.transport !== 'udp' || parsed.type !== 'host' || !relayedAddresses.includes(parsed.address)) return null;
+      const bindAddress = to === SFU_NODE && sfuAddress ? sfuAddress : '127.0.0.1';
+      const port = await relay.register({ peer: from, remotePeer: to, address: parsed.address, port: parsed.port, bindAddress });
+      return { ...candidate, candidate: withAddress(candidate.candidate, bindAddress, port) };
     },
     apply: (links) => relay.configure({ links }),
     truth: async () => (await relay.truth()).map(({ t, ...row }) => ({ epochMs: originEpochMs + t * 1000, ...row })),
@@ -92,7 +97,7 @@ const createNamespaceEmulator = async (options) => passOwnAddressOnly(await setU
 /**
  * @param {string} name one of EMULATORS; `auto` picks netem when this kernel can run the scenario's network, else relay
  * @param {{ compiled: any, peers: string[], runId: string, browserPath?: string, clock?: () => number, log?: (line: string) => void,
- *   registerCleanup?: RegisterCleanup }} options
+ *   registerCleanup?: RegisterCleanup, sfuAddress?: string }} options
  * @returns {Promise<object>} the emulator, with `choice` saying why when `auto` chose it
  */
 export async function createEmulator(name, options) {

@@ -19,8 +19,8 @@ export const DEFAULT_WARMUP_S = 10;
 
 const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'topology', 'network', 'reference'];
 
-/** How the peers' media travels: `mesh`, every peer to every other (the only one so far; `sfu` comes with Janus). */
-export const TOPOLOGIES = ['mesh'];
+/** How the peers' media travels: `mesh`, every peer to every other; `sfu`, every peer to Janus and back (lib/topology.js). */
+export const TOPOLOGIES = ['mesh', 'sfu'];
 
 /**
  * @typedef {object} ResolvedScenario  the `scenario` object of result.json, plus the compiled network
@@ -33,7 +33,7 @@ export const TOPOLOGIES = ['mesh'];
  * @property {number} timeScale
  * @property {number} warmupS
  * @property {number} peers
- * @property {string} topology        'mesh'
+ * @property {string} topology        'mesh' or 'sfu'
  * @property {object} network            as written
  * @property {import('./reference.js').Reference|null} reference
  * @property {import('./schedule.js').CompiledNetwork} compiled
@@ -88,8 +88,7 @@ export function loadScenario(nameOrPath, { timeScale = 1, durationS, warmupS: wa
   }
   const topology = raw.topology ?? 'mesh';
   if (!TOPOLOGIES.includes(topology)) {
-    const sfu = topology === 'sfu' ? ': the Janus SFU topology is not available yet (issue 11); use mesh' : `: use one of ${TOPOLOGIES.join(', ')}`;
-    throw new InputError(`${file}: topology: ${describeValue(raw.topology)} is not supported${sfu}`);
+    throw new InputError(`${file}: topology: ${describeValue(raw.topology)} is not supported: use one of ${TOPOLOGIES.join(', ')}`);
   }
   const reference = validateReference(raw.reference, `${file}: reference`);
 
@@ -104,7 +103,7 @@ export function loadScenario(nameOrPath, { timeScale = 1, durationS, warmupS: wa
     const source = warmupOverrideS !== undefined ? 'set by --warmup' : 'from the file';
     throw new InputError(`${file}: warmupS (${warmupS} s, ${source}) must be less than the run's duration (${runDurationS} s, ${how}); pass --duration above ${warmupS}, a larger --time-scale, or a lower --warmup`);
   }
-  const compiled = compileNetwork({ file, durationS: nominalDurationS, peers, network: raw.network }, { timeScale });
+  const compiled = compileNetwork({ file, durationS: nominalDurationS, peers, topology, network: raw.network }, { timeScale });
   return {
     name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers, topology,
     network: raw.network ?? {}, reference, compiled,

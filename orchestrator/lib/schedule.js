@@ -7,13 +7,15 @@ import {
   LINK_FIELDS, MAX_RATE_KBPS, RAMPABLE_FIELDS, checkLinkParams, expectLinkValue, mergeLinkParams, normalizeLinkParams,
   sameLinkParams,
 } from './link-model.js';
+import { SFU_NODE } from './topology.js';
 import { describeValue, expectNumber, expectObject } from './validate.js';
 
 /** @typedef {import('./link-model.js').LinkParams} LinkParams */
 /**
  * @typedef {object} CompiledNetwork
  * @property {Record<string, LinkParams>} links   params at t = 0 (schedule entries at 0 already applied)
- * @property {Record<string, string[]>} routes     "p0->p1": ["p0.up", ("bottleneck",) "p1.down"]
+ * @property {Record<string, string[]>} routes     mesh: "p0->p1": ["p0.up", ("bottleneck",) "p1.down"];
+ *   sfu: "p0->sfu": ["p0.up", ("bottleneck")], "sfu->p1": [("bottleneck",) "p1.down"]
  * @property {{atS: number, link: string, params: LinkParams, cause: string}[]} events  sorted by atS, all atS > 0
  */
 
@@ -54,7 +56,7 @@ export function rampValue({ shape, from, to, floor }, x) {
 }
 
 /**
- * @param {{name?: string, file?: string, durationS?: number, peers?: number, network?: unknown}} scenario
+ * @param {{name?: string, file?: string, durationS?: number, peers?: number, topology?: string, network?: unknown}} scenario
  *   validated top-level fields (loadScenario checks them); network is validated here
  * @param {{timeScale?: number}} [options] timeScale multiplies every `at` and ramp durationS, not everyS
  * @returns {CompiledNetwork}
@@ -72,7 +74,7 @@ export function compileNetwork(scenario, { timeScale = 1 } = {}) {
   const entries = schedule.map((entry, index) => compileEntry(entry, index, context));
   rejectOverlaps(entries, file);
   const events = applyChanges(links, entries.flatMap((entry) => entry.changes));
-  return { links, routes: buildRoutes(peers, 'bottleneck' in links), events };
+  return { links, routes: buildRoutes(peers, scenario.topology ?? 'mesh', 'bottleneck' in links), events };
 }
 
 /**
@@ -98,14 +100,26 @@ function initialLinks(network, peers, file) {
   return links;
 }
 
-/** @param {number} peers @param {boolean} hasBottleneck */
-function buildRoutes(peers, hasBottleneck) {
+/**
+ * In an SFU call every flow is between a peer and the SFU node, which has no links of its own: a forwarded stream
+ * crosses its sender's uplink on the way in and each receiver's downlink on the way out.
+ * @param {number} peers @param {string} topology @param {boolean} hasBottleneck
+ */
+function buildRoutes(peers, topology, hasBottleneck) {
+  const bottleneck = hasBottleneck ? ['bottleneck'] : [];
   /** @type {Record<string, string[]>} */
   const routes = {};
+  if (topology === 'sfu') {
+    for (let peer = 0; peer < peers; peer++) {
+      routes[`p${peer}->${SFU_NODE}`] = [`p${peer}.up`, ...bottleneck];
+      routes[`${SFU_NODE}->p${peer}`] = [...bottleneck, `p${peer}.down`];
+    }
+    return routes;
+  }
   for (let from = 0; from < peers; from++) {
     for (let to = 0; to < peers; to++) {
       if (from === to) continue;
-      routes[`p${from}->p${to}`] = [`p${from}.up`, ...(hasBottleneck ? ['bottleneck'] : []), `p${to}.down`];
+      routes[`p${from}->p${to}`] = [`p${from}.up`, ...bottleneck, `p${to}.down`];
     }
   }
   return routes;

@@ -2,6 +2,9 @@
 // second. A timeline entry describes one peer connection (peer, remote); in a full mesh a peer sends its stream on
 // every connection, so its uplink carries n − 1 copies (J16 §8-3).
 
+/** The SFU's name as a peer of the relay and of the pages (a page's publisher connection has this remote). */
+export const SFU_NODE = 'sfu';
+
 /** A stream counts as flowing in a second when it carries at least this rate (a stalled encoder still sends padding). */
 export const FLOWING_KBPS = 20;
 

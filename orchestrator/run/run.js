@@ -11,6 +11,10 @@ import { buildResult } from '../lib/result.js';
 import { groupScheduleEvents } from '../lib/schedule.js';
 import { LAUNCH_EVENT } from '../lib/setup-breakdown.js';
 import { onCleanup, onInterrupt } from '../lib/shutdown.js';
+import { SFU_NODE } from '../lib/topology.js';
+import { createSfuBridge } from '../sfu/bridge.js';
+import { createVideoRoom } from '../sfu/janus-api.js';
+import { startJanus } from '../sfu/janus.js';
 import { resolveBrowserPath } from './browser-path.js';
 import { launchPeer } from './browsers.js';
 import { describeEnvironment } from './environment.js';
@@ -20,6 +24,8 @@ import { startProcessSampler } from './process-sampler.js';
 
 const CONNECT_TIMEOUT_MS = 45_000;
 const LAST_SAMPLE_GRACE_MS = 2500;
+/** Janus's VideoRoom room of a run: the Janus is the run's own, so any id does. */
+const SFU_ROOM = 1;
 
 /** @param {number} ms @param {AbortSignal} [signal] resolves early when the signal aborts */
 const sleep = (ms, signal) => new Promise((resolve) => {
@@ -47,6 +53,10 @@ const sleep = (ms, signal) => new Promise((resolve) => {
  * @returns {Promise<{ result: import('../lib/result.js').RunResult, runDir: string, resultFile: string }>}
  */
 export async function runScenario({ scenario, video, browserPath, emulator: emulatorName = 'relay', headful = false, outDir, force = false, onSample, log = () => {} }) {
+  // Only the relay rewrites Janus's candidates so far; netem and dummynet would let SFU media bypass their links.
+  if (scenario.topology === 'sfu' && emulatorName !== 'relay') {
+    throw new InputError(`--emulator ${emulatorName}: scenario ${scenario.name} has topology sfu, which runs on the relay emulator only; use --emulator relay`);
+  }
   const browser = resolveBrowserPath({ browserPath, puppeteerPath: () => puppeteer.executablePath() });
   const media = await ensureMedia(video);
   const runDir = await prepareRunDir({ outDir, scenarioName: scenario.name, force });
@@ -56,7 +66,7 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
   const processes = startProcessSampler();
   /** @type {Call} */
   const call = {
-    scenario, browser, media, headful, emulatorName, startedAt, recorder, onSample, log, emulator: null, processes, releases: [],
+    scenario, browser, media, headful, emulatorName, startedAt, recorder, onSample, log, emulator: null, processes, releases: [], runDir,
   };
   hold(call, 'process sampler', () => processes.stop().then(() => {}));
   const stopInterrupt = onInterrupt(recorder.interrupt);
@@ -103,7 +113,7 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
  * @typedef {{ scenario: any, browser: { path: string, source: string }, media: any, headful: boolean, emulatorName: string,
  *   startedAt: Date, recorder: import('./recorder.js').Recorder, onSample?: RunOptions['onSample'], log: (line: string) => void,
  *   emulator: any, signaling?: any, room?: string, processes: import('./process-sampler.js').ProcessSampler,
- *   releases: Array<() => Promise<void>> }} Call
+ *   releases: Array<() => Promise<void>>, runDir: string }} Call
  */
 
 /** @param {{ peers: number }} scenario */
@@ -121,31 +131,57 @@ const hold = (call, name, close, options) => {
 };
 
 /**
- * Emulator, signaling server and one browser per peer, up to every peer connected to every other.
+ * Janus with the run's VideoRoom room. Its closer is registered before it starts; a Janus that cannot start is an
+ * EnvironmentError (with its log tail) before any browser launches.
+ * @param {Call} call
+ */
+async function startSfu(call) {
+  const janus = await startJanus({
+    runDir: call.runDir, registerCleanup: (name, close, options) => hold(call, name, close, options),
+    logCommand: (record) => call.log(`janus: ${record.cmd}`),
+  });
+  call.processes.track('janus', janus.pid);
+  await createVideoRoom(janus.apiUrl, { room: SFU_ROOM, publishers: call.scenario.peers });
+  call.log(`janus: ${janus.apiUrl}, media on ${janus.iceAddress}, room ${SFU_ROOM}`);
+  return janus;
+}
+
+/**
+ * Emulator, signaling server and one browser per peer, up to every peer connected to every other (in an SFU call:
+ * to Janus once, and to each other peer's stream through it).
  * @param {Call} call
  */
 async function setUpCall(call) {
   const { scenario, recorder, log } = call;
   const peers = scenarioPeers(scenario);
   const room = `run-${randomBytes(4).toString('hex')}`;
+  const janus = scenario.topology === 'sfu' ? await startSfu(call) : null;
   // Emulator commands are stamped on the run clock; buildResult moves them onto the media clock.
   const clock = () => (Date.now() - call.startedAt.getTime()) / 1000;
   // The emulator's closer is registered before its set-up starts, so an interrupt half way removes what was built.
   call.emulator = await createEmulator(call.emulatorName, {
-    compiled: scenario.compiled, peers, runId: room, browserPath: call.browser.path, clock, log,
+    compiled: scenario.compiled, peers, runId: room, browserPath: call.browser.path, clock, log, sfuAddress: janus?.iceAddress,
     registerCleanup: (name, close, options) => hold(call, name, close, options),
   });
   log(`emulator: ${call.emulator.name}${call.emulator.choice ? ` (${call.emulator.choice})` : ''}`);
   if (call.emulator.pid) call.processes.track(call.emulator.name, call.emulator.pid);
 
+  const bridge = janus && createSfuBridge({
+    apiUrl: janus.apiUrl, room: SFU_ROOM, peers, rewriteCandidate: call.emulator.rewriteCandidate, log,
+    send: (peer, message) => signaling.sendTo(room, peer, message),
+    onError: (error) => recorder.fail(`SFU bridge: ${error.message}`),
+  });
   const signaling = await startSignalingServer({
-    host: call.emulator.signalingHost, rewriteCandidate: call.emulator.rewriteCandidate, room, peers,
+    host: call.emulator.signalingHost, rewriteCandidate: call.emulator.rewriteCandidate, room, peers, bridge: bridge?.handle,
   });
   hold(call, 'signaling server', () => signaling.close());
+  if (bridge) hold(call, 'SFU bridge', () => bridge.close());
   log(`signaling: ${signaling.wsUrl} room ${room}`);
   call.signaling = signaling;
   call.room = room;
   const connected = new Set();
+  // Every peer's connection to each other peer, and in an SFU call its publisher connection as well.
+  const expectedConnections = peers.length * (janus ? peers.length : peers.length - 1);
   let allConnected = () => {};
   const whenConnected = new Promise((resolve) => { allConnected = () => resolve(undefined); });
   signaling.events.on('rejected', (rejection) => recorder.rejected(rejection));
@@ -162,7 +198,7 @@ async function setUpCall(call) {
       if (event.state === 'connected') connected.add(`${event.peer}->${event.remote}`);
       // 'disconnected' is transient (consent checks starved on a harsh link) and stays in the events; 'failed' is final.
       if (event.state === 'failed') recorder.fail(`connection to ${event.remote} failed`, event.peer);
-      if (connected.size === peers.length * (peers.length - 1)) allConnected();
+      if (connected.size === expectedConnections) allConnected();
     }
   });
 
@@ -171,7 +207,7 @@ async function setUpCall(call) {
   // All at once: launched one after another, the first peer's set-up time included the others' launches.
   const launches = await Promise.allSettled(peers.map(async (peer) => {
     recorder.event({ type: LAUNCH_EVENT, peer });
-    const url = `${signaling.httpUrl}?${new URLSearchParams({ peer, room, signal: signaling.wsUrl })}`;
+    const url = `${signaling.httpUrl}?${new URLSearchParams({ peer, room, signal: signaling.wsUrl, ...(janus ? { sfu: SFU_NODE } : {}) })}`;
     const launched = await launchPeer({
       executablePath: call.browser.path, media: call.media, url, headful: call.headful, launchSpec: call.emulator.launchSpec?.(peer),
       onMilestone: (type) => recorder.event({ type, peer }),
@@ -190,7 +226,7 @@ async function setUpCall(call) {
 
   const timedOut = sleep(CONNECT_TIMEOUT_MS, recorder.signal).then(() => 'timeout');
   if (await Promise.race([whenConnected.then(() => 'connected'), timedOut]) === 'timeout' && !recorder.signal.aborted) {
-    recorder.fail(`peers did not connect within ${CONNECT_TIMEOUT_MS / 1000} s (${connected.size} of ${peers.length * (peers.length - 1)} connections up); see the events in result.json`);
+    recorder.fail(`peers did not connect within ${CONNECT_TIMEOUT_MS / 1000} s (${connected.size} of ${expectedConnections} connections up); see the events in result.json`);
   }
 }
 

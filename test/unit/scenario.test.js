@@ -18,7 +18,7 @@ const CATALOG = [
   'changing-bandwidth', 'variable-loss', 'latency-variation', 'latency-bandwidth-handoff', 'seven-minute-mix',
   'queue-size-1000-100ms', 'queue-size-1000-1s', 'queue-size-1000-10s',
   'queue-size-5000-100ms', 'queue-size-5000-1s', 'queue-size-5000-10s', 'loss-latency',
-  'mesh-2', 'mesh-3', 'mesh-4',
+  'mesh-2', 'mesh-3', 'mesh-4', 'sfu-2', 'sfu-3', 'sfu-4',
 ];
 
 /** Round-trip time p0 → p1 → p0 as configured at tS. */
@@ -186,12 +186,16 @@ test('run length and peers have ranges: durationS and --duration up to a day, al
   assert.equal(loadScenario(scenarioFile('r', { name: 'r', description: 'd', durationS: 86_400, peers: 32 })).durationS, 86_400);
 });
 
-test('topology is mesh unless told otherwise; sfu and unknown topologies are refused, naming the field', () => {
+test('topology is mesh unless told otherwise; sfu routes through the SFU node; unknown topologies are refused, naming the field', () => {
   const load = (content) => loadScenario(scenarioFile('t', { name: 't', description: 'd', ...content }));
   assert.equal(load({}).topology, 'mesh');
   assert.equal(load({ peers: 4, topology: 'mesh' }).topology, 'mesh');
-  assert.throws(() => load({ topology: 'sfu' }), /t\.json: topology: "sfu" is not supported: the Janus SFU topology is not available yet \(issue 11\); use mesh/);
-  assert.throws(() => load({ topology: 'star' }), /t\.json: topology: "star" is not supported: use one of mesh/);
+  const sfu = load({ peers: 3, topology: 'sfu' });
+  assert.equal(sfu.topology, 'sfu');
+  assert.deepEqual(Object.keys(sfu.compiled.routes).sort(), ['p0->sfu', 'p1->sfu', 'p2->sfu', 'sfu->p0', 'sfu->p1', 'sfu->p2']);
+  assert.throws(() => load({ topology: 'star' }), /t\.json: topology: "star" is not supported: use one of mesh, sfu/);
   assert.throws(() => load({ group: 'a b' }), /t\.json: group: must be a name of letters, digits/);
   assert.deepEqual(['mesh-2', 'mesh-3', 'mesh-4'].map((name) => [loadScenario(name).peers, loadScenario(name).group]), [[2, 'mesh'], [3, 'mesh'], [4, 'mesh']]);
+  assert.deepEqual(['sfu-2', 'sfu-3', 'sfu-4'].map((name) => [loadScenario(name).peers, loadScenario(name).topology, loadScenario(name).group]),
+    [[2, 'sfu', 'sfu'], [3, 'sfu', 'sfu'], [4, 'sfu', 'sfu']]);
 });

@@ -23,6 +23,17 @@ test('conditions go on every uplink; routes cross the sender uplink, the bottlen
   assert.equal(three.links.bottleneck.rateKbps, 2000);
 });
 
+test('an SFU call routes every flow between a peer and the linkless SFU node: in over the uplink, out over the downlink', () => {
+  const { routes } = compile({ bottleneck: { rateKbps: 2000 } }, { peers: 3, topology: 'sfu' });
+  assert.deepEqual(routes, {
+    'p0->sfu': ['p0.up', 'bottleneck'], 'sfu->p0': ['bottleneck', 'p0.down'],
+    'p1->sfu': ['p1.up', 'bottleneck'], 'sfu->p1': ['bottleneck', 'p1.down'],
+    'p2->sfu': ['p2.up', 'bottleneck'], 'sfu->p2': ['bottleneck', 'p2.down'],
+  });
+  // No peer-to-peer route: media between peers must go through Janus.
+  assert.deepEqual(compile({}, { peers: 2, topology: 'sfu' }).routes, { 'p0->sfu': ['p0.up'], 'sfu->p0': ['p0.down'], 'p1->sfu': ['p1.up'], 'sfu->p1': ['p1.down'] });
+});
+
 test('per-peer params override network.link field by field', () => {
   const { links } = compile({
     link: { rateKbps: 1000, lossPct: 5 },

@@ -16,7 +16,8 @@ const ERROR_CLASSES = { InputError, EnvironmentError, HarnessError };
  *   links?: Record<string, import('../../lib/link-model.js').LinkParams>,
  *   routes?: Record<string, string[]>,
  * }) => Promise<void>} configure
- * @property {(candidate: {peer: string, remotePeer: string, address: string, port: number}) => Promise<number>} register
+ * @property {(candidate: {peer: string, remotePeer: string, address: string, port: number, bindAddress?: string})
+ *   => Promise<number>} register
  *   resolves to the proxy port
  * @property {() => Promise<import('./relay.js').LinkTruthRow[]>} truth
  * @property {() => Promise<ReturnType<import('./relay.js').UdpRelay['stats']> & {priority: 'realtime'|'nice'|'normal'}>} stats

@@ -139,18 +139,21 @@ export class UdpRelay {
   /**
    * Returns the proxy port that represents `peer`'s candidate address:port towards `remotePeer`.
    * Idempotent for the same tuple.
-   * @param {{peer: string, remotePeer: string, address: string, port: number}} candidate
+   * @param {{peer: string, remotePeer: string, address: string, port: number, bindAddress?: string}} candidate
+   *   bindAddress: where that proxy socket listens, when not the relay's host (an SFU that gathers on another address
+   *   of this machine sees its remotes there)
    * @returns {Promise<number>}
    */
-  async register({ peer, remotePeer, address, port }) {
+  async register({ peer, remotePeer, address, port, bindAddress = this.#host }) {
     this.#assertRunning('register');
     if (!isIPv4(address) || !Number.isInteger(port) || port < 1 || port > 65535) {
       throw new InputError(`relay register: candidate ${address}:${port} of ${peer} is not an IPv4 address and port; only UDP IPv4 host candidates can be relayed.`);
     }
+    if (!isIPv4(bindAddress)) throw new InputError(`relay register: bindAddress ${bindAddress} for ${peer}'s candidate is not an IPv4 address.`);
     const key = registrationKey(peer, remotePeer, address, port);
     let registration = this.#registrations.get(key);
     if (!registration) {
-      registration = this.#bind({ peer, remotePeer, address, port }, key);
+      registration = this.#bind({ peer, remotePeer, address, port }, key, bindAddress);
       this.#registrations.set(key, registration);
       registration.catch(() => this.#registrations.delete(key));
     }
@@ -206,19 +209,19 @@ export class UdpRelay {
   }
 
   /** @returns {Promise<ProxySocket>} */
-  async #bind({ peer, remotePeer, address, port }, key) {
+  async #bind({ peer, remotePeer, address, port }, key, bindAddress) {
     const socket = dgram.createSocket('udp4');
     try {
       await new Promise((resolve, reject) => {
         socket.once('error', reject);
-        socket.bind({ address: this.#host, port: 0 }, () => {
+        socket.bind({ address: bindAddress, port: 0 }, () => {
           socket.off('error', reject);
           resolve();
         });
       });
     } catch (error) {
       socket.close();
-      throw new EnvironmentError(`relay cannot bind a UDP socket on ${this.#host} (${error.message}); check the host address and free ports.`, { cause: error });
+      throw new EnvironmentError(`relay cannot bind a UDP socket on ${bindAddress} (${error.message}); check the host address and free ports.`, { cause: error });
     }
     /** @type {ProxySocket} */
     const proxy = { peer, remotePeer, address, port, socket, proxyPort: socket.address().port };

@@ -1,0 +1,228 @@
+/**
+ * The pages talk only to our signaling server; this bridge speaks Janus's HTTP API for them. Per peer it holds one
+ * Janus session with a publisher handle (the page's offer to SFU_NODE joins and publishes; Janus's answer goes back
+ * as an answer from SFU_NODE) and one subscriber handle per other publisher (Janus's offer goes to the page as an
+ * offer from that peer; the page's answer starts the subscription). Every candidate crosses the emulator both ways:
+ * the pages' trickled ones towards SFU_NODE, and Janus's, which come inside its SDP, towards the page.
+ */
+import { HarnessError } from '../lib/errors.js';
+import { SFU_NODE } from '../lib/topology.js';
+import { janusPost } from './janus-api.js';
+import { rewriteSdpCandidates } from './sdp.js';
+
+/** Janus answers a long poll within 30 s, with a keepalive when nothing happened. */
+const POLL_TIMEOUT_MS = 40_000;
+/** A VideoRoom request's asynchronous answer (join, publish, subscribe, start): normally well under a second. */
+const EVENT_TIMEOUT_MS = 15_000;
+const VIDEOROOM = 'janus.plugin.videoroom';
+
+/**
+ * @typedef {import('./sdp.js').CandidateInit} CandidateInit
+ * @typedef {{from: string, type: 'offer'|'answer'|'candidate', to: string, sdp?: string, candidate?: CandidateInit}} PageMessage
+ * @callback EmulatorRewrite  the emulator's rewriteCandidate
+ * @param {{from: string, to: string, candidate: CandidateInit}} message
+ * @returns {Promise<CandidateInit|null>}
+ */
+
+/**
+ * @template T
+ * @returns {{promise: Promise<T>, resolve: (value: T) => void}}
+ */
+function deferred() {
+  /** @type {(value: T) => void} */
+  let resolve = () => {};
+  const promise = new Promise((done) => { resolve = done; });
+  return { promise, resolve };
+}
+
+/**
+ * @param {object} options
+ * @param {string} options.apiUrl   the Janus API over HTTP
+ * @param {number} options.room     a VideoRoom room created for the run
+ * @param {string[]} options.peers
+ * @param {(peer: string, message: object) => void} options.send  delivers a message to a page
+ * @param {EmulatorRewrite} options.rewriteCandidate
+ * @param {(error: Error) => void} options.onError  a failure outside a page's request (a subscription, the long poll)
+ * @param {(line: string) => void} [options.log]
+ */
+export function createSfuBridge({ apiUrl, room, peers, send, rewriteCandidate, onError, log = () => {} }) {
+  // Fixed feed ids: a subscriber names its publisher's feed without waiting for the publisher's join answer.
+  const feedIds = new Map(peers.map((peer, index) => [peer, index + 1]));
+  const published = new Map(peers.map((peer) => [peer, /** @type {ReturnType<typeof deferred<void>>} */ (deferred())]));
+  /** @type {Map<string, Promise<JanusSession>>} */
+  const sessions = new Map();
+  /** @type {Map<string, ReturnType<typeof deferred<string>>>} "peer\nremote" → the handle's URL */
+  const handles = new Map();
+  let closed = false;
+
+  /** @param {string} peer */
+  const sessionOf = (peer) => {
+    let session = sessions.get(peer);
+    if (!session) {
+      session = openSession(apiUrl, { onEvent: (event) => onJanusEvent(peer, event), onError: (error) => !closed && onError(error) });
+      sessions.set(peer, session);
+    }
+    return session;
+  };
+  /** @param {string} peer @param {string} remote SFU_NODE for the publisher handle */
+  const handleOf = (peer, remote) => {
+    const key = `${peer}\n${remote}`;
+    let handle = handles.get(key);
+    if (!handle) {
+      handle = deferred();
+      handles.set(key, handle);
+    }
+    return handle;
+  };
+  /** Janus's SDP with its candidates moved onto the emulator, towards `peer`. @param {string} peer @param {string} sdp */
+  const relayedSdp = async (peer, sdp) => {
+    const rewritten = await rewriteSdpCandidates(sdp, (candidate) => rewriteCandidate({ from: SFU_NODE, to: peer, candidate }));
+    if (rewritten.kept === 0) throw new HarnessError(`Janus's SDP for ${peer} has no candidate the emulator can relay (${rewritten.dropped} dropped)`);
+    return rewritten.sdp;
+  };
+
+  /** @type {Map<string, number>} peer → its publisher handle's id */
+  const publisherHandles = new Map();
+
+  /** Janus accepts subscribers to a feed only once the publisher's media is up (`webrtcup`). @param {string} peer @param {any} event */
+  function onJanusEvent(peer, event) {
+    log(`janus ${peer}: ${describeEvent(event)}`);
+    if (event?.janus === 'webrtcup' && event.sender === publisherHandles.get(peer)) published.get(peer)?.resolve();
+  }
+
+  /** @param {string} peer @param {string} offer */
+  async function publish(peer, offer) {
+    const session = await sessionOf(peer);
+    const { url: handleUrl, id } = await session.attach();
+    publisherHandles.set(peer, id);
+    handleOf(peer, SFU_NODE).resolve(handleUrl);
+    const { jsep } = await session.request(handleUrl, {
+      request: 'joinandconfigure', ptype: 'publisher', room, id: feedIds.get(peer), display: peer,
+    }, { type: 'offer', sdp: offer });
+    if (jsep?.type !== 'answer') throw new HarnessError(`Janus answered ${peer}'s publish without an SDP answer`);
+    send(peer, { type: 'answer', from: SFU_NODE, sdp: await relayedSdp(peer, jsep.sdp) });
+    // The page is joined (it offered): it can take a subscription to each publisher once that one's media is up.
+    for (const remote of peers.filter((other) => other !== peer)) {
+      published.get(remote)?.promise.then(() => subscribe(peer, remote)).catch((error) => !closed && onError(error));
+    }
+  }
+
+  /** @param {string} peer @param {string} remote */
+  async function subscribe(peer, remote) {
+    if (closed) return;
+    const session = await sessionOf(peer);
+    const { url: handleUrl } = await session.attach();
+    handleOf(peer, remote).resolve(handleUrl);
+    const { jsep } = await session.request(handleUrl, { request: 'join', ptype: 'subscriber', room, streams: [{ feed: feedIds.get(remote) }] });
+    if (jsep?.type !== 'offer') throw new HarnessError(`Janus gave ${peer}'s subscription to ${remote} no SDP offer`);
+    send(peer, { type: 'offer', from: remote, sdp: await relayedSdp(peer, jsep.sdp) });
+  }
+
+  return {
+    /**
+     * A page's offer, answer or candidate (the signaling server validated its shape and sender).
+     * @param {PageMessage} message
+     */
+    async handle({ from, type, to, sdp, candidate }) {
+      if (to !== SFU_NODE && !(peers.includes(to) && to !== from)) throw new HarnessError(`"${to}" is neither ${SFU_NODE} nor another peer of this call`);
+      if (type === 'candidate' && candidate) {
+        const relayed = await rewriteCandidate({ from, to: SFU_NODE, candidate });
+        if (!relayed) return;
+        const handleUrl = await handleOf(from, to).promise;
+        await janusPost(handleUrl, { janus: 'trickle', candidate: relayed });
+      } else if (type === 'offer' && to === SFU_NODE && sdp) {
+        await publish(from, sdp);
+      } else if (type === 'answer' && to !== SFU_NODE && sdp) {
+        const session = await sessionOf(from);
+        await session.request(await handleOf(from, to).promise, { request: 'start' }, { type: 'answer', sdp });
+      } else {
+        throw new HarnessError(`in an SFU call a page offers to ${SFU_NODE} and answers the other peers, not ${type} to ${to}`);
+      }
+    },
+    /** Stops the long polls and destroys the sessions (Janus stopping would end them too). */
+    async close() {
+      closed = true;
+      await Promise.all([...sessions.values()].map((session) => session.then((s) => s.close(), () => {})));
+    },
+  };
+}
+
+/**
+ * @typedef {object} JanusSession
+ * @property {() => Promise<{url: string, id: number}>} attach  a new VideoRoom handle
+ * @property {(handleUrl: string, body: object, jsep?: {type: string, sdp: string}) => Promise<{data: any, jsep: any}>} request
+ *   a VideoRoom request and its (asynchronous) answer; a plugin error throws
+ * @property {() => Promise<void>} close
+ */
+
+/**
+ * A Janus session with its long poll, which also keeps it alive.
+ * @param {string} apiUrl
+ * @param {{onEvent: (event: any) => void, onError: (error: Error) => void}} handlers  onEvent: events no request waits for
+ * @returns {Promise<JanusSession>}
+ */
+async function openSession(apiUrl, { onEvent, onError }) {
+  const sessionUrl = `${apiUrl}/${(await janusPost(apiUrl, { janus: 'create' })).data.id}`;
+  /** @type {Map<string, (event: any) => void>} */
+  const waiting = new Map();
+  /** Answers that arrived before their request's ack was read. */
+  const early = new Map();
+  const stop = new AbortController();
+
+  const poll = async () => {
+    while (!stop.signal.aborted) {
+      /** @type {any} */
+      let events;
+      try {
+        const response = await fetch(`${sessionUrl}?maxev=10`, { signal: AbortSignal.any([stop.signal, AbortSignal.timeout(POLL_TIMEOUT_MS)]) });
+        events = await response.json();
+      } catch (error) {
+        if (!stop.signal.aborted) onError(new HarnessError(`Janus long poll of ${sessionUrl} failed: ${error.message}`));
+        return;
+      }
+      for (const event of [events].flat()) {
+        if (event?.janus === 'keepalive') continue;
+        const waiter = event?.transaction && waiting.get(event.transaction);
+        if (waiter) waiter(event);
+        else if (event?.transaction && event.janus === 'event') early.set(event.transaction, event);
+        else onEvent(event);
+      }
+    }
+  };
+  poll();
+
+  return {
+    async attach() {
+      const { id } = (await janusPost(sessionUrl, { janus: 'attach', plugin: VIDEOROOM })).data;
+      return { url: `${sessionUrl}/${id}`, id };
+    },
+    async request(handleUrl, body, jsep) {
+      const ack = await janusPost(handleUrl, { janus: 'message', body, ...(jsep ? { jsep } : {}) });
+      const answer = ack.janus !== 'ack' ? ack : early.get(ack.transaction) ?? await new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiting.delete(ack.transaction);
+          reject(new HarnessError(`Janus did not answer VideoRoom ${body.request} within ${EVENT_TIMEOUT_MS / 1000} s`));
+        }, EVENT_TIMEOUT_MS);
+        waiting.set(ack.transaction, (event) => {
+          clearTimeout(timer);
+          waiting.delete(ack.transaction);
+          resolve(event);
+        });
+      });
+      early.delete(ack.transaction);
+      const data = answer.plugindata?.data;
+      if (!data || data.error) throw new HarnessError(`Janus VideoRoom refused ${body.request}: ${data?.error ?? JSON.stringify(answer).slice(0, 200)} (code ${data?.error_code ?? '-'})`);
+      return { data, jsep: answer.jsep };
+    },
+    async close() {
+      stop.abort();
+      await janusPost(sessionUrl, { janus: 'destroy' }).catch(() => {});
+    },
+  };
+}
+
+/** One line for the log. @param {any} event */
+function describeEvent(event) {
+  const detail = event?.reason ?? event?.type ?? event?.plugindata?.data?.videoroom ?? '';
+  return `${event?.janus ?? 'unknown'}${detail ? ` ${detail}` : ''}${event?.sender ? ` (handle ${event.sender})` : ''}`;
+}

@@ -1,0 +1,55 @@
+// A 3-party call through Janus VideoRoom with real browsers and the relay (issue 11): 360p30, 45 s. Janus ramps each
+// publisher up through its REMB for ~30 s (J16 §8-3-2; 25 s seen here): a peer still ramping while the others are up
+// skews its downlink/uplink ratio (2.6 in a 30 s call measured from 10 s), so the window starts at 30 s.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { runScenarioCli } from './helpers/cli.js';
+import { peerSeconds } from '../orchestrator/lib/topology.js';
+import { describe as stats } from '../orchestrator/lib/statistics.js';
+
+const median = (values) => stats(values).median;
+const sum = (values) => values.reduce((total, value) => total + value, 0);
+
+/** Command lines of the processes still running that mention `text`. @param {string} text */
+function processesMentioning(text) {
+  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).flatMap((pid) => {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      return cmdline.includes(text) ? [`${pid}: ${cmdline}`] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+test('sfu-3: each peer publishes one video stream and receives the two others, forwarded by Janus through the relay', { timeout: 240_000 }, async () => {
+  const run = await runScenarioCli('sfu-3', ['--time-scale', '0.15', '--warmup', '30']);
+  assert.equal(run.code, 0, `scenario exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
+  const { timeline, scenario, summary, network, resources } = run.result;
+  assert.equal(scenario.topology, 'sfu');
+  const window = timeline.filter((entry) => entry.t > scenario.warmupS);
+  for (const peer of ['p0', 'p1', 'p2']) {
+    const others = ['p0', 'p1', 'p2'].filter((p) => p !== peer);
+    // One publisher connection (to the SFU) and one subscription per other peer.
+    const remotes = [...new Set(window.filter((e) => e.peer === peer).map((e) => e.remote))].sort();
+    assert.deepEqual(remotes, [...others, 'sfu'].sort(), `${peer}'s connections`);
+    for (const remote of others) {
+      const fps = window.filter((e) => e.peer === peer && e.remote === remote).map((e) => e.video.recvFps ?? 0);
+      assert.ok(median(fps) > 0, `${peer} shows no frames from ${remote}: ${fps.join(', ')}`);
+    }
+    const seconds = peerSeconds(window).filter((row) => row.peer === peer);
+    assert.equal(median(seconds.map((row) => row.videoStreamsSent)), 1, `${peer} video streams sent per second`);
+    assert.equal(median(seconds.map((row) => row.videoStreamsReceived)), 2, `${peer} video streams received per second`);
+    const { downlinkToUplink } = summary.peerTotals[peer];
+    assert.ok(downlinkToUplink >= 1.6 && downlinkToUplink <= 2.4, `${peer} downlink/uplink ${downlinkToUplink}`);
+    // The relay's own count: the peer's downlink link carries about twice its uplink link, so Janus's media crossed it.
+    const bytes = (link) => sum(network.truth.filter((row) => row.link === link && row.t > scenario.warmupS).map((row) => row.bytesOut));
+    const linkRatio = bytes(`${peer}.down`) / bytes(`${peer}.up`);
+    assert.ok(bytes(`${peer}.up`) > 0 && linkRatio >= 1.6 && linkRatio <= 2.4, `${peer}: relay ${peer}.down/${peer}.up bytes ${linkRatio}`);
+  }
+  // Janus's process tree was sampled like the browsers', and Janus is gone after the run.
+  const janusRows = resources.rows.filter((row) => row.process === 'janus');
+  assert.ok(janusRows.length >= 40, `${janusRows.length} janus resource rows in a 45 s call`);
+  assert.deepEqual(processesMentioning(run.out), [], 'processes of the run still running');
+});

@@ -1,0 +1,107 @@
+// The SFU bridge against a fake Janus HTTP API on loopback: which requests it makes for which page message, and what
+// the pages get back.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createSfuBridge } from '../../orchestrator/sfu/bridge.js';
+
+const JANUS_SDP = (kind) => `v=0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=mid:0\r\na=${kind}\r\na=candidate:1 1 udp 2015363327 192.0.2.2 23604 typ host\r\n`;
+
+/** A Janus that answers VideoRoom requests as 1.1 does: ack, then an event with the transaction on the long poll. */
+async function fakeJanus() {
+  const requests = [];
+  /** @type {Map<number, any[]>} session → queued events */
+  const queues = new Map();
+  let nextId = 100;
+  const handleSession = new Map();
+  const server = createServer(async (request, response) => {
+    const parts = request.url.split('?')[0].split('/').filter(Boolean).slice(1).map(Number);
+    const reply = (body) => response.end(JSON.stringify(body));
+    if (request.method === 'GET') {
+      for (let i = 0; i < 20 && !queues.get(parts[0])?.length; i++) await sleep(10);
+      return reply(queues.get(parts[0])?.splice(0) ?? []);
+    }
+    let raw = '';
+    for await (const chunk of request) raw += chunk;
+    const body = JSON.parse(raw);
+    requests.push({ path: parts, ...body });
+    const { transaction } = body;
+    if (body.janus === 'create') {
+      const id = nextId++;
+      queues.set(id, []);
+      return reply({ janus: 'success', transaction, data: { id } });
+    }
+    if (body.janus === 'attach') {
+      const id = nextId++;
+      handleSession.set(id, parts[0]);
+      return reply({ janus: 'success', transaction, data: { id } });
+    }
+    if (body.janus === 'message') {
+      const [session, sender] = parts;
+      const answer = body.body.request === 'joinandconfigure'
+        ? { data: { videoroom: 'joined', id: body.body.id }, jsep: { type: 'answer', sdp: JANUS_SDP('recvonly') } }
+        : body.body.request === 'join' ? { data: { videoroom: 'attached' }, jsep: { type: 'offer', sdp: JANUS_SDP('sendonly') } }
+          : { data: { videoroom: 'event', started: 'ok' } };
+      queues.get(session).push({ janus: 'event', session_id: session, sender, transaction, plugindata: { plugin: 'janus.plugin.videoroom', data: answer.data }, jsep: answer.jsep });
+      if (body.body.request === 'joinandconfigure') setTimeout(() => queues.get(session)?.push({ janus: 'webrtcup', session_id: session, sender }), 30);
+      return reply({ janus: 'ack', session_id: session, transaction });
+    }
+    return reply({ janus: 'ack', transaction });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { apiUrl: `http://127.0.0.1:${server.address().port}/janus`, requests, close: () => { server.closeAllConnections(); server.close(); } };
+}
+
+test('publish, subscribe to every other publisher once its media is up, start, and trickle: all through the emulator\'s rewrite', async () => {
+  const janus = await fakeJanus();
+  const sent = [];
+  const rewrites = [];
+  const errors = [];
+  const bridge = createSfuBridge({
+    apiUrl: janus.apiUrl, room: 1, peers: ['p0', 'p1'],
+    send: (peer, message) => sent.push({ peer, ...message }),
+    rewriteCandidate: async ({ from, to, candidate }) => {
+      rewrites.push(`${from}->${to}`);
+      return { ...candidate, candidate: candidate.candidate.replace(/ \S+ (\d+) typ/, ' 127.0.0.1 40000 typ') };
+    },
+    onError: (error) => errors.push(error),
+  });
+  try {
+    await bridge.handle({ from: 'p0', type: 'offer', to: 'sfu', sdp: 'offer-p0' });
+    await bridge.handle({ from: 'p1', type: 'offer', to: 'sfu', sdp: 'offer-p1' });
+    await bridge.handle({ from: 'p0', type: 'candidate', to: 'sfu', candidate: { candidate: 'candidate:9 1 udp 1 127.0.0.1 5000 typ host', sdpMid: '0' } });
+    for (let i = 0; i < 100 && sent.filter((m) => m.type === 'offer').length < 2; i++) await sleep(20);
+    assert.deepEqual(errors, []);
+
+    const publishes = janus.requests.filter((r) => r.body?.request === 'joinandconfigure');
+    assert.deepEqual(publishes.map((r) => [r.body.display, r.body.ptype, r.jsep.sdp]), [['p0', 'publisher', 'offer-p0'], ['p1', 'publisher', 'offer-p1']]);
+    const answers = sent.filter((m) => m.type === 'answer');
+    assert.deepEqual(answers.map((m) => [m.peer, m.from]), [['p0', 'sfu'], ['p1', 'sfu']]);
+    assert.ok(answers.every((m) => m.sdp.includes('a=candidate:1 1 udp 2015363327 127.0.0.1 40000 typ host') && !m.sdp.includes('192.0.2.2 23604')), 'Janus\'s candidate rewritten');
+    // Each peer receives the other's stream as an offer from that peer.
+    const offers = sent.filter((m) => m.type === 'offer').map((m) => `${m.peer}<-${m.from}`).sort();
+    assert.deepEqual(offers, ['p0<-p1', 'p1<-p0']);
+    const subscriptions = janus.requests.filter((r) => r.body?.request === 'join');
+    assert.deepEqual(subscriptions.map((r) => r.body.streams[0].feed).sort(), [1, 2]);
+    assert.deepEqual([...new Set(rewrites)].sort(), ['p0->sfu', 'sfu->p0', 'sfu->p1']);
+
+    // The page's trickled candidate went to its publisher handle, rewritten.
+    const trickle = janus.requests.find((r) => r.janus === 'trickle');
+    assert.equal(trickle.candidate.candidate, 'candidate:9 1 udp 1 127.0.0.1 40000 typ host');
+    assert.equal(trickle.path[1], publishes[0].path[1]);
+
+    // p0's answer to p1's stream starts the subscription on that handle.
+    await bridge.handle({ from: 'p0', type: 'answer', to: 'p1', sdp: 'answer-p0-p1' });
+    const start = janus.requests.find((r) => r.body?.request === 'start');
+    assert.equal(start.jsep.sdp, 'answer-p0-p1');
+    const p0SubscribesP1 = subscriptions.find((r) => r.body.streams[0].feed === 2 && r.path[0] === publishes[0].path[0]);
+    assert.equal(start.path[1], p0SubscribesP1.path[1]);
+
+    await assert.rejects(bridge.handle({ from: 'p0', type: 'offer', to: 'p1', sdp: 'x' }), /offers to sfu and answers the other peers/);
+    await assert.rejects(bridge.handle({ from: 'p0', type: 'answer', to: 'p7', sdp: 'x' }), /"p7" is neither sfu nor another peer/);
+  } finally {
+    await bridge.close();
+    janus.close();
+  }
+});
