@@ -190,7 +190,8 @@ export async function startSignalingServer({
 
       if (message.type === 'join') return join(message);
       if (message.type === 'stats') {
-        const others = onlyPeers ? onlyPeers.length - 1 : rooms.get(member.room).members.size - 1;
+        // In an SFU call a page also samples its connection to the SFU.
+        const others = (onlyPeers ? onlyPeers.length - 1 : rooms.get(member.room).members.size - 1) + (bridge ? 1 : 0);
         const maxSamples = MAX_SAMPLES_PER_REMOTE_PER_SECOND * Math.max(1, others);
         if (++rate.samples > maxSamples) return refuse(`over ${maxSamples} samples/s (${MAX_SAMPLES_PER_REMOTE_PER_SECOND} per remote peer): sample dropped`, 'stats');
         return events.emit('stats', message.sample);
