@@ -5,10 +5,6 @@
 import { linkHistories } from './network.js';
 import { meanOf } from '../lib/steady-rate.js';
 
-// The chart builder (series.js) takes these from here.
-export { changePoints } from '../lib/steady-rate.js';
-export { jainBySharedLink } from '../lib/fairness.js';
-
 /**
  * What a change point changed, e.g. "rateKbps 1000→3000 (p0.up, p1.up)", from the links' params
  * just before and the event params.

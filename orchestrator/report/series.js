@@ -4,7 +4,8 @@
 
 import { metricAt } from './timeline.js';
 import { configuredPath, linkHistories, pathSteps } from './network.js';
-import { changePoints, jainBySharedLink } from './derived.js';
+import { changePoints } from '../lib/steady-rate.js';
+import { jainBySharedLink } from '../lib/fairness.js';
 import { round2 } from './format.js';
 import { linkWireLossPct } from '../lib/loss.js';
 import { peerSeconds } from '../lib/topology.js';
