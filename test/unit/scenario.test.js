@@ -132,7 +132,7 @@ test('a path loads any scenario file, with file shown repo-relative', () => {
   const scenario = loadScenario(fixture('three-peers-bottleneck'));
   assert.equal(scenario.file, 'test/fixtures/scenarios/three-peers-bottleneck.json');
   assert.deepEqual([scenario.peers, scenario.warmupS, scenario.reference], [3, 5, null]);
-  assert.equal(Object.keys(scenario.compiled.links).length, 7);
+  assert.equal(Object.keys(scenario.compiled.links).length, 8);
   assert.equal(pathConditions(configuredAt(scenario.compiled, 45), scenario.compiled.routes['p2->p1']).rateKbps, 1000);
   assert.deepEqual(scenario.network.schedule[0].set, { rateKbps: 1000 }, 'network as written');
 });
