@@ -35,7 +35,8 @@ export function peerSide(peer) {
  */
 export function bottleneckBetween(from, to) {
   const [fromSide, toSide] = [peerSide(from), peerSide(to)];
-  return Object.keys(BOTTLENECK_LINKS).find((link) => BOTTLENECK_LINKS[link].from === fromSide && BOTTLENECK_LINKS[link].to === toSide) ?? null;
+  const crossing = Object.entries(BOTTLENECK_LINKS).find(([, sides]) => sides.from === fromSide && sides.to === toSide);
+  return crossing ? crossing[0] : null;
 }
 
 /** A stream counts as flowing in a second when it carries at least this rate (a stalled encoder still sends padding). */

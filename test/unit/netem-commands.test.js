@@ -18,6 +18,8 @@ const link = (overrides = {}) => ({
 const LINKS = ['p0.up', 'p0.down', 'p1.up', 'p1.down'];
 const BOTTLENECK = ['bottleneck.fwd', 'bottleneck.back'];
 const plan = planTopology({ runId: 'abc123', peers: ['p0', 'p1'], links: [...LINKS, ...BOTTLENECK], block: 7 });
+/** Every link of plan, unconstrained. */
+const unconstrained = () => Object.fromEntries([...LINKS, ...BOTTLENECK].map((name) => [name, link()]));
 const stage = (name) => plan.stages.find((s) => s.link === name);
 const CAPS = { netns: true, htb: true, netem: true, nftables: true, ifb: true, reasons: [] };
 const NO_NETEM = { ...CAPS, netem: false, reasons: ['sch_netem kernel module missing'] };
@@ -146,7 +148,7 @@ test('linkCommands with netem: netem leaf carries delay/loss, bfifo hangs below 
 });
 
 test('setupCommands builds namespaces before links, routes peer traffic through the loop and the root to the peers', () => {
-  const lines = setupCommands(plan, Object.fromEntries([...LINKS, ...BOTTLENECK].map((name) => [name, link()])), { netem: false }).map(shellJoin);
+  const lines = setupCommands(plan, unconstrained(), { netem: false }).map(shellJoin);
   const index = (line) => {
     const i = lines.indexOf(line);
     assert.ok(i >= 0, `missing: ${line}`);
@@ -170,7 +172,7 @@ test('setupCommands builds namespaces before links, routes peer traffic through 
   // Interface names are limited to 15 characters (IFNAMSIZ).
   for (const line of lines) for (const [, name] of line.matchAll(/\b(?:name|dev) (\S+)/g)) assert.ok(name.length <= 15, name);
 
-  const withNetem = setupCommands(plan, Object.fromEntries([...LINKS, ...BOTTLENECK].map((name) => [name, link()])), { netem: true }).map(shellJoin);
+  const withNetem = setupCommands(plan, unconstrained(), { netem: true }).map(shellJoin);
   assert.ok(withNetem.every((line) => !line.includes(' nft ')), 'no nftables when netem does the loss');
   const noBottleneck = planTopology({ runId: 'abc123', peers: ['p0', 'p1'], links: LINKS, block: 7 });
   const plain = setupCommands(noBottleneck, Object.fromEntries(LINKS.map((name) => [name, link()])), { netem: true }).map(shellJoin);
@@ -178,7 +180,7 @@ test('setupCommands builds namespaces before links, routes peer traffic through 
 });
 
 test('qdiscLayout: the qdiscs each capability set builds, as the emulator passes it (netem: caps.netem)', () => {
-  const links = { ...Object.fromEntries([...LINKS, ...BOTTLENECK].map((name) => [name, link()])), 'p0.up': link({ rateKbps: 1000 }) };
+  const links = { ...unconstrained(), 'p0.up': link({ rateKbps: 1000 }) };
   const unlimited = 'limit 4000000';
   // With sch_netem: htb class → netem (delay, loss) → bfifo (the queue), on every stage.
   assert.deepEqual(qdiscLayout(setupCommands(plan, links, { netem: CAPS.netem })), {

@@ -5,7 +5,6 @@ import { loadScenario } from '../../orchestrator/lib/scenario.js';
 import {
   compileNetwork, configuredAt, configuredTimeline, groupScheduleEvents, rampValue,
 } from '../../orchestrator/lib/schedule.js';
-import { peerSide } from '../../orchestrator/lib/topology.js';
 
 /** @param {object} network @param {object} [extra] */
 const compile = (network, extra = {}, options = {}) => compileNetwork({ file: 'x.json', durationS: 300, network, ...extra }, options);
@@ -40,8 +39,6 @@ test('a bottleneck is two links, left -> right and right -> left; only routes be
   for (const name of ['bottleneck.fwd', 'bottleneck.back']) {
     assert.deepEqual([four.links[name].rateKbps, four.links[name].queueMs, four.links[name].queuePackets], [2000, 300, null], name);
   }
-  assert.deepEqual([peerSide('p0'), peerSide('p1'), peerSide('p2'), peerSide('p13'), peerSide('sfu')], ['left', 'right', 'left', 'right', 'right']);
-  assert.throws(() => peerSide('x1'), /x1/);
 });
 
 test('network.bottleneckBack is merged field by field over network.bottleneck for bottleneck.back only', () => {
