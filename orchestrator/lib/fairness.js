@@ -184,10 +184,12 @@ export const FAIRNESS_LINKS = ['bottleneck.fwd', 'bottleneck.back'];
  * @returns {{ links: Record<string, LinkFairness> }}
  */
 export function flowFairness(flows, configured, windowS) {
-  const series = flows.list.flatMap((entry) => entry.series);
+  // An older or damaged result.json may lack parts: what is not there is no flow and no rate.
+  const series = flows.list.flatMap((entry) => (Array.isArray(entry?.series) ? entry.series : []))
+    .filter((s) => typeof s?.name === 'string' && Array.isArray(s.links) && Array.isArray(s.intervals));
   /** @type {Map<string, Map<number, number[]>>} */
   const rates = new Map();
-  for (const row of flows.rows) {
+  for (const row of Array.isArray(flows.rows) ? flows.rows : []) {
     if (!Number.isFinite(row?.t) || !Number.isFinite(row.rateKbps)) continue;
     const t = Math.round(row.t);
     if (!rates.has(row.flow)) rates.set(row.flow, new Map());
@@ -347,7 +349,7 @@ export function convergenceS(atS, firstSecond, lastSecond, jainAt, { jainIndex: 
  *   jainIndexPerSecond: number|null, convergenceS: number|null }}
  */
 export function fairnessFigures({ timeline, routes, configured, windowS, flows }) {
-  const fairness = flows?.list?.length ? flowFairness(flows, configured, windowS) : null;
+  const fairness = Array.isArray(flows?.list) && flows.list.length ? flowFairness(flows, configured, windowS) : null;
   const perLink = Object.values(fairness?.links ?? {});
   if (!perLink.length) return { fairness, ...runFairness(jainBySharedLink(timeline, routes, windowS)), convergenceS: null };
   return {
