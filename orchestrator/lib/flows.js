@@ -163,7 +163,7 @@ function normalizeFlow(raw, index, { file, durationS, timeScale, peers, hasBottl
     if (flow.from === flow.to) throw new InputError(`${where}: from and to are both ${flow.from}; a data flow goes from one peer of the main call to another`);
     return flow;
   }
-  if (!hasBottleneck) {
+  if (KERNEL_FLOW_KINDS.includes(kind) && !hasBottleneck) {
     throw new InputError(`${where}: a "${kind}" flow crosses the bottleneck, and the scenario has none: add network.bottleneck (link parameters, docs/scenario-format.md)`);
   }
   flow.direction = oneOf(given.direction, KERNEL_DIRECTIONS, `${where}.direction`);

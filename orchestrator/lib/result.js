@@ -60,7 +60,8 @@ export const SCHEMA_VERSION = 1;
  * @param {object} input
  * @param {RunStatus} input.status
  * @param {RunError[]} input.errors
- * @param {{ compiled: import('./schedule.js').CompiledNetwork, durationS: number, warmupS: number }
+ * @param {{ compiled: import('./schedule.js').CompiledNetwork, durationS: number, warmupS: number, peers: number,
+ *   flows?: import('./flows.js').Flow[], network?: { bottleneck?: unknown } }
  *   & Record<string, unknown>} input.scenario  the resolved scenario, compiled network included
  * @param {Environment} input.environment
  * @param {TimelineEntry[]} input.samples    as the pages sent them (validated at the signaling edge)
@@ -84,7 +85,7 @@ export function buildResult({ status, errors, scenario, environment, samples, ev
   const timeline = withWireLoss(samplesInRun, truth, compiled.routes);
   const setup = setupBreakdown({ events, peers });
   const setupMs = Object.fromEntries(peers.map((peer) => [peer, setup.peers[peer].sinceLaunchMs.firstFrame]));
-  const flows = flowsSection(/** @type {any} */ (scenario), timeline, flowRows);
+  const flows = flowsSection(scenario, timeline, flowRows);
   return {
     schemaVersion: SCHEMA_VERSION,
     status,
