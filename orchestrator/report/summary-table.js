@@ -5,7 +5,7 @@ import { summarize } from '../lib/run-summary.js';
 import { RUN_METRIC_PATHS, headlinePaths, metricByPath } from '../lib/metrics.js';
 import { HarnessError } from '../lib/errors.js';
 import { referenceValue } from '../lib/reference.js';
-import { jainBySharedLink, runFairness } from '../lib/fairness.js';
+import { fairnessFigures, jainBySharedLink } from '../lib/fairness.js';
 import { meanTimeToSteadyS, timeToSteadyTable } from '../lib/steady-rate.js';
 import { perChangeReference } from './derived.js';
 import { timeSpan } from './series.js';
@@ -124,13 +124,15 @@ export function buildSummaryTable(result) {
 export function buildDerived(result) {
   const stats = runStatistics(result);
   const reference = result.scenario.reference;
-  const groups = jainBySharedLink(result.timeline, result.network.routes, stats.windowS);
+  const { routes, configured } = result.network;
+  const groups = jainBySharedLink(result.timeline, routes, stats.windowS);
   const steady = timeToSteadyTable(result.timeline, result.network.scheduleEvents, stats.windowS[1]);
   const steadyRef = referenceValue(reference, 'timeToSteadyS');
   const perChange = perChangeReference(steady.changes, steadyRef?.byChangeAtS, result.scenario.timeScale ?? 1);
   // The summary's per-run fields, so each catalogue entry's fromSummary reads them.
   const figures = {
-    utilization: stats.utilization, setupMs: stats.setupMs, ...runFairness(groups), timeToSteadyS: meanTimeToSteadyS(steady.changes),
+    utilization: stats.utilization, setupMs: stats.setupMs, timeToSteadyS: meanTimeToSteadyS(steady.changes),
+    ...fairnessFigures({ timeline: result.timeline, routes, configured, windowS: stats.windowS, flows: result.flows }),
   };
   const peers = Object.keys(stats.peers).sort();
   const finiteOrNull = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
