@@ -45,7 +45,7 @@ test('--dry-run prints the deterministic slice of a shard', async () => {
   const first = await cli(['suite', 'nightly', '--dry-run', '--shard', '1/6']);
   assert.equal(first.code, 0, first.stderr);
   assert.match(first.stdout, /^suite nightly shard 1\/6: \d+ runs, about \d+ min$/m);
-  assert.match(first.stdout, /seven-minute-mix\s+5 × 420 s/);
+  assert.match(first.stdout, /^ {2}[a-z0-9.-]+\s+5 × \d+ s \(time scale 1, warm-up \d+ s\)/m);
   assert.equal((await cli(['suite', 'nightly', '--dry-run', '--shard', '1/6'])).stdout, first.stdout);
 });
 
