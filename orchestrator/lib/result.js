@@ -17,6 +17,8 @@ export const SCHEMA_VERSION = 1;
  * @typedef {{ t: number, peer: string, remote: string, intervalS?: number, [metric: string]: unknown }} TimelineEntry
  * @typedef {{ atS: number, cmd: string, ok: boolean, [field: string]: unknown }} SystemCommand
  * @typedef {{ atS: number, appliedAtS: number|null, link: string, params: object, cause: string }} ScheduleEvent
+ * @typedef {{ t: number, peer: string, feed: string, role: string, kind: string, direction: 'fromPeer'|'toPeer',
+ *   bitrateKbps: number, [metric: string]: unknown }} SfuRow  one media stream of one Janus handle (sfu/admin-sampler.js)
  *
  * @typedef {object} Environment
  * @property {string} harnessVersion
@@ -45,6 +47,7 @@ export const SCHEMA_VERSION = 1;
  * @property {{ unavailable: string|null, rows: Array<{ t: number, process: string, cpuPct: number, rssMb: number, processCount: number }>,
  *   summary: Record<string, { cpuPct: object, peakRssMb: number }>, hostSaturation: ReturnType<typeof hostSaturation> }} resources
  *   per-process CPU and memory
+ * @property {{ rows: SfuRow[], unavailable: string|null }|null} sfu  Janus's own view of each leg once a second; null without an SFU
  * @property {ReturnType<typeof summarize> & { loss: ReturnType<typeof lossSummary> }} summary  loss: wire vs after recovery (lib/loss.js)
  */
 
@@ -65,9 +68,11 @@ export const SCHEMA_VERSION = 1;
  * @param {string[]} input.peers
  * @param {{ rows: Array<{ epochMs: number, process: string, cpuPct: number, rssMb: number, processCount: number }>,
  *   unavailable: string|null }} [input.processes]  per-process CPU and memory (run/process-sampler.js)
+ * @param {{ rows: Array<{ epochMs: number, peer: string, feed: string, direction: string }>, unavailable: string|null }} [input.sfu]
+ *   Janus's Admin API readings (sfu/admin-sampler.js), in an SFU call
  * @returns {RunResult}
  */
-export function buildResult({ status, errors, scenario, environment, samples, events, network, clock, peers, processes }) {
+export function buildResult({ status, errors, scenario, environment, samples, events, network, clock, peers, processes, sfu }) {
   const atS = (epochMs) => (clock.mediaStartEpochMs === null ? null : Number(((epochMs - clock.mediaStartEpochMs) / 1000).toFixed(3)));
   const { compiled, ...scenarioForResult } = scenario;
   const configured = configuredTimeline(compiled, scenario.durationS);
@@ -95,6 +100,7 @@ export function buildResult({ status, errors, scenario, environment, samples, ev
     },
     setup,
     resources: resourcesSection(processes, atS, scenario, environment.cpus),
+    sfu: sfu ? sfuSection(sfu, atS) : null,
     summary: {
       ...summarize({
         timeline, warmupS: scenario.warmupS, durationS: scenario.durationS, setupMs, configured, routes: compiled.routes,
@@ -126,6 +132,17 @@ function resourcesSection(processes, atS, { warmupS, durationS }, cores) {
   }
   const inWindow = rows.filter((row) => row.t > warmupS && row.t <= durationS);
   return { unavailable: processes.unavailable, rows, summary, hostSaturation: hostSaturation(inWindow, cores) };
+}
+
+/**
+ * result.json `sfu`: Janus's readings on the media clock, in time, peer, feed order.
+ * @param {{ rows: Array<{ epochMs: number, peer: string, feed: string, direction: string }>, unavailable: string|null }} sfu
+ * @param {(epochMs: number) => number|null} atS
+ */
+function sfuSection(sfu, atS) {
+  const rows = sfu.rows.map(({ epochMs, ...row }) => ({ t: atS(epochMs), ...row })).filter((row) => row.t !== null)
+    .sort((a, b) => a.t - b.t || a.peer.localeCompare(b.peer) || a.feed.localeCompare(b.feed) || a.direction.localeCompare(b.direction));
+  return { rows: /** @type {SfuRow[]} */ (rows), unavailable: sfu.unavailable };
 }
 
 /** A second in which the sampled processes together kept this share of all cores busy counts as saturated. */
