@@ -62,3 +62,19 @@ test('a 3-party mesh with p2 on a 500 kbps uplink caps only p2\'s outgoing strea
     assert.ok(received('p2', peer) > 500, `p2 receives only ${received('p2', peer)} kbps from ${peer}: its downlink is open`);
   }
 });
+
+test('a peer given its own smaller preset in the scenario is received smaller by the others; the result records every peer\'s media', { timeout: 180_000 }, async () => {
+  const run = await runScenarioCli(fixture('mesh-3-small-p2'));
+  const window = measured(run);
+  const { media } = run.result.environment;
+  assert.equal(media.preset, '360p30', "the run's --video");
+  assert.deepEqual(Object.entries(media.peers).map(([peer, m]) => [peer, m.preset, m.width, m.height]),
+    [['p0', '360p30', 640, 360], ['p1', '360p30', 640, 360], ['p2', '180p30', 320, 180]]);
+  assert.notEqual(media.peers.p2.video, media.peers.p0.video, 'p2 reads its own fake-camera file');
+  const recvWidth = (peer, remote) => median(window.filter((e) => e.peer === peer && e.remote === remote)
+    .map((e) => e.video.recvWidth ?? 0));
+  for (const [peer, other] of [['p0', 'p1'], ['p1', 'p0']]) {
+    assert.ok(recvWidth(peer, 'p2') > 0 && recvWidth(peer, 'p2') <= 320, `${peer} receives p2 ${recvWidth(peer, 'p2')} px wide`);
+    assert.ok(recvWidth(peer, other) > 320, `${peer} receives ${other} only ${recvWidth(peer, other)} px wide`);
+  }
+});

@@ -31,7 +31,9 @@ export const SCHEMA_VERSION = 1;
  * @property {string} node
  * @property {string} startedAt  ISO time
  * @property {string} endedAt    ISO time
- * @property {{ preset: string|null, video: string, audio: string, width: number, height: number, fps: number }} media
+ * @property {MediaFiles & { peers: Record<string, MediaFiles> }} media  the run's (--video), and what each peer's browser
+ *   was fed: the scenario's per-peer preset, else the run's
+ * @typedef {{ preset: string|null, video: string, audio: string, width: number, height: number, fps: number }} MediaFiles
  *
  * @typedef {object} RunResult  result.json
  * @property {number} schemaVersion
@@ -100,7 +102,7 @@ export function buildResult({ status, errors, scenario, environment, samples, ev
     },
     setup,
     resources: resourcesSection(processes, atS, scenario, environment.cpus),
-    sfu: sfu ? sfuSection(sfu, atS) : null,
+    sfu: sfu ? sfuSection(sfu, atS, scenario.durationS) : null,
     summary: {
       ...summarize({
         timeline, warmupS: scenario.warmupS, durationS: scenario.durationS, setupMs, configured, routes: compiled.routes,
@@ -135,12 +137,14 @@ function resourcesSection(processes, atS, { warmupS, durationS }, cores) {
 }
 
 /**
- * result.json `sfu`: Janus's readings on the media clock, in time, peer, feed order.
+ * result.json `sfu`: Janus's readings on the media clock up to the end of the call (like the timeline's), in time,
+ * peer, feed order.
  * @param {{ rows: Array<{ epochMs: number, peer: string, feed: string, direction: string }>, unavailable: string|null }} sfu
  * @param {(epochMs: number) => number|null} atS
+ * @param {number} durationS
  */
-function sfuSection(sfu, atS) {
-  const rows = sfu.rows.map(({ epochMs, ...row }) => ({ t: atS(epochMs), ...row })).filter((row) => row.t !== null)
+function sfuSection(sfu, atS, durationS) {
+  const rows = sfu.rows.map(({ epochMs, ...row }) => ({ t: atS(epochMs), ...row })).filter((row) => row.t !== null && row.t <= durationS)
     .sort((a, b) => a.t - b.t || a.peer.localeCompare(b.peer) || a.feed.localeCompare(b.feed) || a.direction.localeCompare(b.direction));
   return { rows: /** @type {SfuRow[]} */ (rows), unavailable: sfu.unavailable };
 }

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { rmdir } from 'node:fs/promises';
 import puppeteer from 'puppeteer';
-import { ensureMedia } from '../../media/generate.js';
+import { ensureRunMedia } from '../../media/generate.js';
 import { startSignalingServer } from '../../signaling/server.js';
 import { createEmulator } from '../emulators/index.js';
 import { EnvironmentError, InputError } from '../lib/errors.js';
@@ -59,7 +59,7 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
     throw new InputError(`--emulator ${emulatorName}: scenario ${scenario.name} has topology sfu, which runs on the relay emulator only; use --emulator relay`);
   }
   const browser = resolveBrowserPath({ browserPath, puppeteerPath: () => puppeteer.executablePath() });
-  const media = await ensureMedia(video);
+  const media = await ensureRunMedia(video, scenarioPeers(scenario), scenario.media);
   const runDir = await prepareRunDir({ outDir, scenarioName: scenario.name, force });
   const startedAt = new Date();
   const recorder = createRecorder({ log });
@@ -217,7 +217,8 @@ async function setUpCall(call) {
     recorder.event({ type: LAUNCH_EVENT, peer });
     const url = `${signaling.httpUrl}?${new URLSearchParams({ peer, room, signal: signaling.wsUrl, ...(janus ? { sfu: SFU_NODE } : {}) })}`;
     const launched = await launchPeer({
-      executablePath: call.browser.path, media: call.media, url, headful: call.headful, launchSpec: call.emulator.launchSpec?.(peer),
+      executablePath: call.browser.path, media: call.media.peers[peer], url, headful: call.headful,
+      launchSpec: call.emulator.launchSpec?.(peer),
       onMilestone: (type) => recorder.event({ type, peer }),
       onConsole: (text) => recorder.event({ type: 'console-error', peer, text }),
       onCrash: (message) => !closing && recorder.fail(message, peer),
