@@ -8,18 +8,11 @@ import { mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { EnvironmentError, InputError } from '../orchestrator/lib/errors.js';
+import { DEFAULT_PRESET, PRESETS } from '../orchestrator/lib/media-presets.js';
 
 export const CACHE_DIR = fileURLToPath(new URL('./cache/', import.meta.url));
 const LOOP_S = 10;
 const AUDIO_RATE_HZ = 48000;
-
-/** Video presets: 720p30 is the default on a 2-core machine; 1080p50 is the J16 source format. */
-export const PRESETS = {
-  '360p30': { width: 640, height: 360, fps: 30 },
-  '720p30': { width: 1280, height: 720, fps: 30 },
-  '1080p50': { width: 1920, height: 1080, fps: 50 },
-};
-export const DEFAULT_PRESET = '720p30';
 
 /** ffmpeg arguments for a preset's video loop (pure; the cache key hashes them). */
 export function videoArgs({ width, height, fps }, outFile) {
@@ -90,9 +83,13 @@ export async function readY4mHeader(file) {
 }
 
 /**
+ * @typedef {{ preset: string|null, video: string, audio: string, width: number, height: number, fps: number }} Media
+ */
+
+/**
  * The video and audio files for a preset name or a user .y4m path, generating them if needed.
  * @param {string} [video] preset name or path to a .y4m file
- * @returns {Promise<{ preset: string|null, video: string, audio: string, width: number, height: number, fps: number }>}
+ * @returns {Promise<Media>}
  */
 export async function ensureMedia(video = DEFAULT_PRESET) {
   const audio = await cached(path.join(CACHE_DIR, `audio-${hashOf(audioArgs('x'))}.wav`), audioArgs);
@@ -107,6 +104,23 @@ export async function ensureMedia(video = DEFAULT_PRESET) {
   }
   const file = path.resolve(video);
   return { preset: null, video: file, audio, ...(await readY4mHeader(file)) };
+}
+
+/**
+ * A run's media: the run's own (`video`, the CLI's --video) with, per peer, the files its browser's fake devices
+ * read: the scenario's preset for that peer (its `media` field), else the run's. Peers with the same choice share files.
+ * @param {string|undefined} video
+ * @param {string[]} peers
+ * @param {Record<string, string>} [perPeer]  peer → preset, validated by the scenario loader
+ * @returns {Promise<Media & { peers: Record<string, Media> }>}
+ */
+export async function ensureRunMedia(video, peers, perPeer = {}) {
+  const runMedia = await ensureMedia(video);
+  /** @type {Map<string, Media>} */
+  const byPreset = new Map();
+  // One after another: two generations at once would share the audio file's temporary name.
+  for (const preset of new Set(Object.values(perPeer))) byPreset.set(preset, await ensureMedia(preset));
+  return { ...runMedia, peers: Object.fromEntries(peers.map((peer) => [peer, byPreset.get(perPeer[peer]) ?? runMedia])) };
 }
 
 // `node media/generate.js [preset...]` pre-generates presets (npm run setup does the default ones).

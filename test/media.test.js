@@ -4,7 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { CACHE_DIR, ensureMedia, PRESETS } from '../media/generate.js';
+import { CACHE_DIR, ensureMedia } from '../media/generate.js';
+import { PRESETS } from '../orchestrator/lib/media-presets.js';
 import { tempDir } from './helpers/cli.js';
 
 test('a preset is generated once and cached by its parameters, with no temporary file left', async () => {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { PRESETS } from '../../media/generate.js';
+import { PRESETS } from '../lib/media-presets.js';
 import { EMULATORS } from '../emulators/index.js';
 import { InputError } from '../lib/errors.js';
 import { displayPath } from '../lib/json-file.js';

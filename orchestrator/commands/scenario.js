@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { DEFAULT_PRESET, PRESETS } from '../../media/generate.js';
+import { DEFAULT_PRESET, PRESETS } from '../lib/media-presets.js';
 import { EMULATORS } from '../emulators/index.js';
 import { installProcessHandlers } from '../lib/shutdown.js';
 import { InputError } from '../lib/errors.js';

@@ -1,4 +1,4 @@
-import { PRESETS } from '../../media/generate.js';
+import { PRESETS } from '../lib/media-presets.js';
 import { EMULATORS } from '../emulators/index.js';
 import { installProcessHandlers } from '../lib/shutdown.js';
 import { InputError } from '../lib/errors.js';

@@ -21,6 +21,8 @@ export const SCHEMA_VERSION = 1;
  * @typedef {{ t: number, flow: string, rateKbps: number, source: string, [field: string]: unknown }} FlowRow
  *   t: the second on the media clock (the row covers (t − 1, t]); rateKbps: the goodput its receiver got;
  *   source: getStats | iperf3 | datachannel | relay
+ * @typedef {{ t: number, peer: string, feed: string, role: string, kind: string, direction: 'fromPeer'|'toPeer',
+ *   bitrateKbps: number, [metric: string]: unknown }} SfuRow  one media stream of one Janus handle (sfu/admin-sampler.js)
  *
  * @typedef {object} Environment
  * @property {string} harnessVersion
@@ -33,7 +35,9 @@ export const SCHEMA_VERSION = 1;
  * @property {string} node
  * @property {string} startedAt  ISO time
  * @property {string} endedAt    ISO time
- * @property {{ preset: string|null, video: string, audio: string, width: number, height: number, fps: number }} media
+ * @property {MediaFiles & { peers: Record<string, MediaFiles> }} media  the run's (--video), and what each peer's browser
+ *   was fed: the scenario's per-peer preset, else the run's
+ * @typedef {{ preset: string|null, video: string, audio: string, width: number, height: number, fps: number }} MediaFiles
  *
  * @typedef {object} RunResult  result.json
  * @property {number} schemaVersion
@@ -51,6 +55,7 @@ export const SCHEMA_VERSION = 1;
  * @property {{ unavailable: string|null, rows: Array<{ t: number, process: string, cpuPct: number, rssMb: number, processCount: number }>,
  *   summary: Record<string, { cpuPct: object, peakRssMb: number }>, hostSaturation: ReturnType<typeof hostSaturation> }} resources
  *   per-process CPU and memory
+ * @property {{ rows: SfuRow[], unavailable: string|null }|null} sfu  Janus's own view of each leg once a second; null without an SFU
  * @property {ReturnType<typeof summarize> & { loss: ReturnType<typeof lossSummary> }} summary  loss: wire vs after recovery (lib/loss.js)
  */
 
@@ -74,9 +79,11 @@ export const SCHEMA_VERSION = 1;
  *   the call and data-channel rows are derived here from the samples
  * @param {{ rows: Array<{ epochMs: number, process: string, cpuPct: number, rssMb: number, processCount: number }>,
  *   unavailable: string|null }} [input.processes]  per-process CPU and memory (run/process-sampler.js)
+ * @param {{ rows: Array<{ epochMs: number, peer: string, feed: string, direction: string }>, unavailable: string|null }} [input.sfu]
+ *   Janus's Admin API readings (sfu/admin-sampler.js), in an SFU call
  * @returns {RunResult}
  */
-export function buildResult({ status, errors, scenario, environment, samples, events, network, clock, peers, processes, flowRows = [] }) {
+export function buildResult({ status, errors, scenario, environment, samples, events, network, clock, peers, processes, sfu, flowRows = [] }) {
   const atS = (epochMs) => (clock.mediaStartEpochMs === null ? null : Number(((epochMs - clock.mediaStartEpochMs) / 1000).toFixed(3)));
   const { compiled, ...scenarioForResult } = scenario;
   const configured = configuredTimeline(compiled, scenario.durationS);
@@ -106,6 +113,7 @@ export function buildResult({ status, errors, scenario, environment, samples, ev
     flows,
     setup,
     resources: resourcesSection(processes, atS, scenario, environment.cpus),
+    sfu: sfu ? sfuSection(sfu, atS, scenario.durationS) : null,
     summary: {
       ...summarize({
         timeline, warmupS: scenario.warmupS, durationS: scenario.durationS, setupMs, configured, routes: compiled.routes,
@@ -148,6 +156,19 @@ function resourcesSection(processes, atS, { warmupS, durationS }, cores) {
   }
   const inWindow = rows.filter((row) => row.t > warmupS && row.t <= durationS);
   return { unavailable: processes.unavailable, rows, summary, hostSaturation: hostSaturation(inWindow, cores) };
+}
+
+/**
+ * result.json `sfu`: Janus's readings on the media clock up to the end of the call (like the timeline's), in time,
+ * peer, feed order.
+ * @param {{ rows: Array<{ epochMs: number, peer: string, feed: string, direction: string }>, unavailable: string|null }} sfu
+ * @param {(epochMs: number) => number|null} atS
+ * @param {number} durationS
+ */
+function sfuSection(sfu, atS, durationS) {
+  const rows = sfu.rows.map(({ epochMs, ...row }) => ({ t: atS(epochMs), ...row })).filter((row) => row.t !== null && row.t <= durationS)
+    .sort((a, b) => a.t - b.t || a.peer.localeCompare(b.peer) || a.feed.localeCompare(b.feed) || a.direction.localeCompare(b.direction));
+  return { rows: /** @type {SfuRow[]} */ (rows), unavailable: sfu.unavailable };
 }
 
 /** A second in which the sampled processes together kept this share of all cores busy counts as saturated. */

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { builtinNames, resolveBuiltin } from './builtin-file.js';
 import { InputError } from './errors.js';
+import { PRESETS } from './media-presets.js';
 import { REPO_ROOT } from './paths.js';
 import { readJsonFile } from './json-file.js';
 import { describeValue, expectFileName, expectNumber, expectObject, expectText } from './validate.js';
@@ -18,7 +19,7 @@ export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.u
 /** J16 reports ~10 s of ramp-up once media flows; the measurement window starts after it. */
 export const DEFAULT_WARMUP_S = 10;
 
-const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'topology', 'network', 'flows', 'reference'];
+const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'topology', 'media', 'network', 'flows', 'reference'];
 
 /** How the peers' media travels: `mesh`, every peer to every other; `sfu`, every peer to Janus and back (lib/topology.js). */
 export const TOPOLOGIES = ['mesh', 'sfu'];
@@ -36,11 +37,29 @@ export const TOPOLOGIES = ['mesh', 'sfu'];
  * @property {number} peers          the main call's
  * @property {number} allPeers       the main call's and two per call flow (lib/flows.js flowPeers)
  * @property {string} topology        'mesh' or 'sfu'
+ * @property {Record<string, string>} media  peer → its own video preset; every other peer uses the run's (--video)
  * @property {object} network            as written
  * @property {import('./flows.js').Flow[]} flows  normalised, times scaled (docs/scenario-format.md "Flows")
  * @property {import('./reference.js').Reference|null} reference
  * @property {import('./schedule.js').CompiledNetwork} compiled
  */
+
+/**
+ * The scenario's `media`: a video preset for some peers, so one peer of a call can send a smaller (or larger) picture.
+ * @param {unknown} raw @param {number} peers @param {string} file
+ * @returns {Record<string, string>}
+ */
+function peerMedia(raw, peers, file) {
+  if (raw === undefined) return {};
+  const media = expectObject(raw, `${file}: media`, Array.from({ length: peers }, (_, i) => `p${i}`),
+    { what: 'an object of peer names to video presets, e.g. {"p2": "180p30"}' });
+  for (const [peer, preset] of Object.entries(media)) {
+    if (typeof preset !== 'string' || !Object.hasOwn(PRESETS, preset)) {
+      throw new InputError(`${file}: media.${peer}: ${describeValue(preset)} is not a video preset; use one of ${Object.keys(PRESETS).join(', ')}`);
+    }
+  }
+  return { ...media };
+}
 
 /** @param {string} filePath */
 function displayPath(filePath) {
@@ -111,10 +130,11 @@ export function loadScenario(nameOrPath, { timeScale = 1, durationS, warmupS: wa
     file, durationS: nominalDurationS, timeScale, peers, topology, hasBottleneck, maxPeers: MAX_PEERS,
   });
   const allPeers = peers + 2 * flows.filter((flow) => flow.kind === 'call').length;
+  const media = peerMedia(raw.media, allPeers, file);
   // Extra calls' peers have links of their own.
   const compiled = compileNetwork({ file, durationS: nominalDurationS, peers: allPeers, topology, network: raw.network }, { timeScale });
   return {
-    name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers, allPeers, topology,
+    name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers, allPeers, topology, media,
     network: raw.network ?? {}, flows, reference, compiled,
   };
 }

@@ -46,13 +46,17 @@ export function renderRunReport(result, { sourcePath } = {}) {
 function renderHeader(r, sourcePath) {
   const env = r.environment;
   const media = env.media;
+  // Peers the scenario gave their own preset (environment.media.peers), after the run's media.
+  const ownMedia = Object.entries(media.peers && typeof media.peers === 'object' ? media.peers : {})
+    .filter(([, own]) => own?.video !== media.video).map(([peer, own]) => `${peer}: ${own?.preset ?? own?.video}`);
   const meta = [
     ['Started', env.startedAt ? escapeHtml(env.startedAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z')) : '—'],
     ['Duration', `${formatClock(r.scenario.durationS)}${Number.isFinite(r.scenario.nominalDurationS) && r.scenario.nominalDurationS !== r.scenario.durationS ? ` (nominal ${formatClock(r.scenario.nominalDurationS)}${r.scenario.timeScale && r.scenario.timeScale !== 1 ? `, time scale ${escapeHtml(r.scenario.timeScale)}` : ''})` : ''}`],
     ['Peers', escapeHtml(r.scenario.peers ?? '—')],
     ['Browser', escapeHtml([env.browser.name, env.browser.version].filter(Boolean).join(' ') || '—')],
     ['Emulator', escapeHtml(r.network.emulator ?? env.emulator ?? '—')],
-    ['Media', escapeHtml([media.preset, media.width && media.height ? `${media.width}×${media.height}` : null, media.fps ? `${media.fps} fps` : null].filter(Boolean).join(', ') || '—')],
+    ['Media', escapeHtml(([media.preset, media.width && media.height ? `${media.width}×${media.height}` : null, media.fps ? `${media.fps} fps` : null]
+      .filter(Boolean).join(', ') || '—') + (ownMedia.length ? `; ${ownMedia.join(', ')}` : ''))],
     ['Host', escapeHtml([env.os, env.cpus ? `${env.cpus} CPUs` : null, env.node ? `node ${env.node}` : null].filter(Boolean).join(' · ') || '—')],
     ['Source', sourcePath ? `<a href="${escapeHtml(basename(sourcePath))}">${escapeHtml(sourcePath)}</a>` : '—'],
   ];
@@ -81,6 +85,7 @@ function renderProblems(r) {
       + `together used at least ${formatNumber(host.thresholdPct, 0)} % of CPU (${escapeHtml(String(host.cores))} cores × 100 %): `
       + 'frame rates and rates may show the machine, not the network (see Host resources).</li>');
   }
+  if (r.sfu?.unavailable) items.push(`<li><b>Janus's view missing:</b> ${escapeHtml(String(r.sfu.unavailable))}; the browsers' figures stand alone.</li>`);
   if (r.status === 'passed' && !items.length) return '';
   return `<section class="problems ${r.status === 'passed' ? 'warn' : 'bad'}"><h2>${r.status === 'passed' ? 'Notes' : `Run ${escapeHtml(r.status)}`}</h2><ul>${items.join('') || '<li>No error was recorded.</li>'}</ul></section>`;
 }

@@ -82,6 +82,10 @@ export function normalizeResult(raw) {
     },
     summary: raw.summary && typeof raw.summary === 'object' ? raw.summary : null,
     resources: { ...obj(raw.resources), rows: records(raw.resources?.rows).filter((row) => Number.isFinite(row.t) && typeof row.process === 'string') },
+    sfu: raw.sfu && typeof raw.sfu === 'object' ? {
+      ...obj(raw.sfu),
+      rows: records(raw.sfu.rows).filter((row) => Number.isFinite(row.t) && typeof row.peer === 'string' && typeof row.feed === 'string'),
+    } : null,
   };
 }
 

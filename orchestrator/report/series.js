@@ -27,6 +27,8 @@ const CONFIGURED_DASH = [6, 4];
 export const QUALITY_REASONS = ['none', 'bandwidth', 'cpu', 'other'];
 /** The loss panels' lines: the same meaning has the same colour in every flow's panel. */
 const LOSS_COLORS = { wire: PALETTE[1], video: PALETTE[0], audio: PALETTE[2], retransmissions: PALETTE[7] };
+/** Janus (the SFU): its process tree and its own view of each peer's legs. */
+const JANUS_COLOR = '#8c564b';
 /** Above this many distinct schedule change times (ramps), only the change points are marked. */
 const MAX_CHANGE_MARKERS = 30;
 
@@ -174,13 +176,19 @@ export function buildRunCharts(result) {
     const send = (r) => ({ label: `send → ${r.remote}`, color: tint(r.color, 0.5), width: 1.25, dash: [4, 2] });
     const id = (name) => `${peer}-${name}`.replace(/[^A-Za-z0-9_-]/g, '_');
     const totals = peerSeconds(own);
-    // With two or more remotes (multi-party), what the peer's own access link carries in each direction.
+    const janus = janusPeerReadings(result.sfu?.rows ?? [], peer);
+    // With two or more remotes (multi-party), what the peer's own access link carries in each direction; in an SFU call
+    // also as Janus counted it at the other end of the peer's legs.
     /** @type {PanelSpec[]} */
     const totalPanels = remotes.length < 2 ? [] : [{
       id: id('uplink-downlink'), title: `Uplink vs downlink (audio + video over all ${remotes.length} connections)`, yLabel: 'kbps',
       series: [
         measured(totals, (row) => row.uplinkKbps, { label: 'uplink (sent)', color: colorOf(peer), width: 1.5, dash: [4, 2] }),
         measured(totals, (row) => row.downlinkKbps, { label: 'downlink (received)', color: colorOf(peer), width: 2 }),
+        ...(janus.length ? [
+          measured(janus, (row) => row.fromPeerKbps, { label: 'uplink as Janus received it', color: JANUS_COLOR, width: 1.25, dash: [4, 2] }),
+          measured(janus, (row) => row.toPeerKbps, { label: 'downlink as Janus sent it', color: JANUS_COLOR, width: 1.25 }),
+        ] : []),
       ],
     }];
     /** @type {PanelSpec[]} */
@@ -290,6 +298,26 @@ export function buildRunCharts(result) {
 }
 
 /**
+ * One peer's legs as Janus saw them, per Admin API reading: what it received from the peer (the publisher handle)
+ * and what it sent to it (every subscription), audio + video, RTP headers included.
+ * @param {Array<{t: number, peer: string, direction: string, bitrateKbps: number}>} rows  result.sfu.rows
+ * @param {string} peer
+ * @returns {Array<{t: number, fromPeerKbps: number, toPeerKbps: number}>} in time order
+ */
+export function janusPeerReadings(rows, peer) {
+  /** @type {Map<number, {t: number, fromPeerKbps: number, toPeerKbps: number}>} */
+  const byReading = new Map();
+  for (const row of rows) {
+    if (row.peer !== peer || !Number.isFinite(row.bitrateKbps)) continue;
+    const reading = byReading.get(row.t) ?? { t: row.t, fromPeerKbps: 0, toPeerKbps: 0 };
+    if (row.direction === 'fromPeer') reading.fromPeerKbps += row.bitrateKbps;
+    else if (row.direction === 'toPeer') reading.toPeerKbps += row.bitrateKbps;
+    byReading.set(row.t, reading);
+  }
+  return [...byReading.values()].sort((a, b) => a.t - b.t);
+}
+
+/**
  * CPU (% of one core) and memory of each sampled process tree: each browser with its helpers, the relay, Janus.
  * @param {Array<{t: number, process: string, cpuPct: number, rssMb: number}>} rows
  * @param {(peer: string) => string} colorOf
@@ -297,7 +325,7 @@ export function buildRunCharts(result) {
  */
 function buildResourcesSection(rows, colorOf) {
   const names = [...new Set(rows.map((row) => row.process))].sort();
-  const color = (name) => (/^p\d+$/.test(name) ? colorOf(name) : name === 'relay' ? '#555555' : '#8c564b');
+  const color = (name) => (/^p\d+$/.test(name) ? colorOf(name) : name === 'relay' ? '#555555' : JANUS_COLOR);
   const of = (name) => rows.filter((row) => row.process === name).sort((a, b) => a.t - b.t);
   const panels = !names.length ? [] : [
     {

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { rmdir } from 'node:fs/promises';
 import puppeteer from 'puppeteer';
-import { ensureMedia } from '../../media/generate.js';
+import { ensureRunMedia } from '../../media/generate.js';
 import { startSignalingServer } from '../../signaling/server.js';
 import { createEmulator } from '../emulators/index.js';
 import { EnvironmentError, InputError } from '../lib/errors.js';
@@ -12,6 +12,7 @@ import { groupScheduleEvents } from '../lib/schedule.js';
 import { LAUNCH_EVENT } from '../lib/setup-breakdown.js';
 import { onCleanup, onInterrupt } from '../lib/shutdown.js';
 import { SFU_NODE } from '../lib/topology.js';
+import { createAdminSampler } from '../sfu/admin-sampler.js';
 import { createSfuBridge } from '../sfu/bridge.js';
 import { createVideoRoom } from '../sfu/janus-api.js';
 import { startJanus } from '../sfu/janus.js';
@@ -58,7 +59,7 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
     throw new InputError(`--emulator ${emulatorName}: scenario ${scenario.name} has topology sfu, which runs on the relay emulator only; use --emulator relay`);
   }
   const browser = resolveBrowserPath({ browserPath, puppeteerPath: () => puppeteer.executablePath() });
-  const media = await ensureMedia(video);
+  const media = await ensureRunMedia(video, scenarioPeers(scenario), scenario.media);
   const runDir = await prepareRunDir({ outDir, scenarioName: scenario.name, force });
   const startedAt = new Date();
   const recorder = createRecorder({ log });
@@ -103,6 +104,7 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
     clock: { startedAtEpochMs: startedAt.getTime(), mediaStartEpochMs: recorder.mediaStartEpochMs },
     peers: scenarioPeers(scenario),
     processes: { rows: processes.rows, unavailable: processes.unavailable },
+    sfu: call.sfuSampler && { rows: call.sfuSampler.rows, unavailable: call.sfuSampler.unavailable },
   });
   const resultFile = await writeResultFile(runDir, result);
   return { result, runDir, resultFile };
@@ -113,7 +115,7 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
  * @typedef {{ scenario: any, browser: { path: string, source: string }, media: any, headful: boolean, emulatorName: string,
  *   startedAt: Date, recorder: import('./recorder.js').Recorder, onSample?: RunOptions['onSample'], log: (line: string) => void,
  *   emulator: any, signaling?: any, room?: string, processes: import('./process-sampler.js').ProcessSampler,
- *   releases: Array<() => Promise<void>>, runDir: string }} Call
+ *   releases: Array<() => Promise<void>>, runDir: string, sfuSampler?: import('../sfu/admin-sampler.js').AdminSampler }} Call
  */
 
 /** @param {{ peers: number }} scenario */
@@ -175,7 +177,13 @@ async function setUpCall(call) {
     host: call.emulator.signalingHost, rewriteCandidate: call.emulator.rewriteCandidate, room, peers, bridge: bridge?.handle,
   });
   hold(call, 'signaling server', () => signaling.close());
-  if (bridge) hold(call, 'SFU bridge', () => bridge.close());
+  if (bridge) {
+    hold(call, 'SFU bridge', () => bridge.close());
+    // Janus's view of each leg beside the browsers'; a failed reading is a warning, never the run's failure.
+    call.sfuSampler = createAdminSampler({
+      admin: janus, ownerOf: bridge.handleOwner, onWarning: (message) => recorder.event({ type: 'warning', source: 'janus-admin', message }),
+    });
+  }
   log(`signaling: ${signaling.wsUrl} room ${room}`);
   call.signaling = signaling;
   call.room = room;
@@ -209,7 +217,8 @@ async function setUpCall(call) {
     recorder.event({ type: LAUNCH_EVENT, peer });
     const url = `${signaling.httpUrl}?${new URLSearchParams({ peer, room, signal: signaling.wsUrl, ...(janus ? { sfu: SFU_NODE } : {}) })}`;
     const launched = await launchPeer({
-      executablePath: call.browser.path, media: call.media, url, headful: call.headful, launchSpec: call.emulator.launchSpec?.(peer),
+      executablePath: call.browser.path, media: call.media.peers[peer], url, headful: call.headful,
+      launchSpec: call.emulator.launchSpec?.(peer),
       onMilestone: (type) => recorder.event({ type, peer }),
       onConsole: (text) => recorder.event({ type: 'console-error', peer, text }),
       onCrash: (message) => !closing && recorder.fail(message, peer),
@@ -253,6 +262,10 @@ async function holdCall(call) {
   hold(call, 'schedule timers', () => timers.forEach(clearTimeout));
   const truthTimer = setInterval(() => emulator.truth().then((rows) => recorder.truth.push(...rows), (error) => recorder.fail(`reading network truth: ${error.message}`)), 1000);
   hold(call, 'truth timer', () => clearInterval(truthTimer));
+  if (call.sfuSampler) {
+    call.sfuSampler.start();
+    hold(call, 'Janus admin sampler', () => call.sfuSampler?.stop());
+  }
   await sleep(recorder.mediaStartEpochMs + scenario.durationS * 1000 + LAST_SAMPLE_GRACE_MS - Date.now(), recorder.signal);
   call.signaling.broadcast(call.room, { type: 'stop' });
 }

@@ -22,6 +22,8 @@ const VIDEOROOM = 'janus.plugin.videoroom';
  * @callback EmulatorRewrite  the emulator's rewriteCandidate
  * @param {{from: string, to: string, candidate: CandidateInit}} message
  * @returns {Promise<CandidateInit|null>}
+ * @typedef {{peer: string, feed: string, role: 'publisher'|'subscriber'}} HandleOwner
+ *   peer: the page at the handle's other end; feed: whose published stream it carries (the peer itself for a publisher)
  */
 
 /**
@@ -83,6 +85,8 @@ export function createSfuBridge({ apiUrl, room, peers, send, rewriteCandidate, o
 
   /** @type {Map<string, number>} peer → its publisher handle's id */
   const publisherHandles = new Map();
+  /** @type {Map<number, HandleOwner>} every handle's id → the page at its other end and the feed it carries */
+  const owners = new Map();
 
   /** Janus accepts subscribers to a feed only once the publisher's media is up (`webrtcup`). @param {string} peer @param {any} event */
   function onJanusEvent(peer, event) {
@@ -95,6 +99,7 @@ export function createSfuBridge({ apiUrl, room, peers, send, rewriteCandidate, o
     const session = await sessionOf(peer);
     const { url: handleUrl, id } = await session.attach();
     publisherHandles.set(peer, id);
+    owners.set(id, { peer, feed: peer, role: 'publisher' });
     handleOf(peer, SFU_NODE).resolve(handleUrl);
     const { jsep } = await session.request(handleUrl, {
       request: 'joinandconfigure', ptype: 'publisher', room, id: feedIds.get(peer), display: peer,
@@ -111,7 +116,8 @@ export function createSfuBridge({ apiUrl, room, peers, send, rewriteCandidate, o
   async function subscribe(peer, remote) {
     if (closed) return;
     const session = await sessionOf(peer);
-    const { url: handleUrl } = await session.attach();
+    const { url: handleUrl, id } = await session.attach();
+    owners.set(id, { peer, feed: remote, role: 'subscriber' });
     handleOf(peer, remote).resolve(handleUrl);
     const { jsep } = await session.request(handleUrl, { request: 'join', ptype: 'subscriber', room, streams: [{ feed: feedIds.get(remote) }] });
     if (jsep?.type !== 'offer') throw new HarnessError(`Janus gave ${peer}'s subscription to ${remote} no SDP offer`);
@@ -119,6 +125,12 @@ export function createSfuBridge({ apiUrl, room, peers, send, rewriteCandidate, o
   }
 
   return {
+    /**
+     * Whose a Janus handle is (handle_info does not name a subscriber's page): undefined for a handle not of this call.
+     * @param {number} handleId
+     * @returns {HandleOwner|undefined}
+     */
+    handleOwner: (handleId) => owners.get(handleId),
     /**
      * A page's offer, answer or candidate (the signaling server validated its shape and sender).
      * @param {PageMessage} message

@@ -9,7 +9,7 @@ import { displayPath, readJsonFile } from '../lib/json-file.js';
 import { KNOWN_METRICS } from './metrics.js';
 import { renderMarkdown } from './markdown.js';
 import { suiteExitCode } from './summary.js';
-import { PRESETS } from '../../media/generate.js';
+import { PRESETS } from '../lib/media-presets.js';
 
 /**
  * --video of suite and reproduce: a preset name or an existing .y4m file.

@@ -3,7 +3,7 @@
 // before any browser starts.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PRESETS } from '../../media/generate.js';
+import { PRESETS } from '../lib/media-presets.js';
 import { EMULATORS } from '../emulators/index.js';
 import { builtinNames, isFilePath, resolveBuiltin } from '../lib/builtin-file.js';
 import { InputError } from '../lib/errors.js';

@@ -47,3 +47,37 @@ test('a saturated host is noted in the report', () => {
   result.resources = { rows: [], summary: {}, hostSaturation: { share: 0.5, saturated: true, thresholdPct: 180, cores: 2 } };
   assert.match(text(renderRunReport(result)), /Host saturated: in 50\.0 % of the measured seconds the browsers and the relay together used at least 180 % of CPU \(2 cores/);
 });
+
+test("an SFU call shows Janus's view of each peer's legs beside the browser's uplink and downlink; a missing view is noted", () => {
+  const result = makeResult('large');
+  // Janus's readings: p0's publisher leg (audio + video in) and its subscriptions to p1 and p2 (out), once a second.
+  const row = (t, feed, kind, direction, bitrateKbps) => ({ t, peer: 'p0', feed, role: feed === 'p0' ? 'publisher' : 'subscriber', kind, direction, bitrateKbps });
+  result.sfu = {
+    unavailable: null,
+    rows: [1, 2, 3].flatMap((t) => [
+      row(t + 0.02, 'p0', 'audio', 'fromPeer', 40), row(t + 0.02, 'p0', 'video', 'fromPeer', 1000 + t),
+      row(t + 0.02, 'p1', 'video', 'toPeer', 900), row(t + 0.02, 'p2', 'video', 'toPeer', 800),
+      { ...row(t + 0.02, 'p0', 'video', 'fromPeer', 5000), peer: 'p1' },
+    ]),
+  };
+  const panel = buildRunCharts(normalizeResult(result)).sections[0].panels.find((p) => p.id === 'p0-uplink-downlink');
+  const series = (label) => panel.series.find((s) => s.label === label);
+  assert.deepEqual(series('uplink as Janus received it').y, [1041, 1042, 1043]);
+  assert.deepEqual(series('downlink as Janus sent it').y, [1700, 1700, 1700]);
+  assert.deepEqual(series('downlink as Janus sent it').x, [1.02, 2.02, 3.02]);
+  assert.equal(panel.series.length, 4, "the browser's two lines and Janus's two");
+  const p3 = buildRunCharts(normalizeResult(result)).sections.flatMap((s) => s.panels).find((p) => p.id === 'p3-uplink-downlink');
+  assert.equal(p3.series.length, 2, 'a peer Janus has no readings of keeps the browser lines alone');
+  assert.doesNotMatch(renderRunReport(result), /Janus's view missing/);
+  result.sfu = { unavailable: 'the Admin API failed: HTTP 403', rows: [] };
+  assert.match(text(renderRunReport(result)), /Janus's view missing: the Admin API failed: HTTP 403; the browsers' figures stand alone\./);
+});
+
+test("the report's header names the peers the scenario gave their own video preset", () => {
+  const result = makeResult('large');
+  const runMedia = { preset: '360p30', video: '/m/360.y4m', width: 640, height: 360, fps: 30 };
+  result.environment.media = { ...runMedia, peers: { p0: runMedia, p1: runMedia, p2: { preset: '180p30', video: '/m/180.y4m', width: 320, height: 180, fps: 30 } } };
+  assert.match(text(renderRunReport(result)), /Media 360p30, 640×360, 30 fps; p2: 180p30 /);
+  result.environment.media = runMedia;
+  assert.match(text(renderRunReport(result)), /Media 360p30, 640×360, 30 fps Host/);
+});

@@ -117,3 +117,14 @@ test('buildResult: the truth on the media clock gives each received flow its wir
   assert.equal(result.summary.loss.flows['p0->p1'].wireLossPct.mean, 3.5);
   assert.equal(result.summary.peers.p1.wireLossPct.mean, 3.5, 'a per-second metric like any other');
 });
+
+test('buildResult: Janus\'s readings go onto the media clock, sorted and cut at the duration; no SFU, no section', () => {
+  const row = (s, peer, feed, direction) => ({ epochMs: MEDIA_MS + s * 1000, peer, feed, role: 'x', kind: 'video', direction, bitrateKbps: 500 });
+  const sfu = { rows: [row(6, 'p0', 'p0', 'fromPeer'), row(2, 'p1', 'p0', 'toPeer'), row(2, 'p0', 'p1', 'toPeer'), row(-1, 'p0', 'p0', 'fromPeer')], unavailable: null };
+  const result = buildResult(fixture({ sfu }));
+  assert.deepEqual(result.sfu.rows.map((r) => [r.t, r.peer, r.feed, r.direction]), [[-1, 'p0', 'p0', 'fromPeer'], [2, 'p0', 'p1', 'toPeer'], [2, 'p1', 'p0', 'toPeer']]);
+  assert.equal(result.sfu.rows[0].epochMs, undefined);
+  assert.equal(result.sfu.unavailable, null);
+  assert.equal(buildResult(fixture()).sfu, null);
+  assert.deepEqual(buildResult(fixture({ sfu: { rows: [], unavailable: 'why' } })).sfu, { rows: [], unavailable: 'why' });
+});

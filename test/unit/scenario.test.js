@@ -203,3 +203,16 @@ test('topology is mesh unless told otherwise; sfu routes through the SFU node; u
   assert.deepEqual(['sfu-2', 'sfu-3', 'sfu-4'].map((name) => [loadScenario(name).peers, loadScenario(name).topology, loadScenario(name).group]),
     [[2, 'sfu', 'sfu'], [3, 'sfu', 'sfu'], [4, 'sfu', 'sfu']]);
 });
+
+test('media gives a peer its own video preset; unknown peers, presets and shapes are refused naming the field and the choices', () => {
+  const load = (content) => loadScenario(scenarioFile('m', { name: 'm', description: 'd', peers: 3, ...content }));
+  assert.deepEqual(load({}).media, {});
+  assert.deepEqual(load({ media: { p2: '180p30', p0: '1080p50' } }).media, { p2: '180p30', p0: '1080p50' });
+  assert.throws(() => load({ media: { p3: '180p30' } }), /m\.json: media: unknown field 'p3'; allowed: p0, p1, p2/);
+  assert.throws(() => load({ media: { p1: '4k60' } }), /m\.json: media\.p1: "4k60" is not a video preset; use one of 180p30, 360p30, 720p30, 1080p50$/);
+  // A .y4m file is the run's choice (--video), not a scenario's: the file would not travel with the scenario.
+  assert.throws(() => load({ media: { p1: 'clip.y4m' } }), /m\.json: media\.p1: "clip\.y4m" is not a video preset/);
+  assert.throws(() => load({ media: { p1: 360 } }), /m\.json: media\.p1: 360 is not a video preset/);
+  assert.throws(() => load({ media: { p1: 'toString' } }), /m\.json: media\.p1: "toString" is not a video preset/);
+  assert.throws(() => load({ media: '180p30' }), /m\.json: media: must be an object of peer names to video presets, e.g\. \{"p2": "180p30"\}, got "180p30"/);
+});

@@ -98,6 +98,13 @@ test('publish, subscribe to every other publisher once its media is up, start, a
     const p0SubscribesP1 = subscriptions.find((r) => r.body.streams[0].feed === 2 && r.path[0] === publishes[0].path[0]);
     assert.equal(start.path[1], p0SubscribesP1.path[1]);
 
+    // Every handle is known by its page and the feed it carries (what Janus's Admin API rows are named by).
+    assert.deepEqual(bridge.handleOwner(publishes[0].path[1]), { peer: 'p0', feed: 'p0', role: 'publisher' });
+    assert.deepEqual(bridge.handleOwner(p0SubscribesP1.path[1]), { peer: 'p0', feed: 'p1', role: 'subscriber' });
+    const p1SubscribesP0 = subscriptions.find((r) => r.body.streams[0].feed === 1);
+    assert.deepEqual(bridge.handleOwner(p1SubscribesP0.path[1]), { peer: 'p1', feed: 'p0', role: 'subscriber' });
+    assert.equal(bridge.handleOwner(123456), undefined);
+
     await assert.rejects(bridge.handle({ from: 'p0', type: 'offer', to: 'p1', sdp: 'x' }), /offers to sfu and answers the other peers/);
     await assert.rejects(bridge.handle({ from: 'p0', type: 'answer', to: 'p7', sdp: 'x' }), /"p7" is neither sfu nor another peer/);
   } finally {
