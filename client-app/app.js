@@ -221,7 +221,8 @@ function readDataCounters() {
   for (const [remote, flow] of dataFlows) {
     // bufferedAmount is not reset when a channel closes: what never left stays out of the count.
     const sentBytes = flow.sending.reduce((sum, { channel, handedBytes }) => sum + handedBytes - channel.bufferedAmount, 0);
-    counters.set(remote, { sentBytes: flow.sending.length ? sentBytes : null, receivedBytes: flow.receiving.length ? flow.receivedBytes : null });
+    const receivedBytes = flow.receiving.length ? flow.receivedBytes : null;
+    counters.set(remote, { sentBytes: flow.sending.length ? sentBytes : null, receivedBytes });
     const channels = [...flow.sending.map(({ channel }) => channel), ...flow.receiving];
     if (channels.every((channel) => channel.readyState === 'closed')) dataFlows.delete(remote);
   }
