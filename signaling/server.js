@@ -271,7 +271,9 @@ export async function startSignalingServer({
   /** @param {string} room @param {string} peer @param {object} message */
   const sendToPeer = (room, peer, message) => {
     const socket = rooms.get(room)?.members.get(peer);
-    return Boolean(socket && sendTo(socket, message));
+    if (!socket || socket.readyState !== socket.OPEN) return false;
+    sendTo(socket, message);
+    return true;
   };
   return {
     httpUrl,

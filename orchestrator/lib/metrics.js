@@ -62,6 +62,9 @@ const PER_SECOND = [
   { path: 'audio.jitterBufferDelayMs', label: 'Audio jitter-buffer delay', unit: 'ms', decimals: null, worseWhen: 'higher' },
   { path: 'audio.lossPct', label: 'Audio packet loss', unit: '%', decimals: 2, worseWhen: 'higher' },
   { path: 'audio.recoveredLossPct', label: 'Audio loss recovered', unit: '%', decimals: 2, worseWhen: 'lower' },
+  // A bulk data-channel flow to or from the sample's remote (client-app/stats.js dataMetrics): the page's own byte counts.
+  { path: 'data.sentKbps', label: 'Data channel send rate', unit: 'kbps', decimals: null, worseWhen: 'lower' },
+  { path: 'data.recvKbps', label: 'Data channel rate', unit: 'kbps', decimals: null, worseWhen: 'lower' },
   { path: 'rttMs', label: 'RTT', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'overview', row: 3 },
   { path: 'lossPct', label: 'Packet loss', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'overview', row: 4 },
   // The emulator's drops on the received flow's route (lib/loss.js), beside what the receiver was left missing.
