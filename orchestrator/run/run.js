@@ -275,7 +275,12 @@ async function holdCall(call) {
   const flowTimers = scheduleFlows(browserFlowTimeline(scenario), recorder.mediaStartEpochMs, (atS, peer, command) => {
     const { type, ...fields } = command;
     recorder.event({ type: 'flow-command', peer, command: type, ...fields, scheduledAtS: atS });
-    if (!call.signaling.sendCommand(call.room, peer, command)) recorder.fail(`flow command ${type} at ${atS} s not delivered: the page has left signaling`, peer);
+    try {
+      if (!call.signaling.sendCommand(call.room, peer, command)) recorder.fail(`flow command ${type} at ${atS} s not delivered: the page has left signaling`, peer);
+    } catch (error) {
+      // A timer's exception would take the orchestrator down without a result.
+      recorder.fail(`flow command ${type} at ${atS} s: ${error.message}`, peer);
+    }
   });
   hold(call, 'flow timers', () => flowTimers.forEach(clearTimeout));
   const truthTimer = setInterval(() => emulator.truth().then((rows) => recorder.truth.push(...rows), (error) => recorder.fail(`reading network truth: ${error.message}`)), 1000);
