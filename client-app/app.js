@@ -1,6 +1,7 @@
 // One peer of a test call: fake-device media, negotiation through the signaling server, and a drift-free
-// 1 s getStats() sampler whose per-interval values stream to the orchestrator over the same WebSocket.
-import { intervalMetrics, snapshotFromStats } from './stats.js';
+// 1 s getStats() sampler whose per-interval values stream to the orchestrator over the same WebSocket. During the
+// call the orchestrator's commands (signaling/messages.js COMMAND_TYPES) start and end extra calls and bulk data flows.
+import { dataMetrics, intervalMetrics, snapshotFromStats } from './stats.js';
 
 const params = new URLSearchParams(location.search);
 const peer = params.get('peer');
@@ -9,6 +10,9 @@ const sampleIntervalMs = Number(params.get('sampleIntervalMs') ?? 1000);
 // In an SFU call: the SFU's name. The page publishes once, to it, and every remote's stream arrives as an offer from
 // that remote (the orchestrator's bridge to Janus); without it the page calls every other peer (a full mesh).
 const sfu = params.get('sfu');
+// The peers this page calls once it joins (those already there); without it, every peer. An extra call's peers get
+// none: they call when the orchestrator says so.
+const callAtJoin = params.has('callAtJoin') ? params.get('callAtJoin').split(',').filter(Boolean) : null;
 const statusEl = document.getElementById('status');
 
 const ws = new WebSocket(params.get('signal'));
@@ -22,8 +26,24 @@ const reportError = (message) => report('error', { message: String(message).slic
 window.addEventListener('error', (e) => reportError(e.message));
 window.addEventListener('unhandledrejection', (e) => reportError(e.reason?.stack ?? e.reason));
 
-/** @type {Map<string, { pc: RTCPeerConnection, pending: RTCIceCandidateInit[], hasRemote: boolean }>} */
+/** @type {Map<string, { pc: RTCPeerConnection, pending: RTCIceCandidateInit[], hasRemote: boolean, videos: HTMLVideoElement[] }>} */
 const connections = new Map();
+/** @type {Map<string, RTCRtpTransceiverDirection>} The media direction of an extra call, from its `call` command; else sendrecv. */
+const directions = new Map();
+/** Remotes whose media this page does not send right now (a `pause` command). */
+const paused = new Set();
+/** Remotes of extra calls that ended: their late messages must not open a new connection. */
+const hungUp = new Set();
+/**
+ * Bulk data flows by remote: the channels this page sends on (with the bytes it handed to each) and the bytes it
+ * received; a remote's entry lives from its first channel until the sample after its last channel closed.
+ * @type {Map<string, { sending: Array<{ channel: RTCDataChannel, handedBytes: number, stopped: boolean }>,
+ *   receiving: RTCDataChannel[], receivedBytes: number }>}
+ */
+const dataFlows = new Map();
+/** Set when the call ends: errors of channels torn down with their connection are expected then. */
+let stopping = false;
+const watchedTransports = new WeakSet();
 // Media is requested at load and the page joins as soon as the socket opens, without waiting for it: the server
 // only hears events from a joined socket, and a page whose getUserMedia fails must still be able to say so.
 // Negotiation, ICE and DTLS do not wait for it either: the senders get their tracks when getUserMedia resolves.
@@ -46,7 +66,7 @@ function connectionTo(remote) {
   let entry = connections.get(remote);
   if (entry) return entry;
   const pc = new RTCPeerConnection({ iceServers: [], bundlePolicy: 'max-bundle' });
-  entry = { pc, pending: [], hasRemote: false };
+  entry = { pc, pending: [], hasRemote: false, videos: [] };
   connections.set(remote, entry);
   pc.onicecandidate = ({ candidate }) => candidate && send({ type: 'candidate', to: remote, candidate: candidate.toJSON() });
   // The set-up milestones (orchestrator/lib/setup-breakdown.js): both descriptions set, ICE, DTLS, first RTP, first frame.
@@ -60,8 +80,10 @@ function connectionTo(remote) {
     const video = document.createElement('video');
     Object.assign(video, { autoplay: true, muted: true, playsInline: true, srcObject: streams[0] });
     document.getElementById('remotes').append(video);
+    entry.videos.push(video);
     video.requestVideoFrameCallback((now, frame) => report('first-frame', { remote }, decodedEpochMs(now, frame)));
   };
+  pc.ondatachannel = ({ channel }) => receiveData(remote, channel);
   return entry;
 }
 
@@ -87,7 +109,10 @@ function giveTracks(pc) {
 /** The DTLS transport exists once the local description is set; with max-bundle every sender shares it. */
 function watchDtls(remote, pc) {
   const transport = pc.getSenders()[0]?.transport;
-  transport?.addEventListener('statechange', () => report('dtls-state', { remote, state: transport.state }));
+  // A renegotiation (a data channel's) keeps the transport: watched once.
+  if (!transport || watchedTransports.has(transport)) return;
+  watchedTransports.add(transport);
+  transport.addEventListener('statechange', () => report('dtls-state', { remote, state: transport.state }));
 }
 
 async function applyRemote(remote, description) {
@@ -103,10 +128,111 @@ async function offerTo(remote, direction) {
   const { pc } = connectionTo(remote);
   for (const kind of ['audio', 'video']) pc.addTransceiver(kind, { direction, streams: [localStream] });
   giveTracks(pc);
+  await sendOffer(remote, pc);
+  watchDtls(remote, pc);
+  if (paused.has(remote)) await setSending(remote, false);
+}
+
+/** @param {string} remote @param {RTCPeerConnection} pc */
+async function sendOffer(remote, pc) {
   const offer = await pc.createOffer();
   await pc.setLocalDescription(offer);
-  watchDtls(remote, pc);
   send({ type: 'offer', to: remote, sdp: offer.sdp });
+}
+
+/**
+ * Starts or stops sending media to a remote. Through the encodings' `active` flag: the SSRCs and the encoder stay,
+ * and an inactive stream leaves the bitrate allocator, so nothing (no padding either) goes out and the congestion
+ * controller sees a real pause. @param {string} remote @param {boolean} active
+ */
+async function setSending(remote, active) {
+  for (const sender of connections.get(remote)?.pc.getSenders() ?? []) {
+    const parameters = sender.getParameters();
+    if (!parameters.encodings?.length) continue;
+    for (const encoding of parameters.encodings) encoding.active = active;
+    await sender.setParameters(parameters);
+  }
+}
+
+// Bulk transfer: 16 KiB messages (well under every browser's SCTP message limit), refilled whenever the channel's
+// buffer drains below its low-water mark, up to twice it. The mark follows a quarter second of the rate SCTP took
+// in the last interval: enough that SCTP never waits for the page, little enough that a stop takes effect at once.
+const DATA_MESSAGE = new Uint8Array(16 * 1024);
+const MIN_LOW_WATER_BYTES = 64 * 1024;
+const MAX_LOW_WATER_BYTES = 4 * 1024 * 1024;
+const DATA_OPEN_TIMEOUT_MS = 10_000;
+
+/** @param {string} remote */
+function dataFlowWith(remote) {
+  let flow = dataFlows.get(remote);
+  if (!flow) dataFlows.set(remote, flow = { sending: [], receiving: [], receivedBytes: 0 });
+  return flow;
+}
+
+/** Reports a channel's opening and closing, and an error while the call runs. @param {string} remote @param {RTCDataChannel} channel */
+function watchChannel(remote, channel) {
+  const state = () => report('data-channel', { remote, flow: channel.label, state: channel.readyState });
+  channel.addEventListener('open', state);
+  channel.addEventListener('close', state);
+  channel.addEventListener('error', (/** @type {any} */ event) => {
+    if (!stopping) reportError(`data channel ${channel.label} with ${remote}: ${event.error?.message ?? 'error'}`);
+  });
+}
+
+/** An ordered, reliable channel to a connected remote, sending as fast as SCTP takes it until data-stop. */
+async function startData(remote, flowName) {
+  const entry = connections.get(remote);
+  if (!entry) throw new Error(`no connection to ${remote} to open data channel ${flowName} on`);
+  const channel = entry.pc.createDataChannel(flowName, { ordered: true });
+  const sending = { channel, handedBytes: 0, stopped: false };
+  dataFlowWith(remote).sending.push(sending);
+  watchChannel(remote, channel);
+  channel.bufferedAmountLowThreshold = MIN_LOW_WATER_BYTES;
+  const fill = () => {
+    while (!sending.stopped && channel.readyState === 'open' && channel.bufferedAmount < 2 * channel.bufferedAmountLowThreshold) {
+      channel.send(DATA_MESSAGE);
+      sending.handedBytes += DATA_MESSAGE.byteLength;
+    }
+  };
+  channel.addEventListener('open', fill);
+  channel.addEventListener('bufferedamountlow', fill);
+  setTimeout(() => {
+    if (channel.readyState === 'connecting' && !stopping) reportError(`data channel ${flowName} to ${remote} did not open within ${DATA_OPEN_TIMEOUT_MS / 1000} s`);
+  }, DATA_OPEN_TIMEOUT_MS);
+  // The connection's first channel adds SCTP to the session: renegotiated here, answered as any offer.
+  if (entry.pc.sctp === null) await sendOffer(remote, entry.pc);
+}
+
+/** @param {string} remote @param {RTCDataChannel} channel */
+function receiveData(remote, channel) {
+  const flow = dataFlowWith(remote);
+  flow.receiving.push(channel);
+  channel.binaryType = 'arraybuffer';
+  channel.addEventListener('message', ({ data }) => { flow.receivedBytes += data.byteLength; });
+  watchChannel(remote, channel);
+}
+
+/**
+ * Every data flow's cumulative counters now; a flow whose channels have all closed is read a last time and dropped.
+ * @returns {Map<string, import('./stats.js').DataCounters>}
+ */
+function readDataCounters() {
+  const counters = new Map();
+  for (const [remote, flow] of dataFlows) {
+    // bufferedAmount is not reset when a channel closes: what never left stays out of the count.
+    const sentBytes = flow.sending.reduce((sum, { channel, handedBytes }) => sum + handedBytes - channel.bufferedAmount, 0);
+    const receivedBytes = flow.receiving.length ? flow.receivedBytes : null;
+    counters.set(remote, { sentBytes: flow.sending.length ? sentBytes : null, receivedBytes });
+    const channels = [...flow.sending.map(({ channel }) => channel), ...flow.receiving];
+    if (channels.every((channel) => channel.readyState === 'closed')) dataFlows.delete(remote);
+  }
+  return counters;
+}
+
+/** @param {string} remote @param {number|null|undefined} sentKbps over the last interval */
+function followRate(remote, sentKbps) {
+  const lowWaterBytes = Math.min(MAX_LOW_WATER_BYTES, Math.max(MIN_LOW_WATER_BYTES, ((sentKbps ?? 0) * 1000) / 8 / 4));
+  for (const { channel } of dataFlows.get(remote)?.sending ?? []) channel.bufferedAmountLowThreshold = lowWaterBytes;
 }
 
 /** @returns {Promise<Array<[string, import('./stats.js').Snapshot]>>} */
@@ -118,16 +244,29 @@ async function snapshotAll() {
 // a slow tick does not push the later ones back.
 async function startSampling(mediaStartEpochMs) {
   let previous = new Map(await snapshotAll());
+  let previousData = readDataCounters();
+  let previousTickMs = performance.now();
   let tick = 1;
   const next = () => {
     sampling = setTimeout(async () => {
       const t = tick++;
       next();
-      for (const [remote, snapshot] of await snapshotAll()) {
-        const before = previous.get(remote);
-        previous.set(remote, snapshot);
-        if (!before || snapshot.timestampMs <= before.timestampMs) continue;
-        send({ type: 'stats', sample: { t, peer, remote, ...intervalMetrics(before, snapshot) } });
+      // The data counters at the tick itself: getStats() below takes a while.
+      const dataCounters = readDataCounters();
+      const dataIntervalS = (performance.now() - previousTickMs) / 1000;
+      previousTickMs = performance.now();
+      const dataBefore = previousData;
+      previousData = dataCounters;
+      const snapshots = await snapshotAll();
+      const before = previous;
+      previous = new Map(snapshots);
+      for (const [remote, snapshot] of snapshots) {
+        const counters = dataCounters.get(remote);
+        const data = counters && dataMetrics(dataBefore.get(remote) ?? null, counters, dataIntervalS);
+        if (data) followRate(remote, data.sentKbps);
+        const last = before.get(remote);
+        if (!last || snapshot.timestampMs <= last.timestampMs) continue;
+        send({ type: 'stats', sample: { t, peer, remote, ...intervalMetrics(last, snapshot), ...(data ? { data } : {}) } });
       }
     }, Math.max(0, mediaStartEpochMs + tick * sampleIntervalMs - Date.now()));
   };
@@ -141,15 +280,17 @@ const handlers = {
       await offerTo(sfu, 'sendonly');
       return;
     }
-    setStatus(`joined room ${room}; calling ${peers.join(', ') || 'nobody yet'}`);
-    for (const remote of peers) await offerTo(remote, 'sendrecv');
+    const callees = peers.filter((remote) => !callAtJoin || callAtJoin.includes(remote));
+    setStatus(`joined room ${room}; calling ${callees.join(', ') || 'nobody yet'}`);
+    for (const remote of callees) await offerTo(remote, 'sendrecv');
   },
   async offer({ from, sdp }) {
+    if (hungUp.has(from)) return;
     const { pc } = await applyRemote(from, { type: 'offer', sdp });
     // An SFU's offer only delivers a remote's stream: the answer receives (the page publishes on its own connection).
     if (!sfu) {
       for (const transceiver of pc.getTransceivers()) {
-        transceiver.direction = 'sendrecv';
+        transceiver.direction = directions.get(from) ?? 'sendrecv';
         transceiver.sender.setStreams(localStream);
       }
       giveTracks(pc);
@@ -158,9 +299,13 @@ const handlers = {
     await pc.setLocalDescription(answer);
     watchDtls(from, pc);
     send({ type: 'answer', to: from, sdp: answer.sdp });
+    if (paused.has(from)) await setSending(from, false);
   },
-  async answer({ from, sdp }) { await applyRemote(from, { type: 'answer', sdp }); },
+  async answer({ from, sdp }) {
+    if (!hungUp.has(from)) await applyRemote(from, { type: 'answer', sdp });
+  },
   async candidate({ from, candidate }) {
+    if (hungUp.has(from)) return;
     const entry = connectionTo(from);
     if (entry.hasRemote) await entry.pc.addIceCandidate(candidate);
     else entry.pending.push(candidate);
@@ -169,7 +314,41 @@ const handlers = {
     setStatus('in call, sampling');
     await startSampling(mediaStartEpochMs);
   },
+  // An extra call: the answerer only learns the direction; the offerer calls. Forward: the offerer only sends.
+  async call({ remote, direction, role }) {
+    hungUp.delete(remote);
+    directions.set(remote, direction === 'both' ? 'sendrecv' : role === 'offerer' ? 'sendonly' : 'recvonly');
+    setStatus(`extra call with ${remote} (${direction}, ${role})`);
+    if (role === 'offerer') await offerTo(remote, directions.get(remote));
+  },
+  'hang-up': ({ remote }) => {
+    const entry = connections.get(remote);
+    hungUp.add(remote);
+    connections.delete(remote);
+    directions.delete(remote);
+    paused.delete(remote);
+    entry?.pc.close();
+    for (const video of entry?.videos ?? []) video.remove();
+    setStatus(`hung up on ${remote}`);
+  },
+  async pause({ remote }) {
+    paused.add(remote);
+    await setSending(remote, false);
+  },
+  async resume({ remote }) {
+    paused.delete(remote);
+    await setSending(remote, true);
+  },
+  'data-start': ({ remote, flow }) => startData(remote, flow),
+  'data-stop': ({ remote, flow }) => {
+    for (const sending of dataFlows.get(remote)?.sending ?? []) {
+      if (sending.channel.label !== flow) continue;
+      sending.stopped = true;
+      sending.channel.close();
+    }
+  },
   async stop() {
+    stopping = true;
     clearTimeout(sampling);
     for (const { pc } of connections.values()) pc.close();
     setStatus('stopped');

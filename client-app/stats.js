@@ -192,3 +192,23 @@ export function intervalMetrics(prev, cur) {
     availableOutgoingKbps: round(cur.candidatePair.availableOutgoingKbps),
   };
 }
+
+/**
+ * A bulk data flow's rates over one sampling interval, from the page's own cumulative byte counters for one remote:
+ * `sentBytes`, bytes the page handed to its data channels minus what they still buffer (what SCTP took), and
+ * `receivedBytes`, bytes of the messages delivered to the page. A counter the page does not keep (it only sends or
+ * only receives) is null and its rate absent. A flow that started during the interval counts from zero over it.
+ * @param {DataCounters|null} prev  the previous tick's counters, null when the flow started since
+ * @param {DataCounters} cur
+ * @param {number} intervalS
+ * @returns {{ sentKbps?: number|null, recvKbps?: number|null }}
+ * @typedef {{ sentBytes: number|null, receivedBytes: number|null }} DataCounters
+ */
+export function dataMetrics(prev, cur, intervalS) {
+  if (!(intervalS > 0)) throw new RangeError(`a data interval must be positive (got ${intervalS} s)`);
+  const rate = (field) => kbps(cur[field] - (prev?.[field] ?? 0), intervalS);
+  return {
+    ...(cur.sentBytes === null ? {} : { sentKbps: rate('sentBytes') }),
+    ...(cur.receivedBytes === null ? {} : { recvKbps: rate('receivedBytes') }),
+  };
+}

@@ -5,13 +5,27 @@
 export const NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 export const MESSAGE_TYPES = Object.freeze(['join', 'offer', 'answer', 'candidate', 'stats', 'event']);
 /** What client-app/app.js reports. */
-export const EVENT_TYPES = Object.freeze(['media-ready', 'negotiated', 'ice-state', 'dtls-state', 'connection-state', 'first-rtp', 'first-frame', 'error']);
+export const EVENT_TYPES = Object.freeze([
+  'media-ready', 'negotiated', 'ice-state', 'dtls-state', 'connection-state', 'first-rtp', 'first-frame', 'data-channel', 'error',
+]);
 /** RTCPeerConnectionState. */
 export const CONNECTION_STATES = Object.freeze(['new', 'connecting', 'connected', 'disconnected', 'failed', 'closed']);
 /** RTCIceConnectionState. */
 export const ICE_STATES = Object.freeze(['new', 'checking', 'connected', 'completed', 'disconnected', 'failed', 'closed']);
 /** RTCDtlsTransportState. */
 export const DTLS_STATES = Object.freeze(['new', 'connecting', 'connected', 'closed', 'failed']);
+/** RTCDataChannelState. */
+export const DATA_CHANNEL_STATES = Object.freeze(['connecting', 'open', 'closing', 'closed']);
+/**
+ * What the orchestrator tells one page during the call to drive the scenario's flows (`sendCommand`): an extra
+ * call starts ('call') and ends ('hang-up'), its sender pauses and resumes, a data flow starts and stops.
+ */
+export const COMMAND_TYPES = Object.freeze(['call', 'hang-up', 'pause', 'resume', 'data-start', 'data-stop']);
+/** An extra call's media: both peers send, or only the offerer ('forward': sendonly/recvonly). */
+export const CALL_DIRECTIONS = Object.freeze(['both', 'forward']);
+export const CALL_ROLES = Object.freeze(['offerer', 'answerer']);
+/** The fields of a sample's `data` object (a bulk data-channel flow to or from the sample's remote). */
+export const DATA_RATE_FIELDS = Object.freeze(['sentKbps', 'recvKbps']);
 /** A day (the longest scenario) plus an hour: samples keep coming for a few seconds after the call. */
 export const MAX_SAMPLE_T = 90_000;
 /** Sample values are rates, counts, sizes and milliseconds; anything bigger is garbage that would swamp a mean. */
@@ -37,6 +51,9 @@ const KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
  * @typedef {{ type: 'stats', sample: Sample }} StatsMessage
  * @typedef {{ type: 'event', event: PeerEvent }} EventMessage
  * @typedef {JoinMessage|DescriptionMessage|CandidateMessage|StatsMessage|EventMessage} Message
+ * @typedef {{ type: 'call', remote: string, direction: 'both'|'forward', role: 'offerer'|'answerer' }
+ *   | { type: 'hang-up'|'pause'|'resume', remote: string }
+ *   | { type: 'data-start'|'data-stop', remote: string, flow: string }} Command
  */
 
 /**
@@ -187,14 +204,23 @@ export const validateSample = (value, self) => checked(() => sample(value, self)
 
 /** @param {unknown} value @param {string} self @returns {Sample} */
 function sample(value, self) {
-  const { t, peer, remote, ...rest } = expectObject(value, 'sample');
+  const { t, peer, remote, data, ...rest } = expectObject(value, 'sample');
   expectOwnPeer(peer, 'sample.peer', self);
   return {
     t: expectNumber(t, 'sample.t', { min: 1, max: MAX_SAMPLE_T, integer: true }),
     peer: self,
     remote: expectOtherPeer(remote, 'sample.remote', self),
     ...metrics(rest, 'sample', 1),
+    ...(data === undefined ? {} : { data: dataRates(data) }),
   };
+}
+
+/** A sample's data-channel rates: byte counts of the page over the interval, never negative. @param {unknown} value */
+function dataRates(value) {
+  const object = expectObject(value, 'sample.data', DATA_RATE_FIELDS);
+  return Object.fromEntries(Object.entries(object).map(([field, rate]) => [
+    field, rate === null ? null : expectNumber(rate, `sample.data.${field}`, { min: 0, max: MAX_SAMPLE_ABS_VALUE }),
+  ]));
 }
 
 /** Camera settings as MediaStreamTrack.getSettings() returns them: one flat object. */
@@ -231,6 +257,8 @@ const EVENT_FIELDS = {
   'connection-state': { remote: remotePeer, state: oneOf(CONNECTION_STATES) },
   'first-rtp': { remote: remotePeer },
   'first-frame': { remote: remotePeer },
+  // `flow` is the channel's label, which the remote page chose: checked like any name.
+  'data-channel': { remote: remotePeer, flow: expectName, state: oneOf(DATA_CHANNEL_STATES) },
   error: { message: (value, path) => expectText(value, path, MAX_EVENT_TEXT_CHARS) },
 };
 
@@ -286,3 +314,33 @@ export function validateMessage(value, self) {
   if (type === 'stats') return checked(() => ({ type, sample: sample(expectObject(value, type, ['type', 'sample']).sample, self) }));
   return checked(() => ({ type, event: event(expectObject(value, type, ['type', 'event']).event, self) }));
 }
+
+/** Fields of each command type besides type and remote. */
+const COMMAND_FIELDS = {
+  call: { direction: oneOf(CALL_DIRECTIONS), role: oneOf(CALL_ROLES) },
+  'hang-up': {},
+  pause: {},
+  resume: {},
+  'data-start': { flow: expectName },
+  'data-stop': { flow: expectName },
+};
+
+/**
+ * A command for the page `self` (the orchestrator's own output, checked before it leaves so that a bug shows
+ * here and not as a page acting on half a message): `{ type, remote, ...fields of the type }`.
+ * @param {unknown} value @param {string} self the page it is for
+ * @returns {Checked<Command>}
+ */
+export const validateCommand = (value, self) => checked(() => {
+  const object = expectObject(value, 'command');
+  if (!COMMAND_TYPES.includes(/** @type {string} */ (object.type))) {
+    throw new ShapeError(`command.type must be one of ${COMMAND_TYPES.join(', ')}, got ${describeValue(object.type)}`);
+  }
+  const type = /** @type {keyof typeof COMMAND_FIELDS} */ (object.type);
+  const fields = COMMAND_FIELDS[type];
+  expectObject(object, `${type} command`, ['type', 'remote', ...Object.keys(fields)]);
+  /** @type {Record<string, unknown>} */
+  const result = { type, remote: expectOtherPeer(object.remote, 'command.remote', self) };
+  for (const [field, check] of Object.entries(fields)) result[field] = check(object[field], `command.${field}`);
+  return /** @type {Command} */ (result);
+});

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import express from 'express';
 import { WebSocketServer } from 'ws';
-import { isName, messageTypeOf, validateMessage } from './messages.js';
+import { isName, messageTypeOf, validateCommand, validateMessage } from './messages.js';
 
 const clientAppDir = fileURLToPath(new URL('../client-app/', import.meta.url));
 export const MAX_MESSAGE_BYTES = 64 * 1024;
@@ -75,7 +75,7 @@ const MAX_BUFFERED_BYTES = 1024 * 1024;
  *   joinTimeoutMs?: number, bridge?: Bridge }} [options]
  * @returns {Promise<{ httpUrl: string, wsUrl: string, port: number, events: EventEmitter,
  *   broadcast: (room: string, message: object) => void, sendTo: (room: string, peer: string, message: object) => boolean,
- *   close: () => Promise<void> }>}
+ *   sendCommand: (room: string, peer: string, command: import('./messages.js').Command) => boolean, close: () => Promise<void> }>}
  */
 export async function startSignalingServer({
   host = '127.0.0.1', port = 0, rewriteCandidate, room: onlyRoom, peers: onlyPeers, joinTimeoutMs = DEFAULT_JOIN_TIMEOUT_MS, bridge,
@@ -268,6 +268,13 @@ export async function startSignalingServer({
   const urlHost = host.includes(':') ? `[${host}]` : host;
   const httpUrl = `http://${urlHost}:${actualPort}/`;
   origin = new URL(httpUrl).origin;
+  /** @param {string} room @param {string} peer @param {object} message */
+  const sendToPeer = (room, peer, message) => {
+    const socket = rooms.get(room)?.members.get(peer);
+    if (!socket || socket.readyState !== socket.OPEN) return false;
+    sendTo(socket, message);
+    return true;
+  };
   return {
     httpUrl,
     wsUrl: `ws://${urlHost}:${actualPort}/ws`,
@@ -276,9 +283,13 @@ export async function startSignalingServer({
     broadcast(room, message) {
       for (const socket of rooms.get(room)?.members.values() ?? []) sendTo(socket, message);
     },
-    sendTo(room, peer, message) {
-      const socket = rooms.get(room)?.members.get(peer);
-      return Boolean(socket && sendTo(socket, message));
+    sendTo: sendToPeer,
+    // A flow command (messages.js validateCommand); an invalid one is the orchestrator's bug and throws. False when
+    // the page is not (or no longer) connected.
+    sendCommand(room, peer, command) {
+      const checked = validateCommand(command, peer);
+      if ('reason' in checked) throw new TypeError(`sendCommand to ${peer}: ${checked.reason}`);
+      return sendToPeer(room, peer, checked.value);
     },
     async close() {
       for (const socket of wss.clients) socket.terminate();

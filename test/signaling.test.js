@@ -155,3 +155,18 @@ test('a socket that does not join within joinTimeoutMs is closed', async () => {
     await quick.close();
   }
 });
+
+test('sendCommand: a checked flow command reaches the one page it names; false for a peer not there; a malformed one throws', async () => {
+  const a = await joinedClient(signaling.wsUrl, 'cmd', 'p2');
+  const command = { type: 'call', remote: 'p3', direction: 'forward', role: 'offerer' };
+  assert.equal(signaling.sendCommand('cmd', 'p2', command), true);
+  assert.deepEqual(await a.next(), command);
+  assert.equal(signaling.sendCommand('cmd', 'p3', { type: 'hang-up', remote: 'p2' }), false);
+  assert.equal(signaling.sendCommand('nowhere', 'p2', { type: 'hang-up', remote: 'p3' }), false);
+  assert.throws(() => signaling.sendCommand('cmd', 'p2', { type: 'hang-up', remote: 'p2' }), /sendCommand to p2: command\.remote names the sender itself/);
+  assert.throws(() => signaling.sendCommand('cmd', 'p2', /** @type {any} */ ({ type: 'data-start', remote: 'p3' })), /command\.flow must be a name/);
+  const left = once(signaling.events, 'leave');
+  a.socket.close();
+  await left;
+  assert.equal(signaling.sendCommand('cmd', 'p2', command), false);
+});

@@ -83,7 +83,9 @@ export const SCHEMA_VERSION = 1;
  *   Janus's Admin API readings (sfu/admin-sampler.js), in an SFU call
  * @returns {RunResult}
  */
-export function buildResult({ status, errors, scenario, environment, samples, events, network, clock, peers, processes, sfu, flowRows = [] }) {
+export function buildResult({
+  status, errors, scenario, environment, samples, events, network, clock, peers, processes, sfu, flowRows = [],
+}) {
   const atS = (epochMs) => (clock.mediaStartEpochMs === null ? null : Number(((epochMs - clock.mediaStartEpochMs) / 1000).toFixed(3)));
   const { compiled, ...scenarioForResult } = scenario;
   const configured = configuredTimeline(compiled, scenario.durationS);

@@ -7,6 +7,7 @@ import { ensureRunMedia } from '../../media/generate.js';
 import { startSignalingServer } from '../../signaling/server.js';
 import { createEmulator } from '../emulators/index.js';
 import { EnvironmentError, InputError } from '../lib/errors.js';
+import { BROWSER_FLOW_KINDS, browserFlowTimeline } from '../lib/flow-commands.js';
 import { buildResult } from '../lib/result.js';
 import { groupScheduleEvents } from '../lib/schedule.js';
 import { LAUNCH_EVENT } from '../lib/setup-breakdown.js';
@@ -36,7 +37,8 @@ const sleep = (ms, signal) => new Promise((resolve) => {
 
 /**
  * @typedef {object} RunOptions
- * @property {import('../lib/scenario.js').ResolvedScenario & { compiled: any }} scenario
+ * @property {import('../lib/scenario.js').ResolvedScenario & { compiled: any, allPeers?: number,
+ *   flows?: import('../lib/flow-commands.js').Flow[] }} scenario  allPeers and flows: lib/flows.js
  * @property {string} [video]        media preset or .y4m file
  * @property {string} [browserPath]
  * @property {string} [emulator]     one of emulators/index.js EMULATORS
@@ -57,6 +59,11 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
   // Only the relay rewrites Janus's candidates so far; netem and dummynet would let SFU media bypass their links.
   if (scenario.topology === 'sfu' && emulatorName !== 'relay') {
     throw new InputError(`--emulator ${emulatorName}: scenario ${scenario.name} has topology sfu, which runs on the relay emulator only; use --emulator relay`);
+  }
+  // An extra call would need its own Janus room, and a data channel a direct connection that an SFU call lacks.
+  const browserFlow = scenario.topology === 'sfu' && (scenario.flows ?? []).find((flow) => BROWSER_FLOW_KINDS.includes(flow.kind));
+  if (browserFlow) {
+    throw new InputError(`${scenario.file}: flows: flow ${browserFlow.name} (${browserFlow.kind}) needs a mesh call; topology sfu supports kernel flows only`);
   }
   const browser = resolveBrowserPath({ browserPath, puppeteerPath: () => puppeteer.executablePath() });
   const media = await ensureRunMedia(video, scenarioPeers(scenario), scenario.media);
@@ -118,8 +125,10 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
  *   releases: Array<() => Promise<void>>, runDir: string, sfuSampler?: import('../sfu/admin-sampler.js').AdminSampler }} Call
  */
 
-/** @param {{ peers: number }} scenario */
+/** The main call's peers. @param {{ peers: number }} scenario */
 const scenarioPeers = (scenario) => Array.from({ length: scenario.peers }, (_, i) => `p${i}`);
+/** Every browser of the run: the main call's peers, then two per extra call. @param {{ peers: number, allPeers?: number }} scenario */
+const allPeerNames = (scenario) => Array.from({ length: scenario.allPeers ?? scenario.peers }, (_, i) => `p${i}`);
 
 /**
  * Registers a closer for the run (undone in reverse order by tearDown, or by the process handlers on a signal).
@@ -149,13 +158,14 @@ async function startSfu(call) {
 }
 
 /**
- * Emulator, signaling server and one browser per peer, up to every peer connected to every other (in an SFU call:
- * to Janus once, and to each other peer's stream through it).
+ * Emulator, signaling server and one browser per peer, up to every peer of the main call connected to every other
+ * (in an SFU call: to Janus once, and to each other peer's stream through it) and every extra call's peer joined.
  * @param {Call} call
  */
 async function setUpCall(call) {
   const { scenario, recorder, log } = call;
-  const peers = scenarioPeers(scenario);
+  const mainPeers = scenarioPeers(scenario);
+  const peers = allPeerNames(scenario);
   const room = `run-${randomBytes(4).toString('hex')}`;
   const janus = scenario.topology === 'sfu' ? await startSfu(call) : null;
   // Emulator commands are stamped on the run clock; buildResult moves them onto the media clock.
@@ -188,12 +198,19 @@ async function setUpCall(call) {
   call.signaling = signaling;
   call.room = room;
   const connected = new Set();
-  // Every peer's connection to each other peer, and in an SFU call its publisher connection as well.
-  const expectedConnections = peers.length * (janus ? peers.length : peers.length - 1);
+  const joined = new Set();
+  // Every main-call peer's connection to each other one, and in an SFU call its publisher connection as well. An
+  // extra call connects only when its flow starts.
+  const expectedConnections = mainPeers.length * (janus ? mainPeers.length : mainPeers.length - 1);
   let allConnected = () => {};
   const whenConnected = new Promise((resolve) => { allConnected = () => resolve(undefined); });
+  const checkReady = () => connected.size === expectedConnections && joined.size === peers.length && allConnected();
   signaling.events.on('rejected', (rejection) => recorder.rejected(rejection));
-  signaling.events.on('join', ({ peer }) => recorder.event({ type: 'joined', peer }));
+  signaling.events.on('join', ({ peer }) => {
+    recorder.event({ type: 'joined', peer });
+    joined.add(peer);
+    checkReady();
+  });
   signaling.events.on('stats', (sample) => {
     if (recorder.mediaStartEpochMs === null) return;
     recorder.samples.push(sample);
@@ -203,10 +220,11 @@ async function setUpCall(call) {
     recorder.event(event);
     if (event.type === 'error') recorder.fail(event.message, event.peer);
     if (event.type === 'connection-state') {
-      if (event.state === 'connected') connected.add(`${event.peer}->${event.remote}`);
+      const inMainCall = mainPeers.includes(event.peer) && (mainPeers.includes(event.remote) || event.remote === SFU_NODE);
+      if (event.state === 'connected' && inMainCall) connected.add(`${event.peer}->${event.remote}`);
       // 'disconnected' is transient (consent checks starved on a harsh link) and stays in the events; 'failed' is final.
       if (event.state === 'failed') recorder.fail(`connection to ${event.remote} failed`, event.peer);
-      if (connected.size === expectedConnections) allConnected();
+      checkReady();
     }
   });
 
@@ -215,7 +233,9 @@ async function setUpCall(call) {
   // All at once: launched one after another, the first peer's set-up time included the others' launches.
   const launches = await Promise.allSettled(peers.map(async (peer) => {
     recorder.event({ type: LAUNCH_EVENT, peer });
-    const url = `${signaling.httpUrl}?${new URLSearchParams({ peer, room, signal: signaling.wsUrl, ...(janus ? { sfu: SFU_NODE } : {}) })}`;
+    // An extra call's peers call nobody when they join; the main call's call each other only.
+    const callAtJoin = mainPeers.includes(peer) ? mainPeers.join(',') : '';
+    const url = `${signaling.httpUrl}?${new URLSearchParams({ peer, room, signal: signaling.wsUrl, callAtJoin, ...(janus ? { sfu: SFU_NODE } : {}) })}`;
     const launched = await launchPeer({
       executablePath: call.browser.path, media: call.media.peers[peer], url, headful: call.headful,
       launchSpec: call.emulator.launchSpec?.(peer),
@@ -235,7 +255,8 @@ async function setUpCall(call) {
 
   const timedOut = sleep(CONNECT_TIMEOUT_MS, recorder.signal).then(() => 'timeout');
   if (await Promise.race([whenConnected.then(() => 'connected'), timedOut]) === 'timeout' && !recorder.signal.aborted) {
-    recorder.fail(`peers did not connect within ${CONNECT_TIMEOUT_MS / 1000} s (${connected.size} of ${expectedConnections} connections up); see the events in result.json`);
+    recorder.fail(`peers did not connect within ${CONNECT_TIMEOUT_MS / 1000} s (${connected.size} of ${expectedConnections} connections up, `
+      + `${joined.size} of ${peers.length} peers joined); see the events in result.json`);
   }
 }
 
@@ -260,6 +281,17 @@ async function holdCall(call) {
     }
   });
   hold(call, 'schedule timers', () => timers.forEach(clearTimeout));
+  const flowTimers = scheduleFlows(browserFlowTimeline(scenario), recorder.mediaStartEpochMs, (atS, peer, command) => {
+    const { type, ...fields } = command;
+    recorder.event({ type: 'flow-command', peer, command: type, ...fields, scheduledAtS: atS });
+    try {
+      if (!call.signaling.sendCommand(call.room, peer, command)) recorder.fail(`flow command ${type} at ${atS} s not delivered: the page has left signaling`, peer);
+    } catch (error) {
+      // A timer's exception would take the orchestrator down without a result.
+      recorder.fail(`flow command ${type} at ${atS} s: ${error.message}`, peer);
+    }
+  });
+  hold(call, 'flow timers', () => flowTimers.forEach(clearTimeout));
   const truthTimer = setInterval(() => emulator.truth().then((rows) => recorder.truth.push(...rows), (error) => recorder.fail(`reading network truth: ${error.message}`)), 1000);
   hold(call, 'truth timer', () => clearInterval(truthTimer));
   if (call.sfuSampler) {
@@ -279,6 +311,20 @@ async function tearDown(call) {
   for (const release of call.releases.reverse()) {
     await release().catch((error) => call.log(`cleanup: ${error.message}`));
   }
+}
+
+/**
+ * Arms one timer per distinct time of the flows' page commands (lib/flow-commands.js), which sends that time's
+ * commands in their order; anchored to media start like the network schedule.
+ * @param {import('../lib/flow-commands.js').TimedCommand[]} timeline  sorted by atS
+ * @param {number} mediaStartEpochMs
+ * @param {(atS: number, peer: string, command: import('../../signaling/messages.js').Command) => void} send
+ */
+function scheduleFlows(timeline, mediaStartEpochMs, send) {
+  const times = [...new Set(timeline.map(({ atS }) => atS))];
+  return times.map((atS) => setTimeout(() => {
+    for (const { peer, command } of timeline.filter((entry) => entry.atS === atS)) send(atS, peer, command);
+  }, mediaStartEpochMs + atS * 1000 - Date.now()));
 }
 
 /**

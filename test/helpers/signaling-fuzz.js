@@ -32,6 +32,7 @@ export function realMessages({ room, peer, remote }) {
       candidate: { candidate: 'candidate:1788174580 1 udp 2122194687 127.0.0.1 35344 typ host generation 0 ufrag qTDK network-id 3', sdpMid: '0', sdpMLineIndex: 0, usernameFragment: 'qTDK' },
     },
     { type: 'stats', sample: realSample({ peer, remote }) },
+    { type: 'stats', sample: { ...realSample({ peer, remote }), data: { sentKbps: 2048.5 } } },
     { type: 'event', event: { type: 'media-ready', peer, epochMs, video: { width: 640, height: 360, frameRate: 30, deviceId: 'fake', resizeMode: 'none' } } },
     { type: 'event', event: { type: 'negotiated', peer, epochMs, remote } },
     { type: 'event', event: { type: 'ice-state', peer, epochMs, remote, state: 'checking' } },
@@ -39,6 +40,7 @@ export function realMessages({ room, peer, remote }) {
     { type: 'event', event: { type: 'connection-state', peer, epochMs, remote, state: 'connected' } },
     { type: 'event', event: { type: 'first-rtp', peer, epochMs, remote } },
     { type: 'event', event: { type: 'first-frame', peer, epochMs, remote } },
+    { type: 'event', event: { type: 'data-channel', peer, epochMs, remote, flow: 'bulk', state: 'open' } },
     { type: 'event', event: { type: 'error', peer, epochMs, message: 'getUserMedia: NotFoundError' } },
   ];
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { intervalLossPct, intervalMetrics, snapshotFromStats } from '../../client-app/stats.js';
+import { dataMetrics, intervalLossPct, intervalMetrics, snapshotFromStats } from '../../client-app/stats.js';
 
 // A trimmed getStats() report as Chromium returns it (standard webrtc-stats fields only).
 const report = ({ ts, vSent, vRecv, framesDecoded, framesSent, vLost, vRecvPk, aLost, aRecvPk, rttTotal, rttN, limited }) => [
@@ -106,4 +106,11 @@ test('loss after retransmission: the lost packets no retransmission received in 
   assert.equal(intervalLossPct(prev, cur), 5, 'Chromium counts repaired packets as lost');
   assert.equal(intervalLossPct(prev, cur, { afterRetransmission: true }), 1.5);
   assert.equal(intervalLossPct(prev, { packetsReceived: 190, packetsLost: 10 }, { afterRetransmission: true }), 5, 'no RTX counter: nothing repaired');
+});
+
+test('dataMetrics: kbps from byte counters over the interval; a flow new in the interval counts from zero', () => {
+  assert.deepEqual(dataMetrics(null, { sentBytes: null, receivedBytes: 125_000 }, 0.5), { recvKbps: 2000 });
+  assert.deepEqual(dataMetrics({ sentBytes: 10, receivedBytes: 0 }, { sentBytes: 10, receivedBytes: 0 }, 1), { sentKbps: 0, recvKbps: 0 });
+  assert.deepEqual(dataMetrics(null, { sentBytes: null, receivedBytes: null }, 1), {});
+  assert.throws(() => dataMetrics(null, { sentBytes: 1, receivedBytes: null }, 0), /must be positive/);
 });

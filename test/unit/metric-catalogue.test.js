@@ -2,7 +2,7 @@
 // page measures but the catalogue lacks, or a catalogue metric the summary, report or suite does not know, fails here.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { intervalMetrics, snapshotFromStats } from '../../client-app/stats.js';
+import { dataMetrics, intervalMetrics, snapshotFromStats } from '../../client-app/stats.js';
 import { flowList, pageFlowRows } from '../../orchestrator/lib/flows.js';
 import { withWireLoss } from '../../orchestrator/lib/loss.js';
 import {
@@ -38,9 +38,10 @@ function pageTimeline() {
   const timeline = [];
   for (let t = 1; t <= 20; t += 1) {
     const metrics = intervalMetrics(snapshotFromStats(report(t * 1000, t)), snapshotFromStats(report((t + 1) * 1000, t + 1)));
-    // The page adds its data channels' rates to the sample of that connection (issue 12 data flows).
-    const data = { data: { recvKbps: 800, sentKbps: 810 } };
-    timeline.push({ t, peer: 'p0', remote: 'p1', ...metrics, ...data }, { t, peer: 'p1', remote: 'p0', ...metrics, ...data });
+    // p0 also sends p1 a bulk data-channel flow.
+    const counters = (k) => ({ sentBytes: 250_000 * k, receivedBytes: 249_000 * k });
+    const { sentKbps, recvKbps } = dataMetrics(counters(t), counters(t + 1), 1);
+    timeline.push({ t, peer: 'p0', remote: 'p1', ...metrics, data: { sentKbps } }, { t, peer: 'p1', remote: 'p0', ...metrics, data: { recvKbps } });
   }
   const truth = Object.keys(LINKS).flatMap((link) => timeline.map(({ t }) => ({ t, link, packetsIn: 400, dropsLoss: 4, dropsQueue: 2 })));
   return withWireLoss(timeline, truth, ROUTES);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { intervalMetrics, snapshotFromStats } from '../../client-app/stats.js';
+import { dataMetrics, intervalMetrics, snapshotFromStats } from '../../client-app/stats.js';
 import {
-  isName, MAX_SAMPLE_T, messageTypeOf, validateEvent, validateMessage, validateSample,
+  isName, MAX_SAMPLE_T, messageTypeOf, validateCommand, validateEvent, validateMessage, validateSample,
 } from '../../signaling/messages.js';
 import { realMessages, realSample } from '../helpers/signaling-fuzz.js';
 
@@ -83,7 +83,7 @@ test('events: known types, finite epochMs, typed and bounded fields, nothing els
   }
   const cases = [
     [null, /event must be an object/],
-    [{ epochMs }, /event\.type must be one of media-ready, negotiated, ice-state, dtls-state, connection-state, first-rtp, first-frame, error, got nothing/],
+    [{ epochMs }, /event\.type must be one of media-ready, negotiated, ice-state, dtls-state, connection-state, first-rtp, first-frame, data-channel, error, got nothing/],
     [{ type: 'call-started', epochMs }, /event\.type/],
     [{ type: 'first-frame', remote: 'p1' }, /event\.epochMs must be a number/],
     [{ type: 'first-frame', remote: 'p1', epochMs: Infinity }, /event\.epochMs/],
@@ -154,4 +154,66 @@ test('messageTypeOf names only known types', () => {
 test('a long hostile value in a reason is cut short', () => {
   const checked = validateMessage({ type: 'join', room: 'x'.repeat(10_000), peer: 'p0' }, null);
   assert.ok(checked.ok === false && checked.reason.length < 200, checked.reason);
+});
+
+test('a sample\'s data-channel rates: only sentKbps and recvKbps, non-negative numbers or null', () => {
+  const data = dataMetrics({ sentBytes: 1000, receivedBytes: null }, { sentBytes: 251_000, receivedBytes: null }, 1);
+  assert.deepEqual(data, { sentKbps: 2000 });
+  assert.deepEqual(ok(validateSample({ ...realSample(), data }, 'p0')).data, { sentKbps: 2000 });
+  assert.deepEqual(ok(validateSample({ ...realSample(), data: { recvKbps: null } }, 'p0')).data, { recvKbps: null });
+  const cases = [
+    [{ data: null }, /sample\.data must be an object, got null/],
+    [{ data: 5 }, /sample\.data must be an object/],
+    [{ data: [] }, /sample\.data must be an object/],
+    [{ data: { recvKbps: -1 } }, /sample\.data\.recvKbps must be a number from 0 to 1000000000000, got -1/],
+    [{ data: { sentKbps: '9' } }, /sample\.data\.sentKbps must be a number/],
+    [{ data: { sentKbps: NaN } }, /sample\.data\.sentKbps must be a number .*got NaN/],
+    [{ data: { sentKbps: 1e13 } }, /sample\.data\.sentKbps must be a number/],
+    [{ data: { sentKbps: { deep: 1 } } }, /sample\.data\.sentKbps must be a number/],
+    [{ data: { bytes: 1 } }, /sample\.data has an unexpected field "bytes"; allowed: sentKbps, recvKbps/],
+    [{ data: JSON.parse('{"__proto__":{"polluted":1}}') }, /sample\.data has an unexpected field "__proto__"/],
+  ];
+  for (const [fields, pattern] of cases) refused(validateSample({ ...realSample(), ...fields }, 'p0'), pattern);
+  assert.equal(/** @type {any} */ ({}).polluted, undefined);
+});
+
+test('data-channel events: a remote, the channel\'s label as a name, an RTCDataChannelState', () => {
+  const epochMs = 1_790_000_000_000;
+  const event = { type: 'data-channel', epochMs, remote: 'p1', flow: 'bulk-1', state: 'open' };
+  assert.deepEqual(ok(validateEvent(event, 'p0')), { ...event, peer: 'p0' });
+  const cases = [
+    [{ ...event, state: 'connected' }, /event\.state must be one of connecting, open, closing, closed, got "connected"/],
+    [{ ...event, flow: 'a b' }, /event\.flow must be a name/],
+    [{ ...event, flow: 'x'.repeat(65) }, /event\.flow must be a name/],
+    [{ ...event, flow: undefined }, /event\.flow must be a name .*got nothing/],
+    [{ ...event, remote: 'p0' }, /event\.remote names the sender itself/],
+    [{ ...event, bytes: 5 }, /data-channel event has an unexpected field "bytes"/],
+  ];
+  for (const [value, pattern] of cases) refused(validateEvent(value, 'p0'), pattern);
+});
+
+test('flow commands: known types, the fields of each, a remote other than the page', () => {
+  const good = [
+    { type: 'call', remote: 'p3', direction: 'forward', role: 'offerer' },
+    { type: 'call', remote: 'p3', direction: 'both', role: 'answerer' },
+    { type: 'hang-up', remote: 'p3' },
+    { type: 'pause', remote: 'p3' },
+    { type: 'resume', remote: 'p3' },
+    { type: 'data-start', remote: 'p1', flow: 'bulk' },
+    { type: 'data-stop', remote: 'p1', flow: 'bulk' },
+  ];
+  for (const command of good) assert.deepEqual(ok(validateCommand(command, 'p2')), command);
+  const cases = [
+    [null, /command must be an object/],
+    [{ remote: 'p3' }, /command\.type must be one of call, hang-up, pause, resume, data-start, data-stop, got nothing/],
+    [{ type: 'stop', remote: 'p3' }, /command\.type must be one of/],
+    [{ type: 'call', remote: 'p3', direction: 'backward', role: 'offerer' }, /command\.direction must be one of both, forward, got "backward"/],
+    [{ type: 'call', remote: 'p3', direction: 'both' }, /command\.role must be one of offerer, answerer, got nothing/],
+    [{ type: 'hang-up', remote: 'p2' }, /command\.remote names the sender itself/],
+    [{ type: 'pause' }, /command\.remote must be a name/],
+    [{ type: 'resume', remote: 'p3', flow: 'x' }, /resume command has an unexpected field "flow"/],
+    [{ type: 'data-start', remote: 'p1' }, /command\.flow must be a name/],
+    [{ type: 'data-stop', remote: 'p1', flow: '../x' }, /command\.flow must be a name/],
+  ];
+  for (const [command, pattern] of cases) refused(validateCommand(command, 'p2'), pattern);
 });

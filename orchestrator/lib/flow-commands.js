@@ -1,0 +1,78 @@
+// What the orchestrator tells the pages, and when, to run a scenario's browser-side flows (extra calls and data
+// channels): a pure timeline on the media clock that run/run.js arms as timers. Kernel flows (tcp, udp) are not
+// the pages' business. Reads `scenario.flows` as lib/flows.js normalises them (times scaled, defaults filled).
+
+/** The flow kinds the pages carry. */
+export const BROWSER_FLOW_KINDS = Object.freeze(['call', 'data']);
+
+/**
+ * @typedef {{ name: string, kind: string, startS: number, stopS: number, direction?: string,
+ *   pauses?: Array<{ atS: number, durationS: number }>, from?: string, to?: string }} Flow
+ * @typedef {{ atS: number, peer: string, command: import('../../signaling/messages.js').Command }} TimedCommand
+ */
+
+/**
+ * The two peers of each extra call, in file order from p(N), N = the main call's peers. `left` is the one with the
+ * even index (even peers sit left of the bottleneck), which sends in a forward call and offers in every call; with
+ * an odd N that is the second of the pair.
+ * @param {{ peers: number, flows?: Flow[] }} scenario
+ * @returns {Map<string, { left: string, right: string }>} by flow name
+ */
+function extraCallPeers({ peers, flows = [] }) {
+  const pairs = new Map();
+  for (const flow of flows.filter((candidate) => candidate.kind === 'call')) {
+    const first = peers + 2 * pairs.size;
+    const [left, right] = first % 2 === 0 ? [first, first + 1] : [first + 1, first];
+    pairs.set(flow.name, { left: `p${left}`, right: `p${right}` });
+  }
+  return pairs;
+}
+
+/**
+ * Every command for the pages, sorted by time (stable: at one time, in the order they must arrive; a call's
+ * answerer learns the direction before the offerer's offer can reach it). A command at or after the run's end is
+ * left out: the end of the call closes everything.
+ * @param {{ peers: number, durationS: number, flows?: Flow[] }} scenario
+ * @returns {TimedCommand[]}
+ */
+export function browserFlowTimeline(scenario) {
+  const pairs = extraCallPeers(scenario);
+  /** @type {TimedCommand[]} */
+  const timeline = [];
+  for (const flow of scenario.flows ?? []) {
+    if (flow.kind === 'call') timeline.push(...callCommands(flow, /** @type {{ left: string, right: string }} */ (pairs.get(flow.name))));
+    if (flow.kind === 'data') timeline.push(...dataCommands(flow));
+  }
+  return timeline.filter(({ atS }) => atS < scenario.durationS).sort((a, b) => a.atS - b.atS);
+}
+
+/**
+ * @param {number} atS @param {string} peer @param {import('../../signaling/messages.js').Command} command
+ * @returns {TimedCommand}
+ */
+const at = (atS, peer, command) => ({ atS, peer, command });
+
+/** @param {Flow} flow @param {{ left: string, right: string }} pair @returns {TimedCommand[]} */
+function callCommands(flow, { left, right }) {
+  const direction = flow.direction === 'forward' ? 'forward' : 'both';
+  const senders = direction === 'forward' ? [[left, right]] : [[left, right], [right, left]];
+  return [
+    at(flow.startS, right, { type: 'call', remote: left, direction, role: 'answerer' }),
+    at(flow.startS, left, { type: 'call', remote: right, direction, role: 'offerer' }),
+    ...(flow.pauses ?? []).flatMap(({ atS, durationS }) => senders.flatMap(([peer, remote]) => [
+      at(atS, peer, { type: 'pause', remote }),
+      // A pause that lasts to the hang-up needs no resume.
+      ...(atS + durationS < flow.stopS ? [at(atS + durationS, peer, { type: 'resume', remote })] : []),
+    ])),
+    at(flow.stopS, left, { type: 'hang-up', remote: right }),
+    at(flow.stopS, right, { type: 'hang-up', remote: left }),
+  ];
+}
+
+/** @param {Flow} flow @returns {TimedCommand[]} */
+function dataCommands({ name, startS, stopS, from = 'p0', to = 'p1' }) {
+  return [
+    at(startS, from, { type: 'data-start', remote: to, flow: name }),
+    at(stopS, from, { type: 'data-stop', remote: to, flow: name }),
+  ];
+}

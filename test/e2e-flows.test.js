@@ -1,0 +1,93 @@
+// Browser-side flows with real browsers through the relay (issue 12): a main call p0-p1 carrying a bulk data
+// channel p0 -> p1 from 5 s to 20 s, and an extra forward call p2 -> p3 from 10 s to 25 s, paused 15-19 s.
+// 360p30, 30 s, one run shared by the tests.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { before, test } from 'node:test';
+import { tempDir } from './helpers/cli.js';
+import { loadScenario } from '../orchestrator/lib/scenario.js';
+import { compileNetwork } from '../orchestrator/lib/schedule.js';
+import { runScenario } from '../orchestrator/run/run.js';
+
+const UPLINK_KBPS = 3000;
+// As lib/flows.js normalises them (times already scaled): every field filled in.
+const FLOWS = [
+  { name: 'call-2', kind: 'call', startS: 10, stopS: 25, direction: 'forward', pauses: [{ atS: 15, durationS: 4 }] },
+  { name: 'bulk', kind: 'data', startS: 5, stopS: 20, from: 'p0', to: 'p1' },
+];
+
+/**
+ * The resolved scenario lib/flows.js will give: the main call's 2 peers, 2 more for the extra call, the flows, and
+ * the network compiled for all 4. Built by hand until the loader accepts `flows`.
+ */
+function flowScenario() {
+  const dir = tempDir('wtb-flows-scenario-');
+  const file = path.join(dir, 'flows-e2e.json');
+  writeFileSync(file, JSON.stringify({
+    name: 'flows-e2e', description: 'a data flow in the main call and an extra forward call with a pause', durationS: 30, warmupS: 2, peers: 2,
+    network: { link: { rateKbps: UPLINK_KBPS } },
+  }));
+  const loaded = loadScenario(file);
+  const compiled = compileNetwork({ file: loaded.file, durationS: loaded.nominalDurationS, peers: 4, topology: 'mesh', network: loaded.network });
+  return { ...loaded, allPeers: 4, flows: FLOWS, compiled };
+}
+
+/** @type {import('../orchestrator/lib/result.js').RunResult} */
+let result;
+before(async () => {
+  ({ result } = await runScenario({ scenario: flowScenario(), video: '360p30', outDir: tempDir('wtb-flows-') }));
+  assert.equal(result.status, 'passed', JSON.stringify(result.errors));
+}, { timeout: 150_000 });
+
+/** @param {string} peer @param {string} remote */
+const rows = (peer, remote) => result.timeline.filter((entry) => entry.peer === peer && entry.remote === remote);
+/** @param {any} entry @param {string} field  e.g. 'video.recvKbps' */
+const value = (entry, field) => field.split('.').reduce((object, key) => object?.[key], entry) ?? 0;
+const inSeconds = (entries, fromS, toS) => entries.filter(({ t }) => t >= fromS && t <= toS);
+const show = (entries, field) => entries.map((entry) => `${entry.t}:${value(entry, field)}`).join(' ');
+
+test('the extra call: p3 receives p2\'s video only while the call is up and not paused; p2 receives nothing', () => {
+  const received = rows('p3', 'p2');
+  const field = 'video.recvKbps';
+  assert.deepEqual(inSeconds(received, 1, 10).filter((entry) => value(entry, field) > 0), [], `p3 got video before the call: ${show(received, field)}`);
+  assert.deepEqual(inSeconds(received, 27, 30).filter((entry) => value(entry, field) > 0), [], `p3 got video after the hang-up: ${show(received, field)}`);
+  for (const [fromS, toS] of [[12, 15], [21, 25]]) {
+    const up = inSeconds(received, fromS, toS);
+    assert.equal(up.length, toS - fromS + 1, `p3's samples from p2 in ${fromS}-${toS} s: ${show(received, field)}`);
+    assert.ok(up.every((entry) => value(entry, field) > 50), `p3 receives p2's video in ${fromS}-${toS} s: ${show(received, field)}`);
+  }
+  // Paused from 15 s to 19 s: the seconds wholly inside carry no media, audio included.
+  for (const entry of inSeconds(received, 17, 18)) {
+    assert.equal(value(entry, field) + value(entry, 'audio.recvKbps'), 0, `p3 received media during the pause: ${show(received, field)}`);
+  }
+  // Forward: p2 sends, p3 only receives.
+  assert.ok(rows('p2', 'p3').every((entry) => value(entry, field) === 0 && value(entry, 'audio.recvKbps') === 0), 'p2 received media from p3');
+  assert.ok(inSeconds(rows('p2', 'p3'), 12, 14).every((entry) => value(entry, 'video.sendKbps') > 50), 'p2 sends video to p3');
+  // The main call ran all along, and its set-up did not wait for the extra call.
+  assert.equal(inSeconds(rows('p1', 'p0'), 3, 30).filter((entry) => value(entry, field) > 0).length, 28);
+  const commands = result.events.filter((event) => event.type === 'flow-command').map((event) => `${event.scheduledAtS} ${event.peer} ${event.command}`);
+  assert.deepEqual(commands.filter((line) => !line.includes('data')), [
+    '10 p3 call', '10 p2 call', '15 p2 pause', '19 p2 resume', '25 p2 hang-up', '25 p3 hang-up',
+  ]);
+});
+
+test('the data flow: p1 receives and p0 sends only between 5 s and 20 s, through p0\'s capped uplink', () => {
+  const received = rows('p1', 'p0');
+  const sent = rows('p0', 'p1');
+  for (const [entries, field] of [[received, 'data.recvKbps'], [sent, 'data.sentKbps']]) {
+    assert.deepEqual(inSeconds(entries, 1, 4).filter((entry) => entry.data), [], `${field} before the flow: ${show(entries, field)}`);
+    assert.deepEqual(inSeconds(entries, 24, 30).filter((entry) => value(entry, field) > 0), [], `${field} after the flow: ${show(entries, field)}`);
+    const active = inSeconds(entries, 7, 19);
+    assert.ok(active.length === 13 && active.every((entry) => value(entry, field) > 100), `${field} while the flow runs: ${show(entries, field)}`);
+  }
+  // What p1's page received is what p0's page saw SCTP take, and no more than p0's uplink carries.
+  const total = (entries, field) => inSeconds(entries, 6, 23).reduce((sum, entry) => sum + value(entry, field), 0);
+  const ratio = total(received, 'data.recvKbps') / total(sent, 'data.sentKbps');
+  assert.ok(ratio > 0.9 && ratio < 1.1, `received / sent ${ratio.toFixed(3)}`);
+  for (const entry of inSeconds(received, 7, 19)) {
+    assert.ok(value(entry, 'data.recvKbps') + value(entry, 'video.recvKbps') <= UPLINK_KBPS * 1.1, `p1 received more than p0's uplink at ${entry.t} s`);
+  }
+  const states = result.events.filter((event) => event.type === 'data-channel').map((event) => `${event.peer} ${event.flow} ${event.state}`);
+  for (const line of ['p0 bulk open', 'p1 bulk open', 'p0 bulk closed', 'p1 bulk closed']) assert.ok(states.includes(line), `${line} in ${states}`);
+});
