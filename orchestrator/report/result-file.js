@@ -82,6 +82,11 @@ export function normalizeResult(raw) {
     },
     summary: raw.summary && typeof raw.summary === 'object' ? raw.summary : null,
     resources: { ...obj(raw.resources), rows: records(raw.resources?.rows).filter((row) => Number.isFinite(row.t) && typeof row.process === 'string') },
+    flows: {
+      ...obj(raw.flows),
+      list: records(raw.flows?.list).filter((f) => typeof f.name === 'string'),
+      rows: records(raw.flows?.rows).filter((row) => Number.isFinite(row.t) && typeof row.flow === 'string'),
+    },
   };
 }
 

@@ -7,7 +7,7 @@ import { HarnessError } from '../lib/errors.js';
 import { referenceValue } from '../lib/reference.js';
 import { jainBySharedLink, runFairness } from '../lib/fairness.js';
 import { meanTimeToSteadyS, timeToSteadyTable } from '../lib/steady-rate.js';
-import { perChangeReference } from './derived.js';
+import { fairnessByLink, perChangeReference } from './derived.js';
 import { timeSpan } from './series.js';
 
 const RESOLUTION_KEYS = ['video.recvWidth', 'video.recvHeight'];
@@ -125,15 +125,20 @@ export function buildDerived(result) {
   const stats = runStatistics(result);
   const reference = result.scenario.reference;
   const groups = jainBySharedLink(result.timeline, result.network.routes, stats.windowS);
+  const fairness = fairnessByLink(result.summary, groups);
+  const finiteOrNull = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+  // Over the flows when the run had them (lib/fairness.js wrote them into the summary), else over the routes.
+  const { summary } = result;
+  const jain = fairness.byFlows
+    ? { jainIndex: finiteOrNull(summary.jainIndex), jainIndexPerSecond: finiteOrNull(summary.jainIndexPerSecond) } : runFairness(groups);
   const steady = timeToSteadyTable(result.timeline, result.network.scheduleEvents, stats.windowS[1]);
   const steadyRef = referenceValue(reference, 'timeToSteadyS');
   const perChange = perChangeReference(steady.changes, steadyRef?.byChangeAtS, result.scenario.timeScale ?? 1);
   // The summary's per-run fields, so each catalogue entry's fromSummary reads them.
   const figures = {
-    utilization: stats.utilization, setupMs: stats.setupMs, ...runFairness(groups), timeToSteadyS: meanTimeToSteadyS(steady.changes),
+    utilization: stats.utilization, setupMs: stats.setupMs, timeToSteadyS: meanTimeToSteadyS(steady.changes), ...jain,
   };
   const peers = Object.keys(stats.peers).sort();
-  const finiteOrNull = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
   /** @type {RunFigure[]} */
   const rows = RUN_METRIC_PATHS.map((path) => {
     const value = finiteOrNull(metricByPath(path).fromSummary(figures));
@@ -145,5 +150,6 @@ export function buildDerived(result) {
       compared: overChanges ? perChange.runMeanS : value, comparedOver: overChanges,
     };
   }).filter((figure) => figure.value !== null || figure.reference !== null || Object.values(figure.perPeer ?? {}).some((v) => v !== null));
-  return { figures: rows, computed: stats.computed, steady: { ...steady, perChange }, jain: { groups } };
+  const run = { ...jain, reference: { jainIndex: referenceValue(reference, 'jainIndex'), jainIndexPerSecond: referenceValue(reference, 'jainIndexPerSecond') } };
+  return { figures: rows, computed: stats.computed, steady: { ...steady, perChange }, fairness: { ...fairness, run } };
 }
