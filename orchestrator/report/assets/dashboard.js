@@ -105,16 +105,20 @@
     if (!canvas) return null;
     var hasY2 = panel.series.some(function (s) { return s.axis === 'y2'; });
     var cats = panel.yCategories;
+    var areas = 0;
     var datasets = panel.series.map(function (s, index) {
       var points = new Array(s.x.length);
       for (var i = 0; i < s.x.length; i++) points[i] = { x: s.x[i], y: s.y[i] };
-      // A stacked panel stacks its measured series as areas; each configured line is a stack of its own.
+      // A stacked panel stacks its measured series as areas, each filled down to the one before it (by index: the
+      // 'stack' fill mode would fill to the configured lines too); each configured line is a stack of its own.
       var area = Boolean(panel.stacked && !s.configured);
+      var fill = false;
+      if (area) fill = areas++ === 0 ? 'origin' : '-1';
       return {
         label: s.label,
         data: points,
         stack: panel.stacked ? (area ? 'flows' : 'configured-' + index) : undefined,
-        fill: area ? 'stack' : false,
+        fill: fill,
         borderColor: s.color,
         backgroundColor: area ? s.color + 'b3' : s.color,
         borderWidth: s.width || 1.5,
