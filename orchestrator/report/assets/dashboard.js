@@ -112,6 +112,7 @@
       // A stacked panel stacks its measured series as areas, each filled down to the one before it (by index: the
       // 'stack' fill mode would fill to the configured lines too); each configured line is a stack of its own.
       var area = Boolean(panel.stacked && !s.configured);
+      /** @type {string|false} */
       var fill = false;
       if (area) fill = areas++ === 0 ? 'origin' : '-1';
       return {
