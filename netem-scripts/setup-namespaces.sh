@@ -7,9 +7,9 @@
 #
 # Usage (root): setup-namespaces.sh ID [PEERS=2] [BLOCK=200]
 #   ID     1-8 characters [a-z0-9]: namespaces wtb-ID-p0 … and router wtb-ID-r
-#   BLOCK  addresses come from 10.201.BLOCK.0/24 (peers .130, .134, …; root end of the control veth .1)
+#   BLOCK  addresses come from 10.201.BLOCK.0/24 (peers p0 .130, p1 .194, p2 .134, …; root end of the control veth .1)
 # Environment: NETEM=1|0|auto (sch_netem present; 0 puts loss on nftables), BOTTLENECK=1 adds the shared
-#   bottleneck stage, DRY_RUN=1 prints the generated script instead of running it, NODE=… the node binary.
+#   bottleneck (bottleneck.fwd and bottleneck.back), DRY_RUN=1 prints the generated script instead of running it, NODE=… the node binary.
 set -eu
 ID=${1:?usage: setup-namespaces.sh ID [PEERS=2] [BLOCK=200]}
 PEERS=${2:-2}

@@ -114,6 +114,58 @@ test('set-up builds namespaces and the qdiscs the generator gives for this kerne
   assert.deepEqual(leftovers(runId), []);
 });
 
+/**
+ * Sends count UDP datagrams from one peer's namespace to another's and waits until the receiver has them all.
+ * @param {{plan: import('../orchestrator/emulators/netem/topology.js').TopologyPlan}} emulator
+ * @param {string} from @param {string} to @param {number} count
+ */
+async function sendDatagrams(emulator, from, to, count) {
+  const [sender, receiver] = [from, to].map((name) => emulator.plan.peers.find((peer) => peer.name === name));
+  const port = '5400';
+  const receive = `const s = require('node:dgram').createSocket('udp4'); let n = 0;
+    s.on('message', () => { if (++n === ${count}) { console.log(n); process.exit(0); } });
+    s.bind(${port}, '${receiver.address}', () => console.log('ready'));
+    setTimeout(() => { console.log(n); process.exit(1); }, 5000);`;
+  const child = spawn('ip', ['netns', 'exec', receiver.netns, process.execPath, '-e', receive], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let stdout = '';
+  child.stdout.on('data', (chunk) => { stdout += chunk; });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  while (!stdout.includes('ready')) await sleep(10);
+  const send = `const s = require('node:dgram').createSocket('udp4');
+    let left = ${count}; const next = () => (left-- > 0 ? s.send('x'.repeat(100), ${port}, '${receiver.address}', next) : s.close()); next();`;
+  execFileSync('ip', ['netns', 'exec', sender.netns, process.execPath, '-e', send]);
+  assert.equal(await exited, 0, `${from} -> ${to}: the receiver got ${stdout.split('\n')[1]} of ${count} datagrams`);
+}
+
+test('a 4-peer mesh with a directional bottleneck: the kernel\'s qdiscs are the generator\'s, and traffic crosses bottleneck.fwd only from left to right, .back only from right to left', { skip }, async () => {
+  const runId = uniqueId('bneck');
+  const compiled = compileNetwork({ file: 'x.json', durationS: 10, peers: 4, network: { bottleneck: { rateKbps: 2000, queueMs: 300 }, bottleneckBack: { rateKbps: 500 } } });
+  const emulator = createNetemEmulator({ peers: ['p0', 'p1', 'p2', 'p3'], compiled, runId, capabilities: caps });
+  try {
+    await emulator.setup();
+    const { plan } = emulator;
+    const expected = qdiscLayout(setupCommands(plan, compiled.links, { netem: caps.netem }));
+    assert.deepEqual(shownLayout(plan.routerNetns, expected), expected);
+    const classes = execFileSync('tc', ['-n', plan.routerNetns, 'class', 'show', 'dev', plan.bottleneckIfb]).toString();
+    assert.match(classes, /class htb 1:9 root .*rate 2Mbit ceil 2Mbit/);
+    assert.match(classes, /class htb 1:a root .*rate 500Kbit ceil 500Kbit/);
+    const count = 20;
+    // p0, p2 left; p1, p3 right
+    for (const [from, to, crosses] of [['p0', 'p1', 'bottleneck.fwd'], ['p3', 'p2', 'bottleneck.back'], ['p0', 'p2', null], ['p3', 'p1', null], ['p2', 'p3', 'bottleneck.fwd']]) {
+      await emulator.truth();
+      await sendDatagrams(emulator, from, to, count);
+      const packets = Object.fromEntries((await emulator.truth()).map((row) => [row.link, row.packetsOut]));
+      const along = [`${from}.up`, ...(crosses ? [crosses] : []), `${to}.down`];
+      for (const [name, got] of Object.entries(packets)) {
+        assert.equal(got, along.includes(name) ? count : 0, `${from} -> ${to}: ${name} carried ${got} packets; the route is ${along.join(', ')}`);
+      }
+    }
+  } finally {
+    await emulator.close();
+  }
+  assert.deepEqual(leftovers(runId), []);
+});
+
 for (const rateKbps of [1000, 5000]) {
   test(`iperf3 TCP through an htb cap of ${rateKbps} kbps is within 5 %`, { skip: skip || (!hasIperf3 && 'iperf3 not installed (apt-get install -y iperf3)') }, async () => {
     const runId = uniqueId(`tcp${rateKbps / 1000}`);
@@ -178,7 +230,7 @@ test('SIGINT during set-up leaves nothing behind', { skip }, async () => {
   const child = spawn(process.execPath, ['--input-type=module', '-e', `
     import { createNetemEmulator } from ${JSON.stringify(indexUrl)};
     const link = { rateKbps: 1000, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 1, lossBurst: null };
-    const links = { 'p0.up': link, 'p0.down': link, 'p1.up': link, 'p1.down': link, 'p2.up': link, 'p2.down': link, bottleneck: link };
+    const links = { 'p0.up': link, 'p0.down': link, 'p1.up': link, 'p1.down': link, 'p2.up': link, 'p2.down': link, 'bottleneck.fwd': link, 'bottleneck.back': link };
     const emulator = createNetemEmulator({ peers: ['p0', 'p1', 'p2'], compiled: { links, routes: {}, events: [] }, runId: ${JSON.stringify(runId)} });
     process.once('SIGINT', async () => { await emulator.close(); process.exit(130); });
     try { await emulator.setup(); console.log('set-up finished'); } catch (error) { console.log(error.message); }

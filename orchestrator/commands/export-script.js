@@ -17,7 +17,7 @@ export const builder = (yargs) => yargs
   .positional('scenario', { describe: 'scenario name (see `list`) or path to a scenario file', type: 'string' })
   .option('topology-only', { describe: 'netem only, no scenario: build the namespaces with every link unconstrained and leave them (what netem-scripts/setup-namespaces.sh runs)', type: 'boolean', default: false })
   .option('peers', { describe: '--topology-only: number of peers (default 2)', type: 'number' })
-  .option('bottleneck', { describe: '--topology-only: add the shared bottleneck stage', type: 'boolean' })
+  .option('bottleneck', { describe: '--topology-only: add the shared bottleneck (its two directions, bottleneck.fwd and bottleneck.back)', type: 'boolean' })
   .option('run-id', { describe: `netem only: namespaces are wtb-<id>-… (1-8 of a-z 0-9; default ${SCRIPT_RUN_ID})`, type: 'string', default: SCRIPT_RUN_ID })
   .option('block', { describe: 'netem only: addresses from 10.201.<block>.0/24 (0-255; default: from the run id)', type: 'number' })
   .option('emulator', { describe: 'netem: Linux namespaces + tc; dummynet: ipfw (FreeBSD) or dnctl + pf (macOS)', choices: ['netem', 'dummynet'], default: 'netem' })

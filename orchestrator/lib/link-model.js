@@ -168,7 +168,7 @@ export function queueLimitBytes(params, mtuBytes = 1500) {
 /**
  * What a flow along route sees end to end.
  * @param {Record<string, LinkParams>} linksParams
- * @param {string[]} route  link names, e.g. ["p0.up", "bottleneck", "p1.down"]
+ * @param {string[]} route  link names, e.g. ["p0.up", "bottleneck.fwd", "p1.down"]
  * @returns {{rateKbps: number|null, oneWayDelayMs: number, jitterMs: number, lossPct: number}}
  */
 export function pathConditions(linksParams, route) {

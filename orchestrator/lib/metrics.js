@@ -68,6 +68,9 @@ const PER_SECOND = [
   { path: 'residualLossPct', label: 'Packet loss after recovery', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 22 },
   { path: 'wireLossPct', label: 'Packet loss on the wire', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 21 },
   { path: 'recoveredLossPct', label: 'Packet loss recovered', unit: '%', decimals: 2, worseWhen: 'lower', headline: 'detail', row: 23 },
+  // A data flow's RTCDataChannel (issue 12 flows): bytes the page received and sent on the connection per second.
+  { path: 'data.recvKbps', label: 'Data channel receive rate', unit: 'kbps', decimals: null, worseWhen: 'lower' },
+  { path: 'data.sentKbps', label: 'Data channel send rate', unit: 'kbps', decimals: null, worseWhen: 'lower' },
   {
     path: 'availableOutgoingKbps', label: 'Available outgoing bitrate', unit: 'kbps', decimals: null,
     worseWhen: 'lower', headline: 'detail', row: 12,
@@ -98,6 +101,11 @@ const PER_RUN = [
     // Mean over the schedule changes after the call start (lib/steady-rate.js).
     path: 'timeToSteadyS', label: 'Time to steady rate', unit: 's', decimals: 1, worseWhen: 'higher',
     fromSummary: (summary) => summary.timeToSteadyS,
+  },
+  {
+    // Mean over the flows' joins and leaves on the bottleneck of the seconds until Jain's index holds >= 0.9 (lib/fairness.js).
+    path: 'convergenceS', label: 'Convergence time after a flow joins or leaves', unit: 's', decimals: 1, worseWhen: 'higher',
+    fromSummary: (summary) => summary.convergenceS,
   },
 ];
 

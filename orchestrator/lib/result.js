@@ -1,6 +1,7 @@
 // The owner of result.json's shape (docs/results-schema.md): its version, its type, and the one pure function
 // that assembles it from what a run collected. The writer (run/run.js) and the reader (report/result-file.js)
 // both use this module.
+import { flowList, pageFlowRows } from './flows.js';
 import { lossSummary, withWireLoss } from './loss.js';
 import { configuredTimeline } from './schedule.js';
 import { summarize } from './run-summary.js';
@@ -17,6 +18,9 @@ export const SCHEMA_VERSION = 1;
  * @typedef {{ t: number, peer: string, remote: string, intervalS?: number, [metric: string]: unknown }} TimelineEntry
  * @typedef {{ atS: number, cmd: string, ok: boolean, [field: string]: unknown }} SystemCommand
  * @typedef {{ atS: number, appliedAtS: number|null, link: string, params: object, cause: string }} ScheduleEvent
+ * @typedef {{ t: number, flow: string, rateKbps: number, source: string, [field: string]: unknown }} FlowRow
+ *   t: the second on the media clock (the row covers (t − 1, t]); rateKbps: the goodput its receiver got;
+ *   source: getStats | iperf3 | datachannel | relay
  *
  * @typedef {object} Environment
  * @property {string} harnessVersion
@@ -41,6 +45,8 @@ export const SCHEMA_VERSION = 1;
  * @property {RunEvent[]} events
  * @property {{ emulator: string, links: object, routes: Record<string, string[]>, configured: object[],
  *   truth: object[], commands: SystemCommand[], scheduleEvents: ScheduleEvent[] }} network
+ * @property {{ list: import('./flows.js').FlowListEntry[], rows: FlowRow[] }} flows  the scenario's flows and the main
+ *   call (lib/flows.js flowList) and their rates per second; empty when the scenario has no flows
  * @property {import('./setup-breakdown.js').SetupBreakdown} setup  per peer: launch -> first decoded frame, step by step
  * @property {{ unavailable: string|null, rows: Array<{ t: number, process: string, cpuPct: number, rssMb: number, processCount: number }>,
  *   summary: Record<string, { cpuPct: object, peakRssMb: number }>, hostSaturation: ReturnType<typeof hostSaturation> }} resources
@@ -54,7 +60,8 @@ export const SCHEMA_VERSION = 1;
  * @param {object} input
  * @param {RunStatus} input.status
  * @param {RunError[]} input.errors
- * @param {{ compiled: import('./schedule.js').CompiledNetwork, durationS: number, warmupS: number }
+ * @param {{ compiled: import('./schedule.js').CompiledNetwork, durationS: number, warmupS: number, peers: number,
+ *   flows?: import('./flows.js').Flow[], network?: { bottleneck?: unknown } }
  *   & Record<string, unknown>} input.scenario  the resolved scenario, compiled network included
  * @param {Environment} input.environment
  * @param {TimelineEntry[]} input.samples    as the pages sent them (validated at the signaling edge)
@@ -63,11 +70,13 @@ export const SCHEMA_VERSION = 1;
  *   scheduleEvents: ScheduleEvent[] }} input.network  commands are stamped in seconds since the run started
  * @param {{ startedAtEpochMs: number, mediaStartEpochMs: number|null }} input.clock
  * @param {string[]} input.peers
+ * @param {FlowRow[]} [input.flowRows]  rates the run measured outside the pages (iperf3, relay), on the media clock;
+ *   the call and data-channel rows are derived here from the samples
  * @param {{ rows: Array<{ epochMs: number, process: string, cpuPct: number, rssMb: number, processCount: number }>,
  *   unavailable: string|null }} [input.processes]  per-process CPU and memory (run/process-sampler.js)
  * @returns {RunResult}
  */
-export function buildResult({ status, errors, scenario, environment, samples, events, network, clock, peers, processes }) {
+export function buildResult({ status, errors, scenario, environment, samples, events, network, clock, peers, processes, flowRows = [] }) {
   const atS = (epochMs) => (clock.mediaStartEpochMs === null ? null : Number(((epochMs - clock.mediaStartEpochMs) / 1000).toFixed(3)));
   const { compiled, ...scenarioForResult } = scenario;
   const configured = configuredTimeline(compiled, scenario.durationS);
@@ -76,6 +85,7 @@ export function buildResult({ status, errors, scenario, environment, samples, ev
   const timeline = withWireLoss(samplesInRun, truth, compiled.routes);
   const setup = setupBreakdown({ events, peers });
   const setupMs = Object.fromEntries(peers.map((peer) => [peer, setup.peers[peer].sinceLaunchMs.firstFrame]));
+  const flows = flowsSection(scenario, timeline, flowRows);
   return {
     schemaVersion: SCHEMA_VERSION,
     status,
@@ -93,16 +103,28 @@ export function buildResult({ status, errors, scenario, environment, samples, ev
       commands: network.commands.map((command) => ({ ...command, atS: atS(clock.startedAtEpochMs + command.atS * 1000) ?? command.atS })),
       scheduleEvents: network.scheduleEvents,
     },
+    flows,
     setup,
     resources: resourcesSection(processes, atS, scenario, environment.cpus),
     summary: {
       ...summarize({
         timeline, warmupS: scenario.warmupS, durationS: scenario.durationS, setupMs, configured, routes: compiled.routes,
-        scheduleEvents: network.scheduleEvents,
+        scheduleEvents: network.scheduleEvents, flows,
       }),
       loss: lossSummary({ truth, timeline, routes: compiled.routes, windowS: [scenario.warmupS, scenario.durationS] }),
     },
   };
+}
+
+/**
+ * result.json `flows`: the flows list, and every flow's rate per second within the run, sorted by second and flow.
+ * @param {Parameters<typeof flowList>[0]} scenario @param {TimelineEntry[]} timeline @param {FlowRow[]} flowRows
+ */
+function flowsSection(scenario, timeline, flowRows) {
+  const list = flowList(scenario);
+  const rows = [...pageFlowRows(list, timeline), ...flowRows.filter((row) => row.t <= scenario.durationS)]
+    .sort((a, b) => a.t - b.t || a.flow.localeCompare(b.flow));
+  return { list, rows };
 }
 
 /**

@@ -1,7 +1,7 @@
 // The `summary` section of result.json, computed from the timeline (pure).
 import { pathConditions } from './link-model.js';
 import { describe } from './statistics.js';
-import { jainBySharedLink, runFairness } from './fairness.js';
+import { fairnessFigures } from './fairness.js';
 import { meanTimeToSteadyS, timeToSteadyTable } from './steady-rate.js';
 import { peerSeconds, peerTotals } from './topology.js';
 import { cpuLimitation } from './cpu-limit.js';
@@ -49,10 +49,12 @@ export function linksAt(configured, t) {
 /**
  * @param {{ timeline: object[], warmupS: number, durationS: number, setupMs: Record<string, number|null>,
  *   configured: object[], routes: Record<string, string[]>,
- *   scheduleEvents?: import('./steady-rate.js').ChangeEvent[] }} input  without scheduleEvents only the call start is
- *   a change, so timeToSteadyS is null
+ *   scheduleEvents?: import('./steady-rate.js').ChangeEvent[],
+ *   flows?: { list: import('./flows.js').FlowListEntry[], rows: Array<{ t: number, flow: string, rateKbps: number }> } }} input
+ *   without scheduleEvents only the call start is a change, so timeToSteadyS is null; with flows (result.json's),
+ *   fairness and the Jain figures are over the scenario's flows (lib/fairness.js fairnessFigures)
  */
-export function summarize({ timeline, warmupS, durationS, setupMs, configured, routes, scheduleEvents = [] }) {
+export function summarize({ timeline, warmupS, durationS, setupMs, configured, routes, scheduleEvents = [], flows }) {
   const window = timeline.filter((entry) => entry.t > warmupS && entry.t <= durationS);
   const keys = metricKeys(window);
   const peers = [...new Set(timeline.map((entry) => entry.peer))].sort();
@@ -95,7 +97,7 @@ export function summarize({ timeline, warmupS, durationS, setupMs, configured, r
     peers: perPeer,
     overall,
     utilization: utilValues.length ? utilization : null,
-    ...runFairness(jainBySharedLink(timeline, routes, [warmupS, durationS])),
+    ...fairnessFigures({ timeline, routes, configured, windowS: [warmupS, durationS], flows }),
     timeToSteadyS: meanTimeToSteadyS(timeToSteadyTable(timeline, scheduleEvents, durationS).changes),
     // Each peer's connections summed: a mesh peer sends n − 1 copies (J16 §8-3).
     peerTotals: peerTotals(peerSeconds(window), [warmupS, durationS]),

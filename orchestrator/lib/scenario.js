@@ -10,6 +10,7 @@ import { REPO_ROOT } from './paths.js';
 import { readJsonFile } from './json-file.js';
 import { describeValue, expectFileName, expectNumber, expectObject, expectText } from './validate.js';
 import { validateReference } from './reference.js';
+import { normalizeFlows } from './flows.js';
 import { DEFAULT_DURATION_S, DEFAULT_PEERS, MAX_DURATION_S, MAX_PEERS, compileNetwork } from './schedule.js';
 
 export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.url));
@@ -17,7 +18,7 @@ export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.u
 /** J16 reports ~10 s of ramp-up once media flows; the measurement window starts after it. */
 export const DEFAULT_WARMUP_S = 10;
 
-const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'topology', 'network', 'reference'];
+const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'topology', 'network', 'flows', 'reference'];
 
 /** How the peers' media travels: `mesh`, every peer to every other; `sfu`, every peer to Janus and back (lib/topology.js). */
 export const TOPOLOGIES = ['mesh', 'sfu'];
@@ -32,9 +33,11 @@ export const TOPOLOGIES = ['mesh', 'sfu'];
  * @property {number} nominalDurationS   as written
  * @property {number} timeScale
  * @property {number} warmupS
- * @property {number} peers
+ * @property {number} peers          the main call's
+ * @property {number} allPeers       the main call's and two per call flow (lib/flows.js flowPeers)
  * @property {string} topology        'mesh' or 'sfu'
  * @property {object} network            as written
+ * @property {import('./flows.js').Flow[]} flows  normalised, times scaled (docs/scenario-format.md "Flows")
  * @property {import('./reference.js').Reference|null} reference
  * @property {import('./schedule.js').CompiledNetwork} compiled
  */
@@ -103,9 +106,15 @@ export function loadScenario(nameOrPath, { timeScale = 1, durationS, warmupS: wa
     const source = warmupOverrideS !== undefined ? 'set by --warmup' : 'from the file';
     throw new InputError(`${file}: warmupS (${warmupS} s, ${source}) must be less than the run's duration (${runDurationS} s, ${how}); pass --duration above ${warmupS}, a larger --time-scale, or a lower --warmup`);
   }
-  const compiled = compileNetwork({ file, durationS: nominalDurationS, peers, topology, network: raw.network }, { timeScale });
+  const hasBottleneck = raw.network?.bottleneck !== undefined;
+  const flows = normalizeFlows(raw.flows, {
+    file, durationS: nominalDurationS, timeScale, peers, topology, hasBottleneck, maxPeers: MAX_PEERS,
+  });
+  const allPeers = peers + 2 * flows.filter((flow) => flow.kind === 'call').length;
+  // Extra calls' peers have links of their own.
+  const compiled = compileNetwork({ file, durationS: nominalDurationS, peers: allPeers, topology, network: raw.network }, { timeScale });
   return {
-    name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers, topology,
-    network: raw.network ?? {}, reference, compiled,
+    name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers, allPeers, topology,
+    network: raw.network ?? {}, flows, reference, compiled,
   };
 }

@@ -7,15 +7,16 @@ import {
   LINK_FIELDS, MAX_RATE_KBPS, RAMPABLE_FIELDS, checkLinkParams, expectLinkValue, mergeLinkParams, normalizeLinkParams,
   sameLinkParams,
 } from './link-model.js';
-import { SFU_NODE } from './topology.js';
+import { BOTTLENECK_LINKS, SFU_NODE, bottleneckBetween } from './topology.js';
 import { describeValue, expectNumber, expectObject } from './validate.js';
 
 /** @typedef {import('./link-model.js').LinkParams} LinkParams */
 /**
  * @typedef {object} CompiledNetwork
  * @property {Record<string, LinkParams>} links   params at t = 0 (schedule entries at 0 already applied)
- * @property {Record<string, string[]>} routes     mesh: "p0->p1": ["p0.up", ("bottleneck",) "p1.down"];
- *   sfu: "p0->sfu": ["p0.up", ("bottleneck")], "sfu->p1": [("bottleneck",) "p1.down"]
+ * @property {Record<string, string[]>} routes     mesh: "p0->p1": ["p0.up", ("bottleneck.fwd",) "p1.down"];
+ *   sfu: "p0->sfu": ["p0.up", ("bottleneck.fwd")], "sfu->p0": [("bottleneck.back",) "p0.down"]; a route crosses
+ *   the bottleneck only between the sides (lib/topology.js peerSide)
  * @property {{atS: number, link: string, params: LinkParams, cause: string}[]} events  sorted by atS, all atS > 0
  */
 
@@ -23,7 +24,7 @@ export const DEFAULT_DURATION_S = 300;
 /** A day: the longest run (and scaled schedule) a scenario may ask for. */
 export const MAX_DURATION_S = 86_400;
 export const DEFAULT_PEERS = 2;
-/** The netem backend gives each peer a /30 in the upper half of one /24. */
+/** The netem backend gives each peer a /30 in the upper half of one /24, sixteen on each side of the bottleneck. */
 export const MAX_PEERS = 32;
 export const DEFAULT_RAMP_EVERY_S = 0.5;
 /** Each ramp step reconfigures every target link (several tc commands each): at most 10 a second. */
@@ -31,7 +32,7 @@ export const MIN_RAMP_EVERY_S = 0.1;
 /** Offset added before geometric interpolation so exponential ramps can start or end at 0 (docs: "Ramps"). */
 export const DEFAULT_EXPONENTIAL_FLOOR = 1;
 
-const NETWORK_FIELDS = ['link', 'peers', 'bottleneck', 'schedule'];
+const NETWORK_FIELDS = ['link', 'peers', 'bottleneck', 'bottleneckBack', 'schedule'];
 const ENTRY_FIELDS = ['at', 'links', 'set', 'ramp'];
 const RAMP_FIELDS = ['field', 'from', 'to', 'durationS', 'shape', 'everyS', 'floor'];
 const RAMP_SHAPES = ['linear', 'exponential'];
@@ -74,7 +75,7 @@ export function compileNetwork(scenario, { timeScale = 1 } = {}) {
   const entries = schedule.map((entry, index) => compileEntry(entry, index, context));
   rejectOverlaps(entries, file);
   const events = applyChanges(links, entries.flatMap((entry) => entry.changes));
-  return { links, routes: buildRoutes(peers, scenario.topology ?? 'mesh', 'bottleneck' in links), events };
+  return { links, routes: buildRoutes(peers, scenario.topology ?? 'mesh', 'bottleneck.fwd' in links), events };
 }
 
 /**
@@ -95,31 +96,41 @@ function initialLinks(network, peers, file) {
     links[`${peer}.down`] = normalizeLinkParams(override.downlink ?? {}, `${file}: network.peers.${peer}.downlink`);
   }
   if (network.bottleneck !== undefined) {
-    links.bottleneck = normalizeLinkParams(network.bottleneck, `${file}: network.bottleneck`);
+    const [fwd, back] = Object.keys(BOTTLENECK_LINKS);
+    links[fwd] = normalizeLinkParams(network.bottleneck, `${file}: network.bottleneck`);
+    links[back] = mergeLinkParams(links[fwd], network.bottleneckBack ?? {}, `${file}: network.bottleneckBack`);
+  } else if (network.bottleneckBack !== undefined) {
+    throw new InputError(`${file}: network.bottleneckBack: is merged over network.bottleneck, which is missing; add network.bottleneck (both directions) or remove bottleneckBack`);
   }
   return links;
 }
 
 /**
  * In an SFU call every flow is between a peer and the SFU node, which has no links of its own: a forwarded stream
- * crosses its sender's uplink on the way in and each receiver's downlink on the way out.
+ * crosses its sender's uplink on the way in and each receiver's downlink on the way out. Traffic between the two
+ * sides crosses the bottleneck's link for its direction.
  * @param {number} peers @param {string} topology @param {boolean} hasBottleneck
  */
 function buildRoutes(peers, topology, hasBottleneck) {
-  const bottleneck = hasBottleneck ? ['bottleneck'] : [];
+  /** @param {string} from @param {string} to */
+  const crossing = (from, to) => {
+    const link = hasBottleneck ? bottleneckBetween(from, to) : null;
+    return link === null ? [] : [link];
+  };
   /** @type {Record<string, string[]>} */
   const routes = {};
   if (topology === 'sfu') {
-    for (let peer = 0; peer < peers; peer++) {
-      routes[`p${peer}->${SFU_NODE}`] = [`p${peer}.up`, ...bottleneck];
-      routes[`${SFU_NODE}->p${peer}`] = [...bottleneck, `p${peer}.down`];
+    for (let i = 0; i < peers; i++) {
+      const peer = `p${i}`;
+      routes[`${peer}->${SFU_NODE}`] = [`${peer}.up`, ...crossing(peer, SFU_NODE)];
+      routes[`${SFU_NODE}->${peer}`] = [...crossing(SFU_NODE, peer), `${peer}.down`];
     }
     return routes;
   }
   for (let from = 0; from < peers; from++) {
     for (let to = 0; to < peers; to++) {
       if (from === to) continue;
-      routes[`p${from}->p${to}`] = [`p${from}.up`, ...bottleneck, `p${to}.down`];
+      routes[`p${from}->p${to}`] = [`p${from}.up`, ...crossing(`p${from}`, `p${to}`), `p${to}.down`];
     }
   }
   return routes;
@@ -147,9 +158,11 @@ function resolveLinks(selector, path, links) {
     case 'uplinks': return names.filter((name) => name.endsWith('.up'));
     case 'downlinks': return names.filter((name) => name.endsWith('.down'));
     case 'all': return names;
-    case 'bottleneck':
-      if (!names.includes('bottleneck')) throw new InputError(`${path}: "bottleneck" needs a network.bottleneck section`);
-      return ['bottleneck'];
+    case 'bottleneck': {
+      const both = Object.keys(BOTTLENECK_LINKS);
+      if (!both.every((name) => names.includes(name))) throw new InputError(`${path}: "bottleneck" needs a network.bottleneck section`);
+      return both;
+    }
     default:
       throw new InputError(`${path}: must be one of ${LINK_SELECTORS.join(', ')} or an array of link names, got ${describeValue(selector)}`);
   }

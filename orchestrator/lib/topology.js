@@ -1,9 +1,43 @@
-// Per-peer totals of a multi-party call (pure): what each peer sends and receives summed over its remotes, second by
-// second. A timeline entry describes one peer connection (peer, remote); in a full mesh a peer sends its stream on
-// every connection, so its uplink carries n − 1 copies (J16 §8-3).
+// Where the nodes of a call sit, and per-peer totals of a multi-party call (pure): what each peer sends and receives
+// summed over its remotes, second by second. A timeline entry describes one peer connection (peer, remote); in a full
+// mesh a peer sends its stream on every connection, so its uplink carries n − 1 copies (J16 §8-3).
+import { HarnessError } from './errors.js';
 
 /** The SFU's name as a peer of the relay and of the pages (a page's publisher connection has this remote). */
 export const SFU_NODE = 'sfu';
+
+/**
+ * The two directions of a shared bottleneck, each a link of its own: which side its traffic comes from and goes to.
+ * @type {Readonly<Record<string, {from: 'left'|'right', to: 'left'|'right'}>>}
+ */
+export const BOTTLENECK_LINKS = Object.freeze({
+  'bottleneck.fwd': { from: 'left', to: 'right' },
+  'bottleneck.back': { from: 'right', to: 'left' },
+});
+
+/**
+ * The side of the bottleneck a node sits on: p0, p2, … left, p1, p3, … right, so every two-party call (p0, p1),
+ * (p2, p3), … crosses it in both directions; the SFU sits on the right.
+ * @param {string} peer  `p<i>` or SFU_NODE
+ * @returns {'left'|'right'}
+ */
+export function peerSide(peer) {
+  if (peer === SFU_NODE) return 'right';
+  const match = /^p(\d+)$/.exec(peer);
+  if (!match) throw new HarnessError(`peerSide: '${peer}' is neither p<i> nor '${SFU_NODE}'`);
+  return Number(match[1]) % 2 === 0 ? 'left' : 'right';
+}
+
+/**
+ * The bottleneck link traffic from one node to another crosses, or null when both sit on the same side.
+ * @param {string} from @param {string} to  `p<i>` or SFU_NODE
+ * @returns {string|null}
+ */
+export function bottleneckBetween(from, to) {
+  const [fromSide, toSide] = [peerSide(from), peerSide(to)];
+  const crossing = Object.entries(BOTTLENECK_LINKS).find(([, sides]) => sides.from === fromSide && sides.to === toSide);
+  return crossing ? crossing[0] : null;
+}
 
 /** A stream counts as flowing in a second when it carries at least this rate (a stalled encoder still sends padding). */
 export const FLOWING_KBPS = 20;

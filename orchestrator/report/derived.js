@@ -53,46 +53,28 @@ export function perChangeReference(changes, byChangeAtS, timeScale) {
   return { published, runMeanS: meanOf(matched.map((c) => c.meanS)), unmatched };
 }
 
-// Cross-traffic flows (issue 12): result.flows and summary.fairness, as lib/flows.js and lib/fairness.js write them.
+// Cross-traffic flows (issue 12): result.flows (lib/flows.js) and their fairness (lib/fairness.js flowFairness).
 
 /**
- * @typedef {{ name: string, kind?: string, startS?: number, stopS?: number, pauses?: Array<{ atS: number, durationS: number }>,
- *   links?: string[] }} ResultFlow  an entry of result.flows.list (times on the media clock, already time-scaled)
- * @typedef {{ atS: number, change: string, flow: string, convergenceS?: number|null }} FlowChange
+ * @typedef {import('../lib/flows.js').FlowListEntry} FlowListEntry
+ * @typedef {import('../lib/fairness.js').Convergence} Convergence
  * @typedef {{ fromS: number, toS: number, flows: string[], meanKbps: Record<string, number|null>,
- *   share: Record<string, number|null>|null, utilization: number|null, jainIndex: number|null, changes: FlowChange[] }} FairnessPhase
+ *   shareOfCapacity: Record<string, number|null>|null, utilization: number|null, jainIndex: number|null,
+ *   changes: Convergence[] }} FairnessPhase  flows: those competing (Jain's index is over them); meanKbps: every active one
  * @typedef {{ link: string, flows: string[], phases: FairnessPhase[], jainIndex: number|null, jainIndexPerSecond: number|null,
- *   utilization: number|null, unmatched: FlowChange[] }} LinkFairness
+ *   utilization: number|null, unmatched: Convergence[] }} LinkFairness
  */
-
-/** The flow a rate row belongs to without its direction: "call-2:fwd" -> "call-2" (one colour for both directions). */
-export function flowBase(flow) {
-  return flow.replace(/:(fwd|back)$/, '');
-}
-
-/**
- * The bottleneck link a flow of result.flows.rows crosses: a call's direction by its suffix (the contract puts every
- * call's first peer left of the bottleneck: ":fwd" crosses bottleneck.fwd, ":back" bottleneck.back); any other flow by
- * the links its result.flows.list entry names. Null for a flow that crosses neither.
- * @param {string} flow @param {ResultFlow[]} list @returns {string|null}
- */
-export function flowLink(flow, list) {
-  const direction = /:(fwd|back)$/.exec(flow)?.[1];
-  if (direction) return `bottleneck.${direction}`;
-  const links = list.find((f) => f.name === flow)?.links ?? [];
-  return links.find((l) => l === 'bottleneck.fwd' || l === 'bottleneck.back') ?? null;
-}
 
 /**
  * When each flow of result.flows.list joins, leaves, pauses and resumes, inside the run (0 < atS < durationS).
- * @param {ResultFlow[]} list @param {number} durationS
+ * @param {Array<Partial<FlowListEntry>>} list @param {number} durationS
  * @returns {Array<{ atS: number, flow: string, change: 'joins'|'leaves'|'pauses'|'resumes' }>} in time order
  */
 export function flowEvents(list, durationS) {
   const events = list.flatMap((f) => [
     { atS: f.startS ?? 0, flow: f.name, change: /** @type {const} */ ('joins') },
     { atS: f.stopS ?? durationS, flow: f.name, change: /** @type {const} */ ('leaves') },
-    ...(f.pauses ?? []).flatMap((p) => [
+    ...(Array.isArray(f.pauses) ? f.pauses : []).flatMap((p) => [
       { atS: p.atS, flow: f.name, change: /** @type {const} */ ('pauses') },
       { atS: p.atS + p.durationS, flow: f.name, change: /** @type {const} */ ('resumes') },
     ]),
@@ -100,44 +82,36 @@ export function flowEvents(list, durationS) {
   return events.filter((e) => Number.isFinite(e.atS) && e.atS > 0 && e.atS < durationS).sort((a, b) => a.atS - b.atS);
 }
 
-/** @param {unknown} v */
-const numberOrNull = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-
 /**
- * One fairness model for the report's table, whichever way the run measured it: per bottleneck link from
- * summary.fairness (a run with flows: phases from the flows' configured intervals, each starting with the changes of
- * its convergence list), else per group of shared links from the routes (lib/fairness.js jainBySharedLink, phases
- * from the measured rates, only those with two or more flows).
- * @param {any} summary result.summary
+ * One fairness model for the report's table, whichever way the run measured it: per bottleneck direction from the
+ * flows (lib/fairness.js flowFairness: phases from the flows' configured intervals, each with the joins and leaves
+ * that start it and the convergence after them), else per group of shared links from the routes (jainBySharedLink:
+ * phases from the measured rates, only those with two or more flows).
+ * @param {{ links: Record<string, import('../lib/fairness.js').LinkFairness> }|null} flowLinks
  * @param {import('../lib/fairness.js').SharedLinkFairness[]} groups
  * @returns {{ byFlows: boolean, links: LinkFairness[] }}
  */
-export function fairnessByLink(summary, groups) {
-  const written = summary?.fairness?.links;
-  if (written && typeof written === 'object' && Object.keys(written).length) {
-    const links = Object.entries(written).map(([link, f]) => {
-      const phasesIn = Array.isArray(f?.phases) ? f.phases.filter((p) => Number.isFinite(p?.fromS) && Array.isArray(p.flows)) : [];
-      /** @type {FlowChange[]} */
-      const changes = Array.isArray(f?.convergence) ? f.convergence.filter((c) => Number.isFinite(c?.atS)) : [];
-      const phases = phasesIn.map((p) => ({
-        fromS: p.fromS, toS: p.toS, flows: p.flows, meanKbps: p.meanKbps ?? {}, share: p.share ?? null,
-        utilization: numberOrNull(p.utilization), jainIndex: numberOrNull(p.jainIndex),
-        changes: changes.filter((c) => Math.abs(c.atS - p.fromS) <= 0.5),
-      }));
-      return {
-        link, flows: [...new Set(phases.flatMap((p) => p.flows))], phases,
-        jainIndex: numberOrNull(f?.jainIndex), jainIndexPerSecond: numberOrNull(f?.jainIndexPerSecond),
-        utilization: numberOrNull(f?.utilization),
-        unmatched: changes.filter((c) => !phases.some((p) => p.changes.includes(c))),
-      };
-    });
-    return { byFlows: true, links };
+export function fairnessByLink(flowLinks, groups) {
+  const links = Object.entries(flowLinks?.links ?? {});
+  if (links.length) {
+    return {
+      byFlows: true,
+      links: links.map(([link, f]) => {
+        // The phase a change starts: the one holding the first second after it (lib/fairness.js convergenceAfterChanges).
+        const phaseOf = (c) => f.phases.find((p) => p.fromS < Math.ceil(c.atS + 0.5) && Math.ceil(c.atS + 0.5) <= p.toS);
+        return {
+          link, flows: f.flows, jainIndex: f.jainIndex, jainIndexPerSecond: f.jainIndexPerSecond, utilization: f.utilization,
+          phases: f.phases.map((p) => ({ ...p, changes: f.convergence.filter((c) => phaseOf(c) === p) })),
+          unmatched: f.convergence.filter((c) => !phaseOf(c)),
+        };
+      }),
+    };
   }
   return {
     byFlows: false,
     links: groups.map((g) => ({
       link: g.links.join(', '), flows: g.flows,
-      phases: g.phases.filter((p) => p.jainIndex !== null).map((p) => ({ ...p, share: null, utilization: null, changes: [] })),
+      phases: g.phases.filter((p) => p.jainIndex !== null).map((p) => ({ ...p, shareOfCapacity: null, utilization: null, changes: [] })),
       jainIndex: g.jainIndex, jainIndexPerSecond: g.jainIndexPerSecond, utilization: null, unmatched: [],
     })),
   };

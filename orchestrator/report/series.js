@@ -5,9 +5,9 @@
 import { metricAt } from './timeline.js';
 import { configuredPath, linkHistories, pathSteps } from './network.js';
 import { changePoints } from '../lib/steady-rate.js';
-import { jainBySharedLink } from '../lib/fairness.js';
-import { jainIndex } from '../lib/statistics.js';
-import { flowBase, flowEvents, flowLink } from './derived.js';
+import { flowFairness, jainBySharedLink } from '../lib/fairness.js';
+import { BOTTLENECK_BACK, BOTTLENECK_FWD } from '../lib/flows.js';
+import { flowEvents } from './derived.js';
 import { round2 } from './format.js';
 import { linkWireLossPct } from '../lib/loss.js';
 import { peerSeconds } from '../lib/topology.js';
@@ -303,7 +303,7 @@ export function buildRunCharts(result) {
 }
 
 /** Each direction of the bottleneck: its panel's title. */
-const BOTTLENECK_DIRECTIONS = { 'bottleneck.fwd': 'left → right', 'bottleneck.back': 'right → left' };
+const BOTTLENECK_DIRECTIONS = { [BOTTLENECK_FWD]: 'left → right', [BOTTLENECK_BACK]: 'right → left' };
 
 /**
  * The flows of result.flows.rows on one link as stacked-area series on a common time axis: a flow without a row in a
@@ -327,25 +327,9 @@ export function stackedFlowSeries(rows, flows, colorOf) {
 }
 
 /**
- * Jain's index per second over the flows of a link that have a rate that second (two or more).
- * @param {Array<{t: number, flow: string, rateKbps: number|null}>} rows @param {string[]} flows
- * @returns {Array<[number, number|null]>}
- */
-export function flowJainPerSecond(rows, flows) {
-  /** @type {Map<number, number[]>} */
-  const bySecond = new Map();
-  for (const row of rows) {
-    if (!flows.includes(row.flow) || !Number.isFinite(row.rateKbps)) continue;
-    const t = round2(row.t);
-    bySecond.set(t, [...(bySecond.get(t) ?? []), row.rateKbps]);
-  }
-  return [...bySecond].sort(([a], [b]) => a - b).filter(([, xs]) => xs.length >= 2).map(([t, xs]) => [t, jainIndex(xs)]);
-}
-
-/**
- * "Flows on the bottleneck" (J16 fig. 8-10/8-11, RFC 8868 style): per direction of the bottleneck, every flow's rate
- * stacked under the configured capacity, and Jain's index per second; the backward direction only when two or more
- * flows cross it.
+ * "Flows on the bottleneck" (J16 fig. 8-10/8-11, RFC 8868 style): per direction of the bottleneck that lib/fairness.js
+ * reports (the forward one with flows, the backward one with two or more), every flow's rate stacked under the
+ * configured capacity, and its per-second Jain's index over the competing flows.
  * @param {object} result normalized
  * @param {ReturnType<typeof linkHistories>} histories
  * @param {{startS: number, endS: number}} span
@@ -353,25 +337,26 @@ export function flowJainPerSecond(rows, flows) {
  */
 function buildFlowsSection(result, histories, span) {
   const { list, rows } = result.flows;
-  const flows = [...new Set(rows.map((row) => row.flow))];
-  const bases = [...new Set(flows.map(flowBase))];
-  const colorOf = (flow) => PALETTE[bases.indexOf(flowBase(flow)) % PALETTE.length];
-  const onLink = Object.keys(BOTTLENECK_DIRECTIONS).map((link) => ({ link, flows: flows.filter((f) => flowLink(f, list) === link) }))
-    .filter(({ link, flows: on }) => on.length >= (link === 'bottleneck.fwd' ? 1 : 2));
+  const fairness = flowFairness(result.flows, result.network.configured, [span.startS, span.endS]);
+  // A flow's series (a call's two directions) share its colour.
+  const owners = list.map((entry) => entry.name);
+  const ownerOf = new Map(list.flatMap((entry) => (Array.isArray(entry.series) ? entry.series : []).map((s) => [s.name, entry.name])));
+  const colorOf = (flow) => PALETTE[Math.max(0, owners.indexOf(ownerOf.get(flow))) % PALETTE.length];
   const id = (link, name) => `flows-${link}-${name}`.replace(/[^A-Za-z0-9_-]/g, '_');
   /** @type {PanelSpec[]} */
-  const panels = onLink.flatMap(({ link, flows: on }) => [
+  const panels = Object.entries(fairness.links).flatMap(([link, f]) => [
     {
-      id: id(link, 'stacked'), title: `Flows on the bottleneck: ${link} (${BOTTLENECK_DIRECTIONS[link]}), stacked`, yLabel: 'kbps', stacked: true,
+      id: id(link, 'stacked'), title: `Flows on the bottleneck: ${link} (${BOTTLENECK_DIRECTIONS[link] ?? ''}), stacked`, yLabel: 'kbps',
+      stacked: true,
       series: mergeConfigured([
-        ...stackedFlowSeries(rows, on, colorOf),
+        ...stackedFlowSeries(rows, f.flows, colorOf),
         configuredSeries(pathSteps(histories, [link], 'rateKbps', span), `capacity ${link}`),
       ], 'configured capacity'),
     },
-    ...(on.length < 2 ? [] : [{
+    {
       id: id(link, 'jain'), title: `Jain's index per second: ${link}`, yLabel: 'J',
-      series: [{ label: link, color: PALETTE[0], width: 1.5, ...withGaps(flowJainPerSecond(rows, on)) }],
-    }]),
+      series: [{ label: link, color: PALETTE[0], width: 1.5, ...withGaps(f.series) }],
+    },
   ]);
   return {
     id: 'flows', title: 'Flows on the bottleneck', subtitle: 'each flow\'s received rate per second (result.flows)',

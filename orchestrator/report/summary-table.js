@@ -5,7 +5,7 @@ import { summarize } from '../lib/run-summary.js';
 import { RUN_METRIC_PATHS, headlinePaths, metricByPath } from '../lib/metrics.js';
 import { HarnessError } from '../lib/errors.js';
 import { referenceValue } from '../lib/reference.js';
-import { jainBySharedLink, runFairness } from '../lib/fairness.js';
+import { fairnessFigures, jainBySharedLink } from '../lib/fairness.js';
 import { meanTimeToSteadyS, timeToSteadyTable } from '../lib/steady-rate.js';
 import { fairnessByLink, perChangeReference } from './derived.js';
 import { timeSpan } from './series.js';
@@ -124,21 +124,20 @@ export function buildSummaryTable(result) {
 export function buildDerived(result) {
   const stats = runStatistics(result);
   const reference = result.scenario.reference;
-  const groups = jainBySharedLink(result.timeline, result.network.routes, stats.windowS);
-  const fairness = fairnessByLink(result.summary, groups);
-  const finiteOrNull = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-  // Over the flows when the run had them (lib/fairness.js wrote them into the summary), else over the routes.
-  const { summary } = result;
-  const jain = fairness.byFlows
-    ? { jainIndex: finiteOrNull(summary.jainIndex), jainIndexPerSecond: finiteOrNull(summary.jainIndexPerSecond) } : runFairness(groups);
+  const { routes, configured } = result.network;
+  const groups = jainBySharedLink(result.timeline, routes, stats.windowS);
   const steady = timeToSteadyTable(result.timeline, result.network.scheduleEvents, stats.windowS[1]);
   const steadyRef = referenceValue(reference, 'timeToSteadyS');
   const perChange = perChangeReference(steady.changes, steadyRef?.byChangeAtS, result.scenario.timeScale ?? 1);
   // The summary's per-run fields, so each catalogue entry's fromSummary reads them.
+  const { fairness: flowLinks, ...fair } = fairnessFigures({
+    timeline: result.timeline, routes, configured, windowS: stats.windowS, flows: result.flows,
+  });
   const figures = {
-    utilization: stats.utilization, setupMs: stats.setupMs, timeToSteadyS: meanTimeToSteadyS(steady.changes), ...jain,
+    utilization: stats.utilization, setupMs: stats.setupMs, timeToSteadyS: meanTimeToSteadyS(steady.changes), ...fair,
   };
   const peers = Object.keys(stats.peers).sort();
+  const finiteOrNull = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
   /** @type {RunFigure[]} */
   const rows = RUN_METRIC_PATHS.map((path) => {
     const value = finiteOrNull(metricByPath(path).fromSummary(figures));
@@ -150,6 +149,10 @@ export function buildDerived(result) {
       compared: overChanges ? perChange.runMeanS : value, comparedOver: overChanges,
     };
   }).filter((figure) => figure.value !== null || figure.reference !== null || Object.values(figure.perPeer ?? {}).some((v) => v !== null));
-  const run = { ...jain, reference: { jainIndex: referenceValue(reference, 'jainIndex'), jainIndexPerSecond: referenceValue(reference, 'jainIndexPerSecond') } };
-  return { figures: rows, computed: stats.computed, steady: { ...steady, perChange }, fairness: { ...fairness, run } };
+  const run = {
+    jainIndex: finiteOrNull(fair.jainIndex), jainIndexPerSecond: finiteOrNull(fair.jainIndexPerSecond),
+    reference: Object.fromEntries(['jainIndex', 'jainIndexPerSecond'].map((path) => [path, referenceValue(reference, path)])),
+  };
+  const fairness = { ...fairnessByLink(flowLinks, groups), run };
+  return { figures: rows, computed: stats.computed, steady: { ...steady, perChange }, fairness };
 }

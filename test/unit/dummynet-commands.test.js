@@ -45,7 +45,30 @@ test('FreeBSD, static scenario: one pipe per link, rules in route order on out, 
     'sysctl net.inet.ip.fw.one_pass=1',
   ]);
   const withBottleneck = compile({ bottleneck: { rateKbps: 2000 } });
-  assert.deepEqual(plan('freebsd', withBottleneck).pipes.map((pipe) => pipe.link), ['p0.up', 'p1.up', 'bottleneck', 'p0.down', 'p1.down']);
+  assert.deepEqual(plan('freebsd', withBottleneck).pipes.map((pipe) => pipe.link), ['p0.up', 'p1.up', 'bottleneck.fwd', 'bottleneck.back', 'p0.down', 'p1.down']);
+});
+
+test('FreeBSD, a 4-peer mesh with a bottleneck: bottleneck.fwd matches left to right addresses, .back right to left', () => {
+  const compiled = compileNetwork({ file: 'x.json', durationS: 300, peers: 4, network: { bottleneck: { rateKbps: 2000 }, bottleneckBack: { rateKbps: 500 } } });
+  const addresses = { p0: '10.0.0.1', p1: '10.0.0.2', p2: '10.0.0.3', p3: '10.0.0.4' };
+  const freebsd = planDummynet({ platform: 'freebsd', peers: Object.keys(addresses), links: Object.keys(compiled.links), routes: compiled.routes, addresses });
+  const lines = dummynetSetup(freebsd, compiled.links);
+  assert.deepEqual(lines.filter((line) => /pipe 100[56] /.test(line)), [
+    'ipfw pipe 1005 config bw 2000Kbit/s delay 0 plr 0 queue 50',
+    'ipfw pipe 1006 config bw 500Kbit/s delay 0 plr 0 queue 50',
+    'ipfw -q add 10005 set 7 pipe 1005 ip from 10.0.0.1,10.0.0.3 to 10.0.0.2,10.0.0.4 out',
+    'ipfw -q add 10006 set 7 pipe 1006 ip from 10.0.0.2,10.0.0.4 to 10.0.0.1,10.0.0.3 out',
+  ]);
+  // uplinks before, downlinks after: every rule in route order
+  assert.ok(lines.includes('ipfw -q add 10004 set 7 pipe 1004 ip from 10.0.0.4 to 10.0.0.1,10.0.0.2,10.0.0.3,10.0.0.4 out'));
+  assert.ok(lines.includes('ipfw -q add 10007 set 7 pipe 1007 ip from 10.0.0.1,10.0.0.2,10.0.0.3,10.0.0.4 to 10.0.0.1 out'));
+  // A change of the back direction reconfigures its pipe only.
+  assert.deepEqual(dummynetChange(freebsd, { ...compiled.links, 'bottleneck.back': link({ rateKbps: 300 }) }, ['bottleneck.back']),
+    ['ipfw pipe 1006 config bw 300Kbit/s delay 0 plr 0 queue 50']);
+  // macOS: one pipe per route; p0 -> p1 takes the forward direction's cap, p1 -> p0 the back's, p0 -> p2 neither.
+  const macos = planDummynet({ platform: 'macos', peers: Object.keys(addresses), links: Object.keys(compiled.links), routes: compiled.routes, addresses });
+  const rateOf = (from, to) => pipeParams(macos, macos.pipes.find((p) => p.from === from && p.to === to), compiled.links).rateKbps;
+  assert.deepEqual([rateOf('p0', 'p1'), rateOf('p1', 'p0'), rateOf('p0', 'p2'), rateOf('p3', 'p2')], [2000, 500, null, 500]);
 });
 
 test('macOS, static scenario: one dnctl pipe per route with its end-to-end conditions, pf anchor rules', () => {

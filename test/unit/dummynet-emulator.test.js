@@ -88,19 +88,22 @@ test('dummynet on FreeBSD: per socket, a drop rule and one pipe rule per link of
   assert.equal(setUpLines[0], 'ipfw -q delete set 7');
   assert.ok(setUpLines.includes('kldload -n dummynet') && setUpLines.includes('sysctl net.inet.ip.fw.one_pass=0'));
   assert.ok(!setUpLines.some((line) => line.startsWith('ipfw -q add')), 'no rule before a candidate');
-  // Pipes in route order: uplinks 1001-1002, bottleneck 1003, downlinks 1004-1005.
+  // Pipes in route order: uplinks 1001-1002, bottleneck.fwd 1003 and .back 1004, downlinks 1005-1006.
   await emulator.rewriteCandidate({ from: 'p1', to: 'p0', candidate: candidate('127.0.0.1', 40000) });
   assert.deepEqual(host.lines.splice(0), [
     'ipfw -q add 9001 set 7 deny udp from not 127.0.0.1 to 127.0.0.1 40000',
     'ipfw -q add 10001 set 7 pipe 1002 udp from 127.0.0.1 40000 to 127.0.0.1 out',
-    'ipfw -q add 11001 set 7 pipe 1003 udp from 127.0.0.1 40000 to 127.0.0.1 out',
-    'ipfw -q add 12001 set 7 pipe 1004 udp from 127.0.0.1 40000 to 127.0.0.1 out',
+    'ipfw -q add 11001 set 7 pipe 1004 udp from 127.0.0.1 40000 to 127.0.0.1 out',
+    'ipfw -q add 12001 set 7 pipe 1005 udp from 127.0.0.1 40000 to 127.0.0.1 out',
   ]);
   await emulator.rewriteCandidate({ from: 'p0', to: 'p1', candidate: candidate('127.0.0.1', 40002) });
-  assert.equal(host.lines[1], 'ipfw -q add 10002 set 7 pipe 1001 udp from 127.0.0.1 40002 to 127.0.0.1 out');
-  host.lines.splice(0);
+  assert.deepEqual(host.lines.splice(0).slice(1), [
+    'ipfw -q add 10002 set 7 pipe 1001 udp from 127.0.0.1 40002 to 127.0.0.1 out',
+    'ipfw -q add 11002 set 7 pipe 1003 udp from 127.0.0.1 40002 to 127.0.0.1 out',
+    'ipfw -q add 12002 set 7 pipe 1006 udp from 127.0.0.1 40002 to 127.0.0.1 out',
+  ]);
   await emulator.close();
-  assert.deepEqual(host.lines, ['ipfw -q delete set 7', ...[1001, 1002, 1003, 1004, 1005].map((n) => `ipfw -q pipe ${n} delete`), 'sysctl net.inet.ip.fw.one_pass=1']);
+  assert.deepEqual(host.lines, ['ipfw -q delete set 7', ...[1001, 1002, 1003, 1004, 1005, 1006].map((n) => `ipfw -q pipe ${n} delete`), 'sysctl net.inet.ip.fw.one_pass=1']);
 });
 
 test('a dummynet set-up that fails half way removes what it made', async () => {

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { intervalMetrics, snapshotFromStats } from '../../client-app/stats.js';
+import { flowList, pageFlowRows } from '../../orchestrator/lib/flows.js';
 import { withWireLoss } from '../../orchestrator/lib/loss.js';
 import {
   HEADLINE_LEVELS, METRICS, METRIC_PATHS as REFERENCE_METRIC_PATHS, RUN_METRIC_PATHS, TIMELINE_METRIC_PATHS, headlinePaths, metricByPath,
@@ -37,7 +38,9 @@ function pageTimeline() {
   const timeline = [];
   for (let t = 1; t <= 20; t += 1) {
     const metrics = intervalMetrics(snapshotFromStats(report(t * 1000, t)), snapshotFromStats(report((t + 1) * 1000, t + 1)));
-    timeline.push({ t, peer: 'p0', remote: 'p1', ...metrics }, { t, peer: 'p1', remote: 'p0', ...metrics });
+    // The page adds its data channels' rates to the sample of that connection (issue 12 data flows).
+    const data = { data: { recvKbps: 800, sentKbps: 810 } };
+    timeline.push({ t, peer: 'p0', remote: 'p1', ...metrics, ...data }, { t, peer: 'p1', remote: 'p0', ...metrics, ...data });
   }
   const truth = Object.keys(LINKS).flatMap((link) => timeline.map(({ t }) => ({ t, link, packetsIn: 400, dropsLoss: 4, dropsQueue: 2 })));
   return withWireLoss(timeline, truth, ROUTES);
@@ -49,16 +52,23 @@ const ROUTES = { 'p0->p1': ['p0.up', 'shared', 'p1.down'], 'p1->p0': ['p1.up', '
 const LINKS = Object.fromEntries(['p0.up', 'p0.down', 'p1.up', 'p1.down', 'shared'].map((link) => [link, LINK]));
 const SCHEDULE_EVENTS = [{ atS: 30, link: 'shared', params: { ...LINK, rateKbps: 5000 }, cause: 'schedule[1] step' }];
 
-/** That timeline three times over (60 s) as a result.json: summary by lib/run-summary.js, a reference quoting every metric. */
+/**
+ * That timeline three times over (60 s) as a result.json: summary by lib/run-summary.js, a reference quoting every metric.
+ * A TCP flow joins the call's forward direction on the bottleneck at 20 s at the call's rate (a convergence time).
+ */
 function pageResult() {
   const timeline = [0, 20, 40].flatMap((shiftS) => pageTimeline().map((entry) => ({ ...entry, t: entry.t + shiftS })));
-  const configured = Object.keys(LINKS).map((link) => ({ t: 0, link, ...LINK }));
+  const configured = [...Object.keys(LINKS), 'bottleneck.fwd'].map((link) => ({ t: 0, link, ...LINK }));
+  const list = flowList({ peers: 2, durationS: 60, flows: [{ name: 'tcp', kind: 'tcp', startS: 20, stopS: 60, direction: 'forward' }], network: { bottleneck: {} } });
+  const callRows = pageFlowRows(list, timeline);
+  const tcpRows = callRows.filter((row) => row.flow === 'call:fwd' && row.t > 20).map((row) => ({ ...row, flow: 'tcp', source: 'iperf3' }));
+  const flows = { list, rows: [...callRows, ...tcpRows] };
   const summary = summarize({
-    timeline, warmupS: 5, durationS: 60, setupMs: { p0: 900, p1: 1100 }, configured, routes: ROUTES, scheduleEvents: SCHEDULE_EVENTS,
+    timeline, warmupS: 5, durationS: 60, setupMs: { p0: 900, p1: 1100 }, configured, routes: ROUTES, scheduleEvents: SCHEDULE_EVENTS, flows,
   });
   const reference = { source: 'fixture', metrics: Object.fromEntries(REFERENCE_METRIC_PATHS.map((path) => [path, { mean: 1 }])) };
   return {
-    schemaVersion: 1, status: 'passed', errors: [], timeline, summary,
+    schemaVersion: 1, status: 'passed', errors: [], timeline, summary, flows,
     scenario: { name: 'fixture', durationS: 60, warmupS: 5, peers: 2, reference },
     network: { emulator: 'relay', links: LINKS, routes: ROUTES, configured, truth: [], commands: [], scheduleEvents: SCHEDULE_EVENTS },
   };

@@ -16,7 +16,10 @@ const link = (overrides = {}) => ({
   rateKbps: null, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, ...overrides,
 });
 const LINKS = ['p0.up', 'p0.down', 'p1.up', 'p1.down'];
-const plan = planTopology({ runId: 'abc123', peers: ['p0', 'p1'], links: [...LINKS, 'bottleneck'], block: 7 });
+const BOTTLENECK = ['bottleneck.fwd', 'bottleneck.back'];
+const plan = planTopology({ runId: 'abc123', peers: ['p0', 'p1'], links: [...LINKS, ...BOTTLENECK], block: 7 });
+/** Every link of plan, unconstrained. */
+const unconstrained = () => Object.fromEntries([...LINKS, ...BOTTLENECK].map((name) => [name, link()]));
 const stage = (name) => plan.stages.find((s) => s.link === name);
 const CAPS = { netns: true, htb: true, netem: true, nftables: true, ifb: true, reasons: [] };
 const NO_NETEM = { ...CAPS, netem: false, reasons: ['sch_netem kernel module missing'] };
@@ -36,14 +39,19 @@ test('chooseAddressBlock moves past blocks in use', () => {
   assert.throws(() => chooseAddressBlock('x', new Set(Array.from({ length: 256 }, (_, i) => i))), /cleanup/);
 });
 
-test('planTopology names carry the run id, fit IFNAMSIZ, and put peers in one /25', () => {
+test('planTopology names carry the run id, fit IFNAMSIZ, and put peers in one /25, each side of the bottleneck in one /26', () => {
   assert.equal(plan.routerNetns, 'wtb-abc123-r');
-  assert.deepEqual(plan.peers.map((p) => [p.netns, p.routerIf, p.address, p.routerAddress]), [
-    ['wtb-abc123-p0', 'p0', '10.201.7.130', '10.201.7.129'],
-    ['wtb-abc123-p1', 'p1', '10.201.7.134', '10.201.7.133'],
+  assert.deepEqual(plan.peers.map((p) => [p.netns, p.routerIf, p.side, p.address, p.routerAddress]), [
+    ['wtb-abc123-p0', 'p0', 'left', '10.201.7.130', '10.201.7.129'],
+    ['wtb-abc123-p1', 'p1', 'right', '10.201.7.194', '10.201.7.193'],
   ]);
   assert.deepEqual(plan.control, { rootIf: 'wtbabc123c', routerIf: 'ctl', rootAddress: '10.201.7.1', routerAddress: '10.201.7.2' });
   assert.equal(plan.peerRange, '10.201.7.128/25');
+  assert.deepEqual(plan.sideRanges, { left: '10.201.7.128/26', right: '10.201.7.192/26' });
+  const many = planTopology({ runId: 'x', peers: Array.from({ length: 32 }, (_, i) => `p${i}`), links: [], block: 7 });
+  assert.deepEqual(many.peers.slice(0, 4).map((p) => p.address), ['10.201.7.130', '10.201.7.194', '10.201.7.134', '10.201.7.198']);
+  assert.deepEqual(many.peers.slice(-2).map((p) => p.address), ['10.201.7.190', '10.201.7.254']);
+  assert.throws(() => planTopology({ runId: 'x', peers: Array.from({ length: 17 }, (_, i) => `p${2 * i}`), links: [], block: 7 }), /at most 16 peers on the left/);
   const longest = planTopology({ runId: 'run-1a2b3c4d', peers: ['p0'], links: [], block: 0 });
   assert.ok(longest.control.rootIf.length <= 15, longest.control.rootIf);
   assert.throws(() => planTopology({ runId: 'x', peers: ['p0'], links: ['p5.up'], block: 0 }), /p5\.up/);
@@ -56,11 +64,47 @@ test('each link direction is shaped at its own stage: up on the loop by source, 
     nftChain: 'p0_up', nftMatch: ['iifname', 'p0', 'ip', 'daddr', '10.201.7.128/25'],
   });
   assert.equal(stage('p1.down').device, 'p1');
-  assert.deepEqual(stage('p1.down').match, ['ip', 'src', '10.201.7.128/25', 'match', 'ip', 'dst', '10.201.7.134/32']);
+  assert.deepEqual(stage('p1.down').match, ['ip', 'src', '10.201.7.128/25', 'match', 'ip', 'dst', '10.201.7.194/32']);
   // downlink and bottleneck loss act on the second pass, coming back from the loop
   assert.deepEqual(stage('p1.down').nftMatch, ['iifname', 'hp1', 'oifname', 'p1']);
-  assert.equal(stage('bottleneck').device, 'ifb-bn');
-  assert.equal(stage('bottleneck').classId, '1:5');
+  // the bottleneck's directions: two classes of one ifb, told apart by the sides of source and destination
+  assert.deepEqual(stage('bottleneck.fwd'), {
+    link: 'bottleneck.fwd', device: 'ifb-bn', classId: '1:5', netemHandle: '105:', fifoHandle: '205:',
+    match: ['ip', 'src', '10.201.7.128/26', 'match', 'ip', 'dst', '10.201.7.192/26'],
+    nftChain: 'bottleneck_fwd', nftMatch: ['iifname', 'hp1', 'ip', 'saddr', '10.201.7.128/26', 'ip', 'daddr', '10.201.7.192/26'],
+  });
+  assert.deepEqual(stage('bottleneck.back'), {
+    link: 'bottleneck.back', device: 'ifb-bn', classId: '1:6', netemHandle: '106:', fifoHandle: '206:',
+    match: ['ip', 'src', '10.201.7.192/26', 'match', 'ip', 'dst', '10.201.7.128/26'],
+    nftChain: 'bottleneck_back', nftMatch: ['iifname', 'hp1', 'ip', 'saddr', '10.201.7.192/26', 'ip', 'daddr', '10.201.7.128/26'],
+  });
+  assert.throws(() => planTopology({ runId: 'x', peers: ['p0', 'p1'], links: ['bottleneck'], block: 0 }), /'bottleneck' is not <peer>\.up, <peer>\.down, bottleneck\.fwd or bottleneck\.back/);
+});
+
+test('a 4-peer mesh with a bottleneck: only traffic from the other side is redirected to the ifb, each direction to its class', () => {
+  const compiled = compileNetwork({ file: 'x.json', durationS: 10, peers: 4, network: { bottleneck: { rateKbps: 2000 }, bottleneckBack: { rateKbps: 500 } } });
+  const four = planTopology({ runId: 'abc123', peers: ['p0', 'p1', 'p2', 'p3'], links: Object.keys(compiled.links), block: 7 });
+  const commands = setupCommands(four, compiled.links, { netem: false });
+  const lines = commands.map(shellJoin);
+  const tc = 'tc -n wtb-abc123-r';
+  assert.deepEqual(lines.filter((line) => line.includes('ifb-bn')), [
+    'ip -n wtb-abc123-r link add name ifb-bn type ifb',
+    'ip -n wtb-abc123-r link set dev ifb-bn up',
+    `${tc} qdisc add dev ifb-bn root handle 1: stab overhead -14 htb default 0`,
+    // p0 and p2 (left) take what comes from the right, p1 and p3 (right) what comes from the left
+    `${tc} filter add dev p0 egress protocol ip prio 1 u32 match ip src 10.201.7.192/26 match ip dst 10.201.7.128/26 action mirred egress redirect dev ifb-bn`,
+    `${tc} filter add dev p1 egress protocol ip prio 1 u32 match ip src 10.201.7.128/26 match ip dst 10.201.7.192/26 action mirred egress redirect dev ifb-bn`,
+    `${tc} filter add dev p2 egress protocol ip prio 1 u32 match ip src 10.201.7.192/26 match ip dst 10.201.7.128/26 action mirred egress redirect dev ifb-bn`,
+    `${tc} filter add dev p3 egress protocol ip prio 1 u32 match ip src 10.201.7.128/26 match ip dst 10.201.7.192/26 action mirred egress redirect dev ifb-bn`,
+    `${tc} class add dev ifb-bn parent 1: classid 1:9 htb rate 2000000bit ceil 2000000bit burst 1600 cburst 1600 quantum 1600`,
+    `${tc} qdisc add dev ifb-bn parent 1:9 handle 209: bfifo limit 75000`,
+    `${tc} filter add dev ifb-bn parent 1: protocol ip prio 1 u32 match ip src 10.201.7.128/26 match ip dst 10.201.7.192/26 flowid 1:9`,
+    `${tc} class add dev ifb-bn parent 1: classid 1:a htb rate 500000bit ceil 500000bit burst 1600 cburst 1600 quantum 1600`,
+    `${tc} qdisc add dev ifb-bn parent 1:a handle 20a: bfifo limit 75000`,
+    `${tc} filter add dev ifb-bn parent 1: protocol ip prio 1 u32 match ip src 10.201.7.192/26 match ip dst 10.201.7.128/26 flowid 1:a`,
+  ]);
+  assert.ok(lines.includes('ip netns exec wtb-abc123-r nft add rule inet wtb_abc123 forward iifname hp1 ip saddr 10.201.7.192/26 ip daddr 10.201.7.128/26 jump bottleneck_back'));
+  assert.deepEqual(qdiscLayout(commands)['ifb-bn'], ['bfifo 209: parent 1:9 limit 75000', 'bfifo 20a: parent 1:a limit 75000', 'htb 1: root']);
 });
 
 test('htbArgs: rate and ceil in bit/s, burst at least one frame, unlimited as 10 Gbit/s', () => {
@@ -104,7 +148,7 @@ test('linkCommands with netem: netem leaf carries delay/loss, bfifo hangs below 
 });
 
 test('setupCommands builds namespaces before links, routes peer traffic through the loop and the root to the peers', () => {
-  const lines = setupCommands(plan, Object.fromEntries([...LINKS, 'bottleneck'].map((name) => [name, link()])), { netem: false }).map(shellJoin);
+  const lines = setupCommands(plan, unconstrained(), { netem: false }).map(shellJoin);
   const index = (line) => {
     const i = lines.indexOf(line);
     assert.ok(i >= 0, `missing: ${line}`);
@@ -118,17 +162,17 @@ test('setupCommands builds namespaces before links, routes peer traffic through 
   index('tc -n wtb-abc123-r qdisc add dev ifb-bn root handle 1: stab overhead -14 htb default 0');
   index('ip -n wtb-abc123-r link add name hp0 address 02:77:74:62:00:01 type veth peer name hp1 address 02:77:74:62:00:02');
   index('ip -n wtb-abc123-r route add 10.201.7.128/25 dev hp0 table 100');
-  index('ip -n wtb-abc123-r neigh replace 10.201.7.134 lladdr 02:77:74:62:00:02 dev hp0 nud permanent');
+  index('ip -n wtb-abc123-r neigh replace 10.201.7.194 lladdr 02:77:74:62:00:02 dev hp0 nud permanent');
   index('ip -n wtb-abc123-r rule add iif p1 to 10.201.7.128/25 lookup 100 priority 100');
   index('ip netns exec wtb-abc123-r nft add rule inet wtb_abc123 forward iifname p0 ip daddr 10.201.7.128/25 jump p0_up');
-  index('tc -n wtb-abc123-r filter add dev p1 egress protocol ip prio 1 u32 match ip src 10.201.7.128/25 match ip dst 10.201.7.128/25 action mirred egress redirect dev ifb-bn');
+  index('tc -n wtb-abc123-r filter add dev p1 egress protocol ip prio 1 u32 match ip src 10.201.7.128/26 match ip dst 10.201.7.192/26 action mirred egress redirect dev ifb-bn');
   assert.ok(index('ip netns exec wtb-abc123-r nft add chain inet wtb_abc123 p1_down')
     < index("ip netns exec wtb-abc123-r nft flush chain inet wtb_abc123 p1_down ';' add rule inet wtb_abc123 p1_down numgen random mod 10000 '<' 0 counter name p1_down drop"));
-  index('tc -n wtb-abc123-r filter add dev p1 parent 1: protocol ip prio 1 u32 match ip src 10.201.7.128/25 match ip dst 10.201.7.134/32 flowid 1:4');
+  index('tc -n wtb-abc123-r filter add dev p1 parent 1: protocol ip prio 1 u32 match ip src 10.201.7.128/25 match ip dst 10.201.7.194/32 flowid 1:4');
   // Interface names are limited to 15 characters (IFNAMSIZ).
   for (const line of lines) for (const [, name] of line.matchAll(/\b(?:name|dev) (\S+)/g)) assert.ok(name.length <= 15, name);
 
-  const withNetem = setupCommands(plan, Object.fromEntries([...LINKS, 'bottleneck'].map((name) => [name, link()])), { netem: true }).map(shellJoin);
+  const withNetem = setupCommands(plan, unconstrained(), { netem: true }).map(shellJoin);
   assert.ok(withNetem.every((line) => !line.includes(' nft ')), 'no nftables when netem does the loss');
   const noBottleneck = planTopology({ runId: 'abc123', peers: ['p0', 'p1'], links: LINKS, block: 7 });
   const plain = setupCommands(noBottleneck, Object.fromEntries(LINKS.map((name) => [name, link()])), { netem: true }).map(shellJoin);
@@ -136,21 +180,21 @@ test('setupCommands builds namespaces before links, routes peer traffic through 
 });
 
 test('qdiscLayout: the qdiscs each capability set builds, as the emulator passes it (netem: caps.netem)', () => {
-  const links = { ...Object.fromEntries([...LINKS, 'bottleneck'].map((name) => [name, link()])), 'p0.up': link({ rateKbps: 1000 }) };
+  const links = { ...unconstrained(), 'p0.up': link({ rateKbps: 1000 }) };
   const unlimited = 'limit 4000000';
   // With sch_netem: htb class → netem (delay, loss) → bfifo (the queue), on every stage.
   assert.deepEqual(qdiscLayout(setupCommands(plan, links, { netem: CAPS.netem })), {
     hp0: ['bfifo 201: parent 101:1 limit 75000', `bfifo 203: parent 103:1 ${unlimited}`, 'htb 1: root', 'netem 101: parent 1:1', 'netem 103: parent 1:3'],
     p0: [`bfifo 202: parent 102:1 ${unlimited}`, 'clsact ffff: parent ffff:fff1', 'htb 1: root', 'netem 102: parent 1:2'],
     p1: [`bfifo 204: parent 104:1 ${unlimited}`, 'clsact ffff: parent ffff:fff1', 'htb 1: root', 'netem 104: parent 1:4'],
-    'ifb-bn': [`bfifo 205: parent 105:1 ${unlimited}`, 'htb 1: root', 'netem 105: parent 1:5'],
+    'ifb-bn': [`bfifo 205: parent 105:1 ${unlimited}`, `bfifo 206: parent 106:1 ${unlimited}`, 'htb 1: root', 'netem 105: parent 1:5', 'netem 106: parent 1:6'],
   });
   // Without it: the bfifo hangs straight off the htb class; nftables drops instead (no qdisc).
   const withoutNetem = {
     hp0: ['bfifo 201: parent 1:1 limit 75000', `bfifo 203: parent 1:3 ${unlimited}`, 'htb 1: root'],
     p0: [`bfifo 202: parent 1:2 ${unlimited}`, 'clsact ffff: parent ffff:fff1', 'htb 1: root'],
     p1: [`bfifo 204: parent 1:4 ${unlimited}`, 'clsact ffff: parent ffff:fff1', 'htb 1: root'],
-    'ifb-bn': [`bfifo 205: parent 1:5 ${unlimited}`, 'htb 1: root'],
+    'ifb-bn': [`bfifo 205: parent 1:5 ${unlimited}`, `bfifo 206: parent 1:6 ${unlimited}`, 'htb 1: root'],
   };
   const setup = setupCommands(plan, links, { netem: NO_NETEM.netem });
   assert.deepEqual(qdiscLayout(setup), withoutNetem);

@@ -2,8 +2,8 @@
 // changes marked on every chart, and the one fairness table per bottleneck direction.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildRunCharts, flowJainPerSecond, markers, stackedFlowSeries } from '../../orchestrator/report/series.js';
-import { fairnessByLink, flowEvents, flowLink } from '../../orchestrator/report/derived.js';
+import { buildRunCharts, markers, stackedFlowSeries } from '../../orchestrator/report/series.js';
+import { fairnessByLink, flowEvents } from '../../orchestrator/report/derived.js';
 import { renderRunReport } from '../../orchestrator/report/render-run.js';
 import { normalizeResult } from '../../orchestrator/report/result-file.js';
 import { makeResult } from '../fixtures/results/make-result.js';
@@ -28,30 +28,15 @@ test('stacked series: one per flow on a common time axis, 0 where a flow has no 
   assert.equal(series[1].color, '#000001');
 });
 
-test("Jain's index per second over the flows with a rate that second, two or more", () => {
-  const rows = [
-    { t: 1, flow: 'a', rateKbps: 100 }, { t: 1, flow: 'b', rateKbps: 100 },
-    { t: 2, flow: 'a', rateKbps: 300 }, { t: 2, flow: 'b', rateKbps: 100 }, { t: 2, flow: 'c', rateKbps: 5000 },
-    { t: 3, flow: 'a', rateKbps: 300 },
-  ];
-  // (300 + 100)² / (2 · (300² + 100²)) = 160000 / 200000
-  assert.deepEqual(flowJainPerSecond(rows, ['a', 'b']), [[1, 1], [2, 0.8]]);
-});
-
-test('which bottleneck direction a flow crosses, and when flows join, leave, pause and resume', () => {
+test('when flows join, leave, pause and resume: nothing for the main call, which runs throughout', () => {
   const list = [
-    { name: 'tcp', kind: 'tcp', links: ['bottleneck.back'] },
-    { name: 'bulk', kind: 'data', links: ['p0.up', 'p2.down'] },
+    { name: 'call', kind: 'call', main: true, startS: 0, stopS: 100, pauses: [] },
     { name: 'media-3', kind: 'call', startS: 0, stopS: 100, pauses: [{ atS: 40, durationS: 20 }] },
     { name: 'short', kind: 'tcp-short', startS: 30, stopS: 80 },
   ];
-  assert.equal(flowLink('call:fwd', list), 'bottleneck.fwd');
-  assert.equal(flowLink('call-2:back', list), 'bottleneck.back');
-  assert.equal(flowLink('tcp', list), 'bottleneck.back');
-  assert.equal(flowLink('bulk', list), null, 'p0 and p2 are on the same side');
   assert.deepEqual(flowEvents(list, 100).map((e) => `${e.atS} ${e.flow} ${e.change}`), [
     '30 short joins', '40 media-3 pauses', '60 media-3 resumes', '80 short leaves',
-  ], 'nothing at 0 or at the end of the run');
+  ]);
 });
 
 test('the flows section leads the report: stacked panels per direction with the configured capacity, and Jain per second', () => {
@@ -69,19 +54,26 @@ test('the flows section leads the report: stacked panels per direction with the 
   for (const s of [call2, call3, tcp]) assert.deepEqual(s.x, call.x, 'one time axis for the stack');
   const at = (s, t) => s.y[s.x.indexOf(t)];
   const rowAt = (flow, t) => makeResult('flows').flows.rows.find((r) => r.flow === flow && r.t === t).rateKbps;
+  assert.equal(call.color, flows.panels[2].series[0].color, "a call's two directions share its colour");
+  assert.notEqual(call.color, call2.color);
   assert.equal(at(tcp, 100), 0, 'tcp has not started');
   assert.equal(at(tcp, 210), rowAt('tcp', 210));
   assert.equal(at(call3, 170), 0, 'call-3 is paused');
   assert.equal(at(call3, 130), rowAt('call-3:fwd', 130));
   assert.deepEqual([capacity.configured, capacity.x, capacity.y], [true, [0, 270, 300], [2000, 1500, 1500]]);
   assert.deepEqual(flows.panels[2].series.map((s) => s.label), ['call:back', 'call-2:back', 'call-3:back', 'configured capacity'], 'tcp is forward only');
+  // Jain's index per second is lib/fairness.js's series over the competing flows: at 3:30 over all four.
+  const jain = flows.panels[1].series[0];
+  const rates = ['call:fwd', 'call-2:fwd', 'call-3:fwd', 'tcp'].map((f) => rowAt(f, 210));
+  const expected = rates.reduce((a, b) => a + b) ** 2 / (4 * rates.reduce((a, b) => a + b * b, 0));
+  assert.ok(Math.abs(at(jain, 210) - expected) < 0.01, `${at(jain, 210)} vs ${expected}`);
   // The route-based Jain panel would count the calls only: a run with flows has it in the flows section.
   assert.ok(!charts.sections.flatMap((s) => s.panels).some((p) => p.id === 'net-jain'));
 });
 
 test('the backward direction has a panel only when two or more flows cross it', () => {
   const r = makeResult('flows');
-  r.flows.rows = r.flows.rows.filter((row) => !/^call-[23]:back$/.test(row.flow));
+  for (const entry of r.flows.list) if (entry.name !== 'call') entry.series = entry.series.filter((s) => !s.name.endsWith(':back'));
   const ids = buildRunCharts(normalizeResult(r)).sections[0].panels.map((p) => p.id);
   assert.deepEqual(ids, ['flows-bottleneck_fwd-stacked', 'flows-bottleneck_fwd-jain']);
 });
@@ -94,7 +86,7 @@ test('flow changes are markers of every chart, labelled, beside the schedule cha
   ]);
   assert.deepEqual(marks.filter((m) => m.kind === 'change').map((m) => m.tS), [270]);
   // Two changes at one time share one marker.
-  r.flows.list[2].startS = 240;
+  r.flows.list.find((f) => f.name === 'tcp').startS = 240;
   assert.equal(markers(r, 300).find((m) => m.tS === 240).label, 'call-3 leaves, tcp joins');
   // The markers belong to the chart data as a whole, which the dashboard draws on every panel, the peers' included.
   const html = renderRunReport(makeResult('flows'));
@@ -124,38 +116,43 @@ test('the fairness table: per direction, phases with each flow\'s rate and share
   assert.deepEqual(head, ['Phase', 'Change', 'Converged after', 'call:fwd (kbps)', 'call-2:fwd (kbps)', 'call-3:fwd (kbps)', 'tcp (kbps)', 'Utilisation', 'Jain&#39;s index']);
   const rows = [...table.matchAll(/<tr><td>(.*?)<\/tr>/gs)].map((m) => m[1]);
   assert.equal(rows.length, fwd.phases.length);
-  assert.match(rows[0], /^0:00–1:00<\/td><td class="what">start<\/td><td>—<\/td><td>\d+ <span class="note">\(\d+\.\d %\)<\/span><\/td>(<td class="inactive"><\/td>){3}/);
+  assert.match(rows[0], /^0:10–1:00<\/td><td class="what">start<\/td><td>—<\/td><td>\d+ <span class="note">\(\d+\.\d %\)<\/span><\/td>(<td class="inactive"><\/td>){3}/);
   const tcpJoins = fwd.phases.findIndex((p) => p.fromS === 200);
   const p = fwd.phases[tcpJoins];
-  assert.equal(rows[tcpJoins], `3:20–4:00</td><td class="what">tcp joins</td><td>4 s</td>`
-    + `${p.flows.map((f) => `<td>${Math.round(p.meanKbps[f])} <span class="note">(${(p.share[f] * 100).toFixed(1)} %)</span></td>`).join('')}`
+  assert.equal(fwd.convergence.find((c) => c.atS === 200).convergenceS, 0, 'the fixture converges at once when tcp joins');
+  assert.equal(rows[tcpJoins], `3:20–4:00</td><td class="what">tcp joins</td><td>0 s</td>`
+    + `${p.flows.map((f) => `<td>${Math.round(p.meanKbps[f])} <span class="note">(${(p.shareOfCapacity[f] * 100).toFixed(1)} %)</span></td>`).join('')}`
     + `<td>${(p.utilization * 100).toFixed(1)} %</td><td class="avg">${p.jainIndex.toFixed(3)}</td>`);
   assert.match(html, /<table class="summary phases" data-link="bottleneck.back">/);
+  // Jain's index stays below 0.9 once call-3 leaves tcp with two calls: not converged.
+  assert.equal(fwd.convergence.find((c) => c.atS === 240).convergenceS, null);
+  assert.match(table, /<td>4:00–4:20<\/td><td class="what">call-3:fwd leaves<\/td><td><span class="note">not converged<\/span><\/td>/);
   // The derived table's run figures are the summary's, over the flows, not recomputed over the calls' routes.
   assert.match(/<tr data-metric="jainIndex">(.*?)<\/tr>/s.exec(html)[1], new RegExp(`<td class="avg">${result.summary.jainIndex.toFixed(3)}</td><td class="ref">0\\.980</td>`));
 });
 
-test('convergence: a change at a phase start is that phase\'s; one at no phase start is listed, not lost; null is "not converged"', () => {
-  const summary = {
-    fairness: {
-      links: {
-        'bottleneck.fwd': {
-          phases: [
-            { fromS: 0, toS: 30, flows: ['call:fwd'], meanKbps: { 'call:fwd': 900 }, share: { 'call:fwd': 0.9 }, utilization: 0.9, jainIndex: null },
-            { fromS: 30, toS: 60, flows: ['call:fwd', 'tcp'], meanKbps: { 'call:fwd': 600, tcp: 300 }, share: { 'call:fwd': 0.6, tcp: 0.3 }, utilization: 0.9, jainIndex: 0.9 },
-          ],
-          jainIndex: 0.9, jainIndexPerSecond: 0.85, utilization: 0.9,
-          convergence: [{ atS: 30, change: 'join', flow: 'tcp', convergenceS: null }, { atS: 45, change: 'leave', flow: 'ghost', convergenceS: 3 }],
-        },
-      },
+test('each join or leave belongs to the phase holding the first second after it; one in no phase is listed, not lost', () => {
+  const phase = (fromS, toS, flows) => ({ fromS, toS, seconds: toS - fromS, flows, meanKbps: {}, shareOfCapacity: {}, totalKbps: null,
+    capacityKbps: 2000, utilization: 0.9, jainIndex: flows.length >= 2 ? 0.9 : null });
+  const links = {
+    'bottleneck.fwd': {
+      flows: ['call:fwd', 'tcp'], phases: [phase(0, 30, ['call:fwd']), phase(30, 60, ['call:fwd', 'tcp'])],
+      jainIndex: 0.9, jainIndexPerSecond: 0.85, series: [], utilization: 0.9,
+      convergence: [
+        { atS: 30, change: 'join', flow: 'tcp', convergenceS: null }, { atS: 29.7, change: 'join', flow: 'early', convergenceS: 2 },
+        { atS: 60, change: 'leave', flow: 'tcp', convergenceS: 3 },
+      ],
     },
   };
-  const { byFlows, links: [link] } = fairnessByLink(summary, []);
+  const { byFlows, links: [link] } = fairnessByLink({ links }, []);
   assert.equal(byFlows, true);
   assert.deepEqual(link.flows, ['call:fwd', 'tcp']);
-  assert.deepEqual(link.phases.map((p) => p.changes.map((c) => c.flow)), [[], ['tcp']]);
-  assert.deepEqual(link.unmatched.map((c) => c.flow), ['ghost']);
-  const html = renderRunReport({ schemaVersion: 1, scenario: { name: 'x', durationS: 60 }, summary: { peers: {}, ...summary } });
-  assert.match(html, /<td>0:30–1:00<\/td><td class="what">tcp joins<\/td><td><span class="note">not converged<\/span><\/td>/);
-  assert.match(html, /Changes at no phase start: 0:45 ghost leaves \(3 s\)\./);
+  // 29.7 + 0.5 rounds up to second 31, which (30, 60] holds; after 60 there is no phase.
+  assert.deepEqual(link.phases.map((p) => p.changes.map((c) => c.flow)), [[], ['tcp', 'early']]);
+  assert.deepEqual(link.unmatched.map((c) => c.flow), ['tcp']);
+  const groups = [{ links: ['a', 'b'], flows: ['x', 'y'], phases: [{ fromS: 1, toS: 9, seconds: 9, flows: ['x'], meanKbps: { x: 1 }, jainIndex: null }],
+    jainIndex: null, series: [], jainIndexPerSecond: null, byActiveFlows: {}, flowMeansKbps: {} }];
+  assert.deepEqual(fairnessByLink({ links: {} }, groups), {
+    byFlows: false, links: [{ link: 'a, b', flows: ['x', 'y'], phases: [], jainIndex: null, jainIndexPerSecond: null, utilization: null, unmatched: [] }],
+  }, 'without flows: the routes\' groups, their phases of one flow left out');
 });

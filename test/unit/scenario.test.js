@@ -19,6 +19,10 @@ const CATALOG = [
   'queue-size-1000-100ms', 'queue-size-1000-1s', 'queue-size-1000-10s',
   'queue-size-5000-100ms', 'queue-size-5000-1s', 'queue-size-5000-10s', 'loss-latency',
   'mesh-2', 'mesh-3', 'mesh-4', 'sfu-2', 'sfu-3', 'sfu-4',
+  'rtp-cross-traffic', 'tcp-cross-traffic',
+  'media-vs-data-2m-uncoupled', 'media-vs-data-5m-media-first', 'media-vs-data-5m-together',
+  'media-vs-data-10m-media-first', 'media-vs-data-10m-together',
+  'rmcat-5.1', 'rmcat-5.2', 'rmcat-5.3', 'rmcat-5.4', 'rmcat-5.5', 'rmcat-5.6-300ms', 'rmcat-5.6-1000ms', 'rmcat-5.7', 'rmcat-5.8',
 ];
 
 /** Round-trip time p0 → p1 → p0 as configured at tS. */
@@ -132,7 +136,7 @@ test('a path loads any scenario file, with file shown repo-relative', () => {
   const scenario = loadScenario(fixture('three-peers-bottleneck'));
   assert.equal(scenario.file, 'test/fixtures/scenarios/three-peers-bottleneck.json');
   assert.deepEqual([scenario.peers, scenario.warmupS, scenario.reference], [3, 5, null]);
-  assert.equal(Object.keys(scenario.compiled.links).length, 7);
+  assert.equal(Object.keys(scenario.compiled.links).length, 8);
   assert.equal(pathConditions(configuredAt(scenario.compiled, 45), scenario.compiled.routes['p2->p1']).rateKbps, 1000);
   assert.deepEqual(scenario.network.schedule[0].set, { rateKbps: 1000 }, 'network as written');
 });

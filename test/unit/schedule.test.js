@@ -16,19 +16,72 @@ test('conditions go on every uplink; routes cross the sender uplink, the bottlen
   assert.equal(two.links['p1.up'].oneWayDelayMs, 100);
   assert.equal(two.links['p0.down'].oneWayDelayMs, 0);
   assert.deepEqual(two.routes, { 'p0->p1': ['p0.up', 'p1.down'], 'p1->p0': ['p1.up', 'p0.down'] });
+});
 
-  const three = compile({ bottleneck: { rateKbps: 2000 } }, { peers: 3 });
-  assert.equal(Object.keys(three.routes).length, 6);
-  assert.deepEqual(three.routes['p2->p0'], ['p2.up', 'bottleneck', 'p0.down']);
-  assert.equal(three.links.bottleneck.rateKbps, 2000);
+test('a bottleneck is two links, left -> right and right -> left; only routes between the sides cross it', () => {
+  const four = compile({ bottleneck: { rateKbps: 2000, queueMs: 300 } }, { peers: 4 });
+  assert.deepEqual(Object.keys(four.links), ['p0.up', 'p0.down', 'p1.up', 'p1.down', 'p2.up', 'p2.down', 'p3.up', 'p3.down', 'bottleneck.fwd', 'bottleneck.back']);
+  // p0, p2 left; p1, p3 right
+  assert.deepEqual(four.routes, {
+    'p0->p1': ['p0.up', 'bottleneck.fwd', 'p1.down'],
+    'p0->p2': ['p0.up', 'p2.down'],
+    'p0->p3': ['p0.up', 'bottleneck.fwd', 'p3.down'],
+    'p1->p0': ['p1.up', 'bottleneck.back', 'p0.down'],
+    'p1->p2': ['p1.up', 'bottleneck.back', 'p2.down'],
+    'p1->p3': ['p1.up', 'p3.down'],
+    'p2->p0': ['p2.up', 'p0.down'],
+    'p2->p1': ['p2.up', 'bottleneck.fwd', 'p1.down'],
+    'p2->p3': ['p2.up', 'bottleneck.fwd', 'p3.down'],
+    'p3->p0': ['p3.up', 'bottleneck.back', 'p0.down'],
+    'p3->p1': ['p3.up', 'p1.down'],
+    'p3->p2': ['p3.up', 'bottleneck.back', 'p2.down'],
+  });
+  for (const name of ['bottleneck.fwd', 'bottleneck.back']) {
+    assert.deepEqual([four.links[name].rateKbps, four.links[name].queueMs, four.links[name].queuePackets], [2000, 300, null], name);
+  }
+});
+
+test('network.bottleneckBack is merged field by field over network.bottleneck for bottleneck.back only', () => {
+  const { links } = compile({
+    bottleneck: { rateKbps: 2000, queueMs: 300, oneWayDelayMs: 20, lossPct: 1 },
+    bottleneckBack: { rateKbps: 500, queuePackets: 20 },
+  });
+  const fields = (params) => [params.rateKbps, params.queuePackets, params.queueMs, params.oneWayDelayMs, params.lossPct];
+  assert.deepEqual(fields(links['bottleneck.fwd']), [2000, null, 300, 20, 1]);
+  // a queue field replaces the queue as a whole; the rest comes from network.bottleneck
+  assert.deepEqual(fields(links['bottleneck.back']), [500, 20, null, 20, 1]);
+  assert.throws(() => compile({ bottleneckBack: { rateKbps: 500 } }), (error) => error instanceof InputError
+    && error.message === 'x.json: network.bottleneckBack: is merged over network.bottleneck, which is missing; add network.bottleneck (both directions) or remove bottleneckBack');
+  assert.throws(() => compile({ bottleneck: {}, bottleneckBack: { lossPct: 101 } }), /x\.json: network\.bottleneckBack\.lossPct: must be a number from 0 to 100, got 101$/);
+  assert.throws(() => compile({ bottleneck: { oneWayDelayMs: 20, jitterMs: 10 }, bottleneckBack: { oneWayDelayMs: 5 } }), /x\.json: network\.bottleneckBack: jitterMs 10 is more than oneWayDelayMs 5/);
+});
+
+test('schedule selectors: "bottleneck" is both directions, a list may name one, "all" includes both', () => {
+  const network = (schedule) => ({ bottleneck: { rateKbps: 2000 }, bottleneckBack: { rateKbps: 1000 }, schedule });
+  const both = compile(network([{ at: 30, links: 'bottleneck', set: { rateKbps: 800 } }]));
+  assert.deepEqual(both.events.map((e) => `${e.atS} ${e.link} ${e.params.rateKbps}`), ['30 bottleneck.fwd 800', '30 bottleneck.back 800']);
+  const back = compile(network([{ at: 30, links: ['bottleneck.back'], set: { lossPct: 5 } }]));
+  assert.deepEqual(back.events.map((e) => `${e.link} ${e.params.rateKbps} ${e.params.lossPct}`), ['bottleneck.back 1000 5']);
+  const all = compile(network([{ at: 30, links: 'all', set: { lossPct: 1 } }]));
+  assert.deepEqual(all.events.map((e) => e.link).slice(-2), ['bottleneck.fwd', 'bottleneck.back']);
+  assert.equal(all.events.length, 6);
+  assert.throws(() => compile(network([{ at: 1, links: ['bottleneck'], set: { lossPct: 1 } }])),
+    /network\.schedule\[0\]\.links: unknown link "bottleneck"; this scenario has p0\.up, p0\.down, p1\.up, p1\.down, bottleneck\.fwd, bottleneck\.back$/);
+});
+
+test('an old scenario with network.bottleneck loads, its bottleneck now in both directions', () => {
+  const { compiled } = loadScenario('test/fixtures/scenarios/three-peers-bottleneck.json');
+  assert.deepEqual(compiled.events.map((e) => `${e.atS} ${e.link} ${e.params.rateKbps}`), ['30 bottleneck.fwd 1000', '30 bottleneck.back 1000']);
+  assert.deepEqual(compiled.routes['p2->p1'], ['p2.up', 'bottleneck.fwd', 'p1.down']);
 });
 
 test('an SFU call routes every flow between a peer and the linkless SFU node: in over the uplink, out over the downlink', () => {
   const { routes } = compile({ bottleneck: { rateKbps: 2000 } }, { peers: 3, topology: 'sfu' });
+  // The SFU sits on the right: left peers cross the bottleneck both ways, right peers never.
   assert.deepEqual(routes, {
-    'p0->sfu': ['p0.up', 'bottleneck'], 'sfu->p0': ['bottleneck', 'p0.down'],
-    'p1->sfu': ['p1.up', 'bottleneck'], 'sfu->p1': ['bottleneck', 'p1.down'],
-    'p2->sfu': ['p2.up', 'bottleneck'], 'sfu->p2': ['bottleneck', 'p2.down'],
+    'p0->sfu': ['p0.up', 'bottleneck.fwd'], 'sfu->p0': ['bottleneck.back', 'p0.down'],
+    'p1->sfu': ['p1.up'], 'sfu->p1': ['p1.down'],
+    'p2->sfu': ['p2.up', 'bottleneck.fwd'], 'sfu->p2': ['bottleneck.back', 'p2.down'],
   });
   // No peer-to-peer route: media between peers must go through Janus.
   assert.deepEqual(compile({}, { peers: 2, topology: 'sfu' }).routes, { 'p0->sfu': ['p0.up'], 'sfu->p0': ['p0.down'], 'p1->sfu': ['p1.up'], 'sfu->p1': ['p1.down'] });

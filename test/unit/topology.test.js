@@ -1,10 +1,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FLOWING_KBPS, meanPeerUplinkKbps, peerSeconds, peerTotals, ratiosToTwoParty } from '../../orchestrator/lib/topology.js';
+import {
+  FLOWING_KBPS, bottleneckBetween, meanPeerUplinkKbps, peerSeconds, peerSide, peerTotals, ratiosToTwoParty,
+} from '../../orchestrator/lib/topology.js';
 
 /** One timeline entry of `peer` about `remote`. */
 const entry = (t, peer, remote, { sent = 0, received = 0, fps = 30, audio = 30 } = {}) => ({
   t, peer, remote, video: { sendKbps: sent, recvKbps: received, recvFps: received ? fps : 0 }, audio: { sendKbps: audio, recvKbps: audio },
+});
+
+test('peerSide: even peers left, odd peers and the SFU right; bottleneckBetween: the direction crossed, or none', () => {
+  assert.deepEqual(['p0', 'p1', 'p2', 'p13', 'sfu'].map(peerSide), ['left', 'right', 'left', 'right', 'right']);
+  assert.throws(() => peerSide('x1'), /'x1' is neither p<i> nor 'sfu'/);
+  assert.deepEqual([['p0', 'p1'], ['p3', 'p0'], ['p0', 'p2'], ['p1', 'sfu'], ['p2', 'sfu'], ['sfu', 'p4']].map(([a, b]) => bottleneckBetween(a, b)),
+    ['bottleneck.fwd', 'bottleneck.back', null, null, 'bottleneck.fwd', 'bottleneck.back']);
 });
 
 test('a mesh peer sums its connections: two streams out, two in', () => {

@@ -5,13 +5,15 @@
  *
  * FreeBSD (ipfw): one pipe per link direction. With net.inet.ip.fw.one_pass=0 a packet leaving a pipe goes on
  *   to the next rule, so rules in route order (uplinks, bottleneck, downlinks), all on `out`, make every
- *   route ["pi.up", ("bottleneck"), "pj.down"] exact, on a gateway and on loopback alike.
+ *   route ["pi.up", ("bottleneck.fwd" | "bottleneck.back"), "pj.down"] exact, on a gateway and on loopback alike:
+ *   bottleneck.fwd matches the left peers' addresses to the right ones' (lib/topology.js peerSide), .back the reverse.
  * macOS (dnctl + pf): pf hands a packet to one dummynet pipe per pass, so each route (pi -> pj) gets one pipe
  *   with the route's end-to-end conditions (link-model pathConditions) and the queue of its slowest link:
  *   exact when at most one link of a route limits the rate (the 2-peer scenarios), approximate otherwise.
  */
 import { InputError } from '../../lib/errors.js';
 import { pathConditions, queueLimitBytes } from '../../lib/link-model.js';
+import { BOTTLENECK_LINKS, peerSide } from '../../lib/topology.js';
 import { shellJoin } from '../script.js';
 
 /** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
@@ -40,6 +42,9 @@ const SYSCTL_PREFIX = { freebsd: 'net.inet.ip.dummynet', macos: 'net.inet.ip.dum
 
 /** @param {number} value */
 const num = (value) => String(Number(value.toFixed(4)));
+
+/** Where a link sits in every route: uplinks 0, the bottleneck 1, downlinks 2. @param {string} link */
+export const stageRank = (link) => (link.endsWith('.up') ? 0 : link in BOTTLENECK_LINKS ? 1 : 2);
 
 /**
  * The queue clause: slots for queuePackets, Kbytes for queueMs (at the current rate).
@@ -86,8 +91,7 @@ export function planDummynet({ platform, peers, links, routes, addresses }) {
   }
   if (platform === 'freebsd') {
     // Rule order is route order: every uplink, then the bottleneck, then every downlink.
-    const rank = (link) => (link.endsWith('.up') ? 0 : link === 'bottleneck' ? 1 : 2);
-    const ordered = [...links].sort((a, b) => rank(a) - rank(b));
+    const ordered = [...links].sort((a, b) => stageRank(a) - stageRank(b));
     return { platform, addresses, pipes: ordered.map((link, i) => ({ pipe: PIPE_BASE + i + 1, link })) };
   }
   const pipes = Object.entries(routes).map(([name, route], i) => {
@@ -148,7 +152,10 @@ export function limitLines(plan, states) {
 function matchAddresses(plan, pipe) {
   const all = Object.values(plan.addresses).join(',');
   if (!pipe.link) return { from: plan.addresses[/** @type {string} */ (pipe.from)], to: plan.addresses[/** @type {string} */ (pipe.to)] };
-  if (pipe.link === 'bottleneck') return { from: all, to: all };
+  if (pipe.link in BOTTLENECK_LINKS) {
+    const side = (which) => Object.entries(plan.addresses).filter(([peer]) => peerSide(peer) === which).map(([, address]) => address).join(',');
+    return { from: side(BOTTLENECK_LINKS[pipe.link].from), to: side(BOTTLENECK_LINKS[pipe.link].to) };
+  }
   const [peer, direction] = pipe.link.split('.');
   return direction === 'up' ? { from: plan.addresses[peer], to: all } : { from: all, to: plan.addresses[peer] };
 }

@@ -19,7 +19,7 @@
  */
 import { shellJoin } from '../script.js';
 import {
-  IPFW_SET, PF_ANCHOR, RULE_BASE, dummynetChange, dummynetTeardown, limitLines,
+  IPFW_SET, PF_ANCHOR, RULE_BASE, dummynetChange, dummynetTeardown, limitLines, stageRank,
 } from './commands.js';
 
 /** @typedef {import('./commands.js').DummynetPlan} DummynetPlan */
@@ -48,9 +48,6 @@ export function runtimeSetup(plan, links, laterStates = []) {
   const freebsd = plan.platform === 'freebsd' ? [shellJoin(['kldload', '-n', 'dummynet']), shellJoin(['sysctl', 'net.inet.ip.fw.one_pass=0'])] : [];
   return [...limitLines(plan, [links, ...laterStates]), ...freebsd, ...dummynetChange(plan, links, Object.keys(links))];
 }
-
-/** Where a link sits in every route: uplinks, the bottleneck, downlinks. @param {string} link */
-const stageRank = (link) => (link.endsWith('.up') ? 0 : link === 'bottleneck' ? 1 : 2);
 
 /**
  * The rules to run once `registrations` gained its last entry. FreeBSD: that socket's drop rule and one pipe rule

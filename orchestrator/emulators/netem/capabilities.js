@@ -3,6 +3,7 @@
  * network can run on it. The check runs before any browser starts.
  */
 import { EnvironmentError } from '../../lib/errors.js';
+import { BOTTLENECK_LINKS } from '../../lib/topology.js';
 import { NAMESPACE_PREFIX } from './topology.js';
 import { createCommandRunner } from '../runner.js';
 
@@ -13,7 +14,7 @@ import { createCommandRunner } from '../runner.js';
  * @property {boolean} htb       htb + bfifo qdiscs
  * @property {boolean} netem     sch_netem (delay, jitter, loss models)
  * @property {boolean} nftables  nft with numgen (random loss without sch_netem)
- * @property {boolean} ifb       ifb devices + clsact redirects (the bottleneck stage)
+ * @property {boolean} ifb       ifb devices + clsact redirects (the bottleneck stages)
  * @property {string[]} reasons  why each missing one is missing
  */
 
@@ -97,7 +98,8 @@ function linksUsing(compiled, uses) {
  */
 export function unmetRequirements(compiled, caps) {
   const missing = [];
-  const needed = [['netns', 'network namespaces'], ['htb', 'htb/bfifo'], ...('bottleneck' in compiled.links ? [['ifb', 'ifb/clsact']] : [])];
+  const hasBottleneck = Object.keys(compiled.links).some((link) => link in BOTTLENECK_LINKS);
+  const needed = [['netns', 'network namespaces'], ['htb', 'htb/bfifo'], ...(hasBottleneck ? [['ifb', 'ifb/clsact']] : [])];
   const base = needed.filter(([key]) => !caps[key]);
   if (base.length > 0) {
     missing.push(`the netem backend needs ${base.map(([, what]) => what).join(', ')}: ${caps.reasons.join('; ')}`);

@@ -178,7 +178,7 @@ export function setupCommands(plan, links, { netem }) {
     );
   }
 
-  const hasBottleneck = plan.stages.some((stage) => stage.link === 'bottleneck');
+  const hasBottleneck = plan.stages.some((stage) => stage.device === plan.bottleneckIfb);
   if (hasBottleneck) {
     commands.push(['ip', '-n', R, 'link', 'add', 'name', plan.bottleneckIfb, 'type', 'ifb'], ['ip', '-n', R, 'link', 'set', 'dev', plan.bottleneckIfb, 'up']);
   }
@@ -188,11 +188,12 @@ export function setupCommands(plan, links, { netem }) {
     commands.push(tcR(plan, 'qdisc', 'add', 'dev', device, 'root', 'handle', '1:', 'stab', 'overhead', String(-ETHERNET_HEADER_BYTES), 'htb', 'default', '0'));
   }
   if (hasBottleneck) {
-    const betweenPeers = ['u32', 'match', 'ip', 'src', plan.peerRange, 'match', 'ip', 'dst', plan.peerRange];
+    // Only traffic from the other side crosses the bottleneck; the ifb's classes tell the two directions apart.
     for (const peer of plan.peers) {
+      const fromOtherSide = ['u32', 'match', 'ip', 'src', plan.sideRanges[peer.side === 'left' ? 'right' : 'left'], 'match', 'ip', 'dst', plan.sideRanges[peer.side]];
       commands.push(
         tcR(plan, 'qdisc', 'add', 'dev', peer.routerIf, 'clsact'),
-        tcR(plan, 'filter', 'add', 'dev', peer.routerIf, 'egress', 'protocol', 'ip', 'prio', '1', ...betweenPeers, 'action', 'mirred', 'egress', 'redirect', 'dev', plan.bottleneckIfb),
+        tcR(plan, 'filter', 'add', 'dev', peer.routerIf, 'egress', 'protocol', 'ip', 'prio', '1', ...fromOtherSide, 'action', 'mirred', 'egress', 'redirect', 'dev', plan.bottleneckIfb),
       );
     }
   }

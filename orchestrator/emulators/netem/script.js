@@ -67,7 +67,7 @@ export function netemTopologyScript({ runId, peers, block, bottleneck = false, n
   const peerNames = Array.from({ length: peers }, (_, i) => `p${i}`);
   const plan = planTopology({ runId, peers: peerNames, links: Object.keys(compiled.links), block });
   return renderSetupScript({
-    title: `webrtc-testbed netem topology ${shellQuote(plan.id)}: ${peers} peers${bottleneck ? ' and a bottleneck' : ''}, every link unconstrained, loss on ${netem ? 'netem' : 'nftables'}`,
+    title: `webrtc-testbed netem topology ${shellQuote(plan.id)}: ${peers} peers${bottleneck ? ' and a bottleneck (bottleneck.fwd, bottleneck.back)' : ''}, every link unconstrained, loss on ${netem ? 'netem' : 'nftables'}`,
     notes: [
       'The commands the netem emulator runs at set-up (orchestrator/emulators/netem/commands.js). Run as root.',
       'Shape a link with `tc … change` (netem-scripts/README.md); remove everything with netem-scripts/teardown.sh.',

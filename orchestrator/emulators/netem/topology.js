@@ -5,19 +5,24 @@
  * `wtb-<id>-r`; peer pi's `eth0` is veth-paired with the router's `pi`. The router also has `ctl`,
  * veth-paired with `wtb<id>c` in the root namespace, which carries signaling unshaped.
  *
- * Every peer-to-peer packet is forwarded twice inside the router, through a veth pair `hp0`/`hp1` looped back
- * into the router itself (policy routing: packets from a peer port to a peer go out `hp0`), and crosses three
- * shaping stages in route order:
- *   pi.up      root htb on `hp0`, one class per source peer
- *   bottleneck ifb `ifb-bn`: clsact egress on `pj` redirects it there; one class for everything
- *   pj.down    root htb on `pj` itself, one class for traffic to pj
- * so every route ["pi.up", ("bottleneck"), "pj.down"] is exact for any number of peers. Every stage sits after
+ * Peers on the left of the bottleneck (p0, p2, …; lib/topology.js peerSide) get addresses in one /26, those on
+ * the right in the next, so a side is one address range. Every peer-to-peer packet is forwarded twice inside the
+ * router, through a veth pair `hp0`/`hp1` looped back into the router itself (policy routing: packets from a peer
+ * port to a peer go out `hp0`), and crosses the shaping stages of its route in order:
+ *   pi.up            root htb on `hp0`, one class per source peer
+ *   bottleneck.fwd   ifb `ifb-bn`, class for left -> right: clsact egress on a right peer's `pj` redirects
+ *                    traffic from the left there
+ *   bottleneck.back  the same ifb, class for right -> left, fed from the left peers' ports
+ *   pj.down          root htb on `pj` itself, one class for traffic to pj
+ * so every route ["pi.up", ("bottleneck.fwd" | "bottleneck.back"), "pj.down"] is exact for any number of peers;
+ * traffic between peers on one side never reaches the ifb. Every stage sits after
  * IP forwarding, where the kernel has detached the packet from its sending socket: a queue in the router never
  * pushes back on the sender (a UDP sender would otherwise block instead of seeing drops).
  */
 import { createHash } from 'node:crypto';
 import { HarnessError } from '../../lib/errors.js';
 import { MAX_PEERS } from '../../lib/schedule.js';
+import { BOTTLENECK_LINKS, peerSide } from '../../lib/topology.js';
 
 /** Every namespace, root link and nft table of the netem backend starts with this (see `cleanup`). */
 export const NAME_PREFIX = 'wtb';
@@ -27,6 +32,10 @@ export const ADDRESS_SECOND_OCTET = 201;
 /** Fixed, locally administered MACs of the router's loop (each run has its own namespace). */
 const HAIRPIN_MACS = ['02:77:74:62:00:01', '02:77:74:62:00:02'];
 const HAIRPIN_TABLE = 100;
+/** Both directions of the bottleneck are classes of this one ifb. */
+const BOTTLENECK_IFB = 'ifb-bn';
+/** A /26 of /30s. */
+const PEERS_PER_SIDE = 16;
 
 /**
  * A run id short enough for interface names (IFNAMSIZ 15): lowercase [a-z0-9], at most 8 characters.
@@ -58,6 +67,7 @@ export function chooseAddressBlock(id, usedBlocks) {
 /**
  * @typedef {object} PeerPlan
  * @property {string} name        p0, p1, …
+ * @property {'left'|'right'} side  of the bottleneck
  * @property {string} netns       wtb-<id>-p0
  * @property {string} peerIf      the peer's interface inside its namespace
  * @property {string} routerIf    the router's interface toward this peer
@@ -67,7 +77,7 @@ export function chooseAddressBlock(id, usedBlocks) {
 
 /**
  * @typedef {object} Stage  where one link direction is shaped
- * @property {string} link        p0.up, p1.down, bottleneck
+ * @property {string} link        p0.up, p1.down, bottleneck.fwd
  * @property {string} device      router interface whose root htb carries the class
  * @property {string} classId     htb class, e.g. 1:3
  * @property {string} netemHandle leaf netem qdisc (used when sch_netem exists), e.g. 103:
@@ -85,6 +95,7 @@ export function chooseAddressBlock(id, usedBlocks) {
  * @property {PeerPlan[]} peers
  * @property {{rootIf: string, routerIf: string, rootAddress: string, routerAddress: string}} control
  * @property {string} peerRange   CIDR holding every peer address, routed from the root via the router
+ * @property {{left: string, right: string}} sideRanges  CIDRs holding the addresses of each side's peers
  * @property {{outIf: string, inIf: string, outMac: string, inMac: string}} hairpin  the router's loop for the second pass
  * @property {number} hairpinTable  policy-routing table sending peer-to-peer packets into the loop
  * @property {string} bottleneckIfb
@@ -103,29 +114,38 @@ export function planTopology({ runId, peers, links, block }) {
     throw new HarnessError(`netem: needs 1 to ${MAX_PEERS} peers, got ${peers.length}`);
   }
   const net = `10.${ADDRESS_SECOND_OCTET}.${block}`;
-  // Peers live in the upper half of the /24, one /30 each, so one /25 selects "between peers".
-  const peerPlans = peers.map((name, index) => ({
-    name,
-    netns: `${NAMESPACE_PREFIX}${id}-${name}`,
-    peerIf: 'eth0',
-    routerIf: name,
-    address: `${net}.${128 + 4 * index + 2}`,
-    routerAddress: `${net}.${128 + 4 * index + 1}`,
-  }));
+  // Peers live in the upper half of the /24, one /30 each, so one /25 selects "between peers"; the left side's
+  // /26 comes first, so one /26 selects a side.
+  const sideBase = { left: 128, right: 192 };
+  const onSide = { left: 0, right: 0 };
+  const peerPlans = peers.map((name) => {
+    const side = peerSide(name);
+    const slot = onSide[side]++;
+    if (slot >= PEERS_PER_SIDE) throw new HarnessError(`netem: at most ${PEERS_PER_SIDE} peers on the ${side} of the bottleneck, got ${peers.join(', ')}`);
+    const base = sideBase[side] + 4 * slot;
+    return {
+      name, side, netns: `${NAMESPACE_PREFIX}${id}-${name}`, peerIf: 'eth0', routerIf: name, address: `${net}.${base + 2}`, routerAddress: `${net}.${base + 1}`,
+    };
+  });
   const peerRange = `${net}.128/25`;
+  const sideRanges = { left: `${net}.128/26`, right: `${net}.192/26` };
   const byName = new Map(peerPlans.map((peer) => [peer.name, peer]));
   const hairpin = { outIf: 'hp0', inIf: 'hp1', outMac: HAIRPIN_MACS[0], inMac: HAIRPIN_MACS[1] };
   const stages = links.map((link, index) => {
     const n = index + 1;
     const handles = { classId: `1:${n.toString(16)}`, netemHandle: `${(0x100 + n).toString(16)}:`, fifoHandle: `${(0x200 + n).toString(16)}:` };
     const nftChain = link.replace(/\W/g, '_');
-    if (link === 'bottleneck') {
-      return { link, device: 'ifb-bn', ...handles, match: ['ip', 'src', peerRange, 'match', 'ip', 'dst', peerRange], nftChain, nftMatch: ['iifname', hairpin.inIf] };
+    if (link in BOTTLENECK_LINKS) {
+      const [from, to] = [sideRanges[BOTTLENECK_LINKS[link].from], sideRanges[BOTTLENECK_LINKS[link].to]];
+      return {
+        link, device: BOTTLENECK_IFB, ...handles, match: ['ip', 'src', from, 'match', 'ip', 'dst', to],
+        nftChain, nftMatch: ['iifname', hairpin.inIf, 'ip', 'saddr', from, 'ip', 'daddr', to],
+      };
     }
     const [peerName, direction] = link.split('.');
     const peer = byName.get(peerName);
     if (!peer || !['up', 'down'].includes(direction)) {
-      throw new HarnessError(`netem: link '${link}' is not <peer>.up, <peer>.down or bottleneck for peers ${peers.join(', ')}`);
+      throw new HarnessError(`netem: link '${link}' is not <peer>.up, <peer>.down, ${Object.keys(BOTTLENECK_LINKS).join(' or ')} for peers ${peers.join(', ')}`);
     }
     if (direction === 'up') {
       return { link, device: hairpin.outIf, ...handles, match: ['ip', 'src', `${peer.address}/32`, 'match', 'ip', 'dst', peerRange], nftChain, nftMatch: ['iifname', peer.routerIf, 'ip', 'daddr', peerRange] };
@@ -138,9 +158,10 @@ export function planTopology({ runId, peers, links, block }) {
     peers: peerPlans,
     control: { rootIf: `${NAME_PREFIX}${id}c`, routerIf: 'ctl', rootAddress: `${net}.1`, routerAddress: `${net}.2` },
     peerRange,
+    sideRanges,
     hairpin,
     hairpinTable: HAIRPIN_TABLE,
-    bottleneckIfb: 'ifb-bn',
+    bottleneckIfb: BOTTLENECK_IFB,
     nftTable: `${NAME_PREFIX}_${id}`,
     stages,
   };
