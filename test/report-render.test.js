@@ -29,7 +29,7 @@ const runs = {};
 before(async () => {
   root = await mkdtemp(path.join(os.tmpdir(), 'wtb-report-'));
   await mkdir(ARTIFACTS, { recursive: true });
-  for (const [kind, scenario] of [['static', 'bandwidth-1500'], ['scheduled', 'changing-bandwidth'], ['aborted', 'loss-10']]) {
+  for (const [kind, scenario] of [['static', 'bandwidth-1500'], ['scheduled', 'changing-bandwidth'], ['aborted', 'loss-10'], ['flows', 'cross-traffic']]) {
     runs[kind] = path.join(root, scenario, '2026-11-21T11-20-00Z');
     await writeResult(kind, runs[kind]);
     await writeRunReport(runs[kind]);
@@ -188,6 +188,64 @@ test('an aborted run renders its errors and leaves gaps unbridged', { timeout: 1
   }
 });
 
+test('a run with cross traffic: flows stacked under the capacity, flow changes marked and labelled on every chart, one fairness table', { timeout: 180_000 }, async () => {
+  const { page, problems } = await open(path.join(runs.flows, 'report.html'));
+  try {
+    const list = await charts(page);
+    await assertEveryChartHasData(list, page);
+    const stacked = list.find((c) => c.id === 'chart-flows-bottleneck_fwd-stacked');
+    assert.deepEqual(stacked.datasets.map((d) => d.label), ['call:fwd', 'call-2:fwd', 'call-3:fwd', 'tcp', 'configured capacity']);
+    // Chart.js stacks the flows (each area's top is the sum of the flows up to it) and leaves the capacity line alone.
+    const stack = await page.$eval('#chart-flows-bottleneck_fwd-stacked', (canvas) => {
+      canvas.scrollIntoView();
+      const chart = window.Chart.getChart(canvas);
+      const top = (dataset, t) => {
+        const i = chart.data.datasets[dataset].data.findIndex((p) => p.x === t);
+        return Math.round(chart.scales.y.getValueForPixel(chart.getDatasetMeta(dataset).data[i].y));
+      };
+      const raw = (dataset, t) => chart.data.datasets[dataset].data.find((p) => p.x === t).y;
+      return { stacked: chart.options.scales.y.stacked, fill: chart.data.datasets.map((d) => d.fill),
+        top: top(3, 210), sum: Math.round([0, 1, 2, 3].reduce((s, d) => s + raw(d, 210), 0)), capacity: top(4, 0) };
+    });
+    assert.deepEqual(stack, { stacked: true, fill: ['origin', '-1', '-1', '-1', false], top: stack.sum, sum: stack.sum, capacity: 2000 });
+    assert.ok(stack.sum > 1500 && stack.sum < 2000, `the flows fill the 2000 kbps bottleneck (${stack.sum})`);
+    // The marker of call-2 joining at 1:00, and its label, on a chart of another section: purple pixels in its column.
+    const marked = await page.$eval('#chart-p0-rtt', (canvas) => {
+      canvas.scrollIntoView();
+      const chart = window.Chart.getChart(canvas);
+      const ratio = chart.currentDevicePixelRatio;
+      const area = chart.chartArea;
+      // One readback (several make Chromium warn on the console).
+      const image = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+      const purple = (x0, x1, y0, y1) => {
+        let n = 0;
+        for (let y = Math.round(y0 * ratio); y < Math.round(y1 * ratio); y += 1) {
+          for (let x = Math.round(x0 * ratio); x < Math.round(x1 * ratio); x += 1) {
+            const i = (y * canvas.width + x) * 4;
+            if (image.data[i + 2] - image.data[i + 1] > 50 && image.data[i] < 160 && image.data[i] > 60) n += 1;
+          }
+        }
+        return n;
+      };
+      const x = Math.round(chart.scales.x.getPixelForValue(60));
+      return {
+        line: purple(x - 1, x + 2, area.top + 40, area.bottom), label: purple(x + 3, x + 60, area.top, area.top + 14),
+        before: purple(x - 40, x - 5, area.top + 40, area.bottom),
+      };
+    });
+    assert.ok(marked.line > 20, `a dashed line at 1:00 (${marked.line} px)`);
+    assert.ok(marked.label > 20, `its label (${marked.label} px)`);
+    assert.equal(marked.before, 0, 'nothing purple elsewhere');
+    assert.equal(await page.$$eval('table.fairness-run', (t) => t.length), 1);
+    const phases = await page.$$eval('table.phases[data-link="bottleneck.fwd"] tbody tr', (rows) => rows.map((r) => r.cells[1].textContent));
+    assert.deepEqual(phases, ['start', 'call-2:fwd joins', 'call-3:fwd joins', 'call-3:fwd leaves', 'call-3:fwd joins', 'tcp joins', 'call-3:fwd leaves', 'tcp leaves']);
+    await screenshot(page, 'report-flows');
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
 test('a truncated result.json gives an error naming the file and a page that says so, not a blank page', { timeout: 180_000 }, async () => {
   const dir = path.join(root, 'broken', '2026-11-21T13-00-00Z');
   await mkdir(dir, { recursive: true });
@@ -215,12 +273,12 @@ test('the results index lists every run, readable or not, and filters by status'
   const { page, problems } = await open(path.join(root, 'index.html'), { waitForCharts: false });
   try {
     const rows = await page.$$eval('table.runs tbody tr', (trs) => trs.map((tr) => tr.dataset.status));
-    assert.equal(rows.length, 5);
+    assert.equal(rows.length, 6);
     assert.deepEqual([...new Set(rows)].sort(), ['aborted', 'passed', 'unreadable']);
     await page.select('select[data-filter="status"]', 'aborted');
     const visible = await page.$$eval('table.runs tbody tr', (trs) => trs.filter((tr) => !tr.hidden).map((tr) => tr.dataset.scenario));
     assert.deepEqual(visible, ['loss-10']);
-    assert.match(await page.$eval('#run-count', (e) => e.textContent), /^1 of 5 runs$/);
+    assert.match(await page.$eval('#run-count', (e) => e.textContent), /^1 of 6 runs$/);
     const href = await page.$eval('tr[data-scenario="loss-10"] a', (a) => a.href);
     assert.equal(href, pathToFileURL(path.join(runs.aborted, 'report.html')).href);
     await screenshot(page, 'report-index');

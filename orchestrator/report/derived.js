@@ -52,3 +52,67 @@ export function perChangeReference(changes, byChangeAtS, timeScale) {
   const unmatched = keys.filter((atS) => !changes.some((c) => c.atS > 0 && Math.abs(c.atS / scale - Number(atS)) <= 1));
   return { published, runMeanS: meanOf(matched.map((c) => c.meanS)), unmatched };
 }
+
+// Cross-traffic flows (issue 12): result.flows (lib/flows.js) and their fairness (lib/fairness.js flowFairness).
+
+/**
+ * @typedef {import('../lib/flows.js').FlowListEntry} FlowListEntry
+ * @typedef {import('../lib/fairness.js').Convergence} Convergence
+ * @typedef {{ fromS: number, toS: number, flows: string[], meanKbps: Record<string, number|null>,
+ *   shareOfCapacity: Record<string, number|null>|null, utilization: number|null, jainIndex: number|null,
+ *   changes: Convergence[] }} FairnessPhase  flows: those competing (Jain's index is over them); meanKbps: every active one
+ * @typedef {{ link: string, flows: string[], phases: FairnessPhase[], jainIndex: number|null, jainIndexPerSecond: number|null,
+ *   utilization: number|null, unmatched: Convergence[] }} LinkFairness
+ */
+
+/**
+ * When each flow of result.flows.list joins, leaves, pauses and resumes, inside the run (0 < atS < durationS).
+ * @param {Array<Partial<FlowListEntry>>} list @param {number} durationS
+ * @returns {Array<{ atS: number, flow: string, change: 'joins'|'leaves'|'pauses'|'resumes' }>} in time order
+ */
+export function flowEvents(list, durationS) {
+  const events = list.flatMap((f) => [
+    { atS: f.startS ?? 0, flow: f.name, change: /** @type {const} */ ('joins') },
+    { atS: f.stopS ?? durationS, flow: f.name, change: /** @type {const} */ ('leaves') },
+    ...(Array.isArray(f.pauses) ? f.pauses : []).flatMap((p) => [
+      { atS: p.atS, flow: f.name, change: /** @type {const} */ ('pauses') },
+      { atS: p.atS + p.durationS, flow: f.name, change: /** @type {const} */ ('resumes') },
+    ]),
+  ]);
+  return events.filter((e) => Number.isFinite(e.atS) && e.atS > 0 && e.atS < durationS).sort((a, b) => a.atS - b.atS);
+}
+
+/**
+ * One fairness model for the report's table, whichever way the run measured it: per bottleneck direction from the
+ * flows (lib/fairness.js flowFairness: phases from the flows' configured intervals, each with the joins and leaves
+ * that start it and the convergence after them), else per group of shared links from the routes (jainBySharedLink:
+ * phases from the measured rates, only those with two or more flows).
+ * @param {{ links: Record<string, import('../lib/fairness.js').LinkFairness> }|null} flowLinks
+ * @param {import('../lib/fairness.js').SharedLinkFairness[]} groups
+ * @returns {{ byFlows: boolean, links: LinkFairness[] }}
+ */
+export function fairnessByLink(flowLinks, groups) {
+  const links = Object.entries(flowLinks?.links ?? {});
+  if (links.length) {
+    return {
+      byFlows: true,
+      links: links.map(([link, f]) => {
+        // The phase a change starts: the one holding the first second after it (lib/fairness.js convergenceAfterChanges).
+        const phaseOf = (c) => f.phases.find((p) => p.fromS < Math.ceil(c.atS + 0.5) && Math.ceil(c.atS + 0.5) <= p.toS);
+        return {
+          link, flows: f.flows, jainIndex: f.jainIndex, jainIndexPerSecond: f.jainIndexPerSecond, utilization: f.utilization,
+          phases: f.phases.map((p) => ({ ...p, changes: f.convergence.filter((c) => phaseOf(c) === p) })),
+          unmatched: f.convergence.filter((c) => !phaseOf(c)),
+        };
+      }),
+    };
+  }
+  return {
+    byFlows: false,
+    links: groups.map((g) => ({
+      link: g.links.join(', '), flows: g.flows,
+      phases: g.phases.filter((p) => p.jainIndex !== null).map((p) => ({ ...p, shareOfCapacity: null, utilization: null, changes: [] })),
+      jainIndex: g.jainIndex, jainIndexPerSecond: g.jainIndexPerSecond, utilization: null, unmatched: [],
+    })),
+  };
+}

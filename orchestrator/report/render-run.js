@@ -7,6 +7,7 @@ import { buildRunCharts } from './series.js';
 import { buildSummaryTable, buildDerived } from './summary-table.js';
 import { describeChange } from './derived.js';
 import { STEADY } from '../lib/steady-rate.js';
+import { CONVERGENCE } from '../lib/fairness.js';
 import { renderPage } from './page.js';
 import { escapeHtml, formatClock, formatDifference, formatMeanSd, formatNumber, formatPercent, metricInfo, statusBadge } from './format.js';
 
@@ -178,7 +179,7 @@ function renderDerived(d, peers, r) {
     ? `<table class="summary derived"><thead><tr>${head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>
 <p class="caption">Utilisation per receiving peer. Set-up time: browser launch to first decoded video frame; the run's is the slowest peer's. Jain's index over the flows that share a link; time to steady rate averaged over the schedule changes after the call start. Definitions at the end of the page.</p>`
     : '<p class="empty">No per-run figure: no capacity was set, no peer showed video, no link was shared and no schedule change was timed.</p>';
-  return `${table}${renderPeerTotals(r.summary)}${renderSetupTable(r.setup)}${renderSteadyTable(d.steady, r)}${renderJainTable(d.jain.groups)}`;
+  return `${table}${renderPeerTotals(r.summary)}${renderSetupTable(r.setup)}${renderSteadyTable(d.steady, r)}${renderFairness(d.fairness, r)}`;
 }
 
 /**
@@ -241,16 +242,51 @@ function steadyCell(f) {
   return `<span class="note">${f.steadyKbps < STEADY.minToleranceKbps ? 'no media' : 'not reached'}</span>`;
 }
 
-/** @param {ReturnType<typeof buildDerived>['jain']['groups']} groups */
-function renderJainTable(groups) {
-  if (!groups.length) return '';
-  const phases = (g) => g.phases.filter((p) => p.jainIndex !== null).map((p) => `${formatClock(p.fromS)}–${formatClock(p.toS)}: ${formatNumber(p.jainIndex, 3)} `
-    + `<span class="note">(${p.flows.map((f) => `${escapeHtml(f)} ${formatNumber(p.meanKbps[f], 0)}`).join(', ')} kbps)</span>`).join('<br>') || '—';
-  const rows = groups.map((g) => `<tr><td>${escapeHtml(g.links.join(', '))}</td><td>${escapeHtml(g.flows.join(', '))}</td><td class="avg">${formatNumber(g.jainIndex, 3)}</td><td>${phases(g)}</td>`
-    + `<td class="avg">${formatNumber(g.jainIndexPerSecond, 3)}</td><td>${Object.entries(g.byActiveFlows).map(([k, v]) => `${k} flows: ${formatNumber(v.mean, 3)} <span class="note">(${v.n} s)</span>`).join('<br>')}</td>`
-    + `<td>${Object.entries(g.flowMeansKbps).map(([f, v]) => `${escapeHtml(f)}: ${formatNumber(v, 0)}`).join('<br>')}</td></tr>`);
-  return `<h3>Fairness on shared links</h3><table class="summary jain"><thead><tr><th>Link(s)</th><th>Flows</th><th>Jain (J16: per phase)</th><th>Phases with two or more flows (mean rates)</th>`
-    + `<th>Jain (mean per second)</th><th>By number of active flows</th><th>Mean rate per flow (kbps)</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+/** A verb for a convergence entry's change ('join' -> 'joins'). @param {string} change */
+const changeVerb = (change) => ({ join: 'joins', leave: 'leaves' })[change] ?? change;
+
+/** @param {import('./derived.js').Convergence} c */
+const convergenceText = (c) => (Number.isFinite(c.convergenceS) ? `${formatNumber(c.convergenceS, 0)} s` : '<span class="note">not converged</span>');
+
+/**
+ * The one fairness table: per link (a bottleneck direction with flows, or a group of shared links from the routes),
+ * the run-level Jain figures beside the reference, then each link's phases with every flow's mean rate and share,
+ * the utilisation, Jain's index and the convergence time after the changes that start the phase.
+ * @param {ReturnType<typeof buildDerived>['fairness']} fairness @param {object} r
+ */
+function renderFairness(fairness, r) {
+  if (!fairness.links.length) return '';
+  const { byFlows, links, run } = fairness;
+  const jainCell = (v) => formatMetric(v, 'jainIndex');
+  const linkRows = links.map((l) => `<tr data-link="${escapeHtml(l.link)}"><th scope="row">${escapeHtml(l.link)} <span class="note">(${escapeHtml(l.flows.join(', '))})</span></th>`
+    + `<td>${jainCell(l.jainIndex)}</td><td>${jainCell(l.jainIndexPerSecond)}</td>${byFlows ? `<td>${formatPercent(l.utilization)}</td>` : ''}</tr>`);
+  const spare = byFlows ? '<td>—</td>' : '';
+  const refs = [run.reference.jainIndex, run.reference.jainIndexPerSecond];
+  const refRows = refs.some(Boolean) ? [
+    `<tr class="ref"><th scope="row">Reference <span class="note">${escapeHtml(r.scenario.reference?.source ?? '')}</span></th>${refs.map((ref) => `<td class="ref">${ref ? formatMeanSd(ref, metricInfo('jainIndex').decimals) : '—'}</td>`).join('')}${spare}</tr>`,
+    `<tr class="diff"><th scope="row">Δ vs reference</th>${[run.jainIndex, run.jainIndexPerSecond].map((v, i) => `<td class="diff">${refs[i] ? formatDifference(v, refs[i].mean, metricInfo('jainIndex').decimals) : '—'}</td>`).join('')}${spare}</tr>`,
+  ] : [];
+  const head = ['', "Jain's index (per phase)", "Jain's index (per second)", ...(byFlows ? ['Utilisation'] : [])];
+  const overview = `<table class="summary fairness-run"><thead><tr>${head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${linkRows.join('')}`
+    + `<tr class="run"><th scope="row">Run${links.length > 1 ? ' <span class="note">(mean over the links)</span>' : ''}</th><td class="avg">${jainCell(run.jainIndex)}</td><td class="avg">${jainCell(run.jainIndexPerSecond)}</td>${spare}</tr>`
+    + `${refRows.join('')}</tbody></table>`;
+  const phaseTables = links.map((l) => {
+    const rateCell = (p, f) => (!(f in p.meanKbps) ? '<td class="inactive"></td>'
+      : `<td>${formatNumber(p.meanKbps[f], 0)}${p.shareOfCapacity ? ` <span class="note">(${formatPercent(p.shareOfCapacity[f] ?? null)})</span>` : ''}</td>`);
+    const rows = l.phases.map((p, i) => `<tr><td>${formatClock(p.fromS)}–${formatClock(p.toS)}</td>`
+      + (byFlows ? `<td class="what">${p.changes.map((c) => escapeHtml(`${c.flow} ${changeVerb(c.change)}`)).join('<br>') || (i === 0 ? 'start' : '—')}</td>`
+        + `<td>${p.changes.map(convergenceText).join('<br>') || '—'}</td>` : '')
+      + `${l.flows.map((f) => rateCell(p, f)).join('')}${byFlows ? `<td>${formatPercent(p.utilization)}</td>` : ''}<td class="avg">${jainCell(p.jainIndex)}</td></tr>`);
+    const phaseHead = ['Phase', ...(byFlows ? ['Change', 'Converged after'] : []), ...l.flows.map((f) => `${f} (kbps)`), ...(byFlows ? ['Utilisation'] : []), "Jain's index"];
+    const unmatched = l.unmatched.length
+      ? ` Changes at no phase start: ${l.unmatched.map((c) => `${formatClock(c.atS)} ${escapeHtml(`${c.flow} ${changeVerb(c.change)}`)} (${convergenceText(c)})`).join(', ')}.` : '';
+    return `<h4>Phases on ${escapeHtml(l.link)}</h4><div class="scroll"><table class="summary phases" data-link="${escapeHtml(l.link)}"><thead><tr>${phaseHead.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead>`
+      + `<tbody>${rows.join('') || `<tr><td colspan="${phaseHead.length}" class="empty">No phase with two or more flows.</td></tr>`}</tbody></table></div>${unmatched ? `<p class="caption">${unmatched.trim()}</p>` : ''}`;
+  });
+  const caption = byFlows
+    ? 'Per bottleneck direction crossed by flows (lib/fairness.js, over the measurement window). A phase is an interval with a constant set of competing flows, from the flows\' configured start, stop and pause times; each active flow\'s mean received rate in the phase, with its share of the configured capacity in parentheses; Jain\'s index over the competing flows (short TCP flows do not compete). Converged after: the time from the change to a fair share. Definitions at the end of the page.'
+    : 'Per group of links that the same calls\' flows share (routes). Phases from the measured rates: a flow is active in a second when its receiver reports a rate; phases with two or more flows. Definitions at the end of the page.';
+  return `<h3>Fairness on shared links</h3>${overview}<p class="caption">${caption}</p>${phaseTables.join('')}`;
 }
 
 /** @param {import('./series.js').ChartData} charts */
@@ -258,7 +294,7 @@ function renderZoomBar(charts) {
   return `<div class="zoombar" id="zoombar"><span>Time <b id="zoom-range">${formatClock(charts.xMinS)}–${formatClock(charts.xMaxS)}</b></span>
 <button type="button" id="zoom-reset">Reset zoom</button>
 <span class="hint">drag across a chart to zoom · shift-drag to pan · ctrl- or shift-wheel to zoom · double-click to reset</span>
-<span class="legend-key"><i class="k-configured"></i>configured condition <i class="k-change"></i>schedule change <i class="k-error"></i>error ${charts.warmupS ? '<i class="k-warmup"></i>warm-up' : ''}</span></div>`;
+<span class="legend-key"><i class="k-configured"></i>configured condition <i class="k-change"></i>schedule change ${charts.markers.some((m) => m.kind === 'flow') ? '<i class="k-flow"></i>flow joins, leaves, pauses or resumes ' : ''}<i class="k-error"></i>error ${charts.warmupS ? '<i class="k-warmup"></i>warm-up' : ''}</span></div>`;
 }
 
 /** @param {import('./series.js').ChartData} charts */
@@ -296,7 +332,8 @@ function renderDefinitions() {
 <dt>Configured condition</dt><dd>Capacity of a path is the smallest configured rate on its links; configured RTT is the sum of the one-way delays of both routes; configured loss combines the links as 1 − Π(1 − lossᵢ).</dd>
 <dt>Utilisation</dt><dd>Mean (video + audio) receive rate divided by the mean configured capacity of the inbound paths, over the measurement window, where a capacity is set.</dd>
 <dt>Time to steady rate</dt><dd>After each schedule change (and the call start) followed by at least ${STEADY.minSegmentS} s without change: the steady rate S is the median video receive rate over the last third of the segment; the rate is smoothed with a ${STEADY.smoothS} s forward mean; the time to steady is the time from the change until the smoothed rate enters ±${STEADY.tolerance * 100} % of S (at least ±${STEADY.minToleranceKbps} kbps) and stays there until the segment ends. A ramp (changes every 0.5 s) counts as one change at its last step. The run's figure is the mean over the changes after the call start (each the mean over flows); a reference given per change is compared with the run's mean over the same changes.</dd>
-<dt>Jain's index</dt><dd>J = (Σxᵢ)² / (n·Σxᵢ²) over the (video + audio) receive rates of the flows that share a link; 1 is fair, 1/n is one flow taking all. <b>J16</b> (§8-4, compared with the reference): a phase is an interval in which the set of active flows is constant; J is taken over each flow's mean rate in the phase, and the run's figure is the mean over phases with at least two flows, weighted by their length (J16's TCP figure: J(1408, 451) = 0.79). <b>Per second</b>: J of each second with at least two flows, averaged over the seconds. With several shared links, the run's figures are the means over the links.</dd>
+<dt>Jain's index</dt><dd>J = (Σxᵢ)² / (n·Σxᵢ²) over the (video + audio) receive rates of the flows that share a link (with cross traffic: over the rates of the flows on a bottleneck direction); 1 is fair, 1/n is one flow taking all. <b>J16</b> (§8-4, compared with the reference): a phase is an interval in which the set of active flows is constant; J is taken over each flow's mean rate in the phase, and the run's figure is the mean over phases with at least two flows, weighted by their length (J16's TCP figure: J(1408, 451) = 0.79). <b>Per second</b>: J of each second with at least two flows, averaged over the seconds. With several shared links, the run's figures are the means over the links.</dd>
+<dt>Flows and phases</dt><dd>With cross traffic (scenario <code>flows</code>), a flow's rate is the goodput its receiver got per second: a call's video + audio receive rate per direction (<code>call:fwd</code> left → right, <code>call:back</code> right → left), iperf3's intervals for TCP and UDP, the page's bytes per second for a data channel. The stacked panels pile the flows on each bottleneck direction under its configured capacity; the markers on every chart show where a flow joins, leaves, pauses or resumes. As defined in lib/fairness.js: a <b>phase</b> is an interval in which the set of competing flows is constant, from the flows' configured start, stop and pause times (not from the measured rates; short TCP flows do not compete); a flow's <b>share</b> is its mean rate in the phase over the mean configured capacity; <b>utilisation</b> is the sum of all flows' rates over the capacity; the <b>convergence time</b> after a join or leave is the time until the per-second Jain's index over the competing flows reaches ${CONVERGENCE.jainIndex} and holds for ${CONVERGENCE.holdS} s (or to the phase's end); not converged when it never does.</dd>
 <dt>Gaps</dt><dd>Seconds without data are drawn as breaks in the lines, never bridged.</dd>
 </dl></footer>`;
 }

@@ -86,6 +86,11 @@ export function normalizeResult(raw) {
       ...obj(raw.sfu),
       rows: records(raw.sfu.rows).filter((row) => Number.isFinite(row.t) && typeof row.peer === 'string' && typeof row.feed === 'string'),
     } : null,
+    flows: {
+      ...obj(raw.flows),
+      list: records(raw.flows?.list).filter((f) => typeof f.name === 'string'),
+      rows: records(raw.flows?.rows).filter((row) => Number.isFinite(row.t) && typeof row.flow === 'string'),
+    },
   };
 }
 

@@ -5,7 +5,9 @@
 import { metricAt } from './timeline.js';
 import { configuredPath, linkHistories, pathSteps } from './network.js';
 import { changePoints } from '../lib/steady-rate.js';
-import { jainBySharedLink } from '../lib/fairness.js';
+import { flowFairness, jainBySharedLink } from '../lib/fairness.js';
+import { BOTTLENECK_BACK, BOTTLENECK_FWD } from '../lib/flows.js';
+import { flowEvents } from './derived.js';
 import { round2 } from './format.js';
 import { linkWireLossPct } from '../lib/loss.js';
 import { peerSeconds } from '../lib/topology.js';
@@ -13,9 +15,10 @@ import { peerSeconds } from '../lib/topology.js';
 /**
  * @typedef {{label: string, x: number[], y: Array<number|null>, color: string, dash?: number[], width?: number,
  *   stepped?: boolean, axis?: 'y'|'y2', tips?: string[], configured?: boolean}} SeriesSpec
- * @typedef {{id: string, title: string, yLabel: string, y2Label?: string, yCategories?: string[], series: SeriesSpec[]}} PanelSpec
+ * @typedef {{id: string, title: string, yLabel: string, y2Label?: string, yCategories?: string[], series: SeriesSpec[],
+ *   stacked?: boolean}} PanelSpec  stacked: the measured series are drawn as stacked areas, the configured ones as lines
  * @typedef {{id: string, title: string, subtitle?: string, panels: PanelSpec[]}} Section
- * @typedef {{tS: number, kind: 'change'|'error'}} Marker
+ * @typedef {{tS: number, kind: 'change'|'error'|'flow', label?: string}} Marker  flow: a flow joins, leaves, pauses or resumes
  * @typedef {{xMinS: number, xMaxS: number, warmupS: number|null, markers: Marker[], sections: Section[]}} ChartData
  */
 
@@ -133,7 +136,8 @@ export function timeSpan(result) {
 }
 
 /**
- * Vertical markers: schedule changes and errors.
+ * Vertical markers on every time chart: schedule changes, flows joining, leaving, pausing and resuming (labelled;
+ * changes at one time share one marker), and errors.
  * @param {object} result normalized @param {number} endS @returns {Marker[]}
  */
 export function markers(result, endS) {
@@ -142,6 +146,13 @@ export function markers(result, endS) {
   const changeTimes = times.length <= MAX_CHANGE_MARKERS ? times : changePoints(events, endS).map((c) => c.atS).filter((t) => t > 0);
   /** @type {Marker[]} */
   const out = changeTimes.map((t) => ({ tS: t, kind: 'change' }));
+  /** @type {Map<number, string[]>} */
+  const flowChanges = new Map();
+  for (const e of flowEvents(result.flows.list, result.scenario.durationS ?? endS)) {
+    const t = round2(e.atS);
+    flowChanges.set(t, [...(flowChanges.get(t) ?? []), `${e.flow} ${e.change}`]);
+  }
+  for (const [t, labels] of flowChanges) out.push({ tS: t, kind: 'flow', label: labels.join(', ') });
   for (const e of result.errors) if (Number.isFinite(e.atS)) out.push({ tS: e.atS, kind: 'error' });
   return out;
 }
@@ -289,12 +300,76 @@ export function buildRunCharts(result) {
     });
   }
 
+  const flowsSection = buildFlowsSection(result, histories, span);
+  if (flowsSection.panels.length) sections.unshift(flowsSection);
   const networkSection = buildNetworkSection(result, histories, span);
   if (networkSection.panels.length) sections.push(networkSection);
   const resourcesSection = buildResourcesSection(result.resources?.rows ?? [], colorOf);
   if (resourcesSection.panels.length) sections.push(resourcesSection);
 
   return { xMinS: startS, xMaxS: endS, warmupS: warmupOf(result), markers: markers(result, endS), sections };
+}
+
+/** Each direction of the bottleneck: its panel's title. */
+const BOTTLENECK_DIRECTIONS = { [BOTTLENECK_FWD]: 'left → right', [BOTTLENECK_BACK]: 'right → left' };
+
+/**
+ * The flows of result.flows.rows on one link as stacked-area series on a common time axis: a flow without a row in a
+ * second where another flow has one counts 0 (not started, stopped or paused), a second without any row is a gap.
+ * Flows stack in the order they first carry data, so the first flow lies at the bottom.
+ * @param {Array<{t: number, flow: string, rateKbps: number|null}>} rows @param {string[]} flows
+ * @param {(flow: string) => string} colorOf
+ * @returns {SeriesSpec[]}
+ */
+export function stackedFlowSeries(rows, flows, colorOf) {
+  /** @type {Map<string, Map<number, number>>} */
+  const byFlow = new Map(flows.map((f) => [f, new Map()]));
+  for (const row of rows) {
+    if (byFlow.has(row.flow) && Number.isFinite(row.rateKbps)) byFlow.get(row.flow).set(round2(row.t), row.rateKbps);
+  }
+  const seconds = [...new Set([...byFlow.values()].flatMap((m) => [...m.keys()]))].sort((a, b) => a - b);
+  const first = (f) => seconds.find((t) => byFlow.get(f).has(t)) ?? Infinity;
+  return [...flows].sort((a, b) => first(a) - first(b)).map((f) => ({
+    label: f, color: colorOf(f), width: 1, ...withGaps(seconds.map((t) => [t, byFlow.get(f).get(t) ?? 0])),
+  }));
+}
+
+/**
+ * "Flows on the bottleneck" (J16 fig. 8-10/8-11, RFC 8868 style): per direction of the bottleneck that lib/fairness.js
+ * reports (the forward one with flows, the backward one with two or more), every flow's rate stacked under the
+ * configured capacity, and its per-second Jain's index over the competing flows.
+ * @param {object} result normalized
+ * @param {ReturnType<typeof linkHistories>} histories
+ * @param {{startS: number, endS: number}} span
+ * @returns {Section}
+ */
+function buildFlowsSection(result, histories, span) {
+  const { list, rows } = result.flows;
+  const fairness = flowFairness(result.flows, result.network.configured, [span.startS, span.endS]);
+  // A flow's series (a call's two directions) share its colour.
+  const owners = list.map((entry) => entry.name);
+  const ownerOf = new Map(list.flatMap((entry) => (Array.isArray(entry.series) ? entry.series : []).map((s) => [s.name, entry.name])));
+  const colorOf = (flow) => PALETTE[Math.max(0, owners.indexOf(ownerOf.get(flow))) % PALETTE.length];
+  const id = (link, name) => `flows-${link}-${name}`.replace(/[^A-Za-z0-9_-]/g, '_');
+  /** @type {PanelSpec[]} */
+  const panels = Object.entries(fairness.links).flatMap(([link, f]) => [
+    {
+      id: id(link, 'stacked'), title: `Flows on the bottleneck: ${link} (${BOTTLENECK_DIRECTIONS[link] ?? ''}), stacked`, yLabel: 'kbps',
+      stacked: true,
+      series: mergeConfigured([
+        ...stackedFlowSeries(rows, f.flows, colorOf),
+        configuredSeries(pathSteps(histories, [link], 'rateKbps', span), `capacity ${link}`),
+      ], 'configured capacity'),
+    },
+    {
+      id: id(link, 'jain'), title: `Jain's index per second: ${link}`, yLabel: 'J',
+      series: [{ label: link, color: PALETTE[0], width: 1.5, ...withGaps(f.series) }],
+    },
+  ]);
+  return {
+    id: 'flows', title: 'Flows on the bottleneck', subtitle: 'each flow\'s received rate per second (result.flows)',
+    panels: panels.filter((p) => hasMeasuredData(p.series)),
+  };
 }
 
 /**
@@ -408,7 +483,8 @@ function buildNetworkSection(result, histories, span) {
     );
   }
   const windowS = result.summary?.windowS ?? [span.startS, span.endS];
-  const jain = jainBySharedLink(result.timeline, result.network.routes, windowS);
+  // A run with flows has its Jain's index per second in the flows section, over every flow.
+  const jain = result.flows.rows.length ? [] : jainBySharedLink(result.timeline, result.network.routes, windowS);
   if (jain.length) {
     panels.push({
       id: 'net-jain', title: "Jain's index per second on shared links", yLabel: 'J',

@@ -7,7 +7,7 @@ import { HarnessError } from '../lib/errors.js';
 import { referenceValue } from '../lib/reference.js';
 import { fairnessFigures, jainBySharedLink } from '../lib/fairness.js';
 import { meanTimeToSteadyS, timeToSteadyTable } from '../lib/steady-rate.js';
-import { perChangeReference } from './derived.js';
+import { fairnessByLink, perChangeReference } from './derived.js';
 import { timeSpan } from './series.js';
 
 const RESOLUTION_KEYS = ['video.recvWidth', 'video.recvHeight'];
@@ -130,9 +130,11 @@ export function buildDerived(result) {
   const steadyRef = referenceValue(reference, 'timeToSteadyS');
   const perChange = perChangeReference(steady.changes, steadyRef?.byChangeAtS, result.scenario.timeScale ?? 1);
   // The summary's per-run fields, so each catalogue entry's fromSummary reads them.
+  const { fairness: flowLinks, ...fair } = fairnessFigures({
+    timeline: result.timeline, routes, configured, windowS: stats.windowS, flows: result.flows,
+  });
   const figures = {
-    utilization: stats.utilization, setupMs: stats.setupMs, timeToSteadyS: meanTimeToSteadyS(steady.changes),
-    ...fairnessFigures({ timeline: result.timeline, routes, configured, windowS: stats.windowS, flows: result.flows }),
+    utilization: stats.utilization, setupMs: stats.setupMs, timeToSteadyS: meanTimeToSteadyS(steady.changes), ...fair,
   };
   const peers = Object.keys(stats.peers).sort();
   const finiteOrNull = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -147,5 +149,10 @@ export function buildDerived(result) {
       compared: overChanges ? perChange.runMeanS : value, comparedOver: overChanges,
     };
   }).filter((figure) => figure.value !== null || figure.reference !== null || Object.values(figure.perPeer ?? {}).some((v) => v !== null));
-  return { figures: rows, computed: stats.computed, steady: { ...steady, perChange }, jain: { groups } };
+  const run = {
+    jainIndex: finiteOrNull(fair.jainIndex), jainIndexPerSecond: finiteOrNull(fair.jainIndexPerSecond),
+    reference: Object.fromEntries(['jainIndex', 'jainIndexPerSecond'].map((path) => [path, referenceValue(reference, path)])),
+  };
+  const fairness = { ...fairnessByLink(flowLinks, groups), run };
+  return { figures: rows, computed: stats.computed, steady: { ...steady, perChange }, fairness };
 }

@@ -100,6 +100,10 @@ test("a run on a shared link shows both Jain's indices, named, and compares the 
   const row = (path) => new RegExp(`<tr data-metric="${path}">(.*?)</tr>`, 's').exec(html)?.[1] ?? '';
   assert.match(row('jainIndex'), /Jain&#39;s index \(J16: per-flow mean rates per phase\).*<td class="avg">0\.791<\/td><td class="ref">0\.790<\/td><td class="diff">\+0\.001/s);
   assert.match(row('jainIndexPerSecond'), /Jain&#39;s index \(mean of per-second values\).*<td class="avg">0\.761<\/td><td class="ref">—<\/td>/s);
-  assert.match(html, /<th>Jain \(J16: per phase\)<\/th>/);
-  assert.match(html, /0:01–2:00: 0\.791 <span class="note">\(a0-&gt;a1 1408, b0-&gt;b1 451 kbps\)<\/span>/);
+  // The one fairness table: the link's figures and the run's beside the reference, then its phases.
+  const fairness = /<table class="summary fairness-run">(.*?)<\/table>/s.exec(html)?.[1] ?? '';
+  assert.match(fairness, /<tr data-link="bottleneck"><th scope="row">bottleneck <span class="note">\(a0-&gt;a1, b0-&gt;b1\)<\/span><\/th><td>0\.791<\/td><td>0\.761<\/td><\/tr>/);
+  assert.match(fairness, /<tr class="ref">.*<td class="ref">0\.790<\/td><td class="ref">—<\/td><\/tr><tr class="diff">.*<td class="diff">\+0\.001/s);
+  assert.match(html, /<table class="summary phases" data-link="bottleneck">.*<tr><td>0:01–2:00<\/td><td>1408<\/td><td>451<\/td><td class="avg">0\.791<\/td><\/tr>/s);
+  assert.equal(html.match(/class="summary fairness-run"/g).length, 1, 'one fairness table');
 });

@@ -72,5 +72,5 @@ test('a result with nothing in it still gives a table of empty cells', () => {
   assert.equal(table.rows.length, MAIN_ROWS.length);
   const derived = buildDerived(normalizeResult({ schemaVersion: 1 }));
   assert.deepEqual(derived.figures, []);
-  assert.deepEqual(derived.jain.groups, []);
+  assert.deepEqual(derived.fairness.links, []);
 });

@@ -34,7 +34,14 @@
   Chart.defaults.font.size = 11;
   Chart.defaults.color = '#333';
 
-  // Warm-up band, schedule changes and errors, drawn under the data.
+  var FLOW_COLOR = '#6a3d9a';
+  var MARKER_STYLE = {
+    change: { color: '#8a8a8a', width: 1, dash: [2, 3] },
+    flow: { color: FLOW_COLOR, width: 1.25, dash: [5, 3] },
+    error: { color: '#c0392b', width: 1.5, dash: [] },
+  };
+
+  // Warm-up band, schedule changes, flow changes and errors, drawn under the data; the flow changes' labels over it.
   var markersPlugin = {
     id: 'runMarkers',
     beforeDatasetsDraw: function (chart) {
@@ -54,13 +61,40 @@
       (data.markers || []).forEach(function (m) {
         var px = x.getPixelForValue(m.tS);
         if (px < area.left || px > area.right) return;
+        var style = MARKER_STYLE[m.kind] || MARKER_STYLE.change;
         ctx.beginPath();
-        ctx.strokeStyle = m.kind === 'error' ? '#c0392b' : '#8a8a8a';
-        ctx.lineWidth = m.kind === 'error' ? 1.5 : 1;
-        ctx.setLineDash(m.kind === 'error' ? [] : [2, 3]);
+        ctx.strokeStyle = style.color;
+        ctx.lineWidth = style.width;
+        ctx.setLineDash(style.dash);
         ctx.moveTo(px, area.top);
         ctx.lineTo(px, area.bottom);
         ctx.stroke();
+      });
+      ctx.restore();
+    },
+    afterDatasetsDraw: function (chart) {
+      var ctx = chart.ctx;
+      var area = chart.chartArea;
+      var x = chart.scales.x;
+      var row = 0;
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(area.left, area.top, area.right - area.left, area.bottom - area.top);
+      ctx.clip();
+      ctx.font = '10px ' + Chart.defaults.font.family;
+      ctx.textBaseline = 'top';
+      ctx.lineJoin = 'round';
+      (data.markers || []).forEach(function (m) {
+        if (m.kind !== 'flow' || !m.label) return;
+        var px = x.getPixelForValue(m.tS);
+        if (px < area.left || px > area.right) return;
+        // Labels of nearby changes take turns on three rows.
+        var y = area.top + 2 + (row++ % 3) * 12;
+        ctx.lineWidth = 3;
+        ctx.strokeStyle = 'rgba(255,255,255,0.85)';
+        ctx.strokeText(m.label, px + 3, y);
+        ctx.fillStyle = FLOW_COLOR;
+        ctx.fillText(m.label, px + 3, y);
       });
       ctx.restore();
     },
@@ -71,14 +105,23 @@
     if (!canvas) return null;
     var hasY2 = panel.series.some(function (s) { return s.axis === 'y2'; });
     var cats = panel.yCategories;
-    var datasets = panel.series.map(function (s) {
+    var areas = 0;
+    var datasets = panel.series.map(function (s, index) {
       var points = new Array(s.x.length);
       for (var i = 0; i < s.x.length; i++) points[i] = { x: s.x[i], y: s.y[i] };
+      // A stacked panel stacks its measured series as areas, each filled down to the one before it (by index: the
+      // 'stack' fill mode would fill to the configured lines too); each configured line is a stack of its own.
+      var area = Boolean(panel.stacked && !s.configured);
+      /** @type {string|false} */
+      var fill = false;
+      if (area) fill = areas++ === 0 ? 'origin' : '-1';
       return {
         label: s.label,
         data: points,
+        stack: panel.stacked ? (area ? 'flows' : 'configured-' + index) : undefined,
+        fill: fill,
         borderColor: s.color,
-        backgroundColor: s.color,
+        backgroundColor: area ? s.color + 'b3' : s.color,
         borderWidth: s.width || 1.5,
         borderDash: s.dash || [],
         stepped: s.stepped ? 'before' : false,
@@ -96,6 +139,7 @@
     function fixWidth(px) { return function (axis) { axis.width = px; }; }
     /** @type {Record<string, any>} */
     var y = { afterFit: fixWidth(64), beginAtZero: true, title: { display: Boolean(panel.yLabel), text: panel.yLabel }, grid: { color: '#ececec' }, ticks: { maxTicksLimit: 6 } };
+    if (panel.stacked) y.stacked = true;
     if (cats) {
       y = { afterFit: fixWidth(64), min: -0.5, max: cats.length - 0.5, grid: { color: '#ececec' }, afterBuildTicks: function (axis) { axis.ticks = cats.map(function (_, i) { return { value: i }; }); }, ticks: { callback: function (v) { return cats[v] || ''; } } };
     }
