@@ -111,7 +111,7 @@ const EXPECTED = {
     group: 'rmcat', durationS: 300, fwd: [[0, 2000]], queueMs: 300, bottleneckDelayMs: 50, deviation: true,
     flows: [
       { name: 'media-2', kind: 'call', startS: 5, stopS: RUNS_TO_END, direction: 'forward' },
-      { name: 'short-tcp', kind: 'tcp-short', startS: 0, stopS: RUNS_TO_END, direction: 'forward', count: 10, idleMeanS: 10, minBytes: 30000, maxBytes: 50000 },
+      ...Array.from({ length: 10 }, (_, i) => ({ name: `short-tcp-${i + 1}`, kind: 'tcp-short', startS: 0, stopS: RUNS_TO_END, direction: 'forward', idleMeanS: 10, minBytes: 30000, maxBytes: 50000, seed: i + 1 })),
     ],
     source: /RFC 8867 §5\.7/,
   },
