@@ -7,30 +7,23 @@ import path from 'node:path';
 import { before, test } from 'node:test';
 import { tempDir } from './helpers/cli.js';
 import { loadScenario } from '../orchestrator/lib/scenario.js';
-import { compileNetwork } from '../orchestrator/lib/schedule.js';
 import { runScenario } from '../orchestrator/run/run.js';
 
 const UPLINK_KBPS = 3000;
-// As lib/flows.js normalises them (times already scaled): every field filled in.
-const FLOWS = [
-  { name: 'call-2', kind: 'call', startS: 10, stopS: 25, direction: 'forward', pauses: [{ atS: 15, durationS: 4 }] },
-  { name: 'bulk', kind: 'data', startS: 5, stopS: 20, from: 'p0', to: 'p1' },
-];
 
-/**
- * The resolved scenario lib/flows.js will give: the main call's 2 peers, 2 more for the extra call, the flows, and
- * the network compiled for all 4. Built by hand until the loader accepts `flows`.
- */
+/** The scenario file as a user writes it, through the real loader. */
 function flowScenario() {
   const dir = tempDir('wtb-flows-scenario-');
   const file = path.join(dir, 'flows-e2e.json');
   writeFileSync(file, JSON.stringify({
     name: 'flows-e2e', description: 'a data flow in the main call and an extra forward call with a pause', durationS: 30, warmupS: 2, peers: 2,
     network: { link: { rateKbps: UPLINK_KBPS } },
+    flows: [
+      { name: 'call-2', kind: 'call', startS: 10, stopS: 25, direction: 'forward', pauses: [{ atS: 15, durationS: 4 }] },
+      { name: 'bulk', kind: 'data', startS: 5, stopS: 20, from: 'p0', to: 'p1' },
+    ],
   }));
-  const loaded = loadScenario(file);
-  const compiled = compileNetwork({ file: loaded.file, durationS: loaded.nominalDurationS, peers: 4, topology: 'mesh', network: loaded.network });
-  return { ...loaded, allPeers: 4, flows: FLOWS, compiled };
+  return loadScenario(file);
 }
 
 /** @type {import('../orchestrator/lib/result.js').RunResult} */
@@ -90,4 +83,14 @@ test('the data flow: p1 receives and p0 sends only between 5 s and 20 s, through
   }
   const states = result.events.filter((event) => event.type === 'data-channel').map((event) => `${event.peer} ${event.flow} ${event.state}`);
   for (const line of ['p0 bulk open', 'p1 bulk open', 'p0 bulk closed', 'p1 bulk closed']) assert.ok(states.includes(line), `${line} in ${states}`);
+});
+
+test('result.flows: every flow\'s rate per second on the media clock, from the pages', () => {
+  const flowRows = (flow) => result.flows.rows.filter((row) => row.flow === flow);
+  assert.deepEqual(result.flows.list.map((flow) => flow.name).sort(), ['bulk', 'call', 'call-2']);
+  const bulk = inSeconds(flowRows('bulk'), 7, 19);
+  assert.ok(bulk.length === 13 && bulk.every((row) => row.source === 'datachannel' && row.rateKbps > 100), `bulk rows ${JSON.stringify(bulk)}`);
+  // The extra call's forward direction is p3's receive rate from p2.
+  const extra = inSeconds(flowRows('call-2:fwd'), 12, 14);
+  assert.ok(extra.length === 3 && extra.every((row) => row.source === 'getStats' && row.rateKbps > 50), `call-2:fwd rows ${JSON.stringify(extra)}`);
 });
