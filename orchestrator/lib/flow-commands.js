@@ -2,30 +2,26 @@
 // channels): a pure timeline on the media clock that run/run.js arms as timers. Kernel flows (tcp, udp) are not
 // the pages' business. Reads `scenario.flows` as lib/flows.js normalises them (times scaled, defaults filled).
 
+import { flowPeers } from './flows.js';
+
 /** The flow kinds the pages carry. */
 export const BROWSER_FLOW_KINDS = Object.freeze(['call', 'data']);
 
 /**
- * @typedef {{ name: string, kind: string, startS: number, stopS: number, direction?: string,
- *   pauses?: Array<{ atS: number, durationS: number }>, from?: string, to?: string }} Flow
+ * @typedef {import('./flows.js').Flow} Flow
  * @typedef {{ atS: number, peer: string, command: import('../../signaling/messages.js').Command }} TimedCommand
  */
 
 /**
- * The two peers of each extra call, in file order from p(N), N = the main call's peers. `left` is the one with the
+ * The two peers of each extra call (lib/flows.js flowPeers), in file order from p(N). `left` is the one with the
  * even index (even peers sit left of the bottleneck), which sends in a forward call and offers in every call; with
  * an odd N that is the second of the pair.
  * @param {{ peers: number, flows?: Flow[] }} scenario
  * @returns {Map<string, { left: string, right: string }>} by flow name
  */
 function extraCallPeers({ peers, flows = [] }) {
-  const pairs = new Map();
-  for (const flow of flows.filter((candidate) => candidate.kind === 'call')) {
-    const first = peers + 2 * pairs.size;
-    const [left, right] = first % 2 === 0 ? [first, first + 1] : [first + 1, first];
-    pairs.set(flow.name, { left: `p${left}`, right: `p${right}` });
-  }
-  return pairs;
+  return new Map(Object.entries(flowPeers({ peers, flows }))
+    .map(([name, pair]) => [name, 'sender' in pair ? { left: pair.sender, right: pair.receiver } : { left: pair.a, right: pair.b }]));
 }
 
 /**
