@@ -28,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EnvironmentError, HarnessError } from '../lib/errors.js';
 import { flowRows, parseIperf3Client } from '../lib/iperf3.js';
+import { parseSsTcpInfo } from '../lib/tcp-info.js';
 import { recordOwner, releaseOwner } from '../emulators/netem/cleanup.js';
 import { createCommandRunner } from '../emulators/runner.js';
 import { shellJoin } from '../emulators/script.js';
@@ -66,6 +67,8 @@ const INSTALL_HINT = 'install them with `npm run setup` (Debian packages iperf3,
  * @property {() => Promise<void>} done  resolves when every client has finished (or failed)
  * @property {() => import('../lib/iperf3.js').FlowRow[]} rows  per-second rows of the tests finished so far, by t then flow
  * @property {() => TestOutcome[]} tests  every finished test
+ * @property {(flow: string) => Promise<import('../lib/tcp-info.js').TcpInfo[]>} tcpInfo
+ *   TCP_INFO (`ss -ti`) of the flow's connections on its sending side, now
  * @property {() => Promise<void>} close  kills what still runs, removes namespaces and TUNs; idempotent
  * @property {() => void} closeNow  synchronous best effort (a forced exit)
  * @property {ReturnType<typeof planKernelFlows>} plan
@@ -300,6 +303,10 @@ export async function startKernelFlows({
     } catch (error) {
       const why = spawnError ?? (stderr.trim() || `exit ${signal ?? `code ${code}`}`);
       outcome.error = `${error.message}${error.message.includes('iperf3 reported') ? '' : ` (${why})`}`;
+      if (test.protocol === 'udp' && /unable to read from stream socket/.test(error.message)) {
+        outcome.error += '. iperf3 (3.12) sends one UDP connect datagram and gives up after 30 s without a reply: a full queue on the '
+          + 'path dropped it. Start the UDP flow before the TCP flows that fill the bottleneck';
+      }
       fail(flow.name, `iperf3 client ${test.index} failed: ${outcome.error}`);
     }
     outcomes.push(outcome);
@@ -332,6 +339,12 @@ export async function startKernelFlows({
       .flatMap(({ flow }) => flowRows({ flow: flow.name, windowS: [flow.startS, flow.stopS], tests: results.get(flow.name) }))
       .sort((a, b) => a.t - b.t || a.flow.localeCompare(b.flow)),
     tests: () => [...outcomes],
+    async tcpInfo(name) {
+      const flowPlan = plan.flows.find(({ flow }) => flow.name === name);
+      if (!flowPlan) throw new HarnessError(`kernel flows: no flow "${name}"`);
+      const { stdout } = await run(['ip', 'netns', 'exec', flowPlan.client.namespace, 'ss', '-tinH', 'dst', flowPlan.server.address]);
+      return parseSsTcpInfo(stdout);
+    },
     close: release,
     closeNow,
   };
