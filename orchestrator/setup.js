@@ -18,6 +18,7 @@ const SYSTEM_PACKAGES = {
   iproute2: 'ip',
   nftables: 'nft',
   iperf3: 'iperf3',
+  socat: 'socat',
   ethtool: 'ethtool',
   janus: 'janus',
 };

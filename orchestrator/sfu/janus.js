@@ -182,7 +182,7 @@ async function waitUntilReady({ apiUrl, adminUrl, adminSecret, readyTimeoutMs, e
 }
 
 /** @param {string} name @param {string} searchPath */
-function findExecutable(name, searchPath) {
+export function findExecutable(name, searchPath) {
   for (const dir of searchPath.split(path.delimiter).filter(Boolean)) {
     const candidate = path.join(dir, name);
     try {
@@ -196,7 +196,7 @@ function findExecutable(name, searchPath) {
 }
 
 /** util-linux before 2.33 has setpriv without --pdeathsig. @param {string} setpriv */
-function supportsPdeathsig(setpriv) {
+export function supportsPdeathsig(setpriv) {
   return spawnSync(setpriv, ['--help'], { encoding: 'utf8' }).stdout?.includes('--pdeathsig') ?? false;
 }
 

@@ -19,7 +19,11 @@ const ERROR_CLASSES = { InputError, EnvironmentError, HarnessError };
  * @property {(candidate: {peer: string, remotePeer: string, address: string, port: number, bindAddress?: string})
  *   => Promise<number>} register
  *   resolves to the proxy port
+ * @property {(tunnel: {name: string, forward: string[], back: string[], left: {address: string, port: number},
+ *   right: {address: string, port: number}}) => Promise<{leftPort: number, rightPort: number}>} registerTunnel
+ *   see UdpRelay.registerTunnel
  * @property {() => Promise<import('./relay.js').LinkTruthRow[]>} truth
+ * @property {() => Promise<import('./relay.js').TunnelTruthRow[]>} tunnelTruth
  * @property {() => Promise<ReturnType<import('./relay.js').UdpRelay['stats']> & {priority: 'realtime'|'nice'|'normal'}>} stats
  *   cpuUserUs/cpuSystemUs are the relay process's own; priority is the scheduling it got (see priority.js)
  * @property {() => Promise<void>} close  closes the relay and waits for the process to exit
@@ -87,7 +91,9 @@ export async function startRelayProcess(options = {}) {
     pid: child.pid,
     configure: (config) => call('configure', config).then(() => undefined),
     register: (candidate) => call('register', candidate),
+    registerTunnel: (tunnel) => call('registerTunnel', tunnel),
     truth: () => call('truth'),
+    tunnelTruth: () => call('tunnelTruth'),
     stats: () => call('stats'),
     async close() {
       if (gone) return;

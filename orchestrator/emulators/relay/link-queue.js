@@ -62,7 +62,7 @@ class Fifo {
 const toMicroseconds = (valueMs) => (valueMs === null ? null : Math.round(valueMs * 1000) / 1000);
 
 /** Per-second counters and delay samples, folded into rows once a second can no longer change. */
-class TruthRecorder {
+export class TruthRecorder {
   #originMs;
   /** Index of the first second not yet folded into a row. */
   #nextSecond;

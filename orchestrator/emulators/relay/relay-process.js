@@ -28,7 +28,9 @@ await relay.start();
 const methods = {
   configure: (params) => relay.configure(params),
   register: (params) => relay.register(params),
+  registerTunnel: (params) => relay.registerTunnel(params),
   truth: () => relay.truth(),
+  tunnelTruth: () => relay.tunnelTruth(),
   stats: () => ({ ...relay.stats(), priority }),
   close: () => relay.close(),
 };

@@ -5,16 +5,30 @@
  * One proxy socket per (peer candidate, remote peer): the socket X(A→B) represents A's candidate towards B.
  * B sends to X(A→B); the relay forwards to A's real address from X(B→A), the candidate A was given for B,
  * so ICE sees consistent addresses and no peer-reflexive candidates.
+ *
+ * Tunnels (registerTunnel) carry kernel traffic: each side is a TUN<->UDP bridge (socat) sending whole IP packets to
+ * its own relay socket; they cross the tunnel's forward (left -> right) or back route and leave from the other side's
+ * socket to that side's bridge. The rate is charged on the IP packet itself (it already holds its headers).
  */
 import dgram from 'node:dgram';
 import { performance } from 'node:perf_hooks';
 import { isIPv4 } from 'node:net';
 import { EnvironmentError, HarnessError, InputError } from '../../lib/errors.js';
 import { UDP_IPV4_OVERHEAD_BYTES } from '../../lib/link-model.js';
-import { LinkQueue } from './link-queue.js';
+import { LinkQueue, TruthRecorder } from './link-queue.js';
 
 /** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
 /** @typedef {import('./link-queue.js').TruthRow & {link: string}} LinkTruthRow */
+/**
+ * @typedef {object} TunnelTruthRow  one completed second of one tunnel direction, counted where the relay meets the bridges
+ * @property {number} t  end of the second, in seconds since relay start
+ * @property {string} flow  the tunnel's name
+ * @property {'forward'|'back'} direction  forward: left -> right
+ * @property {number} packetsIn  IP packets the sending side's bridge handed in
+ * @property {number} bytesIn
+ * @property {number} packetsOut  IP packets delivered to the other side's bridge (lost and dropped ones are not)
+ * @property {number} bytesOut
+ */
 
 /**
  * Node timers can fire up to ~1.7 ms early or ~1 ms late; firing this much early is accepted (the packet is
@@ -64,13 +78,28 @@ class LatenessHistogram {
  */
 
 /**
+ * @typedef {object} TunnelSide  one end of a tunnel: the bridge's address and the relay socket it talks to
+ * @property {string} address  where the bridge sends from and receives on
+ * @property {number} port
+ * @property {dgram.Socket} socket
+ * @property {number} relayPort
+ */
+
+/**
+ * @typedef {object} Tunnel
+ * @property {string} name
+ * @property {{route: string[], from: TunnelSide, to: TunnelSide, truth: TruthRecorder}[]} directions  forward, back
+ */
+
+/**
  * @typedef {object} Packet
  * @property {Buffer} payload
  * @property {number} sizeBytes
  * @property {string[]} route
  * @property {number} hop  index into route of the link the packet is in
- * @property {ProxySocket} from  socket the packet leaves the relay from
- * @property {ProxySocket} to  socket whose candidate receives it
+ * @property {{socket: dgram.Socket}} from  the relay socket the packet leaves from
+ * @property {{address: string, port: number}} to  where it is sent
+ * @property {TruthRecorder} [tunnelTruth]  the tunnel direction it crosses, if any
  */
 
 export class UdpRelay {
@@ -87,6 +116,10 @@ export class UdpRelay {
   #registrations = new Map();
   /** @type {Map<string, ProxySocket>} bound sockets by registration key */
   #bound = new Map();
+  /** @type {Map<string, Tunnel>} by name */
+  #tunnels = new Map();
+  /** @type {Set<dgram.Socket>} every tunnel socket, also those of a registration still in progress */
+  #tunnelSockets = new Set();
   /** @type {NodeJS.Timeout|null} */
   #timer = null;
   #timerAtMs = Infinity;
@@ -161,6 +194,82 @@ export class UdpRelay {
   }
 
   /**
+   * Opens a tunnel: one relay socket per side. IP packets the left bridge sends to leftPort cross `forward` and leave
+   * from rightPort to the right bridge; the right bridge's packets to rightPort cross `back` to the left bridge.
+   * Datagrams from any other source are dropped (dropsUnknownSource).
+   * @param {{name: string, forward: string[], back: string[], left: {address: string, port: number},
+   *   right: {address: string, port: number}}} tunnel  left/right: the bridges' own UDP addresses
+   * @returns {Promise<{leftPort: number, rightPort: number}>}
+   */
+  async registerTunnel({ name, forward, back, left, right }) {
+    this.#assertRunning('registerTunnel');
+    if (typeof name !== 'string' || name === '') throw new InputError('relay registerTunnel: name must be a non-empty string.');
+    if (this.#tunnels.has(name)) throw new InputError(`relay registerTunnel: a tunnel "${name}" exists already; give each tunnel its own name.`);
+    for (const [label, route] of [['forward', forward], ['back', back]]) {
+      const unknown = (Array.isArray(route) ? route : [route]).filter((link) => !this.#links.has(link));
+      if (!Array.isArray(route) || unknown.length > 0) {
+        throw new InputError(`relay tunnel "${name}": the ${label} route must list configured links; unknown: ${unknown.join(', ')} (known: ${[...this.#links.keys()].join(', ') || 'none'}).`);
+      }
+    }
+    for (const [label, end] of /** @type {const} */ ([['left', left], ['right', right]])) {
+      if (!isIPv4(end?.address) || !Number.isInteger(end?.port) || end.port < 1 || end.port > 65535) {
+        throw new InputError(`relay tunnel "${name}": ${label} must be {address: IPv4, port: 1..65535}, got ${JSON.stringify(end)}.`);
+      }
+    }
+    const leftSocket = await this.#bindSocket(this.#host);
+    this.#tunnelSockets.add(leftSocket);
+    const rightSocket = await this.#bindSocket(this.#host).catch((error) => {
+      leftSocket.close();
+      this.#tunnelSockets.delete(leftSocket);
+      throw error;
+    });
+    this.#tunnelSockets.add(rightSocket);
+    // close() during the binds closed what was in #tunnelSockets then; close the rest.
+    if (this.#closed) {
+      for (const socket of [leftSocket, rightSocket]) socket.close();
+      throw new HarnessError(`relay closed while registering tunnel "${name}".`);
+    }
+    /** @type {TunnelSide} */
+    const leftSide = { ...left, socket: leftSocket, relayPort: leftSocket.address().port };
+    /** @type {TunnelSide} */
+    const rightSide = { ...right, socket: rightSocket, relayPort: rightSocket.address().port };
+    const nowMs = performance.now();
+    const truth = () => new TruthRecorder(this.#originMs, nowMs);
+    /** @type {Tunnel} */
+    const tunnel = {
+      name,
+      directions: [
+        { route: forward, from: leftSide, to: rightSide, truth: truth() },
+        { route: back, from: rightSide, to: leftSide, truth: truth() },
+      ],
+    };
+    for (const direction of tunnel.directions) {
+      direction.from.socket.on('message', (payload, source) => this.#onTunnelDatagram(direction, payload, source));
+    }
+    this.#tunnels.set(name, tunnel);
+    return { leftPort: leftSide.relayPort, rightPort: rightSide.relayPort };
+  }
+
+  /**
+   * Per-tunnel truth for the seconds completed since the last call (empty seconds included), ordered by t, flow, direction.
+   * @returns {TunnelTruthRow[]}
+   */
+  tunnelTruth() {
+    const nowMs = performance.now();
+    this.#run(nowMs);
+    /** @type {TunnelTruthRow[]} */
+    const rows = [];
+    for (const { name, directions } of this.#tunnels.values()) {
+      for (const [index, { truth }] of directions.entries()) {
+        for (const { t, packetsIn, bytesIn, packetsOut, bytesOut } of truth.take(nowMs)) {
+          rows.push({ t, flow: name, direction: index === 0 ? 'forward' : 'back', packetsIn, bytesIn, packetsOut, bytesOut });
+        }
+      }
+    }
+    return rows.sort((a, b) => a.t - b.t || a.flow.localeCompare(b.flow) || a.direction.localeCompare(b.direction));
+  }
+
+  /**
    * Network truth for the seconds completed since the last call, per link, ordered by t then link.
    * @returns {LinkTruthRow[]}
    */
@@ -182,6 +291,7 @@ export class UdpRelay {
       uptimeMs: this.#started ? performance.now() - this.#originMs : 0,
       seed: this.#seed,
       registrations: this.#bound.size,
+      tunnels: this.#tunnels.size,
       ...this.#counters,
       sendLateMs: this.#sendLateness.summary(),
       links: Object.fromEntries([...this.#links].map(([name, link]) => [name, link.totals()])),
@@ -198,9 +308,12 @@ export class UdpRelay {
     this.#timer = null;
     // Binds still in progress close their own socket once they see #closed.
     await Promise.allSettled(this.#registrations.values());
-    await Promise.all([...this.#bound.values()].map(({ socket }) => new Promise((resolve) => socket.close(() => resolve(undefined)))));
+    const sockets = [...[...this.#bound.values()].map(({ socket }) => socket), ...this.#tunnelSockets];
+    await Promise.all(sockets.map((socket) => new Promise((resolve) => socket.close(() => resolve(undefined)))));
     this.#registrations.clear();
     this.#bound.clear();
+    this.#tunnels.clear();
+    this.#tunnelSockets.clear();
     this.#links.clear();
   }
 
@@ -208,8 +321,11 @@ export class UdpRelay {
     if (!this.#started || this.#closed) throw new HarnessError(`UdpRelay.${method}() called ${this.#closed ? 'after close()' : 'before start()'}.`);
   }
 
-  /** @returns {Promise<ProxySocket>} */
-  async #bind({ peer, remotePeer, address, port }, key, bindAddress) {
+  /**
+   * A UDP socket bound on bindAddress (any free port); socket errors are counted in stats, never fatal.
+   * @param {string} bindAddress @returns {Promise<dgram.Socket>}
+   */
+  async #bindSocket(bindAddress) {
     const socket = dgram.createSocket('udp4');
     try {
       await new Promise((resolve, reject) => {
@@ -223,10 +339,16 @@ export class UdpRelay {
       socket.close();
       throw new EnvironmentError(`relay cannot bind a UDP socket on ${bindAddress} (${error.message}); check the host address and free ports.`, { cause: error });
     }
+    // Send failures report through #onSent.
+    socket.on('error', () => { this.#counters.sendErrors++; });
+    return socket;
+  }
+
+  /** @returns {Promise<ProxySocket>} */
+  async #bind({ peer, remotePeer, address, port }, key, bindAddress) {
+    const socket = await this.#bindSocket(bindAddress);
     /** @type {ProxySocket} */
     const proxy = { peer, remotePeer, address, port, socket, proxyPort: socket.address().port };
-    // Socket errors (send failures report through #onSent) are counted in stats, never fatal.
-    socket.on('error', () => { this.#counters.sendErrors++; });
     socket.on('message', (payload, source) => this.#onDatagram(proxy, payload, source));
     if (this.#closed) {
       socket.close();
@@ -260,6 +382,25 @@ export class UdpRelay {
     this.#schedule();
   }
 
+  /**
+   * An IP packet from a tunnel's bridge: it crosses the direction's route, charged at its own size.
+   * @param {Tunnel['directions'][number]} direction @param {Buffer} payload @param {dgram.RemoteInfo} source
+   */
+  #onTunnelDatagram({ route, from, to, truth }, payload, source) {
+    if (source.address !== from.address || source.port !== from.port) {
+      this.#counters.dropsUnknownSource++;
+      return;
+    }
+    const nowMs = performance.now();
+    truth.count(nowMs, 'packetsIn', payload.length);
+    // It leaves from the receiving side's relay socket, the one that side's bridge talks to.
+    /** @type {Packet} */
+    const packet = { payload, sizeBytes: payload.length, route, hop: -1, from: to, to, tunnelTruth: truth };
+    this.#forward(packet, nowMs);
+    this.#run(nowMs);
+    this.#schedule();
+  }
+
   /** Hands a packet to the next link of its route, or sends it when the route is done. */
   #forward(packet, atMs) {
     packet.hop++;
@@ -270,6 +411,7 @@ export class UdpRelay {
     this.#counters.forwardedPackets++;
     this.#counters.forwardedBytes += packet.payload.length;
     this.#sendLateness.record(performance.now() - atMs);
+    packet.tunnelTruth?.count(atMs, 'packetsOut', packet.payload.length);
     packet.from.socket.send(packet.payload, packet.to.port, packet.to.address, this.#onSent);
   }
 
