@@ -8,6 +8,8 @@ import { startSignalingServer } from '../../signaling/server.js';
 import { createEmulator } from '../emulators/index.js';
 import { EnvironmentError, InputError } from '../lib/errors.js';
 import { BROWSER_FLOW_KINDS, browserFlowTimeline } from '../lib/flow-commands.js';
+import { KERNEL_FLOW_KINDS, shortTcpBursts } from '../lib/flows.js';
+import { startKernelFlows } from '../cross/kernel-flows.js';
 import { buildResult } from '../lib/result.js';
 import { groupScheduleEvents } from '../lib/schedule.js';
 import { LAUNCH_EVENT } from '../lib/setup-breakdown.js';
@@ -26,6 +28,7 @@ import { startProcessSampler } from './process-sampler.js';
 
 const CONNECT_TIMEOUT_MS = 45_000;
 const LAST_SAMPLE_GRACE_MS = 2500;
+const KERNEL_FLOWS_GRACE_MS = 5000;
 /** Janus's VideoRoom room of a run: the Janus is the run's own, so any id does. */
 const SFU_ROOM = 1;
 
@@ -65,8 +68,13 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
   if (browserFlow) {
     throw new InputError(`${scenario.file}: flows: flow ${browserFlow.name} (${browserFlow.kind}) needs a mesh call; topology sfu supports kernel flows only`);
   }
+  // Kernel flows enter the emulated links through the relay's tunnels; netem and dummynet have no such entry yet.
+  const kernelFlow = (scenario.flows ?? []).find((flow) => KERNEL_FLOW_KINDS.includes(flow.kind));
+  if (kernelFlow && emulatorName !== 'relay') {
+    throw new InputError(`--emulator ${emulatorName}: scenario ${scenario.name} has the kernel flow ${kernelFlow.name} (${kernelFlow.kind}), which crosses the emulated bottleneck through the relay only; use --emulator relay`);
+  }
   const browser = resolveBrowserPath({ browserPath, puppeteerPath: () => puppeteer.executablePath() });
-  const media = await ensureRunMedia(video, scenarioPeers(scenario), scenario.media);
+  const media = await ensureRunMedia(video, allPeerNames(scenario), scenario.media);
   const runDir = await prepareRunDir({ outDir, scenarioName: scenario.name, force });
   const startedAt = new Date();
   const recorder = createRecorder({ log });
@@ -74,7 +82,8 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
   const processes = startProcessSampler();
   /** @type {Call} */
   const call = {
-    scenario, browser, media, headful, emulatorName, startedAt, recorder, onSample, log, emulator: null, processes, releases: [], runDir,
+    scenario, browser, media, headful, emulatorName, startedAt, recorder, onSample, log, emulator: null, processes,
+    releases: [], runDir, kernelCommands: [],
   };
   hold(call, 'process sampler', () => processes.stop().then(() => {}));
   const stopInterrupt = onInterrupt(recorder.interrupt);
@@ -105,13 +114,14 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
     network: {
       emulator: call.emulator?.name ?? emulatorName,
       truth: recorder.truth,
-      commands: call.emulator?.commands ?? [],
+      commands: [...(call.emulator?.commands ?? []), ...call.kernelCommands],
       scheduleEvents: recorder.scheduleEvents,
     },
     clock: { startedAtEpochMs: startedAt.getTime(), mediaStartEpochMs: recorder.mediaStartEpochMs },
     peers: scenarioPeers(scenario),
     processes: { rows: processes.rows, unavailable: processes.unavailable },
     sfu: call.sfuSampler && { rows: call.sfuSampler.rows, unavailable: call.sfuSampler.unavailable },
+    flowRows: call.kernelFlows?.rows() ?? [],
   });
   const resultFile = await writeResultFile(runDir, result);
   return { result, runDir, resultFile };
@@ -122,7 +132,8 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
  * @typedef {{ scenario: any, browser: { path: string, source: string }, media: any, headful: boolean, emulatorName: string,
  *   startedAt: Date, recorder: import('./recorder.js').Recorder, onSample?: RunOptions['onSample'], log: (line: string) => void,
  *   emulator: any, signaling?: any, room?: string, processes: import('./process-sampler.js').ProcessSampler,
- *   releases: Array<() => Promise<void>>, runDir: string, sfuSampler?: import('../sfu/admin-sampler.js').AdminSampler }} Call
+ *   releases: Array<() => Promise<void>>, runDir: string, sfuSampler?: import('../sfu/admin-sampler.js').AdminSampler,
+ *   kernelFlows?: import('../cross/kernel-flows.js').KernelFlows, kernelCommands: object[] }} Call
  */
 
 /** The main call's peers. @param {{ peers: number }} scenario */
@@ -177,6 +188,7 @@ async function setUpCall(call) {
   });
   log(`emulator: ${call.emulator.name}${call.emulator.choice ? ` (${call.emulator.choice})` : ''}`);
   if (call.emulator.pid) call.processes.track(call.emulator.name, call.emulator.pid);
+  await startCrossTraffic(call, room, clock);
 
   const bridge = janus && createSfuBridge({
     apiUrl: janus.apiUrl, room: SFU_ROOM, peers, rewriteCandidate: call.emulator.rewriteCandidate, log,
@@ -292,6 +304,7 @@ async function holdCall(call) {
     }
   });
   hold(call, 'flow timers', () => flowTimers.forEach(clearTimeout));
+  call.kernelFlows?.start(recorder.mediaStartEpochMs);
   const truthTimer = setInterval(() => emulator.truth().then((rows) => recorder.truth.push(...rows), (error) => recorder.fail(`reading network truth: ${error.message}`)), 1000);
   hold(call, 'truth timer', () => clearInterval(truthTimer));
   if (call.sfuSampler) {
@@ -303,11 +316,31 @@ async function holdCall(call) {
 }
 
 /**
+ * The scenario's kernel flows (iperf3 TCP/UDP in namespaces, through the relay's tunnels): built before any browser
+ * starts, so a missing tool or a failed bridge stops the run early; their clients start on the media clock.
+ * @param {Call} call @param {string} room @param {() => number} clock
+ */
+async function startCrossTraffic(call, room, clock) {
+  const flows = (call.scenario.flows ?? []).filter((flow) => KERNEL_FLOW_KINDS.includes(flow.kind))
+    .map((flow) => (flow.kind === 'tcp-short' ? { ...flow, bursts: shortTcpBursts(flow) } : flow));
+  if (!flows.length) return;
+  call.kernelFlows = await startKernelFlows({
+    flows, relay: call.emulator, runDir: call.runDir, runId: room, clock,
+    registerCleanup: (name, close, options) => hold(call, name, close, options),
+    logCommand: (record) => call.kernelCommands.push(record),
+    onError: (error) => call.recorder.fail(`kernel flow: ${error.message}`),
+  });
+  call.log(`kernel flows: ${flows.map((flow) => `${flow.name} (${flow.kind})`).join(', ')}`);
+}
+
+/**
  * Truth for the last seconds, then every closer in reverse order; one that fails or hangs does not stop the others.
  * @param {Call} call
  */
 async function tearDown(call) {
   if (call.emulator && call.recorder.mediaStartEpochMs !== null) call.recorder.truth.push(...await call.emulator.truth().catch(() => []));
+  // iperf3 writes its JSON when a test ends: the last ones end at their stopS, inside the call's grace.
+  if (call.kernelFlows) await Promise.race([call.kernelFlows.done(), sleep(KERNEL_FLOWS_GRACE_MS)]);
   for (const release of call.releases.reverse()) {
     await release().catch((error) => call.log(`cleanup: ${error.message}`));
   }

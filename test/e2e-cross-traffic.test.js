@@ -1,0 +1,96 @@
+// Cross traffic on a shared bottleneck with real browsers, iperf3 and the relay (issue 12), compressed and at 360p:
+// TCP against a call with the configured delay in force, three calls joining and one leaving, a data channel
+// against the video, and an RMCAT case with two media flows and capacity steps. Each test is one run.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { tempDir } from './helpers/cli.js';
+import { loadScenario } from '../orchestrator/lib/scenario.js';
+import { runScenario } from '../orchestrator/run/run.js';
+
+const RUN_TIMEOUT_MS = 180_000;
+
+/** @param {ReturnType<typeof loadScenario>} scenario */
+async function run(scenario) {
+  const { result } = await runScenario({ scenario, video: '360p30', outDir: tempDir(`wtb-${scenario.name}-`) });
+  assert.equal(result.status, 'passed', JSON.stringify(result.errors));
+  return result;
+}
+
+/** @param {any} result @param {string} flow @param {number} fromS @param {number} toS */
+const flowRates = (result, flow, fromS, toS) => result.flows.rows.filter((row) => row.flow === flow && row.t >= fromS && row.t <= toS);
+const mean = (values) => values.reduce((sum, v) => sum + v, 0) / values.length;
+const show = (rows) => rows.map((row) => `${row.t}:${Math.round(row.rateKbps)}`).join(' ');
+/** @param {any} result */
+const forwardFairness = (result) => result.summary.fairness?.links?.['bottleneck.fwd'];
+
+test('tcp-cross-traffic shape with 25 ms each way: the call and iperf3 share the bottleneck, RTT from the browsers includes the delay', { timeout: RUN_TIMEOUT_MS }, async () => {
+  const file = path.join(tempDir('wtb-tcp-scenario-'), 'tcp-e2e.json');
+  writeFileSync(file, JSON.stringify({
+    name: 'tcp-e2e', description: 'a call and one TCP flow on a 2000 kbps bottleneck with 50 ms RTT', durationS: 45, warmupS: 5,
+    network: { bottleneck: { rateKbps: 2000, queueMs: 300, oneWayDelayMs: 25 } },
+    flows: [{ name: 'tcp', kind: 'tcp', startS: 10, stopS: 40 }],
+  }));
+  const result = await run(loadScenario(file));
+  const tcp = flowRates(result, 'tcp', 12, 39);
+  assert.ok(tcp.length >= 25 && tcp.every((row) => row.source === 'iperf3'), `iperf3 rows ${show(tcp)}`);
+  assert.ok(mean(tcp.map((row) => row.rateKbps)) > 200, `TCP gets a share: ${show(tcp)}`);
+  assert.deepEqual(flowRates(result, 'tcp', 0, 9), [], 'no TCP before it starts');
+  const call = flowRates(result, 'call:fwd', 12, 39);
+  // Both share one 2000 kbps link: their sum stays under it (10 % for sampling edges).
+  for (const row of tcp) {
+    const callRow = call.find((c) => c.t === row.t);
+    if (callRow) assert.ok(row.rateKbps + callRow.rateKbps <= 2200, `${row.t} s: tcp ${row.rateKbps} + call ${callRow.rateKbps} kbps`);
+  }
+  // The delay is in force for the browsers: 50 ms configured RTT plus queueing.
+  const rtts = result.timeline.filter((e) => e.peer === 'p0' && e.t > 5 && typeof e.rttMs === 'number').map((e) => e.rttMs);
+  assert.ok(rtts.length > 20 && Math.min(...rtts) >= 47, `browser RTT ${rtts.join(' ')}`);
+  // And for TCP: iperf3's own RTT.
+  const tcpRtts = tcp.map((row) => row.rttMs).filter((v) => typeof v === 'number');
+  if (tcpRtts.length) assert.ok(Math.min(...tcpRtts) >= 45, `TCP RTT ${tcpRtts.join(' ')}`);
+  const fairness = forwardFairness(result);
+  const shared = fairness.phases.find((phase) => phase.flows.includes('tcp') && phase.flows.includes('call:fwd'));
+  assert.ok(shared && shared.jainIndex > 0 && shared.jainIndex <= 1, `phase with both flows: ${JSON.stringify(fairness.phases)}`);
+  assert.ok(result.network.commands.some((c) => /iperf3/.test(c.cmd)), 'iperf3 commands are logged');
+});
+
+test('rtp-cross-traffic (x0.12): three calls join and one leaves, Jain per phase', { timeout: RUN_TIMEOUT_MS }, async () => {
+  const result = await run(loadScenario('rtp-cross-traffic', { timeScale: 0.12, warmupS: 3 }));
+  const phases = forwardFairness(result).phases;
+  const sets = phases.map((phase) => [...phase.flows].sort().join('+'));
+  for (const set of ['call:fwd+call-2:fwd', 'call-2:fwd+call-3:fwd+call:fwd'.split('+').sort().join('+')]) {
+    assert.ok(sets.includes(set), `phase ${set} in ${sets.join(', ')}`);
+  }
+  for (const phase of phases.filter((p) => p.flows.length >= 2)) {
+    assert.ok(phase.jainIndex > 0 && phase.jainIndex <= 1, `Jain of ${phase.flows} = ${phase.jainIndex}`);
+  }
+  const third = flowRates(result, 'call-3:fwd', 16, 28);
+  assert.ok(third.length >= 10 && mean(third.map((r) => r.rateKbps)) > 50, `call-3 while up: ${show(third)}`);
+  assert.ok(flowRates(result, 'call-3:fwd', 31, 36).every((r) => r.rateKbps === 0), 'call-3 gone after it left');
+});
+
+test('media-vs-data-2m-uncoupled (x0.3): the data channel and the video on one bottleneck', { timeout: RUN_TIMEOUT_MS }, async () => {
+  const result = await run(loadScenario('media-vs-data-2m-uncoupled', { timeScale: 0.3, warmupS: 3 }));
+  const data = flowRates(result, 'data', 6, 34);
+  assert.ok(data.length >= 25 && data.every((r) => r.source === 'datachannel') && mean(data.map((r) => r.rateKbps)) > 200, `data ${show(data)}`);
+  const video = flowRates(result, 'call:fwd', 6, 34);
+  assert.ok(video.length >= 25, `video ${show(video)}`);
+  const shared = forwardFairness(result).phases.find((p) => p.flows.includes('data') && p.flows.includes('call:fwd'));
+  assert.ok(shared && shared.jainIndex !== null, 'a phase with both');
+});
+
+test('rmcat-5.2 (x0.3): two media flows and the capacity steps', { timeout: RUN_TIMEOUT_MS }, async () => {
+  const scenario = loadScenario('rmcat-5.2', { timeScale: 0.3, warmupS: 3 });
+  const result = await run(scenario);
+  const flows = result.flows.list.filter((f) => f.kind === 'call').map((f) => f.name);
+  assert.equal(flows.length, 2, `two media flows: ${flows}`);
+  for (const series of ['call:fwd', `${flows.find((f) => f !== 'call')}:fwd`]) {
+    const rows = flowRates(result, series, 4, 37);
+    assert.ok(rows.length >= 25 && mean(rows.map((r) => r.rateKbps)) > 50, `${series}: ${show(rows)}`);
+  }
+  const steps = result.network.scheduleEvents.filter((e) => e.link === 'bottleneck.fwd').map((e) => e.params.rateKbps);
+  assert.deepEqual(steps, [2000, 3500, 1000, 2000]);
+  const capacity = result.network.configured.filter((row) => row.link === 'bottleneck.fwd' && row.t === 20);
+  assert.equal(capacity[0]?.rateKbps, 3500);
+});
