@@ -29,7 +29,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { EnvironmentError, HarnessError } from '../lib/errors.js';
 import { flowRows, parseIperf3Client } from '../lib/iperf3.js';
 import { parseSsTcpInfo } from '../lib/tcp-info.js';
-import { recordOwner, releaseOwner } from '../emulators/netem/cleanup.js';
+import { OWNER_DIR, recordOwner, releaseOwner } from '../emulators/netem/cleanup.js';
 import { createCommandRunner } from '../emulators/runner.js';
 import { shellJoin } from '../emulators/script.js';
 import { findExecutable, supportsPdeathsig } from '../sfu/janus.js';
@@ -142,7 +142,7 @@ export async function startKernelFlows({
   let mediaStartEpochMs = /** @type {number|null} */ (null);
 
   const ownerKey = plan.namespacePrefix.slice(0, -1);
-  const guardian = startGuardian(plan, path.join(dir, 'guardian.log'));
+  const guardian = startGuardian(plan, path.join(dir, 'guardian.log'), path.join(OWNER_DIR, ownerKey));
   const tellGuardian = (line) => { if (guardian.stdin?.writable) guardian.stdin.write(`${line}\n`); };
 
   /**
@@ -385,10 +385,10 @@ function findTools(executables) {
 }
 
 /**
- * @param {ReturnType<typeof planKernelFlows>} plan @param {string} logFile
+ * @param {ReturnType<typeof planKernelFlows>} plan @param {string} logFile @param {string} ownerFile
  */
-function startGuardian(plan, logFile) {
-  const guardian = spawn(process.execPath, [GUARDIAN_PATH, plan.namespacePrefix, plan.linkPrefix, logFile], {
+function startGuardian(plan, logFile, ownerFile) {
+  const guardian = spawn(process.execPath, [GUARDIAN_PATH, plan.namespacePrefix, plan.linkPrefix, logFile, ownerFile], {
     stdio: ['pipe', 'ignore', 'ignore'], detached: true,
   });
   guardian.stdin?.on('error', () => {});

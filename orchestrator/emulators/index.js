@@ -59,6 +59,9 @@ async function createRelayEmulator({ compiled, registerCleanup = closeOnly, sfuA
     },
     apply: (links) => relay.configure({ links }),
     truth: async () => (await relay.truth()).map(({ t, ...row }) => ({ epochMs: originEpochMs + t * 1000, ...row })),
+    // Kernel flows (orchestrator/cross/) open their tunnels on this relay; tunnelTruth is their per-flow truth.
+    relay,
+    tunnelTruth: async () => (await relay.tunnelTruth()).map(({ t, ...row }) => ({ epochMs: originEpochMs + t * 1000, ...row })),
     close: () => relay.close(),
   };
 }
