@@ -15,6 +15,8 @@ import { planKernelFlows } from '../orchestrator/cross/plan.js';
 import { startRelayProcess } from '../orchestrator/emulators/relay/client.js';
 import { EnvironmentError } from '../orchestrator/lib/errors.js';
 import { normalizeLinkParams } from '../orchestrator/lib/link-model.js';
+import { recordOwner, releaseOwner } from '../orchestrator/emulators/netem/cleanup.js';
+import { runCli } from './helpers/cli.js';
 const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
 
 const onPath = (name) => { try { execFileSync('sh', ['-c', `command -v ${name}`]); return true; } catch { return false; } };
@@ -185,4 +187,24 @@ describe('kernel flows when the orchestrator is stopped', { skip }, () => {
     await exited;
     assert.deepEqual(await leftoversAfter(runId, 3_000), []);
   });
+});
+
+test('`cleanup` removes namespaces of kernel flows whose orchestrator is gone and leaves a live run\'s alone', { skip, timeout: 60_000 }, async (t) => {
+  const dead = planKernelFlows([{ name: 'x', kind: 'tcp', startS: 0, stopS: 1 }], { runId: `kf-dead-${process.pid}` });
+  const live = planKernelFlows([{ name: 'x', kind: 'tcp', startS: 0, stopS: 1 }], { runId: `kf-live-${process.pid}` });
+  const liveKey = live.namespacePrefix.slice(0, -1);
+  // A live run: this process owns it. A dead one: namespaces with no owner alive (its guardian died too).
+  recordOwner(liveKey);
+  for (const plan of [dead, live]) sh('ip', ['netns', 'add', plan.flows[0].left.namespace]);
+  t.after(() => {
+    releaseOwner(liveKey);
+    for (const plan of [dead, live]) { try { sh('ip', ['netns', 'del', plan.flows[0].left.namespace]); } catch { /* removed */ } }
+  });
+  const result = await runCli(['cleanup']);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, new RegExp(`removed .*${dead.flows[0].left.namespace}`));
+  assert.match(result.stdout, new RegExp(`left \\d+ run\\(s\\) in progress alone \\(.*${live.id}`));
+  const namespaces = sh('ip', ['netns', 'list']);
+  assert.ok(!namespaces.includes(dead.flows[0].left.namespace));
+  assert.ok(namespaces.includes(live.flows[0].left.namespace));
 });

@@ -219,6 +219,37 @@ describe('relay forwarding rules (in-process relay)', () => {
   test('a route naming an unknown link is refused', () => {
     assert.throws(() => relay.configure({ routes: { 'p0->p1': ['p0.up', 'nowhere'] } }), { name: 'InputError', message: /nowhere/ });
   });
+
+  test('a tunnel carries whole packets between its two bridges, each way over its own route, charged at their own size', async () => {
+    const [left, right, stranger] = [await udpSocket(), await udpSocket(), await udpSocket()];
+    sockets.push(left, right, stranger);
+    relay.configure({ links: { 'tun.fwd': params(), 'tun.back': params() } });
+    const { leftPort, rightPort } = await relay.registerTunnel({
+      name: 'flow', forward: ['tun.fwd'], back: ['tun.back'],
+      left: { address: HOST, port: left.address().port }, right: { address: HOST, port: right.address().port },
+    });
+    const [atLeft, atRight] = [collect(left), collect(right)];
+    const before = relay.stats();
+    left.send(Buffer.alloc(1500, 1), leftPort, HOST);
+    right.send(Buffer.alloc(52, 2), rightPort, HOST);
+    stranger.send(Buffer.alloc(100), leftPort, HOST);
+    await sleep(50);
+    assert.deepEqual(atRight.map(({ payload, sourcePort }) => [payload.length, payload[0], sourcePort]), [[1500, 1, rightPort]]);
+    assert.deepEqual(atLeft.map(({ payload, sourcePort }) => [payload.length, payload[0], sourcePort]), [[52, 2, leftPort]]);
+    const after = relay.stats();
+    assert.equal(after.dropsUnknownSource - before.dropsUnknownSource, 1);
+    assert.equal(after.links['tun.fwd'].bytesIn, 1500, 'no UDP/IP overhead added: the payload is an IP packet');
+    assert.equal(after.links['tun.back'].bytesIn, 52);
+    await sleep(1000);
+    const truth = relay.tunnelTruth();
+    const total = (direction, field) => truth.filter((row) => row.direction === direction).reduce((sum, row) => sum + row[field], 0);
+    assert.deepEqual([total('forward', 'bytesIn'), total('forward', 'bytesOut'), total('back', 'packetsOut')], [1500, 1500, 1]);
+    assert.ok(truth.every((row) => row.flow === 'flow'));
+    await assert.rejects(relay.registerTunnel({ name: 'flow', forward: ['tun.fwd'], back: ['tun.back'], left: { address: HOST, port: 1 }, right: { address: HOST, port: 2 } }),
+      { name: 'InputError', message: /exists already/ });
+    await assert.rejects(relay.registerTunnel({ name: 'other', forward: ['nowhere'], back: ['tun.back'], left: { address: HOST, port: 1 }, right: { address: HOST, port: 2 } }),
+      { name: 'InputError', message: /forward route .*unknown: nowhere/ });
+  });
 });
 
 describe('relay child process lifetime', () => {

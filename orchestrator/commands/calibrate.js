@@ -5,6 +5,8 @@ import { startRelayProcess } from '../emulators/relay/client.js';
 import { raisePriority } from '../emulators/relay/priority.js';
 import { createRelayProbePath } from '../emulators/relay/probe-path.js';
 import { openNetemProbePath } from '../emulators/netem/calibrate.js';
+import { kernelTcpCheck } from '../cross/calibrate.js';
+import { kernelFlowsUnavailable } from '../cross/kernel-flows.js';
 
 /**
  * Per emulator: opens a ProbePath and returns it with the emulator's own counters and a teardown.
@@ -23,7 +25,14 @@ const PROBE_PATHS = {
     const relay = await startRelayProcess();
     try {
       const path = await createRelayProbePath(relay);
-      return { path, stats: relay.stats, close: async () => { await path.close(); await relay.close(); } };
+      // Kernel TCP through the relay's queues (orchestrator/cross/), where this machine can run it.
+      /** @param {{onResult?: (result: object) => void}} [options] */
+      const extraChecks = async ({ onResult } = {}) => {
+        const unavailable = kernelFlowsUnavailable();
+        if (unavailable && onResult) console.log(`iperf3-tcp-kernel: skipped: ${unavailable}`);
+        return unavailable ? [] : kernelTcpCheck(relay, { onResult });
+      };
+      return { path, stats: relay.stats, close: async () => { await path.close(); await relay.close(); }, extraChecks };
     } catch (error) {
       await relay.close();
       throw error;
@@ -61,14 +70,15 @@ const COLUMNS = [
 /** @param {Array<string|number>} cells */
 const formatRow = (cells) => cells.map((cell, i) => String(cell).padEnd(Number(COLUMNS[i][1]))).join(' ').trimEnd();
 
-/** @param {import('../emulators/calibration.js').CalibrationResult} result */
+/** @param {import('../emulators/calibration.js').CalibrationResult & {rttMs?: {min: number, mean: number}}} result */
 function tableRow(result) {
   const [low, high] = result.lossPctCi99;
   return formatRow([
     result.name,
     describeParams(result.configured),
     result.achievedKbps === null ? '-' : `${result.achievedKbps} kbps`,
-    result.oneWayDelayMsP50 === null ? '-' : `${result.oneWayDelayMsP50.toFixed(2)} / ${result.oneWayDelayMsP99.toFixed(2)} ms`,
+    result.rttMs ? `RTT min ${result.rttMs.min} / mean ${result.rttMs.mean} ms`
+      : result.oneWayDelayMsP50 === null ? '-' : `${result.oneWayDelayMsP50.toFixed(2)} / ${result.oneWayDelayMsP99.toFixed(2)} ms`,
     `${result.lossPct.toFixed(2)} % [${low.toFixed(2)}, ${high.toFixed(2)}]`,
     result.failures.length === 0 ? 'ok' : `FAIL: ${result.failures.join('; ')}`,
   ]);

@@ -1,9 +1,11 @@
 import { EnvironmentError } from '../lib/errors.js';
 import { removeLeftovers } from '../emulators/netem/cleanup.js';
+import { removeKernelFlowLeftovers } from '../cross/cleanup.js';
 import { createCommandRunner } from '../emulators/runner.js';
 
 export const command = 'cleanup';
-export const describe = 'Remove what crashed netem runs left behind: wtb-* namespaces (and the nft tables in them), control veths, processes inside; runs still in progress are left alone';
+export const describe = 'Remove what crashed runs left behind: netem\'s wtb-* namespaces (and the nft tables in them), control veths, '
+  + 'kernel flows\' wtbx-* namespaces, processes inside; runs still in progress are left alone';
 
 export const builder = (yargs) => yargs
   .option('run-id', { describe: 'only this run (as in the namespace names wtb-<id>-…), even while its orchestrator runs', type: 'string' })
@@ -17,7 +19,12 @@ export async function handler(argv) {
     throw new EnvironmentError('cleanup: removing network namespaces needs root; run it with sudo');
   }
   const { run, commands } = createCommandRunner();
-  const found = await removeLeftovers(run, { runId: argv.runId, dryRun: argv.dryRun });
+  const netem = await removeLeftovers(run, { runId: argv.runId, dryRun: argv.dryRun });
+  const kernelFlows = await removeKernelFlowLeftovers(run, { runId: argv.runId, dryRun: argv.dryRun });
+  const found = {
+    netns: [...netem.netns, ...kernelFlows.netns], rootLinks: netem.rootLinks, pids: [...netem.pids, ...kernelFlows.pids],
+    liveRuns: [...new Set([...netem.liveRuns, ...kernelFlows.liveRuns])].sort(),
+  };
   const verb = argv.dryRun ? 'would remove' : 'removed';
   /** @type {Array<[string[], string, string]>} */
   const kinds = [

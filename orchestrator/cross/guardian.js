@@ -4,14 +4,16 @@
  * When stdin closes without `done` (the orchestrator died, SIGKILL included), the guardian kills those processes and
  * removes the run's namespaces (`<namespacePrefix>*`) and root-namespace TUN devices (`<linkPrefix>*`).
  *
- * Usage: node guardian.js <namespacePrefix> <linkPrefix> <logFile>
+ * It also removes the run's owner file (see cleanup.js), which `cleanup` would otherwise find stale.
+ *
+ * Usage: node guardian.js <namespacePrefix> <linkPrefix> <logFile> <ownerFile>
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, rmSync } from 'node:fs';
 
-const [namespacePrefix, linkPrefix, logFile] = process.argv.slice(2);
-if (!namespacePrefix || !linkPrefix || !logFile) {
-  console.error('usage: node guardian.js <namespacePrefix> <linkPrefix> <logFile> (started by orchestrator/cross/kernel-flows.js)');
+const [namespacePrefix, linkPrefix, logFile, ownerFile] = process.argv.slice(2);
+if (!namespacePrefix || !linkPrefix || !logFile || !ownerFile) {
+  console.error('usage: node guardian.js <namespacePrefix> <linkPrefix> <logFile> <ownerFile> (started by orchestrator/cross/kernel-flows.js)');
   process.exit(2);
 }
 
@@ -58,5 +60,6 @@ process.stdin.on('close', () => {
   for (const name of namespaces) run(['ip', 'netns', 'del', name]);
   const links = [...run(['ip', '-o', 'link', 'show']).matchAll(/^\d+: ([^:@\s]+)/gm)].map((match) => match[1]).filter((name) => name.startsWith(linkPrefix));
   for (const name of links) run(['ip', 'link', 'del', 'dev', name]);
+  rmSync(ownerFile, { force: true });
   process.exit(0);
 });

@@ -29,7 +29,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { EnvironmentError, HarnessError } from '../lib/errors.js';
 import { flowRows, parseIperf3Client } from '../lib/iperf3.js';
 import { parseSsTcpInfo } from '../lib/tcp-info.js';
-import { recordOwner, releaseOwner } from '../emulators/netem/cleanup.js';
+import { OWNER_DIR, recordOwner, releaseOwner } from '../emulators/netem/cleanup.js';
 import { createCommandRunner } from '../emulators/runner.js';
 import { shellJoin } from '../emulators/script.js';
 import { findExecutable, supportsPdeathsig } from '../sfu/janus.js';
@@ -101,7 +101,9 @@ export async function startKernelFlows({
   routes = { forward: ['bottleneck.fwd'], back: ['bottleneck.back'] }, congestionControl = 'cubic', executables = {},
 }) {
   const plan = planKernelFlows(flows, { runId, congestionControl });
-  const tools = findTools(executables);
+  const found = findTools(executables);
+  if (typeof found === 'string') throw new EnvironmentError(found);
+  const tools = found;
   const dir = path.join(path.resolve(runDir), 'kernel-flows');
   mkdirSync(dir, { recursive: true });
   const startedMs = Date.now();
@@ -140,7 +142,7 @@ export async function startKernelFlows({
   let mediaStartEpochMs = /** @type {number|null} */ (null);
 
   const ownerKey = plan.namespacePrefix.slice(0, -1);
-  const guardian = startGuardian(plan, path.join(dir, 'guardian.log'));
+  const guardian = startGuardian(plan, path.join(dir, 'guardian.log'), path.join(OWNER_DIR, ownerKey));
   const tellGuardian = (line) => { if (guardian.stdin?.writable) guardian.stdin.write(`${line}\n`); };
 
   /**
@@ -350,10 +352,24 @@ export async function startKernelFlows({
   };
 }
 
-/** @param {{iperf3?: string, socat?: string, setpriv?: string}} executables */
+/**
+ * Why kernel flows cannot run here, or null when they can.
+ * @param {{iperf3?: string, socat?: string, setpriv?: string}} [executables]
+ * @returns {string|null}
+ */
+export function kernelFlowsUnavailable(executables = {}) {
+  const found = findTools(executables);
+  return typeof found === 'string' ? found : null;
+}
+
+/**
+ * The executables, or why kernel flows cannot run.
+ * @param {{iperf3?: string, socat?: string, setpriv?: string}} executables
+ * @returns {{iperf3: string, socat: string, setpriv: string}|string}
+ */
 function findTools(executables) {
-  if (process.platform !== 'linux') throw new EnvironmentError(`kernel flows need Linux network namespaces (this is ${process.platform}); run TCP/UDP cross traffic on Linux`);
-  if (process.getuid?.() !== 0) throw new EnvironmentError('kernel flows create network namespaces and TUN devices, which needs root; run as root');
+  if (process.platform !== 'linux') return `kernel flows need Linux network namespaces (this is ${process.platform}); run TCP/UDP cross traffic on Linux`;
+  if (process.getuid?.() !== 0) return 'kernel flows create network namespaces and TUN devices, which needs root; run as root';
   const searchPath = process.env.PATH ?? '';
   const tools = {
     iperf3: executables.iperf3 ?? findExecutable('iperf3', searchPath),
@@ -361,18 +377,18 @@ function findTools(executables) {
     setpriv: executables.setpriv ?? findExecutable('setpriv', searchPath),
   };
   const missing = Object.entries(tools).filter(([, found]) => !found).map(([name]) => name);
-  if (missing.length > 0) throw new EnvironmentError(`kernel flows need ${missing.join(', ')}, not found on PATH; ${INSTALL_HINT}`);
+  if (missing.length > 0) return `kernel flows need ${missing.join(', ')}, not found on PATH; ${INSTALL_HINT}`;
   if (!supportsPdeathsig(tools.setpriv)) {
-    throw new EnvironmentError(`${tools.setpriv} has no --pdeathsig (util-linux before 2.33); kernel flows need it so nothing outlives a killed run`);
+    return `${tools.setpriv} has no --pdeathsig (util-linux before 2.33); kernel flows need it so nothing outlives a killed run`;
   }
   return /** @type {{iperf3: string, socat: string, setpriv: string}} */ (tools);
 }
 
 /**
- * @param {ReturnType<typeof planKernelFlows>} plan @param {string} logFile
+ * @param {ReturnType<typeof planKernelFlows>} plan @param {string} logFile @param {string} ownerFile
  */
-function startGuardian(plan, logFile) {
-  const guardian = spawn(process.execPath, [GUARDIAN_PATH, plan.namespacePrefix, plan.linkPrefix, logFile], {
+function startGuardian(plan, logFile, ownerFile) {
+  const guardian = spawn(process.execPath, [GUARDIAN_PATH, plan.namespacePrefix, plan.linkPrefix, logFile, ownerFile], {
     stdio: ['pipe', 'ignore', 'ignore'], detached: true,
   });
   guardian.stdin?.on('error', () => {});
