@@ -58,8 +58,6 @@ async function createRelayEmulator({ compiled, registerCleanup = closeOnly, sfuA
       return { ...candidate, candidate: withAddress(candidate.candidate, bindAddress, port) };
     },
     apply: (links) => relay.configure({ links }),
-    // Kernel flows' IP packets enter the links here (cross/kernel-flows.js).
-    registerTunnel: (spec) => relay.registerTunnel(spec),
     truth: async () => (await relay.truth()).map(({ t, ...row }) => ({ epochMs: originEpochMs + t * 1000, ...row })),
     // Kernel flows (orchestrator/cross/) open their tunnels on this relay; tunnelTruth is their per-flow truth.
     relay,

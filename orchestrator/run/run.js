@@ -325,7 +325,7 @@ async function startCrossTraffic(call, room, clock) {
     .map((flow) => (flow.kind === 'tcp-short' ? { ...flow, bursts: shortTcpBursts(flow) } : flow));
   if (!flows.length) return;
   call.kernelFlows = await startKernelFlows({
-    flows, relay: call.emulator, runDir: call.runDir, runId: room, clock,
+    flows, relay: call.emulator.relay, runDir: call.runDir, runId: room, clock,
     registerCleanup: (name, close, options) => hold(call, name, close, options),
     logCommand: (record) => call.kernelCommands.push(record),
     onError: (error) => call.recorder.fail(`kernel flow: ${error.message}`),
