@@ -172,3 +172,13 @@ test('reproduce: --list names every table; an unknown table or a bad flag exits 
   assert.equal(video.code, 2);
   assert.match(video.stderr, /--video 4k: neither a preset/);
 });
+
+test('kernel cross traffic on a backend that cannot carry it exits 2 naming --emulator relay, before any browser', async () => {
+  for (const [scenario, emulator] of [['tcp-cross-traffic', 'netem'], ['rmcat-5.7', 'dummynet']]) {
+    const out = tempDir();
+    const { code, stderr } = await runCli(['scenario', scenario, '--emulator', emulator, '--out', out]);
+    assert.equal(code, 2, `${scenario} on ${emulator}: ${stderr}`);
+    assert.match(stderr, /--emulator relay/, `${scenario} on ${emulator}`);
+    assert.doesNotMatch(stderr, /launched/);
+  }
+});
