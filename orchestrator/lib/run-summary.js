@@ -2,7 +2,7 @@
 import { pathConditions } from './link-model.js';
 import { describe } from './statistics.js';
 import { fairnessFigures } from './fairness.js';
-import { meanTimeToSteadyS, timeToSteadyTable } from './steady-rate.js';
+import { meanOf, meanTimeToSteadyS, timeToSteadyTable } from './steady-rate.js';
 import { peerSeconds, peerTotals } from './topology.js';
 import { cpuLimitation } from './cpu-limit.js';
 
@@ -90,14 +90,20 @@ export function summarize({ timeline, warmupS, durationS, setupMs, configured, r
   const utilValues = Object.values(utilization);
   if (utilValues.length) utilization.overall = utilValues.reduce((a, b) => a + b, 0) / utilValues.length;
 
+  // setupMs has the main call's peers; extra calls connect later, on the flows' schedule.
   const setupValues = Object.values(setupMs).filter((v) => typeof v === 'number');
+  const setupPeers = Object.keys(setupMs).length;
+  const fairness = fairnessFigures({ timeline, routes, configured, windowS: [warmupS, durationS], flows });
+  // Flows share the bottleneck: the run's utilisation is the bottleneck's (J16 §8-4-1's cumulative rate), not a peer's share.
+  const bottleneckUtil = meanOf(Object.values(fairness.fairness?.links ?? {}).map((link) => link.utilization));
+  if (bottleneckUtil !== null) utilization.overall = bottleneckUtil;
   return {
     windowS: [warmupS, durationS],
-    setupMs: { ...setupMs, max: setupValues.length === peers.length && peers.length ? Math.max(...setupValues) : null },
+    setupMs: { ...setupMs, max: setupValues.length === setupPeers && setupPeers ? Math.max(...setupValues) : null },
     peers: perPeer,
     overall,
-    utilization: utilValues.length ? utilization : null,
-    ...fairnessFigures({ timeline, routes, configured, windowS: [warmupS, durationS], flows }),
+    utilization: utilValues.length || bottleneckUtil !== null ? utilization : null,
+    ...fairness,
     timeToSteadyS: meanTimeToSteadyS(timeToSteadyTable(timeline, scheduleEvents, durationS).changes),
     // Each peer's connections summed: a mesh peer sends n − 1 copies (J16 §8-3).
     peerTotals: peerTotals(peerSeconds(window), [warmupS, durationS]),

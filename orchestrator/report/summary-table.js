@@ -49,7 +49,7 @@ export function runStatistics(result) {
   const input = {
     timeline: result.timeline, warmupS: result.scenario.warmupS ?? 0, durationS: timeSpan(result).endS,
     setupMs: isRecord(written?.setupMs) ? written.setupMs : {}, configured: result.network.configured, routes: result.network.routes,
-    scheduleEvents: result.network.scheduleEvents,
+    scheduleEvents: result.network.scheduleEvents, flows: result.flows,
   };
   let computed;
   try {

@@ -156,3 +156,13 @@ test('each join or leave belongs to the phase holding the first second after it;
     byFlows: false, links: [{ link: 'a, b', flows: ['x', 'y'], phases: [], jainIndex: null, jainIndexPerSecond: null, utilization: null, unmatched: [] }],
   }, 'without flows: the routes\' groups, their phases of one flow left out');
 });
+
+test('with flows, the run\'s utilisation is the bottleneck\'s (all flows over its capacity), not a peer\'s share', () => {
+  const { summary } = makeResult('flows');
+  const links = Object.values(summary.fairness.links);
+  const bottleneck = links.reduce((sum, link) => sum + link.utilization, 0) / links.length;
+  assert.ok(bottleneck > 0.3, `bottleneck utilisation ${bottleneck}`);
+  assert.equal(summary.utilization.overall, bottleneck);
+  // A peer's own share of a shared bottleneck is not the run's utilisation.
+  assert.ok(summary.utilization.p0 < bottleneck, `p0 ${summary.utilization.p0} vs ${bottleneck}`);
+});

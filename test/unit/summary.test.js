@@ -59,3 +59,9 @@ test("the summary's per-run figures: time to steady rate after the schedule's ch
   assert.equal(summarize(input).timeToSteadyS, null, 'without the schedule only the call start is a change');
   assert.deepEqual([s.jainIndex, s.jainIndexPerSecond], [null, null], 'two peers share no link');
 });
+
+test('set-up time is the main call\'s: an extra call\'s peers in the timeline (connected later, on their flow\'s schedule) do not null it', () => {
+  const timeline = [entry(11, 'p0', 'p1', 1, 1), entry(11, 'p1', 'p0', 1, 1), entry(11, 'p3', 'p2', 1, 1)];
+  const s = summarize({ timeline, warmupS: 10, durationS: 20, setupMs: { p0: 1200, p1: 1500 }, configured: [], routes: {} });
+  assert.equal(s.setupMs.max, 1500);
+});
