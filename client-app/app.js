@@ -30,8 +30,8 @@ window.addEventListener('unhandledrejection', (e) => reportError(e.reason?.stack
 const connections = new Map();
 /** @type {Map<string, RTCRtpTransceiverDirection>} The media direction of an extra call, from its `call` command; else sendrecv. */
 const directions = new Map();
-/** Remotes whose media this page does not send right now (a `pause` command). */
-const paused = new Set();
+/** Remotes whose media this page does not send right now (a `pause` command, or held from the start: URL `hold`). */
+const paused = new Set(params.get('hold')?.split(',').filter(Boolean) ?? []);
 /** Remotes of extra calls that ended: their late messages must not open a new connection. */
 const hungUp = new Set();
 /**

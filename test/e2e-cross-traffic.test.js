@@ -25,11 +25,12 @@ const show = (rows) => rows.map((row) => `${row.t}:${Math.round(row.rateKbps)}`)
 /** @param {any} result */
 const forwardFairness = (result) => result.summary.fairness?.links?.['bottleneck.fwd'];
 
-test('tcp-cross-traffic shape with 25 ms each way: the call and iperf3 share the bottleneck, RTT from the browsers includes the delay', { timeout: RUN_TIMEOUT_MS }, async () => {
+test('a one-way call starting at 6 s and iperf3 share a bottleneck with 25 ms each way: both rates, the delay in the browsers\' and TCP\'s RTT', { timeout: RUN_TIMEOUT_MS }, async () => {
   const file = path.join(tempDir('wtb-tcp-scenario-'), 'tcp-e2e.json');
   writeFileSync(file, JSON.stringify({
     name: 'tcp-e2e', description: 'a call and one TCP flow on a 2000 kbps bottleneck with 50 ms RTT', durationS: 45, warmupS: 5,
     network: { bottleneck: { rateKbps: 2000, queueMs: 300, oneWayDelayMs: 25 } },
+    mainCall: { startS: 6, direction: 'forward' },
     flows: [{ name: 'tcp', kind: 'tcp', startS: 10, stopS: 40 }],
   }));
   const result = await run(loadScenario(file));
@@ -38,6 +39,13 @@ test('tcp-cross-traffic shape with 25 ms each way: the call and iperf3 share the
   assert.ok(mean(tcp.map((row) => row.rateKbps)) > 200, `TCP gets a share: ${show(tcp)}`);
   assert.deepEqual(flowRates(result, 'tcp', 0, 9), [], 'no TCP before it starts');
   const call = flowRates(result, 'call:fwd', 12, 39);
+  // mainCall: p0's media starts at 6 s; p1 never sends media (one way), only RTCP.
+  const video = (peer, remote) => result.timeline.filter((e) => e.peer === peer && e.remote === remote)
+    .map((e) => [e.t, e.video?.recvKbps ?? 0]);
+  assert.ok(video('p1', 'p0').filter(([t]) => t <= 5).every(([, kbps]) => kbps === 0), `p1 got video before 6 s: ${video('p1', 'p0')}`);
+  assert.ok(mean(call.map((row) => row.rateKbps)) > 100, `the call's video flows after its start: ${show(call)}`);
+  assert.ok(video('p0', 'p1').every(([, kbps]) => kbps === 0), `p0 got video from p1 in a one-way call: ${video('p0', 'p1')}`);
+  assert.deepEqual(result.flows.list.find((flow) => flow.main).series.map((series) => series.name), ['call:fwd']);
   // Both share one 2000 kbps link: their sum stays under it (10 % for sampling edges).
   for (const row of tcp) {
     const callRow = call.find((c) => c.t === row.t);

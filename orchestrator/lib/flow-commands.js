@@ -2,7 +2,7 @@
 // channels): a pure timeline on the media clock that run/run.js arms as timers. Kernel flows (tcp, udp) are not
 // the pages' business. Reads `scenario.flows` as lib/flows.js normalises them (times scaled, defaults filled).
 
-import { flowPeers } from './flows.js';
+import { MAIN_CALL_DEFAULTS, flowPeers } from './flows.js';
 
 /** The flow kinds the pages carry. */
 export const BROWSER_FLOW_KINDS = Object.freeze(['call', 'data']);
@@ -25,16 +25,32 @@ function extraCallPeers({ peers, flows = [] }) {
 }
 
 /**
+ * The main call's directions that start held (scenario `mainCall`): every direction until its `startS`, and p1 -> p0
+ * all along in a forward-only call. Pages start with these senders inactive (URL `hold`), so no media leaves before
+ * the orchestrator resumes them; RTCP still flows.
+ * @param {{ peers: number, mainCall?: import('./flows.js').MainCall }} scenario
+ * @returns {Array<{ peer: string, remote: string, resumeAtS: number|null }>}
+ */
+export function mainCallHolds({ peers, mainCall = MAIN_CALL_DEFAULTS }) {
+  const main = Array.from({ length: peers }, (_, i) => `p${i}`);
+  return main.flatMap((peer) => main.filter((remote) => remote !== peer).flatMap((remote) => {
+    if (mainCall.direction === 'forward' && peer === 'p1') return [{ peer, remote, resumeAtS: null }];
+    return mainCall.startS > 0 ? [{ peer, remote, resumeAtS: mainCall.startS }] : [];
+  }));
+}
+
+/**
  * Every command for the pages, sorted by time (stable: at one time, in the order they must arrive; a call's
  * answerer learns the direction before the offerer's offer can reach it). A command at or after the run's end is
  * left out: the end of the call closes everything.
- * @param {{ peers: number, durationS: number, flows?: Flow[] }} scenario
+ * @param {{ peers: number, durationS: number, flows?: Flow[], mainCall?: import('./flows.js').MainCall }} scenario
  * @returns {TimedCommand[]}
  */
 export function browserFlowTimeline(scenario) {
   const pairs = extraCallPeers(scenario);
   /** @type {TimedCommand[]} */
-  const timeline = [];
+  const timeline = mainCallHolds(scenario).filter(({ resumeAtS }) => resumeAtS !== null)
+    .map(({ peer, remote, resumeAtS }) => at(/** @type {number} */ (resumeAtS), peer, { type: 'resume', remote }));
   for (const flow of scenario.flows ?? []) {
     if (flow.kind === 'call') timeline.push(...callCommands(flow, /** @type {{ left: string, right: string }} */ (pairs.get(flow.name))));
     if (flow.kind === 'data') timeline.push(...dataCommands(flow));

@@ -127,6 +127,35 @@ export function normalizeFlows(raw, { file, durationS, timeScale = 1, peers, top
   return flows;
 }
 
+/** When the main call's media starts, and which way it flows: RMCAT's media flows are one-way; some start late. */
+/** @typedef {{ startS: number, direction: 'both'|'forward' }} MainCall */
+/** @type {Readonly<MainCall>} */
+export const MAIN_CALL_DEFAULTS = Object.freeze({ startS: 0, direction: 'both' });
+
+/**
+ * The scenario's `mainCall`: `startS` (its peers connect before media start like always, but send nothing until
+ * then) and `direction` (`forward`: only p0, left of the bottleneck, sends media; p1 sends RTCP only). Times scale
+ * like the flows'.
+ * @param {unknown} raw
+ * @param {{ file: string, durationS: number, timeScale?: number, peers: number, topology?: string }} context  durationS nominal
+ * @returns {MainCall}
+ */
+export function normalizeMainCall(raw, { file, durationS, timeScale = 1, peers, topology = 'mesh' }) {
+  if (raw === undefined) return { ...MAIN_CALL_DEFAULTS };
+  const where = `${file}: mainCall`;
+  const given = expectObject(raw, where, ['startS', 'direction']);
+  const startS = given.startS === undefined ? 0 : expectNumber(given.startS, `${where}.startS`, { min: 0, max: durationS });
+  if (startS >= durationS) throw new InputError(`${where}.startS: ${startS} s must be before the scenario's end (${durationS} s)`);
+  const direction = given.direction ?? 'both';
+  if (!['both', 'forward'].includes(direction)) {
+    throw new InputError(`${where}.direction: must be "both" or "forward" (only p0 sends), got ${describeValue(direction)}`);
+  }
+  if (direction === 'forward' && (peers !== 2 || topology !== 'mesh')) {
+    throw new InputError(`${where}.direction: "forward" needs a two-party mesh call (p0 sends to p1); this scenario has ${peers} peers, topology ${topology}`);
+  }
+  return { startS: roundS(startS * timeScale), direction };
+}
+
 /**
  * @param {unknown} raw @param {number} index
  * @param {{ file: string, durationS: number, timeScale: number, peers: number, hasBottleneck: boolean }} context
@@ -288,7 +317,7 @@ export function flowPeers({ peers, flows }) {
 
 /**
  * The measured directions of every flow, the main call's first.
- * @param {{ peers: number, durationS: number, flows: Flow[], network?: { bottleneck?: unknown } }} scenario
+ * @param {{ peers: number, durationS: number, flows: Flow[], network?: { bottleneck?: unknown }, mainCall?: MainCall }} scenario
  * @returns {Array<{ flow: string, series: FlowSeries[] }>}
  */
 function seriesByFlow(scenario) {
@@ -301,11 +330,15 @@ function seriesByFlow(scenario) {
   const main = Array.from({ length: scenario.peers }, (_, i) => `p${i}`);
   const crossing = (fromLeft) => main.flatMap((from) => main.filter((to) => isLeft(from) === fromLeft && isLeft(to) !== fromLeft)
     .map((to) => /** @type {[string, string]} */ ([from, to])));
+  const mainCall = scenario.mainCall ?? MAIN_CALL_DEFAULTS;
   /** @type {Array<[number, number]>} */
-  const whole = [[0, scenario.durationS]];
+  const whole = [[mainCall.startS, scenario.durationS]];
   const result = [{
     flow: MAIN_CALL_FLOW,
-    series: [mediaSeries(`${MAIN_CALL_FLOW}:fwd`, crossing(true), whole), mediaSeries(`${MAIN_CALL_FLOW}:back`, crossing(false), whole)],
+    series: [
+      mediaSeries(`${MAIN_CALL_FLOW}:fwd`, crossing(true), whole),
+      ...(mainCall.direction === 'both' ? [mediaSeries(`${MAIN_CALL_FLOW}:back`, crossing(false), whole)] : []),
+    ],
   }];
   for (const flow of scenario.flows) {
     const intervals = activeIntervals(flow);
@@ -328,7 +361,7 @@ function seriesByFlow(scenario) {
 /**
  * result.json's flows.list: the main call (`main: true`) and every flow, with its peers, links, measured series and,
  * for a short-TCP flow, its bursts. Empty when the scenario has no flows.
- * @param {{ peers: number, durationS: number, flows?: Flow[], network?: { bottleneck?: unknown } }} scenario  resolved
+ * @param {{ peers: number, durationS: number, flows?: Flow[], network?: { bottleneck?: unknown }, mainCall?: MainCall }} scenario  resolved
  * @returns {FlowListEntry[]}
  */
 export function flowList(scenario) {
@@ -340,7 +373,7 @@ export function flowList(scenario) {
   const linksOf = (i) => [...new Set(series[i].series.flatMap((s) => s.links))];
   /** @type {FlowListEntry} */
   const main = {
-    name: MAIN_CALL_FLOW, kind: 'call', main: true, startS: 0, stopS: scenario.durationS, direction: 'both', pauses: [],
+    name: MAIN_CALL_FLOW, kind: 'call', main: true, ...(scenario.mainCall ?? MAIN_CALL_DEFAULTS), stopS: scenario.durationS, pauses: [],
     links: linksOf(0), series: series[0].series,
   };
   return [main, ...flows.map((flow, i) => ({

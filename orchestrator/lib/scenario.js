@@ -11,7 +11,7 @@ import { REPO_ROOT } from './paths.js';
 import { readJsonFile } from './json-file.js';
 import { describeValue, expectFileName, expectNumber, expectObject, expectText } from './validate.js';
 import { validateReference } from './reference.js';
-import { normalizeFlows } from './flows.js';
+import { normalizeFlows, normalizeMainCall } from './flows.js';
 import { DEFAULT_DURATION_S, DEFAULT_PEERS, MAX_DURATION_S, MAX_PEERS, compileNetwork } from './schedule.js';
 
 export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.url));
@@ -19,7 +19,7 @@ export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.u
 /** J16 reports ~10 s of ramp-up once media flows; the measurement window starts after it. */
 export const DEFAULT_WARMUP_S = 10;
 
-const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'topology', 'media', 'network', 'flows', 'reference'];
+const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'topology', 'media', 'network', 'mainCall', 'flows', 'reference'];
 
 /** How the peers' media travels: `mesh`, every peer to every other; `sfu`, every peer to Janus and back (lib/topology.js). */
 export const TOPOLOGIES = ['mesh', 'sfu'];
@@ -39,6 +39,7 @@ export const TOPOLOGIES = ['mesh', 'sfu'];
  * @property {string} topology        'mesh' or 'sfu'
  * @property {Record<string, string>} media  peer → its own video preset; every other peer uses the run's (--video)
  * @property {object} network            as written
+ * @property {import('./flows.js').MainCall} mainCall  when its media starts and which way it flows (times scaled)
  * @property {import('./flows.js').Flow[]} flows  normalised, times scaled (docs/scenario-format.md "Flows")
  * @property {import('./reference.js').Reference|null} reference
  * @property {import('./schedule.js').CompiledNetwork} compiled
@@ -129,12 +130,13 @@ export function loadScenario(nameOrPath, { timeScale = 1, durationS, warmupS: wa
   const flows = normalizeFlows(raw.flows, {
     file, durationS: nominalDurationS, timeScale, peers, topology, hasBottleneck, maxPeers: MAX_PEERS,
   });
+  const mainCall = normalizeMainCall(raw.mainCall, { file, durationS: nominalDurationS, timeScale, peers, topology });
   const allPeers = peers + 2 * flows.filter((flow) => flow.kind === 'call').length;
   const media = peerMedia(raw.media, allPeers, file);
   // Extra calls' peers have links of their own.
   const compiled = compileNetwork({ file, durationS: nominalDurationS, peers: allPeers, topology, network: raw.network }, { timeScale });
   return {
     name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers, allPeers, topology, media,
-    network: raw.network ?? {}, flows, reference, compiled,
+    network: raw.network ?? {}, mainCall, flows, reference, compiled,
   };
 }

@@ -7,7 +7,7 @@ import { ensureRunMedia } from '../../media/generate.js';
 import { startSignalingServer } from '../../signaling/server.js';
 import { createEmulator } from '../emulators/index.js';
 import { EnvironmentError, InputError } from '../lib/errors.js';
-import { BROWSER_FLOW_KINDS, browserFlowTimeline } from '../lib/flow-commands.js';
+import { BROWSER_FLOW_KINDS, browserFlowTimeline, mainCallHolds } from '../lib/flow-commands.js';
 import { KERNEL_FLOW_KINDS, shortTcpBursts } from '../lib/flows.js';
 import { startKernelFlows } from '../cross/kernel-flows.js';
 import { buildResult } from '../lib/result.js';
@@ -247,7 +247,12 @@ async function setUpCall(call) {
     recorder.event({ type: LAUNCH_EVENT, peer });
     // An extra call's peers call nobody when they join; the main call's call each other only.
     const callAtJoin = mainPeers.includes(peer) ? mainPeers.join(',') : '';
-    const url = `${signaling.httpUrl}?${new URLSearchParams({ peer, room, signal: signaling.wsUrl, callAtJoin, ...(janus ? { sfu: SFU_NODE } : {}) })}`;
+    // Main-call directions that send nothing until their start (or ever, one way): inactive from the first offer.
+    const holdTowards = mainCallHolds(scenario).filter((held) => held.peer === peer).map((held) => held.remote).join(',');
+    const query = {
+      peer, room, signal: signaling.wsUrl, callAtJoin, ...(holdTowards ? { hold: holdTowards } : {}), ...(janus ? { sfu: SFU_NODE } : {}),
+    };
+    const url = `${signaling.httpUrl}?${new URLSearchParams(query)}`;
     const launched = await launchPeer({
       executablePath: call.browser.path, media: call.media.peers[peer], url, headful: call.headful,
       launchSpec: call.emulator.launchSpec?.(peer),

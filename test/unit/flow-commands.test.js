@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { browserFlowTimeline } from '../../orchestrator/lib/flow-commands.js';
+import { browserFlowTimeline, mainCallHolds } from '../../orchestrator/lib/flow-commands.js';
 import { validateCommand } from '../../signaling/messages.js';
 
 const call = (fields) => ({ kind: 'call', direction: 'both', pauses: [], ...fields });
@@ -94,4 +94,15 @@ test('every command is one the signaling server sends (messages.js validateComma
     const checked = validateCommand(command, peer);
     assert.ok(checked.ok, `${peer} ${JSON.stringify(command)}: ${'reason' in checked ? checked.reason : ''}`);
   }
+});
+
+test('the main call: held until mainCall.startS in both directions, then resumed; a forward call holds p1 -> p0 for good', () => {
+  assert.deepEqual(mainCallHolds({ peers: 2 }), []);
+  assert.deepEqual(mainCallHolds({ peers: 2, mainCall: { startS: 5, direction: 'both' } }), [
+    { peer: 'p0', remote: 'p1', resumeAtS: 5 }, { peer: 'p1', remote: 'p0', resumeAtS: 5 },
+  ]);
+  const forward = { peers: 2, durationS: 100, flows: [], mainCall: { startS: 5, direction: /** @type {const} */ ('forward') } };
+  assert.deepEqual(mainCallHolds(forward), [{ peer: 'p0', remote: 'p1', resumeAtS: 5 }, { peer: 'p1', remote: 'p0', resumeAtS: null }]);
+  assert.deepEqual(browserFlowTimeline(forward), [{ atS: 5, peer: 'p0', command: { type: 'resume', remote: 'p1' } }]);
+  assert.deepEqual(browserFlowTimeline({ ...forward, mainCall: { startS: 0, direction: 'forward' } }), []);
 });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { InputError } from '../../orchestrator/lib/errors.js';
 import {
-  activeIntervals, flowList, flowPeers, flowsOnLink, normalizeFlows, pageFlowRows, shortTcpBursts,
+  activeIntervals, flowList, flowPeers, flowsOnLink, normalizeFlows, normalizeMainCall, pageFlowRows, shortTcpBursts,
 } from '../../orchestrator/lib/flows.js';
 import { loadScenario } from '../../orchestrator/lib/scenario.js';
 
@@ -199,4 +199,20 @@ test('loadScenario: flows normalised and scaled, allPeers, links for the extra p
   assert.throws(() => loadScenario(noBottleneck), (error) => error instanceof InputError
     && error.message === `${noBottleneck}: flows[0]: a "tcp" flow crosses the bottleneck, and the scenario has none: add network.bottleneck (link parameters, docs/scenario-format.md)`);
   assert.throws(() => loadScenario(write('typo', { flow: [] })), /unknown field 'flow'; allowed: .*flows/);
+});
+
+test('mainCall: start and direction validated and scaled; a forward main call measures only call:fwd, from its start', () => {
+  const context = { file: 'x.json', durationS: 100, timeScale: 0.5, peers: 2, topology: 'mesh' };
+  assert.deepEqual(normalizeMainCall(undefined, context), { startS: 0, direction: 'both' });
+  assert.deepEqual(normalizeMainCall({ startS: 5, direction: 'forward' }, context), { startS: 2.5, direction: 'forward' });
+  assert.throws(() => normalizeMainCall({ startS: 100 }, context), /x\.json: mainCall\.startS: 100 s must be before/);
+  assert.throws(() => normalizeMainCall({ direction: 'backward' }, context), /mainCall\.direction: must be "both" or "forward"/);
+  assert.throws(() => normalizeMainCall({ direction: 'forward' }, { ...context, peers: 3 }), /needs a two-party mesh call/);
+  assert.throws(() => normalizeMainCall({ startsS: 5 }, context), InputError);
+  const flows = normalizeFlows([{ name: 'tcp', kind: 'tcp' }], { ...CONTEXT, durationS: 120 });
+  const list = flowList({ peers: 2, durationS: 120, flows, network: { bottleneck: {} }, mainCall: { startS: 5, direction: 'forward' } });
+  const main = list.find((flow) => flow.main);
+  assert.deepEqual(main.series.map((series) => series.name), ['call:fwd']);
+  assert.deepEqual(main.series[0].intervals, [[5, 120]]);
+  assert.equal(main.startS, 5);
 });

@@ -20,8 +20,8 @@ const CATALOG = [
   'queue-size-5000-100ms', 'queue-size-5000-1s', 'queue-size-5000-10s', 'loss-latency',
   'mesh-2', 'mesh-3', 'mesh-4', 'sfu-2', 'sfu-3', 'sfu-4',
   'rtp-cross-traffic', 'tcp-cross-traffic',
-  'media-vs-data-2m-uncoupled', 'media-vs-data-5m-media-first', 'media-vs-data-5m-together',
-  'media-vs-data-10m-media-first', 'media-vs-data-10m-together',
+  'media-vs-data-2m-uncoupled', 'media-vs-data-5m-data-first', 'media-vs-data-5m-media-first', 'media-vs-data-5m-together',
+  'media-vs-data-10m-data-first', 'media-vs-data-10m-media-first', 'media-vs-data-10m-together',
   'rmcat-5.1', 'rmcat-5.2', 'rmcat-5.3', 'rmcat-5.4', 'rmcat-5.5', 'rmcat-5.6-300ms', 'rmcat-5.6-1000ms', 'rmcat-5.7', 'rmcat-5.8',
 ];
 
