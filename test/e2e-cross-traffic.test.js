@@ -38,6 +38,9 @@ test('a one-way call starting at 6 s and iperf3 share a bottleneck with 25 ms ea
   assert.ok(tcp.length >= 25 && tcp.every((row) => row.source === 'iperf3'), `iperf3 rows ${show(tcp)}`);
   assert.ok(mean(tcp.map((row) => row.rateKbps)) > 200, `TCP gets a share: ${show(tcp)}`);
   assert.deepEqual(flowRates(result, 'tcp', 0, 9), [], 'no TCP before it starts');
+  // The relay's view of the same flow: what left the bottleneck carries at least the goodput (headers, retransmissions).
+  const wire = result.flows.truth.filter((row) => row.flow === 'tcp' && row.direction === 'forward' && row.t >= 12 && row.t <= 39);
+  assert.ok(wire.length >= 25 && mean(wire.map((row) => row.rateKbps)) >= 0.9 * mean(tcp.map((row) => row.rateKbps)), `wire ${show(wire)}`);
   const call = flowRates(result, 'call:fwd', 12, 39);
   // mainCall: p0's media starts at 6 s; p1 never sends media (one way), only RTCP.
   const video = (peer, remote) => result.timeline.filter((e) => e.peer === peer && e.remote === remote)

@@ -77,6 +77,8 @@ export const SCHEMA_VERSION = 1;
  * @param {string[]} input.peers
  * @param {FlowRow[]} [input.flowRows]  rates the run measured outside the pages (iperf3, relay), on the media clock;
  *   the call and data-channel rows are derived here from the samples
+ * @param {Array<{ epochMs: number, flow: string, direction: string, bytesOut: number, [field: string]: unknown }>} [input.flowTruth]
+ *   the relay's per-tunnel truth of kernel flows, once a second
  * @param {{ rows: Array<{ epochMs: number, process: string, cpuPct: number, rssMb: number, processCount: number }>,
  *   unavailable: string|null }} [input.processes]  per-process CPU and memory (run/process-sampler.js)
  * @param {{ rows: Array<{ epochMs: number, peer: string, feed: string, direction: string }>, unavailable: string|null }} [input.sfu]
@@ -84,7 +86,7 @@ export const SCHEMA_VERSION = 1;
  * @returns {RunResult}
  */
 export function buildResult({
-  status, errors, scenario, environment, samples, events, network, clock, peers, processes, sfu, flowRows = [],
+  status, errors, scenario, environment, samples, events, network, clock, peers, processes, sfu, flowRows = [], flowTruth = [],
 }) {
   const atS = (epochMs) => (clock.mediaStartEpochMs === null ? null : Number(((epochMs - clock.mediaStartEpochMs) / 1000).toFixed(3)));
   const { compiled, ...scenarioForResult } = scenario;
@@ -94,7 +96,7 @@ export function buildResult({
   const timeline = withWireLoss(samplesInRun, truth, compiled.routes);
   const setup = setupBreakdown({ events, peers });
   const setupMs = Object.fromEntries(peers.map((peer) => [peer, setup.peers[peer].sinceLaunchMs.firstFrame]));
-  const flows = flowsSection(scenario, timeline, flowRows);
+  const flows = flowsSection(scenario, timeline, flowRows, flowTruth.map(({ epochMs, ...row }) => ({ t: atS(epochMs), ...row })));
   return {
     schemaVersion: SCHEMA_VERSION,
     status,
@@ -129,12 +131,16 @@ export function buildResult({
 /**
  * result.json `flows`: the flows list, and every flow's rate per second within the run, sorted by second and flow.
  * @param {Parameters<typeof flowList>[0]} scenario @param {TimelineEntry[]} timeline @param {FlowRow[]} flowRows
+ * @param {Array<{ t: number|null, bytesOut: number, [field: string]: unknown }>} truth  per tunnel direction, media clock
  */
-function flowsSection(scenario, timeline, flowRows) {
+function flowsSection(scenario, timeline, flowRows, truth) {
   const list = flowList(scenario);
   const rows = [...pageFlowRows(list, timeline), ...flowRows.filter((row) => row.t <= scenario.durationS)]
     .sort((a, b) => a.t - b.t || a.flow.localeCompare(b.flow));
-  return { list, rows };
+  // The wire's view of each kernel flow (the relay's tunnels): what left the bottleneck, TCP retransmissions included.
+  const wire = truth.filter((row) => row.t !== null && row.t > 0 && row.t <= scenario.durationS)
+    .map((row) => ({ ...row, rateKbps: Math.round(row.bytesOut * 8) / 1000 }));
+  return { list, rows, truth: wire };
 }
 
 /**

@@ -83,7 +83,7 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
   /** @type {Call} */
   const call = {
     scenario, browser, media, headful, emulatorName, startedAt, recorder, onSample, log, emulator: null, processes,
-    releases: [], runDir, kernelCommands: [],
+    releases: [], runDir, kernelCommands: [], flowTruth: [],
   };
   hold(call, 'process sampler', () => processes.stop().then(() => {}));
   const stopInterrupt = onInterrupt(recorder.interrupt);
@@ -122,6 +122,7 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
     processes: { rows: processes.rows, unavailable: processes.unavailable },
     sfu: call.sfuSampler && { rows: call.sfuSampler.rows, unavailable: call.sfuSampler.unavailable },
     flowRows: call.kernelFlows?.rows() ?? [],
+    flowTruth: call.flowTruth,
   });
   const resultFile = await writeResultFile(runDir, result);
   return { result, runDir, resultFile };
@@ -133,7 +134,8 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
  *   startedAt: Date, recorder: import('./recorder.js').Recorder, onSample?: RunOptions['onSample'], log: (line: string) => void,
  *   emulator: any, signaling?: any, room?: string, processes: import('./process-sampler.js').ProcessSampler,
  *   releases: Array<() => Promise<void>>, runDir: string, sfuSampler?: import('../sfu/admin-sampler.js').AdminSampler,
- *   kernelFlows?: import('../cross/kernel-flows.js').KernelFlows, kernelCommands: object[] }} Call
+ *   kernelFlows?: import('../cross/kernel-flows.js').KernelFlows, kernelCommands: object[],
+ *   flowTruth: Array<{ epochMs: number, flow: string, direction: string, bytesOut: number }> }} Call
  */
 
 /** The main call's peers. @param {{ peers: number }} scenario */
@@ -310,7 +312,7 @@ async function holdCall(call) {
   });
   hold(call, 'flow timers', () => flowTimers.forEach(clearTimeout));
   call.kernelFlows?.start(recorder.mediaStartEpochMs);
-  const truthTimer = setInterval(() => emulator.truth().then((rows) => recorder.truth.push(...rows), (error) => recorder.fail(`reading network truth: ${error.message}`)), 1000);
+  const truthTimer = setInterval(() => readTruth(call).catch((error) => recorder.fail(`reading network truth: ${error.message}`)), 1000);
   hold(call, 'truth timer', () => clearInterval(truthTimer));
   if (call.sfuSampler) {
     call.sfuSampler.start();
@@ -318,6 +320,15 @@ async function holdCall(call) {
   }
   await sleep(recorder.mediaStartEpochMs + scenario.durationS * 1000 + LAST_SAMPLE_GRACE_MS - Date.now(), recorder.signal);
   call.signaling.broadcast(call.room, { type: 'stop' });
+}
+
+/**
+ * The emulator's truth per link, and with kernel flows the relay's per tunnel (what crossed the bottleneck of each).
+ * @param {Call} call
+ */
+async function readTruth(call) {
+  call.recorder.truth.push(...await call.emulator.truth());
+  if (call.kernelFlows) call.flowTruth.push(...await call.emulator.tunnelTruth());
 }
 
 /**
@@ -343,7 +354,7 @@ async function startCrossTraffic(call, room, clock) {
  * @param {Call} call
  */
 async function tearDown(call) {
-  if (call.emulator && call.recorder.mediaStartEpochMs !== null) call.recorder.truth.push(...await call.emulator.truth().catch(() => []));
+  if (call.emulator && call.recorder.mediaStartEpochMs !== null) await readTruth(call).catch(() => {});
   // iperf3 writes its JSON when a test ends: the last ones end at their stopS, inside the call's grace.
   if (call.kernelFlows) await Promise.race([call.kernelFlows.done(), sleep(KERNEL_FLOWS_GRACE_MS)]);
   for (const release of call.releases.reverse()) {

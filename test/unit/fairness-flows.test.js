@@ -193,7 +193,12 @@ test('buildResult: result.flows has the list and every rate per second (pages an
     status: 'passed', errors: [], scenario, environment: /** @type {any} */ ({ harnessVersion: 'test' }), samples, events: [],
     network: { emulator: 'relay', truth: [], commands: [], scheduleEvents: [] },
     clock: { startedAtEpochMs: 0, mediaStartEpochMs: 1000 }, peers: ['p0', 'p1'], flowRows,
+    // The relay's tunnel truth, stamped on the wall clock: second 12 of the media clock, and one after the run.
+    flowTruth: [12, 45].map((t) => ({ epochMs: 1000 + t * 1000, flow: 'tcp', direction: 'forward', packetsIn: 90, bytesIn: 135_000, packetsOut: 84, bytesOut: 126_000 })),
   });
+  assert.deepEqual(result.flows.truth, [
+    { t: 12, flow: 'tcp', direction: 'forward', packetsIn: 90, bytesIn: 135_000, packetsOut: 84, bytesOut: 126_000, rateKbps: 1008 },
+  ], 'the wire\'s view on the media clock, within the run');
   assert.deepEqual(result.scenario.flows.map((f) => f.name), ['tcp', 'bulk']);
   assert.deepEqual(result.flows.list.map((f) => [f.name, f.links]), [
     ['call', ['p0.up', 'bottleneck.fwd', 'p1.down', 'p1.up', 'bottleneck.back', 'p0.down']],
@@ -219,5 +224,5 @@ test('buildResult: result.flows has the list and every rate per second (pages an
     status: 'passed', errors: [], scenario: loadScenario('unconstrained', { durationS: 5, warmupS: 1 }), environment: /** @type {any} */ ({}),
     samples: [], events: [], network: { emulator: 'relay', truth: [], commands: [], scheduleEvents: [] },
     clock: { startedAtEpochMs: 0, mediaStartEpochMs: 1000 }, peers: [],
-  }).flows, { list: [], rows: [] }, 'no flows: an empty section');
+  }).flows, { list: [], rows: [], truth: [] }, 'no flows: an empty section');
 });
