@@ -18,7 +18,7 @@ import { SFU_NODE } from '../lib/topology.js';
 import { createAdminSampler } from '../sfu/admin-sampler.js';
 import { createSfuBridge } from '../sfu/bridge.js';
 import { createVideoRoom } from '../sfu/janus-api.js';
-import { startJanus } from '../sfu/janus.js';
+import { hostIpv4Address, startJanus } from '../sfu/janus.js';
 import { resolveBrowserPath } from './browser-path.js';
 import { launchPeer } from './browsers.js';
 import { describeEnvironment } from './environment.js';
@@ -59,9 +59,10 @@ const sleep = (ms, signal) => new Promise((resolve) => {
  * @returns {Promise<{ result: import('../lib/result.js').RunResult, runDir: string, resultFile: string }>}
  */
 export async function runScenario({ scenario, video, browserPath, emulator: emulatorName = 'relay', headful = false, outDir, force = false, onSample, log = () => {} }) {
-  // Only the relay rewrites Janus's candidates so far; netem and dummynet would let SFU media bypass their links.
-  if (scenario.topology === 'sfu' && emulatorName !== 'relay') {
-    throw new InputError(`--emulator ${emulatorName}: scenario ${scenario.name} has topology sfu, which runs on the relay emulator only; use --emulator relay`);
+  // dummynet tells peers apart by the port of a loopback candidate, and Janus gathers none on loopback.
+  if (scenario.topology === 'sfu' && emulatorName === 'dummynet') {
+    throw new InputError(`--emulator dummynet: scenario ${scenario.name} has topology sfu, which dummynet cannot shape (it steers media by the port of `
+      + 'loopback candidates, and Janus gathers none on loopback); use --emulator relay or --emulator netem');
   }
   // An extra call would need its own Janus room, and a data channel a direct connection that an SFU call lacks.
   const browserFlow = scenario.topology === 'sfu' && (scenario.flows ?? []).find((flow) => BROWSER_FLOW_KINDS.includes(flow.kind));
@@ -83,7 +84,7 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
   /** @type {Call} */
   const call = {
     scenario, browser, media, headful, emulatorName, startedAt, recorder, onSample, log, emulator: null, processes,
-    releases: [], runDir, kernelCommands: [], flowTruth: [],
+    releases: [], runDir, commands: [], flowTruth: [],
   };
   hold(call, 'process sampler', () => processes.stop().then(() => {}));
   const stopInterrupt = onInterrupt(recorder.interrupt);
@@ -114,7 +115,7 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
     network: {
       emulator: call.emulator?.name ?? emulatorName,
       truth: recorder.truth,
-      commands: [...(call.emulator?.commands ?? []), ...call.kernelCommands],
+      commands: [...(call.emulator?.commands ?? []), ...call.commands],
       scheduleEvents: recorder.scheduleEvents,
     },
     clock: { startedAtEpochMs: startedAt.getTime(), mediaStartEpochMs: recorder.mediaStartEpochMs },
@@ -134,8 +135,9 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
  *   startedAt: Date, recorder: import('./recorder.js').Recorder, onSample?: RunOptions['onSample'], log: (line: string) => void,
  *   emulator: any, signaling?: any, room?: string, processes: import('./process-sampler.js').ProcessSampler,
  *   releases: Array<() => Promise<void>>, runDir: string, sfuSampler?: import('../sfu/admin-sampler.js').AdminSampler,
- *   kernelFlows?: import('../cross/kernel-flows.js').KernelFlows, kernelCommands: object[],
+ *   kernelFlows?: import('../cross/kernel-flows.js').KernelFlows, commands: object[],
  *   flowTruth: Array<{ epochMs: number, flow: string, direction: string, bytesOut: number }> }} Call
+ *   commands: the system commands the run started itself (Janus, kernel flows), beside the emulator's
  */
 
 /** The main call's peers. @param {{ peers: number }} scenario */
@@ -155,14 +157,16 @@ const hold = (call, name, close, options) => {
 };
 
 /**
- * Janus with the run's VideoRoom room. Its closer is registered before it starts; a Janus that cannot start is an
- * EnvironmentError (with its log tail) before any browser launches.
- * @param {Call} call
+ * Janus with the run's VideoRoom room, where the emulator puts the SFU node: in a namespace of its own (netem's
+ * sfuHost) or on the host, gathering on iceAddress. Its closer is registered before it starts; a Janus that cannot
+ * start is an EnvironmentError (with its log tail) before any browser launches.
+ * @param {Call} call @param {string|undefined} iceAddress @param {() => number} clock  seconds on the run clock
  */
-async function startSfu(call) {
+async function startSfu(call, iceAddress, clock) {
+  const host = call.emulator.sfuHost ?? undefined;
   const janus = await startJanus({
     runDir: call.runDir, registerCleanup: (name, close, options) => hold(call, name, close, options),
-    logCommand: (record) => call.log(`janus: ${record.cmd}`),
+    logCommand: (record) => { call.commands.push(record); call.log(`janus: ${record.cmd}`); }, clock, ...(host ? { host } : { iceAddress }),
   });
   call.processes.track('janus', janus.pid);
   await createVideoRoom(janus.apiUrl, { room: SFU_ROOM, publishers: call.scenario.peers });
@@ -180,16 +184,18 @@ async function setUpCall(call) {
   const mainPeers = scenarioPeers(scenario);
   const peers = allPeerNames(scenario);
   const room = `run-${randomBytes(4).toString('hex')}`;
-  const janus = scenario.topology === 'sfu' ? await startSfu(call) : null;
+  // The relay rewrites candidates towards the host address Janus will gather on; netem builds Janus a namespace.
+  const sfuAddress = scenario.topology === 'sfu' ? hostIpv4Address() ?? undefined : undefined;
   // Emulator commands are stamped on the run clock; buildResult moves them onto the media clock.
   const clock = () => (Date.now() - call.startedAt.getTime()) / 1000;
   // The emulator's closer is registered before its set-up starts, so an interrupt half way removes what was built.
   call.emulator = await createEmulator(call.emulatorName, {
-    compiled: scenario.compiled, peers, runId: room, browserPath: call.browser.path, clock, log, sfuAddress: janus?.iceAddress,
+    compiled: scenario.compiled, peers, runId: room, browserPath: call.browser.path, clock, log, sfuAddress,
     registerCleanup: (name, close, options) => hold(call, name, close, options),
   });
   log(`emulator: ${call.emulator.name}${call.emulator.choice ? ` (${call.emulator.choice})` : ''}`);
   if (call.emulator.pid) call.processes.track(call.emulator.name, call.emulator.pid);
+  const janus = scenario.topology === 'sfu' ? await startSfu(call, sfuAddress, clock) : null;
   await startCrossTraffic(call, room, clock);
 
   const bridge = janus && createSfuBridge({
@@ -343,7 +349,7 @@ async function startCrossTraffic(call, room, clock) {
   call.kernelFlows = await startKernelFlows({
     flows, relay: call.emulator.relay, runDir: call.runDir, runId: room, clock,
     registerCleanup: (name, close, options) => hold(call, name, close, options),
-    logCommand: (record) => call.kernelCommands.push(record),
+    logCommand: (record) => call.commands.push(record),
     onError: (error) => call.recorder.fail(`kernel flow: ${error.message}`),
   });
   call.log(`kernel flows: ${flows.map((flow) => `${flow.name} (${flow.kind})`).join(', ')}`);

@@ -1,7 +1,8 @@
 /**
  * Janus's configuration for one run (pure): the files of a configuration folder that loads only the VideoRoom
- * plugin and the HTTP (optionally WebSocket) transport, binds every API to one address (loopback), gathers ICE
- * candidates on one IPv4 address only, uses no STUN/TURN, takes RTP ports from a given range and logs to a file.
+ * plugin and the HTTP (optionally WebSocket) transport, binds every API to one address (loopback, or the SFU
+ * namespace's own on netem), gathers ICE candidates on one IPv4 address only, uses no STUN/TURN, takes RTP ports
+ * from a given range and logs to a file.
  * The ICE address cannot be loopback: Janus 1.1 skips loopback interfaces when gathering, and an enforce list
  * that matches nothing silently gathers on every interface, IPv6 included.
  * Only the wanted modules are loaded because the plugin and transport folders are the run's own folders holding

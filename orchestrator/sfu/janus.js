@@ -2,6 +2,9 @@
  * Janus as a process the run owns: a generated configuration in <runDir>/janus/, free loopback ports, started,
  * checked (the API answers `info`, the Admin API `ping`), and stopped by its registered closer. Under Linux it is
  * started through `setpriv --pdeathsig KILL`, so the kernel kills it when the orchestrator dies, SIGKILL included.
+ * With a network namespace (the netem backend's SFU node) it runs inside it through `ip netns exec`, which execs
+ * Janus in the same process, so the death signal and the pid carry over; its APIs then listen on the namespace's
+ * address, which the orchestrator reaches through the netem router.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
@@ -52,6 +55,8 @@ const closeOnly = (/** @type {string} */ _name, /** @type {() => Promise<unknown
  * @param {boolean} [options.websocket]   also serve the Janus API over WebSocket
  * @param {{httpPort?: number, adminPort?: number, wsPort?: number}} [options.ports]  fixed ports instead of free ones
  * @param {string} [options.iceAddress]  the IPv4 address Janus gathers candidates on (default: the first non-loopback one)
+ * @param {{ netns: string, address: string }} [options.host]  run Janus in this network namespace, its APIs bound to
+ *   and its candidates gathered on `address` (the namespace's own); default: the root namespace, APIs on loopback
  * @param {string} [options.searchPath]   where to look for `janus` and `setpriv` (default $PATH)
  * @param {number} [options.readyTimeoutMs]
  * @param {number} [options.debugLevel]
@@ -59,7 +64,7 @@ const closeOnly = (/** @type {string} */ _name, /** @type {() => Promise<unknown
  */
 export async function startJanus({
   runDir, registerCleanup = closeOnly, logCommand = () => {}, clock, websocket = false, ports = {},
-  searchPath = process.env.PATH ?? '', readyTimeoutMs = READY_TIMEOUT_MS, debugLevel, iceAddress = firstIpv4Address(),
+  searchPath = process.env.PATH ?? '', readyTimeoutMs = READY_TIMEOUT_MS, debugLevel, host, iceAddress = host?.address ?? hostIpv4Address(),
 }) {
   const startedMs = Date.now();
   const now = clock ?? (() => (Date.now() - startedMs) / 1000);
@@ -68,13 +73,16 @@ export async function startJanus({
     throw new EnvironmentError(`Janus not found: no \`janus\` executable on PATH (${searchPath || 'empty'}), so it has no log yet; ${INSTALL_HINT}.`);
   }
   const libDir = findLibDir(executable);
-  const address = '127.0.0.1';
+  const address = host?.address ?? '127.0.0.1';
+  const ip = host ? findExecutable('ip', searchPath) : null;
+  if (host && !ip) throw new EnvironmentError(`Janus: no \`ip\` executable on PATH (${searchPath || 'empty'}) to run it in namespace ${host.netns}; install iproute2.`);
   const configDir = path.join(path.resolve(runDir), 'janus');
   const logFile = path.join(configDir, 'janus.log');
   const consoleFile = path.join(configDir, 'console.log');
-  const httpPort = ports.httpPort ?? await freePort(address);
-  const adminPort = ports.adminPort ?? await freePort(address);
-  const wsPort = websocket ? ports.wsPort ?? await freePort(address) : undefined;
+  // A run's namespace is new and holds nothing else, so a port free on the host's loopback is free there too.
+  const httpPort = ports.httpPort ?? await freePort('127.0.0.1');
+  const adminPort = ports.adminPort ?? await freePort('127.0.0.1');
+  const wsPort = websocket ? ports.wsPort ?? await freePort('127.0.0.1') : undefined;
   const rtpPortRange = randomRtpRange();
   const adminSecret = randomBytes(16).toString('hex');
   if (!iceAddress) {
@@ -91,7 +99,7 @@ export async function startJanus({
   for (const file of config.files) await writeFile(path.join(configDir, file.path), file.content);
   for (const link of config.links) await symlink(link.target, path.join(configDir, link.path));
 
-  const janusArgv = [executable, '-C', config.configFile, '-F', configDir];
+  const janusArgv = [...(host ? [/** @type {string} */ (ip), 'netns', 'exec', host.netns] : []), executable, '-C', config.configFile, '-F', configDir];
   const setpriv = process.platform === 'linux' ? findExecutable('setpriv', searchPath) : null;
   const argv = setpriv && supportsPdeathsig(setpriv) ? [setpriv, '--pdeathsig', 'KILL', '--', ...janusArgv] : janusArgv;
   const atS = Number(now().toFixed(3));
@@ -215,8 +223,8 @@ function findLibDir(executable) {
   return found;
 }
 
-/** The first IPv4 address of an interface that is up and not loopback, or null. */
-function firstIpv4Address() {
+/** The first IPv4 address of an interface that is up and not loopback, or null: where Janus on the host gathers. */
+export function hostIpv4Address() {
   return Object.values(os.networkInterfaces()).flat().find((entry) => entry?.family === 'IPv4' && !entry.internal)?.address ?? null;
 }
 

@@ -8,7 +8,7 @@ import {
 } from '../../orchestrator/emulators/netem/commands.js';
 import { netemTopologyScript } from '../../orchestrator/emulators/netem/script.js';
 import { shellJoin, shellQuote } from '../../orchestrator/emulators/script.js';
-import { chooseAddressBlock, planTopology, shortRunId } from '../../orchestrator/emulators/netem/topology.js';
+import { chooseAddressBlock, namespaceNodes, planTopology, shortRunId } from '../../orchestrator/emulators/netem/topology.js';
 import { truthRow } from '../../orchestrator/emulators/netem/truth.js';
 import { compileNetwork } from '../../orchestrator/lib/schedule.js';
 
@@ -105,6 +105,42 @@ test('a 4-peer mesh with a bottleneck: only traffic from the other side is redir
   ]);
   assert.ok(lines.includes('ip netns exec wtb-abc123-r nft add rule inet wtb_abc123 forward iifname hp1 ip saddr 10.201.7.192/26 ip daddr 10.201.7.128/26 jump bottleneck_back'));
   assert.deepEqual(qdiscLayout(commands)['ifb-bn'], ['bfifo 209: parent 1:9 limit 75000', 'bfifo 20a: parent 1:a limit 75000', 'htb 1: root']);
+});
+
+/** Whether an IPv4 address lies in a CIDR. @param {string} address @param {string} cidr */
+const inCidr = (address, cidr) => {
+  const [base, bits] = cidr.split('/');
+  const toInt = (ip) => ip.split('.').reduce((value, octet) => value * 256 + Number(octet), 0);
+  const size = 2 ** (32 - Number(bits));
+  return Math.floor(toInt(address) / size) === Math.floor(toInt(base) / size);
+};
+
+test('an SFU call\'s network gives the SFU node a namespace right of the bottleneck; each route crosses exactly its links\' stages', () => {
+  const compiled = compileNetwork({ file: 'x.json', durationS: 10, peers: 3, topology: 'sfu', network: { bottleneck: { rateKbps: 2000 } } });
+  assert.deepEqual(Object.keys(compiled.routes).filter((route) => route.includes('sfu')).length, 6, 'compileNetwork built SFU routes');
+  const nodes = namespaceNodes(['p0', 'p1', 'p2'], compiled.routes);
+  assert.deepEqual(nodes, ['p0', 'p1', 'p2', 'sfu']);
+  assert.deepEqual(namespaceNodes(['p0', 'p1'], compileNetwork({ file: 'x.json', durationS: 10, peers: 2, network: {} }).routes), ['p0', 'p1']);
+  const sfuPlan = planTopology({ runId: 'abc123', peers: nodes, links: Object.keys(compiled.links), block: 7 });
+  const sfu = sfuPlan.peers.find((peer) => peer.name === 'sfu');
+  assert.deepEqual([sfu.netns, sfu.routerIf, sfu.side, sfu.address], ['wtb-abc123-sfu', 'sfu', 'right', '10.201.7.198']);
+  const addressOf = (name) => sfuPlan.peers.find((peer) => peer.name === name).address;
+  // A packet is classified by every stage whose u32 selector takes its source and destination; the bottleneck's
+  // stages see only what the destination's router port redirects to the ifb (traffic from the other side).
+  for (const [route, links] of Object.entries(compiled.routes)) {
+    const [from, to] = route.split('->').map(addressOf);
+    const crossed = sfuPlan.stages.filter((stage) => inCidr(from, stage.match[2]) && inCidr(to, stage.match[6])).map((stage) => stage.link);
+    assert.deepEqual(crossed.sort(), [...links].sort(), route);
+  }
+  const lines = setupCommands(sfuPlan, compiled.links, { netem: false }).map(shellJoin);
+  for (const line of [
+    'ip netns add wtb-abc123-sfu',
+    'ip -n wtb-abc123-r neigh replace 10.201.7.198 lladdr 02:77:74:62:00:02 dev hp0 nud permanent',
+    'ip -n wtb-abc123-r rule add iif sfu to 10.201.7.128/25 lookup 100 priority 100',
+    'tc -n wtb-abc123-r filter add dev sfu egress protocol ip prio 1 u32 match ip src 10.201.7.128/26 match ip dst 10.201.7.192/26 action mirred egress redirect dev ifb-bn',
+  ]) assert.ok(lines.includes(line), `missing: ${line}`);
+  // The SFU node has no links: nothing shapes its own port.
+  assert.equal(qdiscLayout(setupCommands(sfuPlan, compiled.links, { netem: false })).sfu.join(), 'clsact ffff: parent ffff:fff1');
 });
 
 test('htbArgs: rate and ceil in bit/s, burst at least one frame, unlimited as 10 Gbit/s', () => {

@@ -9,7 +9,8 @@ import { assertCanRun, netemCapabilities } from './capabilities.js';
 import { listNamespaces, listRootLinks, recordOwner, releaseOwner } from './cleanup.js';
 import { linkCommands, setupCommands, teardownCommands } from './commands.js';
 import { createCommandRunner, killRunningCommands } from '../runner.js';
-import { ADDRESS_SECOND_OCTET, chooseAddressBlock, planTopology, shortRunId } from './topology.js';
+import { SFU_NODE } from '../../lib/topology.js';
+import { ADDRESS_SECOND_OCTET, chooseAddressBlock, namespaceNodes, planTopology, shortRunId } from './topology.js';
 import { linkTruth } from './truth.js';
 
 /** Runs a command (the browser) inside a namespace: WTB_NETNS, WTB_BROWSER, then the browser's arguments. */
@@ -53,8 +54,9 @@ async function usedAddressBlocks(run) {
 export function createNetemEmulator({ peers, compiled, runId, log = () => {}, clock, browserPath = '/usr/bin/chromium', capabilities }) {
   const { run, commands } = createCommandRunner({ clock });
   const linkNames = Object.keys(compiled.links);
+  const nodes = namespaceNodes(peers, compiled.routes);
   // Names do not depend on the address block, so teardown can use them before set-up has chosen one.
-  let plan = planTopology({ runId, peers, links: linkNames, block: 0 });
+  let plan = planTopology({ runId, peers: nodes, links: linkNames, block: 0 });
   let netem = false;
   let closing = false;
   /** @type {Promise<void>|null} */
@@ -84,18 +86,18 @@ export function createNetemEmulator({ peers, compiled, runId, log = () => {}, cl
     await teardown();
     recordOwner(plan.id);
     const block = chooseAddressBlock(shortRunId(runId), await usedAddressBlocks(run));
-    plan = planTopology({ runId, peers, links: linkNames, block });
+    plan = planTopology({ runId, peers: nodes, links: linkNames, block });
     for (const argv of setupCommands(plan, compiled.links, { netem })) {
       if (closing) throw new HarnessError(`netem: set-up of ${plan.routerNetns} interrupted; everything it made is being removed`);
       await run(argv);
     }
     lastCounters.clear();
-    log(`netem: ${peers.length} peer namespaces behind ${plan.routerNetns}, ${netem ? 'netem' : 'nftables'} for loss, signaling on ${plan.control.rootAddress}`);
+    log(`netem: ${nodes.length} namespaces (${nodes.join(', ')}) behind ${plan.routerNetns}, ${netem ? 'netem' : 'nftables'} for loss, signaling on ${plan.control.rootAddress}`);
   }
 
   const peerPlan = (peer) => {
     const found = plan.peers.find((p) => p.name === peer);
-    if (!found) throw new HarnessError(`netem: unknown peer '${peer}'; this run has ${peers.join(', ')}`);
+    if (!found) throw new HarnessError(`netem: unknown peer '${peer}'; this run has ${nodes.join(', ')}`);
     return found;
   };
 
@@ -133,9 +135,18 @@ export function createNetemEmulator({ peers, compiled, runId, log = () => {}, cl
     launchSpec(peer, browser = browserPath) {
       return { executablePath: NETNS_EXEC_SCRIPT, args: [], env: { WTB_NETNS: peerPlan(peer).netns, WTB_BROWSER: browser } };
     },
-    /** @param {string} peer */
+    /** @param {string} peer  a peer or the SFU node */
     addressOf(peer) {
       return peerPlan(peer).address;
+    },
+    /**
+     * Where the SFU runs in an SFU call (after setup): its own namespace, whose address carries both its media and
+     * its HTTP APIs (the root namespace reaches it through the router, unshaped, like signaling); null otherwise.
+     * @returns {{ netns: string, address: string }|null}
+     */
+    get sfuHost() {
+      const sfu = plan.peers.find((p) => p.name === SFU_NODE);
+      return sfu ? { netns: sfu.netns, address: sfu.address } : null;
     },
     /** Removes everything of this run, also mid-set-up (SIGINT); safe to call more than once. */
     async close() {

@@ -8,7 +8,7 @@ import { compileNetwork, groupScheduleEvents } from '../../lib/schedule.js';
 import { renderScheduleScript, renderSetupScript, shellJoin, shellQuote } from '../script.js';
 import { unmetRequirements } from './capabilities.js';
 import { linkCommands, setupCommands, teardownCommands } from './commands.js';
-import { chooseAddressBlock, planTopology, shortRunId } from './topology.js';
+import { chooseAddressBlock, namespaceNodes, planTopology, shortRunId } from './topology.js';
 
 /** @typedef {import('../../lib/schedule.js').CompiledNetwork} CompiledNetwork */
 
@@ -30,7 +30,7 @@ export function netemScript(compiled, { scenario, durationS, peers, netem = true
   const caps = { netns: true, htb: true, ifb: true, nftables: true, netem, reasons: [] };
   const missing = unmetRequirements(compiled, caps);
   if (missing.length > 0) throw new InputError(`export-script ${scenario} --no-sch-netem: ${missing.join('; ')}`);
-  const plan = planTopology({ runId, peers, links: Object.keys(compiled.links), block });
+  const plan = planTopology({ runId, peers: namespaceNodes(peers, compiled.routes), links: Object.keys(compiled.links), block });
   const everything = {
     netns: new Set([plan.routerNetns, ...plan.peers.map((peer) => peer.netns)]),
     rootLinks: new Set([plan.control.rootIf]),

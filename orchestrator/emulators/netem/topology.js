@@ -22,7 +22,7 @@
 import { createHash } from 'node:crypto';
 import { HarnessError } from '../../lib/errors.js';
 import { MAX_PEERS } from '../../lib/schedule.js';
-import { BOTTLENECK_LINKS, peerSide } from '../../lib/topology.js';
+import { BOTTLENECK_LINKS, SFU_NODE, peerSide } from '../../lib/topology.js';
 
 /** Every namespace, root link and nft table of the netem backend starts with this (see `cleanup`). */
 export const NAME_PREFIX = 'wtb';
@@ -65,8 +65,20 @@ export function chooseAddressBlock(id, usedBlocks) {
 }
 
 /**
+ * The nodes that get a namespace: the peers, and in an SFU call the SFU node (Janus runs in it), which the compiled
+ * routes name. The SFU node is planned like a peer on its side of the bottleneck, with no links of its own: a packet
+ * from pi to it crosses pi.up (and the bottleneck between the sides), one from it to pj crosses pj.down, exactly
+ * lib/schedule.js's SFU routes.
+ * @param {string[]} peers @param {Record<string, string[]>} [routes]  compiled.routes
+ * @returns {string[]}
+ */
+export function namespaceNodes(peers, routes = {}) {
+  return Object.keys(routes).some((route) => route.endsWith(`->${SFU_NODE}`)) ? [...peers, SFU_NODE] : peers;
+}
+
+/**
  * @typedef {object} PeerPlan
- * @property {string} name        p0, p1, …
+ * @property {string} name        p0, p1, …, or the SFU node (lib/topology.js SFU_NODE)
  * @property {'left'|'right'} side  of the bottleneck
  * @property {string} netns       wtb-<id>-p0
  * @property {string} peerIf      the peer's interface inside its namespace
