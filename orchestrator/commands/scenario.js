@@ -63,7 +63,9 @@ export async function handler(argv) {
   const { group, names } = resolveScenarioOrGroup(argv.name);
   // Every member is loaded before the first starts, so a bad one costs no run.
   const codec = parseCodecFlag(argv.codec);
-  const scenarios = names.map((name) => loadScenario(name, { timeScale: argv.timeScale, durationS: argv.duration, warmupS: argv.warmup, codec }));
+  const scenarios = names.map((name) => loadScenario(name, {
+    timeScale: argv.timeScale, durationS: argv.duration, warmupS: argv.warmup, codec,
+  }));
   if (!group) {
     process.exitCode = await runOne(scenarios[0], argv, argv.out);
     return;

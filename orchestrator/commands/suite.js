@@ -36,7 +36,9 @@ export const builder = (yargs) => comparisonOptions(yargs
 
 export async function handler(argv) {
   const shard = argv.shard === undefined ? null : parseShard(argv.shard);
-  const suite = loadSuite(argv.suite, { repetitions: argv.repetitions, video: argv.video, emulator: argv.emulator, codec: parseCodecFlag(argv.codec) });
+  const suite = loadSuite(argv.suite, {
+    repetitions: argv.repetitions, video: argv.video, emulator: argv.emulator, codec: parseCodecFlag(argv.codec),
+  });
   const regression = resolveRegressionOptions(regressionFlags(argv), 'flags', suite.regression);
   const baseline = loadBaselineFlag(argv.baseline);
   const assertions = loadAssertionsFlag(argv.assertions)

@@ -76,7 +76,8 @@ export function codecMismatch(requested, negotiated) {
 
 /**
  * @typedef {import('../../client-app/codec.js').NegotiatedCodec} NegotiatedCodec
- * @typedef {{ requested: RequestedCodec|null, peers: Record<string, Record<string, { send: NegotiatedCodec|null, recv: NegotiatedCodec|null, changes: number }>> }} CodecSummary
+ * @typedef {{ send: NegotiatedCodec|null, recv: NegotiatedCodec|null, changes: number }} ConnectionCodecs
+ * @typedef {{ requested: RequestedCodec|null, peers: Record<string, Record<string, ConnectionCodecs>> }} CodecSummary
  *   peers: peer → remote → the last codec each direction used; changes: how many times either changed after the first report
  */
 

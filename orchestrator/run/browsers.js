@@ -41,12 +41,15 @@ export function chromiumArgs(media, pageOrigin) {
  * ('browser-launched') and when the page's load event fired ('page-loaded'). cpuThrottlingRate slows the page's renderer
  * (the DevTools protocol's Emulation.setCPUThrottlingRate), where WebRTC encodes and decodes: a slower device.
  * @param {{ executablePath: string, media: { video: string, audio: string }, url: string, headful?: boolean,
- *   launchSpec?: { executablePath?: string, args?: string[], env?: Record<string,string> }, cpuThrottlingRate?: number,
+ *   launchSpec?: { executablePath?: string, args?: string[], env?: Record<string,string> },
+ *   cpuThrottlingRate?: number,
  *   onMilestone?: (type: 'browser-launched'|'page-loaded') => void, onConsole?: (text: string) => void,
  *   onCrash?: (message: string) => void }} options
  * @returns {Promise<{ browser: import('puppeteer').Browser, page: import('puppeteer').Page, version: string }>}
  */
-export async function launchPeer({ executablePath, media, url, headful = false, launchSpec = {}, cpuThrottlingRate = 1, onMilestone, onConsole, onCrash }) {
+export async function launchPeer({
+  executablePath, media, url, headful = false, launchSpec = {}, cpuThrottlingRate = 1, onMilestone, onConsole, onCrash,
+}) {
   const browser = await puppeteer.launch({
     executablePath: launchSpec.executablePath ?? executablePath,
     headless: !headful,

@@ -268,7 +268,8 @@ async function setUpCall(call) {
       ...(device ? { videoConstraints: JSON.stringify(videoConstraints(device)) } : {}),
     })}`;
     const launched = await launchPeer({
-      executablePath: call.browser.path, media: call.media.peers[peer], url, headful: call.headful, cpuThrottlingRate: device?.cpuThrottlingRate,
+      executablePath: call.browser.path, media: call.media.peers[peer], url, headful: call.headful,
+      cpuThrottlingRate: device?.cpuThrottlingRate,
       launchSpec: call.emulator.launchSpec?.(peer),
       onMilestone: (type) => recorder.event({ type, peer }),
       onConsole: (text) => recorder.event({ type: 'console-error', peer, text }),
@@ -287,7 +288,8 @@ async function setUpCall(call) {
   const timedOut = sleep(CONNECT_TIMEOUT_MS, recorder.signal).then(() => 'timeout');
   if (await Promise.race([whenConnected.then(() => 'connected'), timedOut]) === 'timeout' && !recorder.signal.aborted) {
     recorder.fail(`peers did not connect within ${CONNECT_TIMEOUT_MS / 1000} s (${connected.size} of ${expectedConnections} connections up, `
-      + `${joined.size} of ${peers.length} peers joined${expectedCodecReports ? `, ${codecReports.size} of ${expectedCodecReports} codec reports` : ''}); see the events in result.json`);
+      + `${joined.size} of ${peers.length} peers joined`
+      + `${expectedCodecReports ? `, ${codecReports.size} of ${expectedCodecReports} codec reports` : ''}); see the events in result.json`);
   }
 }
 
