@@ -56,7 +56,7 @@ export function parseCodecFlag(text) {
     }
     object[key] = value;
   }
-  return normalizeCodec(object, '--codec');
+  return normalizeCodec(pairs.length ? object : name, '--codec');
 }
 
 /**
