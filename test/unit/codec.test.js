@@ -66,11 +66,13 @@ test('the flag overrides the scenario file; the file is still checked, and an SF
 });
 
 test('the preference list holds the chosen codec\'s entries in the browser\'s order, then RTX, RED and FEC, nothing else', () => {
-  for (const [name, expected] of [['vp8', ['video/VP8']], ['vp9', ['video/VP9', 'video/VP9']], ['h264', ['video/H264', 'video/H264', 'video/H264']], ['av1', ['video/AV1']]]) {
+  const cases = [['vp8', ['video/VP8']], ['vp9', ['video/VP9', 'video/VP9']], ['h264', ['video/H264', 'video/H264', 'video/H264']], ['av1', ['video/AV1']]];
+  for (const [name, expected] of cases) {
     assert.deepEqual(mimeTypes(preferredCodecs(RECEIVE, normalizeCodec(name, 'x'))), [...expected, ...RESILIENCE], name);
   }
   const constrainedBaseline = preferredCodecs(RECEIVE, normalizeCodec({ name: 'h264', profile: '42e0' }, 'x'));
-  assert.deepEqual(constrainedBaseline.map((codec) => codec.sdpFmtpLine), [RECEIVE[5].sdpFmtpLine, undefined, undefined, undefined, RECEIVE[10].sdpFmtpLine]);
+  assert.deepEqual(constrainedBaseline.map((codec) => codec.sdpFmtpLine),
+    [RECEIVE[5].sdpFmtpLine, undefined, undefined, undefined, RECEIVE[10].sdpFmtpLine]);
   assert.deepEqual(preferredCodecs(RECEIVE, normalizeCodec({ name: 'h264', profile: '64' }, 'x')), []);
   assert.deepEqual(preferredCodecs(RECEIVE.filter((codec) => codec.mimeType !== 'video/AV1'), normalizeCodec('av1', 'x')), []);
 });
