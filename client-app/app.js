@@ -459,6 +459,6 @@ ws.onopen = async () => {
     const video = settings ? Object.fromEntries(Object.entries(settings).filter(([, value]) => ['number', 'string', 'boolean'].includes(typeof value))) : null;
     report('media-ready', { video }, mediaReadyEpochMs);
   } catch (error) {
-    reportError(`getUserMedia: ${error.name}: ${error.message}`);
+    reportError(`getUserMedia: ${error.name}: ${error.message}${error.constraint ? ` (constraint ${error.constraint})` : ''}`);
   }
 };

@@ -37,14 +37,17 @@ export function normalizeDevices(raw, peers, file) {
 }
 
 /**
- * The page's getUserMedia video constraints for a device: the exact capture size (Chromium scales and crops the fake
- * capture to it) and at most its frame rate; `true` (the capture as it is) without one.
+ * The page's getUserMedia video constraints for a device: at most its capture size and frame rate, as a phone's OS caps
+ * its camera (Chromium scales and crops a larger fake capture to it; a smaller one stays as it is: nothing is upscaled);
+ * `true` (the capture as it is) without one.
  * @param {Device|undefined} device @returns {MediaTrackConstraints|true}
  */
 export function videoConstraints(device) {
   if (!device || (device.width === null && device.fps === null)) return true;
   return {
-    ...(device.width === null ? {} : { width: { exact: device.width }, height: { exact: device.height } }),
+    ...(device.width === null ? {} : {
+      width: { ideal: device.width, max: device.width }, height: { ideal: device.height, max: device.height },
+    }),
     ...(device.fps === null ? {} : { frameRate: { ideal: device.fps, max: device.fps } }),
   };
 }

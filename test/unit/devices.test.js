@@ -22,9 +22,9 @@ test('bad devices are refused with the file, peer and field', () => {
   refused({ p1: { cores: 1 } }, /devices\.p1: unknown field 'cores'; allowed: width, height, fps, cpuThrottlingRate/);
 });
 
-test('getUserMedia constraints: the exact size and at most the frame rate; the capture as it is otherwise', () => {
+test('getUserMedia constraints: at most the size and frame rate; the capture as it is otherwise', () => {
   assert.deepEqual(videoConstraints({ width: 640, height: 480, fps: 30, cpuThrottlingRate: 4 }),
-    { width: { exact: 640 }, height: { exact: 480 }, frameRate: { ideal: 30, max: 30 } });
+    { width: { ideal: 640, max: 640 }, height: { ideal: 480, max: 480 }, frameRate: { ideal: 30, max: 30 } });
   assert.deepEqual(videoConstraints({ width: null, height: null, fps: 15, cpuThrottlingRate: 1 }), { frameRate: { ideal: 15, max: 15 } });
   assert.equal(videoConstraints({ width: null, height: null, fps: null, cpuThrottlingRate: 4 }), true);
   assert.equal(videoConstraints(undefined), true);
