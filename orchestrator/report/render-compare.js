@@ -36,11 +36,13 @@ function runLabel(r, i, byCodec) {
 }
 
 /**
- * Runs of different scenarios compare only as a codec comparison: each run's codec known, and one network for all.
+ * Runs of different scenarios compare only as a codec comparison: one network for all, each run's codec known, and as
+ * many codecs as scenarios (codec-vp8 and codec-vp9, not two VP8 scenarios).
  * @param {any[]} results normalized
  */
 const isCodecComparison = (results) => results.every((r) => codecOf(r) !== null)
-  && new Set(results.map((r) => JSON.stringify(r.scenario.network ?? null))).size === 1;
+  && new Set(results.map((r) => JSON.stringify(r.scenario.network ?? null))).size === 1
+  && new Set(results.map(codecOf)).size === new Set(results.map((r) => r.scenario.name)).size;
 
 /**
  * @param {Array<{result: object, sourcePath: string}>} runs at least two, all of one scenario
