@@ -1,9 +1,7 @@
 // Video codec selection, shared by the page and Node (pure): which capability entries a requested codec means, the
-// order handed to RTCRtpTransceiver.setCodecPreferences, and what the stats say was negotiated. The orchestrator's
-// side (validation, the mismatch check, the result's summary) is orchestrator/lib/codec.js.
-
-/** The codecs a run can ask for, by the name used in scenario files and --codec, with their RTP mime type. */
-export const CODEC_MIME_TYPES = Object.freeze({ vp8: 'video/VP8', vp9: 'video/VP9', h264: 'video/H264', av1: 'video/AV1' });
+// order handed to RTCRtpTransceiver.setCodecPreferences, what the stats say was negotiated, and whether that is the
+// requested codec (run/run.js checks each report with it). Validation and the result's summary are
+// orchestrator/lib/codec.js.
 
 /** Entries that protect or repeat a media codec's packets rather than carry a codec: kept beside the chosen one. */
 const RESILIENCE_MIME_TYPES = ['video/rtx', 'video/red', 'video/ulpfec', 'video/flexfec-03'];
@@ -11,7 +9,7 @@ const RESILIENCE_MIME_TYPES = ['video/rtx', 'video/red', 'video/ulpfec', 'video/
 const isResilience = (codec) => RESILIENCE_MIME_TYPES.includes(codec.mimeType.toLowerCase());
 
 /**
- * A requested codec as the page receives it (orchestrator/lib/codec.js normalizeCodec).
+ * A requested codec as the page receives it (orchestrator/lib/codec.js normalizeCodec, which names the codecs).
  * @typedef {{ name: 'vp8'|'vp9'|'h264'|'av1', mimeType: string, scalabilityMode: string|null, profile: string|null }} RequestedCodec
  *   profile: an H.264 profile-level-id prefix in lower-case hex ('42e0', '64')
  * @typedef {{ mimeType: string, clockRate?: number, sdpFmtpLine?: string }} CodecCapability
@@ -95,4 +93,19 @@ export function negotiatedCodecs(stats) {
     };
   };
   return { send: of('outbound-rtp', 'Encoder'), recv: of('inbound-rtp', 'Decoder') };
+}
+
+/**
+ * Why a direction's negotiated codec is not the requested one (the error names both), or null when it is.
+ * @param {RequestedCodec} requested
+ * @param {{ peer: string, remote: string, direction: 'send'|'recv' } & NegotiatedCodec} negotiated
+ */
+export function codecMismatch(requested, negotiated) {
+  const modeDiffers = negotiated.direction === 'send' && requested.scalabilityMode !== null && negotiated.scalabilityMode !== null
+    && negotiated.scalabilityMode !== requested.scalabilityMode;
+  if (codecMatches(negotiated, requested) && !modeDiffers) return null;
+  const got = [negotiated.mimeType.replace(/^video\//, ''), negotiated.sdpFmtpLine && `(${negotiated.sdpFmtpLine})`,
+    negotiated.direction === 'send' && negotiated.scalabilityMode].filter(Boolean).join(' ');
+  const way = negotiated.direction === 'send' ? `sends to ${negotiated.remote}` : `receives from ${negotiated.remote}`;
+  return `codec ${describeRequested(requested)} requested, but ${negotiated.peer} ${way} with ${got} (payload type ${negotiated.payloadType ?? '?'})`;
 }

@@ -1,10 +1,12 @@
-// The video codec a run asks for (pure): the scenario field and the --codec flag validated into one shape, the check of
-// what a page negotiated against it, and the per-peer summary in result.environment.codecs. What the page does with
-// it (setCodecPreferences, the capability check, reading getStats) is client-app/codec.js, which both sides share.
-import { CODEC_MIME_TYPES, codecMatches, describeRequested } from '../../client-app/codec.js';
+// The video codec a run asks for (pure): the scenario field and the --codec flag validated into one shape, and the
+// per-peer summary in result.environment.codecs. What the page does with it (setCodecPreferences, the capability
+// check, reading getStats) and the check of what it negotiated are client-app/codec.js: the page can load only
+// client-app/, and the run (run/run.js) uses the same module.
 import { InputError } from './errors.js';
 import { describeValue, expectObject } from './validate.js';
 
+/** The codecs a run can ask for, by the name used in scenario files and --codec, with their RTP mime type. */
+export const CODEC_MIME_TYPES = Object.freeze({ vp8: 'video/VP8', vp9: 'video/VP9', h264: 'video/H264', av1: 'video/AV1' });
 export const CODEC_NAMES = Object.keys(CODEC_MIME_TYPES);
 export const CODEC_FIELDS = ['name', 'scalabilityMode', 'profile'];
 /** webrtc-svc's modes: L/S spatial layers, T temporal layers, optional _KEY/_KEY_SHIFT and h (1.5:1 spatial ratio). */
@@ -57,21 +59,6 @@ export function parseCodecFlag(text) {
     object[key] = value;
   }
   return normalizeCodec(pairs.length ? object : name, '--codec');
-}
-
-/**
- * Why a direction's negotiated codec is not the requested one (the error names both), or null when it is.
- * @param {RequestedCodec} requested
- * @param {{ peer: string, remote: string, direction: 'send'|'recv' } & import('../../client-app/codec.js').NegotiatedCodec} negotiated
- */
-export function codecMismatch(requested, negotiated) {
-  const modeDiffers = negotiated.direction === 'send' && requested.scalabilityMode !== null && negotiated.scalabilityMode !== null
-    && negotiated.scalabilityMode !== requested.scalabilityMode;
-  if (codecMatches(negotiated, requested) && !modeDiffers) return null;
-  const got = [negotiated.mimeType.replace(/^video\//, ''), negotiated.sdpFmtpLine && `(${negotiated.sdpFmtpLine})`,
-    negotiated.direction === 'send' && negotiated.scalabilityMode].filter(Boolean).join(' ');
-  const way = negotiated.direction === 'send' ? `sends to ${negotiated.remote}` : `receives from ${negotiated.remote}`;
-  return `codec ${describeRequested(requested)} requested, but ${negotiated.peer} ${way} with ${got} (payload type ${negotiated.payloadType ?? '?'})`;
 }
 
 /**
