@@ -1,4 +1,4 @@
-// Codec selection and constrained devices with real browsers through the relay (360p30, 15 s per codec): each of
+// Codec selection and constrained devices with real browsers through the relay (360p30, 12 s per codec): each of
 // VP8, VP9, H.264 and AV1 negotiated on both connections' both directions and recorded with video flowing; a codec
 // this Chromium cannot send (H.264 High profile: its capabilities list only 42…/4d… profiles) failing with exit 4
 // before the call; the four runs side by side in `compare`; and constrained-device's throttled peer. Its encoder does
@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { runCli, runScenarioCli, tempDir } from './helpers/cli.js';
 
 const CODECS = { vp8: 'video/VP8', vp9: 'video/VP9', h264: 'video/H264', av1: 'video/AV1' };
-const SHORT = ['--duration', '15', '--warmup', '5'];
+const SHORT = ['--duration', '12', '--warmup', '4'];
 /** @type {Record<string, { out: string, result: any }>} */
 const runs = {};
 
@@ -27,7 +27,9 @@ for (const [name, mimeType] of Object.entries(CODECS)) {
       for (const direction of ['send', 'recv']) {
         const codec = connection?.[direction];
         assert.equal(codec?.mimeType, mimeType, `${peer}->${remote} ${direction}: ${JSON.stringify(connection)}`);
-        assert.ok(Number.isInteger(codec.payloadType) && codec.payloadType >= 96, `${peer} ${direction} payload type ${codec.payloadType}`);
+        // Dynamic payload types: 96-127, and 35-63 where Chromium ran out of those (AV1 gets 45).
+        const dynamic = (codec.payloadType >= 96 && codec.payloadType <= 127) || (codec.payloadType >= 35 && codec.payloadType <= 63);
+        assert.ok(Number.isInteger(codec.payloadType) && dynamic, `${peer} ${direction} payload type ${codec.payloadType}`);
         assert.ok(codec.implementation, `${peer} ${direction}: no ${direction === 'send' ? 'encoder' : 'decoder'} implementation`);
         assert.equal(typeof codec.powerEfficient, 'boolean', `${peer} ${direction} powerEfficient`);
         if (name !== 'vp8') assert.ok(codec.sdpFmtpLine, `${peer} ${direction}: ${name} has an fmtp line`);
