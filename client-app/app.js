@@ -1,6 +1,7 @@
 // One peer of a test call: fake-device media, negotiation through the signaling server, and a drift-free
 // 1 s getStats() sampler whose per-interval values stream to the orchestrator over the same WebSocket. During the
 // call the orchestrator's commands (signaling/messages.js COMMAND_TYPES) start and end extra calls and bulk data flows.
+import { negotiatedCodecs, preferredCodecs, unsupportedReason } from './codec.js';
 import { dataMetrics, intervalMetrics, snapshotFromStats } from './stats.js';
 
 const params = new URLSearchParams(location.search);
@@ -13,6 +14,10 @@ const sfu = params.get('sfu');
 // The peers this page calls once it joins (those already there); without it, every peer. An extra call's peers get
 // none: they call when the orchestrator says so.
 const callAtJoin = params.has('callAtJoin') ? params.get('callAtJoin').split(',').filter(Boolean) : null;
+/** The video codec every connection must use (orchestrator/lib/codec.js normalizeCodec), or null: the browser's choice. */
+const requestedCodec = params.has('codec') ? JSON.parse(params.get('codec')) : null;
+/** getUserMedia's video constraints for a constrained device (orchestrator/lib/devices.js videoConstraints). */
+const videoConstraints = params.has('videoConstraints') ? JSON.parse(params.get('videoConstraints')) : true;
 const statusEl = document.getElementById('status');
 
 const ws = new WebSocket(params.get('signal'));
@@ -26,7 +31,11 @@ const reportError = (message) => report('error', { message: String(message).slic
 window.addEventListener('error', (e) => reportError(e.message));
 window.addEventListener('unhandledrejection', (e) => reportError(e.reason?.stack ?? e.reason));
 
-/** @type {Map<string, { pc: RTCPeerConnection, pending: RTCIceCandidateInit[], hasRemote: boolean, videos: HTMLVideoElement[] }>} */
+/**
+ * codecs: the last reported codec of each video direction, as JSON (a `codec` event goes out when it changes).
+ * @type {Map<string, { pc: RTCPeerConnection, pending: RTCIceCandidateInit[], hasRemote: boolean, videos: HTMLVideoElement[],
+ *   codecs: Record<string, string> }>}
+ */
 const connections = new Map();
 /** @type {Map<string, RTCRtpTransceiverDirection>} The media direction of an extra call, from its `call` command; else sendrecv. */
 const directions = new Map();
@@ -51,7 +60,7 @@ const watchedTransports = new WeakSet();
 const localStream = new MediaStream();
 /** When getUserMedia resolved: reported once the socket is open, which may be later. */
 let mediaReadyEpochMs = 0;
-const localMedia = navigator.mediaDevices.getUserMedia({ audio: true, video: true }).then((stream) => {
+const localMedia = navigator.mediaDevices.getUserMedia({ audio: true, video: videoConstraints }).then((stream) => {
   mediaReadyEpochMs = Date.now();
   for (const track of stream.getTracks()) localStream.addTrack(track);
   for (const { pc } of connections.values()) giveTracks(pc);
@@ -61,18 +70,82 @@ const localMedia = navigator.mediaDevices.getUserMedia({ audio: true, video: tru
 // Diagnostics hook for tests and --headful debugging (e.g. evaluating other stats libraries against ours).
 /** @type {any} */ (window).testbed = { connections };
 let sampling = null;
+/** Why this browser cannot use the requested codec (reported once joined: the run fails before the call), or null. */
+const codecProblem = checkCodec();
+
+async function checkCodec() {
+  if (!requestedCodec) return null;
+  if (!('setCodecPreferences' in RTCRtpTransceiver.prototype)) return 'codec selection needs RTCRtpTransceiver.setCodecPreferences, which this browser lacks';
+  const capabilities = { send: RTCRtpSender.getCapabilities('video').codecs, receive: RTCRtpReceiver.getCapabilities('video').codecs };
+  const reason = unsupportedReason(capabilities, requestedCodec);
+  if (reason || !requestedCodec.scalabilityMode) return reason;
+  // getCapabilities does not list scalability modes; Media Capabilities answers for WebRTC encoders.
+  const { supported } = await navigator.mediaCapabilities.encodingInfo({
+    type: 'webrtc', video: { contentType: requestedCodec.mimeType, width: 1280, height: 720, bitrate: 2_000_000, framerate: 30, scalabilityMode: requestedCodec.scalabilityMode },
+  });
+  return supported ? null : `codec ${requestedCodec.mimeType} with scalability mode ${requestedCodec.scalabilityMode} requested, but navigator.mediaCapabilities.encodingInfo says this browser cannot encode it`;
+}
+
+/**
+ * Restricts every video transceiver to the requested codec (and its RTX/RED/FEC) before an offer or answer: the
+ * standard way, which Chromium and Firefox ≥ 128 implement, so no SDP is rewritten. @param {RTCPeerConnection} pc
+ */
+function preferCodec(pc) {
+  if (!requestedCodec) return;
+  const preferred = preferredCodecs(RTCRtpReceiver.getCapabilities('video').codecs, requestedCodec);
+  for (const transceiver of pc.getTransceivers()) {
+    if (transceiver.receiver.track.kind === 'video') transceiver.setCodecPreferences(preferred);
+  }
+}
+
+/** The requested scalability mode on every video sender, once its codec is negotiated. @param {RTCPeerConnection} pc */
+async function applyScalabilityMode(pc) {
+  if (!requestedCodec?.scalabilityMode) return;
+  for (const { sender, receiver } of pc.getTransceivers()) {
+    const parameters = sender.getParameters();
+    if (receiver.track.kind !== 'video' || !parameters.encodings?.length) continue;
+    for (const encoding of parameters.encodings) /** @type {any} */ (encoding).scalabilityMode = requestedCodec.scalabilityMode;
+    await sender.setParameters(parameters);
+  }
+}
+
+/**
+ * Reports each video direction's codec with a remote when first seen and whenever it changes (the orchestrator checks
+ * it against the requested one). @param {string} remote @param {Array<Record<string, any>>} stats
+ */
+function noteCodecs(remote, stats) {
+  const entry = connections.get(remote);
+  if (!entry) return;
+  for (const [direction, codec] of Object.entries(negotiatedCodecs(stats))) {
+    const json = codec && JSON.stringify(codec);
+    if (!json || entry.codecs[direction] === json) continue;
+    entry.codecs[direction] = json;
+    report('codec', { remote, direction, ...codec });
+  }
+}
+
+/** Until sampling starts (its ticks take over), reads a connected remote's codecs four times a second. */
+function watchCodecs(remote, pc) {
+  const timer = setInterval(async () => {
+    if (sampling || pc.connectionState === 'closed') clearInterval(timer);
+    else noteCodecs(remote, [...(await pc.getStats()).values()]);
+  }, 250);
+}
 
 function connectionTo(remote) {
   let entry = connections.get(remote);
   if (entry) return entry;
   const pc = new RTCPeerConnection({ iceServers: [], bundlePolicy: 'max-bundle' });
-  entry = { pc, pending: [], hasRemote: false, videos: [] };
+  entry = { pc, pending: [], hasRemote: false, videos: [], codecs: {} };
   connections.set(remote, entry);
   pc.onicecandidate = ({ candidate }) => candidate && send({ type: 'candidate', to: remote, candidate: candidate.toJSON() });
   // The set-up milestones (orchestrator/lib/setup-breakdown.js): both descriptions set, ICE, DTLS, first RTP, first frame.
   pc.onsignalingstatechange = () => pc.signalingState === 'stable' && report('negotiated', { remote });
   pc.oniceconnectionstatechange = () => report('ice-state', { remote, state: pc.iceConnectionState });
-  pc.onconnectionstatechange = () => report('connection-state', { remote, state: pc.connectionState });
+  pc.onconnectionstatechange = () => {
+    report('connection-state', { remote, state: pc.connectionState });
+    if (pc.connectionState === 'connected') watchCodecs(remote, pc);
+  };
   pc.ontrack = ({ track, streams }) => {
     if (track.kind !== 'video') return;
     // A remote track is unmuted when its first RTP packet arrives.
@@ -128,7 +201,9 @@ async function offerTo(remote, direction) {
   const { pc } = connectionTo(remote);
   for (const kind of ['audio', 'video']) pc.addTransceiver(kind, { direction, streams: [localStream] });
   giveTracks(pc);
+  preferCodec(pc);
   await sendOffer(remote, pc);
+  await applyScalabilityMode(pc);
   watchDtls(remote, pc);
   if (paused.has(remote)) await setSending(remote, false);
 }
@@ -237,7 +312,11 @@ function followRate(remote, sentKbps) {
 
 /** @returns {Promise<Array<[string, import('./stats.js').Snapshot]>>} */
 async function snapshotAll() {
-  return Promise.all([...connections].map(async ([remote, { pc }]) => [remote, snapshotFromStats([...(await pc.getStats()).values()])]));
+  return Promise.all([...connections].map(async ([remote, { pc }]) => {
+    const stats = [...(await pc.getStats()).values()];
+    noteCodecs(remote, stats);
+    return [remote, snapshotFromStats(stats)];
+  }));
 }
 
 // Ticks are anchored to the orchestrator's media start, so every peer samples at the same instants and
@@ -275,6 +354,8 @@ async function startSampling(mediaStartEpochMs) {
 
 const handlers = {
   async joined({ peers }) {
+    // The codec problem is reported once the socket is open: no connection is made.
+    if (await codecProblem) return;
     if (sfu) {
       setStatus(`joined room ${room}; publishing to ${sfu}`);
       await offerTo(sfu, 'sendonly');
@@ -285,7 +366,7 @@ const handlers = {
     for (const remote of callees) await offerTo(remote, 'sendrecv');
   },
   async offer({ from, sdp }) {
-    if (hungUp.has(from)) return;
+    if (hungUp.has(from) || await codecProblem) return;
     const { pc } = await applyRemote(from, { type: 'offer', sdp });
     // An SFU's offer only delivers a remote's stream: the answer receives (the page publishes on its own connection).
     if (!sfu) {
@@ -295,8 +376,10 @@ const handlers = {
       }
       giveTracks(pc);
     }
+    preferCodec(pc);
     const answer = await pc.createAnswer();
     await pc.setLocalDescription(answer);
+    await applyScalabilityMode(pc);
     watchDtls(from, pc);
     send({ type: 'answer', to: from, sdp: answer.sdp });
     if (paused.has(from)) await setSending(from, false);
@@ -368,12 +451,14 @@ ws.onmessage = async ({ data }) => {
 
 ws.onopen = async () => {
   send({ type: 'join', room, peer });
+  const problem = await codecProblem;
+  if (problem) reportError(problem);
   try {
     const settings = (await localMedia).getVideoTracks()[0]?.getSettings();
     // Plain values only: the server accepts a flat object, whatever a newer browser adds to the settings.
     const video = settings ? Object.fromEntries(Object.entries(settings).filter(([, value]) => ['number', 'string', 'boolean'].includes(typeof value))) : null;
     report('media-ready', { video }, mediaReadyEpochMs);
   } catch (error) {
-    reportError(`getUserMedia: ${error.name}: ${error.message}`);
+    reportError(`getUserMedia: ${error.name}: ${error.message}${error.constraint ? ` (constraint ${error.constraint})` : ''}`);
   }
 };

@@ -42,6 +42,7 @@ export function snapshotFromStats(stats) {
         qualityLimitationReason: last(outbound, 'qualityLimitationReason'),
         qualityLimitationDurations: limitationDurations,
         codec: codecOf(outbound),
+        implementation: last(outbound, 'encoderImplementation'),
       },
       in: inbound.length === 0 ? null : {
         bytes: sumBy(inbound, 'bytesReceived'),
@@ -58,7 +59,9 @@ export function snapshotFromStats(stats) {
         nackCount: sumBy(inbound, 'nackCount'),
         pliCount: sumBy(inbound, 'pliCount'),
         freezeCount: sumBy(inbound, 'freezeCount'),
+        qpSum: sumBy(inbound, 'qpSum'),
         codec: codecOf(inbound),
+        implementation: last(inbound, 'decoderImplementation'),
       },
     };
   };
@@ -133,6 +136,9 @@ export function intervalMetrics(prev, cur) {
   const perSecond = (value) => (value === null ? null : round(value / intervalS, 2));
   const vOut = cur.video.out;
   const vIn = cur.video.in;
+  const framesDecoded = delta('video', 'in', 'framesDecoded');
+  // The signaling edge refuses longer texts (signaling/messages.js MAX_SAMPLE_TEXT_CHARS).
+  const text = (value) => (typeof value === 'string' && value !== '' ? value.slice(0, 64) : null);
 
   const rttMeasurements = cur.rtt.measurements - prev.rtt.measurements;
   const rttMs = rttMeasurements > 0
@@ -164,9 +170,13 @@ export function intervalMetrics(prev, cur) {
       sentFps: perSecond(delta('video', 'out', 'frames')) ?? vOut?.fps ?? null,
       recvWidth: vIn?.width ?? null,
       recvHeight: vIn?.height ?? null,
-      recvFps: perSecond(delta('video', 'in', 'framesDecoded')),
+      recvFps: perSecond(framesDecoded),
       qualityLimitationReason: vOut ? dominantLimitation(prev.video.out, vOut) : null,
       codec: vOut?.codec ?? vIn?.codec ?? null,
+      encoderImplementation: text(vOut?.implementation),
+      decoderImplementation: text(vIn?.implementation),
+      // The decoded frames' mean quantizer: on the codec's own scale (VP8 0-127, VP9 and AV1 0-255, H.264 0-51).
+      qpPerFrame: framesDecoded > 0 ? round(delta('video', 'in', 'qpSum') / framesDecoded, 2) : null,
       nackCount: delta('video', 'in', 'nackCount'),
       pliCount: delta('video', 'in', 'pliCount'),
       freezeCount: delta('video', 'in', 'freezeCount'),

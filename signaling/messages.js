@@ -6,7 +6,7 @@ export const NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 export const MESSAGE_TYPES = Object.freeze(['join', 'offer', 'answer', 'candidate', 'stats', 'event']);
 /** What client-app/app.js reports. */
 export const EVENT_TYPES = Object.freeze([
-  'media-ready', 'negotiated', 'ice-state', 'dtls-state', 'connection-state', 'first-rtp', 'first-frame', 'data-channel', 'error',
+  'media-ready', 'negotiated', 'ice-state', 'dtls-state', 'connection-state', 'first-rtp', 'first-frame', 'data-channel', 'codec', 'error',
 ]);
 /** RTCPeerConnectionState. */
 export const CONNECTION_STATES = Object.freeze(['new', 'connecting', 'connected', 'disconnected', 'failed', 'closed']);
@@ -14,6 +14,8 @@ export const CONNECTION_STATES = Object.freeze(['new', 'connecting', 'connected'
 export const ICE_STATES = Object.freeze(['new', 'checking', 'connected', 'completed', 'disconnected', 'failed', 'closed']);
 /** RTCDtlsTransportState. */
 export const DTLS_STATES = Object.freeze(['new', 'connecting', 'connected', 'closed', 'failed']);
+/** The two directions of a connection's video whose codec a `codec` event reports (client-app/codec.js negotiatedCodecs). */
+export const CODEC_DIRECTIONS = Object.freeze(['send', 'recv']);
 /** RTCDataChannelState. */
 export const DATA_CHANNEL_STATES = Object.freeze(['connecting', 'open', 'closing', 'closed']);
 /**
@@ -245,6 +247,11 @@ const oneOf = (states) => (value, path) => {
   return /** @type {string} */ (value);
 };
 
+/** @param {(value: unknown, path: string) => unknown} check @returns {(value: unknown, path: string) => unknown} */
+const orNull = (check) => (value, path) => (value === null ? null : check(value, path));
+/** @param {number} maxChars */
+const text = (maxChars) => (value, path) => expectText(value, path, maxChars);
+
 /** @param {unknown} value @param {string} path @param {string} self */
 const remotePeer = (value, path, self) => expectOtherPeer(value, path, self);
 
@@ -259,7 +266,21 @@ const EVENT_FIELDS = {
   'first-frame': { remote: remotePeer },
   // `flow` is the channel's label, which the remote page chose: checked like any name.
   'data-channel': { remote: remotePeer, flow: expectName, state: oneOf(DATA_CHANNEL_STATES) },
-  error: { message: (value, path) => expectText(value, path, MAX_EVENT_TEXT_CHARS) },
+  // What a direction of the connection's video uses, reported when first seen and whenever it changes.
+  codec: {
+    remote: remotePeer,
+    direction: oneOf(CODEC_DIRECTIONS),
+    mimeType: text(64),
+    payloadType: orNull((value, path) => expectNumber(value, path, { min: 0, max: 127, integer: true })),
+    sdpFmtpLine: orNull(text(MAX_SETTINGS_TEXT_CHARS)),
+    implementation: orNull(text(MAX_SETTINGS_TEXT_CHARS)),
+    powerEfficient: orNull((value, path) => {
+      if (typeof value !== 'boolean') throw new ShapeError(`${path} must be true, false or null, got ${describeValue(value)}`);
+      return value;
+    }),
+    scalabilityMode: orNull(text(32)),
+  },
+  error: { message: text(MAX_EVENT_TEXT_CHARS) },
 };
 
 /**

@@ -38,6 +38,14 @@ test('bad flags exit 2 naming the flag', async () => {
   const { code, stderr } = await runCli(['scenario', 'unconstrained', '--time-scale', '-1']);
   assert.equal(code, 2);
   assert.match(stderr, /--time-scale/);
+  for (const command of [['scenario', 'unconstrained'], ['suite', 'smoke', '--dry-run']]) {
+    const codec = await runCli([...command, '--codec', 'vp7']);
+    assert.equal(codec.code, 2, `${command[0]}: ${codec.stderr}`);
+    assert.match(codec.stderr, /--codec: "vp7" is not a codec the harness can select; use one of vp8, vp9, h264, av1/);
+  }
+  const sfu = await runCli(['scenario', 'sfu-2', '--codec', 'vp9']);
+  assert.equal(sfu.code, 2);
+  assert.match(sfu.stderr, /--codec: codec selection needs a mesh call; scenario sfu-2 has topology sfu/);
 });
 
 test('no browser: exit 3 with a message naming --browser-path and npm run setup', async () => {

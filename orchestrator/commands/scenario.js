@@ -3,6 +3,7 @@ import { DEFAULT_PRESET, PRESETS } from '../lib/media-presets.js';
 import { EMULATORS } from '../emulators/index.js';
 import { installProcessHandlers } from '../lib/shutdown.js';
 import { InputError } from '../lib/errors.js';
+import { CODEC_NAMES, parseCodecFlag } from '../lib/codec.js';
 import { createProgress } from '../run/progress.js';
 import { RESULTS_ROOT } from '../lib/paths.js';
 import { defaultRunDir } from '../run/output.js';
@@ -27,7 +28,9 @@ export const builder = (yargs) => yargs
   .option('video', { describe: `video preset (${Object.keys(PRESETS).join(', ')}) or a .y4m file`, type: 'string', default: DEFAULT_PRESET })
   .option('emulator', { describe: 'network emulator', choices: EMULATORS, default: 'relay' })
   .option('headful', { describe: 'show the browser windows', type: 'boolean', default: false })
+  .option('codec', { describe: `video codec every connection must use (${CODEC_NAMES.join(', ')}), optionally :scalabilityMode=<mode> and, for h264, :profile=<hex>; overrides the scenario's`, type: 'string' })
   .check((argv) => {
+    parseCodecFlag(argv.codec);
     if (!(argv.timeScale > 0)) throw new InputError(`--time-scale must be a number above 0, got ${argv.timeScale}`);
     if (argv.duration !== undefined && !(argv.duration > 0)) throw new InputError(`--duration must be a number of seconds above 0, got ${argv.duration}`);
     if (argv.warmup !== undefined && !(argv.warmup >= 0)) throw new InputError(`--warmup must be 0 or more seconds, got ${argv.warmup}`);
@@ -59,7 +62,10 @@ export async function handler(argv) {
   installProcessHandlers();
   const { group, names } = resolveScenarioOrGroup(argv.name);
   // Every member is loaded before the first starts, so a bad one costs no run.
-  const scenarios = names.map((name) => loadScenario(name, { timeScale: argv.timeScale, durationS: argv.duration, warmupS: argv.warmup }));
+  const codec = parseCodecFlag(argv.codec);
+  const scenarios = names.map((name) => loadScenario(name, {
+    timeScale: argv.timeScale, durationS: argv.duration, warmupS: argv.warmup, codec,
+  }));
   if (!group) {
     process.exitCode = await runOne(scenarios[0], argv, argv.out);
     return;

@@ -2,6 +2,7 @@ import { PRESETS } from '../lib/media-presets.js';
 import { EMULATORS } from '../emulators/index.js';
 import { installProcessHandlers } from '../lib/shutdown.js';
 import { InputError } from '../lib/errors.js';
+import { CODEC_NAMES, parseCodecFlag } from '../lib/codec.js';
 import { loadAssertions } from '../suite/assertions.js';
 import { resolveRegressionOptions } from '../suite/baseline.js';
 import { checkVideoFlag, comparisonOptions, finish, loadAssertionsFlag, loadBaselineFlag, regressionFlags } from '../suite/cli.js';
@@ -20,6 +21,7 @@ export const builder = (yargs) => comparisonOptions(yargs
   .option('repetitions', { type: 'number', describe: 'runs per scenario instead of the suite\'s' })
   .option('video', { type: 'string', describe: `video preset (${Object.keys(PRESETS).join(', ')}) or a .y4m file, instead of the suite's` })
   .option('emulator', { choices: EMULATORS, describe: 'network emulator instead of the suite\'s' })
+  .option('codec', { type: 'string', describe: `video codec of every run (${CODEC_NAMES.join(', ')}, optionally :scalabilityMode=<mode>, :profile=<hex>), instead of the scenarios'` })
   .option('browser-path', { type: 'string', describe: 'Chrome/Chromium executable (default: $CHROME_PATH, then well-known paths)' })
   .option('headful', { type: 'boolean', default: false, describe: 'show the browser windows' })
   .option('dry-run', { type: 'boolean', default: false, describe: 'print the runs this suite (or shard) would make, and exit' }))
@@ -28,12 +30,15 @@ export const builder = (yargs) => comparisonOptions(yargs
       throw new InputError(`--repetitions must be an integer of at least 1, got ${argv.repetitions}`);
     }
     checkVideoFlag(argv.video);
+    parseCodecFlag(argv.codec);
     return true;
   });
 
 export async function handler(argv) {
   const shard = argv.shard === undefined ? null : parseShard(argv.shard);
-  const suite = loadSuite(argv.suite, { repetitions: argv.repetitions, video: argv.video, emulator: argv.emulator });
+  const suite = loadSuite(argv.suite, {
+    repetitions: argv.repetitions, video: argv.video, emulator: argv.emulator, codec: parseCodecFlag(argv.codec),
+  });
   const regression = resolveRegressionOptions(regressionFlags(argv), 'flags', suite.regression);
   const baseline = loadBaselineFlag(argv.baseline);
   const assertions = loadAssertionsFlag(argv.assertions)

@@ -56,6 +56,9 @@ const PER_SECOND = [
   { path: 'video.fecPacketsReceived', label: 'Video FEC packets received', unit: 'per s', decimals: 1, worseWhen: 'higher' },
   { path: 'video.jitterMs', label: 'Video jitter', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 25 },
   { path: 'video.jitterBufferDelayMs', label: 'Video jitter-buffer delay', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 26 },
+  // qpSum over framesDecoded per interval: on the codec's own scale (VP8 0-127, VP9 and AV1 0-255, H.264 0-51), so
+  // compare it between runs of one codec, not across codecs.
+  { path: 'video.qpPerFrame', label: 'Received QP per frame (codec\'s scale)', unit: 'QP', decimals: 1, worseWhen: 'higher', headline: 'detail', row: 27 },
   { path: 'audio.sendKbps', label: 'Audio send rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'detail', row: 8 },
   { path: 'audio.recvKbps', label: 'Audio rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'compared', row: 1 },
   { path: 'audio.jitterMs', label: 'Audio jitter', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 11 },

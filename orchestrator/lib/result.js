@@ -37,6 +37,8 @@ export const SCHEMA_VERSION = 1;
  * @property {string} endedAt    ISO time
  * @property {MediaFiles & { peers: Record<string, MediaFiles> }} media  the run's (--video), and what each peer's browser
  *   was fed: the scenario's per-peer preset, else the run's
+ * @property {import('./codec.js').CodecSummary} [codecs]  the requested video codec and, per peer and remote, what each
+ *   direction last used (mime type, payload type, fmtp line, encoder/decoder implementation, power efficiency)
  * @typedef {{ preset: string|null, video: string, audio: string, width: number, height: number, fps: number }} MediaFiles
  *
  * @typedef {object} RunResult  result.json

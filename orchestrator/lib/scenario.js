@@ -12,6 +12,8 @@ import { readJsonFile } from './json-file.js';
 import { describeValue, expectFileName, expectNumber, expectObject, expectText } from './validate.js';
 import { validateReference } from './reference.js';
 import { normalizeFlows, normalizeMainCall } from './flows.js';
+import { normalizeCodec } from './codec.js';
+import { normalizeDevices } from './devices.js';
 import { DEFAULT_DURATION_S, DEFAULT_PEERS, MAX_DURATION_S, MAX_PEERS, compileNetwork } from './schedule.js';
 
 export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.url));
@@ -19,7 +21,8 @@ export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.u
 /** J16 reports ~10 s of ramp-up once media flows; the measurement window starts after it. */
 export const DEFAULT_WARMUP_S = 10;
 
-const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'topology', 'media', 'network', 'mainCall', 'flows', 'reference'];
+const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'topology', 'media', 'network', 'mainCall', 'flows',
+  'reference', 'codec', 'devices'];
 
 /** How the peers' media travels: `mesh`, every peer to every other; `sfu`, every peer to Janus and back (lib/topology.js). */
 export const TOPOLOGIES = ['mesh', 'sfu'];
@@ -38,6 +41,8 @@ export const TOPOLOGIES = ['mesh', 'sfu'];
  * @property {number} allPeers       the main call's and two per call flow (lib/flows.js flowPeers)
  * @property {string} topology        'mesh' or 'sfu'
  * @property {Record<string, string>} media  peer → its own video preset; every other peer uses the run's (--video)
+ * @property {import('./codec.js').RequestedCodec|null} codec  the video codec every connection must use (--codec over the file's)
+ * @property {Record<string, import('./devices.js').Device>} devices  peer → its capture size, frame rate and CPU throttling
  * @property {object} network            as written
  * @property {import('./flows.js').MainCall} mainCall  when its media starts and which way it flows (times scaled)
  * @property {import('./flows.js').Flow[]} flows  normalised, times scaled (docs/scenario-format.md "Flows")
@@ -86,11 +91,11 @@ export function listScenarios() {
 /**
  * Loads a shipped scenario by name, or any scenario file by path (contains '/' or ends in .json).
  * @param {string} nameOrPath
- * @param {{timeScale?: number, durationS?: number, warmupS?: number}} [options]
- *   timeScale compresses the schedule and duration (smoke runs); durationS and warmupS override the file's
+ * @param {{timeScale?: number, durationS?: number, warmupS?: number, codec?: import('./codec.js').RequestedCodec|null}} [options]
+ *   timeScale compresses the schedule and duration (smoke runs); durationS, warmupS and codec (--codec) override the file's
  * @returns {ResolvedScenario}
  */
-export function loadScenario(nameOrPath, { timeScale = 1, durationS, warmupS: warmupOverrideS } = {}) {
+export function loadScenario(nameOrPath, { timeScale = 1, durationS, warmupS: warmupOverrideS, codec: codecOverride = null } = {}) {
   expectNumber(timeScale, 'timeScale (--time-scale)', { above: 0 });
   if (durationS !== undefined) expectNumber(durationS, 'durationS (--duration)', { above: 0, max: MAX_DURATION_S });
   if (warmupOverrideS !== undefined) expectNumber(warmupOverrideS, 'warmupS (--warmup)', { min: 0 });
@@ -133,10 +138,15 @@ export function loadScenario(nameOrPath, { timeScale = 1, durationS, warmupS: wa
   const mainCall = normalizeMainCall(raw.mainCall, { file, durationS: nominalDurationS, timeScale, peers, topology });
   const allPeers = peers + 2 * flows.filter((flow) => flow.kind === 'call').length;
   const media = peerMedia(raw.media, allPeers, file);
+  const fileCodec = normalizeCodec(raw.codec, `${file}: codec`);
+  const codec = codecOverride ?? fileCodec;
+  // Janus's VideoRoom forwards the codec its room was created with (VP8), whatever the pages prefer.
+  if (codec && topology === 'sfu') throw new InputError(`${codecOverride ? '--codec' : `${file}: codec`}: codec selection needs a mesh call; scenario ${name} has topology sfu`);
+  const devices = normalizeDevices(raw.devices, allPeers, file);
   // Extra calls' peers have links of their own.
   const compiled = compileNetwork({ file, durationS: nominalDurationS, peers: allPeers, topology, network: raw.network }, { timeScale });
   return {
     name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers, allPeers, topology, media,
-    network: raw.network ?? {}, mainCall, flows, reference, compiled,
+    network: raw.network ?? {}, mainCall, flows, reference, codec, devices, compiled,
   };
 }

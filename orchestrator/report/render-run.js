@@ -80,6 +80,13 @@ function renderProblems(r) {
       + 'a sender\'s encoder reported <code>qualityLimitationReason: cpu</code>: the host, not the network, held quality back; '
       + 'read the rates with that in mind (fewer peers, a smaller video preset or a larger machine).</li>');
   }
+  // When and how long each peer's encoders were CPU-limited (a throttled device's peer, or a starved host).
+  const limitedPeers = Object.entries(cpu?.peers ?? {}).filter(([, p]) => p?.limitedS > 0);
+  if (limitedPeers.length) {
+    const spans = (p) => (p.episodes ?? []).map((e) => `${formatClock(e.fromS)}–${formatClock(e.toS)}`).join(', ');
+    items.push(`<li class="cpu-limited"><b>CPU-limited seconds</b> (<code>qualityLimitationReason: cpu</code>, in the measurement window): ${limitedPeers
+      .map(([peer, p]) => `<b>${escapeHtml(peer)}</b> ${formatNumber(p.limitedS, 0)} s (${escapeHtml(spans(p))})`).join('; ')}.</li>`);
+  }
   const host = r.resources?.hostSaturation;
   if (host?.saturated) {
     items.push(`<li class="cpu-limited"><b>Host saturated:</b> in ${formatPercent(host.share)} of the measured seconds the browsers and the relay `

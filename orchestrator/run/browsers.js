@@ -38,14 +38,18 @@ export function chromiumArgs(media, pageOrigin) {
 
 /**
  * Launches one peer's browser and opens the client page; onMilestone hears when puppeteer.launch resolved
- * ('browser-launched') and when the page's load event fired ('page-loaded').
+ * ('browser-launched') and when the page's load event fired ('page-loaded'). cpuThrottlingRate slows the page's renderer
+ * (the DevTools protocol's Emulation.setCPUThrottlingRate), where WebRTC encodes and decodes: a slower device.
  * @param {{ executablePath: string, media: { video: string, audio: string }, url: string, headful?: boolean,
  *   launchSpec?: { executablePath?: string, args?: string[], env?: Record<string,string> },
+ *   cpuThrottlingRate?: number,
  *   onMilestone?: (type: 'browser-launched'|'page-loaded') => void, onConsole?: (text: string) => void,
  *   onCrash?: (message: string) => void }} options
  * @returns {Promise<{ browser: import('puppeteer').Browser, page: import('puppeteer').Page, version: string }>}
  */
-export async function launchPeer({ executablePath, media, url, headful = false, launchSpec = {}, onMilestone, onConsole, onCrash }) {
+export async function launchPeer({
+  executablePath, media, url, headful = false, launchSpec = {}, cpuThrottlingRate = 1, onMilestone, onConsole, onCrash,
+}) {
   const browser = await puppeteer.launch({
     executablePath: launchSpec.executablePath ?? executablePath,
     headless: !headful,
@@ -67,6 +71,7 @@ export async function launchPeer({ executablePath, media, url, headful = false, 
     page.on('pageerror', (/** @type {Error} */ error) => onCrash?.(`page error: ${error.message}`));
     page.on('error', (/** @type {Error} */ error) => onCrash?.(`page crashed: ${error.message}`));
     browser.on('disconnected', () => onCrash?.('browser disconnected'));
+    if (cpuThrottlingRate > 1) await page.emulateCPUThrottling(cpuThrottlingRate);
     const [version] = await Promise.all([browser.version(), page.goto(url, { waitUntil: 'load' }).then(() => onMilestone?.('page-loaded'))]);
     return { browser, page, version };
   } catch (error) {

@@ -9,10 +9,10 @@ const HARNESS_VERSION = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.js
 /**
  * @param {{ browser: { path: string, source: string }, browserVersion: string|null|undefined,
  *   emulator: { name: string, choice?: string|null } | null, emulatorName: string, media: object,
- *   startedAt: Date, endedAt: Date }} input
+ *   startedAt: Date, endedAt: Date, codecs: import('../lib/codec.js').CodecSummary }} input
  * @returns {import('../lib/result.js').Environment}
  */
-export function describeEnvironment({ browser, browserVersion, emulator, emulatorName, media, startedAt, endedAt }) {
+export function describeEnvironment({ browser, browserVersion, emulator, emulatorName, media, startedAt, endedAt, codecs }) {
   const { preset, video, audio, width, height, fps, peers } = /** @type {any} */ (media);
   return {
     harnessVersion: HARNESS_VERSION,
@@ -31,5 +31,6 @@ export function describeEnvironment({ browser, browserVersion, emulator, emulato
     startedAt: startedAt.toISOString(),
     endedAt: endedAt.toISOString(),
     media: { preset, video, audio, width, height, fps, peers },
+    codecs,
   };
 }

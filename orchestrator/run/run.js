@@ -7,6 +7,9 @@ import { ensureRunMedia } from '../../media/generate.js';
 import { startSignalingServer } from '../../signaling/server.js';
 import { createEmulator } from '../emulators/index.js';
 import { EnvironmentError, InputError } from '../lib/errors.js';
+import { codecMismatch } from '../../client-app/codec.js';
+import { codecSummary } from '../lib/codec.js';
+import { videoConstraints } from '../lib/devices.js';
 import { BROWSER_FLOW_KINDS, browserFlowTimeline, mainCallHolds } from '../lib/flow-commands.js';
 import { KERNEL_FLOW_KINDS, shortTcpBursts } from '../lib/flows.js';
 import { startKernelFlows } from '../cross/kernel-flows.js';
@@ -109,6 +112,7 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
     scenario,
     environment: describeEnvironment({
       browser, browserVersion: recorder.browserVersions[0], emulator: call.emulator, emulatorName, media, startedAt, endedAt: new Date(),
+      codecs: codecSummary(recorder.events, scenario.codec),
     }),
     samples: recorder.samples,
     events: recorder.events,
@@ -224,7 +228,12 @@ async function setUpCall(call) {
   const expectedConnections = mainPeers.length * (janus ? mainPeers.length : mainPeers.length - 1);
   let allConnected = () => {};
   const whenConnected = new Promise((resolve) => { allConnected = () => resolve(undefined); });
-  const checkReady = () => connected.size === expectedConnections && joined.size === peers.length && allConnected();
+  // With a requested codec the call starts only once every main-call connection's video says, both ways, which codec it
+  // uses: a mismatch fails the run before any second is measured.
+  const codecReports = new Set();
+  const expectedCodecReports = scenario.codec ? 2 * mainPeers.length * (mainPeers.length - 1) : 0;
+  const checkReady = () => connected.size === expectedConnections && joined.size === peers.length
+    && codecReports.size === expectedCodecReports && allConnected();
   signaling.events.on('rejected', (rejection) => recorder.rejected(rejection));
   signaling.events.on('join', ({ peer }) => {
     recorder.event({ type: 'joined', peer });
@@ -239,6 +248,12 @@ async function setUpCall(call) {
   signaling.events.on('event', (event) => {
     recorder.event(event);
     if (event.type === 'error') recorder.fail(event.message, event.peer);
+    if (event.type === 'codec' && scenario.codec) {
+      const mismatch = codecMismatch(scenario.codec, event);
+      if (mismatch) recorder.fail(mismatch, event.peer);
+      if (mainPeers.includes(event.peer) && mainPeers.includes(event.remote)) codecReports.add(`${event.peer}->${event.remote} ${event.direction}`);
+      checkReady();
+    }
     if (event.type === 'connection-state') {
       const inMainCall = mainPeers.includes(event.peer) && (mainPeers.includes(event.remote) || event.remote === SFU_NODE);
       if (event.state === 'connected' && inMainCall) connected.add(`${event.peer}->${event.remote}`);
@@ -255,14 +270,17 @@ async function setUpCall(call) {
     recorder.event({ type: LAUNCH_EVENT, peer });
     // An extra call's peers call nobody when they join; the main call's call each other only.
     const callAtJoin = mainPeers.includes(peer) ? mainPeers.join(',') : '';
+    const device = scenario.devices?.[peer];
     // Main-call directions that send nothing until their start (or ever, one way): inactive from the first offer.
     const holdTowards = mainCallHolds(scenario).filter((held) => held.peer === peer).map((held) => held.remote).join(',');
-    const query = {
+    const url = `${signaling.httpUrl}?${new URLSearchParams({
       peer, room, signal: signaling.wsUrl, callAtJoin, ...(holdTowards ? { hold: holdTowards } : {}), ...(janus ? { sfu: SFU_NODE } : {}),
-    };
-    const url = `${signaling.httpUrl}?${new URLSearchParams(query)}`;
+      ...(scenario.codec ? { codec: JSON.stringify(scenario.codec) } : {}),
+      ...(device ? { videoConstraints: JSON.stringify(videoConstraints(device)) } : {}),
+    })}`;
     const launched = await launchPeer({
       executablePath: call.browser.path, media: call.media.peers[peer], url, headful: call.headful,
+      cpuThrottlingRate: device?.cpuThrottlingRate,
       launchSpec: call.emulator.launchSpec?.(peer),
       onMilestone: (type) => recorder.event({ type, peer }),
       onConsole: (text) => recorder.event({ type: 'console-error', peer, text }),
@@ -281,7 +299,8 @@ async function setUpCall(call) {
   const timedOut = sleep(CONNECT_TIMEOUT_MS, recorder.signal).then(() => 'timeout');
   if (await Promise.race([whenConnected.then(() => 'connected'), timedOut]) === 'timeout' && !recorder.signal.aborted) {
     recorder.fail(`peers did not connect within ${CONNECT_TIMEOUT_MS / 1000} s (${connected.size} of ${expectedConnections} connections up, `
-      + `${joined.size} of ${peers.length} peers joined); see the events in result.json`);
+      + `${joined.size} of ${peers.length} peers joined`
+      + `${expectedCodecReports ? `, ${codecReports.size} of ${expectedCodecReports} codec reports` : ''}); see the events in result.json`);
   }
 }
 

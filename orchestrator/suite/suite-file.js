@@ -68,7 +68,8 @@ function runSettings(raw, where) {
  * Loads a built-in suite by name, or a suite file by path (contains '/' or ends in .json).
  * Scenario paths and the assertions path are relative to the suite file.
  * @param {string} nameOrPath
- * @param {{ repetitions?: number, video?: string, emulator?: string }} [overrides] from flags
+ * @param {{ repetitions?: number, video?: string, emulator?: string,
+ *   codec?: import('../lib/codec.js').RequestedCodec|null }} [overrides] from flags
  * @returns {Suite}
  */
 export function loadSuite(nameOrPath, overrides = {}) {
@@ -118,7 +119,8 @@ export function loadSuite(nameOrPath, overrides = {}) {
     return targets.map((target) => {
       let scenario;
       try {
-        scenario = loadScenario(target, { timeScale: settings.timeScale, durationS: settings.durationS, warmupS: settings.warmupS });
+        const { timeScale, durationS, warmupS } = settings;
+        scenario = loadScenario(target, { timeScale, durationS, warmupS, codec: overrides.codec });
       } catch (error) {
         if (error instanceof InputError) throw new InputError(`${where}: ${error.message}`, { cause: error });
         throw error;

@@ -6,9 +6,10 @@ import { dataMetrics, intervalLossPct, intervalMetrics, snapshotFromStats } from
 const report = ({ ts, vSent, vRecv, framesDecoded, framesSent, vLost, vRecvPk, aLost, aRecvPk, rttTotal, rttN, limited }) => [
   { id: 'CV', type: 'codec', mimeType: 'video/VP8' },
   { id: 'OV', type: 'outbound-rtp', kind: 'video', timestamp: ts, bytesSent: vSent, framesSent, frameWidth: 1280, frameHeight: 720,
-    qualityLimitationReason: 'bandwidth', qualityLimitationDurations: limited, codecId: 'CV' },
+    qualityLimitationReason: 'bandwidth', qualityLimitationDurations: limited, codecId: 'CV', encoderImplementation: 'libvpx' },
   { id: 'IV', type: 'inbound-rtp', kind: 'video', timestamp: ts, bytesReceived: vRecv, packetsReceived: vRecvPk, packetsLost: vLost,
-    framesDecoded, frameWidth: 640, frameHeight: 360, nackCount: 3, pliCount: 1, freezeCount: 0, codecId: 'CV' },
+    framesDecoded, frameWidth: 640, frameHeight: 360, nackCount: 3, pliCount: 1, freezeCount: 0, codecId: 'CV', qpSum: framesDecoded * 40 + (ts > 10_000 ? 150 : 0),
+    decoderImplementation: 'ExternalDecoder (libvpx)' },
   { id: 'OA', type: 'outbound-rtp', kind: 'audio', timestamp: ts, bytesSent: 5000 },
   { id: 'IA', type: 'inbound-rtp', kind: 'audio', timestamp: ts, bytesReceived: 4000, packetsReceived: aRecvPk, packetsLost: aLost, jitter: 0.0042 },
   { id: 'RV', type: 'remote-inbound-rtp', kind: 'video', timestamp: ts, totalRoundTripTime: rttTotal, roundTripTimeMeasurements: rttN },
@@ -38,6 +39,9 @@ test('per-interval rates, fps and loss come from counter deltas over the real in
   assert.equal(m.audio.jitterMs, 4.2);
   assert.equal(m.video.qualityLimitationReason, 'bandwidth'); // longest over the interval, not the first-listed
   assert.equal(m.video.codec, 'VP8');
+  assert.equal(m.video.encoderImplementation, 'libvpx');
+  assert.equal(m.video.decoderImplementation, 'ExternalDecoder (libvpx)');
+  assert.equal(m.video.qpPerFrame, 42.5); // (60 × 40 + 150) / 60 decoded frames
   assert.equal(m.availableOutgoingKbps, 1500);
   assert.equal(m.video.recvWidth, 640);
   assert.equal(m.audio.sendKbps, 0);

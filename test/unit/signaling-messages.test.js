@@ -74,16 +74,29 @@ test('samples: t, remote and every value are checked', () => {
   assert.equal(/** @type {any} */ ({}).polluted, undefined);
 });
 
+const CODEC = {
+  type: 'codec', epochMs: 1_790_000_000_000, remote: 'p1', direction: 'send', mimeType: 'video/VP9', payloadType: 98,
+  sdpFmtpLine: 'profile-id=0', implementation: 'libvpx', powerEfficient: false, scalabilityMode: 'L1T3',
+};
+
 test('events: known types, finite epochMs, typed and bounded fields, nothing else', () => {
   const epochMs = 1_790_000_000_000;
   assert.deepEqual(ok(validateEvent({ type: 'first-frame', epochMs, remote: 'p1' }, 'p0')), { type: 'first-frame', peer: 'p0', epochMs, remote: 'p1' });
   assert.deepEqual(ok(validateEvent({ type: 'media-ready', epochMs, video: null }, 'p0')).video, null);
+  assert.deepEqual(ok(validateEvent(CODEC, 'p0')), { ...CODEC, peer: 'p0' });
+  assert.deepEqual(ok(validateEvent({ ...CODEC, payloadType: null, sdpFmtpLine: null, implementation: null, powerEfficient: null }, 'p0')).powerEfficient, null);
   for (const [type, fields] of [['negotiated', {}], ['ice-state', { state: 'completed' }], ['dtls-state', { state: 'connected' }], ['first-rtp', {}]]) {
     assert.deepEqual(ok(validateEvent({ type, epochMs, remote: 'p1', ...fields }, 'p0')), { type, peer: 'p0', epochMs, remote: 'p1', ...fields });
   }
   const cases = [
     [null, /event must be an object/],
-    [{ epochMs }, /event\.type must be one of media-ready, negotiated, ice-state, dtls-state, connection-state, first-rtp, first-frame, data-channel, error, got nothing/],
+    [{ epochMs }, /event\.type must be one of media-ready, negotiated, ice-state, dtls-state, connection-state, first-rtp, first-frame, data-channel, codec, error, got nothing/],
+    [{ ...CODEC, direction: 'both' }, /event\.direction must be one of send, recv, got "both"/],
+    [{ ...CODEC, payloadType: 128 }, /event\.payloadType must be an integer from 0 to 127/],
+    [{ ...CODEC, powerEfficient: 'yes' }, /event\.powerEfficient must be true, false or null, got "yes"/],
+    [{ ...CODEC, implementation: 'x'.repeat(300) }, /event\.implementation is 300 characters long; at most 256/],
+    [{ ...CODEC, mimeType: null }, /event\.mimeType must be a string/],
+    [{ ...CODEC, bitrate: 1 }, /codec event has an unexpected field "bitrate"/],
     [{ type: 'call-started', epochMs }, /event\.type/],
     [{ type: 'first-frame', remote: 'p1' }, /event\.epochMs must be a number/],
     [{ type: 'first-frame', remote: 'p1', epochMs: Infinity }, /event\.epochMs/],
