@@ -12,6 +12,7 @@ import { readJsonFile } from './json-file.js';
 import { describeValue, expectFileName, expectNumber, expectObject, expectText } from './validate.js';
 import { validateReference } from './reference.js';
 import { normalizeFlows } from './flows.js';
+import { readTrace } from './trace-file.js';
 import { DEFAULT_DURATION_S, DEFAULT_PEERS, MAX_DURATION_S, MAX_PEERS, compileNetwork } from './schedule.js';
 
 export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.url));
@@ -85,11 +86,12 @@ export function listScenarios() {
 /**
  * Loads a shipped scenario by name, or any scenario file by path (contains '/' or ends in .json).
  * @param {string} nameOrPath
- * @param {{timeScale?: number, durationS?: number, warmupS?: number}} [options]
- *   timeScale compresses the schedule and duration (smoke runs); durationS and warmupS override the file's
+ * @param {{timeScale?: number, durationS?: number, warmupS?: number, traceStepMs?: number}} [options]
+ *   timeScale compresses the schedule and duration (smoke runs); durationS and warmupS override the file's;
+ *   traceStepMs (--trace-step-ms) overrides network.traceStepMs
  * @returns {ResolvedScenario}
  */
-export function loadScenario(nameOrPath, { timeScale = 1, durationS, warmupS: warmupOverrideS } = {}) {
+export function loadScenario(nameOrPath, { timeScale = 1, durationS, warmupS: warmupOverrideS, traceStepMs } = {}) {
   expectNumber(timeScale, 'timeScale (--time-scale)', { above: 0 });
   if (durationS !== undefined) expectNumber(durationS, 'durationS (--duration)', { above: 0, max: MAX_DURATION_S });
   if (warmupOverrideS !== undefined) expectNumber(warmupOverrideS, 'warmupS (--warmup)', { min: 0 });
@@ -132,7 +134,9 @@ export function loadScenario(nameOrPath, { timeScale = 1, durationS, warmupS: wa
   const allPeers = peers + 2 * flows.filter((flow) => flow.kind === 'call').length;
   const media = peerMedia(raw.media, allPeers, file);
   // Extra calls' peers have links of their own.
-  const compiled = compileNetwork({ file, durationS: nominalDurationS, peers: allPeers, topology, network: raw.network }, { timeScale });
+  const compiled = compileNetwork({ file, durationS: nominalDurationS, peers: allPeers, topology, network: raw.network }, {
+    timeScale, traceStepMs, loadTrace: (traceName, where) => readTrace(traceName, { baseDir: path.dirname(filePath), where }),
+  });
   return {
     name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers, allPeers, topology, media,
     network: raw.network ?? {}, flows, reference, compiled,
