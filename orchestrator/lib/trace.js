@@ -60,7 +60,10 @@ export function opportunityClock(trace, originMs) {
     firstFrom(t, strict = false) {
       const x = t - originMs;
       const loop = Math.floor(x / periodMs);
-      return loop * n + bound(opps, x - loop * periodMs, strict);
+      const offset = x - loop * periodMs;
+      // At a loop's start the previous loop's last line(s) (= periodMs) fall on the same instant and come first.
+      if (offset === 0 && !strict) return loop * n - (n - bound(opps, periodMs, false));
+      return loop * n + bound(opps, offset, strict);
     },
   };
 }
