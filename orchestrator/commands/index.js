@@ -13,4 +13,6 @@ import * as serve from './serve.js';
 import * as suite from './suite.js';
 import * as trace from './trace.js';
 
-export const commands = [scenario, list, calibrate, report, compare, serve, exportScript, cleanup, suite, baseline, merge, reproduce, trace];
+export const commands = [
+  scenario, list, calibrate, report, compare, serve, exportScript, cleanup, suite, baseline, merge, reproduce, trace,
+];

@@ -27,6 +27,7 @@ export const builder = (yargs) => yargs
   .option('video', { describe: `video preset (${Object.keys(PRESETS).join(', ')}) or a .y4m file`, type: 'string', default: DEFAULT_PRESET })
   .option('emulator', { describe: 'network emulator', choices: EMULATORS, default: 'relay' })
   .option('headful', { describe: 'show the browser windows', type: 'boolean', default: false })
+  .option('trace-step-ms', { describe: 'netem, dummynet: replay link traces as rate steps this long (default: the scenario\'s network.traceStepMs, else 100)', type: 'number' })
   .check((argv) => {
     if (!(argv.timeScale > 0)) throw new InputError(`--time-scale must be a number above 0, got ${argv.timeScale}`);
     if (argv.duration !== undefined && !(argv.duration > 0)) throw new InputError(`--duration must be a number of seconds above 0, got ${argv.duration}`);
@@ -38,8 +39,23 @@ const EXIT_CODE = { passed: 0, failed: 4, aborted: 130 };
 
 const formatStat = (stat) => (stat?.n ? `${stat.mean.toFixed(1)} ± ${stat.sd.toFixed(1)}` : '–');
 
+/**
+ * How far the rate steps a kernel emulator replayed the traces with were from them (network.traceSteps).
+ * @param {import('../lib/result.js').TraceSteps|null} traceSteps
+ */
+function printTraceSteps(traceSteps) {
+  if (!traceSteps) return;
+  const { p50, p99 } = traceSteps.appliedLateMs;
+  console.log(`\ntraces as ${traceSteps.stepMs} ms rate steps (applied late by p50 ${p50 ?? '–'} / p99 ${p99 ?? '–'} ms):`);
+  for (const [link, { steps, meanAbsErrorKbps, maxAbsErrorKbps, maxBacklogBytes, clampedSteps }] of Object.entries(traceSteps.links)) {
+    console.log(`  ${link.padEnd(16)}${steps} steps; capacity per second off by mean ${meanAbsErrorKbps ?? '–'} / max ${maxAbsErrorKbps ?? '–'} kbps; `
+      + `up to ${maxBacklogBytes} bytes ahead or behind the trace${clampedSteps ? `; ${clampedSteps} outage steps at the 8 kbps minimum` : ''}`);
+  }
+}
+
 /** A thesis-style table of the headline metrics. */
-function printSummary({ summary, scenario }) {
+function printSummary({ summary, scenario, network }) {
+  printTraceSteps(network.traceSteps);
   const rows = headlinePaths('table');
   const columns = [...Object.keys(summary.peers), 'overall'];
   const stats = (column) => (column === 'overall' ? summary.overall : summary.peers[column]);
@@ -59,7 +75,9 @@ export async function handler(argv) {
   installProcessHandlers();
   const { group, names } = resolveScenarioOrGroup(argv.name);
   // Every member is loaded before the first starts, so a bad one costs no run.
-  const scenarios = names.map((name) => loadScenario(name, { timeScale: argv.timeScale, durationS: argv.duration, warmupS: argv.warmup }));
+  const scenarios = names.map((name) => loadScenario(name, {
+    timeScale: argv.timeScale, durationS: argv.duration, warmupS: argv.warmup, traceStepMs: argv.traceStepMs,
+  }));
   if (!group) {
     process.exitCode = await runOne(scenarios[0], argv, argv.out);
     return;

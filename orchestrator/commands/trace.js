@@ -52,7 +52,8 @@ function convert(input, from, unit) {
 /** @param {{action: string, input: string, from: string, unit: keyof typeof THROUGHPUT_UNITS, out?: string, force: boolean}} argv */
 export async function handler(argv) {
   const trace = argv.action === 'convert' ? convert(argv.input, argv.from, argv.unit) : readTrace(argv.input, { where: 'trace show' });
-  const seconds = Array.from({ length: Math.ceil(trace.periodMs / 1000) }, (_, i) => capacityKbps(trace, 0, i * 1000, Math.min(trace.periodMs, (i + 1) * 1000)));
+  const seconds = Array.from({ length: Math.ceil(trace.periodMs / 1000) },
+    (_, i) => capacityKbps(trace, 0, i * 1000, Math.min(trace.periodMs, (i + 1) * 1000)));
   const summary = `${trace.opportunitiesMs.length} delivery opportunities over ${trace.periodMs} ms (then it loops); mean ${meanKbps(trace).toFixed(1)} kbps, `
     + `seconds from ${Math.min(...seconds).toFixed(1)} to ${Math.max(...seconds).toFixed(1)} kbps`;
   if (argv.action === 'convert') {

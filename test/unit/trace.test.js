@@ -74,7 +74,8 @@ test('throughput logs convert to opportunities that carry the same bytes', () =>
 
 test('synthetic traces have the capacity their names say, and bad names list the shapes', () => {
   // Rounded to 50 kbps: opportunities are whole 1500-byte units placed at whole milliseconds.
-  const perSecond = (trace, seconds) => Array.from({ length: seconds }, (_, s) => Math.round(capacityKbps(trace, 0, s * 1000, (s + 1) * 1000) / 50) * 50);
+  const perSecond = (trace, seconds) => Array.from({ length: seconds },
+    (_, s) => Math.round(capacityKbps(trace, 0, s * 1000, (s + 1) * 1000) / 50) * 50);
   assert.deepEqual(perSecond(syntheticTrace('synthetic:step-1500-500-2', 'w'), 6), [1500, 1500, 500, 500, 1500, 1500]);
   assert.deepEqual(perSecond(syntheticTrace('synthetic:outage-1200-2-1', 'w'), 6), [1200, 1200, 0, 1200, 1200, 0]);
   assert.deepEqual(perSecond(syntheticTrace('synthetic:constant-3000', 'w'), 3), [3000, 3000, 3000]);
