@@ -43,7 +43,8 @@ function assertFollowsTrace(result, lateS = 0) {
     if (typeof videoKbps !== 'number' || sample.t < 2) continue;
     const route = result.network.routes[`${sample.remote}->${sample.peer}`];
     const intervalS = sample.intervalS ?? 1;
-    const capacityKbps = Math.max(capacityOver(result, route, sample.t, intervalS), capacityOver(result, route, sample.t - lateS, intervalS));
+    const capacityKbps = Math.max(capacityOver(result, route, sample.t, intervalS),
+      capacityOver(result, route, sample.t - lateS, intervalS));
     if (videoKbps > capacityKbps * 1.05) over.push(`${sample.peer} t=${sample.t}: ${videoKbps} kbps > ${capacityKbps.toFixed(0)}`);
   }
   assert.deepEqual(over, [], 'received video stays within the trace capacity (+5 %) every second');
