@@ -1,6 +1,7 @@
 // `webrtc-testbed calibrate`: measures what the network emulator delivers against what it was asked for.
-import { EnvironmentError } from '../lib/errors.js';
-import { runCalibration, standardCases, TOLERANCES } from '../emulators/calibration.js';
+import { EnvironmentError, InputError } from '../lib/errors.js';
+import { readTrace } from '../lib/trace-file.js';
+import { runCalibration, runTraceCalibration, standardCases, TOLERANCES } from '../emulators/calibration.js';
 import { startRelayProcess } from '../emulators/relay/client.js';
 import { raisePriority } from '../emulators/relay/priority.js';
 import { createRelayProbePath } from '../emulators/relay/probe-path.js';
@@ -52,7 +53,18 @@ export const builder = (yargs) => yargs
   .option('emulator', { choices: Object.keys(PROBE_PATHS), default: 'relay', describe: 'Network emulator to calibrate' })
   .option('case', { type: 'array', string: true, choices: CASE_NAMES, describe: 'Run only these cases (default: all)' })
   .option('json', { type: 'boolean', default: false, describe: 'Print the results as JSON on stdout' })
+  .option('trace', { type: 'string', describe: 'Replay this trace (a mahimahi file or synthetic:…) with a saturating probe instead of the cases: achieved vs trace capacity per second (relay)' })
+  .option('duration', { type: 'number', default: 30, describe: 'With --trace: seconds to replay' })
+  .check((argv) => {
+    if (argv.trace !== undefined && argv.emulator !== 'relay') {
+      throw new InputError(`--trace: replays delivery opportunities on --emulator relay only; netem runs a trace as rate steps, whose error \`scenario\` reports in network.traceSteps`);
+    }
+    if (argv.trace !== undefined && argv.case) throw new InputError('--trace replaces the cases; drop --case');
+    if (!(argv.duration >= 1 && argv.duration <= 3600)) throw new InputError(`--duration must be 1 to 3600 seconds, got ${argv.duration}`);
+    return true;
+  })
   .example('$0 calibrate --emulator relay', 'all cases, about 45 s')
+  .example('$0 calibrate --trace synthetic:step-2000-500-10 --duration 20', 'a trace, second by second')
   .example('$0 calibrate --case delay-50ms --case loss-5pct --json', 'two cases, machine-readable');
 
 /** @param {import('../emulators/calibration.js').LinkParams} params */
@@ -84,8 +96,41 @@ function tableRow(result) {
   ]);
 }
 
-/** @param {{emulator: string, case?: string[], json: boolean}} argv */
+/**
+ * Replays a trace through the relay with a saturating probe and prints achieved vs trace capacity per second.
+ * @param {{emulator: string, trace: string, duration: number, json: boolean}} argv
+ */
+async function calibrateTrace(argv) {
+  const trace = readTrace(argv.trace, { where: '--trace' });
+  await raisePriority(process.pid);
+  const { path, stats, close } = await PROBE_PATHS.relay();
+  let result;
+  let emulatorStats;
+  try {
+    if (!argv.json) console.log(`Replaying ${trace.name} for ${argv.duration} s through the relay (probe p0 -> p1, trace on p0.up) ...`);
+    result = await runTraceCalibration(path, trace, { durationS: argv.duration });
+    emulatorStats = await stats();
+  } finally {
+    await close();
+  }
+  if (argv.json) {
+    console.log(JSON.stringify({ emulator: 'relay', trace: result, emulatorStats }, null, 2));
+  } else {
+    console.log(`offered ${result.offeredKbps} kbps (saturating)\n${'second'.padEnd(8)}${'trace kbps'.padStart(12)}${'achieved kbps'.padStart(15)}`);
+    for (const row of result.seconds) console.log(`${String(row.t).padEnd(8)}${row.traceKbps.toFixed(1).padStart(12)}${row.achievedKbps.toFixed(1).padStart(15)}`);
+    console.log(`mean |achieved − trace|: ${result.meanAbsErrorKbps} kbps (${result.meanAbsErrorPct} % of the trace's mean)`);
+    const { p50, p99, max } = emulatorStats.sendLateMs;
+    console.log(`Relay send lateness against schedule: p50 ${p50} ms, p99 ${p99} ms, max ${max} ms.`);
+  }
+  if (result.failures.length > 0) {
+    throw new EnvironmentError(`calibrate --trace ${trace.name}: ${result.failures.length} of ${result.seconds.length} seconds outside ${TOLERANCES.rateErrorPct} % (${result.failures.slice(0, 3).join('; ')}). `
+      + 'Another load on this machine may be delaying the relay or the probe; stop it and re-run.');
+  }
+}
+
+/** @param {{emulator: string, case?: string[], json: boolean, trace?: string, duration: number}} argv */
 export async function handler(argv) {
+  if (argv.trace !== undefined) return calibrateTrace({ ...argv, trace: argv.trace });
   const cases = standardCases().filter(({ name }) => !argv.case || argv.case.includes(name));
   // The probe is the measuring instrument: its own scheduling delays would read as emulator error.
   await raisePriority(process.pid);

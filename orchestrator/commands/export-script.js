@@ -1,6 +1,7 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { InputError } from '../lib/errors.js';
 import { loadScenario } from '../lib/scenario.js';
+import { steppedNetwork } from '../lib/trace.js';
 import { MAX_PEERS } from '../lib/schedule.js';
 import { expectNumber } from '../lib/validate.js';
 import { PLATFORMS } from '../emulators/dummynet/commands.js';
@@ -75,9 +76,11 @@ function scenarioScript(argv) {
   const scenario = loadScenario(argv.scenario, { timeScale: argv.timeScale, warmupS: 0 });
   const peers = Array.from({ length: scenario.peers }, (_, i) => `p${i}`);
   const options = { scenario: scenario.name, durationS: scenario.durationS, peers };
+  // tc and dummynet set rates: a trace becomes rate steps (lib/trace.js steppedNetwork).
+  const { compiled } = steppedNetwork(scenario.compiled, scenario.durationS);
   return argv.emulator === 'netem'
-    ? netemScript(scenario.compiled, { ...options, ...netemNames(argv), netem: argv.schNetem })
-    : dummynetScript(scenario.compiled, { ...options, platform: argv.platform, addresses: parseAddresses(argv.address, scenario.peers) });
+    ? netemScript(compiled, { ...options, ...netemNames(argv), netem: argv.schNetem })
+    : dummynetScript(compiled, { ...options, platform: argv.platform, addresses: parseAddresses(argv.address, scenario.peers) });
 }
 
 export async function handler(argv) {

@@ -11,5 +11,8 @@ import * as reproduce from './reproduce.js';
 import * as scenario from './scenario.js';
 import * as serve from './serve.js';
 import * as suite from './suite.js';
+import * as trace from './trace.js';
 
-export const commands = [scenario, list, calibrate, report, compare, serve, exportScript, cleanup, suite, baseline, merge, reproduce];
+export const commands = [
+  scenario, list, calibrate, report, compare, serve, exportScript, cleanup, suite, baseline, merge, reproduce, trace,
+];

@@ -29,6 +29,7 @@ export const builder = (yargs) => yargs
   .option('emulator', { describe: 'network emulator', choices: EMULATORS, default: 'relay' })
   .option('headful', { describe: 'show the browser windows', type: 'boolean', default: false })
   .option('codec', { describe: `video codec every connection must use (${CODEC_NAMES.join(', ')}), optionally :scalabilityMode=<mode> and, for h264, :profile=<hex>; overrides the scenario's`, type: 'string' })
+  .option('trace-step-ms', { describe: 'netem, dummynet: replay link traces as rate steps this long (default: the scenario\'s network.traceStepMs, else 100)', type: 'number' })
   .check((argv) => {
     parseCodecFlag(argv.codec);
     if (!(argv.timeScale > 0)) throw new InputError(`--time-scale must be a number above 0, got ${argv.timeScale}`);
@@ -41,8 +42,23 @@ const EXIT_CODE = { passed: 0, failed: 4, aborted: 130 };
 
 const formatStat = (stat) => (stat?.n ? `${stat.mean.toFixed(1)} ± ${stat.sd.toFixed(1)}` : '–');
 
+/**
+ * How far the rate steps a kernel emulator replayed the traces with were from them (network.traceSteps).
+ * @param {import('../lib/result.js').TraceSteps|null} traceSteps
+ */
+function printTraceSteps(traceSteps) {
+  if (!traceSteps) return;
+  const { p50, p99 } = traceSteps.appliedLateMs;
+  console.log(`\ntraces as ${traceSteps.stepMs} ms rate steps (applied late by p50 ${p50 ?? '–'} / p99 ${p99 ?? '–'} ms):`);
+  for (const [link, { steps, meanAbsErrorKbps, maxAbsErrorKbps, maxBacklogBytes, clampedSteps }] of Object.entries(traceSteps.links)) {
+    console.log(`  ${link.padEnd(16)}${steps} steps; capacity per second off by mean ${meanAbsErrorKbps ?? '–'} / max ${maxAbsErrorKbps ?? '–'} kbps; `
+      + `up to ${maxBacklogBytes} bytes ahead or behind the trace${clampedSteps ? `; ${clampedSteps} outage steps at the 8 kbps minimum` : ''}`);
+  }
+}
+
 /** A thesis-style table of the headline metrics. */
-function printSummary({ summary, scenario }) {
+function printSummary({ summary, scenario, network }) {
+  printTraceSteps(network.traceSteps);
   const rows = headlinePaths('table');
   const columns = [...Object.keys(summary.peers), 'overall'];
   const stats = (column) => (column === 'overall' ? summary.overall : summary.peers[column]);
@@ -64,7 +80,7 @@ export async function handler(argv) {
   // Every member is loaded before the first starts, so a bad one costs no run.
   const codec = parseCodecFlag(argv.codec);
   const scenarios = names.map((name) => loadScenario(name, {
-    timeScale: argv.timeScale, durationS: argv.duration, warmupS: argv.warmup, codec,
+    timeScale: argv.timeScale, durationS: argv.duration, warmupS: argv.warmup, codec, traceStepMs: argv.traceStepMs,
   }));
   if (!group) {
     process.exitCode = await runOne(scenarios[0], argv, argv.out);

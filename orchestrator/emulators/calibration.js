@@ -5,15 +5,18 @@
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { normalizeLinkParams } from '../lib/link-model.js';
+import { UDP_IPV4_OVERHEAD_BYTES, normalizeLinkParams } from '../lib/link-model.js';
 import { percentile } from '../lib/statistics.js';
-import { UDP_IPV4_OVERHEAD_BYTES } from '../lib/link-model.js';
+import { OPPORTUNITY_BYTES, capacityKbps } from '../lib/trace.js';
 
 /** @typedef {import('../lib/link-model.js').LinkParams} LinkParams */
+/** @typedef {import('../lib/trace.js').Trace} Trace */
 
 /**
  * @typedef {object} ProbePath  one direction through an emulator, between two UDP endpoints
- * @property {(params: LinkParams) => Promise<void>} configure  sets the conditions of the probed direction
+ * @property {(params: LinkParams, trace?: {traces: Record<string, Trace>, traceOriginEpochMs: number}) => Promise<void>} configure
+ *   sets the conditions of the probed direction; a path that replays traces takes the one params.trace names and
+ *   when (wall clock, probeClockMs) it starts
  * @property {(payload: Buffer) => void} send
  * @property {(handler: (payload: Buffer, recvMs: number) => void) => void} onReceive
  *   replaces the receive handler; recvMs is on probeClockMs()
@@ -233,4 +236,56 @@ export async function runCalibration(path, cases, { onResult } = {}) {
     results.push(result);
   }
   return results;
+}
+
+/** The trace probe's queue: deep enough that a sender stall on a busy machine doesn't idle the link. */
+const TRACE_QUEUE_PACKETS = 100;
+/** Offered load over the trace's busiest second: the probe keeps the queue full. */
+const TRACE_OVERLOAD = 1.25;
+/** Opportunities are whole 1500-byte units and probe packets share them: a second may gain or lose about one. */
+const TRACE_SLACK_KBPS = (2 * OPPORTUNITY_BYTES * 8) / 1000;
+
+/**
+ * @typedef {object} TraceCalibration
+ * @property {string} name
+ * @property {number} offeredKbps
+ * @property {number} durationS
+ * @property {{t: number, traceKbps: number, achievedKbps: number}[]} seconds  second t covers [t − 1, t) from the trace's start
+ * @property {number|null} meanAbsErrorKbps  |achieved − trace| per second, mean
+ * @property {number|null} meanAbsErrorPct  of the trace's mean capacity
+ * @property {string[]} failures  seconds off by more than TOLERANCES.rateErrorPct % (at least TRACE_SLACK_KBPS)
+ */
+
+/**
+ * Replays a trace on the path with a saturating probe (TRACE_OVERLOAD × its busiest second) and compares what arrived
+ * each second with the trace's capacity in that second. The link charges payload + 28 bytes, so that is what counts.
+ * @param {ProbePath} path @param {Trace} trace @param {{durationS: number, payloadBytes?: number}} options
+ * @returns {Promise<TraceCalibration>}
+ */
+export async function runTraceCalibration(path, trace, { durationS, payloadBytes = 1200 }) {
+  const seconds = Array.from({ length: Math.floor(durationS) }, (_, i) => capacityKbps(trace, 0, i * 1000, (i + 1) * 1000));
+  const offeredKbps = Math.round(TRACE_OVERLOAD * Math.max(...seconds, 100));
+  const params = normalizeLinkParams({ trace: trace.name, queuePackets: TRACE_QUEUE_PACKETS }, `calibration trace ${trace.name}`);
+  const startMs = probeClockMs();
+  await path.configure(params, { traces: { [trace.name]: trace }, traceOriginEpochMs: startMs });
+  const probe = { offeredKbps, payloadBytes, durationMs: durationS * 1000 - (probeClockMs() - startMs), warmupMs: 0 };
+  const received = await runProbe(path, probe, params);
+  const bitsPerPacket = (received.payloadBytes + UDP_IPV4_OVERHEAD_BYTES) * 8;
+  const bits = seconds.map(() => 0);
+  for (const { recvMs } of received.received) {
+    const second = Math.floor((recvMs - startMs) / 1000);
+    if (second >= 0 && second < bits.length) bits[second] += bitsPerPacket;
+  }
+  const rows = seconds.map((traceKbps, i) => ({ t: i + 1, traceKbps: round(traceKbps, 1), achievedKbps: round(bits[i] / 1000, 1) }));
+  const errors = rows.map((row) => Math.abs(row.achievedKbps - row.traceKbps));
+  const meanKbps = seconds.reduce((a, b) => a + b, 0) / Math.max(1, seconds.length);
+  const meanAbsErrorKbps = errors.length ? errors.reduce((a, b) => a + b, 0) / errors.length : null;
+  const failures = rows.filter((row, i) => errors[i] > Math.max(TRACE_SLACK_KBPS, (TOLERANCES.rateErrorPct / 100) * row.traceKbps))
+    .map((row) => `second ${row.t}: ${row.achievedKbps} kbps for ${row.traceKbps}`);
+  return {
+    name: trace.name, offeredKbps, durationS: seconds.length, seconds: rows,
+    meanAbsErrorKbps: round(meanAbsErrorKbps, 1),
+    meanAbsErrorPct: meanAbsErrorKbps === null || meanKbps === 0 ? null : round((100 * meanAbsErrorKbps) / meanKbps, 2),
+    failures,
+  };
 }

@@ -1,10 +1,12 @@
 // One interface over the network emulators. Each returns:
-//   { name, signalingHost, rewriteCandidate?, launchSpec?(peer), apply(links), truth(), commands, close(), closeNow?() }
+//   { name, signalingHost, rewriteCandidate?, launchSpec?(peer), apply(links, atS?), events, traceSteps, startMedia?(epochMs),
+//     truth(), commands, close(), closeNow?() }
 // truth() rows carry epochMs, the wall-clock end of the second they cover. Each registers its closer through
 // options.registerCleanup before it builds anything, so an interrupt half way through set-up removes what was built.
 
 import { InputError } from '../lib/errors.js';
 import { SFU_NODE } from '../lib/topology.js';
+import { steppedNetwork } from '../lib/trace.js';
 import { parseCandidate, withAddress } from './candidates.js';
 import { createDummynetEmulator } from './dummynet/index.js';
 import { netemCapabilities, unmetRequirements } from './netem/capabilities.js';
@@ -30,7 +32,7 @@ export const EMULATORS = ['relay', 'netem', 'dummynet', 'auto'];
  * The userspace relay: media is steered through it by rewriting each peer's loopback UDP host candidate (and the
  * SFU's, on its own address); every other candidate is dropped, so nothing can bypass the emulated links. The SFU
  * sees the pages' candidates on its own address, as on a LAN (its ICE pairs no remote loopback candidate with it).
- * @param {{ compiled: { links: object, routes: object }, registerCleanup?: RegisterCleanup, sfuAddress?: string }} options
+ * @param {{ compiled: import('../lib/schedule.js').CompiledNetwork, registerCleanup?: RegisterCleanup, sfuAddress?: string }} options
  *   sfuAddress: the one address Janus gathers on (it gathers none on loopback)
  */
 async function createRelayEmulator({ compiled, registerCleanup = closeOnly, sfuAddress }) {
@@ -44,7 +46,10 @@ async function createRelayEmulator({ compiled, registerCleanup = closeOnly, sfuA
   const relay = await starting.catch(async (error) => { await release().catch(() => {}); throw error; });
   // Truth rows count seconds from the relay's start; anchoring them to the wall clock lets the run put them on its media clock.
   const originEpochMs = Date.now();
-  await relay.configure({ links: compiled.links, routes: compiled.routes }).catch(async (error) => { await release(); throw error; });
+  await relay.configure({ links: compiled.links, routes: compiled.routes, traces: compiled.traces })
+    .catch(async (error) => { await release(); throw error; });
+  /** @type {number|null} */
+  let mediaStartEpochMs = null;
   return {
     name: 'relay',
     pid: relay.pid,
@@ -57,7 +62,17 @@ async function createRelayEmulator({ compiled, registerCleanup = closeOnly, sfuA
       const port = await relay.register({ peer: from, remotePeer: to, address: parsed.address, port: parsed.port, bindAddress });
       return { ...candidate, candidate: withAddress(candidate.candidate, bindAddress, port) };
     },
-    apply: (links) => relay.configure({ links }),
+    // A link that switches to a trace at atS starts it then, on the media clock (as network.configured shows it).
+    apply: (links, atS) => relay.configure({
+      links, ...(mediaStartEpochMs !== null && atS !== undefined ? { traceOriginEpochMs: mediaStartEpochMs + atS * 1000 } : {}),
+    }),
+    // Traces replay packet by packet here; they start with the media, like the schedule.
+    events: compiled.events,
+    traceSteps: null,
+    async startMedia(epochMs) {
+      mediaStartEpochMs = epochMs;
+      await relay.restartTraces(epochMs);
+    },
     truth: async () => (await relay.truth()).map(({ t, ...row }) => ({ epochMs: originEpochMs + t * 1000, ...row })),
     // Kernel flows (orchestrator/cross/) open their tunnels on this relay; tunnelTruth is their per-flow truth.
     relay,
@@ -94,20 +109,33 @@ function passOwnAddressOnly(emulator) {
   return emulator;
 }
 
+/**
+ * A backend that sets rates replays a trace as rate steps: it is built and scheduled with the stepped network, and
+ * carries the steps' comparison with the trace (events, traceSteps) for the run.
+ * @param {(options: any) => any} create @param {any} options
+ */
+async function createSteppedEmulator(create, options) {
+  const { compiled, traceSteps } = steppedNetwork(options.compiled, options.durationS ?? 0);
+  const emulator = await setUp(create({ ...options, compiled }), options.registerCleanup);
+  return Object.assign(emulator, { events: compiled.events, traceSteps });
+}
+
 /** netem in namespaces. */
-const createNamespaceEmulator = async (options) => passOwnAddressOnly(await setUp(createNetemEmulator(options), options.registerCleanup));
+const createNamespaceEmulator = async (options) => passOwnAddressOnly(await createSteppedEmulator(createNetemEmulator, options));
 
 /**
  * @param {string} name one of EMULATORS; `auto` picks netem when this kernel can run the scenario's network, else relay
- * @param {{ compiled: any, peers: string[], runId: string, browserPath?: string, clock?: () => number, log?: (line: string) => void,
- *   registerCleanup?: RegisterCleanup, sfuAddress?: string }} options
- * @returns {Promise<object>} the emulator, with `choice` saying why when `auto` chose it
+ * @param {{ compiled: any, durationS?: number, peers: string[], runId: string, browserPath?: string, clock?: () => number,
+ *   log?: (line: string) => void, registerCleanup?: RegisterCleanup, sfuAddress?: string }} options
+ *   durationS: the run's, how far a trace is turned into rate steps (netem, dummynet)
+ * @returns {Promise<object>} the emulator, with `choice` saying why when `auto` chose it; `events`, the schedule it
+ *   applies (with a trace's rate steps where it cannot replay one) and `traceSteps`, their comparison with the traces
  */
 export async function createEmulator(name, options) {
   switch (name) {
     case 'relay': return createRelayEmulator(options);
     case 'netem': return createNamespaceEmulator(options);
-    case 'dummynet': return setUp(createDummynetEmulator(options), options.registerCleanup);
+    case 'dummynet': return createSteppedEmulator(createDummynetEmulator, options);
     case 'auto': {
       const unmet = unmetRequirements(options.compiled, await netemCapabilities());
       const emulator = unmet.length === 0 ? await createNamespaceEmulator(options) : await createRelayEmulator(options);

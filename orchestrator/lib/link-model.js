@@ -11,13 +11,15 @@ import { expectNumber, expectObject } from './validate.js';
 
 /**
  * @typedef {object} LinkParams
- * @property {number|null} rateKbps      null = unlimited
+ * @property {number|null} rateKbps      null = unlimited (or the capacity comes from trace)
  * @property {number|null} queuePackets  drop-tail limit in packets; exactly one of queuePackets/queueMs is non-null
  * @property {number|null} queueMs       drop-tail limit as time at rateKbps (bytes recomputed when the rate changes)
  * @property {number} oneWayDelayMs
  * @property {number} jitterMs           without reordering (RFC 8868 style)
  * @property {number} lossPct            random loss, 0..100
  * @property {number|null} lossBurst     Gilbert-Elliott mean burst length in packets, null = independent loss
+ * @property {string|null} trace         capacity from a trace (lib/trace.js) instead of rateKbps: its name as the
+ *   scenario gives it; at most one of rateKbps and trace is non-null
  */
 
 /** Bytes every backend charges against the rate on top of a UDP payload: IPv4 (20) + UDP (8) headers. */
@@ -27,7 +29,7 @@ export const UDP_IPV4_OVERHEAD_BYTES = 28;
 export const DEFAULT_QUEUE_PACKETS = 50;
 
 /** Every link field, in the order results list them. */
-export const LINK_FIELDS = ['rateKbps', 'queuePackets', 'queueMs', 'oneWayDelayMs', 'jitterMs', 'lossPct', 'lossBurst'];
+export const LINK_FIELDS = ['rateKbps', 'queuePackets', 'queueMs', 'oneWayDelayMs', 'jitterMs', 'lossPct', 'lossBurst', 'trace'];
 
 /** Fields a schedule ramp may vary continuously. */
 export const RAMPABLE_FIELDS = ['rateKbps', 'oneWayDelayMs', 'jitterMs', 'lossPct'];
@@ -55,6 +57,8 @@ const FIELD_RULES = {
   lossPct: { nullable: false, range: { min: 0, max: 100 } },
   lossBurst: { nullable: true, range: { min: 1, max: MAX_LOSS_BURST } },
 };
+/** The one text field: a trace's name (a file path or synthetic:…), resolved by the scenario loader. */
+const MAX_TRACE_NAME_LENGTH = 1000;
 
 /**
  * Validates one non-null value of a link field (also used for ramp from/to).
@@ -75,13 +79,17 @@ export function expectLinkValue(field, value, path) {
  */
 function normalizeFields(raw, where) {
   const given = expectObject(raw, where, LINK_FIELDS);
-  /** @type {Record<string, number|null>} */
+  /** @type {Record<string, number|string|null>} */
   const params = {};
   for (const field of LINK_FIELDS) {
     const value = given[field];
-    const { nullable } = FIELD_RULES[field];
-    if (value === undefined || (nullable && value === null)) {
-      params[field] = nullable ? null : 0;
+    if (field === 'trace') {
+      if (value !== undefined && value !== null && (typeof value !== 'string' || value === '' || value.length > MAX_TRACE_NAME_LENGTH)) {
+        throw new InputError(`${where}.trace: must be a trace file (relative to the scenario file or orchestrator/traces/) or a synthetic:… name, got ${JSON.stringify(value)}`);
+      }
+      params.trace = value ?? null;
+    } else if (value === undefined || (FIELD_RULES[field].nullable && value === null)) {
+      params[field] = FIELD_RULES[field].nullable ? null : 0;
     } else {
       params[field] = expectLinkValue(field, value, `${where}.${field}`);
     }
@@ -90,7 +98,10 @@ function normalizeFields(raw, where) {
     throw new InputError(`${where}: set only one of queuePackets and queueMs (got ${params.queuePackets} packets and ${params.queueMs} ms)`);
   }
   if (params.queuePackets === null && params.queueMs === null) params.queuePackets = DEFAULT_QUEUE_PACKETS;
-  return /** @type {LinkParams} */ (params);
+  if (params.trace !== null && params.rateKbps !== null) {
+    throw new InputError(`${where}: set only one of rateKbps and trace (got ${params.rateKbps} kbps and trace ${params.trace}); the trace gives the capacity`);
+  }
+  return /** @type {LinkParams} */ (/** @type {unknown} */ (params));
 }
 
 /**
@@ -101,7 +112,10 @@ function normalizeFields(raw, where) {
  * @returns {LinkParams}
  */
 export function checkLinkParams(params, where) {
-  const { rateKbps, queueMs, oneWayDelayMs, jitterMs, lossPct, lossBurst } = params;
+  const { rateKbps, queueMs, oneWayDelayMs, jitterMs, lossPct, lossBurst, trace } = params;
+  if (trace !== null && queueMs !== null) {
+    throw new InputError(`${where}: queueMs ${queueMs} with trace ${trace}: a trace has no single rate to convert milliseconds of queue at; give queuePackets instead: queueMs at the trace's mean rate ('npm run cli -- trace show' prints it) is mean kbps × queueMs / 12 000 packets`);
+  }
   if (jitterMs > oneWayDelayMs) {
     throw new InputError(`${where}: jitterMs ${jitterMs} is more than oneWayDelayMs ${oneWayDelayMs}; jitter varies the delay within ±jitterMs, so it must be at most oneWayDelayMs: raise oneWayDelayMs or lower jitterMs`);
   }
@@ -128,7 +142,8 @@ export function normalizeLinkParams(raw, where) {
 
 /**
  * Applies a partial update (a schedule step's `set`, a per-peer override) to normalized params.
- * Giving either queue field replaces the queue limit as a whole, so the two never coexist.
+ * Giving either queue field replaces the queue limit as a whole, so the two never coexist; likewise rateKbps and
+ * trace replace the capacity.
  * @param {LinkParams} base
  * @param {unknown} patch
  * @param {string} where  names the patch in errors
@@ -140,7 +155,9 @@ export function mergeLinkParams(base, patch, where, { betweenFields = true } = {
   const given = expectObject(patch, where, LINK_FIELDS);
   const replacesQueue = 'queuePackets' in given || 'queueMs' in given;
   const queue = replacesQueue ? { queuePackets: given.queuePackets ?? null, queueMs: given.queueMs ?? null } : {};
-  const merged = normalizeFields({ ...base, ...given, ...queue }, where);
+  const replacesCapacity = 'rateKbps' in given || 'trace' in given;
+  const capacity = replacesCapacity ? { rateKbps: given.rateKbps ?? null, trace: given.trace ?? null } : {};
+  const merged = normalizeFields({ ...base, ...given, ...queue, ...capacity }, where);
   return betweenFields ? checkLinkParams(merged, where) : merged;
 }
 
@@ -159,7 +176,8 @@ export function sameLinkParams(a, b) {
  * @returns {number|null} null when the rate is unlimited (no queue can build)
  */
 export function queueLimitBytes(params, mtuBytes = 1500) {
-  if (params.rateKbps === null) return null;
+  // A trace link has queuePackets (checkLinkParams); a result written before traces existed has no trace field.
+  if (params.rateKbps === null && !params.trace) return null;
   // kbit/s × ms / 8 = bytes
   if (params.queueMs !== null) return Math.round((params.rateKbps * params.queueMs) / 8);
   return /** @type {number} */ (params.queuePackets) * mtuBytes;

@@ -18,6 +18,8 @@ export const SCHEMA_VERSION = 1;
  * @typedef {{ t: number, peer: string, remote: string, intervalS?: number, [metric: string]: unknown }} TimelineEntry
  * @typedef {{ atS: number, cmd: string, ok: boolean, [field: string]: unknown }} SystemCommand
  * @typedef {{ atS: number, appliedAtS: number|null, link: string, params: object, cause: string }} ScheduleEvent
+ * @typedef {import('./trace.js').TraceStepReport & { appliedLateMs: { n: number, p50: number|null, p99: number|null,
+ *   max: number|null } }} TraceSteps
  * @typedef {{ t: number, flow: string, rateKbps: number, source: string, [field: string]: unknown }} FlowRow
  *   t: the second on the media clock (the row covers (t − 1, t]); rateKbps: the goodput its receiver got;
  *   source: getStats | iperf3 | datachannel | relay
@@ -50,7 +52,9 @@ export const SCHEMA_VERSION = 1;
  * @property {TimelineEntry[]} timeline
  * @property {RunEvent[]} events
  * @property {{ emulator: string, links: object, routes: Record<string, string[]>, configured: object[],
- *   truth: object[], commands: SystemCommand[], scheduleEvents: ScheduleEvent[] }} network
+ *   truth: object[], commands: SystemCommand[], scheduleEvents: ScheduleEvent[], traceSteps: TraceSteps|null }} network
+ *   traceSteps: a backend that sets rates (netem, dummynet) replayed the links' traces as rate steps, and how far
+ *   they were from the traces; null on the relay (it replays every delivery opportunity) or without traces
  * @property {{ list: import('./flows.js').FlowListEntry[], rows: FlowRow[] }} flows  the scenario's flows and the main
  *   call (lib/flows.js flowList) and their rates per second; empty when the scenario has no flows
  * @property {import('./setup-breakdown.js').SetupBreakdown} setup  per peer: launch -> first decoded frame, step by step
@@ -74,7 +78,8 @@ export const SCHEMA_VERSION = 1;
  * @param {TimelineEntry[]} input.samples    as the pages sent them (validated at the signaling edge)
  * @param {Array<{ epochMs: number, type: string, peer?: string|null }>} input.events  the set-up breakdown comes from them
  * @param {{ emulator: string, truth: Array<{ epochMs: number }>, commands: SystemCommand[],
- *   scheduleEvents: ScheduleEvent[] }} input.network  commands are stamped in seconds since the run started
+ *   scheduleEvents: ScheduleEvent[], traceSteps?: TraceSteps|null }} input.network  commands are stamped in seconds
+ *   since the run started
  * @param {{ startedAtEpochMs: number, mediaStartEpochMs: number|null }} input.clock
  * @param {string[]} input.peers
  * @param {FlowRow[]} [input.flowRows]  rates the run measured outside the pages (iperf3, relay), on the media clock;
@@ -115,6 +120,7 @@ export function buildResult({
       truth,
       commands: network.commands.map((command) => ({ ...command, atS: atS(clock.startedAtEpochMs + command.atS * 1000) ?? command.atS })),
       scheduleEvents: network.scheduleEvents,
+      traceSteps: network.traceSteps ?? null,
     },
     flows,
     setup,

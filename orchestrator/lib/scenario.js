@@ -14,6 +14,7 @@ import { validateReference } from './reference.js';
 import { normalizeFlows, normalizeMainCall } from './flows.js';
 import { normalizeCodec } from './codec.js';
 import { normalizeDevices } from './devices.js';
+import { readTrace } from './trace-file.js';
 import { DEFAULT_DURATION_S, DEFAULT_PEERS, MAX_DURATION_S, MAX_PEERS, compileNetwork } from './schedule.js';
 
 export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.url));
@@ -91,11 +92,15 @@ export function listScenarios() {
 /**
  * Loads a shipped scenario by name, or any scenario file by path (contains '/' or ends in .json).
  * @param {string} nameOrPath
- * @param {{timeScale?: number, durationS?: number, warmupS?: number, codec?: import('./codec.js').RequestedCodec|null}} [options]
- *   timeScale compresses the schedule and duration (smoke runs); durationS, warmupS and codec (--codec) override the file's
+ * @param {{timeScale?: number, durationS?: number, warmupS?: number, codec?: import('./codec.js').RequestedCodec|null,
+ *   traceStepMs?: number}} [options]
+ *   timeScale compresses the schedule and duration (smoke runs); durationS, warmupS and codec (--codec) override the file's;
+ *   traceStepMs (--trace-step-ms) overrides network.traceStepMs
  * @returns {ResolvedScenario}
  */
-export function loadScenario(nameOrPath, { timeScale = 1, durationS, warmupS: warmupOverrideS, codec: codecOverride = null } = {}) {
+export function loadScenario(nameOrPath, {
+  timeScale = 1, durationS, warmupS: warmupOverrideS, codec: codecOverride = null, traceStepMs,
+} = {}) {
   expectNumber(timeScale, 'timeScale (--time-scale)', { above: 0 });
   if (durationS !== undefined) expectNumber(durationS, 'durationS (--duration)', { above: 0, max: MAX_DURATION_S });
   if (warmupOverrideS !== undefined) expectNumber(warmupOverrideS, 'warmupS (--warmup)', { min: 0 });
@@ -144,7 +149,9 @@ export function loadScenario(nameOrPath, { timeScale = 1, durationS, warmupS: wa
   if (codec && topology === 'sfu') throw new InputError(`${codecOverride ? '--codec' : `${file}: codec`}: codec selection needs a mesh call; scenario ${name} has topology sfu`);
   const devices = normalizeDevices(raw.devices, allPeers, file);
   // Extra calls' peers have links of their own.
-  const compiled = compileNetwork({ file, durationS: nominalDurationS, peers: allPeers, topology, network: raw.network }, { timeScale });
+  const compiled = compileNetwork({ file, durationS: nominalDurationS, peers: allPeers, topology, network: raw.network }, {
+    timeScale, traceStepMs, loadTrace: (traceName, where) => readTrace(traceName, { baseDir: path.dirname(filePath), where }),
+  });
   return {
     name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers, allPeers, topology, media,
     network: raw.network ?? {}, mainCall, flows, reference, codec, devices, compiled,

@@ -8,6 +8,9 @@ import {
   sameLinkParams,
 } from './link-model.js';
 import { BOTTLENECK_LINKS, SFU_NODE, bottleneckBetween } from './topology.js';
+import {
+  DEFAULT_TRACE_STEP_MS, MAX_TRACE_STEP_MS, MIN_TRACE_STEP_MS, SYNTHETIC_PREFIX, capacityKbps, syntheticTrace,
+} from './trace.js';
 import { describeValue, expectNumber, expectObject } from './validate.js';
 
 /** @typedef {import('./link-model.js').LinkParams} LinkParams */
@@ -18,7 +21,10 @@ import { describeValue, expectNumber, expectObject } from './validate.js';
  *   sfu: "p0->sfu": ["p0.up", ("bottleneck.fwd")], "sfu->p0": [("bottleneck.back",) "p0.down"]; a route crosses
  *   the bottleneck only between the sides (lib/topology.js peerSide)
  * @property {{atS: number, link: string, params: LinkParams, cause: string}[]} events  sorted by atS, all atS > 0
+ * @property {Record<string, import('./trace.js').Trace>} traces  every trace a link uses, by the name params.trace gives
+ * @property {number} traceStepMs  the rate steps' length where a backend cannot replay a trace (lib/trace.js traceSteps)
  */
+/** @typedef {(name: string, where: string) => import('./trace.js').Trace} LoadTrace  reads a trace file (the loader's I/O) */
 
 export const DEFAULT_DURATION_S = 300;
 /** A day: the longest run (and scaled schedule) a scenario may ask for. */
@@ -32,7 +38,7 @@ export const MIN_RAMP_EVERY_S = 0.1;
 /** Offset added before geometric interpolation so exponential ramps can start or end at 0 (docs: "Ramps"). */
 export const DEFAULT_EXPONENTIAL_FLOOR = 1;
 
-const NETWORK_FIELDS = ['link', 'peers', 'bottleneck', 'bottleneckBack', 'schedule'];
+const NETWORK_FIELDS = ['link', 'peers', 'bottleneck', 'bottleneckBack', 'schedule', 'traceStepMs'];
 const ENTRY_FIELDS = ['at', 'links', 'set', 'ramp'];
 const RAMP_FIELDS = ['field', 'from', 'to', 'durationS', 'shape', 'everyS', 'floor'];
 const RAMP_SHAPES = ['linear', 'exponential'];
@@ -59,46 +65,70 @@ export function rampValue({ shape, from, to, floor }, x) {
 /**
  * @param {{name?: string, file?: string, durationS?: number, peers?: number, topology?: string, network?: unknown}} scenario
  *   validated top-level fields (loadScenario checks them); network is validated here
- * @param {{timeScale?: number}} [options] timeScale multiplies every `at` and ramp durationS, not everyS
+ * @param {{timeScale?: number, loadTrace?: LoadTrace, traceStepMs?: number}} [options] timeScale multiplies every
+ *   `at` and ramp durationS, not everyS (nor traces: they are recordings); loadTrace reads a trace file (synthetic
+ *   traces are generated here); traceStepMs (--trace-step-ms) overrides network.traceStepMs
  * @returns {CompiledNetwork}
  */
-export function compileNetwork(scenario, { timeScale = 1 } = {}) {
+export function compileNetwork(scenario, { timeScale = 1, loadTrace, traceStepMs: stepOverrideMs } = {}) {
   const file = scenario.file ?? `scenario '${scenario.name}'`;
   const peers = scenario.peers ?? DEFAULT_PEERS;
   const network = expectObject(scenario.network ?? {}, `${file}: network`, NETWORK_FIELDS);
-  const links = initialLinks(network, peers, file);
+  /** @type {Record<string, import('./trace.js').Trace>} */
+  const traces = {};
+  /** @param {unknown} name @param {string} where */
+  const useTrace = (name, where) => {
+    if (typeof name !== 'string' || name === '' || Object.hasOwn(traces, name)) return;
+    if (name.startsWith(SYNTHETIC_PREFIX)) traces[name] = syntheticTrace(name, where);
+    else if (loadTrace) traces[name] = loadTrace(name, where);
+    else throw new InputError(`${where}: trace file ${name} cannot be read here; load the scenario with loadScenario`);
+  };
+  const links = initialLinks(network, peers, file, useTrace);
   const schedule = network.schedule ?? [];
   if (!Array.isArray(schedule)) {
     throw new InputError(`${file}: network.schedule: must be an array of steps and ramps, got ${describeValue(schedule)}`);
   }
-  const context = { file, links, timeScale, nominalDurationS: scenario.durationS ?? DEFAULT_DURATION_S };
+  const context = { file, links, timeScale, nominalDurationS: scenario.durationS ?? DEFAULT_DURATION_S, useTrace };
   const entries = schedule.map((entry, index) => compileEntry(entry, index, context));
   rejectOverlaps(entries, file);
   const events = applyChanges(links, entries.flatMap((entry) => entry.changes));
-  return { links, routes: buildRoutes(peers, scenario.topology ?? 'mesh', 'bottleneck.fwd' in links), events };
+  const stepRange = { min: MIN_TRACE_STEP_MS, max: MAX_TRACE_STEP_MS };
+  if (network.traceStepMs !== undefined) {
+    expectNumber(network.traceStepMs, `${file}: network.traceStepMs`, stepRange);
+    if (Object.keys(traces).length === 0) throw new InputError(`${file}: network.traceStepMs: no link has a trace; remove it`);
+  }
+  const traceStepMs = stepOverrideMs === undefined ? network.traceStepMs ?? DEFAULT_TRACE_STEP_MS
+    : expectNumber(stepOverrideMs, '--trace-step-ms', stepRange);
+  return { links, routes: buildRoutes(peers, scenario.topology ?? 'mesh', 'bottleneck.fwd' in links), events, traces, traceStepMs };
 }
 
 /**
  * @param {Record<string, any>} network
  * @param {number} peers
  * @param {string} file
+ * @param {(name: unknown, where: string) => void} useTrace  resolves a trace a section names (errors name the field)
  * @returns {Record<string, LinkParams>}
  */
-function initialLinks(network, peers, file) {
+function initialLinks(network, peers, file, useTrace) {
   const peerNames = Array.from({ length: peers }, (_, i) => `p${i}`);
   const overrides = expectObject(network.peers ?? {}, `${file}: network.peers`, peerNames);
   const uplink = normalizeLinkParams(network.link ?? {}, `${file}: network.link`);
+  useTrace(uplink.trace, `${file}: network.link.trace`);
   /** @type {Record<string, LinkParams>} */
   const links = {};
   for (const peer of peerNames) {
     const override = expectObject(overrides[peer] ?? {}, `${file}: network.peers.${peer}`, ['uplink', 'downlink']);
     links[`${peer}.up`] = mergeLinkParams(uplink, override.uplink ?? {}, `${file}: network.peers.${peer}.uplink`);
     links[`${peer}.down`] = normalizeLinkParams(override.downlink ?? {}, `${file}: network.peers.${peer}.downlink`);
+    useTrace(links[`${peer}.up`].trace, `${file}: network.peers.${peer}.uplink.trace`);
+    useTrace(links[`${peer}.down`].trace, `${file}: network.peers.${peer}.downlink.trace`);
   }
   if (network.bottleneck !== undefined) {
     const [fwd, back] = Object.keys(BOTTLENECK_LINKS);
     links[fwd] = normalizeLinkParams(network.bottleneck, `${file}: network.bottleneck`);
     links[back] = mergeLinkParams(links[fwd], network.bottleneckBack ?? {}, `${file}: network.bottleneckBack`);
+    useTrace(links[fwd].trace, `${file}: network.bottleneck.trace`);
+    useTrace(links[back].trace, `${file}: network.bottleneckBack.trace`);
   } else if (network.bottleneckBack !== undefined) {
     throw new InputError(`${file}: network.bottleneckBack: is merged over network.bottleneck, which is missing; add network.bottleneck (both directions) or remove bottleneckBack`);
   }
@@ -178,10 +208,11 @@ function resolveLinks(selector, path, links) {
 /**
  * @param {unknown} raw
  * @param {number} index
- * @param {{file: string, links: Record<string, LinkParams>, timeScale: number, nominalDurationS: number}} context
+ * @param {{file: string, links: Record<string, LinkParams>, timeScale: number, nominalDurationS: number,
+ *   useTrace: (name: unknown, where: string) => void}} context
  * @returns {CompiledEntry}
  */
-function compileEntry(raw, index, { file, links, timeScale, nominalDurationS }) {
+function compileEntry(raw, index, { file, links, timeScale, nominalDurationS, useTrace }) {
   const where = `${file}: network.schedule[${index}]`;
   const entry = expectObject(raw, where, ENTRY_FIELDS);
   const at = expectNumber(entry.at, `${where}.at`, { min: 0 });
@@ -199,6 +230,7 @@ function compileEntry(raw, index, { file, links, timeScale, nominalDurationS }) 
     const set = expectObject(entry.set, `${where}.set`, LINK_FIELDS);
     const fields = Object.keys(set);
     if (fields.length === 0) throw new InputError(`${where}.set: is empty; give the fields that change at ${at} s`);
+    if (typeof set.trace === 'string') useTrace(set.trace, `${where}.set.trace`);
     const changes = targets.map((link) => ({ atS: startS, link, patch: set, cause: `${cause} step`, where: `${where}.set` }));
     return { index, kind: 'step', links: targets, fields, startS, endS: startS, changes };
   }
@@ -243,8 +275,8 @@ function compileEntry(raw, index, { file, links, timeScale, nominalDurationS }) 
   return { index, kind: 'ramp', links: targets, fields: [ramp.field], startS, endS: roundS(startS + scaledS), changes };
 }
 
-/** Both queue fields describe one limit, so they conflict with each other. */
-const conflictKey = (field) => (field === 'queueMs' ? 'queuePackets' : field);
+/** Both queue fields describe one limit, so they conflict with each other; rateKbps and trace one capacity. */
+const conflictKey = (field) => ({ queueMs: 'queuePackets', trace: 'rateKbps' }[field] ?? field);
 
 /** @param {CompiledEntry} a @param {CompiledEntry} b */
 function timesClash(a, b) {
@@ -351,7 +383,9 @@ export function configuredAt(compiled, tS) {
 }
 
 /**
- * The configured params sampled every stepS from 0 to durationS: result.json's network.configured.
+ * The configured params sampled every stepS from 0 to durationS: result.json's network.configured. A link on a
+ * trace shows the trace's mean capacity over [t, t + stepS) as its rateKbps (the trace started when the link
+ * switched to it: at 0, or at the schedule event that named it).
  * @param {CompiledNetwork} compiled
  * @param {number} durationS
  * @param {number} [stepS]
@@ -362,15 +396,24 @@ export function configuredTimeline(compiled, durationS, stepS = 1) {
     throw new HarnessError(`configuredTimeline: needs durationS >= 0 and stepS > 0, got ${durationS} and ${stepS}`);
   }
   const state = copyLinks(compiled.links);
+  /** @type {Record<string, number>} */
+  const traceOriginS = Object.fromEntries(Object.keys(state).map((link) => [link, 0]));
   const rows = [];
   let next = 0;
   const samples = Math.floor(durationS / stepS + 1e-9);
   for (let k = 0; k <= samples; k++) {
     const t = roundS(k * stepS);
     for (; next < compiled.events.length && compiled.events[next].atS <= t; next++) {
-      state[compiled.events[next].link] = compiled.events[next].params;
+      const { link, params, atS } = compiled.events[next];
+      if (params.trace && params.trace !== state[link].trace) traceOriginS[link] = atS;
+      state[link] = params;
     }
-    for (const [link, params] of Object.entries(state)) rows.push({ t, link, ...params });
+    for (const [link, params] of Object.entries(state)) {
+      const trace = params.trace ? compiled.traces?.[params.trace] : undefined;
+      const fromMs = (t - traceOriginS[link]) * 1000;
+      const rateKbps = trace ? roundValue(capacityKbps(trace, 0, fromMs, fromMs + stepS * 1000)) : params.rateKbps;
+      rows.push({ t, link, ...params, rateKbps });
+    }
   }
   return rows;
 }

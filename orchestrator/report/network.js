@@ -44,7 +44,7 @@ export function linkHistories(network) {
 function complete(p) {
   const num = (v, fallback) => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
   return {
-    queuePackets: null, queueMs: null, lossBurst: null, ...p,
+    queuePackets: null, queueMs: null, lossBurst: null, trace: null, ...p,
     rateKbps: num(p.rateKbps, null), oneWayDelayMs: num(p.oneWayDelayMs, 0), jitterMs: num(p.jitterMs, 0), lossPct: num(p.lossPct, 0),
   };
 }

@@ -15,6 +15,7 @@ import { KERNEL_FLOW_KINDS, shortTcpBursts } from '../lib/flows.js';
 import { startKernelFlows } from '../cross/kernel-flows.js';
 import { buildResult } from '../lib/result.js';
 import { groupScheduleEvents } from '../lib/schedule.js';
+import { percentile } from '../lib/statistics.js';
 import { LAUNCH_EVENT } from '../lib/setup-breakdown.js';
 import { onCleanup, onInterrupt } from '../lib/shutdown.js';
 import { SFU_NODE } from '../lib/topology.js';
@@ -87,7 +88,7 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
   /** @type {Call} */
   const call = {
     scenario, browser, media, headful, emulatorName, startedAt, recorder, onSample, log, emulator: null, processes,
-    releases: [], runDir, commands: [], flowTruth: [],
+    releases: [], runDir, commands: [], flowTruth: [], traceStepLateMs: [],
   };
   hold(call, 'process sampler', () => processes.stop().then(() => {}));
   const stopInterrupt = onInterrupt(recorder.interrupt);
@@ -121,6 +122,7 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
       truth: recorder.truth,
       commands: [...(call.emulator?.commands ?? []), ...call.commands],
       scheduleEvents: recorder.scheduleEvents,
+      traceSteps: call.emulator?.traceSteps ? { ...call.emulator.traceSteps, appliedLateMs: lateness(call.traceStepLateMs) } : null,
     },
     clock: { startedAtEpochMs: startedAt.getTime(), mediaStartEpochMs: recorder.mediaStartEpochMs },
     peers: scenarioPeers(scenario),
@@ -140,9 +142,20 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
  *   emulator: any, signaling?: any, room?: string, processes: import('./process-sampler.js').ProcessSampler,
  *   releases: Array<() => Promise<void>>, runDir: string, sfuSampler?: import('../sfu/admin-sampler.js').AdminSampler,
  *   kernelFlows?: import('../cross/kernel-flows.js').KernelFlows, commands: object[],
- *   flowTruth: Array<{ epochMs: number, flow: string, direction: string, bytesOut: number }> }} Call
+ *   flowTruth: Array<{ epochMs: number, flow: string, direction: string, bytesOut: number }>, traceStepLateMs: number[] }} Call
  *   commands: the system commands the run started itself (Janus, kernel flows), beside the emulator's
+ *   traceStepLateMs: how late each trace rate step was applied (netem, dummynet)
  */
+
+/**
+ * How late the trace's rate steps took effect: part of the steps' error on top of the resampling.
+ * @param {number[]} lateMs @returns {{ n: number, p50: number|null, p99: number|null, max: number|null }}
+ */
+function lateness(lateMs) {
+  const sorted = [...lateMs].sort((a, b) => a - b);
+  const round = (value) => (value === null || value === undefined ? null : Math.round(value));
+  return { n: sorted.length, p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted.at(-1)) };
+}
 
 /** The main call's peers. @param {{ peers: number }} scenario */
 const scenarioPeers = (scenario) => Array.from({ length: scenario.peers }, (_, i) => `p${i}`);
@@ -194,7 +207,7 @@ async function setUpCall(call) {
   const clock = () => (Date.now() - call.startedAt.getTime()) / 1000;
   // The emulator's closer is registered before its set-up starts, so an interrupt half way removes what was built.
   call.emulator = await createEmulator(call.emulatorName, {
-    compiled: scenario.compiled, peers, runId: room, browserPath: call.browser.path, clock, log, sfuAddress,
+    compiled: scenario.compiled, durationS: scenario.durationS, peers, runId: room, browserPath: call.browser.path, clock, log, sfuAddress,
     registerCleanup: (name, close, options) => hold(call, name, close, options),
   });
   log(`emulator: ${call.emulator.name}${call.emulator.choice ? ` (${call.emulator.choice})` : ''}`);
@@ -313,16 +326,27 @@ async function holdCall(call) {
   const { scenario, recorder, emulator, log } = call;
   if (recorder.signal.aborted) return;
   recorder.mediaStartEpochMs = Date.now();
+  // The relay's traces run on the media clock, like the schedule.
+  await emulator.startMedia?.(recorder.mediaStartEpochMs).catch((error) => recorder.fail(`starting the link traces: ${error.message}`));
   recorder.event({ type: 'call-started', epochMs: recorder.mediaStartEpochMs });
   call.signaling.broadcast(call.room, { type: 'start', mediaStartEpochMs: recorder.mediaStartEpochMs });
   log(`call started; running ${scenario.durationS} s`);
-  const timers = scheduleNetwork(scenario.compiled.events, recorder.mediaStartEpochMs, async (atS, changes) => {
-    try {
-      await emulator.apply(Object.fromEntries(changes.map((change) => [change.link, change.params])));
-      for (const { link, params, cause } of changes) recorder.scheduleEvents.push({ atS, appliedAtS: recorder.atS(), link, params, cause });
-    } catch (error) {
-      recorder.fail(`applying the schedule at ${atS} s: ${error.message}`);
-    }
+  // One change at a time: a slow one (tc) must not let the next overtake it. A trace's rate steps are counted, not listed.
+  let applying = Promise.resolve();
+  const timers = scheduleNetwork(emulator.events ?? scenario.compiled.events, recorder.mediaStartEpochMs, (atS, changes) => {
+    applying = applying.then(async () => {
+      if (recorder.signal.aborted) return;
+      try {
+        await emulator.apply(Object.fromEntries(changes.map((change) => [change.link, change.params])), atS);
+        const appliedAtS = recorder.atS();
+        for (const { link, params, cause, traceStep } of changes) {
+          if (traceStep) call.traceStepLateMs.push((appliedAtS - atS) * 1000);
+          else recorder.scheduleEvents.push({ atS, appliedAtS, link, params, cause });
+        }
+      } catch (error) {
+        recorder.fail(`applying the schedule at ${atS} s: ${error.message}`);
+      }
+    });
   });
   hold(call, 'schedule timers', () => timers.forEach(clearTimeout));
   const flowTimers = scheduleFlows(browserFlowTimeline(scenario), recorder.mediaStartEpochMs, (atS, peer, command) => {
@@ -404,9 +428,10 @@ function scheduleFlows(timeline, mediaStartEpochMs, send) {
 /**
  * Arms one timer per distinct time in the schedule; the emulator applies each group of changes at once.
  * Times are anchored to media start so a late timer does not delay the later ones.
- * @param {Array<{ atS: number, link: string, params: object, cause: string }>} events  all atS > 0 (compileNetwork)
+ * @param {Array<{ atS: number, link: string, params: object, cause: string, traceStep?: boolean }>} events  all atS > 0
+ *   (compileNetwork; lib/trace.js steppedNetwork)
  * @param {number} mediaStartEpochMs
- * @param {(atS: number, changes: Array<{ atS: number, link: string, params: object, cause: string }>) => void} apply
+ * @param {(atS: number, changes: Array<{ atS: number, link: string, params: object, cause: string, traceStep?: boolean }>) => void} apply
  */
 function scheduleNetwork(events, mediaStartEpochMs, apply) {
   return groupScheduleEvents(events)

@@ -9,7 +9,7 @@ const where = 'x.json: network.link';
 
 test('normalizeLinkParams fills defaults: unlimited, 50-packet queue, no delay or loss', () => {
   assert.deepEqual(normalizeLinkParams({}, where), {
-    rateKbps: null, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null,
+    rateKbps: null, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, trace: null,
   });
 });
 

@@ -203,7 +203,7 @@ test('configuredTimeline samples every link at each step, including t = 0 and du
   const { compiled } = loadScenario('changing-bandwidth');
   const rows = configuredTimeline(compiled, 300);
   assert.equal(rows.length, 301 * 4);
-  assert.deepEqual(rows[0], { t: 0, link: 'p0.up', rateKbps: 1000, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null });
+  assert.deepEqual(rows[0], { t: 0, link: 'p0.up', rateKbps: 1000, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, trace: null });
   const rate = (t, link) => rows.find((row) => row.t === t && row.link === link).rateKbps;
   assert.deepEqual([rate(59, 'p0.up'), rate(60, 'p0.up'), rate(300, 'p1.up'), rate(60, 'p1.down')], [1000, 3000, 1000, null]);
   const coarse = configuredTimeline(compiled, 300, 30);

@@ -117,6 +117,8 @@ export function pipeParams(plan, pipe, state) {
     queuePackets: limiting?.queuePackets ?? null,
     queueMs: limiting?.queueMs ?? null,
     lossBurst: route.map((link) => state[link].lossBurst).find((burst) => burst !== null) ?? null,
+    // dummynet runs a trace as rate steps (lib/trace.js steppedNetwork): no pipe carries one.
+    trace: null,
   };
 }
 

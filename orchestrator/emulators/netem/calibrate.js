@@ -31,7 +31,9 @@ const IPERF3_UDP_PAYLOAD_BYTES = 1200;
 const inNetnsNormal = (netns, ...args) => ['chrt', '--other', '0', 'ip', 'netns', 'exec', netns, ...args];
 
 /** @type {LinkParams} */
-const UNCONSTRAINED = { rateKbps: null, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null };
+const UNCONSTRAINED = {
+  rateKbps: null, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, trace: null,
+};
 
 /**
  * Starts an endpoint child inside a namespace and waits until its socket is bound.
@@ -186,7 +188,7 @@ export async function openNetemProbePath() {
       if (decodeProbe(bytes).sendMs >= handlerSinceMs) handler(bytes, recvMs);
     });
     const skipCase = ({ params }) => {
-      const missing = unmetRequirements({ links: { 'p0.up': params }, routes: {}, events: [] }, caps);
+      const missing = unmetRequirements({ links: { 'p0.up': params }, events: [] }, caps);
       return missing.length > 0 ? missing.join('; ') : null;
     };
     return {

@@ -7,7 +7,7 @@ import { BOTTLENECK_LINKS } from '../../lib/topology.js';
 import { NAMESPACE_PREFIX } from './topology.js';
 import { createCommandRunner } from '../runner.js';
 
-/** @typedef {import('../../lib/schedule.js').CompiledNetwork} CompiledNetwork */
+/** @typedef {Pick<import('../../lib/schedule.js').CompiledNetwork, 'links'|'events'>} CompiledNetwork  what the checks read */
 /**
  * @typedef {object} NetemCapabilities
  * @property {boolean} netns     network namespaces + veth (and root)

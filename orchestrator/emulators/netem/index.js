@@ -63,6 +63,8 @@ export function createNetemEmulator({ peers, compiled, runId, log = () => {}, cl
   let settingUp = null;
   /** @type {Map<string, object>} */
   const lastCounters = new Map();
+  /** @type {Map<string, string[]>} each link's commands of its last apply: what is in force (set-up used `add`) */
+  const lastApplied = new Map();
 
   async function teardown() {
     const quiet = { allowFailure: true, record: false };
@@ -92,6 +94,7 @@ export function createNetemEmulator({ peers, compiled, runId, log = () => {}, cl
       await run(argv);
     }
     lastCounters.clear();
+    lastApplied.clear();
     log(`netem: ${nodes.length} namespaces (${nodes.join(', ')}) behind ${plan.routerNetns}, ${netem ? 'netem' : 'nftables'} for loss, signaling on ${plan.control.rootAddress}`);
   }
 
@@ -121,7 +124,12 @@ export function createNetemEmulator({ peers, compiled, runId, log = () => {}, cl
       for (const [link, params] of Object.entries(linksParams)) {
         const stage = plan.stages.find((s) => s.link === link);
         if (!stage) throw new HarnessError(`netem: apply: unknown link '${link}'; this run has ${linkNames.join(', ')}`);
-        for (const argv of linkCommands(plan, stage, params, { netem, verb: 'change' })) await run(argv);
+        const commands = linkCommands(plan, stage, params, { netem, verb: 'change' });
+        const previous = lastApplied.get(link) ?? [];
+        // A trace's rate steps change only the htb rate, ten times a second: restating the unchanged qdisc and nft rule
+        // would triple the tc work and the steps' lateness.
+        for (const [index, argv] of commands.entries()) if (argv.join(' ') !== previous[index]) await run(argv);
+        lastApplied.set(link, commands.map((argv) => argv.join(' ')));
       }
     },
     /** Per-link counters since the previous call: result.json network.truth rows (with epochMs). */

@@ -15,7 +15,10 @@ const ERROR_CLASSES = { InputError, EnvironmentError, HarnessError };
  * @property {(config: {
  *   links?: Record<string, import('../../lib/link-model.js').LinkParams>,
  *   routes?: Record<string, string[]>,
- * }) => Promise<void>} configure
+ *   traces?: Record<string, import('../../lib/trace.js').Trace>,
+ *   traceOriginEpochMs?: number,
+ * }) => Promise<void>} configure  see UdpRelay.configure
+ * @property {(epochMs: number) => Promise<void>} restartTraces  see UdpRelay.restartTraces
  * @property {(candidate: {peer: string, remotePeer: string, address: string, port: number, bindAddress?: string})
  *   => Promise<number>} register
  *   resolves to the proxy port
@@ -90,6 +93,7 @@ export async function startRelayProcess(options = {}) {
   return {
     pid: child.pid,
     configure: (config) => call('configure', config).then(() => undefined),
+    restartTraces: (epochMs) => call('restartTraces', epochMs).then(() => undefined),
     register: (candidate) => call('register', candidate),
     registerTunnel: (tunnel) => call('registerTunnel', tunnel),
     truth: () => call('truth'),

@@ -1,13 +1,15 @@
 /**
  * One emulated link direction, as pure logic on a caller-supplied clock (milliseconds, any origin):
- * random loss -> drop-tail FIFO served at rateKbps -> propagation delay + jitter without reordering.
- * The relay drives it with real time; tests drive it with a fake clock.
+ * random loss -> drop-tail FIFO served at rateKbps, or at a trace's delivery opportunities -> propagation delay +
+ * jitter without reordering. The relay drives it with real time; tests drive it with a fake clock.
  */
 import { queueLimitBytes } from '../../lib/link-model.js';
+import { OPPORTUNITY_BYTES, opportunityClock } from '../../lib/trace.js';
 import { percentile } from '../../lib/statistics.js';
 import { createRandom, deriveSeed } from '../../lib/random.js';
 
 /** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
+/** @typedef {import('../../lib/trace.js').Trace} Trace */
 
 /**
  * @typedef {object} TruthRow  one completed second of one link ("network truth")
@@ -156,7 +158,13 @@ export class LinkQueue {
   /** @type {Fifo<{packet: P, sizeBytes: number, arrivalMs: number, departMs: number}>} */
   #queue = new Fifo();
   #queuedBytes = 0;
+  /** When the last queued packet leaves (its last byte is sent). */
   #lastDepartMs = -Infinity;
+  /** The trace serving the queue (params.trace), its clock, the next unused opportunity and the bytes the one at #lastDepartMs has left. */
+  /** @type {Trace|null} */ #trace = null;
+  /** @type {ReturnType<typeof opportunityClock>|null} */ #opportunities = null;
+  #nextOpportunity = -Infinity;
+  #leftoverBytes = 0;
   /** Serialized packets propagating; deliverMs never decreases (no reordering). */
   /** @type {Fifo<{packet: P, sizeBytes: number, arrivalMs: number, deliverMs: number}>} */
   #inFlight = new Fifo();
@@ -166,15 +174,17 @@ export class LinkQueue {
 
   /**
    * @param {LinkParams} params
-   * @param {{nowMs?: number, originMs?: number, seed?: number, name?: string}} [options]
-   *   nowMs: creation time; originMs: time 0 of the truth rows' t; seed + name: reproducible random draws
+   * @param {{nowMs?: number, originMs?: number, seed?: number, name?: string, trace?: Trace|null, traceOriginMs?: number}} [options]
+   *   nowMs: creation time; originMs: time 0 of the truth rows' t; seed + name: reproducible random draws;
+   *   trace: the trace params.trace names, started at traceOriginMs (default nowMs)
    */
-  constructor(params, { nowMs = 0, originMs = 0, seed = Math.floor(Math.random() * 2 ** 32), name = '' } = {}) {
+  constructor(params, { nowMs = 0, originMs = 0, seed = Math.floor(Math.random() * 2 ** 32), name = '', trace = null, traceOriginMs = nowMs } = {}) {
     this.#params = params;
     this.#lossRandom = createRandom(deriveSeed(seed, name, 'loss'));
     this.#jitterRandom = createRandom(deriveSeed(seed, name, 'jitter'));
     this.#clockMs = nowMs;
     this.#truth = new TruthRecorder(originMs, nowMs);
+    this.#useTrace(params, trace, traceOriginMs);
   }
 
   /** @returns {LinkParams} */
@@ -183,25 +193,97 @@ export class LinkQueue {
   /**
    * Applies new parameters from nowMs on. Queued packets are kept; the one on the wire keeps the bits
    * already sent and the rest are re-served at the new rate. Packets already propagating keep their delivery time.
+   * A link that switches to a trace (or to another one) starts it at traceOriginMs; one that stays on its trace
+   * keeps its place in it. Where a trace starts or stops, queued packets are re-served from nowMs in full.
    * @param {LinkParams} params @param {number} nowMs
+   * @param {{trace?: Trace|null, traceOriginMs?: number}} [options]  trace: the one params.trace names
    */
-  configure(params, nowMs) {
+  configure(params, nowMs, { trace = null, traceOriginMs = nowMs } = {}) {
     const t = this.#tick(nowMs);
     this.#advance(t);
-    const oldRateKbps = this.#params.rateKbps;
+    const old = { rateKbps: this.#params.rateKbps, trace: this.#params.trace };
     this.#params = params;
     if (params.lossBurst === null) this.#lossBurstActive = false;
-    if (oldRateKbps === params.rateKbps || this.#queue.length === 0) return;
-    let previousDepartMs = t;
+    const traceChanged = (params.trace ?? null) !== (old.trace ?? null);
+    if (traceChanged) this.#useTrace(params, trace, traceOriginMs);
+    if (!traceChanged && (old.trace || old.rateKbps === params.rateKbps)) return;
+    this.#reserve(t, old.trace ? null : old.rateKbps);
+  }
+
+  /**
+   * Starts the current trace again at originMs (the run's media start): queued packets are re-served from nowMs.
+   * @param {number} originMs @param {number} nowMs
+   */
+  restartTrace(originMs, nowMs) {
+    if (!this.#trace) return;
+    const t = this.#tick(nowMs);
+    this.#advance(t);
+    this.#useTrace(this.#params, this.#trace, originMs);
+    this.#reserve(t, null);
+  }
+
+  /**
+   * @param {LinkParams} params @param {Trace|null} trace @param {number} originMs
+   */
+  #useTrace(params, trace, originMs) {
+    if (params.trace && trace?.name !== params.trace) {
+      throw new Error(`LinkQueue: params name trace ${params.trace} but ${trace ? `trace ${trace.name}` : 'no trace'} was given`);
+    }
+    this.#trace = params.trace ? trace : null;
+    this.#opportunities = this.#trace && opportunityClock(this.#trace, originMs);
+    this.#nextOpportunity = -Infinity;
+    this.#leftoverBytes = 0;
+  }
+
+  /**
+   * Serves the queued packets again from t under the current capacity, in order.
+   * @param {number} t @param {number|null} oldRateKbps  the rate the head was being sent at (null: unlimited or a
+   *   trace; then it starts over)
+   */
+  #reserve(t, oldRateKbps) {
+    if (this.#queue.length === 0) return;
+    this.#lastDepartMs = -Infinity;
+    this.#nextOpportunity = -Infinity;
+    this.#leftoverBytes = 0;
     let onWire = true;
     for (const entry of this.#queue) {
-      const bits = onWire && oldRateKbps !== null ? (entry.departMs - t) * oldRateKbps : entry.sizeBytes * 8;
-      entry.departMs = previousDepartMs + (params.rateKbps === null ? 0 : bits / params.rateKbps);
-      previousDepartMs = entry.departMs;
+      const remainingBytes = onWire && oldRateKbps !== null ? Math.max(0, ((entry.departMs - t) * oldRateKbps) / 8) : entry.sizeBytes;
+      entry.departMs = this.#serve(remainingBytes, t);
       onWire = false;
     }
-    this.#lastDepartMs = previousDepartMs;
     this.#advance(t);
+  }
+
+  /**
+   * When a packet of sizeBytes that reaches the queue at t leaves it: at the rate, back to back after the packet
+   * before it; on a trace, at the opportunity that carries its last byte (mahimahi: each opportunity carries up to
+   * 1500 bytes of the queue's head, a packet may span several and several packets may share one; an opportunity
+   * with nothing queued before it is lost).
+   * @param {number} sizeBytes @param {number} t @returns {number}
+   */
+  #serve(sizeBytes, t) {
+    if (!this.#opportunities) {
+      const { rateKbps } = this.#params;
+      this.#lastDepartMs = Math.max(t, this.#lastDepartMs) + (rateKbps === null ? 0 : (sizeBytes * 8) / rateKbps);
+      return this.#lastDepartMs;
+    }
+    let needBytes = sizeBytes;
+    // What the opportunity that sent the previous packet has left serves this one only if it was queued before it.
+    if (t < this.#lastDepartMs && this.#leftoverBytes > 0) {
+      const used = Math.min(this.#leftoverBytes, needBytes);
+      this.#leftoverBytes -= used;
+      needBytes -= used;
+    } else {
+      this.#leftoverBytes = 0;
+    }
+    if (needBytes <= 0) return this.#lastDepartMs;
+    let k = Math.max(this.#nextOpportunity, this.#opportunities.firstFrom(t, true));
+    const count = Math.ceil(needBytes / OPPORTUNITY_BYTES);
+    k += count - 1;
+    this.#nextOpportunity = k + 1;
+    this.#leftoverBytes = count * OPPORTUNITY_BYTES - needBytes;
+    this.#lastDepartMs = this.#opportunities.timeOf(k);
+    return this.#lastDepartMs;
   }
 
   /**
@@ -221,8 +303,7 @@ export class LinkQueue {
       this.#truth.count(t, 'dropsLoss');
       return 'loss';
     }
-    const { rateKbps } = this.#params;
-    if (rateKbps === null) {
+    if (this.#params.rateKbps === null && !this.#trace) {
       this.#propagate(packet, sizeBytes, t, t);
       return null;
     }
@@ -231,10 +312,9 @@ export class LinkQueue {
       this.#truth.count(t, 'dropsQueue');
       return 'queue';
     }
-    const departMs = Math.max(t, this.#lastDepartMs) + (sizeBytes * 8) / rateKbps;
+    const departMs = this.#serve(sizeBytes, t);
     this.#queue.push({ packet, sizeBytes, arrivalMs: t, departMs });
     this.#queuedBytes += sizeBytes;
-    this.#lastDepartMs = departMs;
     return null;
   }
 

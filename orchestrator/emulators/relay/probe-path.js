@@ -49,7 +49,9 @@ export async function createRelayProbePath(relay, { host = '127.0.0.1' } = {}) {
     return {
       senderPort,
       receiverProxyPort,
-      configure: async (params) => { await relay.configure({ links: { [PROBE_LINK]: params } }); },
+      configure: async (params, trace) => {
+        await relay.configure({ links: { [PROBE_LINK]: params }, ...trace });
+      },
       send: (payload) => sender.send(payload, receiverProxyPort, host),
       onReceive: (next) => { handler = next; },
       close,

@@ -27,6 +27,7 @@ await relay.start();
 
 const methods = {
   configure: (params) => relay.configure(params),
+  restartTraces: (epochMs) => relay.restartTraces(epochMs),
   register: (params) => relay.register(params),
   registerTunnel: (params) => relay.registerTunnel(params),
   truth: () => relay.truth(),

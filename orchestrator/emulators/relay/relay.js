@@ -110,6 +110,8 @@ export class UdpRelay {
   #closed = false;
   /** @type {Map<string, LinkQueue<Packet>>} */
   #links = new Map();
+  /** @type {Map<string, import('../../lib/trace.js').Trace>} every trace configure() was given, by name */
+  #traces = new Map();
   /** @type {Map<string, string[]>} "pB->pA" -> link names */
   #routes = new Map();
   /** @type {Map<string, Promise<ProxySocket>>} by registration key */
@@ -145,10 +147,13 @@ export class UdpRelay {
 
   /**
    * Creates or updates links and (optionally) replaces the routes. Links not named keep their parameters.
-   * @param {{links?: Record<string, LinkParams>, routes?: Record<string, string[]>}} config
-   *   routes: "pB->pA" -> link names crossed in order by datagrams from pB to pA
+   * @param {{links?: Record<string, LinkParams>, routes?: Record<string, string[]>,
+   *   traces?: Record<string, import('../../lib/trace.js').Trace>, traceOriginEpochMs?: number}} config
+   *   routes: "pB->pA" -> link names crossed in order by datagrams from pB to pA; traces: those links' params name
+   *   (kept for later calls); traceOriginEpochMs: wall-clock time at which a link that switches to a trace starts it
+   *   (default now)
    */
-  configure({ links = {}, routes } = {}) {
+  configure({ links = {}, routes, traces = {}, traceOriginEpochMs } = {}) {
     this.#assertRunning('configure');
     const known = new Set([...this.#links.keys(), ...Object.keys(links)]);
     for (const [pair, names] of Object.entries(routes ?? {})) {
@@ -157,14 +162,36 @@ export class UdpRelay {
         throw new InputError(`relay route "${pair}" names unknown link(s) ${unknown.join(', ')}; configure those links (known: ${[...known].join(', ') || 'none'}).`);
       }
     }
+    for (const [name, trace] of Object.entries(traces)) this.#traces.set(name, trace);
+    for (const [link, params] of Object.entries(links)) {
+      if (params.trace && !this.#traces.has(params.trace)) {
+        throw new InputError(`relay link ${link} names trace ${params.trace}, which was not given; pass it in traces (known: ${[...this.#traces.keys()].join(', ') || 'none'}).`);
+      }
+    }
     const nowMs = performance.now();
+    const traceOriginMs = traceOriginEpochMs === undefined ? nowMs : relayClockMs(traceOriginEpochMs);
     this.#run(nowMs);
     for (const [name, params] of Object.entries(links)) {
       const link = this.#links.get(name);
-      if (link) link.configure(params, nowMs);
-      else this.#links.set(name, new LinkQueue(params, { nowMs, originMs: this.#originMs, seed: this.#seed, name }));
+      const trace = params.trace ? this.#traces.get(params.trace) : null;
+      if (link) link.configure(params, nowMs, { trace, traceOriginMs });
+      else this.#links.set(name, new LinkQueue(params, { nowMs, originMs: this.#originMs, seed: this.#seed, name, trace, traceOriginMs }));
     }
     if (routes) this.#routes = new Map(Object.entries(routes));
+    this.#run(nowMs);
+    this.#schedule();
+  }
+
+  /**
+   * Starts every link's trace again at the wall-clock time epochMs (the call's media start), so the traces run on
+   * the same clock as the schedule and the results.
+   * @param {number} epochMs
+   */
+  restartTraces(epochMs) {
+    this.#assertRunning('restartTraces');
+    const nowMs = performance.now();
+    this.#run(nowMs);
+    for (const link of this.#links.values()) link.restartTrace(relayClockMs(epochMs), nowMs);
     this.#run(nowMs);
     this.#schedule();
   }
@@ -453,6 +480,9 @@ export class UdpRelay {
     this.#schedule();
   };
 }
+
+/** A wall-clock time (ms since the epoch) on this process's performance.now() clock. @param {number} epochMs */
+const relayClockMs = (epochMs) => epochMs - performance.timeOrigin;
 
 /** @param {string} peer @param {string} remotePeer @param {string} address @param {number} port */
 function registrationKey(peer, remotePeer, address, port) {
