@@ -25,10 +25,11 @@ export function runCli(args, { onOutput, timeoutMs = 240_000, env = {} } = {}) {
   });
 }
 
-/** Runs a scenario into a fresh directory with the small video preset and returns the parsed result.json. */
+/** Runs a scenario into a fresh directory with the small video preset (unless extraArgs give --video) and returns the parsed result.json. */
 export async function runScenarioCli(name, extraArgs = []) {
   const out = tempDir(`wtb-${path.basename(name, ".json")}-`);
-  const run = await runCli(['scenario', name, '--video', '360p30', '--out', out, ...extraArgs]);
+  const video = extraArgs.includes('--video') ? [] : ['--video', '360p30'];
+  const run = await runCli(['scenario', name, ...video, '--out', out, ...extraArgs]);
   let result = null;
   try {
     result = JSON.parse(readFileSync(path.join(out, 'result.json'), 'utf8'));
