@@ -25,7 +25,7 @@ export function runCli(args, { onOutput, timeoutMs = 240_000, env = {} } = {}) {
   });
 }
 
-/** Runs a scenario into a fresh directory with the small video preset (unless extraArgs give --video) and returns the parsed result.json. */
+/** Runs a scenario into a fresh directory with the small video preset (unless extraArgs give --video); returns result.json. */
 export async function runScenarioCli(name, extraArgs = []) {
   const out = tempDir(`wtb-${path.basename(name, ".json")}-`);
   const video = extraArgs.includes('--video') ? [] : ['--video', '360p30'];
