@@ -1,7 +1,8 @@
 // SFU calls on the netem backend (issue 11): Janus runs in a namespace of its own (wtb-<id>-sfu) attached to the
 // router like a peer, right of the bottleneck, so each peer's media to and from it crosses the peer's uplink and
-// downlink in the kernel. Real browsers, real Janus, 360p30, sfu-3 compressed to 30 s (Janus ramps publishers up for
-// ~20 s: the window starts there). This kernel has no sch_netem, so the scenarios use rate caps only. Also: Janus's
+// downlink in the kernel. Real browsers, real Janus, 360p30 (sfu-3 at 180p30, as in e2e-sfu.test.js, for equal
+// publisher rates by 20 s on a loaded machine), sfu-3 compressed to 30 s (Janus ramps publishers up for ~20 s: the
+// window starts there). This kernel has no sch_netem, so the scenarios use rate caps only. Also: Janus's
 // namespace is gone after success, a Janus that cannot start, SIGINT and SIGKILL (Janus dies with the orchestrator;
 // `cleanup` sweeps the namespaces of a dead run). About 5 minutes; run it alone:
 //   /work/shared/tools/one-at-a-time node --test test/e2e-sfu-netem.test.js
@@ -57,7 +58,7 @@ function linkKbps(result, link) {
 }
 
 test('sfu-3 on netem: Janus in its own namespace; each peer\'s uplink carries one stream and its downlink two', { skip, timeout: 240_000 }, async () => {
-  const run = await runScenarioCli('sfu-3', COMPRESSED);
+  const run = await runScenarioCli('sfu-3', [...COMPRESSED, '--video', '180p30']);
   const output = `${run.stdout}\n${run.stderr}`;
   assert.equal(run.code, 0, output);
   const { timeline, scenario, summary, network, environment, sfu } = run.result;
