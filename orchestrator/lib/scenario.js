@@ -12,6 +12,7 @@ import { readJsonFile } from './json-file.js';
 import { describeValue, expectFileName, expectNumber, expectObject, expectText } from './validate.js';
 import { validateReference } from './reference.js';
 import { normalizeFlows } from './flows.js';
+import { validatePeerBrowsers } from './browsers.js';
 import { DEFAULT_DURATION_S, DEFAULT_PEERS, MAX_DURATION_S, MAX_PEERS, compileNetwork } from './schedule.js';
 
 export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.url));
@@ -19,7 +20,7 @@ export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.u
 /** J16 reports ~10 s of ramp-up once media flows; the measurement window starts after it. */
 export const DEFAULT_WARMUP_S = 10;
 
-const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'topology', 'media', 'network', 'flows', 'reference'];
+const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'topology', 'media', 'browsers', 'network', 'flows', 'reference'];
 
 /** How the peers' media travels: `mesh`, every peer to every other; `sfu`, every peer to Janus and back (lib/topology.js). */
 export const TOPOLOGIES = ['mesh', 'sfu'];
@@ -38,6 +39,7 @@ export const TOPOLOGIES = ['mesh', 'sfu'];
  * @property {number} allPeers       the main call's and two per call flow (lib/flows.js flowPeers)
  * @property {string} topology        'mesh' or 'sfu'
  * @property {Record<string, string>} media  peer → its own video preset; every other peer uses the run's (--video)
+ * @property {Record<string, string>} browsers  peer → its own browser (lib/browsers.js); every other peer runs the run's (--browser)
  * @property {object} network            as written
  * @property {import('./flows.js').Flow[]} flows  normalised, times scaled (docs/scenario-format.md "Flows")
  * @property {import('./reference.js').Reference|null} reference
@@ -131,10 +133,11 @@ export function loadScenario(nameOrPath, { timeScale = 1, durationS, warmupS: wa
   });
   const allPeers = peers + 2 * flows.filter((flow) => flow.kind === 'call').length;
   const media = peerMedia(raw.media, allPeers, file);
+  const browsers = validatePeerBrowsers(raw.browsers, allPeers, file);
   // Extra calls' peers have links of their own.
   const compiled = compileNetwork({ file, durationS: nominalDurationS, peers: allPeers, topology, network: raw.network }, { timeScale });
   return {
     name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers, allPeers, topology, media,
-    network: raw.network ?? {}, flows, reference, compiled,
+    browsers, network: raw.network ?? {}, flows, reference, compiled,
   };
 }

@@ -19,7 +19,8 @@ import { createAdminSampler } from '../sfu/admin-sampler.js';
 import { createSfuBridge } from '../sfu/bridge.js';
 import { createVideoRoom } from '../sfu/janus-api.js';
 import { startJanus } from '../sfu/janus.js';
-import { resolveBrowserPath } from './browser-path.js';
+import { peerBrowsers } from '../lib/browsers.js';
+import { resolveBrowserPath, resolveFirefoxPath } from './browser-path.js';
 import { launchPeer } from './browsers.js';
 import { describeEnvironment } from './environment.js';
 import { prepareRunDir, writeResultFile } from './output.js';
@@ -43,7 +44,9 @@ const sleep = (ms, signal) => new Promise((resolve) => {
  * @property {import('../lib/scenario.js').ResolvedScenario & { compiled: any, allPeers?: number,
  *   flows?: import('../lib/flow-commands.js').Flow[] }} scenario  allPeers and flows: lib/flows.js
  * @property {string} [video]        media preset or .y4m file
- * @property {string} [browserPath]
+ * @property {string} [browser]      every peer's browser (lib/browsers.js BROWSER_KINDS) unless the scenario names one
+ * @property {string} [browserPath]  Chromium's executable
+ * @property {string} [firefoxPath]  Firefox's executable
  * @property {string} [emulator]     one of emulators/index.js EMULATORS
  * @property {boolean} [headful]
  * @property {string} [outDir]       default results/<scenario>/<UTC timestamp>
@@ -58,7 +61,18 @@ const sleep = (ms, signal) => new Promise((resolve) => {
  * @param {RunOptions} options
  * @returns {Promise<{ result: import('../lib/result.js').RunResult, runDir: string, resultFile: string }>}
  */
-export async function runScenario({ scenario, video, browserPath, emulator: emulatorName = 'relay', headful = false, outDir, force = false, onSample, log = () => {} }) {
+export async function runScenario({ scenario, video, browser: runBrowser, browserPath, firefoxPath, emulator: requestedEmulator = 'relay', headful = false, outDir, force = false, onSample, log = () => {} }) {
+  const kinds = peerBrowsers(allPeerNames(scenario), scenario.browsers, runBrowser);
+  const firefoxPeers = Object.keys(kinds).filter((peer) => kinds[peer] === 'firefox');
+  const emulatorName = firefoxPeers.length && requestedEmulator === 'auto' ? 'relay' : requestedEmulator;
+  // netem: Firefox speaks WebDriver BiDi over a WebSocket on its own loopback, which inside a peer's namespace the
+  // orchestrator cannot reach (Chromium's pipe crosses namespaces). dummynet: it tells peers apart by their ports on
+  // 127.0.0.1, where Firefox gathers no candidate.
+  if (firefoxPeers.length && emulatorName !== 'relay') {
+    const why = emulatorName === 'netem' ? 'its WebDriver BiDi endpoint listens on the loopback of the peer\'s namespace, out of the orchestrator\'s reach'
+      : 'Firefox gathers no candidate on 127.0.0.1, where dummynet tells the peers apart';
+    throw new InputError(`--emulator ${emulatorName}: ${firefoxPeers.join(', ')} run${firefoxPeers.length === 1 ? 's' : ''} Firefox, which this emulator cannot carry (${why}); use --emulator relay`);
+  }
   // Only the relay rewrites Janus's candidates so far; netem and dummynet would let SFU media bypass their links.
   if (scenario.topology === 'sfu' && emulatorName !== 'relay') {
     throw new InputError(`--emulator ${emulatorName}: scenario ${scenario.name} has topology sfu, which runs on the relay emulator only; use --emulator relay`);
@@ -73,8 +87,16 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
   if (kernelFlow && emulatorName !== 'relay') {
     throw new InputError(`--emulator ${emulatorName}: scenario ${scenario.name} has the kernel flow ${kernelFlow.name} (${kernelFlow.kind}), which crosses the emulated bottleneck through the relay only; use --emulator relay`);
   }
-  const browser = resolveBrowserPath({ browserPath, puppeteerPath: () => puppeteer.executablePath() });
-  const media = await ensureRunMedia(video, allPeerNames(scenario), scenario.media);
+  // Only the browsers the run uses must exist; a missing one stops the run before anything starts (exit 3).
+  const used = new Set(Object.values(kinds));
+  /** @type {Record<string, { path: string, source: string }>} */
+  const executables = {
+    ...(used.has('chromium') ? { chromium: resolveBrowserPath({ browserPath, puppeteerPath: () => puppeteer.executablePath() }) } : {}),
+    ...(used.has('firefox') ? { firefox: resolveFirefoxPath({ firefoxPath }) } : {}),
+  };
+  // Firefox has no file-backed fake devices: it plays the same media in a <video> and sends its captureStream().
+  const sources = Object.fromEntries(firefoxPeers.map((peer) => [peer, /** @type {const} */ ('media-element')]));
+  const media = await ensureRunMedia(video, allPeerNames(scenario), scenario.media, sources);
   const runDir = await prepareRunDir({ outDir, scenarioName: scenario.name, force });
   const startedAt = new Date();
   const recorder = createRecorder({ log });
@@ -82,7 +104,8 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
   const processes = startProcessSampler();
   /** @type {Call} */
   const call = {
-    scenario, browser, media, headful, emulatorName, startedAt, recorder, onSample, log, emulator: null, processes,
+    scenario, kinds, executables, media, headful, emulatorName, startedAt,
+    emulatorChoice: emulatorName === requestedEmulator ? null : `auto: relay, because ${firefoxPeers.join(', ')} run Firefox, which netem cannot host`, recorder, onSample, log, emulator: null, processes,
     releases: [], runDir, kernelCommands: [],
   };
   hold(call, 'process sampler', () => processes.stop().then(() => {}));
@@ -107,7 +130,9 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
     errors: recorder.errors,
     scenario,
     environment: describeEnvironment({
-      browser, browserVersion: recorder.browserVersions[0], emulator: call.emulator, emulatorName, media, startedAt, endedAt: new Date(),
+      browsers: Object.fromEntries(Object.entries(kinds)
+        .map(([peer, kind]) => [peer, { kind, ...executables[kind], version: recorder.browserVersions[peer] }])),
+      samples: recorder.samples, emulator: call.emulator, emulatorName, media, startedAt, endedAt: new Date(),
     }),
     samples: recorder.samples,
     events: recorder.events,
@@ -129,7 +154,9 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
 
 /**
  * The state of one call between its phases.
- * @typedef {{ scenario: any, browser: { path: string, source: string }, media: any, headful: boolean, emulatorName: string,
+ * @typedef {{ scenario: any, kinds: Record<string, import('../lib/browsers.js').BrowserKind>,
+ *   executables: Record<string, { path: string, source: string }>, media: any,
+ *   emulatorChoice: string|null, headful: boolean, emulatorName: string,
  *   startedAt: Date, recorder: import('./recorder.js').Recorder, onSample?: RunOptions['onSample'], log: (line: string) => void,
  *   emulator: any, signaling?: any, room?: string, processes: import('./process-sampler.js').ProcessSampler,
  *   releases: Array<() => Promise<void>>, runDir: string, sfuSampler?: import('../sfu/admin-sampler.js').AdminSampler,
@@ -140,6 +167,9 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
 const scenarioPeers = (scenario) => Array.from({ length: scenario.peers }, (_, i) => `p${i}`);
 /** Every browser of the run: the main call's peers, then two per extra call. @param {{ peers: number, allPeers?: number }} scenario */
 const allPeerNames = (scenario) => Array.from({ length: scenario.allPeers ?? scenario.peers }, (_, i) => `p${i}`);
+
+/** Where the signaling server serves a media-element peer's WebM. @param {string} peer */
+const mediaUrlPath = (peer) => `/media/${peer}.webm`;
 
 /**
  * Registers a closer for the run (undone in reverse order by tearDown, or by the process handlers on a signal).
@@ -183,9 +213,12 @@ async function setUpCall(call) {
   const clock = () => (Date.now() - call.startedAt.getTime()) / 1000;
   // The emulator's closer is registered before its set-up starts, so an interrupt half way removes what was built.
   call.emulator = await createEmulator(call.emulatorName, {
-    compiled: scenario.compiled, peers, runId: room, browserPath: call.browser.path, clock, log, sfuAddress: janus?.iceAddress,
+    compiled: scenario.compiled, peers, runId: room, browserPath: call.executables.chromium?.path, clock, log,
+    sfuAddress: janus?.iceAddress,
+    hostAddressPeers: peers.filter((peer) => call.kinds[peer] === 'firefox'),
     registerCleanup: (name, close, options) => hold(call, name, close, options),
   });
+  if (call.emulatorChoice) call.emulator.choice = call.emulatorChoice;
   log(`emulator: ${call.emulator.name}${call.emulator.choice ? ` (${call.emulator.choice})` : ''}`);
   if (call.emulator.pid) call.processes.track(call.emulator.name, call.emulator.pid);
   await startCrossTraffic(call, room, clock);
@@ -197,6 +230,8 @@ async function setUpCall(call) {
   });
   const signaling = await startSignalingServer({
     host: call.emulator.signalingHost, rewriteCandidate: call.emulator.rewriteCandidate, room, peers, bridge: bridge?.handle,
+    files: Object.fromEntries(peers.filter((peer) => call.media.peers[peer].capture)
+      .map((peer) => [mediaUrlPath(peer), call.media.peers[peer].capture])),
   });
   hold(call, 'signaling server', () => signaling.close());
   if (bridge) {
@@ -247,18 +282,23 @@ async function setUpCall(call) {
     recorder.event({ type: LAUNCH_EVENT, peer });
     // An extra call's peers call nobody when they join; the main call's call each other only.
     const callAtJoin = mainPeers.includes(peer) ? mainPeers.join(',') : '';
-    const url = `${signaling.httpUrl}?${new URLSearchParams({ peer, room, signal: signaling.wsUrl, callAtJoin, ...(janus ? { sfu: SFU_NODE } : {}) })}`;
+    const media = call.media.peers[peer];
+    const url = `${signaling.httpUrl}?${new URLSearchParams({
+      peer, room, signal: signaling.wsUrl, callAtJoin, ...(janus ? { sfu: SFU_NODE } : {}),
+      ...(media.source === 'media-element' ? { source: media.source, media: mediaUrlPath(peer) } : {}),
+    })}`;
+    const kind = call.kinds[peer];
     const launched = await launchPeer({
-      executablePath: call.browser.path, media: call.media.peers[peer], url, headful: call.headful,
+      kind, executablePath: call.executables[kind].path, media, url, headful: call.headful,
       launchSpec: call.emulator.launchSpec?.(peer),
       onMilestone: (type) => recorder.event({ type, peer }),
       onConsole: (text) => recorder.event({ type: 'console-error', peer, text }),
       onCrash: (message) => !closing && recorder.fail(message, peer),
     });
-    recorder.browserVersions.push(launched.version);
+    recorder.browserVersions[peer] = launched.version;
     const pid = launched.browser.process()?.pid;
     if (pid) call.processes.track(peer, pid);
-    hold(call, `browser ${peer}`, async () => { closing = true; await launched.browser.close(); });
+    hold(call, `browser ${peer}`, async () => { closing = true; await launched.close(); });
     log(`${peer}: ${launched.version} launched`);
   }));
   // Every browser that did start is held for tear-down before the first failure is thrown.

@@ -8,9 +8,9 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { accessSync, constants, closeSync, existsSync, openSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { firstIpv4Address } from '../emulators/candidates.js';
 import { shellJoin } from '../emulators/script.js';
 import { EnvironmentError } from '../lib/errors.js';
 import { janusPost } from './janus-api.js';
@@ -215,10 +215,6 @@ function findLibDir(executable) {
   return found;
 }
 
-/** The first IPv4 address of an interface that is up and not loopback, or null. */
-function firstIpv4Address() {
-  return Object.values(os.networkInterfaces()).flat().find((entry) => entry?.family === 'IPv4' && !entry.internal)?.address ?? null;
-}
 
 /** @param {string} address */
 function freePort(address) {
