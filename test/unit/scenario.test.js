@@ -23,6 +23,7 @@ const CATALOG = [
   'media-vs-data-2m-uncoupled', 'media-vs-data-5m-media-first', 'media-vs-data-5m-together',
   'media-vs-data-10m-media-first', 'media-vs-data-10m-together',
   'rmcat-5.1', 'rmcat-5.2', 'rmcat-5.3', 'rmcat-5.4', 'rmcat-5.5', 'rmcat-5.6-300ms', 'rmcat-5.6-1000ms', 'rmcat-5.7', 'rmcat-5.8',
+  'cross-browser-firefox',
 ];
 
 /** Round-trip time p0 → p1 → p0 as configured at tS. */
