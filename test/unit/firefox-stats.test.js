@@ -57,7 +57,9 @@ test('missingTimelineFields lists the fields null in every second that had their
   // A field filled in one second is not missing; a peer that only receives lacks no sender field.
   const once = firefox.map((sample, i) => (i === 1 ? { ...sample, availableOutgoingKbps: 900 } : sample));
   assert.ok(!missingTimelineFields(once).includes('availableOutgoingKbps'));
-  const receiveOnly = firefox.map((sample) => ({ ...sample, video: { ...sample.video, sendKbps: 0 }, audio: { ...sample.audio, sendKbps: 0 } }));
+  const receiveOnly = firefox.map((sample) => ({
+    ...sample, video: { ...sample.video, sendKbps: 0 }, audio: { ...sample.audio, sendKbps: 0 },
+  }));
   assert.ok(!missingTimelineFields(receiveOnly).includes('video.qualityLimitationReason'));
   assert.ok(!missingTimelineFields(receiveOnly).includes('availableOutgoingKbps'));
   // Seconds without media say nothing about the browser.
