@@ -1,15 +1,21 @@
-// Firefox as a peer (issue 13), with real browsers through the relay at 360p30: Chromium↔Firefox and
-// Firefox↔Firefox calls with video both ways and stats from both sides, Firefox gone after a SIGKILL of the
-// orchestrator, and the runs Firefox cannot make (no Firefox: exit 3; netem: exit 2) refused before any browser starts.
+// Firefox as a peer (issue 13), with real browsers at 360p30: Chromium↔Firefox and Firefox↔Firefox calls through the
+// relay and a Chromium↔Firefox call through netem namespaces, with video both ways and stats from both sides; Firefox
+// gone after a SIGKILL of the orchestrator; and the runs Firefox cannot make (no Firefox: exit 3; dummynet: exit 2)
+// refused before any browser starts.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
 import { describe as stats } from '../orchestrator/lib/statistics.js';
 import { processesTagged, runCli, runTag, tempDir } from './helpers/cli.js';
 
 const median = (values) => stats(values).median;
+const caps = await netemCapabilities();
+const noNetem = caps.netns && caps.htb ? false : `needs root with network namespaces and htb: ${caps.reasons.join('; ')}`;
+const cappedFirefox = fileURLToPath(new URL('./fixtures/scenarios/firefox-bandwidth-1000.json', import.meta.url));
 /** The Firefox profiles an orchestrator made (run/browsers.js: wtb-firefox-<its pid>-…). @param {number} pid */
 const profilesOf = (pid) => readdirSync(os.tmpdir()).filter((name) => name.startsWith(`wtb-firefox-${pid}-`));
 
@@ -122,10 +128,29 @@ test('without Firefox a Firefox scenario exits 3 naming the fix, before any brow
   assert.equal(run.result, null);
 });
 
-test('Firefox on netem is refused with exit 2 naming the relay; --browser is validated', async () => {
-  const netem = await runScenario(['cross-browser-firefox', '--duration', '20', '--emulator', 'netem']);
-  assert.equal(netem.code, 2, `exit ${netem.code}\n${netem.stderr}`);
-  assert.match(netem.stderr, /--emulator netem: p1 runs Firefox, which this emulator cannot carry .*WebDriver BiDi.*; use --emulator relay/);
+test('Chromium calls Firefox through netem namespaces: the htb cap holds both ways, BiDi reached through socat', { skip: noNetem, timeout: 300_000 }, async () => {
+  const { tag, env } = runTag();
+  const run = await runScenario([cappedFirefox, '--emulator', 'netem'], { env });
+  assert.equal(run.code, 0, `exit ${run.code}\n${run.stdout}\n${run.stderr}`);
+  const { result } = run;
+  assert.equal(result.environment.emulator, 'netem');
+  const window = result.timeline.filter((entry) => entry.t > result.scenario.warmupS);
+  for (const peer of ['p0', 'p1']) {
+    const recvKbps = window.filter((entry) => entry.peer === peer).map((entry) => entry.video.recvKbps ?? 0);
+    assert.ok(median(recvKbps) > 100, `${peer} receives ${median(recvKbps)} kbps of video (median)`);
+    assert.ok(stats(recvKbps).p95 <= 1000, `${peer} receives ${stats(recvKbps).p95} kbps (p95) through a 1000 kbps cap`);
+  }
+  assert.match(result.environment.browsers.p1.name, /^firefox/);
+  const forward = result.network.commands.filter((command) => /^ip netns exec wtb-\S+-p1 socat STDIO TCP:127\.0\.0\.1:\d+$/.test(command.cmd));
+  assert.ok(forward.length >= 1, 'the WebDriver BiDi forwarding is in network.commands');
+  assert.deepEqual(processesTagged(tag), [], 'no browser or socat left after the run');
+  assert.deepEqual(profilesOf(run.pid), []);
+});
+
+test('Firefox on dummynet is refused with exit 2; --browser is validated', async () => {
+  const dummynet = await runScenario(['cross-browser-firefox', '--duration', '20', '--emulator', 'dummynet']);
+  assert.equal(dummynet.code, 2, `exit ${dummynet.code}\n${dummynet.stderr}`);
+  assert.match(dummynet.stderr, /--emulator dummynet: p1 runs Firefox, which gathers no ICE candidate on 127\.0\.0\.1.*; use --emulator relay or netem/);
   const bad = await runScenario(['unconstrained', '--duration', '20', '--browser', 'safari']);
   assert.equal(bad.code, 2, `exit ${bad.code}\n${bad.stderr}`);
   assert.match(bad.stderr, /browser/);

@@ -105,7 +105,7 @@ function canTieToOrchestrator() {
 /**
  * Puppeteer's launch options for one peer's browser. Chromium: its flags, over a pipe (it shuts itself down when the
  * orchestrator dies). Firefox: WebDriver BiDi over a WebSocket (Firefox has no pipe), started through
- * firefox-exec.sh (`setpriv --pdeathsig KILL`) where it can be, with a profile of this run's own.
+ * firefox-exec.sh (`setpriv --pdeathsig KILL`) where it can be, or the emulator's launchSpec, with a profile of its own.
  * @param {{ kind: 'chromium'|'firefox', executablePath: string, media: { video: string, audio: string }, url: string,
  *   headful: boolean, launchSpec: { executablePath?: string, args?: string[], env?: Record<string,string> }, profileDir?: string }} options
  */
@@ -119,12 +119,14 @@ export function launchOptions({ kind, executablePath, media, url, headful, launc
     protocolTimeout: 60_000,
   };
   if (kind === 'firefox') {
-    const tied = canTieToOrchestrator();
+    // An emulator's launchSpec (netem: into the peer's namespace) ties it to the orchestrator itself.
+    const tied = !launchSpec.executablePath && canTieToOrchestrator();
     return {
       ...common,
       browser: /** @type {const} */ ('firefox'),
-      executablePath: tied ? FIREFOX_EXEC_SCRIPT : executablePath,
-      env: { ...process.env, ...(tied ? { WTB_BROWSER: executablePath } : {}) },
+      executablePath: launchSpec.executablePath ?? (tied ? FIREFOX_EXEC_SCRIPT : executablePath),
+      args: launchSpec.args ?? [],
+      env: { ...process.env, ...(tied ? { WTB_BROWSER: executablePath } : {}), ...launchSpec.env },
       extraPrefsFirefox: firefoxPrefs(),
       userDataDir: profileDir,
     };

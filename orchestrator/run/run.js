@@ -18,7 +18,7 @@ import { SFU_NODE } from '../lib/topology.js';
 import { createAdminSampler } from '../sfu/admin-sampler.js';
 import { createSfuBridge } from '../sfu/bridge.js';
 import { createVideoRoom } from '../sfu/janus-api.js';
-import { startJanus } from '../sfu/janus.js';
+import { findExecutable, startJanus } from '../sfu/janus.js';
 import { peerBrowsers } from '../lib/browsers.js';
 import { resolveBrowserPath, resolveFirefoxPath } from './browser-path.js';
 import { launchPeer } from './browsers.js';
@@ -61,17 +61,18 @@ const sleep = (ms, signal) => new Promise((resolve) => {
  * @param {RunOptions} options
  * @returns {Promise<{ result: import('../lib/result.js').RunResult, runDir: string, resultFile: string }>}
  */
-export async function runScenario({ scenario, video, browser: runBrowser, browserPath, firefoxPath, emulator: requestedEmulator = 'relay', headful = false, outDir, force = false, onSample, log = () => {} }) {
+export async function runScenario({ scenario, video, browser: runBrowser, browserPath, firefoxPath, emulator: emulatorName = 'relay', headful = false, outDir, force = false, onSample, log = () => {} }) {
   const kinds = peerBrowsers(allPeerNames(scenario), scenario.browsers, runBrowser);
   const firefoxPeers = Object.keys(kinds).filter((peer) => kinds[peer] === 'firefox');
-  const emulatorName = firefoxPeers.length && requestedEmulator === 'auto' ? 'relay' : requestedEmulator;
-  // netem: Firefox speaks WebDriver BiDi over a WebSocket on its own loopback, which inside a peer's namespace the
-  // orchestrator cannot reach (Chromium's pipe crosses namespaces). dummynet: it tells peers apart by their ports on
-  // 127.0.0.1, where Firefox gathers no candidate.
-  if (firefoxPeers.length && emulatorName !== 'relay') {
-    const why = emulatorName === 'netem' ? 'its WebDriver BiDi endpoint listens on the loopback of the peer\'s namespace, out of the orchestrator\'s reach'
-      : 'Firefox gathers no candidate on 127.0.0.1, where dummynet tells the peers apart';
-    throw new InputError(`--emulator ${emulatorName}: ${firefoxPeers.join(', ')} run${firefoxPeers.length === 1 ? 's' : ''} Firefox, which this emulator cannot carry (${why}); use --emulator relay`);
+  // dummynet tells peers apart by their ports on 127.0.0.1, where Firefox gathers no candidate.
+  if (firefoxPeers.length && emulatorName === 'dummynet') {
+    throw new InputError(`--emulator dummynet: ${firefoxPeers.join(', ')} run${firefoxPeers.length === 1 ? 's' : ''} Firefox, which gathers no ICE `
+      + 'candidate on 127.0.0.1, where dummynet tells the peers apart; use --emulator relay or netem');
+  }
+  // In a namespace Firefox's WebDriver BiDi port is reached through socat (emulators/netem/bidi-forward.js).
+  if (firefoxPeers.length && emulatorName !== 'relay' && !findExecutable('socat', process.env.PATH ?? '')) {
+    throw new EnvironmentError(`--emulator ${emulatorName}: Firefox peers in network namespaces need socat; install it with \`npm run setup\` `
+      + '(apt-get install socat), or use --emulator relay');
   }
   // Only the relay rewrites Janus's candidates so far; netem and dummynet would let SFU media bypass their links.
   if (scenario.topology === 'sfu' && emulatorName !== 'relay') {
@@ -105,7 +106,7 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
   /** @type {Call} */
   const call = {
     scenario, kinds, executables, media, headful, emulatorName, startedAt,
-    emulatorChoice: emulatorName === requestedEmulator ? null : `auto: relay, because ${firefoxPeers.join(', ')} run Firefox, which netem cannot host`, recorder, onSample, log, emulator: null, processes,
+    recorder, onSample, log, emulator: null, processes,
     releases: [], runDir, kernelCommands: [],
   };
   hold(call, 'process sampler', () => processes.stop().then(() => {}));
@@ -156,7 +157,7 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
  * The state of one call between its phases.
  * @typedef {{ scenario: any, kinds: Record<string, import('../lib/browsers.js').BrowserKind>,
  *   executables: Record<string, { path: string, source: string }>, media: any,
- *   emulatorChoice: string|null, headful: boolean, emulatorName: string,
+ *   headful: boolean, emulatorName: string,
  *   startedAt: Date, recorder: import('./recorder.js').Recorder, onSample?: RunOptions['onSample'], log: (line: string) => void,
  *   emulator: any, signaling?: any, room?: string, processes: import('./process-sampler.js').ProcessSampler,
  *   releases: Array<() => Promise<void>>, runDir: string, sfuSampler?: import('../sfu/admin-sampler.js').AdminSampler,
@@ -218,7 +219,6 @@ async function setUpCall(call) {
     hostAddressPeers: peers.filter((peer) => call.kinds[peer] === 'firefox'),
     registerCleanup: (name, close, options) => hold(call, name, close, options),
   });
-  if (call.emulatorChoice) call.emulator.choice = call.emulatorChoice;
   log(`emulator: ${call.emulator.name}${call.emulator.choice ? ` (${call.emulator.choice})` : ''}`);
   if (call.emulator.pid) call.processes.track(call.emulator.name, call.emulator.pid);
   await startCrossTraffic(call, room, clock);
@@ -290,7 +290,7 @@ async function setUpCall(call) {
     const kind = call.kinds[peer];
     const launched = await launchPeer({
       kind, executablePath: call.executables[kind].path, media, url, headful: call.headful,
-      launchSpec: call.emulator.launchSpec?.(peer),
+      launchSpec: await call.emulator.launchSpec?.(peer, call.executables[kind].path, kind),
       onMilestone: (type) => recorder.event({ type, peer }),
       onConsole: (text) => recorder.event({ type: 'console-error', peer, text }),
       onCrash: (message) => !closing && recorder.fail(message, peer),

@@ -66,6 +66,13 @@ test('Firefox launches with the test-bed prefs and its own profile; Chromium kee
   if (firefox.executablePath === FIREFOX_EXEC_SCRIPT) assert.equal(firefox.env.WTB_BROWSER, '/usr/bin/firefox-esr');
   else assert.equal(firefox.executablePath, '/usr/bin/firefox-esr');
   assert.equal(firefox.pipe, undefined);
+  // An emulator's launchSpec (netem) decides how Firefox starts: its wrapper, BiDi port and namespace.
+  const launchSpec = { executablePath: '/x/netns-firefox.sh', args: ['--remote-debugging-port=40123'], env: { WTB_NETNS: 'wtb-a-p1', WTB_BROWSER: '/ff' } };
+  const inNamespace = /** @type {any} */ (launchOptions({ kind: 'firefox', executablePath: '/ff', profileDir: '/tmp/p', ...common, launchSpec }));
+  assert.equal(inNamespace.executablePath, '/x/netns-firefox.sh');
+  assert.deepEqual(inNamespace.args, ['--remote-debugging-port=40123']);
+  assert.equal(inNamespace.env.WTB_NETNS, 'wtb-a-p1');
+  assert.deepEqual(inNamespace.extraPrefsFirefox, firefoxPrefs());
   const chromium = /** @type {any} */ (launchOptions({ kind: 'chromium', executablePath: '/usr/bin/chromium', ...common }));
   assert.equal(chromium.pipe, true);
   assert.ok(chromium.args.includes('--use-file-for-fake-video-capture=/m.y4m'));
