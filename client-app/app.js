@@ -391,6 +391,6 @@ ws.onopen = async () => {
     const video = settings ? Object.fromEntries(Object.entries(settings).filter(([, value]) => ['number', 'string', 'boolean'].includes(typeof value))) : null;
     report('media-ready', { video }, mediaReadyEpochMs);
   } catch (error) {
-    reportError(`getUserMedia: ${error.name}: ${error.message}`);
+    reportError(`${params.get('source') === 'media-element' ? `media element ${params.get('media')}` : 'getUserMedia'}: ${error.name}: ${error.message}`);
   }
 };

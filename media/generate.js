@@ -159,10 +159,13 @@ export async function ensureRunMedia(video, peers, perPeer = {}, sources = {}) {
   return { ...runMedia, peers: byPeer };
 }
 
-// `node media/generate.js [preset...]` pre-generates presets (npm run setup does the default ones).
+// `node media/generate.js [--capture] [preset...]` pre-generates presets (npm run setup does the default ones);
+// --capture also their media-element WebMs, which a Firefox peer plays (setup does it where Firefox is installed).
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  for (const preset of process.argv.slice(2).length ? process.argv.slice(2) : [DEFAULT_PRESET]) {
+  const args = process.argv.slice(2);
+  const presets = args.filter((arg) => arg !== '--capture');
+  for (const preset of presets.length ? presets : [DEFAULT_PRESET]) {
     const media = await ensureMedia(preset);
-    console.log(`${preset}: ${media.video} + ${media.audio}`);
+    console.log(`${preset}: ${media.video} + ${media.audio}${args.includes('--capture') ? ` + ${await ensureCaptureFile(media)}` : ''}`);
   }
 }

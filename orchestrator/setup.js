@@ -3,7 +3,7 @@
 //   1. system packages (apt-get when root on Debian/Ubuntu; otherwise prints the exact command to run); Firefox ESR
 //      where the package sources have it (Debian), else how to get it (only Firefox scenarios need it)
 //   2. npm dependencies (Puppeteer's own browser download skipped when a system Chromium exists)
-//   3. the default fake-device media (and the small preset the tests use)
+//   3. the default fake-device media (and the small preset the tests use), and their WebMs for Firefox peers
 // Every command it runs is printed with a leading "$ " so the set-up can be audited and repeated by hand.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -63,5 +63,6 @@ if (missing.length) {
 
 const npmEnv = hasSystemBrowser() ? { PUPPETEER_SKIP_DOWNLOAD: 'true' } : {};
 run('npm', [existsSync(path.join(root, 'package-lock.json')) ? 'ci' : 'install', '--no-audit', '--no-fund'], { env: npmEnv });
-run(process.execPath, ['media/generate.js', '720p30', '360p30']);
+// A Firefox peer plays a WebM of the same media (media/generate.js ensureCaptureFile): encoded once, here.
+run(process.execPath, ['media/generate.js', ...(hasFirefox() ? ['--capture'] : []), '720p30', '360p30']);
 console.log('setup complete: run `npm run scenario latency-500` or `npm test`');
