@@ -70,8 +70,8 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
       + 'candidate on 127.0.0.1, where dummynet tells the peers apart; use --emulator relay or netem');
   }
   // In a namespace Firefox's WebDriver BiDi port is reached through socat (emulators/netem/bidi-forward.js).
-  if (firefoxPeers.length && emulatorName !== 'relay' && !findExecutable('socat', process.env.PATH ?? '')) {
-    throw new EnvironmentError(`--emulator ${emulatorName}: Firefox peers in network namespaces need socat; install it with \`npm run setup\` `
+  if (firefoxPeers.length && emulatorName === 'netem' && !findExecutable('socat', process.env.PATH ?? '')) {
+    throw new EnvironmentError('--emulator netem: Firefox peers in network namespaces need socat; install it with `npm run setup` '
       + '(apt-get install socat), or use --emulator relay');
   }
   // Only the relay rewrites Janus's candidates so far; netem and dummynet would let SFU media bypass their links.
