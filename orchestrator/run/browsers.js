@@ -57,10 +57,9 @@ export function firefoxPrefs() {
     // The source <video> plays with its sound (captureStream takes the audio from it) without a user gesture.
     'media.autoplay.default': 0,
     'media.autoplay.blocking_policy': 0,
-    // Host candidates on 127.0.0.1 with their real address: the relay steers media by rewriting exactly those.
-    'media.peerconnection.ice.loopback': true,
+    // Host candidates with their real address, not an mDNS name: the relay (on the host's address: Firefox gathers no
+    // loopback candidate, media.peerconnection.ice.loopback or not) and netem (the namespace's) pass exactly those.
     'media.peerconnection.ice.obfuscate_host_addresses': false,
-    'media.peerconnection.ice.default_address_only': false,
     // The sampler's timers must not be throttled, as for Chromium (--disable-background-timer-throttling).
     'dom.min_background_timeout_value': 0,
     'dom.timeout.enable_budget_timer_throttling': false,
