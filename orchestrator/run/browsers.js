@@ -58,8 +58,10 @@ export function firefoxPrefs() {
     'media.autoplay.default': 0,
     'media.autoplay.blocking_policy': 0,
     // Host candidates with their real address, not an mDNS name: the relay (on the host's address: Firefox gathers no
-    // loopback candidate, media.peerconnection.ice.loopback or not) and netem (the namespace's) pass exactly those.
+    // loopback candidate, whatever its prefs) and netem (the namespace's) pass exactly those.
     'media.peerconnection.ice.obfuscate_host_addresses': false,
+    // The relay runs on this host, so its candidates are local addresses: without this Firefox's ICE fails to reach them.
+    'media.peerconnection.ice.loopback': true,
     // The sampler's timers must not be throttled, as for Chromium (--disable-background-timer-throttling).
     'dom.min_background_timeout_value': 0,
     'dom.timeout.enable_budget_timer_throttling': false,

@@ -61,6 +61,7 @@ test('Firefox launches with the test-bed prefs and its own profile; Chromium kee
   assert.deepEqual(firefox.extraPrefsFirefox, firefoxPrefs());
   assert.equal(firefox.extraPrefsFirefox['media.peerconnection.ice.obfuscate_host_addresses'], false);
   assert.equal(firefox.extraPrefsFirefox['media.navigator.permission.disabled'], true);
+  assert.equal(firefox.extraPrefsFirefox['media.peerconnection.ice.loopback'], true);
   assert.equal(firefox.extraPrefsFirefox['media.autoplay.default'], 0);
   // Tied to the orchestrator's life through setpriv where this host has it (Linux).
   if (firefox.executablePath === FIREFOX_EXEC_SCRIPT) assert.equal(firefox.env.WTB_BROWSER, '/usr/bin/firefox-esr');
