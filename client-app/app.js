@@ -60,13 +60,30 @@ const watchedTransports = new WeakSet();
 const localStream = new MediaStream();
 /** When getUserMedia resolved: reported once the socket is open, which may be later. */
 let mediaReadyEpochMs = 0;
-const localMedia = navigator.mediaDevices.getUserMedia({ audio: true, video: videoConstraints }).then((stream) => {
+const localMedia = captureLocalMedia().then((stream) => {
   mediaReadyEpochMs = Date.now();
   for (const track of stream.getTracks()) localStream.addTrack(track);
   for (const { pc } of connections.values()) giveTracks(pc);
   /** @type {HTMLVideoElement} */ (document.getElementById('local')).srcObject = stream;
   return stream;
 });
+/**
+ * The media this page sends. With `source=media-element` (a browser without file-backed fake devices: Firefox) the
+ * orchestrator's WebM of the same video and audio loops in a <video> whose captureStream() is sent; otherwise the
+ * browser's fake camera and microphone, which read the files themselves (Chromium).
+ * @returns {Promise<MediaStream>}
+ */
+async function captureLocalMedia() {
+  if (params.get('source') !== 'media-element') return navigator.mediaDevices.getUserMedia({ audio: true, video: videoConstraints });
+  const source = document.createElement('video');
+  // Not muted: a muted element's captured audio track is silent. The page's own output goes nowhere (headless).
+  Object.assign(source, { src: params.get('media'), loop: true, playsInline: true, preload: 'auto' });
+  source.id = 'source';
+  document.body.append(source);
+  await source.play();
+  const capture = /** @type {any} */ (source).captureStream ?? /** @type {any} */ (source).mozCaptureStream;
+  return capture.call(source);
+}
 // Diagnostics hook for tests and --headful debugging (e.g. evaluating other stats libraries against ours).
 /** @type {any} */ (window).testbed = { connections };
 let sampling = null;
@@ -459,6 +476,7 @@ ws.onopen = async () => {
     const video = settings ? Object.fromEntries(Object.entries(settings).filter(([, value]) => ['number', 'string', 'boolean'].includes(typeof value))) : null;
     report('media-ready', { video }, mediaReadyEpochMs);
   } catch (error) {
-    reportError(`getUserMedia: ${error.name}: ${error.message}${error.constraint ? ` (constraint ${error.constraint})` : ''}`);
+    const what = params.get('source') === 'media-element' ? `media element ${params.get('media')}` : 'getUserMedia';
+    reportError(`${what}: ${error.name}: ${error.message}${error.constraint ? ` (constraint ${error.constraint})` : ''}`);
   }
 };

@@ -2,6 +2,11 @@
 // Standard webrtc-stats only (https://www.w3.org/TR/webrtc-stats/); no legacy goog* fields.
 
 const sumBy = (items, field) => items.reduce((total, item) => total + (Number(item[field]) || 0), 0);
+/**
+ * The sum of a counter that not every browser reports (Firefox has no retransmittedPacketsReceived): null when no
+ * stats object has it, so the timeline shows "unknown" rather than a 0 that never was measured.
+ */
+const sumPresent = (items, field) => (items.some((item) => item[field] !== undefined) ? sumBy(items, field) : null);
 
 /**
  * Reduce one RTCStatsReport (as an array of stats objects) to the cumulative counters the harness needs.
@@ -35,7 +40,7 @@ export function snapshotFromStats(stats) {
     return {
       out: outbound.length === 0 ? null : {
         bytes: sumBy(outbound, 'bytesSent'),
-        frames: sumBy(outbound, 'framesSent'),
+        frames: sumPresent(outbound, 'framesSent'),
         width: last(outbound, 'frameWidth'),
         height: last(outbound, 'frameHeight'),
         fps: last(outbound, 'framesPerSecond'),
@@ -48,18 +53,18 @@ export function snapshotFromStats(stats) {
         bytes: sumBy(inbound, 'bytesReceived'),
         packetsReceived: sumBy(inbound, 'packetsReceived'),
         packetsLost: sumBy(inbound, 'packetsLost'),
-        framesDecoded: sumBy(inbound, 'framesDecoded'),
+        framesDecoded: sumPresent(inbound, 'framesDecoded'),
         width: last(inbound, 'frameWidth'),
         height: last(inbound, 'frameHeight'),
         jitterS: last(inbound, 'jitter'),
-        jitterBufferDelayS: sumBy(inbound, 'jitterBufferDelay'),
-        jitterBufferEmittedCount: sumBy(inbound, 'jitterBufferEmittedCount'),
-        retransmittedPacketsReceived: sumBy(inbound, 'retransmittedPacketsReceived'),
-        fecPacketsReceived: sumBy(inbound, 'fecPacketsReceived'),
-        nackCount: sumBy(inbound, 'nackCount'),
-        pliCount: sumBy(inbound, 'pliCount'),
-        freezeCount: sumBy(inbound, 'freezeCount'),
-        qpSum: sumBy(inbound, 'qpSum'),
+        jitterBufferDelayS: sumPresent(inbound, 'jitterBufferDelay'),
+        jitterBufferEmittedCount: sumPresent(inbound, 'jitterBufferEmittedCount'),
+        retransmittedPacketsReceived: sumPresent(inbound, 'retransmittedPacketsReceived'),
+        fecPacketsReceived: sumPresent(inbound, 'fecPacketsReceived'),
+        nackCount: sumPresent(inbound, 'nackCount'),
+        pliCount: sumPresent(inbound, 'pliCount'),
+        freezeCount: sumPresent(inbound, 'freezeCount'),
+        qpSum: sumPresent(inbound, 'qpSum'),
         codec: codecOf(inbound),
         implementation: last(inbound, 'decoderImplementation'),
       },
@@ -76,10 +81,21 @@ export function snapshotFromStats(stats) {
     audio: media('audio'),
     rtt: { totalS: sumBy(remoteInbound, 'totalRoundTripTime'), measurements: sumBy(remoteInbound, 'roundTripTimeMeasurements') },
     candidatePair: {
-      currentRttMs: selectedPair?.currentRoundTripTime === undefined ? null : selectedPair.currentRoundTripTime * 1000,
+      currentRttMs: pairRttS(selectedPair) === null ? null : pairRttS(selectedPair) * 1000,
       availableOutgoingKbps: selectedPair?.availableOutgoingBitrate === undefined ? null : selectedPair.availableOutgoingBitrate / 1000,
     },
   };
+}
+
+/**
+ * The selected pair's current RTT in seconds, or null when it was never measured: Firefox reports 0 for
+ * currentRoundTripTime and totalRoundTripTime although its consent checks got responses.
+ * @param {Record<string, any>|undefined} pair
+ */
+function pairRttS(pair) {
+  if (pair?.currentRoundTripTime === undefined) return null;
+  const unmeasured = pair.currentRoundTripTime === 0 && pair.totalRoundTripTime === 0 && pair.responsesReceived > 0;
+  return unmeasured ? null : pair.currentRoundTripTime;
 }
 
 const round = (value, digits = 3) => (value === null || !Number.isFinite(value) ? null : Number(value.toFixed(digits)));
@@ -100,6 +116,7 @@ export function intervalLossPct(prevIn, curIn, { afterRetransmission = false } =
   const received = curIn.packetsReceived - prevIn.packetsReceived;
   const lost = curIn.packetsLost - prevIn.packetsLost;
   if (received + lost <= 0) return null;
+  if (afterRetransmission && (curIn.retransmittedPacketsReceived === null || prevIn.retransmittedPacketsReceived === null)) return null;
   const repaired = afterRetransmission ? (curIn.retransmittedPacketsReceived ?? 0) - (prevIn.retransmittedPacketsReceived ?? 0) : 0;
   return round(Math.max(0, (100 * (lost - repaired)) / (received + lost)));
 }
@@ -123,9 +140,9 @@ export function intervalMetrics(prev, cur) {
   const intervalS = (cur.timestampMs - prev.timestampMs) / 1000;
   if (!(intervalS > 0)) throw new RangeError(`stats timestamps must increase (got ${prev.timestampMs} then ${cur.timestampMs})`);
   const delta = (kind, dir, field) => {
-    const a = prev[kind][dir];
-    const b = cur[kind][dir];
-    return a && b ? b[field] - a[field] : null;
+    const a = prev[kind][dir]?.[field];
+    const b = cur[kind][dir]?.[field];
+    return a === null || a === undefined || b === null || b === undefined ? null : b - a;
   };
   const rate = (kind, dir) => {
     const bytes = delta(kind, dir, 'bytes');
@@ -137,6 +154,7 @@ export function intervalMetrics(prev, cur) {
   const vOut = cur.video.out;
   const vIn = cur.video.in;
   const framesDecoded = delta('video', 'in', 'framesDecoded');
+  const qpSum = delta('video', 'in', 'qpSum');
   // The signaling edge refuses longer texts (signaling/messages.js MAX_SAMPLE_TEXT_CHARS).
   const text = (value) => (typeof value === 'string' && value !== '' ? value.slice(0, 64) : null);
 
@@ -152,11 +170,12 @@ export function intervalMetrics(prev, cur) {
     return emitted > 0 ? round((1000 * delta(kind, 'in', 'jitterBufferDelayS')) / emitted) : null;
   };
 
+  // Audio is not retransmitted: the video stream's retransmissions are all there are (unknown if its browser lacks them).
   const allIn = (snap) => {
     const ins = [snap.video.in, snap.audio.in].filter(Boolean);
     return ins.length ? {
       packetsReceived: sumBy(ins, 'packetsReceived'), packetsLost: sumBy(ins, 'packetsLost'),
-      retransmittedPacketsReceived: sumBy(ins, 'retransmittedPacketsReceived'),
+      retransmittedPacketsReceived: snap.video.in ? snap.video.in.retransmittedPacketsReceived : 0,
     } : null;
   };
 
@@ -176,7 +195,7 @@ export function intervalMetrics(prev, cur) {
       encoderImplementation: text(vOut?.implementation),
       decoderImplementation: text(vIn?.implementation),
       // The decoded frames' mean quantizer: on the codec's own scale (VP8 0-127, VP9 and AV1 0-255, H.264 0-51).
-      qpPerFrame: framesDecoded > 0 ? round(delta('video', 'in', 'qpSum') / framesDecoded, 2) : null,
+      qpPerFrame: framesDecoded > 0 && qpSum !== null ? round(qpSum / framesDecoded, 2) : null,
       nackCount: delta('video', 'in', 'nackCount'),
       pliCount: delta('video', 'in', 'pliCount'),
       freezeCount: delta('video', 'in', 'freezeCount'),

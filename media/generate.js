@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { EnvironmentError, InputError } from '../orchestrator/lib/errors.js';
@@ -32,6 +32,18 @@ export function audioArgs(outFile) {
   const noise = `anoisesrc=color=pink:amplitude=0.08:sample_rate=${AUDIO_RATE_HZ}:duration=${LOOP_S}`;
   return ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', source, '-f', 'lavfi', '-i', noise,
     '-filter_complex', '[0][1]amix=inputs=2:normalize=0,tremolo=f=2.5:d=0.7', '-ac', '1', '-c:a', 'pcm_s16le', '-f', 'wav', outFile];
+}
+
+/**
+ * ffmpeg arguments for the media-element source (pure): the video and audio loops muxed into one WebM (VP8 +
+ * Opus) for a browser without file-backed fake devices (Firefox) to play and capture. Near-lossless (quantiser at
+ * most 16): the receiver must see the source's texture and noise, not an encoder's smoothing of it.
+ * @param {{ video: string, audio: string }} media @param {string} outFile
+ */
+export function captureArgs({ video, audio }, outFile) {
+  return ['-hide_banner', '-loglevel', 'error', '-y', '-i', video, '-i', audio,
+    '-c:v', 'libvpx', '-b:v', '40M', '-qmin', '0', '-qmax', '16', '-deadline', 'good', '-cpu-used', '5', '-g', '30',
+    '-c:a', 'libopus', '-b:a', '128k', '-ac', '1', '-shortest', '-f', 'webm', outFile];
 }
 
 const hashOf = (args) => createHash('sha256').update(JSON.stringify(args)).digest('hex').slice(0, 12);
@@ -107,26 +119,53 @@ export async function ensureMedia(video = DEFAULT_PRESET) {
 }
 
 /**
- * A run's media: the run's own (`video`, the CLI's --video) with, per peer, the files its browser's fake devices
- * read: the scenario's preset for that peer (its `media` field), else the run's. Peers with the same choice share files.
+ * The WebM a media-element source plays (captureArgs), generated once per video and audio file. A user's .y4m is
+ * keyed by its size and modification time as well, so an edited file is encoded again.
+ * @param {Media} media
+ * @returns {Promise<string>}
+ */
+export async function ensureCaptureFile(media) {
+  const { size, mtimeMs } = await stat(media.video);
+  const key = hashOf([captureArgs(media, 'x'), size, mtimeMs]);
+  return cached(path.join(CACHE_DIR, `${path.basename(media.video, '.y4m')}-capture-${key}.webm`), (tmp) => captureArgs(media, tmp));
+}
+
+/**
+ * A run's media: the run's own (`video`, the CLI's --video) with, per peer, the files its browser sends: the
+ * scenario's preset for that peer (its `media` field), else the run's. Peers with the same choice share files. How a
+ * peer's browser reads them is its `source`: `fake-device` (Chromium's fake camera and microphone read the .y4m and
+ * .wav) or `media-element` (the page plays `capture`, a WebM of both, in a <video> and sends its captureStream()).
  * @param {string|undefined} video
  * @param {string[]} peers
  * @param {Record<string, string>} [perPeer]  peer → preset, validated by the scenario loader
- * @returns {Promise<Media & { peers: Record<string, Media> }>}
+ * @param {Record<string, MediaSource>} [sources]  peer → how its browser reads the media; default fake-device
+ * @returns {Promise<Media & { peers: Record<string, PeerMedia> }>}
+ * @typedef {'fake-device'|'media-element'} MediaSource
+ * @typedef {Media & { source: MediaSource, capture?: string }} PeerMedia
  */
-export async function ensureRunMedia(video, peers, perPeer = {}) {
+export async function ensureRunMedia(video, peers, perPeer = {}, sources = {}) {
   const runMedia = await ensureMedia(video);
   /** @type {Map<string, Media>} */
   const byPreset = new Map();
   // One after another: two generations at once would share the audio file's temporary name.
   for (const preset of new Set(Object.values(perPeer))) byPreset.set(preset, await ensureMedia(preset));
-  return { ...runMedia, peers: Object.fromEntries(peers.map((peer) => [peer, byPreset.get(perPeer[peer]) ?? runMedia])) };
+  /** @type {Record<string, PeerMedia>} */
+  const byPeer = {};
+  for (const peer of peers) {
+    const media = byPreset.get(perPeer[peer]) ?? runMedia;
+    const source = sources[peer] ?? 'fake-device';
+    byPeer[peer] = source === 'media-element' ? { ...media, source, capture: await ensureCaptureFile(media) } : { ...media, source };
+  }
+  return { ...runMedia, peers: byPeer };
 }
 
-// `node media/generate.js [preset...]` pre-generates presets (npm run setup does the default ones).
+// `node media/generate.js [--capture] [preset...]` pre-generates presets (npm run setup does the default ones);
+// --capture also their media-element WebMs, which a Firefox peer plays (setup does it where Firefox is installed).
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  for (const preset of process.argv.slice(2).length ? process.argv.slice(2) : [DEFAULT_PRESET]) {
+  const args = process.argv.slice(2);
+  const presets = args.filter((arg) => arg !== '--capture');
+  for (const preset of presets.length ? presets : [DEFAULT_PRESET]) {
     const media = await ensureMedia(preset);
-    console.log(`${preset}: ${media.video} + ${media.audio}`);
+    console.log(`${preset}: ${media.video} + ${media.audio}${args.includes('--capture') ? ` + ${await ensureCaptureFile(media)}` : ''}`);
   }
 }

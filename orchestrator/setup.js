@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 // `npm run setup`: idempotent machine set-up. Uses Node built-ins only, because it runs before `npm install`.
-//   1. system packages (apt-get when root on Debian/Ubuntu; otherwise prints the exact command to run)
+//   1. system packages (apt-get when root on Debian/Ubuntu; otherwise prints the exact command to run); Firefox ESR
+//      where the package sources have it (Debian), else how to get it (only Firefox scenarios need it)
 //   2. npm dependencies (Puppeteer's own browser download skipped when a system Chromium exists)
-//   3. the default fake-device media (and the small preset the tests use)
+//   3. the default fake-device media (and the small preset the tests use), and their WebMs for Firefox peers
 // Every command it runs is printed with a leading "$ " so the set-up can be audited and repeated by hand.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { WELL_KNOWN_BROWSER_PATHS } from './run/browser-path.js';
+import { FIREFOX_HINT, WELL_KNOWN_BROWSER_PATHS, WELL_KNOWN_FIREFOX_PATHS } from './run/browser-path.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 /** Debian package -> the executable that shows it is installed. */
@@ -21,6 +22,7 @@ const SYSTEM_PACKAGES = {
   socat: 'socat',
   ethtool: 'ethtool',
   janus: 'janus',
+  'firefox-esr': 'firefox-esr',
 };
 
 const onPath = (executable) => spawnSync('sh', ['-c', `command -v ${executable}`], { stdio: 'ignore' }).status === 0;
@@ -35,9 +37,16 @@ function run(command, args, options = {}) {
 }
 
 const hasSystemBrowser = () => Boolean(process.env.CHROME_PATH) || WELL_KNOWN_BROWSER_PATHS.some((p) => existsSync(p));
-const missing = Object.entries(SYSTEM_PACKAGES)
-  .filter(([pkg, executable]) => !(pkg === 'chromium' ? hasSystemBrowser() : onPath(executable)))
+const hasFirefox = () => Boolean(process.env.FIREFOX_PATH) || WELL_KNOWN_FIREFOX_PATHS.some((p) => existsSync(p));
+const installed = { chromium: hasSystemBrowser, 'firefox-esr': hasFirefox };
+/** Ubuntu has no firefox-esr package (its firefox is a snap): there the set-up says how to get Firefox and goes on. */
+const aptHas = (pkg) => /Candidate: (?!\(none\))/.test(spawnSync('apt-cache', ['policy', pkg], { encoding: 'utf8' }).stdout ?? '');
+const missingAll = Object.entries(SYSTEM_PACKAGES)
+  .filter(([pkg, executable]) => !(installed[pkg]?.() ?? onPath(executable)))
   .map(([pkg]) => pkg);
+const firefoxUnavailable = missingAll.includes('firefox-esr') && !(onPath('apt-cache') && aptHas('firefox-esr'));
+const missing = missingAll.filter((pkg) => !(pkg === 'firefox-esr' && firefoxUnavailable));
+if (firefoxUnavailable) console.error(`setup: no firefox-esr package here; Firefox scenarios (cross-browser-firefox, --browser firefox) need Firefox. ${FIREFOX_HINT}`);
 
 if (missing.length) {
   const apt = ['apt-get', 'install', '-y', '--no-install-recommends', ...missing];
@@ -54,5 +63,6 @@ if (missing.length) {
 
 const npmEnv = hasSystemBrowser() ? { PUPPETEER_SKIP_DOWNLOAD: 'true' } : {};
 run('npm', [existsSync(path.join(root, 'package-lock.json')) ? 'ci' : 'install', '--no-audit', '--no-fund'], { env: npmEnv });
-run(process.execPath, ['media/generate.js', '720p30', '360p30']);
+// A Firefox peer plays a WebM of the same media (media/generate.js ensureCaptureFile): encoded once, here.
+run(process.execPath, ['media/generate.js', ...(hasFirefox() ? ['--capture'] : []), '720p30', '360p30']);
 console.log('setup complete: run `npm run scenario latency-500` or `npm test`');

@@ -68,17 +68,19 @@ const MAX_BUFFERED_BYTES = 1024 * 1024;
  *   and closed socket (flood, no join in time). The sender of a refused message also gets
  *   `{ type: 'error', error: reason, inReplyTo: messageType }`.
  *
+ * `files` serves more files beside the client app, by URL path (a peer's media, client-app `source=media-element`).
+ *
  * With `bridge` (an SFU call), every offer, answer and candidate goes to it instead of another page, unrewritten;
  * it answers the pages through `sendTo`. A bridge that throws gets the message refused.
  *
  * @param {{ host?: string, port?: number, rewriteCandidate?: RewriteCandidate, room?: string, peers?: string[],
- *   joinTimeoutMs?: number, bridge?: Bridge }} [options]
+ *   joinTimeoutMs?: number, bridge?: Bridge, files?: Record<string, string> }} [options]
  * @returns {Promise<{ httpUrl: string, wsUrl: string, port: number, events: EventEmitter,
  *   broadcast: (room: string, message: object) => void, sendTo: (room: string, peer: string, message: object) => boolean,
  *   sendCommand: (room: string, peer: string, command: import('./messages.js').Command) => boolean, close: () => Promise<void> }>}
  */
 export async function startSignalingServer({
-  host = '127.0.0.1', port = 0, rewriteCandidate, room: onlyRoom, peers: onlyPeers, joinTimeoutMs = DEFAULT_JOIN_TIMEOUT_MS, bridge,
+  host = '127.0.0.1', port = 0, rewriteCandidate, room: onlyRoom, peers: onlyPeers, joinTimeoutMs = DEFAULT_JOIN_TIMEOUT_MS, bridge, files = {},
 } = {}) {
   if (onlyRoom !== undefined && !isName(onlyRoom)) throw new TypeError(`startSignalingServer: room ${JSON.stringify(onlyRoom)} is not a name of 1-64 letters, digits, '.', '_' or '-'`);
   if (onlyPeers !== undefined && !(Array.isArray(onlyPeers) && onlyPeers.every(isName))) {
@@ -89,6 +91,8 @@ export async function startSignalingServer({
   const rooms = new Map();
   const app = express();
   app.use(express.static(clientAppDir));
+  // sendFile answers Range requests: a <video> seeks back to the start of its loop with one.
+  for (const [urlPath, file] of Object.entries(files)) app.get(urlPath, (request, response) => response.sendFile(file));
   const server = createServer(app);
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD_BYTES });
   let origin = '';

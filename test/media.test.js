@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { CACHE_DIR, ensureMedia } from '../media/generate.js';
+import { CACHE_DIR, ensureCaptureFile, ensureMedia } from '../media/generate.js';
 import { PRESETS } from '../orchestrator/lib/media-presets.js';
 import { tempDir } from './helpers/cli.js';
 
@@ -27,6 +27,21 @@ test('the generated audio is not silence and the video is not a still frame', as
   const diff = ffmpegReport(`-i ${video} -frames:v 3 -vf "signalstats,metadata=print:key=lavfi.signalstats.YDIF"`);
   const ydif = [...diff.matchAll(/YDIF=([\d.]+)/g)].map((m) => Number(m[1])).slice(1);
   assert.ok(ydif.length >= 2 && ydif.every((d) => d > 1), `mean luma difference between frames: ${ydif.join(', ')}`);
+});
+
+test('the media-element WebM a Firefox peer plays is the same video and audio: VP8 + Opus, same size, rate and length, ~lossless', async () => {
+  const media = await ensureMedia('360p30');
+  const capture = await ensureCaptureFile(media);
+  assert.equal(await ensureCaptureFile(media), capture, 'encoded once, then cached');
+  const probe = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_name,width,height,r_frame_rate',
+    '-show_entries', 'format=duration', '-of', 'json', capture], { encoding: 'utf8' }));
+  assert.deepEqual(probe.streams.map((stream) => stream.codec_name), ['vp8', 'opus']);
+  assert.deepEqual([probe.streams[0].width, probe.streams[0].height, probe.streams[0].r_frame_rate], [640, 360, '30/1']);
+  assert.ok(Math.abs(Number(probe.format.duration) - 10) < 0.1, `duration ${probe.format.duration} s`);
+  // Frame by frame against the .y4m the Chromium peers read: an encoder's smoothing of the noise would show here.
+  const psnr = execFileSync('sh', ['-c', `ffmpeg -hide_banner -i ${capture} -i ${media.video} -lavfi "[0:v][1:v]psnr" -frames:v 60 -f null - 2>&1`], { encoding: 'utf8' });
+  const averageDb = Number(/PSNR .*average:([\d.]+)/.exec(psnr)?.[1]);
+  assert.ok(averageDb > 40, `PSNR against the source ${averageDb} dB`);
 });
 
 test('a user .y4m is used as is, its size and rate read from the header', async () => {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { DEFAULT_PRESET, PRESETS } from '../lib/media-presets.js';
 import { EMULATORS } from '../emulators/index.js';
+import { BROWSER_KINDS, DEFAULT_BROWSER } from '../lib/browsers.js';
 import { installProcessHandlers } from '../lib/shutdown.js';
 import { InputError } from '../lib/errors.js';
 import { CODEC_NAMES, parseCodecFlag } from '../lib/codec.js';
@@ -24,7 +25,9 @@ export const builder = (yargs) => yargs
   .option('warmup', { describe: 'seconds excluded from the summary statistics (default: the scenario\'s warmupS)', type: 'number' })
   .option('out', { describe: 'result directory (default results/<scenario>/<UTC timestamp>; a group: one <scenario>/ directory per member inside it)', type: 'string' })
   .option('force', { describe: 'replace a result already in --out', type: 'boolean', default: false })
+  .option('browser', { describe: 'every peer\'s browser, except peers the scenario\'s `browsers` names', choices: BROWSER_KINDS, default: DEFAULT_BROWSER })
   .option('browser-path', { describe: 'Chrome/Chromium executable (default: $CHROME_PATH, then well-known paths)', type: 'string' })
+  .option('firefox-path', { describe: 'Firefox executable (default: $FIREFOX_PATH, then /usr/bin/firefox-esr and other well-known paths)', type: 'string' })
   .option('video', { describe: `video preset (${Object.keys(PRESETS).join(', ')}) or a .y4m file`, type: 'string', default: DEFAULT_PRESET })
   .option('emulator', { describe: 'network emulator', choices: EMULATORS, default: 'relay' })
   .option('headful', { describe: 'show the browser windows', type: 'boolean', default: false })
@@ -117,7 +120,9 @@ async function runOne(scenario, argv, outDir) {
   const { result, runDir, resultFile } = await runScenario({
     scenario,
     video: argv.video,
+    browser: argv.browser,
     browserPath: argv.browserPath,
+    firefoxPath: argv.firefoxPath,
     emulator: argv.emulator,
     headful: argv.headful,
     outDir,

@@ -1,4 +1,6 @@
-// ICE candidate strings (RFC 8839 §5.1): "candidate:<foundation> <component> <transport> <priority> <address> <port> typ <type> …" (pure).
+// ICE candidate strings (RFC 8839 §5.1): "candidate:<foundation> <component> <transport> <priority> <address> <port> typ <type> …"
+// (pure), and the host address that candidates which cannot be on loopback (Janus's, Firefox's) carry.
+import os from 'node:os';
 
 /** @param {string} candidate @returns {{ transport: string, address: string, port: number, type: string } | null} */
 export function parseCandidate(candidate) {
@@ -13,4 +15,9 @@ export function withAddress(candidate, address, port) {
   parts[4] = address;
   parts[5] = String(port);
   return parts.join(' ');
+}
+
+/** The first IPv4 address of an interface that is up and not loopback, or null. */
+export function firstIpv4Address() {
+  return Object.values(os.networkInterfaces()).flat().find((entry) => entry?.family === 'IPv4' && !entry.internal)?.address ?? null;
 }

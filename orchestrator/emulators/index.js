@@ -4,10 +4,10 @@
 // truth() rows carry epochMs, the wall-clock end of the second they cover. Each registers its closer through
 // options.registerCleanup before it builds anything, so an interrupt half way through set-up removes what was built.
 
-import { InputError } from '../lib/errors.js';
+import { EnvironmentError, InputError } from '../lib/errors.js';
 import { SFU_NODE } from '../lib/topology.js';
 import { steppedNetwork } from '../lib/trace.js';
-import { parseCandidate, withAddress } from './candidates.js';
+import { firstIpv4Address, parseCandidate, withAddress } from './candidates.js';
 import { createDummynetEmulator } from './dummynet/index.js';
 import { netemCapabilities, unmetRequirements } from './netem/capabilities.js';
 import { createNetemEmulator } from './netem/index.js';
@@ -32,11 +32,21 @@ export const EMULATORS = ['relay', 'netem', 'dummynet', 'auto'];
  * The userspace relay: media is steered through it by rewriting each peer's loopback UDP host candidate (and the
  * SFU's, on its own address); every other candidate is dropped, so nothing can bypass the emulated links. The SFU
  * sees the pages' candidates on its own address, as on a LAN (its ICE pairs no remote loopback candidate with it).
- * @param {{ compiled: import('../lib/schedule.js').CompiledNetwork, registerCleanup?: RegisterCleanup, sfuAddress?: string }} options
- *   sfuAddress: the one address Janus gathers on (it gathers none on loopback)
+ * Firefox gathers no loopback candidate (not even with media.peerconnection.ice.loopback): a Firefox peer's
+ * candidates on the host's first non-loopback IPv4 address are relayed too, and it sees the relay there.
+ * @param {{ compiled: import('../lib/schedule.js').CompiledNetwork, registerCleanup?: RegisterCleanup, sfuAddress?: string,
+ *   hostAddressPeers?: string[] }} options
+ *   sfuAddress: the one address Janus gathers on (it gathers none on loopback); hostAddressPeers: peers whose
+ *   browser gathers no loopback candidate
  */
-async function createRelayEmulator({ compiled, registerCleanup = closeOnly, sfuAddress }) {
+async function createRelayEmulator({ compiled, registerCleanup = closeOnly, sfuAddress, hostAddressPeers = [] }) {
   const relayedAddresses = ['127.0.0.1', ...(sfuAddress ? [sfuAddress] : [])];
+  const hostAddress = hostAddressPeers.length ? sfuAddress ?? firstIpv4Address() : null;
+  if (hostAddressPeers.length && !hostAddress) {
+    throw new EnvironmentError(`${hostAddressPeers.join(', ')} run Firefox, which gathers no loopback ICE candidate, and this host has no non-loopback IPv4 address for the relay to meet it on; run on a host with a network interface up`);
+  }
+  /** @param {string} peer @param {string} address */
+  const relayed = (peer, address) => relayedAddresses.includes(address) || (hostAddressPeers.includes(peer) && address === hostAddress);
   /** @type {ReturnType<typeof startRelayProcess>|null} */
   let starting = null;
   // Registered before the process starts; a relay that never started has nothing to close.
@@ -57,8 +67,8 @@ async function createRelayEmulator({ compiled, registerCleanup = closeOnly, sfuA
     commands: [],
     async rewriteCandidate({ from, to, candidate }) {
       const parsed = parseCandidate(candidate.candidate);
-      if (!parsed || parsed.transport !== 'udp' || parsed.type !== 'host' || !relayedAddresses.includes(parsed.address)) return null;
-      const bindAddress = to === SFU_NODE && sfuAddress ? sfuAddress : '127.0.0.1';
+      if (!parsed || parsed.transport !== 'udp' || parsed.type !== 'host' || !relayed(from, parsed.address)) return null;
+      const bindAddress = (to === SFU_NODE && sfuAddress) || (hostAddressPeers.includes(to) && hostAddress) || '127.0.0.1';
       const port = await relay.register({ peer: from, remotePeer: to, address: parsed.address, port: parsed.port, bindAddress });
       return { ...candidate, candidate: withAddress(candidate.candidate, bindAddress, port) };
     },
@@ -126,8 +136,8 @@ const createNamespaceEmulator = async (options) => passOwnAddressOnly(await crea
 /**
  * @param {string} name one of EMULATORS; `auto` picks netem when this kernel can run the scenario's network, else relay
  * @param {{ compiled: any, durationS?: number, peers: string[], runId: string, browserPath?: string, clock?: () => number,
- *   log?: (line: string) => void, registerCleanup?: RegisterCleanup, sfuAddress?: string }} options
- *   durationS: the run's, how far a trace is turned into rate steps (netem, dummynet)
+ *   log?: (line: string) => void, registerCleanup?: RegisterCleanup, sfuAddress?: string, hostAddressPeers?: string[] }} options
+ *   durationS: the run's, how far a trace is turned into rate steps (netem, dummynet); hostAddressPeers: relay only
  * @returns {Promise<object>} the emulator, with `choice` saying why when `auto` chose it; `events`, the schedule it
  *   applies (with a trace's rate steps where it cannot replay one) and `traceSteps`, their comparison with the traces
  */

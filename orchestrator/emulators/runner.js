@@ -13,13 +13,15 @@ const COMMAND_TIMEOUT_MS = 20_000;
  * @typedef {{atS: number, cmd: string, ok: boolean, stderr?: string}} CommandRecord
  * @typedef {{ok: boolean, stdout: string, stderr: string}} CommandResult
  * @typedef {(argv: string[], options?: {allowFailure?: boolean, record?: boolean}) => Promise<CommandResult>} RunCommand
+ * @typedef {(argv: string[]) => (ok: boolean, stderr?: string) => void} BeginCommand  logs a long-lived process another
+ *   module spawned: call it at the start, and what it returns when the process ended
  */
 
 /**
  * @param {{clock?: () => number, exec?: (argv: string[]) => Promise<CommandResult>}} [options]
  *   clock: seconds on the run's clock for atS (default: since the runner was made);
  *   exec: replaces process spawning (tests)
- * @returns {{run: RunCommand, commands: CommandRecord[]}}
+ * @returns {{run: RunCommand, begin: BeginCommand, commands: CommandRecord[]}}
  */
 export function createCommandRunner({ clock, exec = execArgv } = {}) {
   const originMs = Date.now();
@@ -38,7 +40,12 @@ export function createCommandRunner({ clock, exec = execArgv } = {}) {
     }
     return result;
   }
-  return { run, commands };
+  /** @type {BeginCommand} */
+  function begin(argv) {
+    const atS = Number(now().toFixed(3));
+    return (ok, stderr = '') => { commands.push({ atS, cmd: shellJoin(argv), ok, ...(stderr ? { stderr } : {}) }); };
+  }
+  return { run, begin, commands };
 }
 
 /**

@@ -28,7 +28,9 @@ export const SCHEMA_VERSION = 1;
  *
  * @typedef {object} Environment
  * @property {string} harnessVersion
- * @property {{ name: string, version: string|null, path: string, source: string }} browser
+ * @property {{ name: string|null, version: string|null, path: string|null, source: string|null }} browser  the run's in one line:
+ *   each distinct value over the peers, ' + ' between them ('chromium + firefox-esr')
+ * @property {Record<string, PeerBrowser>} browsers  every peer's browser
  * @property {string} emulator
  * @property {string|null} emulatorChoice  why `auto` chose the backend
  * @property {string} os
@@ -41,7 +43,11 @@ export const SCHEMA_VERSION = 1;
  *   was fed: the scenario's per-peer preset, else the run's
  * @property {import('./codec.js').CodecSummary} [codecs]  the requested video codec and, per peer and remote, what each
  *   direction last used (mime type, payload type, fmtp line, encoder/decoder implementation, power efficiency)
- * @typedef {{ preset: string|null, video: string, audio: string, width: number, height: number, fps: number }} MediaFiles
+ * @typedef {{ preset: string|null, video: string, audio: string, width: number, height: number, fps: number,
+ *   source?: 'fake-device'|'media-element', capture?: string }} MediaFiles  source and capture: per peer, how its browser
+ *   read the media (media/generate.js ensureRunMedia)
+ * @typedef {{ name: string, version: string|null, path: string, source: string, missingFields: string[] }} PeerBrowser
+ *   missingFields: the timeline fields this browser's getStats() never filled while their media flowed (lib/browsers.js)
  *
  * @typedef {object} RunResult  result.json
  * @property {number} schemaVersion

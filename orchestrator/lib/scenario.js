@@ -15,6 +15,7 @@ import { normalizeFlows, normalizeMainCall } from './flows.js';
 import { normalizeCodec } from './codec.js';
 import { normalizeDevices } from './devices.js';
 import { readTrace } from './trace-file.js';
+import { validatePeerBrowsers } from './browsers.js';
 import { DEFAULT_DURATION_S, DEFAULT_PEERS, MAX_DURATION_S, MAX_PEERS, compileNetwork } from './schedule.js';
 
 export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.url));
@@ -22,8 +23,8 @@ export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.u
 /** J16 reports ~10 s of ramp-up once media flows; the measurement window starts after it. */
 export const DEFAULT_WARMUP_S = 10;
 
-const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'topology', 'media', 'network', 'mainCall', 'flows',
-  'reference', 'codec', 'devices'];
+const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'topology', 'media', 'browsers', 'network', 'mainCall',
+  'flows', 'reference', 'codec', 'devices'];
 
 /** How the peers' media travels: `mesh`, every peer to every other; `sfu`, every peer to Janus and back (lib/topology.js). */
 export const TOPOLOGIES = ['mesh', 'sfu'];
@@ -44,6 +45,7 @@ export const TOPOLOGIES = ['mesh', 'sfu'];
  * @property {Record<string, string>} media  peer → its own video preset; every other peer uses the run's (--video)
  * @property {import('./codec.js').RequestedCodec|null} codec  the video codec every connection must use (--codec over the file's)
  * @property {Record<string, import('./devices.js').Device>} devices  peer → its capture size, frame rate and CPU throttling
+ * @property {Record<string, string>} browsers  peer → its own browser (lib/browsers.js); every other peer runs the run's (--browser)
  * @property {object} network            as written
  * @property {import('./flows.js').MainCall} mainCall  when its media starts and which way it flows (times scaled)
  * @property {import('./flows.js').Flow[]} flows  normalised, times scaled (docs/scenario-format.md "Flows")
@@ -148,12 +150,13 @@ export function loadScenario(nameOrPath, {
   // Janus's VideoRoom forwards the codec its room was created with (VP8), whatever the pages prefer.
   if (codec && topology === 'sfu') throw new InputError(`${codecOverride ? '--codec' : `${file}: codec`}: codec selection needs a mesh call; scenario ${name} has topology sfu`);
   const devices = normalizeDevices(raw.devices, allPeers, file);
+  const browsers = validatePeerBrowsers(raw.browsers, allPeers, file);
   // Extra calls' peers have links of their own.
   const compiled = compileNetwork({ file, durationS: nominalDurationS, peers: allPeers, topology, network: raw.network }, {
     timeScale, traceStepMs, loadTrace: (traceName, where) => readTrace(traceName, { baseDir: path.dirname(filePath), where }),
   });
   return {
     name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers, allPeers, topology, media,
-    network: raw.network ?? {}, mainCall, flows, reference, codec, devices, compiled,
+    browsers, network: raw.network ?? {}, mainCall, flows, reference, codec, devices, compiled,
   };
 }

@@ -22,7 +22,9 @@ export function indexEntry(r, { href, hasReport }) {
   return {
     scenario: r.scenario.name,
     status: r.status,
-    browser: [r.environment.browser.name, r.environment.browser.version?.split('.')[0]].filter(Boolean).join(' ') || 'unknown',
+    // Major versions; a mixed run's are ' + '-joined like its names (run/environment.js).
+    browser: [r.environment.browser.name, r.environment.browser.version?.split(' + ').map((v) => v.split('.')[0]).join(' + ')]
+      .filter(Boolean).join(' ') || 'unknown',
     emulator: r.network.emulator ?? r.environment.emulator ?? 'unknown',
     startedAt: r.environment.startedAt ?? null,
     durationS: Number.isFinite(r.scenario.durationS) ? r.scenario.durationS : null,

@@ -1,4 +1,15 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import puppeteer from 'puppeteer';
+import { InputError } from '../lib/errors.js';
+import { findExecutable, supportsPdeathsig } from '../sfu/janus.js';
+
+/** Runs Firefox under `setpriv --pdeathsig KILL` (see the script). */
+export const FIREFOX_EXEC_SCRIPT = fileURLToPath(new URL('./firefox-exec.sh', import.meta.url));
+/** A Firefox profile of this orchestrator: `wtb-firefox-<orchestrator pid>-<random>` in the temp folder. */
+const PROFILE_PREFIX = 'wtb-firefox-';
 
 /**
  * Chromium flags for a test peer: fake devices fed from files, loopback ICE candidates allowed, and nothing that
@@ -37,35 +48,141 @@ export function chromiumArgs(media, pageOrigin) {
 }
 
 /**
- * Launches one peer's browser and opens the client page; onMilestone hears when puppeteer.launch resolved
- * ('browser-launched') and when the page's load event fired ('page-loaded'). cpuThrottlingRate slows the page's renderer
- * (the DevTools protocol's Emulation.setCPUThrottlingRate), where WebRTC encodes and decodes: a slower device.
- * @param {{ executablePath: string, media: { video: string, audio: string }, url: string, headful?: boolean,
- *   launchSpec?: { executablePath?: string, args?: string[], env?: Record<string,string> },
- *   cpuThrottlingRate?: number,
- *   onMilestone?: (type: 'browser-launched'|'page-loaded') => void, onConsole?: (text: string) => void,
- *   onCrash?: (message: string) => void }} options
- * @returns {Promise<{ browser: import('puppeteer').Browser, page: import('puppeteer').Page, version: string }>}
+ * Firefox preferences for a test peer (Puppeteer adds its automation defaults: no first-run pages, updates or
+ * telemetry). Media comes from a <video> element (client-app `source=media-element`), so no device and no fake
+ * stream is needed; getUserMedia would still get no prompt.
  */
-export async function launchPeer({
-  executablePath, media, url, headful = false, launchSpec = {}, cpuThrottlingRate = 1, onMilestone, onConsole, onCrash,
-}) {
-  const browser = await puppeteer.launch({
-    executablePath: launchSpec.executablePath ?? executablePath,
+export function firefoxPrefs() {
+  return {
+    'media.navigator.permission.disabled': true,
+    // The source <video> plays with its sound (captureStream takes the audio from it) without a user gesture.
+    'media.autoplay.default': 0,
+    'media.autoplay.blocking_policy': 0,
+    // Host candidates with their real address, not an mDNS name: the relay (on the host's address: Firefox gathers no
+    // loopback candidate, whatever its prefs) and netem (the namespace's) pass exactly those.
+    'media.peerconnection.ice.obfuscate_host_addresses': false,
+    // The relay runs on this host, so its candidates are local addresses: without this Firefox's ICE fails to reach them.
+    'media.peerconnection.ice.loopback': true,
+    // The sampler's timers must not be throttled, as for Chromium (--disable-background-timer-throttling).
+    'dom.min_background_timeout_value': 0,
+    'dom.timeout.enable_budget_timer_throttling': false,
+    'network.dns.disablePrefetch': true,
+    'network.prefetch-next': false,
+  };
+}
+
+/**
+ * Removes the profiles of Firefox peers whose orchestrator is gone (killed before its closers ran); a live
+ * orchestrator's are left alone.
+ */
+async function removeStaleProfiles() {
+  const tmp = os.tmpdir();
+  for (const name of await readdir(tmp).catch(() => [])) {
+    const pid = Number(name.startsWith(PROFILE_PREFIX) && name.slice(PROFILE_PREFIX.length).split('-')[0]);
+    if (!pid || pid === process.pid || isAlive(pid)) continue;
+    await rm(path.join(tmp, name), { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+/** @param {number} pid */
+function isAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return /** @type {NodeJS.ErrnoException} */ (error).code === 'EPERM';
+  }
+}
+
+let pdeathsigChecked = /** @type {boolean|null} */ (null);
+/** Whether Firefox can be tied to the orchestrator's life (Linux with util-linux ≥ 2.33). */
+function canTieToOrchestrator() {
+  if (pdeathsigChecked === null) {
+    const setpriv = process.platform === 'linux' ? findExecutable('setpriv', process.env.PATH ?? '') : null;
+    pdeathsigChecked = Boolean(setpriv && supportsPdeathsig(setpriv));
+  }
+  return pdeathsigChecked;
+}
+
+/**
+ * Puppeteer's launch options for one peer's browser. Chromium: its flags, over a pipe (it shuts itself down when the
+ * orchestrator dies). Firefox: WebDriver BiDi over a WebSocket (Firefox has no pipe), started through
+ * firefox-exec.sh (`setpriv --pdeathsig KILL`) where it can be, or the emulator's launchSpec, with a profile of its own.
+ * @param {{ kind: 'chromium'|'firefox', executablePath: string, media: { video: string, audio: string }, url: string,
+ *   headful: boolean, launchSpec: { executablePath?: string, args?: string[], env?: Record<string,string> }, profileDir?: string }} options
+ */
+export function launchOptions({ kind, executablePath, media, url, headful, launchSpec, profileDir }) {
+  const common = {
     headless: !headful,
-    args: [...(launchSpec.args ?? []), ...chromiumArgs(media, new URL(url).origin)],
-    env: { ...process.env, ...launchSpec.env },
-    // Over a pipe, Chromium shuts itself down when the orchestrator dies, even by SIGKILL: no orphaned browsers.
-    pipe: true,
     // The orchestrator owns signal handling so it can write an "aborted" result before closing browsers.
     handleSIGINT: false,
     handleSIGTERM: false,
     handleSIGHUP: false,
     protocolTimeout: 60_000,
-  });
+  };
+  if (kind === 'firefox') {
+    // An emulator's launchSpec (netem: into the peer's namespace) ties it to the orchestrator itself.
+    const tied = !launchSpec.executablePath && canTieToOrchestrator();
+    return {
+      ...common,
+      browser: /** @type {const} */ ('firefox'),
+      executablePath: launchSpec.executablePath ?? (tied ? FIREFOX_EXEC_SCRIPT : executablePath),
+      args: launchSpec.args ?? [],
+      env: { ...process.env, ...(tied ? { WTB_BROWSER: executablePath } : {}), ...launchSpec.env },
+      extraPrefsFirefox: firefoxPrefs(),
+      userDataDir: profileDir,
+    };
+  }
+  return {
+    ...common,
+    executablePath: launchSpec.executablePath ?? executablePath,
+    args: [...(launchSpec.args ?? []), ...chromiumArgs(media, new URL(url).origin)],
+    env: { ...process.env, ...launchSpec.env },
+    // Over a pipe, Chromium shuts itself down when the orchestrator dies, even by SIGKILL: no orphaned browsers.
+    pipe: true,
+  };
+}
+
+/**
+ * Launches one peer's browser and opens the client page; onMilestone hears when puppeteer.launch resolved
+ * ('browser-launched') and when the page's load event fired ('page-loaded'). `close` closes the browser and removes
+ * what its launch made (a Firefox profile). cpuThrottlingRate slows the page's renderer (the DevTools protocol's
+ * Emulation.setCPUThrottlingRate), where WebRTC encodes and decodes: a slower device (Chromium only: Firefox speaks
+ * WebDriver BiDi, which has no such command).
+ * @param {{ kind?: 'chromium'|'firefox', executablePath: string, media: { video: string, audio: string }, url: string, headful?: boolean,
+ *   launchSpec?: { executablePath?: string, args?: string[], env?: Record<string,string> },
+ *   cpuThrottlingRate?: number,
+ *   onMilestone?: (type: 'browser-launched'|'page-loaded') => void, onConsole?: (text: string) => void,
+ *   onCrash?: (message: string) => void }} options
+ * @returns {Promise<{ browser: import('puppeteer').Browser, page: import('puppeteer').Page, version: string, close: () => Promise<void> }>}
+ */
+export async function launchPeer({
+  kind = 'chromium', executablePath, media, url, headful = false, launchSpec = {}, cpuThrottlingRate = 1, onMilestone, onConsole, onCrash,
+}) {
+  if (kind === 'firefox' && cpuThrottlingRate > 1) throw new InputError(`CPU throttling (${cpuThrottlingRate}×) needs Chromium's DevTools protocol; Firefox has none`);
+  let profileDir;
+  if (kind === 'firefox') {
+    await removeStaleProfiles();
+    profileDir = await mkdtemp(path.join(os.tmpdir(), `${PROFILE_PREFIX}${process.pid}-`));
+  }
+  const removeProfile = async () => { if (profileDir) await rm(profileDir, { recursive: true, force: true }); };
+  let browser;
+  try {
+    browser = await puppeteer.launch(launchOptions({ kind, executablePath, media, url, headful, launchSpec, profileDir }));
+  } catch (error) {
+    await removeProfile();
+    throw error;
+  }
+  const close = async () => {
+    try {
+      await browser.close();
+    } finally {
+      await removeProfile();
+    }
+  };
   onMilestone?.('browser-launched');
   try {
-    // The tab Chromium opened at start: a new one costs another target set-up, ~100 ms on a busy machine.
+    // The tab the browser opened at start: a new one costs another target set-up, ~100 ms on a busy machine.
     const page = (await browser.pages())[0] ?? await browser.newPage();
     page.on('console', (message) => message.type() === 'error' && onConsole?.(message.text()));
     page.on('pageerror', (/** @type {Error} */ error) => onCrash?.(`page error: ${error.message}`));
@@ -73,9 +190,9 @@ export async function launchPeer({
     browser.on('disconnected', () => onCrash?.('browser disconnected'));
     if (cpuThrottlingRate > 1) await page.emulateCPUThrottling(cpuThrottlingRate);
     const [version] = await Promise.all([browser.version(), page.goto(url, { waitUntil: 'load' }).then(() => onMilestone?.('page-loaded'))]);
-    return { browser, page, version };
+    return { browser, page, version, close };
   } catch (error) {
-    await browser.close().catch(() => {});
+    await close().catch(() => {});
     throw error;
   }
 }

@@ -2,26 +2,43 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { missingTimelineFields } from '../lib/browsers.js';
 import { REPO_ROOT } from '../lib/paths.js';
 
 const HARNESS_VERSION = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version;
 
 /**
- * @param {{ browser: { path: string, source: string }, browserVersion: string|null|undefined,
- *   emulator: { name: string, choice?: string|null } | null, emulatorName: string, media: object,
- *   startedAt: Date, endedAt: Date, codecs: import('../lib/codec.js').CodecSummary }} input
+ * The browser's name as the environment records it: its kind, told apart by the executable's name where that says
+ * more (Chrome or Chromium, Firefox ESR).
+ * @param {string} kind @param {string} executable
+ */
+function browserName(kind, executable) {
+  if (kind === 'firefox') return /esr/i.test(path.basename(executable)) ? 'firefox-esr' : 'firefox';
+  return /chromium/i.test(executable) ? 'chromium' : 'chrome';
+}
+
+/**
+ * @param {{ browsers: Record<string, { kind: string, path: string, source: string, version: string|null|undefined }>,
+ *   samples: Array<Record<string, any>>, emulator: { name: string, choice?: string|null } | null, emulatorName: string,
+ *   media: object, startedAt: Date, endedAt: Date, codecs: import('../lib/codec.js').CodecSummary }} input
+ *   browsers: every peer's, with the version its browser reported (null if it never started)
  * @returns {import('../lib/result.js').Environment}
  */
-export function describeEnvironment({ browser, browserVersion, emulator, emulatorName, media, startedAt, endedAt, codecs }) {
+export function describeEnvironment({ browsers, samples, emulator, emulatorName, media, startedAt, endedAt, codecs }) {
   const { preset, video, audio, width, height, fps, peers } = /** @type {any} */ (media);
+  const perPeer = Object.fromEntries(Object.entries(browsers).map(([peer, { kind, path: executable, source, version }]) => [peer, {
+    name: browserName(kind, executable),
+    version: version?.replace(/^[^/]*\//, '') ?? null,
+    path: executable,
+    source,
+    missingFields: missingTimelineFields(samples.filter((sample) => sample.peer === peer)),
+  }]));
+  // One line for the run (reports, run lists, a baseline's machine class): each distinct value, ' + ' between them.
+  const joined = (field) => [...new Set(Object.values(perPeer).map((entry) => entry[field]).filter((value) => value !== null))].join(' + ') || null;
   return {
     harnessVersion: HARNESS_VERSION,
-    browser: {
-      name: /chromium/i.test(browser.path) ? 'chromium' : 'chrome',
-      version: browserVersion?.replace(/^[^/]*\//, '') ?? null,
-      path: browser.path,
-      source: browser.source,
-    },
+    browser: { name: joined('name'), version: joined('version'), path: joined('path'), source: joined('source') },
+    browsers: perPeer,
     emulator: emulator?.name ?? emulatorName,
     emulatorChoice: emulator?.choice ?? null,
     os: `${os.platform()} ${os.release()} ${os.arch()}`,

@@ -23,8 +23,8 @@ export function createRecorder({ log }) {
     scheduleEvents: [],
     /** @type {Array<{ epochMs: number }>} */
     truth: [],
-    /** @type {string[]} */
-    browserVersions: [],
+    /** @type {Record<string, string>} peer → the version its browser reported */
+    browserVersions: {},
     /** @type {number|null} */
     mediaStartEpochMs: null,
     /** @type {import('../lib/result.js').RunStatus} */

@@ -22,8 +22,10 @@ import { SFU_NODE } from '../lib/topology.js';
 import { createAdminSampler } from '../sfu/admin-sampler.js';
 import { createSfuBridge } from '../sfu/bridge.js';
 import { createVideoRoom } from '../sfu/janus-api.js';
-import { hostIpv4Address, startJanus } from '../sfu/janus.js';
-import { resolveBrowserPath } from './browser-path.js';
+import { findExecutable, startJanus } from '../sfu/janus.js';
+import { firstIpv4Address } from '../emulators/candidates.js';
+import { peerBrowsers } from '../lib/browsers.js';
+import { resolveBrowserPath, resolveFirefoxPath } from './browser-path.js';
 import { launchPeer } from './browsers.js';
 import { describeEnvironment } from './environment.js';
 import { prepareRunDir, writeResultFile } from './output.js';
@@ -47,7 +49,9 @@ const sleep = (ms, signal) => new Promise((resolve) => {
  * @property {import('../lib/scenario.js').ResolvedScenario & { compiled: any, allPeers?: number,
  *   flows?: import('../lib/flow-commands.js').Flow[] }} scenario  allPeers and flows: lib/flows.js
  * @property {string} [video]        media preset or .y4m file
- * @property {string} [browserPath]
+ * @property {string} [browser]      every peer's browser (lib/browsers.js BROWSER_KINDS) unless the scenario names one
+ * @property {string} [browserPath]  Chromium's executable
+ * @property {string} [firefoxPath]  Firefox's executable
  * @property {string} [emulator]     one of emulators/index.js EMULATORS
  * @property {boolean} [headful]
  * @property {string} [outDir]       default results/<scenario>/<UTC timestamp>
@@ -62,7 +66,26 @@ const sleep = (ms, signal) => new Promise((resolve) => {
  * @param {RunOptions} options
  * @returns {Promise<{ result: import('../lib/result.js').RunResult, runDir: string, resultFile: string }>}
  */
-export async function runScenario({ scenario, video, browserPath, emulator: emulatorName = 'relay', headful = false, outDir, force = false, onSample, log = () => {} }) {
+export async function runScenario({ scenario, video, browser: runBrowser, browserPath, firefoxPath, emulator: emulatorName = 'relay', headful = false, outDir, force = false, onSample, log = () => {} }) {
+  const kinds = peerBrowsers(allPeerNames(scenario), scenario.browsers, runBrowser);
+  const firefoxPeers = Object.keys(kinds).filter((peer) => kinds[peer] === 'firefox');
+  // dummynet tells peers apart by their ports on 127.0.0.1, where Firefox gathers no candidate.
+  if (firefoxPeers.length && emulatorName === 'dummynet') {
+    throw new InputError(`--emulator dummynet: ${firefoxPeers.join(', ')} run${firefoxPeers.length === 1 ? 's' : ''} Firefox, which gathers no ICE `
+      + 'candidate on 127.0.0.1, where dummynet tells the peers apart; use --emulator relay or netem');
+  }
+  // In a namespace Firefox's WebDriver BiDi port is reached through socat (emulators/netem/bidi-forward.js).
+  if (firefoxPeers.length && emulatorName === 'netem' && !findExecutable('socat', process.env.PATH ?? '')) {
+    throw new EnvironmentError('--emulator netem: Firefox peers in network namespaces need socat; install it with `npm run setup` '
+      + '(apt-get install socat), or use --emulator relay');
+  }
+  // A constrained device is Chromium's: getUserMedia constraints on its fake camera (Firefox sends a <video>'s
+  // captureStream()) and the DevTools protocol's CPU throttling (Firefox speaks WebDriver BiDi).
+  const firefoxDevice = firefoxPeers.find((peer) => scenario.devices?.[peer]);
+  if (firefoxDevice) {
+    throw new InputError(`${scenario.file}: devices.${firefoxDevice}: constrained devices need Chromium (getUserMedia constraints on its fake camera, `
+      + `DevTools CPU throttling), and ${firefoxDevice} runs Firefox; use --browser chromium or drop its device`);
+  }
   // dummynet tells peers apart by the port of a loopback candidate, and Janus gathers none on loopback.
   if (scenario.topology === 'sfu' && emulatorName === 'dummynet') {
     throw new InputError(`--emulator dummynet: scenario ${scenario.name} has topology sfu, which dummynet cannot shape (it steers media by the port of `
@@ -78,8 +101,16 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
   if (kernelFlow && emulatorName !== 'relay') {
     throw new InputError(`--emulator ${emulatorName}: scenario ${scenario.name} has the kernel flow ${kernelFlow.name} (${kernelFlow.kind}), which crosses the emulated bottleneck through the relay only; use --emulator relay`);
   }
-  const browser = resolveBrowserPath({ browserPath, puppeteerPath: () => puppeteer.executablePath() });
-  const media = await ensureRunMedia(video, allPeerNames(scenario), scenario.media);
+  // Only the browsers the run uses must exist; a missing one stops the run before anything starts (exit 3).
+  const used = new Set(Object.values(kinds));
+  /** @type {Record<string, { path: string, source: string }>} */
+  const executables = {
+    ...(used.has('chromium') ? { chromium: resolveBrowserPath({ browserPath, puppeteerPath: () => puppeteer.executablePath() }) } : {}),
+    ...(used.has('firefox') ? { firefox: resolveFirefoxPath({ firefoxPath }) } : {}),
+  };
+  // Firefox has no file-backed fake devices: it plays the same media in a <video> and sends its captureStream().
+  const sources = Object.fromEntries(firefoxPeers.map((peer) => [peer, /** @type {const} */ ('media-element')]));
+  const media = await ensureRunMedia(video, allPeerNames(scenario), scenario.media, sources);
   const runDir = await prepareRunDir({ outDir, scenarioName: scenario.name, force });
   const startedAt = new Date();
   const recorder = createRecorder({ log });
@@ -87,7 +118,7 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
   const processes = startProcessSampler();
   /** @type {Call} */
   const call = {
-    scenario, browser, media, headful, emulatorName, startedAt, recorder, onSample, log, emulator: null, processes,
+    scenario, kinds, executables, media, headful, emulatorName, startedAt, recorder, onSample, log, emulator: null, processes,
     releases: [], runDir, commands: [], flowTruth: [], traceStepLateMs: [],
   };
   hold(call, 'process sampler', () => processes.stop().then(() => {}));
@@ -112,7 +143,9 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
     errors: recorder.errors,
     scenario,
     environment: describeEnvironment({
-      browser, browserVersion: recorder.browserVersions[0], emulator: call.emulator, emulatorName, media, startedAt, endedAt: new Date(),
+      browsers: Object.fromEntries(Object.entries(kinds)
+        .map(([peer, kind]) => [peer, { kind, ...executables[kind], version: recorder.browserVersions[peer] }])),
+      samples: recorder.samples, emulator: call.emulator, emulatorName, media, startedAt, endedAt: new Date(),
       codecs: codecSummary(recorder.events, scenario.codec),
     }),
     samples: recorder.samples,
@@ -137,7 +170,9 @@ export async function runScenario({ scenario, video, browserPath, emulator: emul
 
 /**
  * The state of one call between its phases.
- * @typedef {{ scenario: any, browser: { path: string, source: string }, media: any, headful: boolean, emulatorName: string,
+ * @typedef {{ scenario: any, kinds: Record<string, import('../lib/browsers.js').BrowserKind>,
+ *   executables: Record<string, { path: string, source: string }>, media: any,
+ *   headful: boolean, emulatorName: string,
  *   startedAt: Date, recorder: import('./recorder.js').Recorder, onSample?: RunOptions['onSample'], log: (line: string) => void,
  *   emulator: any, signaling?: any, room?: string, processes: import('./process-sampler.js').ProcessSampler,
  *   releases: Array<() => Promise<void>>, runDir: string, sfuSampler?: import('../sfu/admin-sampler.js').AdminSampler,
@@ -161,6 +196,9 @@ function lateness(lateMs) {
 const scenarioPeers = (scenario) => Array.from({ length: scenario.peers }, (_, i) => `p${i}`);
 /** Every browser of the run: the main call's peers, then two per extra call. @param {{ peers: number, allPeers?: number }} scenario */
 const allPeerNames = (scenario) => Array.from({ length: scenario.allPeers ?? scenario.peers }, (_, i) => `p${i}`);
+
+/** Where the signaling server serves a media-element peer's WebM. @param {string} peer */
+const mediaUrlPath = (peer) => `/media/${peer}.webm`;
 
 /**
  * Registers a closer for the run (undone in reverse order by tearDown, or by the process handlers on a signal).
@@ -202,12 +240,13 @@ async function setUpCall(call) {
   const peers = allPeerNames(scenario);
   const room = `run-${randomBytes(4).toString('hex')}`;
   // The relay rewrites candidates towards the host address Janus will gather on; netem builds Janus a namespace.
-  const sfuAddress = scenario.topology === 'sfu' ? hostIpv4Address() ?? undefined : undefined;
+  const sfuAddress = scenario.topology === 'sfu' ? firstIpv4Address() ?? undefined : undefined;
   // Emulator commands are stamped on the run clock; buildResult moves them onto the media clock.
   const clock = () => (Date.now() - call.startedAt.getTime()) / 1000;
   // The emulator's closer is registered before its set-up starts, so an interrupt half way removes what was built.
   call.emulator = await createEmulator(call.emulatorName, {
-    compiled: scenario.compiled, durationS: scenario.durationS, peers, runId: room, browserPath: call.browser.path, clock, log, sfuAddress,
+    compiled: scenario.compiled, durationS: scenario.durationS, peers, runId: room, browserPath: call.executables.chromium?.path,
+    clock, log, sfuAddress, hostAddressPeers: peers.filter((peer) => call.kinds[peer] === 'firefox'),
     registerCleanup: (name, close, options) => hold(call, name, close, options),
   });
   log(`emulator: ${call.emulator.name}${call.emulator.choice ? ` (${call.emulator.choice})` : ''}`);
@@ -222,6 +261,8 @@ async function setUpCall(call) {
   });
   const signaling = await startSignalingServer({
     host: call.emulator.signalingHost, rewriteCandidate: call.emulator.rewriteCandidate, room, peers, bridge: bridge?.handle,
+    files: Object.fromEntries(peers.filter((peer) => call.media.peers[peer].capture)
+      .map((peer) => [mediaUrlPath(peer), call.media.peers[peer].capture])),
   });
   hold(call, 'signaling server', () => signaling.close());
   if (bridge) {
@@ -284,25 +325,28 @@ async function setUpCall(call) {
     // An extra call's peers call nobody when they join; the main call's call each other only.
     const callAtJoin = mainPeers.includes(peer) ? mainPeers.join(',') : '';
     const device = scenario.devices?.[peer];
+    const media = call.media.peers[peer];
     // Main-call directions that send nothing until their start (or ever, one way): inactive from the first offer.
     const holdTowards = mainCallHolds(scenario).filter((held) => held.peer === peer).map((held) => held.remote).join(',');
     const url = `${signaling.httpUrl}?${new URLSearchParams({
       peer, room, signal: signaling.wsUrl, callAtJoin, ...(holdTowards ? { hold: holdTowards } : {}), ...(janus ? { sfu: SFU_NODE } : {}),
       ...(scenario.codec ? { codec: JSON.stringify(scenario.codec) } : {}),
       ...(device ? { videoConstraints: JSON.stringify(videoConstraints(device)) } : {}),
+      ...(media.source === 'media-element' ? { source: media.source, media: mediaUrlPath(peer) } : {}),
     })}`;
+    const kind = call.kinds[peer];
     const launched = await launchPeer({
-      executablePath: call.browser.path, media: call.media.peers[peer], url, headful: call.headful,
+      kind, executablePath: call.executables[kind].path, media, url, headful: call.headful,
       cpuThrottlingRate: device?.cpuThrottlingRate,
-      launchSpec: call.emulator.launchSpec?.(peer),
+      launchSpec: await call.emulator.launchSpec?.(peer, call.executables[kind].path, kind),
       onMilestone: (type) => recorder.event({ type, peer }),
       onConsole: (text) => recorder.event({ type: 'console-error', peer, text }),
       onCrash: (message) => !closing && recorder.fail(message, peer),
     });
-    recorder.browserVersions.push(launched.version);
+    recorder.browserVersions[peer] = launched.version;
     const pid = launched.browser.process()?.pid;
     if (pid) call.processes.track(peer, pid);
-    hold(call, `browser ${peer}`, async () => { closing = true; await launched.browser.close(); });
+    hold(call, `browser ${peer}`, async () => { closing = true; await launched.close(); });
     log(`${peer}: ${launched.version} launched`);
   }));
   // Every browser that did start is held for tear-down before the first failure is thrown.

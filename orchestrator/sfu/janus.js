@@ -11,9 +11,9 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { accessSync, constants, closeSync, existsSync, openSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { firstIpv4Address } from '../emulators/candidates.js';
 import { shellJoin } from '../emulators/script.js';
 import { EnvironmentError } from '../lib/errors.js';
 import { janusPost } from './janus-api.js';
@@ -64,7 +64,7 @@ const closeOnly = (/** @type {string} */ _name, /** @type {() => Promise<unknown
  */
 export async function startJanus({
   runDir, registerCleanup = closeOnly, logCommand = () => {}, clock, websocket = false, ports = {},
-  searchPath = process.env.PATH ?? '', readyTimeoutMs = READY_TIMEOUT_MS, debugLevel, host, iceAddress = host?.address ?? hostIpv4Address(),
+  searchPath = process.env.PATH ?? '', readyTimeoutMs = READY_TIMEOUT_MS, debugLevel, host, iceAddress = host?.address ?? firstIpv4Address(),
 }) {
   const startedMs = Date.now();
   const now = clock ?? (() => (Date.now() - startedMs) / 1000);
@@ -221,11 +221,6 @@ function findLibDir(executable) {
     throw new EnvironmentError(`Janus's VideoRoom plugin (${VIDEOROOM_PLUGIN}) is not under ${libRoot}/[*/]janus/plugins next to ${executable}; ${INSTALL_HINT}.`);
   }
   return found;
-}
-
-/** The first IPv4 address of an interface that is up and not loopback, or null: where Janus on the host gathers. */
-export function hostIpv4Address() {
-  return Object.values(os.networkInterfaces()).flat().find((entry) => entry?.family === 'IPv4' && !entry.internal)?.address ?? null;
 }
 
 /** @param {string} address */

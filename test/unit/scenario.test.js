@@ -25,6 +25,7 @@ const CATALOG = [
   'rmcat-5.1', 'rmcat-5.2', 'rmcat-5.3', 'rmcat-5.4', 'rmcat-5.5', 'rmcat-5.6-300ms', 'rmcat-5.6-1000ms', 'rmcat-5.7', 'rmcat-5.8',
   'codec-vp8', 'codec-vp9', 'codec-h264', 'codec-av1', 'constrained-device',
   'trace-step-down', 'trace-outage',
+  'cross-browser-firefox',
 ];
 
 /** Round-trip time p0 → p1 → p0 as configured at tS. */

@@ -12,9 +12,12 @@ import { createCommandRunner, killRunningCommands } from '../runner.js';
 import { SFU_NODE } from '../../lib/topology.js';
 import { ADDRESS_SECOND_OCTET, chooseAddressBlock, namespaceNodes, planTopology, shortRunId } from './topology.js';
 import { linkTruth } from './truth.js';
+import { forwardIntoNamespace } from './bidi-forward.js';
 
 /** Runs a command (the browser) inside a namespace: WTB_NETNS, WTB_BROWSER, then the browser's arguments. */
 export const NETNS_EXEC_SCRIPT = fileURLToPath(new URL('../../../netem-scripts/netns-exec.sh', import.meta.url));
+/** The same for Firefox, tied to the orchestrator's life by setpriv --pdeathsig. */
+export const NETNS_FIREFOX_SCRIPT = fileURLToPath(new URL('../../../netem-scripts/netns-firefox.sh', import.meta.url));
 
 /** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
 /** @typedef {import('../runner.js').RunCommand} RunCommand */
@@ -52,7 +55,9 @@ async function usedAddressBlocks(run) {
  *   launchSpec wraps; capabilities: skips the probe (tests pretend sch_netem is missing or present)
  */
 export function createNetemEmulator({ peers, compiled, runId, log = () => {}, clock, browserPath = '/usr/bin/chromium', capabilities }) {
-  const { run, commands } = createCommandRunner({ clock });
+  const { run, begin, commands } = createCommandRunner({ clock });
+  /** @type {Array<Awaited<ReturnType<typeof forwardIntoNamespace>>>} Firefox peers' WebDriver BiDi ports */
+  const forwarders = [];
   const linkNames = Object.keys(compiled.links);
   const nodes = namespaceNodes(peers, compiled.routes);
   // Names do not depend on the address block, so teardown can use them before set-up has chosen one.
@@ -137,11 +142,17 @@ export function createNetemEmulator({ peers, compiled, runId, log = () => {}, cl
       return linkTruth({ run, plan, netem, last: lastCounters, epochMs: Date.now() });
     },
     /**
-     * How puppeteer launches peer's browser inside its namespace (use with `pipe: true`).
-     * @param {string} peer @param {string} [browser]
+     * How puppeteer launches a peer's browser inside its namespace: Chromium over its pipe (`pipe: true`), Firefox
+     * with its WebDriver BiDi port forwarded from the root namespace (bidi-forward.js).
+     * @param {string} peer @param {string} [browser] @param {'chromium'|'firefox'} [kind]
+     * @returns {Promise<{ executablePath: string, args: string[], env: Record<string, string> }>}
      */
-    launchSpec(peer, browser = browserPath) {
-      return { executablePath: NETNS_EXEC_SCRIPT, args: [], env: { WTB_NETNS: peerPlan(peer).netns, WTB_BROWSER: browser } };
+    async launchSpec(peer, browser = browserPath, kind = 'chromium') {
+      const env = { WTB_NETNS: peerPlan(peer).netns, WTB_BROWSER: browser };
+      if (kind !== 'firefox') return { executablePath: NETNS_EXEC_SCRIPT, args: [], env };
+      const forwarder = await forwardIntoNamespace({ netns: env.WTB_NETNS, begin });
+      forwarders.push(forwarder);
+      return { executablePath: NETNS_FIREFOX_SCRIPT, args: [`--remote-debugging-port=${forwarder.port}`], env };
     },
     /** @param {string} peer  a peer or the SFU node */
     addressOf(peer) {
@@ -160,6 +171,7 @@ export function createNetemEmulator({ peers, compiled, runId, log = () => {}, cl
     async close() {
       closing = true;
       await settingUp?.catch(() => {});
+      await Promise.all(forwarders.map((forwarder) => forwarder.close()));
       await teardown();
     },
     /**
@@ -169,6 +181,7 @@ export function createNetemEmulator({ peers, compiled, runId, log = () => {}, cl
      */
     closeNow() {
       killRunningCommands();
+      for (const forwarder of forwarders) forwarder.closeNow();
       for (const netns of [...plan.peers.map((peer) => peer.netns), plan.routerNetns]) {
         const pids = spawnSync('ip', ['netns', 'pids', netns], { encoding: 'utf8', timeout: 2000 }).stdout ?? '';
         for (const pid of pids.split('\n').filter(Boolean)) {
