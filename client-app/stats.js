@@ -58,6 +58,7 @@ export function snapshotFromStats(stats) {
         nackCount: sumBy(inbound, 'nackCount'),
         pliCount: sumBy(inbound, 'pliCount'),
         freezeCount: sumBy(inbound, 'freezeCount'),
+        totalFreezesDurationS: sumBy(inbound, 'totalFreezesDuration'),
         codec: codecOf(inbound),
       },
     };
@@ -170,6 +171,8 @@ export function intervalMetrics(prev, cur) {
       nackCount: delta('video', 'in', 'nackCount'),
       pliCount: delta('video', 'in', 'pliCount'),
       freezeCount: delta('video', 'in', 'freezeCount'),
+      // The decoder-side freezes' time (W3C definition, as lib/viewer.js applies it to what was shown).
+      freezeDurationMs: round(1000 * delta('video', 'in', 'totalFreezesDurationS'), 1),
       // Packets that arrived as retransmissions (RTX after a NACK) or as FEC: what recovered wire loss.
       retransmittedPacketsReceived: delta('video', 'in', 'retransmittedPacketsReceived'),
       fecPacketsReceived: delta('video', 'in', 'fecPacketsReceived'),

@@ -13,7 +13,7 @@ const HARNESS_VERSION = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.js
  * @returns {import('../lib/result.js').Environment}
  */
 export function describeEnvironment({ browser, browserVersion, emulator, emulatorName, media, startedAt, endedAt }) {
-  const { preset, video, audio, width, height, fps, peers } = /** @type {any} */ (media);
+  const { preset, video, audio, width, height, fps, frames, frameCode, peers } = /** @type {any} */ (media);
   return {
     harnessVersion: HARNESS_VERSION,
     browser: {
@@ -30,6 +30,6 @@ export function describeEnvironment({ browser, browserVersion, emulator, emulato
     node: process.version,
     startedAt: startedAt.toISOString(),
     endedAt: endedAt.toISOString(),
-    media: { preset, video, audio, width, height, fps, peers },
+    media: { preset, video, audio, width, height, fps, frames, frameCode, peers },
   };
 }
