@@ -3,8 +3,9 @@
 // clock is comparable across pages). The code is read from the frame's own luma plane (WebCodecs VideoFrame.copyTo
 // of the code strip: no colour conversion, a memcpy of the top sixth); where a frame has no CPU-readable planes, from
 // a small canvas copy of the strip, which converts the whole frame to RGB and costs 3-4 times as much (bench/
-// frame-reading.js). Remote videos are also captured (decoded size, luma only) once per capture interval for
-// picture-quality scoring. The orchestrator pulls it all with drain() (orchestrator/run/viewer-collector.js), which
+// frame-reading.js). Remote videos are also captured (decoded size, luma only) for picture-quality scoring: the
+// frames whose code is a multiple of `captureEvery`, so every run captures the same source frames and runs compare
+// frame for frame. The orchestrator pulls it all with drain() (orchestrator/run/viewer-collector.js), which
 // keeps large captures off the signaling socket.
 import { codeStripHeight, readFrameCode } from './frame-code.js';
 
@@ -69,9 +70,10 @@ export function createFrameReader() {
   let logs = new Map();
   /** @type {Capture[]} */
   let captures = [];
-  let captureIntervalMs = 1000;
-  /** @type {Map<string, number>} */
-  const nextCaptureEpochMs = new Map();
+  /** The orchestrator sets it from the source's rate (one a second) and lowers it around schedule changes. */
+  let captureEvery = 30;
+  /** @type {Map<string, number>} the code captured last per source: a repeated picture is captured once */
+  const lastCaptured = new Map();
 
   /** @param {string} source */
   const logOf = (source) => {
@@ -131,8 +133,8 @@ export function createFrameReader() {
         log.readMs += performance.now() - started;
         log.codes.push(code);
         log.displayEpochMs.push(epochMs);
-        if (source === 'local' || code < 0 || epochMs < (nextCaptureEpochMs.get(source) ?? 0)) return undefined;
-        nextCaptureEpochMs.set(source, epochMs + captureIntervalMs);
+        if (source === 'local' || code < 0 || code % captureEvery !== 0 || lastCaptured.get(source) === code) return undefined;
+        lastCaptured.set(source, code);
         return capture(video, source, epochMs, code);
       }).catch(() => {});
     };
@@ -142,10 +144,9 @@ export function createFrameReader() {
 
   return {
     watch,
-    /** Captures more often (around a schedule change) or back at the usual rate. @param {number} ms */
-    setCaptureIntervalMs(ms) {
-      captureIntervalMs = Math.max(100, Number(ms) || 1000);
-      nextCaptureEpochMs.clear();
+    /** Captures the frames whose code is a multiple of `frames`. @param {number} frames */
+    setCaptureEvery(frames) {
+      captureEvery = Math.max(1, Math.round(Number(frames)) || 30);
     },
     /** What was read since the last drain, handed over once. */
     drain() {

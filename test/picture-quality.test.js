@@ -54,7 +54,8 @@ test('captures are matched by their own code, scored at the source size; a lower
   assert.ok(byCode[7].ssim < 0.95, `half size SSIM ${byCode[7].ssim}`);
   assert.deepEqual(Object.keys(byCode[7]).sort(), ['code', 'epochMs', 'height', 'peer', 'psnrDb', 'remote', 'ssim', 'width']);
   // A sender whose media carry no code scores nothing.
-  assert.deepEqual((await scoreCaptures({ captures, media: { p0: { video, frameCode: false } }, workDir: dir })), { scores: [], unmatched: 3 });
+  const uncoded = await scoreCaptures({ captures, media: { p0: { video, frameCode: false } }, workDir: dir });
+  assert.deepEqual(uncoded, { scores: [], unmatched: 3 });
 });
 
 test('VMAF is reported unavailable with the reason, never computed by this ffmpeg', async () => {

@@ -8,7 +8,7 @@ import { summarize } from './run-summary.js';
 import { setupBreakdown } from './setup-breakdown.js';
 import { describe } from './statistics.js';
 import { CPU_LIMITED_SHARE } from './cpu-limit.js';
-import { viewerSection, withViewer } from './viewer.js';
+import { viewerSection, withGetStatsFreezes, withViewer } from './viewer.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -61,8 +61,9 @@ export const SCHEMA_VERSION = 1;
  * @property {ViewerResult|null} viewer  what the viewers saw (lib/viewer.js): freezes, captured frames' scores, the cost
  *   of reading the frame codes; null when the run did not collect it
  * @property {ReturnType<typeof summarize> & { loss: ReturnType<typeof lossSummary>,
- *   viewer: Pick<ReturnType<typeof viewerSection>, 'streams'|'overall'>|null }} summary  loss: wire vs after recovery (lib/loss.js)
+ *   viewer: ViewerSummary|null }} summary  loss: wire vs after recovery (lib/loss.js)
  *
+ * @typedef {{ streams: ReturnType<typeof withGetStatsFreezes>, overall: ReturnType<typeof viewerSection>['overall'] }} ViewerSummary
  * @typedef {Pick<ReturnType<typeof viewerSection>, 'freezes'|'quality'|'readCost'> & { captures: number,
  *   unmatchedCaptures: number, droppedCaptures: number, vmaf: { available: boolean, reason: string } }} ViewerResult
  * @typedef {{ batches: import('./viewer.js').FrameBatch[], scores: import('./viewer.js').QualityScore[], captures: number,
@@ -141,7 +142,9 @@ export function buildResult({
         scheduleEvents: network.scheduleEvents, flows,
       }),
       loss: lossSummary({ truth, timeline, routes: compiled.routes, windowS: [scenario.warmupS, scenario.durationS] }),
-      viewer: seen && { streams: seen.streams, overall: seen.overall },
+      viewer: seen && {
+        streams: withGetStatsFreezes(seen.streams, timeline, [scenario.warmupS, scenario.durationS]), overall: seen.overall,
+      },
     },
   };
 }

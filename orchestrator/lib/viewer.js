@@ -302,6 +302,22 @@ function overallSummary(streams, delays) {
 const byPeerSource = (a, b) => a.peer.localeCompare(b.peer) || a.source.localeCompare(b.source);
 
 /**
+ * The decoder's own freeze count and time (getStats freezeCount, totalFreezesDuration) per stream over the window,
+ * beside what the viewer saw: the cross-check.
+ * @param {ReturnType<typeof viewerSection>['streams']} streams
+ * @param {Array<{ t: number, peer: string, remote: string, video?: Record<string, unknown> }>} timeline
+ * @param {[number, number]} windowS
+ */
+export function withGetStatsFreezes(streams, timeline, [fromS, toS]) {
+  return Object.fromEntries(Object.entries(streams).map(([key, stream]) => {
+    const [remote, peer] = key.split('->');
+    const mine = timeline.filter((entry) => entry.peer === peer && entry.remote === remote && entry.t > fromS && entry.t <= toS);
+    const total = (field) => sum(mine.map((entry) => entry.video?.[field]).filter((value) => typeof value === 'number' && Number.isFinite(value)));
+    return [key, { ...stream, getStatsFreezes: { count: total('freezeCount'), totalMs: round(total('freezeDurationMs')) } }];
+  }));
+}
+
+/**
  * Adds the per-second viewer values into the timeline entries of the same second, peer and remote (their `video`
  * object); a second without a stats sample gets none.
  * @template {{ t: number, peer: string, remote: string, video?: object }} T

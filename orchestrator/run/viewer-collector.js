@@ -1,28 +1,42 @@
 // Drains every page's frame reader (client-app/frame-reader.js) once a second over the browser's DevTools
 // connection: the frame codes and display times of every video, and the captured received frames, which go to
 // <runDir>/captures/ until run/picture-quality.js scores them. What a page returns is checked (lib/viewer-input.js);
-// a bad drain is a rejected event, never the run's failure. Around each schedule change the pages capture five
-// frames a second instead of one.
+// a bad drain is a rejected event, never the run's failure. The pages capture the source frames whose code is a
+// multiple of the source's frame rate (one a second, the same frames in every run), and around each schedule change
+// every sixth one (five a second).
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkDrain } from '../lib/viewer-input.js';
 
 const DRAIN_INTERVAL_MS = 1000;
-const CAPTURE_INTERVAL_MS = 1000;
-const CAPTURE_BURST_INTERVAL_MS = 200;
+const BURST_CAPTURES_PER_S = 5;
 /** The burst around a change: from this long before it to this long after (the drain tick makes it start up to 1 s early). */
 const BURST_BEFORE_S = 1.5;
 const BURST_AFTER_S = 2;
+/** Schedule changes closer than this are one change (a ramp's steps): its bursts are at its first and last step. */
+const SAME_CHANGE_S = 2;
+
+/**
+ * The times around which to capture in bursts: every step change, and a ramp's first and last step.
+ * @param {number[]} changeTimesS
+ */
+export function burstTimes(changeTimesS) {
+  const times = [...new Set(changeTimesS)].sort((a, b) => a - b);
+  return times.filter((t, i) => !(t - times[i - 1] < SAME_CHANGE_S && times[i + 1] - t < SAME_CHANGE_S));
+}
+
 /** Captures beyond this much luma on disk are dropped (and counted): a long 720p mesh would otherwise fill gigabytes. */
 export const MAX_CAPTURE_BYTES = 512 * 1024 * 1024;
 
 /**
  * @param {{ pages: Map<string, import('puppeteer').Page>, peers: string[], runDir: string, changeTimesS: number[],
- *   onRejected: (peer: string, reason: string) => void }} options
- *   peers: every page's possible remotes; changeTimesS: the schedule's change times on the media clock
+ *   fps: number, onRejected: (peer: string, reason: string) => void }} options
+ *   peers: every page's possible remotes; changeTimesS: the schedule's change times on the media clock; fps: the
+ *   source's frame rate
  */
-export function createViewerCollector({ pages, peers, runDir, changeTimesS, onRejected }) {
+export function createViewerCollector({ pages, peers, runDir, changeTimesS, fps, onRejected }) {
   const captureDir = path.join(runDir, 'captures');
+  const bursts = burstTimes(changeTimesS);
   /** @type {import('../lib/viewer.js').FrameBatch[]} */
   const batches = [];
   /** @type {import('./picture-quality.js').StoredCapture[]} */
@@ -31,26 +45,27 @@ export function createViewerCollector({ pages, peers, runDir, changeTimesS, onRe
   let droppedCaptures = 0;
   let timer = null;
   let mediaStartEpochMs = 0;
-  /** @type {Map<string, number>} the capture interval each page was last told */
+  /** @type {Map<string, number>} the capture step each page was last told */
   const told = new Map();
   let draining = Promise.resolve();
 
-  const intervalNow = () => {
+  /** Capture every this many source frames now. */
+  const captureEveryNow = () => {
     const nowS = (Date.now() - mediaStartEpochMs) / 1000;
-    const nearChange = changeTimesS.some((atS) => nowS >= atS - BURST_BEFORE_S && nowS <= atS + BURST_AFTER_S);
-    return nearChange ? CAPTURE_BURST_INTERVAL_MS : CAPTURE_INTERVAL_MS;
+    const nearChange = bursts.some((atS) => nowS >= atS - BURST_BEFORE_S && nowS <= atS + BURST_AFTER_S);
+    return Math.max(1, Math.round(nearChange ? fps / BURST_CAPTURES_PER_S : fps));
   };
 
   /** @param {string} peer @param {import('puppeteer').Page} page */
   async function drainPage(peer, page) {
-    const intervalMs = intervalNow();
-    const tell = told.get(peer) === intervalMs ? null : intervalMs;
+    const every = captureEveryNow();
+    const tell = told.get(peer) === every ? null : every;
     let drained;
     try {
-      drained = await page.evaluate((ms) => {
+      drained = await page.evaluate((frames) => {
         const viewer = /** @type {any} */ (window).testbed?.viewer;
         if (!viewer) return null;
-        if (ms !== null) viewer.setCaptureIntervalMs(ms);
+        if (frames !== null) viewer.setCaptureEvery(frames);
         return viewer.drain();
       }, tell);
     } catch {
@@ -58,7 +73,7 @@ export function createViewerCollector({ pages, peers, runDir, changeTimesS, onRe
       return;
     }
     if (drained === null) return;
-    told.set(peer, intervalMs);
+    told.set(peer, every);
     const checked = checkDrain(drained, peer, peers.filter((other) => other !== peer));
     if ('reason' in checked) {
       onRejected(peer, checked.reason);

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { checkDrain } from '../../orchestrator/lib/viewer-input.js';
 import { findFreezes, matchDelays, pictures, skippedBetween, viewerSection, withViewer } from '../../orchestrator/lib/viewer.js';
+import { burstTimes } from '../../orchestrator/run/viewer-collector.js';
 
 /** Display times of `count` frames every `intervalMs` from `fromMs`. */
 const steady = (count, intervalMs, fromMs = 0) => Array.from({ length: count }, (_, i) => fromMs + i * intervalMs);
@@ -138,4 +139,9 @@ test('a page drain is checked field by field: sources, lengths, code range, capt
   assert.match(reason({ ...good, captures: [{ ...good.captures[0], luma: luma.slice(8) }] }), /576 bytes of base64/);
   assert.match(reason({ ...good, captures: [{ ...good.captures[0], width: 100000 }] }), /width and height/);
   assert.match(reason({ ...good, captures: Array(17).fill(good.captures[0]) }), /17 captures; at most 16/);
+});
+
+test('capture bursts: at every step change and at the first and last step of a ramp', () => {
+  const ramp = Array.from({ length: 11 }, (_, i) => 20 + i * 0.5);
+  assert.deepEqual(burstTimes([60, ...ramp, 10, 10]), [10, 20, 25, 60]);
 });

@@ -1,0 +1,23 @@
+import puppeteer from 'puppeteer';
+import { ensureMedia } from '../media/generate.js';
+import { chromiumArgs } from '../orchestrator/run/browsers.js';
+import { startSignalingServer } from '../signaling/server.js';
+const media = await ensureMedia('360p30');
+const s = await startSignalingServer();
+const b = await puppeteer.launch({ executablePath: '/usr/bin/chromium', headless: true, pipe: true, args: chromiumArgs(media, new URL(s.httpUrl).origin) });
+const p = (await b.pages())[0];
+await p.goto(`${s.httpUrl}frame-code.js`);
+console.log(await p.evaluate(async () => {
+  const stream = await navigator.mediaDevices.getUserMedia({ video: true });
+  const [a, c] = [new RTCPeerConnection(), new RTCPeerConnection()];
+  a.onicecandidate = ({ candidate }) => candidate && c.addIceCandidate(candidate);
+  c.onicecandidate = ({ candidate }) => candidate && a.addIceCandidate(candidate);
+  const v = (o) => Object.assign(document.body.appendChild(document.createElement('video')), { muted: true, autoplay: true, srcObject: o });
+  const local = v(stream);
+  const remote = await new Promise((res) => { c.ontrack = ({ streams }) => res(v(streams[0])); a.addTrack(stream.getVideoTracks()[0], stream);
+    a.createOffer().then(async (o) => { await a.setLocalDescription(o); await c.setRemoteDescription(o); const an = await c.createAnswer(); await c.setLocalDescription(an); await a.setRemoteDescription(an); }); });
+  await new Promise((r) => setTimeout(r, 3000));
+  const one = (vid) => new Promise((res) => vid.requestVideoFrameCallback((now, m) => res({ now, ...m, fmt: (() => { try { const f = new VideoFrame(vid); const x = f.format; f.close(); return x; } catch (e) { return String(e); } })() })));
+  return JSON.stringify({ local: await one(local), remote: await one(remote) }, null, 1);
+}));
+await b.close(); await s.close();
