@@ -72,7 +72,7 @@ for (const preset of values.presets.split(',')) {
     const totals = await page.evaluate(async (ms) => {
       const { createFrameReader, local, remote } = /** @type {any} */ (window).bench;
       const reader = createFrameReader();
-      const stops = [reader.watch(local, 'local'), reader.watch(remote, 'remote')];
+      const stops = [reader.watchCamera(local.srcObject.getVideoTracks()[0], local), reader.watch(remote, 'remote')];
       const sums = { frames: 0, readMs: 0, captures: 0 };
       // Drained once a second, as the orchestrator does.
       const end = performance.now() + ms;

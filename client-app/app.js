@@ -60,7 +60,7 @@ const localMedia = navigator.mediaDevices.getUserMedia({ audio: true, video: tru
   for (const { pc } of connections.values()) giveTracks(pc);
   const local = /** @type {HTMLVideoElement} */ (document.getElementById('local'));
   local.srcObject = stream;
-  viewer.watch(local, 'local');
+  viewer.watchCamera(stream.getVideoTracks()[0], local);
   return stream;
 });
 // Diagnostics hook for tests and --headful debugging (e.g. evaluating other stats libraries against ours); the

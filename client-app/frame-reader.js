@@ -1,6 +1,8 @@
 // What the viewer sees: every frame a <video> presents (requestVideoFrameCallback) with its frame code
 // (frame-code.js), stamped on the shared clock (every browser runs on one host: performance.timeOrigin + a page's
-// clock is comparable across pages). The code is read from the frame's own luma plane (WebCodecs VideoFrame.copyTo
+// clock is comparable across pages) at its expected display time; and every frame the camera delivers, stamped when
+// it reaches the page (MediaStreamTrackProcessor): the sender's glass. Chromium shows the local preview ~28 ms after
+// that, so display-to-display would understate the delay by as much. The code is read from the frame's own luma plane (WebCodecs VideoFrame.copyTo
 // of the code strip: no colour conversion, a memcpy of the top sixth); where a frame has no CPU-readable planes, from
 // a small canvas copy of the strip, which converts the whole frame to RGB and costs 3-4 times as much (bench/
 // frame-reading.js). Remote videos are also captured (decoded size, luma only) for picture-quality scoring: the
@@ -32,6 +34,19 @@ async function lumaPlane(video, rows) {
     return null;
   }
   try {
+    return await frameLuma(frame, rows);
+  } finally {
+    frame.close();
+  }
+}
+
+/**
+ * The luma of the top `rows` rows (all rows: null) of a frame, or null when its planes cannot be read on the CPU.
+ * @param {VideoFrame} frame @param {number|null} rows
+ * @returns {Promise<{ luma: Uint8Array, width: number, height: number } | null>}
+ */
+async function frameLuma(frame, rows) {
+  try {
     if (!LUMA_FIRST_FORMATS.includes(frame.format)) return null;
     const { x, y, width, height: visible } = frame.visibleRect;
     // Chroma-aligned: every plane of the rectangle must start and end on a whole sample.
@@ -49,14 +64,12 @@ async function lumaPlane(video, rows) {
     return { luma, width, height };
   } catch {
     return null;
-  } finally {
-    frame.close();
   }
 }
 
 /**
- * @typedef {{ codes: number[], displayEpochMs: number[], readMs: number }} FrameLog  codes: -1 where unreadable;
- *   readMs: time spent reading codes (the canvas work) since the last drain
+ * @typedef {{ codes: number[], epochMs: number[], readMs: number }} FrameLog  codes: -1 where unreadable; epochMs:
+ *   when shown (a video) or delivered (the camera); readMs: time spent reading codes since the last drain
  * @typedef {{ source: string, epochMs: number, code: number, width: number, height: number, luma: string }} Capture
  *   luma: width × height bytes, base64
  */
@@ -78,7 +91,7 @@ export function createFrameReader() {
   /** @param {string} source */
   const logOf = (source) => {
     let log = logs.get(source);
-    if (!log) logs.set(source, log = { codes: [], displayEpochMs: [], readMs: 0 });
+    if (!log) logs.set(source, log = { codes: [], epochMs: [], readMs: 0 });
     return log;
   };
 
@@ -132,7 +145,7 @@ export function createFrameReader() {
       readCode(video).then((code) => {
         log.readMs += performance.now() - started;
         log.codes.push(code);
-        log.displayEpochMs.push(epochMs);
+        log.epochMs.push(epochMs);
         if (source === 'local' || code < 0 || code % captureEvery !== 0 || lastCaptured.get(source) === code) return undefined;
         lastCaptured.set(source, code);
         return capture(video, source, epochMs, code);
@@ -142,8 +155,47 @@ export function createFrameReader() {
     return () => { watching = false; };
   }
 
+  /**
+   * Reads the code of every frame the camera delivers, as source 'local', stamped when it reaches the page. Without
+   * MediaStreamTrackProcessor (not in every browser), from the local preview's frames as they are shown instead.
+   * @param {MediaStreamTrack} track @param {HTMLVideoElement} preview
+   * @returns {() => void} stops watching
+   */
+  function watchCamera(track, preview) {
+    const Processor = /** @type {any} */ (window).MediaStreamTrackProcessor;
+    if (typeof Processor !== 'function') return watch(preview, 'local');
+    const clone = track.clone();
+    const reader = new Processor({ track: clone }).readable.getReader();
+    let watching = true;
+    const stop = () => {
+      watching = false;
+      reader.cancel().catch(() => {});
+      clone.stop();
+    };
+    (async () => {
+      while (watching) {
+        const { value: frame, done } = await reader.read();
+        if (done) return;
+        const epochMs = Math.round((performance.timeOrigin + performance.now()) * 10) / 10;
+        const log = logOf('local');
+        const started = performance.now();
+        try {
+          if (log.codes.length >= MAX_FRAMES_PER_SOURCE) continue;
+          const plane = await frameLuma(frame, codeStripHeight(frame.displayHeight));
+          log.codes.push(plane ? readFrameCode(plane.luma, plane.width, plane.height)?.code ?? -1 : -1);
+          log.epochMs.push(epochMs);
+          log.readMs += performance.now() - started;
+        } finally {
+          frame.close();
+        }
+      }
+    })().catch(stop);
+    return stop;
+  }
+
   return {
     watch,
+    watchCamera,
     /** Captures the frames whose code is a multiple of `frames`. @param {number} frames */
     setCaptureEvery(frames) {
       captureEvery = Math.max(1, Math.round(Number(frames)) || 30);

@@ -21,7 +21,7 @@ const isInteger = (value, min, max) => Number.isInteger(value) && value >= min &
 const isNumber = (value, min, max) => typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max;
 
 /**
- * One page's drain: `{ frames: { [source]: { codes, displayEpochMs, readMs } }, captures: [...] }`, sources
+ * One page's drain: `{ frames: { [source]: { codes, epochMs, readMs } }, captures: [...] }`, sources
  * 'local' or one of `remotes`.
  * @param {unknown} value @param {string} peer the page's peer @param {string[]} remotes the peers it may show
  * @returns {{ ok: true, value: Drain } | { ok: false, reason: string }}
@@ -35,16 +35,16 @@ export function checkDrain(value, peer, remotes) {
   const batches = [];
   for (const [source, log] of sources) {
     if (source !== 'local' && !remotes.includes(source)) return fail(`unknown source ${JSON.stringify(source.slice(0, 64))}; expected local or ${remotes.join(', ')}`);
-    if (!isObject(log) || !Array.isArray(log.codes) || !Array.isArray(log.displayEpochMs)) return fail(`frames.${source} must be { codes: [], displayEpochMs: [], readMs }`);
-    const { codes, displayEpochMs, readMs } = log;
-    if (codes.length !== displayEpochMs.length || codes.length > MAX_FRAMES_PER_SOURCE) {
-      return fail(`frames.${source}: codes and displayEpochMs must be equally long, at most ${MAX_FRAMES_PER_SOURCE}`);
+    if (!isObject(log) || !Array.isArray(log.codes) || !Array.isArray(log.epochMs)) return fail(`frames.${source} must be { codes: [], epochMs: [], readMs }`);
+    const { codes, epochMs, readMs } = log;
+    if (codes.length !== epochMs.length || codes.length > MAX_FRAMES_PER_SOURCE) {
+      return fail(`frames.${source}: codes and epochMs must be equally long, at most ${MAX_FRAMES_PER_SOURCE}`);
     }
     if (!codes.every((code) => isInteger(code, -1, CODE_MODULUS - 1))) return fail(`frames.${source}.codes must be integers from -1 to ${CODE_MODULUS - 1}`);
-    if (!displayEpochMs.every((epochMs) => isNumber(epochMs, 1, MAX_EPOCH_MS))) return fail(`frames.${source}.displayEpochMs must be epoch milliseconds`);
+    if (!epochMs.every((epochMs) => isNumber(epochMs, 1, MAX_EPOCH_MS))) return fail(`frames.${source}.epochMs must be epoch milliseconds`);
     if (!isNumber(readMs, 0, MAX_READ_MS)) return fail(`frames.${source}.readMs must be a number from 0 to ${MAX_READ_MS}`);
     batches.push({
-      peer, source, codes: /** @type {number[]} */ (codes), displayEpochMs: /** @type {number[]} */ (displayEpochMs),
+      peer, source, codes: /** @type {number[]} */ (codes), epochMs: /** @type {number[]} */ (epochMs),
       readMs: /** @type {number} */ (readMs),
     });
   }

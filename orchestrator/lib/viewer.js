@@ -10,7 +10,7 @@ export const FREEZE_AVERAGE_FRAMES = 30;
 export const FREEZE_MIN_EXTRA_MS = 150;
 
 /**
- * @typedef {{ peer: string, source: string, codes: number[], displayEpochMs: number[], readMs: number }} FrameBatch
+ * @typedef {{ peer: string, source: string, codes: number[], epochMs: number[], readMs: number }} FrameBatch
  *   what one page presented on one video since its last drain: source 'local' (its camera) or a remote's name;
  *   codes -1 where unreadable
  * @typedef {{ fps: number, frames?: number, frameCode?: boolean }} SourceMedia  a sender's video: rate, loop length,
@@ -23,16 +23,16 @@ export const FREEZE_MIN_EXTRA_MS = 150;
 /**
  * Pictures from presented frames: consecutive frames with the same readable code are one picture, shown from the
  * first of them; an unreadable frame is a picture of its own.
- * @param {number[]} codes @param {number[]} displayEpochMs in display order
+ * @param {number[]} codes @param {number[]} epochMs in display order
  * @returns {Picture[]}
  */
-export function pictures(codes, displayEpochMs) {
+export function pictures(codes, epochMs) {
   /** @type {Picture[]} */
   const shown = [];
   for (let i = 0; i < codes.length; i += 1) {
     const code = codes[i] >= 0 ? codes[i] : null;
     if (code !== null && shown.length && shown.at(-1).code === code) continue;
-    shown.push({ epochMs: displayEpochMs[i], code });
+    shown.push({ epochMs: epochMs[i], code });
   }
   return shown;
 }
@@ -42,20 +42,20 @@ export function pictures(codes, displayEpochMs) {
  * (until picture i + 1) at least max(3 × avg, avg + FREEZE_MIN_EXTRA_MS), avg the mean time on screen of the up
  * to FREEZE_AVERAGE_FRAMES pictures before it (the first picture has no average and never counts). The last
  * picture has no end and never counts.
- * @param {number[]} displayEpochMs ascending
+ * @param {number[]} epochMs ascending
  * @returns {Array<{ startEpochMs: number, endEpochMs: number, durationMs: number }>}
  */
-export function findFreezes(displayEpochMs) {
+export function findFreezes(epochMs) {
   const found = [];
   /** @type {number[]} */
   const recent = [];
   let recentSum = 0;
-  for (let i = 0; i + 1 < displayEpochMs.length; i += 1) {
-    const durationMs = displayEpochMs[i + 1] - displayEpochMs[i];
+  for (let i = 0; i + 1 < epochMs.length; i += 1) {
+    const durationMs = epochMs[i + 1] - epochMs[i];
     if (recent.length) {
       const averageMs = recentSum / recent.length;
       if (durationMs >= Math.max(3 * averageMs, averageMs + FREEZE_MIN_EXTRA_MS)) {
-        found.push({ startEpochMs: displayEpochMs[i], endEpochMs: displayEpochMs[i + 1], durationMs });
+        found.push({ startEpochMs: epochMs[i], endEpochMs: epochMs[i + 1], durationMs });
       }
     }
     recent.push(durationMs);
@@ -134,16 +134,16 @@ export function viewerSection({ batches, media, mediaStartEpochMs, durationS, wa
   const atS = (epochMs) => round((epochMs - mediaStartEpochMs) / 1000, 3);
   const inRun = (t) => t >= 1 && t <= durationS;
   const inWindow = (t) => t > warmupS && t <= durationS;
-  /** @type {Map<string, { peer: string, source: string, codes: number[], displayEpochMs: number[] }>} */
+  /** @type {Map<string, { peer: string, source: string, codes: number[], epochMs: number[] }>} */
   const logs = new Map();
   /** @type {Map<string, { readMs: number, frames: number }>} */
   const cost = new Map();
   for (const batch of batches) {
     const key = `${batch.peer}\n${batch.source}`;
-    if (!logs.has(key)) logs.set(key, { peer: batch.peer, source: batch.source, codes: [], displayEpochMs: [] });
+    if (!logs.has(key)) logs.set(key, { peer: batch.peer, source: batch.source, codes: [], epochMs: [] });
     const log = logs.get(key);
     log.codes.push(...batch.codes);
-    log.displayEpochMs.push(...batch.displayEpochMs);
+    log.epochMs.push(...batch.epochMs);
     const spent = cost.get(batch.peer) ?? { readMs: 0, frames: 0 };
     cost.set(batch.peer, { readMs: spent.readMs + batch.readMs, frames: spent.frames + batch.codes.length });
   }
@@ -157,14 +157,14 @@ export function viewerSection({ batches, media, mediaStartEpochMs, durationS, wa
   for (const log of [...logs.values()].filter(({ source }) => source !== 'local').sort(byPeerSource)) {
     const { peer, source: remote } = log;
     const sender = media[remote];
-    const order = log.displayEpochMs.map((_, i) => i).sort((a, b) => log.displayEpochMs[a] - log.displayEpochMs[b]);
+    const order = log.epochMs.map((_, i) => i).sort((a, b) => log.epochMs[a] - log.epochMs[b]);
     const codes = order.map((i) => log.codes[i]);
-    const times = order.map((i) => log.displayEpochMs[i]);
+    const times = order.map((i) => log.epochMs[i]);
     const shown = pictures(codes, times);
     const coded = Boolean(sender?.frameCode && sender.frames > 0);
     const local = localOf(remote);
     const loopMs = coded ? (sender.frames / sender.fps) * 1000 : 0;
-    const delays = coded && local ? matchDelays(shown, pictures(local.codes, local.displayEpochMs), loopMs) : shown.map(() => null);
+    const delays = coded && local ? matchDelays(shown, pictures(local.codes, local.epochMs), loopMs) : shown.map(() => null);
     const streamFreezes = findFreezes(shown.map((picture) => picture.epochMs));
 
     /** @type {Map<number, { frames: number, pictures: number, skipped: number|null, delays: number[], freezes: number,

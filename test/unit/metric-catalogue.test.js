@@ -58,7 +58,7 @@ function viewerFixture() {
   const frames = Array.from({ length: 600 }, (_, i) => ({ code: i % 300, atMs: startMs + 1 + (i * 1000) / 30 }));
   const shown = frames.filter((frame, i) => i % 30 !== 7 && !(i > 300 && i < 312)).map((frame) => ({ ...frame, atMs: frame.atMs + 80 }));
   const batch = (peer, source, list) => ({
-    peer, source, codes: list.map((f) => f.code), displayEpochMs: list.map((f) => f.atMs), readMs: 12,
+    peer, source, codes: list.map((f) => f.code), epochMs: list.map((f) => f.atMs), readMs: 12,
   });
   const scores = [['p0', 'p1'], ['p1', 'p0']].flatMap(([peer, remote]) => Array.from({ length: 20 }, (_, i) => ({
     peer, remote, epochMs: startMs + i * 1000 + 500, code: (i * 30) % 300, width: 640, height: 360, psnrDb: 30 + (i % 3), ssim: 0.9,

@@ -64,7 +64,7 @@ function twoSeconds() {
     .flatMap((frame) => (frame.code === 70 ? [frame, { ...frame, epochMs: frame.epochMs + 16 }] : [frame]))
     .map((frame) => ({ ...frame, epochMs: frame.epochMs + 100 }));
   const batch = (peer, source, list) => ({
-    peer, source, codes: list.map((f) => f.code), displayEpochMs: list.map((f) => f.epochMs), readMs: 6,
+    peer, source, codes: list.map((f) => f.code), epochMs: list.map((f) => f.epochMs), readMs: 6,
   });
   return {
     startMs,
@@ -120,7 +120,7 @@ test('the values join the timeline entry of their second, peer and remote', () =
 test('a page drain is checked field by field: sources, lengths, code range, capture size', () => {
   const luma = Buffer.alloc(32 * 18, 7).toString('base64');
   const good = {
-    frames: { local: { codes: [1, -1], displayEpochMs: [1e12, 1e12 + 33], readMs: 0.4 }, p1: { codes: [], displayEpochMs: [], readMs: 0 } },
+    frames: { local: { codes: [1, -1], epochMs: [1e12, 1e12 + 33], readMs: 0.4 }, p1: { codes: [], epochMs: [], readMs: 0 } },
     captures: [{ source: 'p1', epochMs: 1e12, code: 1, width: 32, height: 18, luma }],
   };
   const checked = checkDrain(good, 'p0', ['p1', 'p2']);
@@ -135,7 +135,7 @@ test('a page drain is checked field by field: sources, lengths, code range, capt
   assert.match(reason({ ...good, frames: { p9: good.frames.local } }), /unknown source "p9"; expected local or p1, p2/);
   assert.match(reason({ ...good, frames: { local: { ...good.frames.local, codes: [1] } } }), /equally long/);
   assert.match(reason({ ...good, frames: { local: { ...good.frames.local, codes: [1, 70000] } } }), /integers from -1 to 65535/);
-  assert.match(reason({ ...good, frames: { local: { ...good.frames.local, displayEpochMs: [1, 'x'] } } }), /epoch milliseconds/);
+  assert.match(reason({ ...good, frames: { local: { ...good.frames.local, epochMs: [1, 'x'] } } }), /epoch milliseconds/);
   assert.match(reason({ ...good, captures: [{ ...good.captures[0], luma: luma.slice(8) }] }), /576 bytes of base64/);
   assert.match(reason({ ...good, captures: [{ ...good.captures[0], width: 100000 }] }), /width and height/);
   assert.match(reason({ ...good, captures: Array(17).fill(good.captures[0]) }), /17 captures; at most 16/);
