@@ -91,13 +91,3 @@ export function readFrameCode(pixels, width, stripHeight, channels = 1) {
   }
   return marginLuma >= MIN_MARGIN_LUMA ? { code, marginLuma: Math.round(marginLuma) } : null;
 }
-
-/**
- * How many frames the source advanced from code `from` to code `to` on a source that loops every `loopFrames`
- * frames (codes 0 … loopFrames − 1): 1 for the next frame, 0 for the same one.
- * @param {number} from @param {number} to @param {number} loopFrames
- */
-export function codeAdvance(from, to, loopFrames) {
-  const period = Math.min(loopFrames, CODE_MODULUS);
-  return (((to - from) % period) + period) % period;
-}

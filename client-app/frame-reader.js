@@ -2,13 +2,13 @@
 // (frame-code.js), stamped on the shared clock (every browser runs on one host: performance.timeOrigin + a page's
 // clock is comparable across pages) at its expected display time; and every frame the camera delivers, stamped when
 // it reaches the page (MediaStreamTrackProcessor): the sender's glass. Chromium shows the local preview ~28 ms after
-// that, so display-to-display would understate the delay by as much. The code is read from the frame's own luma plane (WebCodecs VideoFrame.copyTo
-// of the code strip: no colour conversion, a memcpy of the top sixth); where a frame has no CPU-readable planes, from
-// a small canvas copy of the strip, which converts the whole frame to RGB and costs 3-4 times as much (bench/
-// frame-reading.js). Remote videos are also captured (decoded size, luma only) for picture-quality scoring: the
-// frames whose code is a multiple of `captureEvery`, so every run captures the same source frames and runs compare
-// frame for frame. The orchestrator pulls it all with drain() (orchestrator/run/viewer-collector.js), which
-// keeps large captures off the signaling socket.
+// that, so display-to-display would understate the delay by as much. The code is read from the frame's own luma
+// plane (WebCodecs VideoFrame.copyTo of the code strip: no colour conversion, a memcpy of the top sixth); where a
+// frame has no CPU-readable planes, from a small canvas copy of the strip, which converts the whole frame to RGB and
+// costs 5-7 times as much main-thread time (bench/frame-reading.js). Remote videos are also captured (decoded size,
+// luma only) for picture-quality scoring: the frames whose code is a multiple of `captureEvery`, so every run
+// captures the same source frames and runs compare frame for frame. The orchestrator pulls it all with drain()
+// (orchestrator/run/viewer-collector.js), which keeps large captures off the signaling socket.
 import { codeStripHeight, readFrameCode } from './frame-code.js';
 
 // The strip is read at this size: 4x4 pixels per cell, a 2 KB getImageData.

@@ -3,7 +3,7 @@
 // fake capture reads.
 import { once } from 'node:events';
 import { open, stat } from 'node:fs/promises';
-import { CODE_BITS, codeStripHeight, readFrameCode, stampFrameCode } from '../client-app/frame-code.js';
+import { CODE_BITS, CODE_MODULUS, codeStripHeight, readFrameCode, stampFrameCode } from '../client-app/frame-code.js';
 import { InputError } from '../orchestrator/lib/errors.js';
 
 const FRAME_MARKER = Buffer.from('FRAME');
@@ -134,6 +134,8 @@ export async function markY4mStream(source, sink, name) {
       if (!frame.subarray(0, FRAME_MARKER.length).equals(FRAME_MARKER) || frame[FRAME_MARKER.length] !== 0x0a) {
         throw new InputError(`${name}: frame ${frames} does not start with "FRAME\\n" (frame parameters are not supported); rewrite it with ffmpeg -i ${name} -pix_fmt yuv420p -f yuv4mpegpipe out.y4m`);
       }
+      // Codes must not repeat within the loop: a frame's code is its index.
+      if (frames === CODE_MODULUS) throw new InputError(`${name}: over ${CODE_MODULUS} frames, more than the frame code can number; cut it shorter`);
       const planes = frame.subarray(FRAME_MARKER.length + 1);
       stampFrameCode(planes, width, height, frames);
       const chromaWidth = Math.ceil(width / 2);

@@ -49,7 +49,7 @@ const PER_SECOND = [
   { path: 'video.freezeCount', label: 'Freezes', unit: 'per s', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 14 },
   { path: 'video.freezeDurationMs', label: 'Frozen time (getStats)', unit: 'ms per s', decimals: 0, worseWhen: 'higher' },
   // What the viewer saw (lib/viewer.js): frame codes read from the presented frames on both pages, on the shared clock.
-  // Glass-to-glass: from the sender's local display of a source frame to the receiver's display of it, per second.
+  // Glass-to-glass: from the sender's camera delivering a source frame to the receiver's display of it, per second.
   { path: 'video.glassToGlassMs', label: 'Glass-to-glass delay (median)', unit: 'ms', decimals: 0, worseWhen: 'higher', headline: 'detail', row: 15 },
   { path: 'video.glassToGlassP95Ms', label: 'Glass-to-glass delay (p95 of the second)', unit: 'ms', decimals: 0, worseWhen: 'higher' },
   { path: 'video.glassToGlassMaxMs', label: 'Glass-to-glass delay (max of the second)', unit: 'ms', decimals: 0, worseWhen: 'higher' },

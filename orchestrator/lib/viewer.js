@@ -1,8 +1,7 @@
 // What the viewer saw (pure): from the frames each page presented (client-app/frame-reader.js: frame code and
-// display time on the shared clock, per video) to glass-to-glass delay, frames shown and skipped, freezes and the
-// frame rate as the eye sees it, per receiving peer, remote and second; plus the picture-quality scores of the
-// captured frames (run/picture-quality.js) per second.
-import { codeAdvance } from '../../client-app/frame-code.js';
+// display time on the shared clock, per video) and the frames its camera delivered, to glass-to-glass delay, frames
+// shown and skipped, freezes and the frame rate as the eye sees it, per receiving peer, remote and second; plus the
+// picture-quality scores of the captured frames (run/picture-quality.js) per second.
 import { describe, percentile } from './statistics.js';
 
 /** The W3C webrtc-stats freeze: a frame on screen for at least max(3 × avg, avg + 150 ms), avg over the last 30. */
@@ -11,8 +10,8 @@ export const FREEZE_MIN_EXTRA_MS = 150;
 
 /**
  * @typedef {{ peer: string, source: string, codes: number[], epochMs: number[], readMs: number }} FrameBatch
- *   what one page presented on one video since its last drain: source 'local' (its camera) or a remote's name;
- *   codes -1 where unreadable
+ *   what one page saw since its last drain: source 'local' (the frames its camera delivered, when they reached the
+ *   page) or a remote's name (the frames its video presented, when they were to be displayed); codes -1 where unreadable
  * @typedef {{ fps: number, frames?: number, frameCode?: boolean }} SourceMedia  a sender's video: rate, loop length,
  *   whether its frames carry the code (media without these fields carry none)
  * @typedef {{ peer: string, remote: string, epochMs: number, code: number, width: number, height: number,
@@ -68,7 +67,7 @@ export function findFreezes(epochMs) {
 /**
  * Matches each received picture to the sender's showing of the same source frame: the latest one at or before it,
  * within half the source's loop (the code repeats every loop). Returns the delay per picture (null: no match).
- * @param {Picture[]} received @param {Picture[]} sent the sender's local pictures
+ * @param {Picture[]} received @param {Picture[]} sent the sender's camera frames ('local')
  * @param {number} loopMs
  * @returns {Array<number|null>}
  */
@@ -107,6 +106,16 @@ export function skippedBetween(a, b, media) {
   const gapFrames = ((b.epochMs - a.epochMs) / 1000) * media.fps;
   const loops = Math.max(0, Math.round((gapFrames - advance) / media.frames));
   return Math.max(0, advance + loops * media.frames - 1);
+}
+
+/**
+ * How many frames the source advanced from code `from` to code `to` on a source that loops every `loopFrames`
+ * frames (codes 0 … loopFrames − 1; media/y4m.js refuses a video too long for the code): 1 for the next frame, 0 for
+ * the same one.
+ * @param {number} from @param {number} to @param {number} loopFrames
+ */
+export function codeAdvance(from, to, loopFrames) {
+  return (((to - from) % loopFrames) + loopFrames) % loopFrames;
 }
 
 const round = (value, digits = 1) => (value === null || !Number.isFinite(value) ? null : Number(value.toFixed(digits)));

@@ -29,8 +29,8 @@ export function renderViewerSummary(r) {
   const uncoded = streams.filter(([, s]) => !s.frameCode).map(([key]) => escapeHtml(key));
   return `<section id="viewer-summary" class="block"><h2>What the viewer saw</h2>
 <table class="summary viewer"><thead><tr>${head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>
-<p class="caption">Over the measurement window. Glass-to-glass (ms): from the sender's display of a source frame to the receiver's display of
-it, read from the frame code in both pages' frames on the shared clock, to one display refresh (16.7 ms at 60 Hz). A freeze is a picture on
+<p class="caption">Over the measurement window. Glass-to-glass (ms): from the sender's camera delivering a source frame to the receiver's
+display of it, read from the frame code in both pages' frames on the shared clock, to one display refresh (16.7 ms at 60 Hz). A freeze is a picture on
 screen for at least max(3 × the mean of the 30 before it, that mean + 150 ms) (W3C webrtc-stats), as seen (count · total) and as the decoder
 counted it. PSNR and SSIM: luma of the captured received frames, scaled up to the source size, against their source frames, code strip
 excluded. VMAF: ${escapeHtml(viewer.vmaf?.reason ?? 'not computed')}.${cost.length ? ` Reading the frame codes: ${cost.join('; ')}.` : ''}

@@ -1,12 +1,12 @@
 // Drains every page's frame reader (client-app/frame-reader.js) once a second over the browser's DevTools
 // connection: the frame codes and display times of every video, and the captured received frames, which go to
-// <runDir>/captures/ until run/picture-quality.js scores them. What a page returns is checked (lib/viewer-input.js);
+// <runDir>/captures/ until run/picture-quality.js scores them. What a page returns is checked (run/viewer-input.js);
 // a bad drain is a rejected event, never the run's failure. The pages capture the source frames whose code is a
 // multiple of the source's frame rate (one a second, the same frames in every run), and around each schedule change
 // every sixth one (five a second).
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { checkDrain } from '../lib/viewer-input.js';
+import { checkDrain } from './viewer-input.js';
 
 const DRAIN_INTERVAL_MS = 1000;
 const BURST_CAPTURES_PER_S = 5;

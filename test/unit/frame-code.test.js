@@ -8,9 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { test } from 'node:test';
-import {
-  CODE_MODULUS, MIN_MARGIN_LUMA, codeAdvance, codeStripHeight, readFrameCode, stampFrameCode,
-} from '../../client-app/frame-code.js';
+import { CODE_MODULUS, MIN_MARGIN_LUMA, codeStripHeight, readFrameCode, stampFrameCode } from '../../client-app/frame-code.js';
 import { markY4mStream, readY4mLayout } from '../../media/y4m.js';
 
 /** A deterministic noisy textured luma plane. */
@@ -84,12 +82,6 @@ test('noise is tolerated; a frame without a code, or with a smeared bit, reads a
   assert.ok(MIN_MARGIN_LUMA > 30);
 });
 
-test('codeAdvance counts source frames across the loop', () => {
-  assert.equal(codeAdvance(5, 6, 300), 1);
-  assert.equal(codeAdvance(5, 5, 300), 0);
-  assert.equal(codeAdvance(298, 1, 300), 3);
-  assert.equal(codeAdvance(10, 14, 300), 4);
-});
 
 /** @param {string} cmd @param {string[]} args @returns {import('node:child_process').ChildProcessWithoutNullStreams} */
 const run = (cmd, args) => spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });

@@ -1,9 +1,9 @@
-// What the viewer saw (orchestrator/lib/viewer.js) and the check of a page's drain (lib/viewer-input.js): the W3C
+// What the viewer saw (orchestrator/lib/viewer.js) and the check of a page's drain (run/viewer-input.js): the W3C
 // freeze definition, matching received pictures to the sender's frames, skipped frames, per-second values.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkDrain } from '../../orchestrator/lib/viewer-input.js';
-import { findFreezes, matchDelays, pictures, skippedBetween, viewerSection, withViewer } from '../../orchestrator/lib/viewer.js';
+import { checkDrain } from '../../orchestrator/run/viewer-input.js';
+import { codeAdvance, findFreezes, matchDelays, pictures, skippedBetween, viewerSection, withViewer } from '../../orchestrator/lib/viewer.js';
 import { burstTimes } from '../../orchestrator/run/viewer-collector.js';
 
 /** Display times of `count` frames every `intervalMs` from `fromMs`. */
@@ -44,6 +44,10 @@ test('a received picture matches the latest showing of its code at the sender wi
   ];
   // 2000 - 1300 = 700 ms is over half the 1000 ms loop: another showing, not a match; code 9 was not shown before 200.
   assert.deepEqual(matchDelays(received, sent, 1000), [120, 150, 50, null, 300, null, null]);
+});
+
+test('codeAdvance counts source frames across the loop', () => {
+  assert.deepEqual([codeAdvance(5, 6, 300), codeAdvance(5, 5, 300), codeAdvance(298, 1, 300), codeAdvance(10, 14, 300)], [1, 0, 3, 4]);
 });
 
 test('skipped frames: the code advance minus one, with whole loops taken from the display gap', () => {
