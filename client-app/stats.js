@@ -64,6 +64,7 @@ export function snapshotFromStats(stats) {
         nackCount: sumPresent(inbound, 'nackCount'),
         pliCount: sumPresent(inbound, 'pliCount'),
         freezeCount: sumPresent(inbound, 'freezeCount'),
+        totalFreezesDurationS: sumPresent(inbound, 'totalFreezesDuration'),
         qpSum: sumPresent(inbound, 'qpSum'),
         codec: codecOf(inbound),
         implementation: last(inbound, 'decoderImplementation'),
@@ -150,6 +151,8 @@ export function intervalMetrics(prev, cur) {
     if (bytes === null) return cur[kind][dir] ? kbps(cur[kind][dir].bytes, intervalS) : null;
     return kbps(bytes, intervalS);
   };
+  // Absent from a browser (Firefox has no totalFreezesDuration) stays null rather than 0 ms.
+  const msOf = (seconds) => (seconds === null ? null : round(1000 * seconds, 1));
   const perSecond = (value) => (value === null ? null : round(value / intervalS, 2));
   const vOut = cur.video.out;
   const vIn = cur.video.in;
@@ -199,6 +202,8 @@ export function intervalMetrics(prev, cur) {
       nackCount: delta('video', 'in', 'nackCount'),
       pliCount: delta('video', 'in', 'pliCount'),
       freezeCount: delta('video', 'in', 'freezeCount'),
+      // The decoder-side freezes' time (W3C definition, as lib/viewer.js applies it to what was shown).
+      freezeDurationMs: msOf(delta('video', 'in', 'totalFreezesDurationS')),
       // Packets that arrived as retransmissions (RTX after a NACK) or as FEC: what recovered wire loss.
       retransmittedPacketsReceived: delta('video', 'in', 'retransmittedPacketsReceived'),
       fecPacketsReceived: delta('video', 'in', 'fecPacketsReceived'),
