@@ -69,7 +69,9 @@ const localMedia = captureLocalMedia().then((stream) => {
   for (const { pc } of connections.values()) giveTracks(pc);
   const local = /** @type {HTMLVideoElement} */ (document.getElementById('local'));
   local.srcObject = stream;
-  viewer.watchCamera(stream.getVideoTracks()[0], local);
+  // A media-element source's own presented frames are what its captureStream() sends: nearer the sender's glass than
+  // the preview of them, where a browser has no MediaStreamTrackProcessor to see the track's frames (Firefox).
+  viewer.watchCamera(stream.getVideoTracks()[0], /** @type {HTMLVideoElement|null} */ (document.getElementById('source')) ?? local);
   return stream;
 });
 /**

@@ -157,7 +157,8 @@ export function createFrameReader() {
 
   /**
    * Reads the code of every frame the camera delivers, as source 'local', stamped when it reaches the page. Without
-   * MediaStreamTrackProcessor (not in every browser), from the local preview's frames as they are shown instead.
+   * MediaStreamTrackProcessor (not in every browser), from the frames `preview` shows instead: the local preview, or
+   * the <video> whose captureStream() is the track.
    * @param {MediaStreamTrack} track @param {HTMLVideoElement} preview
    * @returns {() => void} stops watching
    */

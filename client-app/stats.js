@@ -151,7 +151,7 @@ export function intervalMetrics(prev, cur) {
     if (bytes === null) return cur[kind][dir] ? kbps(cur[kind][dir].bytes, intervalS) : null;
     return kbps(bytes, intervalS);
   };
-  // Absent from a browser (Firefox has no totalFreezesDuration) stays null rather than 0 ms.
+  // A field the browser does not report stays null rather than 0 ms.
   const msOf = (seconds) => (seconds === null ? null : round(1000 * seconds, 1));
   const perSecond = (value) => (value === null ? null : round(value / intervalS, 2));
   const vOut = cur.video.out;

@@ -4,6 +4,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { codeStripHeight, readFrameCode } from '../client-app/frame-code.js';
 import { CACHE_DIR, ensureCaptureFile, ensureMedia } from '../media/generate.js';
 import { PRESETS } from '../orchestrator/lib/media-presets.js';
 import { tempDir } from './helpers/cli.js';
@@ -42,6 +43,14 @@ test('the media-element WebM a Firefox peer plays is the same video and audio: V
   const psnr = execFileSync('sh', ['-c', `ffmpeg -hide_banner -i ${capture} -i ${media.video} -lavfi "[0:v][1:v]psnr" -frames:v 60 -f null - 2>&1`], { encoding: 'utf8' });
   const averageDb = Number(/PSNR .*average:([\d.]+)/.exec(psnr)?.[1]);
   assert.ok(averageDb > 40, `PSNR against the source ${averageDb} dB`);
+  // Encoded from the marked .y4m: every frame a Firefox peer sends carries its frame code, in source order.
+  const frames = 60;
+  const luma = execFileSync('ffmpeg', ['-loglevel', 'error', '-i', capture, '-frames:v', String(frames), '-pix_fmt', 'gray', '-f', 'rawvideo', 'pipe:1'],
+    { maxBuffer: 64 * 1024 * 1024 });
+  const size = media.width * media.height;
+  const codeOf = (i) => readFrameCode(luma.subarray(i * size, (i + 1) * size), media.width, codeStripHeight(media.height))?.code;
+  const codes = Array.from({ length: frames }, (_, i) => codeOf(i));
+  assert.deepEqual(codes, Array.from({ length: frames }, (_, i) => i));
 });
 
 test('a user .y4m is used as is, its size and rate read from the header', async () => {

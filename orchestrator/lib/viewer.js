@@ -219,6 +219,12 @@ export function viewerSection({ batches, media, mediaStartEpochMs, durationS, wa
     const streamDelays = delays.filter((delay, i) => delay !== null && windowed(shown[i].epochMs));
     windowDelays.push(...streamDelays);
     const windowSeconds = [...seconds].filter(([t]) => inWindow(t)).map(([, bucket]) => bucket);
+    const readable = (list) => list.some((code) => code >= 0);
+    // Why this stream has no glass-to-glass delay, said rather than left as a bare null.
+    const unavailable = !coded ? `no frame code in ${remote}'s media`
+      : !readable(codes) ? `${peer} read no frame code from the ${codes.length} frames it presented`
+        : !local || !readable(local.codes) ? `${remote} read no frame code from its own camera's frames`
+          : delays.every((delay) => delay === null) ? `no frame ${peer} presented matched a camera frame of ${remote}` : null;
     streams[`${remote}->${peer}`] = streamSummary({
       delays: streamDelays,
       freezes: streamFreezes.filter((freeze) => windowed(freeze.endEpochMs)),
@@ -227,6 +233,7 @@ export function viewerSection({ batches, media, mediaStartEpochMs, durationS, wa
       unreadable: codes.filter((code, i) => code < 0 && windowed(times[i])).length,
       scores: scores.filter((score) => score.peer === peer && score.remote === remote && windowed(score.epochMs)),
       frameCode: coded,
+      unavailable,
     });
   }
 
@@ -266,14 +273,16 @@ function addQualityPerSecond(perSecond, quality) {
 /**
  * One received stream over the measurement window.
  * @param {{ delays: number[], freezes: Array<{ durationMs: number }>, framesShown: number, framesSkipped: number|null,
- *   unreadable: number, scores: QualityScore[], frameCode: boolean }} input
+ *   unreadable: number, scores: QualityScore[], frameCode: boolean, unavailable: string|null }} input
+ *   unavailable: why the run measured no glass-to-glass delay on this stream at all (null: it did)
  */
-function streamSummary({ delays, freezes, framesShown, framesSkipped, unreadable, scores, frameCode }) {
+function streamSummary({ delays, freezes, framesShown, framesSkipped, unreadable, scores, frameCode, unavailable }) {
   const sorted = [...delays].sort((a, b) => a - b);
   const psnr = scores.map((score) => score.psnrDb).filter((value) => value !== null);
   const ssim = scores.map((score) => score.ssim).filter((value) => value !== null);
   return {
     frameCode,
+    unavailable,
     glassToGlassMs: { ...describe(sorted), max: sorted.at(-1) ?? null },
     framesShown,
     framesSkipped,
@@ -321,7 +330,11 @@ export function withGetStatsFreezes(streams, timeline, [fromS, toS]) {
   return Object.fromEntries(Object.entries(streams).map(([key, stream]) => {
     const [remote, peer] = key.split('->');
     const mine = timeline.filter((entry) => entry.peer === peer && entry.remote === remote && entry.t > fromS && entry.t <= toS);
-    const total = (field) => sum(mine.map((entry) => entry.video?.[field]).filter((value) => typeof value === 'number' && Number.isFinite(value)));
+    // A browser without the fields gives null, not 0: no count is not a count of none.
+    const total = (field) => {
+      const values = mine.map((entry) => entry.video?.[field]).filter((value) => typeof value === 'number' && Number.isFinite(value));
+      return values.length ? sum(values) : null;
+    };
     return [key, { ...stream, getStatsFreezes: { count: total('freezeCount'), totalMs: round(total('freezeDurationMs')) } }];
   }));
 }

@@ -11,7 +11,7 @@ export function renderViewerSummary(r) {
   const streams = Object.entries(r.summary?.viewer?.streams ?? {}).sort(([a], [b]) => a.localeCompare(b));
   if (!streams.length) return '';
   const n = (value, decimals = 0) => formatNumber(Number.isFinite(value) ? value : null, decimals);
-  const freezes = (f) => (f ? `${n(f.count)} · ${n(f.totalMs / 1000, 2)} s` : '—');
+  const freezes = (f) => (Number.isFinite(f?.count) ? `${n(f.count)} · ${n(Number.isFinite(f.totalMs) ? f.totalMs / 1000 : null, 2)} s` : '—');
   const head = ['Stream', 'Glass-to-glass mean', 'p50', 'p95', 'max', 'Frames shown', 'Source frames never shown', 'Freezes as seen',
     'Freezes (getStats)', 'PSNR (dB)', 'SSIM', 'Captures'];
   const rows = streams.map(([key, s]) => `<tr data-stream="${escapeHtml(key)}"><th scope="row">${escapeHtml(key.replace('->', ' → '))}</th>`
@@ -27,6 +27,8 @@ export function renderViewerSummary(r) {
   const unscored = [viewer.unmatchedCaptures ? `${n(viewer.unmatchedCaptures)} captures did not carry the code they were filed under and were not scored` : '',
     viewer.droppedCaptures ? `${n(viewer.droppedCaptures)} captures were dropped over the disk budget` : ''].filter(Boolean);
   const uncoded = streams.filter(([, s]) => !s.frameCode).map(([key]) => escapeHtml(key));
+  const undelayed = streams.filter(([, s]) => s.frameCode && typeof s.unavailable === 'string')
+    .map(([key, s]) => `${escapeHtml(key.replace('->', ' → '))}: ${escapeHtml(s.unavailable)}`);
   return `<section id="viewer-summary" class="block"><h2>What the viewer saw</h2>
 <table class="summary viewer"><thead><tr>${head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>
 <p class="caption">Over the measurement window. Glass-to-glass (ms): from the sender's camera delivering a source frame to the receiver's
@@ -34,5 +36,5 @@ display of it, read from the frame code in both pages' frames on the shared cloc
 screen for at least max(3 × the mean of the 30 before it, that mean + 150 ms) (W3C webrtc-stats), as seen (count · total) and as the decoder
 counted it. PSNR and SSIM: luma of the captured received frames, scaled up to the source size, against their source frames, code strip
 excluded. VMAF: ${escapeHtml(viewer.vmaf?.reason ?? 'not computed')}.${cost.length ? ` Reading the frame codes: ${cost.join('; ')}.` : ''}
-${unscored.length ? `${unscored.join('; ')}.` : ''}${uncoded.length ? ` No frame code in the media of ${uncoded.join(', ')}: no delay, skips or scores.` : ''}</p></section>`;
+${unscored.length ? `${unscored.join('; ')}.` : ''}${uncoded.length ? ` No frame code in the media of ${uncoded.join(', ')}: no delay, skips or scores.` : ''}${undelayed.length ? ` No glass-to-glass delay on ${undelayed.join('; ')}.` : ''}</p></section>`;
 }

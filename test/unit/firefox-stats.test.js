@@ -21,7 +21,7 @@ test('Firefox fills the rates, resolution, frame rate, codec, RTT and loss from 
   assert.equal(video.codec, 'VP8');
   assert.equal(video.lossPct, 0);
   assert.equal(interval.lossPct, 0);
-  assert.deepEqual([video.nackCount, video.pliCount, video.freezeCount], [0, 0, 0]);
+  assert.deepEqual([video.nackCount, video.pliCount, video.freezeCount, video.freezeDurationMs], [0, 0, 0, 0]);
   assert.ok(video.jitterBufferDelayMs > 0 && audio.jitterBufferDelayMs > 0);
   // From remote-inbound-rtp's totalRoundTripTime over roundTripTimeMeasurements, as in Chromium.
   assert.ok(interval.rttMs > 0 && interval.rttMs < 100, `rtt ${interval.rttMs}`);

@@ -3,7 +3,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { checkDrain } from '../../orchestrator/run/viewer-input.js';
-import { codeAdvance, findFreezes, matchDelays, pictures, skippedBetween, viewerSection, withViewer } from '../../orchestrator/lib/viewer.js';
+import {
+  codeAdvance, findFreezes, matchDelays, pictures, skippedBetween, viewerSection, withGetStatsFreezes, withViewer,
+} from '../../orchestrator/lib/viewer.js';
 import { burstTimes } from '../../orchestrator/run/viewer-collector.js';
 
 /** Display times of `count` frames every `intervalMs` from `fromMs`. */
@@ -113,6 +115,29 @@ test('a sender without the frame code: frames and freezes still, no delay and no
   const row = section.perSecond.find((entry) => entry.t === 2).video;
   assert.deepEqual([row.glassToGlassMs, row.framesSkipped, row.viewerFreezes, row.framesShown], [null, null, 1, 25]);
   assert.equal(section.streams['p0->p1'].glassToGlassMs.n, 0);
+  assert.equal(section.streams['p0->p1'].unavailable, "no frame code in p0's media");
+});
+
+test('a stream without glass-to-glass says why: codes unreadable at the receiver, or never read at the sender', () => {
+  const { input } = twoSeconds();
+  assert.equal(viewerSection(input).streams['p0->p1'].unavailable, null);
+  const unreadable = input.batches.map((batch) => (batch.source === 'local' ? batch : { ...batch, codes: batch.codes.map(() => -1) }));
+  const blind = viewerSection({ ...input, batches: unreadable }).streams['p0->p1'];
+  assert.deepEqual([blind.glassToGlassMs.n, blind.unreadableFrames, blind.unavailable], [0, 86, 'p1 read no frame code from the 116 frames it presented']);
+  const noCamera = viewerSection({ ...input, batches: input.batches.filter((batch) => batch.source !== 'local') }).streams['p0->p1'];
+  assert.deepEqual([noCamera.glassToGlassMs.n, noCamera.unavailable], [0, "p0 read no frame code from its own camera's frames"]);
+});
+
+test("getStats' freezes beside the viewer's: summed over the window, null where the browser has no such field", () => {
+  const streams = { 'p0->p1': { frameCode: true }, 'p1->p0': { frameCode: true } };
+  const timeline = [1, 2, 3].flatMap((t) => [
+    { t, peer: 'p1', remote: 'p0', video: { freezeCount: t === 3 ? 1 : 0, freezeDurationMs: t === 3 ? 420 : 0 } },
+    // A browser whose inbound-rtp has neither freezeCount nor totalFreezesDuration.
+    { t, peer: 'p0', remote: 'p1', video: { freezeCount: null, freezeDurationMs: null } },
+  ]);
+  const checked = withGetStatsFreezes(streams, timeline, [1, 3]);
+  assert.deepEqual(checked['p0->p1'].getStatsFreezes, { count: 1, totalMs: 420 });
+  assert.deepEqual(checked['p1->p0'].getStatsFreezes, { count: null, totalMs: null });
 });
 
 test('the values join the timeline entry of their second, peer and remote', () => {
