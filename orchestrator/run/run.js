@@ -359,8 +359,13 @@ async function setUpCall(call) {
   const failed = launches.find((launch) => launch.status === 'rejected');
   if (failed) throw failed.reason;
 
-  const timedOut = sleep(CONNECT_TIMEOUT_MS, recorder.signal).then(() => 'timeout');
-  if (await Promise.race([whenConnected.then(() => 'connected'), timedOut]) === 'timeout' && !recorder.signal.aborted) {
+  // Cleared once decided: a pending timer kept the orchestrator's process alive until 45 s after the launch, so a
+  // 15 s run exited ~25 s after writing its result.
+  const decided = new AbortController();
+  const timedOut = sleep(CONNECT_TIMEOUT_MS, AbortSignal.any([recorder.signal, decided.signal])).then(() => 'timeout');
+  const outcome = await Promise.race([whenConnected.then(() => 'connected'), timedOut]);
+  decided.abort();
+  if (outcome === 'timeout' && !recorder.signal.aborted) {
     recorder.fail(`peers did not connect within ${CONNECT_TIMEOUT_MS / 1000} s (${connected.size} of ${expectedConnections} connections up, `
       + `${joined.size} of ${peers.length} peers joined`
       + `${expectedCodecReports ? `, ${codecReports.size} of ${expectedCodecReports} codec reports` : ''}); see the events in result.json`);
