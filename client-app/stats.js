@@ -41,6 +41,8 @@ export function snapshotFromStats(stats) {
       out: outbound.length === 0 ? null : {
         bytes: sumBy(outbound, 'bytesSent'),
         frames: sumPresent(outbound, 'framesSent'),
+        packetsSent: sumPresent(outbound, 'packetsSent'),
+        packetSendDelayS: sumPresent(outbound, 'totalPacketSendDelay'),
         width: last(outbound, 'frameWidth'),
         height: last(outbound, 'frameHeight'),
         fps: last(outbound, 'framesPerSecond'),
@@ -173,6 +175,12 @@ export function intervalMetrics(prev, cur) {
     return emitted > 0 ? round((1000 * delta(kind, 'in', 'jitterBufferDelayS')) / emitted) : null;
   };
 
+  const sendDelayMs = (kind) => {
+    const packets = delta(kind, 'out', 'packetsSent');
+    const delayS = delta(kind, 'out', 'packetSendDelayS');
+    return packets > 0 && delayS !== null ? round((1000 * delayS) / packets, 1) : null;
+  };
+
   // Audio is not retransmitted: the video stream's retransmissions are all there are (unknown if its browser lacks them).
   const allIn = (snap) => {
     const ins = [snap.video.in, snap.audio.in].filter(Boolean);
@@ -199,6 +207,9 @@ export function intervalMetrics(prev, cur) {
       decoderImplementation: text(vIn?.implementation),
       // The decoded frames' mean quantizer: on the codec's own scale (VP8 0-127, VP9 and AV1 0-255, H.264 0-51).
       qpPerFrame: framesDecoded > 0 && qpSum !== null ? round(qpSum / framesDecoded, 2) : null,
+      // The mean time a video packet sent in the interval waited in the sender's pacer: glass-to-glass delay beyond
+      // the network's and the receiver's, large when the rate estimate collapses (Firefox does not report it).
+      packetSendDelayMs: sendDelayMs('video'),
       nackCount: delta('video', 'in', 'nackCount'),
       pliCount: delta('video', 'in', 'pliCount'),
       freezeCount: delta('video', 'in', 'freezeCount'),

@@ -1,5 +1,5 @@
 // What the viewer saw, with real browsers through the relay (360p30, compressed runs): glass-to-glass delay against
-// the configured delay, freezes under loss, picture quality under a rate cap. Five short runs, about 4 minutes.
+// the configured delay, freezes under loss, picture quality under a rate cap. Five short runs, about 2.5 minutes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pathConditions } from '../orchestrator/lib/link-model.js';
@@ -44,7 +44,7 @@ function correlation(xs, ys) {
 }
 
 test('latency-100: glass-to-glass is at least the one-way delay, within a margin of it plus the jitter buffer', async () => {
-  const result = await run('latency-100', ['--duration', '16', '--warmup', '6']);
+  const result = await run('latency-100', ['--duration', '14', '--warmup', '5']);
   for (const stream of STREAMS) {
     const entries = windowOf(result, stream)
       .filter((e) => Number.isFinite(e.video?.glassToGlassMs) && Number.isFinite(e.video?.jitterBufferDelayMs));
@@ -62,22 +62,28 @@ test('latency-100: glass-to-glass is at least the one-way delay, within a margin
 });
 
 test('latency-variation: glass-to-glass tracks the configured delay ramps (correlation > 0.9), and not the ramps reversed', async () => {
-  const result = await run('latency-variation', ['--time-scale', '0.25', '--warmup', '3']);
+  const result = await run('latency-variation', ['--time-scale', '0.2', '--warmup', '3']);
   for (const stream of STREAMS) {
-    const entries = windowOf(result, stream)
-      .filter((e) => Number.isFinite(e.video?.glassToGlassMs) && Number.isFinite(e.video?.jitterBufferDelayMs));
-    // The jitter buffer grows on every ramp up (delay rising 17 ms/s at this compression reads as jitter) and drains
-    // slowly: the delay the network and the pipeline add is glass-to-glass less the receiver's buffering.
-    const measured = entries.map((e) => e.video.glassToGlassMs - e.video.jitterBufferDelayMs);
+    const [remote, peer] = stream;
+    /** The sender's pacing delay in the same second. */
+    const pacingAt = (t) => result.timeline.find((e) => e.peer === remote && e.remote === peer && e.t === t)?.video?.packetSendDelayMs;
+    const entries = windowOf(result, stream).filter((e) => Number.isFinite(e.video?.glassToGlassMs)
+      && Number.isFinite(e.video?.jitterBufferDelayMs) && Number.isFinite(pacingAt(e.t)));
+    // Glass-to-glass is the sender's pacing + the network + the receiver's jitter buffer + the pipeline. The jitter
+    // buffer grows on every ramp up (rising delay reads as jitter) and drains slowly; on the 0→500 ms ramp the rate
+    // estimate collapses to ~30 kbps and the sender's pacer holds frames for hundreds of ms (seconds of +170..+360 ms
+    // with the pacing left in: what made r fall under 0.9 in some runs). Less both, the rest is the network's delay.
+    const measured = entries.map((e) => e.video.glassToGlassMs - e.video.jitterBufferDelayMs - pacingAt(e.t));
     // The second's configured delay: the one in force at its middle.
     const configured = entries.map((e) => oneWayAt(result, stream, e.t - 0.5));
     const r = correlation(measured, configured);
     const reversed = correlation(measured, [...configured].reverse());
     const trace = `${stream.join('->')}: r = ${r.toFixed(3)} over ${entries.length} s (reversed ramps: ${reversed.toFixed(3)}; glass-to-glass `
-      + `with the jitter buffer: ${correlation(entries.map((e) => e.video.glassToGlassMs), configured).toFixed(3)}); `
+      + `with the jitter buffer: ${correlation(entries.map((e) => e.video.glassToGlassMs), configured).toFixed(3)}; with the pacing: `
+      + `${correlation(entries.map((e) => e.video.glassToGlassMs - e.video.jitterBufferDelayMs), configured).toFixed(3)}); `
       + `measured ${measured.map(Math.round).join(' ')}; configured ${configured.map(Math.round).join(' ')}`;
     console.log(trace);
-    assert.ok(entries.length >= 30, trace);
+    assert.ok(entries.length >= 40, trace);
     assert.ok(r > 0.9, trace);
     assert.ok(reversed < 0.9, trace);
   }
@@ -87,8 +93,8 @@ test('latency-variation: glass-to-glass tracks the configured delay ramps (corre
 const unconstrained = {};
 
 test('loss-20 shows freezes (as seen and by getStats) that the unconstrained call does not', async () => {
-  unconstrained.result = await run('unconstrained', ['--duration', '16', '--warmup', '4']);
-  const lossy = await run('loss-20', ['--duration', '16', '--warmup', '4']);
+  unconstrained.result = await run('unconstrained', ['--duration', '12', '--warmup', '4']);
+  const lossy = await run('loss-20', ['--duration', '12', '--warmup', '4']);
   const seen = (result) => result.summary.viewer.overall.freezes;
   const getStats = (result) => Object.values(result.summary.viewer.streams).reduce((sum, s) => sum + s.getStatsFreezes.count, 0);
   const trace = `freezes as seen: unconstrained ${JSON.stringify(seen(unconstrained.result))}, loss-20 ${JSON.stringify(seen(lossy))}; `
@@ -103,7 +109,7 @@ test('loss-20 shows freezes (as seen and by getStats) that the unconstrained cal
 
 test('bandwidth-250: PSNR and SSIM of the same source frames are lower than unconstrained', async () => {
   assert.ok(unconstrained.result, 'the unconstrained run of the previous test');
-  const capped = await run('bandwidth-250', ['--duration', '20', '--warmup', '8']);
+  const capped = await run('bandwidth-250', ['--duration', '16', '--warmup', '8']);
   for (const [remote, peer] of STREAMS) {
     const scores = (result) => new Map(result.viewer.quality
       .filter((q) => q.peer === peer && q.remote === remote && q.atS > result.scenario.warmupS).map((q) => [q.code, q]));
