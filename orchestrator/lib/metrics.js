@@ -52,6 +52,9 @@ const PER_SECOND = [
   // What the viewer saw (lib/viewer.js): frame codes read from the presented frames on both pages, on the shared clock.
   // Glass-to-glass: from the sender's camera delivering a source frame to the receiver's display of it, per second.
   { path: 'video.glassToGlassMs', label: 'Glass-to-glass delay (median)', unit: 'ms', decimals: 0, worseWhen: 'higher', headline: 'detail', row: 15 },
+  // The mean, to set against getStats' per-interval means (jitterBufferDelayMs): in a second where the receiver's
+  // playout delay jumps, its median and the buffer's mean describe different frames.
+  { path: 'video.glassToGlassMeanMs', label: 'Glass-to-glass delay (mean of the second)', unit: 'ms', decimals: 0, worseWhen: 'higher' },
   { path: 'video.glassToGlassP95Ms', label: 'Glass-to-glass delay (p95 of the second)', unit: 'ms', decimals: 0, worseWhen: 'higher' },
   { path: 'video.glassToGlassMaxMs', label: 'Glass-to-glass delay (max of the second)', unit: 'ms', decimals: 0, worseWhen: 'higher' },
   { path: 'video.framesShown', label: 'Frames presented', unit: 'per s', decimals: 1, worseWhen: 'lower' },

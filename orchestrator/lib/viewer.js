@@ -205,6 +205,7 @@ export function viewerSection({ batches, media, mediaStartEpochMs, durationS, wa
         t, peer, remote,
         video: {
           glassToGlassMs: round(percentile(sorted, 50)),
+          glassToGlassMeanMs: sorted.length ? round(sum(sorted) / sorted.length) : null,
           glassToGlassP95Ms: round(percentile(sorted, 95)),
           glassToGlassMaxMs: round(sorted.at(-1) ?? null),
           framesShown: bucket.frames,

@@ -92,7 +92,7 @@ test('per second: glass-to-glass, frames presented and seen, skips, freezes, sco
   const section = viewerSection(input);
   const second = (t) => section.perSecond.find((row) => row.t === t && row.peer === 'p1' && row.remote === 'p0').video;
   assert.deepEqual(second(2), {
-    glassToGlassMs: 100, glassToGlassP95Ms: 100, glassToGlassMaxMs: 100,
+    glassToGlassMs: 100, glassToGlassMeanMs: 100, glassToGlassP95Ms: 100, glassToGlassMaxMs: 100,
     // Frames 30-59 minus the 5 lost: 25 presented, 25 pictures; the loss shows as 5 skipped and a 200 ms freeze.
     framesShown: 25, framesSkipped: 5, shownFps: 25, viewerFreezes: 1, viewerFreezeMs: 200, psnrDb: 32, ssim: 0.85,
   });
@@ -107,6 +107,21 @@ test('per second: glass-to-glass, frames presented and seen, skips, freezes, sco
   assert.deepEqual(section.overall.freezes, { count: 1, totalMs: 200 });
   assert.deepEqual(section.readCost.p0, { framesRead: 120, readMsPerFrame: 0.1, cpuPct: 0.3 });
   assert.equal(section.quality[0].atS, 1.5);
+});
+
+test("a second's mean and median glass-to-glass part where the playout delay jumps mid-second", () => {
+  const startMs = 10_000;
+  const sent = steady(30, 1000 / 30, startMs + 1).map((epochMs, i) => ({ epochMs, code: i }));
+  // The first 10 frames shown 100 ms after the camera, the rest at 400 ms.
+  const shown = sent.map((frame, i) => ({ ...frame, epochMs: frame.epochMs + (i < 10 ? 100 : 400) }));
+  const batch = (peer, source, list) => ({ peer, source, codes: list.map((f) => f.code), epochMs: list.map((f) => f.epochMs), readMs: 1 });
+  const section = viewerSection({
+    batches: [batch('p0', 'local', sent), batch('p1', 'p0', shown.filter((frame) => frame.epochMs < startMs + 1000))],
+    media: { p0: { fps: 30, frames: 300, frameCode: true } }, mediaStartEpochMs: startMs, durationS: 2, warmupS: 0,
+  });
+  const { video } = section.perSecond.find((row) => row.t === 1);
+  // 10 frames at 100 ms and the 8 at 400 ms that land in the second.
+  assert.deepEqual([video.glassToGlassMs, video.glassToGlassMeanMs], [100, Math.round(((10 * 100 + 8 * 400) / 18) * 10) / 10]);
 });
 
 test('a sender without the frame code: frames and freezes still, no delay and no skips', () => {
