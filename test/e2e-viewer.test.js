@@ -62,7 +62,7 @@ test('latency-100: glass-to-glass is at least the one-way delay, within a margin
 });
 
 test('latency-variation: glass-to-glass tracks the configured delay ramps (correlation > 0.9), and not the ramps reversed', async () => {
-  const result = await run('latency-variation', ['--time-scale', '0.18', '--warmup', '3']);
+  const result = await run('latency-variation', ['--time-scale', '0.16', '--warmup', '3']);
   for (const stream of STREAMS) {
     const [remote, peer] = stream;
     /** The sender's pacing delay in the same second. */
@@ -114,7 +114,10 @@ test('loss-20 shows freezes (as seen and by getStats) that the unconstrained cal
 
 test('bandwidth-250: PSNR and SSIM of the same source frames are lower than unconstrained', async () => {
   assert.ok(unconstrained.result, 'the unconstrained run of the previous test');
-  const capped = await run('bandwidth-250', ['--duration', '18', '--warmup', '8']);
+  // 16 s measured: the loop's captured source frames twice over. A receiver presents only 75-80 % of the source frames
+  // (unconstrained too: 6-8 a second are never shown), so one pass captures 5-7 of the 10 and the common ones with
+  // the unconstrained run were 3 in some runs.
+  const capped = await run('bandwidth-250', ['--duration', '24', '--warmup', '8']);
   for (const [remote, peer] of STREAMS) {
     const scores = (result) => new Map(result.viewer.quality
       .filter((q) => q.peer === peer && q.remote === remote && q.atS > result.scenario.warmupS).map((q) => [q.code, q]));
