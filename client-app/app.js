@@ -2,6 +2,7 @@
 // 1 s getStats() sampler whose per-interval values stream to the orchestrator over the same WebSocket. During the
 // call the orchestrator's commands (signaling/messages.js COMMAND_TYPES) start and end extra calls and bulk data flows.
 import { negotiatedCodecs, preferredCodecs, unsupportedReason } from './codec.js';
+import { createFrameReader } from './frame-reader.js';
 import { dataMetrics, intervalMetrics, snapshotFromStats } from './stats.js';
 
 const params = new URLSearchParams(location.search);
@@ -60,11 +61,17 @@ const watchedTransports = new WeakSet();
 const localStream = new MediaStream();
 /** When getUserMedia resolved: reported once the socket is open, which may be later. */
 let mediaReadyEpochMs = 0;
+/** Reads the frame code of every frame the local and remote videos show; the orchestrator drains it. */
+const viewer = createFrameReader();
 const localMedia = captureLocalMedia().then((stream) => {
   mediaReadyEpochMs = Date.now();
   for (const track of stream.getTracks()) localStream.addTrack(track);
   for (const { pc } of connections.values()) giveTracks(pc);
-  /** @type {HTMLVideoElement} */ (document.getElementById('local')).srcObject = stream;
+  const local = /** @type {HTMLVideoElement} */ (document.getElementById('local'));
+  local.srcObject = stream;
+  // A media-element source's own presented frames are what its captureStream() sends: nearer the sender's glass than
+  // the preview of them, where a browser has no MediaStreamTrackProcessor to see the track's frames (Firefox).
+  viewer.watchCamera(stream.getVideoTracks()[0], /** @type {HTMLVideoElement|null} */ (document.getElementById('source')) ?? local);
   return stream;
 });
 /**
@@ -84,8 +91,9 @@ async function captureLocalMedia() {
   const capture = /** @type {any} */ (source).captureStream ?? /** @type {any} */ (source).mozCaptureStream;
   return capture.call(source);
 }
-// Diagnostics hook for tests and --headful debugging (e.g. evaluating other stats libraries against ours).
-/** @type {any} */ (window).testbed = { connections };
+// Diagnostics hook for tests and --headful debugging (e.g. evaluating other stats libraries against ours); the
+// orchestrator drains `viewer`.
+/** @type {any} */ (window).testbed = { connections, viewer };
 let sampling = null;
 /** Why this browser cannot use the requested codec (reported once joined: the run fails before the call), or null. */
 const codecProblem = checkCodec();
@@ -171,6 +179,7 @@ function connectionTo(remote) {
     Object.assign(video, { autoplay: true, muted: true, playsInline: true, srcObject: streams[0] });
     document.getElementById('remotes').append(video);
     entry.videos.push(video);
+    viewer.watch(video, remote);
     video.requestVideoFrameCallback((now, frame) => report('first-frame', { remote }, decodedEpochMs(now, frame)));
   };
   pc.ondatachannel = ({ channel }) => receiveData(remote, channel);

@@ -41,6 +41,8 @@ export function snapshotFromStats(stats) {
       out: outbound.length === 0 ? null : {
         bytes: sumBy(outbound, 'bytesSent'),
         frames: sumPresent(outbound, 'framesSent'),
+        packetsSent: sumPresent(outbound, 'packetsSent'),
+        packetSendDelayS: sumPresent(outbound, 'totalPacketSendDelay'),
         width: last(outbound, 'frameWidth'),
         height: last(outbound, 'frameHeight'),
         fps: last(outbound, 'framesPerSecond'),
@@ -64,6 +66,7 @@ export function snapshotFromStats(stats) {
         nackCount: sumPresent(inbound, 'nackCount'),
         pliCount: sumPresent(inbound, 'pliCount'),
         freezeCount: sumPresent(inbound, 'freezeCount'),
+        totalFreezesDurationS: sumPresent(inbound, 'totalFreezesDuration'),
         qpSum: sumPresent(inbound, 'qpSum'),
         codec: codecOf(inbound),
         implementation: last(inbound, 'decoderImplementation'),
@@ -150,6 +153,8 @@ export function intervalMetrics(prev, cur) {
     if (bytes === null) return cur[kind][dir] ? kbps(cur[kind][dir].bytes, intervalS) : null;
     return kbps(bytes, intervalS);
   };
+  // A field the browser does not report stays null rather than 0 ms.
+  const msOf = (seconds) => (seconds === null ? null : round(1000 * seconds, 1));
   const perSecond = (value) => (value === null ? null : round(value / intervalS, 2));
   const vOut = cur.video.out;
   const vIn = cur.video.in;
@@ -168,6 +173,12 @@ export function intervalMetrics(prev, cur) {
   const jitterBufferDelayMs = (kind) => {
     const emitted = delta(kind, 'in', 'jitterBufferEmittedCount');
     return emitted > 0 ? round((1000 * delta(kind, 'in', 'jitterBufferDelayS')) / emitted) : null;
+  };
+
+  const sendDelayMs = (kind) => {
+    const packets = delta(kind, 'out', 'packetsSent');
+    const delayS = delta(kind, 'out', 'packetSendDelayS');
+    return packets > 0 && delayS !== null ? round((1000 * delayS) / packets, 1) : null;
   };
 
   // Audio is not retransmitted: the video stream's retransmissions are all there are (unknown if its browser lacks them).
@@ -196,9 +207,14 @@ export function intervalMetrics(prev, cur) {
       decoderImplementation: text(vIn?.implementation),
       // The decoded frames' mean quantizer: on the codec's own scale (VP8 0-127, VP9 and AV1 0-255, H.264 0-51).
       qpPerFrame: framesDecoded > 0 && qpSum !== null ? round(qpSum / framesDecoded, 2) : null,
+      // The mean time a video packet sent in the interval waited in the sender's pacer: glass-to-glass delay beyond
+      // the network's and the receiver's, large when the rate estimate collapses (Firefox does not report it).
+      packetSendDelayMs: sendDelayMs('video'),
       nackCount: delta('video', 'in', 'nackCount'),
       pliCount: delta('video', 'in', 'pliCount'),
       freezeCount: delta('video', 'in', 'freezeCount'),
+      // The decoder-side freezes' time (W3C definition, as lib/viewer.js applies it to what was shown).
+      freezeDurationMs: msOf(delta('video', 'in', 'totalFreezesDurationS')),
       // Packets that arrived as retransmissions (RTX after a NACK) or as FEC: what recovered wire loss.
       retransmittedPacketsReceived: delta('video', 'in', 'retransmittedPacketsReceived'),
       fecPacketsReceived: delta('video', 'in', 'fecPacketsReceived'),

@@ -1,14 +1,19 @@
 // Fake-device media for the browsers: .y4m video and .wav audio generated with ffmpeg, cached under media/cache/
 // by a hash of the exact generator parameters (never committed). Chrome's built-in fake camera yields ~250 kbps,
 // so the video has motion, texture and temporal noise an encoder must spend bits on, and the audio is not silence.
+// Every generated frame carries its frame code (client-app/frame-code.js) in its top sixth; `--mark` stamps a
+// user's .y4m the same way.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { createReadStream, createWriteStream, existsSync } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { finished } from 'node:stream/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { FRAME_CODE_VERSION } from '../client-app/frame-code.js';
 import { EnvironmentError, InputError } from '../orchestrator/lib/errors.js';
 import { DEFAULT_PRESET, PRESETS } from '../orchestrator/lib/media-presets.js';
+import { hasFrameCode, markY4mStream, readY4mLayout } from './y4m.js';
 
 export const CACHE_DIR = fileURLToPath(new URL('./cache/', import.meta.url));
 const LOOP_S = 10;
@@ -48,25 +53,48 @@ export function captureArgs({ video, audio }, outFile) {
 
 const hashOf = (args) => createHash('sha256').update(JSON.stringify(args)).digest('hex').slice(0, 12);
 
-function runFfmpeg(args) {
+/**
+ * Runs ffmpeg; with `onStdout`, its standard output is handed over (and awaited) instead of ignored.
+ * @param {string[]} args @param {(stdout: import('node:stream').Readable) => Promise<unknown>} [onStdout]
+ */
+function runFfmpeg(args, onStdout) {
   return new Promise((resolve, reject) => {
-    const child = spawn('ffmpeg', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn('ffmpeg', args, { stdio: ['ignore', onStdout ? 'pipe' : 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk) => { stderr += chunk; });
+    const reading = onStdout?.(child.stdout).catch((error) => { child.kill(); throw error; });
+    // Settles once ffmpeg has exited and, with onStdout, its output has been consumed.
     child.on('error', (/** @type {NodeJS.ErrnoException} */ error) => reject(error.code === 'ENOENT'
       ? new EnvironmentError('ffmpeg is not installed; run `npm run setup` (or apt-get install ffmpeg) to generate the test media')
       : error));
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg ${args.join(' ')} failed (${code}): ${stderr}`))));
+    child.on('exit', (code) => {
+      if (code !== 0) reject(new Error(`ffmpeg ${args.join(' ')} failed (${code}): ${stderr}`));
+      else Promise.resolve(reading).then(() => resolve(undefined), reject);
+    });
   });
 }
 
-/** Generates `file` with ffmpeg unless it exists; writes to a temporary name and renames, so a crash leaves no half file. */
-async function cached(file, makeArgs) {
+/** Writes a marked copy of a .y4m stream to `file`. @param {AsyncIterable<Buffer>} source @param {string} file @param {string} name */
+async function writeMarked(source, file, name) {
+  const sink = createWriteStream(file);
+  try {
+    const marked = await markY4mStream(source, sink, name);
+    sink.end();
+    await finished(sink);
+    return marked;
+  } catch (error) {
+    sink.destroy();
+    throw error;
+  }
+}
+
+/** Makes `file` with `produce(tmp)` unless it exists; writes to a temporary name and renames, so a crash leaves no half file. */
+async function cached(file, produce) {
   if (existsSync(file)) return file;
   await mkdir(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp${path.extname(file)}`;
   try {
-    await runFfmpeg(makeArgs(tmp));
+    await produce(tmp);
     await rename(tmp, file);
   } finally {
     await rm(tmp, { force: true });
@@ -74,28 +102,27 @@ async function cached(file, makeArgs) {
   return file;
 }
 
-/** Reads width, height and frame rate from a .y4m header. */
-export async function readY4mHeader(file) {
-  let handle;
+/**
+ * Stamps the frame code into every frame of a user's .y4m (`node media/generate.js --mark in.y4m [out.y4m]`).
+ * @param {string} input @param {string} [output] default: in.marked.y4m beside the input
+ */
+export async function markY4mFile(input, output = input.replace(/(\.y4m)?$/, '.marked.y4m')) {
+  if (path.resolve(output) === path.resolve(input)) throw new InputError(`--mark ${input}: the output must be another file than the input`);
+  await readY4mLayout(input, `--mark ${input}`);
+  const tmp = `${output}.${process.pid}.tmp.y4m`;
   try {
-    handle = await open(file, 'r');
-  } catch (error) {
-    throw new InputError(`--video ${file}: cannot open (${error.code}); give a preset (${Object.keys(PRESETS).join(', ')}) or an existing .y4m file`);
-  }
-  try {
-    const { buffer, bytesRead } = await handle.read(Buffer.alloc(256), 0, 256, 0);
-    const header = buffer.subarray(0, bytesRead).toString('latin1').split('\n')[0];
-    if (!header.startsWith('YUV4MPEG2 ')) throw new InputError(`--video ${file}: not a YUV4MPEG2 (.y4m) file; convert it with ffmpeg -i in.mp4 -f yuv4mpegpipe out.y4m`);
-    const field = (letter) => header.split(' ').find((part) => part.startsWith(letter))?.slice(1);
-    const [num, den] = (field('F') ?? '30:1').split(':').map(Number);
-    return { width: Number(field('W')), height: Number(field('H')), fps: Number((num / den).toFixed(3)) };
+    const marked = await writeMarked(createReadStream(input, { highWaterMark: 1 << 20 }), tmp, `--mark ${input}`);
+    await rename(tmp, output);
+    return { ...marked, file: output };
   } finally {
-    await handle.close();
+    await rm(tmp, { force: true });
   }
 }
 
 /**
- * @typedef {{ preset: string|null, video: string, audio: string, width: number, height: number, fps: number }} Media
+ * @typedef {{ preset: string|null, video: string, audio: string, width: number, height: number, fps: number,
+ *   frames: number, frameCode: boolean }} Media  frames: the video's length (the fake camera loops it);
+ *   frameCode: whether its frames carry the frame code (generated media always; a user's file once marked)
  */
 
 /**
@@ -104,18 +131,20 @@ export async function readY4mHeader(file) {
  * @returns {Promise<Media>}
  */
 export async function ensureMedia(video = DEFAULT_PRESET) {
-  const audio = await cached(path.join(CACHE_DIR, `audio-${hashOf(audioArgs('x'))}.wav`), audioArgs);
+  const audio = await cached(path.join(CACHE_DIR, `audio-${hashOf(audioArgs('x'))}.wav`), (tmp) => runFfmpeg(audioArgs(tmp)));
   if (PRESETS[video]) {
     const preset = PRESETS[video];
-    const file = path.join(CACHE_DIR, `${video}-${hashOf(videoArgs(preset, 'x'))}.y4m`);
-    await cached(file, (tmp) => videoArgs(preset, tmp));
-    return { preset: video, video: file, audio, ...preset };
+    // The frame code's version is part of the key: a new code is a new file, and runs of the old one keep theirs.
+    const file = path.join(CACHE_DIR, `${video}-${hashOf({ args: videoArgs(preset, 'x'), frameCode: FRAME_CODE_VERSION })}.y4m`);
+    await cached(file, (tmp) => runFfmpeg(videoArgs(preset, 'pipe:1'), (stdout) => writeMarked(stdout, tmp, `preset ${video}`)));
+    return { preset: video, video: file, audio, ...preset, frames: Math.round(LOOP_S * preset.fps), frameCode: true };
   }
   if (!video.endsWith('.y4m')) {
     throw new InputError(`--video ${video}: unknown preset and not a .y4m file; use one of ${Object.keys(PRESETS).join(', ')} or a path to a .y4m file`);
   }
   const file = path.resolve(video);
-  return { preset: null, video: file, audio, ...(await readY4mHeader(file)) };
+  const { width, height, fps, frames } = await readY4mLayout(file, `--video ${video}`);
+  return { preset: null, video: file, audio, width, height, fps, frames, frameCode: await hasFrameCode(file) };
 }
 
 /**
@@ -127,7 +156,7 @@ export async function ensureMedia(video = DEFAULT_PRESET) {
 export async function ensureCaptureFile(media) {
   const { size, mtimeMs } = await stat(media.video);
   const key = hashOf([captureArgs(media, 'x'), size, mtimeMs]);
-  return cached(path.join(CACHE_DIR, `${path.basename(media.video, '.y4m')}-capture-${key}.webm`), (tmp) => captureArgs(media, tmp));
+  return cached(path.join(CACHE_DIR, `${path.basename(media.video, '.y4m')}-capture-${key}.webm`), (tmp) => runFfmpeg(captureArgs(media, tmp)));
 }
 
 /**
@@ -161,11 +190,23 @@ export async function ensureRunMedia(video, peers, perPeer = {}, sources = {}) {
 
 // `node media/generate.js [--capture] [preset...]` pre-generates presets (npm run setup does the default ones);
 // --capture also their media-element WebMs, which a Firefox peer plays (setup does it where Firefox is installed).
+// `node media/generate.js --mark in.y4m [out.y4m]` writes a copy of a user's video with the frame code in every frame.
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   const args = process.argv.slice(2);
-  const presets = args.filter((arg) => arg !== '--capture');
-  for (const preset of presets.length ? presets : [DEFAULT_PRESET]) {
-    const media = await ensureMedia(preset);
-    console.log(`${preset}: ${media.video} + ${media.audio}${args.includes('--capture') ? ` + ${await ensureCaptureFile(media)}` : ''}`);
+  try {
+    if (args[0] === '--mark') {
+      if (!args[1]) throw new InputError('--mark needs a .y4m file: node media/generate.js --mark in.y4m [out.y4m]');
+      const marked = await markY4mFile(args[1], args[2]);
+      console.log(`${marked.file}: ${marked.frames} frames of ${marked.width}x${marked.height} at ${marked.fps} fps, each with its frame code`);
+    } else {
+      const presets = args.filter((arg) => arg !== '--capture');
+      for (const preset of presets.length ? presets : [DEFAULT_PRESET]) {
+        const media = await ensureMedia(preset);
+        console.log(`${preset}: ${media.video} + ${media.audio}${args.includes('--capture') ? ` + ${await ensureCaptureFile(media)}` : ''}`);
+      }
+    }
+  } catch (error) {
+    console.error(error.message);
+    process.exitCode = error.exitCode ?? 1;
   }
 }

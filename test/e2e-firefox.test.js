@@ -81,6 +81,16 @@ test('Chromium calls Firefox through the relay: video both ways, stats from both
     const values = result.timeline.filter((entry) => entry.peer === 'p1').map((entry) => path.reduce((node, key) => node?.[key], entry));
     assert.ok(values.every((value) => value === null), `p1's ${field} stays null`);
   }
+  // What the viewer saw, both ways: Firefox reads the frame codes (through a canvas: its frames are BGRA) from the
+  // frames it shows and from its source <video>, whose WebM carries them.
+  for (const stream of ['p0->p1', 'p1->p0']) {
+    const seen = result.summary.viewer.streams[stream];
+    const trace = `${stream}: ${JSON.stringify({ unavailable: seen.unavailable, glassToGlassMs: seen.glassToGlassMs, unreadable: seen.unreadableFrames })}`;
+    assert.equal(seen.unavailable, null, trace);
+    assert.ok(seen.glassToGlassMs.n > 100 && seen.glassToGlassMs.median > 0 && seen.glassToGlassMs.median < 200, trace);
+    assert.ok(seen.quality.captures > 0 && seen.quality.psnrDb > 15, trace);
+  }
+  assert.ok(result.viewer.readCost.p1.framesRead > 500, `Firefox read ${result.viewer.readCost.p1.framesRead} frame codes`);
   // Its temporary profile went with it.
   assert.deepEqual(profilesOf(run.pid), []);
 });

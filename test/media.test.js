@@ -1,9 +1,10 @@
 // Media generation and user-supplied .y4m files (real ffmpeg).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { codeStripHeight, readFrameCode } from '../client-app/frame-code.js';
 import { CACHE_DIR, ensureCaptureFile, ensureMedia } from '../media/generate.js';
 import { PRESETS } from '../orchestrator/lib/media-presets.js';
 import { tempDir } from './helpers/cli.js';
@@ -42,6 +43,14 @@ test('the media-element WebM a Firefox peer plays is the same video and audio: V
   const psnr = execFileSync('sh', ['-c', `ffmpeg -hide_banner -i ${capture} -i ${media.video} -lavfi "[0:v][1:v]psnr" -frames:v 60 -f null - 2>&1`], { encoding: 'utf8' });
   const averageDb = Number(/PSNR .*average:([\d.]+)/.exec(psnr)?.[1]);
   assert.ok(averageDb > 40, `PSNR against the source ${averageDb} dB`);
+  // Encoded from the marked .y4m: every frame a Firefox peer sends carries its frame code, in source order.
+  const frames = 60;
+  const luma = execFileSync('ffmpeg', ['-loglevel', 'error', '-i', capture, '-frames:v', String(frames), '-pix_fmt', 'gray', '-f', 'rawvideo', 'pipe:1'],
+    { maxBuffer: 64 * 1024 * 1024 });
+  const size = media.width * media.height;
+  const codeOf = (i) => readFrameCode(luma.subarray(i * size, (i + 1) * size), media.width, codeStripHeight(media.height))?.code;
+  const codes = Array.from({ length: frames }, (_, i) => codeOf(i));
+  assert.deepEqual(codes, Array.from({ length: frames }, (_, i) => i));
 });
 
 test('a user .y4m is used as is, its size and rate read from the header', async () => {
@@ -58,4 +67,19 @@ test('bad --video values are input errors naming the flag and what to give inste
   await assert.rejects(ensureMedia('4k60'), { name: 'InputError', message: /--video 4k60: unknown preset .*360p30, 720p30, 1080p50/ });
   await assert.rejects(ensureMedia(notY4m), { name: 'InputError', message: /not a YUV4MPEG2 \(\.y4m\) file; convert it with ffmpeg/ });
   await assert.rejects(ensureMedia('/nonexistent/x.y4m'), { name: 'InputError', message: /--video \/nonexistent\/x\.y4m: cannot open \(ENOENT\)/ });
+});
+
+test('generated media carry the frame code; a user .y4m gets it with --mark, and the media say which has it', async () => {
+  const preset = await ensureMedia('360p30');
+  assert.deepEqual([preset.frameCode, preset.frames], [true, 300]);
+  const dir = tempDir();
+  const plain = path.join(dir, 'plain.y4m');
+  execFileSync('ffmpeg', ['-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=25', '-frames:v', '4', '-pix_fmt', 'yuv420p', '-f', 'yuv4mpegpipe', plain]);
+  const generator = new URL('../media/generate.js', import.meta.url).pathname;
+  const printed = execFileSync(process.execPath, [generator, '--mark', plain], { encoding: 'utf8' });
+  assert.match(printed, /plain\.marked\.y4m: 4 frames of 320x180 at 25 fps/);
+  assert.deepEqual([(await ensureMedia(plain)).frameCode, (await ensureMedia(path.join(dir, 'plain.marked.y4m'))).frameCode], [false, true]);
+  const refused = spawnSync(process.execPath, [generator, '--mark', path.join(dir, 'none.y4m')], { encoding: 'utf8' });
+  assert.equal(refused.status, 2);
+  assert.match(refused.stderr, /--mark .*none\.y4m: cannot open \(ENOENT\)/);
 });

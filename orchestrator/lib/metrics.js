@@ -47,6 +47,24 @@ const PER_SECOND = [
   { path: 'video.nackCount', label: 'NACKs', unit: 'per s', decimals: 1, worseWhen: 'higher' },
   { path: 'video.pliCount', label: 'PLIs', unit: 'per s', decimals: 2, worseWhen: 'higher' },
   { path: 'video.freezeCount', label: 'Freezes', unit: 'per s', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 14 },
+  { path: 'video.packetSendDelayMs', label: 'Sender pacing delay', unit: 'ms', decimals: 1, worseWhen: 'higher' },
+  { path: 'video.freezeDurationMs', label: 'Frozen time (getStats)', unit: 'ms per s', decimals: 0, worseWhen: 'higher' },
+  // What the viewer saw (lib/viewer.js): frame codes read from the presented frames on both pages, on the shared clock.
+  // Glass-to-glass: from the sender's camera delivering a source frame to the receiver's display of it, per second.
+  { path: 'video.glassToGlassMs', label: 'Glass-to-glass delay (median)', unit: 'ms', decimals: 0, worseWhen: 'higher', headline: 'detail', row: 15 },
+  // The mean, to set against getStats' per-interval means (jitterBufferDelayMs): in a second where the receiver's
+  // playout delay jumps, its median and the buffer's mean describe different frames.
+  { path: 'video.glassToGlassMeanMs', label: 'Glass-to-glass delay (mean of the second)', unit: 'ms', decimals: 0, worseWhen: 'higher' },
+  { path: 'video.glassToGlassP95Ms', label: 'Glass-to-glass delay (p95 of the second)', unit: 'ms', decimals: 0, worseWhen: 'higher' },
+  { path: 'video.glassToGlassMaxMs', label: 'Glass-to-glass delay (max of the second)', unit: 'ms', decimals: 0, worseWhen: 'higher' },
+  { path: 'video.framesShown', label: 'Frames presented', unit: 'per s', decimals: 1, worseWhen: 'lower' },
+  { path: 'video.framesSkipped', label: 'Source frames never shown', unit: 'per s', decimals: 1, worseWhen: 'higher' },
+  { path: 'video.shownFps', label: 'Frame rate as seen', unit: 'fps', decimals: 1, worseWhen: 'lower', headline: 'detail', row: 16 },
+  { path: 'video.viewerFreezes', label: 'Freezes as seen', unit: 'per s', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 17 },
+  { path: 'video.viewerFreezeMs', label: 'Frozen time as seen', unit: 'ms per s', decimals: 0, worseWhen: 'higher' },
+  // Captured received frames against their source frames (run/picture-quality.js), luma, code strip excluded.
+  { path: 'video.psnrDb', label: 'PSNR (luma)', unit: 'dB', decimals: 2, worseWhen: 'lower', headline: 'detail', row: 18 },
+  { path: 'video.ssim', label: 'SSIM (luma)', unit: '', decimals: 4, worseWhen: 'lower', headline: 'detail', row: 19 },
   { path: 'video.lossPct', label: 'Video packet loss', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 13 },
   // Recovery (client-app/stats.js, lib/loss.js): lost packets no retransmission filled, the flow's wire loss minus that,
   // and what carried the repairs. video.lossPct counts repaired packets as lost (Chromium's RTCP-level loss).

@@ -8,6 +8,7 @@ import { summarize } from './run-summary.js';
 import { setupBreakdown } from './setup-breakdown.js';
 import { describe } from './statistics.js';
 import { CPU_LIMITED_SHARE } from './cpu-limit.js';
+import { viewerSection, withGetStatsFreezes, withViewer } from './viewer.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -44,7 +45,8 @@ export const SCHEMA_VERSION = 1;
  * @property {import('./codec.js').CodecSummary} [codecs]  the requested video codec and, per peer and remote, what each
  *   direction last used (mime type, payload type, fmtp line, encoder/decoder implementation, power efficiency)
  * @typedef {{ preset: string|null, video: string, audio: string, width: number, height: number, fps: number,
- *   source?: 'fake-device'|'media-element', capture?: string }} MediaFiles  source and capture: per peer, how its browser
+ *   frames?: number, frameCode?: boolean, source?: 'fake-device'|'media-element', capture?: string }} MediaFiles
+ *   frames: the loop's length; frameCode: frames carry the frame code; source and capture: per peer, how its browser
  *   read the media (media/generate.js ensureRunMedia)
  * @typedef {{ name: string, version: string|null, path: string, source: string, missingFields: string[] }} PeerBrowser
  *   missingFields: the timeline fields this browser's getStats() never filled while their media flowed (lib/browsers.js)
@@ -68,7 +70,16 @@ export const SCHEMA_VERSION = 1;
  *   summary: Record<string, { cpuPct: object, peakRssMb: number }>, hostSaturation: ReturnType<typeof hostSaturation> }} resources
  *   per-process CPU and memory
  * @property {{ rows: SfuRow[], unavailable: string|null }|null} sfu  Janus's own view of each leg once a second; null without an SFU
- * @property {ReturnType<typeof summarize> & { loss: ReturnType<typeof lossSummary> }} summary  loss: wire vs after recovery (lib/loss.js)
+ * @property {ViewerResult|null} viewer  what the viewers saw (lib/viewer.js): freezes, captured frames' scores, the cost
+ *   of reading the frame codes; null when the run did not collect it
+ * @property {ReturnType<typeof summarize> & { loss: ReturnType<typeof lossSummary>,
+ *   viewer: ViewerSummary|null }} summary  loss: wire vs after recovery (lib/loss.js)
+ *
+ * @typedef {{ streams: ReturnType<typeof withGetStatsFreezes>, overall: ReturnType<typeof viewerSection>['overall'] }} ViewerSummary
+ * @typedef {Pick<ReturnType<typeof viewerSection>, 'freezes'|'quality'|'readCost'> & { captures: number,
+ *   unmatchedCaptures: number, droppedCaptures: number, vmaf: { available: boolean, reason: string } }} ViewerResult
+ * @typedef {{ batches: import('./viewer.js').FrameBatch[], scores: import('./viewer.js').QualityScore[], captures: number,
+ *   unmatchedCaptures: number, droppedCaptures: number, vmaf: { available: boolean, reason: string } }} ViewerInput
  */
 
 /**
@@ -96,17 +107,22 @@ export const SCHEMA_VERSION = 1;
  *   unavailable: string|null }} [input.processes]  per-process CPU and memory (run/process-sampler.js)
  * @param {{ rows: Array<{ epochMs: number, peer: string, feed: string, direction: string }>, unavailable: string|null }} [input.sfu]
  *   Janus's Admin API readings (sfu/admin-sampler.js), in an SFU call
+ * @param {ViewerInput} [input.viewer]  the frames the pages presented and the captured frames' scores (run/viewer-collector.js)
  * @returns {RunResult}
  */
 export function buildResult({
-  status, errors, scenario, environment, samples, events, network, clock, peers, processes, sfu, flowRows = [], flowTruth = [],
+  status, errors, scenario, environment, samples, events, network, clock, peers, processes, sfu, flowRows = [], flowTruth = [], viewer,
 }) {
   const atS = (epochMs) => (clock.mediaStartEpochMs === null ? null : Number(((epochMs - clock.mediaStartEpochMs) / 1000).toFixed(3)));
   const { compiled, ...scenarioForResult } = scenario;
   const configured = configuredTimeline(compiled, scenario.durationS);
   const truth = network.truth.map(({ epochMs, ...row }) => ({ t: atS(epochMs), ...row }));
   const samplesInRun = samples.filter((sample) => sample.t <= scenario.durationS).sort(bySecondPeerRemote);
-  const timeline = withWireLoss(samplesInRun, truth, compiled.routes);
+  const seen = viewer && clock.mediaStartEpochMs !== null ? viewerSection({
+    batches: viewer.batches, scores: viewer.scores, media: environment.media.peers, mediaStartEpochMs: clock.mediaStartEpochMs,
+    durationS: scenario.durationS, warmupS: scenario.warmupS,
+  }) : null;
+  const timeline = withViewer(withWireLoss(samplesInRun, truth, compiled.routes), seen?.perSecond ?? []);
   const setup = setupBreakdown({ events, peers });
   const setupMs = Object.fromEntries(peers.map((peer) => [peer, setup.peers[peer].sinceLaunchMs.firstFrame]));
   const flows = flowsSection(scenario, timeline, flowRows, flowTruth.map(({ epochMs, ...row }) => ({ t: atS(epochMs), ...row })));
@@ -132,12 +148,19 @@ export function buildResult({
     setup,
     resources: resourcesSection(processes, atS, scenario, environment.cpus),
     sfu: sfu ? sfuSection(sfu, atS, scenario.durationS) : null,
+    viewer: seen && {
+      freezes: seen.freezes, quality: seen.quality, readCost: seen.readCost, captures: viewer.captures,
+      unmatchedCaptures: viewer.unmatchedCaptures, droppedCaptures: viewer.droppedCaptures, vmaf: viewer.vmaf,
+    },
     summary: {
       ...summarize({
         timeline, warmupS: scenario.warmupS, durationS: scenario.durationS, setupMs, configured, routes: compiled.routes,
         scheduleEvents: network.scheduleEvents, flows,
       }),
       loss: lossSummary({ truth, timeline, routes: compiled.routes, windowS: [scenario.warmupS, scenario.durationS] }),
+      viewer: seen && {
+        streams: withGetStatsFreezes(seen.streams, timeline, [scenario.warmupS, scenario.durationS]), overall: seen.overall,
+      },
     },
   };
 }

@@ -9,6 +9,7 @@ import { describeChange } from './derived.js';
 import { STEADY } from '../lib/steady-rate.js';
 import { CONVERGENCE } from '../lib/fairness.js';
 import { renderPage } from './page.js';
+import { renderViewerSummary } from './render-viewer.js';
 import { escapeHtml, formatClock, formatDifference, formatMeanSd, formatNumber, formatPercent, metricInfo, statusBadge } from './format.js';
 
 /** @typedef {import('../lib/reference.js').ReferenceValue} RefStat */
@@ -29,6 +30,7 @@ export function renderRunReport(result, { sourcePath } = {}) {
     renderToc(charts),
     `<section id="summary" class="block"><h2>Summary</h2>${renderSummaryTable(summary, r)}</section>`,
     `<section id="derived" class="block"><h2>Derived figures</h2>${renderDerived(derived, summary.peers, r)}</section>`,
+    renderViewerSummary(r),
     renderZoomBar(charts),
     renderChartSections(charts),
     renderNetworkDetails(r),

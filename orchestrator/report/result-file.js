@@ -86,6 +86,11 @@ export function normalizeResult(raw) {
       ...obj(raw.sfu),
       rows: records(raw.sfu.rows).filter((row) => Number.isFinite(row.t) && typeof row.peer === 'string' && typeof row.feed === 'string'),
     } : null,
+    viewer: raw.viewer && typeof raw.viewer === 'object' ? {
+      ...obj(raw.viewer),
+      freezes: records(raw.viewer.freezes).filter((f) => Number.isFinite(f.atS) && Number.isFinite(f.durationMs) && typeof f.peer === 'string'),
+      readCost: obj(raw.viewer.readCost),
+    } : null,
     flows: {
       ...obj(raw.flows),
       list: records(raw.flows?.list).filter((f) => typeof f.name === 'string'),

@@ -11,12 +11,14 @@ import { flowEvents } from './derived.js';
 import { round2 } from './format.js';
 import { linkWireLossPct } from '../lib/loss.js';
 import { peerSeconds } from '../lib/topology.js';
+import { buildViewerSection } from './viewer-series.js';
 
 /**
  * @typedef {{label: string, x: number[], y: Array<number|null>, color: string, dash?: number[], width?: number,
  *   stepped?: boolean, axis?: 'y'|'y2', tips?: string[], configured?: boolean}} SeriesSpec
  * @typedef {{id: string, title: string, yLabel: string, y2Label?: string, yCategories?: string[], series: SeriesSpec[],
- *   stacked?: boolean}} PanelSpec  stacked: the measured series are drawn as stacked areas, the configured ones as lines
+ *   stacked?: boolean, spans?: Array<{fromS: number, toS: number, color: string}>}} PanelSpec  stacked: the measured series
+ *   are drawn as stacked areas, the configured ones as lines; spans: time ranges shaded under the data (freezes)
  * @typedef {{id: string, title: string, subtitle?: string, panels: PanelSpec[]}} Section
  * @typedef {{tS: number, kind: 'change'|'error'|'flow', label?: string}} Marker  flow: a flow joins, leaves, pauses or resumes
  * @typedef {{xMinS: number, xMaxS: number, warmupS: number|null, markers: Marker[], sections: Section[]}} ChartData
@@ -300,6 +302,8 @@ export function buildRunCharts(result) {
     });
   }
 
+  const viewerSection = buildViewerSection(result, { measured, configuredSeries, tint, histories, span, colorOf });
+  if (viewerSection.panels.length) sections.unshift(viewerSection);
   const flowsSection = buildFlowsSection(result, histories, span);
   if (flowsSection.panels.length) sections.unshift(flowsSection);
   const networkSection = buildNetworkSection(result, histories, span);

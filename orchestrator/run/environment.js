@@ -25,7 +25,7 @@ function browserName(kind, executable) {
  * @returns {import('../lib/result.js').Environment}
  */
 export function describeEnvironment({ browsers, samples, emulator, emulatorName, media, startedAt, endedAt, codecs }) {
-  const { preset, video, audio, width, height, fps, peers } = /** @type {any} */ (media);
+  const { preset, video, audio, width, height, fps, frames, frameCode, peers } = /** @type {any} */ (media);
   const perPeer = Object.fromEntries(Object.entries(browsers).map(([peer, { kind, path: executable, source, version }]) => [peer, {
     name: browserName(kind, executable),
     version: version?.replace(/^[^/]*\//, '') ?? null,
@@ -47,7 +47,7 @@ export function describeEnvironment({ browsers, samples, emulator, emulatorName,
     node: process.version,
     startedAt: startedAt.toISOString(),
     endedAt: endedAt.toISOString(),
-    media: { preset, video, audio, width, height, fps, peers },
+    media: { preset, video, audio, width, height, fps, frames, frameCode, peers },
     codecs,
   };
 }

@@ -31,6 +31,8 @@ import { describeEnvironment } from './environment.js';
 import { prepareRunDir, writeResultFile } from './output.js';
 import { createRecorder } from './recorder.js';
 import { startProcessSampler } from './process-sampler.js';
+import { scoreCaptures, vmafAvailability } from './picture-quality.js';
+import { createViewerCollector } from './viewer-collector.js';
 
 const CONNECT_TIMEOUT_MS = 45_000;
 const LAST_SAMPLE_GRACE_MS = 2500;
@@ -119,7 +121,7 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
   /** @type {Call} */
   const call = {
     scenario, kinds, executables, media, headful, emulatorName, startedAt, recorder, onSample, log, emulator: null, processes,
-    releases: [], runDir, commands: [], flowTruth: [], traceStepLateMs: [],
+    releases: [], runDir, commands: [], flowTruth: [], traceStepLateMs: [], pages: new Map(),
   };
   hold(call, 'process sampler', () => processes.stop().then(() => {}));
   const stopInterrupt = onInterrupt(recorder.interrupt);
@@ -137,6 +139,7 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
     stopInterrupt();
     await tearDown(call);
   }
+  const viewer = await scoreViewer(call);
   recorder.finish();
   const result = buildResult({
     status: recorder.status,
@@ -163,6 +166,7 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
     sfu: call.sfuSampler && { rows: call.sfuSampler.rows, unavailable: call.sfuSampler.unavailable },
     flowRows: call.kernelFlows?.rows() ?? [],
     flowTruth: call.flowTruth,
+    viewer,
   });
   const resultFile = await writeResultFile(runDir, result);
   return { result, runDir, resultFile };
@@ -177,7 +181,8 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
  *   emulator: any, signaling?: any, room?: string, processes: import('./process-sampler.js').ProcessSampler,
  *   releases: Array<() => Promise<void>>, runDir: string, sfuSampler?: import('../sfu/admin-sampler.js').AdminSampler,
  *   kernelFlows?: import('../cross/kernel-flows.js').KernelFlows, commands: object[],
- *   flowTruth: Array<{ epochMs: number, flow: string, direction: string, bytesOut: number }>, traceStepLateMs: number[] }} Call
+ *   flowTruth: Array<{ epochMs: number, flow: string, direction: string, bytesOut: number }>, traceStepLateMs: number[],
+ *   pages: Map<string, import('puppeteer').Page>, viewer?: import('./viewer-collector.js').ViewerCollector }} Call
  *   commands: the system commands the run started itself (Janus, kernel flows), beside the emulator's
  *   traceStepLateMs: how late each trace rate step was applied (netem, dummynet)
  */
@@ -344,6 +349,7 @@ async function setUpCall(call) {
       onCrash: (message) => !closing && recorder.fail(message, peer),
     });
     recorder.browserVersions[peer] = launched.version;
+    call.pages.set(peer, launched.page);
     const pid = launched.browser.process()?.pid;
     if (pid) call.processes.track(peer, pid);
     hold(call, `browser ${peer}`, async () => { closing = true; await launched.close(); });
@@ -353,8 +359,13 @@ async function setUpCall(call) {
   const failed = launches.find((launch) => launch.status === 'rejected');
   if (failed) throw failed.reason;
 
-  const timedOut = sleep(CONNECT_TIMEOUT_MS, recorder.signal).then(() => 'timeout');
-  if (await Promise.race([whenConnected.then(() => 'connected'), timedOut]) === 'timeout' && !recorder.signal.aborted) {
+  // Cleared once decided: a pending timer kept the orchestrator's process alive until 45 s after the launch, so a
+  // 15 s run exited ~25 s after writing its result.
+  const decided = new AbortController();
+  const timedOut = sleep(CONNECT_TIMEOUT_MS, AbortSignal.any([recorder.signal, decided.signal])).then(() => 'timeout');
+  const outcome = await Promise.race([whenConnected.then(() => 'connected'), timedOut]);
+  decided.abort();
+  if (outcome === 'timeout' && !recorder.signal.aborted) {
     recorder.fail(`peers did not connect within ${CONNECT_TIMEOUT_MS / 1000} s (${connected.size} of ${expectedConnections} connections up, `
       + `${joined.size} of ${peers.length} peers joined`
       + `${expectedCodecReports ? `, ${codecReports.size} of ${expectedCodecReports} codec reports` : ''}); see the events in result.json`);
@@ -405,6 +416,14 @@ async function holdCall(call) {
   });
   hold(call, 'flow timers', () => flowTimers.forEach(clearTimeout));
   call.kernelFlows?.start(recorder.mediaStartEpochMs);
+  // What the viewers saw: drained from the pages once a second; the last drain runs before the browsers close.
+  call.viewer = createViewerCollector({
+    pages: call.pages, peers: allPeerNames(scenario), runDir: call.runDir,
+    changeTimesS: scenario.compiled.events.map((event) => event.atS), fps: call.media.fps,
+    onRejected: (peer, reason) => recorder.rejected({ epochMs: Date.now(), peer, messageType: 'viewer-drain', reason }),
+  });
+  await call.viewer.start(recorder.mediaStartEpochMs);
+  hold(call, 'viewer collector', () => call.viewer?.stop());
   const truthTimer = setInterval(() => readTruth(call).catch((error) => recorder.fail(`reading network truth: ${error.message}`)), 1000);
   hold(call, 'truth timer', () => clearInterval(truthTimer));
   if (call.sfuSampler) {
@@ -440,6 +459,29 @@ async function startCrossTraffic(call, room, clock) {
     onError: (error) => call.recorder.fail(`kernel flow: ${error.message}`),
   });
   call.log(`kernel flows: ${flows.map((flow) => `${flow.name} (${flow.kind})`).join(', ')}`);
+}
+
+/**
+ * The frames the viewers saw and the picture quality of the captured ones (after the browsers closed, so ffmpeg has
+ * the cores); the captures are removed once scored. A scoring failure is a warning: the rest of the result stands.
+ * @param {Call} call
+ * @returns {Promise<Parameters<typeof buildResult>[0]['viewer']>}
+ */
+async function scoreViewer(call) {
+  if (!call.viewer) return undefined;
+  const vmaf = await vmafAvailability();
+  let quality = { scores: [], unmatched: 0 };
+  try {
+    quality = await scoreCaptures({ captures: call.viewer.captures, media: call.media.peers, workDir: call.runDir });
+  } catch (error) {
+    call.recorder.event({ type: 'warning', source: 'picture-quality', message: `scoring the captured frames failed: ${error.message}` });
+  } finally {
+    await call.viewer.removeCaptures();
+  }
+  return {
+    batches: call.viewer.batches, scores: quality.scores, captures: call.viewer.captures.length,
+    unmatchedCaptures: quality.unmatched, droppedCaptures: call.viewer.droppedCaptures, vmaf,
+  };
 }
 
 /**

@@ -21,7 +21,7 @@ test('Firefox fills the rates, resolution, frame rate, codec, RTT and loss from 
   assert.equal(video.codec, 'VP8');
   assert.equal(video.lossPct, 0);
   assert.equal(interval.lossPct, 0);
-  assert.deepEqual([video.nackCount, video.pliCount, video.freezeCount], [0, 0, 0]);
+  assert.deepEqual([video.nackCount, video.pliCount, video.freezeCount, video.freezeDurationMs], [0, 0, 0, 0]);
   assert.ok(video.jitterBufferDelayMs > 0 && audio.jitterBufferDelayMs > 0);
   // From remote-inbound-rtp's totalRoundTripTime over roundTripTimeMeasurements, as in Chromium.
   assert.ok(interval.rttMs > 0 && interval.rttMs < 100, `rtt ${interval.rttMs}`);
@@ -52,10 +52,10 @@ test("Firefox's candidate pair RTT of 0 with responses received is unmeasured, n
 
 test('missingTimelineFields lists the fields null in every second that had their media, and only those', () => {
   const firefox = [1, 2, 3].map((t) => ({ t, peer: 'p1', remote: 'p0', ...interval }));
-  // Firefox reports no encoder or decoder implementation, and qpSum only for what it sends.
+  // Firefox reports no encoder or decoder implementation, no pacer delay, and qpSum only for what it sends.
   assert.deepEqual(missingTimelineFields(firefox), [
     'availableOutgoingKbps', 'residualLossPct', 'video.decoderImplementation', 'video.encoderImplementation',
-    'video.fecPacketsReceived', 'video.qpPerFrame', 'video.qualityLimitationReason',
+    'video.fecPacketsReceived', 'video.packetSendDelayMs', 'video.qpPerFrame', 'video.qualityLimitationReason',
     'video.residualLossPct', 'video.retransmittedPacketsReceived',
   ]);
   // A field filled in one second is not missing; a peer that only receives lacks no sender field.

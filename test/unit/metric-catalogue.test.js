@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { dataMetrics, intervalMetrics, snapshotFromStats } from '../../client-app/stats.js';
 import { flowList, pageFlowRows } from '../../orchestrator/lib/flows.js';
 import { withWireLoss } from '../../orchestrator/lib/loss.js';
+import { viewerSection, withViewer } from '../../orchestrator/lib/viewer.js';
 import {
   HEADLINE_LEVELS, METRICS, METRIC_PATHS as REFERENCE_METRIC_PATHS, RUN_METRIC_PATHS, TIMELINE_METRIC_PATHS, headlinePaths, metricByPath,
 } from '../../orchestrator/lib/metrics.js';
@@ -20,10 +21,12 @@ import { KNOWN_METRICS, WORSE_WHEN, metricPool, runValues } from '../../orchestr
 const report = (ts, k) => [
   { id: 'CV', type: 'codec', mimeType: 'video/VP8' },
   { id: 'CA', type: 'codec', mimeType: 'audio/opus' },
-  { id: 'OV', type: 'outbound-rtp', kind: 'video', timestamp: ts, bytesSent: 300_000 * k, framesSent: 30 * k, frameWidth: 1280,
+  { id: 'OV', type: 'outbound-rtp', kind: 'video', timestamp: ts, bytesSent: 300_000 * k, framesSent: 30 * k, packetsSent: 300 * k,
+    totalPacketSendDelay: 0.9 * k, frameWidth: 1280,
     frameHeight: 720, framesPerSecond: 30, qualityLimitationReason: 'none', qualityLimitationDurations: { none: k, bandwidth: 0 }, codecId: 'CV' },
   { id: 'IV', type: 'inbound-rtp', kind: 'video', timestamp: ts, bytesReceived: 290_000 * k, packetsReceived: 300 * k, packetsLost: 3 * k,
-    framesDecoded: 29 * k, frameWidth: 1280, frameHeight: 720, jitter: 0.004, nackCount: 2 * k, pliCount: k, freezeCount: k, codecId: 'CV',
+    framesDecoded: 29 * k, frameWidth: 1280, frameHeight: 720, jitter: 0.004, nackCount: 2 * k, pliCount: k, freezeCount: k,
+    totalFreezesDuration: 0.2 * k, codecId: 'CV',
     jitterBufferDelay: 1.2 * k, jitterBufferEmittedCount: 29 * k, retransmittedPacketsReceived: 2 * k, fecPacketsReceived: k,
     qpSum: 29 * 40 * k },
   { id: 'OA', type: 'outbound-rtp', kind: 'audio', timestamp: ts, bytesSent: 5000 * k, codecId: 'CA' },
@@ -45,7 +48,28 @@ function pageTimeline() {
     timeline.push({ t, peer: 'p0', remote: 'p1', ...metrics, data: { sentKbps } }, { t, peer: 'p1', remote: 'p0', ...metrics, data: { recvKbps } });
   }
   const truth = Object.keys(LINKS).flatMap((link) => timeline.map(({ t }) => ({ t, link, packetsIn: 400, dropsLoss: 4, dropsQueue: 2 })));
-  return withWireLoss(timeline, truth, ROUTES);
+  return withViewer(withWireLoss(timeline, truth, ROUTES), viewerFixture().perSecond);
+}
+
+/**
+ * What the pages' frame readers saw over those 20 s: each peer's camera at 30 fps and the other's frames 80 ms later,
+ * one frame in 30 lost and a 400 ms freeze at 10 s; one scored capture a second.
+ */
+function viewerFixture() {
+  const startMs = 1_000_000;
+  const frames = Array.from({ length: 600 }, (_, i) => ({ code: i % 300, atMs: startMs + 1 + (i * 1000) / 30 }));
+  const shown = frames.filter((frame, i) => i % 30 !== 7 && !(i > 300 && i < 312)).map((frame) => ({ ...frame, atMs: frame.atMs + 80 }));
+  const batch = (peer, source, list) => ({
+    peer, source, codes: list.map((f) => f.code), epochMs: list.map((f) => f.atMs), readMs: 12,
+  });
+  const scores = [['p0', 'p1'], ['p1', 'p0']].flatMap(([peer, remote]) => Array.from({ length: 20 }, (_, i) => ({
+    peer, remote, epochMs: startMs + i * 1000 + 500, code: (i * 30) % 300, width: 640, height: 360, psnrDb: 30 + (i % 3), ssim: 0.9,
+  })));
+  return viewerSection({
+    batches: [batch('p0', 'local', frames), batch('p1', 'local', frames), batch('p0', 'p1', shown), batch('p1', 'p0', shown)],
+    media: { p0: { fps: 30, frames: 300, frameCode: true }, p1: { fps: 30, frames: 300, frameCode: true } },
+    mediaStartEpochMs: startMs, durationS: 20, warmupS: 0, scores,
+  });
 }
 
 const LINK = { rateKbps: 4000, queuePackets: 50, queueMs: null, oneWayDelayMs: 25, jitterMs: 0, lossPct: 0, lossBurst: null };

@@ -44,7 +44,7 @@
   // Warm-up band, schedule changes, flow changes and errors, drawn under the data; the flow changes' labels over it.
   var markersPlugin = {
     id: 'runMarkers',
-    beforeDatasetsDraw: function (chart) {
+    beforeDatasetsDraw: function (chart, args, options) {
       var ctx = chart.ctx;
       var area = chart.chartArea;
       var x = chart.scales.x;
@@ -52,6 +52,12 @@
       ctx.beginPath();
       ctx.rect(area.left, area.top, area.right - area.left, area.bottom - area.top);
       ctx.clip();
+      // The panel's own shaded spans (freezes), each at least a pixel wide.
+      (options.spans || []).forEach(function (span) {
+        var left = x.getPixelForValue(span.fromS);
+        ctx.fillStyle = span.color;
+        ctx.fillRect(left, area.top, Math.max(1, x.getPixelForValue(span.toS) - left), area.bottom - area.top);
+      });
       if (data.warmupS) {
         var from = x.getPixelForValue(data.xMinS);
         var to = x.getPixelForValue(data.warmupS);
@@ -160,6 +166,7 @@
         interaction: { mode: 'x', intersect: false },
         scales: scales,
         plugins: {
+          runMarkers: { spans: panel.spans || [] },
           legend: { position: 'bottom', labels: { boxWidth: 18, boxHeight: 0, padding: 8, usePointStyle: false } },
           tooltip: {
             callbacks: {

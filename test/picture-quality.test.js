@@ -1,0 +1,65 @@
+// Picture quality of captured frames (orchestrator/run/picture-quality.js) with real ffmpeg: matched by the code in
+// their own pixels to the source frame, scaled up to the source size, scored with psnr and ssim.
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, open, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { finished } from 'node:stream/promises';
+import { test } from 'node:test';
+import { markY4mStream, readLuma, readY4mLayout } from '../media/y4m.js';
+import { IDENTICAL_PSNR_DB, parseStatsFile, scoreCaptures, vmafAvailability } from '../orchestrator/run/picture-quality.js';
+
+test('stats files: psnr_avg and All per frame, inf as the identical-frame value', () => {
+  assert.deepEqual(parseStatsFile('n:1 mse_avg:3.20 mse_y:3.20 psnr_avg:43.08 psnr_y:43.08\nn:2 mse_avg:0.00 psnr_avg:inf psnr_y:inf\n', 'psnr'),
+    [43.08, IDENTICAL_PSNR_DB]);
+  assert.deepEqual(parseStatsFile('n:1 Y:0.912345 All:0.912345 (10.57)\nn:2 Y:x All:x (0)\n', 'ssim'), [0.912345, null]);
+});
+
+test('captures are matched by their own code, scored at the source size; a lower resolution scores lower', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'picture-quality-'));
+  const video = path.join(dir, 'source.y4m');
+  const source = spawn('ffmpeg', ['-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=30,noise=alls=10:allf=t+u,format=yuv420p',
+    '-frames:v', '20', '-f', 'yuv4mpegpipe', 'pipe:1'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const sink = createWriteStream(video);
+  await markY4mStream(source.stdout, sink, 'source');
+  sink.end();
+  await finished(sink);
+  const layout = await readY4mLayout(video);
+  const handle = await open(video, 'r');
+  const frame = (index) => readLuma(handle, layout, index);
+  /** @param {string} name @param {Buffer} luma @param {number} code @param {number} width @param {number} height */
+  const capture = async (name, luma, code, width, height) => {
+    const file = path.join(dir, `${name}.gray`);
+    await writeFile(file, luma);
+    return { peer: 'p1', remote: 'p0', epochMs: 1e12 + code, code, width, height, file };
+  };
+  const halfSize = (luma) => execFileSync('ffmpeg', ['-loglevel', 'error', '-f', 'rawvideo', '-pix_fmt', 'gray', '-s', '320x180', '-i', 'pipe:0',
+    '-vf', 'scale=160:90', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1'], { input: luma });
+  const captures = [
+    await capture('exact', await frame(5), 5, 320, 180),
+    await capture('half', halfSize(await frame(7)), 7, 160, 90),
+    // The page's word is checked: frame 8's pixels filed as frame 9 are not scored.
+    await capture('wrong', await frame(8), 9, 320, 180),
+  ];
+  await handle.close();
+  const { scores, unmatched } = await scoreCaptures({ captures, media: { p0: { video, frameCode: true } }, workDir: dir });
+  assert.equal(unmatched, 1);
+  const byCode = Object.fromEntries(scores.map((score) => [score.code, score]));
+  assert.deepEqual(Object.keys(byCode), ['5', '7']);
+  assert.equal(byCode[5].psnrDb, IDENTICAL_PSNR_DB);
+  assert.equal(byCode[5].ssim, 1);
+  assert.ok(byCode[7].psnrDb > 10 && byCode[7].psnrDb < 40, `half size: ${byCode[7].psnrDb} dB`);
+  assert.ok(byCode[7].ssim < 0.95, `half size SSIM ${byCode[7].ssim}`);
+  assert.deepEqual(Object.keys(byCode[7]).sort(), ['code', 'epochMs', 'height', 'peer', 'psnrDb', 'remote', 'ssim', 'width']);
+  // A sender whose media carry no code scores nothing.
+  const uncoded = await scoreCaptures({ captures, media: { p0: { video, frameCode: false } }, workDir: dir });
+  assert.deepEqual(uncoded, { scores: [], unmatched: 3 });
+});
+
+test('VMAF is reported unavailable with the reason, never computed by this ffmpeg', async () => {
+  const vmaf = await vmafAvailability();
+  assert.equal(vmaf.available, false);
+  assert.match(vmaf.reason, /libvmaf/);
+});
