@@ -47,7 +47,7 @@ const hungUp = new Set();
 /**
  * Bulk data flows by remote: the channels this page sends on (with the bytes it handed to each) and the bytes it
  * received; a remote's entry lives from its first channel until the sample after its last channel closed.
- * @type {Map<string, { sending: Array<{ channel: RTCDataChannel, handedBytes: number, stopped: boolean }>,
+ * @type {Map<string, { sending: Array<{ channel: RTCDataChannel, handedBytes: number, stopped: boolean, fill: () => void }>,
  *   receiving: RTCDataChannel[], receivedBytes: number }>}
  */
 const dataFlows = new Map();
@@ -285,16 +285,16 @@ async function startData(remote, flowName) {
   const entry = connections.get(remote);
   if (!entry) throw new Error(`no connection to ${remote} to open data channel ${flowName} on`);
   const channel = entry.pc.createDataChannel(flowName, { ordered: true });
-  const sending = { channel, handedBytes: 0, stopped: false };
-  dataFlowWith(remote).sending.push(sending);
-  watchChannel(remote, channel);
-  channel.bufferedAmountLowThreshold = MIN_LOW_WATER_BYTES;
   const fill = () => {
     while (!sending.stopped && channel.readyState === 'open' && channel.bufferedAmount < 2 * channel.bufferedAmountLowThreshold) {
       channel.send(DATA_MESSAGE);
       sending.handedBytes += DATA_MESSAGE.byteLength;
     }
   };
+  const sending = { channel, handedBytes: 0, stopped: false, fill };
+  dataFlowWith(remote).sending.push(sending);
+  watchChannel(remote, channel);
+  channel.bufferedAmountLowThreshold = MIN_LOW_WATER_BYTES;
   channel.addEventListener('open', fill);
   channel.addEventListener('bufferedamountlow', fill);
   setTimeout(() => {
@@ -333,7 +333,12 @@ function readDataCounters() {
 /** @param {string} remote @param {number|null|undefined} sentKbps over the last interval */
 function followRate(remote, sentKbps) {
   const lowWaterBytes = Math.min(MAX_LOW_WATER_BYTES, Math.max(MIN_LOW_WATER_BYTES, ((sentKbps ?? 0) * 1000) / 8 / 4));
-  for (const { channel } of dataFlows.get(remote)?.sending ?? []) channel.bufferedAmountLowThreshold = lowWaterBytes;
+  for (const { channel, fill } of dataFlows.get(remote)?.sending ?? []) {
+    channel.bufferedAmountLowThreshold = lowWaterBytes;
+    // 'bufferedamountlow' fires only when the buffer falls through the mark: one raised above the buffer would never
+    // fire, and the flow would stall for good (seen as data channels stopping 4-8 s into 5 and 10 Mbps runs).
+    if (channel.bufferedAmount <= lowWaterBytes) fill();
+  }
 }
 
 /** @returns {Promise<Array<[string, import('./stats.js').Snapshot]>>} */
