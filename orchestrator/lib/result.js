@@ -43,6 +43,9 @@ export const SCHEMA_VERSION = 1;
  *   was fed: the scenario's per-peer preset, else the run's
  * @property {import('./codec.js').CodecSummary} [codecs]  the requested video codec and, per peer and remote, what each
  *   direction last used (mime type, payload type, fmtp line, encoder/decoder implementation, power efficiency)
+ * @property {{ version: 1|2, peers: Record<string, { name: string, paths: string[], cpuQuotaCores: number|null, quotaUs: number|null,
+ *   periodUs: number, cpuCount: number|null, cpus: string|null }> }|null} [cgroups]  the cgroups limiting constrained
+ *   devices' browsers (lib/cgroup.js): hierarchy version, and per peer the directories, CFS quota and period, cores
  * @typedef {{ preset: string|null, video: string, audio: string, width: number, height: number, fps: number,
  *   source?: 'fake-device'|'media-element', capture?: string }} MediaFiles  source and capture: per peer, how its browser
  *   read the media (media/generate.js ensureRunMedia)

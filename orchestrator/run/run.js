@@ -2,6 +2,7 @@
 // and result.json. Rendering the report is the caller's job.
 import { randomBytes } from 'node:crypto';
 import { rmdir } from 'node:fs/promises';
+import path from 'node:path';
 import puppeteer from 'puppeteer';
 import { ensureRunMedia } from '../../media/generate.js';
 import { startSignalingServer } from '../../signaling/server.js';
@@ -9,7 +10,7 @@ import { createEmulator } from '../emulators/index.js';
 import { EnvironmentError, InputError } from '../lib/errors.js';
 import { codecMismatch } from '../../client-app/codec.js';
 import { codecSummary } from '../lib/codec.js';
-import { videoConstraints } from '../lib/devices.js';
+import { cgroupLimits, videoConstraints } from '../lib/devices.js';
 import { BROWSER_FLOW_KINDS, browserFlowTimeline, mainCallHolds } from '../lib/flow-commands.js';
 import { KERNEL_FLOW_KINDS, shortTcpBursts } from '../lib/flows.js';
 import { startKernelFlows } from '../cross/kernel-flows.js';
@@ -27,6 +28,7 @@ import { firstIpv4Address } from '../emulators/candidates.js';
 import { peerBrowsers } from '../lib/browsers.js';
 import { resolveBrowserPath, resolveFirefoxPath } from './browser-path.js';
 import { launchPeer } from './browsers.js';
+import { checkCgroups, createPeerCgroups } from './cgroups.js';
 import { describeEnvironment } from './environment.js';
 import { prepareRunDir, writeResultFile } from './output.js';
 import { createRecorder } from './recorder.js';
@@ -79,12 +81,15 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
     throw new EnvironmentError('--emulator netem: Firefox peers in network namespaces need socat; install it with `npm run setup` '
       + '(apt-get install socat), or use --emulator relay');
   }
-  // A constrained device is Chromium's: getUserMedia constraints on its fake camera (Firefox sends a <video>'s
-  // captureStream()) and the DevTools protocol's CPU throttling (Firefox speaks WebDriver BiDi).
-  const firefoxDevice = firefoxPeers.find((peer) => scenario.devices?.[peer]);
+  // A capture size and DevTools throttling are Chromium's: getUserMedia constraints on its fake camera (Firefox sends a
+  // <video>'s captureStream()) and the DevTools protocol (Firefox speaks WebDriver BiDi). A cgroup takes any browser.
+  const firefoxDevice = firefoxPeers.find((peer) => {
+    const device = scenario.devices?.[peer];
+    return device && (device.width !== null || device.fps !== null || device.cpuThrottlingRate > 1);
+  });
   if (firefoxDevice) {
-    throw new InputError(`${scenario.file}: devices.${firefoxDevice}: constrained devices need Chromium (getUserMedia constraints on its fake camera, `
-      + `DevTools CPU throttling), and ${firefoxDevice} runs Firefox; use --browser chromium or drop its device`);
+    throw new InputError(`${scenario.file}: devices.${firefoxDevice}: width, height, fps and cpuThrottlingRate need Chromium (getUserMedia constraints on its fake camera, `
+      + `DevTools CPU throttling), and ${firefoxDevice} runs Firefox; use --browser chromium, or keep only cpuQuotaCores and cpuCount`);
   }
   // dummynet tells peers apart by the port of a loopback candidate, and Janus gathers none on loopback.
   if (scenario.topology === 'sfu' && emulatorName === 'dummynet') {
@@ -101,6 +106,8 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
   if (kernelFlow && emulatorName !== 'relay') {
     throw new InputError(`--emulator ${emulatorName}: scenario ${scenario.name} has the kernel flow ${kernelFlow.name} (${kernelFlow.kind}), which crosses the emulated bottleneck through the relay only; use --emulator relay`);
   }
+  // A device's CPU quota or core count needs a cgroup controller and root.
+  if (Object.keys(cgroupLimits(scenario.devices)).length) await checkCgroups(cgroupLimits(scenario.devices), scenario.file);
   // Only the browsers the run uses must exist; a missing one stops the run before anything starts (exit 3).
   const used = new Set(Object.values(kinds));
   /** @type {Record<string, { path: string, source: string }>} */
@@ -146,7 +153,7 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
       browsers: Object.fromEntries(Object.entries(kinds)
         .map(([peer, kind]) => [peer, { kind, ...executables[kind], version: recorder.browserVersions[peer] }])),
       samples: recorder.samples, emulator: call.emulator, emulatorName, media, startedAt, endedAt: new Date(),
-      codecs: codecSummary(recorder.events, scenario.codec),
+      codecs: codecSummary(recorder.events, scenario.codec), cgroups: call.cgroups?.record ?? null,
     }),
     samples: recorder.samples,
     events: recorder.events,
@@ -177,6 +184,7 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
  *   emulator: any, signaling?: any, room?: string, processes: import('./process-sampler.js').ProcessSampler,
  *   releases: Array<() => Promise<void>>, runDir: string, sfuSampler?: import('../sfu/admin-sampler.js').AdminSampler,
  *   kernelFlows?: import('../cross/kernel-flows.js').KernelFlows, commands: object[],
+ *   cgroups?: import('./cgroups.js').PeerCgroups|null,
  *   flowTruth: Array<{ epochMs: number, flow: string, direction: string, bytesOut: number }>, traceStepLateMs: number[] }} Call
  *   commands: the system commands the run started itself (Janus, kernel flows), beside the emulator's
  *   traceStepLateMs: how late each trace rate step was applied (netem, dummynet)
@@ -243,6 +251,14 @@ async function setUpCall(call) {
   const sfuAddress = scenario.topology === 'sfu' ? firstIpv4Address() ?? undefined : undefined;
   // Emulator commands are stamped on the run clock; buildResult moves them onto the media clock.
   const clock = () => (Date.now() - call.startedAt.getTime()) / 1000;
+  // Made first, removed last (after the browsers): a host that cannot limit a device's CPU stops the run before anything starts.
+  call.cgroups = await createPeerCgroups({
+    limits: cgroupLimits(scenario.devices), runId: room, where: scenario.file, clock, logFile: path.join(call.runDir, 'cgroups.log'),
+    logCommand: (record) => call.commands.push(record), registerCleanup: (name, close, options) => hold(call, name, close, options),
+  });
+  for (const [peer, { name, paths, quotaUs, periodUs, cpus }] of Object.entries(call.cgroups?.record.peers ?? {})) {
+    log(`${peer}: cgroup ${name}${quotaUs === null ? '' : `, ${quotaUs} µs per ${periodUs} µs`}${cpus === null ? '' : `, cores ${cpus}`} (${paths.join(', ')})`);
+  }
   // The emulator's closer is registered before its set-up starts, so an interrupt half way removes what was built.
   call.emulator = await createEmulator(call.emulatorName, {
     compiled: scenario.compiled, durationS: scenario.durationS, peers, runId: room, browserPath: call.executables.chromium?.path,
@@ -338,6 +354,12 @@ async function setUpCall(call) {
     const launched = await launchPeer({
       kind, executablePath: call.executables[kind].path, media, url, headful: call.headful,
       cpuThrottlingRate: device?.cpuThrottlingRate,
+      // Before the page loads, so the call never runs unlimited; the processes forked later inherit the cgroup.
+      beforeLoad: async (pid) => {
+        if (!call.cgroups?.record.peers[peer]) return;
+        if (!pid) throw new Error(`${peer}: the browser's process id is unknown, so its CPU cannot be limited`);
+        recorder.event({ type: 'cgroup-attached', peer, processes: await call.cgroups.attach(peer, pid) });
+      },
       launchSpec: await call.emulator.launchSpec?.(peer, call.executables[kind].path, kind),
       onMilestone: (type) => recorder.event({ type, peer }),
       onConsole: (text) => recorder.event({ type: 'console-error', peer, text }),
@@ -369,6 +391,8 @@ async function setUpCall(call) {
 async function holdCall(call) {
   const { scenario, recorder, emulator, log } = call;
   if (recorder.signal.aborted) return;
+  // What a browser forked while its tree was being moved.
+  await call.cgroups?.sweep().catch((error) => recorder.fail(`limiting the devices' CPU: ${error.message}`));
   recorder.mediaStartEpochMs = Date.now();
   // The relay's traces run on the media clock, like the schedule.
   await emulator.startMedia?.(recorder.mediaStartEpochMs).catch((error) => recorder.fail(`starting the link traces: ${error.message}`));
