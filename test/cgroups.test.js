@@ -103,7 +103,7 @@ test('a killed orchestrator\'s cgroups are removed by its guardian once its brow
 });
 
 test('cleanup removes the cgroups of dead runs and leaves a live run\'s alone', { skip }, async () => {
-  const dead = `${cpuDir}/wtb-d${process.pid.toString(36)}`.slice(0, cpuDir.length + 13) + '-p1';
+  const dead = `${cpuDir}/wtb-${`d${process.pid.toString(36)}`.slice(0, 8)}-p1`;
   mkdirSync(dead);
   const closers = [];
   const live = await createPeerCgroups({

@@ -146,9 +146,12 @@ export async function createPeerCgroups({ limits, runId, where, clock, logComman
     }
   } catch (error) {
     const code = /** @type {NodeJS.ErrnoException} */ (error).code;
-    const fix = code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
-      ? 'the hierarchy is not writable here (a container without a delegated cgroup?)'
-      : 'check the cgroup hierarchy named there';
+    const fix = {
+      EACCES: 'the hierarchy is not writable here (a container without a delegated cgroup?)',
+      EROFS: 'the hierarchy is mounted read-only (a container?)',
+      // cgroup v2 hands controllers to child cgroups only from a cgroup without processes of its own.
+      EBUSY: 'the cgroup v2 root holds processes (a container?), so it cannot hand its cpu controller to child cgroups; run on the host',
+    }[code ?? ''] ?? 'check the cgroup hierarchy named there';
     throw new EnvironmentError(`${fields}: could not set up the CPU limit (${error.message}): ${fix}; or drop the field from the scenario's devices`);
   }
 
