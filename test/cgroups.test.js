@@ -22,11 +22,10 @@ const cpusetDir = mounts.v1.cpuset ?? mounts.v2;
 const procs = (dir) => (existsSync(`${dir}/cgroup.procs`) ? readFileSync(`${dir}/cgroup.procs`, 'utf8').split('\n').filter(Boolean).map(Number) : []);
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 
-/** A parent shell with two sleeping children, all killed with the test process. */
-function sleepTree() {
-  const child = spawn('setpriv', ['--pdeathsig', 'KILL', '--', 'sh', '-c', 'sleep 60 & sleep 60 & wait'], { stdio: 'ignore' });
-  return child;
-}
+const FAKE_CHROMIUM = fileURLToPath(new URL('./fixtures/cgroup/fake-chromium.sh', import.meta.url));
+/** A browser stand-in: a zygote with two renderers and a capture service, all gone with the test process. */
+const fakeChromium = () => spawn('setpriv', ['--pdeathsig', 'KILL', '--', FAKE_CHROMIUM], { stdio: 'ignore', detached: true });
+const cmdline = (pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
 
 async function until(predicate, what, timeoutMs = 5000) {
   const deadline = Date.now() + timeoutMs;
@@ -36,7 +35,7 @@ async function until(predicate, what, timeoutMs = 5000) {
   }
 }
 
-test('a peer\'s cgroup has its quota and cores, takes the whole tree and what it forks later, and is gone after close', { skip }, async () => {
+test('a peer\'s cgroup has its quota and cores, takes the page\'s processes, holds them to the quota and is gone after close', { skip }, async () => {
   const commands = [];
   const closers = [];
   const runId = `t${process.pid.toString(36)}`.slice(0, 8);
@@ -50,31 +49,36 @@ test('a peer\'s cgroup has its quota and cores, takes the whole tree and what it
     assert.equal(closers.length, 1, 'the closer is registered');
     const { p1 } = cgroups.record.peers;
     assert.deepEqual({ ...p1, paths: undefined },
-      { name, paths: undefined, cpuQuotaCores: 0.25, cpuCount: 1, quotaUs: 25_000, periodUs: 100_000, cpus: p1.cpus });
+      { name, paths: undefined, cpuQuotaCores: 0.25, cpuCount: 1, quotaUs: 25_000, periodUs: 100_000, cpus: p1.cpus, cpuStat: null });
     assert.match(p1.cpus, /^\d+$/);
     if (mounts.v1.cpu) assert.equal(readFileSync(`${cpuDir}/${name}/cpu.cfs_quota_us`, 'utf8').trim(), '25000');
     else assert.equal(readFileSync(`${cpuDir}/${name}/cpu.max`, 'utf8').trim(), '25000 100000');
     assert.equal(readFileSync(`${cpusetDir}/${name}/cpuset.cpus`, 'utf8').trim(), p1.cpus);
 
-    const tree = sleepTree();
-    await sleep(200);
-    const moved = await cgroups.attach('p1', tree.pid);
-    assert.equal(moved, 3, 'the shell and its two sleeps');
-    for (const dir of p1.paths) assert.equal(procs(dir).length, 3, dir);
-    // A process forked after the move is born in the cgroup.
-    const late = spawnSync('sh', ['-c', `echo $$ > ${cpuDir}/${name}/cgroup.procs && cat /proc/self/cgroup`], { encoding: 'utf8' });
-    assert.match(late.stdout, new RegExp(`${name}`));
+    const browser = fakeChromium();
+    await sleep(300);
+    const moved = await cgroups.attach('p1', browser.pid);
+    // The page's processes only: the zygote and its two renderers, not the browser or its capture service.
+    assert.equal(moved, 3);
+    for (const dir of p1.paths) {
+      const types = procs(dir).map((pid) => cmdline(pid).find((arg) => arg.startsWith('--type='))).sort();
+      assert.deepEqual(types, ['--type=renderer', '--type=renderer', '--type=zygote'], dir);
+    }
     await cgroups.sweep();
+    // The two busy renderers hit the quota in every period.
+    await sleep(500);
     assert.ok(commands.every((record) => record.ok), JSON.stringify(commands));
     const lines = commands.map((record) => record.cmd);
     assert.ok(lines.includes(`mkdir ${cpuDir}/${name}`), lines.join('\n'));
     assert.ok(lines.some((line) => /^echo 25000 > .*cpu\.cfs_quota_us$|^echo '25000 100000' > .*cpu\.max$/.test(line)), lines.join('\n'));
     assert.ok(lines.some((line) => line.startsWith('for pid in ') && line.endsWith(`> ${cpuDir}/${name}/cgroup.procs; done`)), lines.join('\n'));
-    tree.kill('SIGKILL');
+    process.kill(-browser.pid, 'SIGKILL');
   } finally {
     await closers[0]();
   }
   for (const dir of cgroups.record.peers.p1.paths) assert.ok(!existsSync(dir), `${dir} removed`);
+  const { cpuStat } = cgroups.record.peers.p1;
+  assert.ok(cpuStat.periods >= 3 && cpuStat.throttledPeriods >= 3 && cpuStat.throttledMs > 0, JSON.stringify(cpuStat));
   assert.ok(commands.map((record) => record.cmd).includes(`rmdir ${cpuDir}/${name}`));
 });
 
@@ -84,19 +88,19 @@ test('a killed orchestrator\'s cgroups are removed by its guardian once its brow
     import { spawn } from 'node:child_process';
     const cgroups = await createPeerCgroups({ limits: { p0: { cpuQuotaCores: 0.5, cpuCount: null } }, runId: process.argv[1], where: 'x.json',
       clock: () => 0, logFile: process.argv[2], logCommand: () => {}, registerCleanup: () => {} });
-    const browser = spawn('setpriv', ['--pdeathsig', 'KILL', '--', 'sleep', '60'], { stdio: 'ignore' });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const browser = spawn('setpriv', ['--pdeathsig', 'KILL', '--', process.argv[3]], { stdio: 'ignore' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
     await cgroups.attach('p0', browser.pid);
     console.log(JSON.stringify(cgroups.record.peers.p0.paths));
     setInterval(() => {}, 1000);`;
   const runId = `k${process.pid.toString(36)}`.slice(0, 8);
   const logFile = path.join(tempDir(), 'guardian.log');
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script, runId, logFile], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script, runId, logFile, FAKE_CHROMIUM], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (chunk) => { out += chunk; });
   await until(() => out.includes('\n'), 'the cgroup');
   const [dir] = JSON.parse(out);
-  assert.equal(procs(dir).length, 1, 'the browser stand-in is in it');
+  assert.equal(procs(dir).length, 3, 'the browser stand-in\'s page processes are in it');
   child.kill('SIGKILL');
   await until(() => !existsSync(dir), `${dir} removed by the guardian`);
   assert.match(readFileSync(logFile, 'utf8'), /orchestrator gone without removing its cgroups[\s\S]*ok: rmdir/);

@@ -158,6 +158,35 @@ export function peerCgroupPlan({ layout, name, limits: { cpuQuotaCores, cpuCount
 }
 
 /**
+ * The processes of a Chromium tree a device's limits apply to: its renderers, where the page runs and WebRTC encodes
+ * and decodes, and the zygote that forks them (renderers forked later are born in the cgroup). The browser, GPU,
+ * network and audio processes stay outside, and so does the video capture service: the fake camera stands for a
+ * phone's camera hardware, which keeps its frame rate however slow the CPU. With the capture limited too, frames came
+ * late rather than the encoder falling behind, and the encoder never reported `cpu`.
+ * @param {Array<{ pid: number, ppid: number, args: string[] }>} processes  the browser's tree, with command lines
+ * @returns {number[]}
+ */
+export function pageProcesses(processes) {
+  const type = (args) => args.find((arg) => arg.startsWith('--type='))?.slice('--type='.length) ?? null;
+  const renderers = processes.filter((proc) => type(proc.args) === 'renderer');
+  const zygotes = new Set(renderers.map((proc) => proc.ppid));
+  return processes.filter((proc) => type(proc.args) === 'renderer' || (zygotes.has(proc.pid) && type(proc.args) === 'zygote')).map((proc) => proc.pid);
+}
+
+/**
+ * cpu.stat of a cgroup: how many CFS periods it ran in and how many of them hit the quota (v1: throttled_time in ns;
+ * v2: throttled_usec).
+ * @param {string} text @returns {{ periods: number, throttledPeriods: number, throttledMs: number }|null}
+ */
+export function parseCpuStat(text) {
+  const fields = Object.fromEntries(text.split('\n').map((line) => line.trim().split(/\s+/)).filter((parts) => parts.length === 2)
+    .map(([key, value]) => [key, Number(value)]));
+  if (!Number.isFinite(fields.nr_periods) || !Number.isFinite(fields.nr_throttled)) return null;
+  const throttledMs = Number.isFinite(fields.throttled_usec) ? fields.throttled_usec / 1000 : (fields.throttled_time ?? 0) / 1e6;
+  return { periods: fields.nr_periods, throttledPeriods: fields.nr_throttled, throttledMs: Math.round(throttledMs) };
+}
+
+/**
  * A step as the shell line that does the same, for the run's command log (a run reproducible by hand).
  * @param {CgroupStep} step @param {(argv: string[]) => string} shellJoin
  */

@@ -44,8 +44,10 @@ export const SCHEMA_VERSION = 1;
  * @property {import('./codec.js').CodecSummary} [codecs]  the requested video codec and, per peer and remote, what each
  *   direction last used (mime type, payload type, fmtp line, encoder/decoder implementation, power efficiency)
  * @property {{ version: 1|2, peers: Record<string, { name: string, paths: string[], cpuQuotaCores: number|null, quotaUs: number|null,
- *   periodUs: number, cpuCount: number|null, cpus: string|null }> }|null} [cgroups]  the cgroups limiting constrained
- *   devices' browsers (lib/cgroup.js): hierarchy version, and per peer the directories, CFS quota and period, cores
+ *   periodUs: number, cpuCount: number|null, cpus: string|null,
+ *   cpuStat: { periods: number, throttledPeriods: number, throttledMs: number }|null }> }|null} [cgroups]  the cgroups
+ *   limiting constrained devices' pages (lib/cgroup.js): hierarchy version, and per peer the directories, CFS quota and
+ *   period, cores, and (cpuStat) how many CFS periods hit the quota over the run
  * @typedef {{ preset: string|null, video: string, audio: string, width: number, height: number, fps: number,
  *   source?: 'fake-device'|'media-element', capture?: string }} MediaFiles  source and capture: per peer, how its browser
  *   read the media (media/generate.js ensureRunMedia)

@@ -1,8 +1,9 @@
 // The cgroups of a run's constrained devices (lib/cgroup.js plans them): made before any browser starts, each
-// browser's process tree moved in right after its launch (children forked later inherit the cgroup) and swept once
-// more when the call starts, removed after the browsers on success, failure and Ctrl-C; a guardian process removes
-// them when the orchestrator is killed, and `cleanup` sweeps those of runs whose guardian died too. Every write is
-// logged as the shell line that does the same into the run's command log.
+// browser's page processes (renderers and their zygote: lib/cgroup.js pageProcesses) moved in right after its
+// launch (renderers forked later inherit the cgroup) and swept once more when the call starts, removed after the
+// browsers on success, failure and Ctrl-C; a guardian process removes them when the orchestrator is killed, and
+// `cleanup` sweeps those of runs whose guardian died too. Every write is logged as the shell line that does the same
+// into the run's command log.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rmdir, writeFile, readdir } from 'node:fs/promises';
@@ -11,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EnvironmentError } from '../lib/errors.js';
 import {
-  chooseLayout, cgroupName, moveCommand, parentSteps, parseCgroupMounts, parseCgroupName, peerCgroupPlan, stepCommand,
+  chooseLayout, cgroupName, moveCommand, pageProcesses, parentSteps, parseCgroupMounts, parseCgroupName, parseCpuStat, peerCgroupPlan,
+  stepCommand,
 } from '../lib/cgroup.js';
 import { OWNER_DIR, ownerAlive, recordOwner, releaseOwner } from '../emulators/netem/cleanup.js';
 import { shortRunId } from '../emulators/netem/topology.js';
@@ -31,7 +33,8 @@ const ownerKey = (/** @type {string} */ id) => `cgroup-${id}`;
  * @typedef {NonNullable<import('../lib/result.js').Environment['cgroups']>} CgroupsRecord
  * @typedef {{ record: CgroupsRecord, attach: (peer: string, rootPid: number) => Promise<number>, sweep: () => Promise<void>,
  *   close: () => Promise<void> }} PeerCgroups
- *   attach: moves the tree of rootPid into the peer's cgroup and keeps it for sweep; returns how many processes it moved
+ *   attach: moves the page's processes of rootPid's tree into the peer's cgroup and keeps the root for sweep; returns
+ *   how many processes it moved
  */
 
 /**
@@ -118,6 +121,14 @@ export async function createPeerCgroups({ limits, runId, where, clock, logComman
     }
   };
 
+  /** @type {CgroupsRecord} */
+  const record = {
+    version: layout.version,
+    peers: Object.fromEntries(peers.map((peer) => [peer, {
+      name: cgroupName(id, peer), paths: plans[peer].dirs, ...limits[peer],
+      quotaUs: plans[peer].quotaUs, periodUs: plans[peer].periodUs, cpus: plans[peer].cpus, cpuStat: null,
+    }])),
+  };
   let guardian = null;
   let closed = false;
   const made = [];
@@ -125,6 +136,11 @@ export async function createPeerCgroups({ limits, runId, where, clock, logComman
     if (closed) return;
     closed = true;
     const failures = [];
+    // How often the quota held the page back, read before the cgroups go.
+    for (const peer of peers) {
+      const stat = plans[peer].quotaUs === null ? null : await readText(`${plans[peer].dirs[0]}/cpu.stat`);
+      record.peers[peer].cpuStat = stat === null ? null : parseCpuStat(stat);
+    }
     for (const dir of made.reverse()) {
       await emptyCgroup(dir);
       await runStep({ op: 'rmdir', path: dir }).catch((error) => failures.push(`${dir}: ${error.message}`));
@@ -158,7 +174,10 @@ export async function createPeerCgroups({ limits, runId, where, clock, logComman
   /** @param {string} peer @param {number} rootPid */
   const move = async (peer, rootPid) => {
     const reading = (await readTrees('/proc', new Map([[peer, rootPid]]))).get(peer);
-    const pids = [...(reading?.processes.keys() ?? [])];
+    const tree = await Promise.all([...(reading?.processes.values() ?? [])].map(async ({ pid, ppid }) => ({
+      pid, ppid, args: (await readText(`/proc/${pid}/cmdline`) ?? '').split('\0'),
+    })));
+    const pids = pageProcesses(tree);
     if (!pids.length) return 0;
     for (const procsFile of plans[peer].procsFiles) {
       const failed = [];
@@ -172,13 +191,7 @@ export async function createPeerCgroups({ limits, runId, where, clock, logComman
     return pids.length;
   };
   return {
-    record: {
-      version: layout.version,
-      peers: Object.fromEntries(peers.map((peer) => [peer, {
-        name: cgroupName(id, peer), paths: plans[peer].dirs, ...limits[peer],
-        quotaUs: plans[peer].quotaUs, periodUs: plans[peer].periodUs, cpus: plans[peer].cpus,
-      }])),
-    },
+    record,
     async attach(peer, rootPid) {
       if (!plans[peer]) return 0;
       roots.set(peer, rootPid);

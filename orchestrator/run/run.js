@@ -40,10 +40,22 @@ const KERNEL_FLOWS_GRACE_MS = 5000;
 /** Janus's VideoRoom room of a run: the Janus is the run's own, so any id does. */
 const SFU_ROOM = 1;
 
-/** @param {number} ms @param {AbortSignal} [signal] resolves early when the signal aborts */
-const sleep = (ms, signal) => new Promise((resolve) => {
-  const timer = setTimeout(resolve, ms);
-  signal?.addEventListener('abort', () => { clearTimeout(timer); resolve(undefined); }, { once: true });
+/**
+ * Resolves after ms, or as soon as any signal aborts (at once if one already has): a timer left running would keep the
+ * process alive after the run, up to the whole 45 s connect timeout.
+ * @param {number} ms @param {...AbortSignal} signals
+ */
+const sleep = (ms, ...signals) => new Promise((resolve) => {
+  const timer = setTimeout(done, ms);
+  function done() {
+    clearTimeout(timer);
+    for (const signal of signals) signal.removeEventListener('abort', done);
+    resolve(undefined);
+  }
+  for (const signal of signals) {
+    if (signal.aborted) return done();
+    signal.addEventListener('abort', done, { once: true });
+  }
 });
 
 /**
@@ -81,15 +93,13 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
     throw new EnvironmentError('--emulator netem: Firefox peers in network namespaces need socat; install it with `npm run setup` '
       + '(apt-get install socat), or use --emulator relay');
   }
-  // A capture size and DevTools throttling are Chromium's: getUserMedia constraints on its fake camera (Firefox sends a
-  // <video>'s captureStream()) and the DevTools protocol (Firefox speaks WebDriver BiDi). A cgroup takes any browser.
-  const firefoxDevice = firefoxPeers.find((peer) => {
-    const device = scenario.devices?.[peer];
-    return device && (device.width !== null || device.fps !== null || device.cpuThrottlingRate > 1);
-  });
+  // A constrained device is Chromium's: getUserMedia constraints on its fake camera (Firefox sends a <video>'s
+  // captureStream()), the DevTools protocol's CPU throttling (Firefox speaks WebDriver BiDi) and a cgroup for its
+  // renderers (Firefox's processes are others).
+  const firefoxDevice = firefoxPeers.find((peer) => scenario.devices?.[peer]);
   if (firefoxDevice) {
-    throw new InputError(`${scenario.file}: devices.${firefoxDevice}: width, height, fps and cpuThrottlingRate need Chromium (getUserMedia constraints on its fake camera, `
-      + `DevTools CPU throttling), and ${firefoxDevice} runs Firefox; use --browser chromium, or keep only cpuQuotaCores and cpuCount`);
+    throw new InputError(`${scenario.file}: devices.${firefoxDevice}: constrained devices need Chromium (getUserMedia constraints on its fake camera, `
+      + `DevTools CPU throttling, a cgroup for its renderers), and ${firefoxDevice} runs Firefox; use --browser chromium or drop its device`);
   }
   // dummynet tells peers apart by the port of a loopback candidate, and Janus gathers none on loopback.
   if (scenario.topology === 'sfu' && emulatorName === 'dummynet') {
@@ -375,8 +385,11 @@ async function setUpCall(call) {
   const failed = launches.find((launch) => launch.status === 'rejected');
   if (failed) throw failed.reason;
 
-  const timedOut = sleep(CONNECT_TIMEOUT_MS, recorder.signal).then(() => 'timeout');
-  if (await Promise.race([whenConnected.then(() => 'connected'), timedOut]) === 'timeout' && !recorder.signal.aborted) {
+  const connectWait = new AbortController();
+  const timedOut = sleep(CONNECT_TIMEOUT_MS, recorder.signal, connectWait.signal).then(() => 'timeout');
+  const outcome = await Promise.race([whenConnected.then(() => 'connected'), timedOut]);
+  connectWait.abort();
+  if (outcome === 'timeout' && !recorder.signal.aborted) {
     recorder.fail(`peers did not connect within ${CONNECT_TIMEOUT_MS / 1000} s (${connected.size} of ${expectedConnections} connections up, `
       + `${joined.size} of ${peers.length} peers joined`
       + `${expectedCodecReports ? `, ${codecReports.size} of ${expectedCodecReports} codec reports` : ''}); see the events in result.json`);

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import {
-  chooseLayout, cgroupName, formatCpuList, moveCommand, parentSteps, parseCgroupMounts, parseCgroupName, parseCpuList, peerCgroupPlan,
-  quotaUs, stepCommand,
+  chooseLayout, cgroupName, formatCpuList, moveCommand, pageProcesses, parentSteps, parseCgroupMounts, parseCgroupName, parseCpuList,
+  parseCpuStat, peerCgroupPlan, quotaUs, stepCommand,
 } from '../../orchestrator/lib/cgroup.js';
 import { shellJoin } from '../../orchestrator/emulators/script.js';
 
@@ -100,4 +100,31 @@ test('moving processes is one shell line per cgroup', () => {
   assert.equal(moveCommand([101, 102], '/sys/fs/cgroup/cpu/wtb-ab-p1/cgroup.procs', shellJoin),
     'for pid in 101 102; do echo $pid > /sys/fs/cgroup/cpu/wtb-ab-p1/cgroup.procs; done');
   assert.equal(stepCommand({ op: 'rmdir', path: '/mnt/my cgroups/wtb-ab-p1' }, shellJoin), 'rmdir \'/mnt/my cgroups/wtb-ab-p1\'');
+});
+
+test('the page\'s processes of a Chromium tree: its renderers and their zygote, not the capture service or the browser', () => {
+  // Chromium 156's tree on this machine after getUserMedia (pids, parents and --type flags as /proc showed them).
+  const chromium = (type, extra = []) => ['/usr/lib/chromium/chromium', ...(type ? [`--type=${type}`] : []), ...extra, '--no-sandbox'];
+  const tree = [
+    { pid: 100, ppid: 1, args: chromium(null) },
+    { pid: 101, ppid: 100, args: chromium('zygote', ['--no-zygote-sandbox']) },
+    { pid: 102, ppid: 100, args: chromium('zygote') },
+    { pid: 103, ppid: 101, args: chromium('gpu-process') },
+    { pid: 104, ppid: 100, args: chromium('utility', ['--utility-sub-type=network.mojom.NetworkService']) },
+    { pid: 105, ppid: 102, args: chromium('utility', ['--utility-sub-type=storage.mojom.StorageService']) },
+    { pid: 106, ppid: 102, args: chromium('renderer', ['--top-chrome-webui']) },
+    { pid: 107, ppid: 102, args: chromium('renderer') },
+    { pid: 108, ppid: 100, args: chromium('utility', ['--utility-sub-type=video_capture.mojom.VideoCaptureService']) },
+    { pid: 109, ppid: 100, args: chromium('utility', ['--utility-sub-type=audio.mojom.AudioService']) },
+  ];
+  assert.deepEqual(pageProcesses(tree), [102, 106, 107]);
+  assert.deepEqual(pageProcesses(tree.slice(0, 3)), [], 'no renderer yet: nothing');
+});
+
+test('cpu.stat: periods, throttled periods and time, from v1 (ns) and v2 (µs)', () => {
+  assert.deepEqual(parseCpuStat('nr_periods 212\nnr_throttled 150\nthrottled_time 9876543210\nnr_bursts 0\nburst_time 0\n'),
+    { periods: 212, throttledPeriods: 150, throttledMs: 9877 });
+  assert.deepEqual(parseCpuStat('usage_usec 61000\nuser_usec 40000\nsystem_usec 21000\nnr_periods 30\nnr_throttled 12\nthrottled_usec 540000\n'),
+    { periods: 30, throttledPeriods: 12, throttledMs: 540 });
+  assert.equal(parseCpuStat('usage_usec 5\n'), null);
 });
