@@ -80,7 +80,7 @@ test('a codec this Chromium cannot send fails with exit 4 before the call, namin
   assert.ok(!result.events.some((event) => event.type === 'call-started' || event.type === 'codec'));
 });
 
-test('constrained-device: the peer held to a CPU quota has its capture capped, stays under the quota and its encoder reports cpu', async () => {
+test('constrained-device: the peer held to a CPU quota has its capture capped, is throttled and its encoder reports cpu', async () => {
   const { code, stdout, stderr, result } = await runScenarioCli('constrained-device', CONSTRAINED);
   assert.equal(code, 0, `exit ${code}:\n${stdout}\n${stderr}`);
   const capture = (peer) => result.events.find((event) => event.type === 'media-ready' && event.peer === peer).video;
@@ -88,13 +88,14 @@ test('constrained-device: the peer held to a CPU quota has its capture capped, s
   assert.deepEqual([capture('p1').width, capture('p1').height], [640, 360]);
   assert.ok(capture('p1').frameRate <= 30);
 
-  // The cgroup: recorded, its browser moved in before the page loaded, every write in the command log, removed after.
+  // The cgroup: recorded, the page's processes moved in before it loaded, every write in the command log, removed after.
   const { p1: cgroup } = result.environment.cgroups.peers;
   const quotaCores = loadScenario('constrained-device').devices.p1.cpuQuotaCores;
   assert.equal(cgroup.cpuQuotaCores, quotaCores);
   assert.equal(cgroup.quotaUs, Math.round(quotaCores * cgroup.periodUs));
   const at = (type) => result.events.find((event) => event.type === type && event.peer === 'p1');
-  assert.ok(at('cgroup-attached').processes >= 2 && at('cgroup-attached').epochMs <= at('page-loaded').epochMs, JSON.stringify(at('cgroup-attached')));
+  // At least the zygote that forks the renderers.
+  assert.ok(at('cgroup-attached').processes >= 1 && at('cgroup-attached').epochMs <= at('page-loaded').epochMs, JSON.stringify(at('cgroup-attached')));
   const commands = result.network.commands.map((record) => record.cmd);
   for (const dir of cgroup.paths) {
     assert.ok(commands.includes(`mkdir ${dir}`) && commands.includes(`rmdir ${dir}`), commands.join('\n'));
@@ -102,9 +103,8 @@ test('constrained-device: the peer held to a CPU quota has its capture capped, s
     assert.ok(!existsSync(dir), `${dir} removed`);
   }
   assert.ok(result.network.commands.every((record) => record.ok), JSON.stringify(result.network.commands.filter((record) => !record.ok)));
-  // The whole browser tree stays within its quota (the kernel's CFS accounting, read from /proc once a second).
-  const cpuPct = (peer) => result.resources.summary[peer].cpuPct;
-  assert.ok(cpuPct('p1').mean <= quotaCores * 100 * 1.1, `p1 ${JSON.stringify(cpuPct('p1'))} % of a core, quota ${quotaCores * 100} %`);
+  // The quota held the page back (the kernel's CFS accounting, read before the cgroup was removed).
+  assert.ok(cgroup.cpuStat.throttledPeriods > 0 && cgroup.cpuStat.throttledMs > 0, JSON.stringify(cgroup.cpuStat));
 
   // Its encoder says so: the seconds limited by the CPU, in the timeline and in the summary.
   const p1 = result.timeline.filter((entry) => entry.peer === 'p1');

@@ -159,18 +159,20 @@ export function peerCgroupPlan({ layout, name, limits: { cpuQuotaCores, cpuCount
 
 /**
  * The processes of a Chromium tree a device's limits apply to: its renderers, where the page runs and WebRTC encodes
- * and decodes, and the zygote that forks them (renderers forked later are born in the cgroup). The browser, GPU,
+ * and decodes, and the zygote that forks them (the one without --no-zygote-sandbox, which forks the GPU process), so
+ * renderers forked later are born in the cgroup; right after launch it is often the only one there. The browser, GPU,
  * network and audio processes stay outside, and so does the video capture service: the fake camera stands for a
  * phone's camera hardware, which keeps its frame rate however slow the CPU. With the capture limited too, frames came
  * late rather than the encoder falling behind, and the encoder never reported `cpu`.
- * @param {Array<{ pid: number, ppid: number, args: string[] }>} processes  the browser's tree, with command lines
+ * @param {Array<{ pid: number, ppid: number, cmdline: string }>} processes  the browser's tree with /proc/<pid>/cmdline:
+ *   NUL-separated, or (Chromium sets its process title) one string with spaces
  * @returns {number[]}
  */
 export function pageProcesses(processes) {
-  const type = (args) => args.find((arg) => arg.startsWith('--type='))?.slice('--type='.length) ?? null;
-  const renderers = processes.filter((proc) => type(proc.args) === 'renderer');
-  const zygotes = new Set(renderers.map((proc) => proc.ppid));
-  return processes.filter((proc) => type(proc.args) === 'renderer' || (zygotes.has(proc.pid) && type(proc.args) === 'zygote')).map((proc) => proc.pid);
+  return processes.filter(({ cmdline }) => {
+    const args = cmdline.split(/[\0\s]+/);
+    return args.includes('--type=renderer') || (args.includes('--type=zygote') && !args.includes('--no-zygote-sandbox'));
+  }).map((proc) => proc.pid);
 }
 
 /**

@@ -175,7 +175,7 @@ export async function createPeerCgroups({ limits, runId, where, clock, logComman
   const move = async (peer, rootPid) => {
     const reading = (await readTrees('/proc', new Map([[peer, rootPid]]))).get(peer);
     const tree = await Promise.all([...(reading?.processes.values() ?? [])].map(async ({ pid, ppid }) => ({
-      pid, ppid, args: (await readText(`/proc/${pid}/cmdline`) ?? '').split('\0'),
+      pid, ppid, cmdline: await readText(`/proc/${pid}/cmdline`) ?? '',
     })));
     const pids = pageProcesses(tree);
     if (!pids.length) return 0;

@@ -103,22 +103,26 @@ test('moving processes is one shell line per cgroup', () => {
 });
 
 test('the page\'s processes of a Chromium tree: its renderers and their zygote, not the capture service or the browser', () => {
-  // Chromium 156's tree on this machine after getUserMedia (pids, parents and --type flags as /proc showed them).
-  const chromium = (type, extra = []) => ['/usr/lib/chromium/chromium', ...(type ? [`--type=${type}`] : []), ...extra, '--no-sandbox'];
+  // Chromium 156's tree on this machine after getUserMedia (pids, parents and flags as /proc showed them): Chromium sets
+  // its process title, so its cmdline is one string with spaces.
+  const chromium = (type, extra = []) => ['/usr/lib/chromium/chromium', ...(type ? [`--type=${type}`] : []), ...extra, '--no-sandbox'].join(' ');
   const tree = [
-    { pid: 100, ppid: 1, args: chromium(null) },
-    { pid: 101, ppid: 100, args: chromium('zygote', ['--no-zygote-sandbox']) },
-    { pid: 102, ppid: 100, args: chromium('zygote') },
-    { pid: 103, ppid: 101, args: chromium('gpu-process') },
-    { pid: 104, ppid: 100, args: chromium('utility', ['--utility-sub-type=network.mojom.NetworkService']) },
-    { pid: 105, ppid: 102, args: chromium('utility', ['--utility-sub-type=storage.mojom.StorageService']) },
-    { pid: 106, ppid: 102, args: chromium('renderer', ['--top-chrome-webui']) },
-    { pid: 107, ppid: 102, args: chromium('renderer') },
-    { pid: 108, ppid: 100, args: chromium('utility', ['--utility-sub-type=video_capture.mojom.VideoCaptureService']) },
-    { pid: 109, ppid: 100, args: chromium('utility', ['--utility-sub-type=audio.mojom.AudioService']) },
+    { pid: 100, ppid: 1, cmdline: chromium(null) },
+    { pid: 101, ppid: 100, cmdline: chromium('zygote', ['--no-zygote-sandbox']) },
+    { pid: 102, ppid: 100, cmdline: chromium('zygote') },
+    { pid: 103, ppid: 101, cmdline: chromium('gpu-process') },
+    { pid: 104, ppid: 100, cmdline: chromium('utility', ['--utility-sub-type=network.mojom.NetworkService']) },
+    { pid: 105, ppid: 102, cmdline: chromium('utility', ['--utility-sub-type=storage.mojom.StorageService']) },
+    { pid: 106, ppid: 102, cmdline: chromium('renderer', ['--top-chrome-webui']) },
+    { pid: 107, ppid: 102, cmdline: chromium('renderer') },
+    { pid: 108, ppid: 100, cmdline: chromium('utility', ['--utility-sub-type=video_capture.mojom.VideoCaptureService']) },
+    { pid: 109, ppid: 100, cmdline: chromium('utility', ['--utility-sub-type=audio.mojom.AudioService']) },
   ];
   assert.deepEqual(pageProcesses(tree), [102, 106, 107]);
-  assert.deepEqual(pageProcesses(tree.slice(0, 3)), [], 'no renderer yet: nothing');
+  assert.deepEqual(pageProcesses(tree.slice(0, 3)), [102], 'no renderer yet: the zygote that will fork them');
+  // A NUL-separated command line (a process that kept its argv) reads the same.
+  assert.deepEqual(pageProcesses([{ pid: 7, ppid: 1, cmdline: 'sh\0fake-chromium.sh\0--type=renderer' }]), [7]);
+  assert.deepEqual(pageProcesses([{ pid: 8, ppid: 1, cmdline: 'sh\0--type=renderer-like' }]), []);
 });
 
 test('cpu.stat: periods, throttled periods and time, from v1 (ns) and v2 (µs)', () => {
