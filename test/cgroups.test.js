@@ -49,10 +49,10 @@ test('a peer\'s cgroup has its quota and cores, takes the page\'s processes, hol
     assert.equal(closers.length, 1, 'the closer is registered');
     const { p1 } = cgroups.record.peers;
     assert.deepEqual({ ...p1, paths: undefined },
-      { name, paths: undefined, cpuQuotaCores: 0.25, cpuCount: 1, quotaUs: 25_000, periodUs: 100_000, cpus: p1.cpus, cpuStat: null });
+      { name, paths: undefined, cpuQuotaCores: 0.25, cpuCount: 1, quotaUs: 2500, periodUs: 10_000, cpus: p1.cpus, cpuStat: null });
     assert.match(p1.cpus, /^\d+$/);
-    if (mounts.v1.cpu) assert.equal(readFileSync(`${cpuDir}/${name}/cpu.cfs_quota_us`, 'utf8').trim(), '25000');
-    else assert.equal(readFileSync(`${cpuDir}/${name}/cpu.max`, 'utf8').trim(), '25000 100000');
+    if (mounts.v1.cpu) assert.equal(readFileSync(`${cpuDir}/${name}/cpu.cfs_quota_us`, 'utf8').trim(), '2500');
+    else assert.equal(readFileSync(`${cpuDir}/${name}/cpu.max`, 'utf8').trim(), '2500 10000');
     assert.equal(readFileSync(`${cpusetDir}/${name}/cpuset.cpus`, 'utf8').trim(), p1.cpus);
 
     const browser = fakeChromium();
@@ -70,7 +70,7 @@ test('a peer\'s cgroup has its quota and cores, takes the page\'s processes, hol
     assert.ok(commands.every((record) => record.ok), JSON.stringify(commands));
     const lines = commands.map((record) => record.cmd);
     assert.ok(lines.includes(`mkdir ${cpuDir}/${name}`), lines.join('\n'));
-    assert.ok(lines.some((line) => /^echo 25000 > .*cpu\.cfs_quota_us$|^echo '25000 100000' > .*cpu\.max$/.test(line)), lines.join('\n'));
+    assert.ok(lines.some((line) => /^echo 2500 > .*cpu\.cfs_quota_us$|^echo '2500 10000' > .*cpu\.max$/.test(line)), lines.join('\n'));
     assert.ok(lines.some((line) => line.startsWith('for pid in ') && line.endsWith(`> ${cpuDir}/${name}/cgroup.procs; done`)), lines.join('\n'));
     process.kill(-browser.pid, 'SIGKILL');
   } finally {

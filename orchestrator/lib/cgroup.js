@@ -7,8 +7,11 @@ import { EnvironmentError } from './errors.js';
 
 /** Every cgroup of a run is `wtb-<short run id>-<peer>`, so `cleanup` can find those of dead runs. */
 export const CGROUP_PREFIX = 'wtb-';
-/** The CFS period: the kernel's default; the quota is a share of it. */
-export const CFS_PERIOD_US = 100_000;
+/**
+ * The CFS period; the quota is a share of it. Not the kernel's 100 ms: held to its quota over 100 ms, a page ran in
+ * one burst and then stalled; over 10 ms it is slowed evenly, as a slower CPU would be.
+ */
+export const CFS_PERIOD_US = 10_000;
 /** The kernel refuses a CFS quota under 1 ms. */
 export const MIN_QUOTA_US = 1000;
 const NAME = /^wtb-([a-z0-9]{1,8})-(p\d+)$/;
@@ -162,8 +165,8 @@ export function peerCgroupPlan({ layout, name, limits: { cpuQuotaCores, cpuCount
  * and decodes, and the zygote that forks them (the one without --no-zygote-sandbox, which forks the GPU process), so
  * renderers forked later are born in the cgroup; right after launch it is often the only one there. The browser, GPU,
  * network and audio processes stay outside, and so does the video capture service: the fake camera stands for a
- * phone's camera hardware, which keeps its frame rate however slow the CPU. With the capture limited too, frames came
- * late rather than the encoder falling behind, and the encoder never reported `cpu`.
+ * phone's camera hardware, which keeps its frame rate however slow the CPU (limited with the rest, it delivered
+ * fewer frames).
  * @param {Array<{ pid: number, ppid: number, cmdline: string }>} processes  the browser's tree with /proc/<pid>/cmdline:
  *   NUL-separated, or (Chromium sets its process title) one string with spaces
  * @returns {number[]}

@@ -15,7 +15,7 @@ export const MAX_CPU_THROTTLING_RATE = 20;
  * @typedef {{ width: number|null, height: number|null, fps: number|null, cpuThrottlingRate: number,
  *   cpuQuotaCores: number|null, cpuCount: number|null }} Device
  *   null: the capture's own value, or no limit; cpuThrottlingRate 1: no throttling; cpuQuotaCores: the CPU time the
- *   browser's whole process tree may use, in cores (0.25: 25 ms per 100 ms); cpuCount: how many cores it may run on
+ *   page's processes may use, in cores (0.25: 2.5 ms per 10 ms); cpuCount: how many cores it may run on
  */
 
 /**
@@ -37,8 +37,8 @@ export function normalizeDevices(raw, peers, file) {
       height: size('height'),
       fps: device.fps === undefined ? null : expectNumber(device.fps, `${where}.fps`, { min: 1, max: 60 }),
       cpuThrottlingRate: device.cpuThrottlingRate === undefined ? 1 : expectNumber(device.cpuThrottlingRate, `${where}.cpuThrottlingRate`, { min: 1, max: MAX_CPU_THROTTLING_RATE }),
-      // 0.01 core: the kernel's smallest CFS quota, 1 ms per 100 ms period.
-      cpuQuotaCores: device.cpuQuotaCores === undefined ? null : expectNumber(device.cpuQuotaCores, `${where}.cpuQuotaCores`, { min: 0.01, max: MAX_CPU_QUOTA_CORES }),
+      // 0.1 core: the kernel's smallest CFS quota, 1 ms per (lib/cgroup.js) 10 ms period.
+      cpuQuotaCores: device.cpuQuotaCores === undefined ? null : expectNumber(device.cpuQuotaCores, `${where}.cpuQuotaCores`, { min: 0.1, max: MAX_CPU_QUOTA_CORES }),
       cpuCount: device.cpuCount === undefined ? null : expectNumber(device.cpuCount, `${where}.cpuCount`, { min: 1, max: 1024, integer: true }),
     }];
   }));

@@ -49,10 +49,10 @@ test('cpu lists: ranges and single cores, both ways', () => {
   assert.equal(formatCpuList([1]), '1');
 });
 
-test('a quota is a share of the 100 ms period, at least the kernel\'s 1 ms', () => {
-  assert.equal(quotaUs(0.25), 25_000);
-  assert.equal(quotaUs(1.5), 150_000);
-  assert.equal(quotaUs(0.001), 1000);
+test('a quota is a share of the 10 ms period, at least the kernel\'s 1 ms', () => {
+  assert.equal(quotaUs(0.25), 2500);
+  assert.equal(quotaUs(1.5), 15_000);
+  assert.equal(quotaUs(0.05), 1000);
 });
 
 const V1 = { version: /** @type {const} */ (1), cpu: '/sys/fs/cgroup/cpu', cpuset: '/sys/fs/cgroup/cpuset' };
@@ -64,13 +64,13 @@ test('v1: a quota in the cpu hierarchy, the first cores and the memory nodes in 
   assert.deepEqual(plan.steps.map((step) => stepCommand(step, shellJoin)), [
     'mkdir /sys/fs/cgroup/cpu/wtb-ab-p1',
     'mkdir /sys/fs/cgroup/cpuset/wtb-ab-p1',
-    'echo 100000 > /sys/fs/cgroup/cpu/wtb-ab-p1/cpu.cfs_period_us',
-    'echo 30000 > /sys/fs/cgroup/cpu/wtb-ab-p1/cpu.cfs_quota_us',
+    'echo 10000 > /sys/fs/cgroup/cpu/wtb-ab-p1/cpu.cfs_period_us',
+    'echo 3000 > /sys/fs/cgroup/cpu/wtb-ab-p1/cpu.cfs_quota_us',
     'echo 0 > /sys/fs/cgroup/cpuset/wtb-ab-p1/cpuset.cpus',
     'echo 0 > /sys/fs/cgroup/cpuset/wtb-ab-p1/cpuset.mems',
   ]);
   assert.deepEqual(plan.procsFiles, ['/sys/fs/cgroup/cpu/wtb-ab-p1/cgroup.procs', '/sys/fs/cgroup/cpuset/wtb-ab-p1/cgroup.procs']);
-  assert.deepEqual([plan.cpus, plan.quotaUs, plan.periodUs], ['0', 30_000, 100_000]);
+  assert.deepEqual([plan.cpus, plan.quotaUs, plan.periodUs], ['0', 3000, 10_000]);
   // Only what is asked: a quota alone makes no cpuset.
   const quotaOnly = peerCgroupPlan({ layout: V1, name: 'wtb-ab-p1', limits: { cpuQuotaCores: 0.3, cpuCount: null }, allowedCpus: null, mems: null, where: 'f' });
   assert.deepEqual([quotaOnly.dirs, quotaOnly.cpus], [['/sys/fs/cgroup/cpu/wtb-ab-p1'], null]);
@@ -81,7 +81,7 @@ test('v2: one directory with cpu.max and cpuset.cpus, the controllers enabled fo
   const plan = peerCgroupPlan({ layout: V2, name: 'wtb-ab-p0', limits: { cpuQuotaCores: 0.5, cpuCount: 2 }, allowedCpus: '0-7', mems: null, where: 'f' });
   assert.deepEqual(plan.steps.map((step) => stepCommand(step, shellJoin)), [
     'mkdir /sys/fs/cgroup/wtb-ab-p0',
-    'echo \'50000 100000\' > /sys/fs/cgroup/wtb-ab-p0/cpu.max',
+    'echo \'5000 10000\' > /sys/fs/cgroup/wtb-ab-p0/cpu.max',
     'echo 0-1 > /sys/fs/cgroup/wtb-ab-p0/cpuset.cpus',
   ]);
   assert.deepEqual(plan.procsFiles, ['/sys/fs/cgroup/wtb-ab-p0/cgroup.procs']);

@@ -30,7 +30,7 @@ test('bad devices are refused with the file, peer and field', () => {
   refused({ p1: { width: 640.5, height: 480 } }, /^InputError: f\.json: devices\.p1\.width: must be an integer from 16 to 3840/);
   refused({ p1: { fps: 0 } }, /devices\.p1\.fps: must be a number from 1 to 60/);
   refused({ p1: { cpuThrottlingRate: 0.5 } }, /devices\.p1\.cpuThrottlingRate: must be a number from 1 to 20/);
-  refused({ p1: { cpuQuotaCores: 0 } }, /devices\.p1\.cpuQuotaCores: must be a number from 0\.01 to 64, got 0/);
+  refused({ p1: { cpuQuotaCores: 0.05 } }, /devices\.p1\.cpuQuotaCores: must be a number from 0\.1 to 64, got 0\.05/);
   refused({ p1: { cpuQuotaCores: '25%' } }, /devices\.p1\.cpuQuotaCores: must be a number/);
   refused({ p1: { cpuCount: 1.5 } }, /devices\.p1\.cpuCount: must be an integer from 1 to 1024/);
   refused({ p1: { cores: 1 } }, /devices\.p1: unknown field 'cores'; allowed: width, height, fps, cpuThrottlingRate, cpuQuotaCores, cpuCount/);
