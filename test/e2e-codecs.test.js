@@ -1,17 +1,18 @@
-// Codec selection and constrained devices with real browsers through the relay (360p30, 12 s per codec): each of
-// VP8, VP9, H.264 and AV1 negotiated on both connections' both directions and recorded with video flowing; a codec
-// this Chromium cannot send (H.264 High profile: its capabilities list only 42…/4d… profiles) failing with exit 4
-// before the call; the four runs side by side in `compare`; and constrained-device's throttled peer. Its encoder does
-// not report `cpu` on this machine (DevTools' CPU throttling slows the renderer's main thread, not WebRTC's encoder
-// threads; none did at 4× or 10×): that check is a todo until the throttling reaches the encoder (a cgroup CPU quota).
+// Codec selection and constrained devices with real browsers through the relay (360p30, compressed): each of VP8, VP9,
+// H.264 and AV1 negotiated on both connections' both directions and recorded with video flowing; a codec this Chromium
+// cannot send (H.264 High profile: its capabilities list only 42…/4d… profiles) failing with exit 4 before the call;
+// the four runs side by side in `compare`; and constrained-device's peer whose page is held to a CPU quota (a cgroup).
+// Its encoder does not report `cpu` (see the todo below).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { loadScenario } from '../orchestrator/lib/scenario.js';
 import { runCli, runScenarioCli, tempDir } from './helpers/cli.js';
 
 const CODECS = { vp8: 'video/VP8', vp9: 'video/VP9', h264: 'video/H264', av1: 'video/AV1' };
-const SHORT = ['--duration', '12', '--warmup', '4'];
+const SHORT = ['--duration', '8', '--warmup', '3'];
+const CONSTRAINED = ['--duration', '16', '--warmup', '3'];
 /** @type {Record<string, { out: string, result: any }>} */
 const runs = {};
 
@@ -44,7 +45,7 @@ for (const [name, mimeType] of Object.entries(CODECS)) {
     assert.ok(overall['video.recvKbps'].mean > 300, `video ${overall['video.recvKbps'].mean} kbps`);
     assert.ok(overall['video.recvFps'].mean > 15, `${overall['video.recvFps'].mean} fps`);
     assert.ok(overall['video.qpPerFrame'].n > 0 && overall['video.qpPerFrame'].mean > 0, JSON.stringify(overall['video.qpPerFrame']));
-    const measured = result.timeline.filter((entry) => entry.t > 5);
+    const measured = result.timeline.filter((entry) => entry.t > 3);
     const { codec, encoderImplementation, decoderImplementation } = Object.fromEntries(['codec', 'encoderImplementation', 'decoderImplementation']
       .map((field) => [field, new Set(measured.map((entry) => entry.video[field]))]));
     assert.deepEqual([...codec], [mimeType.slice(6)]);
@@ -81,8 +82,8 @@ test('a codec this Chromium cannot send fails with exit 4 before the call, namin
 
 let constrained;
 
-test('constrained-device: the throttled peer\'s capture is capped, and every peer has its CPU-limited seconds in the summary', async () => {
-  constrained = await runScenarioCli('constrained-device', ['--duration', '20', '--warmup', '5']);
+test('constrained-device: the peer held to a CPU quota has its capture capped, its page in the cgroup and throttled', async () => {
+  constrained = await runScenarioCli('constrained-device', CONSTRAINED);
   const { code, stdout, stderr, result } = constrained;
   assert.equal(code, 0, `exit ${code}:\n${stdout}\n${stderr}`);
   const capture = (peer) => result.events.find((event) => event.type === 'media-ready' && event.peer === peer).video;
@@ -90,16 +91,37 @@ test('constrained-device: the throttled peer\'s capture is capped, and every pee
   assert.deepEqual([capture('p1').width, capture('p1').height], [640, 360]);
   assert.ok(capture('p1').frameRate <= 30);
   assert.deepEqual(Object.keys(result.summary.cpuLimitation.peers), ['p0', 'p1']);
-  // Throttled 4×, p1's browser works harder for the same call.
-  const cpuPct = (peer) => result.resources.summary[peer].cpuPct.mean;
-  assert.ok(cpuPct('p1') > cpuPct('p0'), `p1 ${cpuPct('p1')} % vs p0 ${cpuPct('p0')} % of a core`);
+
+  // The cgroup: recorded, the page's processes moved in before it loaded, every write in the command log, removed after.
+  const { p1: cgroup } = result.environment.cgroups.peers;
+  const quotaCores = loadScenario('constrained-device').devices.p1.cpuQuotaCores;
+  assert.equal(cgroup.cpuQuotaCores, quotaCores);
+  assert.equal(cgroup.quotaUs, Math.round(quotaCores * cgroup.periodUs));
+  const at = (type) => result.events.find((event) => event.type === type && event.peer === 'p1');
+  // At least the zygote that forks the renderers.
+  assert.ok(at('cgroup-attached').processes >= 1 && at('cgroup-attached').epochMs <= at('page-loaded').epochMs, JSON.stringify(at('cgroup-attached')));
+  const commands = result.network.commands.map((record) => record.cmd);
+  for (const dir of cgroup.paths) {
+    assert.ok(commands.includes(`mkdir ${dir}`) && commands.includes(`rmdir ${dir}`), commands.join('\n'));
+    assert.ok(commands.some((line) => line.startsWith('for pid in ') && line.endsWith(`> ${dir}/cgroup.procs; done`)), commands.join('\n'));
+    assert.ok(!existsSync(dir), `${dir} removed`);
+  }
+  assert.ok(result.network.commands.every((record) => record.ok), JSON.stringify(result.network.commands.filter((record) => !record.ok)));
+  // The quota held the page back (the kernel's CFS accounting, read before the cgroup was removed).
+  assert.ok(cgroup.cpuStat.throttledPeriods > 0 && cgroup.cpuStat.throttledMs > 0, JSON.stringify(cgroup.cpuStat));
 });
 
-test('constrained-device: the throttled peer\'s encoder reports cpu', { todo: 'CDP throttling does not reach the encoder threads' }, () => {
+// Measured here (Chromium 156, 2 cores, 360p and 720p): neither DevTools' throttling (4×, 10×), nor a quota on the whole
+// browser (0.2-0.5 cores, 100 ms period), nor one on its renderers (0.1-0.3 cores, 10 and 100 ms periods, calls of up
+// to 45 s) made its encoder report cpu: frames were dropped before the encoder (fps down to 2-25, and at 0.1-0.15
+// cores `bandwidth` with 480×270), each encode staying short against the frame interval WebRTC's overuse detector
+// compares it with. Only a saturated host has shown `cpu` here (10 browsers, rmcat-5.5, at 2 fps).
+test('constrained-device: the throttled peer\'s encoder reports cpu', { todo: 'no CPU limit tried so far makes Chromium\'s encoder report cpu' }, () => {
   const { result } = constrained;
-  const cpu = result.timeline.filter((entry) => entry.peer === 'p1' && entry.video.qualityLimitationReason === 'cpu');
-  assert.ok(cpu.length > 0, `p1 never CPU-limited: ${JSON.stringify(result.timeline.filter((e) => e.peer === 'p1').map((e) => e.video.qualityLimitationReason))}`);
+  const p1 = result.timeline.filter((entry) => entry.peer === 'p1');
+  const cpu = p1.filter((entry) => entry.video.qualityLimitationReason === 'cpu');
+  assert.ok(cpu.length > 0, `p1 never CPU-limited: ${JSON.stringify(p1.map((entry) => entry.video.qualityLimitationReason))}`);
   const { peers } = result.summary.cpuLimitation;
   assert.ok(peers.p1.limitedS > 0 && peers.p1.episodes.length > 0, JSON.stringify(peers));
-  assert.ok(peers.p1.limitedS > (peers.p0?.limitedS ?? 0), `the throttled peer is the limited one: ${JSON.stringify(peers)}`);
+  assert.ok(peers.p1.limitedS > (peers.p0?.limitedS ?? 0), `the limited peer is the constrained one: ${JSON.stringify(peers)}`);
 });

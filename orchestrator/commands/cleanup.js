@@ -2,10 +2,11 @@ import { EnvironmentError } from '../lib/errors.js';
 import { removeLeftovers } from '../emulators/netem/cleanup.js';
 import { removeKernelFlowLeftovers } from '../cross/cleanup.js';
 import { createCommandRunner } from '../emulators/runner.js';
+import { removeStaleCgroups } from '../run/cgroups.js';
 
 export const command = 'cleanup';
 export const describe = 'Remove what crashed runs left behind: netem\'s wtb-* namespaces (and the nft tables in them), control veths, '
-  + 'kernel flows\' wtbx-* namespaces, processes inside; runs still in progress are left alone';
+  + 'kernel flows\' wtbx-* namespaces, constrained devices\' wtb-* cgroups, processes inside; runs still in progress are left alone';
 
 export const builder = (yargs) => yargs
   .option('run-id', { describe: 'only this run (as in the namespace names wtb-<id>-…), even while its orchestrator runs', type: 'string' })
@@ -21,14 +22,16 @@ export async function handler(argv) {
   const { run, commands } = createCommandRunner();
   const netem = await removeLeftovers(run, { runId: argv.runId, dryRun: argv.dryRun });
   const kernelFlows = await removeKernelFlowLeftovers(run, { runId: argv.runId, dryRun: argv.dryRun });
+  const cgroups = await removeStaleCgroups({ runId: argv.runId, dryRun: argv.dryRun });
   const found = {
-    netns: [...netem.netns, ...kernelFlows.netns], rootLinks: netem.rootLinks, pids: [...netem.pids, ...kernelFlows.pids],
-    liveRuns: [...new Set([...netem.liveRuns, ...kernelFlows.liveRuns])].sort(),
+    netns: [...netem.netns, ...kernelFlows.netns], rootLinks: netem.rootLinks, cgroups: cgroups.cgroups,
+    pids: [...netem.pids, ...kernelFlows.pids, ...cgroups.pids],
+    liveRuns: [...new Set([...netem.liveRuns, ...kernelFlows.liveRuns, ...cgroups.liveRuns])].sort(),
   };
   const verb = argv.dryRun ? 'would remove' : 'removed';
   /** @type {Array<[string[], string, string]>} */
   const kinds = [
-    [found.netns, 'namespace', 'namespaces'], [found.rootLinks, 'root link', 'root links'],
+    [found.netns, 'namespace', 'namespaces'], [found.rootLinks, 'root link', 'root links'], [found.cgroups, 'cgroup', 'cgroups'],
     [found.pids.map(String), 'process', 'processes'],
   ];
   const parts = kinds.filter(([items]) => items.length > 0)
@@ -37,8 +40,8 @@ export async function handler(argv) {
   if (found.liveRuns.length > 0) {
     console.log(`cleanup: left ${found.liveRuns.length} run(s) in progress alone (${found.liveRuns.join(', ')}); pass --run-id to remove one anyway`);
   }
-  const failed = commands.filter((record) => !record.ok);
+  const failed = [...commands.filter((record) => !record.ok).map((record) => `${record.cmd}: ${record.stderr ?? ''}`), ...cgroups.failed];
   if (failed.length > 0) {
-    throw new EnvironmentError(`cleanup: ${failed.length} command(s) failed: ${failed.map((record) => `${record.cmd}: ${record.stderr ?? ''}`).join('; ')}; check \`ip netns list\` and retry`);
+    throw new EnvironmentError(`cleanup: ${failed.length} command(s) failed: ${failed.join('; ')}; check \`ip netns list\` and the wtb-* cgroups, and retry`);
   }
 }

@@ -44,6 +44,11 @@ export const SCHEMA_VERSION = 1;
  *   was fed: the scenario's per-peer preset, else the run's
  * @property {import('./codec.js').CodecSummary} [codecs]  the requested video codec and, per peer and remote, what each
  *   direction last used (mime type, payload type, fmtp line, encoder/decoder implementation, power efficiency)
+ * @property {{ version: 1|2, peers: Record<string, { name: string, paths: string[], cpuQuotaCores: number|null, quotaUs: number|null,
+ *   periodUs: number, cpuCount: number|null, cpus: string|null,
+ *   cpuStat: { periods: number, throttledPeriods: number, throttledMs: number }|null }> }|null} [cgroups]  the cgroups
+ *   limiting constrained devices' pages (lib/cgroup.js): hierarchy version, and per peer the directories, CFS quota and
+ *   period, cores, and (cpuStat) how many CFS periods hit the quota over the run
  * @typedef {{ preset: string|null, video: string, audio: string, width: number, height: number, fps: number,
  *   frames?: number, frameCode?: boolean, source?: 'fake-device'|'media-element', capture?: string }} MediaFiles
  *   frames: the loop's length; frameCode: frames carry the frame code; source and capture: per peer, how its browser

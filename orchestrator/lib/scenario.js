@@ -44,7 +44,7 @@ export const TOPOLOGIES = ['mesh', 'sfu'];
  * @property {string} topology        'mesh' or 'sfu'
  * @property {Record<string, string>} media  peer → its own video preset; every other peer uses the run's (--video)
  * @property {import('./codec.js').RequestedCodec|null} codec  the video codec every connection must use (--codec over the file's)
- * @property {Record<string, import('./devices.js').Device>} devices  peer → its capture size, frame rate and CPU throttling
+ * @property {Record<string, import('./devices.js').Device>} devices  peer → its capture size, frame rate, CPU throttling and CPU quota
  * @property {Record<string, string>} browsers  peer → its own browser (lib/browsers.js); every other peer runs the run's (--browser)
  * @property {object} network            as written
  * @property {import('./flows.js').MainCall} mainCall  when its media starts and which way it flows (times scaled)

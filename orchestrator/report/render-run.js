@@ -61,6 +61,9 @@ function renderHeader(r, sourcePath) {
     ['Media', escapeHtml(([media.preset, media.width && media.height ? `${media.width}×${media.height}` : null, media.fps ? `${media.fps} fps` : null]
       .filter(Boolean).join(', ') || '—') + (ownMedia.length ? `; ${ownMedia.join(', ')}` : ''))],
     ['Host', escapeHtml([env.os, env.cpus ? `${env.cpus} CPUs` : null, env.node ? `node ${env.node}` : null].filter(Boolean).join(' · ') || '—')],
+    // Constrained devices' CPU (environment.cgroups): a peer's rates and frame rate are its own device's, not the host's.
+    ...(env.cgroups?.peers ? [['CPU limits', escapeHtml(Object.entries(env.cgroups.peers).map(([peer, c]) => `${peer}: ${[
+      c?.cpuQuotaCores == null ? null : `quota ${c.cpuQuotaCores} cores`, c?.cpus == null ? null : `cores ${c.cpus}`].filter(Boolean).join(', ')}`).join('; '))]] : []),
     ['Source', sourcePath ? `<a href="${escapeHtml(basename(sourcePath))}">${escapeHtml(sourcePath)}</a>` : '—'],
   ];
   return `<header class="report-header">

@@ -145,19 +145,20 @@ export function launchOptions({ kind, executablePath, media, url, headful, launc
 
 /**
  * Launches one peer's browser and opens the client page; onMilestone hears when puppeteer.launch resolved
- * ('browser-launched') and when the page's load event fired ('page-loaded'). `close` closes the browser and removes
+ * ('browser-launched') and when the page's load event fired ('page-loaded'); beforeLoad gets the browser's pid before
+ * the page loads (to put its process tree into a cgroup). `close` closes the browser and removes
  * what its launch made (a Firefox profile). cpuThrottlingRate slows the page's renderer (the DevTools protocol's
  * Emulation.setCPUThrottlingRate), where WebRTC encodes and decodes: a slower device (Chromium only: Firefox speaks
  * WebDriver BiDi, which has no such command).
  * @param {{ kind?: 'chromium'|'firefox', executablePath: string, media: { video: string, audio: string }, url: string, headful?: boolean,
  *   launchSpec?: { executablePath?: string, args?: string[], env?: Record<string,string> },
- *   cpuThrottlingRate?: number,
+ *   cpuThrottlingRate?: number, beforeLoad?: (pid: number|undefined) => Promise<unknown>,
  *   onMilestone?: (type: 'browser-launched'|'page-loaded') => void, onConsole?: (text: string) => void,
  *   onCrash?: (message: string) => void }} options
  * @returns {Promise<{ browser: import('puppeteer').Browser, page: import('puppeteer').Page, version: string, close: () => Promise<void> }>}
  */
 export async function launchPeer({
-  kind = 'chromium', executablePath, media, url, headful = false, launchSpec = {}, cpuThrottlingRate = 1, onMilestone, onConsole, onCrash,
+  kind = 'chromium', executablePath, media, url, headful = false, launchSpec = {}, cpuThrottlingRate = 1, beforeLoad, onMilestone, onConsole, onCrash,
 }) {
   if (kind === 'firefox' && cpuThrottlingRate > 1) throw new InputError(`CPU throttling (${cpuThrottlingRate}×) needs Chromium's DevTools protocol; Firefox has none`);
   let profileDir;
@@ -189,6 +190,7 @@ export async function launchPeer({
     page.on('error', (/** @type {Error} */ error) => onCrash?.(`page crashed: ${error.message}`));
     browser.on('disconnected', () => onCrash?.('browser disconnected'));
     if (cpuThrottlingRate > 1) await page.emulateCPUThrottling(cpuThrottlingRate);
+    await beforeLoad?.(browser.process()?.pid);
     const [version] = await Promise.all([browser.version(), page.goto(url, { waitUntil: 'load' }).then(() => onMilestone?.('page-loaded'))]);
     return { browser, page, version, close };
   } catch (error) {

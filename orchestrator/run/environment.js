@@ -20,11 +20,12 @@ function browserName(kind, executable) {
 /**
  * @param {{ browsers: Record<string, { kind: string, path: string, source: string, version: string|null|undefined }>,
  *   samples: Array<Record<string, any>>, emulator: { name: string, choice?: string|null } | null, emulatorName: string,
- *   media: object, startedAt: Date, endedAt: Date, codecs: import('../lib/codec.js').CodecSummary }} input
+ *   media: object, startedAt: Date, endedAt: Date, codecs: import('../lib/codec.js').CodecSummary,
+ *   cgroups: import('../lib/result.js').Environment['cgroups'] }} input
  *   browsers: every peer's, with the version its browser reported (null if it never started)
  * @returns {import('../lib/result.js').Environment}
  */
-export function describeEnvironment({ browsers, samples, emulator, emulatorName, media, startedAt, endedAt, codecs }) {
+export function describeEnvironment({ browsers, samples, emulator, emulatorName, media, startedAt, endedAt, codecs, cgroups }) {
   const { preset, video, audio, width, height, fps, frames, frameCode, peers } = /** @type {any} */ (media);
   const perPeer = Object.fromEntries(Object.entries(browsers).map(([peer, { kind, path: executable, source, version }]) => [peer, {
     name: browserName(kind, executable),
@@ -49,5 +50,6 @@ export function describeEnvironment({ browsers, samples, emulator, emulatorName,
     endedAt: endedAt.toISOString(),
     media: { preset, video, audio, width, height, fps, frames, frameCode, peers },
     codecs,
+    cgroups,
   };
 }

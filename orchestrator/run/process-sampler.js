@@ -85,7 +85,7 @@ export function startProcessSampler({ intervalMs = 1_000, procDir = '/proc', onR
  * @param {Map<string, number>} roots
  * @returns {Promise<Map<string, import('../lib/proc-stat.js').ProcReading>>}
  */
-async function readTrees(procDir, roots) {
+export async function readTrees(procDir, roots) {
   const pids = (await readdir(procDir)).filter((name) => /^\d+$/.test(name));
   const stats = (await Promise.all(pids.map((pid) => readFile(path.join(procDir, pid, 'stat'), 'utf8').then(parseStat, () => null))))
     .filter((stat) => stat !== null);

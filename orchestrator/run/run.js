@@ -2,6 +2,7 @@
 // and result.json. Rendering the report is the caller's job.
 import { randomBytes } from 'node:crypto';
 import { rmdir } from 'node:fs/promises';
+import path from 'node:path';
 import puppeteer from 'puppeteer';
 import { ensureRunMedia } from '../../media/generate.js';
 import { startSignalingServer } from '../../signaling/server.js';
@@ -9,7 +10,7 @@ import { createEmulator } from '../emulators/index.js';
 import { EnvironmentError, InputError } from '../lib/errors.js';
 import { codecMismatch } from '../../client-app/codec.js';
 import { codecSummary } from '../lib/codec.js';
-import { videoConstraints } from '../lib/devices.js';
+import { cgroupLimits, videoConstraints } from '../lib/devices.js';
 import { BROWSER_FLOW_KINDS, browserFlowTimeline, mainCallHolds } from '../lib/flow-commands.js';
 import { KERNEL_FLOW_KINDS, shortTcpBursts } from '../lib/flows.js';
 import { startKernelFlows } from '../cross/kernel-flows.js';
@@ -27,6 +28,7 @@ import { firstIpv4Address } from '../emulators/candidates.js';
 import { peerBrowsers } from '../lib/browsers.js';
 import { resolveBrowserPath, resolveFirefoxPath } from './browser-path.js';
 import { launchPeer } from './browsers.js';
+import { checkCgroups, createPeerCgroups } from './cgroups.js';
 import { describeEnvironment } from './environment.js';
 import { prepareRunDir, writeResultFile } from './output.js';
 import { createRecorder } from './recorder.js';
@@ -40,10 +42,22 @@ const KERNEL_FLOWS_GRACE_MS = 5000;
 /** Janus's VideoRoom room of a run: the Janus is the run's own, so any id does. */
 const SFU_ROOM = 1;
 
-/** @param {number} ms @param {AbortSignal} [signal] resolves early when the signal aborts */
-const sleep = (ms, signal) => new Promise((resolve) => {
-  const timer = setTimeout(resolve, ms);
-  signal?.addEventListener('abort', () => { clearTimeout(timer); resolve(undefined); }, { once: true });
+/**
+ * Resolves after ms, or as soon as any signal aborts (at once if one already has): a timer left running would keep the
+ * process alive after the run, up to the whole 45 s connect timeout.
+ * @param {number} ms @param {...AbortSignal} signals
+ */
+const sleep = (ms, ...signals) => new Promise((resolve) => {
+  const timer = setTimeout(done, ms);
+  function done() {
+    clearTimeout(timer);
+    for (const signal of signals) signal.removeEventListener('abort', done);
+    resolve(undefined);
+  }
+  for (const signal of signals) {
+    if (signal.aborted) return done();
+    signal.addEventListener('abort', done, { once: true });
+  }
 });
 
 /**
@@ -82,11 +96,12 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
       + '(apt-get install socat), or use --emulator relay');
   }
   // A constrained device is Chromium's: getUserMedia constraints on its fake camera (Firefox sends a <video>'s
-  // captureStream()) and the DevTools protocol's CPU throttling (Firefox speaks WebDriver BiDi).
+  // captureStream()), the DevTools protocol's CPU throttling (Firefox speaks WebDriver BiDi) and a cgroup for its
+  // renderers (Firefox's processes are others).
   const firefoxDevice = firefoxPeers.find((peer) => scenario.devices?.[peer]);
   if (firefoxDevice) {
     throw new InputError(`${scenario.file}: devices.${firefoxDevice}: constrained devices need Chromium (getUserMedia constraints on its fake camera, `
-      + `DevTools CPU throttling), and ${firefoxDevice} runs Firefox; use --browser chromium or drop its device`);
+      + `DevTools CPU throttling, a cgroup for its renderers), and ${firefoxDevice} runs Firefox; use --browser chromium or drop its device`);
   }
   // dummynet tells peers apart by the port of a loopback candidate, and Janus gathers none on loopback.
   if (scenario.topology === 'sfu' && emulatorName === 'dummynet') {
@@ -103,6 +118,8 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
   if (kernelFlow && emulatorName !== 'relay') {
     throw new InputError(`--emulator ${emulatorName}: scenario ${scenario.name} has the kernel flow ${kernelFlow.name} (${kernelFlow.kind}), which crosses the emulated bottleneck through the relay only; use --emulator relay`);
   }
+  // A device's CPU quota or core count needs a cgroup controller and root.
+  if (Object.keys(cgroupLimits(scenario.devices)).length) await checkCgroups(cgroupLimits(scenario.devices), scenario.file);
   // Only the browsers the run uses must exist; a missing one stops the run before anything starts (exit 3).
   const used = new Set(Object.values(kinds));
   /** @type {Record<string, { path: string, source: string }>} */
@@ -149,7 +166,7 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
       browsers: Object.fromEntries(Object.entries(kinds)
         .map(([peer, kind]) => [peer, { kind, ...executables[kind], version: recorder.browserVersions[peer] }])),
       samples: recorder.samples, emulator: call.emulator, emulatorName, media, startedAt, endedAt: new Date(),
-      codecs: codecSummary(recorder.events, scenario.codec),
+      codecs: codecSummary(recorder.events, scenario.codec), cgroups: call.cgroups?.record ?? null,
     }),
     samples: recorder.samples,
     events: recorder.events,
@@ -181,6 +198,7 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
  *   emulator: any, signaling?: any, room?: string, processes: import('./process-sampler.js').ProcessSampler,
  *   releases: Array<() => Promise<void>>, runDir: string, sfuSampler?: import('../sfu/admin-sampler.js').AdminSampler,
  *   kernelFlows?: import('../cross/kernel-flows.js').KernelFlows, commands: object[],
+ *   cgroups?: import('./cgroups.js').PeerCgroups|null,
  *   flowTruth: Array<{ epochMs: number, flow: string, direction: string, bytesOut: number }>, traceStepLateMs: number[],
  *   pages: Map<string, import('puppeteer').Page>, viewer?: import('./viewer-collector.js').ViewerCollector }} Call
  *   commands: the system commands the run started itself (Janus, kernel flows), beside the emulator's
@@ -248,6 +266,14 @@ async function setUpCall(call) {
   const sfuAddress = scenario.topology === 'sfu' ? firstIpv4Address() ?? undefined : undefined;
   // Emulator commands are stamped on the run clock; buildResult moves them onto the media clock.
   const clock = () => (Date.now() - call.startedAt.getTime()) / 1000;
+  // Made first, removed last (after the browsers): a host that cannot limit a device's CPU stops the run before anything starts.
+  call.cgroups = await createPeerCgroups({
+    limits: cgroupLimits(scenario.devices), runId: room, where: scenario.file, clock, logFile: path.join(call.runDir, 'cgroups.log'),
+    logCommand: (record) => call.commands.push(record), registerCleanup: (name, close, options) => hold(call, name, close, options),
+  });
+  for (const [peer, { name, paths, quotaUs, periodUs, cpus }] of Object.entries(call.cgroups?.record.peers ?? {})) {
+    log(`${peer}: cgroup ${name}${quotaUs === null ? '' : `, ${quotaUs} µs per ${periodUs} µs`}${cpus === null ? '' : `, cores ${cpus}`} (${paths.join(', ')})`);
+  }
   // The emulator's closer is registered before its set-up starts, so an interrupt half way removes what was built.
   call.emulator = await createEmulator(call.emulatorName, {
     compiled: scenario.compiled, durationS: scenario.durationS, peers, runId: room, browserPath: call.executables.chromium?.path,
@@ -343,6 +369,12 @@ async function setUpCall(call) {
     const launched = await launchPeer({
       kind, executablePath: call.executables[kind].path, media, url, headful: call.headful,
       cpuThrottlingRate: device?.cpuThrottlingRate,
+      // Before the page loads, so the call never runs unlimited; the processes forked later inherit the cgroup.
+      beforeLoad: async (pid) => {
+        if (!call.cgroups?.record.peers[peer]) return;
+        if (!pid) throw new Error(`${peer}: the browser's process id is unknown, so its CPU cannot be limited`);
+        recorder.event({ type: 'cgroup-attached', peer, processes: await call.cgroups.attach(peer, pid) });
+      },
       launchSpec: await call.emulator.launchSpec?.(peer, call.executables[kind].path, kind),
       onMilestone: (type) => recorder.event({ type, peer }),
       onConsole: (text) => recorder.event({ type: 'console-error', peer, text }),
@@ -359,12 +391,10 @@ async function setUpCall(call) {
   const failed = launches.find((launch) => launch.status === 'rejected');
   if (failed) throw failed.reason;
 
-  // Cleared once decided: a pending timer kept the orchestrator's process alive until 45 s after the launch, so a
-  // 15 s run exited ~25 s after writing its result.
-  const decided = new AbortController();
-  const timedOut = sleep(CONNECT_TIMEOUT_MS, AbortSignal.any([recorder.signal, decided.signal])).then(() => 'timeout');
+  const connectWait = new AbortController();
+  const timedOut = sleep(CONNECT_TIMEOUT_MS, recorder.signal, connectWait.signal).then(() => 'timeout');
   const outcome = await Promise.race([whenConnected.then(() => 'connected'), timedOut]);
-  decided.abort();
+  connectWait.abort();
   if (outcome === 'timeout' && !recorder.signal.aborted) {
     recorder.fail(`peers did not connect within ${CONNECT_TIMEOUT_MS / 1000} s (${connected.size} of ${expectedConnections} connections up, `
       + `${joined.size} of ${peers.length} peers joined`
@@ -380,6 +410,8 @@ async function setUpCall(call) {
 async function holdCall(call) {
   const { scenario, recorder, emulator, log } = call;
   if (recorder.signal.aborted) return;
+  // What a browser forked while its tree was being moved.
+  await call.cgroups?.sweep().catch((error) => recorder.fail(`limiting the devices' CPU: ${error.message}`));
   recorder.mediaStartEpochMs = Date.now();
   // The relay's traces run on the media clock, like the schedule.
   await emulator.startMedia?.(recorder.mediaStartEpochMs).catch((error) => recorder.fail(`starting the link traces: ${error.message}`));

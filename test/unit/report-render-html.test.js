@@ -107,3 +107,10 @@ test("a run on a shared link shows both Jain's indices, named, and compares the 
   assert.match(html, /<table class="summary phases" data-link="bottleneck">.*<tr><td>0:01–2:00<\/td><td>1408<\/td><td>451<\/td><td class="avg">0\.791<\/td><\/tr>/s);
   assert.equal(html.match(/class="summary fairness-run"/g).length, 1, 'one fairness table');
 });
+
+test('a run whose devices had CPU limits names them in the header; one without has no such line', () => {
+  const r = makeResult('static');
+  const cgroups = { version: 1, peers: { p1: { name: 'wtb-ab-p1', paths: [], cpuQuotaCores: 0.3, quotaUs: 30000, periodUs: 100000, cpuCount: 1, cpus: '0' } } };
+  assert.match(renderRunReport({ ...r, environment: { ...r.environment, cgroups } }), /<dt>CPU limits<\/dt><dd>p1: quota 0\.3 cores, cores 0<\/dd>/);
+  assert.doesNotMatch(renderRunReport(r), /CPU limits/);
+});
