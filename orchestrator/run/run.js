@@ -119,7 +119,8 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
     throw new InputError(`--emulator ${emulatorName}: scenario ${scenario.name} has the kernel flow ${kernelFlow.name} (${kernelFlow.kind}), which crosses the emulated bottleneck through the relay only; use --emulator relay`);
   }
   // A device's CPU quota or core count needs a cgroup controller and root.
-  if (Object.keys(cgroupLimits(scenario.devices)).length) await checkCgroups(cgroupLimits(scenario.devices), scenario.file);
+  const deviceLimits = cgroupLimits(scenario.devices);
+  if (Object.keys(deviceLimits).length) await checkCgroups(deviceLimits, scenario.file);
   // Only the browsers the run uses must exist; a missing one stops the run before anything starts (exit 3).
   const used = new Set(Object.values(kinds));
   /** @type {Record<string, { path: string, source: string }>} */
