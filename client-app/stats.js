@@ -43,6 +43,8 @@ export function snapshotFromStats(stats) {
         frames: sumPresent(outbound, 'framesSent'),
         packetsSent: sumPresent(outbound, 'packetsSent'),
         packetSendDelayS: sumPresent(outbound, 'totalPacketSendDelay'),
+        framesEncoded: sumPresent(outbound, 'framesEncoded'),
+        encodeTimeS: sumPresent(outbound, 'totalEncodeTime'),
         width: last(outbound, 'frameWidth'),
         height: last(outbound, 'frameHeight'),
         fps: last(outbound, 'framesPerSecond'),
@@ -180,6 +182,13 @@ export function intervalMetrics(prev, cur) {
     const delayS = delta(kind, 'out', 'packetSendDelayS');
     return packets > 0 && delayS !== null ? round((1000 * delayS) / packets, 1) : null;
   };
+  // The mean time the encoder took per frame it encoded in the interval: WebRTC adapts for the CPU (reason `cpu`) when
+  // this nears the frame interval.
+  const encodeMsPerFrame = () => {
+    const frames = delta('video', 'out', 'framesEncoded');
+    const timeS = delta('video', 'out', 'encodeTimeS');
+    return frames > 0 && timeS !== null ? round((1000 * timeS) / frames, 1) : null;
+  };
 
   // Audio is not retransmitted: the video stream's retransmissions are all there are (unknown if its browser lacks them).
   const allIn = (snap) => {
@@ -202,6 +211,7 @@ export function intervalMetrics(prev, cur) {
       recvHeight: vIn?.height ?? null,
       recvFps: perSecond(framesDecoded),
       qualityLimitationReason: vOut ? dominantLimitation(prev.video.out, vOut) : null,
+      encodeMsPerFrame: encodeMsPerFrame(),
       codec: vOut?.codec ?? vIn?.codec ?? null,
       encoderImplementation: text(vOut?.implementation),
       decoderImplementation: text(vIn?.implementation),

@@ -39,7 +39,7 @@ export function peerBrowsers(peers, perPeer = {}, runBrowser = DEFAULT_BROWSER) 
 
 /** Per-second fields a sender fills (they need media going out); every other field needs media coming in. */
 const SENDER_FIELDS = new Set(['sendKbps', 'sentWidth', 'sentHeight', 'sentFps', 'qualityLimitationReason', 'encoderImplementation', 'availableOutgoingKbps',
-  'rttMs', 'packetSendDelayMs']);
+  'rttMs', 'packetSendDelayMs', 'encodeMsPerFrame']);
 const KINDS = ['video', 'audio'];
 
 /**

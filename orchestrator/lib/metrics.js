@@ -47,6 +47,8 @@ const PER_SECOND = [
   { path: 'video.nackCount', label: 'NACKs', unit: 'per s', decimals: 1, worseWhen: 'higher' },
   { path: 'video.pliCount', label: 'PLIs', unit: 'per s', decimals: 2, worseWhen: 'higher' },
   { path: 'video.freezeCount', label: 'Freezes', unit: 'per s', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 14 },
+  // Encode time per frame against the frame interval is what WebRTC's CPU adaptation watches (qualityLimitationReason).
+  { path: 'video.encodeMsPerFrame', label: 'Encode time per frame', unit: 'ms', decimals: 1, worseWhen: 'higher' },
   { path: 'video.packetSendDelayMs', label: 'Sender pacing delay', unit: 'ms', decimals: 1, worseWhen: 'higher' },
   { path: 'video.freezeDurationMs', label: 'Frozen time (getStats)', unit: 'ms per s', decimals: 0, worseWhen: 'higher' },
   // What the viewer saw (lib/viewer.js): frame codes read from the presented frames on both pages, on the shared clock.

@@ -118,3 +118,12 @@ test('dataMetrics: kbps from byte counters over the interval; a flow new in the 
   assert.deepEqual(dataMetrics(null, { sentBytes: null, receivedBytes: null }, 1), {});
   assert.throws(() => dataMetrics(null, { sentBytes: 1, receivedBytes: null }, 0), /must be positive/);
 });
+
+test('encode time per frame: the encoder\'s time over the frames it encoded in the interval; none encoded: unknown', () => {
+  const at = (ts, framesEncoded, totalEncodeTime) => snapshotFromStats([
+    { id: 'OV', type: 'outbound-rtp', kind: 'video', timestamp: ts, bytesSent: 0, framesEncoded, totalEncodeTime },
+  ]);
+  assert.equal(intervalMetrics(at(1000, 100, 1.5), at(2000, 130, 2.1)).video.encodeMsPerFrame, 20); // 0.6 s / 30 frames
+  assert.equal(intervalMetrics(at(1000, 100, 1.5), at(2000, 100, 1.5)).video.encodeMsPerFrame, null);
+  assert.equal(intervalMetrics(at(1000, undefined, undefined), at(2000, undefined, undefined)).video.encodeMsPerFrame, null);
+});

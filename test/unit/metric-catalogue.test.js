@@ -22,7 +22,7 @@ const report = (ts, k) => [
   { id: 'CV', type: 'codec', mimeType: 'video/VP8' },
   { id: 'CA', type: 'codec', mimeType: 'audio/opus' },
   { id: 'OV', type: 'outbound-rtp', kind: 'video', timestamp: ts, bytesSent: 300_000 * k, framesSent: 30 * k, packetsSent: 300 * k,
-    totalPacketSendDelay: 0.9 * k, frameWidth: 1280,
+    totalPacketSendDelay: 0.9 * k, framesEncoded: 30 * k, totalEncodeTime: 0.24 * k, frameWidth: 1280,
     frameHeight: 720, framesPerSecond: 30, qualityLimitationReason: 'none', qualityLimitationDurations: { none: k, bandwidth: 0 }, codecId: 'CV' },
   { id: 'IV', type: 'inbound-rtp', kind: 'video', timestamp: ts, bytesReceived: 290_000 * k, packetsReceived: 300 * k, packetsLost: 3 * k,
     framesDecoded: 29 * k, frameWidth: 1280, frameHeight: 720, jitter: 0.004, nackCount: 2 * k, pliCount: k, freezeCount: k,
