@@ -29,7 +29,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { EnvironmentError, HarnessError } from '../lib/errors.js';
 import { flowRows, parseIperf3Client } from '../lib/iperf3.js';
 import { parseSsTcpInfo } from '../lib/tcp-info.js';
-import { OWNER_DIR, recordOwner, releaseOwner } from '../emulators/netem/cleanup.js';
+import { ownerFile, recordOwner, releaseOwner } from '../lib/owners.js';
 import { createCommandRunner } from '../emulators/runner.js';
 import { shellJoin } from '../emulators/script.js';
 import { findExecutable, supportsPdeathsig } from '../sfu/janus.js';
@@ -142,7 +142,7 @@ export async function startKernelFlows({
   let mediaStartEpochMs = /** @type {number|null} */ (null);
 
   const ownerKey = plan.namespacePrefix.slice(0, -1);
-  const guardian = startGuardian(plan, path.join(dir, 'guardian.log'), path.join(OWNER_DIR, ownerKey));
+  const guardian = startGuardian(plan, path.join(dir, 'guardian.log'), ownerFile(ownerKey));
   const tellGuardian = (line) => { if (guardian.stdin?.writable) guardian.stdin.write(`${line}\n`); };
 
   /**

@@ -15,7 +15,7 @@ import {
   chooseLayout, cgroupName, moveCommand, pageProcesses, parentSteps, parseCgroupMounts, parseCgroupName, parseCpuStat, peerCgroupPlan,
   stepCommand,
 } from '../lib/cgroup.js';
-import { OWNER_DIR, ownerAlive, recordOwner, releaseOwner } from '../emulators/netem/cleanup.js';
+import { ownerAlive, ownerFile, recordOwner, releaseOwner } from '../lib/owners.js';
 import { shortRunId } from '../emulators/netem/topology.js';
 import { shellJoin } from '../emulators/script.js';
 import { readTrees } from './process-sampler.js';
@@ -24,7 +24,7 @@ const GUARDIAN_PATH = fileURLToPath(new URL('./cgroup-guardian.js', import.meta.
 /** A closed browser's helpers (zygotes, utility processes) exit within moments of it; a cgroup with any is busy. */
 const EMPTY_WAIT_MS = 5_000;
 const POLL_MS = 50;
-/** Owner files (emulators/netem/cleanup.js) of a run's cgroups: `cgroup-<short run id>`. */
+/** Owner files (lib/owners.js) of a run's cgroups: `cgroup-<short run id>`. */
 const ownerKey = (/** @type {string} */ id) => `cgroup-${id}`;
 
 /** @typedef {import('../lib/cgroup.js').CgroupLayout} CgroupLayout */
@@ -152,7 +152,7 @@ export async function createPeerCgroups({ limits, runId, where, clock, logComman
   registerCleanup('device cgroups', close);
   try {
     recordOwner(ownerKey(id));
-    guardian = startGuardian(logFile, path.join(OWNER_DIR, ownerKey(id)), dirs);
+    guardian = startGuardian(logFile, ownerFile(ownerKey(id)), dirs);
     for (const step of parentSteps(layout, needs, subtreeControl)) await runStep(step);
     for (const peer of peers) {
       for (const step of plans[peer].steps) {
