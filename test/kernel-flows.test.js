@@ -15,7 +15,7 @@ import { planKernelFlows } from '../orchestrator/cross/plan.js';
 import { startRelayProcess } from '../orchestrator/emulators/relay/client.js';
 import { EnvironmentError } from '../orchestrator/lib/errors.js';
 import { normalizeLinkParams } from '../orchestrator/lib/link-model.js';
-import { recordOwner, releaseOwner } from '../orchestrator/emulators/netem/cleanup.js';
+import { recordOwner, releaseOwner } from '../orchestrator/lib/owners.js';
 import { runCli } from './helpers/cli.js';
 const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
 

@@ -3,11 +3,10 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
-import { OWNER_DIR } from '../orchestrator/emulators/netem/cleanup.js';
+import { ownerFile } from '../orchestrator/lib/owners.js';
 import { shortRunId } from '../orchestrator/emulators/netem/topology.js';
 import { runCli, tempDir } from './helpers/cli.js';
 
@@ -84,7 +83,7 @@ for (const [when, delayMs] of points) {
     t.diagnostic(stdout.trim().split('\n').at(-1) ?? '');
     assert.equal(code, 130, `${stdout}${stderr}`);
     assert.deepEqual(leftBehind(before), []);
-    assert.ok(!existsSync(path.join(OWNER_DIR, shortRunId(runId))), 'the owner file is removed with the run');
+    assert.ok(!existsSync(ownerFile(shortRunId(runId))), 'the owner file is removed with the run');
   });
 }
 
@@ -144,5 +143,5 @@ test(LIVE_RUN_TEST, { skip, timeout: 120_000 }, async (t) => {
   assert.equal(dead.code, 0, dead.stderr);
   assert.match(dead.stdout, /removed 3 namespaces \((wtb-[a-z0-9]+-(p0|p1|r)(, )?){3}\); 1 root link \(wtb[a-z0-9]+c\)/);
   assert.deepEqual(leftBehind(before), []);
-  assert.ok(!existsSync(path.join(OWNER_DIR, shortRunId(runId))), 'the dead run\'s owner file is removed');
+  assert.ok(!existsSync(ownerFile(shortRunId(runId))), 'the dead run\'s owner file is removed');
 });

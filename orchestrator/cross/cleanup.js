@@ -1,10 +1,10 @@
 /**
  * Finds and removes what kernel flows of dead runs left: `wtbx-*` namespaces and the processes inside. The guardian
  * (guardian.js) normally removes them within a second of the orchestrator's death; this sweep, run by `cleanup`,
- * covers a guardian that died too. Each run records its orchestrator as the owner of `wtbx-<id>` (netem's owner
- * files), so runs in progress are left alone unless named.
+ * covers a guardian that died too. Each run records its orchestrator as the owner of `wtbx-<id>` (lib/owners.js), so
+ * runs in progress are left alone unless named.
  */
-import { ownerAlive, releaseOwner } from '../emulators/netem/cleanup.js';
+import { ownerAlive, releaseOwner } from '../lib/owners.js';
 import { shortRunId } from '../emulators/netem/topology.js';
 import { NAMESPACE_PREFIX } from './plan.js';
 

@@ -1,15 +1,12 @@
 /**
- * Guardian of one run's kernel flows, started by kernel-flows.js in a session of its own. The orchestrator keeps
- * its stdin open and writes `pid <n>` for every process it starts and `done` once it has removed everything itself.
- * When stdin closes without `done` (the orchestrator died, SIGKILL included), the guardian kills those processes and
- * removes the run's namespaces (`<namespacePrefix>*`) and root-namespace TUN devices (`<linkPrefix>*`).
- *
- * It also removes the run's owner file (see cleanup.js), which `cleanup` would otherwise find stale.
+ * Guardian of one run's kernel flows (the protocol: lib/guardian.js), started by kernel-flows.js, which tells it the
+ * pid of every process it starts. When the orchestrator dies without removing the flows, it kills those processes
+ * and removes the run's namespaces (`<namespacePrefix>*`) and root-namespace TUN devices (`<linkPrefix>*`).
  *
  * Usage: node guardian.js <namespacePrefix> <linkPrefix> <logFile> <ownerFile>
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, rmSync } from 'node:fs';
+import { guardOrchestrator, guardianLog } from '../lib/guardian.js';
 
 const [namespacePrefix, linkPrefix, logFile, ownerFile] = process.argv.slice(2);
 if (!namespacePrefix || !linkPrefix || !logFile || !ownerFile) {
@@ -17,7 +14,7 @@ if (!namespacePrefix || !linkPrefix || !logFile || !ownerFile) {
   process.exit(2);
 }
 
-const log = (line) => { try { appendFileSync(logFile, `${new Date().toISOString()} ${line}\n`); } catch { /* the run folder is gone */ } };
+const log = guardianLog(logFile);
 /** @param {string[]} argv */
 const run = (argv) => {
   try {
@@ -29,37 +26,21 @@ const run = (argv) => {
     return '';
   }
 };
+/** @param {number} pid */
 const kill = (pid) => { try { process.kill(pid, 'SIGKILL'); } catch { /* exited already */ } };
 
-/** @type {Set<number>} */
-const pids = new Set();
-let done = false;
-let buffered = '';
-// The terminal's Ctrl-C and hang-up are the orchestrator's to handle; this process only reacts to stdin closing.
-for (const signal of ['SIGINT', 'SIGHUP', 'SIGTERM']) process.on(signal, () => {});
-process.stdin.setEncoding('utf8');
-process.stdin.on('data', (chunk) => {
-  buffered += chunk;
-  const lines = buffered.split('\n');
-  buffered = lines.pop() ?? '';
-  for (const line of lines) {
-    const [word, value] = line.trim().split(' ');
-    if (word === 'pid' && Number.isInteger(Number(value))) pids.add(Number(value));
-    if (word === 'done') done = true;
-  }
-});
-process.stdin.on('error', () => {});
-process.stdin.on('close', () => {
-  if (done) process.exit(0);
-  log(`orchestrator gone without removing its kernel flows: sweeping ${namespacePrefix}* and ${linkPrefix}*`);
-  for (const pid of pids) kill(pid);
-  const namespaces = run(['ip', 'netns', 'list']).split('\n').map((line) => line.split(' ')[0]).filter((name) => name.startsWith(namespacePrefix));
-  for (const name of namespaces) {
-    for (const pid of run(['ip', 'netns', 'pids', name]).split('\n').filter(Boolean)) kill(Number(pid));
-  }
-  for (const name of namespaces) run(['ip', 'netns', 'del', name]);
-  const links = [...run(['ip', '-o', 'link', 'show']).matchAll(/^\d+: ([^:@\s]+)/gm)].map((match) => match[1]).filter((name) => name.startsWith(linkPrefix));
-  for (const name of links) run(['ip', 'link', 'del', 'dev', name]);
-  rmSync(ownerFile, { force: true });
-  process.exit(0);
+guardOrchestrator({
+  log,
+  ownerFile,
+  onOrphaned({ pids }) {
+    log(`orchestrator gone without removing its kernel flows: sweeping ${namespacePrefix}* and ${linkPrefix}*`);
+    for (const pid of pids) kill(pid);
+    const namespaces = run(['ip', 'netns', 'list']).split('\n').map((line) => line.split(' ')[0]).filter((name) => name.startsWith(namespacePrefix));
+    for (const name of namespaces) {
+      for (const pid of run(['ip', 'netns', 'pids', name]).split('\n').filter(Boolean)) kill(Number(pid));
+    }
+    for (const name of namespaces) run(['ip', 'netns', 'del', name]);
+    const links = [...run(['ip', '-o', 'link', 'show']).matchAll(/^\d+: ([^:@\s]+)/gm)].map((match) => match[1]).filter((name) => name.startsWith(linkPrefix));
+    for (const name of links) run(['ip', 'link', 'del', 'dev', name]);
+  },
 });

@@ -27,9 +27,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EnvironmentError, HarnessError } from '../lib/errors.js';
+import { startGuardian } from '../lib/guardian.js';
 import { flowRows, parseIperf3Client } from '../lib/iperf3.js';
 import { parseSsTcpInfo } from '../lib/tcp-info.js';
-import { OWNER_DIR, recordOwner, releaseOwner } from '../emulators/netem/cleanup.js';
+import { ownerFile, recordOwner, releaseOwner } from '../lib/owners.js';
 import { createCommandRunner } from '../emulators/runner.js';
 import { shellJoin } from '../emulators/script.js';
 import { findExecutable, supportsPdeathsig } from '../sfu/janus.js';
@@ -142,8 +143,7 @@ export async function startKernelFlows({
   let mediaStartEpochMs = /** @type {number|null} */ (null);
 
   const ownerKey = plan.namespacePrefix.slice(0, -1);
-  const guardian = startGuardian(plan, path.join(dir, 'guardian.log'), path.join(OWNER_DIR, ownerKey));
-  const tellGuardian = (line) => { if (guardian.stdin?.writable) guardian.stdin.write(`${line}\n`); };
+  const guardian = startGuardian(GUARDIAN_PATH, [plan.namespacePrefix, plan.linkPrefix, path.join(dir, 'guardian.log'), ownerFile(ownerKey)]);
 
   /**
    * Spawns a process the run owns: killed with the orchestrator (pdeathsig), in its own process group.
@@ -162,7 +162,7 @@ export async function startKernelFlows({
       if (typeof stdoutFd === 'number') closeSync(stdoutFd);
     }
     children.add(child);
-    if (child.pid) tellGuardian(`pid ${child.pid}`);
+    if (child.pid) guardian.tell(`pid ${child.pid}`);
     let stderr = '';
     child.stderr?.setEncoding('utf8').on('data', (chunk) => { stderr = (stderr + chunk).slice(-STDERR_LIMIT); });
     /** @type {Promise<{code: number|null, signal: string|null, stderr: string, spawnError?: string}>} */
@@ -196,8 +196,7 @@ export async function startKernelFlows({
       await run(['ip', 'netns', 'del', name], { allowFailure: true });
     }
     releaseOwner(ownerKey);
-    tellGuardian('done');
-    guardian.stdin?.end();
+    guardian.finish();
   };
   const close = () => (closed ??= teardown());
   const closeNow = () => {
@@ -205,7 +204,7 @@ export async function startKernelFlows({
     for (const child of children) child.kill('SIGKILL');
     for (const name of namespaces.splice(0)) spawnSync('ip', ['netns', 'del', name]);
     releaseOwner(ownerKey);
-    tellGuardian('done');
+    guardian.finish();
   };
   const release = registerCleanup('kernel flows', close, { timeoutMs: 15_000, closeNow });
 
@@ -382,19 +381,6 @@ function findTools(executables) {
     return `${tools.setpriv} has no --pdeathsig (util-linux before 2.33); kernel flows need it so nothing outlives a killed run`;
   }
   return /** @type {{iperf3: string, socat: string, setpriv: string}} */ (tools);
-}
-
-/**
- * @param {ReturnType<typeof planKernelFlows>} plan @param {string} logFile @param {string} ownerFile
- */
-function startGuardian(plan, logFile, ownerFile) {
-  const guardian = spawn(process.execPath, [GUARDIAN_PATH, plan.namespacePrefix, plan.linkPrefix, logFile, ownerFile], {
-    stdio: ['pipe', 'ignore', 'ignore'], detached: true,
-  });
-  guardian.stdin?.on('error', () => {});
-  guardian.unref();
-  /** @type {any} */ (guardian.stdin)?.unref?.();
-  return guardian;
 }
 
 /**

@@ -4,18 +4,18 @@
 // browsers on success, failure and Ctrl-C; a guardian process removes them when the orchestrator is killed, and
 // `cleanup` sweeps those of runs whose guardian died too. Every write is logged as the shell line that does the same
 // into the run's command log.
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rmdir, writeFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EnvironmentError } from '../lib/errors.js';
+import { startGuardian } from '../lib/guardian.js';
 import {
   chooseLayout, cgroupName, moveCommand, pageProcesses, parentSteps, parseCgroupMounts, parseCgroupName, parseCpuStat, peerCgroupPlan,
   stepCommand,
 } from '../lib/cgroup.js';
-import { OWNER_DIR, ownerAlive, recordOwner, releaseOwner } from '../emulators/netem/cleanup.js';
+import { ownerAlive, ownerFile, recordOwner, releaseOwner } from '../lib/owners.js';
 import { shortRunId } from '../emulators/netem/topology.js';
 import { shellJoin } from '../emulators/script.js';
 import { readTrees } from './process-sampler.js';
@@ -24,7 +24,7 @@ const GUARDIAN_PATH = fileURLToPath(new URL('./cgroup-guardian.js', import.meta.
 /** A closed browser's helpers (zygotes, utility processes) exit within moments of it; a cgroup with any is busy. */
 const EMPTY_WAIT_MS = 5_000;
 const POLL_MS = 50;
-/** Owner files (emulators/netem/cleanup.js) of a run's cgroups: `cgroup-<short run id>`. */
+/** Owner files (lib/owners.js) of a run's cgroups: `cgroup-<short run id>`. */
 const ownerKey = (/** @type {string} */ id) => `cgroup-${id}`;
 
 /** @typedef {import('../lib/cgroup.js').CgroupLayout} CgroupLayout */
@@ -129,6 +129,7 @@ export async function createPeerCgroups({ limits, runId, where, clock, logComman
       quotaUs: plans[peer].quotaUs, periodUs: plans[peer].periodUs, cpus: plans[peer].cpus, cpuStat: null,
     }])),
   };
+  /** @type {import('../lib/guardian.js').Guardian|null} */
   let guardian = null;
   let closed = false;
   const made = [];
@@ -146,13 +147,13 @@ export async function createPeerCgroups({ limits, runId, where, clock, logComman
       await runStep({ op: 'rmdir', path: dir }).catch((error) => failures.push(`${dir}: ${error.message}`));
     }
     releaseOwner(ownerKey(id));
-    if (guardian?.stdin?.writable) guardian.stdin.end('done\n');
+    guardian?.finish();
     if (failures.length) throw new Error(`removing the devices' cgroups: ${failures.join('; ')}`);
   };
   registerCleanup('device cgroups', close);
   try {
     recordOwner(ownerKey(id));
-    guardian = startGuardian(logFile, path.join(OWNER_DIR, ownerKey(id)), dirs);
+    guardian = startGuardian(GUARDIAN_PATH, [logFile, ownerFile(ownerKey(id)), ...dirs]);
     for (const step of parentSteps(layout, needs, subtreeControl)) await runStep(step);
     for (const peer of peers) {
       for (const step of plans[peer].steps) {
@@ -220,18 +221,6 @@ async function emptyCgroup(dir, waitMs = EMPTY_WAIT_MS) {
     try { process.kill(pid, 'SIGKILL'); } catch { /* exited meanwhile */ }
   }
   for (let i = 0; i < 40 && (await cgroupPids(dir)).length; i++) await sleep(POLL_MS);
-}
-
-/**
- * The guardian: removes the cgroups when the orchestrator dies without doing it (its stdin closes without `done`).
- * @param {string} logFile @param {string} ownerFile @param {string[]} dirs
- */
-function startGuardian(logFile, ownerFile, dirs) {
-  const guardian = spawn(process.execPath, [GUARDIAN_PATH, logFile, ownerFile, ...dirs], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
-  guardian.stdin?.on('error', () => {});
-  guardian.unref();
-  /** @type {any} */ (guardian.stdin)?.unref?.();
-  return guardian;
 }
 
 /**
