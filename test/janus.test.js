@@ -42,7 +42,7 @@ async function assertGoneWithin(pid, withinMs) {
   }
 }
 
-test('Janus starts on free loopback ports, answers info and the Admin API, creates a VideoRoom room, and is gone after close()',
+test('Janus starts on free loopback ports, answers info and the Admin API, creates a VideoRoom room only with the run\'s API secret, and is gone after close()',
   async () => {
     const commands = [];
     const runDir = path.join(root, 'run');
@@ -62,9 +62,12 @@ test('Janus starts on free loopback ports, answers info and the Admin API, creat
 
       // The Admin API takes the generated secret and refuses a wrong one.
       await assert.rejects(janusPost(janus.adminUrl, { janus: 'list_sessions', admin_secret: 'wrong' }), /refused list_sessions/);
-      assert.equal(await createVideoRoom(janus.apiUrl, { room: 4321, publishers: 4 }), 4321);
-      const session = (await janusPost(janus.apiUrl, { janus: 'create' })).data.id;
-      const handle = (await janusPost(`${janus.apiUrl}/${session}`, { janus: 'attach', plugin: 'janus.plugin.videoroom' })).data.id;
+      // Another local process, without the run's API secret, cannot open a session (Janus error 403).
+      await assert.rejects(janusPost(janus.apiUrl, { janus: 'create' }), /refused create: Unauthorized request .*\(code 403\)/);
+      await assert.rejects(janusPost(janus.apiUrl, { janus: 'create' }, 'wrong0123456789abcdef'), /code 403/);
+      assert.equal(await createVideoRoom(janus, { room: 4321, publishers: 4 }), 4321);
+      const session = (await janusPost(janus.apiUrl, { janus: 'create' }, janus.apiSecret)).data.id;
+      const handle = (await janusPost(`${janus.apiUrl}/${session}`, { janus: 'attach', plugin: 'janus.plugin.videoroom' }, janus.apiSecret)).data.id;
       const admin = { adminUrl: janus.adminUrl, adminSecret: janus.adminSecret };
       assert.ok((await listSessions(admin)).includes(session));
       assert.deepEqual(await listHandles(admin, session), [handle]);

@@ -248,7 +248,7 @@ async function startSfu(call, iceAddress, clock) {
     logCommand: (record) => { call.commands.push(record); call.log(`janus: ${record.cmd}`); }, clock, ...(host ? { host } : { iceAddress }),
   });
   call.processes.track('janus', janus.pid);
-  await createVideoRoom(janus.apiUrl, { room: SFU_ROOM, publishers: call.scenario.peers });
+  await createVideoRoom(janus, { room: SFU_ROOM, publishers: call.scenario.peers });
   call.log(`janus: ${janus.apiUrl}, media on ${janus.iceAddress}, room ${SFU_ROOM}`);
   return janus;
 }
@@ -287,7 +287,7 @@ async function setUpCall(call) {
   await startCrossTraffic(call, room, clock);
 
   const bridge = janus && createSfuBridge({
-    apiUrl: janus.apiUrl, room: SFU_ROOM, peers, rewriteCandidate: call.emulator.rewriteCandidate, log,
+    apiUrl: janus.apiUrl, apiSecret: janus.apiSecret, room: SFU_ROOM, peers, rewriteCandidate: call.emulator.rewriteCandidate, log,
     send: (peer, message) => signaling.sendTo(room, peer, message),
     onError: (error) => recorder.fail(`SFU bridge: ${error.message}`),
   });

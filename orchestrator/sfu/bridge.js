@@ -40,6 +40,7 @@ function deferred() {
 /**
  * @param {object} options
  * @param {string} options.apiUrl   the Janus API over HTTP
+ * @param {string} options.apiSecret  what Janus demands in every API request
  * @param {number} options.room     a VideoRoom room created for the run
  * @param {string[]} options.peers
  * @param {(peer: string, message: object) => void} options.send  delivers a message to a page
@@ -47,7 +48,7 @@ function deferred() {
  * @param {(error: Error) => void} options.onError  a failure outside a page's request (a subscription, the long poll)
  * @param {(line: string) => void} [options.log]
  */
-export function createSfuBridge({ apiUrl, room, peers, send, rewriteCandidate, onError, log = () => {} }) {
+export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteCandidate, onError, log = () => {} }) {
   // Fixed feed ids: a subscriber names its publisher's feed without waiting for the publisher's join answer.
   const feedIds = new Map(peers.map((peer, index) => [peer, index + 1]));
   const published = new Map(peers.map((peer) => [peer, /** @type {ReturnType<typeof deferred<void>>} */ (deferred())]));
@@ -61,7 +62,9 @@ export function createSfuBridge({ apiUrl, room, peers, send, rewriteCandidate, o
   const sessionOf = (peer) => {
     let session = sessions.get(peer);
     if (!session) {
-      session = openSession(apiUrl, { onEvent: (event) => onJanusEvent(peer, event), onError: (error) => !closed && onError(error) });
+      session = openSession(apiUrl, apiSecret, {
+        onEvent: (event) => onJanusEvent(peer, event), onError: (error) => !closed && onError(error),
+      });
       sessions.set(peer, session);
     }
     return session;
@@ -141,7 +144,7 @@ export function createSfuBridge({ apiUrl, room, peers, send, rewriteCandidate, o
         const relayed = await rewriteCandidate({ from, to: SFU_NODE, candidate });
         if (!relayed) return;
         const handleUrl = await handleOf(from, to).promise;
-        await janusPost(handleUrl, { janus: 'trickle', candidate: relayed });
+        await janusPost(handleUrl, { janus: 'trickle', candidate: relayed }, apiSecret);
       } else if (type === 'offer' && to === SFU_NODE && sdp) {
         await publish(from, sdp);
       } else if (type === 'answer' && to !== SFU_NODE && sdp) {
@@ -169,12 +172,12 @@ export function createSfuBridge({ apiUrl, room, peers, send, rewriteCandidate, o
 
 /**
  * A Janus session with its long poll, which also keeps it alive.
- * @param {string} apiUrl
+ * @param {string} apiUrl @param {string} apiSecret
  * @param {{onEvent: (event: any) => void, onError: (error: Error) => void}} handlers  onEvent: events no request waits for
  * @returns {Promise<JanusSession>}
  */
-async function openSession(apiUrl, { onEvent, onError }) {
-  const sessionUrl = `${apiUrl}/${(await janusPost(apiUrl, { janus: 'create' })).data.id}`;
+async function openSession(apiUrl, apiSecret, { onEvent, onError }) {
+  const sessionUrl = `${apiUrl}/${(await janusPost(apiUrl, { janus: 'create' }, apiSecret)).data.id}`;
   /** @type {Map<string, (event: any) => void>} */
   const waiting = new Map();
   /** Answers that arrived before their request's ack was read. */
@@ -186,7 +189,7 @@ async function openSession(apiUrl, { onEvent, onError }) {
       /** @type {any} */
       let events;
       try {
-        const response = await fetch(`${sessionUrl}?maxev=10`, { signal: AbortSignal.any([stop.signal, AbortSignal.timeout(POLL_TIMEOUT_MS)]) });
+        const response = await fetch(`${sessionUrl}?maxev=10&apisecret=${apiSecret}`, { signal: AbortSignal.any([stop.signal, AbortSignal.timeout(POLL_TIMEOUT_MS)]) });
         events = await response.json();
       } catch (error) {
         if (!stop.signal.aborted) onError(new HarnessError(`Janus long poll of ${sessionUrl} failed: ${error.message}`));
@@ -205,11 +208,11 @@ async function openSession(apiUrl, { onEvent, onError }) {
 
   return {
     async attach() {
-      const { id } = (await janusPost(sessionUrl, { janus: 'attach', plugin: VIDEOROOM })).data;
+      const { id } = (await janusPost(sessionUrl, { janus: 'attach', plugin: VIDEOROOM }, apiSecret)).data;
       return { url: `${sessionUrl}/${id}`, id };
     },
     async request(handleUrl, body, jsep) {
-      const ack = await janusPost(handleUrl, { janus: 'message', body, ...(jsep ? { jsep } : {}) });
+      const ack = await janusPost(handleUrl, { janus: 'message', body, ...(jsep ? { jsep } : {}) }, apiSecret);
       const answer = ack.janus !== 'ack' ? ack : early.get(ack.transaction) ?? await new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           waiting.delete(ack.transaction);
@@ -228,7 +231,7 @@ async function openSession(apiUrl, { onEvent, onError }) {
     },
     async close() {
       stop.abort();
-      await janusPost(sessionUrl, { janus: 'destroy' }).catch(() => {});
+      await janusPost(sessionUrl, { janus: 'destroy' }, apiSecret).catch(() => {});
     },
   };
 }

@@ -11,14 +11,15 @@ const REQUEST_TIMEOUT_MS = 5_000;
  * POSTs one Janus request (a transaction id added) and returns the answer; a Janus error answer throws.
  * @param {string} url  the API or Admin API endpoint, with /<session>[/<handle>] when the request needs them
  * @param {Record<string, unknown>} body
+ * @param {string} [apiSecret]  the run's API secret (Janus API requests; the Admin API's goes in the body as admin_secret)
  * @returns {Promise<any>}
  */
-export async function janusPost(url, body) {
+export async function janusPost(url, body, apiSecret) {
   const transaction = randomBytes(6).toString('hex');
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ ...body, transaction }),
+    body: JSON.stringify({ ...body, transaction, ...(apiSecret ? { apisecret: apiSecret } : {}) }),
     signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
   });
   const text = await response.text();
@@ -37,23 +38,23 @@ export async function janusPost(url, body) {
 
 /**
  * Creates a VideoRoom room through a short-lived session.
- * @param {string} apiUrl  e.g. http://127.0.0.1:8088/janus
+ * @param {{apiUrl: string, apiSecret: string}} janus  e.g. http://127.0.0.1:8088/janus, and its secret
  * @param {{room: number, publishers: number, bitrateBps?: number, description?: string}} options
  *   bitrateBps: the publishers' REMB cap (VideoRoom's `bitrate`; 0 or absent: no cap)
  * @returns {Promise<number>} the room id
  */
-export async function createVideoRoom(apiUrl, { room, publishers, bitrateBps = 0, description = 'webrtc-testbed' }) {
-  const sessionUrl = `${apiUrl}/${(await janusPost(apiUrl, { janus: 'create' })).data.id}`;
+export async function createVideoRoom({ apiUrl, apiSecret }, { room, publishers, bitrateBps = 0, description = 'webrtc-testbed' }) {
+  const sessionUrl = `${apiUrl}/${(await janusPost(apiUrl, { janus: 'create' }, apiSecret)).data.id}`;
   try {
-    const handleUrl = `${sessionUrl}/${(await janusPost(sessionUrl, { janus: 'attach', plugin: 'janus.plugin.videoroom' })).data.id}`;
+    const handleUrl = `${sessionUrl}/${(await janusPost(sessionUrl, { janus: 'attach', plugin: 'janus.plugin.videoroom' }, apiSecret)).data.id}`;
     const answer = await janusPost(handleUrl, {
       janus: 'message',
       body: { request: 'create', room, publishers, bitrate: bitrateBps, description, permanent: false },
-    });
+    }, apiSecret);
     const data = answer.plugindata?.data;
     if (data?.videoroom !== 'created') throw new HarnessError(`Janus VideoRoom did not create room ${room}: ${data?.error ?? JSON.stringify(data)}`);
     return data.room;
   } finally {
-    await janusPost(sessionUrl, { janus: 'destroy' }).catch(() => {});
+    await janusPost(sessionUrl, { janus: 'destroy' }, apiSecret).catch(() => {});
   }
 }

@@ -24,6 +24,7 @@ export const WEBSOCKET_TRANSPORT = 'libjanus_websockets.so';
  * @property {string} libDir       absolute: the installed Janus module folder (holding plugins/ and transports/)
  * @property {string} logFile      absolute
  * @property {string} adminSecret  letters and digits, at least 16
+ * @property {string} apiSecret  letters and digits, at least 16: every Janus API request must carry it (`apisecret`)
  * @property {number} httpPort     the Janus API over HTTP
  * @property {number} adminPort    the Admin API over HTTP
  * @property {number} [wsPort]     the Janus API over WebSocket as well, when given
@@ -44,12 +45,14 @@ export const WEBSOCKET_TRANSPORT = 'libjanus_websockets.so';
  * @returns {JanusConfig}
  */
 export function janusConfig(options) {
-  const { configDir, libDir, logFile, adminSecret, httpPort, adminPort, wsPort, rtpPortRange, iceAddress } = options;
+  const { configDir, libDir, logFile, adminSecret, apiSecret, httpPort, adminPort, wsPort, rtpPortRange, iceAddress } = options;
   const address = options.address ?? '127.0.0.1';
   const debugLevel = options.debugLevel ?? 4;
   for (const [name, value] of Object.entries({ configDir, libDir, logFile })) checkPath(name, value);
-  if (typeof adminSecret !== 'string' || !/^[A-Za-z0-9]{16,}$/.test(adminSecret)) {
-    throw new InputError('Janus config: adminSecret must be at least 16 letters and digits');
+  for (const [name, secret] of Object.entries({ adminSecret, apiSecret })) {
+    if (typeof secret !== 'string' || !/^[A-Za-z0-9]{16,}$/.test(secret)) {
+      throw new InputError(`Janus config: ${name} must be at least 16 letters and digits`);
+    }
   }
   const ports = { httpPort, adminPort, ...(wsPort === undefined ? {} : { wsPort }) };
   for (const [name, value] of Object.entries(ports)) checkPort(name, value);
@@ -89,6 +92,8 @@ export function janusConfig(options) {
           debug_timestamps: true,
           debug_colors: false,
           admin_secret: adminSecret,
+          // Any local process can reach the loopback API: without the run's secret it cannot open a session in its room.
+          api_secret: apiSecret,
           server_name: 'webrtc-testbed',
           // The address put in SDP c= lines (Janus otherwise picks the first interface's).
           interface: iceAddress,

@@ -33,6 +33,7 @@ const INSTALL_HINT = 'install Janus with `npm run setup` (Debian package `janus`
  * @property {string} apiUrl     the Janus API over HTTP, e.g. http://127.0.0.1:40123/janus
  * @property {string} adminUrl   the Admin API over HTTP
  * @property {string} adminSecret
+ * @property {string} apiSecret   every Janus API request carries it (`apisecret`; the long poll as a query parameter)
  * @property {string|null} wsUrl the Janus API over WebSocket (protocol `janus-protocol`) when asked for
  * @property {string} iceAddress the one address Janus's ICE candidates carry
  * @property {{minPort: number, maxPort: number}} rtpPortRange
@@ -85,12 +86,13 @@ export async function startJanus({
   const wsPort = websocket ? ports.wsPort ?? await freePort('127.0.0.1') : undefined;
   const rtpPortRange = randomRtpRange();
   const adminSecret = randomBytes(16).toString('hex');
+  const apiSecret = randomBytes(16).toString('hex');
   if (!iceAddress) {
     throw new EnvironmentError('Janus needs a non-loopback IPv4 address for its media (it gathers no loopback candidates) '
       + 'and this host has none; bring up a network interface.');
   }
   const config = janusConfig({
-    configDir, libDir, logFile, adminSecret, httpPort, adminPort, wsPort, rtpPortRange, address, iceAddress, debugLevel,
+    configDir, libDir, logFile, adminSecret, apiSecret, httpPort, adminPort, wsPort, rtpPortRange, address, iceAddress, debugLevel,
   });
 
   // A run directory is new per run; a test that reuses one starts from an empty folder.
@@ -156,6 +158,7 @@ export async function startJanus({
     apiUrl,
     adminUrl,
     adminSecret,
+    apiSecret,
     wsUrl: wsPort === undefined ? null : `ws://${address}:${wsPort}`,
     iceAddress,
     rtpPortRange,

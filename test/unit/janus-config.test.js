@@ -8,6 +8,7 @@ const BASE = {
   libDir: '/usr/lib/x86_64-linux-gnu/janus',
   logFile: '/runs/r1/janus/janus.log',
   adminSecret: 'abcdef0123456789abcdef',
+  apiSecret: '0123456789abcdef0123',
   httpPort: 40001,
   adminPort: 40002,
   rtpPortRange: { minPort: 20000, maxPort: 20199 },
@@ -32,7 +33,7 @@ test('the configuration loads only VideoRoom and HTTP, binds both APIs to loopba
   for (const line of [
     'plugins_folder = "/runs/r1/janus/plugins"', 'transports_folder = "/runs/r1/janus/transports"',
     'events_folder = "/runs/r1/janus/none"', 'loggers_folder = "/runs/r1/janus/none"',
-    'log_to_file = "/runs/r1/janus/janus.log"', 'log_to_stdout = false', 'admin_secret = "abcdef0123456789abcdef"',
+    'log_to_file = "/runs/r1/janus/janus.log"', 'log_to_stdout = false', 'admin_secret = "abcdef0123456789abcdef"', 'api_secret = "0123456789abcdef0123"',
     'rtp_port_range = "20000-20199"', 'ipv6 = false', 'ice_enforce_list = "192.0.2.2"', 'interface = "192.0.2.2"', 'debug_level = 4',
   ]) assert.ok(main.includes(`\t${line}\n`), `janus.jcfg lacks ${line}:\n${main}`);
   assert.doesNotMatch(main, /stun|turn_server/);
@@ -61,6 +62,8 @@ test('every input is checked, naming the field', () => {
     [{ libDir: undefined }, /libDir must be an absolute path/],
     [{ adminSecret: 'short' }, /adminSecret must be at least 16 letters and digits/],
     [{ adminSecret: 'has a space in it 1234' }, /adminSecret/],
+    [{ apiSecret: undefined }, /apiSecret must be at least 16 letters and digits/],
+    [{ apiSecret: 'short' }, /apiSecret must be at least 16 letters and digits/],
     [{ httpPort: 0 }, /httpPort must be a port number 1-65535, not 0/],
     [{ adminPort: 70000 }, /adminPort must be a port number/],
     [{ wsPort: 1.5 }, /wsPort must be a port number/],

@@ -8,7 +8,12 @@ import { createSfuBridge } from '../../orchestrator/sfu/bridge.js';
 
 const JANUS_SDP = (kind) => `v=0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=mid:0\r\na=${kind}\r\na=candidate:1 1 udp 2015363327 192.0.2.2 23604 typ host\r\n`;
 
-/** A Janus that answers VideoRoom requests as 1.1 does: ack, then an event with the transaction on the long poll. */
+const API_SECRET = 'fedcba9876543210fedcba98';
+
+/**
+ * A Janus that answers VideoRoom requests as 1.1 does: ack, then an event with the transaction on the long poll; as
+ * with `api_secret` set, a request (or long poll) without the secret gets error 403.
+ */
 async function fakeJanus() {
   const requests = [];
   /** @type {Map<number, any[]>} session → queued events */
@@ -18,7 +23,9 @@ async function fakeJanus() {
   const server = createServer(async (request, response) => {
     const parts = request.url.split('?')[0].split('/').filter(Boolean).slice(1).map(Number);
     const reply = (body) => response.end(JSON.stringify(body));
+    const unauthorized = { janus: 'error', error: { code: 403, reason: 'Unauthorized request (wrong or missing secret/token)' } };
     if (request.method === 'GET') {
+      if (new URL(request.url, 'http://x').searchParams.get('apisecret') !== API_SECRET) return reply(unauthorized);
       for (let i = 0; i < 20 && !queues.get(parts[0])?.length; i++) await sleep(10);
       return reply(queues.get(parts[0])?.splice(0) ?? []);
     }
@@ -27,6 +34,7 @@ async function fakeJanus() {
     const body = JSON.parse(raw);
     requests.push({ path: parts, ...body });
     const { transaction } = body;
+    if (body.apisecret !== API_SECRET) return reply({ ...unauthorized, transaction });
     if (body.janus === 'create') {
       const id = nextId++;
       queues.set(id, []);
@@ -59,7 +67,7 @@ test('publish, subscribe to every other publisher once its media is up, start, a
   const rewrites = [];
   const errors = [];
   const bridge = createSfuBridge({
-    apiUrl: janus.apiUrl, room: 1, peers: ['p0', 'p1'],
+    apiUrl: janus.apiUrl, apiSecret: API_SECRET, room: 1, peers: ['p0', 'p1'],
     send: (peer, message) => sent.push({ peer, ...message }),
     rewriteCandidate: async ({ from, to, candidate }) => {
       rewrites.push(`${from}->${to}`);
