@@ -24,7 +24,7 @@ before(async () => {
   });
   await new Promise((resolve) => janus.listen(0, '127.0.0.1', resolve));
   const bridge = createSfuBridge({
-    apiUrl: `http://127.0.0.1:${janus.address().port}/janus`, room: 1, peers: PEERS,
+    apiUrl: `http://127.0.0.1:${janus.address().port}/janus`, apiSecret: 'unused0by0the0stand0in', room: 1, peers: PEERS,
     send: (peer, message) => signaling.sendTo(ROOM, peer, message),
     rewriteCandidate: async ({ candidate }) => candidate,
     onError: (error) => seen.bridgeErrors.push(error.message),
