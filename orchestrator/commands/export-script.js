@@ -2,7 +2,7 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { InputError } from '../lib/errors.js';
 import { loadScenario } from '../lib/scenario.js';
 import { steppedNetwork } from '../lib/trace.js';
-import { MAX_PEERS } from '../lib/schedule.js';
+import { MAX_PEERS } from '../lib/limits.js';
 import { expectNumber } from '../lib/validate.js';
 import { PLATFORMS } from '../emulators/dummynet/commands.js';
 import { dummynetScript } from '../emulators/dummynet/script.js';

@@ -16,7 +16,8 @@ import { normalizeCodec } from './codec.js';
 import { normalizeDevices } from './devices.js';
 import { readTrace } from './trace-file.js';
 import { validatePeerBrowsers } from './browsers.js';
-import { DEFAULT_DURATION_S, DEFAULT_PEERS, MAX_DURATION_S, MAX_PEERS, compileNetwork } from './schedule.js';
+import { DEFAULT_DURATION_S, DEFAULT_PEERS, compileNetwork } from './schedule.js';
+import { MAX_DURATION_S, MAX_PEERS } from './limits.js';
 
 export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.url));
 
