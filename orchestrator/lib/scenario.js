@@ -18,6 +18,7 @@ import { readTrace } from './trace-file.js';
 import { validatePeerBrowsers } from './browsers.js';
 import { DEFAULT_DURATION_S, DEFAULT_PEERS, compileNetwork } from './schedule.js';
 import { MAX_DURATION_S, MAX_PEERS } from './limits.js';
+import { checkResultSize } from './result-size.js';
 
 export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.url));
 
@@ -156,6 +157,9 @@ export function loadScenario(nameOrPath, {
   const compiled = compileNetwork({ file, durationS: nominalDurationS, peers: allPeers, topology, network: raw.network }, {
     timeScale, traceStepMs, loadTrace: (traceName, where) => readTrace(traceName, { baseDir: path.dirname(filePath), where }),
   });
+  checkResultSize({
+    durationS: runDurationS, peers, allPeers, links: Object.keys(compiled.links).length, scheduleEvents: compiled.events.length,
+  }, durationS === undefined ? `${file}: durationS` : '--duration');
   return {
     name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers, allPeers, topology, media,
     browsers, network: raw.network ?? {}, mainCall, flows, reference, codec, devices, compiled,
