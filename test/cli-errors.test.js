@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { processesTagged, runCli, runTag, tempDir } from './helpers/cli.js';
@@ -189,4 +189,58 @@ test('kernel cross traffic on a backend that cannot carry it exits 2 naming --em
     assert.match(stderr, /--emulator relay/, `${scenario} on ${emulator}`);
     assert.doesNotMatch(stderr, /launched/);
   }
+});
+
+/** Writes a scenario file into a fresh folder. @param {string} name @param {object|string} content */
+function writeScenario(name, content) {
+  const dir = tempDir();
+  const file = path.join(dir, `${name}.json`);
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify({ name, description: 'd', ...content }));
+  return { dir, file };
+}
+
+// A browser path that does not exist: had validation passed, the run would stop with exit 3 naming it.
+const NO_BROWSER = ['--browser-path', '/nonexistent/chromium'];
+
+test('a scenario that would exhaust the machine exits 2 naming the file and field, before any browser starts', async () => {
+  const deep = `{"name": "deep", "description": "d", "network": ${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
+  const cases = [
+    ['ramp', { durationS: 86_400, peers: 32, network: { schedule: [{ at: 0, links: 'all', ramp: { field: 'rateKbps', from: 5000, to: 100, durationS: 86_400, everyS: 0.1 } }] } },
+      /ramp\.json: network\.schedule: compiles to 55296064 link changes .*at most 500000/],
+    ['bursts', { durationS: 86_400, network: { bottleneck: { rateKbps: 2000 } }, flows: Array.from({ length: 100 }, (_, i) => ({ name: `s${i}`, kind: 'tcp-short' })) },
+      /bursts\.json: flows: the kernel flows need \d+ iperf3 servers .*at most 1000/],
+    ['day', { durationS: 86_400, peers: 4 }, /day\.json: durationS: a 86400 s run of 4 peers makes a result\.json of about 1730 MiB; .*pass --duration 12782 or less/],
+    ['deep', deep, /deep\.json:1:\d+: the scenario nests arrays and objects more than 64 deep/],
+  ];
+  for (const [name, content, pattern] of cases) {
+    const { file } = writeScenario(name, content);
+    const { code, stderr } = await runCli(['scenario', file, '--out', tempDir(), ...NO_BROWSER], { timeoutMs: 60_000 });
+    assert.equal(code, 2, `${name}: ${stderr}`);
+    assert.match(stderr, pattern, name);
+    assert.doesNotMatch(stderr, /RangeError|heap|browser/i, name);
+  }
+});
+
+test('a scenario cannot make the harness read /etc/shadow, /dev/zero or a file outside its trace folders: exit 2, no content quoted', async () => {
+  const { dir, file } = writeScenario('t', { durationS: 20, warmupS: 1, network: { link: { trace: '/etc/shadow' } } });
+  const run = () => runCli(['scenario', file, '--out', tempDir(), ...NO_BROWSER], { timeoutMs: 60_000 });
+  let { code, stderr } = await run();
+  assert.equal(code, 2, stderr);
+  assert.match(stderr, /t\.json: network\.link\.trace: trace '\/etc\/shadow' is an absolute path/);
+  symlinkSync('/etc/passwd', path.join(dir, 'passwd.mahi'));
+  writeFileSync(file, JSON.stringify({ name: 't', description: 'd', durationS: 20, warmupS: 1, network: { link: { trace: 'passwd.mahi' } } }));
+  ({ code, stderr } = await run());
+  assert.equal(code, 2, stderr);
+  assert.match(stderr, /t\.json: network\.link\.trace: trace 'passwd\.mahi' is a link to a file outside/);
+  // With its folder allowed, the file is read and refused by line, without a byte of it in the message.
+  ({ code, stderr } = await runCli(['scenario', file, '--out', tempDir(), '--trace-dir', '/etc', ...NO_BROWSER], { timeoutMs: 60_000 }));
+  assert.equal(code, 2, stderr);
+  assert.match(stderr, /\/etc\/passwd:1: not a whole number of milliseconds/);
+  assert.doesNotMatch(stderr, /root|nologin|bin\/(ba)?sh/);
+  ({ code, stderr } = await runCli(['scenario', '/dev/zero', ...NO_BROWSER], { timeoutMs: 60_000 }));
+  assert.equal(code, 2, stderr);
+  assert.match(stderr, /\/dev\/zero: the scenario is not a regular file/);
+  ({ code, stderr } = await runCli(['scenario', file, '--trace-dir', path.join(dir, 'missing'), ...NO_BROWSER], { timeoutMs: 60_000 }));
+  assert.equal(code, 2, stderr);
+  assert.match(stderr, /--trace-dir .*missing: not a folder/);
 });

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UdpRelay } from '../orchestrator/emulators/relay/relay.js';
+import { MAX_TRACE_MS } from '../orchestrator/lib/limits.js';
 import { startRelayProcess } from '../orchestrator/emulators/relay/client.js';
 import { createRelayProbePath, PROBE_LINK } from '../orchestrator/emulators/relay/probe-path.js';
 import { raisePriority } from '../orchestrator/emulators/relay/priority.js';
@@ -214,6 +215,17 @@ describe('relay forwarding rules (in-process relay)', () => {
     assert.deepEqual(atB.map(({ payload }) => decodeProbe(payload).seq), [...Array(20).keys()]);
     assert.ok(atB.at(-1).atMs - sentMs < 250, `last packet after ${(atB.at(-1).atMs - sentMs).toFixed(0)} ms`);
     assert.equal(relay.stats().links['p7.up'].dropsQueue, 0);
+  });
+
+  test('a trace whose timestamps are not finite cannot make the relay spin: it is refused before a link uses it', () => {
+    // A 309-digit line parsed to Infinity, which crosses IPC as null: the timer re-armed every 1 ms and delivered nothing.
+    const link = { ...params(), trace: 'huge' };
+    for (const opportunitiesMs of [[0, 10, Infinity], [0, 10, null], [0, Number.NaN, 20], [5, 3], [0, MAX_TRACE_MS + 1], []]) {
+      const trace = { name: 'huge', opportunitiesMs, periodMs: opportunitiesMs.at(-1) };
+      assert.throws(() => relay.configure({ links: { 'p9.up': link }, traces: { huge: trace } }), { name: 'InputError', message: /^relay trace huge/ },
+        JSON.stringify(opportunitiesMs));
+    }
+    assert.throws(() => relay.configure({ links: { 'p9.up': link } }), /names trace huge, which was not given/, 'a refused trace is not kept');
   });
 
   test('a route naming an unknown link is refused', () => {

@@ -1,6 +1,6 @@
 // `webrtc-testbed calibrate`: measures what the network emulator delivers against what it was asked for.
 import { EnvironmentError, InputError } from '../lib/errors.js';
-import { readTrace } from '../lib/trace-file.js';
+import { readTraceArgument } from '../lib/trace-file.js';
 import { runCalibration, runTraceCalibration, standardCases, TOLERANCES } from '../emulators/calibration.js';
 import { startRelayProcess } from '../emulators/relay/client.js';
 import { raisePriority } from '../emulators/relay/priority.js';
@@ -101,7 +101,7 @@ function tableRow(result) {
  * @param {{emulator: string, trace: string, duration: number, json: boolean}} argv
  */
 async function calibrateTrace(argv) {
-  const trace = readTrace(argv.trace, { where: '--trace' });
+  const trace = readTraceArgument(argv.trace, '--trace');
   await raisePriority(process.pid);
   const { path, stats, close } = await PROBE_PATHS.relay();
   let result;

@@ -1,8 +1,9 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { InputError } from '../lib/errors.js';
 import { loadScenario } from '../lib/scenario.js';
+import { TRACE_DIR_OPTION, traceDirs } from './trace-dir.js';
 import { steppedNetwork } from '../lib/trace.js';
-import { MAX_PEERS } from '../lib/schedule.js';
+import { MAX_PEERS } from '../lib/limits.js';
 import { expectNumber } from '../lib/validate.js';
 import { PLATFORMS } from '../emulators/dummynet/commands.js';
 import { dummynetScript } from '../emulators/dummynet/script.js';
@@ -27,6 +28,7 @@ export const builder = (yargs) => yargs
   .option('sch-netem', { describe: 'netem only: the target kernel has sch_netem (--no-sch-netem: loss on nftables, no delay)', type: 'boolean', default: true })
   .option('time-scale', { describe: 'compress the scenario clock (0.25 = 4× faster schedule)', type: 'number', default: 1 })
   .option('out', { describe: 'write the script here (made executable) instead of printing it', type: 'string' })
+  .option('trace-dir', TRACE_DIR_OPTION)
   .example('$0 export-script changing-bandwidth --out cb.sh', 'Linux script; run with sudo sh cb.sh')
   .example('$0 export-script latency-variation --emulator dummynet --platform macos --address p0=192.168.1.10 --address p1=192.168.1.11', 'macOS pf + dnctl')
   .example('$0 export-script --topology-only --run-id lab --peers 3', 'namespaces wtb-lab-p0…p2 behind wtb-lab-r, nothing shaped');
@@ -73,7 +75,7 @@ function scenarioScript(argv) {
     throw new InputError(`export-script ${argv.scenario}: --peers and --bottleneck shape a --topology-only script; a scenario's file sets its own`);
   }
   // No measurement window in a script, so no warm-up to check against the duration.
-  const scenario = loadScenario(argv.scenario, { timeScale: argv.timeScale, warmupS: 0 });
+  const scenario = loadScenario(argv.scenario, { timeScale: argv.timeScale, warmupS: 0, traceDirs: traceDirs(argv) });
   const peers = Array.from({ length: scenario.peers }, (_, i) => `p${i}`);
   const options = { scenario: scenario.name, durationS: scenario.durationS, peers };
   // tc and dummynet set rates: a trace becomes rate steps (lib/trace.js steppedNetwork).

@@ -5,6 +5,7 @@ import { InputError } from '../lib/errors.js';
 import { displayPath } from '../lib/json-file.js';
 import { REPRODUCTIONS, findReproduction, tableScenarios } from '../lib/reproductions.js';
 import { loadScenario } from '../lib/scenario.js';
+import { TRACE_DIR_OPTION, traceDirs } from './trace-dir.js';
 import { installProcessHandlers } from '../lib/shutdown.js';
 import { DEFAULT_REGRESSION } from '../suite/baseline.js';
 import { reproductionFileName } from '../suite/render-reproduction.js';
@@ -29,6 +30,7 @@ export const builder = (yargs) => yargs
   .option('out', { type: 'string', describe: 'suite directory to write (default results/suites/reproduce-<table>/<UTC timestamp>)' })
   .option('browser-path', { type: 'string', describe: 'Chrome/Chromium executable (default: $CHROME_PATH, then well-known paths)' })
   .option('headful', { type: 'boolean', default: false, describe: 'show the browser windows' })
+  .option('trace-dir', TRACE_DIR_OPTION)
   .check((argv) => {
     if (!argv.list && argv.table === undefined) throw new InputError(`name a table (${REPRODUCTIONS.map((t) => t.id).join(', ')}) or pass --list`);
     if (!(Number.isInteger(argv.repetitions) && argv.repetitions >= 1)) throw new InputError(`--repetitions must be an integer of at least 1, got ${argv.repetitions}`);
@@ -54,7 +56,8 @@ export async function handler(argv) {
     assertionsFile: null,
     regression: DEFAULT_REGRESSION,
     entries: tableScenarios(table).map((name) => ({
-      name, source: name, repetitions: argv.repetitions, scenario: loadScenario(name, { timeScale: argv.timeScale }),
+      name, source: name, repetitions: argv.repetitions,
+      scenario: loadScenario(name, { timeScale: argv.timeScale, traceDirs: traceDirs(argv) }),
     })),
   };
   installProcessHandlers();

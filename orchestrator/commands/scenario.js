@@ -14,6 +14,7 @@ import { loadScenario } from '../lib/scenario.js';
 import { resolveScenarioOrGroup } from '../lib/scenario-groups.js';
 import { headlinePaths } from '../lib/metrics.js';
 import { referenceValue } from '../lib/reference.js';
+import { TRACE_DIR_OPTION, traceDirs } from './trace-dir.js';
 
 export const command = 'scenario <name>';
 export const describe = 'Run one scenario (a built-in name, or a path to a scenario .json file), or every scenario of a group in turn, and write its results';
@@ -33,6 +34,7 @@ export const builder = (yargs) => yargs
   .option('headful', { describe: 'show the browser windows', type: 'boolean', default: false })
   .option('codec', { describe: `video codec every connection must use (${CODEC_NAMES.join(', ')}), optionally :scalabilityMode=<mode> and, for h264, :profile=<hex>; overrides the scenario's`, type: 'string' })
   .option('trace-step-ms', { describe: 'netem, dummynet: replay link traces as rate steps this long (default: the scenario\'s network.traceStepMs, else 100)', type: 'number' })
+  .option('trace-dir', TRACE_DIR_OPTION)
   .check((argv) => {
     parseCodecFlag(argv.codec);
     if (!(argv.timeScale > 0)) throw new InputError(`--time-scale must be a number above 0, got ${argv.timeScale}`);
@@ -82,8 +84,9 @@ export async function handler(argv) {
   const { group, names } = resolveScenarioOrGroup(argv.name);
   // Every member is loaded before the first starts, so a bad one costs no run.
   const codec = parseCodecFlag(argv.codec);
+  const dirs = traceDirs(argv);
   const scenarios = names.map((name) => loadScenario(name, {
-    timeScale: argv.timeScale, durationS: argv.duration, warmupS: argv.warmup, codec, traceStepMs: argv.traceStepMs,
+    timeScale: argv.timeScale, durationS: argv.duration, warmupS: argv.warmup, codec, traceStepMs: argv.traceStepMs, traceDirs: dirs,
   }));
   if (!group) {
     process.exitCode = await runOne(scenarios[0], argv, argv.out);

@@ -10,6 +10,7 @@ import { displayPath } from '../lib/json-file.js';
 import { entryCostS, parseShard, planRuns, shardEntries } from '../suite/plan.js';
 import { runSuite } from '../suite/runner.js';
 import { listSuites, loadSuite } from '../suite/suite-file.js';
+import { TRACE_DIR_OPTION, traceDirs } from './trace-dir.js';
 
 export const command = 'suite <suite>';
 export const describe = 'Run a suite of scenarios (built-in: smoke, nightly; or a suite .json file), check its assertions and compare with a baseline';
@@ -24,6 +25,7 @@ export const builder = (yargs) => comparisonOptions(yargs
   .option('codec', { type: 'string', describe: `video codec of every run (${CODEC_NAMES.join(', ')}, optionally :scalabilityMode=<mode>, :profile=<hex>), instead of the scenarios'` })
   .option('browser-path', { type: 'string', describe: 'Chrome/Chromium executable (default: $CHROME_PATH, then well-known paths)' })
   .option('headful', { type: 'boolean', default: false, describe: 'show the browser windows' })
+  .option('trace-dir', TRACE_DIR_OPTION)
   .option('dry-run', { type: 'boolean', default: false, describe: 'print the runs this suite (or shard) would make, and exit' }))
   .check((argv) => {
     if (argv.repetitions !== undefined && !(Number.isInteger(argv.repetitions) && argv.repetitions >= 1)) {
@@ -38,6 +40,7 @@ export async function handler(argv) {
   const shard = argv.shard === undefined ? null : parseShard(argv.shard);
   const suite = loadSuite(argv.suite, {
     repetitions: argv.repetitions, video: argv.video, emulator: argv.emulator, codec: parseCodecFlag(argv.codec),
+    traceDirs: traceDirs(argv),
   });
   const regression = resolveRegressionOptions(regressionFlags(argv), 'flags', suite.regression);
   const baseline = loadBaselineFlag(argv.baseline);

@@ -1,8 +1,11 @@
 // `webrtc-testbed trace`: convert throughput logs to mahimahi traces, write synthetic ones, and show a trace's capacity.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { InputError } from '../lib/errors.js';
+import { readInputText } from '../lib/input-file.js';
 import { displayPath } from '../lib/json-file.js';
-import { readTrace } from '../lib/trace-file.js';
+import { MAX_TRACE_FILE_BYTES } from '../lib/limits.js';
+import { readTraceArgument } from '../lib/trace-file.js';
 import {
   SYNTHETIC_PREFIX, SYNTHETIC_SHAPES, THROUGHPUT_UNITS, capacityKbps, formatMahimahi, meanKbps, parseBandwidthLog, parseMahimahi,
   parseThroughputCsv, traceFromSegments,
@@ -36,14 +39,9 @@ export const builder = (yargs) => yargs
  * @returns {import('../lib/trace.js').Trace}
  */
 function convert(input, from, unit) {
-  if (input.startsWith(SYNTHETIC_PREFIX)) return readTrace(input, { where: 'trace convert' });
-  let text;
-  try {
-    text = readFileSync(input, 'utf8');
-  } catch (error) {
-    throw new InputError(`trace convert: cannot read ${input} (${/** @type {Error} */ (error).message}); check the path`, { cause: error });
-  }
-  const file = displayPath(input);
+  if (input.startsWith(SYNTHETIC_PREFIX)) return readTraceArgument(input, 'trace convert');
+  const file = displayPath(path.resolve(input));
+  const text = readInputText(input, { shown: `trace convert: ${file}`, what: 'log', maxBytes: MAX_TRACE_FILE_BYTES, nextStep: 'check the path' });
   if (from === 'mahimahi') return parseMahimahi(text, file);
   const segments = from === 'csv' ? parseThroughputCsv(text, file, { unit }) : parseBandwidthLog(text, file);
   return traceFromSegments(segments, file, file);
@@ -51,7 +49,7 @@ function convert(input, from, unit) {
 
 /** @param {{action: string, input: string, from: string, unit: keyof typeof THROUGHPUT_UNITS, out?: string, force: boolean}} argv */
 export async function handler(argv) {
-  const trace = argv.action === 'convert' ? convert(argv.input, argv.from, argv.unit) : readTrace(argv.input, { where: 'trace show' });
+  const trace = argv.action === 'convert' ? convert(argv.input, argv.from, argv.unit) : readTraceArgument(argv.input, 'trace show');
   const seconds = Array.from({ length: Math.ceil(trace.periodMs / 1000) },
     (_, i) => capacityKbps(trace, 0, i * 1000, Math.min(trace.periodMs, (i + 1) * 1000)));
   const summary = `${trace.opportunitiesMs.length} delivery opportunities over ${trace.periodMs} ms (then it loops); mean ${meanKbps(trace).toFixed(1)} kbps, `

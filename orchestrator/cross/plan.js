@@ -7,6 +7,7 @@
  * server. One iperf3 server per test (a long flow has one test, a short-TCP flow one per burst), each on its own port.
  */
 import { HarnessError } from '../lib/errors.js';
+import { MAX_KERNEL_FLOWS } from '../lib/limits.js';
 import { shortRunId } from '../emulators/netem/topology.js';
 
 /** Every namespace of the kernel flows starts with this (netem's are `wtb-`, so neither sweep takes the other's). */
@@ -15,7 +16,6 @@ export const NAMESPACE_PREFIX = 'wtbx-';
 export const LINK_PREFIX = 'wx';
 /** A /30 per flow in 10.203.<flow index>.0/24; the namespaces are private, so runs cannot collide. */
 const ADDRESS_PREFIX = '10.203';
-export const MAX_KERNEL_FLOWS = 100;
 export const FIRST_PORT = 5201;
 /** UDP payload of iperf3's datagrams: one IP packet (1228 bytes) inside the TUN's 1500-byte MTU. */
 export const UDP_PAYLOAD_BYTES = 1200;

@@ -5,6 +5,7 @@
  */
 import { InputError } from './errors.js';
 import { MAX_RATE_KBPS, MIN_RATE_KBPS } from './link-model.js';
+import { MAX_BURST_BYTES, MAX_FLOWS, MAX_IPERF3_SERVERS, MAX_KERNEL_FLOWS, MAX_SHORT_TCP_BURSTS } from './limits.js';
 import { createRandom, deriveSeed } from './random.js';
 import { describeValue, expectNumber, expectObject, expectText } from './validate.js';
 
@@ -20,8 +21,6 @@ export const BOTTLENECK_BACK = 'bottleneck.back';
 
 /** RFC 8867 §5.7's short TCP flows: 30–50 KB downloads with exponential idle times of mean 10 s. */
 export const SHORT_TCP_DEFAULTS = { idleMeanS: 10, minBytes: 30_000, maxBytes: 50_000, seed: 1 };
-export const MAX_SHORT_TCP_BURSTS = 10_000;
-export const MAX_BURST_BYTES = 1_000_000_000;
 
 const COMMON_FIELDS = ['name', 'kind', 'startS', 'stopS'];
 /** @type {Record<string, string[]>} */
@@ -46,7 +45,7 @@ const PAUSE_FIELDS = ['atS', 'durationS'];
  * @property {string} [direction]   call: both | forward; kernel flows: forward | backward
  * @property {Array<{ atS: number, durationS: number }>} [pauses]  call
  * @property {number} [rateKbps]    udp
- * @property {number} [count]       tcp-short: bursts at most
+ * @property {number} [count]       tcp-short: bursts at most (default and limit MAX_SHORT_TCP_BURSTS)
  * @property {number} [idleMeanS]   tcp-short
  * @property {number} [minBytes]    tcp-short
  * @property {number} [maxBytes]    tcp-short
@@ -103,6 +102,9 @@ export function normalizeFlows(raw, { file, durationS, timeScale = 1, peers, top
   if (raw.length > 0 && topology !== 'mesh') {
     throw new InputError(`${file}: flows: need topology "mesh" (the main call's flows are measured per pair of peers); remove "topology": ${describeValue(topology)} or the flows`);
   }
+  if (raw.length > MAX_FLOWS) {
+    throw new InputError(`${file}: flows: ${raw.length} flows; at most ${MAX_FLOWS} (docs/scenario-format.md "Limits")`);
+  }
   const context = { file, durationS, timeScale, peers, hasBottleneck };
   const flows = raw.map((entry, index) => normalizeFlow(entry, index, context));
   const seen = new Map();
@@ -124,7 +126,25 @@ export function normalizeFlows(raw, { file, durationS, timeScale = 1, peers, top
   if (allPeers > maxPeers) {
     throw new InputError(`${file}: flows: the main call's ${peers} peers and 2 per call flow make ${allPeers} peers; at most ${maxPeers}: remove call flows or lower peers`);
   }
+  rejectTooManyIperf3(flows, file);
   return flows;
+}
+
+/**
+ * Kernel flows and their iperf3 servers (one per tcp or udp flow, one per tcp-short burst) are all set up before
+ * the call: their number is bounded here, where the bursts are drawn (cheaply: count bounds each flow's).
+ * @param {Flow[]} flows @param {string} file
+ */
+function rejectTooManyIperf3(flows, file) {
+  const kernel = flows.filter((flow) => KERNEL_FLOW_KINDS.includes(flow.kind));
+  if (kernel.length > MAX_KERNEL_FLOWS) {
+    throw new InputError(`${file}: flows: ${kernel.length} tcp, tcp-short and udp flows; at most ${MAX_KERNEL_FLOWS} (docs/scenario-format.md "Limits")`);
+  }
+  const servers = kernel.map((flow) => (flow.kind === 'tcp-short' ? shortTcpBursts(/** @type {any} */ (flow)).length : 1));
+  const total = servers.reduce((a, b) => a + b, 0);
+  if (total <= MAX_IPERF3_SERVERS) return;
+  const most = servers.indexOf(Math.max(...servers));
+  throw new InputError(`${file}: flows: the kernel flows need ${total} iperf3 servers (one per tcp or udp flow, one per tcp-short burst; flows[${flows.indexOf(kernel[most])}] '${kernel[most].name}' alone ${servers[most]}); at most ${MAX_IPERF3_SERVERS} (docs/scenario-format.md "Limits"): lower a tcp-short flow's count, raise its idleMeanS or shorten it`);
 }
 
 /** When the main call's media starts, and which way it flows: RMCAT's media flows are one-way; some start late. */

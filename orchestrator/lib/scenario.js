@@ -16,7 +16,9 @@ import { normalizeCodec } from './codec.js';
 import { normalizeDevices } from './devices.js';
 import { readTrace } from './trace-file.js';
 import { validatePeerBrowsers } from './browsers.js';
-import { DEFAULT_DURATION_S, DEFAULT_PEERS, MAX_DURATION_S, MAX_PEERS, compileNetwork } from './schedule.js';
+import { DEFAULT_DURATION_S, DEFAULT_PEERS, compileNetwork } from './schedule.js';
+import { MAX_DURATION_S, MAX_PEERS } from './limits.js';
+import { checkResultSize } from './result-size.js';
 
 export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.url));
 
@@ -95,13 +97,14 @@ export function listScenarios() {
  * Loads a shipped scenario by name, or any scenario file by path (contains '/' or ends in .json).
  * @param {string} nameOrPath
  * @param {{timeScale?: number, durationS?: number, warmupS?: number, codec?: import('./codec.js').RequestedCodec|null,
- *   traceStepMs?: number}} [options]
+ *   traceStepMs?: number, traceDirs?: string[]}} [options]
  *   timeScale compresses the schedule and duration (smoke runs); durationS, warmupS and codec (--codec) override the file's;
- *   traceStepMs (--trace-step-ms) overrides network.traceStepMs
+ *   traceStepMs (--trace-step-ms) overrides network.traceStepMs; traceDirs (--trace-dir): folders trace files may also
+ *   come from, besides the scenario file's and orchestrator/traces/ (lib/trace-file.js)
  * @returns {ResolvedScenario}
  */
 export function loadScenario(nameOrPath, {
-  timeScale = 1, durationS, warmupS: warmupOverrideS, codec: codecOverride = null, traceStepMs,
+  timeScale = 1, durationS, warmupS: warmupOverrideS, codec: codecOverride = null, traceStepMs, traceDirs = [],
 } = {}) {
   expectNumber(timeScale, 'timeScale (--time-scale)', { above: 0 });
   if (durationS !== undefined) expectNumber(durationS, 'durationS (--duration)', { above: 0, max: MAX_DURATION_S });
@@ -153,8 +156,11 @@ export function loadScenario(nameOrPath, {
   const browsers = validatePeerBrowsers(raw.browsers, allPeers, file);
   // Extra calls' peers have links of their own.
   const compiled = compileNetwork({ file, durationS: nominalDurationS, peers: allPeers, topology, network: raw.network }, {
-    timeScale, traceStepMs, loadTrace: (traceName, where) => readTrace(traceName, { baseDir: path.dirname(filePath), where }),
+    timeScale, traceStepMs, loadTrace: (traceName, where) => readTrace(traceName, { baseDir: path.dirname(filePath), traceDirs, where }),
   });
+  checkResultSize({
+    durationS: runDurationS, peers, allPeers, links: Object.keys(compiled.links).length, scheduleEvents: compiled.events.length,
+  }, durationS === undefined ? `${file}: durationS` : '--duration');
   return {
     name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers, allPeers, topology, media,
     browsers, network: raw.network ?? {}, mainCall, flows, reference, codec, devices, compiled,

@@ -3,10 +3,9 @@
  * a time-ordered list of reconfigurations the emulator applies. Pure: no I/O. See docs/scenario-format.md.
  */
 import { HarnessError, InputError } from './errors.js';
-import {
-  LINK_FIELDS, MAX_RATE_KBPS, RAMPABLE_FIELDS, checkLinkParams, expectLinkValue, mergeLinkParams, normalizeLinkParams,
-  sameLinkParams,
-} from './link-model.js';
+import { checkLinkParams, mergeLinkParams, normalizeLinkParams, sameLinkParams } from './link-model.js';
+import { MAX_SCHEDULE_CHANGES, MAX_SCHEDULE_ENTRIES } from './limits.js';
+import { compileEntry, rejectOverlaps, roundS } from './schedule-entries.js';
 import { BOTTLENECK_LINKS, SFU_NODE, bottleneckBetween } from './topology.js';
 import {
   DEFAULT_TRACE_STEP_MS, MAX_TRACE_STEP_MS, MIN_TRACE_STEP_MS, SYNTHETIC_PREFIX, capacityKbps, syntheticTrace,
@@ -14,6 +13,7 @@ import {
 import { describeValue, expectNumber, expectObject } from './validate.js';
 
 /** @typedef {import('./link-model.js').LinkParams} LinkParams */
+/** @typedef {import('./schedule-entries.js').Change} Change */
 /**
  * @typedef {object} CompiledNetwork
  * @property {Record<string, LinkParams>} links   params at t = 0 (schedule entries at 0 already applied)
@@ -27,40 +27,10 @@ import { describeValue, expectNumber, expectObject } from './validate.js';
 /** @typedef {(name: string, where: string) => import('./trace.js').Trace} LoadTrace  reads a trace file (the loader's I/O) */
 
 export const DEFAULT_DURATION_S = 300;
-/** A day: the longest run (and scaled schedule) a scenario may ask for. */
-export const MAX_DURATION_S = 86_400;
 export const DEFAULT_PEERS = 2;
-/** The netem backend gives each peer a /30 in the upper half of one /24, sixteen on each side of the bottleneck. */
-export const MAX_PEERS = 32;
-export const DEFAULT_RAMP_EVERY_S = 0.5;
-/** Each ramp step reconfigures every target link (several tc commands each): at most 10 a second. */
-export const MIN_RAMP_EVERY_S = 0.1;
-/** Offset added before geometric interpolation so exponential ramps can start or end at 0 (docs: "Ramps"). */
-export const DEFAULT_EXPONENTIAL_FLOOR = 1;
 
 const NETWORK_FIELDS = ['link', 'peers', 'bottleneck', 'bottleneckBack', 'schedule', 'traceStepMs'];
-const ENTRY_FIELDS = ['at', 'links', 'set', 'ramp'];
-const RAMP_FIELDS = ['field', 'from', 'to', 'durationS', 'shape', 'everyS', 'floor'];
-const RAMP_SHAPES = ['linear', 'exponential'];
-const LINK_SELECTORS = ['uplinks', 'downlinks', 'all', 'bottleneck'];
-
-/** Microsecond rounding keeps times such as 0.1 × 3 comparable and JSON short. */
-const roundS = (seconds) => Math.round(seconds * 1e6) / 1e6;
 const roundValue = (value) => Math.round(value * 1e3) / 1e3;
-
-/**
- * Value of a ramp at fraction x (0..1) of its duration.
- * Exponential interpolates geometrically between from+floor and to+floor, then removes the floor,
- * so 0 → 250 ms rises slowly at first (like J16 figure 8-6a) and 500 → 0 ms falls fast at first.
- * @param {{shape: string, from: number, to: number, floor: number}} ramp
- * @param {number} x
- */
-export function rampValue({ shape, from, to, floor }, x) {
-  if (x <= 0) return from;
-  if (x >= 1) return to;
-  if (shape === 'linear') return from + (to - from) * x;
-  return (from + floor) * ((to + floor) / (from + floor)) ** x - floor;
-}
 
 /**
  * @param {{name?: string, file?: string, durationS?: number, peers?: number, topology?: string, network?: unknown}} scenario
@@ -88,10 +58,14 @@ export function compileNetwork(scenario, { timeScale = 1, loadTrace, traceStepMs
   if (!Array.isArray(schedule)) {
     throw new InputError(`${file}: network.schedule: must be an array of steps and ramps, got ${describeValue(schedule)}`);
   }
+  if (schedule.length > MAX_SCHEDULE_ENTRIES) {
+    throw new InputError(`${file}: network.schedule: ${schedule.length} entries; at most ${MAX_SCHEDULE_ENTRIES} (docs/scenario-format.md "Limits"): use ramps instead of many steps`);
+  }
   const context = { file, links, timeScale, nominalDurationS: scenario.durationS ?? DEFAULT_DURATION_S, useTrace };
   const entries = schedule.map((entry, index) => compileEntry(entry, index, context));
+  rejectTooManyChanges(entries, file);
   rejectOverlaps(entries, file);
-  const events = applyChanges(links, entries.flatMap((entry) => entry.changes));
+  const events = applyChanges(links, entries.flatMap((entry) => entry.changes()));
   const stepRange = { min: MIN_TRACE_STEP_MS, max: MAX_TRACE_STEP_MS };
   if (network.traceStepMs !== undefined) {
     expectNumber(network.traceStepMs, `${file}: network.traceStepMs`, stepRange);
@@ -100,6 +74,18 @@ export function compileNetwork(scenario, { timeScale = 1, loadTrace, traceStepMs
   const traceStepMs = stepOverrideMs === undefined ? network.traceStepMs ?? DEFAULT_TRACE_STEP_MS
     : expectNumber(stepOverrideMs, '--trace-step-ms', stepRange);
   return { links, routes: buildRoutes(peers, scenario.topology ?? 'mesh', 'bottleneck.fwd' in links), events, traces, traceStepMs };
+}
+
+/**
+ * The changes the entries would make, counted before any is built: a ramp every 0.1 s over a day on every link of
+ * 32 peers would be 55 million.
+ * @param {import('./schedule-entries.js').CompiledEntry[]} entries @param {string} file
+ */
+function rejectTooManyChanges(entries, file) {
+  const total = entries.reduce((sum, entry) => sum + entry.changeCount, 0);
+  if (total <= MAX_SCHEDULE_CHANGES) return;
+  const largest = entries.reduce((a, b) => (b.changeCount > a.changeCount ? b : a));
+  throw new InputError(`${file}: network.schedule: compiles to ${total} link changes (network.schedule[${largest.index}] alone ${largest.changeCount}); at most ${MAX_SCHEDULE_CHANGES} (docs/scenario-format.md "Limits"): raise a ramp's everyS, shorten it or name fewer links`);
 }
 
 /**
@@ -164,147 +150,6 @@ function buildRoutes(peers, topology, hasBottleneck) {
     }
   }
   return routes;
-}
-
-/**
- * @param {unknown} selector
- * @param {string} path
- * @param {Record<string, LinkParams>} links
- * @returns {string[]}
- */
-function resolveLinks(selector, path, links) {
-  const names = Object.keys(links);
-  if (Array.isArray(selector)) {
-    if (selector.length === 0) throw new InputError(`${path}: the list of links is empty; name at least one of ${names.join(', ')}`);
-    for (const name of selector) {
-      if (!names.includes(name)) {
-        throw new InputError(`${path}: unknown link ${describeValue(name)}; this scenario has ${names.join(', ')}`);
-      }
-    }
-    if (new Set(selector).size !== selector.length) throw new InputError(`${path}: names a link twice`);
-    return selector;
-  }
-  switch (selector) {
-    case 'uplinks': return names.filter((name) => name.endsWith('.up'));
-    case 'downlinks': return names.filter((name) => name.endsWith('.down'));
-    case 'all': return names;
-    case 'bottleneck': {
-      const both = Object.keys(BOTTLENECK_LINKS);
-      if (!both.every((name) => names.includes(name))) throw new InputError(`${path}: "bottleneck" needs a network.bottleneck section`);
-      return both;
-    }
-    default:
-      throw new InputError(`${path}: must be one of ${LINK_SELECTORS.join(', ')} or an array of link names, got ${describeValue(selector)}`);
-  }
-}
-
-/**
- * @typedef {{atS: number, link: string, patch: Record<string, unknown>, cause: string, where: string}} Change
- * @typedef {{
- *   index: number, kind: 'step'|'ramp', links: string[], fields: string[], startS: number, endS: number, changes: Change[],
- * }} CompiledEntry
- */
-
-/**
- * @param {unknown} raw
- * @param {number} index
- * @param {{file: string, links: Record<string, LinkParams>, timeScale: number, nominalDurationS: number,
- *   useTrace: (name: unknown, where: string) => void}} context
- * @returns {CompiledEntry}
- */
-function compileEntry(raw, index, { file, links, timeScale, nominalDurationS, useTrace }) {
-  const where = `${file}: network.schedule[${index}]`;
-  const entry = expectObject(raw, where, ENTRY_FIELDS);
-  const at = expectNumber(entry.at, `${where}.at`, { min: 0 });
-  if (at > nominalDurationS) {
-    throw new InputError(`${where}.at: ${at} s is beyond the scenario's durationS (${nominalDurationS} s); move it earlier or raise durationS`);
-  }
-  const targets = resolveLinks(entry.links ?? 'uplinks', `${where}.links`, links);
-  if (('set' in entry) === ('ramp' in entry)) {
-    throw new InputError(`${where}: needs exactly one of "set" (a step) or "ramp"`);
-  }
-  const startS = roundS(at * timeScale);
-  const cause = `network.schedule[${index}]`;
-
-  if ('set' in entry) {
-    const set = expectObject(entry.set, `${where}.set`, LINK_FIELDS);
-    const fields = Object.keys(set);
-    if (fields.length === 0) throw new InputError(`${where}.set: is empty; give the fields that change at ${at} s`);
-    if (typeof set.trace === 'string') useTrace(set.trace, `${where}.set.trace`);
-    const changes = targets.map((link) => ({ atS: startS, link, patch: set, cause: `${cause} step`, where: `${where}.set` }));
-    return { index, kind: 'step', links: targets, fields, startS, endS: startS, changes };
-  }
-
-  const ramp = expectObject(entry.ramp, `${where}.ramp`, RAMP_FIELDS);
-  if (!RAMPABLE_FIELDS.includes(ramp.field)) {
-    throw new InputError(`${where}.ramp.field: must be one of ${RAMPABLE_FIELDS.join(', ')}, got ${describeValue(ramp.field)}`);
-  }
-  const from = expectLinkValue(ramp.field, ramp.from, `${where}.ramp.from`);
-  const to = expectLinkValue(ramp.field, ramp.to, `${where}.ramp.to`);
-  const durationS = expectNumber(ramp.durationS, `${where}.ramp.durationS`, { above: 0 });
-  if (at + durationS > nominalDurationS) {
-    throw new InputError(`${where}.ramp.durationS: the ramp ends at ${at + durationS} s, beyond the scenario's durationS (${nominalDurationS} s); shorten it or raise durationS`);
-  }
-  const shape = ramp.shape ?? 'linear';
-  if (!RAMP_SHAPES.includes(shape)) {
-    throw new InputError(`${where}.ramp.shape: must be one of ${RAMP_SHAPES.join(', ')}, got ${describeValue(shape)}`);
-  }
-  if (ramp.floor !== undefined && shape !== 'exponential') {
-    throw new InputError(`${where}.ramp.floor: applies only to shape "exponential"; remove it`);
-  }
-  // The floor is in the field's unit, so the largest link value bounds it.
-  const floor = ramp.floor === undefined ? DEFAULT_EXPONENTIAL_FLOOR : expectNumber(ramp.floor, `${where}.ramp.floor`, { above: 0, max: MAX_RATE_KBPS });
-  const everyS = ramp.everyS === undefined ? DEFAULT_RAMP_EVERY_S
-    : expectNumber(ramp.everyS, `${where}.ramp.everyS`, { min: MIN_RAMP_EVERY_S, max: MAX_DURATION_S });
-
-  const scaledS = durationS * timeScale;
-  // the last step lands exactly on the ramp's end even when everyS does not divide it
-  const stepCount = Math.max(1, Math.ceil(scaledS / everyS - 1e-9));
-  /** @type {Change[]} */
-  const changes = [];
-  for (let step = 0; step <= stepCount; step++) {
-    const offsetS = Math.min(step * everyS, scaledS);
-    const value = roundValue(rampValue({ shape, from, to, floor }, offsetS / scaledS));
-    for (const link of targets) {
-      changes.push({
-        atS: roundS(startS + offsetS), link, patch: { [ramp.field]: value },
-        cause: `${cause} ramp step ${step}/${stepCount}`, where: `${where}.ramp`,
-      });
-    }
-  }
-  return { index, kind: 'ramp', links: targets, fields: [ramp.field], startS, endS: roundS(startS + scaledS), changes };
-}
-
-/** Both queue fields describe one limit, so they conflict with each other; rateKbps and trace one capacity. */
-const conflictKey = (field) => ({ queueMs: 'queuePackets', trace: 'rateKbps' }[field] ?? field);
-
-/** @param {CompiledEntry} a @param {CompiledEntry} b */
-function timesClash(a, b) {
-  if (a.kind === 'step' && b.kind === 'step') return a.startS === b.startS;
-  if (a.kind === 'ramp' && b.kind === 'ramp') return a.startS < b.endS && b.startS < a.endS;
-  const [step, ramp] = a.kind === 'step' ? [a, b] : [b, a];
-  return ramp.startS < step.startS && step.startS < ramp.endS;
-}
-
-/**
- * Two entries may not drive the same field of the same link at once: ramps may touch end to start, and a
- * step may sit on a ramp's first or last instant (later entries win there), but not inside it.
- * @param {CompiledEntry[]} entries
- * @param {string} file
- */
-function rejectOverlaps(entries, file) {
-  for (let j = 1; j < entries.length; j++) {
-    for (let i = 0; i < j; i++) {
-      const [a, b] = [entries[i], entries[j]];
-      if (!timesClash(a, b)) continue;
-      const aKeys = new Set(a.fields.map(conflictKey));
-      const field = b.fields.find((f) => aKeys.has(conflictKey(f)));
-      const link = a.links.find((name) => b.links.includes(name));
-      if (field === undefined || link === undefined) continue;
-      const span = (entry) => (entry.kind === 'step' ? `step at ${entry.startS} s` : `ramp ${entry.startS}–${entry.endS} s`);
-      throw new InputError(`${file}: network.schedule[${b.index}]: ${span(b)} changes ${field} on ${link} while network.schedule[${a.index}] (${span(a)}) does; make them follow one another (times after time scaling)`);
-    }
-  }
 }
 
 /**

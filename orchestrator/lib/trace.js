@@ -8,6 +8,7 @@
  */
 import { InputError } from './errors.js';
 import { MAX_RATE_KBPS, MIN_RATE_KBPS, sameLinkParams } from './link-model.js';
+import { MAX_OPPORTUNITIES, MAX_TRACE_MS } from './limits.js';
 
 /** Bytes one delivery opportunity carries (mahimahi's PACKET_SIZE). */
 export const OPPORTUNITY_BYTES = 1500;
@@ -17,8 +18,6 @@ export const DEFAULT_TRACE_STEP_MS = 100;
 /** Each step reconfigures the link (several tc commands): at most ten a second, like ramps. */
 export const MIN_TRACE_STEP_MS = 100;
 export const MAX_TRACE_STEP_MS = 60_000;
-/** A day of opportunities at 10 Gbit/s would not fit in memory; this bounds one trace. */
-export const MAX_OPPORTUNITIES = 20_000_000;
 
 /**
  * @typedef {object} Trace
@@ -84,7 +83,9 @@ export const meanKbps = (trace) => (trace.opportunitiesMs.length * OPPORTUNITY_B
 
 /**
  * Parses mahimahi's format, with mahimahi's rules: one integer per line, no empty line (a final line break
- * is fine), non-decreasing, at least one line, the last one above 0.
+ * is fine), non-decreasing, at least one line, the last one above 0; and ours: no timestamp above MAX_TRACE_MS,
+ * at most MAX_OPPORTUNITIES lines. Errors name the file and line, never what the line holds (the file may not be
+ * a trace at all).
  * @param {string} text @param {string} file  named in errors (with the line)
  * @param {string} [name]  the trace's name (default: file)
  * @returns {Trace}
@@ -92,28 +93,53 @@ export const meanKbps = (trace) => (trace.opportunitiesMs.length * OPPORTUNITY_B
 export function parseMahimahi(text, file, name = file) {
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
+  if (lines.length > MAX_OPPORTUNITIES) {
+    throw new InputError(`${file}: ${lines.length} lines; at most ${MAX_OPPORTUNITIES} delivery opportunities (docs/scenario-format.md "Limits"): use a shorter trace (it loops)`);
+  }
   /** @type {number[]} */
   const opportunitiesMs = [];
   for (const [index, raw] of lines.entries()) {
     const line = raw.replace(/\r$/, '').trim();
     const where = `${file}:${index + 1}`;
     if (!/^\d+$/.test(line)) {
-      throw new InputError(`${where}: ${line === '' ? 'empty line' : `'${line.slice(0, 40)}' is not a whole number of milliseconds`}; a mahimahi trace has one integer per line (the time of a 1500-byte delivery opportunity). Convert other logs with \`trace convert\``);
+      throw new InputError(`${where}: ${line === '' ? 'empty line' : 'not a whole number of milliseconds'}; a mahimahi trace has one integer per line (the time of a 1500-byte delivery opportunity). Convert other logs with \`trace convert\``);
     }
     const ms = Number(line);
-    if (opportunitiesMs.length && ms < opportunitiesMs.at(-1)) {
-      throw new InputError(`${where}: ${ms} ms is before the previous line's ${opportunitiesMs.at(-1)} ms; timestamps must be non-decreasing`);
+    if (ms > MAX_TRACE_MS) {
+      throw new InputError(`${where}: a timestamp above ${MAX_TRACE_MS} ms (a day), the limit (docs/scenario-format.md "Limits"); a trace loops, so a day is the longest one needs`);
     }
-    if (opportunitiesMs.length >= MAX_OPPORTUNITIES) {
-      throw new InputError(`${where}: more than ${MAX_OPPORTUNITIES} delivery opportunities; use a shorter trace (it loops)`);
+    if (opportunitiesMs.length && ms < opportunitiesMs.at(-1)) {
+      throw new InputError(`${where}: earlier than the line before it; timestamps must be non-decreasing`);
     }
     opportunitiesMs.push(ms);
   }
-  if (opportunitiesMs.length === 0) throw new InputError(`${file}: no timestamps; a mahimahi trace has one integer per line`);
-  if (opportunitiesMs.at(-1) === 0) {
-    throw new InputError(`${file}:${opportunitiesMs.length}: the last timestamp is 0; it is the trace's length (it loops after it), so it must be above 0`);
+  const trace = { name, opportunitiesMs, periodMs: opportunitiesMs.at(-1) ?? 0 };
+  checkTrace(trace, file);
+  return trace;
+}
+
+/**
+ * Throws InputError unless a trace is one the emulators can replay: 1 to MAX_OPPORTUNITIES integer timestamps,
+ * non-decreasing, from 0 to MAX_TRACE_MS, the last one its period, above 0. The relay checks every trace it is
+ * given with it, so no trace (from a file, over IPC) can send its timer into a loop of NaN or Infinity.
+ * @param {Trace} trace @param {string} where
+ */
+export function checkTrace(trace, where) {
+  const opps = trace?.opportunitiesMs;
+  if (!Array.isArray(opps) || opps.length === 0) throw new InputError(`${where}: no timestamps; a mahimahi trace has one integer per line`);
+  if (opps.length > MAX_OPPORTUNITIES) throw new InputError(`${where}: more than ${MAX_OPPORTUNITIES} delivery opportunities; use a shorter trace (it loops)`);
+  let previous = 0;
+  for (let i = 0; i < opps.length; i++) {
+    const ms = opps[i];
+    if (!Number.isInteger(ms) || ms < previous || ms > MAX_TRACE_MS) {
+      throw new InputError(`${where}:${i + 1}: timestamps must be whole milliseconds from 0 to ${MAX_TRACE_MS}, non-decreasing`);
+    }
+    previous = ms;
   }
-  return { name, opportunitiesMs, periodMs: opportunitiesMs.at(-1) };
+  if (opps.at(-1) === 0) {
+    throw new InputError(`${where}:${opps.length}: the last timestamp is 0; it is the trace's length (it loops after it), so it must be above 0`);
+  }
+  if (trace.periodMs !== opps.at(-1)) throw new InputError(`${where}: periodMs must be the last timestamp`);
 }
 
 /** @param {Trace} trace @returns {string} the trace in mahimahi's format */
@@ -154,6 +180,7 @@ export function traceFromSegments(segments, name, where) {
     throw new InputError(`${where}: carries ${Math.round(bytesBefore)} bytes in ${periodMs} ms, less than one 1500-byte delivery opportunity; a trace needs capacity`);
   }
   if (periodMs < 1) throw new InputError(`${where}: lasts ${startMs} ms; a trace must last at least 1 ms`);
+  if (periodMs > MAX_TRACE_MS) throw new InputError(`${where}: lasts ${periodMs} ms; a trace lasts at most ${MAX_TRACE_MS} ms (a day; it loops)`);
   opportunitiesMs[opportunitiesMs.length - 1] = periodMs;
   return { name, opportunitiesMs, periodMs };
 }
@@ -180,17 +207,17 @@ export function parseThroughputCsv(text, file, { unit = 'kbps' } = {}) {
     const numbers = cells.map(Number);
     if (numbers.some((value) => !Number.isFinite(value))) {
       if (rows.length === 0 && index === text.split('\n').findIndex((l) => l.trim() !== '' && !l.trim().startsWith('#'))) continue;
-      throw new InputError(`${file}:${index + 1}: '${line.slice(0, 60)}' is not numbers; each row is throughput or time,throughput`);
+      throw new InputError(`${file}:${index + 1}: not numbers; each row is throughput or time,throughput`);
     }
     if (cells.length > 2) throw new InputError(`${file}:${index + 1}: ${cells.length} columns; a throughput CSV has throughput or time,throughput (for 6-column HSDPA/4G logs use --from bandwidth-log)`);
     const kbps = numbers.at(-1) * kbpsPerUnit;
-    if (!(kbps >= 0)) throw new InputError(`${file}:${index + 1}: throughput ${numbers.at(-1)} is negative`);
+    if (!(kbps >= 0)) throw new InputError(`${file}:${index + 1}: a negative throughput`);
     const timeS = cells.length === 2 ? numbers[0] : null;
     if (rows.length && (timeS === null) !== (rows[0].timeS === null)) {
       throw new InputError(`${file}:${index + 1}: ${cells.length} columns where line ${rows[0].line} had ${rows[0].timeS === null ? 1 : 2}; use one layout throughout`);
     }
     if (timeS !== null && rows.length && !(timeS > rows.at(-1).timeS)) {
-      throw new InputError(`${file}:${index + 1}: time ${timeS} s is not after the previous row's ${rows.at(-1).timeS} s; rows must be in time order`);
+      throw new InputError(`${file}:${index + 1}: its time is not after the previous row's; rows must be in time order`);
     }
     rows.push({ line: index + 1, timeS, kbps });
   }
@@ -220,8 +247,8 @@ export function parseBandwidthLog(text, file) {
     }
     const bytes = Number(cells[4]);
     const elapsedMs = Number(cells[5]);
-    if (!Number.isFinite(bytes) || bytes < 0) throw new InputError(`${where}: column 5 (bytes since the previous row) is ${cells[4]}; must be a number >= 0`);
-    if (!Number.isFinite(elapsedMs) || elapsedMs <= 0) throw new InputError(`${where}: column 6 (ms since the previous row) is ${cells[5]}; must be a number > 0`);
+    if (!Number.isFinite(bytes) || bytes < 0) throw new InputError(`${where}: column 5 (bytes since the previous row) must be a number >= 0`);
+    if (!Number.isFinite(elapsedMs) || elapsedMs <= 0) throw new InputError(`${where}: column 6 (ms since the previous row) must be a number > 0`);
     segments.push({ durationMs: elapsedMs, bytes });
   }
   if (segments.length === 0) throw new InputError(`${file}: no rows; a bandwidth log has one 6-column row per measurement`);

@@ -69,7 +69,7 @@ function runSettings(raw, where) {
  * Scenario paths and the assertions path are relative to the suite file.
  * @param {string} nameOrPath
  * @param {{ repetitions?: number, video?: string, emulator?: string,
- *   codec?: import('../lib/codec.js').RequestedCodec|null }} [overrides] from flags
+ *   codec?: import('../lib/codec.js').RequestedCodec|null, traceDirs?: string[] }} [overrides] from flags
  * @returns {Suite}
  */
 export function loadSuite(nameOrPath, overrides = {}) {
@@ -120,7 +120,7 @@ export function loadSuite(nameOrPath, overrides = {}) {
       let scenario;
       try {
         const { timeScale, durationS, warmupS } = settings;
-        scenario = loadScenario(target, { timeScale, durationS, warmupS, codec: overrides.codec });
+        scenario = loadScenario(target, { timeScale, durationS, warmupS, codec: overrides.codec, traceDirs: overrides.traceDirs });
       } catch (error) {
         if (error instanceof InputError) throw new InputError(`${where}: ${error.message}`, { cause: error });
         throw error;

@@ -8,6 +8,7 @@ import {
   activeIntervals, flowList, flowPeers, flowsOnLink, normalizeFlows, normalizeMainCall, pageFlowRows, shortTcpBursts,
 } from '../../orchestrator/lib/flows.js';
 import { loadScenario } from '../../orchestrator/lib/scenario.js';
+import { MAX_FLOWS, MAX_IPERF3_SERVERS, MAX_SHORT_TCP_BURSTS } from '../../orchestrator/lib/limits.js';
 
 const CONTEXT = { file: 'x.json', durationS: 700, timeScale: 1, peers: 2, topology: 'mesh', hasBottleneck: true, maxPeers: 32 };
 /** The contract's example, every kind once. */
@@ -40,7 +41,7 @@ test('flows are normalised with their defaults, every time scaled by the time sc
   ]);
   // RFC 8867 §5.7's values are a short-TCP flow's defaults; a data flow goes p0 -> p1 unless told.
   const [short, data] = normalizeFlows([{ name: 's', kind: 'tcp-short', direction: 'backward' }, { name: 'd', kind: 'data' }], CONTEXT);
-  assert.deepEqual([short.idleMeanS, short.minBytes, short.maxBytes, short.seed, short.count, short.direction], [10, 30000, 50000, 1, 10000, 'backward']);
+  assert.deepEqual([short.idleMeanS, short.minBytes, short.maxBytes, short.seed, short.count, short.direction], [10, 30000, 50000, 1, MAX_SHORT_TCP_BURSTS, 'backward']);
   assert.deepEqual([data.from, data.to, data.startS, data.stopS], ['p0', 'p1', 0, 700]);
 });
 
@@ -61,7 +62,7 @@ test('every wrong flow is an InputError naming the file, flows[i].field, what is
   rejects([{ name: 'a', kind: 'call', direction: 'backward' }], /flows\[0\]\.direction: must be one of both, forward/);
   rejects([{ name: 'a', kind: 'udp' }], /flows\[0\]\.rateKbps: must be a number from 8 to 10000000, got nothing/);
   rejects([{ name: 'a', kind: 'tcp-short', minBytes: 5000, maxBytes: 4000 }], /flows\[0\]: maxBytes \(4000\) is below minBytes \(5000\)/);
-  rejects([{ name: 'a', kind: 'tcp-short', count: 1.5 }], /flows\[0\]\.count: must be an integer from 1 to 10000/);
+  rejects([{ name: 'a', kind: 'tcp-short', count: 1.5 }], /flows\[0\]\.count: must be an integer from 1 to 1000,/);
   rejects([{ name: 'a', kind: 'tcp-short', idleMeanS: 0 }], /flows\[0\]\.idleMeanS: must be a number > 0/);
   rejects([{ name: 'a', kind: 'call', startS: 10, pauses: [{ atS: 5, durationS: 2 }] }], /flows\[0\]\.pauses\[0\]\.atS: must be a number from 10 to 700/);
   rejects([{ name: 'a', kind: 'call', stopS: 50, pauses: [{ atS: 40, durationS: 20 }] }], /flows\[0\]\.pauses\[0\]: the pause ends at 60 s, after the flow stops \(50 s\)/);
@@ -215,4 +216,22 @@ test('mainCall: start and direction validated and scaled; a forward main call me
   assert.deepEqual(main.series.map((series) => series.name), ['call:fwd']);
   assert.deepEqual(main.series[0].intervals, [[5, 120]]);
   assert.equal(main.startS, 5);
+});
+
+test('100 tcp-short flows over a day with the default count cannot plan a million iperf3 servers', () => {
+  const day = { ...CONTEXT, durationS: 86_400 };
+  const shortFlows = (n, extra = {}) => Array.from({ length: n }, (_, i) => ({ name: `s${i}`, kind: 'tcp-short', ...extra }));
+  // The default count is the per-flow limit, so one default flow plans at most that many bursts.
+  const [one] = normalizeFlows(shortFlows(1, { idleMeanS: 1 }), day);
+  assert.equal(one.count, MAX_SHORT_TCP_BURSTS);
+  assert.equal(shortTcpBursts(one).length, MAX_SHORT_TCP_BURSTS);
+  rejects(shortFlows(100), new RegExp(`^x\\.json: flows: the kernel flows need \\d+ iperf3 servers .*flows\\[\\d+\\] 's\\d+' alone \\d+\\); at most ${MAX_IPERF3_SERVERS} .*lower a tcp-short flow's count`), day);
+  rejects(shortFlows(1, { count: MAX_SHORT_TCP_BURSTS + 1 }), new RegExp(`flows\\[0\\]\\.count: must be an integer from 1 to ${MAX_SHORT_TCP_BURSTS}`), day);
+  // Within the budget: 20 flows of 30 bursts.
+  assert.equal(normalizeFlows(shortFlows(20, { count: 30 }), day).length, 20);
+});
+
+test('a scenario cannot list more flows than the limit', () => {
+  const many = Array.from({ length: MAX_FLOWS + 1 }, (_, i) => ({ name: `d${i}`, kind: 'tcp' }));
+  rejects(many, new RegExp(`^x\\.json: flows: ${MAX_FLOWS + 1} flows; at most ${MAX_FLOWS}`));
 });

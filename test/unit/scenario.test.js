@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +9,9 @@ import { InputError } from '../../orchestrator/lib/errors.js';
 import { normalizeLinkParams, pathConditions, queueLimitBytes } from '../../orchestrator/lib/link-model.js';
 import { listScenarios, loadScenario } from '../../orchestrator/lib/scenario.js';
 import { configuredAt, configuredTimeline } from '../../orchestrator/lib/schedule.js';
+import { tooDeepAt } from '../../orchestrator/lib/json-file.js';
+import { MAX_JSON_FILE_BYTES, MAX_RESULT_BYTES } from '../../orchestrator/lib/limits.js';
+import { estimateResultBytes } from '../../orchestrator/lib/result-size.js';
 
 const fixture = (name) => fileURLToPath(new URL(`../fixtures/scenarios/${name}.json`, import.meta.url));
 
@@ -148,7 +152,7 @@ test('loading errors are InputErrors (exit 2) naming the file and field', () => 
   const cases = [
     ['nope', /^unknown scenario 'nope'; known: bandwidth-250, bandwidth-750, bandwidth-1500, .*, variable-loss$/],
     [fixture('missing'), /^test\/fixtures\/scenarios\/missing\.json: cannot read the scenario \(no such file\)/],
-    [fixture('bad-json'), /^test\/fixtures\/scenarios\/bad-json\.json:4:1: invalid JSON in the scenario: .*position 85/],
+    [fixture('bad-json'), /^test\/fixtures\/scenarios\/bad-json\.json:4:1: invalid JSON in the scenario: Expected double-quoted property name$/],
     [fixture('wrong-name'), "test/fixtures/scenarios/wrong-name.json: name: must equal the file's base name 'wrong-name', got \"right-name\""],
     [fixture('typo-delay'), /^test\/fixtures\/scenarios\/typo-delay\.json: network\.link: unknown field 'delayMs'/],
     [fixture('bad-reference'), /^test\/fixtures\/scenarios\/bad-reference\.json: reference\.metrics: unknown field 'video\.recvKbs'; allowed: video\.sendKbps, video\.recvKbps/],
@@ -190,7 +194,42 @@ test('run length and peers have ranges: durationS and --duration up to a day, al
   rejects({}, { durationS: 86_401 }, /^InputError: durationS \(--duration\): must be a number > 0 and <= 86400, got 86401$/);
   // --duration does not shorten the schedule, which is compiled at the scaled length
   rejects({}, { timeScale: 1000, durationS: 60 }, /r\.json: durationS 300 × time scale 1000 is 300000 s; at most 86400 s: lower --time-scale/);
-  assert.equal(loadScenario(scenarioFile('r', { name: 'r', description: 'd', durationS: 86_400, peers: 32 })).durationS, 86_400);
+  // A day of 32 peers is a valid scenario; its result would fit only when --duration shortens the run.
+  assert.equal(loadScenario(scenarioFile('r', { name: 'r', description: 'd', durationS: 86_400, peers: 32 }), { durationS: 180 }).nominalDurationS, 86_400);
+});
+
+test('a run whose result.json would not fit in one string is refused at load, naming the longest that fits', () => {
+  const day = scenarioFile('day', { name: 'day', description: 'd', durationS: 86_400, peers: 4 });
+  assert.throws(() => loadScenario(day), (error) => error instanceof InputError
+    && /day\.json: durationS: a 86400 s run of 4 peers makes a result\.json of about 1730 MiB; at most 256 MiB .*the longest run that fits for 4 peers is 12782 s: pass --duration 12782 or less/.test(error.message));
+  assert.throws(() => loadScenario(day, { durationS: 20_000 }), /^InputError: --duration: a 20000 s run of 4 peers .*is 12782 s/);
+  assert.equal(loadScenario(day, { durationS: 12_782 }).durationS, 12_782);
+  assert.ok(estimateResultBytes({ durationS: 12_782, peers: 4, allPeers: 4, links: 8, scheduleEvents: 0 }) <= MAX_RESULT_BYTES);
+});
+
+test('an input file that is not a regular file, too large or too deep is refused before it is parsed', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'scenario-limits-'));
+  assert.throws(() => loadScenario('/dev/zero'), /^InputError: \/dev\/zero: the scenario is not a regular file \(a device, FIFO or socket\); give a regular file$/);
+  const fifo = path.join(dir, 'fifo.json');
+  execFileSync('mkfifo', [fifo]);
+  assert.throws(() => loadScenario(fifo), /fifo\.json: the scenario is not a regular file/, 'a FIFO without a writer does not block the load');
+  const big = path.join(dir, 'big.json');
+  writeFileSync(big, `{"name": "big", "description": "${'x'.repeat(MAX_JSON_FILE_BYTES)}"}`);
+  assert.throws(() => loadScenario(big), /big\.json: the scenario is larger than 16 MiB, the limit/);
+  // 20 000 levels: an InputError naming the line and column, not a RangeError from a recursive walk.
+  const deep = path.join(dir, 'deep.json');
+  writeFileSync(deep, `{"name": "deep", "description": "d",\n "network": ${'['.repeat(20_000)}${']'.repeat(20_000)}}`);
+  assert.throws(() => loadScenario(deep), (error) => error instanceof InputError
+    && /deep\.json:2:\d+: the scenario nests arrays and objects more than 64 deep/.test(error.message));
+  assert.equal(tooDeepAt('{"a": "[[[[[[[[[["}', 2), -1, 'brackets inside strings do not count');
+  assert.equal(tooDeepAt('{"a": "\\"", "b": [[1]]}', 2), 18);
+});
+
+test('invalid JSON is reported by line and reason, never by quoting the file', () => {
+  const file = scenarioFile('secret', {});
+  writeFileSync(file, '{"name": "secret",\n"x": root:$6$s3cr3tHash:19000:0:99999:7:::');
+  assert.throws(() => loadScenario(file), (error) => error instanceof InputError
+    && /secret\.json:2:\d+: invalid JSON in the scenario: unexpected character$/.test(error.message) && !/s3cr3t|root/.test(error.message));
 });
 
 test('topology is mesh unless told otherwise; sfu routes through the SFU node; unknown topologies are refused, naming the field', () => {

@@ -3,8 +3,10 @@ import assert from 'node:assert/strict';
 import { InputError } from '../../orchestrator/lib/errors.js';
 import { loadScenario } from '../../orchestrator/lib/scenario.js';
 import {
-  compileNetwork, configuredAt, configuredTimeline, groupScheduleEvents, rampValue,
+  compileNetwork, configuredAt, configuredTimeline, groupScheduleEvents,
 } from '../../orchestrator/lib/schedule.js';
+import { findScheduleClash, rampValue } from '../../orchestrator/lib/schedule-entries.js';
+import { MAX_DURATION_S, MAX_SCHEDULE_CHANGES, MAX_SCHEDULE_ENTRIES } from '../../orchestrator/lib/limits.js';
 
 /** @param {object} network @param {object} [extra] */
 const compile = (network, extra = {}, options = {}) => compileNetwork({ file: 'x.json', durationS: 300, network, ...extra }, options);
@@ -278,4 +280,58 @@ test('ramps may touch end to start, and steps may sit on a ramp boundary', () =>
   assert.equal(delayAt(compiled, 10), 100);
   assert.equal(delayAt(compiled, 20), 50);
   assert.equal(configuredAt(compiled, 5)['p0.up'].lossPct, 3);
+});
+
+test('a ramp every 0.1 s over a day is refused by counting its changes, before one is built', () => {
+  const dayRamp = (links) => compileNetwork({
+    file: 'big.json', durationS: MAX_DURATION_S, peers: 32,
+    network: { schedule: [{ at: 0, links, ramp: { field: 'rateKbps', from: 5000, to: 100, durationS: MAX_DURATION_S, everyS: 0.1 } }] },
+  });
+  // One link: 864 001 changes. All 64 links of 32 peers: 55 million, which took V8 out of memory.
+  for (const [links, count] of [[['p0.up'], 864_001], ['all', 864_001 * 64]]) {
+    assert.throws(() => dayRamp(links), (error) => error instanceof InputError
+      && error.message === `big.json: network.schedule: compiles to ${count} link changes (network.schedule[0] alone ${count}); at most ${MAX_SCHEDULE_CHANGES} (docs/scenario-format.md "Limits"): raise a ramp's everyS, shorten it or name fewer links`);
+  }
+  // Every 0.2 s on one link fits.
+  const fits = compileNetwork({
+    file: 'f.json', durationS: MAX_DURATION_S,
+    network: { schedule: [{ at: 0, links: ['p0.up'], ramp: { field: 'rateKbps', from: 5000, to: 100, durationS: MAX_DURATION_S, everyS: 0.2 } }] },
+  });
+  assert.equal(fits.events.length, 432_000);
+});
+
+test('a schedule of more entries than the limit is refused naming network.schedule', () => {
+  const schedule = Array.from({ length: MAX_SCHEDULE_ENTRIES + 1 }, (_, i) => ({ at: i / 1000, set: { lossPct: 1 } }));
+  assert.throws(() => compile({ schedule }, { durationS: 1000 }), (error) => error instanceof InputError
+    && error.message.startsWith(`x.json: network.schedule: ${MAX_SCHEDULE_ENTRIES + 1} entries; at most ${MAX_SCHEDULE_ENTRIES}`));
+});
+
+/** @param {number} startS @param {number} index @param {'step'|'ramp'} [kind] @param {number} [endS] */
+const entry = (startS, index, kind = 'step', endS = startS) => ({
+  index, kind, links: ['p0.up'], fields: ['rateKbps'], startS, endS, changeCount: 1, changes: () => [],
+});
+
+test('64 000 steps are checked for overlaps in O(n log n): a few comparisons each, not one per pair', () => {
+  const steps = Array.from({ length: 64_000 }, (_, i) => entry(i * 0.5, i));
+  const apart = findScheduleClash(steps);
+  assert.equal(apart.clash, null);
+  assert.ok(apart.comparisons < 2 * steps.length, `${apart.comparisons} comparisons for ${steps.length} steps`);
+  // The last one lands on the first one's instant: found, however far apart in the file.
+  const clashing = findScheduleClash([...steps, entry(0, 64_000)]);
+  assert.deepEqual([clashing.clash?.a.index, clashing.clash?.b.index, clashing.clash?.link], [0, 64_000, 'p0.up']);
+  assert.ok(clashing.comparisons < 2 * steps.length);
+  // Through compileNetwork, and the message names both entries.
+  const schedule = Array.from({ length: 64_000 }, (_, i) => ({ at: i / 1000, links: ['p0.up'], set: { rateKbps: 1000 + (i % 2) } }));
+  assert.equal(compile({ schedule }, { durationS: 100 }).events.length, 63_999);
+  assert.throws(() => compile({ schedule: [...schedule, { at: 1, links: ['p0.up'], set: { trace: 'synthetic:constant-500' } }] }, { durationS: 100 }),
+    /^InputError: x\.json: network\.schedule\[64000\]: step at 1 s changes trace on p0\.up while network\.schedule\[1000\] \(step at 1 s\) does/);
+});
+
+test('a step inside a long ramp is an overlap even with other entries sorted between them', () => {
+  // ramp 0–100, a step on its first instant (allowed), a step inside it: the ramp, not the neighbour, catches it.
+  const { clash } = findScheduleClash([entry(0, 0, 'ramp', 100), entry(0, 1), entry(50, 2)]);
+  assert.deepEqual([clash?.a.index, clash?.b.index], [0, 2]);
+  assert.equal(findScheduleClash([entry(0, 0, 'ramp', 100), entry(0, 1), entry(100, 2), entry(100, 3, 'ramp', 120)]).clash, null);
+  const ramps = findScheduleClash([entry(0, 0, 'ramp', 100), entry(10, 1, 'ramp', 20), entry(50, 2, 'ramp', 60)]);
+  assert.deepEqual([ramps.clash?.a.index, ramps.clash?.b.index], [0, 1]);
 });

@@ -2,14 +2,16 @@
 // for tc/dummynet and their error, and traces in scenarios (validation, network.configured).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InputError } from '../../orchestrator/lib/errors.js';
+import { MAX_TRACE_FILE_BYTES, MAX_TRACE_MS } from '../../orchestrator/lib/limits.js';
 import { loadScenario } from '../../orchestrator/lib/scenario.js';
 import { compileNetwork, configuredTimeline } from '../../orchestrator/lib/schedule.js';
 import {
-  capacityKbps, compareSteps, formatMahimahi, meanKbps, opportunityClock, parseBandwidthLog, parseMahimahi, parseThroughputCsv,
+  capacityKbps, checkTrace, compareSteps, formatMahimahi, meanKbps, opportunityClock, parseBandwidthLog, parseMahimahi, parseThroughputCsv,
   steppedNetwork, syntheticTrace, traceFromSegments, traceSteps,
 } from '../../orchestrator/lib/trace.js';
 
@@ -20,9 +22,9 @@ test('parseMahimahi reads one opportunity per line and names the file and line o
   assert.deepEqual(trace, { name: 'up.mahi', opportunitiesMs: [0, 5, 5, 20], periodMs: 20 });
   assert.equal(formatMahimahi(trace), '0\n5\n5\n20\n');
   assert.deepEqual(parseMahimahi('3\r\n7', 'crlf').opportunitiesMs, [3, 7]);
-  rejects(() => parseMahimahi('1\n2.5\n', 'f'), /^f:2: '2\.5' is not a whole number/);
+  rejects(() => parseMahimahi('1\n2.5\n', 'f'), /^f:2: not a whole number of milliseconds;/);
   rejects(() => parseMahimahi('1\n\n3\n', 'f'), /^f:2: empty line/);
-  rejects(() => parseMahimahi('5\n4\n', 'f'), /^f:2: 4 ms is before the previous line's 5 ms/);
+  rejects(() => parseMahimahi('5\n4\n', 'f'), /^f:2: earlier than the line before it/);
   rejects(() => parseMahimahi('0\n0\n', 'f'), /^f:2: the last timestamp is 0/);
   rejects(() => parseMahimahi('', 'f'), /^f: no timestamps/);
 });
@@ -60,7 +62,7 @@ test('throughput logs convert to opportunities that carry the same bytes', () =>
   // is also the instant the trace starts again (looping both ways, it serves the first second).
   assert.deepEqual([0, 1, 2, 3].map((s) => capacityKbps(trace, 0, s * 1000, (s + 1) * 1000)), [1200, 2400, 2400, 0]);
   assert.deepEqual(parseThroughputCsv('500\n250\n', 'k.csv'), [{ durationMs: 1000, bytes: 62_500 }, { durationMs: 1000, bytes: 31_250 }]);
-  rejects(() => parseThroughputCsv('0,100\n0,200\n', 'k.csv'), /^k\.csv:2: time 0 s is not after/);
+  rejects(() => parseThroughputCsv('0,100\n0,200\n', 'k.csv'), /^k\.csv:2: its time is not after/);
   rejects(() => parseThroughputCsv('100\n1,200\n', 'k.csv'), /^k\.csv:2: 2 columns where line 1 had 1/);
   rejects(() => parseThroughputCsv('1 2 3\n', 'k.csv'), /^k\.csv:1: 3 columns.*--from bandwidth-log/);
   rejects(() => parseThroughputCsv('100\n', 'k.csv', { unit: /** @type {any} */ ('gbps') }), /^--unit gbps: unknown/);
@@ -171,7 +173,67 @@ test('trace validation names the file, the field and what to do', () => {
   rejects(() => loadScenario(path.join(dir, 'm.json')), /m\.json: network\.link\.trace: trace 'nowhere\.mahi' not found \(looked for .*orchestrator\/traces\/nowhere\.mahi\)/);
   writeFileSync(path.join(dir, 'bad.mahi'), '10\nten\n');
   writeFileSync(path.join(dir, 'b.json'), JSON.stringify({ name: 'b', description: 'bad trace', network: { link: { trace: 'bad.mahi' } } }));
-  rejects(() => loadScenario(path.join(dir, 'b.json')), /bad\.mahi:2: 'ten' is not a whole number/);
+  rejects(() => loadScenario(path.join(dir, 'b.json')), /bad\.mahi:2: not a whole number/);
   assert.equal(loadScenario('trace-step-down', { traceStepMs: 250 }).compiled.traceStepMs, 250);
   rejects(() => loadScenario('trace-step-down', { traceStepMs: 5 }), /^--trace-step-ms: must be a number from 100 to 60000/);
+});
+
+/** A scenario in a fresh folder whose p0 uplink plays `trace`. @param {string} trace */
+function traceScenario(trace) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'trace-paths-'));
+  const file = path.join(dir, 's.json');
+  writeFileSync(file, JSON.stringify({ name: 's', description: 'a trace by path', durationS: 20, warmupS: 1, network: { link: { trace } } }));
+  return { dir, file };
+}
+const ONE_SECOND = `${Array.from({ length: 10 }, (_, i) => (i + 1) * 100).join('\n')}\n`;
+
+test('a scenario cannot read a trace outside its folder, orchestrator/traces/ or --trace-dir: absolute, ../ and symlinked paths are refused', () => {
+  const elsewhere = mkdtempSync(path.join(tmpdir(), 'trace-elsewhere-'));
+  writeFileSync(path.join(elsewhere, 'far.mahi'), ONE_SECOND);
+  rejects(() => loadScenario(traceScenario('/etc/shadow').file), /s\.json: network\.link\.trace: trace '\/etc\/shadow' is an absolute path; name a file relative to the scenario's folder, a --trace-dir or .*orchestrator\/traces/);
+  const { dir, file } = traceScenario(`../${path.basename(elsewhere)}/far.mahi`);
+  rejects(() => loadScenario(file), /s\.json: network\.link\.trace: trace '\.\.\/trace-elsewhere-\w+\/far\.mahi' leaves the scenario's folder/);
+  symlinkSync(path.join(elsewhere, 'far.mahi'), path.join(dir, 'link.mahi'));
+  writeFileSync(file, JSON.stringify({ name: 's', description: 'd', durationS: 20, warmupS: 1, network: { link: { trace: 'link.mahi' } } }));
+  rejects(() => loadScenario(file), /s\.json: network\.link\.trace: trace 'link\.mahi' is a link to a file outside the scenario's folder/);
+  // --trace-dir allows that folder: by a relative name, and through the link.
+  writeFileSync(file, JSON.stringify({ name: 's', description: 'd', durationS: 20, warmupS: 1, network: { link: { trace: 'far.mahi' } } }));
+  assert.equal(loadScenario(file, { traceDirs: [elsewhere] }).compiled.traces['far.mahi'].periodMs, 1000);
+  writeFileSync(file, JSON.stringify({ name: 's', description: 'd', durationS: 20, warmupS: 1, network: { link: { trace: 'link.mahi' } } }));
+  assert.equal(loadScenario(file, { traceDirs: [elsewhere] }).compiled.traces['link.mahi'].periodMs, 1000);
+});
+
+test('only a regular trace file under the size limit is read: not /dev/zero, a FIFO or a directory', () => {
+  const { dir, file } = traceScenario('zero.mahi');
+  symlinkSync('/dev/zero', path.join(dir, 'zero.mahi'));
+  // /dev/zero is outside the allowed folders; through --trace-dir /dev it is still no regular file.
+  rejects(() => loadScenario(file), /trace 'zero\.mahi' is a link to a file outside/);
+  rejects(() => loadScenario(file, { traceDirs: ['/dev'] }), /s\.json: network\.link\.trace: \/dev\/zero: the trace file is not a regular file/);
+  execFileSync('mkfifo', [path.join(dir, 'fifo.mahi')]);
+  writeFileSync(file, JSON.stringify({ name: 's', description: 'd', durationS: 20, warmupS: 1, network: { link: { trace: 'fifo.mahi' } } }));
+  rejects(() => loadScenario(file), /fifo\.mahi: the trace file is not a regular file/);
+  mkdirSync(path.join(dir, 'folder.mahi'));
+  writeFileSync(file, JSON.stringify({ name: 's', description: 'd', durationS: 20, warmupS: 1, network: { link: { trace: 'folder.mahi' } } }));
+  rejects(() => loadScenario(file), /folder\.mahi: the trace file is a directory/);
+  const big = path.join(dir, 'big.mahi');
+  writeFileSync(big, '');
+  truncateSync(big, MAX_TRACE_FILE_BYTES + 1); // sparse: no 64 MiB written
+  writeFileSync(file, JSON.stringify({ name: 's', description: 'd', durationS: 20, warmupS: 1, network: { link: { trace: 'big.mahi' } } }));
+  rejects(() => loadScenario(file), /big\.mahi: the trace file is larger than 64 MiB, the limit/);
+});
+
+test('a trace that is not one is refused by file and line without quoting a byte of it', () => {
+  const { dir, file } = traceScenario('shadow');
+  writeFileSync(path.join(dir, 'shadow'), 'root:$6$s3cr3tHash:19000:0:99999:7:::\n');
+  assert.throws(() => loadScenario(file), (error) => error instanceof InputError
+    && /shadow:1: not a whole number of milliseconds/.test(error.message) && !/s3cr3t|root/.test(error.message));
+  rejects(() => parseThroughputCsv('a,b\n1,2\nroot:s3cr3t\n', 'k.csv'), /^k\.csv:3: not numbers;/);
+  assert.throws(() => parseThroughputCsv('1\nroot:s3cr3t\n', 'k.csv'), (error) => !/s3cr3t/.test(error.message));
+});
+
+test('every trace number is bounded: a 309-digit timestamp is refused, not read as Infinity', () => {
+  rejects(() => parseMahimahi(`10\n${'9'.repeat(309)}\n`, 'f'), new RegExp(`^f:2: a timestamp above ${MAX_TRACE_MS} ms \\(a day\\)`));
+  assert.equal(parseMahimahi(`10\n${MAX_TRACE_MS}\n`, 'f').periodMs, MAX_TRACE_MS);
+  rejects(() => checkTrace({ name: 'x', opportunitiesMs: [0, Infinity], periodMs: Infinity }, 'w'), /^w:2: timestamps must be whole milliseconds from 0 to 86400000/);
+  rejects(() => traceFromSegments([{ durationMs: 2 * MAX_TRACE_MS, bytes: 1e9 }], 'x', 'log'), /^log: lasts 172800000 ms; a trace lasts at most 86400000 ms/);
 });

@@ -21,7 +21,7 @@
  */
 import { createHash } from 'node:crypto';
 import { HarnessError } from '../../lib/errors.js';
-import { MAX_PEERS } from '../../lib/schedule.js';
+import { MAX_PEERS } from '../../lib/limits.js';
 import { BOTTLENECK_LINKS, SFU_NODE, peerSide } from '../../lib/topology.js';
 
 /** Every namespace, root link and nft table of the netem backend starts with this (see `cleanup`). */

@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { isIPv4 } from 'node:net';
 import { EnvironmentError, HarnessError, InputError } from '../../lib/errors.js';
 import { UDP_IPV4_OVERHEAD_BYTES } from '../../lib/link-model.js';
+import { checkTrace } from '../../lib/trace.js';
 import { LinkQueue, TruthRecorder } from './link-queue.js';
 
 /** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
@@ -162,6 +163,9 @@ export class UdpRelay {
         throw new InputError(`relay route "${pair}" names unknown link(s) ${unknown.join(', ')}; configure those links (known: ${[...known].join(', ') || 'none'}).`);
       }
     }
+    // A trace with a NaN or infinite timestamp (Infinity crosses IPC as null) would arm the timer every 1 ms forever
+    // and deliver nothing: every trace is checked before any link uses it.
+    for (const [name, trace] of Object.entries(traces)) checkTrace(trace, `relay trace ${name}`);
     for (const [name, trace] of Object.entries(traces)) this.#traces.set(name, trace);
     for (const [link, params] of Object.entries(links)) {
       if (params.trace && !this.#traces.has(params.trace)) {
