@@ -176,7 +176,7 @@ test('a SIGKILLed netem call: its guardian removes the namespaces, the root veth
   assert.match(log, new RegExp(`orchestrator gone without removing its netem topology[\\s\\S]*ok: ip link del dev wtb${id}c[\\s\\S]*ok: ip netns del wtb-${id}-r`));
 });
 
-const LIVE_RUN_TEST = 'cleanup without --run-id leaves a live run alone and removes it once its orchestrator is dead';
+const LIVE_RUN_TEST = 'cleanup without --run-id leaves a live run alone and removes it once its orchestrator and its guardian are dead';
 test(LIVE_RUN_TEST, { skip, timeout: 120_000 }, async (t) => {
   const before = snapshot();
   const runId = `live-${process.pid}`;
@@ -189,6 +189,10 @@ test(LIVE_RUN_TEST, { skip, timeout: 120_000 }, async (t) => {
   assert.match(live.stdout, new RegExp(`left 1 run\\(s\\) in progress alone \\(${shortRunId(runId)}\\)`));
   assert.equal(snapshot().filter((name) => name.startsWith(ours)).length, 3, 'router and two peer namespaces still there');
 
+  // The guardian dies first, so nothing removes the run but `cleanup`.
+  const guardian = sh('ps', ['-o', 'pid=,args=', '--ppid', String(child.pid)]).split('\n').find((line) => line.includes('netem/guardian.js'));
+  assert.ok(guardian, 'the run has a guardian');
+  process.kill(Number(guardian.trim().split(' ')[0]), 'SIGKILL');
   child.kill('SIGKILL');
   await exited;
   const dead = await runCli(['cleanup']);
