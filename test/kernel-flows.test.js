@@ -4,7 +4,7 @@
 // Run it through ../shared/tools/one-at-a-time (it carries real traffic).
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -134,10 +134,12 @@ describe('kernel flows through the relay', { skip }, () => {
 const module = (file) => JSON.stringify(fileURLToPath(new URL(file, import.meta.url)));
 /**
  * An orchestrator in a child process: lib/shutdown.js's handlers, the flows' closer registered through onCleanup, a
- * first Ctrl-C answered by every closer and exit 130 (as a run does). Prints "running" once traffic flows.
- * @param {string} runId
+ * first Ctrl-C answered by every closer and exit 130 (as a run does). Prints "running" once traffic flows (after
+ * runningAfterMs); extraFlows run beside the two 30 s ones.
+ * @param {string} runId @param {{ extraFlows?: object[], runningAfterMs?: number }} [options]
  */
-function startChild(runId) {
+function startChild(runId, { extraFlows = [], runningAfterMs = 1500 } = {}) {
+  const runDir = tempRunDir();
   const script = `
     import { installProcessHandlers, onCleanup, onInterrupt, runCleanup } from ${module('../orchestrator/lib/shutdown.js')};
     import { startRelayProcess } from ${module('../orchestrator/emulators/relay/client.js')};
@@ -149,11 +151,12 @@ function startChild(runId) {
     const link = ${JSON.stringify(LINK)};
     await relay.configure({ links: { 'bottleneck.fwd': link, 'bottleneck.back': link } });
     const flows = await startKernelFlows({
-      flows: [{ name: 'tcp', kind: 'tcp', startS: 0, stopS: 30 }, { name: 'cbr', kind: 'udp', rateKbps: 300, startS: 0, stopS: 30 }],
-      relay, runDir: ${JSON.stringify(tempRunDir())}, runId: ${JSON.stringify(runId)}, registerCleanup: onCleanup,
+      flows: [{ name: 'tcp', kind: 'tcp', startS: 0, stopS: 30 }, { name: 'cbr', kind: 'udp', rateKbps: 300, startS: 0, stopS: 30 },
+        ...${JSON.stringify(extraFlows)}],
+      relay, runDir: ${JSON.stringify(runDir)}, runId: ${JSON.stringify(runId)}, registerCleanup: onCleanup,
     });
     flows.start();
-    setTimeout(() => console.log('running'), 1500);
+    setTimeout(() => console.log('running'), ${runningAfterMs});
     setInterval(() => {}, 1000);`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -164,7 +167,7 @@ function startChild(runId) {
   });
   /** @type {Promise<{code: number|null, signal: string|null}>} */
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  return { child, running, exited };
+  return { child, running, exited, runDir };
 }
 
 describe('kernel flows when the orchestrator is stopped', { skip }, () => {
@@ -178,14 +181,21 @@ describe('kernel flows when the orchestrator is stopped', { skip }, () => {
     assert.deepEqual(leftovers(runId), []);
   });
 
-  test('SIGKILL: the guardian removes everything within a few seconds', { timeout: 30_000 }, async () => {
+  test('SIGKILL: the guardian removes everything within a few seconds and kills no pid of a process that had exited', { timeout: 40_000 }, async () => {
     const runId = `kf-kill-${process.pid}`;
-    const { child, running, exited } = startChild(runId);
+    // A 1 s flow whose iperf3 client and server have exited (and been reaped) by the time of the kill.
+    const { child, running, exited, runDir } = startChild(runId, { extraFlows: [{ name: 'short', kind: 'tcp', startS: 0, stopS: 1 }], runningAfterMs: 5000 });
     await running;
     assert.ok(leftovers(runId).some((name) => name.startsWith('process')), 'iperf3 and socat run');
+    const aliveBeforeKill = new Set(readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number));
     child.kill('SIGKILL');
     await exited;
     assert.deepEqual(await leftoversAfter(runId, 3_000), []);
+    const log = readFileSync(path.join(runDir, 'kernel-flows', 'guardian.log'), 'utf8');
+    const told = /processes told: ([\d ]+)\n/.exec(log)?.[1].split(' ').map(Number) ?? [];
+    // Six bridges, the two long flows' iperf3 servers and clients: the short flow's server and client were forgotten.
+    assert.equal(told.length, 10, log);
+    assert.deepEqual(told.filter((pid) => !aliveBeforeKill.has(pid)), [], `pids told that had exited before the kill:\n${log}`);
   });
 });
 

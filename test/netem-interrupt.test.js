@@ -1,14 +1,17 @@
 // Interrupts and clean-up around netem set-up, as root with real namespaces: whatever moment a Ctrl-C lands, the
-// run's namespaces, veths and nft tables are gone afterwards; `cleanup` leaves a live run alone.
+// run's namespaces, veths and nft tables are gone afterwards; a SIGKILLed run's guardian removes them and its browsers;
+// `cleanup` leaves a live run alone. Run it through ../shared/tools/one-at-a-time (it starts browsers).
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
 import { ownerFile } from '../orchestrator/lib/owners.js';
+import { parseStat } from '../orchestrator/lib/proc-stat.js';
 import { shortRunId } from '../orchestrator/emulators/netem/topology.js';
-import { runCli, tempDir } from './helpers/cli.js';
+import { CLI, processesTagged, runCli, runTag, tempDir } from './helpers/cli.js';
 
 const capped = fileURLToPath(new URL('./fixtures/scenarios/netem-bandwidth-1000.json', import.meta.url));
 const caps = await netemCapabilities();
@@ -124,7 +127,56 @@ test('the CLI: three Ctrl-Cs during netem set-up, the forced exit deletes the na
   assert.deepEqual(leftBehind(before), []);
 });
 
-const LIVE_RUN_TEST = 'cleanup without --run-id leaves a live run alone and removes it once its orchestrator is dead';
+/** A process that runs (a zombie waiting to be reaped does not). @param {string} pid */
+const running = (pid) => {
+  try {
+    return parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8')).state !== 'Z';
+  } catch {
+    return false;
+  }
+};
+
+/** @param {() => boolean} predicate @param {number} timeoutMs @returns {Promise<boolean>} whether it came true in time */
+async function eventually(predicate, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  return predicate();
+}
+
+test('a SIGKILLed netem call: its guardian removes the namespaces, the root veth and route, the owner file and the browsers', { skip, timeout: 120_000 }, async () => {
+  const before = snapshot();
+  const out = tempDir();
+  const { env, tag } = runTag();
+  const child = spawn(process.execPath, [CLI, 'scenario', capped, '--emulator', 'netem', '--video', '360p30', '--duration', '60', '--out', out],
+    { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => { stderr += chunk; });
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
+  const peerNetns = () => snapshot().filter((name) => /^netns wtb-[a-z0-9]+-p[01]$/.test(name) && !before.includes(name)).map((name) => name.slice(6));
+  // In the call: both peers' namespaces hold a browser.
+  const inCall = () => peerNetns().length === 2 && peerNetns().every((netns) => sh('ip', ['netns', 'pids', netns]).trim() !== '');
+  assert.ok(await eventually(inCall, 60_000), `no call came up: ${stderr}`);
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const id = /^wtb-([a-z0-9]+)-/.exec(peerNetns()[0])[1];
+  const browsers = peerNetns().flatMap((netns) => sh('ip', ['netns', 'pids', netns]).split('\n').filter(Boolean));
+  assert.ok(browsers.length >= 2, 'browsers run in the peers\' namespaces');
+  assert.match(sh('ip', ['route', 'show']), new RegExp(`dev wtb${id}c`), 'the route to the peers goes through the root veth');
+  assert.ok(existsSync(ownerFile(id)), 'the run owns its id');
+
+  child.kill('SIGKILL');
+  assert.equal(await exited, 'SIGKILL');
+  const ours = () => snapshot().filter((name) => name.startsWith(`netns wtb-${id}-`) || name === `link wtb${id}c`);
+  const browsersLeft = () => browsers.filter(running);
+  assert.ok(await eventually(() => ours().length === 0 && processesTagged(tag).length === 0 && browsersLeft().length === 0, 15_000),
+    `left after 15 s: ${ours().join(', ')}; processes ${[...processesTagged(tag), ...browsersLeft()].join(' ')}`);
+  assert.deepEqual(leftBehind(before), []);
+  assert.doesNotMatch(sh('ip', ['route', 'show']), new RegExp(`wtb${id}c`));
+  assert.ok(!existsSync(ownerFile(id)), 'the owner file is removed');
+  const log = readFileSync(path.join(out, 'netem-guardian.log'), 'utf8');
+  assert.match(log, new RegExp(`orchestrator gone without removing its netem topology[\\s\\S]*ok: ip link del dev wtb${id}c[\\s\\S]*ok: ip netns del wtb-${id}-r`));
+});
+
+const LIVE_RUN_TEST = 'cleanup without --run-id leaves a live run alone and removes it once its orchestrator and its guardian are dead';
 test(LIVE_RUN_TEST, { skip, timeout: 120_000 }, async (t) => {
   const before = snapshot();
   const runId = `live-${process.pid}`;
@@ -137,6 +189,10 @@ test(LIVE_RUN_TEST, { skip, timeout: 120_000 }, async (t) => {
   assert.match(live.stdout, new RegExp(`left 1 run\\(s\\) in progress alone \\(${shortRunId(runId)}\\)`));
   assert.equal(snapshot().filter((name) => name.startsWith(ours)).length, 3, 'router and two peer namespaces still there');
 
+  // The guardian dies first, so nothing removes the run but `cleanup`.
+  const guardian = sh('ps', ['-o', 'pid=,args=', '--ppid', String(child.pid)]).split('\n').find((line) => line.includes('netem/guardian.js'));
+  assert.ok(guardian, 'the run has a guardian');
+  process.kill(Number(guardian.trim().split(' ')[0]), 'SIGKILL');
   child.kill('SIGKILL');
   await exited;
   const dead = await runCli(['cleanup']);

@@ -162,7 +162,9 @@ export async function startKernelFlows({
       if (typeof stdoutFd === 'number') closeSync(stdoutFd);
     }
     children.add(child);
-    if (child.pid) guardian.tell(`pid ${child.pid}`);
+    if (child.pid) guardian.own(child.pid);
+    // Reaped then: its pid may go to an unrelated process, which the guardian must never kill.
+    child.once('exit', () => { if (child.pid) guardian.forget(child.pid); });
     let stderr = '';
     child.stderr?.setEncoding('utf8').on('data', (chunk) => { stderr = (stderr + chunk).slice(-STDERR_LIMIT); });
     /** @type {Promise<{code: number|null, signal: string|null, stderr: string, spawnError?: string}>} */

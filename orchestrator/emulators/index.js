@@ -136,8 +136,10 @@ const createNamespaceEmulator = async (options) => passOwnAddressOnly(await crea
 /**
  * @param {string} name one of EMULATORS; `auto` picks netem when this kernel can run the scenario's network, else relay
  * @param {{ compiled: any, durationS?: number, peers: string[], runId: string, browserPath?: string, clock?: () => number,
- *   log?: (line: string) => void, registerCleanup?: RegisterCleanup, sfuAddress?: string, hostAddressPeers?: string[] }} options
- *   durationS: the run's, how far a trace is turned into rate steps (netem, dummynet); hostAddressPeers: relay only
+ *   log?: (line: string) => void, registerCleanup?: RegisterCleanup, sfuAddress?: string, hostAddressPeers?: string[],
+ *   guardianLog?: string }} options
+ *   durationS: the run's, how far a trace is turned into rate steps (netem, dummynet); hostAddressPeers: relay only;
+ *   guardianLog: netem's guardian's log (what it removed after a killed orchestrator)
  * @returns {Promise<object>} the emulator, with `choice` saying why when `auto` chose it; `events`, the schedule it
  *   applies (with a trace's rate steps where it cannot replay one) and `traceSteps`, their comparison with the traces
  */

@@ -115,13 +115,27 @@ export const quotaUs = (cores) => Math.max(MIN_QUOTA_US, Math.round(cores * CFS_
  * What enables the controllers for child cgroups of the v2 root: a write to its cgroup.subtree_control for the ones
  * its text does not list yet (none on v1, where every hierarchy's children have its controllers).
  * @param {CgroupLayout} layout @param {Array<'cpu'|'cpuset'>} needs @param {string} subtreeControl  its text (v2)
- * @returns {CgroupStep[]}
+ * @returns {{ steps: CgroupStep[], enabled: string[] }}  enabled: the controllers the steps add, for revertParentSteps
  */
 export function parentSteps(layout, needs, subtreeControl) {
-  if (layout.version === 1) return [];
-  const enabled = subtreeControl.split(/\s+/);
-  const missing = needs.filter((controller) => !enabled.includes(controller));
-  return missing.length ? [write(`${layout.root}/cgroup.subtree_control`, missing.map((c) => `+${c}`).join(' '))] : [];
+  if (layout.version === 1) return { steps: [], enabled: [] };
+  const already = subtreeControl.split(/\s+/);
+  const enabled = needs.filter((controller) => !already.includes(controller));
+  return { steps: enabled.length ? [write(`${layout.root}/cgroup.subtree_control`, enabled.map((c) => `+${c}`).join(' '))] : [], enabled };
+}
+
+/**
+ * What undoes parentSteps once the run's cgroups are gone: `-<controller>` for each controller the run enabled, and
+ * only those. v2 takes a controller from every child cgroup at once, so while another run's cgroup is still there
+ * (it may have started after this one enabled it) the controllers stay.
+ * @param {string} root  the v2 mount point @param {string[]} enabled  from parentSteps
+ * @param {string[]} children  the names of the root's child cgroups now
+ * @returns {{ steps: CgroupStep[], keptFor: string[] }}  keptFor: the harness's cgroups that kept them
+ */
+export function revertParentSteps(root, enabled, children) {
+  const keptFor = children.filter((name) => parseCgroupName(name) !== null).sort();
+  if (!enabled.length || keptFor.length) return { steps: [], keptFor: enabled.length ? keptFor : [] };
+  return { steps: [write(`${root}/cgroup.subtree_control`, enabled.map((c) => `-${c}`).join(' '))], keptFor: [] };
 }
 
 /**

@@ -1,19 +1,26 @@
 /**
  * Guardian of one run's device cgroups (the protocol: lib/guardian.js), started by cgroups.js. When the orchestrator
  * dies without removing the cgroups, it waits for the browsers in them to exit (Chromium on a pipe quits when the
- * orchestrator is gone), kills what is left and removes the cgroups.
+ * orchestrator is gone), kills what is left, removes the cgroups and, on cgroup v2, disables the controllers the run
+ * enabled in the root's cgroup.subtree_control (cgroups.js revertSubtreeControl).
  *
- * Usage: node cgroup-guardian.js <logFile> <ownerFile> <cgroup dir>...
+ * Usage: node cgroup-guardian.js <logFile> <ownerFile> <subtree change> <cgroup dir>...
+ *   subtree change: JSON `{"root": "<v2 mount>", "enabled": ["cpu", …]}`, or `null` when the run enabled none
  */
-import { readFileSync, rmdirSync } from 'node:fs';
+import { readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { stepCommand } from '../lib/cgroup.js';
 import { guardOrchestrator, guardianLog } from '../lib/guardian.js';
+import { shellJoin } from '../emulators/script.js';
+import { revertSubtreeControl } from './cgroups.js';
 
-const [logFile, ownerFile, ...dirs] = process.argv.slice(2);
-if (!logFile || !ownerFile || !dirs.length) {
-  console.error('usage: node cgroup-guardian.js <logFile> <ownerFile> <cgroup dir>... (started by orchestrator/run/cgroups.js)');
+const [logFile, ownerFile, changeJson, ...dirs] = process.argv.slice(2);
+if (!logFile || !ownerFile || !changeJson || !dirs.length) {
+  console.error('usage: node cgroup-guardian.js <logFile> <ownerFile> <subtree change JSON|null> <cgroup dir>... (started by orchestrator/run/cgroups.js)');
   process.exit(2);
 }
+/** @type {import('./cgroups.js').SubtreeChange|null} */
+const change = JSON.parse(changeJson);
 const WAIT_MS = 10_000;
 const POLL_MS = 100;
 
@@ -48,5 +55,16 @@ guardOrchestrator({
         if (error.code !== 'ENOENT') log(`failed: rmdir ${dir}: ${error.message}`);
       }
     }
+    if (!change) return;
+    const keptFor = await revertSubtreeControl(change, async (step) => {
+      if (step.op !== 'write') throw new Error(`a subtree_control revert only writes, not ${step.op}`);
+      try {
+        writeFileSync(step.file, step.value);
+        log(`ok: ${stepCommand(step, shellJoin)}`);
+      } catch (error) {
+        log(`failed: ${stepCommand(step, shellJoin)}: ${error.message}`);
+      }
+    });
+    if (keptFor.length) log(`left ${change.enabled.map((c) => `+${c}`).join(' ')} in ${change.root}/cgroup.subtree_control: ${keptFor.join(', ')} still there`);
   },
 });

@@ -2,7 +2,8 @@
 // browser's page processes (renderers and their zygote: lib/cgroup.js pageProcesses) moved in right after its
 // launch (renderers forked later inherit the cgroup) and swept once more when the call starts, removed after the
 // browsers on success, failure and Ctrl-C; a guardian process removes them when the orchestrator is killed, and
-// `cleanup` sweeps those of runs whose guardian died too. Every write is logged as the shell line that does the same
+// `cleanup` sweeps those of runs whose guardian died too. On cgroup v2 the controllers the run enabled in the root's
+// cgroup.subtree_control are disabled again by both. Every write is logged as the shell line that does the same
 // into the run's command log.
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rmdir, writeFile, readdir } from 'node:fs/promises';
@@ -13,7 +14,7 @@ import { EnvironmentError } from '../lib/errors.js';
 import { startGuardian } from '../lib/guardian.js';
 import {
   chooseLayout, cgroupName, moveCommand, pageProcesses, parentSteps, parseCgroupMounts, parseCgroupName, parseCpuStat, peerCgroupPlan,
-  stepCommand,
+  revertParentSteps, stepCommand,
 } from '../lib/cgroup.js';
 import { ownerAlive, ownerFile, recordOwner, releaseOwner } from '../lib/owners.js';
 import { shortRunId } from '../emulators/netem/topology.js';
@@ -131,6 +132,9 @@ export async function createPeerCgroups({ limits, runId, where, clock, logComman
   };
   /** @type {import('../lib/guardian.js').Guardian|null} */
   let guardian = null;
+  const parent = parentSteps(layout, needs, subtreeControl);
+  /** @type {SubtreeChange|null} what the run enables in the v2 root's subtree_control, once it has */
+  let enabledByRun = null;
   let closed = false;
   const made = [];
   const close = async () => {
@@ -146,6 +150,7 @@ export async function createPeerCgroups({ limits, runId, where, clock, logComman
       await emptyCgroup(dir);
       await runStep({ op: 'rmdir', path: dir }).catch((error) => failures.push(`${dir}: ${error.message}`));
     }
+    if (enabledByRun) await revertSubtreeControl(enabledByRun, runStep).catch((error) => failures.push(error.message));
     releaseOwner(ownerKey(id));
     guardian?.finish();
     if (failures.length) throw new Error(`removing the devices' cgroups: ${failures.join('; ')}`);
@@ -153,8 +158,10 @@ export async function createPeerCgroups({ limits, runId, where, clock, logComman
   registerCleanup('device cgroups', close);
   try {
     recordOwner(ownerKey(id));
-    guardian = startGuardian(GUARDIAN_PATH, [logFile, ownerFile(ownerKey(id)), ...dirs]);
-    for (const step of parentSteps(layout, needs, subtreeControl)) await runStep(step);
+    const change = layout.version === 2 && parent.enabled.length ? { root: layout.root, enabled: parent.enabled } : null;
+    guardian = startGuardian(GUARDIAN_PATH, [logFile, ownerFile(ownerKey(id)), JSON.stringify(change), ...dirs]);
+    for (const step of parent.steps) await runStep(step);
+    enabledByRun = change;
     for (const peer of peers) {
       for (const step of plans[peer].steps) {
         await runStep(step);
@@ -203,6 +210,21 @@ export async function createPeerCgroups({ limits, runId, where, clock, logComman
     },
     close,
   };
+}
+
+/** @typedef {{ root: string, enabled: string[] }} SubtreeChange  controllers a run enabled in <root>/cgroup.subtree_control */
+
+/**
+ * Disables in the v2 root's cgroup.subtree_control the controllers the run enabled (and no others), after its cgroups
+ * are gone; while another run's cgroup is there they stay (lib/cgroup.js revertParentSteps). Used by the run's closer
+ * and its guardian.
+ * @param {SubtreeChange} change @param {(step: import('../lib/cgroup.js').CgroupStep) => Promise<void>} runStep  does and logs a step
+ * @returns {Promise<string[]>} the other runs' cgroups that kept the controllers enabled
+ */
+export async function revertSubtreeControl({ root, enabled }, runStep) {
+  const { steps, keptFor } = revertParentSteps(root, enabled, await readdir(root).catch(() => []));
+  for (const step of steps) await runStep(step);
+  return keptFor;
 }
 
 /** @param {string} dir @returns {Promise<number[]>} the processes in a cgroup (none once it is gone) */

@@ -279,6 +279,7 @@ async function setUpCall(call) {
   call.emulator = await createEmulator(call.emulatorName, {
     compiled: scenario.compiled, durationS: scenario.durationS, peers, runId: room, browserPath: call.executables.chromium?.path,
     clock, log, sfuAddress, hostAddressPeers: peers.filter((peer) => call.kinds[peer] === 'firefox'),
+    guardianLog: path.join(call.runDir, 'netem-guardian.log'),
     registerCleanup: (name, close, options) => hold(call, name, close, options),
   });
   log(`emulator: ${call.emulator.name}${call.emulator.choice ? ` (${call.emulator.choice})` : ''}`);

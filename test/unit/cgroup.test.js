@@ -74,7 +74,7 @@ test('v1: a quota in the cpu hierarchy, the first cores and the memory nodes in 
   // Only what is asked: a quota alone makes no cpuset.
   const quotaOnly = peerCgroupPlan({ layout: V1, name: 'wtb-ab-p1', limits: { cpuQuotaCores: 0.3, cpuCount: null }, allowedCpus: null, mems: null, where: 'f' });
   assert.deepEqual([quotaOnly.dirs, quotaOnly.cpus], [['/sys/fs/cgroup/cpu/wtb-ab-p1'], null]);
-  assert.deepEqual(parentSteps(V1, ['cpu', 'cpuset'], ''), []);
+  assert.deepEqual(parentSteps(V1, ['cpu', 'cpuset'], ''), { steps: [], enabled: [] });
 });
 
 test('v2: one directory with cpu.max and cpuset.cpus, the controllers enabled for the root\'s children first where they are not', () => {
@@ -85,9 +85,10 @@ test('v2: one directory with cpu.max and cpuset.cpus, the controllers enabled fo
     'echo 0-1 > /sys/fs/cgroup/wtb-ab-p0/cpuset.cpus',
   ]);
   assert.deepEqual(plan.procsFiles, ['/sys/fs/cgroup/wtb-ab-p0/cgroup.procs']);
-  assert.deepEqual(parentSteps(V2, ['cpu', 'cpuset'], 'cpu io memory pids').map((step) => stepCommand(step, shellJoin)),
-    ['echo +cpuset > /sys/fs/cgroup/cgroup.subtree_control']);
-  assert.deepEqual(parentSteps(V2, ['cpu'], 'cpuset cpu io'), []);
+  const parent = parentSteps(V2, ['cpu', 'cpuset'], 'cpu io memory pids');
+  assert.deepEqual(parent.steps.map((step) => stepCommand(step, shellJoin)), ['echo +cpuset > /sys/fs/cgroup/cgroup.subtree_control']);
+  assert.deepEqual(parent.enabled, ['cpuset']);
+  assert.deepEqual(parentSteps(V2, ['cpu'], 'cpuset cpu io'), { steps: [], enabled: [] });
 });
 
 test('more cores than the machine lets the run use is an environment error naming the field', () => {

@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { HarnessError } from '../../lib/errors.js';
 import { assertCanRun, netemCapabilities } from './capabilities.js';
-import { recordOwner, releaseOwner } from '../../lib/owners.js';
+import { startGuardian } from '../../lib/guardian.js';
+import { ownerFile, recordOwner, releaseOwner } from '../../lib/owners.js';
 import { listNamespaces, listRootLinks } from './cleanup.js';
 import { linkCommands, setupCommands, teardownCommands } from './commands.js';
 import { createCommandRunner, killRunningCommands } from '../runner.js';
@@ -19,6 +20,7 @@ import { forwardIntoNamespace } from './bidi-forward.js';
 export const NETNS_EXEC_SCRIPT = fileURLToPath(new URL('../../../netem-scripts/netns-exec.sh', import.meta.url));
 /** The same for Firefox, tied to the orchestrator's life by setpriv --pdeathsig. */
 export const NETNS_FIREFOX_SCRIPT = fileURLToPath(new URL('../../../netem-scripts/netns-firefox.sh', import.meta.url));
+const GUARDIAN_PATH = fileURLToPath(new URL('./guardian.js', import.meta.url));
 
 /** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
 /** @typedef {import('../runner.js').RunCommand} RunCommand */
@@ -51,11 +53,14 @@ async function usedAddressBlocks(run) {
 /**
  * @param {{peers: string[], compiled: import('../../lib/schedule.js').CompiledNetwork, runId: string,
  *   log?: (message: string) => void, clock?: () => number, browserPath?: string,
- *   capabilities?: import('./capabilities.js').NetemCapabilities}} options
+ *   capabilities?: import('./capabilities.js').NetemCapabilities, guardianLog?: string}} options
  *   clock: seconds for each command's atS (the orchestrator's media clock); browserPath: the browser
- *   launchSpec wraps; capabilities: skips the probe (tests pretend sch_netem is missing or present)
+ *   launchSpec wraps; capabilities: skips the probe (tests pretend sch_netem is missing or present); guardianLog: where
+ *   the guardian logs what it removes after a killed orchestrator (default: beside the run's owner file)
  */
-export function createNetemEmulator({ peers, compiled, runId, log = () => {}, clock, browserPath = '/usr/bin/chromium', capabilities }) {
+export function createNetemEmulator({
+  peers, compiled, runId, log = () => {}, clock, browserPath = '/usr/bin/chromium', capabilities, guardianLog,
+}) {
   const { run, begin, commands } = createCommandRunner({ clock });
   /** @type {Array<Awaited<ReturnType<typeof forwardIntoNamespace>>>} Firefox peers' WebDriver BiDi ports */
   const forwarders = [];
@@ -71,6 +76,15 @@ export function createNetemEmulator({ peers, compiled, runId, log = () => {}, cl
   const lastCounters = new Map();
   /** @type {Map<string, string[]>} each link's commands of its last apply: what is in force (set-up used `add`) */
   const lastApplied = new Map();
+  /** @type {import('../../lib/guardian.js').Guardian|null} removes the topology if the orchestrator is killed */
+  let guardian = null;
+
+  /** The run no longer owns its id: nothing of it is left for `cleanup` or the guardian. */
+  const release = () => {
+    releaseOwner(plan.id);
+    guardian?.finish();
+    guardian = null;
+  };
 
   async function teardown() {
     const quiet = { allowFailure: true, record: false };
@@ -83,7 +97,7 @@ export function createNetemEmulator({ peers, compiled, runId, log = () => {}, cl
     }
     const existing = await inspectExisting(run, plan.routerNetns);
     for (const argv of teardownCommands(plan, existing)) await run(argv, { allowFailure: true });
-    releaseOwner(plan.id);
+    release();
   }
 
   async function build() {
@@ -93,6 +107,7 @@ export function createNetemEmulator({ peers, compiled, runId, log = () => {}, cl
     // Re-running set-up for the same id replaces what a previous (crashed) set-up left.
     await teardown();
     recordOwner(plan.id);
+    guardian = startGuardian(GUARDIAN_PATH, [plan.id, guardianLog ?? `${ownerFile(plan.id)}.guardian.log`, ownerFile(plan.id)]);
     const block = chooseAddressBlock(shortRunId(runId), await usedAddressBlocks(run));
     plan = planTopology({ runId, peers: nodes, links: linkNames, block });
     for (const argv of setupCommands(plan, compiled.links, { netem })) {
@@ -191,7 +206,7 @@ export function createNetemEmulator({ peers, compiled, runId, log = () => {}, cl
         spawnSync('ip', ['netns', 'del', netns], { timeout: 2000, stdio: 'ignore' });
       }
       spawnSync('ip', ['link', 'del', 'dev', plan.control.rootIf], { timeout: 2000, stdio: 'ignore' });
-      releaseOwner(plan.id);
+      release();
     },
   };
 }
