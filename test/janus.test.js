@@ -2,10 +2,10 @@
 // can meet (with Janus's own log in the error), and no Janus left behind after close(), SIGINT or SIGKILL of the
 // orchestrator. Run through /work/shared/tools/one-at-a-time (it starts Janus).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -75,6 +75,50 @@ test('Janus starts on free loopback ports, answers info and the Admin API, creat
       await janus.close();
     }
     await assertGoneWithin(janus.pid, 1_000);
+    await runCleanup();
+  });
+
+/** Runs argv as the unprivileged user nobody (uid/gid 65534, no supplementary groups). @param {string[]} argv */
+const asNobody = (argv) => spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', ...argv], { encoding: 'utf8' });
+
+test('another local user cannot read Janus\'s configuration, secrets or logs: its folder is 0700, every file in it 0600, and Janus starts from it',
+  { skip: process.getuid?.() !== 0 && 'needs root to act as nobody' }, async () => {
+    // results/<scenario>/<ts>/ is open to every local user (0755), unlike mkdtemp's 0700 folder, which would hide
+    // everything in it and let this test pass on a harness that writes the secrets world-readable.
+    await chmod(root, 0o755);
+    const runDir = path.join(root, 'readable-run');
+    await mkdir(runDir, { mode: 0o755 });
+    await writeFile(path.join(runDir, 'public.txt'), 'anyone may read this', { mode: 0o644 });
+    const control = asNobody(['cat', path.join(runDir, 'public.txt')]);
+    assert.equal(control.stdout, 'anyone may read this', `nobody cannot read even a public file of the run: ${control.stderr}`);
+
+    const janus = await startJanus({ runDir, registerCleanup: onCleanup });
+    try {
+      const configDir = path.join(runDir, 'janus');
+      const files = ['janus.jcfg', 'janus.transport.http.jcfg', 'janus.plugin.videoroom.jcfg', 'janus.log', 'console.log'];
+      assert.match(await readFile(path.join(configDir, 'janus.jcfg'), 'utf8'), new RegExp(`api_secret = "${janus.apiSecret}"`));
+      for (const file of files) {
+        const attempt = asNobody(['cat', path.join(configDir, file)]);
+        assert.notEqual(attempt.status, 0, `nobody read ${file}: ${attempt.stdout.slice(0, 200)}`);
+        assert.match(attempt.stderr, /Permission denied/, file);
+      }
+      assert.match(asNobody(['ls', configDir]).stderr, /Permission denied/);
+
+      // The folder and everything Janus was given or writes: 0700 folders, 0600 files; links only to installed modules.
+      assert.equal((await lstat(configDir)).mode & 0o777, 0o700);
+      const entries = await readdir(configDir, { recursive: true });
+      assert.deepEqual(files.filter((file) => !entries.includes(file)), []);
+      for (const entry of entries) {
+        const stats = await lstat(path.join(configDir, entry));
+        if (stats.isSymbolicLink()) continue;
+        assert.equal(stats.mode & 0o777, stats.isDirectory() ? 0o700 : 0o600, `${entry} has mode ${(stats.mode & 0o777).toString(8)}`);
+      }
+      // Janus runs from that folder: it took the secrets from it.
+      const session = (await janusPost(janus.apiUrl, { janus: 'create' }, janus.apiSecret)).data.id;
+      assert.ok((await listSessions({ adminUrl: janus.adminUrl, adminSecret: janus.adminSecret })).includes(session));
+    } finally {
+      await janus.close();
+    }
     await runCleanup();
   });
 

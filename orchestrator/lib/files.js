@@ -1,5 +1,7 @@
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { chmod, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { EnvironmentError } from './errors.js';
 
 /**
  * Writes through a temporary file and a rename, so readers never see half a file. The data is fsynced before
@@ -30,3 +32,38 @@ export async function writeFileAtomic(file, content) {
 
 /** @param {string} file @param {unknown} data */
 export const writeJsonAtomic = (file, data) => writeFileAtomic(file, `${JSON.stringify(data, null, 1)}\n`);
+
+/**
+ * Makes `dir` (and any missing parent) a folder only this user can enter: 0700, a real directory (not a symbolic
+ * link) owned by this user. A folder that holds secrets.
+ * @param {string} dir
+ */
+export async function makePrivateDir(dir) {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const stats = await lstat(dir);
+  const wrong = stats.isSymbolicLink() ? 'a symbolic link' : !stats.isDirectory() ? 'not a directory'
+    : process.getuid && stats.uid !== process.getuid() ? `owned by uid ${stats.uid}` : null;
+  if (wrong) throw new EnvironmentError(`${dir} is ${wrong}, so it cannot hold secrets; remove it and run again`);
+  if ((stats.mode & 0o777) !== 0o700) await chmod(dir, 0o700);
+}
+
+/**
+ * Writes a file that holds a secret: mode 0600 in a 0700 folder (made so), created new and never through a symbolic
+ * link, so a file or link planted at the path cannot redirect the secret or widen who reads it.
+ * @param {string} file @param {string} content
+ */
+export async function writeSecretFile(file, content) {
+  await makePrivateDir(path.dirname(file));
+  let handle;
+  try {
+    handle = await open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  } catch (error) {
+    if (error.code !== 'EEXIST') throw error;
+    throw new EnvironmentError(`refusing to write a secret to ${file}: something (a file or a symbolic link) is already there; remove it and run again`);
+  }
+  try {
+    await handle.writeFile(content);
+  } finally {
+    await handle.close();
+  }
+}

@@ -90,6 +90,8 @@ export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteC
   const publisherHandles = new Map();
   /** @type {Map<number, HandleOwner>} every handle's id → the page at its other end and the feed it carries */
   const owners = new Map();
+  /** @type {Set<string>} the peers whose (one) offer to SFU_NODE went to Janus */
+  const offered = new Set();
 
   /** Janus accepts subscribers to a feed only once the publisher's media is up (`webrtcup`). @param {string} peer @param {any} event */
   function onJanusEvent(peer, event) {
@@ -97,18 +99,39 @@ export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteC
     if (event?.janus === 'webrtcup' && event.sender === publisherHandles.get(peer)) published.get(peer)?.resolve();
   }
 
+  /**
+   * Attaches a handle for `owner` and uses it. Janus sets up ICE (an RTP port) for an offer before VideoRoom accepts
+   * it, so a handle whose use fails is detached: refused requests hold neither handles nor ports.
+   * @template T
+   * @param {HandleOwner} owner @param {string} remote  SFU_NODE for the publisher handle
+   * @param {(session: JanusSession, handleUrl: string, id: number) => Promise<T>} use
+   * @returns {Promise<T>}
+   */
+  async function withHandle(owner, remote, use) {
+    const session = await sessionOf(owner.peer);
+    const { url: handleUrl, id } = await session.attach();
+    owners.set(id, owner);
+    handleOf(owner.peer, remote).resolve(handleUrl);
+    try {
+      return await use(session, handleUrl, id);
+    } catch (error) {
+      owners.delete(id);
+      // The refusal is what the page and the run need to see; a detach that fails too means Janus itself is gone.
+      await session.detach(handleUrl).catch(() => {});
+      throw error;
+    }
+  }
+
   /** @param {string} peer @param {string} offer */
   async function publish(peer, offer) {
-    const session = await sessionOf(peer);
-    const { url: handleUrl, id } = await session.attach();
-    publisherHandles.set(peer, id);
-    owners.set(id, { peer, feed: peer, role: 'publisher' });
-    handleOf(peer, SFU_NODE).resolve(handleUrl);
-    const { jsep } = await session.request(handleUrl, {
-      request: 'joinandconfigure', ptype: 'publisher', room, id: feedIds.get(peer), display: peer,
-    }, { type: 'offer', sdp: offer });
-    if (jsep?.type !== 'answer') throw new HarnessError(`Janus answered ${peer}'s publish without an SDP answer`);
-    send(peer, { type: 'answer', from: SFU_NODE, sdp: await relayedSdp(peer, jsep.sdp) });
+    await withHandle({ peer, feed: peer, role: 'publisher' }, SFU_NODE, async (session, handleUrl, id) => {
+      publisherHandles.set(peer, id);
+      const { jsep } = await session.request(handleUrl, {
+        request: 'joinandconfigure', ptype: 'publisher', room, id: feedIds.get(peer), display: peer,
+      }, { type: 'offer', sdp: offer });
+      if (jsep?.type !== 'answer') throw new HarnessError(`Janus answered ${peer}'s publish without an SDP answer`);
+      send(peer, { type: 'answer', from: SFU_NODE, sdp: await relayedSdp(peer, jsep.sdp) });
+    });
     // The page is joined (it offered): it can take a subscription to each publisher once that one's media is up.
     for (const remote of peers.filter((other) => other !== peer)) {
       published.get(remote)?.promise.then(() => subscribe(peer, remote)).catch((error) => !closed && onError(error));
@@ -118,13 +141,11 @@ export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteC
   /** @param {string} peer @param {string} remote */
   async function subscribe(peer, remote) {
     if (closed) return;
-    const session = await sessionOf(peer);
-    const { url: handleUrl, id } = await session.attach();
-    owners.set(id, { peer, feed: remote, role: 'subscriber' });
-    handleOf(peer, remote).resolve(handleUrl);
-    const { jsep } = await session.request(handleUrl, { request: 'join', ptype: 'subscriber', room, streams: [{ feed: feedIds.get(remote) }] });
-    if (jsep?.type !== 'offer') throw new HarnessError(`Janus gave ${peer}'s subscription to ${remote} no SDP offer`);
-    send(peer, { type: 'offer', from: remote, sdp: await relayedSdp(peer, jsep.sdp) });
+    await withHandle({ peer, feed: remote, role: 'subscriber' }, remote, async (session, handleUrl) => {
+      const { jsep } = await session.request(handleUrl, { request: 'join', ptype: 'subscriber', room, streams: [{ feed: feedIds.get(remote) }] });
+      if (jsep?.type !== 'offer') throw new HarnessError(`Janus gave ${peer}'s subscription to ${remote} no SDP offer`);
+      send(peer, { type: 'offer', from: remote, sdp: await relayedSdp(peer, jsep.sdp) });
+    });
   }
 
   return {
@@ -146,6 +167,9 @@ export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteC
         const handleUrl = await handleOf(from, to).promise;
         await janusPost(handleUrl, { janus: 'trickle', candidate: relayed }, apiSecret);
       } else if (type === 'offer' && to === SFU_NODE && sdp) {
+        // A page publishes once; every further offer would cost Janus a handle and an RTP port until it refuses it.
+        if (offered.has(from)) throw new HarnessError(`${from} already offered to ${SFU_NODE}: a page publishes once, so this offer never reaches Janus`);
+        offered.add(from);
         await publish(from, sdp);
       } else if (type === 'answer' && to !== SFU_NODE && sdp) {
         const session = await sessionOf(from);
@@ -167,6 +191,7 @@ export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteC
  * @property {() => Promise<{url: string, id: number}>} attach  a new VideoRoom handle
  * @property {(handleUrl: string, body: object, jsep?: {type: string, sdp: string}) => Promise<{data: any, jsep: any}>} request
  *   a VideoRoom request and its (asynchronous) answer; a plugin error throws
+ * @property {(handleUrl: string) => Promise<void>} detach  frees the handle and its ICE agent (its RTP port)
  * @property {() => Promise<void>} close
  */
 
@@ -228,6 +253,9 @@ async function openSession(apiUrl, apiSecret, { onEvent, onError }) {
       const data = answer.plugindata?.data;
       if (!data || data.error) throw new HarnessError(`Janus VideoRoom refused ${body.request}: ${data?.error ?? JSON.stringify(answer).slice(0, 200)} (code ${data?.error_code ?? '-'})`);
       return { data, jsep: answer.jsep };
+    },
+    async detach(handleUrl) {
+      await janusPost(handleUrl, { janus: 'detach' }, apiSecret);
     },
     async close() {
       stop.abort();

@@ -9,13 +9,14 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { accessSync, constants, closeSync, existsSync, openSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
-import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { rm, symlink } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { firstIpv4Address } from '../emulators/candidates.js';
 import { shellJoin } from '../emulators/script.js';
 import { EnvironmentError } from '../lib/errors.js';
+import { makePrivateDir, writeSecretFile } from '../lib/files.js';
 import { janusPost } from './janus-api.js';
 import { ADMIN_BASE_PATH, API_BASE_PATH, VIDEOROOM_PLUGIN, janusConfig } from './janus-config.js';
 
@@ -95,10 +96,12 @@ export async function startJanus({
     configDir, libDir, logFile, adminSecret, apiSecret, httpPort, adminPort, wsPort, rtpPortRange, address, iceAddress, debugLevel,
   });
 
-  // A run directory is new per run; a test that reuses one starts from an empty folder.
+  // A run directory is new per run; a test that reuses one starts from an empty folder. The folder holds the
+  // secrets, and Janus's logs might echo them: 0700, every file 0600, the logs created before Janus opens them.
   await rm(configDir, { recursive: true, force: true });
-  for (const dir of config.dirs) await mkdir(path.join(configDir, dir), { recursive: true });
-  for (const file of config.files) await writeFile(path.join(configDir, file.path), file.content);
+  for (const dir of config.dirs) await makePrivateDir(path.join(configDir, dir));
+  for (const file of config.files) await writeSecretFile(path.join(configDir, file.path), file.content);
+  for (const file of [logFile, consoleFile]) await writeSecretFile(file, '');
   for (const link of config.links) await symlink(link.target, path.join(configDir, link.path));
 
   const janusArgv = [...(host ? [/** @type {string} */ (ip), 'netns', 'exec', host.netns] : []), executable, '-C', config.configFile, '-F', configDir];
@@ -121,7 +124,7 @@ export async function startJanus({
   // Registered before the process exists, so an interrupt during start-up still stops it.
   const release = registerCleanup('janus', stop, { timeoutMs: STOP_TIMEOUT_MS + 2_000, closeNow });
 
-  const consoleFd = openSync(consoleFile, 'w');
+  const consoleFd = openSync(consoleFile, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
   try {
     // Its own process group: a Ctrl-C at the terminal reaches the orchestrator, which stops Janus after writing
     // the aborted result, instead of Janus vanishing mid-run.

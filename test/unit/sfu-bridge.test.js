@@ -12,10 +12,13 @@ const API_SECRET = 'fedcba9876543210fedcba98';
 
 /**
  * A Janus that answers VideoRoom requests as 1.1 does: ack, then an event with the transaction on the long poll; as
- * with `api_secret` set, a request (or long poll) without the secret gets error 403.
+ * with `api_secret` set, a request (or long poll) without the secret gets error 403. `refuse(body)` names the
+ * VideoRoom error for a request it refuses (null: accept); `live` holds the attached, not detached, handles.
+ * @param {{ refuse?: (body: any) => string|null }} [options]
  */
-async function fakeJanus() {
+async function fakeJanus({ refuse = () => null } = {}) {
   const requests = [];
+  const live = new Set();
   /** @type {Map<number, any[]>} session → queued events */
   const queues = new Map();
   let nextId = 100;
@@ -43,22 +46,29 @@ async function fakeJanus() {
     if (body.janus === 'attach') {
       const id = nextId++;
       handleSession.set(id, parts[0]);
+      live.add(id);
       return reply({ janus: 'success', transaction, data: { id } });
+    }
+    if (body.janus === 'detach') {
+      live.delete(parts[1]);
+      return reply({ janus: 'success', session_id: parts[0], transaction });
     }
     if (body.janus === 'message') {
       const [session, sender] = parts;
-      const answer = body.body.request === 'joinandconfigure'
+      const error = refuse(body.body);
+      const answer = error ? { data: { videoroom: 'event', error_code: 436, error } }
+        : body.body.request === 'joinandconfigure'
         ? { data: { videoroom: 'joined', id: body.body.id }, jsep: { type: 'answer', sdp: JANUS_SDP('recvonly') } }
         : body.body.request === 'join' ? { data: { videoroom: 'attached' }, jsep: { type: 'offer', sdp: JANUS_SDP('sendonly') } }
           : { data: { videoroom: 'event', started: 'ok' } };
       queues.get(session).push({ janus: 'event', session_id: session, sender, transaction, plugindata: { plugin: 'janus.plugin.videoroom', data: answer.data }, jsep: answer.jsep });
-      if (body.body.request === 'joinandconfigure') setTimeout(() => queues.get(session)?.push({ janus: 'webrtcup', session_id: session, sender }), 30);
+      if (body.body.request === 'joinandconfigure' && !error) setTimeout(() => queues.get(session)?.push({ janus: 'webrtcup', session_id: session, sender }), 30);
       return reply({ janus: 'ack', session_id: session, transaction });
     }
     return reply({ janus: 'ack', transaction });
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { apiUrl: `http://127.0.0.1:${server.address().port}/janus`, requests, close: () => { server.closeAllConnections(); server.close(); } };
+  return { apiUrl: `http://127.0.0.1:${server.address().port}/janus`, requests, live, close: () => { server.closeAllConnections(); server.close(); } };
 }
 
 test('publish, subscribe to every other publisher once its media is up, start, and trickle: all through the emulator\'s rewrite', async () => {
@@ -115,6 +125,47 @@ test('publish, subscribe to every other publisher once its media is up, start, a
 
     await assert.rejects(bridge.handle({ from: 'p0', type: 'offer', to: 'p1', sdp: 'x' }), /offers to sfu and answers the other peers/);
     await assert.rejects(bridge.handle({ from: 'p0', type: 'answer', to: 'p7', sdp: 'x' }), /"p7" is neither sfu nor another peer/);
+  } finally {
+    await bridge.close();
+    janus.close();
+  }
+});
+
+test('a publish or subscription Janus refuses detaches its handle, and a page\'s repeated offers never reach Janus', async () => {
+  // p1's feed id is taken (VideoRoom error 436); nobody may subscribe to p0's feed (1).
+  const janus = await fakeJanus({
+    refuse: (body) => (body.display === 'p1' ? 'User ID 2 already exists' : body.streams?.[0].feed === 1 ? 'No such feed (1)' : null),
+  });
+  const sent = [];
+  const errors = [];
+  const bridge = createSfuBridge({
+    apiUrl: janus.apiUrl, apiSecret: API_SECRET, room: 1, peers: ['p0', 'p1', 'p2'],
+    send: (peer, message) => sent.push({ peer, ...message }),
+    rewriteCandidate: async ({ candidate }) => candidate,
+    onError: (error) => errors.push(error.message),
+  });
+  const offer = (from) => bridge.handle({ from, type: 'offer', to: 'sfu', sdp: `offer-${from}` });
+  try {
+    await offer('p0');
+    await assert.rejects(offer('p1'), /Janus VideoRoom refused joinandconfigure: User ID 2 already exists \(code 436\)/);
+    for (const peer of ['p0', 'p1']) {
+      for (let i = 0; i < 40; i++) await assert.rejects(offer(peer), new RegExp(`${peer} already offered to sfu: a page publishes once, so this offer never reaches Janus`));
+    }
+    await offer('p2');
+    // p0 subscribes to p2; p2's subscription to p0 is refused.
+    for (let i = 0; i < 100 && !(sent.some((m) => m.peer === 'p0' && m.type === 'offer') && errors.length); i++) await sleep(20);
+    assert.deepEqual(sent.map((m) => `${m.peer} ${m.type} from ${m.from}`).sort(), ['p0 answer from sfu', 'p0 offer from p2', 'p2 answer from sfu']);
+    assert.deepEqual(errors, ['Janus VideoRoom refused join: No such feed (1) (code 436)']);
+
+    const attached = janus.requests.filter((r) => r.janus === 'attach');
+    assert.equal(janus.requests.filter((r) => r.body?.request === 'joinandconfigure').length, 3, 'one publish per page');
+    assert.equal(attached.length, 5, 'three publishers and two subscriptions');
+    const refusedPublish = janus.requests.find((r) => r.body?.display === 'p1').path[1];
+    const refusedSubscription = janus.requests.find((r) => r.body?.streams?.[0].feed === 1).path[1];
+    assert.deepEqual(janus.requests.filter((r) => r.janus === 'detach').map((r) => r.path[1]).sort(), [refusedPublish, refusedSubscription].sort());
+    assert.equal(janus.live.size, 3);
+    assert.equal(bridge.handleOwner(refusedPublish), undefined);
+    assert.equal(bridge.handleOwner(refusedSubscription), undefined);
   } finally {
     await bridge.close();
     janus.close();
