@@ -8,7 +8,8 @@
 // per second, the reader's main-thread time per frame and per second (% of one core), and the browser's CPU.
 // Prints figures; asserts nothing.
 //
-// Usage: ../shared/tools/one-at-a-time node bench/frame-reading.js [--presets 360p30,720p30] [--seconds 10]
+// Usage: node bench/frame-reading.js [--presets 360p30,720p30] [--seconds 10]
+// (it starts browsers: on a machine others share, run it under the machine's lock, e.g. one-at-a-time)
 import { parseArgs } from 'node:util';
 import puppeteer from 'puppeteer';
 import { ensureMedia } from '../media/generate.js';

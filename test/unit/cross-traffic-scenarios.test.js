@@ -1,5 +1,5 @@
-// The issue-12 scenario files (cross traffic, media vs data, RFC 8867) against their sources, number by number: the
-// table below is transcribed from ../shared/SCENARIOS.md §5 and §7, J16 §8-4, I22 §III-B and §VIII-A, and RFC 8867 §5
+// The scenario files with competing flows (cross traffic, media vs data, RFC 8867) against their sources, number by
+// number: the table below is transcribed from J16 §8-4, J18 §4.3, I22 §III-B and §VIII-A, and RFC 8867 §5
 // (draft-ietf-rmcat-eval-test-03 for the wording), independently of the files, so a typo in either fails here.
 // The files are read as JSON: what the loader makes of `flows` is lib/flows.js's test.
 import { test } from 'node:test';
@@ -101,7 +101,7 @@ const EXPECTED = {
     ],
     source: /RFC 8867 §5\.4/,
   },
-  // §5.5 table 6: one-way delays 10, 25, 50, 100, 150 ms; starts 0, 10, 20, 30, 40 s, end 299 s; 300 s; 4 Mbps (SCENARIOS.md).
+  // §5.5 table 6: one-way delays 10, 25, 50, 100, 150 ms; starts 0, 10, 20, 30, 40 s, end 299 s; 300 s; 4 Mbps (as cisco/ns3-rmcat).
   'rmcat-5.5': {
     group: 'rmcat', mainCall: ONE_WAY, durationS: 300, fwd: [[0, 4000]], queueMs: 300, bottleneckDelayMs: 0, accessDelaysMs: [10, 25, 50, 100, 150],
     flows: [10, 20, 30, 40].map((startS, i) => ({ name: `media-${i + 2}`, kind: 'call', startS, stopS: RUNS_TO_END, direction: 'forward' })),
