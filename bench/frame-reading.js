@@ -43,7 +43,9 @@ for (const preset of values.presets.split(',')) {
     // Any page of the server's origin: the reader is imported from it as the peer page imports it.
     await page.goto(`${signaling.httpUrl}frame-code.js`);
     await page.evaluate(async () => {
-      const { createFrameReader } = await import('/frame-reader.js');
+      // A URL of the page's origin, which the type check cannot resolve: hence a variable.
+      const readerUrl = '/frame-reader.js';
+      const { createFrameReader } = await import(readerUrl);
       const stream = await navigator.mediaDevices.getUserMedia({ video: true });
       const [sender, receiver] = [new RTCPeerConnection(), new RTCPeerConnection()];
       sender.onicecandidate = ({ candidate }) => candidate && receiver.addIceCandidate(candidate);
