@@ -24,7 +24,9 @@ const scenario = loadScenario('unconstrained', { durationS: Number(values.durati
 async function benchOnce() {
   const out = mkdtempSync(path.join(os.tmpdir(), 'wtb-bench-call-'));
   // CPU is measured over the measurement window only (after warm-up), when the call runs at full rate.
+  /** @type {{ cpu: NodeJS.CpuUsage, wallMs: number }|null} */
   let cpuStart = null;
+  /** @type {{ cpu: NodeJS.CpuUsage, wallMs: number }|null} */
   let cpuEnd = null;
   const onSample = (sample) => {
     const now = { cpu: process.cpuUsage(), wallMs: performance.now() };

@@ -8,7 +8,8 @@
 // per second, the reader's main-thread time per frame and per second (% of one core), and the browser's CPU.
 // Prints figures; asserts nothing.
 //
-// Usage: ../shared/tools/one-at-a-time node bench/frame-reading.js [--presets 360p30,720p30] [--seconds 10]
+// Usage: node bench/frame-reading.js [--presets 360p30,720p30] [--seconds 10]
+// (it starts browsers: on a machine others share, run it under the machine's lock, e.g. one-at-a-time)
 import { parseArgs } from 'node:util';
 import puppeteer from 'puppeteer';
 import { ensureMedia } from '../media/generate.js';
@@ -42,7 +43,9 @@ for (const preset of values.presets.split(',')) {
     // Any page of the server's origin: the reader is imported from it as the peer page imports it.
     await page.goto(`${signaling.httpUrl}frame-code.js`);
     await page.evaluate(async () => {
-      const { createFrameReader } = await import('/frame-reader.js');
+      // A URL of the page's origin, which the type check cannot resolve: hence a variable.
+      const readerUrl = '/frame-reader.js';
+      const { createFrameReader } = await import(readerUrl);
       const stream = await navigator.mediaDevices.getUserMedia({ video: true });
       const [sender, receiver] = [new RTCPeerConnection(), new RTCPeerConnection()];
       sender.onicecandidate = ({ candidate }) => candidate && receiver.addIceCandidate(candidate);

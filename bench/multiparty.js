@@ -34,6 +34,7 @@ if (!(warmupS >= 0 && durationS > warmupS)) throw new RangeError(`--duration mus
 installProcessHandlers();
 
 /** @param {Array<number|null|undefined>} list */
+/** @param {Array<number|null|undefined>} list */
 const median = (list) => describe(list).median;
 /** @param {number|null|undefined} value @param {number} [decimals] */
 const fixed = (value, decimals = 0) => (Number.isFinite(value) ? Number(value).toFixed(decimals) : '–');
@@ -60,6 +61,7 @@ let largestUnlimited = null;
 for (let peers = 2; peers <= maxPeers; peers += 1) {
   const result = await call(peers);
   // The SFU's publisher connection receives nothing: rates and frame rates are the received streams'.
+  /** @type {Array<Record<string, any>>} timeline entries (lib/result.js) */
   const window = result.timeline.filter((entry) => entry.t > warmupS && entry.remote !== 'sfu');
   const browsers = Object.entries(result.resources.summary).filter(([name]) => /^p\d+$/.test(name)).map(([, s]) => s);
   const cpu = result.summary?.cpuLimitation ?? { share: null, limited: false };

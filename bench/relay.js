@@ -25,7 +25,7 @@ const uplink = normalizeLinkParams({ rateKbps: 5000, queueMs: 300, oneWayDelayMs
 
 async function udpSocket() {
   const socket = dgram.createSocket('udp4');
-  await new Promise((resolve) => socket.bind({ address: HOST, port: 0 }, resolve));
+  await new Promise((resolve) => { socket.bind({ address: HOST, port: 0 }, () => resolve(undefined)); });
   return socket;
 }
 const closeAll = (sockets) => Promise.all(sockets.map((socket) => new Promise((resolve) => socket.close(resolve))));
@@ -82,6 +82,7 @@ async function cpuShare(relay) {
 /** A ProbePath straight over loopback: the baseline the relay's added delay is measured against. */
 async function directPath() {
   const [sender, receiver] = [await udpSocket(), await udpSocket()];
+  /** @type {(payload: Buffer, atMs: number) => void} */
   let handler = () => {};
   receiver.on('message', (payload) => handler(payload, probeClockMs()));
   return {

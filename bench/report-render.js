@@ -46,15 +46,19 @@ try {
     const cdp = await page.createCDPSession();
     await cdp.send('Performance.enable');
     await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
-    await page.waitForFunction(() => window.__reportReady, { timeout: 60_000 });
+    // The report page sets __reportReady and Chart (orchestrator/report/assets): globals the DOM types do not know.
+    await page.waitForFunction(() => /** @type {any} */ (window).__reportReady, { timeout: 60_000 });
     const { metrics } = await cdp.send('Performance.getMetrics');
     const metric = (name) => metrics.find((m) => m.name === name)?.value ?? 0;
     scriptMs.push(metric('ScriptDuration') * 1000);
     layoutMs.push((metric('LayoutDuration') + metric('RecalcStyleDuration')) * 1000);
-    const ready = await page.evaluate(() => ({
-      ...window.__reportReady,
-      points: Object.values(window.Chart.instances).reduce((n, c) => n + c.data.datasets.reduce((m, d) => m + d.data.length, 0), 0),
-    }));
+    const ready = await page.evaluate(() => {
+      const view = /** @type {any} */ (window);
+      return {
+        ...view.__reportReady,
+        points: Object.values(view.Chart.instances).reduce((n, c) => n + c.data.datasets.reduce((m, d) => m + d.data.length, 0), 0),
+      };
+    });
     readyMs.push(ready.atMs);
     startMs.push(ready.chartsStartedAtMs);
     charts = ready.charts;

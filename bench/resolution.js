@@ -8,7 +8,7 @@
 // summary per peer: time at each resolution, qualityLimitationDurations, encoder, sender parameters.
 // Prints figures; asserts nothing.
 //
-// Usage: node bench/resolution.js [options]         (run it through ../shared/tools/one-at-a-time on a shared machine)
+// Usage: node bench/resolution.js [options]         (on a shared machine, under its lock, e.g. one-at-a-time)
 //   --video <preset|file.y4m>    media, as the CLI's --video (default 720p30)
 //   --noise <alls>               instead of the preset's cached file, generate the preset with this ffmpeg noise
 //                                strength (the presets use 18; 0 = none) into the temp dir, e.g. --video 1080p50 --noise 18

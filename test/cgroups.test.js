@@ -67,6 +67,7 @@ test('a peer\'s cgroup has its quota and cores, takes the page\'s processes, hol
     await cgroups.sweep();
     // The two busy renderers hit the quota in every period.
     await sleep(500);
+    assert.ok(commands.length > 0, 'commands: nothing to check');
     assert.ok(commands.every((record) => record.ok), JSON.stringify(commands));
     const lines = commands.map((record) => record.cmd);
     assert.ok(lines.includes(`mkdir ${cpuDir}/${name}`), lines.join('\n'));

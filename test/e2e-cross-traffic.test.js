@@ -45,9 +45,9 @@ test('a one-way call starting at 6 s and iperf3 share a bottleneck with 25 ms ea
   // mainCall: p0's media starts at 6 s; p1 never sends media (one way), only RTCP.
   const video = (peer, remote) => result.timeline.filter((e) => e.peer === peer && e.remote === remote)
     .map((e) => [e.t, e.video?.recvKbps ?? 0]);
-  assert.ok(video('p1', 'p0').filter(([t]) => t <= 5).every(([, kbps]) => kbps === 0), `p1 got video before 6 s: ${video('p1', 'p0')}`);
+  assert.deepEqual(video('p1', 'p0').filter(([t, kbps]) => t <= 5 && kbps > 0), [], `p1 got video before 6 s: ${video('p1', 'p0')}`);
   assert.ok(mean(call.map((row) => row.rateKbps)) > 100, `the call's video flows after its start: ${show(call)}`);
-  assert.ok(video('p0', 'p1').every(([, kbps]) => kbps === 0), `p0 got video from p1 in a one-way call: ${video('p0', 'p1')}`);
+  assert.deepEqual(video('p0', 'p1').filter(([, kbps]) => kbps > 0), [], `p0 got video from p1 in a one-way call: ${video('p0', 'p1')}`);
   assert.deepEqual(result.flows.list.find((flow) => flow.main).series.map((series) => series.name), ['call:fwd']);
   // Both share one 2000 kbps link: their sum stays under it (10 % for sampling edges).
   for (const row of tcp) {
@@ -78,7 +78,7 @@ test('rtp-cross-traffic (x0.12): three calls join and one leaves, Jain per phase
   }
   const third = flowRates(result, 'call-3:fwd', 16, 28);
   assert.ok(third.length >= 10 && mean(third.map((r) => r.rateKbps)) > 50, `call-3 while up: ${show(third)}`);
-  assert.ok(flowRates(result, 'call-3:fwd', 31, 36).every((r) => r.rateKbps === 0), 'call-3 gone after it left');
+  assert.deepEqual(flowRates(result, 'call-3:fwd', 31, 36).filter((r) => r.rateKbps > 0), [], 'call-3 gone after it left');
 });
 
 test('media-vs-data-2m-uncoupled (x0.3): the data channel and the video on one bottleneck', { timeout: RUN_TIMEOUT_MS }, async () => {

@@ -27,6 +27,7 @@ test('a data channel that does not open within 10 s fails the run, naming the fl
   assert.ok(messages.some((m) => /data channel bulk to p1 did not open within 10 s/.test(m)), `errors: ${JSON.stringify(messages)}`);
   assert.match(output, /data channel bulk to p1 did not open/);
   // The failure came from the channel, 10 s after the flow started, not from the end of the run.
+  assert.ok(result.timeline.length > 0, 'result.timeline: nothing to check');
   assert.ok(result.timeline.every((/** @type {{ t: number }} */ e) => e.t < 30), `the run went on after the failure: last t ${result.timeline.at(-1)?.t}`);
   assert.deepEqual(processesTagged(tag), [], 'processes of the run are still alive');
 });

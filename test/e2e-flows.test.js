@@ -57,8 +57,9 @@ test('the extra call: p3 receives p2\'s video only while the call is up and not 
     assert.equal(value(entry, field) + value(entry, 'audio.recvKbps'), 0, `p3 received media during the pause: ${show(received, field)}`);
   }
   // Forward: p2 sends, p3 only receives.
-  assert.ok(rows('p2', 'p3').every((entry) => value(entry, field) === 0 && value(entry, 'audio.recvKbps') === 0), 'p2 received media from p3');
-  assert.ok(inSeconds(rows('p2', 'p3'), 12, 14).every((entry) => value(entry, 'video.sendKbps') > 50), 'p2 sends video to p3');
+  assert.deepEqual(rows('p2', 'p3').filter((entry) => value(entry, field) > 0 || value(entry, 'audio.recvKbps') > 0), [], 'p2 received media from p3');
+  const sending = inSeconds(rows('p2', 'p3'), 12, 14);
+  assert.ok(sending.length > 0 && sending.every((entry) => value(entry, 'video.sendKbps') > 50), 'p2 sends video to p3');
   // The main call ran all along, and its set-up did not wait for the extra call.
   assert.equal(inSeconds(rows('p1', 'p0'), 3, 30).filter((entry) => value(entry, field) > 0).length, 28);
   const commands = result.events.filter((event) => event.type === 'flow-command').map((event) => `${event.scheduledAtS} ${event.peer} ${event.command}`);

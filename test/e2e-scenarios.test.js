@@ -28,6 +28,7 @@ const passedRun = (name) => {
 test('the smoke suite passes its default assertions', () => {
   assert.equal(suite.code, 0, `suite smoke exited ${suite.code}:\n${suite.stdout}\n${suite.stderr}`);
   assert.equal(suite.summary.counts.assertionErrors, 0);
+  assert.ok(suite.summary.scenarios.length > 0, 'suite.summary.scenarios: nothing to check');
   assert.ok(suite.summary.scenarios.every((s) => s.assertions.length > 0), 'every smoke scenario has default assertions');
 });
 
@@ -38,6 +39,7 @@ test('unconstrained: video flows at a real bit rate and frame rate after ramp-up
     assert.ok(summary.peers[peer]['video.recvFps'].median >= 20, `${peer} recvFps median ${summary.peers[peer]['video.recvFps'].median}`);
     assert.ok(summary.setupMs[peer] > 0 && summary.setupMs[peer] < 30_000);
   }
+  assert.ok(timeline.length > 0, 'timeline: nothing to check');
   assert.ok(timeline.every((e) => e.video.codec === 'VP8'));
   // The relay really carried the media: its own byte counters see the call.
   const relayedKb = network.truth.reduce((sum, e) => sum + e.bytesOut, 0) / 1000;

@@ -1,4 +1,4 @@
-// Real calls through the relay while the network changes under them (SCENARIOS.md §2), compressed 4×.
+// Real calls through the relay while the network changes under them (J16 §8-2), compressed 4×.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

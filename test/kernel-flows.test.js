@@ -1,7 +1,7 @@
 // Kernel flows through the relay, for real: namespaces, TUN devices, socat bridges, the relay process and iperf3.
 // A TCP flow through 2000 kbps / 50 ms each way gets the cap and the delay, a 500 kbps UDP flow arrives at 500 kbps,
 // a broken iperf3 is a clear error, and nothing is left after close, after Ctrl-C and after SIGKILL of the orchestrator.
-// Run it through ../shared/tools/one-at-a-time (it carries real traffic).
+// It carries real traffic: on a machine others share, run it under the machine's lock (e.g. one-at-a-time).
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';

@@ -96,6 +96,7 @@ test('set-up builds namespaces and the qdiscs the generator gives for this kerne
     assert.equal(emulator.signalingHost, plan.control.rootAddress);
 
     await emulator.setup();
+    assert.ok(emulator.commands.length > 0, 'emulator.commands: nothing to check');
     assert.ok(emulator.commands.every((command) => command.ok), 'every logged command succeeded');
     assert.ok(emulator.commands.some((command) => command.cmd.startsWith('ip netns del ')), 'the second set-up removed the first');
 

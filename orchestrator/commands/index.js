@@ -1,6 +1,7 @@
 // One yargs command module per CLI command; add new ones here.
 import * as baseline from './baseline.js';
 import * as calibrate from './calibrate.js';
+import * as catalog from './catalog.js';
 import * as cleanup from './cleanup.js';
 import * as compare from './compare.js';
 import * as exportScript from './export-script.js';
@@ -14,5 +15,5 @@ import * as suite from './suite.js';
 import * as trace from './trace.js';
 
 export const commands = [
-  scenario, list, calibrate, report, compare, serve, exportScript, cleanup, suite, baseline, merge, reproduce, trace,
+  scenario, list, calibrate, report, compare, serve, exportScript, cleanup, suite, baseline, merge, reproduce, trace, catalog,
 ];

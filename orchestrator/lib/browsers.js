@@ -1,5 +1,6 @@
 // Which browser each peer runs, and which timeline fields a browser's getStats() left empty (pure).
 import { InputError } from './errors.js';
+import { METRICS } from './metrics.js';
 import { describeValue, expectObject } from './validate.js';
 
 /**
@@ -37,9 +38,15 @@ export function peerBrowsers(peers, perPeer = {}, runBrowser = DEFAULT_BROWSER) 
   return Object.fromEntries(peers.map((peer) => [peer, /** @type {BrowserKind} */ (perPeer[peer] ?? runBrowser)]));
 }
 
-/** Per-second fields a sender fills (they need media going out); every other field needs media coming in. */
-const SENDER_FIELDS = new Set(['sendKbps', 'sentWidth', 'sentHeight', 'sentFps', 'qualityLimitationReason', 'encoderImplementation', 'availableOutgoingKbps',
-  'rttMs', 'packetSendDelayMs', 'encodeMsPerFrame']);
+/**
+ * Per-second fields a sender fills (they need media going out): the catalogue's `side: 'sender'` metrics by field name
+ * (video.sendKbps and audio.sendKbps are both `sendKbps`), and the sender's text fields, which are not metrics.
+ * Every other field needs media coming in.
+ */
+export const SENDER_FIELDS = new Set([
+  ...METRICS.filter((metric) => metric.side === 'sender').map((metric) => metric.path.split('.').at(-1)),
+  'qualityLimitationReason', 'encoderImplementation',
+]);
 const KINDS = ['video', 'audio'];
 
 /**

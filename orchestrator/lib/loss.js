@@ -1,4 +1,4 @@
-// Loss on the wire beside loss after recovery (SCENARIOS.md §8). Pure.
+// Loss on the wire beside loss after recovery (F's residual loss). Pure.
 //
 // On the wire: what the emulator dropped (random loss and queue overflow) over what entered a link, from its
 // truth rows; a flow's wire loss combines the links of its route. After recovery: what the receiver is left

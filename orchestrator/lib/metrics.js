@@ -22,6 +22,10 @@
  * @property {number} [row]              headline metrics: position in the run summary tables (J16 table 8-1 first)
  * @property {number} [scale]            shown as value × scale (a fraction in %)
  * @property {(summary: Record<string, any>) => unknown} [fromSummary]  per-run metrics: the run's value in result.summary
+ * @property {'sender'} [side]           per-second fields a peer fills only while it sends media (lib/browsers.js);
+ *                                       the others need media coming in
+ * @property {{ row: number, title: string }} [compare]  a per-peer chart of the compare page (report/render-compare.js)
+ * @property {number} [codecTable]       a row of the codec table (report/codec-table.js); width and height share one
  */
 
 /**
@@ -36,20 +40,20 @@ export const HEADLINE_LEVELS = /** @type {const} */ (['overview', 'compared', 't
 // Grouped by where the value comes from: video, audio, the connection. Headline metrics are shown by `row`.
 /** @type {MetricEntry[]} */
 const PER_SECOND = [
-  { path: 'video.sendKbps', label: 'Video send rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'detail', row: 9 },
-  { path: 'video.recvKbps', label: 'Video rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'overview', row: 2 },
-  { path: 'video.sentWidth', label: 'Sent width', unit: 'px', decimals: 0, worseWhen: 'lower' },
-  { path: 'video.sentHeight', label: 'Sent height', unit: 'px', decimals: 0, worseWhen: 'lower' },
-  { path: 'video.sentFps', label: 'Sent frame rate', unit: 'fps', decimals: 1, worseWhen: 'lower', headline: 'detail', row: 10 },
-  { path: 'video.recvWidth', label: 'Received width', unit: 'px', decimals: 0, worseWhen: 'lower', headline: 'table', row: 5 },
-  { path: 'video.recvHeight', label: 'Received height', unit: 'px', decimals: 0, worseWhen: 'lower', headline: 'table', row: 6 },
-  { path: 'video.recvFps', label: 'Received frame rate', unit: 'fps', decimals: 1, worseWhen: 'lower', headline: 'compared', row: 7 },
+  { path: 'video.sendKbps', label: 'Video send rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'detail', row: 9, side: 'sender' },
+  { path: 'video.recvKbps', label: 'Video rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'overview', row: 2, compare: { row: 1, title: 'Video receive rate (sum over remotes)' }, codecTable: 1 },
+  { path: 'video.sentWidth', label: 'Sent width', unit: 'px', decimals: 0, worseWhen: 'lower', side: 'sender' },
+  { path: 'video.sentHeight', label: 'Sent height', unit: 'px', decimals: 0, worseWhen: 'lower', side: 'sender' },
+  { path: 'video.sentFps', label: 'Sent frame rate', unit: 'fps', decimals: 1, worseWhen: 'lower', headline: 'detail', row: 10, side: 'sender' },
+  { path: 'video.recvWidth', label: 'Received width', unit: 'px', decimals: 0, worseWhen: 'lower', headline: 'table', row: 5, codecTable: 5 },
+  { path: 'video.recvHeight', label: 'Received height', unit: 'px', decimals: 0, worseWhen: 'lower', headline: 'table', row: 6, compare: { row: 6, title: 'Received height' }, codecTable: 5 },
+  { path: 'video.recvFps', label: 'Received frame rate', unit: 'fps', decimals: 1, worseWhen: 'lower', headline: 'compared', row: 7, compare: { row: 5, title: 'Received frame rate' }, codecTable: 3 },
   { path: 'video.nackCount', label: 'NACKs', unit: 'per s', decimals: 1, worseWhen: 'higher' },
   { path: 'video.pliCount', label: 'PLIs', unit: 'per s', decimals: 2, worseWhen: 'higher' },
-  { path: 'video.freezeCount', label: 'Freezes', unit: 'per s', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 14 },
+  { path: 'video.freezeCount', label: 'Freezes', unit: 'per s', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 14, codecTable: 6 },
   // Encode time per frame against the frame interval is what WebRTC's CPU adaptation watches (qualityLimitationReason).
-  { path: 'video.encodeMsPerFrame', label: 'Encode time per frame', unit: 'ms', decimals: 1, worseWhen: 'higher' },
-  { path: 'video.packetSendDelayMs', label: 'Sender pacing delay', unit: 'ms', decimals: 1, worseWhen: 'higher' },
+  { path: 'video.encodeMsPerFrame', label: 'Encode time per frame', unit: 'ms', decimals: 1, worseWhen: 'higher', side: 'sender' },
+  { path: 'video.packetSendDelayMs', label: 'Sender pacing delay', unit: 'ms', decimals: 1, worseWhen: 'higher', side: 'sender' },
   { path: 'video.freezeDurationMs', label: 'Frozen time (getStats)', unit: 'ms per s', decimals: 0, worseWhen: 'higher' },
   // What the viewer saw (lib/viewer.js): frame codes read from the presented frames on both pages, on the shared clock.
   // Glass-to-glass: from the sender's camera delivering a source frame to the receiver's display of it, per second.
@@ -78,9 +82,9 @@ const PER_SECOND = [
   { path: 'video.jitterBufferDelayMs', label: 'Video jitter-buffer delay', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 26 },
   // qpSum over framesDecoded per interval: on the codec's own scale (VP8 0-127, VP9 and AV1 0-255, H.264 0-51), so
   // compare it between runs of one codec, not across codecs.
-  { path: 'video.qpPerFrame', label: 'Received QP per frame (codec\'s scale)', unit: 'QP', decimals: 1, worseWhen: 'higher', headline: 'detail', row: 27 },
-  { path: 'audio.sendKbps', label: 'Audio send rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'detail', row: 8 },
-  { path: 'audio.recvKbps', label: 'Audio rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'compared', row: 1 },
+  { path: 'video.qpPerFrame', label: 'Received QP per frame (codec\'s scale)', unit: 'QP', decimals: 1, worseWhen: 'higher', headline: 'detail', row: 27, codecTable: 7 },
+  { path: 'audio.sendKbps', label: 'Audio send rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'detail', row: 8, side: 'sender' },
+  { path: 'audio.recvKbps', label: 'Audio rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'compared', row: 1, compare: { row: 2, title: 'Audio receive rate' } },
   { path: 'audio.jitterMs', label: 'Audio jitter', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 11 },
   { path: 'audio.jitterBufferDelayMs', label: 'Audio jitter-buffer delay', unit: 'ms', decimals: null, worseWhen: 'higher' },
   { path: 'audio.lossPct', label: 'Audio packet loss', unit: '%', decimals: 2, worseWhen: 'higher' },
@@ -88,15 +92,15 @@ const PER_SECOND = [
   // A bulk data-channel flow to or from the sample's remote (client-app/stats.js dataMetrics): the page's own byte counts.
   { path: 'data.sentKbps', label: 'Data channel send rate', unit: 'kbps', decimals: null, worseWhen: 'lower' },
   { path: 'data.recvKbps', label: 'Data channel receive rate', unit: 'kbps', decimals: null, worseWhen: 'lower' },
-  { path: 'rttMs', label: 'RTT', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'overview', row: 3 },
-  { path: 'lossPct', label: 'Packet loss', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'overview', row: 4 },
+  { path: 'rttMs', label: 'RTT', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'overview', row: 3, side: 'sender', compare: { row: 3, title: 'Round-trip time' }, codecTable: 2 },
+  { path: 'lossPct', label: 'Packet loss', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'overview', row: 4, compare: { row: 4, title: 'Packet loss (received)' }, codecTable: 4 },
   // The emulator's drops on the received flow's route (lib/loss.js), beside what the receiver was left missing.
   { path: 'residualLossPct', label: 'Packet loss after recovery', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 22 },
   { path: 'wireLossPct', label: 'Packet loss on the wire', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 21 },
   { path: 'recoveredLossPct', label: 'Packet loss recovered', unit: '%', decimals: 2, worseWhen: 'lower', headline: 'detail', row: 23 },
   {
     path: 'availableOutgoingKbps', label: 'Available outgoing bitrate', unit: 'kbps', decimals: null,
-    worseWhen: 'lower', headline: 'detail', row: 12,
+    worseWhen: 'lower', headline: 'detail', row: 12, side: 'sender', compare: { row: 7, title: 'Available outgoing bitrate' },
   },
 ];
 
@@ -163,4 +167,14 @@ export function headlinePaths(level) {
   return METRICS.filter((metric) => metric.headline && HEADLINE_LEVELS.indexOf(metric.headline) <= last)
     .sort((a, b) => a.row - b.row)
     .map((metric) => metric.path);
+}
+
+/**
+ * The metrics a list of the reports picks out, in its order: entries with `compare` or `codecTable`.
+ * @param {'compare'|'codecTable'} list
+ * @returns {Metric[]}
+ */
+export function metricsOfList(list) {
+  const rowOf = (metric) => (list === 'compare' ? metric.compare.row : metric.codecTable);
+  return METRICS.filter((metric) => metric[list] !== undefined).sort((a, b) => rowOf(a) - rowOf(b));
 }

@@ -28,7 +28,7 @@ import { percentile } from './statistics.js';
  *
  * @typedef {object} Reproduction
  * @property {string} id        typed on the command line: `reproduce <id>`
- * @property {string} source    the paper, as SCENARIOS.md abbreviates it (J16, F)
+ * @property {string} source    the paper, abbreviated as in docs/catalog.md (J16, F)
  * @property {string} citation  where in the paper
  * @property {string} title     the table's caption
  * @property {string} [note]    how the table maps onto the scenarios (rows or columns not reproduced)
@@ -48,7 +48,7 @@ const J16_COLUMNS = [
 ];
 const VIDEO_QUALITY = ['video.recvKbps', 'video.recvWidth', 'video.recvHeight', 'video.recvFps'];
 
-/** J16 injected 1080p50 (SCENARIOS.md conventions); the harness defaults to 720p30. */
+/** J16 injected 1080p50 (J16 §7-4); the harness defaults to 720p30. */
 const J16_SOURCE = {
   id: 'source',
   text: 'J16 injected a 1080p50 source; these runs sent {video}, which bounds resolution and frame rate, and an open 720p30 '

@@ -1,4 +1,4 @@
-// Scenario groups: one catalogue entry with several combinations (SCENARIOS.md's `queue-size` is six cap × queue
+// Scenario groups: one catalogue entry with several combinations (F §4.3's `queue-size` is six cap × queue
 // files, each naming `"group": "queue-size"`). `scenario <group>` runs every member, `list` shows the groups, and a
 // suite's `scenarios` may name one. A name typed on the command line must mean one thing, so a group may not share a
 // scenario's name.

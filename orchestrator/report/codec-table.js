@@ -1,13 +1,15 @@
 // Runs of different video codecs side by side, as J16 table 8-11 sets VP8, VP9 and H.264 beside each other: one
 // column per codec (the mean over its runs), rows for rate, RTT, frame rate, loss, resolution, freezes and QP, the
 // scenario's published value beside each. Pure.
+import { metricsOfList } from '../lib/metrics.js';
 import { referenceValue } from '../lib/reference.js';
 import { describe } from '../lib/statistics.js';
 import { escapeHtml, formatNumber, metricInfo } from './format.js';
 import { runStatistics } from './summary-table.js';
 
-/** The rows of the codec table: catalogue paths, except the resolution, which pairs width and height. */
-const ROWS = ['video.recvKbps', 'rttMs', 'video.recvFps', 'lossPct', 'resolution', 'video.freezeCount', 'video.qpPerFrame'];
+/** The rows of the codec table: the catalogue's `codecTable` metrics; two on one row (width, height) are the resolution. */
+const ROWS = [...new Set(metricsOfList('codecTable').map((metric, _, all) => (
+  all.filter((other) => other.codecTable === metric.codecTable).length > 1 ? 'resolution' : metric.path)))];
 
 /**
  * A run's video codec: what its first peer sent with (result.environment.codecs), else what it asked for, else the

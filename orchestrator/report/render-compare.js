@@ -4,7 +4,7 @@
 
 import { relative, dirname, join } from 'node:path';
 import { InputError } from '../lib/errors.js';
-import { RUN_METRIC_PATHS, headlinePaths } from '../lib/metrics.js';
+import { RUN_METRIC_PATHS, headlinePaths, metricsOfList } from '../lib/metrics.js';
 import { referenceValue } from '../lib/reference.js';
 import { normalizeResult } from './result-file.js';
 import { describe } from '../lib/statistics.js';
@@ -17,16 +17,8 @@ import { renderChartSections } from './render-run.js';
 import { codecOf, renderCodecTable } from './codec-table.js';
 import { escapeHtml, formatClock, formatDifference, formatMeanSd, formatNumber, metricInfo, statusBadge } from './format.js';
 
-/** Per-peer panels of the comparison: metric path and chart title (the axis shows the metric's unit). */
-const COMPARE_PANELS = [
-  ['video.recvKbps', 'Video receive rate (sum over remotes)'],
-  ['audio.recvKbps', 'Audio receive rate'],
-  ['rttMs', 'Round-trip time'],
-  ['lossPct', 'Packet loss (received)'],
-  ['video.recvFps', 'Received frame rate'],
-  ['video.recvHeight', 'Received height'],
-  ['availableOutgoingKbps', 'Available outgoing bitrate'],
-];
+/** Per-peer panels of the comparison: the catalogue's `compare` metrics, path and chart title (the axis shows the unit). */
+const COMPARE_PANELS = metricsOfList('compare').map((metric) => [metric.path, metric.compare.title]);
 const TABLE_ROWS = headlinePaths('table');
 
 /** @param {object} r normalized @param {number} i @param {boolean} byCodec label it with its codec */

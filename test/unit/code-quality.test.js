@@ -32,7 +32,9 @@ test('lib/ is the bottom layer: it imports nothing from run/, emulators/, report
   assert.deepEqual(upward, []);
 });
 
-test('the JSDoc types check: tsc --noEmit over orchestrator/, signaling/, client-app/ and media/ (jsconfig.json)', async () => {
+test('the JSDoc types check: tsc --noEmit over orchestrator/, signaling/, client-app/, media/ and bench/ (jsconfig.json)', async () => {
+  const { include } = JSON.parse(readFileSync(path.join(ROOT, 'jsconfig.json'), 'utf8'));
+  for (const dir of ['orchestrator', 'signaling', 'client-app', 'media', 'bench']) assert.ok(include.includes(`${dir}/**/*.js`), `jsconfig.json covers ${dir}/`);
   const { code, output } = await run(bin('tsc'), ['-p', 'jsconfig.json']);
   assert.equal(code, 0, output);
 });

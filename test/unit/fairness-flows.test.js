@@ -204,6 +204,7 @@ test('buildResult: result.flows has the list and every rate per second (pages an
     ['call', ['p0.up', 'bottleneck.fwd', 'p1.down', 'p1.up', 'bottleneck.back', 'p0.down']],
     ['tcp', ['bottleneck.fwd']], ['bulk', ['p0.up', 'bottleneck.fwd', 'p1.down']],
   ]);
+  assert.ok(result.flows.rows.length > 0, 'result.flows.rows: nothing to check');
   assert.ok(result.flows.rows.every((row) => row.t <= 30), 'rows end with the run');
   assert.deepEqual(result.flows.rows.filter((row) => row.t === 21), [
     { t: 21, flow: 'bulk', rateKbps: 0, source: 'datachannel' },

@@ -192,7 +192,7 @@ test('loadScenario: flows normalised and scaled, allPeers, links for the extra p
   assert.equal(scenario.peers, 2);
   assert.equal(scenario.allPeers, 4);
   assert.deepEqual(scenario.flows.map((f) => [f.name, f.startS, f.stopS]), [['c2', 10, 50], ['tcp', 20, 60]]);
-  assert.ok(['p2.up', 'p2.down', 'p3.up', 'p3.down'].every((link) => link in scenario.compiled.links));
+  for (const link of ['p2.up', 'p2.down', 'p3.up', 'p3.down']) assert.ok(link in scenario.compiled.links, link);
   assert.equal(scenario.compiled.links['p3.up'].oneWayDelayMs, 50, 'an extra peer takes per-peer overrides');
   assert.deepEqual(loadScenario(write('plain', {})).flows, []);
   assert.equal(loadScenario(write('plain', {})).allPeers, 2);

@@ -11,8 +11,10 @@ const FLOWS = [
 test('names: run-scoped, swept by the wtbx- prefix, TUN names fit IFNAMSIZ for 100 flows of a long run id', () => {
   const plan = planKernelFlows(Array.from({ length: 100 }, (_, i) => ({ name: `f${i}`, kind: 'tcp', startS: 0, stopS: 10 })), { runId: 'run-1a2b3c4d' });
   const sides = plan.flows.flatMap(({ left, right }) => [left, right]);
+  assert.ok(sides.length > 0, 'sides: nothing to check');
   assert.ok(sides.every(({ tun }) => tun.length <= 15 && tun.startsWith(plan.linkPrefix)), 'IFNAMSIZ is 16 with the NUL');
   assert.ok(plan.namespacePrefix.startsWith(NAMESPACE_PREFIX));
+  assert.ok(sides.length > 0, 'sides: nothing to check');
   assert.ok(sides.every(({ namespace }) => namespace.startsWith(plan.namespacePrefix)));
   assert.equal(new Set(sides.map(({ tun }) => tun)).size, 200);
   assert.equal(new Set(sides.map(({ namespace }) => namespace)).size, 200);

@@ -8,7 +8,11 @@ import { withWireLoss } from '../../orchestrator/lib/loss.js';
 import { viewerSection, withViewer } from '../../orchestrator/lib/viewer.js';
 import {
   HEADLINE_LEVELS, METRICS, METRIC_PATHS as REFERENCE_METRIC_PATHS, RUN_METRIC_PATHS, TIMELINE_METRIC_PATHS, headlinePaths, metricByPath,
+  metricsOfList,
 } from '../../orchestrator/lib/metrics.js';
+import { SENDER_FIELDS, missingTimelineFields } from '../../orchestrator/lib/browsers.js';
+import { renderCompareReport } from '../../orchestrator/report/render-compare.js';
+import { renderCodecTable } from '../../orchestrator/report/codec-table.js';
 import { metricKeys, summarize } from '../../orchestrator/lib/run-summary.js';
 import { metricInfo } from '../../orchestrator/report/format.js';
 import { normalizeResult } from '../../orchestrator/report/result-file.js';
@@ -120,7 +124,9 @@ test('the catalogue is well formed: unique paths, known headline levels, one row
   assert.equal(new Set(rows).size, rows.length);
   // The levels nest: whatever an overview shows, the summary tables show too.
   for (const [i, level] of HEADLINE_LEVELS.entries()) {
-    for (const wider of HEADLINE_LEVELS.slice(i)) assert.ok(headlinePaths(level).every((p) => headlinePaths(wider).includes(p)));
+    const shown = headlinePaths(level);
+    assert.ok(shown.length > 0, level);
+    for (const wider of HEADLINE_LEVELS.slice(i)) assert.ok(shown.every((p) => headlinePaths(wider).includes(p)));
   }
 });
 
@@ -159,5 +165,41 @@ test('every catalogue metric is known to the suite: assertions, direction and a 
     assert.ok(Number.isFinite(values[m.path]), `no per-run value of ${m.path} to compare with a baseline`);
     assert.ok(metricPool([result], m.path).length > 0, `no values of ${m.path} for an assertion`);
   }
+  assert.ok(DEFAULT_REGRESSION.metrics.length > 0, 'DEFAULT_REGRESSION.metrics: nothing to check');
   assert.ok(DEFAULT_REGRESSION.metrics.every((path) => KNOWN_METRICS.includes(path)));
+});
+
+test('the sender fields, the compare charts and the codec table come from the catalogue', () => {
+  // A peer that only sends: a sender metric left null is missing, a receiver metric is not judged (and vice versa).
+  const senders = METRICS.filter((m) => m.side === 'sender');
+  assert.ok(senders.length > 0 && senders.every((m) => m.per === 'second'));
+  // What a peer that only sends measures (no inbound-rtp in its stats) is exactly the catalogue's sender side.
+  const sendOnly = (ts, k) => report(ts, k).filter((s) => s.type !== 'inbound-rtp');
+  const sendingTimeline = [{ t: 1, peer: 'p0', remote: 'p1', ...intervalMetrics(snapshotFromStats(sendOnly(1000, 1)), snapshotFromStats(sendOnly(2000, 2))) }];
+  assert.deepEqual(metricKeys(sendingTimeline).sort(), senders.map((m) => m.path).sort());
+  for (const m of TIMELINE_METRIC_PATHS.map(metricByPath)) {
+    const [kind, field] = m.path.includes('.') ? m.path.split('.') : [null, m.path];
+    assert.equal(SENDER_FIELDS.has(field), m.side === 'sender', m.path);
+    // The rates say whether media flows; the data channel's are judged apart from media.
+    if (kind === 'data' || field === 'sendKbps' || field === 'recvKbps') continue;
+    const nullField = (media) => (kind ? { [kind]: { ...media, [field]: null } } : { video: media, [field]: null });
+    const sendingOnly = missingTimelineFields([{ t: 1, ...nullField({ sendKbps: 500, recvKbps: 0 }) }]);
+    const receivingOnly = missingTimelineFields([{ t: 1, ...nullField({ sendKbps: 0, recvKbps: 500 }) }]);
+    assert.equal(sendingOnly.includes(m.path), m.side === 'sender', `${m.path} judged while sending`);
+    assert.equal(receivingOnly.includes(m.path), m.side !== 'sender', `${m.path} judged while receiving`);
+  }
+  const result = pageResult();
+  const compared = metricsOfList('compare');
+  assert.ok(compared.length > 0);
+  assert.equal(new Set(compared.map((m) => m.compare.row)).size, compared.length, 'one chart per row');
+  const html = renderCompareReport([{ result, sourcePath: 'a/result.json' }, { result, sourcePath: 'b/result.json' }]);
+  for (const m of compared) assert.ok(html.includes(JSON.stringify(m.compare.title)), `the compare page charts ${m.path}`);
+  const tabled = metricsOfList('codecTable');
+  assert.ok(tabled.length > 0);
+  const codec = (name) => ({ ...result, scenario: { ...result.scenario, codec: { mimeType: `video/${name}` } } });
+  const table = renderCodecTable([normalizeResult(codec('VP8')), normalizeResult(codec('VP9'))]);
+  for (const m of tabled) {
+    const shared = tabled.filter((other) => other.codecTable === m.codecTable).length > 1;
+    assert.ok(table.includes(`data-metric="${shared ? 'resolution' : m.path}"`), `the codec table has a row for ${m.path}`);
+  }
 });

@@ -209,9 +209,11 @@ test('setupCommands builds namespaces before links, routes peer traffic through 
   for (const line of lines) for (const [, name] of line.matchAll(/\b(?:name|dev) (\S+)/g)) assert.ok(name.length <= 15, name);
 
   const withNetem = setupCommands(plan, unconstrained(), { netem: true }).map(shellJoin);
+  assert.ok(withNetem.length > 0, 'withNetem: nothing to check');
   assert.ok(withNetem.every((line) => !line.includes(' nft ')), 'no nftables when netem does the loss');
   const noBottleneck = planTopology({ runId: 'abc123', peers: ['p0', 'p1'], links: LINKS, block: 7 });
   const plain = setupCommands(noBottleneck, Object.fromEntries(LINKS.map((name) => [name, link()])), { netem: true }).map(shellJoin);
+  assert.ok(plain.length > 0, 'plain: nothing to check');
   assert.ok(plain.every((line) => !line.includes('ifb') && !line.includes('clsact')));
 });
 

@@ -31,6 +31,7 @@ test('samples a process tree once a second: a busy grandchild counts, an idle pr
   assert.ok(last.cpuPct > 30 && last.cpuPct < 130, `busy tree at ${last.cpuPct} %`);
   assert.ok(last.rssMb > 20 && last.rssMb < 1000, `busy tree holds ${last.rssMb} MB`);
   assert.ok(idleRows.at(-1).cpuPct < 15, `idle process at ${idleRows.at(-1).cpuPct} %`);
+  assert.ok(rows.length > 0, 'rows: nothing to check');
   assert.ok(rows.every((row, i) => i === 0 || row.epochMs >= rows[i - 1].epochMs));
   const count = rows.length;
   await sleep(700);

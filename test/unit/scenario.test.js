@@ -15,7 +15,7 @@ import { estimateResultBytes } from '../../orchestrator/lib/result-size.js';
 
 const fixture = (name) => fileURLToPath(new URL(`../fixtures/scenarios/${name}.json`, import.meta.url));
 
-/** SCENARIOS.md §1–§4 (mesh so far), with queue-size split into its six combinations. */
+/** J16 §8-1 to §8-3 and F §4.3–4.4 (mesh so far), with queue-size split into its six combinations. */
 const CATALOG = [
   'unconstrained', 'latency-100', 'latency-250', 'latency-500', 'loss-5', 'loss-10', 'loss-20',
   'bandwidth-1500', 'bandwidth-750', 'bandwidth-250',

@@ -133,6 +133,7 @@ test('latency-variation: exponential and linear ramps re-applied every 0.5 s', (
 
   const upTimes = compiled.events.filter((e) => e.link === 'p0.up').map((e) => e.atS);
   assert.deepEqual(upTimes.slice(0, 3), [0.5, 1, 1.5]);
+  assert.ok(upTimes.length > 0, 'upTimes: nothing to check');
   assert.ok(upTimes.every((t) => Number.isInteger(t * 2)), 'every change is on the 0.5 s grid');
   assert.equal(upTimes.filter((t) => t > 60 && t < 120).length, 0, 'no events while the delay holds');
   assert.equal(compiled.events.find((e) => e.atS === 30).cause, 'network.schedule[0] ramp step 60/120');
@@ -179,6 +180,7 @@ test('entries at t = 0 are folded into links; no-op changes emit no events; same
     ],
   });
   assert.equal(compiled.links['p0.up'].lossPct, 2);
+  assert.ok(compiled.events.length > 0, 'compiled.events: nothing to check');
   assert.ok(compiled.events.every((e) => e.atS > 0));
   assert.equal(compiled.events.filter((e) => e.atS === 30).length, 0);
   const p0At60 = compiled.events.filter((e) => e.atS === 60 && e.link === 'p0.up');

@@ -40,6 +40,7 @@ test('Janus\'s SDP candidates go through the rewrite: relayed ones point at the 
   assert.equal(kept, 2);
   assert.equal(dropped, 2);
   // The rewrite sees candidates without the attribute prefix, as a trickled RTCIceCandidateInit carries them.
+  assert.ok(seen.length > 0, 'seen: nothing to check');
   assert.ok(seen.every((candidate) => candidate.startsWith('candidate:')), seen.join('\n'));
   const candidates = sdp.split('\r\n').filter((line) => line.startsWith('a=candidate:'));
   assert.deepEqual(candidates, ['a=candidate:1 1 udp 2015363327 127.0.0.1 41000 typ host', 'a=candidate:1 1 udp 2015363327 127.0.0.1 41000 typ host']);

@@ -28,6 +28,7 @@ test('built-in suites: smoke is four short issue-2 calls at 360p30, nightly runs
   const smokeSeconds = smoke.entries.reduce((sum, e) => sum + e.repetitions * (e.scenario.durationS + 15), 0);
   assert.ok(smokeSeconds <= 5 * 60, `smoke takes about ${smokeSeconds} s`);
   assert.deepEqual(smoke.entries.map((e) => e.name), ['unconstrained', 'latency-250', 'bandwidth-750', 'loss-20']);
+  assert.ok(smoke.entries.length > 0, 'smoke.entries: nothing to check');
   assert.ok(smoke.entries.every((e) => e.scenario.durationS === 30 && e.scenario.nominalDurationS === 300), 'cut to 30 s');
   const nightly = loadSuite('nightly');
   assert.deepEqual(nightly.entries.map((e) => e.name), listScenarios().map((s) => s.name));
@@ -49,6 +50,7 @@ test('entries: names or paths relative to the suite file, settings per entry ove
     [['unconstrained', 2, 20, 5], ['my-call', 3, 30, 5], ['changing-bandwidth', 2, 20, 5]]);
   assert.equal(suite.video, undefined);
   const overridden = loadSuite(file, { repetitions: 7, video: '720p30' });
+  assert.ok(overridden.entries.length > 0, 'overridden.entries: nothing to check');
   assert.ok(overridden.entries.every((e) => e.repetitions === 7));
   assert.equal(overridden.video, '720p30');
   const scaled = loadSuite(suiteFile('scaled', { name: 'scaled', description: 'd', scenarios: [{ scenario: 'changing-bandwidth', timeScale: 0.2 }] }));

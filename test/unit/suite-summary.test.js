@@ -53,6 +53,7 @@ test('outcomes and exit codes: pass with warnings, failed assertion, regression,
   const same = summaryOf({ baseline });
   assert.equal(same.outcome, 'passed');
   assert.equal(same.counts.regressions, 0);
+  assert.ok(same.scenarios[0].regressions.length > 0, 'same.scenarios[0].regressions: nothing to check');
   assert.ok(same.scenarios[0].regressions.every((c) => c.verdict === 'unchanged'), same.scenarios[0].regressions.map((c) => c.verdict).join());
 
   const crashed = summaryOf({ statuses: ['passed', 'failed'] });
@@ -69,6 +70,7 @@ test('outcomes and exit codes: pass with warnings, failed assertion, regression,
 
   const few = summaryOf({ count: 3, baseline });
   assert.equal(few.outcome, 'passed');
+  assert.ok(few.scenarios[0].regressions.length > 0, 'few.scenarios[0].regressions: nothing to check');
   assert.ok(few.scenarios[0].regressions.every((c) => c.verdict === 'inconclusive'));
   assert.equal(few.counts.inconclusive, DEFAULT_REGRESSION.metrics.length);
 });
