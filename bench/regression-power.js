@@ -4,7 +4,7 @@
 // interleaved rounds (so a drift of the machine is spread over all configurations), plus extra unchanged runs
 // so the false-alarm draws can take two disjoint samples. Then the gate's own decision (suite/baseline.js
 // compareMetric, default thresholds, 5 vs 5 runs) is resampled (suite/power.js) and a table printed.
-// Usage (starts browsers: run it through /work/shared/tools/one-at-a-time):
+// Usage (starts browsers: run it alone on the machine):
 //   node bench/regression-power.js [--repetitions 8] [--effects 0.1,0.2,0.3] [--cap 1500] [--duration 30]
 //     [--warmup 10] [--video 360p30] [--draws 2000] [--seed 1] [--out dir]
 //   node bench/regression-power.js --from <dir>/values.json   re-analyse measured runs, no browser

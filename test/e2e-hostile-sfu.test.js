@@ -5,7 +5,7 @@
 // connection, stats floods, and a seeded fuzz aimed at 'sfu'. Janus must answer throughout; the run must end
 // `passed` with every peer's samples of its SFU connection and of both forwarded streams, the rejections in its
 // events, none of the forged data in its timeline, and Janus gone afterwards. About 60 s; run it alone:
-//   /work/shared/tools/one-at-a-time node --test test/e2e-hostile-sfu.test.js
+//   node --test test/e2e-hostile-sfu.test.js
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -4,7 +4,7 @@
 // seeded fuzz of 10 000 messages. The run must still end `passed` with result.json written, none of the forged
 // data in its timeline, and the rejections in its events. Also: a page whose getUserMedia fails reports it from a
 // joined socket (the server takes events from joined sockets only). About 60 s; run it alone:
-//   /work/shared/tools/one-at-a-time node --test test/e2e-hostile.test.js
+//   node --test test/e2e-hostile.test.js
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -5,7 +5,7 @@
 // window starts there). This kernel has no sch_netem, so the scenarios use rate caps only. Also: Janus's
 // namespace is gone after success, a Janus that cannot start, SIGINT and SIGKILL (Janus dies with the orchestrator;
 // `cleanup` sweeps the namespaces of a dead run). About 5 minutes; run it alone:
-//   /work/shared/tools/one-at-a-time node --test test/e2e-sfu-netem.test.js
+//   node --test test/e2e-sfu-netem.test.js
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';

@@ -1,8 +1,7 @@
 // Hostile pages in an SFU call: every offer, answer and candidate goes to the SFU bridge (orchestrator/sfu/bridge.js),
 // which drives Janus. Broken or misdirected messages, and a Janus that refuses everything, must be refused with an error
 // reply and a `rejected` event while the server keeps serving the call (samples still arrive); offers repeated or
-// refused by a real Janus must not pile up its handles and RTP ports. It starts Janus: run it through
-// /work/shared/tools/one-at-a-time.
+// refused by a real Janus must not pile up its handles and RTP ports. It starts Janus: run it alone on the machine.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';

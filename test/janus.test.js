@@ -1,6 +1,6 @@
 // Janus as the run's managed process, for real: start, API and Admin API, a VideoRoom room, the failures a user
 // can meet (with Janus's own log in the error), and no Janus left behind after close(), SIGINT or SIGKILL of the
-// orchestrator. Run through /work/shared/tools/one-at-a-time (it starts Janus).
+// orchestrator. Run it alone on the machine (it starts Janus).
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';

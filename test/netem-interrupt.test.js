@@ -1,6 +1,6 @@
 // Interrupts and clean-up around netem set-up, as root with real namespaces: whatever moment a Ctrl-C lands, the
 // run's namespaces, veths and nft tables are gone afterwards; a SIGKILLed run's guardian removes them and its browsers;
-// `cleanup` leaves a live run alone. Run it through ../shared/tools/one-at-a-time (it starts browsers).
+// `cleanup` leaves a live run alone. Run it alone on the machine (it starts browsers).
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';

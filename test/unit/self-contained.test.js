@@ -10,6 +10,8 @@ import { REPO_ROOT } from '../../orchestrator/lib/paths.js';
 const ROOT = path.resolve(REPO_ROOT);
 // Spelled in two parts so that this file does not match itself.
 const SHARED = ['..', 'shared'].join('/');
+// The development machine's absolute path to that folder, likewise.
+const SHARED_ABSOLUTE = ['', 'work', 'shared'].join('/');
 
 /** @returns {{ file: string, text: string }[]} every tracked text file */
 function trackedTextFiles() {
@@ -33,6 +35,7 @@ function outsideReferences(file, text) {
   const dir = path.dirname(path.join(ROOT, file));
   const found = [];
   for (let at = text.indexOf(SHARED); at >= 0; at = text.indexOf(SHARED, at + 1)) found.push(`${file}:${lineOf(text, at)}: ${SHARED}`);
+  for (let at = text.indexOf(SHARED_ABSOLUTE); at >= 0; at = text.indexOf(SHARED_ABSOLUTE, at + 1)) found.push(`${file}:${lineOf(text, at)}: ${SHARED_ABSOLUTE}`);
   for (const m of text.matchAll(/(?<![\w./-])((?:\.\.\/)+)([\w.-]*)/g)) {
     if (!inside(path.resolve(dir, m[0]))) found.push(`${file}:${lineOf(text, m.index)}: ${m[0]} leaves the repository`);
   }
@@ -62,4 +65,5 @@ test('the scan finds the shared folder, a relative path out of the root and a br
   assert.deepEqual(outsideReferences('docs/a.md', '[format](scenario-format.md#names) [up](../README.md) [web](https://example.org/x)'), []);
   assert.deepEqual(outsideReferences('docs/a.md', '[gone](no-such-file.md)'), ['docs/a.md:1: link no-such-file.md is not a file of the repository']);
   assert.deepEqual(outsideReferences('orchestrator/commands/x.js', "import '../lib/errors.js';"), []);
+  assert.deepEqual(outsideReferences('test/x.js', `// run through ${SHARED_ABSOLUTE}/tools/x`), [`test/x.js:1: ${SHARED_ABSOLUTE}`]);
 });
