@@ -202,7 +202,8 @@ function resourcesSection(processes, atS, { warmupS, durationS }, cores) {
   for (const name of [...new Set(rows.map((row) => row.process))].sort()) {
     const mine = rows.filter((row) => row.process === name && row.t > warmupS && row.t <= durationS);
     if (!mine.length) continue;
-    summary[name] = { cpuPct: describe(mine.map((row) => row.cpuPct)), peakRssMb: mine.reduce((peak, row) => Math.max(peak, row.rssMb), -Infinity) };
+    const peakRssMb = mine.reduce((peak, row) => Math.max(peak, row.rssMb), -Infinity);
+    summary[name] = { cpuPct: describe(mine.map((row) => row.cpuPct)), peakRssMb };
   }
   const inWindow = rows.filter((row) => row.t > warmupS && row.t <= durationS);
   return { unavailable: processes.unavailable, rows, summary, hostSaturation: hostSaturation(inWindow, cores) };

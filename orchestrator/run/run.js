@@ -133,7 +133,7 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
   const media = await ensureRunMedia(video, allPeerNames(scenario), scenario.media, sources);
   const runDir = await prepareRunDir({ outDir, scenarioName: scenario.name, force });
   const startedAt = new Date();
-  const recorder = createRecorder({ log });
+  const recorder = createRecorder({ log, startedAtEpochMs: startedAt.getTime() });
   // Each browser's and the relay's whole process tree, once a second: a starved host must not pass for a congested link.
   const processes = startProcessSampler();
   /** @type {Call} */
@@ -332,7 +332,7 @@ async function setUpCall(call) {
     call.onSample?.(sample, recorder.atS());
   });
   signaling.events.on('event', (event) => {
-    recorder.event(event);
+    recorder.pageEvent(event);
     if (event.type === 'error') recorder.fail(event.message, event.peer);
     if (event.type === 'codec' && scenario.codec) {
       const mismatch = codecMismatch(scenario.codec, event);
@@ -378,7 +378,7 @@ async function setUpCall(call) {
       },
       launchSpec: await call.emulator.launchSpec?.(peer, call.executables[kind].path, kind),
       onMilestone: (type) => recorder.event({ type, peer }),
-      onConsole: (text) => recorder.event({ type: 'console-error', peer, text }),
+      onConsole: (text) => recorder.pageEvent({ type: 'console-error', peer, text }),
       onCrash: (message) => !closing && recorder.fail(message, peer),
     });
     recorder.browserVersions[peer] = launched.version;
