@@ -406,7 +406,7 @@ async function holdCall(call) {
   // What the viewers saw: drained from the pages once a second; the last drain runs before the browsers close.
   call.viewer = createViewerCollector({
     pages: call.pages, peers: allPeerNames(scenario), runDir: call.runDir,
-    changeTimesS: scenario.compiled.events.map((event) => event.atS), fps: call.media.fps,
+    changeTimesS: scenario.compiled.events.map((event) => event.atS), fps: call.media.fps, startedAtEpochMs: call.startedAt.getTime(),
     onRejected: (peer, reason) => recorder.rejected({ epochMs: Date.now(), peer, messageType: 'viewer-drain', reason }),
   });
   await call.viewer.start(recorder.mediaStartEpochMs);
