@@ -5,6 +5,7 @@ import { rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import puppeteer from 'puppeteer';
 import { ensureRunMedia } from '../../media/generate.js';
+import { MAX_EVENT_TEXT_CHARS } from '../../signaling/messages.js';
 import { startSignalingServer } from '../../signaling/server.js';
 import { createEmulator } from '../emulators/index.js';
 import { EnvironmentError, InputError } from '../lib/errors.js';
@@ -332,7 +333,8 @@ async function setUpCall(call) {
       },
       launchSpec: await call.emulator.launchSpec?.(peer, call.executables[kind].path, kind),
       onMilestone: (type) => recorder.event({ type, peer }),
-      onConsole: (text) => recorder.pageEvent({ type: 'console-error', peer, text }),
+      // As long as an event's text may be at the signaling edge: a page prints what it likes.
+      onConsole: (text) => recorder.pageEvent({ type: 'console-error', peer, text: text.slice(0, MAX_EVENT_TEXT_CHARS) }),
       onCrash: (message) => !closing && recorder.fail(message, peer),
     });
     recorder.browserVersions[peer] = launched.version;
