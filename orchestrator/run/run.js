@@ -17,6 +17,7 @@ import { startKernelFlows } from '../cross/kernel-flows.js';
 import { groupScheduleEvents } from '../lib/schedule.js';
 import { LAUNCH_EVENT } from '../lib/setup-breakdown.js';
 import { onCleanup, onInterrupt } from '../lib/shutdown.js';
+import { createPeerSecrets, pageUrl } from '../lib/peer-secrets.js';
 import { SFU_NODE, allPeerNames, scenarioPeers } from '../lib/topology.js';
 import { createAdminSampler } from '../sfu/admin-sampler.js';
 import { createSfuBridge } from '../sfu/bridge.js';
@@ -71,6 +72,8 @@ const sleep = (ms, ...signals) => new Promise((resolve) => {
  * @property {boolean} [force]       replace a result already in outDir
  * @property {(sample: object, elapsedS: number|null) => void} [onSample]
  * @property {(line: string) => void} [log]
+ * @property {(peers: string[]) => Map<string, string>} [createSecrets]  the pages' join secrets (default
+ *   lib/peer-secrets.js createPeerSecrets; a test passes one that remembers them, to look for them in the run's files)
  */
 
 /**
@@ -79,7 +82,8 @@ const sleep = (ms, ...signals) => new Promise((resolve) => {
  * @param {RunOptions} options
  * @returns {Promise<{ result: import('../lib/result.js').RunResult, runDir: string, resultFile: string }>}
  */
-export async function runScenario({ scenario, video, browser: runBrowser, browserPath, firefoxPath, emulator: emulatorName = 'relay', headful = false, outDir, force = false, onSample, log = () => {} }) {
+export async function runScenario({ scenario, video, browser: runBrowser, browserPath, firefoxPath, emulator: emulatorName = 'relay', headful = false, outDir, force = false, onSample, log = () => {},
+  createSecrets = createPeerSecrets }) {
   const kinds = peerBrowsers(allPeerNames(scenario), scenario.browsers, runBrowser);
   const firefoxPeers = Object.keys(kinds).filter((peer) => kinds[peer] === 'firefox');
   // dummynet tells peers apart by their ports on 127.0.0.1, where Firefox gathers no candidate.
@@ -135,8 +139,8 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
   const processes = startProcessSampler();
   /** @type {Call} */
   const call = {
-    scenario, kinds, executables, media, headful, emulatorName, startedAt, recorder, onSample, log, emulator: null, processes,
-    releases: [], runDir, commands: [], flowTruth: [], traceStepLateMs: [], pages: new Map(),
+    scenario, kinds, executables, media, headful, emulatorName, startedAt, recorder, onSample, log, createSecrets,
+    emulator: null, processes, releases: [], runDir, commands: [], flowTruth: [], traceStepLateMs: [], pages: new Map(),
   };
   hold(call, 'process sampler', () => processes.stop().then(() => {}));
   const stopInterrupt = onInterrupt(recorder.interrupt);
@@ -166,6 +170,7 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
  *   executables: Record<string, { path: string, source: string }>, media: any,
  *   headful: boolean, emulatorName: string,
  *   startedAt: Date, recorder: import('./recorder.js').Recorder, onSample?: RunOptions['onSample'], log: (line: string) => void,
+ *   createSecrets: (peers: string[]) => Map<string, string>,
  *   emulator: any, signaling?: any, room?: string, processes: import('./process-sampler.js').ProcessSampler,
  *   releases: Array<() => Promise<void>>, runDir: string, sfuSampler?: import('../sfu/admin-sampler.js').AdminSampler,
  *   kernelFlows?: import('../cross/kernel-flows.js').KernelFlows, commands: object[],
@@ -247,8 +252,10 @@ async function setUpCall(call) {
     send: (peer, message) => signaling.sendTo(room, peer, message),
     onError: (error) => recorder.fail(`SFU bridge: ${error.message}`),
   });
+  // Only the pages get them (in their URLs' fragments), and the server to check their joins.
+  const secrets = call.createSecrets(peers);
   const signaling = await startSignalingServer({
-    host: call.emulator.signalingHost, rewriteCandidate: call.emulator.rewriteCandidate, room, peers, bridge: bridge?.handle,
+    host: call.emulator.signalingHost, rewriteCandidate: call.emulator.rewriteCandidate, room, secrets, bridge: bridge?.handle,
     files: Object.fromEntries(peers.filter((peer) => call.media.peers[peer].capture)
       .map((peer) => [mediaUrlPath(peer), call.media.peers[peer].capture])),
   });
@@ -316,12 +323,12 @@ async function setUpCall(call) {
     const media = call.media.peers[peer];
     // Main-call directions that send nothing until their start (or ever, one way): inactive from the first offer.
     const holdTowards = mainCallHolds(scenario).filter((held) => held.peer === peer).map((held) => held.remote).join(',');
-    const url = `${signaling.httpUrl}?${new URLSearchParams({
+    const url = pageUrl(signaling.httpUrl, {
       peer, room, signal: signaling.wsUrl, callAtJoin, ...(holdTowards ? { hold: holdTowards } : {}), ...(janus ? { sfu: SFU_NODE } : {}),
       ...(scenario.codec ? { codec: JSON.stringify(scenario.codec) } : {}),
       ...(device ? { videoConstraints: JSON.stringify(videoConstraints(device)) } : {}),
       ...(media.source === 'media-element' ? { source: media.source, media: mediaUrlPath(peer) } : {}),
-    })}`;
+    }, secrets.get(peer));
     const kind = call.kinds[peer];
     const launched = await launchPeer({
       kind, executablePath: call.executables[kind].path, media, url, headful: call.headful,
