@@ -45,6 +45,7 @@ import { loadScenario } from '../orchestrator/lib/scenario.js';
 import { resolveBrowserPath } from '../orchestrator/run/browser-path.js';
 import { chromiumArgs } from '../orchestrator/run/browsers.js';
 import { startSignalingServer } from '../signaling/server.js';
+import { createPeerSecrets, pageUrl } from '../orchestrator/lib/peer-secrets.js';
 
 const { values } = parseArgs({
   options: {
@@ -312,8 +313,9 @@ try {
   const room = 'bench-resolution';
   const emulator = await createEmulator('relay', { compiled: scenario.compiled, peers: PEERS, runId: room, browserPath });
   closers.push(() => emulator.close());
+  const secrets = createPeerSecrets(PEERS);
   const signaling = await startSignalingServer({
-    host: emulator.signalingHost, rewriteCandidate: emulator.rewriteCandidate, room, peers: PEERS,
+    host: emulator.signalingHost, rewriteCandidate: emulator.rewriteCandidate, room, secrets,
   });
   closers.push(() => signaling.close());
   const peers = await Promise.all(PEERS.map(async (peer) => {
@@ -325,7 +327,7 @@ try {
     const page = (await browser.pages())[0] ?? await browser.newPage();
     page.on('pageerror', (error) => console.log(`${peer} page error: ${/** @type {Error} */ (error).message}`));
     await page.evaluateOnNewDocument(installPageTweaks, tweaks);
-    await page.goto(`${signaling.httpUrl}?${new URLSearchParams({ peer, room, signal: signaling.wsUrl })}`, { waitUntil: 'load' });
+    await page.goto(pageUrl(signaling.httpUrl, { peer, room, signal: signaling.wsUrl }, secrets.get(peer)), { waitUntil: 'load' });
     return { peer, browser, page, pid: browser.process()?.pid ?? null, version: await browser.version() };
   }));
   console.log(`browser    ${peers[0].version} (${browserPath}), headless`);

@@ -6,6 +6,10 @@ import { createFrameReader } from './frame-reader.js';
 import { dataMetrics, intervalMetrics, snapshotFromStats } from './stats.js';
 
 const params = new URLSearchParams(location.search);
+// The page's secret for its join (orchestrator/lib/peer-secrets.js) is the URL's fragment, which no HTTP request
+// carries. Out of the address at once, so no error, stack or later look at the URL can quote it.
+const secret = location.hash.slice(1);
+if (secret) history.replaceState(null, '', `${location.pathname}${location.search}`);
 const peer = params.get('peer');
 const room = params.get('room');
 const sampleIntervalMs = Number(params.get('sampleIntervalMs') ?? 1000);
@@ -481,7 +485,7 @@ ws.onmessage = async ({ data }) => {
 };
 
 ws.onopen = async () => {
-  send({ type: 'join', room, peer });
+  send({ type: 'join', room, peer, ...(secret ? { secret } : {}) });
   const problem = await codecProblem;
   if (problem) reportError(problem);
   try {

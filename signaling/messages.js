@@ -44,7 +44,7 @@ const MAX_EPOCH_MS = 8.64e15; // the largest Date
 const KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 
 /**
- * @typedef {{ type: 'join', room: string, peer: string }} JoinMessage
+ * @typedef {{ type: 'join', room: string, peer: string, secret?: string }} JoinMessage  secret: the page's (signaling/admission.js)
  * @typedef {{ type: 'offer'|'answer', to: string, sdp: string }} DescriptionMessage
  * @typedef {{ candidate: string, sdpMid?: string|null, sdpMLineIndex?: number|null, usernameFragment?: string|null }} CandidateInit
  * @typedef {{ type: 'candidate', to: string, candidate: CandidateInit }} CandidateMessage
@@ -137,10 +137,21 @@ function expectOtherPeer(value, path, self) {
   return name;
 }
 
+/** A join's secret may be anything a client guessed: only its shape is checked, and a reason never quotes it. */
+export const MAX_SECRET_CHARS = 128;
+const SECRET_CHARS = /^[A-Za-z0-9_-]*$/;
+
 /** @param {unknown} value @returns {JoinMessage} */
 function join(value) {
-  const message = expectObject(value, 'join', ['type', 'room', 'peer']);
-  return { type: 'join', room: expectName(message.room, 'join.room'), peer: expectName(message.peer, 'join.peer') };
+  const message = expectObject(value, 'join', ['type', 'room', 'peer', 'secret']);
+  const { secret } = message;
+  if (secret !== undefined && !(typeof secret === 'string' && secret.length <= MAX_SECRET_CHARS && SECRET_CHARS.test(secret))) {
+    throw new ShapeError(`join.secret must be a string of up to ${MAX_SECRET_CHARS} base64url characters (the page's URL fragment)`);
+  }
+  return {
+    type: 'join', room: expectName(message.room, 'join.room'), peer: expectName(message.peer, 'join.peer'),
+    ...(secret === undefined ? {} : { secret: /** @type {string} */ (secret) }),
+  };
 }
 
 /** @param {unknown} value @param {'offer'|'answer'} type @param {string} self @returns {DescriptionMessage} */

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import express from 'express';
 import { WebSocketServer } from 'ws';
-import { isName, messageTypeOf, validateCommand, validateMessage } from './messages.js';
+import { createAdmission } from './admission.js';
+import { messageTypeOf, validateCommand, validateMessage } from './messages.js';
 
 const clientAppDir = fileURLToPath(new URL('../client-app/', import.meta.url));
 export const MAX_MESSAGE_BYTES = 64 * 1024;
@@ -22,6 +23,8 @@ export const MAX_CANDIDATES_PER_PEER_PAIR = 32;
 /** Per remote peer: a page samples once a second; 4× leaves room for a late tick catching up (or 250 ms sampling). */
 export const MAX_SAMPLES_PER_REMOTE_PER_SECOND = 4;
 export const DEFAULT_JOIN_TIMEOUT_MS = 5000;
+/** All a refused join hears: nothing about the room, its peers or why. */
+export const JOIN_REFUSED = 'join refused';
 // A client that does not answer our close frame is cut off after this, not held for ws's 30 s.
 const CLOSE_GRACE_MS = 1000;
 // A client that does not read its replies must not make the server buffer them without end.
@@ -52,9 +55,13 @@ const MAX_BUFFERED_BYTES = 1024 * 1024;
  * Starts the server on host:port (port 0: an ephemeral one).
  *
  * Only WebSocket upgrades to /ws whose Origin is the server's own (`new URL(httpUrl).origin`) are accepted; others
- * get a 403. A socket must join within joinTimeoutMs, joins once, and is then bound to that room and peer: its
- * stats and events are stamped with that peer, and it cannot speak for another. With `room`/`peers`, joins to
- * any other room or as any other peer are refused. Limits: MAX_MESSAGE_BYTES per message, MAX_MESSAGES_PER_SECOND
+ * get a 403, and one over the cap of sockets that have not joined yet (with `secrets`: 2 per peer + 8) or of all
+ * sockets gets a 503. A socket must join within joinTimeoutMs, joins once, and is then bound to that room and peer:
+ * its stats and events are stamped with that peer, and it cannot speak for another. With `room` and `secrets`
+ * (peer → secret, orchestrator/lib/peer-secrets.js) a join must name that room, one of those peers not joined yet,
+ * and carry that peer's secret; any other join hears only `{ type: 'error', error: JOIN_REFUSED }` and its socket is
+ * closed (admission.js). Without them (tests, manual experiments) any name joins any room, once at a time.
+ * Limits: MAX_MESSAGE_BYTES per message, MAX_MESSAGES_PER_SECOND
  * per socket (the excess is dropped, with one error reply per second; FLOOD_CLOSE_AFTER_S seconds over it in a
  * row closes the socket), MAX_SAMPLES_PER_REMOTE_PER_SECOND per peer per other peer in the room,
  * MAX_CANDIDATES_PER_PEER_PAIR candidates per peer per remote peer while the room exists.
@@ -63,9 +70,9 @@ const MAX_BUFFERED_BYTES = 1024 * 1024;
  * - 'join' `{ room, peer }` and 'leave' `{ room, peer }` (the peer name is free again);
  * - 'stats' a sample `{ t, peer, remote, ...metrics }` that passed validateSample, `peer` the sender's;
  * - 'event' a peer event `{ type, peer, epochMs, ...fields }` that passed validateEvent, `peer` the sender's;
- * - 'rejected' a {@link Rejection} for every refused message (bad JSON or shape, over a limit, wrong room or
- *   peer, not joined, failed candidate rewrite), malformed frame, refused upgrade (Origin, path, handshake)
- *   and closed socket (flood, no join in time). The sender of a refused message also gets
+ * - 'rejected' a {@link Rejection} for every refused message (bad JSON or shape, over a limit, refused join, not
+ *   joined, failed candidate rewrite), malformed frame, refused upgrade (Origin, path, handshake, over a cap)
+ *   and closed socket (flood, no join in time); never with a secret. The sender of a refused message also gets
  *   `{ type: 'error', error: reason, inReplyTo: messageType }`.
  *
  * `files` serves more files beside the client app, by URL path (a peer's media, client-app `source=media-element`).
@@ -73,19 +80,18 @@ const MAX_BUFFERED_BYTES = 1024 * 1024;
  * With `bridge` (an SFU call), every offer, answer and candidate goes to it instead of another page, unrewritten;
  * it answers the pages through `sendTo`. A bridge that throws gets the message refused.
  *
- * @param {{ host?: string, port?: number, rewriteCandidate?: RewriteCandidate, room?: string, peers?: string[],
- *   joinTimeoutMs?: number, bridge?: Bridge, files?: Record<string, string> }} [options]
+ * @param {{ host?: string, port?: number, rewriteCandidate?: RewriteCandidate, room?: string,
+ *   secrets?: Map<string, string>|Record<string, string>, joinTimeoutMs?: number, bridge?: Bridge,
+ *   files?: Record<string, string> }} [options]
  * @returns {Promise<{ httpUrl: string, wsUrl: string, port: number, events: EventEmitter,
  *   broadcast: (room: string, message: object) => void, sendTo: (room: string, peer: string, message: object) => boolean,
  *   sendCommand: (room: string, peer: string, command: import('./messages.js').Command) => boolean, close: () => Promise<void> }>}
  */
 export async function startSignalingServer({
-  host = '127.0.0.1', port = 0, rewriteCandidate, room: onlyRoom, peers: onlyPeers, joinTimeoutMs = DEFAULT_JOIN_TIMEOUT_MS, bridge, files = {},
+  host = '127.0.0.1', port = 0, rewriteCandidate, room: onlyRoom, secrets, joinTimeoutMs = DEFAULT_JOIN_TIMEOUT_MS, bridge, files = {},
 } = {}) {
-  if (onlyRoom !== undefined && !isName(onlyRoom)) throw new TypeError(`startSignalingServer: room ${JSON.stringify(onlyRoom)} is not a name of 1-64 letters, digits, '.', '_' or '-'`);
-  if (onlyPeers !== undefined && !(Array.isArray(onlyPeers) && onlyPeers.every(isName))) {
-    throw new TypeError(`startSignalingServer: peers must be an array of names of 1-64 letters, digits, '.', '_' or '-', got ${JSON.stringify(onlyPeers)}`);
-  }
+  const admission = createAdmission({ room: onlyRoom, secrets });
+  const onlyPeers = admission.peers;
   const events = new EventEmitter();
   /** @type {Map<string, { members: Map<string, import('ws').WebSocket>, candidates: Map<string, number> }>} */
   const rooms = new Map();
@@ -96,6 +102,8 @@ export async function startSignalingServer({
   const server = createServer(app);
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD_BYTES });
   let origin = '';
+  /** Sockets that have not joined (yet): what a client can open without a secret. */
+  const unjoined = new Set();
 
   /** @param {{ room?: string|null, peer?: string|null, messageType?: string|null, reason: string }} rejection */
   const reject = ({ room = null, peer = null, messageType = null, reason }) => events.emit('rejected', { epochMs: Date.now(), room, peer, messageType, reason });
@@ -123,10 +131,18 @@ export async function startSignalingServer({
       reject({ reason: `upgrade refused: ${got}; only ${origin} may connect` });
       return refuseUpgrade(socket, 403, `only pages served from ${origin} may connect`);
     }
+    const full = unjoined.size >= admission.maxUnjoined ? `${admission.maxUnjoined} sockets that have not joined`
+      : wss.clients.size >= admission.maxConnections ? `${admission.maxConnections} sockets` : null;
+    if (full) {
+      reject({ reason: `upgrade refused: already ${full}` });
+      return refuseUpgrade(socket, 503, 'too many connections; try again later');
+    }
     wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
   });
 
+  // handleUpgrade completes synchronously, so the caps above count every socket accepted before.
   wss.on('connection', (socket) => {
+    unjoined.add(socket);
     /** @type {{ room: string, peer: string } | null} */
     let member = null;
     // Set once the socket is being closed for cause: whatever it still sends is ignored.
@@ -138,11 +154,11 @@ export async function startSignalingServer({
       if (socket.bufferedAmount < MAX_BUFFERED_BYTES) sendTo(socket, { type: 'error', error: reason, inReplyTo: messageType });
       reject({ room: member?.room, peer: member?.peer, messageType, reason });
     };
-    /** @param {string} reason */
-    const drop = (reason) => {
+    /** @param {string} reason @param {{ told?: string, messageType?: string }} [options] told: what the client hears, if not the reason */
+    const drop = (reason, { told = reason, messageType = null } = {}) => {
       dropped = true;
-      reject({ room: member?.room, peer: member?.peer, reason: `${reason}; connection closed` });
-      socket.close(1008, reason.slice(0, 120));
+      reject({ room: member?.room, peer: member?.peer, messageType, reason: `${reason}; connection closed` });
+      socket.close(1008, told.slice(0, 120));
       setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref();
     };
     const joinTimer = setTimeout(() => drop(`no join within ${joinTimeoutMs} ms`), joinTimeoutMs);
@@ -243,13 +259,17 @@ export async function startSignalingServer({
     }
 
     /** @param {import('./messages.js').JoinMessage} message */
-    function join({ room, peer }) {
-      if (onlyRoom !== undefined && room !== onlyRoom) return refuse(`room "${room}" is not served here; join "${onlyRoom}"`, 'join');
-      if (onlyPeers && !onlyPeers.includes(peer)) return refuse(`peer "${peer}" is not expected in room "${room}"; expected ${onlyPeers.join(', ')}`, 'join');
+    function join(message) {
+      const { room, peer } = message;
       const entry = rooms.get(room) ?? { members: new Map(), candidates: new Map() };
-      if (entry.members.has(peer)) return refuse(`peer "${peer}" is already in room "${room}"`, 'join');
+      const refused = admission.refuseJoin(message, entry.members.has(peer));
+      if (refused) {
+        sendTo(socket, { type: 'error', error: JOIN_REFUSED, inReplyTo: 'join' });
+        return drop(`join refused: ${refused}`, { told: JOIN_REFUSED, messageType: 'join' });
+      }
       rooms.set(room, entry);
       clearTimeout(joinTimer);
+      unjoined.delete(socket);
       sendTo(socket, { type: 'joined', room, peers: [...entry.members.keys()] });
       for (const other of entry.members.values()) sendTo(other, { type: 'peer-joined', peer });
       entry.members.set(peer, socket);
@@ -259,6 +279,7 @@ export async function startSignalingServer({
 
     socket.on('close', () => {
       clearTimeout(joinTimer);
+      unjoined.delete(socket);
       if (!member) return;
       const entry = rooms.get(member.room);
       entry?.members.delete(member.peer);

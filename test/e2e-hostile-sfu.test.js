@@ -11,9 +11,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MAX_MESSAGE_BYTES } from '../signaling/server.js';
+import { JOIN_REFUSED, MAX_MESSAGE_BYTES } from '../signaling/server.js';
 import { processesTagged, runCli, runTag, tempDir } from './helpers/cli.js';
-import { wsClient } from './helpers/signaling-clients.js';
+import { tryJoin, wsClient } from './helpers/signaling-clients.js';
 import { fuzzCases, realSample, sendFuzz } from './helpers/signaling-fuzz.js';
 
 const PEERS = ['p0', 'p1', 'p2'];
@@ -64,8 +64,8 @@ async function refusedOneByOne(wsUrl, messages) {
   await client.close();
 }
 
-/** One round of SFU-shaped hostile messages. @param {string} wsUrl @param {string} room @param {boolean} callUp */
-async function attackRound(wsUrl, room, callUp) {
+/** One round of SFU-shaped hostile messages. @param {string} wsUrl @param {string} room */
+async function attackRound(wsUrl, room) {
   const forged = { ...realSample({ t: 5, peer: 'p0', remote: 'sfu' }), video: { recvKbps: MARKER_KBPS, sendKbps: MARKER_KBPS } };
   await refusedOneByOne(wsUrl, [
     { type: 'offer', to: 'sfu', sdp: SDP },
@@ -77,12 +77,14 @@ async function attackRound(wsUrl, room, callUp) {
     { type: 'stats', sample: forged },
     { type: 'event', event: { type: 'connection-state', peer: 'p0', epochMs: Date.now(), remote: 'sfu', state: 'failed' } },
   ]);
-  // Joins as the SFU, as a peer the call does not have and, once the pages are in, as one of them.
-  const intruder = await wsClient(wsUrl);
-  for (const peer of ['sfu', 'p3', ...(callUp ? ['p0'] : [])]) {
-    intruder.send({ type: 'join', room, peer });
-    assert.match((await intruder.next()).error, /not expected|already in room/);
+  // Joins as the SFU, as a peer the call does not have and as each of its peers (before and after the pages are in):
+  // without their secrets, each hears only "join refused" and its socket is closed.
+  for (const peer of ['sfu', 'p3', ...PEERS]) {
+    const { reply, closed } = await tryJoin(wsUrl, { room, peer });
+    assert.deepEqual(reply, { type: 'error', error: JOIN_REFUSED, inReplyTo: 'join' }, `join as ${peer}`);
+    assert.equal(closed.code, 1008, `join as ${peer}`);
   }
+  const intruder = await wsClient(wsUrl);
   intruder.send({ type: 'answer', to: 'sfu', sdp: SDP });
   assert.match((await intruder.next()).error, /join a room before sending "answer"/);
   await intruder.close();
@@ -118,18 +120,18 @@ test('an SFU call attacked on its signaling server all along ends passed with ev
   const attackAll = async () => {
     // The run records its first 200 rejections one by one: each kind of attack lands once before the fuzz and the
     // flood fill that record, and keeps coming (counted only) until the call ends.
-    await attackRound(state.wsUrl, state.room, false);
+    await attackRound(state.wsUrl, state.room);
     while (!state.callUp && !state.ending) {
       await refusedOneByOne(state.wsUrl, [{ type: 'offer', to: 'sfu', sdp: SDP }]);
       await checkJanus();
       await sleep(1000);
     }
-    await attackRound(state.wsUrl, state.room, true);
+    await attackRound(state.wsUrl, state.room);
     // Its own refusals fill the run's record of rejections (200 a second), so its end is read from the socket.
     const floodClose = await statsFlood(state.wsUrl);
     const fuzz = sendFuzz(state.wsUrl, fuzzCases({ seed: 1100, count: 3000, room: state.room, peer: 'p0', remote: 'sfu' }), { lanes: [null, null], perSecond: 100 });
     while (!state.ending) {
-      await attackRound(state.wsUrl, state.room, true);
+      await attackRound(state.wsUrl, state.room);
       rounds++;
       await checkJanus();
       await sleep(300);
@@ -195,9 +197,9 @@ test('an SFU call attacked on its signaling server all along ends passed with ev
     /^join a room before sending "stats"/,
     /^join a room before sending "event"/,
     /^message of \d+ bytes is over the 65536-byte limit/,
-    /^peer "sfu" is not expected in room/,
-    /^peer "p3" is not expected in room/,
-    /^peer "p0" is already in room/,
+    /^join refused: peer "sfu" is not expected; connection closed$/,
+    /^join refused: peer "p3" is not expected; connection closed$/,
+    /^join refused: no secret for "p0"; connection closed$/,
     /^\d+ more rejected messages, not recorded one by one$/,
   ]) {
     assert.ok(reasons.some((reason) => expected.test(reason)), `no rejection matching ${expected} in:\n${[...new Set(reasons)].slice(0, 60).join('\n')}`);

@@ -14,9 +14,10 @@ import puppeteer from 'puppeteer';
 import { ensureMedia } from '../media/generate.js';
 import { resolveBrowserPath } from '../orchestrator/run/browser-path.js';
 import { chromiumArgs } from '../orchestrator/run/browsers.js';
-import { startSignalingServer } from '../signaling/server.js';
+import { createPeerSecrets, pageUrl } from '../orchestrator/lib/peer-secrets.js';
+import { JOIN_REFUSED, startSignalingServer } from '../signaling/server.js';
 import { runCli, tempDir } from './helpers/cli.js';
-import { frame, rawClient, wsClient } from './helpers/signaling-clients.js';
+import { frame, rawClient, tryJoin, wsClient } from './helpers/signaling-clients.js';
 import { fuzzCases, realSample, sendFuzz } from './helpers/signaling-fuzz.js';
 
 // Forged samples carry this value; it must not appear anywhere in the timeline.
@@ -61,12 +62,17 @@ async function attack(wsUrl, room) {
     assert.equal((await stranger.next()).type, 'error', JSON.stringify(message));
   }
 
-  // A socket of another room, then the run's room as an unexpected peer and as a peer already there.
-  const intruder = await wsClient(wsUrl);
-  for (const join of [{ room: 'another-room', peer: 'p1' }, { room, peer: 'p2' }, { room, peer: 'p1' }]) {
-    intruder.send({ type: 'join', ...join });
-    assert.match((await intruder.next()).error, /not served here|not expected|already in room/);
+  // Another room, then the run's room as an unexpected peer and as a peer already there, without and with a guessed
+  // secret: each hears only "join refused", on a socket the refusal closes.
+  for (const join of [
+    { room: 'another-room', peer: 'p1' }, { room, peer: 'p2' }, { room, peer: 'p1' },
+    { room, peer: 'p1', secret: 'guessed0guessed0guessed0guessed0guessed0gue' },
+  ]) {
+    const { reply, closed } = await tryJoin(wsUrl, join);
+    assert.deepEqual(reply, { type: 'error', error: JOIN_REFUSED, inReplyTo: 'join' }, JSON.stringify(join));
+    assert.equal(closed.code, 1008, JSON.stringify(join));
   }
+  const intruder = await wsClient(wsUrl);
   intruder.send({ type: 'stats', sample: forged({}) });
   assert.match((await intruder.next()).error, /join a room before sending "stats"/);
 
@@ -125,9 +131,10 @@ test('a run under attack on its signaling server ends passed, without the forged
     /^join a room before sending "event"/,
     /^join a room before sending "stats"/,
     /^join a room before sending "candidate"/,
-    /^room "another-room" is not served here/,
-    /^peer "p2" is not expected/,
-    /^peer "p1" is already in room/,
+    /^join refused: room "another-room" is not this run's; connection closed$/,
+    /^join refused: peer "p2" is not expected; connection closed$/,
+    /^join refused: no secret for "p1"; connection closed$/,
+    /^join refused: a wrong secret for "p1"; connection closed$/,
     /^\d+ more rejected messages, not recorded one by one$/,
   ]) {
     assert.ok(reasons.some((reason) => expected.test(reason)), `no rejection matching ${expected} in:\n${[...new Set(reasons)].join('\n')}`);
@@ -137,11 +144,12 @@ test('a run under attack on its signaling server ends passed, without the forged
 });
 
 test('a page whose getUserMedia fails joins first, so its error is accepted from its own socket', async () => {
-  const signaling = await startSignalingServer({ room: 'gum', peers: ['p0', 'p1'] });
+  const secrets = createPeerSecrets(['p0', 'p1']);
+  const signaling = await startSignalingServer({ room: 'gum', secrets });
   const seen = [];
   for (const name of ['join', 'event', 'rejected']) signaling.events.on(name, (value) => seen.push({ name, value }));
   const reported = new Promise((resolve) => signaling.events.on('event', (event) => event.type === 'error' && resolve(event)));
-  const url = `${signaling.httpUrl}?${new URLSearchParams({ peer: 'p0', room: 'gum', signal: signaling.wsUrl })}`;
+  const url = pageUrl(signaling.httpUrl, { peer: 'p0', room: 'gum', signal: signaling.wsUrl }, secrets.get('p0'));
   const browser = await puppeteer.launch({
     executablePath: resolveBrowserPath().path, headless: true, pipe: true,
     args: chromiumArgs(await ensureMedia('360p30'), new URL(url).origin),

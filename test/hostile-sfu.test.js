@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createPeerSecrets } from '../orchestrator/lib/peer-secrets.js';
 import { createSfuBridge } from '../orchestrator/sfu/bridge.js';
 import { listHandles, listSessions } from '../orchestrator/sfu/janus-admin.js';
 import { createVideoRoom, janusPost } from '../orchestrator/sfu/janus-api.js';
@@ -20,6 +21,7 @@ import { realSample } from './helpers/signaling-fuzz.js';
 
 const ROOM = 'sfu-hostile';
 const PEERS = ['p0', 'p1'];
+const SECRETS = createPeerSecrets(PEERS);
 let janus;
 let signaling;
 const seen = { stats: [], rejected: [], bridgeErrors: [] };
@@ -37,7 +39,7 @@ before(async () => {
     rewriteCandidate: async ({ candidate }) => candidate,
     onError: (error) => seen.bridgeErrors.push(error.message),
   });
-  signaling = await startSignalingServer({ room: ROOM, peers: PEERS, bridge: bridge.handle });
+  signaling = await startSignalingServer({ room: ROOM, secrets: SECRETS, bridge: bridge.handle });
   signaling.events.on('stats', (sample) => seen.stats.push(sample));
   signaling.events.on('rejected', (rejection) => seen.rejected.push(rejection));
 });
@@ -55,7 +57,7 @@ const eventually = async (check, what) => {
 };
 
 test('misdirected, broken and Janus-refused SFU messages are refused one by one; the call keeps its samples', async () => {
-  const page = await joinedClient(signaling.wsUrl, ROOM, 'p0');
+  const page = await joinedClient(signaling.wsUrl, ROOM, 'p0', SECRETS.get('p0'));
   const cases = [
     [{ type: 'answer', to: 'sfu', sdp: 'v=0\r\n' }, /refused: in an SFU call a page offers to sfu and answers the other peers/],
     [{ type: 'offer', to: 'p0', sdp: 'v=0\r\n' }, /offer\.to names the sender itself/],

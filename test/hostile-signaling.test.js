@@ -1,14 +1,17 @@
-// A live signaling server under attack (issue 8, "Signaling"): malformed frames over raw TCP, refused upgrades,
-// wrong-shape messages, data from unjoined, cross-room and forged-peer sockets, idle sockets, candidate, sample
-// and message floods, and a seeded fuzz of 10 000 messages. After each the server still serves a well-behaved
+// A live signaling server under attack (issue 8, "Signaling"; issue 22: per-peer secrets): malformed frames over raw
+// TCP, refused upgrades, wrong-shape messages, data from unjoined, cross-room and forged-peer sockets, joins without
+// or with a wrong secret, idle sockets and too many of them, candidate, sample and message floods, and a seeded fuzz
+// of 10 000 messages. After each the server still serves a well-behaved
 // client, and nothing of the wrong shape or from the wrong peer reaches 'stats' or 'event'.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createEmulator } from '../orchestrator/emulators/index.js';
+import { createPeerSecrets } from '../orchestrator/lib/peer-secrets.js';
 import { compileNetwork } from '../orchestrator/lib/schedule.js';
-import { MAX_MESSAGE_BYTES, MAX_MESSAGES_PER_SECOND, startSignalingServer } from '../signaling/server.js';
+import { OPEN_MAX_CONNECTIONS } from '../signaling/admission.js';
+import { JOIN_REFUSED, MAX_MESSAGE_BYTES, MAX_MESSAGES_PER_SECOND, startSignalingServer } from '../signaling/server.js';
 import { validateEvent, validateSample } from '../signaling/messages.js';
 import { frame, joinedClient, originOf, rawClient, wsClient } from './helpers/signaling-clients.js';
 import { fuzzCases, realSample, sendFuzz } from './helpers/signaling-fuzz.js';
@@ -117,9 +120,14 @@ describe('wrong-shape messages, unjoined, cross-room and forged-peer data', () =
   let server;
   let seen;
   let relay;
+  const secrets = createPeerSecrets(['p0', 'p1']);
   /** Clients of this block's server, closed after each test (also a failed one) so their names are free again. */
   const opened = [];
-  const join = async (room, peer) => { const client = await joinedClient(server.wsUrl, room, peer); opened.push(client); return client; };
+  const join = async (room, peer) => {
+    const client = await joinedClient(server.wsUrl, room, peer, secrets.get(peer));
+    opened.push(client);
+    return client;
+  };
   const connect = async () => { const client = await wsClient(server.wsUrl); opened.push(client); return client; };
   afterEach(async () => {
     for (const client of opened.splice(0)) client.socket.close();
@@ -128,7 +136,7 @@ describe('wrong-shape messages, unjoined, cross-room and forged-peer data', () =
   before(async () => {
     // The real relay: its register throws InputError for a port out of range, and each registration holds a socket.
     relay = await createEmulator('relay', { compiled: compileNetwork({ file: 'hostile-signaling', peers: 2, network: {} }) });
-    ({ server, seen } = await watchedServer({ room: 'run-1', peers: ['p0', 'p1'], rewriteCandidate: relay.rewriteCandidate }));
+    ({ server, seen } = await watchedServer({ room: 'run-1', secrets, rewriteCandidate: relay.rewriteCandidate }));
   });
   after(async () => {
     await server.close();
@@ -179,14 +187,14 @@ describe('wrong-shape messages, unjoined, cross-room and forged-peer data', () =
   test('300 candidates: only 32 per peer pair reach the relay, the rest are refused', async () => {
     const registered = [];
     const counting = await startSignalingServer({
-      room: 'run-2', peers: ['p0', 'p1'],
+      room: 'run-2', secrets,
       rewriteCandidate: async (message) => { registered.push(message); return relay.rewriteCandidate(message); },
     });
     const rejections = [];
     counting.events.on('rejected', (rejection) => rejections.push(rejection));
     try {
-      const p0 = await joinedClient(counting.wsUrl, 'run-2', 'p0');
-      const p1 = await joinedClient(counting.wsUrl, 'run-2', 'p1');
+      const p0 = await joinedClient(counting.wsUrl, 'run-2', 'p0', secrets.get('p0'));
+      const p1 = await joinedClient(counting.wsUrl, 'run-2', 'p1', secrets.get('p1'));
       for (let i = 0; i < 300; i++) {
         p0.send({ type: 'candidate', to: 'p1', candidate: { candidate: `candidate:${i} 1 udp 2122194687 127.0.0.1 ${20000 + i} typ host`, sdpMid: '0' } });
         if (i % 100 === 99) await sleep(1000); // under the message rate cap: this is about the candidate cap
@@ -215,16 +223,48 @@ describe('wrong-shape messages, unjoined, cross-room and forged-peer data', () =
     assert.deepEqual(seen.rejected.slice(before.rejected).map((r) => [r.room, r.peer, r.messageType]), [[null, null, 'event'], [null, null, 'stats']]);
   });
 
-  test('a socket of another room, or an unexpected peer, cannot join this run or send as p1', async () => {
+  /**
+   * A join on a fresh socket of this block's server that must be refused: the one generic answer, naming nothing, and
+   * the socket closed; the server records why, without a secret.
+   * @param {object} join @param {string} why
+   */
+  async function refusedJoin(join, why) {
+    const before = seen.rejected.length;
+    const client = await connect();
+    client.send({ type: 'join', ...join });
+    const reply = await client.next();
+    assert.deepEqual(reply, { type: 'error', error: JOIN_REFUSED, inReplyTo: 'join' }, JSON.stringify(join));
+    for (const name of ['run-1', 'p0', 'p1', 'p9', 'other-room']) assert.ok(!JSON.stringify(reply).includes(name), `the answer names ${name}`);
+    assert.deepEqual(await client.closed, { code: 1008, reason: JOIN_REFUSED });
+    await eventually(() => seen.rejected.length > before);
+    assert.equal(seen.rejected[before].reason, `join refused: ${why}; connection closed`);
+    for (const secret of secrets.values()) assert.ok(!JSON.stringify(seen.rejected).includes(secret), 'a secret in a rejection');
+  }
+
+  test('with the right Origin but no or a wrong secret, a client cannot join as a peer that has not joined yet', async () => {
+    const joinsBefore = seen.join.length;
+    await refusedJoin({ room: 'run-1', peer: 'p1' }, 'no secret for "p1"');
+    await refusedJoin({ room: 'run-1', peer: 'p1', secret: 'guessed0guessed0guessed0guessed0guessed0gue' }, 'a wrong secret for "p1"');
+    await refusedJoin({ room: 'run-1', peer: 'p1', secret: '' }, 'a wrong secret for "p1"');
+    await refusedJoin({ room: 'other-room', peer: 'p1', secret: secrets.get('p1') }, 'room "other-room" is not this run\'s');
+    await refusedJoin({ room: 'run-1', peer: 'p9', secret: secrets.get('p1') }, 'peer "p9" is not expected');
+    assert.equal(seen.join.length, joinsBefore, 'a refused join was admitted');
+    // The name was never taken: the real p1 joins with its own secret.
+    await join('run-1', 'p1');
+  });
+
+  test('a client with another peer\'s secret cannot join as this peer, nor as that peer once it joined', async () => {
+    const joinsBefore = seen.join.length;
+    await refusedJoin({ room: 'run-1', peer: 'p1', secret: secrets.get('p0') }, 'a wrong secret for "p1"');
+    await join('run-1', 'p0');
+    await refusedJoin({ room: 'run-1', peer: 'p0', secret: secrets.get('p0') }, 'peer "p0" has already joined');
+    assert.equal(seen.join.length, joinsBefore + 1);
+  });
+
+  test('an outsider cannot send as p1, nor can p0\'s own socket', async () => {
     await join('run-1', 'p1'); // the real p1 holds its name
     const before = seen.stats.length;
     const outsider = await connect();
-    outsider.send({ type: 'join', room: 'other-room', peer: 'p1' });
-    assert.match((await outsider.next()).error, /room "other-room" is not served here; join "run-1"/);
-    outsider.send({ type: 'join', room: 'run-1', peer: 'p9' });
-    assert.match((await outsider.next()).error, /peer "p9" is not expected/);
-    outsider.send({ type: 'join', room: 'run-1', peer: 'p1' });
-    assert.match((await outsider.next()).error, /peer "p1" is already in room "run-1"/);
     outsider.send({ type: 'stats', sample: { ...realSample({ peer: 'p1', remote: 'p0' }), video: { recvKbps: 123456 } } });
     assert.match((await outsider.next()).error, /join a room before sending "stats"/);
     // p0's own socket cannot speak for p1 either.
@@ -246,6 +286,48 @@ describe('wrong-shape messages, unjoined, cross-room and forged-peer data', () =
     assert.ok(replies.length > 0, 'replies: nothing to check');
     assert.ok(replies.every((reply) => reply.error === 'over 4 samples/s (4 per remote peer): sample dropped'), JSON.stringify(replies));
     assert.equal(seen.stats.length - before, 4);
+  });
+});
+
+describe('too many connections', () => {
+  test('300 sockets that do not join: 12 (2 per peer + 8) are accepted, the rest get 503; the pages join once the deadline frees them', async () => {
+    const secrets = createPeerSecrets(['p0', 'p1']);
+    const { server, seen } = await watchedServer({ room: 'run-1', secrets, joinTimeoutMs: 1000 });
+    try {
+      const clients = [];
+      for (let i = 0; i < 300; i += 50) clients.push(...await Promise.all(Array.from({ length: 50 }, () => rawClient(server.wsUrl))));
+      const statuses = clients.map((client) => client.status);
+      assert.equal(statuses.filter((status) => status === 101).length, 12);
+      assert.equal(statuses.filter((status) => status === 503).length, 288);
+      const refusals = seen.rejected.filter((r) => r.reason === 'upgrade refused: already 12 sockets that have not joined');
+      assert.equal(refusals.length, 288);
+      // While they hold the slots, a page cannot connect either: the cap bounds what a local process holds, not who.
+      assert.equal((await rawClient(server.wsUrl)).status, 503);
+      await Promise.all(clients.map((client) => client.closed));
+      await joinedClient(server.wsUrl, 'run-1', 'p0', secrets.get('p0'));
+      await joinedClient(server.wsUrl, 'run-1', 'p1', secrets.get('p1'));
+    } finally {
+      await server.close();
+    }
+  });
+
+  test(`without a room, sockets are capped at ${OPEN_MAX_CONNECTIONS} in all, joined ones included`, async () => {
+    const { server, seen } = await watchedServer();
+    try {
+      const members = [];
+      for (let i = 0; i < OPEN_MAX_CONNECTIONS; i += 32) {
+        members.push(...await Promise.all(Array.from({ length: 32 }, (_, j) => joinedClient(server.wsUrl, 'crowd', `p${i + j}`))));
+      }
+      await assert.rejects(wsClient(server.wsUrl), /Unexpected server response: 503/);
+      assert.equal(seen.rejected.at(-1).reason, `upgrade refused: already ${OPEN_MAX_CONNECTIONS} sockets`);
+      const gone = once(server.events, 'leave');
+      members.pop().socket.close();
+      await gone;
+      members.push(await joinedClient(server.wsUrl, 'crowd', 'last'));
+      for (const member of members) member.socket.close();
+    } finally {
+      await server.close();
+    }
   });
 });
 

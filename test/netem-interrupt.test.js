@@ -155,7 +155,10 @@ test('a SIGKILLed netem call: its guardian removes the namespaces, the root veth
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
   const peerNetns = () => snapshot().filter((name) => /^netns wtb-[a-z0-9]+-p[01]$/.test(name) && !before.includes(name)).map((name) => name.slice(6));
   // In the call: both peers' namespaces hold a browser.
-  const inCall = () => peerNetns().length === 2 && peerNetns().every((netns) => sh('ip', ['netns', 'pids', netns]).trim() !== '');
+  const inCall = () => {
+    const names = peerNetns();
+    return names.length === 2 && names.every((netns) => sh('ip', ['netns', 'pids', netns]).trim() !== '');
+  };
   assert.ok(await eventually(inCall, 60_000), `no call came up: ${stderr}`);
   await new Promise((resolve) => setTimeout(resolve, 3000));
   const id = /^wtb-([a-z0-9]+)-/.exec(peerNetns()[0])[1];

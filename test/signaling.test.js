@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { after, before, test } from 'node:test';
-import { MAX_MESSAGE_BYTES, startSignalingServer } from '../signaling/server.js';
+import { createPeerSecrets } from '../orchestrator/lib/peer-secrets.js';
+import { JOIN_REFUSED, MAX_MESSAGE_BYTES, startSignalingServer } from '../signaling/server.js';
 import { realSample } from './helpers/signaling-fuzz.js';
 import { joinedClient, wsClient } from './helpers/signaling-clients.js';
 
@@ -61,19 +62,24 @@ test('bad messages get an error reply, are reported as rejected, and the connect
   assert.match((await c.next()).error, /over the 65536-byte limit/);
   c.send({ type: 'join', room: 'r2' });
   assert.match((await c.next()).error, /join\.peer must be a name/);
+  c.send({ type: 'join', room: 'r2', peer: 'p0', secret: 'not a secret' });
+  const malformed = (await c.next()).error;
+  assert.match(malformed, /join\.secret must be a string of up to 128 base64url characters/);
+  assert.ok(!malformed.includes('not a secret'), 'the reply quotes what the client sent as its secret');
   c.send({ type: 'join', room: 'r2', peer: 'p0' });
   assert.equal((await c.next()).type, 'joined');
   c.send({ type: 'offer', to: 'nobody', sdp: '' });
   assert.match((await c.next()).error, /no peer "nobody" in room "r2"/);
   const d = await client();
   d.send({ type: 'join', room: 'r2', peer: 'p0' });
-  assert.match((await d.next()).error, /already in room/);
+  assert.deepEqual(await d.next(), { type: 'error', error: JOIN_REFUSED, inReplyTo: 'join' });
+  assert.deepEqual(await d.closed, { code: 1008, reason: JOIN_REFUSED });
   assert.equal(c.socket.readyState, c.socket.OPEN);
-  assert.deepEqual(rejected.slice(before).map((r) => r.messageType), [null, null, 'offer', null, 'join', 'offer', 'join']);
+  assert.deepEqual(rejected.slice(before).map((r) => r.messageType), [null, null, 'offer', null, 'join', 'join', 'offer', 'join']);
   assert.deepEqual(rejected.at(-2), { epochMs: rejected.at(-2).epochMs, room: 'r2', peer: 'p0', messageType: 'offer', reason: 'no peer "nobody" in room "r2"' });
+  assert.equal(rejected.at(-1).reason, 'join refused: peer "p0" is already in room "r2"; connection closed');
   assert.equal(rejected.at(-1).peer, null, 'a refused join is not attributed to the name it asked for');
   c.socket.close();
-  d.socket.close();
 });
 
 test('stats samples and peer events reach the orchestrator as they are sent, stamped with the sender', async () => {
@@ -112,22 +118,48 @@ test('a peer name is free again once its socket closes', async () => {
   (await joinedClient(signaling.wsUrl, 'r5', 'p0')).socket.close();
 });
 
-test('with room and peers, joins to any other room or as any other peer are refused', async () => {
-  const run = await startSignalingServer({ room: 'run-1', peers: ['p0', 'p1'] });
+test('a wrong join to a run\'s room hears "join refused" and nothing else, is closed, and is recorded without the secret', async () => {
+  const secrets = createPeerSecrets(['p0', 'p1']);
+  const run = await startSignalingServer({ room: 'run-1', secrets });
+  const rejections = [];
+  run.events.on('rejected', (rejection) => rejections.push(rejection));
   try {
-    const c = await wsClient(run.wsUrl);
-    c.send({ type: 'join', room: 'run-2', peer: 'p0' });
-    assert.match((await c.next()).error, /room "run-2" is not served here; join "run-1"/);
-    c.send({ type: 'join', room: 'run-1', peer: 'p7' });
-    assert.match((await c.next()).error, /peer "p7" is not expected in room "run-1"; expected p0, p1/);
-    c.send({ type: 'join', room: 'run-1', peer: 'p1' });
-    assert.deepEqual(await c.next(), { type: 'joined', room: 'run-1', peers: [] });
-    c.socket.close();
+    await joinedClient(run.wsUrl, 'run-1', 'p0', secrets.get('p0'));
+    const wrongJoins = [
+      [{ room: 'run-2', peer: 'p1', secret: secrets.get('p1') }, 'room "run-2" is not this run\'s'],
+      [{ room: 'run-1', peer: 'p7', secret: secrets.get('p1') }, 'peer "p7" is not expected'],
+      [{ room: 'run-1', peer: 'p1' }, 'no secret for "p1"'],
+      [{ room: 'run-1', peer: 'p1', secret: 'A'.repeat(43) }, 'a wrong secret for "p1"'],
+      [{ room: 'run-1', peer: 'p1', secret: secrets.get('p0') }, 'a wrong secret for "p1"'],
+      [{ room: 'run-1', peer: 'p0', secret: secrets.get('p0') }, 'peer "p0" has already joined'],
+    ];
+    for (const [join, reason] of wrongJoins) {
+      const c = await wsClient(run.wsUrl);
+      c.send({ type: 'join', ...join });
+      // Nothing of the room, its peers or the reason: the old answer named them all.
+      assert.deepEqual(await c.next(), { type: 'error', error: JOIN_REFUSED, inReplyTo: 'join' }, JSON.stringify(join));
+      assert.deepEqual(await c.closed, { code: 1008, reason: JOIN_REFUSED });
+      assert.deepEqual(c.pending(), []);
+      assert.deepEqual(rejections.at(-1), { epochMs: rejections.at(-1).epochMs, room: null, peer: null, messageType: 'join', reason: `join refused: ${reason}; connection closed` });
+    }
+    for (const secret of secrets.values()) assert.ok(!JSON.stringify(rejections).includes(secret), 'a secret in a rejection');
+    const p1 = await joinedClient(run.wsUrl, 'run-1', 'p1', secrets.get('p1'));
+    p1.socket.close();
   } finally {
     await run.close();
   }
-  await assert.rejects(startSignalingServer({ room: 'a room' }), /room "a room" is not a name/);
-  await assert.rejects(startSignalingServer({ peers: ['p0', ''] }), /peers must be an array of names/);
+});
+
+test('a run\'s room needs a well-formed secret per peer; the error never quotes one', async () => {
+  await assert.rejects(startSignalingServer({ room: 'a room', secrets: createPeerSecrets(['p0']) }), /room "a room" is not a name/);
+  await assert.rejects(startSignalingServer({ room: 'run-1' }), /room "run-1" needs secrets \(peer → secret\)/);
+  await assert.rejects(startSignalingServer({ room: 'run-1', secrets: { '': 'A'.repeat(43) } }), /secrets: peer "" is not a name/);
+  const short = 'shortButSecret';
+  await assert.rejects(startSignalingServer({ room: 'run-1', secrets: { p0: short } }), (error) => {
+    assert.match(error.message, /secrets\.p0 is not 22-128 base64url characters/);
+    assert.ok(!error.message.includes(short));
+    return true;
+  });
 });
 
 test('only the server\'s own Origin may open a WebSocket; others get a 403', async () => {

@@ -1,5 +1,5 @@
-import { chmodSync, writeFileSync } from 'node:fs';
 import { InputError } from '../lib/errors.js';
+import { writeFileAtomic } from '../lib/files.js';
 import { loadScenario } from '../lib/scenario.js';
 import { TRACE_DIR_OPTION, traceDirs } from './trace-dir.js';
 import { steppedNetwork } from '../lib/trace.js';
@@ -69,7 +69,7 @@ export async function handler(argv) {
     process.stdout.write(script);
     return;
   }
-  writeFileSync(argv.out, script);
-  chmodSync(argv.out, 0o755);
+  // A new file renamed over --out: a symlink planted there is replaced, never written through or chmodded.
+  await writeFileAtomic(argv.out, script, { mode: 0o755 });
   console.error(`wrote ${argv.out} (${script.split('\n').length} lines); run it as root: sudo ${argv.out.includes('/') ? argv.out : `./${argv.out}`}`);
 }

@@ -5,7 +5,7 @@ import { flowList, pageFlowRows } from './flows.js';
 import { lossSummary, withWireLoss } from './loss.js';
 import { configuredTimeline } from './schedule.js';
 import { summarize } from './run-summary.js';
-import { setupBreakdown } from './setup-breakdown.js';
+import { SETUP_MILESTONES, setupBreakdown } from './setup-breakdown.js';
 import { describe } from './statistics.js';
 import { CPU_LIMITED_SHARE } from './cpu-limit.js';
 import { viewerSection, withGetStatsFreezes, withViewer } from './viewer.js';
@@ -171,6 +171,37 @@ export function buildResult({
 }
 
 /**
+ * result.json when buildResult threw (a bug, or data no check foresaw): the run failed, an error says why, and only
+ * what needs no computing is kept (the scenario, the times, the system commands), so the writer always has a result
+ * and the report and the suite can read it. Pure; throws on nothing it is given.
+ * @param {{ status: RunStatus, errors: RunError[], scenario: Record<string, unknown>, error: unknown, emulator: string,
+ *   commands: SystemCommand[], startedAt: Date, endedAt: Date }} input
+ * @returns {RunResult}
+ */
+export function unbuiltResult({ status, errors, scenario, error, emulator, commands, startedAt, endedAt }) {
+  const { compiled, ...scenarioForResult } = scenario;
+  const message = `building result.json failed (${error instanceof Error ? `${error.name}: ${error.message}` : typeof error}); `
+    + 'the measurements are left out of this result: report this with the run\'s log';
+  const result = {
+    schemaVersion: SCHEMA_VERSION,
+    status: status === 'aborted' ? 'aborted' : 'failed',
+    errors: [...errors, { atS: null, peer: null, message }],
+    scenario: scenarioForResult,
+    environment: { emulator, startedAt: startedAt.toISOString(), endedAt: endedAt.toISOString() },
+    timeline: [],
+    events: [],
+    network: { emulator, links: {}, routes: {}, configured: [], truth: [], commands, scheduleEvents: [], traceSteps: null },
+    flows: { list: [], rows: [], truth: [] },
+    setup: { milestones: [...SETUP_MILESTONES], peers: {} },
+    resources: { unavailable: 'not built', rows: [], summary: {}, hostSaturation: hostSaturation([], 0) },
+    sfu: null,
+    viewer: null,
+    summary: { peers: {}, overall: {}, setupMs: { max: null }, loss: null, viewer: null },
+  };
+  return /** @type {RunResult} */ (/** @type {unknown} */ (result));
+}
+
+/**
  * result.json `flows`: the flows list, and every flow's rate per second within the run, sorted by second and flow.
  * @param {Parameters<typeof flowList>[0]} scenario @param {TimelineEntry[]} timeline @param {FlowRow[]} flowRows
  * @param {Array<{ t: number|null, bytesOut: number, [field: string]: unknown }>} truth  per tunnel direction, media clock
@@ -202,7 +233,8 @@ function resourcesSection(processes, atS, { warmupS, durationS }, cores) {
   for (const name of [...new Set(rows.map((row) => row.process))].sort()) {
     const mine = rows.filter((row) => row.process === name && row.t > warmupS && row.t <= durationS);
     if (!mine.length) continue;
-    summary[name] = { cpuPct: describe(mine.map((row) => row.cpuPct)), peakRssMb: Math.max(...mine.map((row) => row.rssMb)) };
+    const peakRssMb = mine.reduce((peak, row) => Math.max(peak, row.rssMb), -Infinity);
+    summary[name] = { cpuPct: describe(mine.map((row) => row.cpuPct)), peakRssMb };
   }
   const inWindow = rows.filter((row) => row.t > warmupS && row.t <= durationS);
   return { unavailable: processes.unavailable, rows, summary, hostSaturation: hostSaturation(inWindow, cores) };

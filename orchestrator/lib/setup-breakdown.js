@@ -65,8 +65,13 @@ function peerSetup(events, peer, peers) {
 /** @param {Array<{ epochMs: number }>} events @returns {number|null} */
 const earliest = (events) => smallest(events.map((event) => event.epochMs));
 
-/** @param {Array<number|null>} values @returns {number|null} */
+/**
+ * A loop, not Math.min(...values): past ~120 000 arguments the spread throws a RangeError, and a page decides how
+ * many events there are.
+ * @param {Array<number|null>} values @returns {number|null}
+ */
 function smallest(values) {
-  const numbers = values.filter(Number.isFinite);
-  return numbers.length ? Math.min(...numbers) : null;
+  let min = null;
+  for (const value of values) if (Number.isFinite(value) && (min === null || value < min)) min = value;
+  return min;
 }

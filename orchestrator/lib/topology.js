@@ -6,6 +6,11 @@ import { HarnessError } from './errors.js';
 /** The SFU's name as a peer of the relay and of the pages (a page's publisher connection has this remote). */
 export const SFU_NODE = 'sfu';
 
+/** The main call's peers. @param {{ peers: number }} scenario */
+export const scenarioPeers = (scenario) => Array.from({ length: scenario.peers }, (_, i) => `p${i}`);
+/** Every browser of the run: the main call's peers, then two per extra call. @param {{ peers: number, allPeers?: number }} scenario */
+export const allPeerNames = (scenario) => Array.from({ length: scenario.allPeers ?? scenario.peers }, (_, i) => `p${i}`);
+
 /**
  * The two directions of a shared bottleneck, each a link of its own: which side its traffic comes from and goes to.
  * @type {Readonly<Record<string, {from: 'left'|'right', to: 'left'|'right'}>>}

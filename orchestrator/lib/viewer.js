@@ -218,7 +218,7 @@ export function viewerSection({ batches, media, mediaStartEpochMs, durationS, wa
     }
     const windowed = (epochMs) => inWindow(secondOf(epochMs));
     const streamDelays = delays.filter((delay, i) => delay !== null && windowed(shown[i].epochMs));
-    windowDelays.push(...streamDelays);
+    for (const delay of streamDelays) windowDelays.push(delay); // a spread of a long call's frames would overflow the stack
     const windowSeconds = [...seconds].filter(([t]) => inWindow(t)).map(([, bucket]) => bucket);
     const readable = (list) => list.some((code) => code >= 0);
     // Why this stream has no glass-to-glass delay, said rather than left as a bare null.

@@ -4,8 +4,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import puppeteer from 'puppeteer';
 import { InputError } from '../lib/errors.js';
+<<<<<<< HEAD
 import { findExecutable } from '../lib/paths.js';
 import { supportsPdeathsig } from '../sfu/janus.js';
+=======
+import { withoutFragment } from '../lib/peer-secrets.js';
+import { findExecutable, supportsPdeathsig } from '../sfu/janus.js';
+>>>>>>> main
 
 /** Runs Firefox under `setpriv --pdeathsig KILL` (see the script). */
 export const FIREFOX_EXEC_SCRIPT = fileURLToPath(new URL('./firefox-exec.sh', import.meta.url));
@@ -150,7 +155,8 @@ export function launchOptions({ kind, executablePath, media, url, headful, launc
  * the page loads (to put its process tree into a cgroup). `close` closes the browser and removes
  * what its launch made (a Firefox profile). cpuThrottlingRate slows the page's renderer (the DevTools protocol's
  * Emulation.setCPUThrottlingRate), where WebRTC encodes and decodes: a slower device (Chromium only: Firefox speaks
- * WebDriver BiDi, which has no such command).
+ * WebDriver BiDi, which has no such command). The URL's fragment is the page's secret (lib/peer-secrets.js): what
+ * the browser says about the page (errors thrown, console texts, crash messages) comes out without it.
  * @param {{ kind?: 'chromium'|'firefox', executablePath: string, media: { video: string, audio: string }, url: string, headful?: boolean,
  *   launchSpec?: { executablePath?: string, args?: string[], env?: Record<string,string> },
  *   cpuThrottlingRate?: number, beforeLoad?: (pid: number|undefined) => Promise<unknown>,
@@ -186,9 +192,9 @@ export async function launchPeer({
   try {
     // The tab the browser opened at start: a new one costs another target set-up, ~100 ms on a busy machine.
     const page = (await browser.pages())[0] ?? await browser.newPage();
-    page.on('console', (message) => message.type() === 'error' && onConsole?.(message.text()));
-    page.on('pageerror', (/** @type {Error} */ error) => onCrash?.(`page error: ${error.message}`));
-    page.on('error', (/** @type {Error} */ error) => onCrash?.(`page crashed: ${error.message}`));
+    page.on('console', (message) => message.type() === 'error' && onConsole?.(withoutFragment(message.text(), url)));
+    page.on('pageerror', (/** @type {Error} */ error) => onCrash?.(withoutFragment(`page error: ${error.message}`, url)));
+    page.on('error', (/** @type {Error} */ error) => onCrash?.(withoutFragment(`page crashed: ${error.message}`, url)));
     browser.on('disconnected', () => onCrash?.('browser disconnected'));
     if (cpuThrottlingRate > 1) await page.emulateCPUThrottling(cpuThrottlingRate);
     await beforeLoad?.(browser.process()?.pid);
@@ -196,6 +202,9 @@ export async function launchPeer({
     return { browser, page, version, close };
   } catch (error) {
     await close().catch(() => {});
+    // A navigation error quotes the whole URL.
+    error.message = withoutFragment(error.message, url);
+    error.stack = withoutFragment(error.stack ?? '', url);
     throw error;
   }
 }

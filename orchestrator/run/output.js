@@ -1,6 +1,7 @@
 // Where a run writes: the directory is claimed and checked before any browser starts, so a bad --out costs
 // nothing; the final write falls back to the OS temp dir, so a full disk does not lose the measurement.
-import { access, mkdir, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { EnvironmentError, InputError } from '../lib/errors.js';
@@ -32,9 +33,10 @@ export async function prepareRunDir({ outDir, scenarioName, force = false, now =
   if (outDir && !force && await exists(path.join(runDir, RESULT_FILE))) {
     throw new InputError(`--out ${outDir} already holds a ${RESULT_FILE}: pass --force to replace it, or choose another --out.`);
   }
-  const probe = path.join(runDir, `.write-check-${process.pid}`);
+  // A random name created exclusively: a symlink planted in the directory is never written through.
+  const probe = path.join(runDir, `.write-check-${randomBytes(8).toString('hex')}`);
   try {
-    await writeFile(probe, '');
+    await writeFile(probe, '', { flag: 'wx' });
     await rm(probe, { force: true });
   } catch (error) {
     throw new InputError(`${flag}: the directory is not writable (${error.code ?? error.message}); choose a writable --out.`, { cause: error });
@@ -58,8 +60,9 @@ async function claimFreshDir(base) {
 }
 
 /**
- * Writes result.json; if that fails (disk full, directory removed), the result goes to a file in the OS temp
- * dir and the error names it.
+ * Writes result.json; if that fails (disk full, directory removed), the result goes to a file in a new private
+ * directory (mkdtemp: random name, mode 0700) in the OS temp dir, where nobody can have planted a symlink, and the
+ * error names it.
  * @param {string} runDir @param {{ scenario: { name: string } }} result
  * @returns {Promise<string>} the file written
  */
@@ -69,13 +72,20 @@ export async function writeResultFile(runDir, result) {
     await writeJsonAtomic(file, result);
     return file;
   } catch (error) {
-    const fallback = path.join(os.tmpdir(), `webrtc-testbed-${result.scenario.name}-${process.pid}-${Date.now()}.json`);
-    const saved = await writeJsonAtomic(fallback, result).then(() => true, () => false);
+    const saved = await saveInTempDir(result).catch(() => null);
     throw new EnvironmentError(
-      `cannot write ${file} (${error.code ?? error.message}); ${saved ? `the result was saved to ${fallback}` : 'the temp dir is not writable either, the result is lost'}. Free space or fix permissions, then move it back.`,
+      `cannot write ${file} (${error.code ?? error.message}); ${saved ? `the result was saved to ${saved}` : 'the temp dir is not writable either, the result is lost'}. Free space or fix permissions, then move it back.`,
       { cause: error },
     );
   }
+}
+
+/** @param {{ scenario: { name: string } }} result @returns {Promise<string>} the file written */
+async function saveInTempDir(result) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), `webrtc-testbed-${result.scenario.name}-`));
+  const file = path.join(dir, RESULT_FILE);
+  await writeJsonAtomic(file, result);
+  return file;
 }
 
 /** @param {string} file */

@@ -5,22 +5,21 @@ import { rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import puppeteer from 'puppeteer';
 import { ensureRunMedia } from '../../media/generate.js';
+import { MAX_EVENT_TEXT_CHARS } from '../../signaling/messages.js';
 import { startSignalingServer } from '../../signaling/server.js';
 import { checkSupport, createEmulator } from '../emulators/index.js';
 import { requirementsOf } from '../emulators/contract.js';
 import { EnvironmentError, InputError } from '../lib/errors.js';
 import { codecMismatch } from '../../client-app/codec.js';
-import { codecSummary } from '../lib/codec.js';
 import { cgroupLimits, videoConstraints } from '../lib/devices.js';
 import { BROWSER_FLOW_KINDS, browserFlowTimeline, mainCallHolds } from '../lib/flow-commands.js';
 import { KERNEL_FLOW_KINDS, shortTcpBursts } from '../lib/flows.js';
 import { startKernelFlows } from '../cross/kernel-flows.js';
-import { buildResult } from '../lib/result.js';
 import { groupScheduleEvents } from '../lib/schedule.js';
-import { percentile } from '../lib/statistics.js';
 import { LAUNCH_EVENT } from '../lib/setup-breakdown.js';
 import { onCleanup, onInterrupt } from '../lib/shutdown.js';
-import { SFU_NODE } from '../lib/topology.js';
+import { createPeerSecrets, pageUrl } from '../lib/peer-secrets.js';
+import { SFU_NODE, allPeerNames, scenarioPeers } from '../lib/topology.js';
 import { createAdminSampler } from '../sfu/admin-sampler.js';
 import { createSfuBridge } from '../sfu/bridge.js';
 import { createVideoRoom } from '../sfu/janus-api.js';
@@ -30,11 +29,10 @@ import { peerBrowsers } from '../lib/browsers.js';
 import { resolveBrowserPath, resolveFirefoxPath } from './browser-path.js';
 import { launchPeer } from './browsers.js';
 import { checkCgroups, createPeerCgroups } from './cgroups.js';
-import { describeEnvironment } from './environment.js';
 import { prepareRunDir, writeResultFile } from './output.js';
+import { finalResult } from './final-result.js';
 import { createRecorder } from './recorder.js';
 import { startProcessSampler } from './process-sampler.js';
-import { scoreCaptures, vmafAvailability } from './picture-quality.js';
 import { createViewerCollector } from './viewer-collector.js';
 
 const CONNECT_TIMEOUT_MS = 45_000;
@@ -75,6 +73,8 @@ const sleep = (ms, ...signals) => new Promise((resolve) => {
  * @property {boolean} [force]       replace a result already in outDir
  * @property {(sample: object, elapsedS: number|null) => void} [onSample]
  * @property {(line: string) => void} [log]
+ * @property {(peers: string[]) => Map<string, string>} [createSecrets]  the pages' join secrets (default
+ *   lib/peer-secrets.js createPeerSecrets; a test passes one that remembers them, to look for them in the run's files)
  */
 
 /**
@@ -83,7 +83,8 @@ const sleep = (ms, ...signals) => new Promise((resolve) => {
  * @param {RunOptions} options
  * @returns {Promise<{ result: import('../lib/result.js').RunResult, runDir: string, resultFile: string }>}
  */
-export async function runScenario({ scenario, video, browser: runBrowser, browserPath, firefoxPath, emulator: emulatorName = 'relay', headful = false, outDir, force = false, onSample, log = () => {} }) {
+export async function runScenario({ scenario, video, browser: runBrowser, browserPath, firefoxPath, emulator: emulatorName = 'relay', headful = false, outDir, force = false, onSample, log = () => {},
+  createSecrets = createPeerSecrets }) {
   const kinds = peerBrowsers(allPeerNames(scenario), scenario.browsers, runBrowser);
   const firefoxPeers = Object.keys(kinds).filter((peer) => kinds[peer] === 'firefox');
   // What the emulator must carry (Firefox peers, an SFU, kernel flows), by what its backend declares.
@@ -116,13 +117,13 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
   const media = await ensureRunMedia(video, allPeerNames(scenario), scenario.media, sources);
   const runDir = await prepareRunDir({ outDir, scenarioName: scenario.name, force });
   const startedAt = new Date();
-  const recorder = createRecorder({ log });
+  const recorder = createRecorder({ log, startedAtEpochMs: startedAt.getTime() });
   // Each browser's and the relay's whole process tree, once a second: a starved host must not pass for a congested link.
   const processes = startProcessSampler();
   /** @type {Call} */
   const call = {
-    scenario, kinds, executables, media, headful, emulatorName, startedAt, recorder, onSample, log, emulator: null, processes,
-    releases: [], runDir, commands: [], flowTruth: [], traceStepLateMs: [], pages: new Map(),
+    scenario, kinds, executables, media, headful, emulatorName, startedAt, recorder, onSample, log, createSecrets,
+    emulator: null, processes, releases: [], runDir, commands: [], flowTruth: [], traceStepLateMs: [], pages: new Map(),
   };
   hold(call, 'process sampler', () => processes.stop().then(() => {}));
   const stopInterrupt = onInterrupt(recorder.interrupt);
@@ -140,35 +141,8 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
     stopInterrupt();
     await tearDown(call);
   }
-  const viewer = await scoreViewer(call);
-  recorder.finish();
-  const result = buildResult({
-    status: recorder.status,
-    errors: recorder.errors,
-    scenario,
-    environment: describeEnvironment({
-      browsers: Object.fromEntries(Object.entries(kinds)
-        .map(([peer, kind]) => [peer, { kind, ...executables[kind], version: recorder.browserVersions[peer] }])),
-      samples: recorder.samples, emulator: call.emulator, emulatorName, media, startedAt, endedAt: new Date(),
-      codecs: codecSummary(recorder.events, scenario.codec), cgroups: call.cgroups?.record ?? null,
-    }),
-    samples: recorder.samples,
-    events: recorder.events,
-    network: {
-      emulator: call.emulator?.name ?? emulatorName,
-      truth: recorder.truth,
-      commands: [...(call.emulator?.commands ?? []), ...call.commands],
-      scheduleEvents: recorder.scheduleEvents,
-      traceSteps: call.emulator?.traceSteps ? { ...call.emulator.traceSteps, appliedLateMs: lateness(call.traceStepLateMs) } : null,
-    },
-    clock: { startedAtEpochMs: startedAt.getTime(), mediaStartEpochMs: recorder.mediaStartEpochMs },
-    peers: scenarioPeers(scenario),
-    processes: { rows: processes.rows, unavailable: processes.unavailable },
-    sfu: call.sfuSampler && { rows: call.sfuSampler.rows, unavailable: call.sfuSampler.unavailable },
-    flowRows: call.kernelFlows?.rows() ?? [],
-    flowTruth: call.flowTruth,
-    viewer,
-  });
+  // Never rejects: a result that cannot be built is written as one that says why.
+  const result = await finalResult(call);
   const resultFile = await writeResultFile(runDir, result);
   return { result, runDir, resultFile };
 }
@@ -179,6 +153,7 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
  *   executables: Record<string, { path: string, source: string }>, media: any,
  *   headful: boolean, emulatorName: string,
  *   startedAt: Date, recorder: import('./recorder.js').Recorder, onSample?: RunOptions['onSample'], log: (line: string) => void,
+ *   createSecrets: (peers: string[]) => Map<string, string>,
  *   emulator: import('../emulators/contract.js').Emulator|null,
  *   signaling?: any, room?: string, processes: import('./process-sampler.js').ProcessSampler,
  *   releases: Array<() => Promise<void>>, runDir: string, sfuSampler?: import('../sfu/admin-sampler.js').AdminSampler,
@@ -189,21 +164,6 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
  *   commands: the system commands the run started itself (Janus, kernel flows), beside the emulator's
  *   traceStepLateMs: how late each trace rate step was applied (netem, dummynet)
  */
-
-/**
- * How late the trace's rate steps took effect: part of the steps' error on top of the resampling.
- * @param {number[]} lateMs @returns {{ n: number, p50: number|null, p99: number|null, max: number|null }}
- */
-function lateness(lateMs) {
-  const sorted = [...lateMs].sort((a, b) => a - b);
-  const round = (value) => (value === null || value === undefined ? null : Math.round(value));
-  return { n: sorted.length, p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted.at(-1)) };
-}
-
-/** The main call's peers. @param {{ peers: number }} scenario */
-const scenarioPeers = (scenario) => Array.from({ length: scenario.peers }, (_, i) => `p${i}`);
-/** Every browser of the run: the main call's peers, then two per extra call. @param {{ peers: number, allPeers?: number }} scenario */
-const allPeerNames = (scenario) => Array.from({ length: scenario.allPeers ?? scenario.peers }, (_, i) => `p${i}`);
 
 /** Where the signaling server serves a media-element peer's WebM. @param {string} peer */
 const mediaUrlPath = (peer) => `/media/${peer}.webm`;
@@ -276,8 +236,10 @@ async function setUpCall(call) {
     send: (peer, message) => signaling.sendTo(room, peer, message),
     onError: (error) => recorder.fail(`SFU bridge: ${error.message}`),
   });
+  // Only the pages get them (in their URLs' fragments), and the server to check their joins.
+  const secrets = call.createSecrets(peers);
   const signaling = await startSignalingServer({
-    host: call.emulator.signalingHost, rewriteCandidate: call.emulator.rewriteCandidate, room, peers, bridge: bridge?.handle,
+    host: call.emulator.signalingHost, rewriteCandidate: call.emulator.rewriteCandidate, room, secrets, bridge: bridge?.handle,
     files: Object.fromEntries(peers.filter((peer) => call.media.peers[peer].capture)
       .map((peer) => [mediaUrlPath(peer), call.media.peers[peer].capture])),
   });
@@ -317,7 +279,7 @@ async function setUpCall(call) {
     call.onSample?.(sample, recorder.atS());
   });
   signaling.events.on('event', (event) => {
-    recorder.event(event);
+    recorder.pageEvent(event);
     if (event.type === 'error') recorder.fail(event.message, event.peer);
     if (event.type === 'codec' && scenario.codec) {
       const mismatch = codecMismatch(scenario.codec, event);
@@ -345,12 +307,12 @@ async function setUpCall(call) {
     const media = call.media.peers[peer];
     // Main-call directions that send nothing until their start (or ever, one way): inactive from the first offer.
     const holdTowards = mainCallHolds(scenario).filter((held) => held.peer === peer).map((held) => held.remote).join(',');
-    const url = `${signaling.httpUrl}?${new URLSearchParams({
+    const url = pageUrl(signaling.httpUrl, {
       peer, room, signal: signaling.wsUrl, callAtJoin, ...(holdTowards ? { hold: holdTowards } : {}), ...(janus ? { sfu: SFU_NODE } : {}),
       ...(scenario.codec ? { codec: JSON.stringify(scenario.codec) } : {}),
       ...(device ? { videoConstraints: JSON.stringify(videoConstraints(device)) } : {}),
       ...(media.source === 'media-element' ? { source: media.source, media: mediaUrlPath(peer) } : {}),
-    })}`;
+    }, secrets.get(peer));
     const kind = call.kinds[peer];
     const launched = await launchPeer({
       kind, executablePath: call.executables[kind].path, media, url, headful: call.headful,
@@ -363,7 +325,8 @@ async function setUpCall(call) {
       },
       launchSpec: await call.emulator.launchSpec?.(peer, call.executables[kind].path, kind),
       onMilestone: (type) => recorder.event({ type, peer }),
-      onConsole: (text) => recorder.event({ type: 'console-error', peer, text }),
+      // As long as an event's text may be at the signaling edge: a page prints what it likes.
+      onConsole: (text) => recorder.pageEvent({ type: 'console-error', peer, text: text.slice(0, MAX_EVENT_TEXT_CHARS) }),
       onCrash: (message) => !closing && recorder.fail(message, peer),
     });
     recorder.browserVersions[peer] = launched.version;
@@ -437,7 +400,7 @@ async function holdCall(call) {
   // What the viewers saw: drained from the pages once a second; the last drain runs before the browsers close.
   call.viewer = createViewerCollector({
     pages: call.pages, peers: allPeerNames(scenario), runDir: call.runDir,
-    changeTimesS: scenario.compiled.events.map((event) => event.atS), fps: call.media.fps,
+    changeTimesS: scenario.compiled.events.map((event) => event.atS), fps: call.media.fps, startedAtEpochMs: call.startedAt.getTime(),
     onRejected: (peer, reason) => recorder.rejected({ epochMs: Date.now(), peer, messageType: 'viewer-drain', reason }),
   });
   await call.viewer.start(recorder.mediaStartEpochMs);
@@ -477,29 +440,6 @@ async function startCrossTraffic(call, room, clock) {
     onError: (error) => call.recorder.fail(`kernel flow: ${error.message}`),
   });
   call.log(`kernel flows: ${flows.map((flow) => `${flow.name} (${flow.kind})`).join(', ')}`);
-}
-
-/**
- * The frames the viewers saw and the picture quality of the captured ones (after the browsers closed, so ffmpeg has
- * the cores); the captures are removed once scored. A scoring failure is a warning: the rest of the result stands.
- * @param {Call} call
- * @returns {Promise<Parameters<typeof buildResult>[0]['viewer']>}
- */
-async function scoreViewer(call) {
-  if (!call.viewer) return undefined;
-  const vmaf = await vmafAvailability();
-  let quality = { scores: [], unmatched: 0 };
-  try {
-    quality = await scoreCaptures({ captures: call.viewer.captures, media: call.media.peers, workDir: call.runDir });
-  } catch (error) {
-    call.recorder.event({ type: 'warning', source: 'picture-quality', message: `scoring the captured frames failed: ${error.message}` });
-  } finally {
-    await call.viewer.removeCaptures();
-  }
-  return {
-    batches: call.viewer.batches, scores: quality.scores, captures: call.viewer.captures.length,
-    unmatchedCaptures: quality.unmatched, droppedCaptures: call.viewer.droppedCaptures, vmaf,
-  };
 }
 
 /**

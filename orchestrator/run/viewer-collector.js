@@ -9,6 +9,13 @@ import path from 'node:path';
 import { checkDrain } from './viewer-input.js';
 
 const DRAIN_INTERVAL_MS = 1000;
+/**
+ * A page whose drain has not answered for this long is reported (once per drain) and, at the end, given up on; until it
+ * answers it is not asked again, and the other pages are drained as usual.
+ */
+export const DRAIN_TIMEOUT_MS = 5000;
+/** Frame times may be this far off the orchestrator's clock (a video's expected display time is a little ahead). */
+const FRAME_CLOCK_MARGIN_MS = 1000;
 const BURST_CAPTURES_PER_S = 5;
 /** The burst around a change: from this long before it to this long after (the drain tick makes it start up to 1 s early). */
 const BURST_BEFORE_S = 1.5;
@@ -30,11 +37,13 @@ export const MAX_CAPTURE_BYTES = 512 * 1024 * 1024;
 
 /**
  * @param {{ pages: Map<string, import('puppeteer').Page>, peers: string[], runDir: string, changeTimesS: number[],
- *   fps: number, onRejected: (peer: string, reason: string) => void }} options
+ *   fps: number, startedAtEpochMs: number, onRejected: (peer: string, reason: string) => void, drainTimeoutMs?: number }} options
  *   peers: every page's possible remotes; changeTimesS: the schedule's change times on the media clock; fps: the
- *   source's frame rate
+ *   source's frame rate; startedAtEpochMs: the run's start, before which no frame was shown
  */
-export function createViewerCollector({ pages, peers, runDir, changeTimesS, fps, onRejected }) {
+export function createViewerCollector({
+  pages, peers, runDir, changeTimesS, fps, startedAtEpochMs, onRejected, drainTimeoutMs = DRAIN_TIMEOUT_MS,
+}) {
   const captureDir = path.join(runDir, 'captures');
   const bursts = burstTimes(changeTimesS);
   /** @type {import('../lib/viewer.js').FrameBatch[]} */
@@ -47,7 +56,8 @@ export function createViewerCollector({ pages, peers, runDir, changeTimesS, fps,
   let mediaStartEpochMs = 0;
   /** @type {Map<string, number>} the capture step each page was last told */
   const told = new Map();
-  let draining = Promise.resolve();
+  /** @type {Map<string, Promise<void>>} each page's drain still running: one page that hangs holds up no other */
+  const inFlight = new Map();
 
   /** Capture every this many source frames now. */
   const captureEveryNow = () => {
@@ -61,20 +71,32 @@ export function createViewerCollector({ pages, peers, runDir, changeTimesS, fps,
     const every = captureEveryNow();
     const tell = told.get(peer) === every ? null : every;
     let drained;
+    const slow = setTimeout(() => onRejected(peer, `frame reader of ${peer}: the drain has not answered for ${drainTimeoutMs / 1000} s`), drainTimeoutMs);
     try {
       drained = await page.evaluate((frames) => {
-        const viewer = /** @type {any} */ (window).testbed?.viewer;
-        if (!viewer) return null;
-        if (frames !== null) viewer.setCaptureEvery(frames);
-        return viewer.drain();
+        try {
+          const viewer = /** @type {any} */ (window).testbed?.viewer;
+          if (!viewer) return null;
+          if (frames !== null) viewer.setCaptureEvery(frames);
+          return viewer.drain();
+        } catch {
+          return { threw: true };
+        }
       }, tell);
     } catch {
       // A page that is closing or crashed: the run's own checks report that.
       return;
+    } finally {
+      clearTimeout(slow);
     }
     if (drained === null) return;
     told.set(peer, every);
-    const checked = checkDrain(drained, peer, peers.filter((other) => other !== peer));
+    if (drained?.threw === true) {
+      onRejected(peer, `frame reader of ${peer}: the drain threw`);
+      return;
+    }
+    const within = { fromEpochMs: startedAtEpochMs - FRAME_CLOCK_MARGIN_MS, toEpochMs: Date.now() + FRAME_CLOCK_MARGIN_MS };
+    const checked = checkDrain(drained, peer, peers.filter((other) => other !== peer), within);
     if ('reason' in checked) {
       onRejected(peer, checked.reason);
       return;
@@ -93,9 +115,16 @@ export function createViewerCollector({ pages, peers, runDir, changeTimesS, fps,
     }
   }
 
-  const drainAll = () => {
-    draining = draining.then(() => Promise.all([...pages].map(([peer, page]) => drainPage(peer, page)))).then(() => {});
-    return draining;
+  /** Drains every page not still answering the last drain; resolves when all have answered. */
+  const drainAll = () => Promise.all([...pages].map(([peer, page]) => {
+    if (!inFlight.has(peer)) inFlight.set(peer, drainPage(peer, page).finally(() => inFlight.delete(peer)));
+    return inFlight.get(peer);
+  })).then(() => {});
+  /** Waits for `promise`, at most drainTimeoutMs. @param {Promise<void>} promise */
+  const atMostTimeout = (promise) => {
+    let timer;
+    const timeout = new Promise((resolve) => { timer = setTimeout(resolve, drainTimeoutMs); });
+    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
   };
 
   return {
@@ -108,11 +137,12 @@ export function createViewerCollector({ pages, peers, runDir, changeTimesS, fps,
       await mkdir(captureDir, { recursive: true });
       timer = setInterval(drainAll, DRAIN_INTERVAL_MS);
     },
-    /** The last drain (the pages must still be open). */
+    /** The last drain (the pages must still be open), after the running ones; a page that hangs is given up on. */
     async stop() {
       clearInterval(timer);
       timer = null;
-      await drainAll();
+      await atMostTimeout(Promise.all(inFlight.values()).then(() => {}));
+      await atMostTimeout(drainAll());
     },
     /** Removes the captured frames once they are scored. */
     removeCaptures: () => rm(captureDir, { recursive: true, force: true }),

@@ -22,11 +22,14 @@ const isNumber = (value, min, max) => typeof value === 'number' && Number.isFini
 
 /**
  * One page's drain: `{ frames: { [source]: { codes, epochMs, readMs } }, captures: [...] }`, sources
- * 'local' or one of `remotes`.
+ * 'local' or one of `remotes`, every time within `within` (the run so far: a page dates its own frames).
  * @param {unknown} value @param {string} peer the page's peer @param {string[]} remotes the peers it may show
+ * @param {{ fromEpochMs: number, toEpochMs: number }} [within]
  * @returns {{ ok: true, value: Drain } | { ok: false, reason: string }}
  */
-export function checkDrain(value, peer, remotes) {
+export function checkDrain(value, peer, remotes, { fromEpochMs, toEpochMs } = { fromEpochMs: 1, toEpochMs: MAX_EPOCH_MS }) {
+  const inTime = (epochMs) => isNumber(epochMs, fromEpochMs, toEpochMs);
+  const when = `epoch milliseconds from ${fromEpochMs} to ${toEpochMs}`;
   const fail = (reason) => ({ ok: /** @type {const} */ (false), reason: `frame reader of ${peer}: ${reason}` });
   if (!isObject(value) || !isObject(value.frames) || !Array.isArray(value.captures)) return fail('drain must be { frames: {…}, captures: […] }');
   const sources = Object.entries(value.frames);
@@ -41,7 +44,7 @@ export function checkDrain(value, peer, remotes) {
       return fail(`frames.${source}: codes and epochMs must be equally long, at most ${MAX_FRAMES_PER_SOURCE}`);
     }
     if (!codes.every((code) => isInteger(code, -1, CODE_MODULUS - 1))) return fail(`frames.${source}.codes must be integers from -1 to ${CODE_MODULUS - 1}`);
-    if (!epochMs.every((epochMs) => isNumber(epochMs, 1, MAX_EPOCH_MS))) return fail(`frames.${source}.epochMs must be epoch milliseconds`);
+    if (!epochMs.every(inTime)) return fail(`frames.${source}.epochMs must be ${when}`);
     if (!isNumber(readMs, 0, MAX_READ_MS)) return fail(`frames.${source}.readMs must be a number from 0 to ${MAX_READ_MS}`);
     batches.push({
       peer, source, codes: /** @type {number[]} */ (codes), epochMs: /** @type {number[]} */ (epochMs),
@@ -56,7 +59,7 @@ export function checkDrain(value, peer, remotes) {
     if (!isObject(capture)) return fail(`${where} must be an object`);
     const { source, epochMs, code, width, height, luma } = capture;
     if (typeof source !== 'string' || !remotes.includes(source)) return fail(`${where}.source must be one of ${remotes.join(', ')}`);
-    if (!isNumber(epochMs, 1, MAX_EPOCH_MS) || !isInteger(code, 0, CODE_MODULUS - 1)) return fail(`${where}: epochMs and code must be an epoch time and a frame code`);
+    if (!inTime(epochMs) || !isInteger(code, 0, CODE_MODULUS - 1)) return fail(`${where}: epochMs must be ${when}, code a frame code`);
     if (!isInteger(width, 16, MAX_CAPTURE_SIDE_PX) || !isInteger(height, 16, MAX_CAPTURE_SIDE_PX)) return fail(`${where}: width and height must be integers from 16 to ${MAX_CAPTURE_SIDE_PX}`);
     const bytes = /** @type {number} */ (width) * /** @type {number} */ (height);
     if (typeof luma !== 'string' || luma.length !== 4 * Math.ceil(bytes / 3) || !/^[A-Za-z0-9+/]*={0,2}$/.test(luma)) {

@@ -48,13 +48,30 @@ export async function wsClient(wsUrl, { origin = originOf(wsUrl) } = {}) {
   };
 }
 
-/** Joins and returns the client once the server confirmed. @param {string} wsUrl @param {string} room @param {string} peer */
-export async function joinedClient(wsUrl, room, peer) {
+/**
+ * Joins and returns the client once the server confirmed.
+ * @param {string} wsUrl @param {string} room @param {string} peer @param {string} [secret] the peer's, for a run's room
+ */
+export async function joinedClient(wsUrl, room, peer, secret) {
   const client = await wsClient(wsUrl);
-  client.send({ type: 'join', room, peer });
+  client.send({ type: 'join', room, peer, ...(secret === undefined ? {} : { secret }) });
   const reply = await client.next();
   if (reply.type !== 'joined') throw new Error(`join ${room}/${peer} refused: ${JSON.stringify(reply)}`);
   return client;
+}
+
+/**
+ * A join on a socket of its own, for one that should be refused: the server's reply, and how the socket ended.
+ * @param {string} wsUrl @param {{ room: string, peer: string, secret?: string }} join
+ * @returns {Promise<{ reply: any, closed: { code: number, reason: string } }>}
+ */
+export async function tryJoin(wsUrl, join) {
+  const client = await wsClient(wsUrl);
+  client.send({ type: 'join', ...join });
+  const reply = await client.next();
+  const closed = await Promise.race([client.closed, new Promise((resolve) => setTimeout(() => resolve({ code: -1, reason: 'still open' }), 3000))]);
+  client.socket.terminate();
+  return { reply, closed };
 }
 
 /**

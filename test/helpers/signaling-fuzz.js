@@ -25,6 +25,8 @@ export function realMessages({ room, peer, remote }) {
   const epochMs = Date.now();
   return [
     { type: 'join', room, peer },
+    // A guess at the peer's secret: refused (and the socket closed) where a room has secrets.
+    { type: 'join', room, peer, secret: 'guessed0guessed0guessed0guessed0guessed0gue' },
     { type: 'offer', to: remote, sdp: 'v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\na=group:BUNDLE 0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=mid:0\r\n' },
     { type: 'answer', to: remote, sdp: 'v=0\r\no=- 3 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n' },
     {
@@ -145,20 +147,37 @@ export function fuzzCases({ seed, count, room, peer, remote }) {
 }
 
 /**
+ * A new connection, retried while the server answers 503 (its cap of sockets that have not joined is reached: the
+ * fuzz's own lanes and raw connections count).
+ * @param {string} wsUrl
+ */
+async function connect(wsUrl) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await wsClient(wsUrl);
+    } catch (error) {
+      if (!/503/.test(error.message) || attempt >= 100) throw error;
+      await sleep(50);
+    }
+  }
+}
+
+/**
  * A connection of a fuzz lane, joined as `join` when given (retrying while the server still holds the name of
- * the lane's previous, dropped connection).
- * @param {string} wsUrl @param {{ room: string, peer: string }|null} join
+ * the lane's previous, dropped connection: a refused join closes the socket, so each try is a new one).
+ * @param {string} wsUrl @param {{ room: string, peer: string, secret?: string }|null} join
  */
 async function laneClient(wsUrl, join) {
-  const client = await wsClient(wsUrl);
-  if (!join) return client;
+  if (!join) return connect(wsUrl);
   for (let attempt = 0; attempt < 50; attempt++) {
+    const client = await connect(wsUrl);
     client.send({ type: 'join', ...join });
     for (;;) {
       const reply = await client.next();
       if (reply.type === 'joined') return client;
       if (reply.type === 'error' && reply.inReplyTo === 'join') break;
     }
+    client.socket.close();
     await sleep(20);
   }
   throw new Error(`fuzz lane could not join ${join.room} as ${join.peer}`);
@@ -169,22 +188,26 @@ async function laneClient(wsUrl, join) {
  * lane whose connection the server closed (invalid UTF-8, a mutated message it could not take) reconnects and
  * joins again. Raw cases go over a fresh raw TCP connection each.
  * @param {string} wsUrl @param {FuzzCase[]} cases
- * @param {{ lanes: Array<{ room: string, peer: string }|null>, perSecond?: number }} options  per lane: its join, or null
- * @returns {Promise<{ sent: number, reconnects: number }>}
+ * @param {{ lanes: Array<{ room: string, peer: string, secret?: string }|null>, perSecond?: number }} options  per lane: its
+ *   join, or null
+ * @returns {Promise<{ sent: number, reconnects: number, refusedUpgrades: number }>}
  */
 export async function sendFuzz(wsUrl, cases, { lanes, perSecond = 150 }) {
   const batch = 10;
   const batchMs = (1000 * batch) / perSecond;
   let sent = 0;
   let reconnects = 0;
+  let refusedUpgrades = 0;
   await Promise.all(lanes.map(async (join, lane) => {
     const mine = cases.filter((_, i) => i % lanes.length === lane);
     let client = await laneClient(wsUrl, join);
     for (let start = 0; start < mine.length; start += batch) {
       for (const fuzzCase of mine.slice(start, start + batch)) {
         if (fuzzCase.kind === 'raw') {
+          // Over the server's cap the upgrade gets 503 and the frame is not written: counted in refusedUpgrades.
           const raw = await rawClient(wsUrl);
-          raw.write(fuzzCase.data);
+          if (raw.status === 101) raw.write(fuzzCase.data);
+          else refusedUpgrades++;
           setTimeout(() => raw.socket.destroy(), 200);
         } else {
           if (client.socket.readyState !== client.socket.OPEN) {
@@ -200,5 +223,5 @@ export async function sendFuzz(wsUrl, cases, { lanes, perSecond = 150 }) {
     }
     client.socket.close();
   }));
-  return { sent, reconnects };
+  return { sent, reconnects, refusedUpgrades };
 }

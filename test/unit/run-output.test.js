@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -49,4 +49,29 @@ test('a result that cannot be written goes to the temp dir, and the error names 
     assert.equal(JSON.parse(readFileSync(saved, 'utf8')).status, 'passed');
     return true;
   });
+});
+
+test('the temp-dir fallback writes through no symlink planted at the names it could use, and leaves their target untouched', async (t) => {
+  const tmp = temp();
+  const outside = path.join(temp(), 'precious');
+  writeFileSync(outside, 'keep me\n', { mode: 0o600 });
+  const nowMs = 1_790_000_000_000;
+  t.mock.method(Date, 'now', () => nowMs);
+  const previousTmpdir = process.env.TMPDIR;
+  process.env.TMPDIR = tmp;
+  t.after(() => { process.env.TMPDIR = previousTmpdir; });
+  // Every name a fallback built from the pid and the clock would open: the file and the atomic write's temp file.
+  const predictable = `webrtc-testbed-x-${process.pid}-${nowMs}.json`;
+  for (const name of [predictable, `.${predictable}.${process.pid}.${nowMs}.tmp`]) symlinkSync(outside, path.join(tmp, name));
+  const blocked = path.join(outside, 'run'); // a file where the run directory should be
+  await assert.rejects(writeResultFile(blocked, { scenario: { name: 'x' }, status: 'passed' }), (error) => {
+    const saved = /saved to (\S+?\.json)/.exec(error.message)?.[1];
+    assert.ok(saved, error.message);
+    assert.equal(lstatSync(saved).isFile(), true);
+    assert.equal(lstatSync(path.dirname(saved)).mode & 0o777, 0o700, 'the fallback directory is private');
+    assert.equal(JSON.parse(readFileSync(saved, 'utf8')).status, 'passed');
+    return true;
+  });
+  assert.equal(readFileSync(outside, 'utf8'), 'keep me\n');
+  assert.equal(statSync(outside).mode & 0o777, 0o600);
 });

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { planDummynet } from '../../orchestrator/emulators/dummynet/commands.js';
@@ -202,4 +202,23 @@ test('export-script writes no script for a scenario file whose name carries shel
   const hostileId = spawnSync(process.execPath, [CLI, 'export-script', '--topology-only', '--run-id', 'a;id'], { encoding: 'utf8' });
   assert.equal(hostileId.status, 2);
   assert.match(hostileId.stderr, /--run-id "a;id": must be 1-8 characters of a-z and 0-9/);
+});
+
+test('export-script --out over a planted symlink replaces the link and neither writes nor chmods the file it points at', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'wtb-out-link-'));
+  try {
+    const outside = path.join(dir, 'outside');
+    writeFileSync(outside, 'keep me\n', { mode: 0o600 });
+    const out = path.join(dir, 'script.sh');
+    symlinkSync(outside, out);
+    const run = spawnSync(process.execPath, [CLI, 'export-script', 'latency-500', '--out', out], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(readFileSync(outside, 'utf8'), 'keep me\n');
+    assert.equal(statSync(outside).mode & 0o777, 0o600);
+    assert.equal(lstatSync(out).isFile(), true, 'the link itself was replaced by the script');
+    assert.equal(lstatSync(out).mode & 0o777, 0o755);
+    assert.match(readFileSync(out, 'utf8'), /^#!\/bin\/sh/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -107,3 +107,11 @@ test('events of other peers, other remotes, or with no peer do not count', () =>
   assert.equal(peers.p0.sinceLaunchMs.joined, null);
   assert.deepEqual(Object.keys(peers.p0.remotes), ['p1']);
 });
+
+test('200 000 events of one milestone cannot make the breakdown throw: the earliest still wins', () => {
+  const flood = Array.from({ length: 200_000 }, (_, i) => ({ type: 'first-frame', peer: 'p0', remote: 'p1', epochMs: LAUNCH_MS + 5000 + i }));
+  const { peers } = setupBreakdown({ events: [...flood, ...peerEvents('p0', 'p1'), ...peerEvents('p1', 'p0')], peers: ['p0', 'p1'] });
+  assert.equal(peers.p0.sinceLaunchMs.firstFrame, 1511);
+  assert.equal(peers.p0.remotes.p1.firstFrame, 1511);
+  assert.equal(peers.p1.sinceLaunchMs.firstFrame, 1511);
+});

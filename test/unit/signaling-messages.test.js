@@ -164,6 +164,17 @@ test('messageTypeOf names only known types', () => {
   for (const value of [{ type: 'x' }, { type: ['join'] }, null, 'join', 3, []]) assert.equal(messageTypeOf(value), null);
 });
 
+test('a join carries its page\'s secret; a malformed one is refused without being quoted', () => {
+  const secret = 'A1b2_C3d4-E5f6G7h8I9j0Kk';
+  assert.deepEqual(ok(validateMessage({ type: 'join', room: 'r', peer: 'p0', secret }, null)), { type: 'join', room: 'r', peer: 'p0', secret });
+  assert.deepEqual(ok(validateMessage({ type: 'join', room: 'r', peer: 'p0' }, null)), { type: 'join', room: 'r', peer: 'p0' });
+  for (const bad of ['hunter2 hunter2', 'x'.repeat(129), 42, null, { secret }]) {
+    const checked = validateMessage({ type: 'join', room: 'r', peer: 'p0', secret: bad }, null);
+    assert.ok(checked.ok === false, JSON.stringify(bad));
+    assert.equal(checked.reason, 'join.secret must be a string of up to 128 base64url characters (the page\'s URL fragment)');
+  }
+});
+
 test('a long hostile value in a reason is cut short', () => {
   const checked = validateMessage({ type: 'join', room: 'x'.repeat(10_000), peer: 'p0' }, null);
   assert.ok(checked.ok === false && checked.reason.length < 200, checked.reason);

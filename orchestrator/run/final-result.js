@@ -1,0 +1,99 @@
+// The run's result.json from what the call collected, once every browser has closed: the viewers' frames scored,
+// the environment described, buildResult (lib/result.js). Nothing the pages sent may keep a result from being
+// written, so a builder that throws gives a result that says so (unbuiltResult) instead of none.
+import { codecSummary } from '../lib/codec.js';
+import { buildResult, unbuiltResult } from '../lib/result.js';
+import { percentile } from '../lib/statistics.js';
+import { scenarioPeers } from '../lib/topology.js';
+import { describeEnvironment } from './environment.js';
+import { scoreCaptures, vmafAvailability } from './picture-quality.js';
+
+/**
+ * Never rejects.
+ * @param {import('./run.js').Call} call
+ * @returns {Promise<import('../lib/result.js').RunResult>}
+ */
+export async function finalResult(call) {
+  const { recorder, scenario, startedAt } = call;
+  try {
+    const viewer = await scoreViewer(call);
+    recorder.finish();
+    return buildResult(resultInput(call, viewer));
+  } catch (error) {
+    call.log(`error: building result.json failed: ${error?.stack ?? error}`);
+    return unbuiltResult({
+      status: recorder.status, errors: recorder.errors, scenario, error, emulator: call.emulator?.name ?? call.emulatorName,
+      commands: [...(call.emulator?.commands ?? []), ...call.commands], startedAt, endedAt: new Date(),
+    });
+  }
+}
+
+/**
+ * buildResult's input.
+ * @param {import('./run.js').Call} call @param {Awaited<ReturnType<typeof scoreViewer>>} viewer
+ * @returns {Parameters<typeof buildResult>[0]}
+ */
+function resultInput(call, viewer) {
+  const { recorder, scenario, kinds, executables, startedAt, processes } = call;
+  return {
+    status: recorder.status,
+    errors: recorder.errors,
+    scenario,
+    environment: describeEnvironment({
+      browsers: Object.fromEntries(Object.entries(kinds)
+        .map(([peer, kind]) => [peer, { kind, ...executables[kind], version: recorder.browserVersions[peer] }])),
+      samples: recorder.samples, emulator: call.emulator, emulatorName: call.emulatorName, media: call.media, startedAt,
+      endedAt: new Date(),
+      codecs: codecSummary(recorder.events, scenario.codec), cgroups: call.cgroups?.record ?? null,
+    }),
+    samples: recorder.samples,
+    events: recorder.events,
+    network: {
+      emulator: call.emulator?.name ?? call.emulatorName,
+      truth: recorder.truth,
+      commands: [...(call.emulator?.commands ?? []), ...call.commands],
+      scheduleEvents: recorder.scheduleEvents,
+      traceSteps: call.emulator?.traceSteps ? { ...call.emulator.traceSteps, appliedLateMs: lateness(call.traceStepLateMs) } : null,
+    },
+    clock: { startedAtEpochMs: startedAt.getTime(), mediaStartEpochMs: recorder.mediaStartEpochMs },
+    peers: scenarioPeers(scenario),
+    processes: { rows: processes.rows, unavailable: processes.unavailable },
+    sfu: call.sfuSampler && { rows: call.sfuSampler.rows, unavailable: call.sfuSampler.unavailable },
+    flowRows: call.kernelFlows?.rows() ?? [],
+    flowTruth: call.flowTruth,
+    viewer,
+  };
+}
+
+/**
+ * How late the trace's rate steps took effect: part of the steps' error on top of the resampling.
+ * @param {number[]} lateMs @returns {{ n: number, p50: number|null, p99: number|null, max: number|null }}
+ */
+function lateness(lateMs) {
+  const sorted = [...lateMs].sort((a, b) => a - b);
+  const round = (value) => (value === null || value === undefined ? null : Math.round(value));
+  return { n: sorted.length, p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted.at(-1)) };
+}
+
+/**
+ * The frames the viewers saw and the picture quality of the captured ones (after the browsers closed, so ffmpeg has
+ * the cores); the captures are removed once scored. A scoring failure is a warning: the rest of the result stands.
+ * @param {import('./run.js').Call} call
+ * @returns {Promise<Parameters<typeof buildResult>[0]['viewer']>}
+ */
+async function scoreViewer(call) {
+  if (!call.viewer) return undefined;
+  const vmaf = await vmafAvailability();
+  let quality = { scores: [], unmatched: 0 };
+  try {
+    quality = await scoreCaptures({ captures: call.viewer.captures, media: call.media.peers, workDir: call.runDir });
+  } catch (error) {
+    call.recorder.event({ type: 'warning', source: 'picture-quality', message: `scoring the captured frames failed: ${error.message}` });
+  } finally {
+    await call.viewer.removeCaptures();
+  }
+  return {
+    batches: call.viewer.batches, scores: quality.scores, captures: call.viewer.captures.length,
+    unmatchedCaptures: quality.unmatched, droppedCaptures: call.viewer.droppedCaptures, vmaf,
+  };
+}

@@ -1,0 +1,146 @@
+// A hostile page inside a real run (issue 22, finding 2): real Chromium peers through the relay, 360p30, 20 s calls,
+// one page (p1) running a script the test adds before the client app loads. In the first run it floods the
+// orchestrator with events (200 000 console errors, some of a megabyte, and signaling events of every type dated
+// epochMs 1 and 8.64e15 at the edge's message rate); in the second it replaces its frame reader's drain with garbage,
+// frames dated before the run, a throw and finally a drain that never answers. Both runs must write result.json with
+// the other peer's figures intact and what was dropped or rejected counted. About 90 s; run it alone:
+//   /work/shared/tools/one-at-a-time node --test test/e2e-hostile-page.test.js
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import puppeteer from 'puppeteer';
+import { loadScenario } from '../orchestrator/lib/scenario.js';
+import { MAX_PAGE_EVENTS_PER_PEER } from '../orchestrator/run/recorder.js';
+import { runScenario } from '../orchestrator/run/run.js';
+import { tempDir } from './helpers/cli.js';
+
+const DURATION_S = 20;
+
+/**
+ * Runs an unconstrained call in which p1's page runs `script` (with `arg`) before its own scripts; returns result.json
+ * as read back from disk.
+ * @param {(arg: any) => void} script @param {unknown} arg
+ */
+async function runWithHostileP1(script, arg) {
+  const launch = puppeteer.launch;
+  // The run launches every browser through this puppeteer; each opens its first tab, which the run navigates.
+  puppeteer.launch = async (options) => {
+    const browser = await launch.call(puppeteer, options);
+    const [page] = await browser.pages();
+    await page.evaluateOnNewDocument(`if (new URLSearchParams(location.search).get('peer') === 'p1') (${script})(${JSON.stringify(arg)});`);
+    return browser;
+  };
+  try {
+    const { resultFile } = await runScenario({
+      scenario: loadScenario('unconstrained', { durationS: DURATION_S, warmupS: 3 }), video: '360p30', outDir: tempDir('wtb-hostile-page-'),
+    });
+    return JSON.parse(readFileSync(resultFile, 'utf8'));
+  } finally {
+    puppeteer.launch = launch;
+  }
+}
+
+/** In p1's page: once the call starts, the floods. @param {{ consoleErrors: number, eventsPerSecond: number }} limits */
+function floodEvents({ consoleErrors, eventsPerSecond }) {
+  const Socket = window.WebSocket;
+  const big = 'x'.repeat(1 << 20);
+  const flood = (/** @type {WebSocket} */ socket) => {
+    let printed = 0;
+    const print = () => {
+      // In short bursts, so the page's timers (its samples, the event flood) still run.
+      for (let i = 0; i < 2000 && printed < consoleErrors; i++, printed++) console.error(printed % 25_000 === 0 ? big : `flood ${printed}`);
+      if (printed < consoleErrors) setTimeout(print, 0);
+    };
+    print();
+    const events = [
+      { type: 'negotiated', remote: 'p0' }, { type: 'ice-state', remote: 'p0', state: 'checking' },
+      { type: 'dtls-state', remote: 'p0', state: 'connecting' }, { type: 'connection-state', remote: 'p0', state: 'connecting' },
+      { type: 'first-rtp', remote: 'p0' }, { type: 'first-frame', remote: 'p0' }, { type: 'media-ready', video: null },
+      { type: 'data-channel', remote: 'p0', flow: 'x', state: 'open' },
+    ];
+    let sent = 0;
+    setInterval(() => {
+      // Under the edge's message rate (200/s with the page's own samples), so the socket stays open.
+      for (let i = 0; i < eventsPerSecond / 10; i++, sent++) {
+        const epochMs = [1, 8.64e15, Date.now()][sent % 3];
+        socket.send(JSON.stringify({ type: 'event', event: { ...events[sent % events.length], peer: 'p1', epochMs } }));
+      }
+    }, 100);
+  };
+  window.WebSocket = class extends Socket {
+    constructor(/** @type {any[]} */ ...args) {
+      super(...args);
+      this.addEventListener('message', ({ data }) => JSON.parse(data).type === 'start' && flood(this));
+    }
+  };
+}
+
+/** In p1's page: its frame reader's drain, replaced once the app has made it. */
+function tamperWithDrain() {
+  let testbed;
+  let drains = 0;
+  Object.defineProperty(window, 'testbed', {
+    get: () => testbed,
+    set(value) {
+      testbed = value;
+      const real = value.viewer.drain.bind(value.viewer);
+      value.viewer.drain = () => {
+        drains += 1;
+        if (drains === 9) return new Promise(() => {}); // and never again: the collector waits for this one
+        return [
+          real,
+          () => 'not a drain',
+          () => ({ ...real(), frames: { local: { codes: [1, 2], epochMs: [1, 2], readMs: 0 } } }),
+          () => { throw new Error('tampered'); },
+        ][drains % 4]();
+      };
+    },
+  });
+}
+
+test('a page flooding 200 000 console errors and signaling events with absurd times leaves result.json written, the run\'s figures intact, the drops counted', async () => {
+  const result = await runWithHostileP1(floodEvents, { consoleErrors: 200_000, eventsPerSecond: 150 });
+  assert.equal(result.status, 'passed', JSON.stringify(result.errors));
+
+  // The run's own figures: p0's samples every second, with its video rate and RTT (measured: the flood loads both cores,
+  // which shows in the RTT), and a plausible set-up time.
+  const p0 = result.timeline.filter((entry) => entry.peer === 'p0');
+  assert.ok(p0.length >= DURATION_S - 2, `${p0.length} samples of p0`);
+  const broken = p0.filter((entry) => !(entry.video?.recvKbps >= 0 && entry.rttMs > 0 && entry.rttMs < 2000));
+  assert.deepEqual(broken, []);
+  const rates = p0.filter((entry) => entry.t > 3).map((entry) => entry.video.recvKbps).sort((a, b) => a - b);
+  assert.ok(rates[Math.floor(rates.length / 2)] > 200, `p0's median video rate: ${rates.join(', ')} kbps`);
+  assert.ok(result.summary.setupMs.p0 > 200 && result.summary.setupMs.p0 < 45_000, `p0 set-up ${result.summary.setupMs.p0} ms`);
+  // p1's own claims are bounded by what the orchestrator saw: no time before its launch or after the run.
+  assert.ok(result.summary.setupMs.p1 >= 0 && result.summary.setupMs.p1 < 45_000, `p1 set-up ${result.summary.setupMs.p1} ms`);
+  const [startMs, endMs] = [Date.parse(result.environment.startedAt), Date.parse(result.environment.endedAt)];
+  assert.ok(result.events.every((event) => event.epochMs >= startMs && event.epochMs <= endMs), 'every event within the run');
+
+  // What p1 sent is capped and counted.
+  const fromP1 = result.events.filter((event) => event.peer === 'p1');
+  assert.ok(fromP1.length <= MAX_PAGE_EVENTS_PER_PEER + 20, `${fromP1.length} events of p1 kept`);
+  assert.ok(fromP1.every((event) => event.type !== 'console-error' || event.text.length <= 4096));
+  const dropped = result.events.find((event) => event.type === 'events-dropped' && event.peer === 'p1');
+  assert.ok(dropped, 'no events-dropped event for p1');
+  assert.ok(dropped.dropped > 150_000, JSON.stringify(dropped));
+  assert.ok(Object.keys(dropped.droppedByType).length > 1, `only console errors were dropped: ${JSON.stringify(dropped)}`);
+  assert.ok(dropped.timesBounded > 100, JSON.stringify(dropped));
+  assert.ok(!result.events.some((event) => event.type === 'events-dropped' && event.peer === 'p0'));
+});
+
+test('a page tampering with its viewer drain leaves result.json written, the other peer\'s viewer figures intact, the rejects counted', async () => {
+  const result = await runWithHostileP1(tamperWithDrain, null);
+  assert.equal(result.status, 'passed', JSON.stringify(result.errors));
+
+  // p0 saw p1's video every second to the end: its own drains were never held up by p1's.
+  const seen = result.timeline.filter((entry) => entry.peer === 'p0' && entry.t > 3 && entry.t <= DURATION_S);
+  assert.ok(seen.length >= DURATION_S - 4, `${seen.length} seconds of p0`);
+  assert.ok(seen.every((entry) => entry.video?.framesShown >= 20), JSON.stringify(seen.map((entry) => entry.video?.framesShown)));
+  assert.ok(result.summary.viewer.streams['p1->p0'].framesShown > 20 * (DURATION_S - 4), JSON.stringify(result.summary.viewer.streams['p1->p0']));
+
+  const rejects = result.events.filter((event) => event.type === 'rejected' && event.messageType === 'viewer-drain').map((event) => event.reason);
+  for (const expected of [/drain must be/, /epochMs must be epoch milliseconds from/, /the drain threw/, /has not answered for 5 s/]) {
+    assert.ok(rejects.some((reason) => expected.test(reason)), `no reject matching ${expected} in:\n${rejects.join('\n')}`);
+  }
+  assert.ok(rejects.every((reason) => reason.startsWith('frame reader of p1: ')), rejects.join('\n'));
+});
