@@ -114,6 +114,7 @@ test('a page flooding 200 000 console errors and signaling events with absurd ti
   // p1's own claims are bounded by what the orchestrator saw: no time before its launch or after the run.
   assert.ok(result.summary.setupMs.p1 >= 0 && result.summary.setupMs.p1 < 45_000, `p1 set-up ${result.summary.setupMs.p1} ms`);
   const [startMs, endMs] = [Date.parse(result.environment.startedAt), Date.parse(result.environment.endedAt)];
+  assert.ok(result.events.length > 0, 'the run recorded events');
   assert.ok(result.events.every((event) => event.epochMs >= startMs && event.epochMs <= endMs), 'every event within the run');
 
   // What p1 sent is capped and counted.
@@ -142,5 +143,6 @@ test('a page tampering with its viewer drain leaves result.json written, the oth
   for (const expected of [/drain must be/, /epochMs must be epoch milliseconds from/, /the drain threw/, /has not answered for 5 s/]) {
     assert.ok(rejects.some((reason) => expected.test(reason)), `no reject matching ${expected} in:\n${rejects.join('\n')}`);
   }
+  assert.ok(rejects.length >= 4, rejects.join('\n'));
   assert.ok(rejects.every((reason) => reason.startsWith('frame reader of p1: ')), rejects.join('\n'));
 });

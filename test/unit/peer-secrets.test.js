@@ -51,6 +51,7 @@ test('admission of a run\'s room: its room, a peer of it not joined yet, that pe
   assert.deepEqual(refusals, [
     'room "run-2" is not this run\'s', 'peer "p9" is not expected', 'no secret for "p1"', 'a wrong secret for "p1"', 'peer "p1" has already joined',
   ]);
+  assert.equal(refusals.length, 5);
   assert.ok(refusals.every((reason) => ![...secrets.values()].some((secret) => reason.includes(secret))));
 });
 
