@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { normalizeLinkParams, UDP_IPV4_OVERHEAD_BYTES } from '../orchestrator/lib/link-model.js';
 import { startRelayProcess } from '../orchestrator/emulators/relay/client.js';
 import { createRelayProbePath } from '../orchestrator/emulators/relay/probe-path.js';
-import { raisePriority } from '../orchestrator/emulators/relay/priority.js';
+import { raisePriority } from '../orchestrator/emulators/priority.js';
 import { probeClockMs, runProbe, summarizeProbe } from '../orchestrator/emulators/calibration.js';
 
 const HOST = '127.0.0.1';

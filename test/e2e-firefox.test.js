@@ -161,7 +161,7 @@ test('Chromium calls Firefox through netem namespaces: the htb cap holds both wa
 test('Firefox on dummynet is refused with exit 2; --browser is validated', async () => {
   const dummynet = await runScenario(['cross-browser-firefox', '--duration', '20', '--emulator', 'dummynet']);
   assert.equal(dummynet.code, 2, `exit ${dummynet.code}\n${dummynet.stderr}`);
-  assert.match(dummynet.stderr, /--emulator dummynet: p1 runs Firefox, which gathers no ICE candidate on 127\.0\.0\.1.*; use --emulator relay or netem/);
+  assert.match(dummynet.stderr, /--emulator dummynet: p1 runs Firefox, which gathers no ICE candidate on 127\.0\.0\.1.*; use --emulator relay or --emulator netem/);
   const bad = await runScenario(['unconstrained', '--duration', '20', '--browser', 'safari']);
   assert.equal(bad.code, 2, `exit ${bad.code}\n${bad.stderr}`);
   assert.match(bad.stderr, /browser/);

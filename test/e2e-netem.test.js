@@ -8,8 +8,9 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
-import { shortRunId } from '../orchestrator/emulators/netem/topology.js';
+
 import { processesTagged, runCli, runScenarioCli, runTag, tempDir } from './helpers/cli.js';
+import { shortRunId } from '../orchestrator/lib/run-id.js';
 
 const capped = fileURLToPath(new URL('./fixtures/scenarios/netem-bandwidth-1000.json', import.meta.url));
 const caps = await netemCapabilities();

@@ -10,8 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
 import { ownerFile } from '../orchestrator/lib/owners.js';
 import { parseStat } from '../orchestrator/lib/proc-stat.js';
-import { shortRunId } from '../orchestrator/emulators/netem/topology.js';
+
 import { CLI, processesTagged, runCli, runTag, tempDir } from './helpers/cli.js';
+import { shortRunId } from '../orchestrator/lib/run-id.js';
 
 const capped = fileURLToPath(new URL('./fixtures/scenarios/netem-bandwidth-1000.json', import.meta.url));
 const caps = await netemCapabilities();

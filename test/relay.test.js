@@ -11,7 +11,7 @@ import { UdpRelay } from '../orchestrator/emulators/relay/relay.js';
 import { MAX_TRACE_MS } from '../orchestrator/lib/limits.js';
 import { startRelayProcess } from '../orchestrator/emulators/relay/client.js';
 import { createRelayProbePath, PROBE_LINK } from '../orchestrator/emulators/relay/probe-path.js';
-import { raisePriority } from '../orchestrator/emulators/relay/priority.js';
+import { raisePriority } from '../orchestrator/emulators/priority.js';
 import {
   binomialInterval99, decodeProbe, encodeProbe, runProbe, standardCases, summarizeProbe,
 } from '../orchestrator/emulators/calibration.js';

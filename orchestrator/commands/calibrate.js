@@ -2,46 +2,34 @@
 import { EnvironmentError, InputError } from '../lib/errors.js';
 import { readTraceArgument } from '../lib/trace-file.js';
 import { runCalibration, runTraceCalibration, standardCases, TOLERANCES } from '../emulators/calibration.js';
-import { startRelayProcess } from '../emulators/relay/client.js';
-import { raisePriority } from '../emulators/relay/priority.js';
-import { createRelayProbePath } from '../emulators/relay/probe-path.js';
-import { openNetemProbePath } from '../emulators/netem/calibrate.js';
+import { BACKENDS, backendNamed } from '../emulators/index.js';
+import { raisePriority } from '../emulators/priority.js';
 import { kernelTcpCheck } from '../cross/calibrate.js';
 import { kernelFlowsUnavailable } from '../cross/kernel-flows.js';
 
+/** The backends that can open a probe path: what `--emulator` takes here. */
+const PROBED = BACKENDS.filter((backend) => backend.openProbePath).map((backend) => backend.name);
+
 /**
- * Per emulator: opens a ProbePath and returns it with the emulator's own counters and a teardown.
- * @type {Record<string, () => Promise<{
- *   path: import('../emulators/calibration.js').ProbePath,
- *   stats: () => Promise<object>,
- *   close: () => Promise<void>,
- * }>>}
+ * Opens a backend's probe path; where kernel flows can enter it (the relay's tunnels), kernel TCP through its queues is
+ * checked too, where this machine can run it.
+ * @param {string} name
+ * @returns {Promise<import('../emulators/contract.js').ProbeSession>}
  */
-/**
- * @type {Record<string, () => Promise<{ path: import('../emulators/calibration.js').ProbePath, stats: () => Promise<object>,
- *   close: () => Promise<void>, skipCase?: (c: object) => string|null, extraChecks?: (options?: object) => Promise<object[]> }>>}
- */
-const PROBE_PATHS = {
-  async relay() {
-    const relay = await startRelayProcess();
-    try {
-      const path = await createRelayProbePath(relay);
-      // Kernel TCP through the relay's queues (orchestrator/cross/), where this machine can run it.
-      /** @param {{onResult?: (result: object) => void}} [options] */
-      const extraChecks = async ({ onResult } = {}) => {
-        const unavailable = kernelFlowsUnavailable();
-        if (unavailable && onResult) console.log(`iperf3-tcp-kernel: skipped: ${unavailable}`);
-        return unavailable ? [] : kernelTcpCheck(relay, { onResult });
-      };
-      return { path, stats: relay.stats, close: async () => { await path.close(); await relay.close(); }, extraChecks };
-    } catch (error) {
-      await relay.close();
-      throw error;
-    }
-  },
-  // Also returns skipCase (cases this kernel cannot run, e.g. delay without sch_netem) and extraChecks (iperf3).
-  netem: openNetemProbePath,
-};
+async function openProbeSession(name) {
+  const backend = backendNamed(name);
+  if (!backend.openProbePath) throw new InputError(`calibrate --emulator ${name}: this backend has no probe path; use one of ${PROBED.join(', ')}`);
+  const session = await backend.openProbePath();
+  const relay = session.tunnelRelay;
+  if (!relay || session.extraChecks) return session;
+  /** @param {{onResult?: (result: object) => void}} [options] */
+  const extraChecks = async ({ onResult } = {}) => {
+    const unavailable = kernelFlowsUnavailable();
+    if (unavailable && onResult) console.log(`iperf3-tcp-kernel: skipped: ${unavailable}`);
+    return unavailable ? [] : kernelTcpCheck(relay, { onResult });
+  };
+  return { ...session, extraChecks };
+}
 
 const CASE_NAMES = standardCases().map(({ name }) => name);
 
@@ -50,7 +38,7 @@ export const describe = 'Measure the emulator: achieved vs configured rate, one-
 
 /** @param {import('yargs').Argv} yargs */
 export const builder = (yargs) => yargs
-  .option('emulator', { choices: Object.keys(PROBE_PATHS), default: 'relay', describe: 'Network emulator to calibrate' })
+  .option('emulator', { choices: PROBED, default: 'relay', describe: 'Network emulator to calibrate' })
   .option('case', { type: 'array', string: true, choices: CASE_NAMES, describe: 'Run only these cases (default: all)' })
   .option('json', { type: 'boolean', default: false, describe: 'Print the results as JSON on stdout' })
   .option('trace', { type: 'string', describe: 'Replay this trace (a mahimahi file or synthetic:…) with a saturating probe instead of the cases: achieved vs trace capacity per second (relay)' })
@@ -103,7 +91,7 @@ function tableRow(result) {
 async function calibrateTrace(argv) {
   const trace = readTraceArgument(argv.trace, '--trace');
   await raisePriority(process.pid);
-  const { path, stats, close } = await PROBE_PATHS.relay();
+  const { path, stats, close } = await openProbeSession('relay');
   let result;
   let emulatorStats;
   try {
@@ -134,7 +122,7 @@ export async function handler(argv) {
   const cases = standardCases().filter(({ name }) => !argv.case || argv.case.includes(name));
   // The probe is the measuring instrument: its own scheduling delays would read as emulator error.
   await raisePriority(process.pid);
-  const { path, stats, close, skipCase, extraChecks } = await PROBE_PATHS[argv.emulator]();
+  const { path, stats, close, skipCase, extraChecks } = await openProbeSession(argv.emulator);
   const runnable = cases.filter((c) => !skipCase?.(c));
   let results;
   let emulatorStats;

@@ -1,5 +1,5 @@
 import { EnvironmentError } from '../lib/errors.js';
-import { removeLeftovers } from '../emulators/netem/cleanup.js';
+import { BACKENDS } from '../emulators/index.js';
 import { removeKernelFlowLeftovers } from '../cross/cleanup.js';
 import { createCommandRunner } from '../emulators/runner.js';
 import { removeStaleCgroups } from '../run/cgroups.js';
@@ -20,13 +20,21 @@ export async function handler(argv) {
     throw new EnvironmentError('cleanup: removing network namespaces needs root; run it with sudo');
   }
   const { run, commands } = createCommandRunner();
-  const netem = await removeLeftovers(run, { runId: argv.runId, dryRun: argv.dryRun });
+  /** @type {import('../emulators/contract.js').Leftovers[]} */
+  const left = [];
+  for (const backend of BACKENDS) {
+    if (backend.removeLeftovers) left.push(await backend.removeLeftovers(run, { runId: argv.runId, dryRun: argv.dryRun }));
+  }
+  const emulators = {
+    netns: left.flatMap((l) => l.netns), rootLinks: left.flatMap((l) => l.rootLinks),
+    pids: left.flatMap((l) => l.pids), liveRuns: left.flatMap((l) => l.liveRuns),
+  };
   const kernelFlows = await removeKernelFlowLeftovers(run, { runId: argv.runId, dryRun: argv.dryRun });
   const cgroups = await removeStaleCgroups({ runId: argv.runId, dryRun: argv.dryRun });
   const found = {
-    netns: [...netem.netns, ...kernelFlows.netns], rootLinks: netem.rootLinks, cgroups: cgroups.cgroups,
-    pids: [...netem.pids, ...kernelFlows.pids, ...cgroups.pids],
-    liveRuns: [...new Set([...netem.liveRuns, ...kernelFlows.liveRuns, ...cgroups.liveRuns])].sort(),
+    netns: [...emulators.netns, ...kernelFlows.netns], rootLinks: emulators.rootLinks, cgroups: cgroups.cgroups,
+    pids: [...emulators.pids, ...kernelFlows.pids, ...cgroups.pids],
+    liveRuns: [...new Set([...emulators.liveRuns, ...kernelFlows.liveRuns, ...cgroups.liveRuns])].sort(),
   };
   const verb = argv.dryRun ? 'would remove' : 'removed';
   /** @type {Array<[string[], string, string]>} */

@@ -18,7 +18,7 @@ export const TCP_CHECK = { rateKbps: 2000, oneWayDelayMs: 50, queueMs: 300, dura
 const LINKS = { forward: 'kernel-calibration.fwd', back: 'kernel-calibration.back' };
 
 /**
- * @param {Pick<import('../emulators/relay/client.js').RelayProcess, 'configure' | 'registerTunnel'>} relay  a started relay
+ * @param {Pick<import('../emulators/contract.js').TunnelHost['relay'], 'configure' | 'registerTunnel'>} relay  a started relay
  * @param {{onResult?: (result: object) => void}} [options]
  * @returns {Promise<object[]>} one calibrate result row
  */

@@ -5,8 +5,9 @@
  * runs in progress are left alone unless named.
  */
 import { ownerAlive, releaseOwner } from '../lib/owners.js';
-import { shortRunId } from '../emulators/netem/topology.js';
+
 import { NAMESPACE_PREFIX } from './plan.js';
+import { shortRunId } from '../lib/run-id.js';
 
 /** @typedef {import('../emulators/runner.js').RunCommand} RunCommand */
 

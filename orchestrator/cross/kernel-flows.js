@@ -33,7 +33,8 @@ import { parseSsTcpInfo } from '../lib/tcp-info.js';
 import { ownerFile, recordOwner, releaseOwner } from '../lib/owners.js';
 import { createCommandRunner } from '../emulators/runner.js';
 import { shellJoin } from '../emulators/script.js';
-import { findExecutable, supportsPdeathsig } from '../sfu/janus.js';
+import { findExecutable } from '../lib/paths.js';
+import { supportsPdeathsig } from '../sfu/janus.js';
 import { TUN_MTU, planKernelFlows } from './plan.js';
 
 /** @typedef {import('./plan.js').KernelFlow} KernelFlow */
@@ -83,7 +84,7 @@ const closeOnly = (/** @type {string} */ _name, /** @type {() => Promise<unknown
  * Builds every kernel flow's namespaces, TUN bridges and iperf3 servers (contract section 4).
  * @param {object} options
  * @param {KernelFlow[]} options.flows  kinds tcp, tcp-short (with bursts), udp; times on the media clock
- * @param {Pick<import('../emulators/relay/client.js').RelayProcess, 'registerTunnel'>} options.relay
+ * @param {Pick<import('../emulators/contract.js').TunnelHost['relay'], 'registerTunnel'>} options.relay
  *   a relay whose links the routes name are configured
  * @param {string} options.runDir  iperf3's JSON, the bridges' and the guardian's logs go to <runDir>/kernel-flows/
  * @param {string} options.runId  names the namespaces (wtbx-<short id>-…)

@@ -8,7 +8,8 @@
  */
 import { HarnessError } from '../lib/errors.js';
 import { MAX_KERNEL_FLOWS } from '../lib/limits.js';
-import { shortRunId } from '../emulators/netem/topology.js';
+import { shortRunId } from '../lib/run-id.js';
+
 
 /** Every namespace of the kernel flows starts with this (netem's are `wtb-`, so neither sweep takes the other's). */
 export const NAMESPACE_PREFIX = 'wtbx-';

@@ -4,8 +4,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import puppeteer from 'puppeteer';
 import { InputError } from '../lib/errors.js';
+import { findExecutable } from '../lib/paths.js';
 import { withoutFragment } from '../lib/peer-secrets.js';
-import { findExecutable, supportsPdeathsig } from '../sfu/janus.js';
+import { supportsPdeathsig } from '../sfu/janus.js';
 
 /** Runs Firefox under `setpriv --pdeathsig KILL` (see the script). */
 export const FIREFOX_EXEC_SCRIPT = fileURLToPath(new URL('./firefox-exec.sh', import.meta.url));

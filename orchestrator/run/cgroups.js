@@ -17,9 +17,10 @@ import {
   revertParentSteps, stepCommand,
 } from '../lib/cgroup.js';
 import { ownerAlive, ownerFile, recordOwner, releaseOwner } from '../lib/owners.js';
-import { shortRunId } from '../emulators/netem/topology.js';
+
 import { shellJoin } from '../emulators/script.js';
 import { readTrees } from './process-sampler.js';
+import { shortRunId } from '../lib/run-id.js';
 
 const GUARDIAN_PATH = fileURLToPath(new URL('./cgroup-guardian.js', import.meta.url));
 /** A closed browser's helpers (zygotes, utility processes) exit within moments of it; a cgroup with any is busy. */

@@ -7,7 +7,8 @@ import puppeteer from 'puppeteer';
 import { ensureRunMedia } from '../../media/generate.js';
 import { MAX_EVENT_TEXT_CHARS } from '../../signaling/messages.js';
 import { startSignalingServer } from '../../signaling/server.js';
-import { createEmulator } from '../emulators/index.js';
+import { checkSupport, createEmulator } from '../emulators/index.js';
+import { requirementsOf } from '../emulators/contract.js';
 import { EnvironmentError, InputError } from '../lib/errors.js';
 import { codecMismatch } from '../../client-app/codec.js';
 import { cgroupLimits, videoConstraints } from '../lib/devices.js';
@@ -22,7 +23,7 @@ import { SFU_NODE, allPeerNames, scenarioPeers } from '../lib/topology.js';
 import { createAdminSampler } from '../sfu/admin-sampler.js';
 import { createSfuBridge } from '../sfu/bridge.js';
 import { createVideoRoom } from '../sfu/janus-api.js';
-import { findExecutable, startJanus } from '../sfu/janus.js';
+import { startJanus } from '../sfu/janus.js';
 import { firstIpv4Address } from '../emulators/candidates.js';
 import { peerBrowsers } from '../lib/browsers.js';
 import { resolveBrowserPath, resolveFirefoxPath } from './browser-path.js';
@@ -86,16 +87,8 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
   createSecrets = createPeerSecrets }) {
   const kinds = peerBrowsers(allPeerNames(scenario), scenario.browsers, runBrowser);
   const firefoxPeers = Object.keys(kinds).filter((peer) => kinds[peer] === 'firefox');
-  // dummynet tells peers apart by their ports on 127.0.0.1, where Firefox gathers no candidate.
-  if (firefoxPeers.length && emulatorName === 'dummynet') {
-    throw new InputError(`--emulator dummynet: ${firefoxPeers.join(', ')} run${firefoxPeers.length === 1 ? 's' : ''} Firefox, which gathers no ICE `
-      + 'candidate on 127.0.0.1, where dummynet tells the peers apart; use --emulator relay or netem');
-  }
-  // In a namespace Firefox's WebDriver BiDi port is reached through socat (emulators/netem/bidi-forward.js).
-  if (firefoxPeers.length && emulatorName === 'netem' && !findExecutable('socat', process.env.PATH ?? '')) {
-    throw new EnvironmentError('--emulator netem: Firefox peers in network namespaces need socat; install it with `npm run setup` '
-      + '(apt-get install socat), or use --emulator relay');
-  }
+  // What the emulator must carry (Firefox peers, an SFU, kernel flows), by what its backend declares.
+  checkSupport(emulatorName, requirementsOf(scenario, kinds, KERNEL_FLOW_KINDS));
   // A constrained device is Chromium's: getUserMedia constraints on its fake camera (Firefox sends a <video>'s
   // captureStream()), the DevTools protocol's CPU throttling (Firefox speaks WebDriver BiDi) and a cgroup for its
   // renderers (Firefox's processes are others).
@@ -104,20 +97,10 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
     throw new InputError(`${scenario.file}: devices.${firefoxDevice}: constrained devices need Chromium (getUserMedia constraints on its fake camera, `
       + `DevTools CPU throttling, a cgroup for its renderers), and ${firefoxDevice} runs Firefox; use --browser chromium or drop its device`);
   }
-  // dummynet tells peers apart by the port of a loopback candidate, and Janus gathers none on loopback.
-  if (scenario.topology === 'sfu' && emulatorName === 'dummynet') {
-    throw new InputError(`--emulator dummynet: scenario ${scenario.name} has topology sfu, which dummynet cannot shape (it steers media by the port of `
-      + 'loopback candidates, and Janus gathers none on loopback); use --emulator relay or --emulator netem');
-  }
   // An extra call would need its own Janus room, and a data channel a direct connection that an SFU call lacks.
   const browserFlow = scenario.topology === 'sfu' && (scenario.flows ?? []).find((flow) => BROWSER_FLOW_KINDS.includes(flow.kind));
   if (browserFlow) {
     throw new InputError(`${scenario.file}: flows: flow ${browserFlow.name} (${browserFlow.kind}) needs a mesh call; topology sfu supports kernel flows only`);
-  }
-  // Kernel flows enter the emulated links through the relay's tunnels; netem and dummynet have no such entry yet.
-  const kernelFlow = (scenario.flows ?? []).find((flow) => KERNEL_FLOW_KINDS.includes(flow.kind));
-  if (kernelFlow && emulatorName !== 'relay') {
-    throw new InputError(`--emulator ${emulatorName}: scenario ${scenario.name} has the kernel flow ${kernelFlow.name} (${kernelFlow.kind}), which crosses the emulated bottleneck through the relay only; use --emulator relay`);
   }
   // A device's CPU quota or core count needs a cgroup controller and root.
   const deviceLimits = cgroupLimits(scenario.devices);
@@ -171,7 +154,8 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
  *   headful: boolean, emulatorName: string,
  *   startedAt: Date, recorder: import('./recorder.js').Recorder, onSample?: RunOptions['onSample'], log: (line: string) => void,
  *   createSecrets: (peers: string[]) => Map<string, string>,
- *   emulator: any, signaling?: any, room?: string, processes: import('./process-sampler.js').ProcessSampler,
+ *   emulator: import('../emulators/contract.js').Emulator|null,
+ *   signaling?: any, room?: string, processes: import('./process-sampler.js').ProcessSampler,
  *   releases: Array<() => Promise<void>>, runDir: string, sfuSampler?: import('../sfu/admin-sampler.js').AdminSampler,
  *   kernelFlows?: import('../cross/kernel-flows.js').KernelFlows, commands: object[],
  *   cgroups?: import('./cgroups.js').PeerCgroups|null,
@@ -437,7 +421,7 @@ async function holdCall(call) {
  */
 async function readTruth(call) {
   call.recorder.truth.push(...await call.emulator.truth());
-  if (call.kernelFlows) call.flowTruth.push(...await call.emulator.tunnelTruth());
+  if (call.kernelFlows) call.flowTruth.push(...await call.emulator.tunnels.truth());
 }
 
 /**
@@ -450,7 +434,7 @@ async function startCrossTraffic(call, room, clock) {
     .map((flow) => (flow.kind === 'tcp-short' ? { ...flow, bursts: shortTcpBursts(flow) } : flow));
   if (!flows.length) return;
   call.kernelFlows = await startKernelFlows({
-    flows, relay: call.emulator.relay, runDir: call.runDir, runId: room, clock,
+    flows, relay: call.emulator.tunnels.relay, runDir: call.runDir, runId: room, clock,
     registerCleanup: (name, close, options) => hold(call, name, close, options),
     logCommand: (record) => call.commands.push(record),
     onError: (error) => call.recorder.fail(`kernel flow: ${error.message}`),

@@ -8,7 +8,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
-import { accessSync, constants, closeSync, existsSync, openSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { constants, closeSync, existsSync, openSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { rm, symlink } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -17,6 +17,7 @@ import { firstIpv4Address } from '../emulators/candidates.js';
 import { shellJoin } from '../emulators/script.js';
 import { EnvironmentError } from '../lib/errors.js';
 import { makePrivateDir, writeSecretFile } from '../lib/files.js';
+import { findExecutable } from '../lib/paths.js';
 import { janusPost } from './janus-api.js';
 import { ADMIN_BASE_PATH, API_BASE_PATH, VIDEOROOM_PLUGIN, janusConfig } from './janus-config.js';
 
@@ -193,20 +194,6 @@ async function waitUntilReady({ apiUrl, adminUrl, adminSecret, readyTimeoutMs, e
     await sleep(100);
   }
   return exitReason() ?? `was not ready within ${readyTimeoutMs / 1000} s (API ${apiUrl}, Admin API ${adminUrl}: ${lastError})`;
-}
-
-/** @param {string} name @param {string} searchPath */
-export function findExecutable(name, searchPath) {
-  for (const dir of searchPath.split(path.delimiter).filter(Boolean)) {
-    const candidate = path.join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not in this folder
-    }
-  }
-  return null;
 }
 
 /** util-linux before 2.33 has setpriv without --pdeathsig. @param {string} setpriv */

@@ -32,6 +32,22 @@ test('lib/ is the bottom layer: it imports nothing from run/, emulators/, report
   assert.deepEqual(upward, []);
 });
 
+test('outside emulators/, the code reaches a backend only through the contract: no import of a backend folder', () => {
+  const emulatorsDir = path.join(ROOT, 'orchestrator', 'emulators');
+  const backendDirs = readdirSync(emulatorsDir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  assert.deepEqual(backendDirs.sort(), ['dummynet', 'netem', 'relay'], 'every backend has its folder');
+  const reaching = [];
+  for (const file of jsFiles(path.join(ROOT, 'orchestrator')).filter((f) => !f.startsWith(emulatorsDir + path.sep))) {
+    const text = readFileSync(file, 'utf8');
+    for (const [, specifier] of text.matchAll(/(?:\bfrom\s*|\bimport\(\s*)['"]([^'"]+)['"]/g)) {
+      if (!specifier.startsWith('.')) continue;
+      const target = path.relative(emulatorsDir, path.resolve(path.dirname(file), specifier));
+      if (backendDirs.some((dir) => target.startsWith(dir + path.sep))) reaching.push(`${path.relative(ROOT, file)} -> ${specifier}`);
+    }
+  }
+  assert.deepEqual(reaching, []);
+});
+
 test('the JSDoc types check: tsc --noEmit over orchestrator/, signaling/, client-app/, media/ and bench/ (jsconfig.json)', async () => {
   const { include } = JSON.parse(readFileSync(path.join(ROOT, 'jsconfig.json'), 'utf8'));
   for (const dir of ['orchestrator', 'signaling', 'client-app', 'media', 'bench']) assert.ok(include.includes(`${dir}/**/*.js`), `jsconfig.json covers ${dir}/`);

@@ -8,9 +8,10 @@ import {
 } from '../../orchestrator/emulators/netem/commands.js';
 import { netemTopologyScript } from '../../orchestrator/emulators/netem/script.js';
 import { shellJoin, shellQuote } from '../../orchestrator/emulators/script.js';
-import { chooseAddressBlock, namespaceNodes, planTopology, shortRunId } from '../../orchestrator/emulators/netem/topology.js';
+import { chooseAddressBlock, namespaceNodes, planTopology } from '../../orchestrator/emulators/netem/topology.js';
 import { truthRow } from '../../orchestrator/emulators/netem/truth.js';
 import { compileNetwork } from '../../orchestrator/lib/schedule.js';
+import { shortRunId } from '../../orchestrator/lib/run-id.js';
 
 const link = (overrides = {}) => ({
   rateKbps: null, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, ...overrides,

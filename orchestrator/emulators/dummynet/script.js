@@ -1,6 +1,7 @@
 /**
  * The dummynet schedule as a standalone shell script (J16 listings 7.3/7.4 style). Pure.
  */
+import { InputError } from '../../lib/errors.js';
 import { groupScheduleEvents } from '../../lib/schedule.js';
 import { renderScheduleScript, shellQuote } from '../script.js';
 import { dummynetChange, dummynetSetup, dummynetTeardown, planDummynet } from './commands.js';
@@ -49,3 +50,25 @@ export function dummynetScript(compiled, { scenario, durationS, peers, platform,
     teardown: dummynetTeardown(plan),
   });
 }
+
+/**
+ * @param {string[]} given  p0=10.0.0.1 …
+ * @param {number} peers
+ * @returns {Record<string, string>}
+ */
+export function parseAddresses(given, peers) {
+  const addresses = Object.fromEntries(Array.from({ length: peers }, (_, i) => [`p${i}`, `10.0.0.${i + 1}`]));
+  for (const entry of given) {
+    const match = /^(p\d+)=(\d{1,3}(?:\.\d{1,3}){3})$/.exec(entry);
+    if (!match || !(match[1] in addresses)) {
+      throw new InputError(`--address ${entry}: expected <peer>=<IPv4 address> with peer one of ${Object.keys(addresses).join(', ')}, e.g. p0=192.168.1.10`);
+    }
+    addresses[match[1]] = match[2];
+  }
+  return addresses;
+}
+
+/** @type {NonNullable<import('../contract.js').EmulatorBackend['exportScript']>} */
+export const exportDummynetScript = (compiled, request, flags) => dummynetScript(compiled, {
+  ...request, platform: flags.platform ?? 'freebsd', addresses: parseAddresses(flags.address ?? [], request.peers.length),
+});

@@ -10,7 +10,7 @@ import { EnvironmentError, HarnessError } from '../../lib/errors.js';
 import { UDP_IPV4_OVERHEAD_BYTES } from '../../lib/link-model.js';
 import { binomialInterval99, decodeProbe, probeClockMs } from '../calibration.js';
 import { netemCapabilities, unmetRequirements } from './capabilities.js';
-import { createEmulator } from '../index.js';
+import { createNetemEmulator } from './index.js';
 
 /** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
 /** @typedef {ReturnType<typeof import('./index.js').createNetemEmulator>} NetemEmulator */
@@ -69,8 +69,17 @@ async function startCalibrationEmulator() {
     links: { 'p0.up': UNCONSTRAINED, 'p0.down': UNCONSTRAINED, 'p1.up': UNCONSTRAINED, 'p1.down': UNCONSTRAINED },
     routes: { 'p0->p1': ['p0.up', 'p1.down'], 'p1->p0': ['p1.up', 'p0.down'] },
     events: [],
+    traces: {},
+    traceStepMs: 0,
   };
-  return createEmulator('netem', { peers: ['p0', 'p1'], compiled, runId: `cal${process.pid.toString(36)}` });
+  const emulator = createNetemEmulator({ peers: ['p0', 'p1'], compiled, runId: `cal${process.pid.toString(36)}` });
+  try {
+    await emulator.setup();
+  } catch (error) {
+    await emulator.close();
+    throw error;
+  }
+  return emulator;
 }
 
 /** @param {string} text */

@@ -4,7 +4,8 @@
  * records its orchestrator's PID in an owner file (lib/owners.js), so a clean-up without a run id leaves live runs alone.
  */
 import { ownerAlive, releaseOwner, startTicks } from '../../lib/owners.js';
-import { NAME_PREFIX, NAMESPACE_PREFIX, shortRunId } from './topology.js';
+import { NAME_PREFIX, NAMESPACE_PREFIX } from './topology.js';
+import { shortRunId } from '../../lib/run-id.js';
 
 /** @typedef {import('../runner.js').RunCommand} RunCommand */
 /** @typedef {{netns: string[], rootLinks: string[], pids: number[], liveRuns: string[]}} Leftovers */

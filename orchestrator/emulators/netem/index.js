@@ -12,9 +12,10 @@ import { listNamespaces, listRootLinks } from './cleanup.js';
 import { linkCommands, setupCommands, teardownCommands } from './commands.js';
 import { createCommandRunner, killRunningCommands } from '../runner.js';
 import { SFU_NODE } from '../../lib/topology.js';
-import { ADDRESS_SECOND_OCTET, chooseAddressBlock, namespaceNodes, planTopology, shortRunId } from './topology.js';
+import { ADDRESS_SECOND_OCTET, chooseAddressBlock, namespaceNodes, planTopology } from './topology.js';
 import { linkTruth } from './truth.js';
 import { forwardIntoNamespace } from './bidi-forward.js';
+import { shortRunId } from '../../lib/run-id.js';
 
 /** Runs a command (the browser) inside a namespace: WTB_NETNS, WTB_BROWSER, then the browser's arguments. */
 export const NETNS_EXEC_SCRIPT = fileURLToPath(new URL('../../../netem-scripts/netns-exec.sh', import.meta.url));

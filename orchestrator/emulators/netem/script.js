@@ -4,11 +4,14 @@
  * Pure: returns the script text.
  */
 import { InputError } from '../../lib/errors.js';
+import { MAX_PEERS } from '../../lib/limits.js';
+import { expectNumber } from '../../lib/validate.js';
 import { compileNetwork, groupScheduleEvents } from '../../lib/schedule.js';
 import { renderScheduleScript, renderSetupScript, shellJoin, shellQuote } from '../script.js';
 import { unmetRequirements } from './capabilities.js';
 import { linkCommands, setupCommands, teardownCommands } from './commands.js';
-import { chooseAddressBlock, namespaceNodes, planTopology, shortRunId } from './topology.js';
+import { chooseAddressBlock, namespaceNodes, planTopology } from './topology.js';
+import { shortRunId } from '../../lib/run-id.js';
 
 /** @typedef {import('../../lib/schedule.js').CompiledNetwork} CompiledNetwork */
 
@@ -76,4 +79,28 @@ export function netemTopologyScript({ runId, peers, block, bottleneck = false, n
     // echo's argument as a whole is quoted
     done: `ready: peers in ${plan.peers.map((peer) => `${peer.netns} at ${peer.address}`).join(', ')}; signaling reachable at ${plan.control.rootAddress}; remove with teardown.sh ${plan.id}`,
   });
+}
+
+/** Run ids used as they are in namespace and interface names (IFNAMSIZ leaves 8 characters). */
+const RUN_ID = /^[a-z0-9]{1,8}$/;
+
+/**
+ * The naming flags (--run-id, --block), checked.
+ * @param {import('../contract.js').ScriptFlags} flags
+ * @returns {{runId: string, block: number}}
+ */
+function namesOf({ runId = SCRIPT_RUN_ID, block }) {
+  if (!RUN_ID.test(runId)) throw new InputError(`--run-id ${JSON.stringify(runId)}: must be 1-8 characters of a-z and 0-9 (it goes into interface names)`);
+  return { runId, block: block === undefined ? defaultBlock(runId) : expectNumber(block, '--block', { min: 0, max: 255, integer: true }) };
+}
+
+/** @type {NonNullable<import('../contract.js').EmulatorBackend['exportScript']>} */
+export const exportNetemScript = (compiled, request, flags) => netemScript(compiled, {
+  ...request, ...namesOf(flags), netem: flags.schNetem,
+});
+
+/** @type {NonNullable<import('../contract.js').EmulatorBackend['exportTopology']>} */
+export function exportNetemTopology(flags) {
+  const peers = expectNumber(flags.peers ?? 2, '--peers', { min: 1, max: MAX_PEERS, integer: true });
+  return netemTopologyScript({ ...namesOf(flags), peers, bottleneck: flags.bottleneck ?? false, netem: flags.schNetem });
 }

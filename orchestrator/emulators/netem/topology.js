@@ -20,6 +20,7 @@
  * pushes back on the sender (a UDP sender would otherwise block instead of seeing drops).
  */
 import { createHash } from 'node:crypto';
+import { shortRunId } from '../../lib/run-id.js';
 import { HarnessError } from '../../lib/errors.js';
 import { MAX_PEERS } from '../../lib/limits.js';
 import { BOTTLENECK_LINKS, SFU_NODE, peerSide } from '../../lib/topology.js';
@@ -36,18 +37,6 @@ const HAIRPIN_TABLE = 100;
 const BOTTLENECK_IFB = 'ifb-bn';
 /** A /26 of /30s. */
 const PEERS_PER_SIDE = 16;
-
-/**
- * A run id short enough for interface names (IFNAMSIZ 15): lowercase [a-z0-9], at most 8 characters.
- * Longer ids (the orchestrator's `run-1a2b3c4d`) are hashed, so distinct ids stay distinct.
- * @param {string} runId
- * @returns {string}
- */
-export function shortRunId(runId) {
-  const clean = String(runId).toLowerCase().replace(/[^a-z0-9]/g, '');
-  if (clean.length > 0 && clean.length <= 8) return clean;
-  return BigInt(`0x${createHash('sha1').update(String(runId)).digest('hex').slice(0, 12)}`).toString(36).slice(0, 8).padStart(8, '0');
-}
 
 /**
  * The /24 block for a run: a hash of the id, moved on past blocks already used in the root namespace.

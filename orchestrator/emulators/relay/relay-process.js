@@ -4,7 +4,7 @@
  *
  * IPC: parent -> {id, method, params}; child -> {id, result} | {id, error: {name, message}}; {ready: true} once listening.
  */
-import { raisePriority } from './priority.js';
+import { raisePriority } from '../priority.js';
 import { UdpRelay } from './relay.js';
 
 if (!process.send) {

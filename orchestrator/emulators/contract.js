@@ -1,0 +1,189 @@
+// The emulator contract: what every network emulator backend (relay/, netem/, dummynet/, and any new one in a folder of
+// its own) provides, and what a scenario asks of it. Commands and the run talk to backends only through these types
+// and emulators/index.js; what a backend supports is declared here by the backend, never guessed by callers from its
+// name. test/emulator-conformance.test.js runs the same checks against every backend that can run on the host.
+
+/** @typedef {import('../lib/link-model.js').LinkParams} LinkParams */
+/** @typedef {import('./runner.js').CommandRecord} CommandRecord */
+/** @typedef {import('./runner.js').RunCommand} RunCommand */
+/** @typedef {import('./calibration.js').ProbePath} ProbePath */
+
+/**
+ * @callback RegisterCleanup  lib/shutdown.js onCleanup: registers a closer and returns its early release
+ * @param {string} name
+ * @param {() => Promise<unknown>} close
+ * @param {{ timeoutMs?: number, closeNow?: () => void }} [options]
+ * @returns {() => Promise<void>}
+ */
+
+/**
+ * What a backend can emulate at all. A scenario that needs something its backend lacks stops with exit 2 before
+ * anything starts, naming the backends that have it.
+ * @typedef {object} EmulatorSupport
+ * @property {boolean} sfu          Janus on the emulated network (topology sfu)
+ * @property {boolean} kernelFlows  kernel cross traffic (iperf3 flows `tcp`, `tcp-short`, `udp`) through the bottleneck
+ * @property {boolean} firefox      Firefox peers (they gather no ICE candidate on 127.0.0.1)
+ * @property {boolean} traceReplay  replays a capacity trace packet by packet (else as rate steps, whose error is reported)
+ */
+
+/**
+ * What one scenario run asks of its emulator, derived from the scenario (requirementsOf).
+ * @typedef {object} EmulatorRequirements
+ * @property {string} scenario        its name, for messages
+ * @property {boolean} sfu
+ * @property {{ name: string, kind: string }|null} kernelFlow  the first kernel flow, for messages
+ * @property {string[]} firefoxPeers
+ */
+
+/**
+ * What a run hands a backend's create().
+ * @typedef {object} EmulatorOptions
+ * @property {import('../lib/schedule.js').CompiledNetwork} compiled
+ * @property {number} [durationS]       how far a trace is turned into rate steps (backends without traceReplay)
+ * @property {string[]} peers
+ * @property {string} runId
+ * @property {string} [browserPath]
+ * @property {() => number} [clock]     seconds on the media clock, for each logged command's atS
+ * @property {(line: string) => void} [log]
+ * @property {RegisterCleanup} [registerCleanup]
+ * @property {string} [sfuAddress]      the one address Janus gathers on
+ * @property {string[]} [hostAddressPeers]  peers whose browser gathers no loopback candidate (Firefox)
+ * @property {string} [guardianLog]     where a guardian logs what it removes after a killed orchestrator
+ */
+
+/**
+ * @typedef {object} CandidateRewrite
+ * @property {string} from  the peer (or `sfu`) that gathered the candidate
+ * @property {string} to    the peer it is signalled to
+ * @property {{ candidate: string, sdpMid?: string|null, sdpMLineIndex?: number|null }} candidate
+ */
+
+/**
+ * One truth row: what crossed one link in one second, as the emulator itself counted it.
+ * @typedef {{ epochMs: number, link: string } & Record<string, unknown>} TruthRow
+ */
+
+/**
+ * A running emulator, as a run uses it.
+ * @typedef {object} Emulator
+ * @property {string} name
+ * @property {string} [choice]          with `auto`: which backend it chose and why
+ * @property {number} [pid]             its own process, sampled like the browsers'
+ * @property {string} signalingHost     where the pages reach the signaling server
+ * @property {{ netns: string, address: string }} [sfuHost]  where Janus runs, when the backend places it
+ * @property {(c: CandidateRewrite) => Promise<CandidateRewrite['candidate']|null>} rewriteCandidate  steers media
+ *   through the emulated links; null drops a candidate that would bypass them
+ * @property {(peer: string, browserPath: string, kind: string) => Promise<object|undefined>} [launchSpec]  how to
+ *   launch a peer's browser (e.g. inside its namespace)
+ * @property {(links: Record<string, LinkParams>, atS?: number) => Promise<unknown>} apply  puts link parameters in force
+ * @property {import('../lib/schedule.js').CompiledNetwork['events']} events  the schedule it applies
+ * @property {object|null} traceSteps   a trace's rate steps against the trace, where it cannot replay one
+ * @property {(epochMs: number) => Promise<void>} [startMedia]  the media clock starts (traces and schedules start with it)
+ * @property {() => Promise<TruthRow[]>} truth   rows since the last call
+ * @property {CommandRecord[]} commands  every system command it ran
+ * @property {TunnelHost} [tunnels]      present when it supports kernel flows
+ * @property {() => Promise<unknown>} close
+ */
+
+/**
+ * Where kernel flows enter the emulated links (orchestrator/cross/).
+ * @typedef {object} TunnelHost
+ * @property {import('./relay/client.js').RelayProcess} relay
+ * @property {() => Promise<TunnelTruthRow[]>} truth  per tunnel, like the links'
+ */
+
+/**
+ * What crossed one kernel flow's tunnel in one direction in one second.
+ * @typedef {{ epochMs: number, flow: string, direction: 'forward'|'back', packetsIn: number, bytesIn: number,
+ *   packetsOut: number, bytesOut: number }} TunnelTruthRow
+ */
+
+/**
+ * A paced UDP path through one shaped link, for `calibrate` and the conformance test.
+ * @typedef {object} ProbeSession
+ * @property {ProbePath} path
+ * @property {() => Promise<object>} stats         the emulator's own counters
+ * @property {() => Promise<void>} close
+ * @property {(c: { params: LinkParams }) => string|null} [skipCase]  why this host cannot run a case
+ * @property {(options?: { onResult?: (result: object) => void }) => Promise<object[]>} [extraChecks]  e.g. iperf3
+ * @property {TunnelHost['relay']} [tunnelRelay]  where kernel flows can enter the probed link (backends with kernelFlows)
+ */
+
+/**
+ * One backend, in its own folder, registered in emulators/index.js.
+ * @typedef {object} EmulatorBackend
+ * @property {string} name
+ * @property {string} summary          one line for --help and docs
+ * @property {EmulatorSupport} supports
+ * @property {Partial<Record<keyof EmulatorSupport, string>>} [why]  why it lacks what it does not support, as the end of
+ *   a sentence ("which …")
+ * @property {() => Promise<string|null>} unavailable  why it cannot run on this host at all (null: it can)
+ * @property {(requirements: EmulatorRequirements) => string[]} [preflight]  what this host lacks for these
+ *   requirements (exit 3), checked before anything starts
+ * @property {(options: EmulatorOptions) => Promise<Emulator>} create  registers its closer before it builds anything
+ * @property {() => Promise<ProbeSession>} [openProbePath]
+ * @property {(run: RunCommand, options: { runId?: string, dryRun?: boolean }) => Promise<Leftovers>} [removeLeftovers]
+ *   what killed runs left (`cleanup`)
+ * @property {(compiled: import('../lib/schedule.js').CompiledNetwork, request: { scenario: string, durationS: number,
+ *   peers: string[] }, flags: ScriptFlags) => string} [exportScript]  a standalone shell script (`export-script`)
+ * @property {(flags: ScriptFlags) => string} [exportTopology]  the bare topology, nothing shaped (`--topology-only`)
+ */
+
+/**
+ * `export-script`'s backend flags; each backend checks the ones it reads and names them in its errors.
+ * @typedef {object} ScriptFlags
+ * @property {string} [runId]
+ * @property {number} [block]
+ * @property {boolean} [schNetem]
+ * @property {string} [platform]
+ * @property {string[]} [address]
+ * @property {number} [peers]
+ * @property {boolean} [bottleneck]
+ */
+
+/**
+ * @typedef {object} Leftovers
+ * @property {string[]} netns
+ * @property {string[]} rootLinks
+ * @property {number[]} pids
+ * @property {string[]} liveRuns
+ */
+
+/** The supports fields, in the order messages list them. */
+export const SUPPORT_FIELDS = /** @type {const} */ (['sfu', 'kernelFlows', 'firefox', 'traceReplay']);
+
+/**
+ * @param {{ name: string, topology?: string, flows?: Array<{ name: string, kind: string }> }} scenario
+ * @param {Record<string, string>} browserOfPeer  'chromium' | 'firefox' per peer
+ * @param {readonly string[]} kernelFlowKinds
+ * @returns {EmulatorRequirements}
+ */
+export function requirementsOf(scenario, browserOfPeer, kernelFlowKinds) {
+  const kernelFlow = (scenario.flows ?? []).find((flow) => kernelFlowKinds.includes(flow.kind));
+  return {
+    scenario: scenario.name,
+    sfu: scenario.topology === 'sfu',
+    kernelFlow: kernelFlow ? { name: kernelFlow.name, kind: kernelFlow.kind } : null,
+    firefoxPeers: Object.keys(browserOfPeer).filter((peer) => browserOfPeer[peer] === 'firefox'),
+  };
+}
+
+/**
+ * Why a backend cannot run these requirements by what it declares, with the backends that can: one sentence each.
+ * @param {EmulatorBackend} backend
+ * @param {EmulatorRequirements} requirements
+ * @param {EmulatorBackend[]} all
+ * @returns {string[]}
+ */
+export function unsupported(backend, requirements, all) {
+  const others = (/** @type {keyof EmulatorSupport} */ field) => all.filter((b) => b !== backend && b.supports[field]).map((b) => `--emulator ${b.name}`).join(' or ');
+  const plural = requirements.firefoxPeers.length === 1 ? 's' : '';
+  /** @type {Array<[keyof EmulatorSupport, boolean, string]>} */
+  const asks = [
+    ['firefox', requirements.firefoxPeers.length > 0, `${requirements.firefoxPeers.join(', ')} run${plural} Firefox`],
+    ['sfu', requirements.sfu, `scenario ${requirements.scenario} has topology sfu`],
+    ['kernelFlows', requirements.kernelFlow !== null, `scenario ${requirements.scenario} has the kernel flow ${requirements.kernelFlow?.name} (${requirements.kernelFlow?.kind})`],
+  ];
+  return asks.filter(([field, asked]) => asked && !backend.supports[field])
+    .map(([field, , subject]) => `--emulator ${backend.name}: ${subject}, ${backend.why?.[field] ?? `which ${backend.name} cannot emulate`}; use ${others(field) || 'another emulator'}`);
+}

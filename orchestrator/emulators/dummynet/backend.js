@@ -1,0 +1,23 @@
+// The dummynet backend as the emulator contract (../contract.js) sees it: pipes on macOS (dnctl + pf) or FreeBSD (ipfw),
+// peers told apart by their loopback ports (runtime.js); elsewhere it exports scripts only (`export-script`).
+import { createSteppedEmulator } from '../kernel-backend.js';
+import { createDummynetEmulator, dummynetCapabilities } from './index.js';
+import { exportDummynetScript } from './script.js';
+
+/** @type {import('../contract.js').EmulatorBackend} */
+export const dummynetBackend = {
+  name: 'dummynet',
+  summary: 'dummynet pipes: macOS (dnctl + pf) or FreeBSD (ipfw), root only; traces as rate steps',
+  supports: { sfu: false, kernelFlows: false, firefox: false, traceReplay: false },
+  why: {
+    firefox: 'which gathers no ICE candidate on 127.0.0.1, where dummynet tells the peers apart',
+    sfu: 'which dummynet cannot shape (it steers media by the port of loopback candidates, and Janus gathers none on loopback)',
+    kernelFlows: "which crosses the emulated bottleneck through the relay's tunnels only",
+  },
+  async unavailable() {
+    const caps = await dummynetCapabilities();
+    return caps.available ? null : caps.reasons.join('; ');
+  },
+  create: (options) => createSteppedEmulator(createDummynetEmulator, options),
+  exportScript: exportDummynetScript,
+};

@@ -1,0 +1,117 @@
+// The emulator contract (orchestrator/emulators/contract.js), checked the same way against every backend: what it
+// declares, and for each backend that runs on this host, a real emulator created, reconfigured, read and closed, and
+// a paced probe through one shaped link (rate cap, loss, delay where the host can delay) within calibration's
+// tolerances. Needs root for netem; run it alone on the machine (the probe measures timing).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { test } from 'node:test';
+import { runCalibration, standardCases } from '../orchestrator/emulators/calibration.js';
+import { SUPPORT_FIELDS } from '../orchestrator/emulators/contract.js';
+import { BACKENDS, EMULATORS, checkSupport } from '../orchestrator/emulators/index.js';
+import { raisePriority } from '../orchestrator/emulators/priority.js';
+import { InputError } from '../orchestrator/lib/errors.js';
+import { normalizeLinkParams } from '../orchestrator/lib/link-model.js';
+
+const CASES = ['rate-1000kbps', 'loss-5pct', 'delay-50ms'];
+const unavailable = Object.fromEntries(await Promise.all(BACKENDS.map(async (b) => [b.name, await b.unavailable()])));
+
+test('every backend declares its name, a summary, each supports field, and why it lacks what it lacks', () => {
+  assert.deepEqual(EMULATORS, [...BACKENDS.map((b) => b.name), 'auto']);
+  assert.ok(BACKENDS.length >= 3);
+  for (const backend of BACKENDS) {
+    assert.match(backend.name, /^[a-z]+$/);
+    assert.ok(backend.summary.length > 20, `${backend.name}: a summary`);
+    assert.deepEqual(Object.keys(backend.supports).sort(), [...SUPPORT_FIELDS].sort(), `${backend.name}: every supports field`);
+    for (const field of SUPPORT_FIELDS) {
+      assert.equal(typeof backend.supports[field], 'boolean', `${backend.name}.supports.${field}`);
+      if (!backend.supports[field] && field !== 'traceReplay') assert.match(backend.why?.[field] ?? '', /^which /, `${backend.name}: why no ${field}`);
+    }
+    assert.equal(typeof backend.create, 'function');
+    const reason = unavailable[backend.name];
+    assert.ok(reason === null || (typeof reason === 'string' && reason.length > 10), `${backend.name}: unavailable() is null or a reason`);
+  }
+});
+
+test('a scenario that needs what a backend lacks stops with exit 2 naming the backends that have it', () => {
+  const asks = { scenario: 's', sfu: true, kernelFlow: { name: 'tcp1', kind: 'tcp' }, firefoxPeers: ['p1'] };
+  let checked = 0;
+  for (const backend of BACKENDS) {
+    const lacking = SUPPORT_FIELDS.filter((field) => field !== 'traceReplay' && !backend.supports[field]);
+    if (lacking.length === 0) {
+      assert.doesNotThrow(() => checkSupport(backend.name, asks), `${backend.name} supports everything`);
+      continue;
+    }
+    checked++;
+    assert.throws(() => checkSupport(backend.name, asks), (error) => {
+      assert.ok(error instanceof InputError, `${backend.name}: exit 2`);
+      for (const field of lacking) {
+        const able = BACKENDS.filter((b) => b.supports[field]).map((b) => `--emulator ${b.name}`);
+        assert.ok(able.length > 0 && able.every((flag) => error.message.includes(flag)), `${backend.name} names who can do ${field}: ${error.message}`);
+      }
+      return true;
+    });
+  }
+  assert.ok(checked > 0, 'at least one backend lacks something, so the refusal was exercised');
+});
+
+/** A two-peer mesh with p0's uplink capped: what create() gets in a run. */
+function twoPeerNetwork() {
+  const open = normalizeLinkParams({}, 'conformance');
+  return {
+    links: { 'p0.up': normalizeLinkParams({ rateKbps: 2000, queueMs: 300 }, 'conformance'), 'p0.down': open, 'p1.up': open, 'p1.down': open },
+    routes: { 'p0->p1': ['p0.up', 'p1.down'], 'p1->p0': ['p1.up', 'p0.down'] },
+    events: [], traces: {}, traceStepMs: 100,
+  };
+}
+
+const namespacesOf = (runId) => execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }).split('\n').filter((line) => line.includes(runId));
+
+for (const backend of BACKENDS) {
+  const reason = unavailable[backend.name];
+  const skip = reason ? `${backend.name} cannot run on this host: ${reason}` : false;
+
+  test(`${backend.name}: create registers its closer first, then apply, truth and close keep the contract${skip ? ' (skipped: cannot run here)' : ''}`, { skip }, async () => {
+    const runId = `cf${backend.name.slice(0, 3)}${process.pid % 1000}`;
+    /** @type {string[]} */
+    const registered = [];
+    const emulator = await backend.create({
+      compiled: twoPeerNetwork(), peers: ['p0', 'p1'], runId, durationS: 10,
+      registerCleanup: (name, close) => { registered.push(name); return async () => { await close(); }; },
+    });
+    try {
+      assert.equal(registered.length, 1, 'one closer, registered before set-up');
+      assert.equal(emulator.name, backend.name);
+      assert.equal(typeof emulator.signalingHost, 'string');
+      assert.equal(typeof emulator.rewriteCandidate, 'function');
+      assert.ok(Array.isArray(emulator.events) && Array.isArray(emulator.commands));
+      assert.equal(Boolean(emulator.tunnels), backend.supports.kernelFlows, 'tunnels exactly where kernel flows are supported');
+      await emulator.apply({ 'p0.up': normalizeLinkParams({ rateKbps: 500, queueMs: 200 }, 'conformance') }, 1);
+      const rows = await emulator.truth();
+      assert.ok(Array.isArray(rows));
+      for (const row of rows) assert.ok(Number.isFinite(row.epochMs) && typeof row.link === 'string', JSON.stringify(row));
+      // A foreign candidate (another host's address) would bypass the emulated links: every backend drops it.
+      const foreign = { candidate: 'candidate:1 1 udp 2122260223 192.0.2.7 50000 typ host', sdpMid: '0', sdpMLineIndex: 0 };
+      assert.equal(await emulator.rewriteCandidate({ from: 'p0', to: 'p1', candidate: foreign }), null);
+    } finally {
+      await emulator.close();
+    }
+    if (backend.name === 'netem') assert.deepEqual(namespacesOf(`wtb-${runId}`), [], 'close removed every namespace');
+  });
+
+  test(`${backend.name}: a paced probe through one shaped link is within calibration's tolerances${skip ? ' (skipped: cannot run here)' : ''}`,
+    { skip: skip || (!backend.openProbePath && `${backend.name} has no probe path`) }, async () => {
+      // The probe is the measuring instrument, as in `calibrate`: its own scheduling delays would read as emulator error.
+      await raisePriority(process.pid);
+      const session = await /** @type {NonNullable<typeof backend.openProbePath>} */ (backend.openProbePath)();
+      try {
+        const cases = standardCases({ durationScale: 0.5 }).filter((c) => CASES.includes(c.name));
+        const runnable = cases.filter((c) => !session.skipCase?.(c));
+        assert.ok(runnable.some((c) => c.name.startsWith('rate-')) && runnable.some((c) => c.name.startsWith('loss-')), 'rate and loss run on every backend');
+        const results = await runCalibration(session.path, runnable);
+        assert.equal(results.length, runnable.length);
+        assert.deepEqual(results.filter((r) => r.failures.length).map((r) => `${r.name}: ${r.failures.join('; ')}`), []);
+      } finally {
+        await session.close();
+      }
+    });
+}
