@@ -213,6 +213,23 @@ describe('relay forwarding rules (in-process relay)', () => {
     assert.equal(atB.length, 2000);
   });
 
+  test('the relay reports its own load per second: the datagrams it took in and sent, its busy share and lateness', async () => {
+    const { socketA, socketB, proxyB } = await pair('p9', 'p10');
+    const atB = collect(socketB);
+    // The second in progress holds the earlier tests' datagrams: let it close first.
+    await sleep(1100);
+    relay.loadTruth();
+    for (let i = 0; i < 100; i++) socketA.send(Buffer.from('load'), proxyB, HOST);
+    await sleep(2100);
+    const rows = relay.loadTruth();
+    assert.ok(rows.length >= 1, 'a completed second gives a row');
+    assert.equal(atB.length, 100);
+    assert.equal(rows.reduce((sum, row) => sum + row.packetsIn, 0), 100);
+    assert.equal(rows.reduce((sum, row) => sum + row.packetsOut, 0), 100);
+    const busy = rows.find((row) => row.packetsOut > 0);
+    assert.ok(busy.busyPct > 0 && busy.busyPct <= 100 && busy.lateMsMax !== null, JSON.stringify(rows));
+  });
+
   test('a rate change keeps the queued packets and serves them at the new rate', async () => {
     const { socketA, socketB, proxyB } = await pair('p7', 'p8');
     const atB = collect(socketB);

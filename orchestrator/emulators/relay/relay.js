@@ -16,6 +16,7 @@ import { isIPv4 } from 'node:net';
 import { EnvironmentError, HarnessError, InputError } from '../../lib/errors.js';
 import { UDP_IPV4_OVERHEAD_BYTES } from '../../lib/link-model.js';
 import { LinkQueue, TruthRecorder } from './link-queue.js';
+import { LatenessHistogram, LoadMeter } from './load-meter.js';
 
 /** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
 /** @typedef {import('./link-queue.js').TruthRow & {link: string}} LinkTruthRow */
@@ -35,37 +36,6 @@ import { LinkQueue, TruthRecorder } from './link-queue.js';
  * sent at once), anything earlier re-arms. Centres the delay error around zero.
  */
 const EARLY_FIRE_MS = 0.5;
-
-/** How late datagrams leave the relay against their scheduled time, in 0.1 ms bins: the relay's own timing error. */
-class LatenessHistogram {
-  static BIN_MS = 0.1;
-  /** The last bin collects 100 ms and more. */
-  #bins = new Uint32Array(1001);
-  #count = 0;
-  #maxMs = 0;
-
-  /** @param {number} lateMs  negative (sent early, see EARLY_FIRE_MS) counts as 0 */
-  record(lateMs) {
-    this.#bins[Math.min(this.#bins.length - 1, Math.max(0, Math.floor(lateMs / LatenessHistogram.BIN_MS)))]++;
-    this.#count++;
-    if (lateMs > this.#maxMs) this.#maxMs = lateMs;
-  }
-
-  /** Percentiles are bin upper edges, in ms. */
-  summary() {
-    const upTo = (fraction) => {
-      const target = Math.ceil(this.#count * fraction);
-      let seen = 0;
-      for (let bin = 0; bin < this.#bins.length; bin++) {
-        seen += this.#bins[bin];
-        if (seen >= target) return Number(((bin + 1) * LatenessHistogram.BIN_MS).toFixed(1));
-      }
-      return null;
-    };
-    if (this.#count === 0) return { p50: null, p99: null, max: null, n: 0 };
-    return { p50: upTo(0.5), p99: upTo(0.99), max: Number(this.#maxMs.toFixed(3)), n: this.#count };
-  }
-}
 
 /**
  * @typedef {object} ProxySocket
@@ -151,6 +121,10 @@ export class UdpRelay {
   #due = [];
   #counters = { forwardedPackets: 0, forwardedBytes: 0, dropsUnknownSource: 0, dropsNoRoute: 0, sendErrors: 0 };
   #sendLateness = new LatenessHistogram();
+  /** @type {LoadMeter|null} */
+  #load = null;
+  /** @type {NodeJS.Timeout|null} closes the load meter's seconds */
+  #loadTimer = null;
 
   /**
    * @param {{host?: string, seed?: number}} [options]
@@ -167,6 +141,24 @@ export class UdpRelay {
   async start() {
     this.#originMs = performance.now();
     this.#started = true;
+    this.#load = new LoadMeter(this.#originMs, this.#originMs);
+    let utilization = performance.eventLoopUtilization();
+    this.#loadTimer = setInterval(() => {
+      const now = performance.eventLoopUtilization();
+      this.#load.tick(performance.now(), performance.eventLoopUtilization(now, utilization).utilization);
+      utilization = now;
+    }, 1000);
+    this.#loadTimer.unref();
+  }
+
+  /**
+   * The relay's own load per completed second since the last call: datagrams in and out, its event loop's busy
+   * share, and how late datagrams left (behind: p99 over 1 ms, the relay was no longer an exact emulator).
+   * @returns {import('./load-meter.js').LoadRow[]}
+   */
+  loadTruth() {
+    this.#assertRunning('loadTruth');
+    return this.#load.take();
   }
 
   /**
@@ -359,6 +351,7 @@ export class UdpRelay {
     this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
+    if (this.#loadTimer) clearInterval(this.#loadTimer);
     // Binds still in progress close their own socket once they see #closed.
     await Promise.allSettled(this.#registrations.values());
     const sockets = [...[...this.#bound.values()].map(({ socket }) => socket), ...this.#tunnelSockets];
@@ -432,6 +425,7 @@ export class UdpRelay {
    * @param {ProxySocket} to @param {Buffer} payload @param {dgram.RemoteInfo} source
    */
   #onDatagram(to, payload, source) {
+    this.#load.received();
     const from = to.sources.get(source.port)?.get(source.address);
     if (!from) {
       this.#counters.dropsUnknownSource++;
@@ -455,6 +449,7 @@ export class UdpRelay {
    * @param {Tunnel['directions'][number]} direction @param {Buffer} payload @param {dgram.RemoteInfo} source
    */
   #onTunnelDatagram({ route, from, to, truth }, payload, source) {
+    this.#load.received();
     if (source.address !== from.address || source.port !== from.port) {
       this.#counters.dropsUnknownSource++;
       return;
@@ -480,7 +475,9 @@ export class UdpRelay {
     }
     this.#counters.forwardedPackets++;
     this.#counters.forwardedBytes += packet.payload.length;
-    this.#sendLateness.record(performance.now() - atMs);
+    const lateMs = performance.now() - atMs;
+    this.#sendLateness.record(lateMs);
+    this.#load.sent(lateMs);
     packet.tunnelTruth?.count(atMs, 'packetsOut', packet.payload.length);
     packet.from.socket.send(packet.payload, packet.to.port, packet.to.address, this.#onSent);
   }
