@@ -3,7 +3,11 @@
 //     direction (4 peer pairs, conditions on every uplink: 25 ms delay, 5 Mbps cap). Target < 15 % of one core.
 //  2. Added one-way delay at zero configured delay: the probe through the relay vs the same probe sent
 //     straight over loopback, in the same run. Target: median < 0.5 ms.
-// Usage: node bench/relay.js [--seconds 10]
+//  3. Saturation: 4 peer pairs both ways (8 flows, 25 ms delay and a cap on every uplink) offered more and more
+//     packets/s by relay-load.c until the relay process uses a whole core or falls behind, for 1200-byte and 200-byte
+//     payloads; then the added delay (median, p99) and what arrived at 25, 50 and 90 % of that load. A fresh relay per
+//     step, so its own lateness figures cover that step alone. The relay's CPU comes from /proc/<pid>/stat.
+// Usage: node bench/relay.js [--seconds 10] [--step-seconds 3] [--sizes 1200,200] [--skip-default]
 import dgram from 'node:dgram';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,12 +16,20 @@ import { startRelayProcess } from '../orchestrator/emulators/relay/client.js';
 import { createRelayProbePath } from '../orchestrator/emulators/relay/probe-path.js';
 import { raisePriority } from '../orchestrator/emulators/priority.js';
 import { probeClockMs, runProbe, summarizeProbe } from '../orchestrator/emulators/calibration.js';
+import { saturation } from './relay-saturation.js';
 
 const HOST = '127.0.0.1';
 const PAIRS = 4;
 const FLOW_KBPS = 2500;
 const PAYLOAD_BYTES = 1200;
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' } } });
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '10' },
+    'step-seconds': { type: 'string', default: '3' },
+    sizes: { type: 'string', default: '1200,200' },
+    'skip-default': { type: 'boolean', default: false },
+  },
+});
 const durationMs = Number(values.seconds) * 1000;
 
 const unconstrained = normalizeLinkParams({}, 'bench');
@@ -101,27 +113,34 @@ async function delayAt(path) {
 
 // Measure with an instrument that the machine's other load cannot delay (the relay raises its own priority).
 await raisePriority(process.pid);
-const relay = await startRelayProcess({ seed: 1 });
-try {
-  const load = await cpuShare(relay);
-  console.log(`relay CPU with ${PAIRS} x ${FLOW_KBPS / 1000} Mbps each way (${load.carriedMbps.toFixed(1)} Mbps, ${load.forwardedPerS.toFixed(0)} packets/s forwarded, ${load.deliveredPct.toFixed(1)} % delivered):`);
-  console.log(`  ${(load.userPct + load.systemPct).toFixed(1)} % of one core (target < 15 %): user ${load.userPct.toFixed(1)} %, system ${load.systemPct.toFixed(1)} %`);
-  const { sendLateMs: { p50, p99, max }, priority } = await relay.stats();
-  console.log(`  send lateness against schedule: p50 ${p50} ms, p99 ${p99} ms, max ${max} ms (relay priority: ${priority})`);
+if (!values['skip-default']) await defaultLoad();
+for (const payloadBytes of values.sizes.split(',').map(Number)) {
+  await saturation({ payloadBytes, stepMs: Number(values['step-seconds']) * 1000 });
+}
 
-  const relayPath = await createRelayProbePath(relay);
-  const direct = await directPath();
+async function defaultLoad() {
+  const relay = await startRelayProcess({ seed: 1 });
   try {
-    const viaRelay = await delayAt(relayPath);
-    const baseline = await delayAt(direct);
-    console.log('one-way delay at 0 ms configured, 500 packets/s of 200 B:');
-    console.log(`  loopback direct  median ${baseline.oneWayDelayMsP50.toFixed(3)} ms, p99 ${baseline.oneWayDelayMsP99.toFixed(3)} ms`);
-    console.log(`  through relay    median ${viaRelay.oneWayDelayMsP50.toFixed(3)} ms, p99 ${viaRelay.oneWayDelayMsP99.toFixed(3)} ms`);
-    console.log(`  added by relay   median ${(viaRelay.oneWayDelayMsP50 - baseline.oneWayDelayMsP50).toFixed(3)} ms (target < 0.5 ms), p99 ${(viaRelay.oneWayDelayMsP99 - baseline.oneWayDelayMsP99).toFixed(3)} ms`);
+    const load = await cpuShare(relay);
+    console.log(`relay CPU with ${PAIRS} x ${FLOW_KBPS / 1000} Mbps each way (${load.carriedMbps.toFixed(1)} Mbps, ${load.forwardedPerS.toFixed(0)} packets/s forwarded, ${load.deliveredPct.toFixed(1)} % delivered):`);
+    console.log(`  ${(load.userPct + load.systemPct).toFixed(1)} % of one core (target < 15 %): user ${load.userPct.toFixed(1)} %, system ${load.systemPct.toFixed(1)} %`);
+    const { sendLateMs: { p50, p99, max }, priority } = await relay.stats();
+    console.log(`  send lateness against schedule: p50 ${p50} ms, p99 ${p99} ms, max ${max} ms (relay priority: ${priority})`);
+
+    const relayPath = await createRelayProbePath(relay);
+    const direct = await directPath();
+    try {
+      const viaRelay = await delayAt(relayPath);
+      const baseline = await delayAt(direct);
+      console.log('one-way delay at 0 ms configured, 500 packets/s of 200 B:');
+      console.log(`  loopback direct  median ${baseline.oneWayDelayMsP50.toFixed(3)} ms, p99 ${baseline.oneWayDelayMsP99.toFixed(3)} ms`);
+      console.log(`  through relay    median ${viaRelay.oneWayDelayMsP50.toFixed(3)} ms, p99 ${viaRelay.oneWayDelayMsP99.toFixed(3)} ms`);
+      console.log(`  added by relay   median ${(viaRelay.oneWayDelayMsP50 - baseline.oneWayDelayMsP50).toFixed(3)} ms (target < 0.5 ms), p99 ${(viaRelay.oneWayDelayMsP99 - baseline.oneWayDelayMsP99).toFixed(3)} ms`);
+    } finally {
+      await relayPath.close();
+      await direct.close();
+    }
   } finally {
-    await relayPath.close();
-    await direct.close();
+    await relay.close();
   }
-} finally {
-  await relay.close();
 }

@@ -27,6 +27,7 @@ const ERROR_CLASSES = { InputError, EnvironmentError, HarnessError };
  *   see UdpRelay.registerTunnel
  * @property {() => Promise<import('./relay.js').LinkTruthRow[]>} truth
  * @property {() => Promise<import('./relay.js').TunnelTruthRow[]>} tunnelTruth
+ * @property {() => Promise<import('./load-meter.js').LoadRow[]>} loadTruth  see UdpRelay.loadTruth
  * @property {() => Promise<ReturnType<import('./relay.js').UdpRelay['stats']> & {priority: 'realtime'|'nice'|'normal'}>} stats
  *   cpuUserUs/cpuSystemUs are the relay process's own; priority is the scheduling it got (see priority.js)
  * @property {() => Promise<void>} close  closes the relay and waits for the process to exit
@@ -98,6 +99,7 @@ export async function startRelayProcess(options = {}) {
     registerTunnel: (tunnel) => call('registerTunnel', tunnel),
     truth: () => call('truth'),
     tunnelTruth: () => call('tunnelTruth'),
+    loadTruth: () => call('loadTruth'),
     stats: () => call('stats'),
     async close() {
       if (gone) return;

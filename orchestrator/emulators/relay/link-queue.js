@@ -69,15 +69,20 @@ export class TruthRecorder {
   /** Index of the first second not yet folded into a row. */
   #nextSecond;
   /**
-   * @type {Map<number, {
+   * @typedef {{
    *   counters: Pick<TruthRow, 'packetsIn'|'bytesIn'|'packetsOut'|'bytesOut'|'dropsQueue'|'dropsLoss'>,
    *   queueDelaysMs: number[],
    *   oneWayDelaysMs: number[],
-   * }>}
+   * }} TruthBucket
    */
+  /** @type {Map<number, TruthBucket>} */
   #open = new Map();
   /** @type {TruthRow[]} */
   #rows = [];
+  /** The bucket #bucket returned last, and its second. */
+  #lastSecond = -1;
+  /** @type {TruthBucket|null} */
+  #lastBucket = null;
 
   /** @param {number} originMs @param {number} startMs */
   constructor(originMs, startMs) {
@@ -112,6 +117,8 @@ export class TruthRecorder {
   #bucket(atMs) {
     // An event for an already-folded second (only possible if the driver polled very late) joins the oldest open one.
     const second = Math.max(this.#nextSecond, Math.floor((atMs - this.#originMs) / 1000));
+    // Nearly every event falls in the same second as the one before: skip the map (the packet path's hottest lookup).
+    if (second === this.#lastSecond && second >= this.#nextSecond) return this.#lastBucket;
     let bucket = this.#open.get(second);
     if (!bucket) {
       // Late events are at most a timer slip or (departures) one delay behind: folding seconds three behind the
@@ -124,6 +131,8 @@ export class TruthRecorder {
       };
       this.#open.set(second, bucket);
     }
+    this.#lastSecond = second;
+    this.#lastBucket = bucket;
     return bucket;
   }
 
@@ -336,19 +345,27 @@ export class LinkQueue {
    * @returns {ReadonlyArray<{packet: P, atMs: number}>}
    */
   poll(nowMs) {
+    /** @type {{packet: P, atMs: number}[]} */
+    const delivered = [];
+    this.deliver(nowMs, (packet, atMs) => delivered.push({ packet, atMs }));
+    return delivered.length === 0 ? NOTHING_DELIVERED : delivered;
+  }
+
+  /**
+   * poll() without its array: hands each packet delivered by nowMs to onDelivery, in delivery order.
+   * @param {number} nowMs @param {(packet: P, atMs: number) => void} onDelivery
+   */
+  deliver(nowMs, onDelivery) {
     const t = this.#tick(nowMs);
     this.#advance(t);
-    if (!(this.#inFlight.peek()?.deliverMs <= t)) return NOTHING_DELIVERED;
-    const delivered = [];
     while (this.#inFlight.peek()?.deliverMs <= t) {
       const { packet, sizeBytes, arrivalMs, deliverMs } = this.#inFlight.shift();
       this.#totals.packetsOut++;
       this.#totals.bytesOut += sizeBytes;
       this.#truth.count(deliverMs, 'packetsOut', sizeBytes);
       this.#truth.sample(deliverMs, 'oneWayDelaysMs', deliverMs - arrivalMs);
-      delivered.push({ packet, atMs: deliverMs });
+      onDelivery(packet, deliverMs);
     }
-    return delivered;
   }
 
   /**

@@ -32,6 +32,7 @@ const methods = {
   registerTunnel: (params) => relay.registerTunnel(params),
   truth: () => relay.truth(),
   tunnelTruth: () => relay.tunnelTruth(),
+  loadTruth: () => relay.loadTruth(),
   stats: () => ({ ...relay.stats(), priority }),
   close: () => relay.close(),
 };

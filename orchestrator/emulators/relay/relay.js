@@ -17,6 +17,7 @@ import { EnvironmentError, HarnessError, InputError } from '../../lib/errors.js'
 import { UDP_IPV4_OVERHEAD_BYTES } from '../../lib/link-model.js';
 import { checkTrace } from '../../lib/trace.js';
 import { LinkQueue, TruthRecorder } from './link-queue.js';
+import { LatenessHistogram, LoadMeter } from './load-meter.js';
 
 /** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
 /** @typedef {import('./link-queue.js').TruthRow & {link: string}} LinkTruthRow */
@@ -37,37 +38,6 @@ import { LinkQueue, TruthRecorder } from './link-queue.js';
  */
 const EARLY_FIRE_MS = 0.5;
 
-/** How late datagrams leave the relay against their scheduled time, in 0.1 ms bins: the relay's own timing error. */
-class LatenessHistogram {
-  static BIN_MS = 0.1;
-  /** The last bin collects 100 ms and more. */
-  #bins = new Uint32Array(1001);
-  #count = 0;
-  #maxMs = 0;
-
-  /** @param {number} lateMs  negative (sent early, see EARLY_FIRE_MS) counts as 0 */
-  record(lateMs) {
-    this.#bins[Math.min(this.#bins.length - 1, Math.max(0, Math.floor(lateMs / LatenessHistogram.BIN_MS)))]++;
-    this.#count++;
-    if (lateMs > this.#maxMs) this.#maxMs = lateMs;
-  }
-
-  /** Percentiles are bin upper edges, in ms. */
-  summary() {
-    const upTo = (fraction) => {
-      const target = Math.ceil(this.#count * fraction);
-      let seen = 0;
-      for (let bin = 0; bin < this.#bins.length; bin++) {
-        seen += this.#bins[bin];
-        if (seen >= target) return Number(((bin + 1) * LatenessHistogram.BIN_MS).toFixed(1));
-      }
-      return null;
-    };
-    if (this.#count === 0) return { p50: null, p99: null, max: null, n: 0 };
-    return { p50: upTo(0.5), p99: upTo(0.99), max: Number(this.#maxMs.toFixed(3)), n: this.#count };
-  }
-}
-
 /**
  * @typedef {object} ProxySocket
  * @property {string} peer
@@ -76,6 +46,9 @@ class LatenessHistogram {
  * @property {number} port
  * @property {dgram.Socket} socket
  * @property {number} proxyPort
+ * @property {Map<number, Map<string, ProxySocket>>} sources  remotePeer's proxies towards peer, by port then address:
+ *   the candidates this socket accepts datagrams from
+ * @property {string} routeKey  the route its datagrams take, "remotePeer->peer"
  */
 
 /**
@@ -101,7 +74,22 @@ class LatenessHistogram {
  * @property {{socket: dgram.Socket}} from  the relay socket the packet leaves from
  * @property {{address: string, port: number}} to  where it is sent
  * @property {TruthRecorder} [tunnelTruth]  the tunnel direction it crosses, if any
+ * @property {number} atMs  when it leaves the link it is in (set on delivery)
  */
+
+/**
+ * Socket buffers of 4 MiB (the kernel caps them at net.core.rmem_max/wmem_max): at 100 000 packets/s the default
+ * 208 KiB holds ~1 ms of 1200-byte datagrams, so any pause of the event loop (a GC, a burst of timers) lost packets
+ * that no link asked to drop.
+ */
+const SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Addresses are always IPv4 literals: a lookup that answers at once spares dgram's dns.lookup and its nextTick per
+ * datagram sent.
+ * @type {(address: string, family: any, callback: (error: Error|null, address: string, family: number) => void) => void}
+ */
+const literalLookup = (address, family, callback) => callback(null, address, 4);
 
 export class UdpRelay {
   #host;
@@ -119,6 +107,8 @@ export class UdpRelay {
   #registrations = new Map();
   /** @type {Map<string, ProxySocket>} bound sockets by registration key */
   #bound = new Map();
+  /** @type {Map<string, ProxySocket['sources']>} bound sockets by "peer|remotePeer", then port, then address */
+  #proxiesByPair = new Map();
   /** @type {Map<string, Tunnel>} by name */
   #tunnels = new Map();
   /** @type {Set<dgram.Socket>} every tunnel socket, also those of a registration still in progress */
@@ -126,8 +116,16 @@ export class UdpRelay {
   /** @type {NodeJS.Timeout|null} */
   #timer = null;
   #timerAtMs = Infinity;
+  /** No link has an event before this (a lower bound), so a datagram before it needs no look at the other links. */
+  #nextEventMs = Infinity;
+  /** @type {Packet[]} packets due in #run, reused across calls */
+  #due = [];
   #counters = { forwardedPackets: 0, forwardedBytes: 0, dropsUnknownSource: 0, dropsNoRoute: 0, sendErrors: 0 };
   #sendLateness = new LatenessHistogram();
+  /** @type {LoadMeter|null} */
+  #load = null;
+  /** @type {NodeJS.Timeout|null} closes the load meter's seconds */
+  #loadTimer = null;
 
   /**
    * @param {{host?: string, seed?: number}} [options]
@@ -144,6 +142,24 @@ export class UdpRelay {
   async start() {
     this.#originMs = performance.now();
     this.#started = true;
+    this.#load = new LoadMeter(this.#originMs, this.#originMs);
+    let utilization = performance.eventLoopUtilization();
+    this.#loadTimer = setInterval(() => {
+      const now = performance.eventLoopUtilization();
+      this.#load.tick(performance.now(), performance.eventLoopUtilization(now, utilization).utilization);
+      utilization = now;
+    }, 1000);
+    this.#loadTimer.unref();
+  }
+
+  /**
+   * The relay's own load per completed second since the last call: datagrams in and out, its event loop's busy
+   * share, and how late datagrams left (behind: p99 over 1 ms, the relay was no longer an exact emulator).
+   * @returns {import('./load-meter.js').LoadRow[]}
+   */
+  loadTruth() {
+    this.#assertRunning('loadTruth');
+    return this.#load.take();
   }
 
   /**
@@ -182,6 +198,7 @@ export class UdpRelay {
       else this.#links.set(name, new LinkQueue(params, { nowMs, originMs: this.#originMs, seed: this.#seed, name, trace, traceOriginMs }));
     }
     if (routes) this.#routes = new Map(Object.entries(routes));
+    this.#nextEventMs = -Infinity; // new parameters move the links' events: look at every link again
     this.#run(nowMs);
     this.#schedule();
   }
@@ -196,6 +213,7 @@ export class UdpRelay {
     const nowMs = performance.now();
     this.#run(nowMs);
     for (const link of this.#links.values()) link.restartTrace(relayClockMs(epochMs), nowMs);
+    this.#nextEventMs = -Infinity;
     this.#run(nowMs);
     this.#schedule();
   }
@@ -337,6 +355,7 @@ export class UdpRelay {
     this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
+    if (this.#loadTimer) clearInterval(this.#loadTimer);
     // Binds still in progress close their own socket once they see #closed.
     await Promise.allSettled(this.#registrations.values());
     const sockets = [...[...this.#bound.values()].map(({ socket }) => socket), ...this.#tunnelSockets];
@@ -357,7 +376,7 @@ export class UdpRelay {
    * @param {string} bindAddress @returns {Promise<dgram.Socket>}
    */
   async #bindSocket(bindAddress) {
-    const socket = dgram.createSocket('udp4');
+    const socket = dgram.createSocket({ type: 'udp4', lookup: literalLookup });
     try {
       await new Promise((resolve, reject) => {
         socket.once('error', reject);
@@ -370,6 +389,8 @@ export class UdpRelay {
       socket.close();
       throw new EnvironmentError(`relay cannot bind a UDP socket on ${bindAddress} (${error.message}); check the host address and free ports.`, { cause: error });
     }
+    socket.setRecvBufferSize(SOCKET_BUFFER_BYTES);
+    socket.setSendBufferSize(SOCKET_BUFFER_BYTES);
     // Send failures report through #onSent.
     socket.on('error', () => { this.#counters.sendErrors++; });
     return socket;
@@ -379,14 +400,27 @@ export class UdpRelay {
   async #bind({ peer, remotePeer, address, port }, key, bindAddress) {
     const socket = await this.#bindSocket(bindAddress);
     /** @type {ProxySocket} */
-    const proxy = { peer, remotePeer, address, port, socket, proxyPort: socket.address().port };
+    const proxy = {
+      peer, remotePeer, address, port, socket, proxyPort: socket.address().port,
+      sources: this.#pairProxies(remotePeer, peer), routeKey: `${remotePeer}->${peer}`,
+    };
     socket.on('message', (payload, source) => this.#onDatagram(proxy, payload, source));
     if (this.#closed) {
       socket.close();
       throw new HarnessError(`relay closed while registering ${peer}'s candidate ${address}:${port}.`);
     }
     this.#bound.set(key, proxy);
+    const byPort = this.#pairProxies(peer, remotePeer);
+    if (!byPort.has(port)) byPort.set(port, new Map());
+    byPort.get(port).set(address, proxy);
     return proxy;
+  }
+
+  /** @param {string} peer @param {string} remotePeer @returns {ProxySocket['sources']} */
+  #pairProxies(peer, remotePeer) {
+    const key = `${peer}|${remotePeer}`;
+    if (!this.#proxiesByPair.has(key)) this.#proxiesByPair.set(key, new Map());
+    return this.#proxiesByPair.get(key);
   }
 
   /**
@@ -395,19 +429,20 @@ export class UdpRelay {
    * @param {ProxySocket} to @param {Buffer} payload @param {dgram.RemoteInfo} source
    */
   #onDatagram(to, payload, source) {
-    const from = this.#bound.get(registrationKey(to.remotePeer, to.peer, source.address, source.port));
+    this.#load.received();
+    const from = to.sources.get(source.port)?.get(source.address);
     if (!from) {
       this.#counters.dropsUnknownSource++;
       return;
     }
-    const route = this.#routes.get(`${to.remotePeer}->${to.peer}`);
+    const route = this.#routes.get(to.routeKey);
     if (!route) {
       this.#counters.dropsNoRoute++;
       return;
     }
     const nowMs = performance.now();
     /** @type {Packet} */
-    const packet = { payload, sizeBytes: payload.length + UDP_IPV4_OVERHEAD_BYTES, route, hop: -1, from, to };
+    const packet = { payload, sizeBytes: payload.length + UDP_IPV4_OVERHEAD_BYTES, route, hop: -1, from, to, atMs: nowMs };
     this.#forward(packet, nowMs);
     this.#run(nowMs);
     this.#schedule();
@@ -418,6 +453,7 @@ export class UdpRelay {
    * @param {Tunnel['directions'][number]} direction @param {Buffer} payload @param {dgram.RemoteInfo} source
    */
   #onTunnelDatagram({ route, from, to, truth }, payload, source) {
+    this.#load.received();
     if (source.address !== from.address || source.port !== from.port) {
       this.#counters.dropsUnknownSource++;
       return;
@@ -426,7 +462,7 @@ export class UdpRelay {
     truth.count(nowMs, 'packetsIn', payload.length);
     // It leaves from the receiving side's relay socket, the one that side's bridge talks to.
     /** @type {Packet} */
-    const packet = { payload, sizeBytes: payload.length, route, hop: -1, from: to, to, tunnelTruth: truth };
+    const packet = { payload, sizeBytes: payload.length, route, hop: -1, from: to, to, tunnelTruth: truth, atMs: nowMs };
     this.#forward(packet, nowMs);
     this.#run(nowMs);
     this.#schedule();
@@ -436,12 +472,16 @@ export class UdpRelay {
   #forward(packet, atMs) {
     packet.hop++;
     if (packet.hop < packet.route.length) {
-      this.#links.get(packet.route[packet.hop]).enqueue(packet, packet.sizeBytes, atMs);
+      const link = this.#links.get(packet.route[packet.hop]);
+      link.enqueue(packet, packet.sizeBytes, atMs);
+      this.#nextEventMs = Math.min(this.#nextEventMs, link.nextEventMs());
       return;
     }
     this.#counters.forwardedPackets++;
     this.#counters.forwardedBytes += packet.payload.length;
-    this.#sendLateness.record(performance.now() - atMs);
+    const lateMs = performance.now() - atMs;
+    this.#sendLateness.record(lateMs);
+    this.#load.sent(lateMs);
     packet.tunnelTruth?.count(atMs, 'packetsOut', packet.payload.length);
     packet.from.socket.send(packet.payload, packet.to.port, packet.to.address, this.#onSent);
   }
@@ -450,23 +490,31 @@ export class UdpRelay {
 
   /** Delivers everything due by nowMs across links, in time order, until nothing more is due. */
   #run(nowMs) {
-    for (;;) {
-      /** @type {{packet: Packet, atMs: number}[]} */
-      const due = [];
+    const due = this.#due;
+    while (nowMs >= this.#nextEventMs) {
+      let nextMs = Infinity;
       for (const link of this.#links.values()) {
-        if (link.nextEventMs() <= nowMs) for (const delivery of link.poll(nowMs)) due.push(delivery);
+        if (link.nextEventMs() <= nowMs) link.deliver(nowMs, this.#collect);
+        nextMs = Math.min(nextMs, link.nextEventMs());
       }
-      if (due.length === 0) return;
-      if (due.length > 1) due.sort((a, b) => a.atMs - b.atMs);
-      for (const { packet, atMs } of due) this.#forward(packet, atMs);
+      this.#nextEventMs = nextMs;
+      if (due.length > 1) due.sort(byDeparture);
+      // #forward may enqueue into a link and lower #nextEventMs: the loop then looks again.
+      for (let i = 0; i < due.length; i++) this.#forward(due[i], due[i].atMs);
+      due.length = 0;
     }
   }
+
+  /** @param {Packet} packet @param {number} atMs */
+  #collect = (packet, atMs) => {
+    packet.atMs = atMs;
+    this.#due.push(packet);
+  };
 
   /** Keeps one timer armed for the earliest event of any link. */
   #schedule() {
     if (this.#closed) return;
-    let nextMs = Infinity;
-    for (const link of this.#links.values()) nextMs = Math.min(nextMs, link.nextEventMs());
+    const nextMs = this.#nextEventMs;
     if (nextMs >= this.#timerAtMs) return;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
@@ -487,6 +535,9 @@ export class UdpRelay {
 
 /** A wall-clock time (ms since the epoch) on this process's performance.now() clock. @param {number} epochMs */
 const relayClockMs = (epochMs) => epochMs - performance.timeOrigin;
+
+/** @param {Packet} a @param {Packet} b */
+const byDeparture = (a, b) => a.atMs - b.atMs;
 
 /** @param {string} peer @param {string} remotePeer @param {string} address @param {number} port */
 function registrationKey(peer, remotePeer, address, port) {

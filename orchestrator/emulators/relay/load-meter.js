@@ -1,0 +1,103 @@
+/**
+ * The relay's own load: how late datagrams leave against their schedule (in total and per second), and per second
+ * the datagrams it took in and sent and the share of the time its event loop was busy. Pure; the relay feeds it.
+ */
+
+/** A second whose p99 lateness is above this counts as one in which the relay fell behind (it is no longer exact). */
+export const BEHIND_LATENESS_MS = 1;
+
+/** How late datagrams leave the relay against their scheduled time, in 0.1 ms bins: the relay's own timing error. */
+export class LatenessHistogram {
+  static BIN_MS = 0.1;
+  /** The last bin collects 100 ms and more. */
+  #bins = new Uint32Array(1001);
+  #count = 0;
+  #maxMs = 0;
+
+  /** @param {number} lateMs  negative (sent early) counts as 0 */
+  record(lateMs) {
+    this.#bins[Math.min(this.#bins.length - 1, Math.max(0, Math.floor(lateMs / LatenessHistogram.BIN_MS)))]++;
+    this.#count++;
+    if (lateMs > this.#maxMs) this.#maxMs = lateMs;
+  }
+
+  /** Percentiles are bin upper edges, in ms. */
+  summary() {
+    const upTo = (fraction) => {
+      const target = Math.ceil(this.#count * fraction);
+      let seen = 0;
+      for (let bin = 0; bin < this.#bins.length; bin++) {
+        seen += this.#bins[bin];
+        if (seen >= target) return Number(((bin + 1) * LatenessHistogram.BIN_MS).toFixed(1));
+      }
+      return null;
+    };
+    if (this.#count === 0) return { p50: null, p99: null, max: null, n: 0 };
+    return { p50: upTo(0.5), p99: upTo(0.99), max: Number(this.#maxMs.toFixed(3)), n: this.#count };
+  }
+}
+
+/**
+ * @typedef {object} LoadRow  one second of the relay's own load
+ * @property {number} t  end of the second, in seconds since relay start
+ * @property {number} packetsIn  datagrams received (all sockets, dropped ones included)
+ * @property {number} packetsOut  datagrams sent
+ * @property {number|null} busyPct  share of the second the event loop was busy, in %
+ * @property {number|null} lateMsP99  how late datagrams left against their schedule
+ * @property {number|null} lateMsMax
+ * @property {boolean} behind  lateMsP99 > BEHIND_LATENESS_MS: the relay fell behind its schedule
+ */
+
+export class LoadMeter {
+  #originMs;
+  #second;
+  #packetsIn = 0;
+  #packetsOut = 0;
+  #lateness = new LatenessHistogram();
+  /** @type {LoadRow[]} */
+  #rows = [];
+
+  /** @param {number} originMs  time 0 of the rows' t @param {number} nowMs */
+  constructor(originMs, nowMs) {
+    this.#originMs = originMs;
+    this.#second = Math.floor((nowMs - originMs) / 1000);
+  }
+
+  received() { this.#packetsIn++; }
+
+  /** @param {number} lateMs */
+  sent(lateMs) {
+    this.#packetsOut++;
+    this.#lateness.record(lateMs);
+  }
+
+  /**
+   * Closes the second in progress when nowMs is past it (call about once a second); busyShare covers that second.
+   * @param {number} nowMs @param {number|null} busyShare  0..1, e.g. from performance.eventLoopUtilization()
+   */
+  tick(nowMs, busyShare) {
+    const second = Math.floor((nowMs - this.#originMs) / 1000);
+    if (second <= this.#second) return;
+    const { p99, max } = this.#lateness.summary();
+    this.#rows.push({
+      t: this.#second + 1,
+      packetsIn: this.#packetsIn,
+      packetsOut: this.#packetsOut,
+      busyPct: busyShare === null ? null : Math.round(busyShare * 1000) / 10,
+      lateMsP99: p99,
+      lateMsMax: max,
+      behind: p99 !== null && p99 > BEHIND_LATENESS_MS,
+    });
+    this.#second = second;
+    this.#packetsIn = 0;
+    this.#packetsOut = 0;
+    this.#lateness = new LatenessHistogram();
+  }
+
+  /** The rows closed since the last call. @returns {LoadRow[]} */
+  take() {
+    const rows = this.#rows;
+    this.#rows = [];
+    return rows;
+  }
+}

@@ -1,0 +1,35 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { BEHIND_LATENESS_MS, LoadMeter } from '../../orchestrator/emulators/relay/load-meter.js';
+
+test('a second whose p99 lateness passes 1 ms is marked behind; the seconds around it, on time, are not', () => {
+  const meter = new LoadMeter(0, 0);
+  const second = (lateMs, count, endMs) => {
+    for (let i = 0; i < count; i++) {
+      meter.received();
+      meter.sent(lateMs(i));
+    }
+    meter.tick(endMs, 0.25);
+  };
+  second(() => 0.2, 1000, 1000);
+  // 2 % of the datagrams 3 ms late: p99 is 3 ms.
+  second((i) => (i % 50 === 0 ? 3 : 0.2), 1000, 2000);
+  second(() => 0.3, 500, 3000);
+  const rows = meter.take();
+  assert.deepEqual(rows.map(({ t, packetsIn, packetsOut, behind }) => ({ t, packetsIn, packetsOut, behind })), [
+    { t: 1, packetsIn: 1000, packetsOut: 1000, behind: false },
+    { t: 2, packetsIn: 1000, packetsOut: 1000, behind: true },
+    { t: 3, packetsIn: 500, packetsOut: 500, behind: false },
+  ]);
+  assert.ok(rows[1].lateMsP99 > BEHIND_LATENESS_MS && rows[1].lateMsMax === 3);
+  assert.equal(rows[0].busyPct, 25);
+  assert.deepEqual(meter.take(), []);
+});
+
+test('a tick inside the second in progress closes nothing, and an idle second is a row of zeros, not behind', () => {
+  const meter = new LoadMeter(0, 500);
+  meter.tick(900, 0.1);
+  assert.deepEqual(meter.take(), []);
+  meter.tick(1001, 0);
+  assert.deepEqual(meter.take(), [{ t: 1, packetsIn: 0, packetsOut: 0, busyPct: 0, lateMsP99: null, lateMsMax: null, behind: false }]);
+});
