@@ -25,7 +25,9 @@ async function measure({ payloadBytes, totalPps, durationMs }) {
   const relay = await startRelayProcess({ seed: 1 });
   try {
     const flows = [];
+    /** @type {Record<string, import('../orchestrator/lib/link-model.js').LinkParams>} */
     const links = {};
+    /** @type {Record<string, string[]>} */
     const routes = {};
     const flowPps = totalPps / (PAIRS * 2);
     const rateKbps = Math.ceil((CAP_HEADROOM * flowPps * (payloadBytes + UDP_IPV4_OVERHEAD_BYTES) * 8) / 1000);

@@ -29,6 +29,7 @@ const wireKbps = (bytes, pps) => ((bytes + UDP_IPV4_OVERHEAD_BYTES) * 8 * pps) /
 
 const peers = Array.from({ length: PEERS }, (_, i) => `p${i}`);
 const links = { 'sfu.up': normalizeLinkParams({}, 'bench'), 'sfu.down': normalizeLinkParams({}, 'bench') };
+/** @type {Record<string, string[]>} */
 const routes = {};
 /** @type {(import('./relay-load.js').FlowSpec & {link: string, delayMs: number, expectedKbps: number, capBinds: boolean})[]} */
 const flows = [];
