@@ -4,7 +4,7 @@
 // epochMs 1 and 8.64e15 at the edge's message rate); in the second it replaces its frame reader's drain with garbage,
 // frames dated before the run, a throw and finally a drain that never answers. Both runs must write result.json with
 // the other peer's figures intact and what was dropped or rejected counted. About 90 s; run it alone:
-//   /work/shared/tools/one-at-a-time node --test test/e2e-hostile-page.test.js
+//   node --test test/e2e-hostile-page.test.js
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';

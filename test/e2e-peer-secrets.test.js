@@ -1,7 +1,7 @@
 // The pages' join secrets (issue 22) after a real short run: two Chromium peers through the relay, 12 s at 360p30. The
 // pages joined with them (the run passed), and no file of the run directory, result.json included, nor any line the
 // run logged holds one. About 30 s; run it alone:
-//   /work/shared/tools/one-at-a-time node --test test/e2e-peer-secrets.test.js
+//   node --test test/e2e-peer-secrets.test.js
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
