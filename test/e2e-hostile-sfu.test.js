@@ -129,9 +129,16 @@ test('an SFU call attacked on its signaling server all along ends passed with ev
     await attackRound(state.wsUrl, state.room);
     // Its own refusals fill the run's record of rejections (200 a second), so its end is read from the socket.
     const floodClose = await statsFlood(state.wsUrl);
-    const fuzz = sendFuzz(state.wsUrl, fuzzCases({ seed: 1100, count: 3000, room: state.room, peer: 'p0', remote: 'sfu' }), { lanes: [null, null], perSecond: 100 });
+    const fuzz = sendFuzz(state.wsUrl, fuzzCases({ seed: 1100, count: 1500, room: state.room, peer: 'p0', remote: 'sfu' }), { lanes: [null, null], perSecond: 100 });
     while (!state.ending) {
-      await attackRound(state.wsUrl, state.room);
+      try {
+        await attackRound(state.wsUrl, state.room);
+      } catch (error) {
+        // The server closes with the call: a round cut short by the tear-down is the end, not a failure.
+        await sleep(2000);
+        if (state.ending) break;
+        throw error;
+      }
       rounds++;
       await checkJanus();
       await sleep(300);
@@ -160,7 +167,7 @@ test('an SFU call attacked on its signaling server all along ends passed with ev
   assert.ok(attack.rounds >= 10, `only ${attack.rounds} attack rounds`);
   assert.equal(attack.janusDown, 0, 'Janus stopped answering during the call');
   assert.deepEqual(attack.floodClose, { code: 1008, reason: 'over 200 messages/s for 3 s' }, 'the stats flood was cut off');
-  assert.equal(attack.fuzz.sent, 3000);
+  assert.equal(attack.fuzz.sent, 1500);
 
   const result = JSON.parse(readFileSync(path.join(out, 'result.json'), 'utf8'));
   assert.equal(result.status, 'passed', JSON.stringify(result.errors));

@@ -23,8 +23,10 @@ export async function wsClient(wsUrl, { origin = originOf(wsUrl) } = {}) {
   });
   /** @type {Promise<{ code: number, reason: string }>} */
   const closed = new Promise((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: String(reason) })));
+  // Listening before the handshake too: a refused upgrade (503) can be followed by the reset of its connection, a
+  // second error that would otherwise be thrown as uncaught. `closed` says how the socket ended.
+  socket.on('error', () => {});
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-  socket.on('error', () => {}); // after a drop by the server; `closed` says how it ended
   return {
     socket,
     closed,
