@@ -1,0 +1,56 @@
+// The results store's SQL schema and its migrations (pure): one list for the embedded (SQLite) and the
+// PostgreSQL backend, so both stores hold the same tables. Format: docs/history.md.
+// Times are ISO 8601 UTC text (sortable in both databases); identifiers are text keys derived from the results,
+// so importing a suite twice finds the rows it wrote the first time.
+
+/**
+ * Each migration takes the store from version index to index + 1. Never edit a shipped one: append.
+ * @type {{ version: number, why: string, statements: string[] }[]}
+ */
+export const MIGRATIONS = [
+  {
+    version: 1,
+    why: 'nights (suite results), runs, per-run metric summaries, the gate\'s comparisons',
+    statements: [
+      `CREATE TABLE nights (
+        id TEXT PRIMARY KEY, suite TEXT NOT NULL, started_at TEXT NOT NULL, ended_at TEXT, outcome TEXT NOT NULL,
+        exit_code INTEGER, commit_sha TEXT, browser TEXT, emulator TEXT, machine_class TEXT, shard TEXT,
+        suite_dir TEXT, report TEXT, imported_at TEXT NOT NULL)`,
+      `CREATE TABLE runs (
+        id TEXT PRIMARY KEY, night_id TEXT REFERENCES nights(id), scenario TEXT NOT NULL, repetition INTEGER,
+        started_at TEXT NOT NULL, status TEXT NOT NULL, commit_sha TEXT, browser TEXT, browser_version TEXT,
+        emulator TEXT, machine_class TEXT, result_path TEXT, report TEXT)`,
+      `CREATE TABLE run_metrics (
+        run_id TEXT NOT NULL REFERENCES runs(id), metric TEXT NOT NULL, median DOUBLE PRECISION,
+        mean DOUBLE PRECISION, n INTEGER, PRIMARY KEY (run_id, metric))`,
+      `CREATE TABLE comparisons (
+        night_id TEXT NOT NULL REFERENCES nights(id), scenario TEXT NOT NULL, metric TEXT NOT NULL, verdict TEXT NOT NULL,
+        current_median DOUBLE PRECISION, baseline_median DOUBLE PRECISION, p_value DOUBLE PRECISION,
+        cliffs_delta DOUBLE PRECISION, relative_change DOUBLE PRECISION, PRIMARY KEY (night_id, scenario, metric))`,
+    ],
+  },
+  {
+    version: 2,
+    why: 'the IQR and the published reference per run metric; an index for the trend queries',
+    statements: [
+      'ALTER TABLE run_metrics ADD COLUMN q1 DOUBLE PRECISION',
+      'ALTER TABLE run_metrics ADD COLUMN q3 DOUBLE PRECISION',
+      'ALTER TABLE run_metrics ADD COLUMN reference DOUBLE PRECISION',
+      'CREATE INDEX runs_scenario_time ON runs (scenario, started_at)',
+      'CREATE INDEX runs_night ON runs (night_id)',
+    ],
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** The bookkeeping table: one row, the store's schema version. */
+export const VERSION_TABLE = 'CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)';
+
+/**
+ * The migrations a store of `current` needs to reach `target`.
+ * @param {number} current @param {number} [target]
+ */
+export function pendingMigrations(current, target = SCHEMA_VERSION) {
+  return MIGRATIONS.filter((migration) => migration.version > current && migration.version <= target);
+}
