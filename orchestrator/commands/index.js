@@ -4,6 +4,7 @@ import * as calibrate from './calibrate.js';
 import * as cleanup from './cleanup.js';
 import * as compare from './compare.js';
 import * as exportScript from './export-script.js';
+import * as history from './history.js';
 import * as list from './list.js';
 import * as merge from './merge.js';
 import * as report from './report.js';
@@ -14,5 +15,5 @@ import * as suite from './suite.js';
 import * as trace from './trace.js';
 
 export const commands = [
-  scenario, list, calibrate, report, compare, serve, exportScript, cleanup, suite, baseline, merge, reproduce, trace,
+  scenario, list, calibrate, report, compare, serve, exportScript, cleanup, suite, baseline, merge, reproduce, trace, history,
 ];
