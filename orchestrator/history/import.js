@@ -39,7 +39,8 @@ export async function writeRecords(store, { night, comparisons, runs }) {
     if (night) added.nights = await insertRows(store, 'nights', NIGHT_COLUMNS, [night], '(id) DO NOTHING');
     for (const { run, metrics } of runs) {
       // A run imported alone first joins its night when the suite is imported later.
-      const attach = '(id) DO UPDATE SET night_id = excluded.night_id WHERE runs.night_id IS NULL AND excluded.night_id IS NOT NULL';
+      const attach = '(id) DO UPDATE SET night_id = excluded.night_id, repetition = excluded.repetition'
+        + ' WHERE runs.night_id IS NULL AND excluded.night_id IS NOT NULL';
       added.runs += await insertRows(store, 'runs', RUN_COLUMNS, [run], attach);
       added.metrics += await insertRows(store, 'run_metrics', METRIC_COLUMNS, metrics, '(run_id, metric) DO NOTHING');
     }

@@ -1,0 +1,137 @@
+// The results store with real suite results: a small suite (two scenarios × 2 runs of 10 s, 360p30, real Chromium
+// through the relay) is run once, then imported into the embedded SQLite store and into a real PostgreSQL
+// (a throwaway cluster of Debian's server, started and removed here): twice, from two writers at once, and into
+// a store of schema version 1. The rows are checked against summary.json and the runs' result.json.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { runCli, tempDir } from './helpers/cli.js';
+import { postgresUnavailable, startPostgres } from './helpers/postgres.js';
+import { openStore } from '../orchestrator/history/store.js';
+import { SCHEMA_VERSION } from '../orchestrator/history/schema.js';
+import { runValues } from '../orchestrator/suite/metrics.js';
+
+const SUITE = fileURLToPath(new URL('./fixtures/suites/e2e-history.json', import.meta.url));
+const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
+/** @type {{ dir: string, summary: any }} */
+let suite;
+/** @type {Awaited<ReturnType<typeof startPostgres>>|null} */
+let postgres = null;
+const pgSkip = postgresUnavailable();
+
+before(async () => {
+  const dir = tempDir('wtb-history-suite-');
+  const run = await runCli(['suite', SUITE, '--out', dir], { timeoutMs: 5 * 60_000, env: { GITHUB_STEP_SUMMARY: '' } });
+  assert.equal(run.code, 0, `suite exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
+  suite = { dir, summary: readJson(path.join(dir, 'summary.json')) };
+  if (!pgSkip) postgres = await startPostgres();
+});
+after(() => postgres?.stop());
+
+const history = async (args) => {
+  const run = await runCli(['history', ...args], { env: { GITHUB_ACTIONS: '', GITHUB_STEP_SUMMARY: '' } });
+  assert.equal(run.code, 0, `history ${args.join(' ')} exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
+  return run;
+};
+
+/** Every table's row count, and the stored runs with their metric medians. */
+async function contents(target) {
+  const store = await openStore(target);
+  try {
+    const count = async (table) => Number((await store.query(`SELECT COUNT(*) AS n FROM ${table}`))[0].n);
+    const runs = await store.query('SELECT id, night_id, scenario, repetition, status FROM runs ORDER BY started_at');
+    const metrics = await store.query('SELECT run_id, metric, median, q1, q3 FROM run_metrics');
+    return { version: store.version, nights: await count('nights'), runs, metrics, metricRows: await count('run_metrics') };
+  } finally {
+    await store.close();
+  }
+}
+
+/** The store holds the suite once: one night, its four runs, and per run every value the gate compares. */
+function assertHoldsSuite(stored) {
+  const { summary, dir } = suite;
+  assert.equal(stored.version, SCHEMA_VERSION);
+  assert.equal(stored.nights, 1);
+  assert.equal(stored.runs.length, summary.runs.length);
+  for (const entry of summary.runs) {
+    const result = readJson(path.join(dir, entry.dir, 'result.json'));
+    const run = stored.runs.find((r) => r.scenario === entry.scenario && r.repetition === entry.repetition);
+    assert.ok(run, `${entry.dir} stored`);
+    assert.equal(run.status, entry.status);
+    const values = runValues(result);
+    const mine = stored.metrics.filter((m) => m.run_id === run.id);
+    assert.ok(Object.keys(values).length >= 10, `${entry.dir} has values`);
+    assert.equal(mine.length, Object.keys(values).length, `${entry.dir}: one row per metric with a value`);
+    for (const [metric, value] of Object.entries(values)) {
+      const row = mine.find((m) => m.metric === metric);
+      assert.ok(Math.abs(row.median - value) < 1e-9, `${entry.dir} ${metric}: ${row.median} vs ${value}`);
+      assert.ok(row.q1 <= row.median + 1e-9 && row.median <= row.q3 + 1e-9, `${entry.dir} ${metric}: IQR around the median`);
+    }
+  }
+}
+
+const backends = [
+  { name: 'embedded SQLite', skip: false, fresh: (label) => path.join(tempDir('wtb-history-'), `${label}.sqlite`) },
+  { name: 'PostgreSQL', skip: pgSkip ?? false, fresh: (label) => postgres.createDatabase(label) },
+];
+
+for (const backend of backends) {
+  describe(`results store: ${backend.name}`, { skip: backend.skip }, () => {
+    test('a suite imported twice is stored once, row for row as in its results', async () => {
+      const store = backend.fresh('twice');
+      const first = await history(['import', suite.dir, '--store', store, '--commit', 'abc123']);
+      assert.match(first.stdout, /added 1 nights, 4 runs/);
+      const second = await history(['import', suite.dir, '--store', store]);
+      assert.match(second.stdout, /added 0 nights, 0 runs, 0 metric summaries, 0 comparisons \(already stored\)/);
+      assertHoldsSuite(await contents(store));
+    });
+
+    test('two importers writing one store at once leave one copy and no error', async () => {
+      const store = backend.fresh('two_writers');
+      const runDir = path.join(suite.dir, suite.summary.runs[0].dir);
+      await Promise.all([history(['import', suite.dir, '--store', store]), history(['import', runDir, suite.dir, '--store', store])]);
+      assertHoldsSuite(await contents(store));
+    });
+
+    test('a store of schema version 1 is migrated, keeping its rows, and then takes the suite', async () => {
+      const target = backend.fresh('v1');
+      const old = await openStore(target, { upTo: 1 });
+      assert.equal(old.version, 1);
+      await old.run("INSERT INTO nights (id, suite, started_at, outcome, imported_at) VALUES ('old', 'nightly', '2025-01-01T01:00:00Z', 'passed', 'x')");
+      await old.close();
+      await history(['import', suite.dir, '--store', target]);
+      const stored = await contents(target);
+      assert.equal(stored.version, SCHEMA_VERSION);
+      assert.equal(stored.nights, 2, 'the old night is kept');
+      assert.equal(stored.runs.length, suite.summary.runs.length);
+    });
+
+    test('export, the rolling baseline and the dashboard read what was imported', async () => {
+      const store = backend.fresh('readers');
+      await history(['import', suite.dir, '--store', store]);
+      const csv = (await history(['export', '--store', store, '--format', 'csv', '--metric', 'video.recvKbps'])).stdout.trim().split('\n');
+      assert.equal(csv.length, 1 + suite.summary.runs.length, 'a header and one row per run');
+      const exported = JSON.parse((await history(['export', '--store', store, '--format', 'json'])).stdout);
+      assert.ok(exported.length > 40 && exported.every((row) => row.suite === 'e2e-history'));
+
+      const out = tempDir('wtb-history-baseline-');
+      await history(['baseline', '--store', store, '--suite', 'e2e-history', '--like', suite.dir, '--out', path.join(out, 'store.json')]);
+      await runCli(['baseline', 'save', suite.dir, '--out', path.join(out, 'saved.json')]);
+      const fromStore = readJson(path.join(out, 'store.json'));
+      const saved = readJson(path.join(out, 'saved.json'));
+      for (const [name, entry] of Object.entries(saved.scenarios)) {
+        assert.equal(fromStore.scenarios[name].runs, entry.runs, name);
+        const sorted = (list) => [...list].sort((a, b) => a - b);
+        assert.deepEqual(sorted(fromStore.scenarios[name].values['video.recvKbps']), sorted(entry.values['video.recvKbps']), name);
+      }
+      assert.deepEqual(fromStore.machineClass, saved.machineClass);
+
+      const html = path.join(out, 'trends.html');
+      await history(['report', '--store', store, '--out', html]);
+      const page = readFileSync(html, 'utf8');
+      for (const name of ['unconstrained', 'bandwidth-750']) assert.match(page, new RegExp(`data-scenario="${name}"`));
+    });
+  });
+}
