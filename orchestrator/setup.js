@@ -23,6 +23,11 @@ const SYSTEM_PACKAGES = {
   ethtool: 'ethtool',
   janus: 'janus',
   'firefox-esr': 'firefox-esr',
+  // better-sqlite3 (the results store) is built from source at npm ci (.npmrc build_from_source): no binary download.
+  'build-essential': 'g++',
+  python3: 'python3',
+  // The shared results store's server; the history tests start a throwaway cluster of it.
+  postgresql: 'pg_ctlcluster',
 };
 
 const onPath = (executable) => spawnSync('sh', ['-c', `command -v ${executable}`], { stdio: 'ignore' }).status === 0;
@@ -61,7 +66,8 @@ if (missing.length) {
   console.log(`system packages present: ${Object.keys(SYSTEM_PACKAGES).join(', ')}`);
 }
 
-const npmEnv = hasSystemBrowser() ? { PUPPETEER_SKIP_DOWNLOAD: 'true' } : {};
+// node-gyp builds against this Node's own headers (its prefix, e.g. /usr), so it downloads none.
+const npmEnv = { npm_config_nodedir: path.dirname(path.dirname(process.execPath)), ...(hasSystemBrowser() ? { PUPPETEER_SKIP_DOWNLOAD: 'true' } : {}) };
 run('npm', [existsSync(path.join(root, 'package-lock.json')) ? 'ci' : 'install', '--no-audit', '--no-fund'], { env: npmEnv });
 // A Firefox peer plays a WebM of the same media (media/generate.js ensureCaptureFile): encoded once, here.
 run(process.execPath, ['media/generate.js', ...(hasFirefox() ? ['--capture'] : []), '720p30', '360p30']);

@@ -19,10 +19,10 @@
   }
 
   // Browser changes and the drift window are drawn on the chart area, not as data: they belong to nights, not values.
-  var markers = {
+  function markersFor(drift) {
+    return {
     id: 'trendMarkers',
     beforeDatasetsDraw: function (chart) {
-      var drift = chart.options.plugins.trendMarkers.drift;
       if (!drift) return;
       var area = chart.chartArea;
       var x0 = chart.scales.x.getPixelForValue(drift.fromNight - 0.5);
@@ -49,7 +49,8 @@
       });
       ctx.restore();
     },
-  };
+    };
+  }
 
   function chartFor(scenario, metric) {
     var series = scenario.series[metric.path];
@@ -97,7 +98,6 @@
         plugins: {
           legend: { labels: { filter: function (item) { return item.text !== 'q1'; } } },
           tooltip: { callbacks: { title: function (items) { var n = data.nights[items[0].parsed.x]; return n ? day(items[0].parsed.x) + ' ' + (n.browser || '') : ''; } } },
-          trendMarkers: { drift: series.drift },
         },
         onClick: function (event, elements) {
           var hit = elements[0];
@@ -105,7 +105,7 @@
           if (night && night.report) window.location.href = night.report;
         },
       },
-      plugins: [markers],
+      plugins: [markersFor(series.drift)],
     });
     var changes = data.browserChanges.map(function (c) { return c.night; });
     drawn.push({ scenario: scenario.name, metric: metric.path, chart: chart, drift: series.drift, browserChanges: changes });
