@@ -8,7 +8,9 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runCli, tempDir } from './helpers/cli.js';
+import { copyBaseTables, nightMetrics } from './helpers/history.js';
 import { postgresUnavailable, startPostgres } from './helpers/postgres.js';
+import { readRecords, writeRecords } from '../orchestrator/history/import.js';
 import { openStore } from '../orchestrator/history/store.js';
 import { SCHEMA_VERSION } from '../orchestrator/history/schema.js';
 import { runValues } from '../orchestrator/suite/metrics.js';
@@ -43,13 +45,15 @@ async function contents(target) {
     const count = async (table) => Number((await store.query(`SELECT COUNT(*) AS n FROM ${table}`))[0].n);
     const runs = await store.query('SELECT id, night_id, scenario, repetition, status FROM runs ORDER BY started_at');
     const metrics = await store.query('SELECT run_id, metric, median, q1, q3 FROM run_metrics');
-    return { version: store.version, nights: await count('nights'), runs, metrics, metricRows: await count('run_metrics') };
+    const aggregates = await nightMetrics(store);
+    return { version: store.version, nights: await count('nights'), runs, metrics, metricRows: await count('run_metrics'), aggregates };
   } finally {
     await store.close();
   }
 }
 
-/** The store holds the suite once: one night, its four runs, and per run every value the gate compares. */
+/** The store holds the suite once: one night, its four runs, per run every value the gate compares, and per
+ * scenario × metric the night's aggregate: the median of the passed runs' values and their count. */
 function assertHoldsSuite(stored) {
   const { summary, dir } = suite;
   assert.equal(stored.version, SCHEMA_VERSION);
@@ -69,6 +73,14 @@ function assertHoldsSuite(stored) {
       assert.ok(Math.abs(row.median - value) < 1e-9, `${entry.dir} ${metric}: ${row.median} vs ${value}`);
       assert.ok(row.q1 <= row.median + 1e-9 && row.median <= row.q3 + 1e-9, `${entry.dir} ${metric}: IQR around the median`);
     }
+  }
+  const passed = summary.runs.filter((run) => run.status === 'passed');
+  const expected = new Set(passed.flatMap((run) => Object.keys(run.values).map((metric) => `${run.scenario} ${metric}`)));
+  assert.equal(stored.aggregates.length, expected.size, 'one aggregate row per scenario × metric with a value');
+  for (const row of stored.aggregates) {
+    const values = passed.map((run) => run.scenario === row.scenario && run.values[row.metric]).filter(Number.isFinite);
+    assert.equal(Number(row.n), values.length, `${row.scenario} ${row.metric}: n`);
+    assert.ok(Math.min(...values) - 1e-9 <= row.median && row.median <= Math.max(...values) + 1e-9, `${row.scenario} ${row.metric}: median within the runs'`);
   }
 }
 
@@ -106,6 +118,28 @@ for (const backend of backends) {
       assert.equal(stored.version, SCHEMA_VERSION);
       assert.equal(stored.nights, 2, 'the old night is kept');
       assert.equal(stored.runs.length, suite.summary.runs.length);
+    });
+
+    test('a store of schema version 2 holding the suite gets the per-night aggregate an import writes', async () => {
+      const current = await openStore(backend.fresh('current'));
+      const target = backend.fresh('v2');
+      const old = await openStore(target, { upTo: 2 });
+      try {
+        await writeRecords(current, await readRecords(suite.dir, { commit: null }));
+        await copyBaseTables(current, old);
+      } finally {
+        await old.close();
+      }
+      const migrated = await openStore(target);
+      try {
+        assert.equal(migrated.version, SCHEMA_VERSION);
+        const expected = await nightMetrics(current);
+        assert.ok(expected.length >= 20, `${expected.length} aggregate rows`);
+        assert.deepEqual(await nightMetrics(migrated), expected);
+      } finally {
+        await migrated.close();
+        await current.close();
+      }
     });
 
     test('export, the rolling baseline and the dashboard read what was imported', async () => {

@@ -1,12 +1,15 @@
 // `history import`: suite and run directories into the results store. One transaction per suite; every
-// insert is ON CONFLICT DO NOTHING on keys derived from the results, so importing twice adds nothing.
+// insert is ON CONFLICT DO NOTHING on keys derived from the results, so importing twice adds nothing, and the
+// night's aggregate (night-metrics.js) is recomputed from its stored runs in the same transaction.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../lib/errors.js';
 import { displayPath } from '../lib/json-file.js';
 import { loadResult } from '../report/write.js';
 import { readSuiteSummary } from '../suite/suite-dir.js';
+import { refreshNightMetrics } from './night-metrics.js';
 import { nightRecord, runRecord } from './records.js';
+import { insertRows } from './sql.js';
 
 const NIGHT_COLUMNS = ['id', 'suite', 'started_at', 'ended_at', 'outcome', 'exit_code', 'commit_sha', 'browser', 'emulator',
   'machine_class', 'shard', 'suite_dir', 'report', 'imported_at'];
@@ -15,18 +18,6 @@ const RUN_COLUMNS = ['id', 'night_id', 'scenario', 'repetition', 'started_at', '
 const METRIC_COLUMNS = ['run_id', 'metric', 'median', 'mean', 'q1', 'q3', 'n', 'reference'];
 const COMPARISON_COLUMNS = ['night_id', 'scenario', 'metric', 'verdict', 'current_median', 'baseline_median', 'p_value',
   'cliffs_delta', 'relative_change'];
-
-/**
- * INSERT of many rows in one statement (a run's 50 metrics in one round trip to PostgreSQL).
- * @param {import('./store.js').Store} store @param {string} table @param {string[]} columns @param {object[]} rows
- * @param {string} onConflict
- */
-async function insertRows(store, table, columns, rows, onConflict = 'DO NOTHING') {
-  if (!rows.length) return 0;
-  const tuple = `(${columns.map(() => '?').join(', ')})`;
-  const sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${rows.map(() => tuple).join(', ')} ON CONFLICT ${onConflict}`;
-  return (await store.run(sql, rows.flatMap((row) => columns.map((column) => row[column] ?? null)))).changes;
-}
 
 /**
  * Writes one night (or a lone run: night null) with its runs; returns the rows added.
@@ -45,6 +36,7 @@ export async function writeRecords(store, { night, comparisons, runs }) {
       added.metrics += await insertRows(store, 'run_metrics', METRIC_COLUMNS, metrics, '(run_id, metric) DO NOTHING');
     }
     added.comparisons = await insertRows(store, 'comparisons', COMPARISON_COLUMNS, comparisons, '(night_id, scenario, metric) DO NOTHING');
+    if (night) await refreshNightMetrics(store, night.id);
     return added;
   });
 }

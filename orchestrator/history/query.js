@@ -6,14 +6,18 @@ import { buildTrends } from './trends.js';
  * @typedef {{ scenario?: string|null, metrics?: string[]|null, since?: string|null, suite?: string|null }} Filter
  */
 
-/** @param {Filter} filter @returns {{ where: string, params: unknown[] }} */
-function whereOf({ scenario = null, metrics = null, since = null, suite = null }) {
+/**
+ * @param {Filter} filter
+ * @param {{ scenario: string, time: string, metric: string }} columns what the filter is applied to (n: nights)
+ * @returns {{ where: string, params: unknown[] }}
+ */
+function whereOf({ scenario = null, metrics = null, since = null, suite = null }, columns) {
   const clauses = [];
   const params = [];
-  if (scenario) { clauses.push('r.scenario = ?'); params.push(scenario); }
-  if (since) { clauses.push('r.started_at >= ?'); params.push(since); }
+  if (scenario) { clauses.push(`${columns.scenario} = ?`); params.push(scenario); }
+  if (since) { clauses.push(`${columns.time} >= ?`); params.push(since); }
   if (suite) { clauses.push('n.suite = ?'); params.push(suite); }
-  if (metrics?.length) { clauses.push(`m.metric IN (${metrics.map(() => '?').join(', ')})`); params.push(...metrics); }
+  if (metrics?.length) { clauses.push(`${columns.metric} IN (${metrics.map(() => '?').join(', ')})`); params.push(...metrics); }
   return { where: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
 }
 
@@ -31,16 +35,15 @@ export async function readNights(store, { since = null, suite = null } = {}) {
 }
 
 /**
- * Per passed run of a night and metric: the run's median (what the gate compares) and the published reference.
+ * The stored per-night aggregate (night-metrics.js) of the nights the filter keeps.
  * @param {import('./store.js').Store} store @param {Filter} filter
- * @returns {Promise<{ night_id: string, scenario: string, metric: string, median: number, reference: number|null }[]>}
+ * @returns {Promise<import('./night-metrics.js').NightMetricRow[]>}
  */
-export async function readNightlyValues(store, filter) {
-  const { where, params } = whereOf(filter);
+export async function readNightAggregates(store, filter) {
+  const { where, params } = whereOf(filter, { scenario: 'a.scenario', time: 'n.started_at', metric: 'a.metric' });
   return store.query(
-    `SELECT r.night_id, r.scenario, m.metric, m.median, m.reference
-     FROM run_metrics m JOIN runs r ON r.id = m.run_id JOIN nights n ON n.id = r.night_id
-     ${where ? `${where} AND` : 'WHERE'} r.status = 'passed'`,
+    `SELECT a.night_id, a.scenario, a.metric, a.median, a.q1, a.q3, a.n, a.reference, a.regression
+     FROM night_metrics a JOIN nights n ON n.id = a.night_id ${where}`,
     params,
   );
 }
@@ -51,17 +54,12 @@ export async function readRunStatuses(store) {
   return rows.map((row) => ({ ...row, runs: Number(row.runs) }));
 }
 
-/** The gate's regressions. @param {import('./store.js').Store} store */
-export async function readRegressions(store) {
-  return store.query("SELECT night_id, scenario, metric, relative_change FROM comparisons WHERE verdict = 'regression'");
-}
-
 /**
  * Every run and metric summary, for `history export` (one row per run × metric).
  * @param {import('./store.js').Store} store @param {Filter} filter
  */
 export async function readExportRows(store, filter) {
-  const { where, params } = whereOf(filter);
+  const { where, params } = whereOf(filter, { scenario: 'r.scenario', time: 'r.started_at', metric: 'm.metric' });
   return store.query(
     `SELECT r.id AS run_id, r.night_id, n.suite, n.outcome AS night_outcome, r.scenario, r.repetition, r.started_at, r.status,
        r.commit_sha, r.browser, r.emulator, r.machine_class, m.metric, m.median, m.mean, m.q1, m.q3, m.n, m.reference,
@@ -92,13 +90,13 @@ export async function readGreenNights(store, { suite, limit }) {
 }
 
 /**
- * The dashboard's data straight from the store.
+ * The dashboard's data from the store's per-night aggregate.
  * @param {import('./store.js').Store} store
  * @param {Filter & { metrics: string[], drift?: { nights: number, thresholdPct: number } }} options
  */
 export async function trendsFromStore(store, { metrics, drift, ...filter }) {
-  const [nights, values, statuses, regressions] = await Promise.all([
-    readNights(store, filter), readNightlyValues(store, { ...filter, metrics }), readRunStatuses(store), readRegressions(store),
+  const [nights, aggregates, statuses] = await Promise.all([
+    readNights(store, filter), readNightAggregates(store, { ...filter, metrics }), readRunStatuses(store),
   ]);
-  return buildTrends({ nights, values, statuses, regressions, metrics, drift });
+  return buildTrends({ nights, aggregates, statuses, metrics, drift });
 }

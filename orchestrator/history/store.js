@@ -82,6 +82,7 @@ async function migrate(store, upTo) {
     const pending = pendingMigrations(current, upTo);
     for (const migration of pending) {
       for (const statement of migration.statements) await store.exec(statement);
+      await migration.fill?.(store);
     }
     const version = pending.at(-1)?.version ?? current;
     if (!rows.length) await store.run('INSERT INTO schema_version (version) VALUES (?)', [version]);

@@ -1,7 +1,6 @@
 // The trend dashboard's data (pure): per scenario, metric and night the median and IQR of the night's per-run
-// medians, the gate's regressions, the published reference, browser changes and drift. Aggregated per night,
-// so a year of nights × 54 scenarios stays a few MB however many runs a night had.
-import { percentile } from '../lib/statistics.js';
+// medians (the stored aggregate, night-metrics.js), the gate's regressions, the published reference, browser
+// changes and drift. Per night, so a year of nights × 54 scenarios stays a few MB however many runs a night had.
 import { DEFAULT_DRIFT, describeDrift, detectDrift } from './drift.js';
 import { RUN_METRIC_PATHS, headlinePaths, metricByPath } from '../lib/metrics.js';
 
@@ -15,48 +14,36 @@ const round = (value) => Number(value.toPrecision(4));
  * @param {object} input
  * @param {{ id: string, started_at: string, outcome: string, browser: string|null, commit_sha: string|null,
  *   report: string|null }[]} input.nights oldest first
- * @param {{ night_id: string, scenario: string, metric: string, median: number, reference: number|null }[]} input.values
+ * @param {import('./night-metrics.js').NightMetricRow[]} input.aggregates per night, scenario and metric
  * @param {{ night_id: string, scenario: string, status: string, runs: number }[]} input.statuses
- * @param {{ night_id: string, scenario: string, metric: string }[]} input.regressions
  * @param {string[]} input.metrics catalogue paths, in the order shown
  * @param {{ nights: number, thresholdPct: number }} [input.drift]
  */
-export function buildTrends({ nights, values, statuses, regressions, metrics, drift = DEFAULT_DRIFT }) {
+export function buildTrends({ nights, aggregates, statuses, metrics, drift = DEFAULT_DRIFT }) {
   const nightIndex = new Map(nights.map((night, index) => [night.id, index]));
-  /** scenario -> metric -> night index -> run medians */
+  /** scenario -> metric -> aggregate rows */
   const grouped = new Map();
-  const references = new Map();
-  for (const row of values) {
-    const index = nightIndex.get(row.night_id);
-    if (index === undefined || !Number.isFinite(row.median)) continue;
+  for (const row of aggregates) {
+    if (!nightIndex.has(row.night_id) || !Number.isFinite(row.median)) continue;
     const byMetric = grouped.get(row.scenario) ?? grouped.set(row.scenario, new Map()).get(row.scenario);
-    const byNight = byMetric.get(row.metric) ?? byMetric.set(row.metric, new Map()).get(row.metric);
-    (byNight.get(index) ?? byNight.set(index, []).get(index)).push(row.median);
-    if (row.reference !== null && row.reference !== undefined) references.set(`${row.scenario}\0${row.metric}`, row.reference);
+    (byMetric.get(row.metric) ?? byMetric.set(row.metric, []).get(row.metric)).push(row);
   }
-  const regressionsAt = new Map();
-  for (const row of regressions) {
-    const key = `${row.scenario}\0${row.metric}`;
-    if (nightIndex.has(row.night_id)) (regressionsAt.get(key) ?? regressionsAt.set(key, []).get(key)).push(nightIndex.get(row.night_id));
-  }
+  const regressions = aggregates.filter((row) => row.regression && nightIndex.has(row.night_id));
 
   const drifts = [];
   const scenarios = [...grouped.keys()].sort().map((name) => {
     /** @type {Record<string, object>} */
     const series = {};
     for (const metric of metrics) {
-      const byNight = grouped.get(name).get(metric);
-      if (!byNight) continue;
-      const x = [...byNight.keys()].sort((a, b) => a - b);
-      const sorted = x.map((index) => byNight.get(index).sort((a, b) => a - b));
-      const med = sorted.map((list) => percentile(list, 50));
-      const found = detectDrift(med, { ...drift, worseWhen: metricByPath(metric).worseWhen });
-      const key = `${name}\0${metric}`;
+      const rows = grouped.get(name).get(metric);
+      if (!rows) continue;
+      rows.sort((a, b) => nightIndex.get(a.night_id) - nightIndex.get(b.night_id));
+      const x = rows.map((row) => nightIndex.get(row.night_id));
+      const found = detectDrift(rows.map((row) => row.median), { ...drift, worseWhen: metricByPath(metric).worseWhen });
       series[metric] = {
-        x, med: med.map(round),
-        q1: sorted.map((list) => round(percentile(list, 25))), q3: sorted.map((list) => round(percentile(list, 75))),
-        n: sorted.map((list) => list.length), reference: references.get(key) ?? null,
-        regressions: [...new Set(regressionsAt.get(key) ?? [])].sort((a, b) => a - b),
+        x, med: rows.map((row) => round(row.median)), q1: rows.map((row) => round(row.q1)), q3: rows.map((row) => round(row.q3)),
+        n: rows.map((row) => Number(row.n)), reference: rows.findLast((row) => row.reference !== null)?.reference ?? null,
+        regressions: rows.filter((row) => row.regression).map((row) => nightIndex.get(row.night_id)),
         drift: found && { ...found, fromNight: x[found.fromIndex], text: describeDrift(name, metric, found) },
       };
       if (found) drifts.push({ scenario: name, metric, worse: found.worse, text: describeDrift(name, metric, found) });

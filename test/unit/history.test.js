@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { detectDrift } from '../../orchestrator/history/drift.js';
 import { browserChanges, buildTrends } from '../../orchestrator/history/trends.js';
+import { nightMetricRows } from '../../orchestrator/history/night-metrics.js';
 import { toCsv } from '../../orchestrator/history/export.js';
 import { nightBaselines } from '../../orchestrator/history/baseline.js';
 import { MIGRATIONS, SCHEMA_VERSION, pendingMigrations } from '../../orchestrator/history/schema.js';
@@ -36,13 +37,16 @@ const nights = ['2026-01-01', '2026-01-02', '2026-01-03'].map((day, i) => ({
 
 test('the dashboard aggregates each night to the median and IQR of its runs\' medians, with regressions and browser changes', () => {
   const values = [1, 2, 3, 4, 5].flatMap((v) => [
-    { night_id: 'n0', scenario: 's', metric: 'video.recvKbps', median: v * 100, reference: 2000 },
-    { night_id: 'n2', scenario: 's', metric: 'video.recvKbps', median: v * 10, reference: 2000 },
+    { night_id: 'n0', scenario: 's', metric: 'video.recvKbps', median: v * 100, reference: 2000, browser_version: '156.0.1' },
+    { night_id: 'n2', scenario: 's', metric: 'video.recvKbps', median: v * 10, reference: 2000, browser_version: '157.0.2' },
   ]);
+  const aggregates = nightMetricRows(values, [{ night_id: 'n2', scenario: 's', metric: 'video.recvKbps' }]);
+  assert.deepEqual(aggregates.find((row) => row.night_id === 'n2'), {
+    night_id: 'n2', scenario: 's', metric: 'video.recvKbps', median: 30, q1: 20, q3: 40, n: 5, reference: 2000, browser_version: '157.0.2', regression: 1,
+  });
   const trends = buildTrends({
-    nights, values, metrics: ['video.recvKbps', 'rttMs'],
+    nights, aggregates, metrics: ['video.recvKbps', 'rttMs'],
     statuses: [{ night_id: 'n2', scenario: 's', status: 'passed', runs: 5 }],
-    regressions: [{ night_id: 'n2', scenario: 's', metric: 'video.recvKbps' }],
   });
   const series = trends.scenarios[0].series['video.recvKbps'];
   assert.deepEqual(series.x, [0, 2], 'a night without runs is a gap, not a zero');
