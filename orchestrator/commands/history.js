@@ -153,7 +153,9 @@ async function baseline(argv) {
   const keepNights = expectNumber(argv.keepNights, '--keep-nights', { min: 1, integer: true });
   const machine = argv.like === undefined ? undefined : machineClass((await readSuiteSummary(argv.like)).summary.environment ?? {});
   // Nights of other machine classes are skipped by the roll, so read more than kept.
-  const { nights, values } = await withStore(argv.store, (store) => readGreenNights(store, { suite: argv.suite, limit: keepNights * 4 }));
+  const { nights, values } = await withStore(argv.store, (store) => readGreenNights(store, {
+    suite: argv.suite, limit: keepNights * 4, machineClass: machine ? JSON.stringify(machine) : null,
+  }));
   const rolled = rollBaselines(nightBaselines(nights, values), { keepNights, machine });
   if (!rolled) {
     console.log(`no green ${argv.suite} night${machine ? ` of machine class ${describeMachineClass(machine)}` : ''} in the store: ${displayPath(path.resolve(argv.out))} not written`);

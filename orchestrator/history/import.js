@@ -12,7 +12,7 @@ import { nightRecord, runRecord } from './records.js';
 import { insertRows } from './sql.js';
 
 const NIGHT_COLUMNS = ['id', 'suite', 'started_at', 'ended_at', 'outcome', 'exit_code', 'commit_sha', 'browser', 'emulator',
-  'machine_class', 'shard', 'suite_dir', 'report', 'imported_at'];
+  'machine_class', 'shard', 'suite_dir', 'report', 'imported_at', 'compared_with'];
 const RUN_COLUMNS = ['id', 'night_id', 'scenario', 'repetition', 'started_at', 'status', 'commit_sha', 'browser',
   'browser_version', 'emulator', 'machine_class', 'result_path', 'report'];
 const METRIC_COLUMNS = ['run_id', 'metric', 'median', 'mean', 'q1', 'q3', 'n', 'reference'];

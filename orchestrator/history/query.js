@@ -71,13 +71,18 @@ export async function readExportRows(store, filter) {
 }
 
 /**
- * The passed runs' values per night for the rolling baseline: newest nights first, green nights only.
- * @param {import('./store.js').Store} store @param {{ suite: string, limit: number }} options
+ * The passed runs' values per night for the rolling baseline: newest nights first, green nights only, and none
+ * before the newest night compared with no baseline (of the machine class, when given): such a night started a new
+ * series, as the first night does and a reset of the rolling baseline does (the nightly workflow's reset_baseline).
+ * @param {import('./store.js').Store} store @param {{ suite: string, limit: number, machineClass?: string|null }} options
  */
-export async function readGreenNights(store, { suite, limit }) {
+export async function readGreenNights(store, { suite, limit, machineClass = null }) {
+  const sameClass = machineClass ? ' AND machine_class = ?' : '';
   const nights = await store.query(
-    "SELECT id, suite, started_at, browser, emulator, machine_class FROM nights WHERE suite = ? AND outcome = 'passed' ORDER BY started_at DESC LIMIT ?",
-    [suite, limit],
+    `SELECT id, suite, started_at, browser, emulator, machine_class FROM nights WHERE suite = ? AND outcome = 'passed'
+     AND started_at >= COALESCE((SELECT MAX(started_at) FROM nights WHERE suite = ? AND compared_with = ''${sameClass}), '')
+     ORDER BY started_at DESC LIMIT ?`,
+    [suite, suite, ...(machineClass ? [machineClass] : []), limit],
   );
   const values = [];
   for (const night of nights) {

@@ -85,6 +85,8 @@ export function nightRecord(summary, { suiteDir, report, commit, importedAt }) {
     exit_code: summary.exitCode ?? null, commit_sha: commit, browser: env?.browser ?? null, emulator: env?.emulator ?? null,
     machine_class: machineClassText(env), shard: summary.shard ? `${summary.shard.index}/${summary.shard.count}` : null,
     suite_dir: suiteDir, report, imported_at: importedAt,
+    // '' when compared with nothing (the first night, or a reset of the rolling baseline): history/query.js readGreenNights.
+    compared_with: summary.baseline ? (summary.baseline.source ?? summary.baseline.file ?? 'baseline') : '',
   };
   const comparisons = (summary.scenarios ?? []).flatMap((scenario) => (scenario.regressions ?? []).map((check) => ({
     night_id: id, scenario: scenario.name, metric: check.metric, verdict: check.verdict,

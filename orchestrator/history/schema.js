@@ -53,6 +53,11 @@ export const MIGRATIONS = [
     ],
     fill: backfillNightMetrics,
   },
+  {
+    version: 4,
+    why: 'the baseline each night was compared with (\'\' for none: such a night starts a new rolling series; NULL: not known)',
+    statements: ['ALTER TABLE nights ADD COLUMN compared_with TEXT'],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,12 +1,12 @@
 // The embedded results store (a real SQLite file, no browser): the per-night aggregate written at import and
-// back-filled by the migration that added it.
+// back-filled by the migration that added it; the rolling baseline's nights.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../helpers/cli.js';
 import { copyBaseTables, nightMetrics } from '../helpers/history.js';
 import { writeRecords } from '../../orchestrator/history/import.js';
-import { trendsFromStore } from '../../orchestrator/history/query.js';
+import { readGreenNights, trendsFromStore } from '../../orchestrator/history/query.js';
 import { SCHEMA_VERSION } from '../../orchestrator/history/schema.js';
 import { openStore } from '../../orchestrator/history/store.js';
 import { SYNTHETIC_METRICS, syntheticNights } from '../../orchestrator/history/synthetic.js';
@@ -55,5 +55,21 @@ test('a store of schema version 2 is back-filled with the aggregate an import wr
   } finally {
     await migrated.close();
     await current.close();
+  }
+});
+
+test('the rolling baseline from the store starts at the newest night compared with no baseline (a reset)', async () => {
+  const store = await openStore(path.join(tempDir('wtb-history-store-'), 'h.sqlite'));
+  try {
+    const all = [...nights()].map(({ night, ...rest }, i) => ({ ...rest, night: { ...night, compared_with: i === 0 || i === 12 ? '' : 'rolling: 5 nights' } }));
+    for (const night of all) await writeRecords(store, night);
+    const green = all.filter(({ night }) => night.outcome === 'passed').map(({ night }) => night.id);
+    const { nights: rolled, values } = await readGreenNights(store, { suite: 'nightly', limit: 20 });
+    assert.deepEqual(rolled.map((n) => n.id), green.filter((id) => id >= all[12].night.id).reverse(), 'nights 12.. (15 was red), newest first');
+    assert.equal(new Set(values.map((v) => v.night_id)).size, rolled.length);
+    await store.run("UPDATE nights SET compared_with = 'pinned' WHERE id = ?", [all[12].night.id]);
+    assert.equal((await readGreenNights(store, { suite: 'nightly', limit: 20 })).nights.length, 15, 'no reset after the first night: every green night');
+  } finally {
+    await store.close();
   }
 });
