@@ -12,6 +12,7 @@ import { copyBaseTables, nightMetrics } from './helpers/history.js';
 import { postgresUnavailable, startPostgres } from './helpers/postgres.js';
 import { readRecords, writeRecords } from '../orchestrator/history/import.js';
 import { openStore } from '../orchestrator/history/store.js';
+import { syntheticNights } from '../orchestrator/history/synthetic.js';
 import { SCHEMA_VERSION } from '../orchestrator/history/schema.js';
 import { runValues } from '../orchestrator/suite/metrics.js';
 
@@ -85,6 +86,30 @@ function assertHoldsSuite(stored) {
     assert.ok(Math.min(...values) - 1e-9 <= row.median && row.median <= Math.max(...values) + 1e-9, `${row.scenario} ${row.metric}: median within the runs'`);
   }
 }
+
+test('merge --history writes the night to the store and its slow drift lands in summary.json and summary.md as a warning', async () => {
+  const store = path.join(tempDir('wtb-history-'), 'drift.sqlite');
+  const seeded = await openStore(store);
+  try {
+    // 14 nights before the suite's, the last 8 of them falling 5 % more each night: the suite's night joins the slide.
+    const drift = { scenario: 'unconstrained', metric: 'video.recvKbps', lastNights: 8, pctPerNight: 5 };
+    for (const night of syntheticNights({ scenarios: ['unconstrained'], nights: 14, runsPerNight: 2, suite: 'e2e-history', start: '2020-01-01', drift })) {
+      await writeRecords(seeded, night);
+    }
+  } finally {
+    await seeded.close();
+  }
+  const out = path.join(tempDir('wtb-history-merge-'), 'merged');
+  const merge = await runCli(['merge', suite.dir, '--out', out, '--history', store], { env: { GITHUB_STEP_SUMMARY: '', GITHUB_SHA: 'feed' } });
+  assert.equal(merge.code, suite.summary.exitCode, `${merge.stdout}\n${merge.stderr}`);
+  const summary = readJson(path.join(out, 'summary.json'));
+  assert.equal(summary.outcome, suite.summary.outcome, 'a warning is not a failure');
+  assert.equal(summary.warnings.length, 1, summary.warnings.join('\n'));
+  assert.match(summary.warnings[0], /^slow drift \(results store\): unconstrained video\.recvKbps: drifted -\d+\.\d % \(worse\)/);
+  assert.match(readFileSync(path.join(out, 'summary.md'), 'utf8'), /\*\*Warnings\*\* \(not failures\)\n\n- ⚠️ slow drift/);
+  const stored = await contents(store);
+  assert.equal(stored.nights, 15, 'the merged night was stored');
+});
 
 const backends = [
   { name: 'embedded SQLite', skip: false, fresh: (label) => path.join(tempDir('wtb-history-'), `${label}.sqlite`) },

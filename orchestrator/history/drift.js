@@ -31,6 +31,13 @@ export function detectDrift(medians, { nights = DEFAULT_DRIFT.nights, thresholdP
   return { recent, previous, changePct, worse, fromIndex: medians.length - nights, nights };
 }
 
+/**
+ * The suite warnings of a store's drifts: those in the worse direction (a drift for the better is news, not a warning).
+ * @param {{ worse: boolean, text: string }[]} drifts
+ * @returns {string[]}
+ */
+export const driftWarnings = (drifts) => drifts.filter((drift) => drift.worse).map((drift) => `slow drift (results store): ${drift.text}`);
+
 /** One line for the outputs. @param {string} scenario @param {string} metric @param {Drift} drift */
 export function describeDrift(scenario, metric, drift) {
   const change = drift.changePct === null ? 'from 0' : `${drift.changePct > 0 ? '+' : ''}${drift.changePct.toFixed(1)} %`;

@@ -45,6 +45,28 @@ export async function writeRecords(store, { night, comparisons, runs }) {
 const linkTo = (linkBase, base, relative) => (linkBase ? `${linkBase.replace(/\/+$/, '')}/${relative}` : path.join(base, relative));
 
 /**
+ * A suite's records from its summary and its runs' result.json files (also before summary.json is written:
+ * `suite`/`merge --history`).
+ * @param {string} suiteDir @param {any} summary
+ * @param {{ commit: string|null, linkBase?: string|null, importedAt?: string }} options
+ */
+export async function suiteRecords(suiteDir, summary, { commit, linkBase = null, importedAt = new Date().toISOString() }) {
+  const { night, comparisons } = nightRecord(summary, { suiteDir, report: linkTo(linkBase, suiteDir, 'report.html'), commit, importedAt });
+  const runs = [];
+  // One result at a time: a nightly's results are a few MB each.
+  for (const entry of summary.runs) {
+    const resultFile = path.join(suiteDir, entry.dir, 'result.json');
+    const result = await loadResult(resultFile).catch(() => null);
+    if (!result) continue;
+    runs.push(runRecord(result, {
+      nightId: night.id, repetition: entry.repetition, resultPath: resultFile, commit,
+      report: entry.report ? linkTo(linkBase, suiteDir, entry.report) : null,
+    }));
+  }
+  return { night, comparisons, runs };
+}
+
+/**
  * Reads a suite directory (summary.json and every run's result.json) or a single run directory into records.
  * @param {string} target
  * @param {{ commit: string|null, linkBase?: string|null, importedAt?: string }} options
@@ -53,19 +75,7 @@ export async function readRecords(target, { commit, linkBase = null, importedAt 
   const dir = path.resolve(target);
   if (existsSync(path.join(dir, 'summary.json'))) {
     const { suiteDir, summary } = await readSuiteSummary(dir);
-    const { night, comparisons } = nightRecord(summary, { suiteDir, report: linkTo(linkBase, suiteDir, 'report.html'), commit, importedAt });
-    const runs = [];
-    // One result at a time: a nightly's results are a few MB each.
-    for (const entry of summary.runs) {
-      const resultFile = path.join(suiteDir, entry.dir, 'result.json');
-      const result = await loadResult(resultFile).catch(() => null);
-      if (!result) continue;
-      runs.push(runRecord(result, {
-        nightId: night.id, repetition: entry.repetition, resultPath: resultFile, commit,
-        report: entry.report ? linkTo(linkBase, suiteDir, entry.report) : null,
-      }));
-    }
-    return { night, comparisons, runs };
+    return suiteRecords(suiteDir, summary, { commit, linkBase, importedAt });
   }
   const resultFile = path.join(dir, 'result.json');
   if (!existsSync(resultFile)) {

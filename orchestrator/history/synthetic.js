@@ -13,6 +13,7 @@ const DAY_MS = 86_400_000;
  * @param {string[]} options.scenarios
  * @param {number} [options.nights] @param {number} [options.runsPerNight] @param {number} [options.seed]
  * @param {string} [options.start] ISO date of the first night
+ * @param {string} [options.suite]
  * @param {{ scenario: string, metric: string, lastNights: number, pctPerNight: number }} [options.drift]
  *   the metric falls by pctPerNight % more each night over the last nights
  * @param {{ night: number, from: string, to: string }} [options.browserChange]
@@ -20,13 +21,13 @@ const DAY_MS = 86_400_000;
  * @returns {Generator<{ night: object, comparisons: object[], runs: { run: object, metrics: object[] }[] }>} one night at a time
  */
 export function* syntheticNights({
-  scenarios, nights = 365, runsPerNight = 5, seed = 25, start = '2026-01-01',
+  scenarios, nights = 365, runsPerNight = 5, seed = 25, start = '2026-01-01', suite = 'nightly',
   drift, browserChange = { night: Math.floor(nights / 2), from: 'chromium 156.0.8078.108', to: 'chromium 157.0.8123.4' }, regression,
 }) {
   const random = createRandom(deriveSeed(seed, 'synthetic-history'));
   for (let night = 0; night < nights; night++) {
     const startedAt = new Date(Date.parse(start) + night * DAY_MS + 3_600_000).toISOString();
-    const id = `nightly@${startedAt}`;
+    const id = `${suite}@${startedAt}`;
     const browser = night < browserChange.night ? browserChange.from : browserChange.to;
     const runs = [];
     for (const [s, scenario] of scenarios.entries()) {
@@ -53,7 +54,7 @@ export function* syntheticNights({
     const regressed = regression?.night === night;
     yield {
       night: {
-        id, suite: 'nightly', started_at: startedAt, ended_at: startedAt, outcome: regressed ? 'failed' : 'passed', exit_code: regressed ? 1 : 0,
+        id, suite, started_at: startedAt, ended_at: startedAt, outcome: regressed ? 'failed' : 'passed', exit_code: regressed ? 1 : 0,
         commit_sha: `c${night}`, browser, emulator: 'relay', machine_class: null, shard: null, suite_dir: null,
         report: `nights/${startedAt.slice(0, 10)}/report.html`, imported_at: startedAt,
       },

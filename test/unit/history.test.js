@@ -1,8 +1,13 @@
 // The results store's pure parts: drift, the dashboard's nightly aggregation, browser changes, CSV, the
-// baseline rolled from stored nights, and the migration plan.
+// baseline rolled from stored nights, the migration plan, and drift as a suite warning.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { detectDrift } from '../../orchestrator/history/drift.js';
+import { detectDrift, driftWarnings } from '../../orchestrator/history/drift.js';
+import { DEFAULT_REGRESSION } from '../../orchestrator/suite/baseline.js';
+import { renderMarkdown } from '../../orchestrator/suite/markdown.js';
+import { renderSuitePage } from '../../orchestrator/suite/render-suite.js';
+import { buildSuiteSummary } from '../../orchestrator/suite/summary.js';
+import { fakeResult } from '../fixtures/suites/make-suite-result.js';
 import { browserChanges, buildTrends } from '../../orchestrator/history/trends.js';
 import { nightMetricRows } from '../../orchestrator/history/night-metrics.js';
 import { toCsv } from '../../orchestrator/history/export.js';
@@ -88,4 +93,28 @@ test('migrations are numbered 1..n and a store of version 1 gets exactly the lat
   assert.deepEqual(MIGRATIONS.map((m) => m.version), Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
   assert.deepEqual(pendingMigrations(1).map((m) => m.version), MIGRATIONS.slice(1).map((m) => m.version));
   assert.deepEqual(pendingMigrations(SCHEMA_VERSION), []);
+});
+
+test('a worse slow drift becomes a suite warning in summary.md and report.html, and the suite still passes', () => {
+  const daily = [...Array(7).fill(1500), ...Array(7).fill(1200)];
+  const days = daily.map((_, i) => ({ ...nights[0], id: `d${i}`, started_at: `2026-01-${String(i + 1).padStart(2, '0')}T01:00:00Z` }));
+  const rows = (metric, value) => days.map((night) => ({ night_id: night.id, scenario: 's', metric, median: value(night), browser_version: null, reference: null }));
+  const trends = buildTrends({
+    nights: days, statuses: [], metrics: ['video.recvKbps', 'rttMs'],
+    aggregates: nightMetricRows([...rows('video.recvKbps', (n) => daily[days.indexOf(n)]), ...rows('rttMs', (n) => daily[days.indexOf(n)] / 10)], []),
+  });
+  assert.equal(trends.drifts.length, 2, 'the rate fell (worse), the RTT fell (better)');
+  const warnings = driftWarnings(trends.drifts);
+  assert.deepEqual(warnings, ['slow drift (results store): s video.recvKbps: drifted -20.0 % (worse): median of the last 7 nights 1200 vs 1500 the 7 before']);
+
+  const summary = buildSuiteSummary({
+    suite: { name: 'smoke', description: 'd' }, regression: DEFAULT_REGRESSION, assertions: {}, assertionsFile: null, scenarios: ['s'],
+    runs: [{ scenario: 's', repetition: 1, dir: 's/run-1', hasReport: false, result: fakeResult({ seed: 1 }) }],
+    startedAt: '2026-01-15T01:00:00Z', endedAt: '2026-01-15T01:10:00Z',
+  });
+  assert.deepEqual(summary.warnings, []);
+  summary.warnings.push(...warnings);
+  assert.equal(summary.outcome, 'passed');
+  assert.match(renderMarkdown(summary), /\*\*Warnings\*\* \(not failures\)\n\n- ⚠️ slow drift \(results store\): s video\.recvKbps: drifted -20\.0 %/);
+  assert.match(renderSuitePage(summary), /<section class="problems warn" id="warnings">.*slow drift \(results store\): s video\.recvKbps/s);
 });
