@@ -4,6 +4,7 @@
 //      where the package sources have it (Debian), else how to get it (only Firefox scenarios need it)
 //   2. npm dependencies (Puppeteer's own browser download skipped when a system Chromium exists)
 //   3. the default fake-device media (and the small preset the tests use), and their WebMs for Firefox peers
+// `--npm-only`: step 2 alone (CI jobs that only merge and report).
 // Every command it runs is printed with a leading "$ " so the set-up can be audited and repeated by hand.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -23,6 +24,11 @@ const SYSTEM_PACKAGES = {
   ethtool: 'ethtool',
   janus: 'janus',
   'firefox-esr': 'firefox-esr',
+  // better-sqlite3 (the results store) is built from source at npm ci (.prebuild-installrc): no binary download.
+  'build-essential': 'g++',
+  python3: 'python3',
+  // The shared results store's server; the history tests start a throwaway cluster of it.
+  postgresql: 'pg_ctlcluster',
 };
 
 const onPath = (executable) => spawnSync('sh', ['-c', `command -v ${executable}`], { stdio: 'ignore' }).status === 0;
@@ -46,9 +52,12 @@ const missingAll = Object.entries(SYSTEM_PACKAGES)
   .map(([pkg]) => pkg);
 const firefoxUnavailable = missingAll.includes('firefox-esr') && !(onPath('apt-cache') && aptHas('firefox-esr'));
 const missing = missingAll.filter((pkg) => !(pkg === 'firefox-esr' && firefoxUnavailable));
-if (firefoxUnavailable) console.error(`setup: no firefox-esr package here; Firefox scenarios (cross-browser-firefox, --browser firefox) need Firefox. ${FIREFOX_HINT}`);
+const npmOnly = process.argv.includes('--npm-only');
+if (firefoxUnavailable && !npmOnly) console.error(`setup: no firefox-esr package here; Firefox scenarios (cross-browser-firefox, --browser firefox) need Firefox. ${FIREFOX_HINT}`);
 
-if (missing.length) {
+if (npmOnly) {
+  console.log('--npm-only: system packages and media left as they are');
+} else if (missing.length) {
   const apt = ['apt-get', 'install', '-y', '--no-install-recommends', ...missing];
   if (process.getuid?.() === 0 && onPath('apt-get')) {
     run('apt-get', ['update', '-qq']);
@@ -61,8 +70,21 @@ if (missing.length) {
   console.log(`system packages present: ${Object.keys(SYSTEM_PACKAGES).join(', ')}`);
 }
 
-const npmEnv = hasSystemBrowser() ? { PUPPETEER_SKIP_DOWNLOAD: 'true' } : {};
+/**
+ * Where this Node's headers are (<prefix>/include/node: Debian's nodejs, the nodejs.org builds, setup-node), so
+ * node-gyp compiles better-sqlite3 against them instead of downloading headers from nodejs.org.
+ */
+function nodeHeadersPrefix() {
+  const prefix = path.resolve(process.execPath, '../..');
+  if (existsSync(path.join(prefix, 'include', 'node', 'node.h'))) return prefix;
+  console.error(`setup: this Node (${process.execPath}) has no headers in ${path.join(prefix, 'include', 'node')}, which the results store's better-sqlite3 is compiled against; install a Node that ships them (Debian's nodejs package, or a build from nodejs.org) and run \`npm run setup\` again.`);
+  return process.exit(3);
+}
+
+const npmEnv = { npm_config_nodedir: nodeHeadersPrefix(), ...(hasSystemBrowser() ? { PUPPETEER_SKIP_DOWNLOAD: 'true' } : {}) };
 run('npm', [existsSync(path.join(root, 'package-lock.json')) ? 'ci' : 'install', '--no-audit', '--no-fund'], { env: npmEnv });
-// A Firefox peer plays a WebM of the same media (media/generate.js ensureCaptureFile): encoded once, here.
-run(process.execPath, ['media/generate.js', ...(hasFirefox() ? ['--capture'] : []), '720p30', '360p30']);
-console.log('setup complete: run `npm run scenario latency-500` or `npm test`');
+if (!npmOnly) {
+  // A Firefox peer plays a WebM of the same media (media/generate.js ensureCaptureFile): encoded once, here.
+  run(process.execPath, ['media/generate.js', ...(hasFirefox() ? ['--capture'] : []), '720p30', '360p30']);
+}
+console.log(npmOnly ? 'setup --npm-only complete' : 'setup complete: run `npm run scenario latency-500` or `npm test`');

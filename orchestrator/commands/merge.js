@@ -1,4 +1,4 @@
-import { comparisonOptions, finish, loadAssertionsFlag, loadBaselineFlag, regressionFlags } from '../suite/cli.js';
+import { comparisonOptions, finish, loadAssertionsFlag, loadBaselineFlag, regressionFlags, rememberFlag } from '../suite/cli.js';
 import { mergeSuiteDirs } from '../suite/merge.js';
 
 export const command = 'merge <suite-dirs..>';
@@ -16,6 +16,7 @@ export async function handler(argv) {
     regression: regressionFlags(argv),
     allowMachineMismatch: argv.allowMachineMismatch,
     log: (line) => console.error(line),
+    remember: rememberFlag(argv.history, (line) => console.error(line)),
   });
   finish(summary, paths, argv);
 }

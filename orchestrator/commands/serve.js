@@ -7,13 +7,14 @@ export const describe = 'Browse the results directory (index and reports) on 127
 export function builder(yargs) {
   return yargs
     .option('port', { type: 'number', default: 8080, describe: 'TCP port; 0 picks a free one' })
-    .option('dir', { type: 'string', default: 'results', describe: 'Results directory to serve' });
+    .option('dir', { type: 'string', default: 'results', describe: 'Results directory to serve' })
+    .option('store', { type: 'string', describe: 'results store (file or postgres:// URL) whose trend dashboard to serve at /trends.html' });
 }
 
-/** Serves until SIGINT or SIGTERM, then closes the server. @param {{port: number, dir: string}} argv */
+/** Serves until SIGINT or SIGTERM, then closes the server. @param {{port: number, dir: string, store?: string}} argv */
 export async function handler(argv) {
-  const server = await startServer({ dir: argv.dir, port: argv.port });
-  console.log(`Serving ${argv.dir} at ${server.url} (Ctrl-C to stop)`);
+  const server = await startServer({ dir: argv.dir, port: argv.port, trendsStore: argv.store ?? null });
+  console.log(`Serving ${argv.dir} at ${server.url} (Ctrl-C to stop)${argv.store ? `; trends at ${server.url}trends.html` : ''}`);
   await new Promise((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);

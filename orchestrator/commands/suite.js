@@ -5,7 +5,7 @@ import { InputError } from '../lib/errors.js';
 import { CODEC_NAMES, parseCodecFlag } from '../lib/codec.js';
 import { loadAssertions } from '../suite/assertions.js';
 import { resolveRegressionOptions } from '../suite/baseline.js';
-import { checkVideoFlag, comparisonOptions, finish, loadAssertionsFlag, loadBaselineFlag, regressionFlags } from '../suite/cli.js';
+import { checkVideoFlag, comparisonOptions, finish, loadAssertionsFlag, loadBaselineFlag, regressionFlags, rememberFlag } from '../suite/cli.js';
 import { displayPath } from '../lib/json-file.js';
 import { entryCostS, parseShard, planRuns, shardEntries } from '../suite/plan.js';
 import { runSuite } from '../suite/runner.js';
@@ -67,6 +67,7 @@ export async function handler(argv) {
     baseline, regression, allowMachineMismatch: argv.allowMachineMismatch,
     shard, outDir: argv.out, browserPath: argv.browserPath, headful: argv.headful,
     log: (line) => console.error(line),
+    remember: rememberFlag(argv.history, (line) => console.error(line)),
   });
   finish(summary, paths, argv);
 }

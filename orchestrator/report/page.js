@@ -33,11 +33,11 @@ export function chartJsPath() {
 }
 
 /**
- * @param {{title: string, body: string, data?: unknown, script: 'dashboard'|'runs-filter'|null, generatedBy?: string}} page
+ * @param {{title: string, body: string, data?: unknown, script: 'dashboard'|'runs-filter'|'trends'|null, generatedBy?: string}} page
  * @returns {string} a complete HTML document
  */
 export function renderPage({ title, body, data, script, generatedBy }) {
-  const charts = script === 'dashboard';
+  const charts = script === 'dashboard' || script === 'trends';
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -11,12 +11,17 @@ import { collectRuns, parseResult } from './write.js';
 import { renderIndex } from './render-index.js';
 import { renderRunReport } from './render-run.js';
 import { renderErrorPage } from './render-error.js';
+import { renderTrendsPage } from './render-trends.js';
+import { openStore } from '../history/store.js';
+import { trendsFromStore } from '../history/query.js';
+import { DASHBOARD_METRICS } from '../history/trends.js';
 
 /**
- * @param {{dir: string, port?: number, host?: string}} options port 0 picks a free port
+ * @param {{dir: string, port?: number, host?: string, trendsStore?: string|null}} options port 0 picks a free port;
+ *   trendsStore: a results store (file or URL) whose trend dashboard /trends.html renders on each request
  * @returns {Promise<{url: string, close: () => Promise<void>}>}
  */
-export async function startServer({ dir, port = 8080, host = '127.0.0.1' }) {
+export async function startServer({ dir, port = 8080, host = '127.0.0.1', trendsStore = null }) {
   const root = resolve(dir);
   const info = await stat(root).catch(() => null);
   if (!info?.isDirectory()) throw new InputError(`--dir ${dir} is not a directory: pass the results directory (default: results).`);
@@ -63,6 +68,20 @@ export async function startServer({ dir, port = 8080, host = '127.0.0.1' }) {
       next(error);
     }
   });
+  if (trendsStore) {
+    app.get('/trends.html', async (req, res, next) => {
+      try {
+        const store = await openStore(trendsStore);
+        try {
+          res.type('html').send(renderTrendsPage(await trendsFromStore(store, { metrics: DASHBOARD_METRICS }), { store: 'the results store' }));
+        } finally {
+          await store.close();
+        }
+      } catch (error) {
+        next(error);
+      }
+    });
+  }
   app.get(/.*/, async (req, res, next) => {
     try {
       /** @type {string} */

@@ -10,6 +10,8 @@ import { KNOWN_METRICS } from './metrics.js';
 import { renderMarkdown } from './markdown.js';
 import { suiteExitCode } from './summary.js';
 import { PRESETS } from '../lib/media-presets.js';
+import { DEFAULT_DRIFT } from '../history/drift.js';
+import { rememberSuite } from '../history/remember.js';
 
 /**
  * --video of suite and reproduce: a preset name or an existing .y4m file.
@@ -32,6 +34,7 @@ export function comparisonOptions(yargs) {
     .option('min-effect', { type: 'number', describe: 'smallest |Cliff\'s delta| that counts as a regression (default 0.474)' })
     .option('min-change', { type: 'number', describe: 'smallest relative change of the medians that counts, e.g. 0.1 = 10 % (default 0.1)' })
     .option('metrics', { type: 'string', describe: `comma-separated metrics to compare with the baseline (default: ${DEFAULT_REGRESSION.metrics.join(',')})` })
+    .option('history', { type: 'string', describe: 'results store (SQLite file or postgres:// URL) to write this suite to; its slow drifts become warnings (docs/history.md)' })
     .option('fail', { type: 'boolean', default: true, describe: 'exit non-zero on failed assertions, regressions and crashed runs (--no-fail: report only, exit 0)' });
 }
 
@@ -51,6 +54,19 @@ export function regressionFlags(argv) {
     if (unknown !== undefined || flags.metrics.length === 0) throw new InputError(`--metrics: unknown metric '${unknown ?? ''}'; known: ${KNOWN_METRICS.join(', ')}`);
   }
   return flags;
+}
+
+/**
+ * --history: the suite is written to this results store before its outputs (commit: $GITHUB_SHA).
+ * @param {string|undefined} store
+ * @param {(line: string) => void} log
+ * @returns {import('./suite-dir.js').Remember|null}
+ */
+export function rememberFlag(store, log) {
+  if (store === undefined) return null;
+  if (!store) throw new InputError('--history: name a results store (a SQLite file or a postgres:// URL)');
+  const commit = process.env.GITHUB_SHA || null;
+  return (suiteDir, summary) => rememberSuite(suiteDir, summary, { store, commit, drift: DEFAULT_DRIFT, log });
 }
 
 /**

@@ -37,6 +37,7 @@ export function renderMarkdown(summary, { reportPath } = {}) {
   ].filter(Boolean);
   lines.push(facts.join(' · '), '');
   for (const problem of summary.problems) lines.push(`> ⚠️ ${cell(problem)}`, '');
+  if (summary.warnings?.length) lines.push('**Warnings** (not failures)', '', ...summary.warnings.map((warning) => `- ⚠️ ${cell(warning)}`), '');
   if (summary.notRun.length) lines.push(`Not run: ${summary.notRun.map(code).join(', ')}`, '');
 
   if (summary.scenarios.length) {

@@ -33,10 +33,11 @@ export function missingShards(shards) {
  * @param {object} [options.regression] partial RegressionOptions from flags, over the shards' own
  * @param {boolean} [options.allowMachineMismatch] compare with a baseline of another machine class
  * @param {(line: string) => void} [options.log]
+ * @param {import('./suite-dir.js').Remember|null} [options.remember] write the merge to the results store
  * @returns {Promise<{ summary: object, suiteDir: string, paths: Record<string, string> }>}
  */
 export async function mergeSuiteDirs(targets, {
-  outDir, assertions, baseline = null, regression: regressionFlags, allowMachineMismatch = false, log = () => {},
+  outDir, assertions, baseline = null, regression: regressionFlags, allowMachineMismatch = false, log = () => {}, remember = null,
 } = {}) {
   if (!targets.length) throw new InputError('merge needs at least one suite directory');
   const inputs = [];
@@ -98,6 +99,6 @@ export async function mergeSuiteDirs(targets, {
     startedAt: inputs.map((i) => i.summary.startedAt).sort()[0], endedAt: inputs.map((i) => i.summary.endedAt).sort().at(-1),
     problems, halted: /** @type {Array<'input-error'|'environment-error'>} */ (['input-error', 'environment-error']).find((o) => outcomes.includes(o)) ?? null, interrupted: outcomes.includes('aborted'),
   });
-  const paths = await writeSuiteOutputs(suiteDir, summary, { log });
+  const paths = await writeSuiteOutputs(suiteDir, summary, { log, remember });
   return { summary, suiteDir, paths };
 }

@@ -130,6 +130,7 @@ export function renderSuitePage(summary, { reproductions = [] } = {}) {
 <p class="description">${escapeHtml(suite.description)}</p>
 <dl class="meta">${meta.map(([k, v]) => `<div><dt>${k}</dt><dd>${escapeHtml(v ?? '—')}</dd></div>`).join('')}</dl></header>
 ${problems.length ? `<section class="problems ${summary.outcome === 'passed' ? 'warn' : 'bad'}"><h2>Problems</h2><ul>${problems.map((p) => `<li>${escapeHtml(p)}</li>`).join('')}</ul></section>` : ''}
+${summary.warnings?.length ? `<section class="problems warn" id="warnings"><h2>Warnings <small class="note">(not failures)</small></h2><ul>${summary.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul></section>` : ''}
 ${renderReproductionLinks(reproductions)}
 ${sections.join('\n') || '<p class="empty">No runs.</p>'}
 <p class="caption">${rule}</p></main>`;

@@ -25,12 +25,13 @@ import { defaultSuiteDir, writeSuiteOutputs } from './suite-dir.js';
  * @param {string} [options.browserPath]
  * @param {boolean} [options.headful]
  * @param {(line: string) => void} [options.log]
+ * @param {import('./suite-dir.js').Remember|null} [options.remember] write the suite to the results store
  * @returns {Promise<{ summary: object, suiteDir: string, paths: Record<string, string> }>}
  * @throws {HarnessError} after writing the outputs, when the environment (or an input only a run could check) stopped the suite
  */
 export async function runSuite({
   suite, assertions, assertionsFile, baseline = null, regression, allowMachineMismatch = false, shard = null, outDir, browserPath,
-  headful = false, log = () => {},
+  headful = false, log = () => {}, remember = null,
 }) {
   const startedAt = new Date();
   const suiteDir = path.resolve(outDir ?? defaultSuiteDir(suite.name, startedAt));
@@ -98,7 +99,7 @@ export async function runSuite({
     startedAt: startedAt.toISOString(), endedAt: new Date().toISOString(), problems,
     halted: haltingError ? (haltingError instanceof EnvironmentError ? 'environment-error' : 'input-error') : null, interrupted,
   });
-  const paths = await writeSuiteOutputs(suiteDir, summary, { log });
+  const paths = await writeSuiteOutputs(suiteDir, summary, { log, remember });
   if (haltingError) throw haltingError;
   return { summary, suiteDir, paths };
 }

@@ -17,6 +17,8 @@ import { renderMarkdown } from './markdown.js';
 import { renderSuitePage } from './render-suite.js';
 import { SUMMARY_KIND, SUMMARY_SCHEMA_VERSION, compactResult } from './summary.js';
 
+/** @typedef {(suiteDir: string, summary: any) => Promise<string[]>} Remember */
+
 export const OUTPUT_FILES = { summary: 'summary.json', junit: 'junit.xml', markdown: 'summary.md', page: 'report.html' };
 
 /** results/suites/<suite>/<UTC timestamp>, e.g. results/suites/nightly/2026-11-21T02-00-00Z */
@@ -59,11 +61,13 @@ export async function readRuns(suiteDir, summary) {
  * Writes summary.json (atomic), junit.xml, summary.md and report.html into suiteDir, appends the Markdown to
  * $GITHUB_STEP_SUMMARY when set, and refreshes the results index (results/index.html when the suite is under
  * results/, else <suite-dir>/index.html).
- * @param {string} suiteDir @param {object} summary
- * @param {{ log?: (line: string) => void }} [options]
+ * @param {string} suiteDir @param {any} summary
+ * @param {{ log?: (line: string) => void, remember?: Remember|null }} [options]
+ *   remember: writes the suite to the results store first, its warnings join summary.warnings
  * @returns {Promise<Record<keyof typeof OUTPUT_FILES, string>>} the written paths
  */
-export async function writeSuiteOutputs(suiteDir, summary, { log = () => {} } = {}) {
+export async function writeSuiteOutputs(suiteDir, summary, { log = () => {}, remember = null } = {}) {
+  if (remember) summary.warnings = [...(summary.warnings ?? []), ...await remember(suiteDir, summary)];
   const paths = /** @type {Record<keyof typeof OUTPUT_FILES, string>} */ (
     Object.fromEntries(Object.entries(OUTPUT_FILES).map(([key, name]) => [key, path.join(suiteDir, name)]))
   );

@@ -43,22 +43,28 @@ function stepScript(name) {
   return match[1].replace(/^ {10}/gm, '');
 }
 
-test('the rolling baseline: the first night seeds it, the second night is gated by it; a foreign pinned baseline is skipped', async () => {
+test('the rolling baseline from the store: the first night seeds it, the second is gated by it; a foreign pinned baseline is skipped, a store without green nights falls back to the cache, a reset starts a new series', async () => {
   const merge = stepScript('Merge shards and compare with the baseline');
   const store = stepScript('Add this night to the rolling baseline');
   const work = tempDir('wtb-nightly-');
   symlinkSync(fileURLToPath(new URL('../../orchestrator', import.meta.url)), path.join(work, 'orchestrator'));
-  const bash = (script, runId) => spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], {
-    cwd: work, encoding: 'utf8', env: { ...process.env, SUITE: 'smoke', KEEP_NIGHTS: '5', GITHUB_RUN_ID: runId, GITHUB_STEP_SUMMARY: '' },
+  const bash = (script, runId, reset) => spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], {
+    cwd: work,
+    encoding: 'utf8',
+    env: {
+      ...process.env, SUITE: 'smoke', KEEP_NIGHTS: '5', GITHUB_RUN_ID: runId, GITHUB_STEP_SUMMARY: '', GITHUB_ACTIONS: '',
+      HISTORY_STORE: 'history/history.sqlite', RESET_BASELINE: String(reset),
+    },
   });
-  // Each night runs on a fresh checkout: only the restored rolling/ directory survives.
-  const night = async (runId, videoKbps) => {
-    for (const leftover of ['shards', 'merged', 'rolled.json']) rmSync(path.join(work, leftover), { recursive: true, force: true });
+  // Each night runs on a fresh checkout: only the restored rolling/ directory and the results store survive.
+  const night = async (runId, videoKbps, { reset = false, loseStore = false } = {}) => {
+    for (const leftover of ['shards', 'merged', 'rolled.json', ...(loseStore ? ['history'] : [])]) rmSync(path.join(work, leftover), { recursive: true, force: true });
+    const day = `2026-11-${10 + Number(runId)}`;
     await writeFakeSuiteDir(path.join(work, 'shards', 'shard-1'), {
-      runs: Array.from({ length: 5 }, (_, i) => ({ scenario: 'unconstrained', result: fakeResult({ seed: i + 1, videoKbps }) })),
+      day, runs: Array.from({ length: 5 }, (_, i) => ({ scenario: 'unconstrained', result: fakeResult({ seed: i + 1, videoKbps, day }) })),
     });
-    const merged = bash(merge, runId);
-    return { merged, stored: merged.status === 0 ? bash(store, runId) : null };
+    const merged = bash(merge, runId, reset);
+    return { merged, stored: merged.status === 0 ? bash(store, runId, reset) : null };
   };
 
   const first = await night('1', 1700);
@@ -69,7 +75,7 @@ test('the rolling baseline: the first night seeds it, the second night is gated 
 
   const second = await night('2', 1690);
   assert.equal(second.merged.status, 0, second.merged.stdout);
-  assert.match(second.merged.stdout, /rolling baseline -> rolled\.json: rolling: 1 nights/);
+  assert.match(second.merged.stdout, /rolling baseline from the store -> rolled\.json: rolling: 1 nights/);
   assert.match(second.merged.stdout, /\| unconstrained \| 5\/5 \| .* \| 5 unchanged \|/);
 
   const pinned = JSON.parse(readFileSync(path.join(work, 'rolling', readdirSync(path.join(work, 'rolling'))[0]), 'utf8'));
@@ -78,7 +84,7 @@ test('the rolling baseline: the first night seeds it, the second night is gated 
   const slow = await night('3', 500);
   assert.equal(slow.merged.status, 1, slow.merged.stdout + slow.merged.stderr);
   assert.match(slow.merged.stdout, /::warning::baselines\/smoke\.json is of machine class linux, \? × 64.*using the rolling baseline/);
-  assert.match(slow.merged.stdout, /rolling: 2 nights/);
+  assert.match(slow.merged.stdout, /rolling baseline from the store -> rolled\.json: rolling: 2 nights/);
   assert.match(slow.merged.stdout, /\| unconstrained \| `video\.recvKbps` \| ❌ regression \|/);
   assert.equal(slow.stored, null);
   assert.equal(readdirSync(path.join(work, 'rolling')).length, 2, 'a red night does not feed the rolling baseline');
@@ -88,4 +94,19 @@ test('the rolling baseline: the first night seeds it, the second night is gated 
   const pinnedNight = await night('4', 1700);
   assert.equal(pinnedNight.merged.status, 0, pinnedNight.merged.stdout);
   assert.match(pinnedNight.merged.stdout, /::notice::comparing with the pinned baselines\/smoke\.json/);
+
+  // A store without green nights (here: lost) falls back to the cache's nights.
+  rmSync(path.join(work, 'baselines'), { recursive: true });
+  const lost = await night('5', 1700, { loseStore: true });
+  assert.equal(lost.merged.status, 0, lost.merged.stdout + lost.merged.stderr);
+  assert.match(lost.merged.stdout, /no green smoke night .*in the store: rolled\.json not written\n(.|\n)*rolling baseline -> rolled\.json: rolling: 3 nights/);
+
+  // reset_baseline: that night is compared with nothing, and the store rolls from it on.
+  const reset = await night('6', 1500, { reset: true });
+  assert.equal(reset.merged.status, 0, reset.merged.stdout + reset.merged.stderr);
+  assert.match(reset.merged.stdout, /::notice::reset_baseline: no regression check tonight/);
+  assert.match(reset.merged.stdout, / · no baseline\n/);
+  const after = await night('7', 1500);
+  assert.equal(after.merged.status, 0, after.merged.stdout + after.merged.stderr);
+  assert.match(after.merged.stdout, /rolling baseline from the store -> rolled\.json: rolling: 1 nights \(2026-11-16/);
 });

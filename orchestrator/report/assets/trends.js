@@ -1,0 +1,129 @@
+// Draws the trend dashboard's charts (report/render-trends.js) for the chosen scenario from the embedded
+// #report-data: per metric the nightly median, its IQR band, the published reference, the gate's regressions,
+// browser changes (vertical lines on the axis) and a drift window. window.trendCharts lists what was drawn.
+(function () {
+  'use strict';
+  var data = JSON.parse(document.getElementById('report-data').textContent);
+  var Chart = /** @type {any} */ (window).Chart;
+  var COLORS = { median: '#1f77b4', band: 'rgba(31, 119, 180, 0.18)', reference: '#7f7f7f', regression: '#d62728', browser: '#8e44ad', drift: 'rgba(255, 140, 0, 0.22)' };
+  var select = /** @type {HTMLSelectElement} */ (document.getElementById('scenario-select'));
+  var container = document.getElementById('trend-charts');
+  var drawn = [];
+  /** @type {any} */ (window).trendCharts = drawn;
+  Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
+  Chart.defaults.font.size = 11;
+
+  function day(index) {
+    var night = data.nights[Math.round(index)];
+    return night ? night.t.slice(0, 10) : '';
+  }
+
+  // Browser changes and the drift window are drawn on the chart area, not as data: they belong to nights, not values.
+  function markersFor(drift) {
+    return {
+    id: 'trendMarkers',
+    beforeDatasetsDraw: function (chart) {
+      if (!drift) return;
+      var area = chart.chartArea;
+      var x0 = chart.scales.x.getPixelForValue(drift.fromNight - 0.5);
+      chart.ctx.save();
+      chart.ctx.fillStyle = COLORS.drift;
+      chart.ctx.fillRect(Math.max(area.left, x0), area.top, area.right - Math.max(area.left, x0), area.bottom - area.top);
+      chart.ctx.restore();
+    },
+    afterDatasetsDraw: function (chart) {
+      var area = chart.chartArea;
+      var ctx = chart.ctx;
+      ctx.save();
+      ctx.strokeStyle = COLORS.browser;
+      ctx.fillStyle = COLORS.browser;
+      ctx.lineWidth = 2;
+      ctx.textAlign = 'left';
+      data.browserChanges.forEach(function (change) {
+        var x = Math.round(chart.scales.x.getPixelForValue(change.night)) + 0.5;
+        ctx.beginPath();
+        ctx.moveTo(x, area.top);
+        ctx.lineTo(x, area.bottom);
+        ctx.stroke();
+        ctx.fillText(change.to, x + 3, area.top + 10);
+      });
+      ctx.restore();
+    },
+    };
+  }
+
+  function chartFor(scenario, metric) {
+    var series = scenario.series[metric.path];
+    var scale = metric.scale || 1;
+    var points = function (values) { return series.x.map(function (x, i) { return { x: x, y: values[i] * scale }; }); };
+    /** @type {any[]} */
+    var datasets = [
+      { label: 'q1', data: points(series.q1), borderWidth: 0, pointRadius: 0, fill: false },
+      { label: 'IQR', data: points(series.q3), borderWidth: 0, pointRadius: 0, backgroundColor: COLORS.band, fill: '-1' },
+      { label: 'median', data: points(series.med), borderColor: COLORS.median, backgroundColor: COLORS.median, borderWidth: 1.5, pointRadius: series.x.length > 60 ? 0 : 2, pointHitRadius: 4 },
+    ];
+    if (series.reference !== null) {
+      datasets.push({ label: 'published reference', data: [{ x: 0, y: series.reference * scale }, { x: data.nights.length - 1, y: series.reference * scale }], borderColor: COLORS.reference, borderDash: [6, 4], borderWidth: 1, pointRadius: 0 });
+    }
+    if (series.regressions.length) {
+      var at = series.x.indexOf.bind(series.x);
+      datasets.push({ label: 'regression (gate)', type: 'scatter', data: series.regressions.map(function (night) { return { x: night, y: series.med[at(night)] * scale }; }), pointStyle: 'triangle', pointRadius: 7, backgroundColor: COLORS.regression, borderColor: COLORS.regression });
+    }
+    var box = document.createElement('div');
+    box.className = 'chart-box trend-chart';
+    box.dataset.metric = metric.path;
+    var title = document.createElement('h3');
+    title.textContent = metric.label + (metric.unit ? ' (' + metric.unit + ')' : '');
+    box.appendChild(title);
+    if (series.drift) {
+      var note = document.createElement('p');
+      note.className = 'drift' + (series.drift.worse ? ' drift-worse' : '');
+      note.textContent = series.drift.text;
+      box.appendChild(note);
+    }
+    var canvas = document.createElement('canvas');
+    canvas.height = 90;
+    box.appendChild(canvas);
+    container.appendChild(box);
+    var chart = new Chart(canvas, {
+      type: 'line',
+      data: { datasets: datasets },
+      options: {
+        animation: false, parsing: false, normalized: true, spanGaps: true,
+        interaction: { mode: 'nearest', intersect: false, axis: 'x' },
+        scales: {
+          x: { type: 'linear', min: 0, max: Math.max(1, data.nights.length - 1), ticks: { callback: day, maxTicksLimit: 12 } },
+          y: { title: { display: Boolean(metric.unit), text: metric.unit } },
+        },
+        plugins: {
+          legend: { labels: { filter: function (item) { return item.text !== 'q1'; } } },
+          tooltip: { callbacks: { title: function (items) { var n = data.nights[items[0].parsed.x]; return n ? day(items[0].parsed.x) + ' ' + (n.browser || '') : ''; } } },
+        },
+        onClick: function (event, elements) {
+          var hit = elements[0];
+          var night = hit && data.nights[chart.data.datasets[hit.datasetIndex].data[hit.index].x];
+          if (night && night.report) window.location.href = night.report;
+        },
+      },
+      plugins: [markersFor(series.drift)],
+    });
+    var changes = data.browserChanges.map(function (c) { return c.night; });
+    drawn.push({ scenario: scenario.name, metric: metric.path, chart: chart, drift: series.drift, browserChanges: changes });
+  }
+
+  function show(name) {
+    var scenario = data.scenarios.filter(function (s) { return s.name === name; })[0] || data.scenarios[0];
+    drawn.forEach(function (entry) { entry.chart.destroy(); });
+    drawn.length = 0;
+    container.textContent = '';
+    if (!scenario) return;
+    select.value = scenario.name;
+    document.getElementById('scenario-title').textContent = scenario.name;
+    data.metrics.forEach(function (metric) { if (scenario.series[metric.path]) chartFor(scenario, metric); });
+    document.body.dataset.trendsDrawn = scenario.name;
+  }
+
+  select.addEventListener('change', function () { window.location.hash = encodeURIComponent(select.value); });
+  window.addEventListener('hashchange', function () { show(decodeURIComponent(window.location.hash.slice(1))); });
+  show(decodeURIComponent(window.location.hash.slice(1)));
+})();
