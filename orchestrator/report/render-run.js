@@ -100,7 +100,9 @@ function renderProblems(r) {
   }
   const behind = r.summary?.emulatorBehind;
   if (behind?.behind) {
-    const spans = behind.spans.map((span) => `${formatClock(span.fromS)}–${formatClock(span.toS)}`).join(', ');
+    // The result may be an old or a hand-edited one: the note must render whatever its spans are.
+    const spans = (Array.isArray(behind.spans) ? behind.spans : []).map((span) => `${formatClock(span?.fromS)}–${formatClock(span?.toS)}`)
+      .join(', ');
     items.push(`<li class="cpu-limited"><b>Emulator fell behind:</b> in ${formatNumber(behind.seconds, 0)} of ${formatNumber(behind.measuredSeconds, 0)} s `
       + `of the call (${escapeHtml(spans)}) the ${escapeHtml(String(r.network?.emulator ?? 'emulator'))}'s datagrams left over 1 ms late at p99 `
       + `(the latest ${formatNumber(behind.lateMaxMs, 1)} ms): in those seconds the links were not the configured ones; `
