@@ -89,6 +89,17 @@ for (const backend of BACKENDS) {
       const rows = await emulator.truth();
       assert.ok(Array.isArray(rows));
       for (const row of rows) assert.ok(Number.isFinite(row.epochMs) && typeof row.link === 'string', JSON.stringify(row));
+      if (emulator.load) {
+        // A backend that measures itself closes a row of its own load each second.
+        await new Promise((resolve) => setTimeout(resolve, 1100));
+        const load = await emulator.load();
+        assert.ok(load.length >= 1, 'no load row after a second');
+        for (const row of load) {
+          const counted = Number.isInteger(row.packetsIn) && Number.isInteger(row.packetsOut);
+          assert.ok(Number.isFinite(row.epochMs) && counted, JSON.stringify(row));
+          assert.ok(typeof row.behind === 'boolean' && 'busyPct' in row && 'lateP99Ms' in row && 'lateMaxMs' in row, JSON.stringify(row));
+        }
+      }
       // A foreign candidate (another host's address) would bypass the emulated links: every backend drops it.
       const foreign = { candidate: 'candidate:1 1 udp 2122260223 192.0.2.7 50000 typ host', sdpMid: '0', sdpMLineIndex: 0 };
       assert.equal(await emulator.rewriteCandidate({ from: 'p0', to: 'p1', candidate: foreign }), null);

@@ -14,6 +14,7 @@ import { loadScenario } from '../lib/scenario.js';
 import { resolveScenarioOrGroup } from '../lib/scenario-groups.js';
 import { headlinePaths } from '../lib/metrics.js';
 import { referenceValue } from '../lib/reference.js';
+import { emulatorBehindWarning } from '../lib/cpu-limit.js';
 import { TRACE_DIR_OPTION, traceDirs } from './trace-dir.js';
 
 export const command = 'scenario <name>';
@@ -74,6 +75,8 @@ function printSummary({ summary, scenario, network }) {
   }
   if (summary.utilization) console.log(`${'utilization'.padEnd(18)}${columns.map((c) => (summary.utilization[c] ?? 0).toFixed(2).padStart(18)).join('')}`);
   console.log(`${'setupMs'.padEnd(18)}${columns.map((c) => String(c === 'overall' ? summary.setupMs.max ?? '–' : summary.setupMs[c] ?? '–').padStart(18)).join('')}`);
+  const behind = emulatorBehindWarning(summary.emulatorBehind, network.emulator);
+  if (behind) console.error(`\nwarning: ${behind}`);
 }
 
 /** Worst first: an interrupted member stops the group, a failed one does not. */

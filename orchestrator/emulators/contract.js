@@ -63,6 +63,8 @@
  * @typedef {{ epochMs: number, link: string } & Record<string, unknown>} TruthRow
  */
 
+/** @typedef {import('../lib/result.js').EmulatorLoadRow} EmulatorLoadRow  one second of its own load */
+
 /**
  * A running emulator, as a run uses it.
  * @typedef {object} Emulator
@@ -80,6 +82,8 @@
  * @property {object|null} traceSteps   a trace's rate steps against the trace, where it cannot replay one
  * @property {(epochMs: number) => Promise<void>} [startMedia]  the media clock starts (traces and schedules start with it)
  * @property {() => Promise<TruthRow[]>} truth   rows since the last call
+ * @property {() => Promise<EmulatorLoadRow[]>} [load]  its own load, rows since the last call; only a backend that
+ *   measures itself has it (the run then records network.emulatorLoad and says when it fell behind)
  * @property {CommandRecord[]} commands  every system command it ran
  * @property {TunnelHost} [tunnels]      present when it supports kernel flows
  * @property {() => Promise<unknown>} close

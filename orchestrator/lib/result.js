@@ -7,7 +7,7 @@ import { configuredTimeline } from './schedule.js';
 import { summarize } from './run-summary.js';
 import { SETUP_MILESTONES, setupBreakdown } from './setup-breakdown.js';
 import { describe } from './statistics.js';
-import { CPU_LIMITED_SHARE } from './cpu-limit.js';
+import { CPU_LIMITED_SHARE, emulatorBehind } from './cpu-limit.js';
 import { viewerSection, withGetStatsFreezes, withViewer } from './viewer.js';
 
 export const SCHEMA_VERSION = 1;
@@ -65,7 +65,9 @@ export const SCHEMA_VERSION = 1;
  * @property {TimelineEntry[]} timeline
  * @property {RunEvent[]} events
  * @property {{ emulator: string, links: object, routes: Record<string, string[]>, configured: object[],
- *   truth: object[], commands: SystemCommand[], scheduleEvents: ScheduleEvent[], traceSteps: TraceSteps|null }} network
+ *   truth: object[], emulatorLoad: EmulatorLoadEntry[]|null, commands: SystemCommand[], scheduleEvents: ScheduleEvent[],
+ *   traceSteps: TraceSteps|null }} network
+ *   emulatorLoad: the emulator's own load per second (the relay's); null from one that does not measure itself
  *   traceSteps: a backend that sets rates (netem, dummynet) replayed the links' traces as rate steps, and how far
  *   they were from the traces; null on the relay (it replays every delivery opportunity) or without traces
  * @property {{ list: import('./flows.js').FlowListEntry[], rows: FlowRow[] }} flows  the scenario's flows and the main
@@ -78,7 +80,18 @@ export const SCHEMA_VERSION = 1;
  * @property {ViewerResult|null} viewer  what the viewers saw (lib/viewer.js): freezes, captured frames' scores, the cost
  *   of reading the frame codes; null when the run did not collect it
  * @property {ReturnType<typeof summarize> & { loss: ReturnType<typeof lossSummary>,
- *   viewer: ViewerSummary|null }} summary  loss: wire vs after recovery (lib/loss.js)
+ *   viewer: ViewerSummary|null, emulatorBehind: ReturnType<typeof emulatorBehind> }} summary  loss: wire vs after
+ *   recovery (lib/loss.js); emulatorBehind: the call's seconds in which the emulator fell behind its schedule
+ * @typedef {object} EmulatorLoadRow  one second of an emulator's own load, from a backend that measures itself
+ *   (Emulator.load in emulators/contract.js: the relay; a kernel qdisc cannot)
+ * @property {number} epochMs      end of the second
+ * @property {number} packetsIn    datagrams it took in
+ * @property {number} packetsOut   datagrams it sent
+ * @property {number|null} busyPct  share of the second its event loop was busy, in %
+ * @property {number|null} lateP99Ms  how late datagrams left against their schedule (null: none left)
+ * @property {number|null} lateMaxMs
+ * @property {boolean} behind      lateP99Ms over 1 ms: it fell behind its schedule and was no longer exact that second
+ * @typedef {Omit<EmulatorLoadRow, 'epochMs'> & { t: number|null }} EmulatorLoadEntry  network.emulatorLoad's, on the media clock
  *
  * @typedef {{ streams: ReturnType<typeof withGetStatsFreezes>, overall: ReturnType<typeof viewerSection>['overall'] }} ViewerSummary
  * @typedef {Pick<ReturnType<typeof viewerSection>, 'freezes'|'quality'|'readCost'> & { captures: number,
@@ -100,8 +113,9 @@ export const SCHEMA_VERSION = 1;
  * @param {TimelineEntry[]} input.samples    as the pages sent them (validated at the signaling edge)
  * @param {Array<{ epochMs: number, type: string, peer?: string|null }>} input.events  the set-up breakdown comes from them
  * @param {{ emulator: string, truth: Array<{ epochMs: number }>, commands: SystemCommand[],
- *   scheduleEvents: ScheduleEvent[], traceSteps?: TraceSteps|null }} input.network  commands are stamped in seconds
- *   since the run started
+ *   scheduleEvents: ScheduleEvent[], traceSteps?: TraceSteps|null,
+ *   emulatorLoad?: EmulatorLoadRow[]|null }} input.network  commands are stamped in
+ *   seconds since the run started; emulatorLoad: null (or absent) when the emulator does not measure itself
  * @param {{ startedAtEpochMs: number, mediaStartEpochMs: number|null }} input.clock
  * @param {string[]} input.peers
  * @param {FlowRow[]} [input.flowRows]  rates the run measured outside the pages (iperf3, relay), on the media clock;
@@ -122,6 +136,7 @@ export function buildResult({
   const { compiled, ...scenarioForResult } = scenario;
   const configured = configuredTimeline(compiled, scenario.durationS);
   const truth = network.truth.map(({ epochMs, ...row }) => ({ t: atS(epochMs), ...row }));
+  const emulatorLoad = network.emulatorLoad ? network.emulatorLoad.map(({ epochMs, ...row }) => ({ t: atS(epochMs), ...row })) : null;
   const samplesInRun = samples.filter((sample) => sample.t <= scenario.durationS).sort(bySecondPeerRemote);
   const seen = viewer && clock.mediaStartEpochMs !== null ? viewerSection({
     batches: viewer.batches, scores: viewer.scores, media: environment.media.peers, mediaStartEpochMs: clock.mediaStartEpochMs,
@@ -145,6 +160,7 @@ export function buildResult({
       routes: compiled.routes,
       configured,
       truth,
+      emulatorLoad,
       commands: network.commands.map((command) => ({ ...command, atS: atS(clock.startedAtEpochMs + command.atS * 1000) ?? command.atS })),
       scheduleEvents: network.scheduleEvents,
       traceSteps: network.traceSteps ?? null,
@@ -163,6 +179,8 @@ export function buildResult({
         scheduleEvents: network.scheduleEvents, flows,
       }),
       loss: lossSummary({ truth, timeline, routes: compiled.routes, windowS: [scenario.warmupS, scenario.durationS] }),
+      // Over the whole call: a second the emulator fell behind in warm-up still shaped what the browsers adapted to.
+      emulatorBehind: emulatorBehind(emulatorLoad, [0, scenario.durationS]),
       viewer: seen && {
         streams: withGetStatsFreezes(seen.streams, timeline, [scenario.warmupS, scenario.durationS]), overall: seen.overall,
       },
@@ -190,13 +208,15 @@ export function unbuiltResult({ status, errors, scenario, error, emulator, comma
     environment: { emulator, startedAt: startedAt.toISOString(), endedAt: endedAt.toISOString() },
     timeline: [],
     events: [],
-    network: { emulator, links: {}, routes: {}, configured: [], truth: [], commands, scheduleEvents: [], traceSteps: null },
+    network: {
+      emulator, links: {}, routes: {}, configured: [], truth: [], emulatorLoad: null, commands, scheduleEvents: [], traceSteps: null,
+    },
     flows: { list: [], rows: [], truth: [] },
     setup: { milestones: [...SETUP_MILESTONES], peers: {} },
     resources: { unavailable: 'not built', rows: [], summary: {}, hostSaturation: hostSaturation([], 0) },
     sfu: null,
     viewer: null,
-    summary: { peers: {}, overall: {}, setupMs: { max: null }, loss: null, viewer: null },
+    summary: { peers: {}, overall: {}, setupMs: { max: null }, loss: null, viewer: null, emulatorBehind: null },
   };
   return /** @type {RunResult} */ (/** @type {unknown} */ (result));
 }

@@ -98,6 +98,16 @@ function renderProblems(r) {
       + `together used at least ${formatNumber(host.thresholdPct, 0)} % of CPU (${escapeHtml(String(host.cores))} cores × 100 %): `
       + 'frame rates and rates may show the machine, not the network (see Host resources).</li>');
   }
+  const behind = r.summary?.emulatorBehind;
+  if (behind?.behind) {
+    // The result may be an old or a hand-edited one: the note must render whatever its spans are.
+    const spans = (Array.isArray(behind.spans) ? behind.spans : []).map((span) => `${formatClock(span?.fromS)}–${formatClock(span?.toS)}`)
+      .join(', ');
+    items.push(`<li class="cpu-limited"><b>Emulator fell behind:</b> in ${formatNumber(behind.seconds, 0)} of ${formatNumber(behind.measuredSeconds, 0)} s `
+      + `of the call (${escapeHtml(spans)}) the ${escapeHtml(String(r.network?.emulator ?? 'emulator'))}'s datagrams left over 1 ms late at p99 `
+      + `(the latest ${formatNumber(behind.lateMaxMs, 1)} ms): in those seconds the links were not the configured ones; `
+      + 'a busy host starves the relay (fewer peers, a smaller video preset or a larger machine); see <code>network.emulatorLoad</code>.</li>');
+  }
   if (r.sfu?.unavailable) items.push(`<li><b>Janus's view missing:</b> ${escapeHtml(String(r.sfu.unavailable))}; the browsers' figures stand alone.</li>`);
   if (r.status === 'passed' && !items.length) return '';
   return `<section class="problems ${r.status === 'passed' ? 'warn' : 'bad'}"><h2>${r.status === 'passed' ? 'Notes' : `Run ${escapeHtml(r.status)}`}</h2><ul>${items.join('') || '<li>No error was recorded.</li>'}</ul></section>`;

@@ -51,6 +51,7 @@ function resultInput(call, viewer) {
     network: {
       emulator: call.emulator?.name ?? call.emulatorName,
       truth: recorder.truth,
+      emulatorLoad: call.emulator?.load ? recorder.emulatorLoad : null,
       commands: [...(call.emulator?.commands ?? []), ...call.commands],
       scheduleEvents: recorder.scheduleEvents,
       traceSteps: call.emulator?.traceSteps ? { ...call.emulator.traceSteps, appliedLateMs: lateness(call.traceStepLateMs) } : null,

@@ -38,6 +38,8 @@ export function createRecorder({ log, startedAtEpochMs = Date.now(), now = Date.
     scheduleEvents: [],
     /** @type {Array<{ epochMs: number }>} */
     truth: [],
+    /** @type {import('../emulators/contract.js').EmulatorLoadRow[]} the emulator's own load, when it measures itself */
+    emulatorLoad: [],
     /** @type {Record<string, string>} peer → the version its browser reported */
     browserVersions: {},
     /** @type {number|null} */

@@ -416,11 +416,13 @@ async function holdCall(call) {
 }
 
 /**
- * The emulator's truth per link, and with kernel flows the relay's per tunnel (what crossed the bottleneck of each).
+ * The emulator's truth per link, its own load when it measures itself, and with kernel flows the relay's per tunnel
+ * (what crossed the bottleneck of each).
  * @param {Call} call
  */
 async function readTruth(call) {
   call.recorder.truth.push(...await call.emulator.truth());
+  if (call.emulator.load) call.recorder.emulatorLoad.push(...await call.emulator.load());
   if (call.kernelFlows) call.flowTruth.push(...await call.emulator.tunnels.truth());
 }
 

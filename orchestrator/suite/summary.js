@@ -66,6 +66,8 @@ export function buildSuiteSummary({
     values: result ? runValues(result) : {},
     // A starved host looks like a congested network: runs whose encoders were CPU-limited are named as such.
     cpuLimited: result?.summary?.cpuLimitation?.limited === true || result?.resources?.hostSaturation?.saturated === true,
+    // Likewise a run whose emulator fell behind its schedule: its links were not the configured ones.
+    emulatorBehind: result?.summary?.emulatorBehind?.behind === true,
   }));
 
   const ran = scenarios.filter((name) => runs.some((run) => run.scenario === name));
@@ -83,6 +85,7 @@ export function buildSuiteSummary({
       runs: mine.length,
       passedRuns: passedResults.length,
       cpuLimitedRuns: mine.filter(({ record }) => record.cpuLimited).length,
+      emulatorBehindRuns: mine.filter(({ record }) => record.emulatorBehind).length,
       assertions: evaluateAssertions(assertions[name] ?? [], passedResults),
       regressions: baseline ? compareScenario(currentValues, baseline.data.scenarios[name], regression) : [],
     };
@@ -100,6 +103,7 @@ export function buildSuiteSummary({
     improvements: all((s) => s.regressions).filter((c) => c.verdict === 'improvement').length,
     inconclusive: all((s) => s.regressions).filter((c) => c.verdict === 'inconclusive').length,
     cpuLimitedRuns: runRecords.filter((r) => r.cpuLimited).length,
+    emulatorBehindRuns: runRecords.filter((r) => r.emulatorBehind).length,
   };
   const outcome = interrupted || counts.abortedRuns ? 'aborted'
     : halted ?? (counts.crashedRuns ? 'crashed'

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CPU_LIMITED_SHARE, cpuLimitation } from '../../orchestrator/lib/cpu-limit.js';
+import { CPU_LIMITED_SHARE, cpuLimitation, emulatorBehind, emulatorBehindWarning } from '../../orchestrator/lib/cpu-limit.js';
 import { hostSaturation } from '../../orchestrator/lib/result.js';
 
 const entry = (t, peer, reason) => ({ t, peer, remote: 'x', video: { qualityLimitationReason: reason } });
@@ -41,4 +41,29 @@ test('a host whose call processes keep nearly every core busy is saturated, what
   assert.deepEqual(busy, { share: 3 / 5, saturated: true, thresholdPct: 180, cores: 2 });
   assert.equal(hostSaturation(rows([179, 100]), 2).saturated, false);
   assert.deepEqual(hostSaturation(rows([400]), undefined), { share: null, saturated: false, thresholdPct: null, cores: null });
+});
+
+test('an emulator that fell behind in some seconds of the call: how many, as spans, and the latest datagram', () => {
+  const row = (t, behind, lateMaxMs = behind ? 4.2 : 0.3) => ({
+    t, packetsIn: 900, packetsOut: 900, busyPct: 40, lateP99Ms: behind ? 2.1 : 0.2, lateMaxMs, behind,
+  });
+  // Relay seconds fall between the media clock's: each rounds to the nearest; set-up (t ≤ 0) and after the end do not count.
+  const rows = [
+    row(-1.6, true), row(0.4, false), row(1.4, true), row(2.4, true), row(3.4, false, null), row(4.4, false),
+    row(5.4, true, 9.7), row(6.4, true),
+  ];
+  assert.deepEqual(emulatorBehind(rows, [0, 6]), {
+    behind: true, seconds: 3, measuredSeconds: 6, spans: [{ fromS: 0, toS: 2 }, { fromS: 4, toS: 5 }], lateMaxMs: 9.7,
+  });
+  const warning = emulatorBehindWarning(emulatorBehind(rows, [0, 6]), 'relay');
+  assert.match(warning, /^the relay emulator fell behind its schedule in 3 of 6 s of the call \(0–2 s, 4–5 s; datagrams over 1 ms late at p99, the latest 9\.7 ms\)/);
+  assert.match(warning, /network\.emulatorLoad/);
+});
+
+test('an emulator that kept up, or one that does not measure itself, is not flagged', () => {
+  const kept = emulatorBehind([{ t: 1, behind: false, lateMaxMs: 0.4 }, { t: 2, behind: false, lateMaxMs: null }], [0, 2]);
+  assert.deepEqual(kept, { behind: false, seconds: 0, measuredSeconds: 2, spans: [], lateMaxMs: 0.4 });
+  assert.equal(emulatorBehindWarning(kept, 'relay'), null);
+  assert.equal(emulatorBehind(null, [0, 2]), null);
+  assert.equal(emulatorBehindWarning(null, 'netem'), null);
 });

@@ -33,3 +33,15 @@ test('a tick inside the second in progress closes nothing, and an idle second is
   meter.tick(1001, 0);
   assert.deepEqual(meter.take(), [{ t: 1, packetsIn: 0, packetsOut: 0, busyPct: 0, lateMsP99: null, lateMsMax: null, behind: false }]);
 });
+
+test('a tick 2.5 s late (a stalled relay) closes one row labelled by the second it ends in, not the first one it covers', () => {
+  const meter = new LoadMeter(0, 0);
+  meter.tick(1005, 0.1);
+  meter.received();
+  meter.sent(240);
+  meter.tick(3505, 0.9);
+  assert.deepEqual(meter.take().map(({ t, packetsOut, behind }) => ({ t, packetsOut, behind })), [
+    { t: 1, packetsOut: 0, behind: false },
+    { t: 3, packetsOut: 1, behind: true },
+  ]);
+});

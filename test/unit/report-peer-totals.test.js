@@ -48,6 +48,19 @@ test('a saturated host is noted in the report', () => {
   assert.match(text(renderRunReport(result)), /Host saturated: in 50\.0 % of the measured seconds the browsers and the relay together used at least 180 % of CPU \(2 cores/);
 });
 
+test('a run whose relay fell behind its schedule says so in the report\'s notes, with its spans; one that kept up does not', () => {
+  const result = makeResult('static');
+  result.summary.emulatorBehind = { behind: false, seconds: 0, measuredSeconds: 60, spans: [], lateMaxMs: 0.6 };
+  assert.doesNotMatch(renderRunReport(result), /Emulator fell behind/);
+  const spans = [{ fromS: 11, toS: 13 }, { fromS: 40, toS: 41 }];
+  result.summary.emulatorBehind = { behind: true, seconds: 3, measuredSeconds: 60, spans, lateMaxMs: 27.3 };
+  result.network.emulator = 'relay';
+  assert.match(text(renderRunReport(result)), /Emulator fell behind: in 3 of 60 s of the call \(0:11–0:13, 0:40–0:41\) the relay's datagrams left over 1 ms late at p99 \(the latest 27\.3 ms\)/);
+  // A hand-edited result without spans still renders its note.
+  result.summary.emulatorBehind = { behind: true, seconds: 2 };
+  assert.match(text(renderRunReport(result)), /Emulator fell behind: in 2 of — s of the call \(\) the relay's/);
+});
+
 test("an SFU call shows Janus's view of each peer's legs beside the browser's uplink and downlink; a missing view is noted", () => {
   const result = makeResult('large');
   // Janus's readings: p0's publisher leg (audio + video in) and its subscriptions to p1 and p2 (out), once a second.

@@ -146,6 +146,25 @@ test('CPU-limited runs are counted per scenario and named in the Markdown, so a 
   assert.match(renderMarkdown(summary), /\*\*CPU-limited runs\*\*.*\n\n- `unconstrained`: 2 of 5 runs/);
 });
 
+test('runs whose relay fell behind are counted per scenario and named in the Markdown, like CPU-limited ones', () => {
+  assert.equal(normal.counts.emulatorBehindRuns, 0);
+  assert.doesNotMatch(renderMarkdown(normal), /emulator fell behind/);
+  const base = summaryOf();
+  const runs = Array.from({ length: 4 }, (_, i) => {
+    const result = fakeResult({ videoKbps: 1700, seed: i + 1 });
+    result.summary.emulatorBehind = { behind: i === 1, seconds: i === 1 ? 2 : 0, measuredSeconds: 30, spans: [], lateMaxMs: 1 };
+    return { scenario: 'unconstrained', repetition: i + 1, dir: `unconstrained/run-${i + 1}`, hasReport: true, result };
+  });
+  const summary = buildSuiteSummary({
+    suite: base.suite, regression: DEFAULT_REGRESSION, assertions: ASSERTIONS, assertionsFile: 'fixture.json', scenarios: ['unconstrained'], runs,
+    startedAt: base.startedAt, endedAt: base.endedAt,
+  });
+  assert.deepEqual(summary.runs.map((r) => r.emulatorBehind), [false, true, false, false]);
+  assert.equal(summary.scenarios[0].emulatorBehindRuns, 1);
+  assert.equal(summary.counts.emulatorBehindRuns, 1);
+  assert.match(renderMarkdown(summary), /\*\*Runs whose emulator fell behind\*\*.*\n\n- `unconstrained`: 1 of 4 runs/);
+});
+
 test('a suite with a group\'s 2-party and n-party calls reports each peer\'s rate against the 2-party call', () => {
   const run = (scenario, peers, uplinkKbps, repetition) => {
     const result = fakeResult({ videoKbps: 1700, seed: repetition });

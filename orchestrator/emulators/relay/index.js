@@ -65,6 +65,9 @@ async function createRelayEmulator({ compiled, registerCleanup = closeOnly, sfuA
       await relay.restartTraces(epochMs);
     },
     truth: async () => (await relay.truth()).map(({ t, ...row }) => ({ epochMs: originEpochMs + t * 1000, ...row })),
+    load: async () => (await relay.loadTruth()).map(({ t, lateMsP99, lateMsMax, ...row }) => ({
+      epochMs: originEpochMs + t * 1000, ...row, lateP99Ms: lateMsP99, lateMaxMs: lateMsMax,
+    })),
     // Kernel flows (orchestrator/cross/) open their tunnels on this relay; their truth is per flow.
     tunnels: {
       relay,

@@ -72,7 +72,8 @@ export class LoadMeter {
   }
 
   /**
-   * Closes the second in progress when nowMs is past it (call about once a second); busyShare covers that second.
+   * Closes the second in progress when nowMs is past it (call just after each second's end); busyShare covers what
+   * it closes. A tick late by more than a second (a stalled relay) closes one row, labelled by the second it ends in.
    * @param {number} nowMs @param {number|null} busyShare  0..1, e.g. from performance.eventLoopUtilization()
    */
   tick(nowMs, busyShare) {
@@ -80,7 +81,7 @@ export class LoadMeter {
     if (second <= this.#second) return;
     const { p99, max } = this.#lateness.summary();
     this.#rows.push({
-      t: this.#second + 1,
+      t: second,
       packetsIn: this.#packetsIn,
       packetsOut: this.#packetsOut,
       busyPct: busyShare === null ? null : Math.round(busyShare * 1000) / 10,

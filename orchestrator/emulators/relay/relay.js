@@ -37,6 +37,8 @@ import { LatenessHistogram, LoadMeter } from './load-meter.js';
  * sent at once), anything earlier re-arms. Centres the delay error around zero.
  */
 const EARLY_FIRE_MS = 0.5;
+/** The load meter's tick runs this long after each second's end, so that timer error cannot put it before. */
+const LOAD_TICK_MARGIN_MS = 5;
 
 /**
  * @typedef {object} ProxySocket
@@ -144,12 +146,19 @@ export class UdpRelay {
     this.#started = true;
     this.#load = new LoadMeter(this.#originMs, this.#originMs);
     let utilization = performance.eventLoopUtilization();
-    this.#loadTimer = setInterval(() => {
-      const now = performance.eventLoopUtilization();
-      this.#load.tick(performance.now(), performance.eventLoopUtilization(now, utilization).utilization);
-      utilization = now;
-    }, 1000);
-    this.#loadTimer.unref();
+    // Armed just past each second's end: a timer's clock (whole ms, cached per loop turn) lags performance.now(), so
+    // an interval fired "at" the boundary often ran before it, closing nothing, and the next row then held two seconds.
+    const arm = () => {
+      const sinceOriginMs = performance.now() - this.#originMs;
+      this.#loadTimer = setTimeout(() => {
+        const now = performance.eventLoopUtilization();
+        this.#load?.tick(performance.now(), performance.eventLoopUtilization(now, utilization).utilization);
+        utilization = now;
+        arm();
+      }, Math.ceil(sinceOriginMs / 1000) * 1000 + LOAD_TICK_MARGIN_MS - sinceOriginMs);
+      this.#loadTimer.unref();
+    };
+    arm();
   }
 
   /**
@@ -355,7 +364,7 @@ export class UdpRelay {
     this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
-    if (this.#loadTimer) clearInterval(this.#loadTimer);
+    if (this.#loadTimer) clearTimeout(this.#loadTimer);
     // Binds still in progress close their own socket once they see #closed.
     await Promise.allSettled(this.#registrations.values());
     const sockets = [...[...this.#bound.values()].map(({ socket }) => socket), ...this.#tunnelSockets];
