@@ -75,7 +75,7 @@ if (npmOnly) {
  * node-gyp compiles better-sqlite3 against them instead of downloading headers from nodejs.org.
  */
 function nodeHeadersPrefix() {
-  const prefix = path.resolve(process.execPath, '../..');
+  const prefix = path.dirname(path.dirname(process.execPath));
   if (existsSync(path.join(prefix, 'include', 'node', 'node.h'))) return prefix;
   console.error(`setup: this Node (${process.execPath}) has no headers in ${path.join(prefix, 'include', 'node')}, which the results store's better-sqlite3 is compiled against; install a Node that ships them (Debian's nodejs package, or a build from nodejs.org) and run \`npm run setup\` again.`);
   return process.exit(3);

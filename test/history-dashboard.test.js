@@ -57,7 +57,8 @@ const countColour = (page, metric, probe) => page.evaluate(({ metric, probe }) =
   const ctx = chart.canvas.getContext('2d');
   const x = probe.night === undefined ? null : chart.scales.x.getPixelForValue(probe.night);
   let hits = 0;
-  const near = (data, i) => probe.rgb.every((c, k) => Math.abs(data[i + k] - c) <= probe.tolerance);
+  // A pixel's red, green and blue, each within the tolerance of the probe's colour.
+  const near = (data, i) => [0, 1, 2].filter((k) => Math.abs(data[i + k] - probe.rgb[k]) <= probe.tolerance).length === 3;
   if (x !== null) {
     const height = Math.round((area.bottom - area.top) * ratio);
     const data = ctx.getImageData(Math.round(x * ratio), Math.round(area.top * ratio), 1, height).data;
