@@ -26,7 +26,8 @@ export async function gridRequest(gridUrl, urlPath, { method = 'GET', body, secr
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
-    throw new EnvironmentError(`the Grid at ${url.origin} does not answer ${method} ${url.pathname} (${error.cause?.code ?? error.name}); `
+    const why = error.cause?.code ?? error.cause?.errors?.[0]?.code ?? error.cause?.message ?? error.message;
+    throw new EnvironmentError(`the Grid at ${url.origin} does not answer ${method} ${url.pathname} (${why}); `
       + 'start it with `npm run cli -- grid-hub` or check --grid', { cause: error });
   }
   if (response.status === 401) throw new EnvironmentError(`the Grid at ${url.origin} refused the router credentials; use the secrets its grid-hub wrote (--grid-secrets)`);
