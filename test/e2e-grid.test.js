@@ -49,7 +49,12 @@ test('a Grid that does not answer stops the run with exit 3 before anything star
   assert.equal(run.result, null, 'no result: nothing ran');
 });
 
-test('a two-party call on two grid-nodes: each peer on its node, RTT the configured delay, no session or process left', { timeout: 420_000 }, async () => {
+/**
+ * A hub and grid-nodes n1 and n2 (one slot each) as a user starts them, each with its own process tag; after `body`,
+ * Ctrl-C to each, and nothing of them may be left running.
+ * @param {(grid: { tags: Record<string, { tag: string }>, hubStatus: () => Promise<any> }) => Promise<void>} body
+ */
+async function withGrid(body) {
   const tags = { hub: runTag(), n1: runTag(), n2: runTag() };
   const hub = startCli(['grid-hub', '--port', String(HUB_PORT)], /grid hub: /, tags.hub.env);
   const nodes = [];
@@ -60,18 +65,38 @@ test('a two-party call on two grid-nodes: each peer on its node, RTT the configu
         /grid node \S+: .*registered/, tags[label].env));
     }
     await Promise.all(nodes.map((node) => node.started));
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'wtb-grid-scenario-'));
-    const file = path.join(dir, 'grid-2.json');
-    writeFileSync(file, JSON.stringify({
-      name: 'grid-2', description: 'two peers on two grid-nodes, 50 ms one-way', durationS: 20, warmupS: 8,
-      network: { link: { oneWayDelayMs: 50 } }, placement: { p0: 'n1', p1: 'n2' },
-    }));
+    const { password } = JSON.parse(readFileSync(path.join(config, 'webrtc-testbed', 'grid-secrets.json'), 'utf8'));
+    const hubStatus = async () => (await fetch(`${hubUrl}/status`, { headers: { Authorization: `Basic ${Buffer.from(`wtb:${password}`).toString('base64')}` } })).json();
+    await body({ tags, hubStatus });
+  } finally {
+    for (const node of nodes) node.stop();
+    await Promise.all(nodes.map((node) => node.exited));
+    hub.stop();
+    await hub.exited;
+  }
+  for (const [name, { tag }] of Object.entries(tags)) assert.deepEqual(processesTagged(tag), [], `nothing of ${name} left running`);
+  assert.deepEqual(readdirSync(path.join(config, 'webrtc-testbed')), [], 'the hub removed its secrets file');
+}
+
+/** A two-party scenario file with p0 on n1 and p1 on n2. */
+function gridScenario(durationS) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'wtb-grid-scenario-'));
+  const file = path.join(dir, 'grid-2.json');
+  writeFileSync(file, JSON.stringify({
+    name: 'grid-2', description: 'two peers on two grid-nodes, 50 ms one-way', durationS, warmupS: 8,
+    network: { link: { oneWayDelayMs: 50 } }, placement: { p0: 'n1', p1: 'n2' },
+  }));
+  return file;
+}
+
+test('a two-party call on two grid-nodes: each peer on its node, RTT the configured delay, no session or process left', { timeout: 420_000 }, async () => {
+  await withGrid(async ({ tags, hubStatus }) => {
     // Which node's process tree each browser is in, seen while the call runs.
     const seen = { n1: new Set(), n2: new Set() };
     const watcher = setInterval(() => {
       for (const label of ['n1', 'n2']) for (const pid of browsersAmong(processesTagged(tags[label].tag))) seen[label].add(pid);
     }, 1000);
-    const run = await runScenarioCli(file, ['--grid', hubUrl], env).finally(() => clearInterval(watcher));
+    const run = await runScenarioCli(gridScenario(20), ['--grid', hubUrl], env).finally(() => clearInterval(watcher));
     assert.equal(run.code, 0, `scenario exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
     const { grid } = run.result.environment;
     assert.equal(grid.emulation, 'central relay');
@@ -94,16 +119,42 @@ test('a two-party call on two grid-nodes: each peer on its node, RTT the configu
       assert.ok(median >= 95 && median <= 140, `${peer} median RTT ${median} ms, configured 100 ms`);
     }
     // Released at the end of the run: every slot free again.
-    const status = await (await fetch(`${hubUrl}/status`, { headers: { Authorization: `Basic ${Buffer.from(`wtb:${JSON.parse(readFileSync(path.join(config, 'webrtc-testbed', 'grid-secrets.json'), 'utf8')).password}`).toString('base64')}` } })).json();
-    const slots = status.value.nodes.flatMap((node) => node.slots);
+    const slots = (await hubStatus()).value.nodes.flatMap((node) => node.slots);
     assert.equal(slots.length, 2);
     assert.deepEqual(slots.filter((slot) => slot.session), [], 'no session left on the hub');
-  } finally {
-    for (const node of nodes) node.stop();
-    await Promise.all(nodes.map((node) => node.exited));
-    hub.stop();
-    await hub.exited;
-  }
-  for (const [name, { tag }] of Object.entries(tags)) assert.deepEqual(processesTagged(tag), [], `nothing of ${name} left running`);
-  assert.deepEqual(readdirSync(path.join(config, 'webrtc-testbed')), [], 'the hub removed its secrets file');
+  });
+});
+
+test('a grid-node killed mid-call fails the run within 30 s naming the node; the other session is released', { timeout: 420_000 }, async () => {
+  await withGrid(async ({ tags, hubStatus }) => {
+    let killedAtMs = 0;
+    let scheduled = false;
+    const java = () => processesTagged(tags.n2.tag).filter((pid) => {
+      try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('org.openqa.selenium.grid.Main'); } catch { return false; }
+    });
+    const out = mkdtempSync(path.join(os.tmpdir(), 'wtb-grid-kill-'));
+    const run = await runCli(['scenario', gridScenario(60), '--grid', hubUrl, '--video', '360p30', '--out', out], {
+      env,
+      // Five seconds into the call: SIGKILL to n2's java, as a crashed machine would.
+      onOutput: (text) => {
+        if (scheduled || !/call started/.test(text)) return;
+        scheduled = true;
+        setTimeout(() => {
+          const pids = java();
+          killedAtMs = Date.now();
+          for (const pid of pids) process.kill(Number(pid), 'SIGKILL');
+        }, 5000);
+      },
+    });
+    assert.ok(killedAtMs, `n2 was killed mid-call:\n${run.stdout}\n${run.stderr}`);
+    assert.equal(run.code, 4, `${run.stdout}\n${run.stderr}`);
+    assert.ok(Date.now() - killedAtMs < 30_000, `the run ended ${(Date.now() - killedAtMs) / 1000} s after the kill`);
+    const result = JSON.parse(readFileSync(path.join(out, 'result.json'), 'utf8'));
+    assert.equal(result.status, 'failed');
+    assert.match(result.errors.map((error) => error.message).join('\n'), /grid-node n2/);
+    // The hub checks its nodes every 5 s: the dead one and its session are gone within 30 s of the kill.
+    const sessions = async () => (await hubStatus()).value.nodes.flatMap((node) => node.slots).filter((slot) => slot.session);
+    while ((await sessions()).length && Date.now() - killedAtMs < 30_000) await new Promise((resolve) => setTimeout(resolve, 1000));
+    assert.deepEqual(await sessions(), [], 'no session left on the hub 30 s after the kill');
+  });
 });

@@ -4,6 +4,9 @@
 /** The event bus listens on the two ports below the hub's, as the Grid's defaults do (4442, 4443 under 4444). */
 export const eventPorts = (hubPort) => ({ publish: hubPort - 2, subscribe: hubPort - 1 });
 
+/** How often the hub checks its nodes, in seconds. */
+export const HEALTHCHECK_S = 5;
+
 /** A TOML basic string (JSON's escapes are TOML's). @param {string} value */
 const str = (value) => JSON.stringify(value);
 
@@ -20,6 +23,10 @@ export function hubConfig({ host, port, secrets }) {
     '[server]', `host = ${str(host)}`, `port = ${port}`, `registration-secret = ${str(secrets.registrationSecret)}`, '',
     '[router]', `username = ${str(secrets.username)}`, `password = ${str(secrets.password)}`, '',
     '[events]', `publish = ${str(`tcp://${host}:${events.publish}`)}`, `subscribe = ${str(`tcp://${host}:${events.subscribe}`)}`, 'bind = true', '',
+    // A dead node and its sessions leave the hub within seconds, not the default 2 minutes; a request no node can
+    // take is refused at once instead of waiting in the queue.
+    '[distributor]', `healthcheck-interval = ${HEALTHCHECK_S}`, 'purge-nodes-interval = 10', 'reject-unsupported-caps = true', '',
+    '[sessionqueue]', 'session-request-timeout = 60', '',
   ].join('\n');
 }
 

@@ -335,7 +335,7 @@ async function setUpCall(call) {
       onMilestone: (type) => recorder.event({ type, peer }),
       // As long as an event's text may be at the signaling edge: a page prints what it likes.
       onConsole: (text) => recorder.pageEvent({ type: 'console-error', peer, text: text.slice(0, MAX_EVENT_TEXT_CHARS) }),
-      onCrash: (message) => !closing && recorder.fail(message, peer),
+      onCrash: (message) => !closing && recorder.fail(call.grid ? `${message} (grid-node ${call.grid.record.peers[peer].node})` : message, peer),
     });
     recorder.browserVersions[peer] = launched.version;
     call.pages.set(peer, launched.page);

@@ -71,6 +71,7 @@ test('the hub\'s and node\'s config files carry the secrets, event ports below t
   assert.match(hub, /registration-secret = "reg\\"x"/);
   assert.match(hub, /\[router\]\nusername = "wtb"\npassword = "pw"/);
   assert.match(hub, /publish = "tcp:\/\/127\.0\.0\.1:4442"/);
+  assert.match(hub, /\[distributor\]\nhealthcheck-interval = 5\n/, 'a dead node leaves the hub within seconds');
   const stereotype = nodeStereotype({ label: 'n1', binary: '/usr/bin/chromium', mediaDir: '/m', cores: 2 });
   const nodeToml = nodeConfig({
     hubUrl: 'http://10.0.0.1:5000', host: '10.0.0.2', port: 5555, registrationSecret: 'r', maxSessions: 3, sessionTimeoutS: 30,
