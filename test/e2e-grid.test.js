@@ -53,15 +53,17 @@ test('a Grid that does not answer stops the run with exit 3 before anything star
  * A hub and grid-nodes n1 and n2 (one slot each) as a user starts them, each with its own process tag; after `body`,
  * Ctrl-C to each, and nothing of them may be left running.
  * @param {(grid: { tags: Record<string, { tag: string }>, hubStatus: () => Promise<any> }) => Promise<void>} body
+ * @param {string[]} [n2Args]  more grid-node flags for n2
  */
-async function withGrid(body) {
+async function withGrid(body, n2Args = []) {
   const tags = { hub: runTag(), n1: runTag(), n2: runTag() };
   const hub = startCli(['grid-hub', '--port', String(HUB_PORT)], /grid hub: /, tags.hub.env);
   const nodes = [];
   try {
     await hub.started;
     for (const [index, label] of ['n1', 'n2'].entries()) {
-      nodes.push(startCli(['grid-node', '--hub', hubUrl, '--label', label, '--port', String(HUB_PORT + 1 + index), '--max-sessions', '1', '--presets', '360p30'],
+      nodes.push(startCli(['grid-node', '--hub', hubUrl, '--label', label, '--port', String(HUB_PORT + 1 + index), '--max-sessions', '1', '--presets', '360p30',
+        ...(label === 'n2' ? n2Args : [])],
         /grid node \S+: .*registered/, tags[label].env));
     }
     await Promise.all(nodes.map((node) => node.started));
@@ -157,4 +159,15 @@ test('a grid-node killed mid-call fails the run within 30 s naming the node; the
     while ((await sessions()).length && Date.now() - killedAtMs < 30_000) await new Promise((resolve) => setTimeout(resolve, 1000));
     assert.deepEqual(await sessions(), [], 'no session left on the hub 30 s after the kill');
   });
+});
+
+test('a session that cannot be had stops the run with exit 3 naming the node, and releases the one already made', { timeout: 300_000 }, async () => {
+  // n2's "browser" exits at once: chromedriver cannot start a session there.
+  await withGrid(async ({ hubStatus }) => {
+    const run = await runScenarioCli(gridScenario(20), ['--grid', hubUrl], env);
+    assert.equal(run.code, 3, `${run.stdout}\n${run.stderr}`);
+    assert.match(run.stderr, /--grid: no browser session for p1 on grid-node n2 \(http:\/\/127\.0\.0\.1:\d+\): .*released the 1 sessions already made/);
+    assert.equal(run.result, null, 'no result: no call ran');
+    assert.deepEqual((await hubStatus()).value.nodes.flatMap((node) => node.slots).filter((slot) => slot.session), [], 'p0\'s session was released');
+  }, ['--browser-path', '/bin/false']);
 });
