@@ -3,13 +3,18 @@
 //   1. system packages (apt-get when root on Debian/Ubuntu; otherwise prints the exact command to run); Firefox ESR
 //      where the package sources have it (Debian), else how to get it (only Firefox scenarios need it)
 //   2. npm dependencies (Puppeteer's own browser download skipped when a system Chromium exists)
-//   3. the default fake-device media (and the small preset the tests use), and their WebMs for Firefox peers
+//   3. Selenium Grid (`--grid`, grid-hub, grid-node): Java and chromium-driver from Debian, the Grid's jars from Maven
+//      Central into ~/.cache/webrtc-testbed (versions pinned in grid/versions.js); a driver that is not Chromium's is an error
+//   4. the default fake-device media (and the small preset the tests use), and their WebMs for Firefox peers
 // `--npm-only`: step 2 alone (CI jobs that only merge and report).
 // Every command it runs is printed with a leading "$ " so the set-up can be audited and repeated by hand.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { CHROMEDRIVER_PACKAGE, JAVA_PACKAGE, driverMismatch, gridJarsDir, gridPom } from './grid/versions.js';
 import { FIREFOX_HINT, WELL_KNOWN_BROWSER_PATHS, WELL_KNOWN_FIREFOX_PATHS } from './run/browser-path.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -29,6 +34,9 @@ const SYSTEM_PACKAGES = {
   python3: 'python3',
   // The shared results store's server; the history tests start a throwaway cluster of it.
   postgresql: 'pg_ctlcluster',
+  [JAVA_PACKAGE]: 'java',
+  maven: 'mvn',
+  [CHROMEDRIVER_PACKAGE]: 'chromedriver',
 };
 
 const onPath = (executable) => spawnSync('sh', ['-c', `command -v ${executable}`], { stdio: 'ignore' }).status === 0;
@@ -70,6 +78,19 @@ if (npmOnly) {
   console.log(`system packages present: ${Object.keys(SYSTEM_PACKAGES).join(', ')}`);
 }
 
+if (!npmOnly) {
+  installGridJars();
+  checkChromedriver();
+}
+
+const npmEnv = { npm_config_nodedir: nodeHeadersPrefix(), ...(hasSystemBrowser() ? { PUPPETEER_SKIP_DOWNLOAD: 'true' } : {}) };
+run('npm', [existsSync(path.join(root, 'package-lock.json')) ? 'ci' : 'install', '--no-audit', '--no-fund'], { env: npmEnv });
+if (!npmOnly) {
+  // A Firefox peer plays a WebM of the same media (media/generate.js ensureCaptureFile): encoded once, here.
+  run(process.execPath, ['media/generate.js', ...(hasFirefox() ? ['--capture'] : []), '720p30', '360p30']);
+}
+console.log(npmOnly ? 'setup --npm-only complete' : 'setup complete: run `npm run scenario latency-500` or `npm test`');
+
 /**
  * Where this Node's headers are (<prefix>/include/node: Debian's nodejs, the nodejs.org builds, setup-node), so
  * node-gyp compiles better-sqlite3 against them instead of downloading headers from nodejs.org.
@@ -81,10 +102,27 @@ function nodeHeadersPrefix() {
   return process.exit(3);
 }
 
-const npmEnv = { npm_config_nodedir: nodeHeadersPrefix(), ...(hasSystemBrowser() ? { PUPPETEER_SKIP_DOWNLOAD: 'true' } : {}) };
-run('npm', [existsSync(path.join(root, 'package-lock.json')) ? 'ci' : 'install', '--no-audit', '--no-fund'], { env: npmEnv });
-if (!npmOnly) {
-  // A Firefox peer plays a WebM of the same media (media/generate.js ensureCaptureFile): encoded once, here.
-  run(process.execPath, ['media/generate.js', ...(hasFirefox() ? ['--capture'] : []), '720p30', '360p30']);
+/** The Grid's jars with their dependencies, from Maven Central through Maven's own resolver (its ~/.m2 cache). */
+function installGridJars() {
+  const dir = gridJarsDir();
+  if (existsSync(dir) && readdirSync(dir).some((name) => name.startsWith('selenium-grid-'))) return console.log(`Selenium Grid jars present: ${dir}`);
+  const pomDir = mkdtempSync(path.join(os.tmpdir(), 'wtb-grid-pom-'));
+  writeFileSync(path.join(pomDir, 'pom.xml'), gridPom());
+  try {
+    run('mvn', ['-q', '-f', path.join(pomDir, 'pom.xml'), 'dependency:copy-dependencies', `-DoutputDirectory=${dir}`]);
+  } finally {
+    rmSync(pomDir, { recursive: true, force: true });
+  }
 }
-console.log(npmOnly ? 'setup --npm-only complete' : 'setup complete: run `npm run scenario latency-500` or `npm test`');
+
+/** Grid sessions drive the system Chromium through chromedriver: the two must be one version. */
+function checkChromedriver() {
+  if (!hasSystemBrowser() || !onPath('chromedriver')) return;
+  const version = (command) => spawnSync(command, ['--version'], { encoding: 'utf8' }).stdout ?? '';
+  const browser = process.env.CHROME_PATH || WELL_KNOWN_BROWSER_PATHS.find((p) => existsSync(p)) || 'chromium';
+  const mismatch = driverMismatch(version(browser), version('chromedriver'));
+  if (mismatch) {
+    console.error(`setup: ${mismatch}`);
+    process.exit(3);
+  }
+}

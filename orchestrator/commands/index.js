@@ -5,6 +5,8 @@ import * as catalog from './catalog.js';
 import * as cleanup from './cleanup.js';
 import * as compare from './compare.js';
 import * as exportScript from './export-script.js';
+import * as gridHub from './grid-hub.js';
+import * as gridNode from './grid-node.js';
 import * as history from './history.js';
 import * as list from './list.js';
 import * as merge from './merge.js';
@@ -17,5 +19,5 @@ import * as trace from './trace.js';
 
 export const commands = [
   scenario, list, calibrate, report, compare, serve, exportScript, cleanup, suite, baseline, merge, reproduce, trace, catalog,
-  history,
+  history, gridHub, gridNode,
 ];

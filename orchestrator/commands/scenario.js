@@ -16,11 +16,12 @@ import { headlinePaths } from '../lib/metrics.js';
 import { referenceValue } from '../lib/reference.js';
 import { emulatorBehindWarning } from '../lib/cpu-limit.js';
 import { TRACE_DIR_OPTION, traceDirs } from './trace-dir.js';
+import { gridOptions, gridRunOption } from './grid-option.js';
 
 export const command = 'scenario <name>';
 export const describe = 'Run one scenario (a built-in name, or a path to a scenario .json file), or every scenario of a group in turn, and write its results';
 
-export const builder = (yargs) => yargs
+export const builder = (yargs) => gridOptions(yargs)
   .positional('name', { describe: 'scenario or group name (see `list`) or path to a scenario file', type: 'string' })
   .option('duration', { describe: 'run this many seconds instead of the scenario\'s duration', type: 'number' })
   .option('time-scale', { describe: 'compress the scenario clock (0.25 = 4× faster schedule); recorded in the results', type: 'number', default: 1 })
@@ -91,8 +92,9 @@ export async function handler(argv) {
   const scenarios = names.map((name) => loadScenario(name, {
     timeScale: argv.timeScale, durationS: argv.duration, warmupS: argv.warmup, codec, traceStepMs: argv.traceStepMs, traceDirs: dirs,
   }));
+  const grid = await gridRunOption(argv);
   if (!group) {
-    process.exitCode = await runOne(scenarios[0], argv, argv.out);
+    process.exitCode = await runOne(scenarios[0], argv, argv.out, grid);
     return;
   }
   const parentDir = argv.out ?? defaultRunDir(group.name);
@@ -100,7 +102,7 @@ export async function handler(argv) {
   const outcomes = [];
   for (const [index, scenario] of scenarios.entries()) {
     console.log(`\n[${index + 1}/${scenarios.length}] ${scenario.name}`);
-    const code = await runOne(scenario, argv, path.join(parentDir, scenario.name));
+    const code = await runOne(scenario, argv, path.join(parentDir, scenario.name), grid);
     outcomes.push({ name: scenario.name, code });
     if (code === EXIT_CODE.aborted) break;
   }
@@ -117,10 +119,10 @@ export async function handler(argv) {
  * Runs one scenario, prints its summary and writes its report.
  * @param {import('../lib/scenario.js').ResolvedScenario} scenario
  * @param {Record<string, any>} argv
- * @param {string|undefined} outDir
+ * @param {string|undefined} outDir @param {import('../run/run.js').RunOptions['grid']} grid
  * @returns {Promise<number>} the run's exit code
  */
-async function runOne(scenario, argv, outDir) {
+async function runOne(scenario, argv, outDir, grid) {
   const progress = createProgress({ durationS: scenario.durationS });
   progress.log(`scenario ${scenario.name}: ${scenario.description} (${scenario.durationS} s, time scale ${scenario.timeScale})`);
   const { result, runDir, resultFile } = await runScenario({
@@ -133,6 +135,7 @@ async function runOne(scenario, argv, outDir) {
     headful: argv.headful,
     outDir,
     force: argv.force,
+    grid,
     onSample: (sample) => progress.sample(sample),
     log: (line) => progress.log(line),
   });

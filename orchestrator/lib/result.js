@@ -49,6 +49,10 @@ export const SCHEMA_VERSION = 1;
  *   cpuStat: { periods: number, throttledPeriods: number, throttledMs: number }|null }> }|null} [cgroups]  the cgroups
  *   limiting constrained devices' pages (lib/cgroup.js): hierarchy version, and per peer the directories, CFS quota and
  *   period, cores, and (cpuStat) how many CFS periods hit the quota over the run
+ * @property {GridRecord|null} [grid]  --grid: the Grid (its URL without credentials), how the network was emulated, and
+ *   each peer's node (label, URI, cores) and browser version
+ * @typedef {{ url: string, emulation: 'central relay', peers: Record<string, { node: string, uri: string, cores: number|null,
+ *   browserVersion: string|null, sessionId: string }> }} GridRecord
  * @typedef {{ preset: string|null, video: string, audio: string, width: number, height: number, fps: number,
  *   frames?: number, frameCode?: boolean, source?: 'fake-device'|'media-element', capture?: string }} MediaFiles
  *   frames: the loop's length; frameCode: frames carry the frame code; source and capture: per peer, how its browser

@@ -16,6 +16,7 @@ import { normalizeCodec } from './codec.js';
 import { normalizeDevices } from './devices.js';
 import { readTrace } from './trace-file.js';
 import { validatePeerBrowsers } from './browsers.js';
+import { validatePlacement } from './grid.js';
 import { DEFAULT_DURATION_S, DEFAULT_PEERS, compileNetwork } from './schedule.js';
 import { MAX_DURATION_S, MAX_PEERS } from './limits.js';
 import { checkResultSize } from './result-size.js';
@@ -26,7 +27,7 @@ export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.u
 export const DEFAULT_WARMUP_S = 10;
 
 const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'topology', 'media', 'browsers', 'network', 'mainCall',
-  'flows', 'reference', 'codec', 'devices'];
+  'flows', 'reference', 'codec', 'devices', 'placement'];
 
 /** How the peers' media travels: `mesh`, every peer to every other; `sfu`, every peer to Janus and back (lib/topology.js). */
 export const TOPOLOGIES = ['mesh', 'sfu'];
@@ -48,6 +49,7 @@ export const TOPOLOGIES = ['mesh', 'sfu'];
  * @property {import('./codec.js').RequestedCodec|null} codec  the video codec every connection must use (--codec over the file's)
  * @property {Record<string, import('./devices.js').Device>} devices  peer → its capture size, frame rate, CPU throttling and CPU quota
  * @property {Record<string, string>} browsers  peer → its own browser (lib/browsers.js); every other peer runs the run's (--browser)
+ * @property {Record<string, string>} placement  peer → the label of the grid-node its browser runs on (--grid)
  * @property {object} network            as written
  * @property {import('./flows.js').MainCall} mainCall  when its media starts and which way it flows (times scaled)
  * @property {import('./flows.js').Flow[]} flows  normalised, times scaled (docs/scenario-format.md "Flows")
@@ -154,6 +156,7 @@ export function loadScenario(nameOrPath, {
   if (codec && topology === 'sfu') throw new InputError(`${codecOverride ? '--codec' : `${file}: codec`}: codec selection needs a mesh call; scenario ${name} has topology sfu`);
   const devices = normalizeDevices(raw.devices, allPeers, file);
   const browsers = validatePeerBrowsers(raw.browsers, allPeers, file);
+  const placement = validatePlacement(raw.placement, allPeers, file);
   // Extra calls' peers have links of their own.
   const compiled = compileNetwork({ file, durationS: nominalDurationS, peers: allPeers, topology, network: raw.network }, {
     timeScale, traceStepMs, loadTrace: (traceName, where) => readTrace(traceName, { baseDir: path.dirname(filePath), traceDirs, where }),
@@ -163,6 +166,6 @@ export function loadScenario(nameOrPath, {
   }, durationS === undefined ? `${file}: durationS` : '--duration');
   return {
     name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers, allPeers, topology, media,
-    browsers, network: raw.network ?? {}, mainCall, flows, reference, codec, devices, compiled,
+    browsers, placement, network: raw.network ?? {}, mainCall, flows, reference, codec, devices, compiled,
   };
 }

@@ -157,11 +157,13 @@ export function launchOptions({ kind, executablePath, media, url, headful, launc
  *   launchSpec?: { executablePath?: string, args?: string[], env?: Record<string,string> },
  *   cpuThrottlingRate?: number, beforeLoad?: (pid: number|undefined) => Promise<unknown>,
  *   onMilestone?: (type: 'browser-launched'|'page-loaded') => void, onConsole?: (text: string) => void,
- *   onCrash?: (message: string) => void }} options
+ *   onCrash?: (message: string) => void, attach?: { endpoint: string, headers: Record<string, string> } }} options
+ *   attach: a browser already running (a Grid session's se:cdp) to connect to instead of launching one; `close` then
+ *   disconnects, and the session's owner ends it
  * @returns {Promise<{ browser: import('puppeteer').Browser, page: import('puppeteer').Page, version: string, close: () => Promise<void> }>}
  */
 export async function launchPeer({
-  kind = 'chromium', executablePath, media, url, headful = false, launchSpec = {}, cpuThrottlingRate = 1, beforeLoad, onMilestone, onConsole, onCrash,
+  kind = 'chromium', executablePath, media, url, headful = false, launchSpec = {}, cpuThrottlingRate = 1, beforeLoad, onMilestone, onConsole, onCrash, attach,
 }) {
   if (kind === 'firefox' && cpuThrottlingRate > 1) throw new InputError(`CPU throttling (${cpuThrottlingRate}×) needs Chromium's DevTools protocol; Firefox has none`);
   let profileDir;
@@ -172,14 +174,16 @@ export async function launchPeer({
   const removeProfile = async () => { if (profileDir) await rm(profileDir, { recursive: true, force: true }); };
   let browser;
   try {
-    browser = await puppeteer.launch(launchOptions({ kind, executablePath, media, url, headful, launchSpec, profileDir }));
+    browser = attach
+      ? await puppeteer.connect({ browserWSEndpoint: attach.endpoint, headers: attach.headers, protocolTimeout: 60_000 })
+      : await puppeteer.launch(launchOptions({ kind, executablePath, media, url, headful, launchSpec, profileDir }));
   } catch (error) {
     await removeProfile();
     throw error;
   }
   const close = async () => {
     try {
-      await browser.close();
+      await (attach ? browser.disconnect() : browser.close());
     } finally {
       await removeProfile();
     }

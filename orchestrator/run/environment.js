@@ -21,11 +21,13 @@ function browserName(kind, executable) {
  * @param {{ browsers: Record<string, { kind: string, path: string, source: string, version: string|null|undefined }>,
  *   samples: Array<Record<string, any>>, emulator: { name: string, choice?: string|null } | null, emulatorName: string,
  *   media: object, startedAt: Date, endedAt: Date, codecs: import('../lib/codec.js').CodecSummary,
- *   cgroups: import('../lib/result.js').Environment['cgroups'] }} input
+ *   cgroups: import('../lib/result.js').Environment['cgroups'], grid?: import('../lib/result.js').GridRecord|null }} input
  *   browsers: every peer's, with the version its browser reported (null if it never started)
  * @returns {import('../lib/result.js').Environment}
  */
-export function describeEnvironment({ browsers, samples, emulator, emulatorName, media, startedAt, endedAt, codecs, cgroups }) {
+export function describeEnvironment({
+  browsers, samples, emulator, emulatorName, media, startedAt, endedAt, codecs, cgroups, grid = null,
+}) {
   const { preset, video, audio, width, height, fps, frames, frameCode, peers } = /** @type {any} */ (media);
   const perPeer = Object.fromEntries(Object.entries(browsers).map(([peer, { kind, path: executable, source, version }]) => [peer, {
     name: browserName(kind, executable),
@@ -51,5 +53,6 @@ export function describeEnvironment({ browsers, samples, emulator, emulatorName,
     media: { preset, video, audio, width, height, fps, frames, frameCode, peers },
     codecs,
     cgroups,
+    grid,
   };
 }

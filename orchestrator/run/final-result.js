@@ -44,7 +44,7 @@ function resultInput(call, viewer) {
         .map(([peer, kind]) => [peer, { kind, ...executables[kind], version: recorder.browserVersions[peer] }])),
       samples: recorder.samples, emulator: call.emulator, emulatorName: call.emulatorName, media: call.media, startedAt,
       endedAt: new Date(),
-      codecs: codecSummary(recorder.events, scenario.codec), cgroups: call.cgroups?.record ?? null,
+      codecs: codecSummary(recorder.events, scenario.codec), cgroups: call.cgroups?.record ?? null, grid: call.grid?.record ?? null,
     }),
     samples: recorder.samples,
     events: recorder.events,

@@ -28,6 +28,7 @@ import { firstIpv4Address } from '../emulators/candidates.js';
 import { peerBrowsers } from '../lib/browsers.js';
 import { resolveBrowserPath, resolveFirefoxPath } from './browser-path.js';
 import { launchPeer } from './browsers.js';
+import { gridChromiumArgs, openGridSessions } from './grid-sessions.js';
 import { checkCgroups, createPeerCgroups } from './cgroups.js';
 import { prepareRunDir, writeResultFile } from './output.js';
 import { finalResult } from './final-result.js';
@@ -73,6 +74,8 @@ const sleep = (ms, ...signals) => new Promise((resolve) => {
  * @property {boolean} [force]       replace a result already in outDir
  * @property {(sample: object, elapsedS: number|null) => void} [onSample]
  * @property {(line: string) => void} [log]
+ * @property {{ url: string, secrets: import('../lib/grid-config.js').GridSecrets, spread: boolean }} [grid]  --grid: every
+ *   peer's browser a Selenium Grid session (run/grid-sessions.js)
  * @property {(peers: string[]) => Map<string, string>} [createSecrets]  the pages' join secrets (default
  *   lib/peer-secrets.js createPeerSecrets; a test passes one that remembers them, to look for them in the run's files)
  */
@@ -84,9 +87,11 @@ const sleep = (ms, ...signals) => new Promise((resolve) => {
  * @returns {Promise<{ result: import('../lib/result.js').RunResult, runDir: string, resultFile: string }>}
  */
 export async function runScenario({ scenario, video, browser: runBrowser, browserPath, firefoxPath, emulator: emulatorName = 'relay', headful = false, outDir, force = false, onSample, log = () => {},
-  createSecrets = createPeerSecrets }) {
+  createSecrets = createPeerSecrets, grid }) {
   const kinds = peerBrowsers(allPeerNames(scenario), scenario.browsers, runBrowser);
   const firefoxPeers = Object.keys(kinds).filter((peer) => kinds[peer] === 'firefox');
+  // Puppeteer attaches to a Grid session over CDP, which Firefox lacks.
+  if (grid && firefoxPeers.length) throw new InputError(`--grid runs Chromium peers only (Puppeteer attaches over CDP); ${firefoxPeers.join(', ')} would run Firefox: drop --browser firefox or the scenario's browsers`);
   // What the emulator must carry (Firefox peers, an SFU, kernel flows), by what its backend declares.
   checkSupport(emulatorName, requirementsOf(scenario, kinds, KERNEL_FLOW_KINDS));
   // A constrained device is Chromium's: getUserMedia constraints on its fake camera (Firefox sends a <video>'s
@@ -122,7 +127,7 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
   const processes = startProcessSampler();
   /** @type {Call} */
   const call = {
-    scenario, kinds, executables, media, headful, emulatorName, startedAt, recorder, onSample, log, createSecrets,
+    scenario, kinds, executables, media, headful, emulatorName, startedAt, recorder, onSample, log, createSecrets, gridOptions: grid,
     emulator: null, processes, releases: [], runDir, commands: [], flowTruth: [], traceStepLateMs: [], pages: new Map(),
   };
   hold(call, 'process sampler', () => processes.stop().then(() => {}));
@@ -160,7 +165,8 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
  *   kernelFlows?: import('../cross/kernel-flows.js').KernelFlows, commands: object[],
  *   cgroups?: import('./cgroups.js').PeerCgroups|null,
  *   flowTruth: Array<{ epochMs: number, flow: string, direction: string, bytesOut: number }>, traceStepLateMs: number[],
- *   pages: Map<string, import('puppeteer').Page>, viewer?: import('./viewer-collector.js').ViewerCollector }} Call
+ *   pages: Map<string, import('puppeteer').Page>, viewer?: import('./viewer-collector.js').ViewerCollector,
+ *   gridOptions?: RunOptions['grid'], grid?: import('./grid-sessions.js').GridSessions }} Call
  *   commands: the system commands the run started itself (Janus, kernel flows), beside the emulator's
  *   traceStepLateMs: how late each trace rate step was applied (netem, dummynet)
  */
@@ -297,6 +303,7 @@ async function setUpCall(call) {
   });
 
   if (recorder.signal.aborted) return;
+  if (call.gridOptions) await openGrid(call, new URL(signaling.httpUrl).origin);
   let closing = false;
   // All at once: launched one after another, the first peer's set-up time included the others' launches.
   const launches = await Promise.allSettled(peers.map(async (peer) => {
@@ -323,11 +330,12 @@ async function setUpCall(call) {
         if (!pid) throw new Error(`${peer}: the browser's process id is unknown, so its CPU cannot be limited`);
         recorder.event({ type: 'cgroup-attached', peer, processes: await call.cgroups.attach(peer, pid) });
       },
-      launchSpec: await call.emulator.launchSpec?.(peer, call.executables[kind].path, kind),
+      launchSpec: call.grid ? {} : await call.emulator.launchSpec?.(peer, call.executables[kind].path, kind),
+      attach: call.grid?.sessions.get(peer),
       onMilestone: (type) => recorder.event({ type, peer }),
       // As long as an event's text may be at the signaling edge: a page prints what it likes.
       onConsole: (text) => recorder.pageEvent({ type: 'console-error', peer, text: text.slice(0, MAX_EVENT_TEXT_CHARS) }),
-      onCrash: (message) => !closing && recorder.fail(message, peer),
+      onCrash: (message) => !closing && recorder.fail(call.grid ? `${message} (grid-node ${call.grid.record.peers[peer].node})` : message, peer),
     });
     recorder.browserVersions[peer] = launched.version;
     call.pages.set(peer, launched.page);
@@ -339,6 +347,7 @@ async function setUpCall(call) {
   // Every browser that did start is held for tear-down before the first failure is thrown.
   const failed = launches.find((launch) => launch.status === 'rejected');
   if (failed) throw failed.reason;
+  call.grid?.watch((peer, message) => !closing && recorder.fail(message, peer));
 
   const connectWait = new AbortController();
   const timedOut = sleep(CONNECT_TIMEOUT_MS, recorder.signal, connectWait.signal).then(() => 'timeout');
@@ -349,6 +358,19 @@ async function setUpCall(call) {
       + `${joined.size} of ${peers.length} peers joined`
       + `${expectedCodecReports ? `, ${codecReports.size} of ${expectedCodecReports} codec reports` : ''}); see the events in result.json`);
   }
+}
+
+/**
+ * Every peer's Grid session, before any page loads; they are released after the browsers' connections close.
+ * @param {Call} call @param {string} pageOrigin
+ */
+async function openGrid(call, pageOrigin) {
+  const { url, secrets, spread } = /** @type {NonNullable<RunOptions['grid']>} */ (call.gridOptions);
+  call.grid = await openGridSessions({
+    gridUrl: url, secrets, spread, peers: allPeerNames(call.scenario), placement: call.scenario.placement ?? {}, log: call.log,
+    argsFor: (peer, node) => gridChromiumArgs(call.media.peers[peer], pageOrigin, node, call.headful),
+  });
+  hold(call, 'grid sessions', () => call.grid?.release());
 }
 
 /**

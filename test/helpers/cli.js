@@ -25,11 +25,14 @@ export function runCli(args, { onOutput, timeoutMs = 240_000, env = {} } = {}) {
   });
 }
 
-/** Runs a scenario into a fresh directory with the small video preset (unless extraArgs give --video); returns result.json. */
-export async function runScenarioCli(name, extraArgs = []) {
+/**
+ * Runs a scenario into a fresh directory with the small video preset (unless extraArgs give --video); returns result.json.
+ * @param {string} name @param {string[]} [extraArgs] @param {Record<string, string>} [env]  added to the CLI's environment
+ */
+export async function runScenarioCli(name, extraArgs = [], env = {}) {
   const out = tempDir(`wtb-${path.basename(name, ".json")}-`);
   const video = extraArgs.includes('--video') ? [] : ['--video', '360p30'];
-  const run = await runCli(['scenario', name, ...video, '--out', out, ...extraArgs]);
+  const run = await runCli(['scenario', name, ...video, '--out', out, ...extraArgs], { env });
   let result = null;
   try {
     result = JSON.parse(readFileSync(path.join(out, 'result.json'), 'utf8'));

@@ -1,0 +1,57 @@
+import os from 'node:os';
+import puppeteer from 'puppeteer';
+import { CACHE_DIR, ensureMedia } from '../../media/generate.js';
+import { startGridProcess, serveUntilSignal } from '../grid/process.js';
+import { readSecrets } from '../grid/secrets.js';
+import { CHROMEDRIVER_PATH } from '../grid/versions.js';
+import { checkLabel, nodeStereotype } from '../lib/grid.js';
+import { nodeConfig } from '../lib/grid-config.js';
+import { InputError } from '../lib/errors.js';
+import { DEFAULT_PRESET } from '../lib/media-presets.js';
+import { resolveBrowserPath } from '../run/browser-path.js';
+
+export const command = 'grid-node';
+export const describe = 'Start a Selenium Grid 4 node for this project\'s peers: Chrome slots on the system Chromium, labelled, with the fake-device media staged';
+
+/** A session without a WebDriver command for this long is killed by the node: runs keep theirs alive every few seconds. */
+export const SESSION_TIMEOUT_S = 30;
+
+/** @param {import('yargs').Argv} yargs */
+export const builder = (yargs) => yargs
+  .option('hub', { describe: 'the hub\'s URL (http://host:port)', type: 'string', demandOption: true })
+  .option('label', { describe: 'this node\'s label, for a scenario\'s placement (default: the host name)', type: 'string', default: os.hostname() })
+  .option('max-sessions', { describe: 'browsers this node runs at once', type: 'number', default: 2 })
+  .option('port', { describe: 'the node\'s port', type: 'number', default: 5555 })
+  .option('host', { describe: 'the address the hub reaches this node on', type: 'string', default: '127.0.0.1' })
+  .option('presets', { describe: 'video presets to stage for the peers', type: 'array', string: true, default: [DEFAULT_PRESET, '360p30'] })
+  .option('grid-secrets', { describe: 'the secrets file grid-hub wrote (default: this machine\'s, else $WTB_GRID_REGISTRATION_SECRET…)', type: 'string' })
+  .option('browser-path', { describe: 'Chromium executable (default: $CHROME_PATH, then well-known paths)', type: 'string' })
+  .check((argv) => {
+    checkLabel(argv.label);
+    if (!Number.isInteger(argv.maxSessions) || argv.maxSessions < 1) throw new InputError(`--max-sessions must be a whole number above 0, got ${argv.maxSessions}`);
+    if (!/^https?:\/\//.test(argv.hub)) throw new InputError(`--hub must be the hub's http:// URL, got ${argv.hub}`);
+    return true;
+  });
+
+/** Runs until SIGINT or SIGTERM; then stops the node and every browser it started. @param {Record<string, any>} argv */
+export async function handler(argv) {
+  const { registrationSecret } = readSecrets(argv.gridSecrets);
+  const binary = resolveBrowserPath({ browserPath: argv.browserPath, puppeteerPath: () => puppeteer.executablePath() }).path;
+  // The run names each peer's files; the node has the same ones under the same names (the names hash what made them).
+  for (const preset of argv.presets) console.log(`staged ${preset}: ${(await ensureMedia(preset)).video}`);
+  const stereotype = nodeStereotype({ label: argv.label, binary, mediaDir: CACHE_DIR, cores: os.availableParallelism() });
+  const nodeUrl = `http://${argv.host}:${argv.port}`;
+  const node = await startGridProcess({
+    role: 'node', name: `node-${argv.port}`, log: console.log,
+    config: nodeConfig({
+      hubUrl: argv.hub, host: argv.host, port: argv.port, registrationSecret, maxSessions: argv.maxSessions,
+      sessionTimeoutS: SESSION_TIMEOUT_S, driverPath: CHROMEDRIVER_PATH, stereotype, label: argv.label,
+    }),
+    // Ready once registered with the hub's distributor.
+    isReady: async () => (await (await fetch(`${nodeUrl}/status`, { signal: AbortSignal.timeout(2000) })).json())?.value?.ready === true,
+  });
+  console.log(`grid node ${argv.label}: ${nodeUrl}, ${argv.maxSessions} Chrome slots, registered with ${argv.hub} (Ctrl-C to stop)`);
+  const why = await serveUntilSignal(node);
+  console.log(`grid node ${argv.label} stopped (${why})`);
+  if (why !== 'signal') process.exitCode = 3;
+}

@@ -1,0 +1,66 @@
+// Selenium Grid 4's HTTP API as the orchestrator uses it: the router's /status, new sessions, their deletion and a
+// keep-alive. Every request carries the router's credentials (basic auth); they are never logged.
+import { EnvironmentError } from '../lib/errors.js';
+
+const REQUEST_TIMEOUT_MS = 10_000;
+/** Chromium's start on a busy node, through chromedriver, takes a few seconds; the Grid queues a request this long. */
+const NEW_SESSION_TIMEOUT_MS = 60_000;
+
+/** @param {import('../lib/grid-config.js').GridSecrets} secrets */
+export const authHeaders = ({ username, password }) => ({ Authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` });
+
+/**
+ * One request to the Grid; the reply's JSON. A Grid that does not answer is an EnvironmentError (exit 3).
+ * @param {string} gridUrl @param {string} urlPath
+ * @param {{ method?: string, body?: object, secrets: import('../lib/grid-config.js').GridSecrets, timeoutMs?: number }} options
+ */
+export async function gridRequest(gridUrl, urlPath, { method = 'GET', body, secrets, timeoutMs = REQUEST_TIMEOUT_MS }) {
+  const url = new URL(urlPath, gridUrl);
+  let response;
+  try {
+    response = await fetch(url, {
+      method,
+      // The new-session endpoint refuses a JSON body without the charset.
+      headers: { ...authHeaders(secrets), ...(body ? { 'Content-Type': 'application/json; charset=utf-8' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (error) {
+    const why = error.cause?.code ?? error.cause?.errors?.[0]?.code ?? error.cause?.message ?? error.message;
+    throw new EnvironmentError(`the Grid at ${url.origin} does not answer ${method} ${url.pathname} (${why}); `
+      + 'start it with `npm run cli -- grid-hub` or check --grid', { cause: error });
+  }
+  if (response.status === 401) throw new EnvironmentError(`the Grid at ${url.origin} refused the router credentials; use the secrets its grid-hub wrote (--grid-secrets)`);
+  const text = await response.text();
+  let json = null;
+  try { json = JSON.parse(text); } catch { /* not JSON: reported below */ }
+  if (!response.ok) {
+    const reason = json?.value?.message ?? text.slice(0, 300);
+    throw Object.assign(new Error(`${method} ${url.pathname}: HTTP ${response.status}: ${String(reason).split('\n')[0]}`), { status: response.status });
+  }
+  return json;
+}
+
+/** @param {string} gridUrl @param {import('../lib/grid-config.js').GridSecrets} secrets */
+export const gridStatus = (gridUrl, secrets) => gridRequest(gridUrl, '/status', { secrets });
+
+/**
+ * @param {string} gridUrl @param {import('../lib/grid-config.js').GridSecrets} secrets @param {object} request  lib/grid.js sessionRequest
+ * @returns {Promise<{ id: string, capabilities: Record<string, any> }>}
+ */
+export async function newSession(gridUrl, secrets, request) {
+  const reply = await gridRequest(gridUrl, '/session', { method: 'POST', body: request, secrets, timeoutMs: NEW_SESSION_TIMEOUT_MS });
+  const { sessionId, capabilities } = reply?.value ?? {};
+  if (typeof sessionId !== 'string' || !capabilities) throw new Error('the Grid\'s new-session reply has no sessionId and capabilities');
+  return { id: sessionId, capabilities };
+}
+
+/** @param {string} gridUrl @param {import('../lib/grid-config.js').GridSecrets} secrets @param {string} id */
+export const deleteSession = (gridUrl, secrets, id) => gridRequest(gridUrl, `/session/${encodeURIComponent(id)}`, { method: 'DELETE', secrets });
+
+/**
+ * A WebDriver command now and then: the node kills a session idle for its session timeout (short, so that a killed
+ * orchestrator leaves no browser for long), and the call's CDP traffic does not count as activity.
+ * @param {string} gridUrl @param {import('../lib/grid-config.js').GridSecrets} secrets @param {string} id
+ */
+export const touchSession = (gridUrl, secrets, id) => gridRequest(gridUrl, `/session/${encodeURIComponent(id)}/window`, { secrets });

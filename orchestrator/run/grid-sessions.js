@@ -1,0 +1,86 @@
+// --grid: every peer's browser is a Selenium Grid session. All sessions are created before any page loads; if one
+// cannot be had, every other is released and the run stops (exit 3) naming the node and the reason, so a partial call
+// is never measured. While the call runs, each session is kept alive (the node kills idle ones after a short timeout,
+// so that a killed orchestrator leaves no browser behind for long) and a session that is gone names its node.
+import { deleteSession, gridStatus, newSession, touchSession, authHeaders } from '../grid/client.js';
+import { EnvironmentError } from '../lib/errors.js';
+import { cdpEndpoint, gridNodes, nodeMediaPath, placePeers, sessionRequest } from '../lib/grid.js';
+import { chromiumArgs } from './browsers.js';
+
+const KEEP_ALIVE_MS = 5000;
+
+/**
+ * @typedef {{ id: string, node: import('../lib/grid.js').GridNode, endpoint: string, headers: Record<string, string> }} GridSession
+ * @typedef {{ record: import('../lib/result.js').GridRecord, sessions: Map<string, GridSession>,
+ *   watch: (onLost: (peer: string, message: string) => void) => void, release: () => Promise<void> }} GridSessions
+ */
+
+/**
+ * @param {{ gridUrl: string, secrets: import('../lib/grid-config.js').GridSecrets, peers: string[], spread: boolean,
+ *   placement: Record<string, string>, argsFor: (peer: string, node: import('../lib/grid.js').GridNode) => string[],
+ *   log: (line: string) => void }} options
+ * @returns {Promise<GridSessions>}
+ */
+export async function openGridSessions({ gridUrl, secrets, peers, spread, placement, argsFor, log }) {
+  const nodes = gridNodes(await gridStatus(gridUrl, secrets));
+  const labels = placePeers(peers, nodes, { spread, placement });
+  const nodeOf = (peer) => /** @type {import('../lib/grid.js').GridNode} */ (nodes.find((node) => node.label === labels[peer]));
+  const opened = await Promise.allSettled(peers.map((peer) => newSession(gridUrl, secrets,
+    sessionRequest({ label: labels[peer], binary: nodeOf(peer).binary, args: argsFor(peer, nodeOf(peer)) }))));
+  const release = async (/** @type {string[]} */ ids) => {
+    await Promise.all(ids.map((id) => deleteSession(gridUrl, secrets, id).catch((error) => log(`grid: releasing session ${id}: ${error.message}`))));
+  };
+  const ids = opened.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value.id] : []));
+  const failed = opened.findIndex((outcome) => outcome.status === 'rejected');
+  if (failed !== -1) {
+    await release(ids);
+    const node = nodeOf(peers[failed]);
+    const reason = /** @type {PromiseRejectedResult} */ (opened[failed]).reason;
+    throw new EnvironmentError(`--grid: no browser session for ${peers[failed]} on grid-node ${node.label} (${node.uri}): ${reason.message}; `
+      + `released the ${ids.length} sessions already made, so no partial call ran; see that node's grid.log`);
+  }
+  /** @type {Map<string, GridSession>} */
+  const sessions = new Map();
+  /** @type {import('../lib/result.js').GridRecord} */
+  const record = { url: new URL(gridUrl).origin, emulation: 'central relay', peers: {} };
+  for (const [index, peer] of peers.entries()) {
+    const { id, capabilities } = /** @type {PromiseFulfilledResult<Awaited<ReturnType<typeof newSession>>>} */ (opened[index]).value;
+    const node = nodeOf(peer);
+    if (typeof capabilities['se:cdp'] !== 'string') {
+      await release(ids);
+      throw new EnvironmentError(`--grid: grid-node ${node.label} gave ${peer}'s session no se:cdp endpoint; `
+        + 'start the node with CDP enabled (grid-node does)');
+    }
+    sessions.set(peer, { id, node, endpoint: cdpEndpoint(capabilities['se:cdp'], gridUrl), headers: authHeaders(secrets) });
+    const browserVersion = capabilities.browserVersion ?? null;
+    record.peers[peer] = { node: node.label, uri: node.uri, cores: node.cores, browserVersion, sessionId: id };
+    log(`${peer}: grid session on ${node.label} (${node.uri}), Chromium ${capabilities.browserVersion ?? '?'}`);
+  }
+  let timer = /** @type {NodeJS.Timeout|undefined} */ (undefined);
+  return {
+    record,
+    sessions,
+    watch: (onLost) => {
+      timer = setInterval(() => {
+        for (const [peer, { id, node }] of sessions) {
+          touchSession(gridUrl, secrets, id).catch((error) => onLost(peer, `grid-node ${node.label} (${node.uri}) lost ${peer}'s session: ${error.message}`));
+        }
+      }, KEEP_ALIVE_MS);
+    },
+    release: async () => {
+      clearInterval(timer);
+      await release(ids);
+    },
+  };
+}
+
+/**
+ * A Grid peer's Chromium flags: the local ones with the fake-device files in the media folder its node staged, and
+ * headless unless asked (a node needs no display).
+ * @param {{ video: string, audio: string }} media @param {string} pageOrigin @param {import('../lib/grid.js').GridNode} node
+ * @param {boolean} headful
+ */
+export function gridChromiumArgs(media, pageOrigin, node, headful) {
+  const onNode = { video: nodeMediaPath(media.video, node.mediaDir), audio: nodeMediaPath(media.audio, node.mediaDir) };
+  return [...chromiumArgs(onNode, pageOrigin), ...(headful ? [] : ['--headless=new'])];
+}
