@@ -7,7 +7,7 @@ import { REPRODUCTIONS, findReproduction, tableScenarios } from '../lib/reproduc
 import { resumeDecision } from '../lib/reproductions/resume.js';
 import { loadResult } from '../report/write.js';
 import { planRuns } from '../suite/plan.js';
-import { loadScenario } from '../lib/scenario.js';
+import { MEDIA_SOURCES, loadScenario } from '../lib/scenario.js';
 import { TRACE_DIR_OPTION, traceDirs } from './trace-dir.js';
 import { installProcessHandlers } from '../lib/shutdown.js';
 import { DEFAULT_REGRESSION } from '../suite/baseline.js';
@@ -35,6 +35,7 @@ export const builder = (yargs) => yargs
   .option('repetitions', { type: 'number', default: DEFAULTS.repetitions, describe: 'runs per scenario' })
   .option('time-scale', { type: 'number', default: 1, describe: 'compress every scenario\'s clock (a smoke check, not a reproduction)' })
   .option('video', { type: 'string', default: DEFAULTS.video, describe: `video preset (${Object.keys(PRESETS).join(', ')}; J16 used 1080p50) or a .y4m file` })
+  .option('media-source', { choices: MEDIA_SOURCES, describe: 'video rates of every run: rfc8867 or browser (default: each scenario\'s; rmcat-* use rfc8867)' })
   .option('emulator', { choices: EMULATORS, default: DEFAULTS.emulator, describe: 'network emulator' })
   .option('out', { type: 'string', describe: 'suite directory to write (default results/suites/reproduce-<table>/<UTC timestamp>)' })
   .option('browser-path', { type: 'string', describe: 'Chrome/Chromium executable (default: $CHROME_PATH, then well-known paths)' })
@@ -71,7 +72,7 @@ export async function handler(argv) {
     regression: DEFAULT_REGRESSION,
     entries: [...new Set(tables.flatMap(tableScenarios))].map((name) => ({
       name, source: name, repetitions: argv.repetitions,
-      scenario: loadScenario(name, { timeScale: argv.timeScale, traceDirs: traceDirs(argv) }),
+      scenario: loadScenario(name, { timeScale: argv.timeScale, traceDirs: traceDirs(argv), mediaSource: argv.mediaSource }),
     })),
   };
   if (argv.dryRun) return printPlan(suite.entries, argv);

@@ -107,6 +107,9 @@ test('the RMCAT table judges each case by RFC 8868\'s criteria beside the RFC 88
   assert.match(html, /Expected: RFC 8867 §5\.4: the competing flows converge/);
   assert.match(html, /no threshold in RFC 8868/);
   assert.match(html, /id="cause-media-source"/, 'runs without the RFC 8867 media source are marked');
+  const table = findReproduction('rfc8867-rmcat');
+  const withSource = buildReproduction(table, { runs: [], references: {}, environment: { mediaSource: 'rfc8867' } });
+  assert.ok(!withSource.causes.some((c) => c.id === 'media-source'), 'runs with it are not');
   const five1 = built.rows.find((r) => r.scenario === 'rmcat-5.1').verdict;
   assert.equal(five1.verdict, 'measured');
   assert.equal(five1.criteria.find((c) => c.id === 'fairness').verdict, 'not applicable');
