@@ -55,6 +55,7 @@ test('published values come from the scenario\'s reference when it is this table
       const own = row.published === 'reference' ? row.extra ?? {} : row.published;
       for (const key of Object.keys(own)) assert.ok(table.columns.some((c) => columnKey(c) === key), `${table.id}/${row.scenario}: ${key} is no column`);
       const values = table.columns.map((column) => publishedValue(row, columnKey(column), reference));
+      assert.ok(values.length > 0, `${table.id}: columns`);
       if (row.why) assert.ok(values.every((v) => v === null), `${table.id}/${row.scenario}: says why it has no published value but has one`);
       else if (ORIGINAL.includes(table.id)) assert.ok(values.every(Number.isFinite), `${table.id}/${row.scenario}: a cell without a published value`);
       else assert.ok(values.some(Number.isFinite), `${table.id}/${row.scenario}: no published value and no reason`);
