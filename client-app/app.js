@@ -2,6 +2,7 @@
 // 1 s getStats() sampler whose per-interval values stream to the orchestrator over the same WebSocket. During the
 // call the orchestrator's commands (signaling/messages.js COMMAND_TYPES) start and end extra calls and bulk data flows.
 import { negotiatedCodecs, preferredCodecs, unsupportedReason } from './codec.js';
+import { RFC8867_VIDEO, withVideoBitrates } from './media-source.js';
 import { createFrameReader } from './frame-reader.js';
 import { dataMetrics, intervalMetrics, snapshotFromStats } from './stats.js';
 
@@ -21,6 +22,8 @@ const sfu = params.get('sfu');
 const callAtJoin = params.has('callAtJoin') ? params.get('callAtJoin').split(',').filter(Boolean) : null;
 /** The video codec every connection must use (orchestrator/lib/codec.js normalizeCodec), or null: the browser's choice. */
 const requestedCodec = params.has('codec') ? JSON.parse(params.get('codec')) : null;
+/** RFC 8867 §4.3's video rates (`rfc8867`, client-app/media-source.js) or the browser's own (`browser`, the default). */
+const rfc8867Source = params.get('mediaSource') === 'rfc8867';
 /** getUserMedia's video constraints for a constrained device (orchestrator/lib/devices.js videoConstraints). */
 const videoConstraints = params.has('videoConstraints') ? JSON.parse(params.get('videoConstraints')) : true;
 const statusEl = document.getElementById('status');
@@ -127,13 +130,19 @@ function preferCodec(pc) {
   }
 }
 
-/** The requested scalability mode on every video sender, once its codec is negotiated. @param {RTCPeerConnection} pc */
-async function applyScalabilityMode(pc) {
-  if (!requestedCodec?.scalabilityMode) return;
+/**
+ * The requested scalability mode and the RFC 8867 media source's ceiling on every video sender, once its codec is
+ * negotiated. @param {RTCPeerConnection} pc
+ */
+async function applyVideoEncodings(pc) {
+  if (!requestedCodec?.scalabilityMode && !rfc8867Source) return;
   for (const { sender, receiver } of pc.getTransceivers()) {
     const parameters = sender.getParameters();
     if (receiver.track.kind !== 'video' || !parameters.encodings?.length) continue;
-    for (const encoding of parameters.encodings) /** @type {any} */ (encoding).scalabilityMode = requestedCodec.scalabilityMode;
+    for (const encoding of parameters.encodings) {
+      if (requestedCodec?.scalabilityMode) /** @type {any} */ (encoding).scalabilityMode = requestedCodec.scalabilityMode;
+      if (rfc8867Source) encoding.maxBitrate = RFC8867_VIDEO.maxKbps * 1000;
+    }
     await sender.setParameters(parameters);
   }
 }
@@ -218,9 +227,16 @@ function watchDtls(remote, pc) {
   transport.addEventListener('statechange', () => report('dtls-state', { remote, state: transport.state }));
 }
 
+/**
+ * With the RFC 8867 source, a remote description whose video codecs carry its start, minimum and maximum rate
+ * (Chromium's sender reads them from the remote description). @param {RTCSessionDescriptionInit} description
+ */
+const withMediaSource = (description) => (rfc8867Source
+  ? { type: description.type, sdp: withVideoBitrates(description.sdp) } : description);
+
 async function applyRemote(remote, description) {
   const entry = connectionTo(remote);
-  await entry.pc.setRemoteDescription(description);
+  await entry.pc.setRemoteDescription(withMediaSource(description));
   entry.hasRemote = true;
   for (const candidate of entry.pending.splice(0)) await entry.pc.addIceCandidate(candidate);
   return entry;
@@ -233,7 +249,7 @@ async function offerTo(remote, direction) {
   giveTracks(pc);
   preferCodec(pc);
   await sendOffer(remote, pc);
-  await applyScalabilityMode(pc);
+  await applyVideoEncodings(pc);
   watchDtls(remote, pc);
   if (paused.has(remote)) await setSending(remote, false);
 }
@@ -414,7 +430,7 @@ const handlers = {
     preferCodec(pc);
     const answer = await pc.createAnswer();
     await pc.setLocalDescription(answer);
-    await applyScalabilityMode(pc);
+    await applyVideoEncodings(pc);
     watchDtls(from, pc);
     send({ type: 'answer', to: from, sdp: answer.sdp });
     if (paused.has(from)) await setSending(from, false);

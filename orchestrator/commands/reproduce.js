@@ -4,7 +4,10 @@ import { EMULATORS } from '../emulators/index.js';
 import { InputError } from '../lib/errors.js';
 import { displayPath } from '../lib/json-file.js';
 import { REPRODUCTIONS, findReproduction, tableScenarios } from '../lib/reproductions.js';
-import { loadScenario } from '../lib/scenario.js';
+import { resumeDecision } from '../lib/reproductions/resume.js';
+import { loadResult } from '../report/write.js';
+import { planRuns } from '../suite/plan.js';
+import { MEDIA_SOURCES, loadScenario } from '../lib/scenario.js';
 import { TRACE_DIR_OPTION, traceDirs } from './trace-dir.js';
 import { installProcessHandlers } from '../lib/shutdown.js';
 import { DEFAULT_REGRESSION } from '../suite/baseline.js';
@@ -14,7 +17,7 @@ import { checkVideoFlag } from '../suite/cli.js';
 import { suiteExitCode } from '../suite/summary.js';
 
 export const command = 'reproduce [table]';
-export const describe = 'Run the scenarios of a published table (e.g. j16-table-8-1) as a suite and render its reproduction page';
+export const describe = 'Run the scenarios of a published table (e.g. j16-table-8-1), or of all of them (--all), as a suite and render the reproduction pages';
 
 /** As the nightly: J16 averages 5 runs (§7-4); 720p30 on this machine's cores. */
 const DEFAULTS = { repetitions: 5, video: '720p30', emulator: 'relay' };
@@ -23,16 +26,27 @@ const DEFAULTS = { repetitions: 5, video: '720p30', emulator: 'relay' };
 export const builder = (yargs) => yargs
   .positional('table', { type: 'string', describe: `table id: ${REPRODUCTIONS.map((t) => t.id).join(', ')}` })
   .option('list', { type: 'boolean', default: false, describe: 'list the tables with their scenarios, and exit' })
+  .option('all', { type: 'boolean', default: false, describe: 'run every table\'s scenarios into one suite directory (each scenario once)' })
+  .option('resume', {
+    type: 'boolean', default: false,
+    describe: 'keep the runs already complete in --out (their result.json finished, same scenario and length) and run the rest',
+  })
+  .option('dry-run', { type: 'boolean', default: false, describe: 'print each planned run (and with --resume whether it is kept), run nothing' })
   .option('repetitions', { type: 'number', default: DEFAULTS.repetitions, describe: 'runs per scenario' })
   .option('time-scale', { type: 'number', default: 1, describe: 'compress every scenario\'s clock (a smoke check, not a reproduction)' })
   .option('video', { type: 'string', default: DEFAULTS.video, describe: `video preset (${Object.keys(PRESETS).join(', ')}; J16 used 1080p50) or a .y4m file` })
+  .option('media-source', { choices: MEDIA_SOURCES, describe: 'video rates of every run: rfc8867 or browser (default: each scenario\'s; rmcat-* use rfc8867)' })
   .option('emulator', { choices: EMULATORS, default: DEFAULTS.emulator, describe: 'network emulator' })
   .option('out', { type: 'string', describe: 'suite directory to write (default results/suites/reproduce-<table>/<UTC timestamp>)' })
   .option('browser-path', { type: 'string', describe: 'Chrome/Chromium executable (default: $CHROME_PATH, then well-known paths)' })
   .option('headful', { type: 'boolean', default: false, describe: 'show the browser windows' })
   .option('trace-dir', TRACE_DIR_OPTION)
   .check((argv) => {
-    if (!argv.list && argv.table === undefined) throw new InputError(`name a table (${REPRODUCTIONS.map((t) => t.id).join(', ')}) or pass --list`);
+    if (!argv.list && !argv.all && argv.table === undefined) {
+      throw new InputError(`name a table (${REPRODUCTIONS.map((t) => t.id).join(', ')}), or pass --all or --list`);
+    }
+    if (argv.all && argv.table !== undefined) throw new InputError(`--all runs every table; drop the table name '${argv.table}'`);
+    if (argv.resume && !argv.out) throw new InputError('--resume needs --out <the suite directory to continue>');
     if (!(Number.isInteger(argv.repetitions) && argv.repetitions >= 1)) throw new InputError(`--repetitions must be an integer of at least 1, got ${argv.repetitions}`);
     if (!(argv.timeScale > 0)) throw new InputError(`--time-scale must be a number above 0, got ${argv.timeScale}`);
     checkVideoFlag(argv.video);
@@ -45,27 +59,45 @@ export async function handler(argv) {
     for (const table of REPRODUCTIONS) console.log(`${table.id.padEnd(width)}  ${table.citation}: ${table.title}\n${' '.repeat(width + 2)}${tableScenarios(table).join(', ')}`);
     return;
   }
-  const table = findReproduction(argv.table);
+  const tables = argv.all ? REPRODUCTIONS : [findReproduction(argv.table)];
+  const [table] = tables;
   // A suite built in memory: the suite runner, its outputs and the reproduction pages are the suite's own.
   const suite = {
-    name: `reproduce-${table.id}`,
-    description: `${table.citation}: ${table.title}`,
-    file: `reproduce ${table.id}`,
+    name: argv.all ? 'reproduce-all' : `reproduce-${table.id}`,
+    description: argv.all ? `every published table (${tables.length})` : `${table.citation}: ${table.title}`,
+    file: argv.all ? 'reproduce --all' : `reproduce ${table.id}`,
     emulator: argv.emulator,
     video: PRESETS[argv.video] ? argv.video : path.resolve(argv.video),
     assertionsFile: null,
     regression: DEFAULT_REGRESSION,
-    entries: tableScenarios(table).map((name) => ({
+    entries: [...new Set(tables.flatMap(tableScenarios))].map((name) => ({
       name, source: name, repetitions: argv.repetitions,
-      scenario: loadScenario(name, { timeScale: argv.timeScale, traceDirs: traceDirs(argv) }),
+      scenario: loadScenario(name, { timeScale: argv.timeScale, traceDirs: traceDirs(argv), mediaSource: argv.mediaSource }),
     })),
   };
+  if (argv.dryRun) return printPlan(suite.entries, argv);
   installProcessHandlers();
   const { summary, suiteDir, paths } = await runSuite({
-    suite, assertions: {}, assertionsFile: null, regression: suite.regression, outDir: argv.out,
+    suite, assertions: {}, assertionsFile: null, regression: suite.regression, outDir: argv.out, resume: argv.resume,
     browserPath: argv.browserPath, headful: argv.headful, log: (line) => console.error(line),
   });
-  const page = path.join(suiteDir, reproductionFileName(table.id));
-  console.log(`\n${summary.outcome}: ${summary.counts.passedRuns} of ${summary.counts.runs} runs passed\nreproduction: ${displayPath(page)}\nsuite: ${displayPath(paths.page)}`);
+  const pages = tables.map((t) => `reproduction: ${displayPath(path.join(suiteDir, reproductionFileName(t.id)))}`).join('\n');
+  console.log(`\n${summary.outcome}: ${summary.counts.passedRuns} of ${summary.counts.runs} runs passed\n${pages}\nsuite: ${displayPath(paths.page)}`);
   process.exitCode = suiteExitCode(summary);
+}
+
+/**
+ * One line per planned run: its directory and, with --resume, whether the run there is kept and why.
+ * @param {{ name: string, repetitions: number, scenario: { name: string, durationS: number } }[]} entries
+ * @param {{ out?: string, resume: boolean }} argv
+ */
+async function printPlan(entries, argv) {
+  const plan = planRuns(entries);
+  for (const { entry, dir } of plan) {
+    const scenario = /** @type {{ name: string, durationS: number }} */ (/** @type {any} */ (entry).scenario);
+    const decision = argv.resume && argv.out
+      ? resumeDecision(await loadResult(path.join(argv.out, dir, 'result.json')).catch(() => null), scenario) : null;
+    console.log(`${dir}  ${scenario.durationS} s${decision ? `  ${decision.keep ? 'keep' : 'run'}: ${decision.why}` : '  run'}`);
+  }
+  console.log(`${plan.length} runs of ${entries.length} scenarios${argv.out ? ` into ${displayPath(path.resolve(argv.out))}` : ''}`);
 }

@@ -10,7 +10,7 @@ import { RESULTS_ROOT } from '../lib/paths.js';
 import { defaultRunDir } from '../run/output.js';
 import { runScenario } from '../run/run.js';
 import { writeIndex, writeRunReport } from '../report/write.js';
-import { loadScenario } from '../lib/scenario.js';
+import { MEDIA_SOURCES, loadScenario } from '../lib/scenario.js';
 import { resolveScenarioOrGroup } from '../lib/scenario-groups.js';
 import { headlinePaths } from '../lib/metrics.js';
 import { referenceValue } from '../lib/reference.js';
@@ -34,6 +34,10 @@ export const builder = (yargs) => gridOptions(yargs)
   .option('video', { describe: `video preset (${Object.keys(PRESETS).join(', ')}) or a .y4m file`, type: 'string', default: DEFAULT_PRESET })
   .option('emulator', { describe: 'network emulator', choices: EMULATORS, default: 'relay' })
   .option('headful', { describe: 'show the browser windows', type: 'boolean', default: false })
+  .option('media-source', {
+    choices: MEDIA_SOURCES,
+    describe: 'video rates: rfc8867 (150 kbps to 1.5 Mbps, starting at 150; the rmcat-* default) or browser (its own); overrides the scenario\'s',
+  })
   .option('codec', { describe: `video codec every connection must use (${CODEC_NAMES.join(', ')}), optionally :scalabilityMode=<mode> and, for h264, :profile=<hex>; overrides the scenario's`, type: 'string' })
   .option('trace-step-ms', { describe: 'netem, dummynet: replay link traces as rate steps this long (default: the scenario\'s network.traceStepMs, else 100)', type: 'number' })
   .option('trace-dir', TRACE_DIR_OPTION)
@@ -91,6 +95,7 @@ export async function handler(argv) {
   const dirs = traceDirs(argv);
   const scenarios = names.map((name) => loadScenario(name, {
     timeScale: argv.timeScale, durationS: argv.duration, warmupS: argv.warmup, codec, traceStepMs: argv.traceStepMs, traceDirs: dirs,
+    mediaSource: argv.mediaSource,
   }));
   const grid = await gridRunOption(argv);
   if (!group) {

@@ -7,34 +7,43 @@ import { InputError } from './errors.js';
 import { metricByPath } from './metrics.js';
 import { referenceValue } from './reference.js';
 import { percentile } from './statistics.js';
+import { CORES, J16_CHROME, J16_SOURCE } from './reproductions/causes.js';
+import { derivedMetric } from './reproductions/derived.js';
+import { FAMILY_TABLES } from './reproductions/families.js';
+import { expectedBehaviour, rmcatVerdict } from './reproductions/verdicts.js';
 
 /**
  * @typedef {object} ReproductionColumn
- * @property {string} path      a catalogue path (lib/metrics.js)
+ * @property {string} path      a catalogue path (lib/metrics.js) or a derived one (lib/reproductions/derived.js)
  * @property {string} heading   the paper's column heading
+ * @property {boolean} [ratioToBaseline]  the row's median over its baseline row's (published under '×' + path)
  *
  * @typedef {object} ReproductionRow
  * @property {string} label     the paper's row heading
  * @property {string} scenario  a shipped scenario's name
  * @property {'reference'|Record<string, number>} published  'reference': the scenario's reference is this row;
- *   else the published values by catalogue path (columns without one were not published for the row)
+ *   else the published values by column key (columns without one were not published for the row)
+ * @property {Record<string, number>} [extra]  with 'reference': values the paper gives that the reference does not carry
+ * @property {string} [baseline]  the scenario a ratio column divides by
+ * @property {string} [why]       why the row has no published value
  *
  * @typedef {object} KnownCause
  * @property {string} id
  * @property {string} text      one line; {video} and {cpus} are replaced by the runs' own
  * @property {string[]} [columns]  the columns it bears on; all when omitted
  * @property {string[]} [rows]     the rows (scenarios) it bears on; all when omitted
- * @property {{ videoOtherThan?: string, cpusAtMost?: number }} [when]  applies only to runs like these
+ * @property {{ videoOtherThan?: string, cpusAtMost?: number, mediaSourceOtherThan?: string }} [when]  applies only to runs like these
  *
  * @typedef {object} Reproduction
  * @property {string} id        typed on the command line: `reproduce <id>`
- * @property {string} source    the paper, abbreviated as in docs/catalog.md (J16, F)
+ * @property {string} source    the paper, abbreviated as in docs/catalog.md (J16, F, I22, RFC 8867)
  * @property {string} citation  where in the paper
  * @property {string} title     the table's caption
  * @property {string} [note]    how the table maps onto the scenarios (rows or columns not reproduced)
  * @property {ReproductionColumn[]} columns
  * @property {ReproductionRow[]} rows
  * @property {KnownCause[]} causes
+ * @property {boolean} [verdicts]  judge each row by RFC 8868's criteria (lib/reproductions/verdicts.js)
  */
 
 const J16_COLUMNS = [
@@ -46,28 +55,6 @@ const J16_COLUMNS = [
   { path: 'video.recvHeight', heading: 'Avg resolution (height)' },
   { path: 'video.recvFps', heading: 'FPS' },
 ];
-const VIDEO_QUALITY = ['video.recvKbps', 'video.recvWidth', 'video.recvHeight', 'video.recvFps'];
-
-/** J16 injected 1080p50 (J16 §7-4); the harness defaults to 720p30. */
-const J16_SOURCE = {
-  id: 'source',
-  text: 'J16 injected a 1080p50 source; these runs sent {video}, which bounds resolution and frame rate, and an open 720p30 '
-    + 'call settles at 960×540 / ~2 Mbps (Chromium\'s quality scaler and its per-resolution cap; README)',
-  columns: VIDEO_QUALITY,
-  when: { videoOtherThan: '1080p50' },
-};
-const J16_CHROME = {
-  id: 'chrome-2016',
-  text: 'J16 measured a 2016 Chrome (GCC with receiver-side REMB estimates, rate held between 2 and 10 % loss); today\'s '
-    + 'Chromium estimates at the sender (transport-wide feedback) with a newer loss-based controller',
-};
-const CORES = {
-  id: 'cores',
-  text: 'Both peers encode and decode on this machine\'s {cpus} cores (J16: a machine per peer), so CPU can cap frame rate '
-    + 'and resolution (see qualityLimitationReason in the run reports)',
-  columns: ['video.recvWidth', 'video.recvHeight', 'video.recvFps'],
-  when: { cpusAtMost: 4 },
-};
 const F_CHROME = {
   id: 'rrtcc',
   text: 'F measured an RRTCC-era Chrome (receiver-side estimate, TFRC-style loss response) over 10-minute calls between '
@@ -210,7 +197,13 @@ const TABLES = [
 ];
 
 /** @type {readonly Reproduction[]} */
-export const REPRODUCTIONS = Object.freeze(TABLES);
+export const REPRODUCTIONS = Object.freeze([...TABLES, ...FAMILY_TABLES]);
+
+/** A column's key in `published` and in a row's cells: its path, or '×' + path for a ratio. @param {ReproductionColumn} column */
+export const columnKey = (column) => (column.ratioToBaseline ? `×${column.path}` : column.path);
+
+/** A column path's label, unit and decimals: the catalogue's, else the derived metric's. @param {string} path */
+export const columnMetric = (path) => metricByPath(path) ?? derivedMetric(path);
 
 /**
  * @param {string} id
@@ -238,12 +231,13 @@ export const REPRODUCTION_PATHS = [...new Set(REPRODUCTIONS.flatMap((table) => t
 /**
  * The published value of a cell, or null when the paper gives none.
  * @param {ReproductionRow} row
- * @param {string} path
+ * @param {string} key a column key (columnKey)
  * @param {unknown} reference the row's scenario's reference (for rows whose published values are it)
  */
-export function publishedValue(row, path, reference) {
-  if (row.published === 'reference') return referenceValue(reference, path)?.mean ?? null;
-  return Number.isFinite(row.published[path]) ? row.published[path] : null;
+export function publishedValue(row, key, reference) {
+  const values = row.published === 'reference' ? row.extra ?? {} : row.published;
+  if (row.published === 'reference' && referenceValue(reference, key)) return referenceValue(reference, key)?.mean ?? null;
+  return Number.isFinite(values[key]) ? values[key] : null;
 }
 
 /**
@@ -268,7 +262,9 @@ export function reproductionValues(result, paths = REPRODUCTION_PATHS) {
   const values = {};
   for (const path of paths) {
     const metric = metricByPath(path);
-    const value = metric?.per === 'run' ? metric.fromSummary?.(result?.summary ?? {}) : result?.summary?.overall?.[path]?.mean;
+    const derived = derivedMetric(path);
+    const value = derived ? derived.from(result)
+      : metric?.per === 'run' ? metric.fromSummary?.(result?.summary ?? {}) : result?.summary?.overall?.[path]?.mean;
     if (typeof value === 'number' && Number.isFinite(value)) values[path] = value;
   }
   const { timeScale, durationS, nominalDurationS } = result?.scenario ?? {};
@@ -278,11 +274,12 @@ export function reproductionValues(result, paths = REPRODUCTION_PATHS) {
 
 /**
  * @param {KnownCause} cause
- * @param {{ video?: string|null, cpus?: number|null }} environment
+ * @param {{ video?: string|null, cpus?: number|null, mediaSource?: string|null }} environment
  */
 function causeApplies(cause, environment) {
-  const { videoOtherThan, cpusAtMost } = cause.when ?? {};
+  const { videoOtherThan, cpusAtMost, mediaSourceOtherThan } = cause.when ?? {};
   if (videoOtherThan !== undefined && environment.video === videoOtherThan) return false;
+  if (mediaSourceOtherThan !== undefined && environment.mediaSource === mediaSourceOtherThan) return false;
   if (cpusAtMost !== undefined && !(Number.isFinite(environment.cpus) && environment.cpus <= cpusAtMost)) return false;
   return true;
 }
@@ -290,44 +287,70 @@ function causeApplies(cause, environment) {
 /**
  * @typedef {object} ReproductionCell
  * @property {string} path
+ * @property {string} key                     the column key (columnKey)
  * @property {number|null} published
- * @property {{ median: number, q1: number, q3: number, n: number }|null} ours  over the passed runs' values
+ * @property {{ median: number, q1: number, q3: number, n: number }|null} ours  over the passed runs' values; for a
+ *   ratio column, the ratio of the medians (q1 = q3 = median)
  * @property {number|null} deviation          ours.median − published
  * @property {number|null} relativeDeviation  deviation / |published|; null when published is 0
  * @property {string[]} causes                ids of the known causes that bear on it
  */
 
+/** Median and quartiles of a path's values over some runs, or null. @param {ReproductionRun[]} runs @param {string} path */
+function spread(runs, path) {
+  const values = runs.map((run) => run.values[path]).filter(Number.isFinite).sort((a, b) => a - b);
+  if (!values.length) return null;
+  return { median: percentile(values, 50), q1: percentile(values, 25), q3: percentile(values, 75), n: values.length };
+}
+
+/** @param {ReturnType<typeof spread>} ours @param {ReturnType<typeof spread>} base */
+function ratioOf(ours, base) {
+  if (!ours || !base || base.median === 0) return null;
+  const median = ours.median / base.median;
+  return { median, q1: median, q3: median, n: Math.min(ours.n, base.n) };
+}
+
 /**
  * One table filled with a suite's runs: per row, our median and IQR over the passed repetitions beside each
- * published value, the deviation and the known causes that apply to these runs.
+ * published value, the deviation and the known causes that apply to these runs; with `verdicts`, each row's
+ * expected behaviour (from its scenario's reference) and RFC 8868 verdict.
  * @param {Reproduction} table
  * @param {object} input
  * @param {ReproductionRun[]} input.runs the suite's runs of the table's scenarios
  * @param {Record<string, unknown>} input.references scenario name -> its reference
- * @param {{ video?: string|null, cpus?: number|null }} [input.environment] of the runs
+ * @param {{ video?: string|null, cpus?: number|null, mediaSource?: string|null }} [input.environment] of the runs
  */
 export function buildReproduction(table, { runs, references, environment = {} }) {
   const causes = table.causes.filter((cause) => causeApplies(cause, environment)).map((cause) => ({
     ...cause,
     text: cause.text.replaceAll('{video}', environment.video ?? 'another source').replaceAll('{cpus}', String(environment.cpus ?? '?')),
   }));
+  const passedOf = (scenario) => runs.filter((run) => run.scenario === scenario && run.status === 'passed');
   const rows = table.rows.map((row) => {
     const mine = runs.filter((run) => run.scenario === row.scenario);
-    const passed = mine.filter((run) => run.status === 'passed');
-    const cells = table.columns.map(({ path }) => {
-      const published = publishedValue(row, path, references[row.scenario]);
-      const values = passed.map((run) => run.values[path]).filter(Number.isFinite).sort((a, b) => a - b);
-      const ours = values.length
-        ? { median: percentile(values, 50), q1: percentile(values, 25), q3: percentile(values, 75), n: values.length } : null;
+    const passed = passedOf(row.scenario);
+    /** @type {ReproductionCell[]} */
+    const cells = table.columns.map((column) => {
+      const { path } = column;
+      const key = columnKey(column);
+      const published = publishedValue(row, key, references[row.scenario]);
+      const base = column.ratioToBaseline && row.baseline ? spread(passedOf(row.baseline), path) : null;
+      const ours = column.ratioToBaseline ? ratioOf(spread(passed, path), base) : spread(passed, path);
       const deviation = ours && published !== null ? ours.median - published : null;
       return {
-        path, published, ours, deviation,
+        path, key, published, ours, deviation,
         relativeDeviation: deviation !== null && published !== 0 ? deviation / Math.abs(published) : null,
         causes: causes.filter((c) => (!c.columns || c.columns.includes(path)) && (!c.rows || c.rows.includes(row.scenario)))
           .map((c) => c.id),
       };
     });
-    return { label: row.label, scenario: row.scenario, runs: mine, passedRuns: passed.length, cells };
+    const verdict = table.verdicts
+      ? {
+        expected: expectedBehaviour(references[row.scenario]),
+        ...rmcatVerdict(row.scenario, Object.fromEntries(cells.map((cell) => [cell.key, cell.ours?.median ?? null]))),
+      }
+      : null;
+    return { label: row.label, scenario: row.scenario, runs: mine, passedRuns: passed.length, cells, verdict };
   });
   const compressed = runs.some((run) => run.clock && (run.clock.timeScale !== 1 || run.clock.durationS < run.clock.nominalDurationS));
   return { table, rows, causes, compressed };

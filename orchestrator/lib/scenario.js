@@ -27,7 +27,10 @@ export const SCENARIO_DIR = fileURLToPath(new URL('../scenarios/', import.meta.u
 export const DEFAULT_WARMUP_S = 10;
 
 const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'topology', 'media', 'browsers', 'network', 'mainCall',
-  'flows', 'reference', 'codec', 'devices', 'placement'];
+  'flows', 'reference', 'codec', 'devices', 'placement', 'mediaSource'];
+
+/** The video rates a scenario can ask for: `rfc8867` (RFC 8867 §4.3, applied by client-app/media-source.js) or `browser` (its own). */
+export const MEDIA_SOURCES = ['browser', 'rfc8867'];
 
 /** How the peers' media travels: `mesh`, every peer to every other; `sfu`, every peer to Janus and back (lib/topology.js). */
 export const TOPOLOGIES = ['mesh', 'sfu'];
@@ -47,6 +50,7 @@ export const TOPOLOGIES = ['mesh', 'sfu'];
  * @property {string} topology        'mesh' or 'sfu'
  * @property {Record<string, string>} media  peer → its own video preset; every other peer uses the run's (--video)
  * @property {import('./codec.js').RequestedCodec|null} codec  the video codec every connection must use (--codec over the file's)
+ * @property {'browser'|'rfc8867'} mediaSource  the video rates: the browser's own, or RFC 8867 §4.3's (--media-source over the file's)
  * @property {Record<string, import('./devices.js').Device>} devices  peer → its capture size, frame rate, CPU throttling and CPU quota
  * @property {Record<string, string>} browsers  peer → its own browser (lib/browsers.js); every other peer runs the run's (--browser)
  * @property {Record<string, string>} placement  peer → the label of the grid-node its browser runs on (--grid)
@@ -99,14 +103,15 @@ export function listScenarios() {
  * Loads a shipped scenario by name, or any scenario file by path (contains '/' or ends in .json).
  * @param {string} nameOrPath
  * @param {{timeScale?: number, durationS?: number, warmupS?: number, codec?: import('./codec.js').RequestedCodec|null,
- *   traceStepMs?: number, traceDirs?: string[]}} [options]
+ *   traceStepMs?: number, traceDirs?: string[], mediaSource?: string}} [options]
  *   timeScale compresses the schedule and duration (smoke runs); durationS, warmupS and codec (--codec) override the file's;
  *   traceStepMs (--trace-step-ms) overrides network.traceStepMs; traceDirs (--trace-dir): folders trace files may also
- *   come from, besides the scenario file's and orchestrator/traces/ (lib/trace-file.js)
+ *   come from, besides the scenario file's and orchestrator/traces/ (lib/trace-file.js); mediaSource (--media-source)
+ *   overrides the file's
  * @returns {ResolvedScenario}
  */
 export function loadScenario(nameOrPath, {
-  timeScale = 1, durationS, warmupS: warmupOverrideS, codec: codecOverride = null, traceStepMs, traceDirs = [],
+  timeScale = 1, durationS, warmupS: warmupOverrideS, codec: codecOverride = null, traceStepMs, traceDirs = [], mediaSource: sourceOverride,
 } = {}) {
   expectNumber(timeScale, 'timeScale (--time-scale)', { above: 0 });
   if (durationS !== undefined) expectNumber(durationS, 'durationS (--duration)', { above: 0, max: MAX_DURATION_S });
@@ -154,6 +159,7 @@ export function loadScenario(nameOrPath, {
   const codec = codecOverride ?? fileCodec;
   // Janus's VideoRoom forwards the codec its room was created with (VP8), whatever the pages prefer.
   if (codec && topology === 'sfu') throw new InputError(`${codecOverride ? '--codec' : `${file}: codec`}: codec selection needs a mesh call; scenario ${name} has topology sfu`);
+  const mediaSource = mediaSourceOf(sourceOverride ?? raw.mediaSource, sourceOverride === undefined ? `${file}: mediaSource` : '--media-source');
   const devices = normalizeDevices(raw.devices, allPeers, file);
   const browsers = validatePeerBrowsers(raw.browsers, allPeers, file);
   const placement = validatePlacement(raw.placement, allPeers, file);
@@ -166,6 +172,14 @@ export function loadScenario(nameOrPath, {
   }, durationS === undefined ? `${file}: durationS` : '--duration');
   return {
     name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers, allPeers, topology, media,
-    browsers, placement, network: raw.network ?? {}, mainCall, flows, reference, codec, devices, compiled,
+    browsers, placement, network: raw.network ?? {}, mainCall, flows, reference, codec, devices, mediaSource, compiled,
   };
+}
+
+/** @param {unknown} value @param {string} where @returns {'browser'|'rfc8867'} */
+function mediaSourceOf(value = 'browser', where) {
+  if (!MEDIA_SOURCES.includes(/** @type {string} */ (value))) {
+    throw new InputError(`${where}: ${describeValue(value)} is not a media source: use one of ${MEDIA_SOURCES.join(', ')}`);
+  }
+  return /** @type {'browser'|'rfc8867'} */ (value);
 }

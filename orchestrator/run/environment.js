@@ -21,12 +21,13 @@ function browserName(kind, executable) {
  * @param {{ browsers: Record<string, { kind: string, path: string, source: string, version: string|null|undefined }>,
  *   samples: Array<Record<string, any>>, emulator: { name: string, choice?: string|null } | null, emulatorName: string,
  *   media: object, startedAt: Date, endedAt: Date, codecs: import('../lib/codec.js').CodecSummary,
- *   cgroups: import('../lib/result.js').Environment['cgroups'], grid?: import('../lib/result.js').GridRecord|null }} input
+ *   cgroups: import('../lib/result.js').Environment['cgroups'], grid?: import('../lib/result.js').GridRecord|null,
+ *   mediaSource?: 'browser'|'rfc8867' }} input
  *   browsers: every peer's, with the version its browser reported (null if it never started)
  * @returns {import('../lib/result.js').Environment}
  */
 export function describeEnvironment({
-  browsers, samples, emulator, emulatorName, media, startedAt, endedAt, codecs, cgroups, grid = null,
+  browsers, samples, emulator, emulatorName, media, startedAt, endedAt, codecs, cgroups, grid = null, mediaSource = 'browser',
 }) {
   const { preset, video, audio, width, height, fps, frames, frameCode, peers } = /** @type {any} */ (media);
   const perPeer = Object.fromEntries(Object.entries(browsers).map(([peer, { kind, path: executable, source, version }]) => [peer, {
@@ -51,6 +52,8 @@ export function describeEnvironment({
     startedAt: startedAt.toISOString(),
     endedAt: endedAt.toISOString(),
     media: { preset, video, audio, width, height, fps, frames, frameCode, peers },
+    // RFC 8867 §4.3's video rates (150 kbps to 1.5 Mbps, starting at 150) or the browser's own (client-app/media-source.js)
+    mediaSource,
     codecs,
     cgroups,
     grid,

@@ -45,6 +45,7 @@ function resultInput(call, viewer) {
       samples: recorder.samples, emulator: call.emulator, emulatorName: call.emulatorName, media: call.media, startedAt,
       endedAt: new Date(),
       codecs: codecSummary(recorder.events, scenario.codec), cgroups: call.cgroups?.record ?? null, grid: call.grid?.record ?? null,
+      mediaSource: scenario.mediaSource ?? 'browser',
     }),
     samples: recorder.samples,
     events: recorder.events,

@@ -317,6 +317,7 @@ async function setUpCall(call) {
     const url = pageUrl(signaling.httpUrl, {
       peer, room, signal: signaling.wsUrl, callAtJoin, ...(holdTowards ? { hold: holdTowards } : {}), ...(janus ? { sfu: SFU_NODE } : {}),
       ...(scenario.codec ? { codec: JSON.stringify(scenario.codec) } : {}),
+      ...(scenario.mediaSource !== 'browser' ? { mediaSource: scenario.mediaSource } : {}),
       ...(device ? { videoConstraints: JSON.stringify(videoConstraints(device)) } : {}),
       ...(media.source === 'media-element' ? { source: media.source, media: mediaUrlPath(peer) } : {}),
     }, secrets.get(peer));

@@ -1,14 +1,18 @@
 // A "Reproduction" page of a suite (reproduction-<id>.html in the suite directory): one published table
 // (lib/reproductions.js) with, in every cell, our median and IQR over the repetitions beside the published value,
 // the deviation, and markers for the known causes listed under the table. Pure; self-contained.
-import { escapeHtml, formatDifference, formatNumber, metricInfo, statusBadge } from '../report/format.js';
+import { columnMetric } from '../lib/reproductions.js';
+import { escapeHtml, formatDifference, formatNumber, statusBadge } from '../report/format.js';
 import { renderPage } from '../report/page.js';
+
+/** @param {string} path */
+const metricInfo = (path) => columnMetric(path) ?? { label: path, unit: '', decimals: null, scale: 1 };
 
 const STYLE = `<style>
 table.reproduction td { vertical-align: top; } table.reproduction .ours { font-weight: 600; display: block; }
 table.reproduction .iqr, table.reproduction .paper, table.reproduction .dev { display: block; font-size: .85em; }
 table.reproduction .paper { color: #555; } table.reproduction sup a { text-decoration: none; }
-ol.causes li { margin: .2em 0; }
+ol.causes li { margin: .2em 0; } table.reproduction td.verdict { max-width: 28em; font-size: .9em; }
 </style>`;
 
 /** @param {string} id */
@@ -16,27 +20,39 @@ export const reproductionFileName = (id) => `reproduction-${id}.html`;
 
 /** A value in the unit the catalogue shows it in (utilisation as %). @param {string} path @param {number|null|undefined} value */
 function shown(path, value) {
+  if (path.startsWith('×')) return Number.isFinite(value) ? value : null;
   const info = metricInfo(path);
   return Number.isFinite(value) ? value * (info.scale ?? 1) : null;
 }
 
 /** @param {string} path @param {number|null|undefined} value */
-const format = (path, value) => formatNumber(shown(path, value), metricInfo(path).decimals ?? undefined);
+const format = (path, value) => formatNumber(shown(path, value), path.startsWith('×') ? 2 : metricInfo(path).decimals ?? undefined);
 
 /**
  * @param {ReturnType<typeof import('../lib/reproductions.js').buildReproduction>['rows'][number]['cells'][number]} cell
  * @param {Map<string, number>} causeNumbers
  */
 function renderCell(cell, causeNumbers) {
-  const { path, ours, published } = cell;
+  const { key: path, ours, published } = cell;
   const markers = cell.causes.map((id) => `<sup><a href="#cause-${escapeHtml(id)}" title="known cause">${causeNumbers.get(id)}</a></sup>`).join('');
-  const iqr = ours && ours.n > 1 ? `IQR ${format(path, ours.q1)}–${format(path, ours.q3)}` : ours ? '1 run' : '';
+  const iqr = path.startsWith('×') ? (ours ? 'ratio of the medians' : '') : ours && ours.n > 1 ? `IQR ${format(path, ours.q1)}–${format(path, ours.q3)}` : ours ? '1 run' : '';
   const deviation = cell.deviation === null ? '' : `Δ ${formatDifference(shown(path, ours?.median), shown(path, published))}`;
-  return `<td data-path="${escapeHtml(path)}" data-ours="${ours ? ours.median : ''}" data-published="${published ?? ''}">`
+  return `<td data-path="${escapeHtml(cell.path)}" data-ours="${ours ? ours.median : ''}" data-published="${published ?? ''}" data-key="${escapeHtml(path)}">`
     + `<span class="ours">${ours ? format(path, ours.median) : '—'}${markers}</span>`
     + `<span class="iqr note">${escapeHtml(iqr)}</span>`
     + `<span class="paper">paper ${published === null ? 'n/a' : format(path, published)}</span>`
     + `<span class="dev">${escapeHtml(deviation)}</span></td>`;
+}
+
+/**
+ * A case's expected behaviour (RFC 8867) and its verdict by RFC 8868's criteria, each criterion with how it is judged.
+ * @param {NonNullable<ReturnType<typeof import('../lib/reproductions.js').buildReproduction>['rows'][number]['verdict']>} verdict
+ */
+function renderVerdict(verdict) {
+  const items = verdict.criteria.map((c) => `<li data-criterion="${escapeHtml(c.id)}">${escapeHtml(c.id)}: <b>${escapeHtml(c.verdict)}</b>`
+    + ` <span class="note">(${escapeHtml(c.threshold)})</span></li>`).join('');
+  return `<td class="verdict" data-verdict="${escapeHtml(verdict.verdict)}"><b>${escapeHtml(verdict.verdict)}</b><ul>${items}</ul>`
+    + `<span class="note">Expected: ${escapeHtml(verdict.expected ?? 'see the scenario file')}</span></td>`;
 }
 
 /**
@@ -47,16 +63,17 @@ function renderCell(cell, causeNumbers) {
 export function renderReproductionPage(reproduction, { suiteName, suitePage = 'report.html', environment = null }) {
   const { table, rows, causes } = reproduction;
   const causeNumbers = new Map(causes.map((cause, index) => [cause.id, index + 1]));
-  const heads = table.columns.map(({ path, heading }) => {
+  const heads = table.columns.map(({ path, heading, ratioToBaseline }) => {
     const info = metricInfo(path);
-    return `<th title="${escapeHtml(path)}">${escapeHtml(heading)}<br><span class="unit">${escapeHtml(info.label)}${info.unit ? ` (${escapeHtml(info.unit)})` : ''}</span></th>`;
-  }).join('');
+    const unit = ratioToBaseline ? '×' : info.unit;
+    return `<th title="${escapeHtml(path)}">${escapeHtml(heading)}<br><span class="unit">${escapeHtml(info.label)}${unit ? ` (${escapeHtml(unit)})` : ''}</span></th>`;
+  }).join('') + (table.verdicts ? '<th>Verdict (RFC 8868 §2) and expected behaviour (RFC 8867)</th>' : '');
   const body = rows.map((row) => {
     const runs = row.runs.map((run) => (run.report
       ? `<a href="${escapeHtml(run.report)}">${run.repetition}</a>` : String(run.repetition)) + (run.status === 'passed' ? '' : ` ${statusBadge(run.status)}`)).join(' ');
     return `<tr data-scenario="${escapeHtml(row.scenario)}"><th scope="row">${escapeHtml(row.label)}<br><span class="mono note">${escapeHtml(row.scenario)}</span>`
       + `<br><span class="note">${row.passedRuns}/${row.runs.length} runs passed${runs ? `: ${runs}` : ''}</span></th>`
-      + `${row.cells.map((cell) => renderCell(cell, causeNumbers)).join('')}</tr>`;
+      + `${row.cells.map((cell) => renderCell(cell, causeNumbers)).join('')}${row.verdict ? renderVerdict(row.verdict) : ''}</tr>`;
   }).join('\n');
   const env = environment ?? {};
   const meta = [

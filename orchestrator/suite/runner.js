@@ -1,12 +1,14 @@
 // Runs a suite (or one shard of it) run by run into one directory, then writes its summary and reports.
 // Results and reports are written before any error leaves: an environment error (no browser) stops the
 // suite with what ran so far; Ctrl-C finishes the current run as aborted and stops.
+import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { onInterrupt } from '../lib/shutdown.js';
 import { EnvironmentError, HarnessError, InputError } from '../lib/errors.js';
 import { createProgress } from '../run/progress.js';
 import { runScenario } from '../run/run.js';
-import { writeRunReport } from '../report/write.js';
+import { resumeDecision } from '../lib/reproductions/resume.js';
+import { loadResult, writeRunReport } from '../report/write.js';
 import { checkMachineClass, machineClass } from './baseline.js';
 import { planRuns, shardEntries } from './plan.js';
 import { buildSuiteSummary, compactResult } from './summary.js';
@@ -26,12 +28,14 @@ import { defaultSuiteDir, writeSuiteOutputs } from './suite-dir.js';
  * @param {boolean} [options.headful]
  * @param {(line: string) => void} [options.log]
  * @param {import('./suite-dir.js').Remember|null} [options.remember] write the suite to the results store
+ * @param {boolean} [options.resume] keep each run whose result.json in the suite directory is complete (lib/reproductions/resume.js)
+ * @param {typeof runScenario} [options.runOne] runs one scenario (a test's fake; default the real run)
  * @returns {Promise<{ summary: object, suiteDir: string, paths: Record<string, string> }>}
  * @throws {HarnessError} after writing the outputs, when the environment (or an input only a run could check) stopped the suite
  */
 export async function runSuite({
   suite, assertions, assertionsFile, baseline = null, regression, allowMachineMismatch = false, shard = null, outDir, browserPath,
-  headful = false, log = () => {}, remember = null,
+  headful = false, log = () => {}, remember = null, resume = false, runOne = runScenario,
 }) {
   const startedAt = new Date();
   const suiteDir = path.resolve(outDir ?? defaultSuiteDir(suite.name, startedAt));
@@ -49,12 +53,22 @@ export async function runSuite({
     for (const [i, { entry, repetition, dir }] of plan.entries()) {
       if (interrupted) break;
       const runDir = path.join(suiteDir, dir);
+      if (resume) {
+        const existing = await loadResult(path.join(runDir, 'result.json')).catch(() => null);
+        const { keep, why } = resumeDecision(existing, entry.scenario);
+        log(`[${i + 1}/${plan.length}] ${entry.name} run ${repetition}: ${keep ? 'kept' : 're-run'}, ${why}`);
+        if (keep) {
+          const hasReport = await access(path.join(runDir, 'report.html')).then(() => true, () => false);
+          runs.push({ scenario: entry.name, repetition, dir, hasReport, result: compactResult(existing) });
+          continue;
+        }
+      }
       const progress = createProgress({ durationS: entry.scenario.durationS });
       progress.log(`[${i + 1}/${plan.length}] ${entry.name} run ${repetition}/${entry.repetitions} (${entry.scenario.durationS} s)`);
       let result;
       try {
-        ({ result } = await runScenario({
-          scenario: entry.scenario, video: suite.video, emulator: suite.emulator, browserPath, headful, outDir: runDir,
+        ({ result } = await runOne({
+          scenario: entry.scenario, video: suite.video, emulator: suite.emulator, browserPath, headful, outDir: runDir, force: resume,
           onSample: (sample) => progress.sample(sample), log: (line) => progress.log(line),
         }));
       } catch (error) {

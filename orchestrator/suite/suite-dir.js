@@ -101,11 +101,14 @@ export async function writeReproductionPages(suiteDir, summary) {
   const shippedFile = new Map(listScenarios().map((s) => [s.name, s.file]));
   /** @type {import('../lib/reproductions.js').ReproductionRun[]} */
   const runs = [];
+  /** @type {Map<string, Set<string>>} scenario -> the media sources its runs used (result.json environment.mediaSource) */
+  const sources = new Map();
   // One at a time, keeping only the few numbers a table needs (a nightly has 100+ results of a few MB each).
   for (const run of summary.runs) {
     if (!needed.has(run.scenario)) continue;
     const result = await loadResult(path.join(suiteDir, run.dir, 'result.json')).catch(() => null);
     if (result && result.scenario?.file !== shippedFile.get(run.scenario)) continue;
+    if (result) sources.set(run.scenario, (sources.get(run.scenario) ?? new Set()).add(result.environment?.mediaSource ?? 'browser'));
     runs.push({ scenario: run.scenario, repetition: run.repetition, status: result ? run.status : 'missing', report: run.report, ...reproductionValues(result) });
   }
   const references = Object.fromEntries([...needed].map((name) => {
@@ -119,7 +122,10 @@ export async function writeReproductionPages(suiteDir, summary) {
   const written = [];
   for (const table of tables) {
     const mine = runs.filter((run) => tableScenarios(table).includes(run.scenario));
-    const reproduction = buildReproduction(table, { runs: mine, references, environment });
+    // A cause about the media source applies unless every run of the table used the one it names.
+    const used = new Set(tableScenarios(table).flatMap((name) => [...(sources.get(name) ?? [])]));
+    const mediaSource = used.size === 1 ? [...used][0] : null;
+    const reproduction = buildReproduction(table, { runs: mine, references, environment: { ...environment, mediaSource } });
     const file = reproductionFileName(table.id);
     await writeFileAtomic(path.join(suiteDir, file), renderReproductionPage(reproduction, {
       suiteName: summary.suite?.name ?? 'suite', suitePage: OUTPUT_FILES.page, environment: summary.environment,

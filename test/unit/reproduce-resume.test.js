@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { resumeDecision } from '../../orchestrator/lib/reproductions/resume.js';
+import { loadScenario } from '../../orchestrator/lib/scenario.js';
+import { DEFAULT_REGRESSION } from '../../orchestrator/suite/baseline.js';
+import { runSuite } from '../../orchestrator/suite/runner.js';
+import { makeResult } from '../fixtures/results/make-result.js';
+
+/** A complete result.json of a shipped scenario (the static fixture renamed), or one with another status. */
+function resultOf(name, status = 'passed') {
+  const result = makeResult('static');
+  const { file, durationS } = loadScenario(name);
+  return { ...result, status, scenario: { ...result.scenario, name, file, durationS } };
+}
+
+test('resume keeps only a finished result of the same scenario and length', () => {
+  const scenario = { name: 'bandwidth-750', durationS: 300 };
+  assert.deepEqual(resumeDecision(resultOf('bandwidth-750'), scenario), { keep: true, why: 'complete (passed)' });
+  assert.equal(resumeDecision(resultOf('bandwidth-750', 'failed'), scenario).keep, true);
+  assert.equal(resumeDecision(resultOf('bandwidth-750', 'aborted'), scenario).keep, false);
+  assert.equal(resumeDecision({ ...resultOf('bandwidth-750'), summary: null }, scenario).keep, false);
+  assert.equal(resumeDecision(resultOf('bandwidth-250'), scenario).keep, false);
+  assert.match(resumeDecision(resultOf('bandwidth-750'), { ...scenario, durationS: 30 }).why, /another --time-scale/);
+  assert.equal(resumeDecision(null, scenario).keep, false);
+});
+
+test('a resumed suite re-runs only the partial and missing runs and renders the page from all of them', async () => {
+  const out = mkdtempSync(path.join(os.tmpdir(), 'wtb-resume-'));
+  const write = async (dir, result) => {
+    await mkdir(path.join(out, dir), { recursive: true });
+    await writeFile(path.join(out, dir, 'result.json'), JSON.stringify(result));
+  };
+  await write('bandwidth-1500/run-1', resultOf('bandwidth-1500'));
+  await write('bandwidth-750/run-1', resultOf('bandwidth-750', 'aborted'));
+  /** @type {string[]} */
+  const ran = [];
+  const runOne = async ({ scenario, outDir, force }) => {
+    assert.equal(force, true, 'a partial run\'s result.json is replaced');
+    ran.push(scenario.name);
+    const result = resultOf(scenario.name);
+    await write(path.relative(out, outDir), result);
+    return { result };
+  };
+  const names = ['bandwidth-1500', 'bandwidth-750', 'bandwidth-250'];
+  const suite = {
+    name: 'reproduce-j16-table-8-4', description: 'test', file: 'reproduce j16-table-8-4', emulator: 'relay', video: '720p30',
+    assertionsFile: null, regression: DEFAULT_REGRESSION,
+    entries: names.map((name) => ({ name, source: name, repetitions: 1, scenario: loadScenario(name) })),
+  };
+  const { summary } = await runSuite({
+    suite, assertions: {}, assertionsFile: null, regression: suite.regression, outDir: out, resume: true,
+    runOne: /** @type {any} */ (runOne),
+  });
+  assert.deepEqual(ran, ['bandwidth-750', 'bandwidth-250'], 'the complete bandwidth-1500 run is kept');
+  assert.deepEqual(summary.runs.map((r) => [r.scenario, r.status]), names.map((name) => [name, 'passed']));
+  const page = readFileSync(path.join(out, 'reproduction-j16-table-8-4.html'), 'utf8');
+  for (const name of names) assert.match(page, new RegExp(`<tr data-scenario="${name}">.*?1/1 runs passed`, 's'));
+  assert.ok(existsSync(path.join(out, 'summary.json')));
+});

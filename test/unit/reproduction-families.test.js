@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { buildReproduction, columnKey, findReproduction, reproductionValues, tableScenarios } from '../../orchestrator/lib/reproductions.js';
+import { derivedMetric } from '../../orchestrator/lib/reproductions/derived.js';
+import { rmcatVerdict } from '../../orchestrator/lib/reproductions/verdicts.js';
+import { loadScenario } from '../../orchestrator/lib/scenario.js';
+import { renderReproductionPage } from '../../orchestrator/suite/render-reproduction.js';
+
+/**
+ * A result.json as the runner writes it (docs/results-schema.md), with the fields the family tables read: the call's
+ * means, per-peer totals, the bottleneck's fairness phases and the emulator's truth. `scale` varies it per scenario.
+ */
+function fixtureResult({ scale = 1, jain = 0.95 } = {}) {
+  const phase = (fromS, toS, flows, kbps) => ({
+    fromS, toS, seconds: toS - fromS, flows,
+    meanKbps: Object.fromEntries(flows.map((f, i) => [f, kbps[i]])), jainIndex: jain - (flows.length - 2) * 0.1,
+  });
+  const overall = { 'video.recvKbps': 1500 * scale, rttMs: 120, lossPct: 0.5, 'video.recvWidth': 960, 'video.recvHeight': 540, 'video.recvFps': 30 };
+  return {
+    scenario: { timeScale: 1, durationS: 120, nominalDurationS: 120 },
+    summary: {
+      windowS: [10, 120],
+      overall: Object.fromEntries(Object.entries(overall).map(([path, mean]) => [path, { mean }])),
+      utilization: { overall: 0.7 }, jainIndex: jain, convergenceS: 12,
+      peerTotals: {
+        p0: { uplinkKbps: 1000 * scale, downlinkKbps: 2000 * scale, downlinkToUplink: 2 },
+        p1: { uplinkKbps: 1200 * scale, downlinkKbps: 2200 * scale, downlinkToUplink: 1.8 },
+      },
+      fairness: {
+        links: {
+          'bottleneck.fwd': {
+            flows: ['call:fwd', 'tcp', 'data'], utilization: 0.9,
+            phases: [phase(10, 40, ['call:fwd', 'tcp'], [900, 700]), phase(40, 100, ['call:fwd', 'tcp', 'data'], [600, 500, 400])],
+          },
+        },
+      },
+    },
+    network: { truth: [9, 11, 12, 121].map((t) => ({ t, link: 'bottleneck.fwd', queueDelayMsP50: t })) },
+  };
+}
+
+test('the derived values: per-peer totals, per-flow rates while every flow runs, Jain by flow count, queuing delay', () => {
+  const result = fixtureResult();
+  const value = (path) => derivedMetric(path).from(result);
+  assert.equal(value('peerTotals.uplinkKbps'), 1100);
+  assert.equal(value('peerTotals.downlinkToUplink'), 1.9);
+  assert.equal(value('flowKbps.call:fwd'), 600, 'the phase with all three flows, not the two-flow one');
+  assert.equal(value('flowKbps.data'), 400);
+  assert.ok(Math.abs(value('fairness.jain2Flows') - 0.95) < 1e-9);
+  assert.ok(Math.abs(value('fairness.jain3Flows') - 0.85) < 1e-9);
+  assert.equal(value('bottleneck.queueDelayMs'), 11.5, 'only the window (10, 120]');
+  assert.equal(value('bottleneck.utilization'), 0.9);
+  assert.equal(derivedMetric('flowKbps.tcp').from({ summary: { fairness: null } }), null);
+  assert.equal(derivedMetric('bottleneck.queueDelayMs').from({}), null);
+});
+
+const PUBLISHED_FIGURES = {
+  'j16-multi-party': ['paper 2.03', 'paper 2.77', 'paper 2.00', 'paper 2.95'],
+  'j16-cross-traffic': ['paper 78.0', 'paper 0.960', 'paper 0.790', 'paper 0.980', 'paper 0.940', 'paper 1408', 'paper 451'],
+  'j16-table-8-9': ['paper 2457', 'paper 973', 'paper 547', 'paper 48.9'],
+  'j16-constrained-device': ['paper 1148', 'paper 102', 'paper 772', 'paper 35.8'],
+  'i22-media-vs-data': ['paper 106', 'paper 1889', 'paper 0.556', 'paper 268'],
+};
+
+/** A table filled from fixture results: three passed runs per scenario, the nth scenario's rates scaled by n. */
+function filled(id) {
+  const table = findReproduction(id);
+  const scenarios = tableScenarios(table);
+  const runs = scenarios.flatMap((scenario, n) => [1, 2, 3].map((repetition) => ({
+    scenario, repetition, status: 'passed', report: null, ...reproductionValues(fixtureResult({ scale: n + repetition / 10 })),
+  })));
+  const references = Object.fromEntries(scenarios.map((name) => [name, loadScenario(name).reference]));
+  return buildReproduction(table, { runs, references, environment: { video: '720p30', cpus: 2 } });
+}
+
+for (const id of [...Object.keys(PUBLISHED_FIGURES), 'rfc8867-rmcat']) {
+  test(`${id} renders from fixture results with every published figure beside our value`, () => {
+    const built = filled(id);
+    const html = renderReproductionPage(built, { suiteName: 'fixtures' });
+    for (const figure of PUBLISHED_FIGURES[id] ?? []) assert.ok(html.includes(figure), `${id}: ${figure} missing`);
+    const published = built.rows.flatMap((row) => row.cells.filter((cell) => cell.published !== null));
+    assert.equal(published.length > 0, id !== 'rfc8867-rmcat', `${id}: published cells`);
+    for (const cell of published) {
+      assert.ok(cell.ours, `${id}/${cell.key}: our value from the fixtures`);
+      assert.ok(html.includes(`data-published="${cell.published}" data-key="${cell.key}"`), `${id}/${cell.key}`);
+    }
+  });
+}
+
+test('a ratio column divides a row\'s median by its baseline row\'s (mesh-3 over mesh-2)', () => {
+  const row = filled('j16-multi-party').rows.find((r) => r.scenario === 'mesh-3');
+  const ratio = row.cells.find((cell) => cell.key === '×peerTotals.uplinkKbps');
+  // mesh-2 is scenario 0 (scale 0.2 at the median run), mesh-3 scenario 1 (scale 1.2): uplink 1100 × scale.
+  assert.ok(Math.abs(ratio.ours.median - 1.2 / 0.2) < 1e-9);
+  assert.equal(ratio.published, 2.03);
+  assert.equal(filled('j16-multi-party').rows.find((r) => r.scenario === 'mesh-2').cells[2].ours, null, 'a baseline row has no ratio');
+});
+
+test('the RMCAT table judges each case by RFC 8868\'s criteria beside the RFC 8867 expected behaviour', () => {
+  const built = filled('rfc8867-rmcat');
+  const html = renderReproductionPage(built, { suiteName: 'fixtures' });
+  assert.equal(built.rows.length, 9);
+  for (const row of built.rows) {
+    assert.ok(row.verdict.expected?.startsWith('RFC 8867 §5.'), `${row.scenario}: ${row.verdict.expected}`);
+    assert.match(html, new RegExp(`<tr data-scenario="${row.scenario.replace('.', '\\.')}">.*?<td class="verdict" data-verdict="(met|measured)">`, 's'));
+  }
+  assert.match(html, /Expected: RFC 8867 §5\.4: the competing flows converge/);
+  assert.match(html, /no threshold in RFC 8868/);
+  assert.match(html, /id="cause-media-source"/, 'runs without the RFC 8867 media source are marked');
+  const table = findReproduction('rfc8867-rmcat');
+  const withSource = buildReproduction(table, { runs: [], references: {}, environment: { mediaSource: 'rfc8867' } });
+  assert.ok(!withSource.causes.some((c) => c.id === 'media-source'), 'runs with it are not');
+  const five1 = built.rows.find((r) => r.scenario === 'rmcat-5.1').verdict;
+  assert.equal(five1.verdict, 'measured');
+  assert.equal(five1.criteria.find((c) => c.id === 'fairness').verdict, 'not applicable');
+});
+
+test('an unfair or unconverged RMCAT case is not met; no runs is no verdict', () => {
+  const medians = (jain, convergence) => Object.fromEntries(findReproduction('rfc8867-rmcat').columns
+    .map((c) => [columnKey(c), c.path === 'jainIndex' ? jain : c.path === 'convergenceS' ? convergence : 1]));
+  assert.equal(rmcatVerdict('rmcat-5.4', medians(0.95, 12)).verdict, 'met');
+  assert.equal(rmcatVerdict('rmcat-5.4', medians(0.5, 12)).verdict, 'not met');
+  assert.equal(rmcatVerdict('rmcat-5.4', medians(0.95, null)).verdict, 'not met');
+  assert.equal(rmcatVerdict('rmcat-5.4', {}).verdict, 'no runs');
+});
