@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { EnvironmentError } from '../orchestrator/lib/errors.js';
+import { EnvironmentError } from '../orchestrator/lib/system/errors.js';
 import { binomialInterval99, runCalibration } from '../orchestrator/emulators/calibration.js';
 import { assertCanRun, netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
 import { iperf3IpKbps, openNetemProbePath, runIperf3 } from '../orchestrator/emulators/netem/calibrate.js';
@@ -14,7 +14,7 @@ import { linkCommands, qdiscLayout, setupCommands } from '../orchestrator/emulat
 import { createNetemEmulator } from '../orchestrator/emulators/netem/index.js';
 import { createCommandRunner } from '../orchestrator/emulators/runner.js';
 import { planTopology } from '../orchestrator/emulators/netem/topology.js';
-import { compileNetwork } from '../orchestrator/lib/schedule.js';
+import { compileNetwork } from '../orchestrator/lib/network/schedule.js';
 
 const caps = await netemCapabilities();
 const skip = caps.netns && caps.htb && caps.nftables ? false : `netem backend unavailable here: ${caps.reasons.join('; ')}`;

@@ -1,4 +1,4 @@
-import { EnvironmentError } from '../lib/errors.js';
+import { EnvironmentError } from '../lib/system/errors.js';
 import { BACKENDS } from '../emulators/index.js';
 import { removeKernelFlowLeftovers } from '../cross/cleanup.js';
 import { createCommandRunner } from '../emulators/runner.js';

@@ -1,12 +1,12 @@
 import path from 'node:path';
-import { PRESETS } from '../lib/media-presets.js';
+import { PRESETS } from '../lib/media/media-presets.js';
 import { EMULATORS } from '../emulators/index.js';
-import { InputError } from '../lib/errors.js';
-import { displayPath } from '../lib/json-file.js';
-import { REPRODUCTIONS, findReproduction, tableScenarios } from '../lib/reproductions.js';
-import { loadScenario } from '../lib/scenario.js';
+import { InputError } from '../lib/system/errors.js';
+import { displayPath } from '../lib/input/json-file.js';
+import { REPRODUCTIONS, findReproduction, tableScenarios } from '../lib/scenario/reproductions.js';
+import { loadScenario } from '../lib/scenario/scenario-file.js';
 import { TRACE_DIR_OPTION, traceDirs } from './trace-dir.js';
-import { installProcessHandlers } from '../lib/shutdown.js';
+import { installProcessHandlers } from '../lib/system/shutdown.js';
 import { DEFAULT_REGRESSION } from '../suite/baseline.js';
 import { reproductionFileName } from '../suite/render-reproduction.js';
 import { runSuite } from '../suite/runner.js';

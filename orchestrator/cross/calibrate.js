@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { normalizeLinkParams } from '../lib/link-model.js';
+import { normalizeLinkParams } from '../lib/network/link-model.js';
 import { TUN_MTU } from './plan.js';
 import { startKernelFlows } from './kernel-flows.js';
 

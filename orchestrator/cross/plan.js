@@ -6,9 +6,9 @@
  * client runs on the sending side (left for `forward`, right for `backward`), so iperf3's receiver is always its
  * server. One iperf3 server per test (a long flow has one test, a short-TCP flow one per burst), each on its own port.
  */
-import { HarnessError } from '../lib/errors.js';
-import { MAX_KERNEL_FLOWS } from '../lib/limits.js';
-import { shortRunId } from '../lib/run-id.js';
+import { HarnessError } from '../lib/system/errors.js';
+import { MAX_KERNEL_FLOWS } from '../lib/input/limits.js';
+import { shortRunId } from '../lib/system/run-id.js';
 
 
 /** Every namespace of the kernel flows starts with this (netem's are `wtb-`, so neither sweep takes the other's). */
@@ -23,14 +23,14 @@ export const UDP_PAYLOAD_BYTES = 1200;
 export const TUN_MTU = 1500;
 
 /**
- * @typedef {object} KernelFlow  a normalised flow of kind tcp, tcp-short or udp (lib/flows.js), times on the media clock
+ * @typedef {object} KernelFlow  a normalised flow of kind tcp, tcp-short or udp (lib/cross/flows.js), times on the media clock
  * @property {string} name
  * @property {'tcp'|'tcp-short'|'udp'} kind
  * @property {'forward'|'backward'} [direction]  forward (default): left -> right
  * @property {number} startS
  * @property {number} stopS
  * @property {number} [rateKbps]  udp: the constant bitrate
- * @property {{atS: number, bytes: number}[]} [bursts]  tcp-short: lib/flows.js shortTcpBursts(flow)
+ * @property {{atS: number, bytes: number}[]} [bursts]  tcp-short: lib/cross/flows.js shortTcpBursts(flow)
  */
 
 /**
@@ -78,7 +78,7 @@ function testsOf(flow, { congestionControl }) {
       }];
     case 'tcp-short':
       if (!Array.isArray(flow.bursts) || flow.bursts.length === 0) {
-        throw new HarnessError(`kernel flow "${flow.name}": a tcp-short flow needs bursts (lib/flows.js shortTcpBursts)`);
+        throw new HarnessError(`kernel flow "${flow.name}": a tcp-short flow needs bursts (lib/cross/flows.js shortTcpBursts)`);
       }
       return flow.bursts.map(({ atS, bytes }, index) => ({
         index, atS, port: FIRST_PORT + index, protocol: 'tcp', clientArgs: [...tcp, '-n', String(Math.round(bytes))],

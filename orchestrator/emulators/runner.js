@@ -3,7 +3,7 @@
  * { atS, cmd, ok, stderr } for result.json `network.commands`.
  */
 import { execFile } from 'node:child_process';
-import { HarnessError } from '../lib/errors.js';
+import { HarnessError } from '../lib/system/errors.js';
 import { shellJoin } from './script.js';
 
 /** A command that hangs (a wedged netlink socket) must not hang the run. */

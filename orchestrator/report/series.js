@@ -4,13 +4,13 @@
 
 import { metricAt } from './timeline.js';
 import { configuredPath, linkHistories, pathSteps } from './network.js';
-import { changePoints } from '../lib/steady-rate.js';
-import { flowFairness, jainBySharedLink } from '../lib/fairness.js';
-import { BOTTLENECK_BACK, BOTTLENECK_FWD } from '../lib/flows.js';
+import { changePoints } from '../lib/stats/steady-rate.js';
+import { flowFairness, jainBySharedLink } from '../lib/stats/fairness.js';
+import { BOTTLENECK_BACK, BOTTLENECK_FWD } from '../lib/cross/flows.js';
 import { flowEvents } from './derived.js';
 import { round2 } from './format.js';
-import { linkWireLossPct } from '../lib/loss.js';
-import { peerSeconds } from '../lib/topology.js';
+import { linkWireLossPct } from '../lib/result/loss.js';
+import { peerSeconds } from '../lib/network/topology.js';
 import { buildViewerSection } from './viewer-series.js';
 
 /**
@@ -237,7 +237,7 @@ export function buildRunCharts(result) {
           ...per.map((r) => configuredSeries(r.in.lossPct, `configured loss ${r.remote}→${peer}`)),
         ], 'configured loss'),
       },
-      // One panel per received flow: the emulator's drops on its route beside what the receiver was left missing (lib/loss.js).
+      // One panel per received flow: the emulator's drops on its route beside what the receiver was left missing (lib/result/loss.js).
       ...per.map((r) => ({
         id: id(`loss-recovery-${r.remote}`), title: `Loss: on the wire vs after recovery (${r.remote} → ${peer})`, yLabel: '%',
         y2Label: 'retransmissions (packets/s)',
@@ -339,7 +339,7 @@ export function stackedFlowSeries(rows, flows, colorOf) {
 }
 
 /**
- * "Flows on the bottleneck" (J16 fig. 8-10/8-11, RFC 8868 style): per direction of the bottleneck that lib/fairness.js
+ * "Flows on the bottleneck" (J16 fig. 8-10/8-11, RFC 8868 style): per direction of the bottleneck that lib/stats/fairness.js
  * reports (the forward one with flows, the backward one with two or more), every flow's rate stacked under the
  * configured capacity, and its per-second Jain's index over the competing flows.
  * @param {object} result normalized

@@ -1,17 +1,17 @@
 // The run's result.json from what the call collected, once every browser has closed: the viewers' frames scored,
-// the environment described, buildResult (lib/result.js). Nothing the pages sent may keep a result from being
+// the environment described, buildResult (lib/result/result.js). Nothing the pages sent may keep a result from being
 // written, so a builder that throws gives a result that says so (unbuiltResult) instead of none.
-import { codecSummary } from '../lib/codec.js';
-import { buildResult, unbuiltResult } from '../lib/result.js';
-import { percentile } from '../lib/statistics.js';
-import { scenarioPeers } from '../lib/topology.js';
+import { codecSummary } from '../lib/media/codec.js';
+import { buildResult, unbuiltResult } from '../lib/result/result.js';
+import { percentile } from '../lib/stats/statistics.js';
+import { scenarioPeers } from '../lib/network/topology.js';
 import { describeEnvironment } from './environment.js';
 import { scoreCaptures, vmafAvailability } from './picture-quality.js';
 
 /**
  * Never rejects.
  * @param {import('./run.js').Call} call
- * @returns {Promise<import('../lib/result.js').RunResult>}
+ * @returns {Promise<import('../lib/result/result.js').RunResult>}
  */
 export async function finalResult(call) {
   const { recorder, scenario, startedAt } = call;

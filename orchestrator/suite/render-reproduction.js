@@ -1,5 +1,5 @@
 // A "Reproduction" page of a suite (reproduction-<id>.html in the suite directory): one published table
-// (lib/reproductions.js) with, in every cell, our median and IQR over the repetitions beside the published value,
+// (lib/scenario/reproductions.js) with, in every cell, our median and IQR over the repetitions beside the published value,
 // the deviation, and markers for the known causes listed under the table. Pure; self-contained.
 import { escapeHtml, formatDifference, formatNumber, metricInfo, statusBadge } from '../report/format.js';
 import { renderPage } from '../report/page.js';
@@ -24,7 +24,7 @@ function shown(path, value) {
 const format = (path, value) => formatNumber(shown(path, value), metricInfo(path).decimals ?? undefined);
 
 /**
- * @param {ReturnType<typeof import('../lib/reproductions.js').buildReproduction>['rows'][number]['cells'][number]} cell
+ * @param {ReturnType<typeof import('../lib/scenario/reproductions.js').buildReproduction>['rows'][number]['cells'][number]} cell
  * @param {Map<string, number>} causeNumbers
  */
 function renderCell(cell, causeNumbers) {
@@ -40,7 +40,7 @@ function renderCell(cell, causeNumbers) {
 }
 
 /**
- * @param {ReturnType<typeof import('../lib/reproductions.js').buildReproduction>} reproduction
+ * @param {ReturnType<typeof import('../lib/scenario/reproductions.js').buildReproduction>} reproduction
  * @param {{ suiteName: string, suitePage?: string, environment?: Record<string, any>|null }} context
  * @returns {string} the page HTML
  */

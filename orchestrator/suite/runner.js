@@ -2,8 +2,8 @@
 // Results and reports are written before any error leaves: an environment error (no browser) stops the
 // suite with what ran so far; Ctrl-C finishes the current run as aborted and stops.
 import path from 'node:path';
-import { onInterrupt } from '../lib/shutdown.js';
-import { EnvironmentError, HarnessError, InputError } from '../lib/errors.js';
+import { onInterrupt } from '../lib/system/shutdown.js';
+import { EnvironmentError, HarnessError, InputError } from '../lib/system/errors.js';
 import { createProgress } from '../run/progress.js';
 import { runScenario } from '../run/run.js';
 import { writeRunReport } from '../report/write.js';

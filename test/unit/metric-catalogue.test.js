@@ -1,19 +1,19 @@
-// The metric catalogue (orchestrator/lib/metrics.js) against everything that produces or shows metrics: a field the
+// The metric catalogue (orchestrator/lib/result/metric-catalogue.js) against everything that produces or shows metrics: a field the
 // page measures but the catalogue lacks, or a catalogue metric the summary, report or suite does not know, fails here.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { dataMetrics, intervalMetrics, snapshotFromStats } from '../../client-app/stats.js';
-import { flowList, pageFlowRows } from '../../orchestrator/lib/flows.js';
-import { withWireLoss } from '../../orchestrator/lib/loss.js';
-import { viewerSection, withViewer } from '../../orchestrator/lib/viewer.js';
+import { flowList, pageFlowRows } from '../../orchestrator/lib/cross/flows.js';
+import { withWireLoss } from '../../orchestrator/lib/result/loss.js';
+import { viewerSection, withViewer } from '../../orchestrator/lib/viewer/viewer.js';
 import {
   HEADLINE_LEVELS, METRICS, METRIC_PATHS as REFERENCE_METRIC_PATHS, RUN_METRIC_PATHS, TIMELINE_METRIC_PATHS, headlinePaths, metricByPath,
   metricsOfList,
-} from '../../orchestrator/lib/metrics.js';
-import { SENDER_FIELDS, missingTimelineFields } from '../../orchestrator/lib/browsers.js';
+} from '../../orchestrator/lib/result/metric-catalogue.js';
+import { SENDER_FIELDS, missingTimelineFields } from '../../orchestrator/lib/scenario/peer-browsers.js';
 import { renderCompareReport } from '../../orchestrator/report/render-compare.js';
 import { renderCodecTable } from '../../orchestrator/report/codec-table.js';
-import { metricKeys, summarize } from '../../orchestrator/lib/run-summary.js';
+import { metricKeys, summarize } from '../../orchestrator/lib/result/run-summary.js';
 import { metricInfo } from '../../orchestrator/report/format.js';
 import { normalizeResult } from '../../orchestrator/report/result-file.js';
 import { buildDerived, buildSummaryTable } from '../../orchestrator/report/summary-table.js';
@@ -83,7 +83,7 @@ const LINKS = Object.fromEntries(['p0.up', 'p0.down', 'p1.up', 'p1.down', 'share
 const SCHEDULE_EVENTS = [{ atS: 30, link: 'shared', params: { ...LINK, rateKbps: 5000 }, cause: 'schedule[1] step' }];
 
 /**
- * That timeline three times over (60 s) as a result.json: summary by lib/run-summary.js, a reference quoting every metric.
+ * That timeline three times over (60 s) as a result.json: summary by lib/result/run-summary.js, a reference quoting every metric.
  * A TCP flow joins the call's forward direction on the bottleneck at 20 s at the call's rate (a convergence time).
  */
 function pageResult() {
@@ -106,7 +106,7 @@ function pageResult() {
 
 test('every numeric timeline field the page measures is in the catalogue, and every per-second metric is measured', () => {
   const measured = metricKeys(pageTimeline());
-  assert.deepEqual(measured.filter((path) => !TIMELINE_METRIC_PATHS.includes(path)), [], 'timeline fields missing from lib/metrics.js');
+  assert.deepEqual(measured.filter((path) => !TIMELINE_METRIC_PATHS.includes(path)), [], 'timeline fields missing from lib/result/metric-catalogue.js');
   assert.deepEqual(TIMELINE_METRIC_PATHS.filter((path) => !measured.includes(path)), [], 'catalogue metrics the page never measures');
 });
 

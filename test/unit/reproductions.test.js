@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { InputError } from '../../orchestrator/lib/errors.js';
-import { metricByPath } from '../../orchestrator/lib/metrics.js';
-import { referenceValue } from '../../orchestrator/lib/reference.js';
+import { InputError } from '../../orchestrator/lib/system/errors.js';
+import { metricByPath } from '../../orchestrator/lib/result/metric-catalogue.js';
+import { referenceValue } from '../../orchestrator/lib/scenario/reference.js';
 import {
   REPRODUCTIONS, buildReproduction, findReproduction, publishedValue, reproductionValues, reproductionsOf, tableScenarios,
-} from '../../orchestrator/lib/reproductions.js';
-import { listScenarios, loadScenario } from '../../orchestrator/lib/scenario.js';
+} from '../../orchestrator/lib/scenario/reproductions.js';
+import { listScenarios, loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
 import { renderReproductionPage } from '../../orchestrator/suite/render-reproduction.js';
 
 const SHIPPED = listScenarios().map((s) => s.name);
@@ -27,7 +27,7 @@ test('every row is a shipped scenario and every column a catalogue path with a u
     assert.ok(table.rows.length && table.columns.length, table.id);
     for (const row of table.rows) assert.ok(SHIPPED.includes(row.scenario), `${table.id}: ${row.scenario} is not shipped`);
     for (const { path } of table.columns) {
-      assert.ok(metricByPath(path), `${table.id}: ${path} is not in lib/metrics.js`);
+      assert.ok(metricByPath(path), `${table.id}: ${path} is not in lib/result/metric-catalogue.js`);
       assert.equal(typeof metricByPath(path).unit, 'string');
     }
     for (const cause of table.causes) {
