@@ -5,7 +5,7 @@
 import { metricAt } from './timeline.js';
 import { configuredPath, linkHistories, pathSteps } from './network.js';
 import { changePoints } from '../lib/stats/steady-rate.js';
-import { flowFairness, jainBySharedLink } from '../lib/stats/fairness.js';
+import { flowFairness, jainBySharedLink } from '../lib/cross/fairness.js';
 import { BOTTLENECK_BACK, BOTTLENECK_FWD } from '../lib/cross/flows.js';
 import { flowEvents } from './derived.js';
 import { round2 } from './format.js';
@@ -339,7 +339,7 @@ export function stackedFlowSeries(rows, flows, colorOf) {
 }
 
 /**
- * "Flows on the bottleneck" (J16 fig. 8-10/8-11, RFC 8868 style): per direction of the bottleneck that lib/stats/fairness.js
+ * "Flows on the bottleneck" (J16 fig. 8-10/8-11, RFC 8868 style): per direction of the bottleneck that lib/cross/fairness.js
  * reports (the forward one with flows, the backward one with two or more), every flow's rate stacked under the
  * configured capacity, and its per-second Jain's index over the competing flows.
  * @param {object} result normalized

@@ -5,7 +5,7 @@ import { summarize } from '../lib/result/run-summary.js';
 import { RUN_METRIC_PATHS, headlinePaths, metricByPath } from '../lib/result/metric-catalogue.js';
 import { HarnessError } from '../lib/system/errors.js';
 import { referenceValue } from '../lib/scenario/reference.js';
-import { fairnessFigures, jainBySharedLink } from '../lib/stats/fairness.js';
+import { fairnessFigures, jainBySharedLink } from '../lib/cross/fairness.js';
 import { meanTimeToSteadyS, timeToSteadyTable } from '../lib/stats/steady-rate.js';
 import { fairnessByLink, perChangeReference } from './derived.js';
 import { timeSpan } from './series.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { jainBySharedLink, phases, runFairness, sharedLinkGroups, totalRecvKbps } from '../../orchestrator/lib/stats/fairness.js';
+import { jainBySharedLink, phases, runFairness, sharedLinkGroups, totalRecvKbps } from '../../orchestrator/lib/cross/fairness.js';
 import { summarize } from '../../orchestrator/lib/result/run-summary.js';
 
 const entry = (t, peer, remote, videoKbps, audioKbps = 40) => ({

@@ -1,7 +1,8 @@
 /**
  * A scenario's `flows` (docs/scenario-format.md "Flows"): extra calls, kernel TCP/UDP flows and data channels that
  * share the bottleneck with the main call. Validation and normalisation, which peers and links each flow uses, when
- * it is active, the seeded short-TCP bursts, and its per-second rates from the getStats timeline. Pure: no I/O.
+ * it is active, the seeded short-TCP bursts, and its per-second rates from the getStats timeline. Pure: no I/O;
+ * orchestrator/cross/ runs the kernel flows.
  */
 import { InputError } from '../system/errors.js';
 import { MAX_RATE_KBPS, MIN_RATE_KBPS } from '../network/link-model.js';

@@ -116,7 +116,7 @@ const PER_RUN = [
     fromSummary: (summary) => summary.setupMs?.max,
   },
   {
-    // J16 §8-4's definition (lib/stats/fairness.js): on each flow's mean rate per phase of constant active flows.
+    // J16 §8-4's definition (lib/cross/fairness.js): on each flow's mean rate per phase of constant active flows.
     path: 'jainIndex', label: "Jain's index (J16: per-flow mean rates per phase)", unit: '', decimals: 3, worseWhen: 'lower',
     fromSummary: (summary) => summary.jainIndex,
   },
@@ -130,7 +130,7 @@ const PER_RUN = [
     fromSummary: (summary) => summary.timeToSteadyS,
   },
   {
-    // Mean over the flows' joins and leaves on the bottleneck of the seconds until Jain's index holds >= 0.9 (lib/stats/fairness.js).
+    // Mean over the flows' joins and leaves on the bottleneck of the seconds until Jain's index holds >= 0.9 (lib/cross/fairness.js).
     path: 'convergenceS', label: 'Convergence time after a flow joins or leaves', unit: 's', decimals: 1, worseWhen: 'higher',
     fromSummary: (summary) => summary.convergenceS,
   },

@@ -1,7 +1,7 @@
 // The `summary` section of result.json, computed from the timeline (pure).
 import { pathConditions } from '../network/link-model.js';
 import { describe } from '../stats/statistics.js';
-import { fairnessFigures } from '../stats/fairness.js';
+import { fairnessFigures } from '../cross/fairness.js';
 import { meanOf, meanTimeToSteadyS, timeToSteadyTable } from '../stats/steady-rate.js';
 import { peerSeconds, peerTotals } from '../network/topology.js';
 import { cpuLimitation } from '../devices/cpu-limit.js';
@@ -52,7 +52,7 @@ export function linksAt(configured, t) {
  *   scheduleEvents?: import('../stats/steady-rate.js').ChangeEvent[],
  *   flows?: { list: import('../cross/flows.js').FlowListEntry[], rows: Array<{ t: number, flow: string, rateKbps: number }> } }} input
  *   without scheduleEvents only the call start is a change, so timeToSteadyS is null; with flows (result.json's),
- *   fairness and the Jain figures are over the scenario's flows (lib/stats/fairness.js fairnessFigures)
+ *   fairness and the Jain figures are over the scenario's flows (lib/cross/fairness.js fairnessFigures)
  */
 export function summarize({ timeline, warmupS, durationS, setupMs, configured, routes, scheduleEvents = [], flows }) {
   const window = timeline.filter((entry) => entry.t > warmupS && entry.t <= durationS);

@@ -1,8 +1,8 @@
 // Fairness among flows that share a link (pure): Jain's index as J16 defines it (on each flow's mean rate within a
 // phase) and per second. Used by the run summary (jainIndex, jainIndexPerSecond) and the report's fairness table;
 // the flows of cross-traffic scenarios (flowFairness, below) build on it. Inputs are parts of result.json.
-import { jainIndex } from './statistics.js';
-import { meanOf } from './steady-rate.js';
+import { jainIndex } from '../stats/statistics.js';
+import { meanOf } from '../stats/steady-rate.js';
 
 /**
  * @typedef {Array<[number, number]>} JainSeries  [second, Jain's index of that second]
@@ -178,7 +178,7 @@ export const FAIRNESS_LINKS = ['bottleneck.fwd', 'bottleneck.back'];
  *   measured second from which the per-second Jain's index over its competing flows stays >= 0.9 for 10 s (or until the
  *   phase ends, if sooner); convergenceS = (t* − 1) − atS, at least 0. Null when it never does, or the phase has
  *   fewer than two competing flows (nothing to share).
- * @param {{ list: import('../cross/flows.js').FlowListEntry[], rows: Array<{ t: number, flow: string, rateKbps: number }> }} flows
+ * @param {{ list: import('./flows.js').FlowListEntry[], rows: Array<{ t: number, flow: string, rateKbps: number }> }} flows
  * @param {Array<{ t: number, link: string, rateKbps?: number|null }>} configured  result.json network.configured
  * @param {[number, number]} windowS
  * @returns {{ links: Record<string, LinkFairness> }}
@@ -228,7 +228,7 @@ function capacityOf(configured, link) {
 }
 
 /**
- * @param {import('../cross/flows.js').FlowSeries[]} here
+ * @param {import('./flows.js').FlowSeries[]} here
  * @param {(flow: string, t: number) => number|undefined} rateAt
  * @param {(t: number) => number|null} capacityAt
  * @param {[number, number]} windowS
@@ -301,7 +301,7 @@ function utilizationOf(seconds) {
 }
 
 /**
- * @param {import('../cross/flows.js').FlowSeries[]} fair @param {FlowPhase[]} phaseList
+ * @param {import('./flows.js').FlowSeries[]} fair @param {FlowPhase[]} phaseList
  * @param {Map<number, number>} jainAt  per measured second with two or more competing flows
  * @param {[number, number]} windowS
  * @returns {Convergence[]}
@@ -344,7 +344,7 @@ export function convergenceS(atS, firstSecond, lastSecond, jainAt, { jainIndex: 
  * bottleneck when it has flows (summary.fairness; convergenceS, the mean over the links' convergence times that were
  * reached), else over the routes that share links (jainBySharedLink; no fairness, no convergence).
  * @param {{ timeline: Array<any>, routes: Record<string, unknown>, configured: Array<any>, windowS: [number, number],
- *   flows?: { list: import('../cross/flows.js').FlowListEntry[], rows: Array<any> } }} input
+ *   flows?: { list: import('./flows.js').FlowListEntry[], rows: Array<any> } }} input
  * @returns {{ fairness: { links: Record<string, LinkFairness> }|null, jainIndex: number|null,
  *   jainIndexPerSecond: number|null, convergenceS: number|null }}
  */
