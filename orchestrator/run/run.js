@@ -61,8 +61,7 @@ const sleep = (ms, ...signals) => new Promise((resolve) => {
 
 /**
  * @typedef {object} RunOptions
- * @property {import('../lib/scenario/scenario-file.js').ResolvedScenario & { compiled: any, allPeers?: number,
- *   flows?: import('../lib/cross/flow-commands.js').Flow[] }} scenario  allPeers and flows: lib/cross/flows.js
+ * @property {import('../lib/scenario/scenario-file.js').ResolvedScenario} scenario
  * @property {string} [video]        media preset or .y4m file
  * @property {string} [browser]      every peer's browser (lib/scenario/peer-browsers.js BROWSER_KINDS) unless the scenario names one
  * @property {string} [browserPath]  Chromium's executable
@@ -71,7 +70,7 @@ const sleep = (ms, ...signals) => new Promise((resolve) => {
  * @property {boolean} [headful]
  * @property {string} [outDir]       default results/<scenario>/<UTC timestamp>
  * @property {boolean} [force]       replace a result already in outDir
- * @property {(sample: object, elapsedS: number|null) => void} [onSample]
+ * @property {Call['onSample']} [onSample]
  * @property {(line: string) => void} [log]
  * @property {(peers: string[]) => Map<string, string>} [createSecrets]  the pages' join secrets (default
  *   lib/system/peer-secrets.js createPeerSecrets; a test passes one that remembers them, to look for them in the run's files)
@@ -147,23 +146,7 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
   return { result, runDir, resultFile };
 }
 
-/**
- * The state of one call between its phases.
- * @typedef {{ scenario: any, kinds: Record<string, import('../lib/scenario/peer-browsers.js').BrowserKind>,
- *   executables: Record<string, { path: string, source: string }>, media: any,
- *   headful: boolean, emulatorName: string,
- *   startedAt: Date, recorder: import('./recorder.js').Recorder, onSample?: RunOptions['onSample'], log: (line: string) => void,
- *   createSecrets: (peers: string[]) => Map<string, string>,
- *   emulator: import('../emulators/contract.js').Emulator|null,
- *   signaling?: any, room?: string, processes: import('./process-sampler.js').ProcessSampler,
- *   releases: Array<() => Promise<void>>, runDir: string, sfuSampler?: import('../sfu/admin-sampler.js').AdminSampler,
- *   kernelFlows?: import('../cross/kernel-flows.js').KernelFlows, commands: object[],
- *   cgroups?: import('./cgroups.js').PeerCgroups|null,
- *   flowTruth: Array<{ epochMs: number, flow: string, direction: string, bytesOut: number }>, traceStepLateMs: number[],
- *   pages: Map<string, import('puppeteer').Page>, viewer?: import('./viewer-collector.js').ViewerCollector }} Call
- *   commands: the system commands the run started itself (Janus, kernel flows), beside the emulator's
- *   traceStepLateMs: how late each trace rate step was applied (netem, dummynet)
- */
+/** @typedef {import('./call.js').Call} Call */
 
 /** Where the signaling server serves a media-element peer's WebM. @param {string} peer */
 const mediaUrlPath = (peer) => `/media/${peer}.webm`;
@@ -430,8 +413,10 @@ async function readTruth(call) {
  * @param {Call} call @param {string} room @param {() => number} clock
  */
 async function startCrossTraffic(call, room, clock) {
-  const flows = (call.scenario.flows ?? []).filter((flow) => KERNEL_FLOW_KINDS.includes(flow.kind))
-    .map((flow) => (flow.kind === 'tcp-short' ? { ...flow, bursts: shortTcpBursts(flow) } : flow));
+  // The filter leaves only the kernel kinds, which tsc cannot narrow from an array lookup.
+  const kernel = /** @type {import('../cross/plan.js').KernelFlow[]} */ ((call.scenario.flows ?? [])
+    .filter((flow) => KERNEL_FLOW_KINDS.includes(flow.kind)));
+  const flows = kernel.map((flow) => (flow.kind === 'tcp-short' ? { ...flow, bursts: shortTcpBursts(flow) } : flow));
   if (!flows.length) return;
   call.kernelFlows = await startKernelFlows({
     flows, relay: call.emulator.tunnels.relay, runDir: call.runDir, runId: room, clock,
