@@ -26,6 +26,8 @@
  *                                       the others need media coming in
  * @property {{ row: number, title: string }} [compare]  a per-peer chart of the compare page (report/render-compare.js)
  * @property {number} [codecTable]       a row of the codec table (report/codec-table.js); width and height share one
+ * @property {{ panel: string, order: number, line: string }} [chart]  a line per remote in a panel of the report's
+ *                                       peer section (report/series.js PEER_PANELS), in `order`, styled as its `line`
  */
 
 /**
@@ -40,14 +42,14 @@ export const HEADLINE_LEVELS = /** @type {const} */ (['overview', 'compared', 't
 // Grouped by where the value comes from: video, audio, the connection. Headline metrics are shown by `row`.
 /** @type {MetricEntry[]} */
 const PER_SECOND = [
-  { path: 'video.sendKbps', label: 'Video send rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'detail', row: 9, side: 'sender' },
-  { path: 'video.recvKbps', label: 'Video rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'overview', row: 2, compare: { row: 1, title: 'Video receive rate (sum over remotes)' }, codecTable: 1 },
+  { path: 'video.sendKbps', label: 'Video send rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'detail', row: 9, side: 'sender', chart: { panel: 'video-rate', order: 2, line: 'send' } },
+  { path: 'video.recvKbps', label: 'Video rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'overview', row: 2, compare: { row: 1, title: 'Video receive rate (sum over remotes)' }, codecTable: 1, chart: { panel: 'video-rate', order: 1, line: 'receive' } },
   { path: 'video.sentWidth', label: 'Sent width', unit: 'px', decimals: 0, worseWhen: 'lower', side: 'sender' },
   { path: 'video.sentHeight', label: 'Sent height', unit: 'px', decimals: 0, worseWhen: 'lower', side: 'sender' },
   { path: 'video.sentFps', label: 'Sent frame rate', unit: 'fps', decimals: 1, worseWhen: 'lower', headline: 'detail', row: 10, side: 'sender' },
   { path: 'video.recvWidth', label: 'Received width', unit: 'px', decimals: 0, worseWhen: 'lower', headline: 'table', row: 5, codecTable: 5 },
-  { path: 'video.recvHeight', label: 'Received height', unit: 'px', decimals: 0, worseWhen: 'lower', headline: 'table', row: 6, compare: { row: 6, title: 'Received height' }, codecTable: 5 },
-  { path: 'video.recvFps', label: 'Received frame rate', unit: 'fps', decimals: 1, worseWhen: 'lower', headline: 'compared', row: 7, compare: { row: 5, title: 'Received frame rate' }, codecTable: 3 },
+  { path: 'video.recvHeight', label: 'Received height', unit: 'px', decimals: 0, worseWhen: 'lower', headline: 'table', row: 6, compare: { row: 6, title: 'Received height' }, codecTable: 5, chart: { panel: 'frames', order: 2, line: 'height' } },
+  { path: 'video.recvFps', label: 'Received frame rate', unit: 'fps', decimals: 1, worseWhen: 'lower', headline: 'compared', row: 7, compare: { row: 5, title: 'Received frame rate' }, codecTable: 3, chart: { panel: 'frames', order: 1, line: 'fps' } },
   { path: 'video.nackCount', label: 'NACKs', unit: 'per s', decimals: 1, worseWhen: 'higher' },
   { path: 'video.pliCount', label: 'PLIs', unit: 'per s', decimals: 2, worseWhen: 'higher' },
   { path: 'video.freezeCount', label: 'Freezes', unit: 'per s', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 14, codecTable: 6 },
@@ -71,36 +73,36 @@ const PER_SECOND = [
   // Captured received frames against their source frames (run/picture-quality.js), luma, code strip excluded.
   { path: 'video.psnrDb', label: 'PSNR (luma)', unit: 'dB', decimals: 2, worseWhen: 'lower', headline: 'detail', row: 18 },
   { path: 'video.ssim', label: 'SSIM (luma)', unit: '', decimals: 4, worseWhen: 'lower', headline: 'detail', row: 19 },
-  { path: 'video.lossPct', label: 'Video packet loss', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 13 },
+  { path: 'video.lossPct', label: 'Video packet loss', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 13, chart: { panel: 'loss-recovery', order: 3, line: 'before-retransmission' } },
   // Recovery (client-app/stats.js, lib/result/loss.js): lost packets no retransmission filled, the flow's wire loss minus that,
   // and what carried the repairs. video.lossPct counts repaired packets as lost (Chromium's RTCP-level loss).
-  { path: 'video.residualLossPct', label: 'Video loss after recovery', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 24 },
-  { path: 'video.recoveredLossPct', label: 'Video loss recovered', unit: '%', decimals: 2, worseWhen: 'lower' },
-  { path: 'video.retransmittedPacketsReceived', label: 'Video retransmissions received', unit: 'per s', decimals: 1, worseWhen: 'higher' },
+  { path: 'video.residualLossPct', label: 'Video loss after recovery', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 24, chart: { panel: 'loss-recovery', order: 2, line: 'after-recovery' } },
+  { path: 'video.recoveredLossPct', label: 'Video loss recovered', unit: '%', decimals: 2, worseWhen: 'lower', chart: { panel: 'loss-recovery', order: 5, line: 'recovered' } },
+  { path: 'video.retransmittedPacketsReceived', label: 'Video retransmissions received', unit: 'per s', decimals: 1, worseWhen: 'higher', chart: { panel: 'loss-recovery', order: 6, line: 'retransmissions' } },
   { path: 'video.fecPacketsReceived', label: 'Video FEC packets received', unit: 'per s', decimals: 1, worseWhen: 'higher' },
-  { path: 'video.jitterMs', label: 'Video jitter', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 25 },
-  { path: 'video.jitterBufferDelayMs', label: 'Video jitter-buffer delay', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 26 },
+  { path: 'video.jitterMs', label: 'Video jitter', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 25, chart: { panel: 'jitter', order: 2, line: 'video' } },
+  { path: 'video.jitterBufferDelayMs', label: 'Video jitter-buffer delay', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 26, chart: { panel: 'jitter-buffer', order: 2, line: 'video' } },
   // qpSum over framesDecoded per interval: on the codec's own scale (VP8 0-127, VP9 and AV1 0-255, H.264 0-51), so
   // compare it between runs of one codec, not across codecs.
   { path: 'video.qpPerFrame', label: 'Received QP per frame (codec\'s scale)', unit: 'QP', decimals: 1, worseWhen: 'higher', headline: 'detail', row: 27, codecTable: 7 },
-  { path: 'audio.sendKbps', label: 'Audio send rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'detail', row: 8, side: 'sender' },
-  { path: 'audio.recvKbps', label: 'Audio rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'compared', row: 1, compare: { row: 2, title: 'Audio receive rate' } },
-  { path: 'audio.jitterMs', label: 'Audio jitter', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 11 },
-  { path: 'audio.jitterBufferDelayMs', label: 'Audio jitter-buffer delay', unit: 'ms', decimals: null, worseWhen: 'higher' },
-  { path: 'audio.lossPct', label: 'Audio packet loss', unit: '%', decimals: 2, worseWhen: 'higher' },
+  { path: 'audio.sendKbps', label: 'Audio send rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'detail', row: 8, side: 'sender', chart: { panel: 'audio-rate', order: 2, line: 'send' } },
+  { path: 'audio.recvKbps', label: 'Audio rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'compared', row: 1, compare: { row: 2, title: 'Audio receive rate' }, chart: { panel: 'audio-rate', order: 1, line: 'receive' } },
+  { path: 'audio.jitterMs', label: 'Audio jitter', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 11, chart: { panel: 'jitter', order: 1, line: 'audio' } },
+  { path: 'audio.jitterBufferDelayMs', label: 'Audio jitter-buffer delay', unit: 'ms', decimals: null, worseWhen: 'higher', chart: { panel: 'jitter-buffer', order: 1, line: 'audio' } },
+  { path: 'audio.lossPct', label: 'Audio packet loss', unit: '%', decimals: 2, worseWhen: 'higher', chart: { panel: 'loss-recovery', order: 4, line: 'after-recovery' } },
   { path: 'audio.recoveredLossPct', label: 'Audio loss recovered', unit: '%', decimals: 2, worseWhen: 'lower' },
   // A bulk data-channel flow to or from the sample's remote (client-app/stats.js dataMetrics): the page's own byte counts.
   { path: 'data.sentKbps', label: 'Data channel send rate', unit: 'kbps', decimals: null, worseWhen: 'lower' },
   { path: 'data.recvKbps', label: 'Data channel receive rate', unit: 'kbps', decimals: null, worseWhen: 'lower' },
-  { path: 'rttMs', label: 'RTT', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'overview', row: 3, side: 'sender', compare: { row: 3, title: 'Round-trip time' }, codecTable: 2 },
-  { path: 'lossPct', label: 'Packet loss', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'overview', row: 4, compare: { row: 4, title: 'Packet loss (received)' }, codecTable: 4 },
+  { path: 'rttMs', label: 'RTT', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'overview', row: 3, side: 'sender', compare: { row: 3, title: 'Round-trip time' }, codecTable: 2, chart: { panel: 'rtt', order: 1, line: 'rtt' } },
+  { path: 'lossPct', label: 'Packet loss', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'overview', row: 4, compare: { row: 4, title: 'Packet loss (received)' }, codecTable: 4, chart: { panel: 'loss', order: 1, line: 'loss' } },
   // The emulator's drops on the received flow's route (lib/result/loss.js), beside what the receiver was left missing.
   { path: 'residualLossPct', label: 'Packet loss after recovery', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 22 },
-  { path: 'wireLossPct', label: 'Packet loss on the wire', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 21 },
+  { path: 'wireLossPct', label: 'Packet loss on the wire', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 21, chart: { panel: 'loss-recovery', order: 1, line: 'wire' } },
   { path: 'recoveredLossPct', label: 'Packet loss recovered', unit: '%', decimals: 2, worseWhen: 'lower', headline: 'detail', row: 23 },
   {
     path: 'availableOutgoingKbps', label: 'Available outgoing bitrate', unit: 'kbps', decimals: null,
-    worseWhen: 'lower', headline: 'detail', row: 12, side: 'sender', compare: { row: 7, title: 'Available outgoing bitrate' },
+    worseWhen: 'lower', headline: 'detail', row: 12, side: 'sender', compare: { row: 7, title: 'Available outgoing bitrate' }, chart: { panel: 'available-outgoing', order: 1, line: 'estimate' },
   },
 ];
 
