@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startKernelFlows } from '../orchestrator/cross/kernel-flows.js';
-import { planKernelFlows } from '../orchestrator/cross/plan.js';
+import { planKernelFlows } from '../orchestrator/cross/kernel-flow-plan.js';
 import { startRelayProcess } from '../orchestrator/emulators/relay/client.js';
 import { EnvironmentError } from '../orchestrator/lib/system/errors.js';
 import { normalizeLinkParams } from '../orchestrator/lib/network/link-model.js';

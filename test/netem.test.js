@@ -12,7 +12,7 @@ import { iperf3IpKbps, openNetemProbePath, runIperf3 } from '../orchestrator/emu
 import { removeLeftovers } from '../orchestrator/emulators/netem/cleanup.js';
 import { linkCommands, qdiscLayout, setupCommands } from '../orchestrator/emulators/netem/commands.js';
 import { createNetemEmulator } from '../orchestrator/emulators/netem/index.js';
-import { createCommandRunner } from '../orchestrator/emulators/runner.js';
+import { createCommandRunner } from '../orchestrator/emulators/command-runner.js';
 import { planTopology } from '../orchestrator/emulators/netem/topology.js';
 import { compileNetwork } from '../orchestrator/lib/network/schedule.js';
 

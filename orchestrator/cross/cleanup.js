@@ -6,10 +6,10 @@
  */
 import { ownerAlive, releaseOwner } from '../lib/system/owners.js';
 
-import { NAMESPACE_PREFIX } from './plan.js';
+import { NAMESPACE_PREFIX } from './kernel-flow-plan.js';
 import { shortRunId } from '../lib/system/run-id.js';
 
-/** @typedef {import('../emulators/runner.js').RunCommand} RunCommand */
+/** @typedef {import('../emulators/command-runner.js').RunCommand} RunCommand */
 
 const QUIET = { allowFailure: true, record: false };
 /** @param {string} name */

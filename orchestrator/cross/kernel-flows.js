@@ -31,16 +31,16 @@ import { startGuardian } from '../lib/system/guardian-protocol.js';
 import { flowRows, parseIperf3Client } from '../lib/cross/iperf3.js';
 import { parseSsTcpInfo } from '../lib/cross/tcp-info.js';
 import { ownerFile, recordOwner, releaseOwner } from '../lib/system/owners.js';
-import { createCommandRunner } from '../emulators/runner.js';
+import { createCommandRunner } from '../emulators/command-runner.js';
 import { shellJoin } from '../emulators/script.js';
 import { findExecutable } from '../lib/system/paths.js';
 import { supportsPdeathsig } from '../sfu/janus.js';
-import { TUN_MTU, planKernelFlows } from './plan.js';
+import { TUN_MTU, planKernelFlows } from './kernel-flow-plan.js';
 
-/** @typedef {import('./plan.js').KernelFlow} KernelFlow */
-/** @typedef {import('./plan.js').KernelFlowPlan} KernelFlowPlan */
-/** @typedef {import('./plan.js').KernelTest} KernelTest */
-/** @typedef {import('../emulators/runner.js').CommandRecord} CommandRecord */
+/** @typedef {import('./kernel-flow-plan.js').KernelFlow} KernelFlow */
+/** @typedef {import('./kernel-flow-plan.js').KernelFlowPlan} KernelFlowPlan */
+/** @typedef {import('./kernel-flow-plan.js').KernelTest} KernelTest */
+/** @typedef {import('../emulators/command-runner.js').CommandRecord} CommandRecord */
 /** @typedef {import('../lib/cross/iperf3.js').Iperf3Test} Iperf3Test */
 
 const GUARDIAN_PATH = fileURLToPath(new URL('./guardian.js', import.meta.url));
@@ -114,7 +114,7 @@ export async function startKernelFlows({
   /** @type {CommandRecord[]} */
   const commands = [];
   const record = (/** @type {CommandRecord} */ entry) => { commands.push(entry); logCommand(entry); };
-  /** @type {import('../emulators/runner.js').RunCommand} */
+  /** @type {import('../emulators/command-runner.js').RunCommand} */
   const run = async (argv, options) => {
     const before = runner.commands.length;
     try {

@@ -4,8 +4,8 @@
 // name. test/emulator-conformance.test.js runs the same checks against every backend that can run on the host.
 
 /** @typedef {import('../lib/network/link-model.js').LinkParams} LinkParams */
-/** @typedef {import('./runner.js').CommandRecord} CommandRecord */
-/** @typedef {import('./runner.js').RunCommand} RunCommand */
+/** @typedef {import('./command-runner.js').CommandRecord} CommandRecord */
+/** @typedef {import('./command-runner.js').RunCommand} RunCommand */
 /** @typedef {import('./calibration.js').ProbePath} ProbePath */
 
 /**

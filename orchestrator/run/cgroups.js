@@ -89,7 +89,7 @@ export async function checkCgroups(limits, where) {
  * Makes the cgroups of the peers with CPU limits, before any browser starts; their closer (and a guardian for a killed
  * orchestrator) is registered before the first directory is made.
  * @param {{ limits: Record<string, CpuLimits>, runId: string, where: string, clock: () => number,
- *   logCommand: (record: import('../emulators/runner.js').CommandRecord) => void,
+ *   logCommand: (record: import('../emulators/command-runner.js').CommandRecord) => void,
  *   registerCleanup: (name: string, close: () => Promise<void>, options?: { closeNow?: () => void }) => unknown, logFile: string }} options
  *   where: the scenario file, for errors (`<file>: devices.<peer>`); logFile: the guardian's log
  * @returns {Promise<PeerCgroups|null>}  null when no peer has CPU limits

@@ -10,7 +10,7 @@ import { scoreCaptures, vmafAvailability } from './picture-quality.js';
 
 /**
  * Never rejects.
- * @param {import('./call.js').Call} call
+ * @param {import('./call-state.js').Call} call
  * @returns {Promise<import('../lib/result/result.js').RunResult>}
  */
 export async function finalResult(call) {
@@ -30,7 +30,7 @@ export async function finalResult(call) {
 
 /**
  * buildResult's input.
- * @param {import('./call.js').Call} call @param {Awaited<ReturnType<typeof scoreViewer>>} viewer
+ * @param {import('./call-state.js').Call} call @param {Awaited<ReturnType<typeof scoreViewer>>} viewer
  * @returns {Parameters<typeof buildResult>[0]}
  */
 function resultInput(call, viewer) {
@@ -78,7 +78,7 @@ function lateness(lateMs) {
 /**
  * The frames the viewers saw and the picture quality of the captured ones (after the browsers closed, so ffmpeg has
  * the cores); the captures are removed once scored. A scoring failure is a warning: the rest of the result stands.
- * @param {import('./call.js').Call} call
+ * @param {import('./call-state.js').Call} call
  * @returns {Promise<Parameters<typeof buildResult>[0]['viewer']>}
  */
 async function scoreViewer(call) {

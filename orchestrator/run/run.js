@@ -146,7 +146,7 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
   return { result, runDir, resultFile };
 }
 
-/** @typedef {import('./call.js').Call} Call */
+/** @typedef {import('./call-state.js').Call} Call */
 
 /** Where the signaling server serves a media-element peer's WebM. @param {string} peer */
 const mediaUrlPath = (peer) => `/media/${peer}.webm`;
@@ -414,7 +414,7 @@ async function readTruth(call) {
  */
 async function startCrossTraffic(call, room, clock) {
   // The filter leaves only the kernel kinds, which tsc cannot narrow from an array lookup.
-  const kernel = /** @type {import('../cross/plan.js').KernelFlow[]} */ ((call.scenario.flows ?? [])
+  const kernel = /** @type {import('../cross/kernel-flow-plan.js').KernelFlow[]} */ ((call.scenario.flows ?? [])
     .filter((flow) => KERNEL_FLOW_KINDS.includes(flow.kind)));
   const flows = kernel.map((flow) => (flow.kind === 'tcp-short' ? { ...flow, bursts: shortTcpBursts(flow) } : flow));
   if (!flows.length) return;

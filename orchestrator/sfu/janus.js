@@ -30,7 +30,7 @@ const RTP_RANGE = { lowest: 10_000, highest: 30_000, size: 200 };
 const INSTALL_HINT = 'install Janus with `npm run setup` (Debian package `janus`)';
 
 /**
- * @typedef {import('../emulators/runner.js').CommandRecord} CommandRecord
+ * @typedef {import('../emulators/command-runner.js').CommandRecord} CommandRecord
  * @typedef {object} Janus
  * @property {string} apiUrl     the Janus API over HTTP, e.g. http://127.0.0.1:40123/janus
  * @property {string} adminUrl   the Admin API over HTTP

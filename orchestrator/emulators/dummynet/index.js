@@ -4,7 +4,7 @@
  */
 import { EnvironmentError, HarnessError } from '../../lib/system/errors.js';
 import { parseCandidate } from '../candidates.js';
-import { createCommandRunner } from '../runner.js';
+import { createCommandRunner } from '../command-runner.js';
 import { dummynetChange, planDummynet } from './commands.js';
 import { MAX_REGISTRATIONS, RUNTIME_ADDRESS, runtimeRules, runtimeSetup, runtimeTeardown } from './runtime.js';
 import { scheduleStates } from './script.js';
@@ -15,7 +15,7 @@ const PLATFORM_OF = { darwin: 'macos', freebsd: 'freebsd' };
 const TOOLS = { macos: ['dnctl', 'pfctl'], freebsd: ['ipfw'] };
 
 /**
- * @param {{platform?: string, run?: import('../runner.js').RunCommand}} [options]
+ * @param {{platform?: string, run?: import('../command-runner.js').RunCommand}} [options]
  * @returns {Promise<{platform: string|null, available: boolean, reasons: string[]}>}
  */
 export async function dummynetCapabilities({ platform = process.platform, run = createCommandRunner().run } = {}) {
@@ -42,7 +42,7 @@ export async function dummynetCapabilities({ platform = process.platform, run = 
  * @param {{peers: string[], compiled: import('../../lib/network/schedule.js').CompiledNetwork,
  *   log?: (message: string) => void, clock?: () => number,
  *   capabilities?: Awaited<ReturnType<typeof dummynetCapabilities>>,
- *   exec?: (argv: string[]) => Promise<import('../runner.js').CommandResult>}} options
+ *   exec?: (argv: string[]) => Promise<import('../command-runner.js').CommandResult>}} options
  *   capabilities and exec: tests stand in for a macOS or FreeBSD host.
  */
 export function createDummynetEmulator({ peers, compiled, log = () => {}, clock, capabilities, exec }) {

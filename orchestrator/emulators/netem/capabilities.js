@@ -5,7 +5,7 @@
 import { EnvironmentError } from '../../lib/system/errors.js';
 import { BOTTLENECK_LINKS } from '../../lib/network/topology.js';
 import { NAMESPACE_PREFIX } from './topology.js';
-import { createCommandRunner } from '../runner.js';
+import { createCommandRunner } from '../command-runner.js';
 
 /** @typedef {Pick<import('../../lib/network/schedule.js').CompiledNetwork, 'links'|'events'>} CompiledNetwork  what the checks read */
 /**
@@ -25,7 +25,7 @@ let cached = null;
 
 /**
  * Probes once per process (the kernel does not change under us).
- * @param {{run?: import('../runner.js').RunCommand, fresh?: boolean}} [options]
+ * @param {{run?: import('../command-runner.js').RunCommand, fresh?: boolean}} [options]
  * @returns {Promise<NetemCapabilities>}
  */
 export function netemCapabilities({ run, fresh = false } = {}) {
@@ -34,7 +34,7 @@ export function netemCapabilities({ run, fresh = false } = {}) {
 }
 
 /**
- * @param {import('../runner.js').RunCommand} run
+ * @param {import('../command-runner.js').RunCommand} run
  * @returns {Promise<NetemCapabilities>}
  */
 async function probe(run) {

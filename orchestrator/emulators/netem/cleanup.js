@@ -7,7 +7,7 @@ import { ownerAlive, releaseOwner, startTicks } from '../../lib/system/owners.js
 import { NAME_PREFIX, NAMESPACE_PREFIX } from './topology.js';
 import { shortRunId } from '../../lib/system/run-id.js';
 
-/** @typedef {import('../runner.js').RunCommand} RunCommand */
+/** @typedef {import('../command-runner.js').RunCommand} RunCommand */
 /** @typedef {{netns: string[], rootLinks: string[], pids: number[], liveRuns: string[]}} Leftovers */
 
 /** Capability probes name their scratch namespace after their process (capabilities.js): wtb-probe-<pid>. */

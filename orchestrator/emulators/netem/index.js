@@ -10,7 +10,7 @@ import { startGuardian } from '../../lib/system/guardian-protocol.js';
 import { ownerFile, recordOwner, releaseOwner } from '../../lib/system/owners.js';
 import { listNamespaces, listRootLinks } from './cleanup.js';
 import { linkCommands, setupCommands, teardownCommands } from './commands.js';
-import { createCommandRunner, killRunningCommands } from '../runner.js';
+import { createCommandRunner, killRunningCommands } from '../command-runner.js';
 import { SFU_NODE } from '../../lib/network/topology.js';
 import { ADDRESS_SECOND_OCTET, chooseAddressBlock, namespaceNodes, planTopology } from './topology.js';
 import { linkTruth } from './truth.js';
@@ -24,7 +24,7 @@ export const NETNS_FIREFOX_SCRIPT = fileURLToPath(new URL('../../../netem-script
 const GUARDIAN_PATH = fileURLToPath(new URL('./guardian.js', import.meta.url));
 
 /** @typedef {import('../../lib/network/link-model.js').LinkParams} LinkParams */
-/** @typedef {import('../runner.js').RunCommand} RunCommand */
+/** @typedef {import('../command-runner.js').RunCommand} RunCommand */
 
 /**
  * What of a run's topology exists now (namespaces, root links, nft tables in its router namespace).
