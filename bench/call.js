@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { installProcessHandlers } from '../orchestrator/lib/shutdown.js';
+import { installProcessHandlers } from '../orchestrator/lib/system/shutdown.js';
 import { runScenario } from '../orchestrator/run/run.js';
-import { loadScenario } from '../orchestrator/lib/scenario.js';
-import { SETUP_MILESTONES } from '../orchestrator/lib/setup-breakdown.js';
-import { describe } from '../orchestrator/lib/statistics.js';
+import { loadScenario } from '../orchestrator/lib/scenario/scenario-file.js';
+import { SETUP_MILESTONES } from '../orchestrator/lib/result/setup-breakdown.js';
+import { describe } from '../orchestrator/lib/stats/statistics.js';
 
 const { values } = parseArgs({
   options: { runs: { type: 'string', default: '1' }, duration: { type: 'string', default: '40' }, video: { type: 'string', default: '720p30' } },

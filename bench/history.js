@@ -7,7 +7,7 @@ import { rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { listScenarios } from '../orchestrator/lib/scenario.js';
+import { listScenarios } from '../orchestrator/lib/scenario/scenario-file.js';
 import { writeRecords } from '../orchestrator/history/import.js';
 import { backfillNightMetrics } from '../orchestrator/history/night-metrics.js';
 import { trendsFromStore } from '../orchestrator/history/query.js';

@@ -12,10 +12,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { installProcessHandlers } from '../orchestrator/lib/shutdown.js';
+import { installProcessHandlers } from '../orchestrator/lib/system/shutdown.js';
 import { runScenario } from '../orchestrator/run/run.js';
-import { loadScenario } from '../orchestrator/lib/scenario.js';
-import { describe } from '../orchestrator/lib/statistics.js';
+import { loadScenario } from '../orchestrator/lib/scenario/scenario-file.js';
+import { describe } from '../orchestrator/lib/stats/statistics.js';
 
 const { values } = parseArgs({
   options: {
@@ -61,7 +61,7 @@ let largestUnlimited = null;
 for (let peers = 2; peers <= maxPeers; peers += 1) {
   const result = await call(peers);
   // The SFU's publisher connection receives nothing: rates and frame rates are the received streams'.
-  /** @type {Array<Record<string, any>>} timeline entries (lib/result.js) */
+  /** @type {Array<Record<string, any>>} timeline entries (lib/result/result.js) */
   const window = result.timeline.filter((entry) => entry.t > warmupS && entry.remote !== 'sfu');
   const browsers = Object.entries(result.resources.summary).filter(([name]) => /^p\d+$/.test(name)).map(([, s]) => s);
   const cpu = result.summary?.cpuLimitation ?? { share: null, limited: false };

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { UDP_IPV4_OVERHEAD_BYTES } from '../orchestrator/lib/link-model.js';
-import { parseStat } from '../orchestrator/lib/proc-stat.js';
+import { UDP_IPV4_OVERHEAD_BYTES } from '../orchestrator/lib/network/link-model.js';
+import { parseStat } from '../orchestrator/lib/devices/proc-stat.js';
 
 const SOURCE = fileURLToPath(new URL('./relay-load.c', import.meta.url));
 const HOST = '127.0.0.1';

@@ -1,6 +1,6 @@
 // bench/relay.js part 3: the relay's packets/s per core at saturation, and its added delay at 25, 50 and 90 % of that.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { normalizeLinkParams, UDP_IPV4_OVERHEAD_BYTES } from '../orchestrator/lib/link-model.js';
+import { normalizeLinkParams, UDP_IPV4_OVERHEAD_BYTES } from '../orchestrator/lib/network/link-model.js';
 import { startRelayProcess } from '../orchestrator/emulators/relay/client.js';
 import { cpuSeconds, startLoad } from './relay-load.js';
 
@@ -25,7 +25,7 @@ async function measure({ payloadBytes, totalPps, durationMs }) {
   const relay = await startRelayProcess({ seed: 1 });
   try {
     const flows = [];
-    /** @type {Record<string, import('../orchestrator/lib/link-model.js').LinkParams>} */
+    /** @type {Record<string, import('../orchestrator/lib/network/link-model.js').LinkParams>} */
     const links = {};
     /** @type {Record<string, string[]>} */
     const routes = {};

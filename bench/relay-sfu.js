@@ -6,7 +6,7 @@
 // Usage: node bench/relay-sfu.js [--seconds 10]
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { normalizeLinkParams, UDP_IPV4_OVERHEAD_BYTES } from '../orchestrator/lib/link-model.js';
+import { normalizeLinkParams, UDP_IPV4_OVERHEAD_BYTES } from '../orchestrator/lib/network/link-model.js';
 import { startRelayProcess } from '../orchestrator/emulators/relay/client.js';
 import { cpuSeconds, startLoad } from './relay-load.js';
 

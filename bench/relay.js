@@ -11,7 +11,7 @@
 import dgram from 'node:dgram';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { normalizeLinkParams, UDP_IPV4_OVERHEAD_BYTES } from '../orchestrator/lib/link-model.js';
+import { normalizeLinkParams, UDP_IPV4_OVERHEAD_BYTES } from '../orchestrator/lib/network/link-model.js';
 import { startRelayProcess } from '../orchestrator/emulators/relay/client.js';
 import { createRelayProbePath } from '../orchestrator/emulators/relay/probe-path.js';
 import { raisePriority } from '../orchestrator/emulators/priority.js';

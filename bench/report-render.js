@@ -13,7 +13,7 @@ import puppeteer from 'puppeteer';
 import { resolveBrowserPath } from '../orchestrator/run/browser-path.js';
 import { writeResult } from '../test/fixtures/results/make-result.js';
 import { writeRunReport } from '../orchestrator/report/write.js';
-import { describe } from '../orchestrator/lib/statistics.js';
+import { describe } from '../orchestrator/lib/stats/statistics.js';
 
 const TARGET_MS = 2000;
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' } } });

@@ -39,13 +39,13 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import puppeteer from 'puppeteer';
 import { ensureMedia, videoArgs } from '../media/generate.js';
-import { PRESETS } from '../orchestrator/lib/media-presets.js';
+import { PRESETS } from '../orchestrator/lib/media/media-presets.js';
 import { createEmulator } from '../orchestrator/emulators/index.js';
-import { loadScenario } from '../orchestrator/lib/scenario.js';
+import { loadScenario } from '../orchestrator/lib/scenario/scenario-file.js';
 import { resolveBrowserPath } from '../orchestrator/run/browser-path.js';
 import { chromiumArgs } from '../orchestrator/run/browsers.js';
 import { startSignalingServer } from '../signaling/server.js';
-import { createPeerSecrets, pageUrl } from '../orchestrator/lib/peer-secrets.js';
+import { createPeerSecrets, pageUrl } from '../orchestrator/lib/system/peer-secrets.js';
 
 const { values } = parseArgs({
   options: {

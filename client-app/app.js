@@ -7,7 +7,7 @@ import { createFrameReader } from './frame-reader.js';
 import { dataMetrics, intervalMetrics, snapshotFromStats } from './stats.js';
 
 const params = new URLSearchParams(location.search);
-// The page's secret for its join (orchestrator/lib/peer-secrets.js) is the URL's fragment, which no HTTP request
+// The page's secret for its join (orchestrator/lib/system/peer-secrets.js) is the URL's fragment, which no HTTP request
 // carries. Out of the address at once, so no error, stack or later look at the URL can quote it.
 const secret = location.hash.slice(1);
 if (secret) history.replaceState(null, '', `${location.pathname}${location.search}`);
@@ -20,11 +20,11 @@ const sfu = params.get('sfu');
 // The peers this page calls once it joins (those already there); without it, every peer. An extra call's peers get
 // none: they call when the orchestrator says so.
 const callAtJoin = params.has('callAtJoin') ? params.get('callAtJoin').split(',').filter(Boolean) : null;
-/** The video codec every connection must use (orchestrator/lib/codec.js normalizeCodec), or null: the browser's choice. */
+/** The video codec every connection must use (orchestrator/lib/media/codec.js normalizeCodec), or null: the browser's choice. */
 const requestedCodec = params.has('codec') ? JSON.parse(params.get('codec')) : null;
 /** RFC 8867 §4.3's video rates (`rfc8867`, client-app/media-source.js) or the browser's own (`browser`, the default). */
 const rfc8867Source = params.get('mediaSource') === 'rfc8867';
-/** getUserMedia's video constraints for a constrained device (orchestrator/lib/devices.js videoConstraints). */
+/** getUserMedia's video constraints for a constrained device (orchestrator/lib/devices/devices.js videoConstraints). */
 const videoConstraints = params.has('videoConstraints') ? JSON.parse(params.get('videoConstraints')) : true;
 const statusEl = document.getElementById('status');
 
@@ -177,7 +177,7 @@ function connectionTo(remote) {
   entry = { pc, pending: [], hasRemote: false, videos: [], codecs: {} };
   connections.set(remote, entry);
   pc.onicecandidate = ({ candidate }) => candidate && send({ type: 'candidate', to: remote, candidate: candidate.toJSON() });
-  // The set-up milestones (orchestrator/lib/setup-breakdown.js): both descriptions set, ICE, DTLS, first RTP, first frame.
+  // The set-up milestones (orchestrator/lib/result/setup-breakdown.js): both descriptions set, ICE, DTLS, first RTP, first frame.
   pc.onsignalingstatechange = () => pc.signalingState === 'stable' && report('negotiated', { remote });
   pc.oniceconnectionstatechange = () => report('ice-state', { remote, state: pc.iceConnectionState });
   pc.onconnectionstatechange = () => {

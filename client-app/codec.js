@@ -1,7 +1,7 @@
 // Video codec selection, shared by the page and Node (pure): which capability entries a requested codec means, the
 // order handed to RTCRtpTransceiver.setCodecPreferences, what the stats say was negotiated, and whether that is the
 // requested codec (run/run.js checks each report with it). Validation and the result's summary are
-// orchestrator/lib/codec.js.
+// orchestrator/lib/media/codec.js.
 
 /** Entries that protect or repeat a media codec's packets rather than carry a codec: kept beside the chosen one. */
 const RESILIENCE_MIME_TYPES = ['video/rtx', 'video/red', 'video/ulpfec', 'video/flexfec-03'];
@@ -9,7 +9,7 @@ const RESILIENCE_MIME_TYPES = ['video/rtx', 'video/red', 'video/ulpfec', 'video/
 const isResilience = (codec) => RESILIENCE_MIME_TYPES.includes(codec.mimeType.toLowerCase());
 
 /**
- * A requested codec as the page receives it (orchestrator/lib/codec.js normalizeCodec, which names the codecs).
+ * A requested codec as the page receives it (orchestrator/lib/media/codec.js normalizeCodec, which names the codecs).
  * @typedef {{ name: 'vp8'|'vp9'|'h264'|'av1', mimeType: string, scalabilityMode: string|null, profile: string|null }} RequestedCodec
  *   profile: an H.264 profile-level-id prefix in lower-case hex ('42e0', '64')
  * @typedef {{ mimeType: string, clockRate?: number, sdpFmtpLine?: string }} CodecCapability

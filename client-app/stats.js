@@ -223,7 +223,7 @@ export function intervalMetrics(prev, cur) {
       nackCount: delta('video', 'in', 'nackCount'),
       pliCount: delta('video', 'in', 'pliCount'),
       freezeCount: delta('video', 'in', 'freezeCount'),
-      // The decoder-side freezes' time (W3C definition, as lib/viewer.js applies it to what was shown).
+      // The decoder-side freezes' time (W3C definition, as lib/viewer/viewer.js applies it to what was shown).
       freezeDurationMs: msOf(delta('video', 'in', 'totalFreezesDurationS')),
       // Packets that arrived as retransmissions (RTX after a NACK) or as FEC: what recovered wire loss.
       retransmittedPacketsReceived: delta('video', 'in', 'retransmittedPacketsReceived'),

@@ -11,8 +11,8 @@ import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { FRAME_CODE_VERSION } from '../client-app/frame-code.js';
-import { EnvironmentError, InputError } from '../orchestrator/lib/errors.js';
-import { DEFAULT_PRESET, PRESETS } from '../orchestrator/lib/media-presets.js';
+import { EnvironmentError, InputError } from '../orchestrator/lib/system/errors.js';
+import { DEFAULT_PRESET, PRESETS } from '../orchestrator/lib/media/media-presets.js';
 import { hasFrameCode, markY4mStream, readY4mLayout } from './y4m.js';
 
 export const CACHE_DIR = fileURLToPath(new URL('./cache/', import.meta.url));

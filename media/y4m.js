@@ -4,7 +4,7 @@
 import { once } from 'node:events';
 import { open, stat } from 'node:fs/promises';
 import { CODE_BITS, CODE_MODULUS, codeStripHeight, readFrameCode, stampFrameCode } from '../client-app/frame-code.js';
-import { InputError } from '../orchestrator/lib/errors.js';
+import { InputError } from '../orchestrator/lib/system/errors.js';
 
 const FRAME_MARKER = Buffer.from('FRAME');
 const MAX_HEADER_BYTES = 1024;

@@ -1,5 +1,5 @@
 // Who may join the signaling server, and how many may wait to: a run's room admits each of its peers once, with that
-// peer's secret (orchestrator/lib/peer-secrets.js); without a room (tests, benches, manual experiments) any name joins
+// peer's secret (orchestrator/lib/system/peer-secrets.js); without a room (tests, benches, manual experiments) any name joins
 // any room. No I/O. The reasons are for the run's record only: a refused client hears nothing but "join refused".
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isName } from './messages.js';
@@ -40,7 +40,7 @@ export function createAdmission({ room, secrets }) {
   for (const [peer, secret] of expected) {
     if (!isName(peer)) throw new TypeError(`startSignalingServer: secrets: peer ${JSON.stringify(peer)} is not a name of 1-64 letters, digits, '.', '_' or '-'`);
     if (typeof secret !== 'string' || !SECRET_PATTERN.test(secret)) {
-      throw new TypeError(`startSignalingServer: secrets.${peer} is not 22-128 base64url characters (orchestrator/lib/peer-secrets.js makes them)`);
+      throw new TypeError(`startSignalingServer: secrets.${peer} is not 22-128 base64url characters (orchestrator/lib/system/peer-secrets.js makes them)`);
     }
   }
   if (expected.size === 0) throw new TypeError(`startSignalingServer: room "${room}" has no peers in secrets`);

@@ -58,7 +58,7 @@ const MAX_BUFFERED_BYTES = 1024 * 1024;
  * get a 403, and one over the cap of sockets that have not joined yet (with `secrets`: 2 per peer + 8) or of all
  * sockets gets a 503. A socket must join within joinTimeoutMs, joins once, and is then bound to that room and peer:
  * its stats and events are stamped with that peer, and it cannot speak for another. With `room` and `secrets`
- * (peer → secret, orchestrator/lib/peer-secrets.js) a join must name that room, one of those peers not joined yet,
+ * (peer → secret, orchestrator/lib/system/peer-secrets.js) a join must name that room, one of those peers not joined yet,
  * and carry that peer's secret; any other join hears only `{ type: 'error', error: JOIN_REFUSED }` and its socket is
  * closed (admission.js). Without them (tests, manual experiments) any name joins any room, once at a time.
  * Limits: MAX_MESSAGE_BYTES per message, MAX_MESSAGES_PER_SECOND

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { parseCgroupMounts } from '../orchestrator/lib/cgroup.js';
+import { parseCgroupMounts } from '../orchestrator/lib/devices/cpu-cgroup.js';
 import { createPeerCgroups, removeStaleCgroups } from '../orchestrator/run/cgroups.js';
 import { runCli, tempDir } from './helpers/cli.js';
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { loadScenario } from '../orchestrator/lib/scenario.js';
+import { loadScenario } from '../orchestrator/lib/scenario/scenario-file.js';
 import { formatClock } from '../orchestrator/report/format.js';
 import { runCli, runScenarioCli, tempDir } from './helpers/cli.js';
 

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from './helpers/cli.js';
-import { loadScenario } from '../orchestrator/lib/scenario.js';
+import { loadScenario } from '../orchestrator/lib/scenario/scenario-file.js';
 import { runScenario } from '../orchestrator/run/run.js';
 
 const RUN_TIMEOUT_MS = 180_000;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
-import { describe as stats } from '../orchestrator/lib/statistics.js';
+import { describe as stats } from '../orchestrator/lib/stats/statistics.js';
 import { processesTagged, runCli, runTag, tempDir } from './helpers/cli.js';
 
 const median = (values) => stats(values).median;

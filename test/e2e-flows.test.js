@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, test } from 'node:test';
 import { tempDir } from './helpers/cli.js';
-import { loadScenario } from '../orchestrator/lib/scenario.js';
+import { loadScenario } from '../orchestrator/lib/scenario/scenario-file.js';
 import { runScenario } from '../orchestrator/run/run.js';
 
 const UPLINK_KBPS = 3000;
@@ -26,7 +26,7 @@ function flowScenario() {
   return loadScenario(file);
 }
 
-/** @type {import('../orchestrator/lib/result.js').RunResult} */
+/** @type {import('../orchestrator/lib/result/result.js').RunResult} */
 let result;
 before(async () => {
   ({ result } = await runScenario({ scenario: flowScenario(), video: '360p30', outDir: tempDir('wtb-flows-') }));

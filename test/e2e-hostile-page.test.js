@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import puppeteer from 'puppeteer';
-import { loadScenario } from '../orchestrator/lib/scenario.js';
+import { loadScenario } from '../orchestrator/lib/scenario/scenario-file.js';
 import { MAX_PAGE_EVENTS_PER_PEER } from '../orchestrator/run/recorder.js';
 import { runScenario } from '../orchestrator/run/run.js';
 import { tempDir } from './helpers/cli.js';

@@ -14,7 +14,7 @@ import puppeteer from 'puppeteer';
 import { ensureMedia } from '../media/generate.js';
 import { resolveBrowserPath } from '../orchestrator/run/browser-path.js';
 import { chromiumArgs } from '../orchestrator/run/browsers.js';
-import { createPeerSecrets, pageUrl } from '../orchestrator/lib/peer-secrets.js';
+import { createPeerSecrets, pageUrl } from '../orchestrator/lib/system/peer-secrets.js';
 import { JOIN_REFUSED, startSignalingServer } from '../signaling/server.js';
 import { runCli, tempDir } from './helpers/cli.js';
 import { frame, rawClient, tryJoin, wsClient } from './helpers/signaling-clients.js';

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runScenarioCli } from './helpers/cli.js';
-import { peerSeconds } from '../orchestrator/lib/topology.js';
-import { describe as stats } from '../orchestrator/lib/statistics.js';
+import { peerSeconds } from '../orchestrator/lib/network/topology.js';
+import { describe as stats } from '../orchestrator/lib/stats/statistics.js';
 
 const median = (values) => stats(values).median;
 const p95 = (values) => stats(values).p95;

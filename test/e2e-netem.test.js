@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
 
 import { processesTagged, runCli, runScenarioCli, runTag, tempDir } from './helpers/cli.js';
-import { shortRunId } from '../orchestrator/lib/run-id.js';
+import { shortRunId } from '../orchestrator/lib/system/run-id.js';
 
 const capped = fileURLToPath(new URL('./fixtures/scenarios/netem-bandwidth-1000.json', import.meta.url));
 const caps = await netemCapabilities();
@@ -80,9 +80,9 @@ test('a crash (uncaught error) with a netem topology up still removes it', { ski
   const module = (file) => JSON.stringify(fileURLToPath(new URL(file, import.meta.url)));
   // The same process handlers the CLI installs, around a real netem topology, then an uncaught error.
   const script = `
-    import { installProcessHandlers, onCleanup } from ${module('../orchestrator/lib/shutdown.js')};
+    import { installProcessHandlers, onCleanup } from ${module('../orchestrator/lib/system/shutdown.js')};
     import { createEmulator } from ${module('../orchestrator/emulators/index.js')};
-    import { loadScenario } from ${module('../orchestrator/lib/scenario.js')};
+    import { loadScenario } from ${module('../orchestrator/lib/scenario/scenario-file.js')};
     installProcessHandlers();
     const { compiled } = loadScenario(${JSON.stringify(capped)});
     await createEmulator('netem', { compiled, peers: ['p0', 'p1'], runId: 'crash-test', registerCleanup: onCleanup });

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { createPeerSecrets } from '../orchestrator/lib/peer-secrets.js';
-import { loadScenario } from '../orchestrator/lib/scenario.js';
+import { createPeerSecrets } from '../orchestrator/lib/system/peer-secrets.js';
+import { loadScenario } from '../orchestrator/lib/scenario/scenario-file.js';
 import { runScenario } from '../orchestrator/run/run.js';
 import { tempDir } from './helpers/cli.js';
 

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { compileNetwork, configuredTimeline } from '../orchestrator/lib/schedule.js';
-import { describe as describeValues } from '../orchestrator/lib/statistics.js';
+import { compileNetwork, configuredTimeline } from '../orchestrator/lib/network/schedule.js';
+import { describe as describeValues } from '../orchestrator/lib/stats/statistics.js';
 import { runScenarioCli, tempDir } from './helpers/cli.js';
 import { configuredRtt, rampWindows, rttTracking } from './helpers/rtt-tracking.js';
 

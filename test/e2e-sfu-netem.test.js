@@ -15,8 +15,8 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
-import { describe as stats } from '../orchestrator/lib/statistics.js';
-import { peerSeconds } from '../orchestrator/lib/topology.js';
+import { describe as stats } from '../orchestrator/lib/stats/statistics.js';
+import { peerSeconds } from '../orchestrator/lib/network/topology.js';
 import { processesTagged, runCli, runScenarioCli, runTag, tempDir } from './helpers/cli.js';
 
 const slowUplink = fileURLToPath(new URL('./fixtures/scenarios/sfu-3-slow-uplink.json', import.meta.url));

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { runScenarioCli } from './helpers/cli.js';
-import { peerSeconds } from '../orchestrator/lib/topology.js';
-import { describe as stats } from '../orchestrator/lib/statistics.js';
+import { peerSeconds } from '../orchestrator/lib/network/topology.js';
+import { describe as stats } from '../orchestrator/lib/stats/statistics.js';
 
 const median = (values) => stats(values).median;
 const sum = (values) => values.reduce((total, value) => total + value, 0);

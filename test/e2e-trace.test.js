@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
-import { pathConditions } from '../orchestrator/lib/link-model.js';
-import { linksAt } from '../orchestrator/lib/run-summary.js';
+import { pathConditions } from '../orchestrator/lib/network/link-model.js';
+import { linksAt } from '../orchestrator/lib/result/run-summary.js';
 import { runScenarioCli } from './helpers/cli.js';
 
 const STEP_DOWN = fileURLToPath(new URL('./fixtures/scenarios/trace-step-down-short.json', import.meta.url));

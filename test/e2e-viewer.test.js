@@ -2,9 +2,9 @@
 // the configured delay, freezes under loss, picture quality under a rate cap. Five short runs, about 2.5 minutes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { pathConditions } from '../orchestrator/lib/link-model.js';
-import { linksAt } from '../orchestrator/lib/run-summary.js';
-import { describe as describeValues } from '../orchestrator/lib/statistics.js';
+import { pathConditions } from '../orchestrator/lib/network/link-model.js';
+import { linksAt } from '../orchestrator/lib/result/run-summary.js';
+import { describe as describeValues } from '../orchestrator/lib/stats/statistics.js';
 import { runScenarioCli } from './helpers/cli.js';
 
 /**

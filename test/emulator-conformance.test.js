@@ -9,8 +9,8 @@ import { runCalibration, standardCases } from '../orchestrator/emulators/calibra
 import { SUPPORT_FIELDS } from '../orchestrator/emulators/contract.js';
 import { BACKENDS, EMULATORS, checkSupport } from '../orchestrator/emulators/index.js';
 import { raisePriority } from '../orchestrator/emulators/priority.js';
-import { InputError } from '../orchestrator/lib/errors.js';
-import { normalizeLinkParams } from '../orchestrator/lib/link-model.js';
+import { InputError } from '../orchestrator/lib/system/errors.js';
+import { normalizeLinkParams } from '../orchestrator/lib/network/link-model.js';
 
 const CASES = ['rate-1000kbps', 'loss-5pct', 'delay-50ms'];
 const unavailable = Object.fromEntries(await Promise.all(BACKENDS.map(async (b) => [b.name, await b.unavailable()])));

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createPeerSecrets } from '../orchestrator/lib/peer-secrets.js';
+import { createPeerSecrets } from '../orchestrator/lib/system/peer-secrets.js';
 import { createSfuBridge } from '../orchestrator/sfu/bridge.js';
 import { listHandles, listSessions } from '../orchestrator/sfu/janus-admin.js';
 import { createVideoRoom, janusPost } from '../orchestrator/sfu/janus-api.js';

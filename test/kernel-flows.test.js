@@ -11,11 +11,11 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startKernelFlows } from '../orchestrator/cross/kernel-flows.js';
-import { planKernelFlows } from '../orchestrator/cross/plan.js';
+import { planKernelFlows } from '../orchestrator/cross/kernel-flow-plan.js';
 import { startRelayProcess } from '../orchestrator/emulators/relay/client.js';
-import { EnvironmentError } from '../orchestrator/lib/errors.js';
-import { normalizeLinkParams } from '../orchestrator/lib/link-model.js';
-import { recordOwner, releaseOwner } from '../orchestrator/lib/owners.js';
+import { EnvironmentError } from '../orchestrator/lib/system/errors.js';
+import { normalizeLinkParams } from '../orchestrator/lib/network/link-model.js';
+import { recordOwner, releaseOwner } from '../orchestrator/lib/system/owners.js';
 import { runCli } from './helpers/cli.js';
 const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
 
@@ -133,7 +133,7 @@ describe('kernel flows through the relay', { skip }, () => {
 
 const module = (file) => JSON.stringify(fileURLToPath(new URL(file, import.meta.url)));
 /**
- * An orchestrator in a child process: lib/shutdown.js's handlers, the flows' closer registered through onCleanup, a
+ * An orchestrator in a child process: lib/system/shutdown.js's handlers, the flows' closer registered through onCleanup, a
  * first Ctrl-C answered by every closer and exit 130 (as a run does). Prints "running" once traffic flows (after
  * runningAfterMs); extraFlows run beside the two 30 s ones.
  * @param {string} runId @param {{ extraFlows?: object[], runningAfterMs?: number }} [options]
@@ -141,7 +141,7 @@ const module = (file) => JSON.stringify(fileURLToPath(new URL(file, import.meta.
 function startChild(runId, { extraFlows = [], runningAfterMs = 1500 } = {}) {
   const runDir = tempRunDir();
   const script = `
-    import { installProcessHandlers, onCleanup, onInterrupt, runCleanup } from ${module('../orchestrator/lib/shutdown.js')};
+    import { installProcessHandlers, onCleanup, onInterrupt, runCleanup } from ${module('../orchestrator/lib/system/shutdown.js')};
     import { startRelayProcess } from ${module('../orchestrator/emulators/relay/client.js')};
     import { startKernelFlows } from ${module('../orchestrator/cross/kernel-flows.js')};
     installProcessHandlers();

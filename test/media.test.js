@@ -6,7 +6,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { codeStripHeight, readFrameCode } from '../client-app/frame-code.js';
 import { CACHE_DIR, ensureCaptureFile, ensureMedia } from '../media/generate.js';
-import { PRESETS } from '../orchestrator/lib/media-presets.js';
+import { PRESETS } from '../orchestrator/lib/media/media-presets.js';
 import { tempDir } from './helpers/cli.js';
 
 test('a preset is generated once and cached by its parameters, with no temporary file left', async () => {

@@ -8,11 +8,11 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
-import { ownerFile } from '../orchestrator/lib/owners.js';
-import { parseStat } from '../orchestrator/lib/proc-stat.js';
+import { ownerFile } from '../orchestrator/lib/system/owners.js';
+import { parseStat } from '../orchestrator/lib/devices/proc-stat.js';
 
 import { CLI, processesTagged, runCli, runTag, tempDir } from './helpers/cli.js';
-import { shortRunId } from '../orchestrator/lib/run-id.js';
+import { shortRunId } from '../orchestrator/lib/system/run-id.js';
 
 const capped = fileURLToPath(new URL('./fixtures/scenarios/netem-bandwidth-1000.json', import.meta.url));
 const caps = await netemCapabilities();
@@ -31,16 +31,16 @@ const leftBehind = (before) => snapshot().filter((name) => !before.includes(name
 
 const module = (file) => JSON.stringify(fileURLToPath(new URL(file, import.meta.url)));
 /**
- * A child that builds the netem emulator as a run does: the process handlers of lib/shutdown.js installed, the
+ * A child that builds the netem emulator as a run does: the process handlers of lib/system/shutdown.js installed, the
  * emulator's closer registered through registerCleanup → onCleanup, and a first Ctrl-C answered by running every
  * closer (the run's tear-down) and exiting 130. It prints "starting" just before set-up and "ready" after it.
  * @param {string} runId
  */
 function startChild(runId) {
   const script = `
-    import { installProcessHandlers, onCleanup, onInterrupt, runCleanup } from ${module('../orchestrator/lib/shutdown.js')};
+    import { installProcessHandlers, onCleanup, onInterrupt, runCleanup } from ${module('../orchestrator/lib/system/shutdown.js')};
     import { createEmulator } from ${module('../orchestrator/emulators/index.js')};
-    import { loadScenario } from ${module('../orchestrator/lib/scenario.js')};
+    import { loadScenario } from ${module('../orchestrator/lib/scenario/scenario-file.js')};
     installProcessHandlers();
     onInterrupt(async () => { await runCleanup(); process.exit(130); });
     const { compiled } = loadScenario(${JSON.stringify(capped)});

@@ -1,12 +1,12 @@
 // The relay as a run's emulator measures its own load: a relay whose event loop is stalled (SIGSTOP for 250 ms, as a
 // starved host does to it) sends the datagrams it held late, says so in its load rows (Emulator.load), and the
-// run's summary (lib/cpu-limit.js emulatorBehind) names the second.
+// run's summary (lib/devices/cpu-limit.js emulatorBehind) names the second.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { relayBackend } from '../orchestrator/emulators/relay/index.js';
-import { emulatorBehind } from '../orchestrator/lib/cpu-limit.js';
+import { emulatorBehind } from '../orchestrator/lib/devices/cpu-limit.js';
 
 const HOST = '127.0.0.1';
 const DELAY_MS = 40;

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UdpRelay } from '../orchestrator/emulators/relay/relay.js';
-import { MAX_TRACE_MS } from '../orchestrator/lib/limits.js';
+import { MAX_TRACE_MS } from '../orchestrator/lib/input/limits.js';
 import { startRelayProcess } from '../orchestrator/emulators/relay/client.js';
 import { createRelayProbePath, PROBE_LINK } from '../orchestrator/emulators/relay/probe-path.js';
 import { raisePriority } from '../orchestrator/emulators/priority.js';

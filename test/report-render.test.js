@@ -11,7 +11,7 @@ import puppeteer from 'puppeteer';
 import { resolveBrowserPath } from '../orchestrator/run/browser-path.js';
 import { writeResult } from './fixtures/results/make-result.js';
 import { writeRunReport, writeIndex, writeCompareReport } from '../orchestrator/report/write.js';
-import { InputError } from '../orchestrator/lib/errors.js';
+import { InputError } from '../orchestrator/lib/system/errors.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../results/test-artifacts/', import.meta.url));
 const LAUNCH = {

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { findReproduction } from '../orchestrator/lib/reproductions.js';
-import { loadScenario } from '../orchestrator/lib/scenario.js';
+import { findReproduction } from '../orchestrator/lib/scenario/reproductions.js';
+import { loadScenario } from '../orchestrator/lib/scenario/scenario-file.js';
 import { runCli, tempDir } from './helpers/cli.js';
 
 const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { after, before, test } from 'node:test';
-import { createPeerSecrets } from '../orchestrator/lib/peer-secrets.js';
+import { createPeerSecrets } from '../orchestrator/lib/system/peer-secrets.js';
 import { JOIN_REFUSED, MAX_MESSAGE_BYTES, startSignalingServer } from '../signaling/server.js';
 import { realSample } from './helpers/signaling-fuzz.js';
 import { joinedClient, wsClient } from './helpers/signaling-clients.js';

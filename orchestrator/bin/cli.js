@@ -2,7 +2,7 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { commands } from '../commands/index.js';
-import { HarnessError } from '../lib/errors.js';
+import { HarnessError } from '../lib/system/errors.js';
 
 const cli = yargs(hideBin(process.argv))
   .scriptName('webrtc-testbed')

@@ -1,14 +1,14 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { InputError } from '../lib/errors.js';
-import { writeJsonAtomic } from '../lib/files.js';
-import { REPO_ROOT } from '../lib/paths.js';
-import { expectNumber } from '../lib/validate.js';
+import { InputError } from '../lib/system/errors.js';
+import { writeJsonAtomic } from '../lib/system/files.js';
+import { REPO_ROOT } from '../lib/system/paths.js';
+import { expectNumber } from '../lib/input/validate.js';
 import {
   BASELINE_KIND, DEFAULT_KEEP_NIGHTS, MIN_RUNS_PER_SIDE, baselineFromSummary, describeMachineClass, machineClass, parseBaseline,
   rollBaselines,
 } from '../suite/baseline.js';
-import { displayPath, readJsonFile } from '../lib/json-file.js';
+import { displayPath, readJsonFile } from '../lib/input/json-file.js';
 import { readSuiteSummary } from '../suite/suite-dir.js';
 
 export const command = 'baseline <action>';

@@ -1,6 +1,6 @@
 // `webrtc-testbed calibrate`: measures what the network emulator delivers against what it was asked for.
-import { EnvironmentError, InputError } from '../lib/errors.js';
-import { readTraceArgument } from '../lib/trace-file.js';
+import { EnvironmentError, InputError } from '../lib/system/errors.js';
+import { readTraceArgument } from '../lib/network/trace-file.js';
 import { runCalibration, runTraceCalibration, standardCases, TOLERANCES } from '../emulators/calibration.js';
 import { BACKENDS, backendNamed } from '../emulators/index.js';
 import { raisePriority } from '../emulators/priority.js';

@@ -1,11 +1,11 @@
 // `webrtc-testbed catalog`: write docs/catalog.md from the scenario files, or check that it is up to date.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { HarnessError } from '../lib/errors.js';
-import { writeFileAtomic } from '../lib/files.js';
-import { displayPath } from '../lib/json-file.js';
-import { REPO_ROOT } from '../lib/paths.js';
-import { listScenarios, loadScenario } from '../lib/scenario.js';
+import { HarnessError } from '../lib/system/errors.js';
+import { writeFileAtomic } from '../lib/system/files.js';
+import { displayPath } from '../lib/input/json-file.js';
+import { REPO_ROOT } from '../lib/system/paths.js';
+import { listScenarios, loadScenario } from '../lib/scenario/scenario-file.js';
 import { renderCatalog } from '../report/render-catalog.js';
 
 export const DEFAULT_CATALOG = path.join(REPO_ROOT, 'docs', 'catalog.md');

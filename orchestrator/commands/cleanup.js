@@ -1,7 +1,7 @@
-import { EnvironmentError } from '../lib/errors.js';
+import { EnvironmentError } from '../lib/system/errors.js';
 import { BACKENDS } from '../emulators/index.js';
 import { removeKernelFlowLeftovers } from '../cross/cleanup.js';
-import { createCommandRunner } from '../emulators/runner.js';
+import { createCommandRunner } from '../emulators/command-runner.js';
 import { removeStaleCgroups } from '../run/cgroups.js';
 
 export const command = 'cleanup';

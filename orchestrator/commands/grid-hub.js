@@ -1,7 +1,7 @@
 import { startGridProcess, serveUntilSignal } from '../grid/process.js';
 import { generateSecrets, writeLocalSecrets } from '../grid/secrets.js';
-import { hubConfig } from '../lib/grid-config.js';
-import { InputError } from '../lib/errors.js';
+import { hubConfig } from '../lib/grid/grid-config.js';
+import { InputError } from '../lib/system/errors.js';
 
 export const command = 'grid-hub';
 export const describe = 'Start a Selenium Grid 4 hub with a new node registration secret and router credentials (written 0600 for this machine\'s commands)';

@@ -4,10 +4,10 @@ import { CACHE_DIR, ensureMedia } from '../../media/generate.js';
 import { startGridProcess, serveUntilSignal } from '../grid/process.js';
 import { readSecrets } from '../grid/secrets.js';
 import { CHROMEDRIVER_PATH } from '../grid/versions.js';
-import { checkLabel, nodeStereotype } from '../lib/grid.js';
-import { nodeConfig } from '../lib/grid-config.js';
-import { InputError } from '../lib/errors.js';
-import { DEFAULT_PRESET } from '../lib/media-presets.js';
+import { checkLabel, nodeStereotype } from '../lib/grid/grid.js';
+import { nodeConfig } from '../lib/grid/grid-config.js';
+import { InputError } from '../lib/system/errors.js';
+import { DEFAULT_PRESET } from '../lib/media/media-presets.js';
 import { resolveBrowserPath } from '../run/browser-path.js';
 
 export const command = 'grid-node';

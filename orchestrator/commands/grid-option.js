@@ -1,7 +1,7 @@
 // --grid, --spread and --grid-secrets, for the commands that run scenarios: the Grid is checked before anything starts.
 import { gridStatus } from '../grid/client.js';
 import { readSecrets } from '../grid/secrets.js';
-import { InputError } from '../lib/errors.js';
+import { InputError } from '../lib/system/errors.js';
 
 /** @param {import('yargs').Argv} yargs */
 export const gridOptions = (yargs) => yargs

@@ -2,11 +2,11 @@
 // notebooks, render the trend dashboard, check for slow drift, and read the rolling baseline from the store.
 import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
-import { InputError } from '../lib/errors.js';
-import { writeFileAtomic, writeJsonAtomic } from '../lib/files.js';
-import { displayPath } from '../lib/json-file.js';
-import { METRIC_PATHS } from '../lib/metrics.js';
-import { expectNumber } from '../lib/validate.js';
+import { InputError } from '../lib/system/errors.js';
+import { writeFileAtomic, writeJsonAtomic } from '../lib/system/files.js';
+import { displayPath } from '../lib/input/json-file.js';
+import { METRIC_PATHS } from '../lib/result/metric-catalogue.js';
+import { expectNumber } from '../lib/input/validate.js';
 import { DEFAULT_KEEP_NIGHTS, describeMachineClass, machineClass, rollBaselines } from '../suite/baseline.js';
 import { readSuiteSummary } from '../suite/suite-dir.js';
 import { renderTrendsPage } from '../report/render-trends.js';

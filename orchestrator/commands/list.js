@@ -1,4 +1,4 @@
-import { groupsOf, shippedScenarios } from '../lib/scenario-groups.js';
+import { groupsOf, shippedScenarios } from '../lib/scenario/scenario-groups.js';
 
 export const command = 'list';
 export const describe = 'List the built-in scenarios and scenario groups with a one-line description';

@@ -1,20 +1,20 @@
 import path from 'node:path';
-import { DEFAULT_PRESET, PRESETS } from '../lib/media-presets.js';
+import { DEFAULT_PRESET, PRESETS } from '../lib/media/media-presets.js';
 import { EMULATORS } from '../emulators/index.js';
-import { BROWSER_KINDS, DEFAULT_BROWSER } from '../lib/browsers.js';
-import { installProcessHandlers } from '../lib/shutdown.js';
-import { InputError } from '../lib/errors.js';
-import { CODEC_NAMES, parseCodecFlag } from '../lib/codec.js';
+import { BROWSER_KINDS, DEFAULT_BROWSER } from '../lib/scenario/peer-browsers.js';
+import { installProcessHandlers } from '../lib/system/shutdown.js';
+import { InputError } from '../lib/system/errors.js';
+import { CODEC_NAMES, parseCodecFlag } from '../lib/media/codec.js';
 import { createProgress } from '../run/progress.js';
-import { RESULTS_ROOT } from '../lib/paths.js';
+import { RESULTS_ROOT } from '../lib/system/paths.js';
 import { defaultRunDir } from '../run/output.js';
 import { runScenario } from '../run/run.js';
 import { writeIndex, writeRunReport } from '../report/write.js';
-import { MEDIA_SOURCES, loadScenario } from '../lib/scenario.js';
-import { resolveScenarioOrGroup } from '../lib/scenario-groups.js';
-import { headlinePaths } from '../lib/metrics.js';
-import { referenceValue } from '../lib/reference.js';
-import { emulatorBehindWarning } from '../lib/cpu-limit.js';
+import { MEDIA_SOURCES, loadScenario } from '../lib/scenario/scenario-file.js';
+import { resolveScenarioOrGroup } from '../lib/scenario/scenario-groups.js';
+import { headlinePaths } from '../lib/result/metric-catalogue.js';
+import { referenceValue } from '../lib/scenario/reference.js';
+import { emulatorBehindWarning } from '../lib/devices/cpu-limit.js';
 import { TRACE_DIR_OPTION, traceDirs } from './trace-dir.js';
 import { gridOptions, gridRunOption } from './grid-option.js';
 
@@ -55,7 +55,7 @@ const formatStat = (stat) => (stat?.n ? `${stat.mean.toFixed(1)} ± ${stat.sd.to
 
 /**
  * How far the rate steps a kernel emulator replayed the traces with were from them (network.traceSteps).
- * @param {import('../lib/result.js').TraceSteps|null} traceSteps
+ * @param {import('../lib/result/result.js').TraceSteps|null} traceSteps
  */
 function printTraceSteps(traceSteps) {
   if (!traceSteps) return;
@@ -122,7 +122,7 @@ export async function handler(argv) {
 
 /**
  * Runs one scenario, prints its summary and writes its report.
- * @param {import('../lib/scenario.js').ResolvedScenario} scenario
+ * @param {import('../lib/scenario/scenario-file.js').ResolvedScenario} scenario
  * @param {Record<string, any>} argv
  * @param {string|undefined} outDir @param {import('../run/run.js').RunOptions['grid']} grid
  * @returns {Promise<number>} the run's exit code

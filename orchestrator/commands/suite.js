@@ -1,12 +1,12 @@
-import { PRESETS } from '../lib/media-presets.js';
+import { PRESETS } from '../lib/media/media-presets.js';
 import { EMULATORS } from '../emulators/index.js';
-import { installProcessHandlers } from '../lib/shutdown.js';
-import { InputError } from '../lib/errors.js';
-import { CODEC_NAMES, parseCodecFlag } from '../lib/codec.js';
+import { installProcessHandlers } from '../lib/system/shutdown.js';
+import { InputError } from '../lib/system/errors.js';
+import { CODEC_NAMES, parseCodecFlag } from '../lib/media/codec.js';
 import { loadAssertions } from '../suite/assertions.js';
 import { resolveRegressionOptions } from '../suite/baseline.js';
 import { checkVideoFlag, comparisonOptions, finish, loadAssertionsFlag, loadBaselineFlag, regressionFlags, rememberFlag } from '../suite/cli.js';
-import { displayPath } from '../lib/json-file.js';
+import { displayPath } from '../lib/input/json-file.js';
 import { entryCostS, parseShard, planRuns, shardEntries } from '../suite/plan.js';
 import { runSuite } from '../suite/runner.js';
 import { listSuites, loadSuite } from '../suite/suite-file.js';

@@ -1,8 +1,8 @@
 // --trace-dir, shared by the commands that load scenarios: folders a scenario's trace files may come from besides
-// its own folder and orchestrator/traces/ (lib/trace-file.js).
+// its own folder and orchestrator/traces/ (lib/network/trace-file.js).
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { InputError } from '../lib/errors.js';
+import { InputError } from '../lib/system/errors.js';
 
 export const TRACE_DIR_OPTION = {
   type: /** @type {const} */ ('string'), array: true, default: /** @type {string[]} */ ([]),

@@ -1,15 +1,15 @@
 // `webrtc-testbed trace`: convert throughput logs to mahimahi traces, write synthetic ones, and show a trace's capacity.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { InputError } from '../lib/errors.js';
-import { readInputText } from '../lib/input-file.js';
-import { displayPath } from '../lib/json-file.js';
-import { MAX_TRACE_FILE_BYTES } from '../lib/limits.js';
-import { readTraceArgument } from '../lib/trace-file.js';
+import { InputError } from '../lib/system/errors.js';
+import { readInputText } from '../lib/input/input-file.js';
+import { displayPath } from '../lib/input/json-file.js';
+import { MAX_TRACE_FILE_BYTES } from '../lib/input/limits.js';
+import { readTraceArgument } from '../lib/network/trace-file.js';
 import {
   SYNTHETIC_PREFIX, SYNTHETIC_SHAPES, THROUGHPUT_UNITS, capacityKbps, formatMahimahi, meanKbps, parseBandwidthLog, parseMahimahi,
   parseThroughputCsv, traceFromSegments,
-} from '../lib/trace.js';
+} from '../lib/network/trace.js';
 
 const FORMATS = ['csv', 'bandwidth-log', 'mahimahi'];
 
@@ -36,7 +36,7 @@ export const builder = (yargs) => yargs
 
 /**
  * @param {string} input @param {string} from @param {keyof typeof THROUGHPUT_UNITS} unit
- * @returns {import('../lib/trace.js').Trace}
+ * @returns {import('../lib/network/trace.js').Trace}
  */
 function convert(input, from, unit) {
   if (input.startsWith(SYNTHETIC_PREFIX)) return readTraceArgument(input, 'trace convert');

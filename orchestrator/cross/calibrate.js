@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { normalizeLinkParams } from '../lib/link-model.js';
-import { TUN_MTU } from './plan.js';
+import { normalizeLinkParams } from '../lib/network/link-model.js';
+import { TUN_MTU } from './kernel-flow-plan.js';
 import { startKernelFlows } from './kernel-flows.js';
 
 export const TCP_CHECK = { rateKbps: 2000, oneWayDelayMs: 50, queueMs: 300, durationS: 12, warmupS: 3, rateErrorPct: 10, rttErrorMs: 2 };

@@ -1,15 +1,15 @@
 /**
  * Finds and removes what kernel flows of dead runs left: `wtbx-*` namespaces and the processes inside. The guardian
  * (guardian.js) normally removes them within a second of the orchestrator's death; this sweep, run by `cleanup`,
- * covers a guardian that died too. Each run records its orchestrator as the owner of `wtbx-<id>` (lib/owners.js), so
+ * covers a guardian that died too. Each run records its orchestrator as the owner of `wtbx-<id>` (lib/system/owners.js), so
  * runs in progress are left alone unless named.
  */
-import { ownerAlive, releaseOwner } from '../lib/owners.js';
+import { ownerAlive, releaseOwner } from '../lib/system/owners.js';
 
-import { NAMESPACE_PREFIX } from './plan.js';
-import { shortRunId } from '../lib/run-id.js';
+import { NAMESPACE_PREFIX } from './kernel-flow-plan.js';
+import { shortRunId } from '../lib/system/run-id.js';
 
-/** @typedef {import('../emulators/runner.js').RunCommand} RunCommand */
+/** @typedef {import('../emulators/command-runner.js').RunCommand} RunCommand */
 
 const QUIET = { allowFailure: true, record: false };
 /** @param {string} name */

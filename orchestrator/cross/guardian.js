@@ -1,12 +1,12 @@
 /**
- * Guardian of one run's kernel flows (the protocol: lib/guardian.js), started by kernel-flows.js, which tells it the
+ * Guardian of one run's kernel flows (the protocol: lib/system/guardian-protocol.js), started by kernel-flows.js, which tells it the
  * pid and start time of every process it starts and forgets each once it has exited. When the orchestrator dies
  * without removing the flows, it kills those still running (never a process that reused a pid) and removes the run's
  * namespaces (`<namespacePrefix>*`) and root-namespace TUN devices (`<linkPrefix>*`).
  *
  * Usage: node guardian.js <namespacePrefix> <linkPrefix> <logFile> <ownerFile>
  */
-import { guardOrchestrator, guardianLog, guardianRunner, killOwned } from '../lib/guardian.js';
+import { guardOrchestrator, guardianLog, guardianRunner, killOwned } from '../lib/system/guardian-protocol.js';
 
 const [namespacePrefix, linkPrefix, logFile, ownerFile] = process.argv.slice(2);
 if (!namespacePrefix || !linkPrefix || !logFile || !ownerFile) {

@@ -26,22 +26,22 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:f
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EnvironmentError, HarnessError } from '../lib/errors.js';
-import { startGuardian } from '../lib/guardian.js';
-import { flowRows, parseIperf3Client } from '../lib/iperf3.js';
-import { parseSsTcpInfo } from '../lib/tcp-info.js';
-import { ownerFile, recordOwner, releaseOwner } from '../lib/owners.js';
-import { createCommandRunner } from '../emulators/runner.js';
+import { EnvironmentError, HarnessError } from '../lib/system/errors.js';
+import { startGuardian } from '../lib/system/guardian-protocol.js';
+import { flowRows, parseIperf3Client } from '../lib/cross/iperf3.js';
+import { parseSsTcpInfo } from '../lib/cross/tcp-info.js';
+import { ownerFile, recordOwner, releaseOwner } from '../lib/system/owners.js';
+import { createCommandRunner } from '../emulators/command-runner.js';
 import { shellJoin } from '../emulators/script.js';
-import { findExecutable } from '../lib/paths.js';
+import { findExecutable } from '../lib/system/paths.js';
 import { supportsPdeathsig } from '../sfu/janus.js';
-import { TUN_MTU, planKernelFlows } from './plan.js';
+import { TUN_MTU, planKernelFlows } from './kernel-flow-plan.js';
 
-/** @typedef {import('./plan.js').KernelFlow} KernelFlow */
-/** @typedef {import('./plan.js').KernelFlowPlan} KernelFlowPlan */
-/** @typedef {import('./plan.js').KernelTest} KernelTest */
-/** @typedef {import('../emulators/runner.js').CommandRecord} CommandRecord */
-/** @typedef {import('../lib/iperf3.js').Iperf3Test} Iperf3Test */
+/** @typedef {import('./kernel-flow-plan.js').KernelFlow} KernelFlow */
+/** @typedef {import('./kernel-flow-plan.js').KernelFlowPlan} KernelFlowPlan */
+/** @typedef {import('./kernel-flow-plan.js').KernelTest} KernelTest */
+/** @typedef {import('../emulators/command-runner.js').CommandRecord} CommandRecord */
+/** @typedef {import('../lib/cross/iperf3.js').Iperf3Test} Iperf3Test */
 
 const GUARDIAN_PATH = fileURLToPath(new URL('./guardian.js', import.meta.url));
 const READY_TIMEOUT_MS = 5_000;
@@ -67,9 +67,9 @@ const INSTALL_HINT = 'install them with `npm run setup` (Debian packages iperf3,
  * @typedef {object} KernelFlows
  * @property {(mediaStartEpochMs?: number) => void} start  schedules every client relative to media start
  * @property {() => Promise<void>} done  resolves when every client has finished (or failed)
- * @property {() => import('../lib/iperf3.js').FlowRow[]} rows  per-second rows of the tests finished so far, by t then flow
+ * @property {() => import('../lib/cross/iperf3.js').FlowRow[]} rows  per-second rows of the tests finished so far, by t then flow
  * @property {() => TestOutcome[]} tests  every finished test
- * @property {(flow: string) => Promise<import('../lib/tcp-info.js').TcpInfo[]>} tcpInfo
+ * @property {(flow: string) => Promise<import('../lib/cross/tcp-info.js').TcpInfo[]>} tcpInfo
  *   TCP_INFO (`ss -ti`) of the flow's connections on its sending side, now
  * @property {() => Promise<void>} close  kills what still runs, removes namespaces and TUNs; idempotent
  * @property {() => void} closeNow  synchronous best effort (a forced exit)
@@ -89,7 +89,7 @@ const closeOnly = (/** @type {string} */ _name, /** @type {() => Promise<unknown
  * @param {string} options.runDir  iperf3's JSON, the bridges' and the guardian's logs go to <runDir>/kernel-flows/
  * @param {string} options.runId  names the namespaces (wtbx-<short id>-…)
  * @param {(name: string, close: () => Promise<unknown>, options?: {timeoutMs?: number, closeNow?: () => void}) => () => Promise<void>}
- *   [options.registerCleanup]  lib/shutdown.js onCleanup (or the run's wrapper of it)
+ *   [options.registerCleanup]  lib/system/shutdown.js onCleanup (or the run's wrapper of it)
  * @param {(record: CommandRecord) => void} [options.logCommand]  every ip/socat/iperf3 command, for network.commands
  * @param {() => number} [options.clock]  seconds on the run's clock for the command records (default: since this call)
  * @param {(error: Error) => void} [options.onError]  a client that fails (iperf3's message); the run fails on it
@@ -114,7 +114,7 @@ export async function startKernelFlows({
   /** @type {CommandRecord[]} */
   const commands = [];
   const record = (/** @type {CommandRecord} */ entry) => { commands.push(entry); logCommand(entry); };
-  /** @type {import('../emulators/runner.js').RunCommand} */
+  /** @type {import('../emulators/command-runner.js').RunCommand} */
   const run = async (argv, options) => {
     const before = runner.commands.length;
     try {

@@ -5,12 +5,12 @@
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { UDP_IPV4_OVERHEAD_BYTES, normalizeLinkParams } from '../lib/link-model.js';
-import { percentile } from '../lib/statistics.js';
-import { OPPORTUNITY_BYTES, capacityKbps } from '../lib/trace.js';
+import { UDP_IPV4_OVERHEAD_BYTES, normalizeLinkParams } from '../lib/network/link-model.js';
+import { percentile } from '../lib/stats/statistics.js';
+import { OPPORTUNITY_BYTES, capacityKbps } from '../lib/network/trace.js';
 
-/** @typedef {import('../lib/link-model.js').LinkParams} LinkParams */
-/** @typedef {import('../lib/trace.js').Trace} Trace */
+/** @typedef {import('../lib/network/link-model.js').LinkParams} LinkParams */
+/** @typedef {import('../lib/network/trace.js').Trace} Trace */
 
 /**
  * @typedef {object} ProbePath  one direction through an emulator, between two UDP endpoints

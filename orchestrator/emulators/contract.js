@@ -3,13 +3,13 @@
 // and emulators/index.js; what a backend supports is declared here by the backend, never guessed by callers from its
 // name. test/emulator-conformance.test.js runs the same checks against every backend that can run on the host.
 
-/** @typedef {import('../lib/link-model.js').LinkParams} LinkParams */
-/** @typedef {import('./runner.js').CommandRecord} CommandRecord */
-/** @typedef {import('./runner.js').RunCommand} RunCommand */
+/** @typedef {import('../lib/network/link-model.js').LinkParams} LinkParams */
+/** @typedef {import('./command-runner.js').CommandRecord} CommandRecord */
+/** @typedef {import('./command-runner.js').RunCommand} RunCommand */
 /** @typedef {import('./calibration.js').ProbePath} ProbePath */
 
 /**
- * @callback RegisterCleanup  lib/shutdown.js onCleanup: registers a closer and returns its early release
+ * @callback RegisterCleanup  lib/system/shutdown.js onCleanup: registers a closer and returns its early release
  * @param {string} name
  * @param {() => Promise<unknown>} close
  * @param {{ timeoutMs?: number, closeNow?: () => void }} [options]
@@ -38,7 +38,7 @@
 /**
  * What a run hands a backend's create().
  * @typedef {object} EmulatorOptions
- * @property {import('../lib/schedule.js').CompiledNetwork} compiled
+ * @property {import('../lib/network/schedule.js').CompiledNetwork} compiled
  * @property {number} [durationS]       how far a trace is turned into rate steps (backends without traceReplay)
  * @property {string[]} peers
  * @property {string} runId
@@ -63,7 +63,7 @@
  * @typedef {{ epochMs: number, link: string } & Record<string, unknown>} TruthRow
  */
 
-/** @typedef {import('../lib/result.js').EmulatorLoadRow} EmulatorLoadRow  one second of its own load */
+/** @typedef {import('../lib/result/result.js').EmulatorLoadRow} EmulatorLoadRow  one second of its own load */
 
 /**
  * A running emulator, as a run uses it.
@@ -78,7 +78,7 @@
  * @property {(peer: string, browserPath: string, kind: string) => Promise<object|undefined>} [launchSpec]  how to
  *   launch a peer's browser (e.g. inside its namespace)
  * @property {(links: Record<string, LinkParams>, atS?: number) => Promise<unknown>} apply  puts link parameters in force
- * @property {import('../lib/schedule.js').CompiledNetwork['events']} events  the schedule it applies
+ * @property {import('../lib/network/schedule.js').CompiledNetwork['events']} events  the schedule it applies
  * @property {object|null} traceSteps   a trace's rate steps against the trace, where it cannot replay one
  * @property {(epochMs: number) => Promise<void>} [startMedia]  the media clock starts (traces and schedules start with it)
  * @property {() => Promise<TruthRow[]>} truth   rows since the last call
@@ -128,7 +128,7 @@
  * @property {() => Promise<ProbeSession>} [openProbePath]
  * @property {(run: RunCommand, options: { runId?: string, dryRun?: boolean }) => Promise<Leftovers>} [removeLeftovers]
  *   what killed runs left (`cleanup`)
- * @property {(compiled: import('../lib/schedule.js').CompiledNetwork, request: { scenario: string, durationS: number,
+ * @property {(compiled: import('../lib/network/schedule.js').CompiledNetwork, request: { scenario: string, durationS: number,
  *   peers: string[] }, flags: ScriptFlags) => string} [exportScript]  a standalone shell script (`export-script`)
  * @property {(flags: ScriptFlags) => string} [exportTopology]  the bare topology, nothing shaped (`--topology-only`)
  */

@@ -1,6 +1,6 @@
 // The emulator backends, each in its own folder and each implementing the contract in contract.js. Commands and the
 // run reach a backend only through this registry: what it supports, whether it runs on this host, create().
-import { EnvironmentError, InputError } from '../lib/errors.js';
+import { EnvironmentError, InputError } from '../lib/system/errors.js';
 import { unsupported } from './contract.js';
 import { dummynetBackend } from './dummynet/backend.js';
 import { netemCapabilities, unmetRequirements } from './netem/capabilities.js';

@@ -3,7 +3,7 @@
  * comments that cannot end early, and the skeleton of a schedule script (set-up, timed changes with sleeps,
  * teardown via trap; J16 listings 7.3/7.4). Pure.
  */
-/** @typedef {import('../lib/schedule.js').CompiledNetwork['events'][number]} ScheduleEvent */
+/** @typedef {import('../lib/network/schedule.js').CompiledNetwork['events'][number]} ScheduleEvent */
 /** @typedef {{atS: number, events: ScheduleEvent[], lines: string[]}} ScriptStep  lines apply one group of events */
 
 /** Words the shell reads as themselves; anything else is single-quoted. */

@@ -1,18 +1,18 @@
 // Selenium Grid 4's HTTP API as the orchestrator uses it: the router's /status, new sessions, their deletion and a
 // keep-alive. Every request carries the router's credentials (basic auth); they are never logged.
-import { EnvironmentError } from '../lib/errors.js';
+import { EnvironmentError } from '../lib/system/errors.js';
 
 const REQUEST_TIMEOUT_MS = 10_000;
 /** Chromium's start on a busy node, through chromedriver, takes a few seconds; the Grid queues a request this long. */
 const NEW_SESSION_TIMEOUT_MS = 60_000;
 
-/** @param {import('../lib/grid-config.js').GridSecrets} secrets */
+/** @param {import('../lib/grid/grid-config.js').GridSecrets} secrets */
 export const authHeaders = ({ username, password }) => ({ Authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` });
 
 /**
  * One request to the Grid; the reply's JSON. A Grid that does not answer is an EnvironmentError (exit 3).
  * @param {string} gridUrl @param {string} urlPath
- * @param {{ method?: string, body?: object, secrets: import('../lib/grid-config.js').GridSecrets, timeoutMs?: number }} options
+ * @param {{ method?: string, body?: object, secrets: import('../lib/grid/grid-config.js').GridSecrets, timeoutMs?: number }} options
  */
 export async function gridRequest(gridUrl, urlPath, { method = 'GET', body, secrets, timeoutMs = REQUEST_TIMEOUT_MS }) {
   const url = new URL(urlPath, gridUrl);
@@ -41,11 +41,12 @@ export async function gridRequest(gridUrl, urlPath, { method = 'GET', body, secr
   return json;
 }
 
-/** @param {string} gridUrl @param {import('../lib/grid-config.js').GridSecrets} secrets */
+/** @param {string} gridUrl @param {import('../lib/grid/grid-config.js').GridSecrets} secrets */
 export const gridStatus = (gridUrl, secrets) => gridRequest(gridUrl, '/status', { secrets });
 
 /**
- * @param {string} gridUrl @param {import('../lib/grid-config.js').GridSecrets} secrets @param {object} request  lib/grid.js sessionRequest
+ * @param {string} gridUrl @param {import('../lib/grid/grid-config.js').GridSecrets} secrets
+ * @param {object} request  lib/grid/grid.js sessionRequest
  * @returns {Promise<{ id: string, capabilities: Record<string, any> }>}
  */
 export async function newSession(gridUrl, secrets, request) {
@@ -55,12 +56,12 @@ export async function newSession(gridUrl, secrets, request) {
   return { id: sessionId, capabilities };
 }
 
-/** @param {string} gridUrl @param {import('../lib/grid-config.js').GridSecrets} secrets @param {string} id */
+/** @param {string} gridUrl @param {import('../lib/grid/grid-config.js').GridSecrets} secrets @param {string} id */
 export const deleteSession = (gridUrl, secrets, id) => gridRequest(gridUrl, `/session/${encodeURIComponent(id)}`, { method: 'DELETE', secrets });
 
 /**
  * A WebDriver command now and then: the node kills a session idle for its session timeout (short, so that a killed
  * orchestrator leaves no browser for long), and the call's CDP traffic does not count as activity.
- * @param {string} gridUrl @param {import('../lib/grid-config.js').GridSecrets} secrets @param {string} id
+ * @param {string} gridUrl @param {import('../lib/grid/grid-config.js').GridSecrets} secrets @param {string} id
  */
 export const touchSession = (gridUrl, secrets, id) => gridRequest(gridUrl, `/session/${encodeURIComponent(id)}/window`, { secrets });

@@ -3,9 +3,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync, openSync, closeSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { EnvironmentError } from '../lib/errors.js';
-import { writeSecretFile } from '../lib/files.js';
-import { findExecutable } from '../lib/paths.js';
+import { EnvironmentError } from '../lib/system/errors.js';
+import { writeSecretFile } from '../lib/system/files.js';
+import { findExecutable } from '../lib/system/paths.js';
 import { supportsPdeathsig } from '../sfu/janus.js';
 import { gridJarsDir } from './versions.js';
 

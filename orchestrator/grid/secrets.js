@@ -5,10 +5,10 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { InputError } from '../lib/errors.js';
-import { writeSecretFile } from '../lib/files.js';
+import { InputError } from '../lib/system/errors.js';
+import { writeSecretFile } from '../lib/system/files.js';
 
-/** @typedef {import('../lib/grid-config.js').GridSecrets} GridSecrets */
+/** @typedef {import('../lib/grid/grid-config.js').GridSecrets} GridSecrets */
 
 export const SECRET_ENV = { registrationSecret: 'WTB_GRID_REGISTRATION_SECRET', username: 'WTB_GRID_USERNAME', password: 'WTB_GRID_PASSWORD' };
 

@@ -3,8 +3,8 @@
 // night's aggregate (night-metrics.js) is recomputed from its stored runs in the same transaction.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { InputError } from '../lib/errors.js';
-import { displayPath } from '../lib/json-file.js';
+import { InputError } from '../lib/system/errors.js';
+import { displayPath } from '../lib/input/json-file.js';
 import { loadResult } from '../report/write.js';
 import { readSuiteSummary } from '../suite/suite-dir.js';
 import { refreshNightMetrics } from './night-metrics.js';

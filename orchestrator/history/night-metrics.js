@@ -2,7 +2,7 @@
 // IQR of the passed runs' medians, their count, the published reference, the runs' browser version and whether
 // the gate found a regression. Written with the night in the import's transaction (and back-filled by the
 // migration that added the table), so a year of nights is read as ~140 000 rows instead of aggregating ~700 000.
-import { percentile } from '../lib/statistics.js';
+import { percentile } from '../lib/stats/statistics.js';
 import { insertRows } from './sql.js';
 
 export const NIGHT_METRIC_COLUMNS = ['night_id', 'scenario', 'metric', 'median', 'q1', 'q3', 'n', 'reference', 'browser_version', 'regression'];

@@ -1,7 +1,7 @@
 // What the results store keeps of a suite (a "night") and of each run (pure): the rows, derived from
 // summary.json and result.json. Keys come from the results themselves, so a second import finds the first's rows.
-import { RUN_METRIC_PATHS, TIMELINE_METRIC_PATHS } from '../lib/metrics.js';
-import { percentile } from '../lib/statistics.js';
+import { RUN_METRIC_PATHS, TIMELINE_METRIC_PATHS } from '../lib/result/metric-catalogue.js';
+import { percentile } from '../lib/stats/statistics.js';
 import { machineClass } from '../suite/baseline.js';
 import { metricPool, runValues } from '../suite/metrics.js';
 

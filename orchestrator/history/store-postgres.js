@@ -1,7 +1,7 @@
 // The shared store: a PostgreSQL database given by URL (postgres://user@host/db), for nightlies that run on
 // several machines. Same schema as the embedded one; concurrent importers are serialised per row by the
 // primary keys (ON CONFLICT), and migrations by an advisory lock.
-import { EnvironmentError } from '../lib/errors.js';
+import { EnvironmentError } from '../lib/system/errors.js';
 
 /** Advisory lock key of schema migrations (any constant; "i25"). */
 const MIGRATION_LOCK = 25_025;

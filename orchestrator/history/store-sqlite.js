@@ -3,7 +3,7 @@
 // transaction instead of failing, and readers never block.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { EnvironmentError } from '../lib/errors.js';
+import { EnvironmentError } from '../lib/system/errors.js';
 
 /** How long a writer waits for another's transaction before giving up (an import of a nightly takes seconds). */
 const BUSY_TIMEOUT_MS = 60_000;

@@ -1,6 +1,6 @@
 // One small interface over the two results stores (docs/history.md): the embedded SQLite file (default) and a
 // shared PostgreSQL given by URL. Opening a store brings its schema to this harness's version.
-import { InputError } from '../lib/errors.js';
+import { InputError } from '../lib/system/errors.js';
 import { pendingMigrations, SCHEMA_VERSION, VERSION_TABLE } from './schema.js';
 import { openSqlite } from './store-sqlite.js';
 import { openPostgres } from './store-postgres.js';

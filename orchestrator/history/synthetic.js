@@ -1,7 +1,7 @@
 // A seeded synthetic history (pure) for the dashboard's screenshot test and bench/history.js: nights × scenarios ×
 // runs with noisy metric values, a planted browser change, a planted slow drift and a planted gate regression.
-import { createRandom, deriveSeed } from '../lib/random.js';
-import { headlinePaths } from '../lib/metrics.js';
+import { createRandom, deriveSeed } from '../lib/stats/random.js';
+import { headlinePaths } from '../lib/result/metric-catalogue.js';
 
 /** Typical per-run values (a 2-core machine at 360p30), scaled per scenario so the series differ. */
 const TYPICAL = { 'audio.recvKbps': 32, 'video.recvKbps': 1500, rttMs: 40, lossPct: 1, 'video.recvFps': 28, utilization: 0.8, setupMs: 1500 };

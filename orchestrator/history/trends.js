@@ -2,7 +2,7 @@
 // medians (the stored aggregate, night-metrics.js), the gate's regressions, the published reference, browser
 // changes and drift. Per night, so a year of nights × 54 scenarios stays a few MB however many runs a night had.
 import { DEFAULT_DRIFT, describeDrift, detectDrift } from './drift.js';
-import { RUN_METRIC_PATHS, headlinePaths, metricByPath } from '../lib/metrics.js';
+import { RUN_METRIC_PATHS, headlinePaths, metricByPath } from '../lib/result/metric-catalogue.js';
 
 /** What the dashboard draws by default: the metrics the gate compares and the derived per-run figures. */
 export const DASHBOARD_METRICS = [...headlinePaths('compared'), ...RUN_METRIC_PATHS];

@@ -1,9 +1,9 @@
 // Runs of different video codecs side by side, as J16 table 8-11 sets VP8, VP9 and H.264 beside each other: one
 // column per codec (the mean over its runs), rows for rate, RTT, frame rate, loss, resolution, freezes and QP, the
 // scenario's published value beside each. Pure.
-import { metricsOfList } from '../lib/metrics.js';
-import { referenceValue } from '../lib/reference.js';
-import { describe } from '../lib/statistics.js';
+import { metricsOfList } from '../lib/result/metric-catalogue.js';
+import { referenceValue } from '../lib/scenario/reference.js';
+import { describe } from '../lib/stats/statistics.js';
 import { escapeHtml, formatNumber, metricInfo } from './format.js';
 import { runStatistics } from './summary-table.js';
 

@@ -1,9 +1,9 @@
 // The report's side of the derived figures: what a schedule change changed, and how a run's per-change times to
 // steady rate line up with a reference given per change. The figures themselves (time to steady rate, Jain's index)
-// are computed by lib/steady-rate.js and lib/fairness.js, for the run summary and the report alike. Pure.
+// are computed by lib/stats/steady-rate.js and lib/cross/fairness.js, for the run summary and the report alike. Pure.
 
 import { linkHistories } from './network.js';
-import { meanOf } from '../lib/steady-rate.js';
+import { meanOf } from '../lib/stats/steady-rate.js';
 
 /**
  * What a change point changed, e.g. "rateKbps 1000→3000 (p0.up, p1.up)", from the links' params
@@ -53,11 +53,11 @@ export function perChangeReference(changes, byChangeAtS, timeScale) {
   return { published, runMeanS: meanOf(matched.map((c) => c.meanS)), unmatched };
 }
 
-// Cross-traffic flows (issue 12): result.flows (lib/flows.js) and their fairness (lib/fairness.js flowFairness).
+// Cross-traffic flows (issue 12): result.flows (lib/cross/flows.js) and their fairness (lib/cross/fairness.js flowFairness).
 
 /**
- * @typedef {import('../lib/flows.js').FlowListEntry} FlowListEntry
- * @typedef {import('../lib/fairness.js').Convergence} Convergence
+ * @typedef {import('../lib/cross/flows.js').FlowListEntry} FlowListEntry
+ * @typedef {import('../lib/cross/fairness.js').Convergence} Convergence
  * @typedef {{ fromS: number, toS: number, flows: string[], meanKbps: Record<string, number|null>,
  *   shareOfCapacity: Record<string, number|null>|null, utilization: number|null, jainIndex: number|null,
  *   changes: Convergence[] }} FairnessPhase  flows: those competing (Jain's index is over them); meanKbps: every active one
@@ -84,11 +84,11 @@ export function flowEvents(list, durationS) {
 
 /**
  * One fairness model for the report's table, whichever way the run measured it: per bottleneck direction from the
- * flows (lib/fairness.js flowFairness: phases from the flows' configured intervals, each with the joins and leaves
+ * flows (lib/cross/fairness.js flowFairness: phases from the flows' configured intervals, each with the joins and leaves
  * that start it and the convergence after them), else per group of shared links from the routes (jainBySharedLink:
  * phases from the measured rates, only those with two or more flows).
- * @param {{ links: Record<string, import('../lib/fairness.js').LinkFairness> }|null} flowLinks
- * @param {import('../lib/fairness.js').SharedLinkFairness[]} groups
+ * @param {{ links: Record<string, import('../lib/cross/fairness.js').LinkFairness> }|null} flowLinks
+ * @param {import('../lib/cross/fairness.js').SharedLinkFairness[]} groups
  * @returns {{ byFlows: boolean, links: LinkFairness[] }}
  */
 export function fairnessByLink(flowLinks, groups) {
@@ -97,7 +97,7 @@ export function fairnessByLink(flowLinks, groups) {
     return {
       byFlows: true,
       links: links.map(([link, f]) => {
-        // The phase a change starts: the one holding the first second after it (lib/fairness.js convergenceAfterChanges).
+        // The phase a change starts: the one holding the first second after it (lib/cross/fairness.js convergenceAfterChanges).
         const phaseOf = (c) => f.phases.find((p) => p.fromS < Math.ceil(c.atS + 0.5) && Math.ceil(c.atS + 0.5) <= p.toS);
         return {
           link, flows: f.flows, jainIndex: f.jainIndex, jainIndexPerSecond: f.jainIndexPerSecond, utilization: f.utilization,

@@ -1,5 +1,5 @@
 // Formatting helpers shared by the report renderers. Pure.
-import { metricByPath } from '../lib/metrics.js';
+import { metricByPath } from '../lib/result/metric-catalogue.js';
 
 const HTML_ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -84,7 +84,7 @@ export function round2(v) {
 }
 
 /**
- * How a metric is shown: its catalogue entry (lib/metrics.js); an unknown key is shown as itself, by magnitude.
+ * How a metric is shown: its catalogue entry (lib/result/metric-catalogue.js); an unknown key is shown as itself, by magnitude.
  * @param {string} key
  * @returns {{label: string, unit: string, decimals: number|null, scale?: number}}
  */

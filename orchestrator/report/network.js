@@ -2,12 +2,12 @@
 //
 // A step series is an array of [tS, value] points: value holds from tS until the next point; the
 // last point repeats the final value at the end of the span so the line reaches the right edge.
-// What a route's capacity, delay and loss are is lib/link-model.js's pathConditions.
+// What a route's capacity, delay and loss are is lib/network/link-model.js's pathConditions.
 
-import { pathConditions, sameLinkParams } from '../lib/link-model.js';
+import { pathConditions, sameLinkParams } from '../lib/network/link-model.js';
 
 /**
- * @typedef {import('../lib/link-model.js').LinkParams} LinkParams
+ * @typedef {import('../lib/network/link-model.js').LinkParams} LinkParams
  * @typedef {Partial<LinkParams>} RecordedLinkParams  as a result holds them: an aborted or hand-edited one may lack fields
  * @typedef {{links?: Record<string, RecordedLinkParams>, routes?: Record<string, string[]>,
  *   configured?: Array<{t: number, link: string} & RecordedLinkParams>}} NetworkSection

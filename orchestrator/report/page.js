@@ -5,7 +5,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EnvironmentError } from '../lib/errors.js';
+import { EnvironmentError } from '../lib/system/errors.js';
 import { escapeHtml, jsonForScript } from './format.js';
 
 const ASSETS = join(dirname(fileURLToPath(import.meta.url)), 'assets');

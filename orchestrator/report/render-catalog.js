@@ -1,7 +1,7 @@
 // docs/catalog.md from the loaded scenarios (pure): per scenario its parameters as the file sets them and the published
 // result it is compared against, with the source cited in full, so the repository documents its catalogue itself.
 // Written by `webrtc-testbed catalog`; test/unit/catalog.test.js fails when the committed file is stale.
-import { metricByPath } from '../lib/metrics.js';
+import { metricByPath } from '../lib/result/metric-catalogue.js';
 
 /** The papers the scenario files cite by abbreviation (a reference's `source` starts with one). */
 export const SOURCES = [
@@ -72,7 +72,7 @@ function networkLines(network) {
   return lines.length ? lines : ['unconstrained'];
 }
 
-/** @param {any} flow normalised (lib/flows.js) @returns {string} */
+/** @param {any} flow normalised (lib/cross/flows.js) @returns {string} */
 function flowLine(flow) {
   const span = `${clock(flow.startS)}–${clock(flow.stopS)}`;
   const details = {
@@ -99,7 +99,7 @@ function devicesText(devices) {
   }).join('; ');
 }
 
-/** @param {any} codec normalised (lib/codec.js) @returns {string} */
+/** @param {any} codec normalised (lib/media/codec.js) @returns {string} */
 const codecText = (codec) => [codec.name, codec.profile && `profile ${codec.profile}`, codec.scalabilityMode].filter(Boolean).join(', ');
 
 /** @param {Record<string, string>} perPeer @returns {string} */
@@ -160,7 +160,7 @@ const anchor = (text) => text.toLowerCase().replace(/[^a-z0-9 _-]/g, '').replace
 
 /**
  * The catalogue as markdown: an index, one section per paper with its scenarios by source section, and the sources.
- * @param {any[]} scenarios loaded (lib/scenario.js loadScenario), any order
+ * @param {any[]} scenarios loaded (lib/scenario/scenario-file.js loadScenario), any order
  * @returns {string}
  */
 export function renderCatalog(scenarios) {

@@ -3,11 +3,11 @@
 // codecs (codec-vp8, codec-vp9, … or --codec) also get a table with one column per codec (codec-table.js). Pure.
 
 import { relative, dirname, join } from 'node:path';
-import { InputError } from '../lib/errors.js';
-import { RUN_METRIC_PATHS, headlinePaths, metricsOfList } from '../lib/metrics.js';
-import { referenceValue } from '../lib/reference.js';
+import { InputError } from '../lib/system/errors.js';
+import { RUN_METRIC_PATHS, headlinePaths, metricsOfList } from '../lib/result/metric-catalogue.js';
+import { referenceValue } from '../lib/scenario/reference.js';
 import { normalizeResult } from './result-file.js';
-import { describe } from '../lib/statistics.js';
+import { describe } from '../lib/stats/statistics.js';
 import { peerSeconds, combineRemotes } from './timeline.js';
 import { PALETTE, withGaps, configuredSeries, timeSpan, warmupOf } from './series.js';
 import { configuredPath } from './network.js';

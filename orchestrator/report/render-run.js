@@ -6,13 +6,13 @@ import { normalizeResult } from './result-file.js';
 import { buildRunCharts } from './series.js';
 import { buildSummaryTable, buildDerived } from './summary-table.js';
 import { describeChange } from './derived.js';
-import { STEADY } from '../lib/steady-rate.js';
-import { CONVERGENCE } from '../lib/fairness.js';
+import { STEADY } from '../lib/stats/steady-rate.js';
+import { CONVERGENCE } from '../lib/cross/fairness.js';
 import { renderPage } from './page.js';
 import { renderViewerSummary } from './render-viewer.js';
 import { escapeHtml, formatClock, formatDifference, formatMeanSd, formatNumber, formatPercent, metricInfo, statusBadge } from './format.js';
 
-/** @typedef {import('../lib/reference.js').ReferenceValue} RefStat */
+/** @typedef {import('../lib/scenario/reference.js').ReferenceValue} RefStat */
 
 /**
  * @param {object} result a parsed result.json (normalized or not)
@@ -205,7 +205,7 @@ function renderDerived(d, peers, r) {
 }
 
 /**
- * Multi-party calls: what each peer sends and receives over all its connections (lib/topology.js), and how often its
+ * Multi-party calls: what each peer sends and receives over all its connections (lib/network/topology.js), and how often its
  * encoder was CPU-limited. Shown from three peers on: with two, each peer's totals are its one connection's.
  * @param {any} summary result.summary
  */
@@ -306,7 +306,7 @@ function renderFairness(fairness, r) {
       + `<tbody>${rows.join('') || `<tr><td colspan="${phaseHead.length}" class="empty">No phase with two or more flows.</td></tr>`}</tbody></table></div>${unmatched ? `<p class="caption">${unmatched.trim()}</p>` : ''}`;
   });
   const caption = byFlows
-    ? 'Per bottleneck direction crossed by flows (lib/fairness.js, over the measurement window). A phase is an interval with a constant set of competing flows, from the flows\' configured start, stop and pause times; each active flow\'s mean received rate in the phase, with its share of the configured capacity in parentheses; Jain\'s index over the competing flows (short TCP flows do not compete). Converged after: the time from the change to a fair share. Definitions at the end of the page.'
+    ? 'Per bottleneck direction crossed by flows (lib/cross/fairness.js, over the measurement window). A phase is an interval with a constant set of competing flows, from the flows\' configured start, stop and pause times; each active flow\'s mean received rate in the phase, with its share of the configured capacity in parentheses; Jain\'s index over the competing flows (short TCP flows do not compete). Converged after: the time from the change to a fair share. Definitions at the end of the page.'
     : 'Per group of links that the same calls\' flows share (routes). Phases from the measured rates: a flow is active in a second when its receiver reports a rate; phases with two or more flows. Definitions at the end of the page.';
   return `<h3>Fairness on shared links</h3>${overview}<p class="caption">${caption}</p>${phaseTables.join('')}`;
 }
@@ -355,7 +355,7 @@ function renderDefinitions() {
 <dt>Utilisation</dt><dd>Mean (video + audio) receive rate divided by the mean configured capacity of the inbound paths, over the measurement window, where a capacity is set.</dd>
 <dt>Time to steady rate</dt><dd>After each schedule change (and the call start) followed by at least ${STEADY.minSegmentS} s without change: the steady rate S is the median video receive rate over the last third of the segment; the rate is smoothed with a ${STEADY.smoothS} s forward mean; the time to steady is the time from the change until the smoothed rate enters ±${STEADY.tolerance * 100} % of S (at least ±${STEADY.minToleranceKbps} kbps) and stays there until the segment ends. A ramp (changes every 0.5 s) counts as one change at its last step. The run's figure is the mean over the changes after the call start (each the mean over flows); a reference given per change is compared with the run's mean over the same changes.</dd>
 <dt>Jain's index</dt><dd>J = (Σxᵢ)² / (n·Σxᵢ²) over the (video + audio) receive rates of the flows that share a link (with cross traffic: over the rates of the flows on a bottleneck direction); 1 is fair, 1/n is one flow taking all. <b>J16</b> (§8-4, compared with the reference): a phase is an interval in which the set of active flows is constant; J is taken over each flow's mean rate in the phase, and the run's figure is the mean over phases with at least two flows, weighted by their length (J16's TCP figure: J(1408, 451) = 0.79). <b>Per second</b>: J of each second with at least two flows, averaged over the seconds. With several shared links, the run's figures are the means over the links.</dd>
-<dt>Flows and phases</dt><dd>With cross traffic (scenario <code>flows</code>), a flow's rate is the goodput its receiver got per second: a call's video + audio receive rate per direction (<code>call:fwd</code> left → right, <code>call:back</code> right → left), iperf3's intervals for TCP and UDP, the page's bytes per second for a data channel. The stacked panels pile the flows on each bottleneck direction under its configured capacity; the markers on every chart show where a flow joins, leaves, pauses or resumes. As defined in lib/fairness.js: a <b>phase</b> is an interval in which the set of competing flows is constant, from the flows' configured start, stop and pause times (not from the measured rates; short TCP flows do not compete); a flow's <b>share</b> is its mean rate in the phase over the mean configured capacity; <b>utilisation</b> is the sum of all flows' rates over the capacity; the <b>convergence time</b> after a join or leave is the time until the per-second Jain's index over the competing flows reaches ${CONVERGENCE.jainIndex} and holds for ${CONVERGENCE.holdS} s (or to the phase's end); not converged when it never does.</dd>
+<dt>Flows and phases</dt><dd>With cross traffic (scenario <code>flows</code>), a flow's rate is the goodput its receiver got per second: a call's video + audio receive rate per direction (<code>call:fwd</code> left → right, <code>call:back</code> right → left), iperf3's intervals for TCP and UDP, the page's bytes per second for a data channel. The stacked panels pile the flows on each bottleneck direction under its configured capacity; the markers on every chart show where a flow joins, leaves, pauses or resumes. As defined in lib/cross/fairness.js: a <b>phase</b> is an interval in which the set of competing flows is constant, from the flows' configured start, stop and pause times (not from the measured rates; short TCP flows do not compete); a flow's <b>share</b> is its mean rate in the phase over the mean configured capacity; <b>utilisation</b> is the sum of all flows' rates over the capacity; the <b>convergence time</b> after a join or leave is the time until the per-second Jain's index over the competing flows reaches ${CONVERGENCE.jainIndex} and holds for ${CONVERGENCE.holdS} s (or to the phase's end); not converged when it never does.</dd>
 <dt>Gaps</dt><dd>Seconds without data are drawn as breaks in the lines, never bridged.</dd>
 </dl></footer>`;
 }

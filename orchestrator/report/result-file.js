@@ -2,8 +2,8 @@
 // sections so a partial result (aborted run, crashed peer) still renders.
 
 import { readFile } from 'node:fs/promises';
-import { InputError } from '../lib/errors.js';
-import { SCHEMA_VERSION } from '../lib/result.js';
+import { InputError } from '../lib/system/errors.js';
+import { SCHEMA_VERSION } from '../lib/result/result.js';
 
 /**
  * Parses and checks the text of a result.json. Throws InputError naming the file for malformed

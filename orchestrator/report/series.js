@@ -4,14 +4,15 @@
 
 import { metricAt } from './timeline.js';
 import { configuredPath, linkHistories, pathSteps } from './network.js';
-import { changePoints } from '../lib/steady-rate.js';
-import { flowFairness, jainBySharedLink } from '../lib/fairness.js';
-import { BOTTLENECK_BACK, BOTTLENECK_FWD } from '../lib/flows.js';
+import { changePoints } from '../lib/stats/steady-rate.js';
+import { flowFairness, jainBySharedLink } from '../lib/cross/fairness.js';
+import { BOTTLENECK_BACK, BOTTLENECK_FWD } from '../lib/cross/flows.js';
 import { flowEvents } from './derived.js';
 import { round2 } from './format.js';
-import { linkWireLossPct } from '../lib/loss.js';
-import { peerSeconds } from '../lib/topology.js';
+import { linkWireLossPct } from '../lib/result/loss.js';
+import { peerSeconds } from '../lib/network/topology.js';
 import { buildViewerSection } from './viewer-series.js';
+import { METRICS } from '../lib/result/metric-catalogue.js';
 
 /**
  * @typedef {{label: string, x: number[], y: Array<number|null>, color: string, dash?: number[], width?: number,
@@ -185,8 +186,6 @@ export function buildRunCharts(result) {
       out: configuredPath(net, peer, remote, span, histories),
       in: configuredPath(net, remote, peer, span, histories),
     }));
-    const recv = (r) => ({ label: `receive ← ${r.remote}`, color: r.color, width: 1.5 });
-    const send = (r) => ({ label: `send → ${r.remote}`, color: tint(r.color, 0.5), width: 1.25, dash: [4, 2] });
     const id = (name) => `${peer}-${name}`.replace(/[^A-Za-z0-9_-]/g, '_');
     const totals = peerSeconds(own);
     const janus = janusPeerReadings(result.sfu?.rows ?? [], peer);
@@ -204,95 +203,7 @@ export function buildRunCharts(result) {
         ] : []),
       ],
     }];
-    /** @type {PanelSpec[]} */
-    const panels = [
-      ...totalPanels,
-      {
-        id: id('video-rate'), title: 'Video rate', yLabel: 'kbps',
-        series: mergeConfigured([
-          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'video.recvKbps'), recv(r))),
-          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'video.sendKbps'), send(r))),
-          ...per.map((r) => configuredSeries(r.in.capacityKbps, `capacity ${r.remote}→${peer}`)),
-          ...per.map((r) => configuredSeries(r.out.capacityKbps, `capacity ${peer}→${r.remote}`)),
-        ], 'configured capacity'),
-      },
-      {
-        id: id('audio-rate'), title: 'Audio rate', yLabel: 'kbps',
-        series: [
-          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'audio.recvKbps'), recv(r))),
-          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'audio.sendKbps'), send(r))),
-        ],
-      },
-      {
-        id: id('rtt'), title: 'Round-trip time', yLabel: 'ms',
-        series: mergeConfigured([
-          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'rttMs'), { label: `RTT ↔ ${r.remote}`, color: r.color, width: 1.5 })),
-          ...per.map((r) => configuredSeries(r.out.rttMs, `configured RTT ↔ ${r.remote}`)),
-        ], 'configured RTT'),
-      },
-      {
-        id: id('loss'), title: 'Packet loss (received)', yLabel: '%',
-        series: mergeConfigured([
-          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'lossPct'), { label: `loss ← ${r.remote}`, color: r.color, width: 1.5 })),
-          ...per.map((r) => configuredSeries(r.in.lossPct, `configured loss ${r.remote}→${peer}`)),
-        ], 'configured loss'),
-      },
-      // One panel per received flow: the emulator's drops on its route beside what the receiver was left missing (lib/loss.js).
-      ...per.map((r) => ({
-        id: id(`loss-recovery-${r.remote}`), title: `Loss: on the wire vs after recovery (${r.remote} → ${peer})`, yLabel: '%',
-        y2Label: 'retransmissions (packets/s)',
-        series: mergeConfigured([
-          measured(r.entries, (e) => metricAt(e, 'wireLossPct'), { label: 'on the wire', color: LOSS_COLORS.wire, width: 2 }),
-          measured(r.entries, (e) => metricAt(e, 'video.residualLossPct'), { label: 'video after recovery', color: LOSS_COLORS.video, width: 1.5 }),
-          measured(r.entries, (e) => metricAt(e, 'video.lossPct'), {
-            label: 'video before retransmission (receiver)', color: tint(LOSS_COLORS.video, 0.5), width: 1, dash: [4, 2],
-          }),
-          measured(r.entries, (e) => metricAt(e, 'audio.lossPct'), { label: 'audio after recovery', color: LOSS_COLORS.audio, width: 1.5 }),
-          measured(r.entries, (e) => metricAt(e, 'video.recoveredLossPct'), { label: 'video recovered', color: LOSS_COLORS.video, width: 1, dash: [3, 2] }),
-          measured(r.entries, (e) => metricAt(e, 'video.retransmittedPacketsReceived'), {
-            label: 'video retransmissions received', color: LOSS_COLORS.retransmissions, width: 1, axis: 'y2', stepped: true,
-          }),
-          configuredSeries(r.in.lossPct, `configured loss ${r.remote}→${peer}`),
-        ], 'configured loss'),
-      })),
-      {
-        id: id('frames'), title: 'Received frame rate and resolution', yLabel: 'fps', y2Label: 'height (px)',
-        series: [
-          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'video.recvFps'), { label: `fps ← ${r.remote}`, color: r.color, width: 1.5 })),
-          ...per.map((r) => ({
-            ...measured(r.entries, (e) => metricAt(e, 'video.recvHeight'), { label: `height ← ${r.remote}`, color: r.color, width: 1.25, dash: [2, 2], axis: 'y2', stepped: true }),
-            tips: resolutionTips(r.entries),
-          })),
-        ],
-      },
-      {
-        id: id('quality-limitation'), title: 'Quality-limitation reason (sender)', yLabel: '', yCategories: QUALITY_REASONS,
-        series: per.map((r) => measured(r.entries, (e) => qualityReasonIndex(e.video?.qualityLimitationReason), { label: `send → ${r.remote}`, color: r.color, width: 2, stepped: true })),
-      },
-      {
-        id: id('jitter'), title: 'Jitter', yLabel: 'ms',
-        series: [
-          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'audio.jitterMs'), { label: `audio ← ${r.remote}`, color: r.color, width: 1.5 })),
-          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'video.jitterMs'), { label: `video ← ${r.remote}`, color: tint(r.color, 0.4), width: 1.5, dash: [4, 2] })),
-        ],
-      },
-      {
-        id: id('jitter-buffer'), title: 'Jitter-buffer delay (per emitted sample)', yLabel: 'ms',
-        series: [
-          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'audio.jitterBufferDelayMs'), { label: `audio ← ${r.remote}`, color: r.color, width: 1.5 })),
-          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'video.jitterBufferDelayMs'), {
-            label: `video ← ${r.remote}`, color: tint(r.color, 0.4), width: 1.5, dash: [4, 2],
-          })),
-        ],
-      },
-      {
-        id: id('available-outgoing'), title: 'Available outgoing bitrate (sender estimate)', yLabel: 'kbps',
-        series: mergeConfigured([
-          ...per.map((r) => measured(r.entries, (e) => metricAt(e, 'availableOutgoingKbps'), { label: `estimate → ${r.remote}`, color: r.color, width: 1.5 })),
-          ...per.map((r) => configuredSeries(r.out.capacityKbps, `capacity ${peer}→${r.remote}`)),
-        ], 'configured capacity'),
-      },
-    ];
+    const panels = [...totalPanels, ...peerPanels(peer, per, id)];
     sections.push({
       id: `peer-${peer}`.replace(/[^A-Za-z0-9_-]/g, '_'),
       title: `Peer ${peer}`,
@@ -312,6 +223,117 @@ export function buildRunCharts(result) {
   if (resourcesSection.panels.length) sections.push(resourcesSection);
 
   return { xMinS: startS, xMaxS: endS, warmupS: warmupOf(result), markers: markers(result, endS), sections };
+}
+
+/**
+ * @typedef {{ remote: string, entries: Array<object>, color: string, out: Record<string, Array<[number, number|null]>|null>,
+ *   in: Record<string, Array<[number, number|null]>|null> }} RemoteLines  one remote of a peer: its entries, colour and
+ *   the configured conditions of the paths to it (out) and from it (in)
+ */
+
+/**
+ * A measured line's style by the catalogue's `chart.line`: r is the remote, kind 'video' or 'audio' (the metric's
+ * path), so one meaning has one look in every panel.
+ * @type {Record<string, (r: RemoteLines, kind: string) => Omit<SeriesSpec, 'x'|'y'>>}
+ */
+export const LINE_STYLES = {
+  receive: (r) => ({ label: `receive ← ${r.remote}`, color: r.color, width: 1.5 }),
+  send: (r) => ({ label: `send → ${r.remote}`, color: tint(r.color, 0.5), width: 1.25, dash: [4, 2] }),
+  rtt: (r) => ({ label: `RTT ↔ ${r.remote}`, color: r.color, width: 1.5 }),
+  loss: (r) => ({ label: `loss ← ${r.remote}`, color: r.color, width: 1.5 }),
+  fps: (r) => ({ label: `fps ← ${r.remote}`, color: r.color, width: 1.5 }),
+  height: (r) => ({ label: `height ← ${r.remote}`, color: r.color, width: 1.25, dash: [2, 2], axis: 'y2', stepped: true }),
+  audio: (r) => ({ label: `audio ← ${r.remote}`, color: r.color, width: 1.5 }),
+  video: (r) => ({ label: `video ← ${r.remote}`, color: tint(r.color, 0.4), width: 1.5, dash: [4, 2] }),
+  estimate: (r) => ({ label: `estimate → ${r.remote}`, color: r.color, width: 1.5 }),
+  wire: () => ({ label: 'on the wire', color: LOSS_COLORS.wire, width: 2 }),
+  'after-recovery': (r, kind) => ({ label: `${kind} after recovery`, color: LOSS_COLORS[kind], width: 1.5 }),
+  'before-retransmission': (r, kind) => ({
+    label: `${kind} before retransmission (receiver)`, color: tint(LOSS_COLORS[kind], 0.5), width: 1, dash: [4, 2],
+  }),
+  recovered: (r, kind) => ({ label: `${kind} recovered`, color: LOSS_COLORS[kind], width: 1, dash: [3, 2] }),
+  retransmissions: (r, kind) => ({
+    label: `${kind} retransmissions received`, color: LOSS_COLORS.retransmissions, width: 1, axis: 'y2', stepped: true,
+  }),
+};
+
+/** @typedef {(r: RemoteLines, peer: string) => SeriesSpec|null} ConfiguredLine */
+/** @type {ConfiguredLine} */
+const capacityIn = (r, peer) => configuredSeries(r.in.capacityKbps, `capacity ${r.remote}→${peer}`);
+/** @type {ConfiguredLine} */
+const capacityOut = (r, peer) => configuredSeries(r.out.capacityKbps, `capacity ${peer}→${r.remote}`);
+/** @type {ConfiguredLine} */
+const lossIn = (r, peer) => configuredSeries(r.in.lossPct, `configured loss ${r.remote}→${peer}`);
+
+/**
+ * A peer's panels in page order. Their measured lines are the catalogue's metrics whose `chart.panel` is the panel's
+ * id (lib/result/metric-catalogue.js); `lines`: those of a field that is no metric; `configured`: the conditions' step
+ * lines, merged into `shared` when they are equal; perRemote: one panel per remote, titled by it.
+ * @type {Array<{ id: string, title: string|((remote: string, peer: string) => string), yLabel: string, y2Label?: string,
+ *   yCategories?: string[], perRemote?: boolean, shared?: string, configured?: ConfiguredLine[],
+ *   lines?: (r: RemoteLines) => SeriesSpec }>}
+ */
+export const PEER_PANELS = [
+  { id: 'video-rate', title: 'Video rate', yLabel: 'kbps', shared: 'configured capacity', configured: [capacityIn, capacityOut] },
+  { id: 'audio-rate', title: 'Audio rate', yLabel: 'kbps' },
+  {
+    id: 'rtt', title: 'Round-trip time', yLabel: 'ms', shared: 'configured RTT',
+    configured: [(r) => configuredSeries(r.out.rttMs, `configured RTT ↔ ${r.remote}`)],
+  },
+  { id: 'loss', title: 'Packet loss (received)', yLabel: '%', shared: 'configured loss', configured: [lossIn] },
+  // One panel per received flow: the emulator's drops on its route beside what the receiver was left missing (lib/result/loss.js).
+  {
+    id: 'loss-recovery', title: (remote, peer) => `Loss: on the wire vs after recovery (${remote} → ${peer})`, perRemote: true,
+    yLabel: '%', y2Label: 'retransmissions (packets/s)', shared: 'configured loss', configured: [lossIn],
+  },
+  { id: 'frames', title: 'Received frame rate and resolution', yLabel: 'fps', y2Label: 'height (px)' },
+  {
+    id: 'quality-limitation', title: 'Quality-limitation reason (sender)', yLabel: '', yCategories: QUALITY_REASONS,
+    lines: (r) => measured(r.entries, (e) => qualityReasonIndex(e.video?.qualityLimitationReason), {
+      label: `send → ${r.remote}`, color: r.color, width: 2, stepped: true,
+    }),
+  },
+  { id: 'jitter', title: 'Jitter', yLabel: 'ms' },
+  { id: 'jitter-buffer', title: 'Jitter-buffer delay (per emitted sample)', yLabel: 'ms' },
+  {
+    id: 'available-outgoing', title: 'Available outgoing bitrate (sender estimate)', yLabel: 'kbps', shared: 'configured capacity',
+    configured: [capacityOut],
+  },
+];
+
+/**
+ * One remote's measured line of a catalogue metric (the height line with the resolution as its tips).
+ * @param {import('../lib/result/metric-catalogue.js').Metric} metric @param {RemoteLines} r
+ * @returns {SeriesSpec}
+ */
+function metricLine(metric, r) {
+  const style = LINE_STYLES[metric.chart.line](r, metric.path.split('.')[0]);
+  const line = measured(r.entries, (e) => metricAt(e, metric.path), style);
+  return metric.chart.line === 'height' ? { ...line, tips: resolutionTips(r.entries) } : line;
+}
+
+/**
+ * A peer's panels (PEER_PANELS), each with its catalogue metrics' lines for every remote in `chart.order`, then its
+ * configured lines.
+ * @param {string} peer @param {RemoteLines[]} per @param {(name: string) => string} id
+ * @returns {PanelSpec[]}
+ */
+function peerPanels(peer, per, id) {
+  return PEER_PANELS.flatMap((panel) => {
+    const metrics = METRICS.filter((m) => m.chart?.panel === panel.id).sort((a, b) => a.chart.order - b.chart.order);
+    /** @param {RemoteLines[]} remotes @param {string} suffix @returns {PanelSpec} */
+    const build = (remotes, suffix) => ({
+      id: id(suffix ? `${panel.id}-${suffix}` : panel.id),
+      title: typeof panel.title === 'function' ? panel.title(suffix, peer) : panel.title, yLabel: panel.yLabel,
+      ...(panel.y2Label ? { y2Label: panel.y2Label } : {}), ...(panel.yCategories ? { yCategories: panel.yCategories } : {}),
+      series: mergeConfigured([
+        ...metrics.flatMap((metric) => remotes.map((r) => metricLine(metric, r))),
+        ...(panel.lines ? remotes.map(panel.lines) : []),
+        ...(panel.configured ?? []).flatMap((line) => remotes.map((r) => line(r, peer))),
+      ], panel.shared ?? ''),
+    });
+    return panel.perRemote ? per.map((r) => build([r], r.remote)) : [build(per, '')];
+  });
 }
 
 /** Each direction of the bottleneck: its panel's title. */
@@ -339,7 +361,7 @@ export function stackedFlowSeries(rows, flows, colorOf) {
 }
 
 /**
- * "Flows on the bottleneck" (J16 fig. 8-10/8-11, RFC 8868 style): per direction of the bottleneck that lib/fairness.js
+ * "Flows on the bottleneck" (J16 fig. 8-10/8-11, RFC 8868 style): per direction of the bottleneck that lib/cross/fairness.js
  * reports (the forward one with flows, the backward one with two or more), every flow's rate stacked under the
  * configured capacity, and its per-second Jain's index over the competing flows.
  * @param {object} result normalized

@@ -6,7 +6,7 @@
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import express from 'express';
-import { EnvironmentError, HarnessError, InputError } from '../lib/errors.js';
+import { EnvironmentError, HarnessError, InputError } from '../lib/system/errors.js';
 import { collectRuns, parseResult } from './write.js';
 import { renderIndex } from './render-index.js';
 import { renderRunReport } from './render-run.js';

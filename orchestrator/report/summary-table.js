@@ -1,12 +1,12 @@
 // The rows of the summary table (thesis style: mean ± sd per peer and averaged, next to the
 // scenario's published reference) and of the derived-figures table. Pure.
 
-import { summarize } from '../lib/run-summary.js';
-import { RUN_METRIC_PATHS, headlinePaths, metricByPath } from '../lib/metrics.js';
-import { HarnessError } from '../lib/errors.js';
-import { referenceValue } from '../lib/reference.js';
-import { fairnessFigures, jainBySharedLink } from '../lib/fairness.js';
-import { meanTimeToSteadyS, timeToSteadyTable } from '../lib/steady-rate.js';
+import { summarize } from '../lib/result/run-summary.js';
+import { RUN_METRIC_PATHS, headlinePaths, metricByPath } from '../lib/result/metric-catalogue.js';
+import { HarnessError } from '../lib/system/errors.js';
+import { referenceValue } from '../lib/scenario/reference.js';
+import { fairnessFigures, jainBySharedLink } from '../lib/cross/fairness.js';
+import { meanTimeToSteadyS, timeToSteadyTable } from '../lib/stats/steady-rate.js';
 import { fairnessByLink, perChangeReference } from './derived.js';
 import { timeSpan } from './series.js';
 
@@ -17,8 +17,8 @@ export const MAIN_ROWS = [...new Set(headlinePaths('table').map((key) => (RESOLU
 export const EXTRA_ROWS = headlinePaths('detail').filter((key) => !headlinePaths('table').includes(key));
 
 /**
- * @typedef {ReturnType<typeof import('../lib/statistics.js').describe>} Stat
- * @typedef {import('../lib/reference.js').ReferenceValue} RefStat
+ * @typedef {ReturnType<typeof import('../lib/stats/statistics.js').describe>} Stat
+ * @typedef {import('../lib/scenario/reference.js').ReferenceValue} RefStat
  * @typedef {{key: string, perPeer: Record<string, Stat|null>, overall: Stat|null, reference: RefStat|null, extra: boolean}} SummaryRow
  * @typedef {{width: Stat|null, height: Stat|null}} ResolutionStat
  * @typedef {{key: 'resolution', perPeer: Record<string, ResolutionStat>, overall: ResolutionStat,
@@ -31,7 +31,7 @@ export const EXTRA_ROWS = headlinePaths('detail').filter((key) => !headlinePaths
 const isRecord = (v) => Boolean(v) && typeof v === 'object' && !Array.isArray(v);
 
 /**
- * The run's summary: result.summary when the run wrote one, else lib/run-summary.js's summarize over
+ * The run's summary: result.summary when the run wrote one, else lib/result/run-summary.js's summarize over
  * the timeline (an aborted run), so both are computed the same way.
  * @param {object} result normalized
  * @returns {RunStatistics}

@@ -1,6 +1,6 @@
 // Small numeric helpers for the report over timeline entries. Pure. Descriptive statistics and
-// Jain's index themselves come from lib/statistics.js, the summary from lib/run-summary.js.
-import { valueAt } from '../lib/run-summary.js';
+// Jain's index themselves come from lib/stats/statistics.js, the summary from lib/result/run-summary.js.
+import { valueAt } from '../lib/result/run-summary.js';
 
 /** @param {Array<unknown>} values @returns {number[]} the finite numbers among values */
 export function finite(values) {

@@ -3,8 +3,8 @@
 
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { join, dirname, basename, relative, resolve, sep } from 'node:path';
-import { HarnessError, InputError } from '../lib/errors.js';
-import { writeFileAtomic } from '../lib/files.js';
+import { HarnessError, InputError } from '../lib/system/errors.js';
+import { writeFileAtomic } from '../lib/system/files.js';
 import { loadResult } from './result-file.js';
 import { renderRunReport } from './render-run.js';
 import { renderIndex, indexEntry, unreadableEntry } from './render-index.js';

@@ -1,5 +1,5 @@
 import { accessSync, constants } from 'node:fs';
-import { EnvironmentError } from '../lib/errors.js';
+import { EnvironmentError } from '../lib/system/errors.js';
 
 export const WELL_KNOWN_BROWSER_PATHS = [
   '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable',

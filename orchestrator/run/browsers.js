@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import puppeteer from 'puppeteer';
-import { InputError } from '../lib/errors.js';
-import { findExecutable } from '../lib/paths.js';
-import { withoutFragment } from '../lib/peer-secrets.js';
+import { InputError } from '../lib/system/errors.js';
+import { findExecutable } from '../lib/system/paths.js';
+import { withoutFragment } from '../lib/system/peer-secrets.js';
 import { supportsPdeathsig } from '../sfu/janus.js';
 
 /** Runs Firefox under `setpriv --pdeathsig KILL` (see the script). */
@@ -151,7 +151,7 @@ export function launchOptions({ kind, executablePath, media, url, headful, launc
  * the page loads (to put its process tree into a cgroup). `close` closes the browser and removes
  * what its launch made (a Firefox profile). cpuThrottlingRate slows the page's renderer (the DevTools protocol's
  * Emulation.setCPUThrottlingRate), where WebRTC encodes and decodes: a slower device (Chromium only: Firefox speaks
- * WebDriver BiDi, which has no such command). The URL's fragment is the page's secret (lib/peer-secrets.js): what
+ * WebDriver BiDi, which has no such command). The URL's fragment is the page's secret (lib/system/peer-secrets.js): what
  * the browser says about the page (errors thrown, console texts, crash messages) comes out without it.
  * @param {{ kind?: 'chromium'|'firefox', executablePath: string, media: { video: string, audio: string }, url: string, headful?: boolean,
  *   launchSpec?: { executablePath?: string, args?: string[], env?: Record<string,string> },

@@ -1,5 +1,5 @@
 /**
- * Guardian of one run's device cgroups (the protocol: lib/guardian.js), started by cgroups.js. When the orchestrator
+ * Guardian of one run's device cgroups (the protocol: lib/system/guardian-protocol.js), started by cgroups.js. When the orchestrator
  * dies without removing the cgroups, it waits for the browsers in them to exit (Chromium on a pipe quits when the
  * orchestrator is gone), kills what is left, removes the cgroups and, on cgroup v2, disables the controllers the run
  * enabled in the root's cgroup.subtree_control (cgroups.js revertSubtreeControl).
@@ -9,8 +9,8 @@
  */
 import { readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { stepCommand } from '../lib/cgroup.js';
-import { guardOrchestrator, guardianLog } from '../lib/guardian.js';
+import { stepCommand } from '../lib/devices/cpu-cgroup.js';
+import { guardOrchestrator, guardianLog } from '../lib/system/guardian-protocol.js';
 import { shellJoin } from '../emulators/script.js';
 import { revertSubtreeControl } from './cgroups.js';
 

@@ -1,5 +1,5 @@
-// The cgroups of a run's constrained devices (lib/cgroup.js plans them): made before any browser starts, each
-// browser's page processes (renderers and their zygote: lib/cgroup.js pageProcesses) moved in right after its
+// The cgroups of a run's constrained devices (lib/devices/cpu-cgroup.js plans them): made before any browser starts, each
+// browser's page processes (renderers and their zygote: lib/devices/cpu-cgroup.js pageProcesses) moved in right after its
 // launch (renderers forked later inherit the cgroup) and swept once more when the call starts, removed after the
 // browsers on success, failure and Ctrl-C; a guardian process removes them when the orchestrator is killed, and
 // `cleanup` sweeps those of runs whose guardian died too. On cgroup v2 the controllers the run enabled in the root's
@@ -10,29 +10,29 @@ import { mkdir, readFile, rmdir, writeFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EnvironmentError } from '../lib/errors.js';
-import { startGuardian } from '../lib/guardian.js';
+import { EnvironmentError } from '../lib/system/errors.js';
+import { startGuardian } from '../lib/system/guardian-protocol.js';
 import {
   chooseLayout, cgroupName, moveCommand, pageProcesses, parentSteps, parseCgroupMounts, parseCgroupName, parseCpuStat, peerCgroupPlan,
   revertParentSteps, stepCommand,
-} from '../lib/cgroup.js';
-import { ownerAlive, ownerFile, recordOwner, releaseOwner } from '../lib/owners.js';
+} from '../lib/devices/cpu-cgroup.js';
+import { ownerAlive, ownerFile, recordOwner, releaseOwner } from '../lib/system/owners.js';
 
 import { shellJoin } from '../emulators/script.js';
 import { readTrees } from './process-sampler.js';
-import { shortRunId } from '../lib/run-id.js';
+import { shortRunId } from '../lib/system/run-id.js';
 
 const GUARDIAN_PATH = fileURLToPath(new URL('./cgroup-guardian.js', import.meta.url));
 /** A closed browser's helpers (zygotes, utility processes) exit within moments of it; a cgroup with any is busy. */
 const EMPTY_WAIT_MS = 5_000;
 const POLL_MS = 50;
-/** Owner files (lib/owners.js) of a run's cgroups: `cgroup-<short run id>`. */
+/** Owner files (lib/system/owners.js) of a run's cgroups: `cgroup-<short run id>`. */
 const ownerKey = (/** @type {string} */ id) => `cgroup-${id}`;
 
-/** @typedef {import('../lib/cgroup.js').CgroupLayout} CgroupLayout */
-/** @typedef {import('../lib/cgroup.js').CpuLimits} CpuLimits */
+/** @typedef {import('../lib/devices/cpu-cgroup.js').CgroupLayout} CgroupLayout */
+/** @typedef {import('../lib/devices/cpu-cgroup.js').CpuLimits} CpuLimits */
 /**
- * @typedef {NonNullable<import('../lib/result.js').Environment['cgroups']>} CgroupsRecord
+ * @typedef {NonNullable<import('../lib/result/result.js').Environment['cgroups']>} CgroupsRecord
  * @typedef {{ record: CgroupsRecord, attach: (peer: string, rootPid: number) => Promise<number>, sweep: () => Promise<void>,
  *   close: () => Promise<void> }} PeerCgroups
  *   attach: moves the page's processes of rootPid's tree into the peer's cgroup and keeps the root for sweep; returns
@@ -89,7 +89,7 @@ export async function checkCgroups(limits, where) {
  * Makes the cgroups of the peers with CPU limits, before any browser starts; their closer (and a guardian for a killed
  * orchestrator) is registered before the first directory is made.
  * @param {{ limits: Record<string, CpuLimits>, runId: string, where: string, clock: () => number,
- *   logCommand: (record: import('../emulators/runner.js').CommandRecord) => void,
+ *   logCommand: (record: import('../emulators/command-runner.js').CommandRecord) => void,
  *   registerCleanup: (name: string, close: () => Promise<void>, options?: { closeNow?: () => void }) => unknown, logFile: string }} options
  *   where: the scenario file, for errors (`<file>: devices.<peer>`); logFile: the guardian's log
  * @returns {Promise<PeerCgroups|null>}  null when no peer has CPU limits
@@ -111,7 +111,7 @@ export async function createPeerCgroups({ limits, runId, where, clock, logComman
 
   /** @param {string} cmd @param {boolean} ok @param {string} [stderr] */
   const logLine = (cmd, ok, stderr) => logCommand({ atS: Number(clock().toFixed(3)), cmd, ok, ...(stderr ? { stderr } : {}) });
-  /** @param {import('../lib/cgroup.js').CgroupStep} step */
+  /** @param {import('../lib/devices/cpu-cgroup.js').CgroupStep} step */
   const runStep = async (step) => {
     try {
       if (step.op === 'write') await writeFile(step.file, step.value);
@@ -131,7 +131,7 @@ export async function createPeerCgroups({ limits, runId, where, clock, logComman
       quotaUs: plans[peer].quotaUs, periodUs: plans[peer].periodUs, cpus: plans[peer].cpus, cpuStat: null,
     }])),
   };
-  /** @type {import('../lib/guardian.js').Guardian|null} */
+  /** @type {import('../lib/system/guardian-protocol.js').Guardian|null} */
   let guardian = null;
   const parent = parentSteps(layout, needs, subtreeControl);
   /** @type {SubtreeChange|null} what the run enables in the v2 root's subtree_control, once it has */
@@ -217,9 +217,10 @@ export async function createPeerCgroups({ limits, runId, where, clock, logComman
 
 /**
  * Disables in the v2 root's cgroup.subtree_control the controllers the run enabled (and no others), after its cgroups
- * are gone; while another run's cgroup is there they stay (lib/cgroup.js revertParentSteps). Used by the run's closer
+ * are gone; while another run's cgroup is there they stay (lib/devices/cpu-cgroup.js revertParentSteps). Used by the run's closer
  * and its guardian.
- * @param {SubtreeChange} change @param {(step: import('../lib/cgroup.js').CgroupStep) => Promise<void>} runStep  does and logs a step
+ * @param {SubtreeChange} change
+ * @param {(step: import('../lib/devices/cpu-cgroup.js').CgroupStep) => Promise<void>} runStep  does and logs a step
  * @returns {Promise<string[]>} the other runs' cgroups that kept the controllers enabled
  */
 export async function revertSubtreeControl({ root, enabled }, runStep) {

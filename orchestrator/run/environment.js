@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { missingTimelineFields } from '../lib/browsers.js';
-import { REPO_ROOT } from '../lib/paths.js';
+import { missingTimelineFields } from '../lib/scenario/peer-browsers.js';
+import { REPO_ROOT } from '../lib/system/paths.js';
 
 const HARNESS_VERSION = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version;
 
@@ -20,11 +20,11 @@ function browserName(kind, executable) {
 /**
  * @param {{ browsers: Record<string, { kind: string, path: string, source: string, version: string|null|undefined }>,
  *   samples: Array<Record<string, any>>, emulator: { name: string, choice?: string|null } | null, emulatorName: string,
- *   media: object, startedAt: Date, endedAt: Date, codecs: import('../lib/codec.js').CodecSummary,
- *   cgroups: import('../lib/result.js').Environment['cgroups'], grid?: import('../lib/result.js').GridRecord|null,
+ *   media: object, startedAt: Date, endedAt: Date, codecs: import('../lib/media/codec.js').CodecSummary,
+ *   cgroups: import('../lib/result/result.js').Environment['cgroups'], grid?: import('../lib/result/result.js').GridRecord|null,
  *   mediaSource?: 'browser'|'rfc8867' }} input
  *   browsers: every peer's, with the version its browser reported (null if it never started)
- * @returns {import('../lib/result.js').Environment}
+ * @returns {import('../lib/result/result.js').Environment}
  */
 export function describeEnvironment({
   browsers, samples, emulator, emulatorName, media, startedAt, endedAt, codecs, cgroups, grid = null, mediaSource = 'browser',

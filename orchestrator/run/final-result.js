@@ -1,17 +1,17 @@
 // The run's result.json from what the call collected, once every browser has closed: the viewers' frames scored,
-// the environment described, buildResult (lib/result.js). Nothing the pages sent may keep a result from being
+// the environment described, buildResult (lib/result/result.js). Nothing the pages sent may keep a result from being
 // written, so a builder that throws gives a result that says so (unbuiltResult) instead of none.
-import { codecSummary } from '../lib/codec.js';
-import { buildResult, unbuiltResult } from '../lib/result.js';
-import { percentile } from '../lib/statistics.js';
-import { scenarioPeers } from '../lib/topology.js';
+import { codecSummary } from '../lib/media/codec.js';
+import { buildResult, unbuiltResult } from '../lib/result/result.js';
+import { percentile } from '../lib/stats/statistics.js';
+import { scenarioPeers } from '../lib/network/topology.js';
 import { describeEnvironment } from './environment.js';
 import { scoreCaptures, vmafAvailability } from './picture-quality.js';
 
 /**
  * Never rejects.
- * @param {import('./run.js').Call} call
- * @returns {Promise<import('../lib/result.js').RunResult>}
+ * @param {import('./call-state.js').Call} call
+ * @returns {Promise<import('../lib/result/result.js').RunResult>}
  */
 export async function finalResult(call) {
   const { recorder, scenario, startedAt } = call;
@@ -30,7 +30,7 @@ export async function finalResult(call) {
 
 /**
  * buildResult's input.
- * @param {import('./run.js').Call} call @param {Awaited<ReturnType<typeof scoreViewer>>} viewer
+ * @param {import('./call-state.js').Call} call @param {Awaited<ReturnType<typeof scoreViewer>>} viewer
  * @returns {Parameters<typeof buildResult>[0]}
  */
 function resultInput(call, viewer) {
@@ -80,7 +80,7 @@ function lateness(lateMs) {
 /**
  * The frames the viewers saw and the picture quality of the captured ones (after the browsers closed, so ffmpeg has
  * the cores); the captures are removed once scored. A scoring failure is a warning: the rest of the result stands.
- * @param {import('./run.js').Call} call
+ * @param {import('./call-state.js').Call} call
  * @returns {Promise<Parameters<typeof buildResult>[0]['viewer']>}
  */
 async function scoreViewer(call) {

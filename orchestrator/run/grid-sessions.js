@@ -3,28 +3,28 @@
 // is never measured. While the call runs, each session is kept alive (the node kills idle ones after a short timeout,
 // so that a killed orchestrator leaves no browser behind for long) and a session that is gone names its node.
 import { deleteSession, gridStatus, newSession, touchSession, authHeaders } from '../grid/client.js';
-import { EnvironmentError } from '../lib/errors.js';
-import { cdpEndpoint, gridNodes, nodeMediaPath, placePeers, sessionRequest } from '../lib/grid.js';
+import { EnvironmentError } from '../lib/system/errors.js';
+import { cdpEndpoint, gridNodes, nodeMediaPath, placePeers, sessionRequest } from '../lib/grid/grid.js';
 import { chromiumArgs } from './browsers.js';
 
 const KEEP_ALIVE_MS = 5000;
 
 /**
- * @typedef {{ id: string, node: import('../lib/grid.js').GridNode, endpoint: string, headers: Record<string, string> }} GridSession
- * @typedef {{ record: import('../lib/result.js').GridRecord, sessions: Map<string, GridSession>,
+ * @typedef {{ id: string, node: import('../lib/grid/grid.js').GridNode, endpoint: string, headers: Record<string, string> }} GridSession
+ * @typedef {{ record: import('../lib/result/result.js').GridRecord, sessions: Map<string, GridSession>,
  *   watch: (onLost: (peer: string, message: string) => void) => void, release: () => Promise<void> }} GridSessions
  */
 
 /**
- * @param {{ gridUrl: string, secrets: import('../lib/grid-config.js').GridSecrets, peers: string[], spread: boolean,
- *   placement: Record<string, string>, argsFor: (peer: string, node: import('../lib/grid.js').GridNode) => string[],
+ * @param {{ gridUrl: string, secrets: import('../lib/grid/grid-config.js').GridSecrets, peers: string[], spread: boolean,
+ *   placement: Record<string, string>, argsFor: (peer: string, node: import('../lib/grid/grid.js').GridNode) => string[],
  *   log: (line: string) => void }} options
  * @returns {Promise<GridSessions>}
  */
 export async function openGridSessions({ gridUrl, secrets, peers, spread, placement, argsFor, log }) {
   const nodes = gridNodes(await gridStatus(gridUrl, secrets));
   const labels = placePeers(peers, nodes, { spread, placement });
-  const nodeOf = (peer) => /** @type {import('../lib/grid.js').GridNode} */ (nodes.find((node) => node.label === labels[peer]));
+  const nodeOf = (peer) => /** @type {import('../lib/grid/grid.js').GridNode} */ (nodes.find((node) => node.label === labels[peer]));
   const opened = await Promise.allSettled(peers.map((peer) => newSession(gridUrl, secrets,
     sessionRequest({ label: labels[peer], binary: nodeOf(peer).binary, args: argsFor(peer, nodeOf(peer)) }))));
   const release = async (/** @type {string[]} */ ids) => {
@@ -41,7 +41,7 @@ export async function openGridSessions({ gridUrl, secrets, peers, spread, placem
   }
   /** @type {Map<string, GridSession>} */
   const sessions = new Map();
-  /** @type {import('../lib/result.js').GridRecord} */
+  /** @type {import('../lib/result/result.js').GridRecord} */
   const record = { url: new URL(gridUrl).origin, emulation: 'central relay', peers: {} };
   for (const [index, peer] of peers.entries()) {
     const { id, capabilities } = /** @type {PromiseFulfilledResult<Awaited<ReturnType<typeof newSession>>>} */ (opened[index]).value;
@@ -77,7 +77,7 @@ export async function openGridSessions({ gridUrl, secrets, peers, spread, placem
 /**
  * A Grid peer's Chromium flags: the local ones with the fake-device files in the media folder its node staged, and
  * headless unless asked (a node needs no display).
- * @param {{ video: string, audio: string }} media @param {string} pageOrigin @param {import('../lib/grid.js').GridNode} node
+ * @param {{ video: string, audio: string }} media @param {string} pageOrigin @param {import('../lib/grid/grid.js').GridNode} node
  * @param {boolean} headful
  */
 export function gridChromiumArgs(media, pageOrigin, node, headful) {

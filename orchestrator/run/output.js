@@ -4,9 +4,9 @@ import { randomBytes } from 'node:crypto';
 import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { EnvironmentError, InputError } from '../lib/errors.js';
-import { writeJsonAtomic } from '../lib/files.js';
-import { RESULTS_ROOT } from '../lib/paths.js';
+import { EnvironmentError, InputError } from '../lib/system/errors.js';
+import { writeJsonAtomic } from '../lib/system/files.js';
+import { RESULTS_ROOT } from '../lib/system/paths.js';
 
 const RESULT_FILE = 'result.json';
 

@@ -54,7 +54,7 @@ export function parseStatsFile(text, kind) {
  * Scores every capture whose own pixels carry the code it was filed under (the page's word is checked).
  * @param {{ captures: StoredCapture[], media: Record<string, { video: string, frameCode: boolean }>, workDir: string }} input
  *   media: each sending peer's video file
- * @returns {Promise<{ scores: import('../lib/viewer.js').QualityScore[], unmatched: number }>}
+ * @returns {Promise<{ scores: import('../lib/viewer/viewer.js').QualityScore[], unmatched: number }>}
  */
 export async function scoreCaptures({ captures, media, workDir }) {
   /** @type {Map<string, StoredCapture[]>} */

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { cpuPercent, parseStat, parseStatusRssKb, processTree, rssMb } from '../lib/proc-stat.js';
+import { cpuPercent, parseStat, parseStatusRssKb, processTree, rssMb } from '../lib/devices/proc-stat.js';
 
 /**
  * @typedef {object} ProcessRow
@@ -37,7 +37,7 @@ export function startProcessSampler({ intervalMs = 1_000, procDir = '/proc', onR
     return { track, rows, unavailable: `${procDir} does not exist (not Linux): no per-process CPU and memory`, stop: async () => rows };
   }
   const ticksPerS = clockTicksPerSecond();
-  /** @type {Map<string, import('../lib/proc-stat.js').ProcReading>} */
+  /** @type {Map<string, import('../lib/devices/proc-stat.js').ProcReading>} */
   const previous = new Map();
   /** @type {Promise<void>} */
   let inFlight = Promise.resolve();
@@ -83,7 +83,7 @@ export function startProcessSampler({ intervalMs = 1_000, procDir = '/proc', onR
  * One reading per named root: the root's tree, each process with its stat and VmRSS.
  * @param {string} procDir
  * @param {Map<string, number>} roots
- * @returns {Promise<Map<string, import('../lib/proc-stat.js').ProcReading>>}
+ * @returns {Promise<Map<string, import('../lib/devices/proc-stat.js').ProcReading>>}
  */
 export async function readTrees(procDir, roots) {
   const pids = (await readdir(procDir)).filter((name) => /^\d+$/.test(name));

@@ -1,7 +1,7 @@
 // What one run collects while it runs (samples, events, errors, network truth, schedule events) and how it
-// ends (status, the stop signal every waiting step listens to). buildResult (lib/result.js) turns it into
+// ends (status, the stop signal every waiting step listens to). buildResult (lib/result/result.js) turns it into
 // result.json.
-import { LAUNCH_EVENT } from '../lib/setup-breakdown.js';
+import { LAUNCH_EVENT } from '../lib/result/setup-breakdown.js';
 
 // A hostile page or a fuzzer can send thousands of bad messages; the result keeps the first ones and a count.
 const MAX_RECORDED_REJECTIONS = 200;
@@ -28,13 +28,13 @@ export function createRecorder({ log, startedAtEpochMs = Date.now(), now = Date.
   let rejectionsNotRecorded = 0;
   const pages = createPageEventCaps(startedAtEpochMs);
   const recorder = {
-    /** @type {import('../lib/result.js').TimelineEntry[]} */
+    /** @type {import('../lib/result/result.js').TimelineEntry[]} */
     samples: [],
     /** @type {Array<{ epochMs: number, type: string, [field: string]: unknown }>} */
     events: [],
-    /** @type {import('../lib/result.js').RunError[]} */
+    /** @type {import('../lib/result/result.js').RunError[]} */
     errors: [],
-    /** @type {import('../lib/result.js').ScheduleEvent[]} */
+    /** @type {import('../lib/result/result.js').ScheduleEvent[]} */
     scheduleEvents: [],
     /** @type {Array<{ epochMs: number }>} */
     truth: [],
@@ -44,7 +44,7 @@ export function createRecorder({ log, startedAtEpochMs = Date.now(), now = Date.
     browserVersions: {},
     /** @type {number|null} */
     mediaStartEpochMs: null,
-    /** @type {import('../lib/result.js').RunStatus} */
+    /** @type {import('../lib/result/result.js').RunStatus} */
     status: 'passed',
     /** Aborted when the run must stop early (failure or interrupt): every wait listens to it. */
     signal: stop.signal,

@@ -9,23 +9,23 @@ import { MAX_EVENT_TEXT_CHARS } from '../../signaling/messages.js';
 import { startSignalingServer } from '../../signaling/server.js';
 import { checkSupport, createEmulator } from '../emulators/index.js';
 import { requirementsOf } from '../emulators/contract.js';
-import { EnvironmentError, InputError } from '../lib/errors.js';
+import { EnvironmentError, InputError } from '../lib/system/errors.js';
 import { codecMismatch } from '../../client-app/codec.js';
-import { cgroupLimits, videoConstraints } from '../lib/devices.js';
-import { BROWSER_FLOW_KINDS, browserFlowTimeline, mainCallHolds } from '../lib/flow-commands.js';
-import { KERNEL_FLOW_KINDS, shortTcpBursts } from '../lib/flows.js';
+import { cgroupLimits, videoConstraints } from '../lib/devices/devices.js';
+import { BROWSER_FLOW_KINDS, browserFlowTimeline, mainCallHolds } from '../lib/cross/flow-commands.js';
+import { KERNEL_FLOW_KINDS, shortTcpBursts } from '../lib/cross/flows.js';
 import { startKernelFlows } from '../cross/kernel-flows.js';
-import { groupScheduleEvents } from '../lib/schedule.js';
-import { LAUNCH_EVENT } from '../lib/setup-breakdown.js';
-import { onCleanup, onInterrupt } from '../lib/shutdown.js';
-import { createPeerSecrets, pageUrl } from '../lib/peer-secrets.js';
-import { SFU_NODE, allPeerNames, scenarioPeers } from '../lib/topology.js';
+import { groupScheduleEvents } from '../lib/network/schedule.js';
+import { LAUNCH_EVENT } from '../lib/result/setup-breakdown.js';
+import { onCleanup, onInterrupt } from '../lib/system/shutdown.js';
+import { createPeerSecrets, pageUrl } from '../lib/system/peer-secrets.js';
+import { SFU_NODE, allPeerNames, scenarioPeers } from '../lib/network/topology.js';
 import { createAdminSampler } from '../sfu/admin-sampler.js';
 import { createSfuBridge } from '../sfu/bridge.js';
 import { createVideoRoom } from '../sfu/janus-api.js';
 import { startJanus } from '../sfu/janus.js';
 import { firstIpv4Address } from '../emulators/candidates.js';
-import { peerBrowsers } from '../lib/browsers.js';
+import { peerBrowsers } from '../lib/scenario/peer-browsers.js';
 import { resolveBrowserPath, resolveFirefoxPath } from './browser-path.js';
 import { launchPeer } from './browsers.js';
 import { gridChromiumArgs, openGridSessions } from './grid-sessions.js';
@@ -62,29 +62,28 @@ const sleep = (ms, ...signals) => new Promise((resolve) => {
 
 /**
  * @typedef {object} RunOptions
- * @property {import('../lib/scenario.js').ResolvedScenario & { compiled: any, allPeers?: number,
- *   flows?: import('../lib/flow-commands.js').Flow[] }} scenario  allPeers and flows: lib/flows.js
+ * @property {import('../lib/scenario/scenario-file.js').ResolvedScenario} scenario
  * @property {string} [video]        media preset or .y4m file
- * @property {string} [browser]      every peer's browser (lib/browsers.js BROWSER_KINDS) unless the scenario names one
+ * @property {string} [browser]      every peer's browser (lib/scenario/peer-browsers.js BROWSER_KINDS) unless the scenario names one
  * @property {string} [browserPath]  Chromium's executable
  * @property {string} [firefoxPath]  Firefox's executable
  * @property {string} [emulator]     one of emulators/index.js EMULATORS
  * @property {boolean} [headful]
  * @property {string} [outDir]       default results/<scenario>/<UTC timestamp>
  * @property {boolean} [force]       replace a result already in outDir
- * @property {(sample: object, elapsedS: number|null) => void} [onSample]
+ * @property {Call['onSample']} [onSample]
  * @property {(line: string) => void} [log]
- * @property {{ url: string, secrets: import('../lib/grid-config.js').GridSecrets, spread: boolean }} [grid]  --grid: every
+ * @property {{ url: string, secrets: import('../lib/grid/grid-config.js').GridSecrets, spread: boolean }} [grid]  --grid: every
  *   peer's browser a Selenium Grid session (run/grid-sessions.js)
  * @property {(peers: string[]) => Map<string, string>} [createSecrets]  the pages' join secrets (default
- *   lib/peer-secrets.js createPeerSecrets; a test passes one that remembers them, to look for them in the run's files)
+ *   lib/system/peer-secrets.js createPeerSecrets; a test passes one that remembers them, to look for them in the run's files)
  */
 
 /**
  * Runs one scenario end to end and writes result.json (also when the run failed or was aborted). Bad input and an
  * environment that cannot run it throw before any browser starts.
  * @param {RunOptions} options
- * @returns {Promise<{ result: import('../lib/result.js').RunResult, runDir: string, resultFile: string }>}
+ * @returns {Promise<{ result: import('../lib/result/result.js').RunResult, runDir: string, resultFile: string }>}
  */
 export async function runScenario({ scenario, video, browser: runBrowser, browserPath, firefoxPath, emulator: emulatorName = 'relay', headful = false, outDir, force = false, onSample, log = () => {},
   createSecrets = createPeerSecrets, grid }) {
@@ -152,24 +151,7 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
   return { result, runDir, resultFile };
 }
 
-/**
- * The state of one call between its phases.
- * @typedef {{ scenario: any, kinds: Record<string, import('../lib/browsers.js').BrowserKind>,
- *   executables: Record<string, { path: string, source: string }>, media: any,
- *   headful: boolean, emulatorName: string,
- *   startedAt: Date, recorder: import('./recorder.js').Recorder, onSample?: RunOptions['onSample'], log: (line: string) => void,
- *   createSecrets: (peers: string[]) => Map<string, string>,
- *   emulator: import('../emulators/contract.js').Emulator|null,
- *   signaling?: any, room?: string, processes: import('./process-sampler.js').ProcessSampler,
- *   releases: Array<() => Promise<void>>, runDir: string, sfuSampler?: import('../sfu/admin-sampler.js').AdminSampler,
- *   kernelFlows?: import('../cross/kernel-flows.js').KernelFlows, commands: object[],
- *   cgroups?: import('./cgroups.js').PeerCgroups|null,
- *   flowTruth: Array<{ epochMs: number, flow: string, direction: string, bytesOut: number }>, traceStepLateMs: number[],
- *   pages: Map<string, import('puppeteer').Page>, viewer?: import('./viewer-collector.js').ViewerCollector,
- *   gridOptions?: RunOptions['grid'], grid?: import('./grid-sessions.js').GridSessions }} Call
- *   commands: the system commands the run started itself (Janus, kernel flows), beside the emulator's
- *   traceStepLateMs: how late each trace rate step was applied (netem, dummynet)
- */
+/** @typedef {import('./call-state.js').Call} Call */
 
 /** Where the signaling server serves a media-element peer's WebM. @param {string} peer */
 const mediaUrlPath = (peer) => `/media/${peer}.webm`;
@@ -455,8 +437,10 @@ async function readTruth(call) {
  * @param {Call} call @param {string} room @param {() => number} clock
  */
 async function startCrossTraffic(call, room, clock) {
-  const flows = (call.scenario.flows ?? []).filter((flow) => KERNEL_FLOW_KINDS.includes(flow.kind))
-    .map((flow) => (flow.kind === 'tcp-short' ? { ...flow, bursts: shortTcpBursts(flow) } : flow));
+  // The filter leaves only the kernel kinds, which tsc cannot narrow from an array lookup.
+  const kernel = /** @type {import('../cross/kernel-flow-plan.js').KernelFlow[]} */ ((call.scenario.flows ?? [])
+    .filter((flow) => KERNEL_FLOW_KINDS.includes(flow.kind)));
+  const flows = kernel.map((flow) => (flow.kind === 'tcp-short' ? { ...flow, bursts: shortTcpBursts(flow) } : flow));
   if (!flows.length) return;
   call.kernelFlows = await startKernelFlows({
     flows, relay: call.emulator.tunnels.relay, runDir: call.runDir, runId: room, clock,
@@ -481,9 +465,9 @@ async function tearDown(call) {
 }
 
 /**
- * Arms one timer per distinct time of the flows' page commands (lib/flow-commands.js), which sends that time's
+ * Arms one timer per distinct time of the flows' page commands (lib/cross/flow-commands.js), which sends that time's
  * commands in their order; anchored to media start like the network schedule.
- * @param {import('../lib/flow-commands.js').TimedCommand[]} timeline  sorted by atS
+ * @param {import('../lib/cross/flow-commands.js').TimedCommand[]} timeline  sorted by atS
  * @param {number} mediaStartEpochMs
  * @param {(atS: number, peer: string, command: import('../../signaling/messages.js').Command) => void} send
  */
@@ -498,7 +482,7 @@ function scheduleFlows(timeline, mediaStartEpochMs, send) {
  * Arms one timer per distinct time in the schedule; the emulator applies each group of changes at once.
  * Times are anchored to media start so a late timer does not delay the later ones.
  * @param {Array<{ atS: number, link: string, params: object, cause: string, traceStep?: boolean }>} events  all atS > 0
- *   (compileNetwork; lib/trace.js steppedNetwork)
+ *   (compileNetwork; lib/network/trace.js steppedNetwork)
  * @param {number} mediaStartEpochMs
  * @param {(atS: number, changes: Array<{ atS: number, link: string, params: object, cause: string, traceStep?: boolean }>) => void} apply
  */

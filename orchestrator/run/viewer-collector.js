@@ -46,7 +46,7 @@ export function createViewerCollector({
 }) {
   const captureDir = path.join(runDir, 'captures');
   const bursts = burstTimes(changeTimesS);
-  /** @type {import('../lib/viewer.js').FrameBatch[]} */
+  /** @type {import('../lib/viewer/viewer.js').FrameBatch[]} */
   const batches = [];
   /** @type {import('./picture-quality.js').StoredCapture[]} */
   const captures = [];

@@ -12,7 +12,7 @@ const MAX_READ_MS = 3.6e6;
 
 /**
  * @typedef {{ source: string, epochMs: number, code: number, width: number, height: number, luma: Buffer }} CheckedCapture
- * @typedef {{ batches: import('../lib/viewer.js').FrameBatch[], captures: CheckedCapture[] }} Drain
+ * @typedef {{ batches: import('../lib/viewer/viewer.js').FrameBatch[], captures: CheckedCapture[] }} Drain
  */
 
 /** @param {unknown} value @returns {value is Record<string, unknown>} */
@@ -34,7 +34,7 @@ export function checkDrain(value, peer, remotes, { fromEpochMs, toEpochMs } = { 
   if (!isObject(value) || !isObject(value.frames) || !Array.isArray(value.captures)) return fail('drain must be { frames: {…}, captures: […] }');
   const sources = Object.entries(value.frames);
   if (sources.length > MAX_SOURCES) return fail(`${sources.length} sources; at most ${MAX_SOURCES}`);
-  /** @type {import('../lib/viewer.js').FrameBatch[]} */
+  /** @type {import('../lib/viewer/viewer.js').FrameBatch[]} */
   const batches = [];
   for (const [source, log] of sources) {
     if (source !== 'local' && !remotes.includes(source)) return fail(`unknown source ${JSON.stringify(source.slice(0, 64))}; expected local or ${remotes.join(', ')}`);

@@ -5,8 +5,8 @@
  * offer from that peer; the page's answer starts the subscription). Every candidate crosses the emulator both ways:
  * the pages' trickled ones towards SFU_NODE, and Janus's, which come inside its SDP, towards the page.
  */
-import { HarnessError } from '../lib/errors.js';
-import { SFU_NODE } from '../lib/topology.js';
+import { HarnessError } from '../lib/system/errors.js';
+import { SFU_NODE } from '../lib/network/topology.js';
 import { janusPost } from './janus-api.js';
 import { rewriteSdpCandidates } from './sdp.js';
 

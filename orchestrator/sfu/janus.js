@@ -15,9 +15,9 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { firstIpv4Address } from '../emulators/candidates.js';
 import { shellJoin } from '../emulators/script.js';
-import { EnvironmentError } from '../lib/errors.js';
-import { makePrivateDir, writeSecretFile } from '../lib/files.js';
-import { findExecutable } from '../lib/paths.js';
+import { EnvironmentError } from '../lib/system/errors.js';
+import { makePrivateDir, writeSecretFile } from '../lib/system/files.js';
+import { findExecutable } from '../lib/system/paths.js';
 import { janusPost } from './janus-api.js';
 import { ADMIN_BASE_PATH, API_BASE_PATH, VIDEOROOM_PLUGIN, janusConfig } from './janus-config.js';
 
@@ -30,7 +30,7 @@ const RTP_RANGE = { lowest: 10_000, highest: 30_000, size: 200 };
 const INSTALL_HINT = 'install Janus with `npm run setup` (Debian package `janus`)';
 
 /**
- * @typedef {import('../emulators/runner.js').CommandRecord} CommandRecord
+ * @typedef {import('../emulators/command-runner.js').CommandRecord} CommandRecord
  * @typedef {object} Janus
  * @property {string} apiUrl     the Janus API over HTTP, e.g. http://127.0.0.1:40123/janus
  * @property {string} adminUrl   the Admin API over HTTP
@@ -52,7 +52,7 @@ const closeOnly = (/** @type {string} */ _name, /** @type {() => Promise<unknown
  * @param {object} options
  * @param {string} options.runDir   the run directory; Janus's configuration and log go to <runDir>/janus/
  * @param {(name: string, close: () => Promise<unknown>, options?: {timeoutMs?: number, closeNow?: () => void}) => () => Promise<void>}
- *   [options.registerCleanup]      lib/shutdown.js onCleanup (or the run's wrapper of it)
+ *   [options.registerCleanup]      lib/system/shutdown.js onCleanup (or the run's wrapper of it)
  * @param {(record: CommandRecord) => void} [options.logCommand]  receives the command line that started Janus
  * @param {() => number} [options.clock]  seconds on the run's clock for the command record (default: since this call)
  * @param {boolean} [options.websocket]   also serve the Janus API over WebSocket

@@ -1,10 +1,10 @@
 // Per-scenario assertions: "<metric> <statistic> <op> <number>" or "<metric> <statistic> within <lo>..<hi>",
 // with a level off|warn|error. Format: docs/suites.md "Assertions". Pure apart from loadAssertions.
 import { fileURLToPath } from 'node:url';
-import { InputError } from '../lib/errors.js';
-import { describeValue, expectObject, expectText } from '../lib/validate.js';
-import { percentile } from '../lib/statistics.js';
-import { displayPath, readJsonFile } from '../lib/json-file.js';
+import { InputError } from '../lib/system/errors.js';
+import { describeValue, expectObject, expectText } from '../lib/input/validate.js';
+import { percentile } from '../lib/stats/statistics.js';
+import { displayPath, readJsonFile } from '../lib/input/json-file.js';
 import { KNOWN_METRICS, metricPool } from './metrics.js';
 
 export const DEFAULT_ASSERTIONS_FILE = fileURLToPath(new URL('../assertions/defaults.json', import.meta.url));

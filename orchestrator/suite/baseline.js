@@ -1,10 +1,10 @@
 // Baselines (per-run values of a suite result) and the regression check against one (pure).
 // Format and decision rule: docs/suites.md "Baselines".
-import { InputError } from '../lib/errors.js';
-import { describeValue, expectNumber, expectObject, expectText } from '../lib/validate.js';
-import { cliffsDelta, mannWhitneyU } from '../lib/significance.js';
-import { percentile } from '../lib/statistics.js';
-import { headlinePaths } from '../lib/metrics.js';
+import { InputError } from '../lib/system/errors.js';
+import { describeValue, expectNumber, expectObject, expectText } from '../lib/input/validate.js';
+import { cliffsDelta, mannWhitneyU } from '../lib/stats/significance.js';
+import { percentile } from '../lib/stats/statistics.js';
+import { headlinePaths } from '../lib/result/metric-catalogue.js';
 import { KNOWN_METRICS, WORSE_WHEN } from './metrics.js';
 
 export const BASELINE_KIND = 'webrtc-testbed-baseline';

@@ -1,15 +1,15 @@
 // What the suite and merge commands share: the comparison flags, loading a baseline, and the closing report.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { InputError } from '../lib/errors.js';
-import { expectNumber } from '../lib/validate.js';
+import { InputError } from '../lib/system/errors.js';
+import { expectNumber } from '../lib/input/validate.js';
 import { loadAssertions } from './assertions.js';
 import { DEFAULT_REGRESSION, parseBaseline } from './baseline.js';
-import { displayPath, readJsonFile } from '../lib/json-file.js';
+import { displayPath, readJsonFile } from '../lib/input/json-file.js';
 import { KNOWN_METRICS } from './metrics.js';
 import { renderMarkdown } from './markdown.js';
 import { suiteExitCode } from './summary.js';
-import { PRESETS } from '../lib/media-presets.js';
+import { PRESETS } from '../lib/media/media-presets.js';
 import { DEFAULT_DRIFT } from '../history/drift.js';
 import { rememberSuite } from '../history/remember.js';
 

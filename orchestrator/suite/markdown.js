@@ -1,6 +1,6 @@
 // The Markdown summary of a suite (pure): for CI job summaries ($GITHUB_STEP_SUMMARY) and PR comments.
-import { percentile } from '../lib/statistics.js';
-import { headlinePaths } from '../lib/metrics.js';
+import { percentile } from '../lib/stats/statistics.js';
+import { headlinePaths } from '../lib/result/metric-catalogue.js';
 import { formatNumber, metricInfo } from '../report/format.js';
 
 const OUTCOME_LABEL = {

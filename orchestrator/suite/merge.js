@@ -3,10 +3,10 @@
 // over all of them.
 import { cp } from 'node:fs/promises';
 import path from 'node:path';
-import { InputError } from '../lib/errors.js';
+import { InputError } from '../lib/system/errors.js';
 import { parseAssertions } from './assertions.js';
 import { checkMachineClass, machineClass, resolveRegressionOptions } from './baseline.js';
-import { displayPath } from '../lib/json-file.js';
+import { displayPath } from '../lib/input/json-file.js';
 import { runDirName } from './plan.js';
 import { buildSuiteSummary } from './summary.js';
 import { defaultSuiteDir, readRuns, readSuiteSummary, writeSuiteOutputs } from './suite-dir.js';

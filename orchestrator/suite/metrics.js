@@ -1,6 +1,6 @@
 // The metrics suites assert on and compare, and how a value is taken from a result (pure).
-import { METRICS, METRIC_PATHS, RUN_METRIC_PATHS, metricByPath } from '../lib/metrics.js';
-import { valueAt } from '../lib/run-summary.js';
+import { METRICS, METRIC_PATHS, RUN_METRIC_PATHS, metricByPath } from '../lib/result/metric-catalogue.js';
+import { valueAt } from '../lib/result/run-summary.js';
 
 /** Metrics with one value per run (not per second): summary.utilization.overall and summary.setupMs.max. */
 export const RUN_METRICS = RUN_METRIC_PATHS;

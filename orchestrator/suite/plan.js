@@ -1,5 +1,5 @@
 // Which runs a suite (or one shard of it) makes, in which order (pure).
-import { InputError } from '../lib/errors.js';
+import { InputError } from '../lib/system/errors.js';
 
 /** Browser launch, connection and teardown around each run's measured seconds, for balancing shards. */
 export const RUN_OVERHEAD_S = 15;

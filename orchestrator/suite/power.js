@@ -1,7 +1,7 @@
 // What the regression gate can detect: its own decision (baseline.js compareMetric) resampled over pools of
 // measured runs, per effect size and metric (pure). Used by bench/regression-power.js; method in docs/suites.md.
-import { createRandom } from '../lib/random.js';
-import { percentile } from '../lib/statistics.js';
+import { createRandom } from '../lib/stats/random.js';
+import { percentile } from '../lib/stats/statistics.js';
 import { MIN_RUNS_PER_SIDE, compareMetric } from './baseline.js';
 
 /**

@@ -1,7 +1,7 @@
 // A "Reproduction" page of a suite (reproduction-<id>.html in the suite directory): one published table
-// (lib/reproductions.js) with, in every cell, our median and IQR over the repetitions beside the published value,
+// (lib/scenario/reproductions.js) with, in every cell, our median and IQR over the repetitions beside the published value,
 // the deviation, and markers for the known causes listed under the table. Pure; self-contained.
-import { columnMetric } from '../lib/reproductions.js';
+import { columnMetric } from '../lib/scenario/reproductions.js';
 import { escapeHtml, formatDifference, formatNumber, statusBadge } from '../report/format.js';
 import { renderPage } from '../report/page.js';
 
@@ -29,7 +29,7 @@ function shown(path, value) {
 const format = (path, value) => formatNumber(shown(path, value), path.startsWith('×') ? 2 : metricInfo(path).decimals ?? undefined);
 
 /**
- * @param {ReturnType<typeof import('../lib/reproductions.js').buildReproduction>['rows'][number]['cells'][number]} cell
+ * @param {ReturnType<typeof import('../lib/scenario/reproductions.js').buildReproduction>['rows'][number]['cells'][number]} cell
  * @param {Map<string, number>} causeNumbers
  */
 function renderCell(cell, causeNumbers) {
@@ -46,7 +46,7 @@ function renderCell(cell, causeNumbers) {
 
 /**
  * A case's expected behaviour (RFC 8867) and its verdict by RFC 8868's criteria, each criterion with how it is judged.
- * @param {NonNullable<ReturnType<typeof import('../lib/reproductions.js').buildReproduction>['rows'][number]['verdict']>} verdict
+ * @param {NonNullable<ReturnType<typeof import('../lib/scenario/reproductions.js').buildReproduction>['rows'][number]['verdict']>} verdict
  */
 function renderVerdict(verdict) {
   const items = verdict.criteria.map((c) => `<li data-criterion="${escapeHtml(c.id)}">${escapeHtml(c.id)}: <b>${escapeHtml(c.verdict)}</b>`
@@ -56,7 +56,7 @@ function renderVerdict(verdict) {
 }
 
 /**
- * @param {ReturnType<typeof import('../lib/reproductions.js').buildReproduction>} reproduction
+ * @param {ReturnType<typeof import('../lib/scenario/reproductions.js').buildReproduction>} reproduction
  * @param {{ suiteName: string, suitePage?: string, environment?: Record<string, any>|null }} context
  * @returns {string} the page HTML
  */

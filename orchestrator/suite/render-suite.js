@@ -1,8 +1,8 @@
 // The suite page (report.html in the suite directory): per scenario, the runs with links to their reports,
 // the assertions, and each compared metric as dot strips of the baseline's and this suite's runs with their
 // medians. Pure; self-contained (inline SVG, no Chart.js).
-import { percentile } from '../lib/statistics.js';
-import { headlinePaths } from '../lib/metrics.js';
+import { percentile } from '../lib/stats/statistics.js';
+import { headlinePaths } from '../lib/result/metric-catalogue.js';
 import { renderPage } from '../report/page.js';
 import { escapeHtml, formatNumber, metricInfo, statusBadge } from '../report/format.js';
 

@@ -3,11 +3,11 @@
 // suite with what ran so far; Ctrl-C finishes the current run as aborted and stops.
 import { access } from 'node:fs/promises';
 import path from 'node:path';
-import { onInterrupt } from '../lib/shutdown.js';
-import { EnvironmentError, HarnessError, InputError } from '../lib/errors.js';
+import { onInterrupt } from '../lib/system/shutdown.js';
+import { EnvironmentError, HarnessError, InputError } from '../lib/system/errors.js';
 import { createProgress } from '../run/progress.js';
 import { runScenario } from '../run/run.js';
-import { resumeDecision } from '../lib/reproductions/resume.js';
+import { resumeDecision } from '../lib/scenario/reproductions/resume.js';
 import { loadResult, writeRunReport } from '../report/write.js';
 import { checkMachineClass, machineClass } from './baseline.js';
 import { planRuns, shardEntries } from './plan.js';
@@ -28,7 +28,8 @@ import { defaultSuiteDir, writeSuiteOutputs } from './suite-dir.js';
  * @param {boolean} [options.headful]
  * @param {(line: string) => void} [options.log]
  * @param {import('./suite-dir.js').Remember|null} [options.remember] write the suite to the results store
- * @param {boolean} [options.resume] keep each run whose result.json in the suite directory is complete (lib/reproductions/resume.js)
+ * @param {boolean} [options.resume] keep each run whose result.json in the suite directory is complete
+ *   (lib/scenario/reproductions/resume.js)
  * @param {typeof runScenario} [options.runOne] runs one scenario (a test's fake; default the real run)
  * @returns {Promise<{ summary: object, suiteDir: string, paths: Record<string, string> }>}
  * @throws {HarnessError} after writing the outputs, when the environment (or an input only a run could check) stopped the suite

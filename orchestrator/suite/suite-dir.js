@@ -3,14 +3,14 @@
 // (result.json + report.html) per run.
 import { appendFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { InputError } from '../lib/errors.js';
-import { writeFileAtomic, writeJsonAtomic } from '../lib/files.js';
-import { describeValue } from '../lib/validate.js';
-import { RESULTS_ROOT } from '../lib/paths.js';
+import { InputError } from '../lib/system/errors.js';
+import { writeFileAtomic, writeJsonAtomic } from '../lib/system/files.js';
+import { describeValue } from '../lib/input/validate.js';
+import { RESULTS_ROOT } from '../lib/system/paths.js';
 import { loadResult, writeIndex } from '../report/write.js';
-import { displayPath, readJsonFile } from '../lib/json-file.js';
-import { buildReproduction, reproductionValues, reproductionsOf, tableScenarios } from '../lib/reproductions.js';
-import { listScenarios, loadScenario } from '../lib/scenario.js';
+import { displayPath, readJsonFile } from '../lib/input/json-file.js';
+import { buildReproduction, reproductionValues, reproductionsOf, tableScenarios } from '../lib/scenario/reproductions.js';
+import { listScenarios, loadScenario } from '../lib/scenario/scenario-file.js';
 import { renderReproductionPage, reproductionFileName } from './render-reproduction.js';
 import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
@@ -88,7 +88,7 @@ export async function writeSuiteOutputs(suiteDir, summary, { log = () => {}, rem
 }
 
 /**
- * Writes reproduction-<id>.html for every published table (lib/reproductions.js) with a row among the suite's
+ * Writes reproduction-<id>.html for every published table (lib/scenario/reproductions.js) with a row among the suite's
  * scenarios. A run counts only when it ran the shipped scenario file of that name: a suite's own file of the
  * same name is not the paper's experiment.
  * @param {string} suiteDir @param {any} summary
@@ -99,7 +99,7 @@ export async function writeReproductionPages(suiteDir, summary) {
   if (!tables.length) return [];
   const needed = new Set(tables.flatMap(tableScenarios));
   const shippedFile = new Map(listScenarios().map((s) => [s.name, s.file]));
-  /** @type {import('../lib/reproductions.js').ReproductionRun[]} */
+  /** @type {import('../lib/scenario/reproductions.js').ReproductionRun[]} */
   const runs = [];
   /** @type {Map<string, Set<string>>} scenario -> the media sources its runs used (result.json environment.mediaSource) */
   const sources = new Map();

@@ -3,16 +3,16 @@
 // before any browser starts.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PRESETS } from '../lib/media-presets.js';
+import { PRESETS } from '../lib/media/media-presets.js';
 import { EMULATORS } from '../emulators/index.js';
-import { builtinNames, isFilePath, resolveBuiltin } from '../lib/builtin-file.js';
-import { InputError } from '../lib/errors.js';
-import { describeValue, expectFileName, expectNumber, expectObject, expectText } from '../lib/validate.js';
-import { listScenarios, loadScenario } from '../lib/scenario.js';
-import { groupsOf, shippedScenarios } from '../lib/scenario-groups.js';
+import { builtinNames, isFilePath, resolveBuiltin } from '../lib/input/builtin-file.js';
+import { InputError } from '../lib/system/errors.js';
+import { describeValue, expectFileName, expectNumber, expectObject, expectText } from '../lib/input/validate.js';
+import { listScenarios, loadScenario } from '../lib/scenario/scenario-file.js';
+import { groupsOf, shippedScenarios } from '../lib/scenario/scenario-groups.js';
 import { DEFAULT_ASSERTIONS_FILE } from './assertions.js';
 import { resolveRegressionOptions } from './baseline.js';
-import { displayPath, readJsonFile } from '../lib/json-file.js';
+import { displayPath, readJsonFile } from '../lib/input/json-file.js';
 
 export const SUITE_DIR = fileURLToPath(new URL('../suites/', import.meta.url));
 
@@ -25,7 +25,7 @@ const ENTRY_FIELDS = ['scenario', 'repetitions', 'timeScale', 'durationS', 'warm
  * @property {string} name         the scenario's name: runs, assertions and baselines are keyed by it
  * @property {string} source       as written in the suite (a scenario or group name, or a path)
  * @property {number} repetitions
- * @property {import('../lib/scenario.js').ResolvedScenario} scenario
+ * @property {import('../lib/scenario/scenario-file.js').ResolvedScenario} scenario
  *
  * @typedef {object} Suite
  * @property {string} name
@@ -69,7 +69,7 @@ function runSettings(raw, where) {
  * Scenario paths and the assertions path are relative to the suite file.
  * @param {string} nameOrPath
  * @param {{ repetitions?: number, video?: string, emulator?: string,
- *   codec?: import('../lib/codec.js').RequestedCodec|null, traceDirs?: string[] }} [overrides] from flags
+ *   codec?: import('../lib/media/codec.js').RequestedCodec|null, traceDirs?: string[] }} [overrides] from flags
  * @returns {Suite}
  */
 export function loadSuite(nameOrPath, overrides = {}) {
@@ -104,7 +104,7 @@ export function loadSuite(nameOrPath, overrides = {}) {
     throw new InputError(`${file}: scenarios: must be "all" or a non-empty array of scenario or group names, paths or { "scenario": … } objects, got ${describeValue(raw.scenarios)}`);
   }
 
-  /** @type {import('../lib/scenario-groups.js').ScenarioGroup[]|undefined} */
+  /** @type {import('../lib/scenario/scenario-groups.js').ScenarioGroup[]|undefined} */
   let groups;
   const entries = written.flatMap((item, index) => {
     const where = `${file}: scenarios[${index}]`;

@@ -3,7 +3,7 @@
 import { evaluateAssertions } from './assertions.js';
 import { compareScenario } from './baseline.js';
 import { runValues } from './metrics.js';
-import { meanPeerUplinkKbps, ratiosToTwoParty } from '../lib/topology.js';
+import { meanPeerUplinkKbps, ratiosToTwoParty } from '../lib/network/topology.js';
 
 export const SUMMARY_KIND = 'webrtc-testbed-suite';
 export const SUMMARY_SCHEMA_VERSION = 1;

@@ -4,8 +4,8 @@
 // reported in (t - intervalS, t], and each of those was measured from a sender report sent earlier
 // (video RTCP every ~1 s, audio's every ~5 s, plus the round trip itself). So a sample is compared
 // with the configured RTT anywhere in [t - intervalS - lagS, t], not at t.
-import { pathConditions } from '../../orchestrator/lib/link-model.js';
-import { linksAt } from '../../orchestrator/lib/run-summary.js';
+import { pathConditions } from '../../orchestrator/lib/network/link-model.js';
+import { linksAt } from '../../orchestrator/lib/result/run-summary.js';
 
 /**
  * Seconds of lag allowed beyond the sample's own interval. A latency-variation run at time scale 0.25 here
@@ -31,7 +31,7 @@ export const DEFAULT_MIN_SAMPLES = 4;
 
 /**
  * The configured RTT between two peers at every time network.configured has a row: the one-way delays of
- * both routes summed (lib/link-model.js pathConditions).
+ * both routes summed (lib/network/link-model.js pathConditions).
  * @param {{configured: Array<{t: number, link: string}>, routes: Record<string, string[]>}} network  result.json's
  * @param {string} from @param {string} to
  * @returns {RttPoint[]}

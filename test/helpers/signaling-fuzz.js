@@ -3,7 +3,7 @@
 // events that claim to come from the remote peer), plus random bytes, binary frames and hand-made malformed
 // frames. Same seed, same cases.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createRandom } from '../../orchestrator/lib/random.js';
+import { createRandom } from '../../orchestrator/lib/stats/random.js';
 import { frame, rawClient, wsClient } from './signaling-clients.js';
 
 

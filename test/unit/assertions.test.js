@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { InputError } from '../../orchestrator/lib/errors.js';
-import { listScenarios } from '../../orchestrator/lib/scenario.js';
+import { InputError } from '../../orchestrator/lib/system/errors.js';
+import { listScenarios } from '../../orchestrator/lib/scenario/scenario-file.js';
 import {
   DEFAULT_ASSERTIONS_FILE, aggregate, evaluateAssertions, loadAssertions, parseAssertions, parseCondition,
 } from '../../orchestrator/suite/assertions.js';

@@ -1,13 +1,13 @@
-// Which browser each peer runs (lib/browsers.js, the scenario's `browsers`), where Firefox is found
+// Which browser each peer runs (lib/scenario/peer-browsers.js, the scenario's `browsers`), where Firefox is found
 // (run/browser-path.js), how it is launched (run/browsers.js launchOptions) and what a Firefox peer is refused (devices).
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { peerBrowsers, validatePeerBrowsers } from '../../orchestrator/lib/browsers.js';
-import { EnvironmentError, InputError } from '../../orchestrator/lib/errors.js';
-import { loadScenario } from '../../orchestrator/lib/scenario.js';
+import { peerBrowsers, validatePeerBrowsers } from '../../orchestrator/lib/scenario/peer-browsers.js';
+import { EnvironmentError, InputError } from '../../orchestrator/lib/system/errors.js';
+import { loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
 import { resolveFirefoxPath } from '../../orchestrator/run/browser-path.js';
 import { FIREFOX_EXEC_SCRIPT, firefoxPrefs, launchOptions, launchPeer } from '../../orchestrator/run/browsers.js';
 import { runScenario } from '../../orchestrator/run/run.js';

@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { DEFAULT_CATALOG, shippedCatalog } from '../../orchestrator/commands/catalog.js';
-import { listScenarios, loadScenario } from '../../orchestrator/lib/scenario.js';
+import { listScenarios, loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
 import { SOURCES, renderCatalog } from '../../orchestrator/report/render-catalog.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 

@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { parentSteps, revertParentSteps, stepCommand } from '../../orchestrator/lib/cgroup.js';
+import { parentSteps, revertParentSteps, stepCommand } from '../../orchestrator/lib/devices/cpu-cgroup.js';
 import { shellJoin } from '../../orchestrator/emulators/script.js';
 import { revertSubtreeControl } from '../../orchestrator/run/cgroups.js';
 import { tempDir } from '../helpers/cli.js';

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import {
   chooseLayout, cgroupName, formatCpuList, moveCommand, pageProcesses, parentSteps, parseCgroupMounts, parseCgroupName, parseCpuList,
   parseCpuStat, peerCgroupPlan, quotaUs, stepCommand,
-} from '../../orchestrator/lib/cgroup.js';
+} from '../../orchestrator/lib/devices/cpu-cgroup.js';
 import { shellJoin } from '../../orchestrator/emulators/script.js';
 
 const mounts = (name) => parseCgroupMounts(readFileSync(new URL(`../fixtures/cgroup/mounts-${name}.txt`, import.meta.url), 'utf8'));

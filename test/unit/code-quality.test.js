@@ -19,17 +19,57 @@ const jsFiles = (dir) => readdirSync(dir, { withFileTypes: true, recursive: true
   .filter((entry) => entry.isFile() && entry.name.endsWith('.js'))
   .map((entry) => path.join(entry.parentPath, entry.name));
 
-test('lib/ is the bottom layer: it imports nothing from run/, emulators/, report/ or suite/', () => {
-  const libDir = path.join(ROOT, 'orchestrator', 'lib');
-  const upward = [];
-  for (const file of jsFiles(libDir)) {
-    for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/^\s*(?:import|export)\s[^;'"]*?\bfrom\s*['"]([^'"]+)['"]/gm)) {
-      if (!specifier.startsWith('.')) continue;
-      const target = path.resolve(path.dirname(file), specifier);
-      if (!target.startsWith(libDir + path.sep)) upward.push(`${path.relative(ROOT, file)} -> ${specifier}`);
-    }
-  }
-  assert.deepEqual(upward, []);
+const LIB_DIR = path.join(ROOT, 'orchestrator', 'lib');
+/** lib/'s folders bottom first (docs/architecture.md): a module imports from its own folder or one listed before it. */
+const LIB_LAYERS = ['system', 'input', 'grid', 'stats', 'media', 'network', 'devices', 'cross', 'viewer', 'result', 'scenario'];
+
+/**
+ * @typedef {{specifier: string, target: string, typeOnly: boolean}} RelativeImport  target: absolute;
+ *   typeOnly: a JSDoc import('…') type
+ * @param {string} file @returns {RelativeImport[]}
+ */
+const relativeImports = (file) => [...readFileSync(file, 'utf8').matchAll(/(\bfrom\s*|\bimport\(\s*)['"](\.[^'"]*)['"]/g)]
+  .map(([, how, specifier]) => ({ specifier, target: path.resolve(path.dirname(file), specifier), typeOnly: how.startsWith('import') }));
+
+/**
+ * The imports of lib/ that break its layering: code from outside lib/ (types only from the page's and the signaling
+ * server's shared modules, nothing of orchestrator/ above lib/), or from a lib/ folder listed after the importer's.
+ * @param {Array<{file: string, imports: RelativeImport[]}>} modules  paths absolute
+ * @returns {string[]}
+ */
+export function layeringViolations(modules) {
+  const layerOf = (file) => LIB_LAYERS.indexOf(path.relative(LIB_DIR, file).split(path.sep)[0]);
+  const upward = ({ target, typeOnly }, file) => (target.startsWith(LIB_DIR + path.sep)
+    ? layerOf(target) > layerOf(file)
+    : !typeOnly || target.startsWith(path.join(ROOT, 'orchestrator') + path.sep));
+  return modules.flatMap(({ file, imports }) => imports.filter((entry) => upward(entry, file))
+    .map(({ specifier }) => `${path.relative(ROOT, file)} -> ${specifier}`));
+}
+
+test('lib/ is the bottom layer and layered inside: nothing from above lib/, no folder imports one listed after it', () => {
+  const modules = jsFiles(LIB_DIR).map((file) => ({ file, imports: relativeImports(file) }));
+  assert.deepEqual(layeringViolations(modules), []);
+});
+
+test('lib/ folders are the listed layers, each in docs/architecture.md, and the check catches an upward import', () => {
+  const folders = readdirSync(LIB_DIR, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  assert.deepEqual(folders.sort(), [...LIB_LAYERS].sort(), 'lib/ folders are the layers listed in this test and docs/architecture.md');
+  assert.deepEqual(jsFiles(LIB_DIR).filter((file) => path.dirname(file) === LIB_DIR), [], 'no module loose in lib/: put it in its folder');
+  const architecture = readFileSync(path.join(ROOT, 'docs', 'architecture.md'), 'utf8');
+  assert.deepEqual(LIB_LAYERS.filter((layer) => !architecture.includes(`lib/${layer}/`)), [], 'docs/architecture.md names each folder');
+  const lib = (relative) => path.join(LIB_DIR, relative);
+  const imported = (specifier, target, typeOnly = false) => ({ specifier, target, typeOnly });
+  // The check itself: an import down or sideways passes, one up a layer or out of lib/ is caught.
+  assert.deepEqual(layeringViolations([
+    { file: lib('result/a.js'), imports: [imported('../stats/b.js', lib('stats/b.js')), imported('./c.js', lib('result/c.js'))] },
+    { file: lib('stats/b.js'), imports: [imported('../scenario/d.js', lib('scenario/d.js'), true)] },
+    { file: lib('system/e.js'), imports: [imported('../../run/run.js', path.join(ROOT, 'orchestrator/run/run.js'), true)] },
+    { file: lib('media/f.js'), imports: [imported('<repo>/client-app/f.js', path.join(ROOT, 'client-app/f.js'), true)] },
+    { file: lib('media/g.js'), imports: [imported('<repo>/client-app/g.js', path.join(ROOT, 'client-app/g.js'))] },
+  ]), [
+    'orchestrator/lib/stats/b.js -> ../scenario/d.js', 'orchestrator/lib/system/e.js -> ../../run/run.js',
+    'orchestrator/lib/media/g.js -> <repo>/client-app/g.js',
+  ]);
 });
 
 test('outside emulators/, the code reaches a backend only through the contract: no import of a backend folder', () => {

@@ -5,9 +5,9 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { codecMismatch, describeRequested, negotiatedCodecs, preferredCodecs, unsupportedReason } from '../../client-app/codec.js';
-import { codecSummary, normalizeCodec, parseCodecFlag } from '../../orchestrator/lib/codec.js';
-import { InputError } from '../../orchestrator/lib/errors.js';
-import { loadScenario } from '../../orchestrator/lib/scenario.js';
+import { codecSummary, normalizeCodec, parseCodecFlag } from '../../orchestrator/lib/media/codec.js';
+import { InputError } from '../../orchestrator/lib/system/errors.js';
+import { loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
 import { tempDir } from '../helpers/cli.js';
 
 // RTCRtpReceiver.getCapabilities('video').codecs as Chromium 156 lists them (abridged: one packetization mode of H.264).

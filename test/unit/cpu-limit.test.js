@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CPU_LIMITED_SHARE, cpuLimitation, emulatorBehind, emulatorBehindWarning } from '../../orchestrator/lib/cpu-limit.js';
-import { hostSaturation } from '../../orchestrator/lib/result.js';
+import { CPU_LIMITED_SHARE, cpuLimitation, emulatorBehind, emulatorBehindWarning } from '../../orchestrator/lib/devices/cpu-limit.js';
+import { hostSaturation } from '../../orchestrator/lib/result/result.js';
 
 const entry = (t, peer, reason) => ({ t, peer, remote: 'x', video: { qualityLimitationReason: reason } });
 

@@ -1,11 +1,11 @@
 // The scenario files with competing flows (cross traffic, media vs data, RFC 8867) against their sources, number by
 // number: the table below is transcribed from J16 §8-4, J18 §4.3, I22 §III-B and §VIII-A, and RFC 8867 §5
 // (draft-ietf-rmcat-eval-test-03 for the wording), independently of the files, so a typo in either fails here.
-// The files are read as JSON: what the loader makes of `flows` is lib/flows.js's test.
+// The files are read as JSON: what the loader makes of `flows` is lib/cross/flows.js's test.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import { METRIC_PATHS } from '../../orchestrator/lib/metrics.js';
+import { METRIC_PATHS } from '../../orchestrator/lib/result/metric-catalogue.js';
 
 const DIR = new URL('../../orchestrator/scenarios/', import.meta.url);
 const read = (name) => JSON.parse(readFileSync(new URL(`${name}.json`, DIR), 'utf8'));

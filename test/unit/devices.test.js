@@ -1,8 +1,8 @@
 // Constrained devices: the scenario's `devices` validated per peer, and the getUserMedia constraints a device means.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { cgroupLimits, normalizeDevices, videoConstraints } from '../../orchestrator/lib/devices.js';
-import { loadScenario } from '../../orchestrator/lib/scenario.js';
+import { cgroupLimits, normalizeDevices, videoConstraints } from '../../orchestrator/lib/devices/devices.js';
+import { loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
 
 const UNLIMITED = { width: null, height: null, fps: null, cpuThrottlingRate: 1, cpuQuotaCores: null, cpuCount: null };
 

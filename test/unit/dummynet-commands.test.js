@@ -5,8 +5,8 @@ import {
 } from '../../orchestrator/emulators/dummynet/commands.js';
 import { createDummynetEmulator, dummynetCapabilities } from '../../orchestrator/emulators/dummynet/index.js';
 import { dummynetScript, scheduleStates } from '../../orchestrator/emulators/dummynet/script.js';
-import { EnvironmentError, InputError } from '../../orchestrator/lib/errors.js';
-import { compileNetwork } from '../../orchestrator/lib/schedule.js';
+import { EnvironmentError, InputError } from '../../orchestrator/lib/system/errors.js';
+import { compileNetwork } from '../../orchestrator/lib/network/schedule.js';
 
 const ADDRESSES = { p0: '10.0.0.1', p1: '10.0.0.2' };
 const compile = (network, durationS = 300) => compileNetwork({ file: 'x.json', durationS, network });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createEmulator } from '../../orchestrator/emulators/index.js';
-import { compileNetwork } from '../../orchestrator/lib/schedule.js';
+import { compileNetwork } from '../../orchestrator/lib/network/schedule.js';
 
 const compiled = compileNetwork({ file: 'x.json', durationS: 60, network: { link: { rateKbps: 750, oneWayDelayMs: 50 } } });
 const withBottleneck = compileNetwork({ file: 'x.json', durationS: 60, network: { link: { rateKbps: 750 }, bottleneck: { rateKbps: 1000 } } });

@@ -1,15 +1,15 @@
-// Fairness among a scenario's flows on the bottleneck (lib/fairness.js flowFairness), checked against hand-computed
+// Fairness among a scenario's flows on the bottleneck (lib/cross/fairness.js flowFairness), checked against hand-computed
 // phases, shares, utilisation, Jain's indices and convergence times.
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { CONVERGENCE, convergenceS, fairnessFigures, flowFairness } from '../../orchestrator/lib/fairness.js';
-import { flowList, normalizeFlows } from '../../orchestrator/lib/flows.js';
-import { buildResult } from '../../orchestrator/lib/result.js';
-import { summarize } from '../../orchestrator/lib/run-summary.js';
-import { loadScenario } from '../../orchestrator/lib/scenario.js';
+import { CONVERGENCE, convergenceS, fairnessFigures, flowFairness } from '../../orchestrator/lib/cross/fairness.js';
+import { flowList, normalizeFlows } from '../../orchestrator/lib/cross/flows.js';
+import { buildResult } from '../../orchestrator/lib/result/result.js';
+import { summarize } from '../../orchestrator/lib/result/run-summary.js';
+import { loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
 
 const close = (actual, expected, what) => assert.ok(Math.abs(actual - expected) < 1e-9, `${what}: ${actual}, expected ${expected}`);
 /** @returns {any} a flows-list series */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { jainBySharedLink, phases, runFairness, sharedLinkGroups, totalRecvKbps } from '../../orchestrator/lib/fairness.js';
-import { summarize } from '../../orchestrator/lib/run-summary.js';
+import { jainBySharedLink, phases, runFairness, sharedLinkGroups, totalRecvKbps } from '../../orchestrator/lib/cross/fairness.js';
+import { summarize } from '../../orchestrator/lib/result/run-summary.js';
 
 const entry = (t, peer, remote, videoKbps, audioKbps = 40) => ({
   t, peer, remote, video: { recvKbps: videoKbps }, audio: { recvKbps: audioKbps },

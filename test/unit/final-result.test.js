@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { loadScenario } from '../../orchestrator/lib/scenario.js';
+import { loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
 import { parseResult } from '../../orchestrator/report/result-file.js';
 import { writeRunReport } from '../../orchestrator/report/write.js';
 import { finalResult } from '../../orchestrator/run/final-result.js';

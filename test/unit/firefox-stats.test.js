@@ -1,10 +1,10 @@
 // Firefox's getStats() mapped onto the timeline (client-app/stats.js), from a report captured in a real Firefox, and
-// the fields a browser lacks (lib/browsers.js missingTimelineFields).
+// the fields a browser lacks (lib/scenario/peer-browsers.js missingTimelineFields).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { intervalMetrics, snapshotFromStats } from '../../client-app/stats.js';
-import { missingTimelineFields } from '../../orchestrator/lib/browsers.js';
+import { missingTimelineFields } from '../../orchestrator/lib/scenario/peer-browsers.js';
 
 const fixture = JSON.parse(readFileSync(new URL('../fixtures/firefox-stats.json', import.meta.url), 'utf8'));
 const [before, after] = fixture.reports.map(snapshotFromStats);

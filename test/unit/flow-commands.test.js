@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { browserFlowTimeline, mainCallHolds } from '../../orchestrator/lib/flow-commands.js';
+import { browserFlowTimeline, mainCallHolds } from '../../orchestrator/lib/cross/flow-commands.js';
 import { validateCommand } from '../../signaling/messages.js';
 
 const call = (fields) => ({ kind: 'call', direction: 'both', pauses: [], ...fields });

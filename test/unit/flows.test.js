@@ -3,12 +3,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { InputError } from '../../orchestrator/lib/errors.js';
+import { InputError } from '../../orchestrator/lib/system/errors.js';
 import {
   activeIntervals, flowList, flowPeers, flowsOnLink, normalizeFlows, normalizeMainCall, pageFlowRows, shortTcpBursts,
-} from '../../orchestrator/lib/flows.js';
-import { loadScenario } from '../../orchestrator/lib/scenario.js';
-import { MAX_FLOWS, MAX_IPERF3_SERVERS, MAX_SHORT_TCP_BURSTS } from '../../orchestrator/lib/limits.js';
+} from '../../orchestrator/lib/cross/flows.js';
+import { loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
+import { MAX_FLOWS, MAX_IPERF3_SERVERS, MAX_SHORT_TCP_BURSTS } from '../../orchestrator/lib/input/limits.js';
 
 const CONTEXT = { file: 'x.json', durationS: 700, timeScale: 1, peers: 2, topology: 'mesh', hasBottleneck: true, maxPeers: 32 };
 /** The contract's example, every kind once. */

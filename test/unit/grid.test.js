@@ -3,8 +3,8 @@ import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { CAP, cdpEndpoint, gridNodes, nodeMediaPath, nodeStereotype, placePeers, sessionRequest, validatePlacement } from '../../orchestrator/lib/grid.js';
-import { eventPorts, hubConfig, nodeConfig } from '../../orchestrator/lib/grid-config.js';
+import { CAP, cdpEndpoint, gridNodes, nodeMediaPath, nodeStereotype, placePeers, sessionRequest, validatePlacement } from '../../orchestrator/lib/grid/grid.js';
+import { eventPorts, hubConfig, nodeConfig } from '../../orchestrator/lib/grid/grid-config.js';
 import { driverMismatch, gridJarsDir, gridPom, SELENIUM_GRID_VERSION } from '../../orchestrator/grid/versions.js';
 import { localSecretsFile, readSecrets, SECRET_ENV, writeLocalSecrets } from '../../orchestrator/grid/secrets.js';
 

@@ -1,4 +1,4 @@
-// The guardian protocol (lib/guardian.js): the orchestrator's lines, a guardian that outlives the terminal's signals
+// The guardian protocol (lib/system/guardian-protocol.js): the orchestrator's lines, a guardian that outlives the terminal's signals
 // and cleans up only when its orchestrator goes without `done`, and an orchestrator that a guardian does not keep alive.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -7,13 +7,13 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { parseGuardianInput } from '../../orchestrator/lib/guardian.js';
-import { parseStat } from '../../orchestrator/lib/proc-stat.js';
+import { parseGuardianInput } from '../../orchestrator/lib/system/guardian-protocol.js';
+import { parseStat } from '../../orchestrator/lib/devices/proc-stat.js';
 import { tempDir } from '../helpers/cli.js';
 
 const ECHO_GUARDIAN = fileURLToPath(new URL('../fixtures/guardian/echo-guardian.js', import.meta.url));
 const KERNEL_FLOW_GUARDIAN = fileURLToPath(new URL('../../orchestrator/cross/guardian.js', import.meta.url));
-const GUARDIAN_MODULE = new URL('../../orchestrator/lib/guardian.js', import.meta.url).href;
+const GUARDIAN_MODULE = new URL('../../orchestrator/lib/system/guardian-protocol.js', import.meta.url).href;
 
 test('only whole lines count: `pid <n> <start ticks>` lines, once each, less those forgotten since, and whether `done` came', () => {
   assert.deepEqual(parseGuardianInput(''), { processes: [], done: false });

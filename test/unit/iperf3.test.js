@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { InputError } from '../../orchestrator/lib/errors.js';
-import { flowRows, parseIperf3Client } from '../../orchestrator/lib/iperf3.js';
-import { parseSsTcpInfo } from '../../orchestrator/lib/tcp-info.js';
+import { InputError } from '../../orchestrator/lib/system/errors.js';
+import { flowRows, parseIperf3Client } from '../../orchestrator/lib/cross/iperf3.js';
+import { parseSsTcpInfo } from '../../orchestrator/lib/cross/tcp-info.js';
 
 // Real iperf3 3.12 output through the relay (2000 kbps, 50 ms each way, 300 ms queue): a 10 s TCP flow and a
 // 6 s 500 kbps UDP flow, both `-J --get-server-output`, and a client that found no server.

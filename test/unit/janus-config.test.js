@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { InputError } from '../../orchestrator/lib/errors.js';
+import { InputError } from '../../orchestrator/lib/system/errors.js';
 import { janusConfig, jcfg } from '../../orchestrator/sfu/janus-config.js';
 
 const BASE = {

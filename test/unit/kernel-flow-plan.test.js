@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FIRST_PORT, NAMESPACE_PREFIX, planKernelFlows } from '../../orchestrator/cross/plan.js';
+import { FIRST_PORT, NAMESPACE_PREFIX, planKernelFlows } from '../../orchestrator/cross/kernel-flow-plan.js';
 
 const FLOWS = [
   { name: 'tcp', kind: 'tcp', startS: 60, stopS: 660.4 },

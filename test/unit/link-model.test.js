@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HarnessError, InputError } from '../../orchestrator/lib/errors.js';
+import { HarnessError, InputError } from '../../orchestrator/lib/system/errors.js';
 import {
   mergeLinkParams, normalizeLinkParams, pathConditions, queueLimitBytes,
-} from '../../orchestrator/lib/link-model.js';
+} from '../../orchestrator/lib/network/link-model.js';
 
 const where = 'x.json: network.link';
 

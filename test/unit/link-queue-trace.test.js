@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LinkQueue } from '../../orchestrator/emulators/relay/link-queue.js';
-import { normalizeLinkParams } from '../../orchestrator/lib/link-model.js';
+import { normalizeLinkParams } from '../../orchestrator/lib/network/link-model.js';
 
 /** Opportunities at 10, 20, 30 and 40 ms, looping every 40 ms. */
 const TRACE = { name: 'four', opportunitiesMs: [10, 20, 30, 40], periodMs: 40 };

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LinkQueue } from '../../orchestrator/emulators/relay/link-queue.js';
 
-/** @param {Partial<import('../../orchestrator/lib/link-model.js').LinkParams>} overrides */
+/** @param {Partial<import('../../orchestrator/lib/network/link-model.js').LinkParams>} overrides */
 const params = (overrides = {}) => ({
   rateKbps: null, queuePackets: null, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, ...overrides,
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { linkWireLossPct, lossSummary, routeWireLossPct, truthBySecond, withWireLoss } from '../../orchestrator/lib/loss.js';
+import { linkWireLossPct, lossSummary, routeWireLossPct, truthBySecond, withWireLoss } from '../../orchestrator/lib/result/loss.js';
 
 const ROUTES = { 'p0->p1': ['p0.up', 'p1.down'], 'p1->p0': ['p1.up', 'p0.down'] };
 

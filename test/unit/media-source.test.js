@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { withVideoBitrates } from '../../client-app/media-source.js';
-import { InputError } from '../../orchestrator/lib/errors.js';
-import { listScenarios, loadScenario } from '../../orchestrator/lib/scenario.js';
+import { InputError } from '../../orchestrator/lib/system/errors.js';
+import { listScenarios, loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
 
 const SDP = [
   'v=0', 'm=audio 9 UDP/TLS/RTP/SAVPF 111', 'a=rtpmap:111 opus/48000/2', 'a=fmtp:111 minptime=10;useinbandfec=1',

@@ -1,20 +1,21 @@
-// The metric catalogue (orchestrator/lib/metrics.js) against everything that produces or shows metrics: a field the
+// The metric catalogue (orchestrator/lib/result/metric-catalogue.js) against everything that produces or shows metrics: a field the
 // page measures but the catalogue lacks, or a catalogue metric the summary, report or suite does not know, fails here.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { dataMetrics, intervalMetrics, snapshotFromStats } from '../../client-app/stats.js';
-import { flowList, pageFlowRows } from '../../orchestrator/lib/flows.js';
-import { withWireLoss } from '../../orchestrator/lib/loss.js';
-import { viewerSection, withViewer } from '../../orchestrator/lib/viewer.js';
+import { flowList, pageFlowRows } from '../../orchestrator/lib/cross/flows.js';
+import { withWireLoss } from '../../orchestrator/lib/result/loss.js';
+import { viewerSection, withViewer } from '../../orchestrator/lib/viewer/viewer.js';
 import {
   HEADLINE_LEVELS, METRICS, METRIC_PATHS as REFERENCE_METRIC_PATHS, RUN_METRIC_PATHS, TIMELINE_METRIC_PATHS, headlinePaths, metricByPath,
   metricsOfList,
-} from '../../orchestrator/lib/metrics.js';
-import { SENDER_FIELDS, missingTimelineFields } from '../../orchestrator/lib/browsers.js';
+} from '../../orchestrator/lib/result/metric-catalogue.js';
+import { SENDER_FIELDS, missingTimelineFields } from '../../orchestrator/lib/scenario/peer-browsers.js';
 import { renderCompareReport } from '../../orchestrator/report/render-compare.js';
 import { renderCodecTable } from '../../orchestrator/report/codec-table.js';
-import { metricKeys, summarize } from '../../orchestrator/lib/run-summary.js';
+import { metricKeys, summarize } from '../../orchestrator/lib/result/run-summary.js';
 import { metricInfo } from '../../orchestrator/report/format.js';
+import { LINE_STYLES, PEER_PANELS, buildRunCharts } from '../../orchestrator/report/series.js';
 import { normalizeResult } from '../../orchestrator/report/result-file.js';
 import { buildDerived, buildSummaryTable } from '../../orchestrator/report/summary-table.js';
 import { parseCondition } from '../../orchestrator/suite/assertions.js';
@@ -83,7 +84,7 @@ const LINKS = Object.fromEntries(['p0.up', 'p0.down', 'p1.up', 'p1.down', 'share
 const SCHEDULE_EVENTS = [{ atS: 30, link: 'shared', params: { ...LINK, rateKbps: 5000 }, cause: 'schedule[1] step' }];
 
 /**
- * That timeline three times over (60 s) as a result.json: summary by lib/run-summary.js, a reference quoting every metric.
+ * That timeline three times over (60 s) as a result.json: summary by lib/result/run-summary.js, a reference quoting every metric.
  * A TCP flow joins the call's forward direction on the bottleneck at 20 s at the call's rate (a convergence time).
  */
 function pageResult() {
@@ -106,7 +107,7 @@ function pageResult() {
 
 test('every numeric timeline field the page measures is in the catalogue, and every per-second metric is measured', () => {
   const measured = metricKeys(pageTimeline());
-  assert.deepEqual(measured.filter((path) => !TIMELINE_METRIC_PATHS.includes(path)), [], 'timeline fields missing from lib/metrics.js');
+  assert.deepEqual(measured.filter((path) => !TIMELINE_METRIC_PATHS.includes(path)), [], 'timeline fields missing from lib/result/metric-catalogue.js');
   assert.deepEqual(TIMELINE_METRIC_PATHS.filter((path) => !measured.includes(path)), [], 'catalogue metrics the page never measures');
 });
 
@@ -201,5 +202,37 @@ test('the sender fields, the compare charts and the codec table come from the ca
   for (const m of tabled) {
     const shared = tabled.filter((other) => other.codecTable === m.codecTable).length > 1;
     assert.ok(table.includes(`data-metric="${shared ? 'resolution' : m.path}"`), `the codec table has a row for ${m.path}`);
+  }
+});
+
+test("the report's per-peer chart panels come from the catalogue: each charted metric is a line of its panel, in its order", () => {
+  const charted = METRICS.filter((m) => m.chart);
+  assert.ok(charted.length > 0);
+  const panelIds = PEER_PANELS.map((panel) => panel.id);
+  for (const m of charted) {
+    assert.equal(m.per, 'second', `${m.path}: a chart line is per second`);
+    assert.ok(panelIds.includes(m.chart.panel), `${m.path}: chart.panel ${m.chart.panel} is a panel of report/series.js PEER_PANELS`);
+    assert.ok(m.chart.line in LINE_STYLES, `${m.path}: chart.line ${m.chart.line} is a style of report/series.js LINE_STYLES`);
+  }
+  // Each metric a value of its own (its index + 1), in every second: a panel's measured lines then read as its metrics.
+  const result = pageResult();
+  const valueOf = (m) => TIMELINE_METRIC_PATHS.indexOf(m.path) + 1;
+  const timeline = result.timeline.map((entry) => {
+    const copy = structuredClone(entry);
+    for (const path of TIMELINE_METRIC_PATHS) {
+      const [kind, field] = path.includes('.') ? path.split('.') : [null, path];
+      if (kind) copy[kind] = { ...copy[kind], [field]: valueOf(metricByPath(path)) };
+      else copy[field] = valueOf(metricByPath(path));
+    }
+    return copy;
+  });
+  const peer = buildRunCharts(normalizeResult({ ...result, timeline })).sections.find((section) => section.id === 'peer-p0');
+  for (const { id, lines } of PEER_PANELS) {
+    const expected = charted.filter((m) => m.chart.panel === id).sort((a, b) => a.chart.order - b.chart.order).map(valueOf);
+    assert.ok(expected.length > 0 || lines, `panel ${id} has catalogue metrics`);
+    if (!expected.length) continue;
+    const panel = peer.panels.find((p) => p.id === `p0-${id}` || p.id === `p0-${id}-p1`);
+    assert.ok(panel, `the report draws panel ${id}`);
+    assert.deepEqual(panel.series.filter((s) => !s.configured).map((s) => s.y.find((v) => v !== null)), expected, `panel ${id}`);
   }
 });

@@ -10,8 +10,8 @@ import { netemTopologyScript } from '../../orchestrator/emulators/netem/script.j
 import { shellJoin, shellQuote } from '../../orchestrator/emulators/script.js';
 import { chooseAddressBlock, namespaceNodes, planTopology } from '../../orchestrator/emulators/netem/topology.js';
 import { truthRow } from '../../orchestrator/emulators/netem/truth.js';
-import { compileNetwork } from '../../orchestrator/lib/schedule.js';
-import { shortRunId } from '../../orchestrator/lib/run-id.js';
+import { compileNetwork } from '../../orchestrator/lib/network/schedule.js';
+import { shortRunId } from '../../orchestrator/lib/system/run-id.js';
 
 const link = (overrides = {}) => ({
   rateKbps: null, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, ...overrides,

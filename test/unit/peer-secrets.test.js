@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createPeerSecrets, PEER_SECRET_BYTES, pageUrl, withoutFragment } from '../../orchestrator/lib/peer-secrets.js';
+import { createPeerSecrets, PEER_SECRET_BYTES, pageUrl, withoutFragment } from '../../orchestrator/lib/system/peer-secrets.js';
 import { createAdmission, OPEN_MAX_CONNECTIONS, OPEN_MAX_UNJOINED, SECRET_PATTERN, secretMatches } from '../../signaling/admission.js';
 
 test('each peer of a run gets its own 256-bit base64url secret, fresh every run', () => {

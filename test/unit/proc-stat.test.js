@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { cpuPercent, parseStat, parseStatusRssKb, processTree, rssMb } from '../../orchestrator/lib/proc-stat.js';
+import { cpuPercent, parseStat, parseStatusRssKb, processTree, rssMb } from '../../orchestrator/lib/devices/proc-stat.js';
 
 // Real /proc/<pid>/stat lines (Linux 6.x); the second has a command name with a space and a ')' in it.
 const CAT_STAT = '25113 (cat) R 25111 25111 5168 0 -1 4194304 101 0 0 0 7 3 0 0 20 0 1 0 128873 3133440 379 '

@@ -2,9 +2,9 @@
 // shown in the reference column of its row, in the metric's shown unit; and the one reference shape is validated.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { listScenarios, loadScenario } from '../../orchestrator/lib/scenario.js';
-import { metricByPath } from '../../orchestrator/lib/metrics.js';
-import { referenceValue, validateReference } from '../../orchestrator/lib/reference.js';
+import { listScenarios, loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
+import { metricByPath } from '../../orchestrator/lib/result/metric-catalogue.js';
+import { referenceValue, validateReference } from '../../orchestrator/lib/scenario/reference.js';
 import { renderRunReport } from '../../orchestrator/report/render-run.js';
 import { renderCompareReport } from '../../orchestrator/report/render-compare.js';
 import { formatMeanSd, formatNumber } from '../../orchestrator/report/format.js';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createRandom } from '../../orchestrator/lib/random.js';
+import { createRandom } from '../../orchestrator/lib/stats/random.js';
 import { DEFAULT_REGRESSION, compareMetric } from '../../orchestrator/suite/baseline.js';
 import { drawIndices, estimatePower, formatPowerTable, smallestDetected } from '../../orchestrator/suite/power.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { changePoints, flows, meanTimeToSteadyS, timeToSteady, timeToSteadyTable } from '../../orchestrator/lib/steady-rate.js';
+import { changePoints, flows, meanTimeToSteadyS, timeToSteady, timeToSteadyTable } from '../../orchestrator/lib/stats/steady-rate.js';
 import { describeChange, perChangeReference } from '../../orchestrator/report/derived.js';
 
 const entry = (t, peer, remote, videoKbps, audioKbps = 40) => ({

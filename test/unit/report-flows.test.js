@@ -62,7 +62,7 @@ test('the flows section leads the report: stacked panels per direction with the 
   assert.equal(at(call3, 130), rowAt('call-3:fwd', 130));
   assert.deepEqual([capacity.configured, capacity.x, capacity.y], [true, [0, 270, 300], [2000, 1500, 1500]]);
   assert.deepEqual(flows.panels[2].series.map((s) => s.label), ['call:back', 'call-2:back', 'call-3:back', 'configured capacity'], 'tcp is forward only');
-  // Jain's index per second is lib/fairness.js's series over the competing flows: at 3:30 over all four.
+  // Jain's index per second is lib/cross/fairness.js's series over the competing flows: at 3:30 over all four.
   const jain = flows.panels[1].series[0];
   const rates = ['call:fwd', 'call-2:fwd', 'call-3:fwd', 'tcp'].map((f) => rowAt(f, 210));
   const expected = rates.reduce((a, b) => a + b) ** 2 / (4 * rates.reduce((a, b) => a + b * b, 0));

@@ -4,7 +4,7 @@ import { renderRunReport } from '../../orchestrator/report/render-run.js';
 import { renderIndex, indexEntry, unreadableEntry } from '../../orchestrator/report/render-index.js';
 import { renderCompareReport } from '../../orchestrator/report/render-compare.js';
 import { normalizeResult } from '../../orchestrator/report/result-file.js';
-import { InputError } from '../../orchestrator/lib/errors.js';
+import { InputError } from '../../orchestrator/lib/system/errors.js';
 import { makeResult } from '../fixtures/results/make-result.js';
 
 /** The JSON embedded for the dashboard script. @param {string} html */

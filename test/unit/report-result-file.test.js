@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseResult, normalizeResult } from '../../orchestrator/report/result-file.js';
-import { InputError } from '../../orchestrator/lib/errors.js';
+import { InputError } from '../../orchestrator/lib/system/errors.js';
 
 const FILE = 'results/x/2026/result.json';
 

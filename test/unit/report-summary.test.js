@@ -54,7 +54,7 @@ test('the table uses the written summary, per peer and averaged, with the refere
   assert.equal(figure('jainIndex'), undefined, 'no shared link, no reference: no row');
 });
 
-test('without a summary the statistics are computed from the timeline by lib/run-summary.js', () => {
+test('without a summary the statistics are computed from the timeline by lib/result/run-summary.js', () => {
   const stats = runStatistics(result({ summary: null, reference: null }));
   assert.equal(stats.computed, true);
   assert.equal(stats.peers.p0['video.recvKbps'].mean, 800);

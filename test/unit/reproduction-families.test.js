@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildReproduction, columnKey, findReproduction, reproductionValues, tableScenarios } from '../../orchestrator/lib/reproductions.js';
-import { derivedMetric } from '../../orchestrator/lib/reproductions/derived.js';
-import { rmcatVerdict } from '../../orchestrator/lib/reproductions/verdicts.js';
-import { loadScenario } from '../../orchestrator/lib/scenario.js';
+import { buildReproduction, columnKey, findReproduction, reproductionValues, tableScenarios } from '../../orchestrator/lib/scenario/reproductions.js';
+import { derivedMetric } from '../../orchestrator/lib/scenario/reproductions/derived.js';
+import { rmcatVerdict } from '../../orchestrator/lib/scenario/reproductions/verdicts.js';
+import { loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
 import { renderReproductionPage } from '../../orchestrator/suite/render-reproduction.js';
 
 /**

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { InputError } from '../../orchestrator/lib/errors.js';
-import { referenceValue } from '../../orchestrator/lib/reference.js';
+import { InputError } from '../../orchestrator/lib/system/errors.js';
+import { referenceValue } from '../../orchestrator/lib/scenario/reference.js';
 import {
   REPRODUCTIONS, buildReproduction, columnKey, columnMetric, findReproduction, publishedValue, reproductionValues, reproductionsOf,
   tableScenarios,
-} from '../../orchestrator/lib/reproductions.js';
-import { listScenarios, loadScenario } from '../../orchestrator/lib/scenario.js';
+} from '../../orchestrator/lib/scenario/reproductions.js';
+import { listScenarios, loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
 import { renderReproductionPage } from '../../orchestrator/suite/render-reproduction.js';
 
 const SHIPPED = listScenarios().map((s) => s.name);
@@ -33,7 +33,7 @@ test('every row is a shipped scenario and every column a catalogue or derived pa
     assert.ok(table.rows.length && table.columns.length, table.id);
     for (const row of table.rows) assert.ok(SHIPPED.includes(row.scenario), `${table.id}: ${row.scenario} is not shipped`);
     for (const { path } of table.columns) {
-      assert.ok(columnMetric(path), `${table.id}: ${path} is in neither lib/metrics.js nor lib/reproductions/derived.js`);
+      assert.ok(columnMetric(path), `${table.id}: ${path} is in neither lib/result/metric-catalogue.js nor lib/scenario/reproductions/derived.js`);
       assert.equal(typeof columnMetric(path).unit, 'string');
     }
     for (const cause of table.causes) {

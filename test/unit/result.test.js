@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildResult, SCHEMA_VERSION } from '../../orchestrator/lib/result.js';
-import { loadScenario } from '../../orchestrator/lib/scenario.js';
+import { buildResult, SCHEMA_VERSION } from '../../orchestrator/lib/result/result.js';
+import { loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
 import { parseResult } from '../../orchestrator/report/result-file.js';
 
 const START_MS = 1_700_000_000_000;

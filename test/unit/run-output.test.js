@@ -3,7 +3,7 @@ import { lstatSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSyn
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { EnvironmentError, InputError } from '../../orchestrator/lib/errors.js';
+import { EnvironmentError, InputError } from '../../orchestrator/lib/system/errors.js';
 import { defaultRunDir, prepareRunDir, writeResultFile } from '../../orchestrator/run/output.js';
 
 const temp = () => mkdtempSync(path.join(os.tmpdir(), 'wtb-output-'));

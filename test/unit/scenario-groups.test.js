@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { InputError } from '../../orchestrator/lib/errors.js';
-import { listScenarios, loadScenario } from '../../orchestrator/lib/scenario.js';
-import { commonDescription, groupsOf, resolveScenarioOrGroup, shippedScenarios } from '../../orchestrator/lib/scenario-groups.js';
+import { InputError } from '../../orchestrator/lib/system/errors.js';
+import { listScenarios, loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
+import { commonDescription, groupsOf, resolveScenarioOrGroup, shippedScenarios } from '../../orchestrator/lib/scenario/scenario-groups.js';
 
 const scenario = (name, group = null, description = `about ${name}`) => ({ name, group, description, file: `scenarios/${name}.json` });
 

@@ -5,13 +5,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { InputError } from '../../orchestrator/lib/errors.js';
-import { normalizeLinkParams, pathConditions, queueLimitBytes } from '../../orchestrator/lib/link-model.js';
-import { listScenarios, loadScenario } from '../../orchestrator/lib/scenario.js';
-import { configuredAt, configuredTimeline } from '../../orchestrator/lib/schedule.js';
-import { tooDeepAt } from '../../orchestrator/lib/json-file.js';
-import { MAX_JSON_FILE_BYTES, MAX_RESULT_BYTES } from '../../orchestrator/lib/limits.js';
-import { estimateResultBytes } from '../../orchestrator/lib/result-size.js';
+import { InputError } from '../../orchestrator/lib/system/errors.js';
+import { normalizeLinkParams, pathConditions, queueLimitBytes } from '../../orchestrator/lib/network/link-model.js';
+import { listScenarios, loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
+import { configuredAt, configuredTimeline } from '../../orchestrator/lib/network/schedule.js';
+import { tooDeepAt } from '../../orchestrator/lib/input/json-file.js';
+import { MAX_JSON_FILE_BYTES, MAX_RESULT_BYTES } from '../../orchestrator/lib/input/limits.js';
+import { estimateResultBytes } from '../../orchestrator/lib/result/result-size.js';
 
 const fixture = (name) => fileURLToPath(new URL(`../fixtures/scenarios/${name}.json`, import.meta.url));
 

@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { InputError } from '../../orchestrator/lib/errors.js';
-import { loadScenario } from '../../orchestrator/lib/scenario.js';
+import { InputError } from '../../orchestrator/lib/system/errors.js';
+import { loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
 import {
   compileNetwork, configuredAt, configuredTimeline, groupScheduleEvents,
-} from '../../orchestrator/lib/schedule.js';
-import { findScheduleClash, rampValue } from '../../orchestrator/lib/schedule-entries.js';
-import { MAX_DURATION_S, MAX_SCHEDULE_CHANGES, MAX_SCHEDULE_ENTRIES } from '../../orchestrator/lib/limits.js';
+} from '../../orchestrator/lib/network/schedule.js';
+import { findScheduleClash, rampValue } from '../../orchestrator/lib/network/schedule-entries.js';
+import { MAX_DURATION_S, MAX_SCHEDULE_CHANGES, MAX_SCHEDULE_ENTRIES } from '../../orchestrator/lib/input/limits.js';
 
 /** @param {object} network @param {object} [extra] */
 const compile = (network, extra = {}, options = {}) => compileNetwork({ file: 'x.json', durationS: 300, network, ...extra }, options);

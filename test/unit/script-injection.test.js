@@ -11,10 +11,10 @@ import { planDummynet } from '../../orchestrator/emulators/dummynet/commands.js'
 import { dummynetScript } from '../../orchestrator/emulators/dummynet/script.js';
 import { netemScript } from '../../orchestrator/emulators/netem/script.js';
 import { shellComment, shellJoin } from '../../orchestrator/emulators/script.js';
-import { InputError } from '../../orchestrator/lib/errors.js';
-import { loadScenario } from '../../orchestrator/lib/scenario.js';
-import { compileNetwork } from '../../orchestrator/lib/schedule.js';
-import { createRandom } from '../../orchestrator/lib/random.js';
+import { InputError } from '../../orchestrator/lib/system/errors.js';
+import { loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
+import { compileNetwork } from '../../orchestrator/lib/network/schedule.js';
+import { createRandom } from '../../orchestrator/lib/stats/random.js';
 
 /** Every command a generated script may run. */
 const GENERATOR_COMMANDS = ['tc', 'ip', 'nft', 'ethtool', 'sysctl', 'sleep', 'ipfw', 'dnctl', 'pfctl', 'kldload', 'cat'];

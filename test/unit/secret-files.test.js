@@ -1,12 +1,12 @@
-// lib/files.js's writeSecretFile and makePrivateDir: a secret lands only in a new 0600 file in a 0700 folder of this
+// lib/system/files.js's writeSecretFile and makePrivateDir: a secret lands only in a new 0600 file in a 0700 folder of this
 // user; whatever someone planted at the path (a link to another file, a file, a linked folder) is refused untouched.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { lstat, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { EnvironmentError } from '../../orchestrator/lib/errors.js';
-import { makePrivateDir, writeSecretFile } from '../../orchestrator/lib/files.js';
+import { EnvironmentError } from '../../orchestrator/lib/system/errors.js';
+import { makePrivateDir, writeSecretFile } from '../../orchestrator/lib/system/files.js';
 
 const withTempDir = async (use) => {
   const root = await mkdtemp(path.join(os.tmpdir(), 'wtb-secret-'));

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { REPO_ROOT } from '../../orchestrator/lib/paths.js';
+import { REPO_ROOT } from '../../orchestrator/lib/system/paths.js';
 
 const ROOT = path.resolve(REPO_ROOT);
 // Spelled in two parts so that this file does not match itself.
@@ -64,6 +64,6 @@ test('the scan finds the shared folder, a relative path out of the root and a br
   ]);
   assert.deepEqual(outsideReferences('docs/a.md', '[format](scenario-format.md#names) [up](../README.md) [web](https://example.org/x)'), []);
   assert.deepEqual(outsideReferences('docs/a.md', '[gone](no-such-file.md)'), ['docs/a.md:1: link no-such-file.md is not a file of the repository']);
-  assert.deepEqual(outsideReferences('orchestrator/commands/x.js', "import '../lib/errors.js';"), []);
+  assert.deepEqual(outsideReferences('orchestrator/commands/x.js', "import '../lib/system/errors.js';"), []);
   assert.deepEqual(outsideReferences('test/x.js', `// run through ${SHARED_ABSOLUTE}/tools/x`), [`test/x.js:1: ${SHARED_ABSOLUTE}`]);
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { REMOTE_MILESTONES, SETUP_MILESTONES, setupBreakdown } from '../../orchestrator/lib/setup-breakdown.js';
+import { REMOTE_MILESTONES, SETUP_MILESTONES, setupBreakdown } from '../../orchestrator/lib/result/setup-breakdown.js';
 
 const LAUNCH_MS = 1_790_000_000_000;
 

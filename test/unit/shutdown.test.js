@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
-import { onCleanup, runCleanup } from '../../orchestrator/lib/shutdown.js';
+import { onCleanup, runCleanup } from '../../orchestrator/lib/system/shutdown.js';
 
-const SHUTDOWN = new URL('../../orchestrator/lib/shutdown.js', import.meta.url).href;
+const SHUTDOWN = new URL('../../orchestrator/lib/system/shutdown.js', import.meta.url).href;
 
 test('a closer that hangs is given up after its time limit and the others still run, last registered first', async () => {
   const ran = [];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EXACT_MAX_N, cliffsDelta, mannWhitneyU, normalSurvival } from '../../orchestrator/lib/significance.js';
+import { EXACT_MAX_N, cliffsDelta, mannWhitneyU, normalSurvival } from '../../orchestrator/lib/stats/significance.js';
 
 const close = (actual, expected, tolerance, what) => assert.ok(Math.abs(actual - expected) <= tolerance, `${what}: ${actual} is not within ${tolerance} of ${expected}`);
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { describe as describeValues, jainIndex, percentile } from '../../orchestrator/lib/statistics.js';
+import { describe as describeValues, jainIndex, percentile } from '../../orchestrator/lib/stats/statistics.js';
 
 test('describe: mean, sample sd, interpolated percentiles (numpy default), nulls ignored', () => {
   const d = describeValues([4, null, 1, 3, 2, undefined, 5, Number.NaN]);

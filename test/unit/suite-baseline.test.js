@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { InputError } from '../../orchestrator/lib/errors.js';
+import { InputError } from '../../orchestrator/lib/system/errors.js';
 import {
   DEFAULT_REGRESSION, MIN_RUNS_PER_SIDE, baselineFromSummary, checkMachineClass, compareMetric, compareScenario, machineClass,
   parseBaseline, resolveRegressionOptions, rollBaselines, sameMachineClass,

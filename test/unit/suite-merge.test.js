@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { InputError } from '../../orchestrator/lib/errors.js';
+import { InputError } from '../../orchestrator/lib/system/errors.js';
 import { parseAssertions } from '../../orchestrator/suite/assertions.js';
 import { baselineFromSummary } from '../../orchestrator/suite/baseline.js';
 import { missingShards, mergeSuiteDirs } from '../../orchestrator/suite/merge.js';

@@ -3,8 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { InputError } from '../../orchestrator/lib/errors.js';
-import { resolveScenarioOrGroup } from '../../orchestrator/lib/scenario-groups.js';
+import { InputError } from '../../orchestrator/lib/system/errors.js';
+import { resolveScenarioOrGroup } from '../../orchestrator/lib/scenario/scenario-groups.js';
 import { RUN_OVERHEAD_S, entryCostS, parseShard, planRuns, shardEntries } from '../../orchestrator/suite/plan.js';
 import { loadSuite } from '../../orchestrator/suite/suite-file.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { linksAt, metricKeys, summarize } from '../../orchestrator/lib/run-summary.js';
+import { linksAt, metricKeys, summarize } from '../../orchestrator/lib/result/run-summary.js';
 
 const entry = (t, peer, remote, recvKbps, rttMs) => ({ t, peer, remote, intervalS: 1, video: { recvKbps, codec: 'VP8' }, audio: { recvKbps: 40 }, rttMs });
 const routes = { 'p0->p1': ['p0.up', 'p1.down'], 'p1->p0': ['p1.up', 'p0.down'] };

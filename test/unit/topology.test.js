@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   FLOWING_KBPS, bottleneckBetween, meanPeerUplinkKbps, peerSeconds, peerSide, peerTotals, ratiosToTwoParty,
-} from '../../orchestrator/lib/topology.js';
+} from '../../orchestrator/lib/network/topology.js';
 
 /** One timeline entry of `peer` about `remote`. */
 const entry = (t, peer, remote, { sent = 0, received = 0, fps = 30, audio = 30 } = {}) => ({

@@ -6,14 +6,14 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { InputError } from '../../orchestrator/lib/errors.js';
-import { MAX_TRACE_FILE_BYTES, MAX_TRACE_MS } from '../../orchestrator/lib/limits.js';
-import { loadScenario } from '../../orchestrator/lib/scenario.js';
-import { compileNetwork, configuredTimeline } from '../../orchestrator/lib/schedule.js';
+import { InputError } from '../../orchestrator/lib/system/errors.js';
+import { MAX_TRACE_FILE_BYTES, MAX_TRACE_MS } from '../../orchestrator/lib/input/limits.js';
+import { loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
+import { compileNetwork, configuredTimeline } from '../../orchestrator/lib/network/schedule.js';
 import {
   capacityKbps, checkTrace, compareSteps, formatMahimahi, meanKbps, opportunityClock, parseBandwidthLog, parseMahimahi, parseThroughputCsv,
   steppedNetwork, syntheticTrace, traceFromSegments, traceSteps,
-} from '../../orchestrator/lib/trace.js';
+} from '../../orchestrator/lib/network/trace.js';
 
 const rejects = (fn, pattern) => assert.throws(fn, (error) => error instanceof InputError && pattern.test(error.message));
 

@@ -1,11 +1,11 @@
-// What the viewer saw (orchestrator/lib/viewer.js) and the check of a page's drain (run/viewer-input.js): the W3C
+// What the viewer saw (orchestrator/lib/viewer/viewer.js) and the check of a page's drain (run/viewer-input.js): the W3C
 // freeze definition, matching received pictures to the sender's frames, skipped frames, per-second values.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { checkDrain } from '../../orchestrator/run/viewer-input.js';
 import {
   codeAdvance, findFreezes, matchDelays, pictures, skippedBetween, viewerSection, withGetStatsFreezes, withViewer,
-} from '../../orchestrator/lib/viewer.js';
+} from '../../orchestrator/lib/viewer/viewer.js';
 import { burstTimes } from '../../orchestrator/run/viewer-collector.js';
 
 /** Display times of `count` frames every `intervalMs` from `fromMs`. */

@@ -6,17 +6,17 @@
  * FreeBSD (ipfw): one pipe per link direction. With net.inet.ip.fw.one_pass=0 a packet leaving a pipe goes on
  *   to the next rule, so rules in route order (uplinks, bottleneck, downlinks), all on `out`, make every
  *   route ["pi.up", ("bottleneck.fwd" | "bottleneck.back"), "pj.down"] exact, on a gateway and on loopback alike:
- *   bottleneck.fwd matches the left peers' addresses to the right ones' (lib/topology.js peerSide), .back the reverse.
+ *   bottleneck.fwd matches the left peers' addresses to the right ones' (lib/network/topology.js peerSide), .back the reverse.
  * macOS (dnctl + pf): pf hands a packet to one dummynet pipe per pass, so each route (pi -> pj) gets one pipe
  *   with the route's end-to-end conditions (link-model pathConditions) and the queue of its slowest link:
  *   exact when at most one link of a route limits the rate (the 2-peer scenarios), approximate otherwise.
  */
-import { InputError } from '../../lib/errors.js';
-import { pathConditions, queueLimitBytes } from '../../lib/link-model.js';
-import { BOTTLENECK_LINKS, peerSide } from '../../lib/topology.js';
+import { InputError } from '../../lib/system/errors.js';
+import { pathConditions, queueLimitBytes } from '../../lib/network/link-model.js';
+import { BOTTLENECK_LINKS, peerSide } from '../../lib/network/topology.js';
 import { shellJoin } from '../script.js';
 
-/** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
+/** @typedef {import('../../lib/network/link-model.js').LinkParams} LinkParams */
 
 export const PLATFORMS = ['freebsd', 'macos'];
 export const PIPE_BASE = 1000;
@@ -117,7 +117,7 @@ export function pipeParams(plan, pipe, state) {
     queuePackets: limiting?.queuePackets ?? null,
     queueMs: limiting?.queueMs ?? null,
     lossBurst: route.map((link) => state[link].lossBurst).find((burst) => burst !== null) ?? null,
-    // dummynet runs a trace as rate steps (lib/trace.js steppedNetwork): no pipe carries one.
+    // dummynet runs a trace as rate steps (lib/network/trace.js steppedNetwork): no pipe carries one.
     trace: null,
   };
 }

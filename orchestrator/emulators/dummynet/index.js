@@ -2,20 +2,20 @@
  * The dummynet backend at run time: macOS (dnctl + pf) or FreeBSD (ipfw), commands from runtime.js run
  * through the shared command runner. Elsewhere it stops with an EnvironmentError before anything starts.
  */
-import { EnvironmentError, HarnessError } from '../../lib/errors.js';
+import { EnvironmentError, HarnessError } from '../../lib/system/errors.js';
 import { parseCandidate } from '../candidates.js';
-import { createCommandRunner } from '../runner.js';
+import { createCommandRunner } from '../command-runner.js';
 import { dummynetChange, planDummynet } from './commands.js';
 import { MAX_REGISTRATIONS, RUNTIME_ADDRESS, runtimeRules, runtimeSetup, runtimeTeardown } from './runtime.js';
 import { scheduleStates } from './script.js';
 
-/** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
+/** @typedef {import('../../lib/network/link-model.js').LinkParams} LinkParams */
 
 const PLATFORM_OF = { darwin: 'macos', freebsd: 'freebsd' };
 const TOOLS = { macos: ['dnctl', 'pfctl'], freebsd: ['ipfw'] };
 
 /**
- * @param {{platform?: string, run?: import('../runner.js').RunCommand}} [options]
+ * @param {{platform?: string, run?: import('../command-runner.js').RunCommand}} [options]
  * @returns {Promise<{platform: string|null, available: boolean, reasons: string[]}>}
  */
 export async function dummynetCapabilities({ platform = process.platform, run = createCommandRunner().run } = {}) {
@@ -39,10 +39,10 @@ export async function dummynetCapabilities({ platform = process.platform, run = 
 /**
  * Peers are told apart by port, not address (why: runtime.js). Only a peer's UDP host candidate on 127.0.0.1 is passed
  * on, once rules send its socket's packets through the pipes of its route; Chromium needs no launch changes.
- * @param {{peers: string[], compiled: import('../../lib/schedule.js').CompiledNetwork,
+ * @param {{peers: string[], compiled: import('../../lib/network/schedule.js').CompiledNetwork,
  *   log?: (message: string) => void, clock?: () => number,
  *   capabilities?: Awaited<ReturnType<typeof dummynetCapabilities>>,
- *   exec?: (argv: string[]) => Promise<import('../runner.js').CommandResult>}} options
+ *   exec?: (argv: string[]) => Promise<import('../command-runner.js').CommandResult>}} options
  *   capabilities and exec: tests stand in for a macOS or FreeBSD host.
  */
 export function createDummynetEmulator({ peers, compiled, log = () => {}, clock, capabilities, exec }) {

@@ -23,7 +23,7 @@ import {
 } from './commands.js';
 
 /** @typedef {import('./commands.js').DummynetPlan} DummynetPlan */
-/** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
+/** @typedef {import('../../lib/network/link-model.js').LinkParams} LinkParams */
 /** @typedef {{from: string, to: string, port: number}} Registration  peer `from`'s loopback socket for remote `to` */
 
 /** The one address Chromium's loopback candidates have. */

@@ -1,13 +1,13 @@
 /**
  * The dummynet schedule as a standalone shell script (J16 listings 7.3/7.4 style). Pure.
  */
-import { InputError } from '../../lib/errors.js';
-import { groupScheduleEvents } from '../../lib/schedule.js';
+import { InputError } from '../../lib/system/errors.js';
+import { groupScheduleEvents } from '../../lib/network/schedule.js';
 import { renderScheduleScript, shellQuote } from '../script.js';
 import { dummynetChange, dummynetSetup, dummynetTeardown, planDummynet } from './commands.js';
 
-/** @typedef {import('../../lib/schedule.js').CompiledNetwork} CompiledNetwork */
-/** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
+/** @typedef {import('../../lib/network/schedule.js').CompiledNetwork} CompiledNetwork */
+/** @typedef {import('../../lib/network/link-model.js').LinkParams} LinkParams */
 
 /**
  * Every link's params after each group of schedule events.

@@ -1,6 +1,6 @@
 // The netem backend as the emulator contract (../contract.js) sees it: peers in network namespaces behind a router
 // whose tc stages shape every link (index.js), root only, Linux only.
-import { findExecutable } from '../../lib/paths.js';
+import { findExecutable } from '../../lib/system/paths.js';
 import { parseCandidate } from '../candidates.js';
 import { createSteppedEmulator } from '../kernel-backend.js';
 import { openNetemProbePath } from './calibrate.js';

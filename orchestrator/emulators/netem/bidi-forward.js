@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import net from 'node:net';
 
 /**
- * @param {{ netns: string, begin: import('../runner.js').BeginCommand }} options  begin: logs each forwarding command
+ * @param {{ netns: string, begin: import('../command-runner.js').BeginCommand }} options  begin: logs each forwarding command
  *   (network.commands)
  * @returns {Promise<{ port: number, close: () => Promise<void>, closeNow: () => void }>}
  */

@@ -6,13 +6,13 @@ import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EnvironmentError, HarnessError } from '../../lib/errors.js';
-import { UDP_IPV4_OVERHEAD_BYTES } from '../../lib/link-model.js';
+import { EnvironmentError, HarnessError } from '../../lib/system/errors.js';
+import { UDP_IPV4_OVERHEAD_BYTES } from '../../lib/network/link-model.js';
 import { binomialInterval99, decodeProbe, probeClockMs } from '../calibration.js';
 import { netemCapabilities, unmetRequirements } from './capabilities.js';
 import { createNetemEmulator } from './index.js';
 
-/** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
+/** @typedef {import('../../lib/network/link-model.js').LinkParams} LinkParams */
 /** @typedef {ReturnType<typeof import('./index.js').createNetemEmulator>} NetemEmulator */
 
 const ENDPOINT_SCRIPT = fileURLToPath(new URL('./udp-endpoint.js', import.meta.url));

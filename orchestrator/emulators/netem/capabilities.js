@@ -2,12 +2,12 @@
  * What this kernel offers the netem backend, probed once in a scratch namespace, and whether a compiled
  * network can run on it. The check runs before any browser starts.
  */
-import { EnvironmentError } from '../../lib/errors.js';
-import { BOTTLENECK_LINKS } from '../../lib/topology.js';
+import { EnvironmentError } from '../../lib/system/errors.js';
+import { BOTTLENECK_LINKS } from '../../lib/network/topology.js';
 import { NAMESPACE_PREFIX } from './topology.js';
-import { createCommandRunner } from '../runner.js';
+import { createCommandRunner } from '../command-runner.js';
 
-/** @typedef {Pick<import('../../lib/schedule.js').CompiledNetwork, 'links'|'events'>} CompiledNetwork  what the checks read */
+/** @typedef {Pick<import('../../lib/network/schedule.js').CompiledNetwork, 'links'|'events'>} CompiledNetwork  what the checks read */
 /**
  * @typedef {object} NetemCapabilities
  * @property {boolean} netns     network namespaces + veth (and root)
@@ -25,7 +25,7 @@ let cached = null;
 
 /**
  * Probes once per process (the kernel does not change under us).
- * @param {{run?: import('../runner.js').RunCommand, fresh?: boolean}} [options]
+ * @param {{run?: import('../command-runner.js').RunCommand, fresh?: boolean}} [options]
  * @returns {Promise<NetemCapabilities>}
  */
 export function netemCapabilities({ run, fresh = false } = {}) {
@@ -34,7 +34,7 @@ export function netemCapabilities({ run, fresh = false } = {}) {
 }
 
 /**
- * @param {import('../runner.js').RunCommand} run
+ * @param {import('../command-runner.js').RunCommand} run
  * @returns {Promise<NetemCapabilities>}
  */
 async function probe(run) {
@@ -81,7 +81,7 @@ async function probe(run) {
 
 /**
  * Which links, at any time of the schedule, use a feature.
- * @param {CompiledNetwork} compiled @param {(params: import('../../lib/link-model.js').LinkParams) => boolean} uses
+ * @param {CompiledNetwork} compiled @param {(params: import('../../lib/network/link-model.js').LinkParams) => boolean} uses
  * @returns {string[]}
  */
 function linksUsing(compiled, uses) {

@@ -1,13 +1,13 @@
 /**
  * Finds and removes what crashed netem runs left: `wtb-*` namespaces (with their veths, ifbs, qdiscs and the
  * nft tables inside them), the root end of control veths (`wtb<id>c`), and processes still inside. Each run
- * records its orchestrator's PID in an owner file (lib/owners.js), so a clean-up without a run id leaves live runs alone.
+ * records its orchestrator's PID in an owner file (lib/system/owners.js), so a clean-up without a run id leaves live runs alone.
  */
-import { ownerAlive, releaseOwner, startTicks } from '../../lib/owners.js';
+import { ownerAlive, releaseOwner, startTicks } from '../../lib/system/owners.js';
 import { NAME_PREFIX, NAMESPACE_PREFIX } from './topology.js';
-import { shortRunId } from '../../lib/run-id.js';
+import { shortRunId } from '../../lib/system/run-id.js';
 
-/** @typedef {import('../runner.js').RunCommand} RunCommand */
+/** @typedef {import('../command-runner.js').RunCommand} RunCommand */
 /** @typedef {{netns: string[], rootLinks: string[], pids: number[], liveRuns: string[]}} Leftovers */
 
 /** Capability probes name their scratch namespace after their process (capabilities.js): wtb-probe-<pid>. */

@@ -2,10 +2,10 @@
  * The ip / tc / nft / ethtool command lines (argv arrays) that build, reconfigure and remove a netem run's
  * topology (see topology.js). Pure: no I/O, so the same lines feed the emulator, export-script and the tests.
  */
-import { InputError } from '../../lib/errors.js';
-import { queueLimitBytes } from '../../lib/link-model.js';
+import { InputError } from '../../lib/system/errors.js';
+import { queueLimitBytes } from '../../lib/network/link-model.js';
 
-/** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
+/** @typedef {import('../../lib/network/link-model.js').LinkParams} LinkParams */
 /** @typedef {import('./topology.js').TopologyPlan} TopologyPlan */
 /** @typedef {import('./topology.js').Stage} Stage */
 /** @typedef {string[]} Argv */

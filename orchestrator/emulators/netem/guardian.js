@@ -1,5 +1,5 @@
 /**
- * Guardian of one netem run's topology (the protocol: lib/guardian.js), started by index.js once the run owns its id.
+ * Guardian of one netem run's topology (the protocol: lib/system/guardian-protocol.js), started by index.js once the run owns its id.
  * When the orchestrator dies without tearing the topology down (SIGKILL), it removes what `cleanup --run-id` would:
  * the processes inside the run's namespaces (browsers, Janus), the root end of the control veth (with the route to
  * the peers through it) and every `wtb-<id>-*` namespace (with their veths, ifb, qdiscs and nft tables). Every
@@ -7,7 +7,7 @@
  *
  * Usage: node guardian.js <short run id> <logFile> <ownerFile>
  */
-import { guardOrchestrator, guardianLog, guardianRunner } from '../../lib/guardian.js';
+import { guardOrchestrator, guardianLog, guardianRunner } from '../../lib/system/guardian-protocol.js';
 import { removeLeftovers } from './cleanup.js';
 
 const [id, logFile, ownerFile] = process.argv.slice(2);

@@ -4,18 +4,18 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { HarnessError } from '../../lib/errors.js';
+import { HarnessError } from '../../lib/system/errors.js';
 import { assertCanRun, netemCapabilities } from './capabilities.js';
-import { startGuardian } from '../../lib/guardian.js';
-import { ownerFile, recordOwner, releaseOwner } from '../../lib/owners.js';
+import { startGuardian } from '../../lib/system/guardian-protocol.js';
+import { ownerFile, recordOwner, releaseOwner } from '../../lib/system/owners.js';
 import { listNamespaces, listRootLinks } from './cleanup.js';
 import { linkCommands, setupCommands, teardownCommands } from './commands.js';
-import { createCommandRunner, killRunningCommands } from '../runner.js';
-import { SFU_NODE } from '../../lib/topology.js';
+import { createCommandRunner, killRunningCommands } from '../command-runner.js';
+import { SFU_NODE } from '../../lib/network/topology.js';
 import { ADDRESS_SECOND_OCTET, chooseAddressBlock, namespaceNodes, planTopology } from './topology.js';
 import { linkTruth } from './truth.js';
 import { forwardIntoNamespace } from './bidi-forward.js';
-import { shortRunId } from '../../lib/run-id.js';
+import { shortRunId } from '../../lib/system/run-id.js';
 
 /** Runs a command (the browser) inside a namespace: WTB_NETNS, WTB_BROWSER, then the browser's arguments. */
 export const NETNS_EXEC_SCRIPT = fileURLToPath(new URL('../../../netem-scripts/netns-exec.sh', import.meta.url));
@@ -23,8 +23,8 @@ export const NETNS_EXEC_SCRIPT = fileURLToPath(new URL('../../../netem-scripts/n
 export const NETNS_FIREFOX_SCRIPT = fileURLToPath(new URL('../../../netem-scripts/netns-firefox.sh', import.meta.url));
 const GUARDIAN_PATH = fileURLToPath(new URL('./guardian.js', import.meta.url));
 
-/** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
-/** @typedef {import('../runner.js').RunCommand} RunCommand */
+/** @typedef {import('../../lib/network/link-model.js').LinkParams} LinkParams */
+/** @typedef {import('../command-runner.js').RunCommand} RunCommand */
 
 /**
  * What of a run's topology exists now (namespaces, root links, nft tables in its router namespace).
@@ -52,7 +52,7 @@ async function usedAddressBlocks(run) {
 }
 
 /**
- * @param {{peers: string[], compiled: import('../../lib/schedule.js').CompiledNetwork, runId: string,
+ * @param {{peers: string[], compiled: import('../../lib/network/schedule.js').CompiledNetwork, runId: string,
  *   log?: (message: string) => void, clock?: () => number, browserPath?: string,
  *   capabilities?: import('./capabilities.js').NetemCapabilities, guardianLog?: string}} options
  *   clock: seconds for each command's atS (the orchestrator's media clock); browserPath: the browser
@@ -77,7 +77,7 @@ export function createNetemEmulator({
   const lastCounters = new Map();
   /** @type {Map<string, string[]>} each link's commands of its last apply: what is in force (set-up used `add`) */
   const lastApplied = new Map();
-  /** @type {import('../../lib/guardian.js').Guardian|null} removes the topology if the orchestrator is killed */
+  /** @type {import('../../lib/system/guardian-protocol.js').Guardian|null} removes the topology if the orchestrator is killed */
   let guardian = null;
 
   /** The run no longer owns its id: nothing of it is left for `cleanup` or the guardian. */

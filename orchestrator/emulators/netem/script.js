@@ -3,17 +3,17 @@
  * timed changes with sleeps, teardown via trap), or the bare topology netem-scripts/setup-namespaces.sh builds.
  * Pure: returns the script text.
  */
-import { InputError } from '../../lib/errors.js';
-import { MAX_PEERS } from '../../lib/limits.js';
-import { expectNumber } from '../../lib/validate.js';
-import { compileNetwork, groupScheduleEvents } from '../../lib/schedule.js';
+import { InputError } from '../../lib/system/errors.js';
+import { MAX_PEERS } from '../../lib/input/limits.js';
+import { expectNumber } from '../../lib/input/validate.js';
+import { compileNetwork, groupScheduleEvents } from '../../lib/network/schedule.js';
 import { renderScheduleScript, renderSetupScript, shellJoin, shellQuote } from '../script.js';
 import { unmetRequirements } from './capabilities.js';
 import { linkCommands, setupCommands, teardownCommands } from './commands.js';
 import { chooseAddressBlock, namespaceNodes, planTopology } from './topology.js';
-import { shortRunId } from '../../lib/run-id.js';
+import { shortRunId } from '../../lib/system/run-id.js';
 
-/** @typedef {import('../../lib/schedule.js').CompiledNetwork} CompiledNetwork */
+/** @typedef {import('../../lib/network/schedule.js').CompiledNetwork} CompiledNetwork */
 
 /** The run id scripts use unless given one. */
 export const SCRIPT_RUN_ID = 'script';

@@ -5,7 +5,7 @@
  * `wtb-<id>-r`; peer pi's `eth0` is veth-paired with the router's `pi`. The router also has `ctl`,
  * veth-paired with `wtb<id>c` in the root namespace, which carries signaling unshaped.
  *
- * Peers on the left of the bottleneck (p0, p2, …; lib/topology.js peerSide) get addresses in one /26, those on
+ * Peers on the left of the bottleneck (p0, p2, …; lib/network/topology.js peerSide) get addresses in one /26, those on
  * the right in the next, so a side is one address range. Every peer-to-peer packet is forwarded twice inside the
  * router, through a veth pair `hp0`/`hp1` looped back into the router itself (policy routing: packets from a peer
  * port to a peer go out `hp0`), and crosses the shaping stages of its route in order:
@@ -20,10 +20,10 @@
  * pushes back on the sender (a UDP sender would otherwise block instead of seeing drops).
  */
 import { createHash } from 'node:crypto';
-import { shortRunId } from '../../lib/run-id.js';
-import { HarnessError } from '../../lib/errors.js';
-import { MAX_PEERS } from '../../lib/limits.js';
-import { BOTTLENECK_LINKS, SFU_NODE, peerSide } from '../../lib/topology.js';
+import { shortRunId } from '../../lib/system/run-id.js';
+import { HarnessError } from '../../lib/system/errors.js';
+import { MAX_PEERS } from '../../lib/input/limits.js';
+import { BOTTLENECK_LINKS, SFU_NODE, peerSide } from '../../lib/network/topology.js';
 
 /** Every namespace, root link and nft table of the netem backend starts with this (see `cleanup`). */
 export const NAME_PREFIX = 'wtb';
@@ -57,7 +57,7 @@ export function chooseAddressBlock(id, usedBlocks) {
  * The nodes that get a namespace: the peers, and in an SFU call the SFU node (Janus runs in it), which the compiled
  * routes name. The SFU node is planned like a peer on its side of the bottleneck, with no links of its own: a packet
  * from pi to it crosses pi.up (and the bottleneck between the sides), one from it to pj crosses pj.down, exactly
- * lib/schedule.js's SFU routes.
+ * lib/network/schedule.js's SFU routes.
  * @param {string[]} peers @param {Record<string, string[]>} [routes]  compiled.routes
  * @returns {string[]}
  */
@@ -67,7 +67,7 @@ export function namespaceNodes(peers, routes = {}) {
 
 /**
  * @typedef {object} PeerPlan
- * @property {string} name        p0, p1, …, or the SFU node (lib/topology.js SFU_NODE)
+ * @property {string} name        p0, p1, …, or the SFU node (lib/network/topology.js SFU_NODE)
  * @property {'left'|'right'} side  of the bottleneck
  * @property {string} netns       wtb-<id>-p0
  * @property {string} peerIf      the peer's interface inside its namespace

@@ -34,7 +34,7 @@ export function truthRow(before, now) {
 
 /**
  * Reads every stage's counters and returns one row per link.
- * @param {{run: import('../runner.js').RunCommand, plan: import('./topology.js').TopologyPlan, netem: boolean,
+ * @param {{run: import('../command-runner.js').RunCommand, plan: import('./topology.js').TopologyPlan, netem: boolean,
  *   last: Map<string, Counters>, epochMs: number}} options  last: previous readings, updated in place
  */
 export async function linkTruth({ run, plan, netem, last, epochMs }) {

@@ -3,7 +3,7 @@
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { EnvironmentError, HarnessError, InputError } from '../../lib/errors.js';
+import { EnvironmentError, HarnessError, InputError } from '../../lib/system/errors.js';
 
 const RELAY_PROCESS_PATH = fileURLToPath(new URL('./relay-process.js', import.meta.url));
 const START_TIMEOUT_MS = 10_000;
@@ -13,9 +13,9 @@ const ERROR_CLASSES = { InputError, EnvironmentError, HarnessError };
 /**
  * @typedef {object} RelayProcess
  * @property {(config: {
- *   links?: Record<string, import('../../lib/link-model.js').LinkParams>,
+ *   links?: Record<string, import('../../lib/network/link-model.js').LinkParams>,
  *   routes?: Record<string, string[]>,
- *   traces?: Record<string, import('../../lib/trace.js').Trace>,
+ *   traces?: Record<string, import('../../lib/network/trace.js').Trace>,
  *   traceOriginEpochMs?: number,
  * }) => Promise<void>} configure  see UdpRelay.configure
  * @property {(epochMs: number) => Promise<void>} restartTraces  see UdpRelay.restartTraces

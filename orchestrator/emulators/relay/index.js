@@ -1,7 +1,7 @@
 // The relay backend: a userspace UDP relay process (relay.js) that every media packet crosses, so it runs anywhere
 // without root and replays traces packet by packet. Its contract: ../contract.js.
-import { EnvironmentError } from '../../lib/errors.js';
-import { SFU_NODE } from '../../lib/topology.js';
+import { EnvironmentError } from '../../lib/system/errors.js';
+import { SFU_NODE } from '../../lib/network/topology.js';
 import { firstIpv4Address, parseCandidate, withAddress } from '../candidates.js';
 import { startRelayProcess } from './client.js';
 import { createRelayProbePath } from './probe-path.js';

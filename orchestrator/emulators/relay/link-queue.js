@@ -3,13 +3,13 @@
  * random loss -> drop-tail FIFO served at rateKbps, or at a trace's delivery opportunities -> propagation delay +
  * jitter without reordering. The relay drives it with real time; tests drive it with a fake clock.
  */
-import { queueLimitBytes } from '../../lib/link-model.js';
-import { OPPORTUNITY_BYTES, opportunityClock } from '../../lib/trace.js';
-import { percentile } from '../../lib/statistics.js';
-import { createRandom, deriveSeed } from '../../lib/random.js';
+import { queueLimitBytes } from '../../lib/network/link-model.js';
+import { OPPORTUNITY_BYTES, opportunityClock } from '../../lib/network/trace.js';
+import { percentile } from '../../lib/stats/statistics.js';
+import { createRandom, deriveSeed } from '../../lib/stats/random.js';
 
-/** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
-/** @typedef {import('../../lib/trace.js').Trace} Trace */
+/** @typedef {import('../../lib/network/link-model.js').LinkParams} LinkParams */
+/** @typedef {import('../../lib/network/trace.js').Trace} Trace */
 
 /**
  * @typedef {object} TruthRow  one completed second of one link ("network truth")

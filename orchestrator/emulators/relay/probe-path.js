@@ -3,7 +3,7 @@
  * probing p0 -> p1 across ["p0.up", "p1.down"] with the conditions on p0.up (as scenarios put them).
  */
 import dgram from 'node:dgram';
-import { normalizeLinkParams } from '../../lib/link-model.js';
+import { normalizeLinkParams } from '../../lib/network/link-model.js';
 import { probeClockMs } from '../calibration.js';
 
 const UNCONSTRAINED = normalizeLinkParams({}, 'relay probe path');

@@ -13,13 +13,13 @@
 import dgram from 'node:dgram';
 import { performance } from 'node:perf_hooks';
 import { isIPv4 } from 'node:net';
-import { EnvironmentError, HarnessError, InputError } from '../../lib/errors.js';
-import { UDP_IPV4_OVERHEAD_BYTES } from '../../lib/link-model.js';
-import { checkTrace } from '../../lib/trace.js';
+import { EnvironmentError, HarnessError, InputError } from '../../lib/system/errors.js';
+import { UDP_IPV4_OVERHEAD_BYTES } from '../../lib/network/link-model.js';
+import { checkTrace } from '../../lib/network/trace.js';
 import { LinkQueue, TruthRecorder } from './link-queue.js';
 import { LatenessHistogram, LoadMeter } from './load-meter.js';
 
-/** @typedef {import('../../lib/link-model.js').LinkParams} LinkParams */
+/** @typedef {import('../../lib/network/link-model.js').LinkParams} LinkParams */
 /** @typedef {import('./link-queue.js').TruthRow & {link: string}} LinkTruthRow */
 /**
  * @typedef {object} TunnelTruthRow  one completed second of one tunnel direction, counted where the relay meets the bridges
@@ -101,7 +101,7 @@ export class UdpRelay {
   #closed = false;
   /** @type {Map<string, LinkQueue<Packet>>} */
   #links = new Map();
-  /** @type {Map<string, import('../../lib/trace.js').Trace>} every trace configure() was given, by name */
+  /** @type {Map<string, import('../../lib/network/trace.js').Trace>} every trace configure() was given, by name */
   #traces = new Map();
   /** @type {Map<string, string[]>} "pB->pA" -> link names */
   #routes = new Map();
@@ -174,7 +174,7 @@ export class UdpRelay {
   /**
    * Creates or updates links and (optionally) replaces the routes. Links not named keep their parameters.
    * @param {{links?: Record<string, LinkParams>, routes?: Record<string, string[]>,
-   *   traces?: Record<string, import('../../lib/trace.js').Trace>, traceOriginEpochMs?: number}} config
+   *   traces?: Record<string, import('../../lib/network/trace.js').Trace>, traceOriginEpochMs?: number}} config
    *   routes: "pB->pA" -> link names crossed in order by datagrams from pB to pA; traces: those links' params name
    *   (kept for later calls); traceOriginEpochMs: wall-clock time at which a link that switches to a trace starts it
    *   (default now)

@@ -1,0 +1,357 @@
+// The published tables the harness reproduces (pure): for each, its rows (a shipped scenario each), its columns (a
+// metric catalogue path each) and the published values, and the known causes of a deviation. Where a row's values
+// are its scenario's reference (orchestrator/scenarios/*.json `reference.metrics`), the row says so and the values
+// are read from the scenario (one owner); only values no scenario carries are written here, in the metric's unit.
+// The suite report renders one page per table (suite/render-reproduction.js); `reproduce <id>` runs a table.
+import { InputError } from '../system/errors.js';
+import { metricByPath } from '../result/metric-catalogue.js';
+import { referenceValue } from './reference.js';
+import { percentile } from '../stats/statistics.js';
+import { CORES, J16_CHROME, J16_SOURCE } from './reproductions/causes.js';
+import { derivedMetric } from './reproductions/derived.js';
+import { FAMILY_TABLES } from './reproductions/families.js';
+import { expectedBehaviour, rmcatVerdict } from './reproductions/verdicts.js';
+
+/**
+ * @typedef {object} ReproductionColumn
+ * @property {string} path      a catalogue path (lib/result/metric-catalogue.js) or a derived one (lib/scenario/reproductions/derived.js)
+ * @property {string} heading   the paper's column heading
+ * @property {boolean} [ratioToBaseline]  the row's median over its baseline row's (published under '×' + path)
+ *
+ * @typedef {object} ReproductionRow
+ * @property {string} label     the paper's row heading
+ * @property {string} scenario  a shipped scenario's name
+ * @property {'reference'|Record<string, number>} published  'reference': the scenario's reference is this row;
+ *   else the published values by column key (columns without one were not published for the row)
+ * @property {Record<string, number>} [extra]  with 'reference': values the paper gives that the reference does not carry
+ * @property {string} [baseline]  the scenario a ratio column divides by
+ * @property {string} [why]       why the row has no published value
+ *
+ * @typedef {object} KnownCause
+ * @property {string} id
+ * @property {string} text      one line; {video} and {cpus} are replaced by the runs' own
+ * @property {string[]} [columns]  the columns it bears on; all when omitted
+ * @property {string[]} [rows]     the rows (scenarios) it bears on; all when omitted
+ * @property {{ videoOtherThan?: string, cpusAtMost?: number, mediaSourceOtherThan?: string }} [when]  applies only to runs like these
+ *
+ * @typedef {object} Reproduction
+ * @property {string} id        typed on the command line: `reproduce <id>`
+ * @property {string} source    the paper, abbreviated as in docs/catalog.md (J16, F, I22, RFC 8867)
+ * @property {string} citation  where in the paper
+ * @property {string} title     the table's caption
+ * @property {string} [note]    how the table maps onto the scenarios (rows or columns not reproduced)
+ * @property {ReproductionColumn[]} columns
+ * @property {ReproductionRow[]} rows
+ * @property {KnownCause[]} causes
+ * @property {boolean} [verdicts]  judge each row by RFC 8868's criteria (lib/scenario/reproductions/verdicts.js)
+ */
+
+const J16_COLUMNS = [
+  { path: 'audio.recvKbps', heading: 'Audio (kbps)' },
+  { path: 'video.recvKbps', heading: 'Video (kbps)' },
+  { path: 'rttMs', heading: 'RTT (ms)' },
+  { path: 'lossPct', heading: 'P.L.' },
+  { path: 'video.recvWidth', heading: 'Avg resolution (width)' },
+  { path: 'video.recvHeight', heading: 'Avg resolution (height)' },
+  { path: 'video.recvFps', heading: 'FPS' },
+];
+const F_CHROME = {
+  id: 'rrtcc',
+  text: 'F measured an RRTCC-era Chrome (receiver-side estimate, TFRC-style loss response) over 10-minute calls between '
+    + 'two real hosts; today\'s GCC reacts to delay and loss differently, so F\'s figures are a shape to compare, not a target',
+};
+
+/** @type {Reproduction[]} */
+const TABLES = [
+  {
+    id: 'j16-table-8-1',
+    source: 'J16',
+    citation: 'J16 §8-1-1, table 8-1',
+    title: 'Average results for unconstrained test',
+    columns: J16_COLUMNS,
+    rows: [{ label: 'Unconstrained', scenario: 'unconstrained', published: 'reference' }],
+    causes: [J16_SOURCE, CORES, {
+      id: 'ceiling',
+      text: 'J16\'s 2.5 Mbps is the 2016 browser\'s video cap; today\'s cap depends on the sent resolution (2 Mbps at 960×540)',
+      columns: ['video.recvKbps'],
+    }],
+  },
+  {
+    id: 'j16-table-8-2',
+    source: 'J16',
+    citation: 'J16 §8-1-2, table 8-2',
+    title: 'Average results of limiting latency',
+    columns: J16_COLUMNS,
+    rows: [
+      { label: '100ms', scenario: 'latency-100', published: 'reference' },
+      { label: '250ms', scenario: 'latency-250', published: 'reference' },
+      { label: '500ms', scenario: 'latency-500', published: 'reference' },
+    ],
+    causes: [J16_SOURCE, CORES],
+  },
+  {
+    id: 'j16-table-8-3',
+    source: 'J16',
+    citation: 'J16 §8-1-3, table 8-3',
+    title: 'Average results of adding packet loss',
+    note: 'J16 compares with 0 % loss: that is table 8-1 (unconstrained).',
+    columns: J16_COLUMNS,
+    rows: [
+      { label: '5%', scenario: 'loss-5', published: 'reference' },
+      { label: '10%', scenario: 'loss-10', published: 'reference' },
+      { label: '20%', scenario: 'loss-20', published: 'reference' },
+    ],
+    causes: [J16_SOURCE, CORES, { ...J16_CHROME, columns: ['video.recvKbps', 'video.recvWidth', 'video.recvHeight', 'video.recvFps'] }],
+  },
+  {
+    id: 'j16-table-8-4',
+    source: 'J16',
+    citation: 'J16 §8-1-4, table 8-4',
+    title: 'Average results of limiting bandwidth',
+    columns: J16_COLUMNS,
+    rows: [
+      { label: '1500kbps', scenario: 'bandwidth-1500', published: 'reference' },
+      { label: '750kbps', scenario: 'bandwidth-750', published: 'reference' },
+      { label: '250kbps', scenario: 'bandwidth-250', published: 'reference' },
+    ],
+    causes: [J16_SOURCE, CORES, { ...J16_CHROME, columns: ['video.recvKbps', 'rttMs', 'lossPct'] }],
+  },
+  {
+    id: 'j16-table-8-8',
+    source: 'J16',
+    citation: 'J16 §8-5, tables 8-7 (procedure) and 8-8',
+    title: 'Average receiving characteristics during 7 minute session (Chrome ↔ Chrome)',
+    note: 'The row is the mean of J16\'s Chrome 1 and Chrome 2 columns; the iOS and Android columns need mobile peers.',
+    columns: [
+      { path: 'video.recvKbps', heading: 'Data rate (kbps)' },
+      { path: 'rttMs', heading: 'RTT (ms)' },
+      { path: 'lossPct', heading: 'Packet loss (%)' },
+      { path: 'video.recvWidth', heading: 'Resolution (width)' },
+      { path: 'video.recvHeight', heading: 'Resolution (height)' },
+      { path: 'video.recvFps', heading: 'Framerate (FPS)' },
+    ],
+    rows: [{ label: 'Chrome ↔ Chrome', scenario: 'seven-minute-mix', published: 'reference' }],
+    causes: [J16_SOURCE, CORES, J16_CHROME],
+  },
+  {
+    id: 'f-table-2',
+    source: 'F',
+    citation: 'F §4.1, table 2',
+    title: 'Summary of averaged results with different latency conditions',
+    note: 'F\'s 50 ms and 200 ms rows have no shipped scenario; its residual-loss column has no catalogue metric of its own '
+      + '(F\'s packet loss is compared with lossPct, as the queue-size references do).',
+    columns: [
+      { path: 'video.recvKbps', heading: 'bitRate (Kbit/s)' },
+      { path: 'rttMs', heading: 'RTT (ms)' },
+      { path: 'lossPct', heading: 'Packet Loss (%)' },
+    ],
+    rows: [
+      { label: '100ms', scenario: 'latency-100', published: { 'video.recvKbps': 1789.56, rttMs: 310, lossPct: 0.83 } },
+      { label: '500ms', scenario: 'latency-500', published: { 'video.recvKbps': 423.37, rttMs: 1245.81, lossPct: 0.65 } },
+    ],
+    causes: [F_CHROME, {
+      id: 'f-path',
+      text: 'F\'s RTT exceeds twice the added delay (250 ms at 50 ms each way): its path between two real hosts added delay '
+        + 'the scenario does not',
+      columns: ['rttMs'],
+    }],
+  },
+  {
+    id: 'f-table-3',
+    source: 'F',
+    citation: 'F §4.2, table 3',
+    title: 'Different Packet Loss Rates',
+    note: 'F\'s 1 % row has no shipped scenario; its residual-loss column has no catalogue metric of its own.',
+    columns: [
+      { path: 'video.recvKbps', heading: 'bitRate (Kbps)' },
+      { path: 'rttMs', heading: 'RTT (ms)' },
+    ],
+    rows: [
+      { label: '5%', scenario: 'loss-5', published: { 'video.recvKbps': 1945.27, rttMs: 10.2 } },
+      { label: '10%', scenario: 'loss-10', published: { 'video.recvKbps': 1593.51, rttMs: 8.89 } },
+      { label: '20%', scenario: 'loss-20', published: { 'video.recvKbps': 379.42, rttMs: 5.59 } },
+    ],
+    causes: [F_CHROME],
+  },
+  {
+    id: 'f-table-4',
+    source: 'F',
+    citation: 'F §4.3, table 4',
+    title: 'Different Queue Sizes',
+    note: 'F\'s residual-loss column has no catalogue metric of its own.',
+    columns: [
+      { path: 'video.recvKbps', heading: 'Rate (Kbps)' },
+      { path: 'rttMs', heading: 'RTT (ms)' },
+      { path: 'lossPct', heading: 'Loss (%)' },
+    ],
+    rows: [
+      { label: '1 Mbps, 100ms', scenario: 'queue-size-1000-100ms', published: 'reference' },
+      { label: '1 Mbps, 1s', scenario: 'queue-size-1000-1s', published: 'reference' },
+      { label: '1 Mbps, 10s', scenario: 'queue-size-1000-10s', published: 'reference' },
+      { label: '5 Mbps, 100ms', scenario: 'queue-size-5000-100ms', published: 'reference' },
+      { label: '5 Mbps, 1s', scenario: 'queue-size-5000-1s', published: 'reference' },
+      { label: '5 Mbps, 10s', scenario: 'queue-size-5000-10s', published: 'reference' },
+    ],
+    causes: [F_CHROME],
+  },
+];
+
+/** @type {readonly Reproduction[]} */
+export const REPRODUCTIONS = Object.freeze([...TABLES, ...FAMILY_TABLES]);
+
+/** A column's key in `published` and in a row's cells: its path, or '×' + path for a ratio. @param {ReproductionColumn} column */
+export const columnKey = (column) => (column.ratioToBaseline ? `×${column.path}` : column.path);
+
+/** A column path's label, unit and decimals: the catalogue's, else the derived metric's. @param {string} path */
+export const columnMetric = (path) => metricByPath(path) ?? derivedMetric(path);
+
+/**
+ * @param {string} id
+ * @returns {Reproduction}
+ * @throws {InputError} naming the known ids
+ */
+export function findReproduction(id) {
+  const table = REPRODUCTIONS.find((t) => t.id === id);
+  if (!table) throw new InputError(`unknown reproduction '${id}'; known: ${REPRODUCTIONS.map((t) => t.id).join(', ')} (\`reproduce --list\`)`);
+  return table;
+}
+
+/** @param {Reproduction} table @returns {string[]} its scenarios, in row order, each once */
+export const tableScenarios = (table) => [...new Set(table.rows.map((row) => row.scenario))];
+
+/**
+ * The tables with at least one row among these scenarios.
+ * @param {string[]} scenarios
+ */
+export const reproductionsOf = (scenarios) => REPRODUCTIONS.filter((table) => table.rows.some((row) => scenarios.includes(row.scenario)));
+
+/** Every catalogue path some table compares. */
+export const REPRODUCTION_PATHS = [...new Set(REPRODUCTIONS.flatMap((table) => table.columns.map((c) => c.path)))];
+
+/**
+ * The published value of a cell, or null when the paper gives none.
+ * @param {ReproductionRow} row
+ * @param {string} key a column key (columnKey)
+ * @param {unknown} reference the row's scenario's reference (for rows whose published values are it)
+ */
+export function publishedValue(row, key, reference) {
+  const values = row.published === 'reference' ? row.extra ?? {} : row.published;
+  if (row.published === 'reference' && referenceValue(reference, key)) return referenceValue(reference, key)?.mean ?? null;
+  return Number.isFinite(values[key]) ? values[key] : null;
+}
+
+/**
+ * @typedef {object} ReproductionRun
+ * @property {string} scenario
+ * @property {number} repetition
+ * @property {string} status
+ * @property {string|null} report  relative to the suite directory
+ * @property {Record<string, number>} values  by catalogue path
+ * @property {{ timeScale: number, durationS: number, nominalDurationS: number }|null} clock
+ */
+
+/**
+ * What a reproduction takes from one run: per catalogue path, the run's mean over its measurement window averaged
+ * over peers (J16 and F report means), or a per-run metric's value; and how its clock was compressed.
+ * @param {any} result a result.json
+ * @param {string[]} paths
+ * @returns {{ values: Record<string, number>, clock: ReproductionRun['clock'] }}
+ */
+export function reproductionValues(result, paths = REPRODUCTION_PATHS) {
+  /** @type {Record<string, number>} */
+  const values = {};
+  for (const path of paths) {
+    const metric = metricByPath(path);
+    const derived = derivedMetric(path);
+    const value = derived ? derived.from(result)
+      : metric?.per === 'run' ? metric.fromSummary?.(result?.summary ?? {}) : result?.summary?.overall?.[path]?.mean;
+    if (typeof value === 'number' && Number.isFinite(value)) values[path] = value;
+  }
+  const { timeScale, durationS, nominalDurationS } = result?.scenario ?? {};
+  const clock = [timeScale, durationS, nominalDurationS].every(Number.isFinite) ? { timeScale, durationS, nominalDurationS } : null;
+  return { values, clock };
+}
+
+/**
+ * @param {KnownCause} cause
+ * @param {{ video?: string|null, cpus?: number|null, mediaSource?: string|null }} environment
+ */
+function causeApplies(cause, environment) {
+  const { videoOtherThan, cpusAtMost, mediaSourceOtherThan } = cause.when ?? {};
+  if (videoOtherThan !== undefined && environment.video === videoOtherThan) return false;
+  if (mediaSourceOtherThan !== undefined && environment.mediaSource === mediaSourceOtherThan) return false;
+  if (cpusAtMost !== undefined && !(Number.isFinite(environment.cpus) && environment.cpus <= cpusAtMost)) return false;
+  return true;
+}
+
+/**
+ * @typedef {object} ReproductionCell
+ * @property {string} path
+ * @property {string} key                     the column key (columnKey)
+ * @property {number|null} published
+ * @property {{ median: number, q1: number, q3: number, n: number }|null} ours  over the passed runs' values; for a
+ *   ratio column, the ratio of the medians (q1 = q3 = median)
+ * @property {number|null} deviation          ours.median − published
+ * @property {number|null} relativeDeviation  deviation / |published|; null when published is 0
+ * @property {string[]} causes                ids of the known causes that bear on it
+ */
+
+/** Median and quartiles of a path's values over some runs, or null. @param {ReproductionRun[]} runs @param {string} path */
+function spread(runs, path) {
+  const values = runs.map((run) => run.values[path]).filter(Number.isFinite).sort((a, b) => a - b);
+  if (!values.length) return null;
+  return { median: percentile(values, 50), q1: percentile(values, 25), q3: percentile(values, 75), n: values.length };
+}
+
+/** @param {ReturnType<typeof spread>} ours @param {ReturnType<typeof spread>} base */
+function ratioOf(ours, base) {
+  if (!ours || !base || base.median === 0) return null;
+  const median = ours.median / base.median;
+  return { median, q1: median, q3: median, n: Math.min(ours.n, base.n) };
+}
+
+/**
+ * One table filled with a suite's runs: per row, our median and IQR over the passed repetitions beside each
+ * published value, the deviation and the known causes that apply to these runs; with `verdicts`, each row's
+ * expected behaviour (from its scenario's reference) and RFC 8868 verdict.
+ * @param {Reproduction} table
+ * @param {object} input
+ * @param {ReproductionRun[]} input.runs the suite's runs of the table's scenarios
+ * @param {Record<string, unknown>} input.references scenario name -> its reference
+ * @param {{ video?: string|null, cpus?: number|null, mediaSource?: string|null }} [input.environment] of the runs
+ */
+export function buildReproduction(table, { runs, references, environment = {} }) {
+  const causes = table.causes.filter((cause) => causeApplies(cause, environment)).map((cause) => ({
+    ...cause,
+    text: cause.text.replaceAll('{video}', environment.video ?? 'another source').replaceAll('{cpus}', String(environment.cpus ?? '?')),
+  }));
+  const passedOf = (scenario) => runs.filter((run) => run.scenario === scenario && run.status === 'passed');
+  const rows = table.rows.map((row) => {
+    const mine = runs.filter((run) => run.scenario === row.scenario);
+    const passed = passedOf(row.scenario);
+    /** @type {ReproductionCell[]} */
+    const cells = table.columns.map((column) => {
+      const { path } = column;
+      const key = columnKey(column);
+      const published = publishedValue(row, key, references[row.scenario]);
+      const base = column.ratioToBaseline && row.baseline ? spread(passedOf(row.baseline), path) : null;
+      const ours = column.ratioToBaseline ? ratioOf(spread(passed, path), base) : spread(passed, path);
+      const deviation = ours && published !== null ? ours.median - published : null;
+      return {
+        path, key, published, ours, deviation,
+        relativeDeviation: deviation !== null && published !== 0 ? deviation / Math.abs(published) : null,
+        causes: causes.filter((c) => (!c.columns || c.columns.includes(path)) && (!c.rows || c.rows.includes(row.scenario)))
+          .map((c) => c.id),
+      };
+    });
+    const verdict = table.verdicts
+      ? {
+        expected: expectedBehaviour(references[row.scenario]),
+        ...rmcatVerdict(row.scenario, Object.fromEntries(cells.map((cell) => [cell.key, cell.ours?.median ?? null]))),
+      }
+      : null;
+    return { label: row.label, scenario: row.scenario, runs: mine, passedRuns: passed.length, cells, verdict };
+  });
+  const compressed = runs.some((run) => run.clock && (run.clock.timeScale !== 1 || run.clock.durationS < run.clock.nominalDurationS));
+  return { table, rows, causes, compressed };
+}

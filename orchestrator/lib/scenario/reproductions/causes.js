@@ -1,0 +1,24 @@
+// Known causes of deviation that several J16 tables share (lib/scenario/reproductions.js, lib/scenario/reproductions/families.js).
+
+const VIDEO_QUALITY = ['video.recvKbps', 'video.recvWidth', 'video.recvHeight', 'video.recvFps'];
+
+/** J16 injected 1080p50 (J16 §7-4); the harness defaults to 720p30. */
+export const J16_SOURCE = {
+  id: 'source',
+  text: 'J16 injected a 1080p50 source; these runs sent {video}, which bounds resolution and frame rate, and an open 720p30 '
+    + 'call settles at 960×540 / ~2 Mbps (Chromium\'s quality scaler and its per-resolution cap; README)',
+  columns: VIDEO_QUALITY,
+  when: { videoOtherThan: '1080p50' },
+};
+export const J16_CHROME = {
+  id: 'chrome-2016',
+  text: 'J16 measured a 2016 Chrome (GCC with receiver-side REMB estimates, rate held between 2 and 10 % loss); today\'s '
+    + 'Chromium estimates at the sender (transport-wide feedback) with a newer loss-based controller',
+};
+export const CORES = {
+  id: 'cores',
+  text: 'Both peers encode and decode on this machine\'s {cpus} cores (J16: a machine per peer), so CPU can cap frame rate '
+    + 'and resolution (see qualityLimitationReason in the run reports)',
+  columns: ['video.recvWidth', 'video.recvHeight', 'video.recvFps'],
+  when: { cpusAtMost: 4 },
+};

@@ -1,0 +1,84 @@
+// Per-run values the published tables compare that the metric catalogue (lib/result/metric-catalogue.js) does not hold: per-peer
+// totals of a multi-party call, per-flow rates and Jain's index by number of competing flows (summary.fairness), and
+// the bottleneck's queuing delay (the emulator's truth). Pure: each reads one result.json.
+
+/**
+ * @typedef {object} DerivedMetric
+ * @property {string} path
+ * @property {string} label
+ * @property {string} unit
+ * @property {number|null} decimals
+ * @property {number} [scale]
+ * @property {(result: any) => number|null} from
+ */
+
+const finite = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+const mean = (values) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : null);
+
+/** The mean over peers of one summary.peerTotals field. @param {string} field */
+const peerTotal = (field) => (result) => mean(Object.values(result?.summary?.peerTotals ?? {})
+  .map((totals) => finite(totals?.[field])).filter((v) => v !== null));
+
+/** @param {any} result @returns {any[]} every phase of every link in summary.fairness */
+const fairnessPhases = (result) => Object.values(result?.summary?.fairness?.links ?? {}).flatMap((link) => link?.phases ?? []);
+
+/**
+ * The seconds-weighted mean of a phase value over the phases that pass a test.
+ * @param {any[]} phases @param {(phase: any) => number|null} valueOf
+ */
+function weighted(phases, valueOf) {
+  let seconds = 0;
+  let sum = 0;
+  for (const phase of phases) {
+    const value = valueOf(phase);
+    if (value === null || !(phase.seconds > 0)) continue;
+    seconds += phase.seconds;
+    sum += value * phase.seconds;
+  }
+  return seconds ? sum / seconds : null;
+}
+
+/** Jain's index over the phases with exactly n flows (J16 §8-4 gives it per number of calls). @param {number} n */
+const jainWithFlows = (n) => (result) => weighted(fairnessPhases(result).filter((p) => p.flows?.length === n), (p) => finite(p.jainIndex));
+
+/**
+ * A flow series' mean rate over the phases where every flow of its link runs (J16's 1408 vs 451 kbps are over the TCP
+ * phase, I22's 0.106 vs 1.889 Mbps over the interval both flows run).
+ * @param {string} series
+ */
+const flowKbps = (series) => (result) => {
+  const links = Object.values(result?.summary?.fairness?.links ?? {}).filter((link) => link?.flows?.includes(series));
+  const phases = links.flatMap((link) => (link.phases ?? []).filter((p) => p.flows?.length === link.flows.length));
+  return weighted(phases, (p) => finite(p.meanKbps?.[series]));
+};
+
+/** The mean over the measurement window of the bottleneck's per-second median queuing delay (network.truth). */
+function queueDelayMs(result) {
+  const [fromS, toS] = result?.summary?.windowS ?? [0, Infinity];
+  return mean((result?.network?.truth ?? [])
+    .filter((row) => row.link === 'bottleneck.fwd' && row.t > fromS && row.t <= toS)
+    .map((row) => finite(row.queueDelayMsP50)).filter((v) => v !== null));
+}
+
+/** The bottleneck's utilisation from summary.fairness (every flow's bytes), else the call's (summary.utilization). */
+const bottleneckUtilization = (result) => finite(result?.summary?.fairness?.links?.['bottleneck.fwd']?.utilization)
+  ?? finite(result?.summary?.utilization?.overall);
+
+/** @type {readonly DerivedMetric[]} */
+export const DERIVED_METRICS = Object.freeze([
+  { path: 'peerTotals.uplinkKbps', label: 'Uplink per peer (all its connections)', unit: 'kbps', decimals: null, from: peerTotal('uplinkKbps') },
+  { path: 'peerTotals.downlinkKbps', label: 'Downlink per peer (all its connections)', unit: 'kbps', decimals: null, from: peerTotal('downlinkKbps') },
+  { path: 'peerTotals.downlinkToUplink', label: 'Downlink ÷ uplink per peer', unit: '×', decimals: 2, from: peerTotal('downlinkToUplink') },
+  { path: 'fairness.jain2Flows', label: "Jain's index with 2 flows", unit: '', decimals: 3, from: jainWithFlows(2) },
+  { path: 'fairness.jain3Flows', label: "Jain's index with 3 flows", unit: '', decimals: 3, from: jainWithFlows(3) },
+  { path: 'flowKbps.call:fwd', label: 'Call rate while all flows run', unit: 'kbps', decimals: null, from: flowKbps('call:fwd') },
+  { path: 'flowKbps.tcp', label: 'TCP rate while all flows run', unit: 'kbps', decimals: null, from: flowKbps('tcp') },
+  { path: 'flowKbps.data', label: 'Data channel (SCTP) rate while all flows run', unit: 'kbps', decimals: null, from: flowKbps('data') },
+  { path: 'bottleneck.utilization', label: 'Bottleneck utilisation (all flows)', unit: '%', scale: 100, decimals: 1, from: bottleneckUtilization },
+  { path: 'bottleneck.queueDelayMs', label: 'Queuing delay at the bottleneck (per-second median, mean)', unit: 'ms', decimals: 1, from: queueDelayMs },
+].map((metric) => Object.freeze(metric)));
+
+const BY_PATH = new Map(DERIVED_METRICS.map((metric) => [metric.path, metric]));
+
+/** @param {string} path @returns {DerivedMetric|undefined} */
+export const derivedMetric = (path) => BY_PATH.get(path);

@@ -1,0 +1,187 @@
+/**
+ * Finds, reads and validates scenario files (orchestrator/scenarios/<name>.json) and resolves them for a run.
+ * Format: docs/scenario-format.md.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { builtinNames, resolveBuiltin } from '../input/builtin-file.js';
+import { InputError } from '../system/errors.js';
+import { PRESETS } from '../media/media-presets.js';
+import { REPO_ROOT } from '../system/paths.js';
+import { readJsonFile } from '../input/json-file.js';
+import { describeValue, expectFileName, expectNumber, expectObject, expectText } from '../input/validate.js';
+import { validateReference } from './reference.js';
+import { normalizeFlows, normalizeMainCall } from '../cross/flows.js';
+import { normalizeCodec } from '../media/codec.js';
+import { normalizeDevices } from '../devices/devices.js';
+import { readTrace } from '../network/trace-file.js';
+import { validatePeerBrowsers } from './peer-browsers.js';
+import { validatePlacement } from '../grid/grid.js';
+import { DEFAULT_DURATION_S, DEFAULT_PEERS, compileNetwork } from '../network/schedule.js';
+import { MAX_DURATION_S, MAX_PEERS } from '../input/limits.js';
+import { checkResultSize } from '../result/result-size.js';
+
+export const SCENARIO_DIR = fileURLToPath(new URL('../../scenarios/', import.meta.url));
+
+/** J16 reports ~10 s of ramp-up once media flows; the measurement window starts after it. */
+export const DEFAULT_WARMUP_S = 10;
+
+const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'topology', 'media', 'browsers', 'network', 'mainCall',
+  'flows', 'reference', 'codec', 'devices', 'placement', 'mediaSource'];
+
+/** The video rates a scenario can ask for: `rfc8867` (RFC 8867 §4.3, applied by client-app/media-source.js) or `browser` (its own). */
+export const MEDIA_SOURCES = ['browser', 'rfc8867'];
+
+/** How the peers' media travels: `mesh`, every peer to every other; `sfu`, every peer to Janus and back (lib/network/topology.js). */
+export const TOPOLOGIES = ['mesh', 'sfu'];
+
+/**
+ * @typedef {object} ResolvedScenario  the `scenario` object of result.json, plus the compiled network
+ * @property {string} name
+ * @property {string} description
+ * @property {string|null} group       the catalogue entry it is one combination of (`queue-size`), or null
+ * @property {string} file               repo-relative when inside the repo
+ * @property {number} durationS          after time scaling or --duration
+ * @property {number} nominalDurationS   as written
+ * @property {number} timeScale
+ * @property {number} warmupS
+ * @property {number} peers          the main call's
+ * @property {number} allPeers       the main call's and two per call flow (lib/cross/flows.js flowPeers)
+ * @property {string} topology        'mesh' or 'sfu'
+ * @property {Record<string, string>} media  peer → its own video preset; every other peer uses the run's (--video)
+ * @property {import('../media/codec.js').RequestedCodec|null} codec  the video codec every connection must use (--codec over the file's)
+ * @property {'browser'|'rfc8867'} mediaSource  the video rates: the browser's own, or RFC 8867 §4.3's (--media-source over the file's)
+ * @property {Record<string, import('../devices/devices.js').Device>} devices  peer → its capture size, frame rate, CPU throttling
+ *   and CPU quota
+ * @property {Record<string, string>} browsers  peer → its own browser (peer-browsers.js); every other peer runs the run's
+ *   (--browser)
+ * @property {Record<string, string>} placement  peer → the label of the grid-node its browser runs on (--grid)
+ * @property {object} network            as written
+ * @property {import('../cross/flows.js').MainCall} mainCall  when its media starts and which way it flows (times scaled)
+ * @property {import('../cross/flows.js').Flow[]} flows  normalised, times scaled (docs/scenario-format.md "Flows")
+ * @property {import('./reference.js').Reference|null} reference
+ * @property {import('../network/schedule.js').CompiledNetwork} compiled
+ */
+
+/**
+ * The scenario's `media`: a video preset for some peers, so one peer of a call can send a smaller (or larger) picture.
+ * @param {unknown} raw @param {number} peers @param {string} file
+ * @returns {Record<string, string>}
+ */
+function peerMedia(raw, peers, file) {
+  if (raw === undefined) return {};
+  const media = expectObject(raw, `${file}: media`, Array.from({ length: peers }, (_, i) => `p${i}`),
+    { what: 'an object of peer names to video presets, e.g. {"p2": "180p30"}' });
+  for (const [peer, preset] of Object.entries(media)) {
+    if (typeof preset !== 'string' || !Object.hasOwn(PRESETS, preset)) {
+      throw new InputError(`${file}: media.${peer}: ${describeValue(preset)} is not a video preset; use one of ${Object.keys(PRESETS).join(', ')}`);
+    }
+  }
+  return { ...media };
+}
+
+/** @param {string} filePath */
+function displayPath(filePath) {
+  const relative = path.relative(REPO_ROOT, filePath);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? filePath : relative;
+}
+
+const readScenarioFile = (filePath) => readJsonFile(filePath, 'scenario', 'check the path, or give a name from `list`');
+
+/**
+ * Shipped scenarios, sorted by name in natural order.
+ * @returns {{name: string, description: string, file: string}[]}
+ */
+export function listScenarios() {
+  return builtinNames(SCENARIO_DIR).map((name) => {
+    const filePath = path.join(SCENARIO_DIR, `${name}.json`);
+    const raw = readScenarioFile(filePath);
+    const description = typeof raw === 'object' && raw !== null && 'description' in raw ? String(raw.description) : '';
+    return { name, description, file: displayPath(filePath) };
+  });
+}
+
+/**
+ * Loads a shipped scenario by name, or any scenario file by path (contains '/' or ends in .json).
+ * @param {string} nameOrPath
+ * @param {{timeScale?: number, durationS?: number, warmupS?: number, codec?: import('../media/codec.js').RequestedCodec|null,
+ *   traceStepMs?: number, traceDirs?: string[], mediaSource?: string}} [options]
+ *   timeScale compresses the schedule and duration (smoke runs); durationS, warmupS and codec (--codec) override the file's;
+ *   traceStepMs (--trace-step-ms) overrides network.traceStepMs; traceDirs (--trace-dir): folders trace files may also
+ *   come from, besides the scenario file's and orchestrator/traces/ (lib/network/trace-file.js); mediaSource (--media-source)
+ *   overrides the file's
+ * @returns {ResolvedScenario}
+ */
+export function loadScenario(nameOrPath, {
+  timeScale = 1, durationS, warmupS: warmupOverrideS, codec: codecOverride = null, traceStepMs, traceDirs = [], mediaSource: sourceOverride,
+} = {}) {
+  expectNumber(timeScale, 'timeScale (--time-scale)', { above: 0 });
+  if (durationS !== undefined) expectNumber(durationS, 'durationS (--duration)', { above: 0, max: MAX_DURATION_S });
+  if (warmupOverrideS !== undefined) expectNumber(warmupOverrideS, 'warmupS (--warmup)', { min: 0 });
+  const filePath = resolveBuiltin('scenario', nameOrPath, SCENARIO_DIR);
+  const file = displayPath(filePath);
+  const raw = expectObject(readScenarioFile(filePath), file, SCENARIO_FIELDS);
+
+  const name = expectFileName(raw.name, path.basename(filePath, '.json'), file, 'scenario');
+  const description = expectText(raw.description, `${file}: description`);
+  const nominalDurationS = raw.durationS === undefined ? DEFAULT_DURATION_S
+    : expectNumber(raw.durationS, `${file}: durationS`, { above: 0, max: MAX_DURATION_S });
+  const fileWarmupS = raw.warmupS === undefined ? DEFAULT_WARMUP_S : expectNumber(raw.warmupS, `${file}: warmupS`, { min: 0 });
+  const warmupS = warmupOverrideS ?? fileWarmupS;
+  const peers = raw.peers === undefined ? DEFAULT_PEERS : expectNumber(raw.peers, `${file}: peers`, { min: 2, max: MAX_PEERS, integer: true });
+  const group = raw.group === undefined ? null : expectText(raw.group, `${file}: group`);
+  if (group !== null && !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(group)) {
+    throw new InputError(`${file}: group: must be a name of letters, digits, '.', '_' and '-' (it is typed on the command line), got '${group}'`);
+  }
+  const topology = raw.topology ?? 'mesh';
+  if (!TOPOLOGIES.includes(topology)) {
+    throw new InputError(`${file}: topology: ${describeValue(raw.topology)} is not supported: use one of ${TOPOLOGIES.join(', ')}`);
+  }
+  const reference = validateReference(raw.reference, `${file}: reference`);
+
+  const scaledDurationS = Math.round(nominalDurationS * timeScale * 1e6) / 1e6;
+  // The schedule is compiled at this length even when --duration cuts the run.
+  if (scaledDurationS > MAX_DURATION_S) {
+    throw new InputError(`${file}: durationS ${nominalDurationS} × time scale ${timeScale} is ${scaledDurationS} s; at most ${MAX_DURATION_S} s: lower --time-scale`);
+  }
+  const runDurationS = durationS ?? scaledDurationS;
+  if (warmupS >= runDurationS) {
+    const how = durationS !== undefined ? 'set by --duration' : `${nominalDurationS} s × time scale ${timeScale}`;
+    const source = warmupOverrideS !== undefined ? 'set by --warmup' : 'from the file';
+    throw new InputError(`${file}: warmupS (${warmupS} s, ${source}) must be less than the run's duration (${runDurationS} s, ${how}); pass --duration above ${warmupS}, a larger --time-scale, or a lower --warmup`);
+  }
+  const hasBottleneck = raw.network?.bottleneck !== undefined;
+  const flows = normalizeFlows(raw.flows, {
+    file, durationS: nominalDurationS, timeScale, peers, topology, hasBottleneck, maxPeers: MAX_PEERS,
+  });
+  const mainCall = normalizeMainCall(raw.mainCall, { file, durationS: nominalDurationS, timeScale, peers, topology });
+  const allPeers = peers + 2 * flows.filter((flow) => flow.kind === 'call').length;
+  const media = peerMedia(raw.media, allPeers, file);
+  const fileCodec = normalizeCodec(raw.codec, `${file}: codec`);
+  const codec = codecOverride ?? fileCodec;
+  // Janus's VideoRoom forwards the codec its room was created with (VP8), whatever the pages prefer.
+  if (codec && topology === 'sfu') throw new InputError(`${codecOverride ? '--codec' : `${file}: codec`}: codec selection needs a mesh call; scenario ${name} has topology sfu`);
+  const mediaSource = mediaSourceOf(sourceOverride ?? raw.mediaSource, sourceOverride === undefined ? `${file}: mediaSource` : '--media-source');
+  const devices = normalizeDevices(raw.devices, allPeers, file);
+  const browsers = validatePeerBrowsers(raw.browsers, allPeers, file);
+  const placement = validatePlacement(raw.placement, allPeers, file);
+  // Extra calls' peers have links of their own.
+  const compiled = compileNetwork({ file, durationS: nominalDurationS, peers: allPeers, topology, network: raw.network }, {
+    timeScale, traceStepMs, loadTrace: (traceName, where) => readTrace(traceName, { baseDir: path.dirname(filePath), traceDirs, where }),
+  });
+  checkResultSize({
+    durationS: runDurationS, peers, allPeers, links: Object.keys(compiled.links).length, scheduleEvents: compiled.events.length,
+  }, durationS === undefined ? `${file}: durationS` : '--duration');
+  return {
+    name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers, allPeers, topology, media,
+    browsers, placement, network: raw.network ?? {}, mainCall, flows, reference, codec, devices, mediaSource, compiled,
+  };
+}
+
+/** @param {unknown} value @param {string} where @returns {'browser'|'rfc8867'} */
+function mediaSourceOf(value = 'browser', where) {
+  if (!MEDIA_SOURCES.includes(/** @type {string} */ (value))) {
+    throw new InputError(`${where}: ${describeValue(value)} is not a media source: use one of ${MEDIA_SOURCES.join(', ')}`);
+  }
+  return /** @type {'browser'|'rfc8867'} */ (value);
+}

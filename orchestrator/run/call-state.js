@@ -1,0 +1,41 @@
+// The state of one call that run/run.js passes between its phases (set-up, hold, tear-down) and on to
+// final-result.js: what the run was given, what set-up built, and what the call collected. Types only.
+
+/**
+ * @typedef {Awaited<ReturnType<typeof import('../../signaling/server.js').startSignalingServer>>} SignalingServer
+ * @typedef {Awaited<ReturnType<typeof import('../../media/generate.js').ensureRunMedia>>} RunMedia
+ */
+
+/**
+ * @typedef {object} Call
+ * @property {import('../lib/scenario/scenario-file.js').ResolvedScenario} scenario
+ * @property {Record<string, import('../lib/scenario/peer-browsers.js').BrowserKind>} kinds  peer → its browser
+ * @property {Record<string, { path: string, source: string }>} executables  browser kind → its executable
+ * @property {RunMedia} media  the run's media and each peer's own
+ * @property {boolean} headful
+ * @property {string} emulatorName  as asked (emulators/index.js), before the backend is built
+ * @property {Date} startedAt
+ * @property {import('./recorder.js').Recorder} recorder
+ * @property {(sample: object, elapsedS: number|null) => void} [onSample]
+ * @property {(line: string) => void} log
+ * @property {(peers: string[]) => Map<string, string>} createSecrets  the pages' join secrets
+ * @property {import('./process-sampler.js').ProcessSampler} processes
+ * @property {Array<() => Promise<void>>} releases  the closers set-up registered, run by tear-down
+ * @property {string} runDir
+ * @property {object[]} commands  the system commands the run started itself (Janus, kernel flows), beside the emulator's
+ * @property {Array<{ epochMs: number, flow: string, direction: string, bytesOut: number }>} flowTruth
+ * @property {number[]} traceStepLateMs  how late each trace rate step was applied (netem, dummynet)
+ * @property {Map<string, import('puppeteer').Page>} pages  peer → its page
+ * @property {import('../emulators/contract.js').Emulator|null} emulator  null until set-up built it
+ * @property {SignalingServer} [signaling]  from set-up on
+ * @property {string} [room]  the run's signaling room (its run id), from set-up on
+ * @property {import('./cgroups.js').PeerCgroups|null} [cgroups]  the constrained devices' CPU cgroups
+ * @property {import('../sfu/admin-sampler.js').AdminSampler} [sfuSampler]  an SFU call's Janus readings
+ * @property {import('../cross/kernel-flows.js').KernelFlows} [kernelFlows]
+ * @property {import('./viewer-collector.js').ViewerCollector} [viewer]
+ * @property {import('./run.js').RunOptions['grid']} [gridOptions]  --grid: the hub and placement options
+ * @property {import('./grid-sessions.js').GridSessions} [grid]  --grid: every peer's Grid session
+ */
+
+// A module, so that its typedefs are imported by path rather than global.
+export {};
