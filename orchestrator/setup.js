@@ -3,12 +3,14 @@
 //   1. system packages (apt-get when root on Debian/Ubuntu; otherwise prints the exact command to run); Firefox ESR
 //      where the package sources have it (Debian), else how to get it (only Firefox scenarios need it)
 //   2. npm dependencies (Puppeteer's own browser download skipped when a system Chromium exists)
-//   3. the default fake-device media (and the small preset the tests use), and their WebMs for Firefox peers
+//   3. PyPI's imageio-ffmpeg (pinned) in a venv of its own: its static ffmpeg has libvmaf, for VMAF scores
+//   4. the default fake-device media (and the small preset the tests use), and their WebMs for Firefox peers
 // Every command it runs is printed with a leading "$ " so the set-up can be audited and repeated by hand.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { IMAGEIO_FFMPEG_VERSION, VMAF_VENV } from './lib/paths.js';
 import { FIREFOX_HINT, WELL_KNOWN_BROWSER_PATHS, WELL_KNOWN_FIREFOX_PATHS } from './run/browser-path.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -23,6 +25,7 @@ const SYSTEM_PACKAGES = {
   ethtool: 'ethtool',
   janus: 'janus',
   'firefox-esr': 'firefox-esr',
+  'python3-venv': 'python3',
 };
 
 const onPath = (executable) => spawnSync('sh', ['-c', `command -v ${executable}`], { stdio: 'ignore' }).status === 0;
@@ -38,7 +41,8 @@ function run(command, args, options = {}) {
 
 const hasSystemBrowser = () => Boolean(process.env.CHROME_PATH) || WELL_KNOWN_BROWSER_PATHS.some((p) => existsSync(p));
 const hasFirefox = () => Boolean(process.env.FIREFOX_PATH) || WELL_KNOWN_FIREFOX_PATHS.some((p) => existsSync(p));
-const installed = { chromium: hasSystemBrowser, 'firefox-esr': hasFirefox };
+const hasVenv = () => spawnSync('python3', ['-c', 'import ensurepip, venv'], { stdio: 'ignore' }).status === 0;
+const installed = { chromium: hasSystemBrowser, 'firefox-esr': hasFirefox, 'python3-venv': hasVenv };
 /** Ubuntu has no firefox-esr package (its firefox is a snap): there the set-up says how to get Firefox and goes on. */
 const aptHas = (pkg) => /Candidate: (?!\(none\))/.test(spawnSync('apt-cache', ['policy', pkg], { encoding: 'utf8' }).stdout ?? '');
 const missingAll = Object.entries(SYSTEM_PACKAGES)
@@ -60,6 +64,11 @@ if (missing.length) {
 } else {
   console.log(`system packages present: ${Object.keys(SYSTEM_PACKAGES).join(', ')}`);
 }
+
+// Only from PyPI, never a download of its own: the wheel carries the ffmpeg binary.
+const vmafPython = path.join(VMAF_VENV, 'bin', 'python');
+if (!existsSync(vmafPython)) run('python3', ['-m', 'venv', VMAF_VENV]);
+run(vmafPython, ['-m', 'pip', 'install', '--disable-pip-version-check', '--quiet', `imageio-ffmpeg==${IMAGEIO_FFMPEG_VERSION}`]);
 
 const npmEnv = hasSystemBrowser() ? { PUPPETEER_SKIP_DOWNLOAD: 'true' } : {};
 run('npm', [existsSync(path.join(root, 'package-lock.json')) ? 'ci' : 'install', '--no-audit', '--no-fund'], { env: npmEnv });

@@ -71,6 +71,8 @@ const PER_SECOND = [
   // Captured received frames against their source frames (run/picture-quality.js), luma, code strip excluded.
   { path: 'video.psnrDb', label: 'PSNR (luma)', unit: 'dB', decimals: 2, worseWhen: 'lower', headline: 'detail', row: 18 },
   { path: 'video.ssim', label: 'SSIM (luma)', unit: '', decimals: 4, worseWhen: 'lower', headline: 'detail', row: 19 },
+  // VMAF (libvmaf vmaf_v0.6.1, 0-100) where imageio-ffmpeg's ffmpeg is set up; its motion feature sees the captures as one clip.
+  { path: 'video.vmaf', label: 'VMAF (luma)', unit: '', decimals: 2, worseWhen: 'lower', headline: 'detail', row: 20 },
   { path: 'video.lossPct', label: 'Video packet loss', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 13 },
   // Recovery (client-app/stats.js, lib/loss.js): lost packets no retransmission filled, the flow's wire loss minus that,
   // and what carried the repairs. video.lossPct counts repaired packets as lost (Chromium's RTCP-level loss).

@@ -82,9 +82,9 @@ export const SCHEMA_VERSION = 1;
  *
  * @typedef {{ streams: ReturnType<typeof withGetStatsFreezes>, overall: ReturnType<typeof viewerSection>['overall'] }} ViewerSummary
  * @typedef {Pick<ReturnType<typeof viewerSection>, 'freezes'|'quality'|'readCost'> & { captures: number,
- *   unmatchedCaptures: number, droppedCaptures: number, vmaf: { available: boolean, reason: string } }} ViewerResult
+ *   unmatchedCaptures: number, droppedCaptures: number, vmaf: import('../run/picture-quality.js').VmafAvailability }} ViewerResult
  * @typedef {{ batches: import('./viewer.js').FrameBatch[], scores: import('./viewer.js').QualityScore[], captures: number,
- *   unmatchedCaptures: number, droppedCaptures: number, vmaf: { available: boolean, reason: string } }} ViewerInput
+ *   unmatchedCaptures: number, droppedCaptures: number, vmaf: import('../run/picture-quality.js').VmafAvailability }} ViewerInput
  */
 
 /**

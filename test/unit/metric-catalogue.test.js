@@ -68,6 +68,7 @@ function viewerFixture() {
   });
   const scores = [['p0', 'p1'], ['p1', 'p0']].flatMap(([peer, remote]) => Array.from({ length: 20 }, (_, i) => ({
     peer, remote, epochMs: startMs + i * 1000 + 500, code: (i * 30) % 300, width: 640, height: 360, psnrDb: 30 + (i % 3), ssim: 0.9,
+    vmaf: 80 + (i % 4),
   })));
   return viewerSection({
     batches: [batch('p0', 'local', frames), batch('p1', 'local', frames), batch('p0', 'p1', shown), batch('p1', 'p0', shown)],
