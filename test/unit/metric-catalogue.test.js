@@ -33,6 +33,7 @@ const report = (ts, k) => [
     totalFreezesDuration: 0.2 * k, codecId: 'CV',
     jitterBufferDelay: 1.2 * k, jitterBufferEmittedCount: 29 * k, retransmittedPacketsReceived: 2 * k, fecPacketsReceived: k,
     qpSum: 29 * 40 * k },
+  { id: 'MV', type: 'media-source', kind: 'video', timestamp: ts, frames: 30 * k, framesPerSecond: 30 },
   { id: 'OA', type: 'outbound-rtp', kind: 'audio', timestamp: ts, bytesSent: 5000 * k, codecId: 'CA' },
   { id: 'IA', type: 'inbound-rtp', kind: 'audio', timestamp: ts, bytesReceived: 4900 * k, packetsReceived: 50 * k, packetsLost: k,
     jitter: 0.0021, codecId: 'CA', jitterBufferDelay: 2.4 * k, jitterBufferEmittedCount: 48_000 * k },
