@@ -44,6 +44,8 @@ export function snapshotFromStats(stats) {
         packetsSent: sumPresent(outbound, 'packetsSent'),
         packetSendDelayS: sumPresent(outbound, 'totalPacketSendDelay'),
         framesEncoded: sumPresent(outbound, 'framesEncoded'),
+        // The camera track's frames (media-source): what the sender had to encode, against what it sent.
+        framesCaptured: kind === 'video' ? sumPresent(byType('media-source', 'video'), 'frames') : null,
         encodeTimeS: sumPresent(outbound, 'totalEncodeTime'),
         width: last(outbound, 'frameWidth'),
         height: last(outbound, 'frameHeight'),
@@ -207,6 +209,7 @@ export function intervalMetrics(prev, cur) {
       sentWidth: vOut?.width ?? null,
       sentHeight: vOut?.height ?? null,
       sentFps: perSecond(delta('video', 'out', 'frames')) ?? vOut?.fps ?? null,
+      capturedFps: perSecond(delta('video', 'out', 'framesCaptured')),
       recvWidth: vIn?.width ?? null,
       recvHeight: vIn?.height ?? null,
       recvFps: perSecond(framesDecoded),

@@ -5,16 +5,17 @@
 //   2. npm dependencies (Puppeteer's own browser download skipped when a system Chromium exists)
 //   3. Selenium Grid (`--grid`, grid-hub, grid-node): Java and chromium-driver from Debian, the Grid's jars from Maven
 //      Central into ~/.cache/webrtc-testbed (versions pinned in grid/versions.js); a driver that is not Chromium's is an error
-//   4. the default fake-device media (and the small preset the tests use), and their WebMs for Firefox peers
+//   4. PyPI's imageio-ffmpeg (pinned) in a venv of its own: its static ffmpeg has libvmaf, for VMAF scores
+//   5. the default fake-device media (and the small preset the tests use), and their WebMs for Firefox peers
 // `--npm-only`: step 2 alone (CI jobs that only merge and report).
 // Every command it runs is printed with a leading "$ " so the set-up can be audited and repeated by hand.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { CHROMEDRIVER_PACKAGE, JAVA_PACKAGE, driverMismatch, gridJarsDir, gridPom } from './grid/versions.js';
+import { IMAGEIO_FFMPEG_VERSION, VMAF_VENV } from './lib/system/paths.js';
 import { FIREFOX_HINT, WELL_KNOWN_BROWSER_PATHS, WELL_KNOWN_FIREFOX_PATHS } from './run/browser-path.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -37,6 +38,7 @@ const SYSTEM_PACKAGES = {
   [JAVA_PACKAGE]: 'java',
   maven: 'mvn',
   [CHROMEDRIVER_PACKAGE]: 'chromedriver',
+  'python3-venv': 'python3',
 };
 
 const onPath = (executable) => spawnSync('sh', ['-c', `command -v ${executable}`], { stdio: 'ignore' }).status === 0;
@@ -52,7 +54,8 @@ function run(command, args, options = {}) {
 
 const hasSystemBrowser = () => Boolean(process.env.CHROME_PATH) || WELL_KNOWN_BROWSER_PATHS.some((p) => existsSync(p));
 const hasFirefox = () => Boolean(process.env.FIREFOX_PATH) || WELL_KNOWN_FIREFOX_PATHS.some((p) => existsSync(p));
-const installed = { chromium: hasSystemBrowser, 'firefox-esr': hasFirefox };
+const hasVenv = () => spawnSync('python3', ['-c', 'import ensurepip, venv'], { stdio: 'ignore' }).status === 0;
+const installed = { chromium: hasSystemBrowser, 'firefox-esr': hasFirefox, 'python3-venv': hasVenv };
 /** Ubuntu has no firefox-esr package (its firefox is a snap): there the set-up says how to get Firefox and goes on. */
 const aptHas = (pkg) => /Candidate: (?!\(none\))/.test(spawnSync('apt-cache', ['policy', pkg], { encoding: 'utf8' }).stdout ?? '');
 const missingAll = Object.entries(SYSTEM_PACKAGES)
@@ -81,6 +84,10 @@ if (npmOnly) {
 if (!npmOnly) {
   installGridJars();
   checkChromedriver();
+  // Only from PyPI, never a download of its own: the wheel carries the ffmpeg binary.
+  const vmafPython = path.join(VMAF_VENV, 'bin', 'python');
+  if (!existsSync(vmafPython)) run('python3', ['-m', 'venv', VMAF_VENV]);
+  run(vmafPython, ['-m', 'pip', 'install', '--disable-pip-version-check', '--quiet', `imageio-ffmpeg==${IMAGEIO_FFMPEG_VERSION}`]);
 }
 
 const npmEnv = { npm_config_nodedir: nodeHeadersPrefix(), ...(hasSystemBrowser() ? { PUPPETEER_SKIP_DOWNLOAD: 'true' } : {}) };

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { loadScenario } from '../orchestrator/lib/scenario/scenario-file.js';
 import { formatClock } from '../orchestrator/report/format.js';
+import { runValues } from '../orchestrator/suite/metrics.js';
 import { runCli, runScenarioCli, tempDir } from './helpers/cli.js';
 
 const CODECS = { vp8: 'video/VP8', vp9: 'video/VP9', h264: 'video/H264', av1: 'video/AV1' };
@@ -55,6 +56,11 @@ for (const [name, mimeType] of Object.entries(CODECS)) {
       .map((field) => [field, new Set(measured.map((entry) => entry.video[field]))]));
     assert.deepEqual([...codec], [mimeType.slice(6)]);
     assert.ok(![...encoderImplementation, ...decoderImplementation].includes(null), `${[...encoderImplementation]} / ${[...decoderImplementation]}`);
+    // Neither peer is CPU-limited by the harness's own verdict on an unconstrained call; both were judged.
+    const { harness } = result.summary.cpuLimitation;
+    assert.deepEqual(Object.keys(harness.peers), ['p0', 'p1'], JSON.stringify(harness));
+    for (const peer of ['p0', 'p1']) assert.ok(harness.peers[peer].judgedS > 0 && !harness.peers[peer].limited, JSON.stringify(harness));
+    assert.equal(harness.limited, false);
   });
 }
 
@@ -137,4 +143,20 @@ test('constrained-device: the throttled peer\'s encoder reports cpu, in the time
   const report = readFileSync(path.join(constrained.out, 'report.html'), 'utf8');
   const spans = peers.p1.episodes.map((span) => `${formatClock(span.fromS)}–${formatClock(span.toS)}`).join(', ');
   assert.ok(report.includes(`<b>p1</b> ${peers.p1.limitedS} s (${spans})`), 'the report names p1\'s CPU-limited seconds and spans');
+});
+
+test('constrained-device: the harness\'s own verdict marks p1 CPU-limited and p0 not, in the summary, the report and the suite\'s value', () => {
+  const { result } = constrained;
+  const { harness } = result.summary.cpuLimitation;
+  const p1 = result.timeline.filter((entry) => entry.peer === 'p1' && entry.t > 3);
+  const trace = `${JSON.stringify(harness.peers)}; p1 encode ms ${p1.map((e) => e.video.encodeMsPerFrame).join(' ')}; `
+    + `sent/captured fps ${p1.map((e) => `${e.video.sentFps}/${e.video.capturedFps}`).join(' ')}`;
+  console.log(trace);
+  assert.equal(harness.peers.p1.limited, true, trace);
+  assert.equal(harness.peers.p0.limited, false, trace);
+  assert.ok(harness.peers.p0.judgedS > 0, trace);
+  assert.equal(harness.limited, true);
+  const report = readFileSync(path.join(constrained.out, 'report.html'), 'utf8');
+  assert.match(report, new RegExp(`CPU-limited by the harness's verdict</b>[^<]*.*<b>p1</b> ${harness.peers.p1.limitedS} of ${harness.peers.p1.judgedS} s`));
+  assert.ok(runValues(result).cpuLimitedSharePct > 0.2, `suite value ${runValues(result).cpuLimitedSharePct}`);
 });

@@ -1,5 +1,6 @@
 // Picture quality of captured frames (orchestrator/run/picture-quality.js) with real ffmpeg: matched by the code in
-// their own pixels to the source frame, scaled up to the source size, scored with psnr and ssim.
+// their own pixels to the source frame, scaled up to the source size, scored with psnr and ssim, and VMAF by the
+// set-up's imageio-ffmpeg (`npm run setup`).
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
@@ -9,7 +10,7 @@ import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { test } from 'node:test';
 import { markY4mStream, readLuma, readY4mLayout } from '../media/y4m.js';
-import { IDENTICAL_PSNR_DB, parseStatsFile, scoreCaptures, vmafAvailability } from '../orchestrator/run/picture-quality.js';
+import { IDENTICAL_PSNR_DB, parseStatsFile, parseVmafLog, scoreCaptures, vmafAvailability, VMAF_MODEL } from '../orchestrator/run/picture-quality.js';
 
 test('stats files: psnr_avg and All per frame, inf as the identical-frame value', () => {
   assert.deepEqual(parseStatsFile('n:1 mse_avg:3.20 mse_y:3.20 psnr_avg:43.08 psnr_y:43.08\nn:2 mse_avg:0.00 psnr_avg:inf psnr_y:inf\n', 'psnr'),
@@ -44,22 +45,41 @@ test('captures are matched by their own code, scored at the source size; a lower
     await capture('wrong', await frame(8), 9, 320, 180),
   ];
   await handle.close();
-  const { scores, unmatched } = await scoreCaptures({ captures, media: { p0: { video, frameCode: true } }, workDir: dir });
+  const vmaf = await vmafAvailability();
+  assert.ok(vmaf.available, `VMAF: ${vmaf.reason}`);
+  const media = { p0: { video, frameCode: true } };
+  const { scores, unmatched, vmafFailure } = await scoreCaptures({ captures, media, workDir: dir, vmaf });
   assert.equal(unmatched, 1);
+  assert.equal(vmafFailure, null);
   const byCode = Object.fromEntries(scores.map((score) => [score.code, score]));
   assert.deepEqual(Object.keys(byCode), ['5', '7']);
   assert.equal(byCode[5].psnrDb, IDENTICAL_PSNR_DB);
   assert.equal(byCode[5].ssim, 1);
   assert.ok(byCode[7].psnrDb > 10 && byCode[7].psnrDb < 40, `half size: ${byCode[7].psnrDb} dB`);
   assert.ok(byCode[7].ssim < 0.95, `half size SSIM ${byCode[7].ssim}`);
-  assert.deepEqual(Object.keys(byCode[7]).sort(), ['code', 'epochMs', 'height', 'peer', 'psnrDb', 'remote', 'ssim', 'width']);
+  assert.ok(byCode[5].vmaf > 90, `identical frame VMAF ${byCode[5].vmaf}`);
+  assert.ok(byCode[7].vmaf < byCode[5].vmaf - 10, `half size VMAF ${byCode[7].vmaf} vs ${byCode[5].vmaf}`);
+  assert.deepEqual(Object.keys(byCode[7]).sort(), ['code', 'epochMs', 'height', 'peer', 'psnrDb', 'remote', 'ssim', 'vmaf', 'width']);
+  // Without libvmaf the same pairs keep PSNR and SSIM, and VMAF is null, not a number.
+  const plain = await scoreCaptures({ captures, media, workDir: dir });
+  assert.deepEqual(plain.scores.map((score) => [score.psnrDb, score.vmaf]), scores.map((score) => [score.psnrDb, null]));
   // A sender whose media carry no code scores nothing.
-  const uncoded = await scoreCaptures({ captures, media: { p0: { video, frameCode: false } }, workDir: dir });
-  assert.deepEqual(uncoded, { scores: [], unmatched: 3 });
+  const uncoded = await scoreCaptures({ captures, media: { p0: { video, frameCode: false } }, workDir: dir, vmaf });
+  assert.deepEqual(uncoded, { scores: [], unmatched: 3, vmafFailure: null });
 });
 
-test('VMAF is reported unavailable with the reason, never computed by this ffmpeg', async () => {
+test('VMAF: the set-up ffmpeg has libvmaf and says which; without the venv the reason says to run the set-up', async () => {
   const vmaf = await vmafAvailability();
-  assert.equal(vmaf.available, false);
-  assert.match(vmaf.reason, /libvmaf/);
+  assert.equal(vmaf.available, true, vmaf.reason);
+  assert.match(vmaf.version, /^ffmpeg version \S+ \(imageio-ffmpeg \d/);
+  assert.equal(vmaf.model, VMAF_MODEL);
+  const absent = await vmafAvailability({ python: '/nonexistent/venv/bin/python' });
+  assert.equal(absent.available, false);
+  assert.match(absent.reason, /nonexistent.*npm run setup/);
+});
+
+test('libvmaf JSON log: one VMAF per frame in order, null where a frame has none', () => {
+  const log = JSON.stringify({ version: 'x', frames: [{ frameNum: 0, metrics: { vmaf: 91.5 } }, { frameNum: 1, metrics: {} },
+    { frameNum: 2, metrics: { vmaf: 12 } }] });
+  assert.deepEqual(parseVmafLog(log), [91.5, null, 12]);
 });

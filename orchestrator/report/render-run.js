@@ -92,6 +92,15 @@ function renderProblems(r) {
     items.push(`<li class="cpu-limited"><b>CPU-limited seconds</b> (<code>qualityLimitationReason: cpu</code>, in the measurement window): ${limitedPeers
       .map(([peer, p]) => `<b>${escapeHtml(peer)}</b> ${formatNumber(p.limitedS, 0)} s (${escapeHtml(spans(p))})`).join('; ')}.</li>`);
   }
+  const harness = Object.entries(cpu?.harness?.peers ?? {}).filter(([, p]) => p?.limited);
+  if (harness.length) {
+    const t = cpu.harness.thresholds ?? {};
+    items.push(`<li class="cpu-limited"><b>CPU-limited by the harness's verdict</b> (encode time per frame over ${formatNumber(t.encodeShareOfInterval, 1)} × `
+      + `the captured frame interval, or sent frame rate under ${formatPercent(t.sentShareOfCaptured)} of the captured one while the link was not the limit, `
+      + `in over ${formatPercent(t.share)} of a sender's seconds), whatever the browser's reason said: ${harness
+        .map(([peer, p]) => `<b>${escapeHtml(peer)}</b> ${formatNumber(p.limitedS, 0)} of ${formatNumber(p.judgedS, 0)} s (encode time ${formatNumber(p.encodeS, 0)} s, `
+          + `frame rate ${formatNumber(p.frameRateS, 0)} s)`).join('; ')}.</li>`);
+  }
   const host = r.resources?.hostSaturation;
   if (host?.saturated) {
     items.push(`<li class="cpu-limited"><b>Host saturated:</b> in ${formatPercent(host.share)} of the measured seconds the browsers and the relay `

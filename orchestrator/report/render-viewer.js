@@ -13,15 +13,16 @@ export function renderViewerSummary(r) {
   const n = (value, decimals = 0) => formatNumber(Number.isFinite(value) ? value : null, decimals);
   const freezes = (f) => (Number.isFinite(f?.count) ? `${n(f.count)} · ${n(Number.isFinite(f.totalMs) ? f.totalMs / 1000 : null, 2)} s` : '—');
   const head = ['Stream', 'Glass-to-glass mean', 'p50', 'p95', 'max', 'Frames shown', 'Source frames never shown', 'Freezes as seen',
-    'Freezes (getStats)', 'PSNR (dB)', 'SSIM', 'Captures'];
+    'Freezes (getStats)', 'PSNR (dB)', 'SSIM', 'VMAF mean', 'VMAF p5 · p50 · p95', 'Captures'];
+  const vmaf = (v) => `<td>${n(v?.mean, 1)}</td><td>${v ? `${n(v.p5, 1)} · ${n(v.p50, 1)} · ${n(v.p95, 1)}` : '—'}</td>`;
   const rows = streams.map(([key, s]) => `<tr data-stream="${escapeHtml(key)}"><th scope="row">${escapeHtml(key.replace('->', ' → '))}</th>`
     + `<td>${n(s.glassToGlassMs?.mean)}</td><td>${n(s.glassToGlassMs?.median)}</td><td>${n(s.glassToGlassMs?.p95)}</td><td>${n(s.glassToGlassMs?.max)}</td>`
     + `<td>${n(s.framesShown)}</td><td>${s.frameCode ? n(s.framesSkipped) : '—'}</td><td>${freezes(s.freezes)}</td><td>${freezes(s.getStatsFreezes)}</td>`
-    + `<td>${n(s.quality?.psnrDb, 2)}</td><td>${n(s.quality?.ssim, 4)}</td><td>${n(s.quality?.captures)}</td></tr>`);
+    + `<td>${n(s.quality?.psnrDb, 2)}</td><td>${n(s.quality?.ssim, 4)}</td>${vmaf(s.quality?.vmaf)}<td>${n(s.quality?.captures)}</td></tr>`);
   const o = r.summary.viewer.overall ?? {};
   rows.push(`<tr class="run"><th scope="row">All streams</th><td class="avg">${n(o.glassToGlassMs?.mean)}</td><td class="avg">${n(o.glassToGlassMs?.median)}</td>`
     + `<td class="avg">${n(o.glassToGlassMs?.p95)}</td><td class="avg">${n(o.glassToGlassMs?.max)}</td><td></td><td></td><td class="avg">${freezes(o.freezes)}</td><td></td>`
-    + `<td class="avg">${n(o.quality?.psnrDb, 2)}</td><td class="avg">${n(o.quality?.ssim, 4)}</td><td></td></tr>`);
+    + `<td class="avg">${n(o.quality?.psnrDb, 2)}</td><td class="avg">${n(o.quality?.ssim, 4)}</td>${vmaf(o.quality?.vmaf)}<td></td></tr>`);
   const viewer = r.viewer ?? {};
   const cost = Object.entries(viewer.readCost ?? {}).map(([peer, c]) => `${escapeHtml(peer)} ${n(c?.readMsPerFrame, 3)} ms/frame (${n(c?.cpuPct, 2)} % of a core)`);
   const unscored = [viewer.unmatchedCaptures ? `${n(viewer.unmatchedCaptures)} captures did not carry the code they were filed under and were not scored` : '',
@@ -35,6 +36,7 @@ export function renderViewerSummary(r) {
 display of it, read from the frame code in both pages' frames on the shared clock, to one display refresh (16.7 ms at 60 Hz). A freeze is a picture on
 screen for at least max(3 × the mean of the 30 before it, that mean + 150 ms) (W3C webrtc-stats), as seen (count · total) and as the decoder
 counted it. PSNR and SSIM: luma of the captured received frames, scaled up to the source size, against their source frames, code strip
-excluded. VMAF: ${escapeHtml(viewer.vmaf?.reason ?? 'not computed')}.${cost.length ? ` Reading the frame codes: ${cost.join('; ')}.` : ''}
+excluded; VMAF likewise (0-100; its motion feature sees the captures as one clip, so it compares runs of this harness, not
+published full-rate VMAF): ${escapeHtml(viewer.vmaf?.reason ?? 'not computed')}.${cost.length ? ` Reading the frame codes: ${cost.join('; ')}.` : ''}
 ${unscored.length ? `${unscored.join('; ')}.` : ''}${uncoded.length ? ` No frame code in the media of ${uncoded.join(', ')}: no delay, skips or scores.` : ''}${undelayed.length ? ` No glass-to-glass delay on ${undelayed.join('; ')}.` : ''}</p></section>`;
 }

@@ -1,6 +1,7 @@
 // The rows of the summary table (thesis style: mean ± sd per peer and averaged, next to the
 // scenario's published reference) and of the derived-figures table. Pure.
 
+import { harnessCpuLimitation } from '../lib/devices/cpu-limit.js';
 import { summarize } from '../lib/result/run-summary.js';
 import { RUN_METRIC_PATHS, headlinePaths, metricByPath } from '../lib/result/metric-catalogue.js';
 import { HarnessError } from '../lib/system/errors.js';
@@ -135,6 +136,7 @@ export function buildDerived(result) {
   });
   const figures = {
     utilization: stats.utilization, setupMs: stats.setupMs, timeToSteadyS: meanTimeToSteadyS(steady.changes), ...fair,
+    cpuLimitation: { harness: harnessCpuLimitation(result.timeline, stats.windowS) },
   };
   const peers = Object.keys(stats.peers).sort();
   const finiteOrNull = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);

@@ -86,9 +86,9 @@ function lateness(lateMs) {
 async function scoreViewer(call) {
   if (!call.viewer) return undefined;
   const vmaf = await vmafAvailability();
-  let quality = { scores: [], unmatched: 0 };
+  let quality = { scores: [], unmatched: 0, vmafFailure: null };
   try {
-    quality = await scoreCaptures({ captures: call.viewer.captures, media: call.media.peers, workDir: call.runDir });
+    quality = await scoreCaptures({ captures: call.viewer.captures, media: call.media.peers, workDir: call.runDir, vmaf });
   } catch (error) {
     call.recorder.event({ type: 'warning', source: 'picture-quality', message: `scoring the captured frames failed: ${error.message}` });
   } finally {
@@ -96,6 +96,7 @@ async function scoreViewer(call) {
   }
   return {
     batches: call.viewer.batches, scores: quality.scores, captures: call.viewer.captures.length,
-    unmatchedCaptures: quality.unmatched, droppedCaptures: call.viewer.droppedCaptures, vmaf,
+    unmatchedCaptures: quality.unmatched, droppedCaptures: call.viewer.droppedCaptures,
+    vmaf: quality.vmafFailure ? { ...vmaf, available: false, reason: quality.vmafFailure } : vmaf,
   };
 }

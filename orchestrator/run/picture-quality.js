@@ -8,28 +8,54 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { codeStripHeight, readFrameCode } from '../../client-app/frame-code.js';
 import { readLuma, readY4mLayout } from '../../media/y4m.js';
+import { IMAGEIO_FFMPEG_VERSION, VMAF_VENV } from '../lib/system/paths.js';
 
 const run = promisify(execFile);
 
 /**
  * @typedef {{ peer: string, remote: string, epochMs: number, code: number, width: number, height: number, file: string }} StoredCapture
  *   peer: the receiver; remote: the sender; file: width × height luma bytes
- * @typedef {{ available: boolean, reason: string }} VmafAvailability
+ * @typedef {import('../lib/viewer/viewer.js').VmafAvailability} VmafAvailability
  */
 
+/** libvmaf's built-in model (the filter's default, named so the result says which scored). */
+export const VMAF_MODEL = 'vmaf_v0.6.1';
+
 /**
- * Whether this ffmpeg can compute VMAF. Debian's ffmpeg is built without libvmaf and Debian 12 packages none.
+ * Whether VMAF can be scored: the static ffmpeg of PyPI's imageio-ffmpeg in the set-up's venv, with its libvmaf filter.
+ * Debian's ffmpeg (which scores PSNR and SSIM) is built without libvmaf and Debian 12 packages none.
+ * @param {{ python?: string }} [where]  the venv's python (default: the one `npm run setup` made)
  * @returns {Promise<VmafAvailability>}
  */
-export async function vmafAvailability() {
+export async function vmafAvailability({ python = path.join(VMAF_VENV, 'bin', 'python') } = {}) {
+  let ffmpeg;
+  let wrapper;
   try {
-    const { stdout } = await run('ffmpeg', ['-hide_banner', '-filters'], { maxBuffer: 1 << 22 });
-    return /\blibvmaf\b/.test(stdout)
-      ? { available: false, reason: 'this ffmpeg has the libvmaf filter, but the harness does not score with it yet' }
-      : { available: false, reason: 'this ffmpeg has no libvmaf filter (Debian builds it without; apt-cache search vmaf finds no package on Debian 12)' };
+    const { stdout } = await run(python, ['-c', 'import imageio_ffmpeg as m; print(m.get_ffmpeg_exe()); print(m.__version__)']);
+    [ffmpeg, wrapper] = stdout.trim().split('\n');
   } catch (error) {
-    return { available: false, reason: `ffmpeg -filters failed: ${error.message}` };
+    const why = error.code === 'ENOENT' ? `${python} does not exist` : error.stderr?.trim().split('\n').at(-1) ?? error.message;
+    return { available: false, reason: `no imageio-ffmpeg to score VMAF with (${why}); run \`npm run setup\`` };
   }
+  try {
+    const [{ stdout: filters }, { stdout: version }] = await Promise.all([
+      run(ffmpeg, ['-hide_banner', '-filters'], { maxBuffer: 1 << 22 }), run(ffmpeg, ['-hide_banner', '-version'])]);
+    const found = { ffmpeg, version: `${version.split('\n')[0].replace(/ Copyright.*/, '').trim()} (imageio-ffmpeg ${wrapper})`, model: VMAF_MODEL };
+    return /\blibvmaf\b/.test(filters)
+      ? { available: true, reason: `scored by ${found.version} with libvmaf model ${VMAF_MODEL}`, ...found }
+      : { available: false, reason: `${ffmpeg} has no libvmaf filter; reinstall imageio-ffmpeg==${IMAGEIO_FFMPEG_VERSION} with \`npm run setup\``, ...found };
+  } catch (error) {
+    return { available: false, reason: `${ffmpeg} -filters failed: ${error.message}` };
+  }
+}
+
+/**
+ * Per-frame VMAF from libvmaf's JSON log (log_fmt=json), in frame order.
+ * @param {string} text @returns {Array<number|null>}
+ */
+export function parseVmafLog(text) {
+  const frames = JSON.parse(text).frames ?? [];
+  return frames.map((frame) => (Number.isFinite(frame?.metrics?.vmaf) ? frame.metrics.vmaf : null));
 }
 
 /** ffmpeg prints 'inf' for an identical frame; recorded as this, like other tools' PSNR caps. */
@@ -51,12 +77,13 @@ export function parseStatsFile(text, kind) {
 }
 
 /**
- * Scores every capture whose own pixels carry the code it was filed under (the page's word is checked).
- * @param {{ captures: StoredCapture[], media: Record<string, { video: string, frameCode: boolean }>, workDir: string }} input
- *   media: each sending peer's video file
- * @returns {Promise<{ scores: import('../lib/viewer/viewer.js').QualityScore[], unmatched: number }>}
+ * Scores every capture whose own pixels carry the code it was filed under (the page's word is checked); VMAF too when
+ * `vmaf` is available, by its ffmpeg on the same pairs, scaled and cut alike. A failed VMAF leaves PSNR and SSIM.
+ * @param {{ captures: StoredCapture[], media: Record<string, { video: string, frameCode: boolean }>, workDir: string,
+ *   vmaf?: VmafAvailability }} input  media: each sending peer's video file
+ * @returns {Promise<{ scores: import('../lib/viewer/viewer.js').QualityScore[], unmatched: number, vmafFailure: string|null }>}
  */
-export async function scoreCaptures({ captures, media, workDir }) {
+export async function scoreCaptures({ captures, media, workDir, vmaf }) {
   /** @type {Map<string, StoredCapture[]>} */
   const groups = new Map();
   let unmatched = 0;
@@ -76,6 +103,7 @@ export async function scoreCaptures({ captures, media, workDir }) {
   }
   const scores = [];
   let group = 0;
+  let vmafFailure = null;
   for (const members of groups.values()) {
     const { remote, width, height } = members[0];
     const source = media[remote].video;
@@ -96,24 +124,51 @@ export async function scoreCaptures({ captures, media, workDir }) {
     group += 1;
     const received = path.join(workDir, `received-${group}.gray`);
     const original = path.join(workDir, `source-${group}.gray`);
-    const psnrLog = path.join(workDir, `psnr-${group}.log`);
-    const ssimLog = path.join(workDir, `ssim-${group}.log`);
     await writeFile(received, Buffer.concat(usable.map((capture) => lumaOf.get(capture.file))));
     await writeFile(original, Buffer.concat(sourceFrames));
-    const strip = codeStripHeight(layout.height);
-    const crop = `crop=${layout.width}:${layout.height - strip}:0:${strip}`;
-    const graph = `[0]scale=${layout.width}:${layout.height}:flags=bicubic,${crop},split[r1][r2];[1]${crop},split[s1][s2];`
-      + `[r1][s1]psnr=stats_file=${psnrLog}[p];[r2][s2]ssim=stats_file=${ssimLog}[q]`;
-    const raw = (size, file) => ['-f', 'rawvideo', '-pix_fmt', 'gray', '-s', size, '-r', '1', '-i', file];
     try {
-      await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', ...raw(`${width}x${height}`, received), ...raw(`${layout.width}x${layout.height}`, original),
-        '-filter_complex', graph, '-map', '[p]', '-f', 'null', '-', '-map', '[q]', '-f', 'null', '-'], { maxBuffer: 1 << 22 });
-      const psnr = parseStatsFile(await readFile(psnrLog, 'utf8'), 'psnr');
-      const ssim = parseStatsFile(await readFile(ssimLog, 'utf8'), 'ssim');
-      usable.forEach(({ file, ...capture }, i) => scores.push({ ...capture, psnrDb: psnr[i] ?? null, ssim: ssim[i] ?? null }));
+      const scored = await scoreFiles({ received, original, size: `${width}x${height}`, layout, workDir, group, vmaf });
+      vmafFailure = scored.vmafFailure ?? vmafFailure;
+      usable.forEach(({ file, ...capture }, i) => scores.push({
+        ...capture, psnrDb: scored.psnr[i] ?? null, ssim: scored.ssim[i] ?? null, vmaf: scored.vmaf[i] ?? null }));
     } finally {
-      await Promise.all([received, original, psnrLog, ssimLog].map((file) => rm(file, { force: true })));
+      await Promise.all([received, original].map((file) => rm(file, { force: true })));
     }
   }
-  return { scores, unmatched };
+  return { scores, unmatched, vmafFailure };
+}
+
+/**
+ * ffmpeg's psnr and ssim (system ffmpeg) and libvmaf (`vmaf.ffmpeg`) on two raw luma files of paired frames.
+ * @param {{ received: string, original: string, size: string, layout: { width: number, height: number }, workDir: string,
+ *   group: number, vmaf?: VmafAvailability }} input  size: the received frames' WxH
+ * @returns {Promise<{ psnr: Array<number|null>, ssim: Array<number|null>, vmaf: Array<number|null>, vmafFailure: string|null }>}
+ */
+async function scoreFiles({ received, original, size, layout, workDir, group, vmaf }) {
+  const psnrLog = path.join(workDir, `psnr-${group}.log`);
+  const ssimLog = path.join(workDir, `ssim-${group}.log`);
+  const vmafLog = path.join(workDir, `vmaf-${group}.json`);
+  const strip = codeStripHeight(layout.height);
+  const crop = `crop=${layout.width}:${layout.height - strip}:0:${strip}`;
+  // The received frame scaled up to the source size: what a viewer at that size sees.
+  const pair = `[0]scale=${layout.width}:${layout.height}:flags=bicubic,${crop}`;
+  const raw = (frameSize, file) => ['-f', 'rawvideo', '-pix_fmt', 'gray', '-s', frameSize, '-r', '1', '-i', file];
+  const inputs = ['-hide_banner', '-loglevel', 'error', ...raw(size, received), ...raw(`${layout.width}x${layout.height}`, original)];
+  try {
+    await run('ffmpeg', [...inputs, '-filter_complex', `${pair},split[r1][r2];[1]${crop},split[s1][s2];`
+      + `[r1][s1]psnr=stats_file=${psnrLog}[p];[r2][s2]ssim=stats_file=${ssimLog}[q]`,
+    '-map', '[p]', '-f', 'null', '-', '-map', '[q]', '-f', 'null', '-'], { maxBuffer: 1 << 22 });
+    const psnr = parseStatsFile(await readFile(psnrLog, 'utf8'), 'psnr');
+    const ssim = parseStatsFile(await readFile(ssimLog, 'utf8'), 'ssim');
+    if (!vmaf?.available) return { psnr, ssim, vmaf: [], vmafFailure: null };
+    try {
+      await run(vmaf.ffmpeg, [...inputs, '-filter_complex', `${pair}[r];[1]${crop}[s];`
+        + `[r][s]libvmaf=model=version=${VMAF_MODEL}:log_fmt=json:log_path=${vmafLog}`, '-f', 'null', '-'], { maxBuffer: 1 << 22 });
+      return { psnr, ssim, vmaf: parseVmafLog(await readFile(vmafLog, 'utf8')), vmafFailure: null };
+    } catch (error) {
+      return { psnr, ssim, vmaf: [], vmafFailure: `${vmaf.ffmpeg} libvmaf failed: ${error.stderr?.trim() || error.message}` };
+    }
+  } finally {
+    await Promise.all([psnrLog, ssimLog, vmafLog].map((file) => rm(file, { force: true })));
+  }
 }

@@ -65,7 +65,8 @@ export function buildSuiteSummary({
     errors: (result?.errors ?? []).map((e) => (typeof e === 'string' ? e : e.message)),
     values: result ? runValues(result) : {},
     // A starved host looks like a congested network: runs whose encoders were CPU-limited are named as such.
-    cpuLimited: result?.summary?.cpuLimitation?.limited === true || result?.resources?.hostSaturation?.saturated === true,
+    cpuLimited: result?.summary?.cpuLimitation?.limited === true || result?.summary?.cpuLimitation?.harness?.limited === true
+      || result?.resources?.hostSaturation?.saturated === true,
     // Likewise a run whose emulator fell behind its schedule: its links were not the configured ones.
     emulatorBehind: result?.summary?.emulatorBehind?.behind === true,
   }));

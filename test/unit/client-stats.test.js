@@ -127,3 +127,14 @@ test('encode time per frame: the encoder\'s time over the frames it encoded in t
   assert.equal(intervalMetrics(at(1000, 100, 1.5), at(2000, 100, 1.5)).video.encodeMsPerFrame, null);
   assert.equal(intervalMetrics(at(1000, undefined, undefined), at(2000, undefined, undefined)).video.encodeMsPerFrame, null);
 });
+
+test('captured frame rate: the camera track\'s frames (media-source) per second; a browser without them: unknown', () => {
+  const at = (ts, frames, captured) => snapshotFromStats([
+    { id: 'OV', type: 'outbound-rtp', kind: 'video', timestamp: ts, bytesSent: 0, framesSent: frames },
+    ...(captured === undefined ? [] : [{ id: 'MV', type: 'media-source', kind: 'video', timestamp: ts, frames: captured }]),
+    { id: 'MA', type: 'media-source', kind: 'audio', timestamp: ts, frames: 999 },
+  ]);
+  const m = intervalMetrics(at(1000, 100, 300), at(3000, 112, 360)).video;
+  assert.deepEqual([m.capturedFps, m.sentFps], [30, 6]);
+  assert.equal(intervalMetrics(at(1000, 100), at(2000, 130)).video.capturedFps, null);
+});

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CPU_LIMITED_SHARE, cpuLimitation, emulatorBehind, emulatorBehindWarning } from '../../orchestrator/lib/devices/cpu-limit.js';
+import {
+  CPU_LIMITED_SHARE, HARNESS_THRESHOLDS, cpuLimitation, emulatorBehind, emulatorBehindWarning, harnessCpuLimitation, harnessCpuReason,
+} from '../../orchestrator/lib/devices/cpu-limit.js';
 import { hostSaturation } from '../../orchestrator/lib/result/result.js';
 
 const entry = (t, peer, reason) => ({ t, peer, remote: 'x', video: { qualityLimitationReason: reason } });
@@ -66,4 +68,50 @@ test('an emulator that kept up, or one that does not measure itself, is not flag
   assert.equal(emulatorBehindWarning(kept, 'relay'), null);
   assert.equal(emulatorBehind(null, [0, 2]), null);
   assert.equal(emulatorBehindWarning(null, 'netem'), null);
+});
+
+/** One sender second as the page records it. */
+const sender = (t, peer, video, extra = {}) => ({
+  t, peer, remote: peer === 'p0' ? 'p1' : 'p0', availableOutgoingKbps: 2500, audio: { sendKbps: 30 },
+  video: { sendKbps: 600, capturedFps: 30, sentFps: 30, encodeMsPerFrame: 8, qualityLimitationReason: 'none', ...video }, ...extra,
+});
+
+test('a sender encoding at 90-313 ms a frame and sending 6 of 30 fps is CPU-limited although its browser says none', () => {
+  const timeline = Array.from({ length: 10 }, (_, i) => [
+    sender(i + 1, 'p0', {}),
+    sender(i + 1, 'p1', { encodeMsPerFrame: 90 + i * 25, sentFps: 6 }),
+  ]).flat();
+  const { limited, peers } = harnessCpuLimitation(timeline, [0, 10]);
+  assert.equal(limited, true);
+  assert.deepEqual([peers.p1.limited, peers.p1.limitedS, peers.p1.judgedS, peers.p1.encodeS], [true, 10, 10, 10]);
+  assert.deepEqual(peers.p1.episodes, [{ fromS: 0, toS: 10 }]);
+  assert.deepEqual([peers.p0.limited, peers.p0.limitedS, peers.p0.share], [false, 0, 0]);
+  // The browser's own reason says nothing here: the verdicts are separate.
+  assert.equal(cpuLimitation(timeline, [0, 10]).limited, false);
+  // Encode time within the frame interval, but frames dropped with the link idle: CPU-limited by frame rate.
+  assert.equal(harnessCpuReason(sender(1, 'p1', { encodeMsPerFrame: 30, sentFps: 12 })), 'frameRate');
+  assert.equal(harnessCpuReason(sender(1, 'p1', { encodeMsPerFrame: 34 })), 'encode');
+});
+
+test('a sender that drops frames because the link or its rate estimate is the limit is not called CPU-limited', () => {
+  // The browser says bandwidth.
+  assert.equal(harnessCpuReason(sender(1, 'p0', { sentFps: 8, qualityLimitationReason: 'bandwidth' })), null);
+  // It says none, but sends at 95 % of its estimate of the available rate (a rate cap it has found).
+  assert.equal(harnessCpuReason(sender(1, 'p0', { sentFps: 8, sendKbps: 220 }, { availableOutgoingKbps: 263 })), null);
+  // 0.7 × captured is the line: 21 of 30 fps is not below it.
+  assert.equal(harnessCpuReason(sender(1, 'p0', { sentFps: 21 })), null);
+  assert.equal(HARNESS_THRESHOLDS.sentShareOfCaptured, 0.7);
+});
+
+test('seconds without a captured frame rate (a browser without media-source frames) or not sending are not judged', () => {
+  const timeline = [
+    sender(1, 'p0', { capturedFps: null, encodeMsPerFrame: 200, sentFps: 3 }),
+    sender(2, 'p0', { sendKbps: 0, encodeMsPerFrame: null, sentFps: 0 }),
+  ];
+  assert.equal(harnessCpuReason(timeline[0]), undefined);
+  assert.deepEqual(harnessCpuLimitation(timeline, [0, 10]), { limited: false, thresholds: HARNESS_THRESHOLDS, peers: {} });
+  // One limited second of ten is under the run's share: the peer is not marked, the second still is.
+  const mostlyFine = Array.from({ length: 10 }, (_, i) => sender(i + 1, 'p0', i === 4 ? { encodeMsPerFrame: 120 } : {}));
+  const { peers } = harnessCpuLimitation(mostlyFine, [0, 10]);
+  assert.deepEqual([peers.p0.limited, peers.p0.seconds], [false, [5]]);
 });

@@ -34,6 +34,7 @@ const report = (ts, k) => [
     totalFreezesDuration: 0.2 * k, codecId: 'CV',
     jitterBufferDelay: 1.2 * k, jitterBufferEmittedCount: 29 * k, retransmittedPacketsReceived: 2 * k, fecPacketsReceived: k,
     qpSum: 29 * 40 * k },
+  { id: 'MV', type: 'media-source', kind: 'video', timestamp: ts, frames: 30 * k, framesPerSecond: 30 },
   { id: 'OA', type: 'outbound-rtp', kind: 'audio', timestamp: ts, bytesSent: 5000 * k, codecId: 'CA' },
   { id: 'IA', type: 'inbound-rtp', kind: 'audio', timestamp: ts, bytesReceived: 4900 * k, packetsReceived: 50 * k, packetsLost: k,
     jitter: 0.0021, codecId: 'CA', jitterBufferDelay: 2.4 * k, jitterBufferEmittedCount: 48_000 * k },
@@ -69,6 +70,7 @@ function viewerFixture() {
   });
   const scores = [['p0', 'p1'], ['p1', 'p0']].flatMap(([peer, remote]) => Array.from({ length: 20 }, (_, i) => ({
     peer, remote, epochMs: startMs + i * 1000 + 500, code: (i * 30) % 300, width: 640, height: 360, psnrDb: 30 + (i % 3), ssim: 0.9,
+    vmaf: 80 + (i % 4),
   })));
   return viewerSection({
     batches: [batch('p0', 'local', frames), batch('p1', 'local', frames), batch('p0', 'p1', shown), batch('p1', 'p0', shown)],

@@ -81,8 +81,8 @@ function twoSeconds() {
       ],
       media: { p0: { fps: 30, frames: 300, frameCode: true } },
       mediaStartEpochMs: startMs, durationS: 4, warmupS: 1,
-      scores: [{ peer: 'p1', remote: 'p0', epochMs: startMs + 1500, code: 45, width: 640, height: 360, psnrDb: 31, ssim: 0.9 },
-        { peer: 'p1', remote: 'p0', epochMs: startMs + 1700, code: 51, width: 640, height: 360, psnrDb: 33, ssim: 0.8 }],
+      scores: [{ peer: 'p1', remote: 'p0', epochMs: startMs + 1500, code: 45, width: 640, height: 360, psnrDb: 31, ssim: 0.9, vmaf: 70 },
+        { peer: 'p1', remote: 'p0', epochMs: startMs + 1700, code: 51, width: 640, height: 360, psnrDb: 33, ssim: 0.8, vmaf: 90 }],
     },
   };
 }
@@ -94,7 +94,7 @@ test('per second: glass-to-glass, frames presented and seen, skips, freezes, sco
   assert.deepEqual(second(2), {
     glassToGlassMs: 100, glassToGlassMeanMs: 100, glassToGlassP95Ms: 100, glassToGlassMaxMs: 100,
     // Frames 30-59 minus the 5 lost: 25 presented, 25 pictures; the loss shows as 5 skipped and a 200 ms freeze.
-    framesShown: 25, framesSkipped: 5, shownFps: 25, viewerFreezes: 1, viewerFreezeMs: 200, psnrDb: 32, ssim: 0.85,
+    framesShown: 25, framesSkipped: 5, shownFps: 25, viewerFreezes: 1, viewerFreezeMs: 200, psnrDb: 32, ssim: 0.85, vmaf: 80,
   });
   // Frame 70 shown twice: 31 presented, 30 seen.
   assert.deepEqual([second(3).framesShown, second(3).shownFps, second(3).framesSkipped, second(3).viewerFreezes], [31, 30, 0, 0]);
@@ -103,10 +103,20 @@ test('per second: glass-to-glass, frames presented and seen, skips, freezes, sco
   assert.equal(stream.glassToGlassMs.n, 85);
   assert.equal(stream.glassToGlassMs.mean, 100);
   assert.deepEqual([stream.framesShown, stream.framesSkipped, stream.freezes.count, stream.freezes.totalMs], [86, 5, 1, 200]);
-  assert.deepEqual(stream.quality, { captures: 2, psnrDb: 32, ssim: 0.85 });
+  assert.deepEqual(stream.quality, { captures: 2, psnrDb: 32, ssim: 0.85, vmaf: { mean: 80, p5: 71, p50: 80, p95: 89 } });
+  assert.deepEqual(section.overall.quality.vmaf, { mean: 80, p5: 71, p50: 80, p95: 89 });
   assert.deepEqual(section.overall.freezes, { count: 1, totalMs: 200 });
   assert.deepEqual(section.readCost.p0, { framesRead: 120, readMsPerFrame: 0.1, cpuPct: 0.3 });
   assert.equal(section.quality[0].atS, 1.5);
+});
+
+test('captures without VMAF (no libvmaf) give null VMAF, not 0, beside their PSNR and SSIM', () => {
+  const { input } = twoSeconds();
+  const section = viewerSection({ ...input, scores: input.scores.map(({ vmaf, ...score }) => score) });
+  assert.equal(section.streams['p0->p1'].quality.vmaf, null);
+  assert.equal(section.overall.quality.vmaf, null);
+  assert.equal(section.perSecond.find((row) => row.t === 2 && row.peer === 'p1').video.vmaf, null);
+  assert.equal(section.streams['p0->p1'].quality.psnrDb, 32);
 });
 
 test("a second's mean and median glass-to-glass part where the playout delay jumps mid-second", () => {

@@ -80,3 +80,68 @@ function episodes(seconds) {
   }
   return spans;
 }
+
+/**
+ * The harness's own CPU verdict, beside the browser's reason (which a throttled Chromium kept at `none` while it
+ * encoded at 90-313 ms a frame and sent ~6 of 30 fps). A sender second is CPU-limited when
+ * - its encode time per frame exceeds ENCODE_SHARE_OF_INTERVAL × the captured frame interval (the encoder cannot keep
+ *   up with the camera), or
+ * - it sent fewer than SENT_SHARE_OF_CAPTURED × the captured frames while the link was not the limit: the browser
+ *   said neither `bandwidth` (its rate estimate held it back, which also drops frames) nor was it sending at
+ *   LINK_SHARE_OF_ESTIMATE × its estimate of the available rate or more.
+ * A peer is CPU-limited when more than CPU_LIMITED_SHARE of its sender seconds in the window are.
+ */
+export const HARNESS_THRESHOLDS = Object.freeze({
+  encodeShareOfInterval: 1.0, sentShareOfCaptured: 0.7, linkShareOfEstimate: 0.8, share: CPU_LIMITED_SHARE,
+});
+
+/**
+ * Why one sender second is CPU-limited by the harness's rules ('encode', 'frameRate'), or null; undefined when the
+ * second cannot be judged (no captured frame rate).
+ * @param {{ video?: Record<string, any>, audio?: Record<string, any>, availableOutgoingKbps?: number|null }} entry
+ * @returns {'encode'|'frameRate'|null|undefined}
+ */
+export function harnessCpuReason(entry) {
+  const video = entry.video ?? {};
+  const capturedFps = video.capturedFps;
+  if (!(capturedFps > 0) || typeof video.sentFps !== 'number') return undefined;
+  if (video.encodeMsPerFrame > HARNESS_THRESHOLDS.encodeShareOfInterval * (1000 / capturedFps)) return 'encode';
+  const sendKbps = (video.sendKbps ?? 0) + (entry.audio?.sendKbps ?? 0);
+  const linkBound = video.qualityLimitationReason === 'bandwidth'
+    || (entry.availableOutgoingKbps > 0 && sendKbps >= HARNESS_THRESHOLDS.linkShareOfEstimate * entry.availableOutgoingKbps);
+  return !linkBound && video.sentFps < HARNESS_THRESHOLDS.sentShareOfCaptured * capturedFps ? 'frameRate' : null;
+}
+
+/**
+ * The harness's verdict per sender second and per peer over the window.
+ * @param {Array<{ t: number, peer: string, video?: Record<string, any>, audio?: Record<string, any>,
+ *   availableOutgoingKbps?: number|null }>} timeline
+ * @param {[number, number]} windowS  (from, to]
+ * @returns {{ limited: boolean, thresholds: typeof HARNESS_THRESHOLDS, peers: Record<string, { limited: boolean, share: number|null,
+ *   judgedS: number, limitedS: number, encodeS: number, frameRateS: number, seconds: number[],
+ *   episodes: Array<{ fromS: number, toS: number }> }> }}
+ *   per peer: the seconds judged (with a captured frame rate), those CPU-limited (by encode time, by frame rate) and when
+ */
+export function harnessCpuLimitation(timeline, [fromS, toS]) {
+  /** @type {Map<string, { judged: Set<number>, encode: Set<number>, frameRate: Set<number> }>} */
+  const byPeer = new Map();
+  for (const entry of timeline) {
+    if (!(entry.t > fromS && entry.t <= toS) || !(entry.video?.sendKbps > 0)) continue;
+    const reason = harnessCpuReason(entry);
+    if (reason === undefined) continue;
+    if (!byPeer.has(entry.peer)) byPeer.set(entry.peer, { judged: new Set(), encode: new Set(), frameRate: new Set() });
+    const peer = byPeer.get(entry.peer);
+    const t = Math.round(entry.t);
+    peer.judged.add(t);
+    if (reason) peer[reason].add(t);
+  }
+  const peers = Object.fromEntries([...byPeer].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, p]) => {
+    const seconds = [...new Set([...p.encode, ...p.frameRate])].sort((a, b) => a - b);
+    const share = p.judged.size ? seconds.length / p.judged.size : null;
+    return [name, {
+      limited: share !== null && share > HARNESS_THRESHOLDS.share, share, judgedS: p.judged.size, limitedS: seconds.length,
+      encodeS: p.encode.size, frameRateS: p.frameRate.size, seconds, episodes: episodes([...seconds]),
+    }];
+  }));
+  return { limited: Object.values(peers).some((p) => p.limited), thresholds: HARNESS_THRESHOLDS, peers };
+}

@@ -55,6 +55,8 @@ const PER_SECOND = [
   { path: 'video.freezeCount', label: 'Freezes', unit: 'per s', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 14, codecTable: 6 },
   // Encode time per frame against the frame interval is what WebRTC's CPU adaptation watches (qualityLimitationReason).
   { path: 'video.encodeMsPerFrame', label: 'Encode time per frame', unit: 'ms', decimals: 1, worseWhen: 'higher', side: 'sender' },
+  // The camera track's frame rate (media-source): a sent rate far below it is frames the sender dropped (lib/devices/cpu-limit.js).
+  { path: 'video.capturedFps', label: 'Captured frame rate', unit: 'fps', decimals: 1, worseWhen: 'lower', side: 'sender' },
   { path: 'video.packetSendDelayMs', label: 'Sender pacing delay', unit: 'ms', decimals: 1, worseWhen: 'higher', side: 'sender' },
   { path: 'video.freezeDurationMs', label: 'Frozen time (getStats)', unit: 'ms per s', decimals: 0, worseWhen: 'higher' },
   // What the viewer saw (lib/viewer/viewer.js): frame codes read from the presented frames on both pages, on the shared clock.
@@ -73,6 +75,8 @@ const PER_SECOND = [
   // Captured received frames against their source frames (run/picture-quality.js), luma, code strip excluded.
   { path: 'video.psnrDb', label: 'PSNR (luma)', unit: 'dB', decimals: 2, worseWhen: 'lower', headline: 'detail', row: 18 },
   { path: 'video.ssim', label: 'SSIM (luma)', unit: '', decimals: 4, worseWhen: 'lower', headline: 'detail', row: 19 },
+  // VMAF (libvmaf vmaf_v0.6.1, 0-100) where imageio-ffmpeg's ffmpeg is set up; its motion feature sees the captures as one clip.
+  { path: 'video.vmaf', label: 'VMAF (luma)', unit: '', decimals: 2, worseWhen: 'lower', headline: 'detail', row: 20 },
   { path: 'video.lossPct', label: 'Video packet loss', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 13, chart: { panel: 'loss-recovery', order: 3, line: 'before-retransmission' } },
   // Recovery (client-app/stats.js, lib/result/loss.js): lost packets no retransmission filled, the flow's wire loss minus that,
   // and what carried the repairs. video.lossPct counts repaired packets as lost (Chromium's RTCP-level loss).
@@ -108,6 +112,14 @@ const PER_SECOND = [
 
 /** @type {MetricEntry[]} */
 const PER_RUN = [
+  {
+    // The harness's CPU verdict (lib/devices/cpu-limit.js): the share of the most limited sender's seconds, whatever the browser said.
+    path: 'cpuLimitedSharePct', label: 'CPU-limited sender seconds (harness, worst peer)', unit: '%', scale: 100, decimals: 0,
+    worseWhen: 'higher', fromSummary: (summary) => {
+      const shares = Object.values(summary.cpuLimitation?.harness?.peers ?? {}).map((peer) => peer.share).filter((share) => share !== null);
+      return shares.length ? Math.max(...shares) : undefined;
+    },
+  },
   {
     path: 'utilization', label: 'Utilisation', unit: '%', scale: 100, decimals: 1, worseWhen: 'lower',
     fromSummary: (summary) => summary.utilization?.overall,

@@ -100,9 +100,9 @@ export const SCHEMA_VERSION = 1;
  *
  * @typedef {{ streams: ReturnType<typeof withGetStatsFreezes>, overall: ReturnType<typeof viewerSection>['overall'] }} ViewerSummary
  * @typedef {Pick<ReturnType<typeof viewerSection>, 'freezes'|'quality'|'readCost'> & { captures: number,
- *   unmatchedCaptures: number, droppedCaptures: number, vmaf: { available: boolean, reason: string } }} ViewerResult
+ *   unmatchedCaptures: number, droppedCaptures: number, vmaf: import('../viewer/viewer.js').VmafAvailability }} ViewerResult
  * @typedef {{ batches: import('../viewer/viewer.js').FrameBatch[], scores: import('../viewer/viewer.js').QualityScore[], captures: number,
- *   unmatchedCaptures: number, droppedCaptures: number, vmaf: { available: boolean, reason: string } }} ViewerInput
+ *   unmatchedCaptures: number, droppedCaptures: number, vmaf: import('../viewer/viewer.js').VmafAvailability }} ViewerInput
  */
 
 /**

@@ -4,7 +4,7 @@ import { describe } from '../stats/statistics.js';
 import { fairnessFigures } from '../cross/fairness.js';
 import { meanOf, meanTimeToSteadyS, timeToSteadyTable } from '../stats/steady-rate.js';
 import { peerSeconds, peerTotals } from '../network/topology.js';
-import { cpuLimitation } from '../devices/cpu-limit.js';
+import { cpuLimitation, harnessCpuLimitation } from '../devices/cpu-limit.js';
 
 const NOT_METRICS = new Set(['t', 'intervalS']);
 
@@ -107,6 +107,7 @@ export function summarize({ timeline, warmupS, durationS, setupMs, configured, r
     timeToSteadyS: meanTimeToSteadyS(timeToSteadyTable(timeline, scheduleEvents, durationS).changes),
     // Each peer's connections summed: a mesh peer sends n − 1 copies (J16 §8-3).
     peerTotals: peerTotals(peerSeconds(window), [warmupS, durationS]),
-    cpuLimitation: cpuLimitation(timeline, [warmupS, durationS]),
+    // The browser's reason, and beside it the harness's own verdict from encode time and frame rates.
+    cpuLimitation: { ...cpuLimitation(timeline, [warmupS, durationS]), harness: harnessCpuLimitation(timeline, [warmupS, durationS]) },
   };
 }

@@ -1,10 +1,15 @@
 // Where the harness lives and where runs write: one definition for every command.
 import { accessSync, constants } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const RESULTS_ROOT = path.join(REPO_ROOT, 'results');
+/** The Python venv `npm run setup` puts PyPI's imageio-ffmpeg into: its static ffmpeg has libvmaf (Debian's has not). */
+export const VMAF_VENV = process.env.WEBRTC_TESTBED_VMAF_VENV ?? path.join(os.homedir(), '.cache', 'webrtc-testbed', 'venv');
+/** Pinned: the ffmpeg it ships, and so the VMAF scores, change with its version. */
+export const IMAGEIO_FFMPEG_VERSION = '0.8.1';
 
 /**
  * The first executable file of that name on a PATH-like list of folders, or null.

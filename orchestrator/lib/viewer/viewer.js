@@ -4,6 +4,12 @@
 // picture-quality scores of the captured frames (run/picture-quality.js) per second.
 import { describe, percentile } from '../stats/statistics.js';
 
+/**
+ * Whether VMAF could be scored, and by what (run/picture-quality.js finds it).
+ * @typedef {{ available: boolean, reason: string, ffmpeg?: string, version?: string, model?: string }} VmafAvailability
+ *   ffmpeg, version, model: which binary scored (or would have) and with which libvmaf model
+ */
+
 /** The W3C webrtc-stats freeze: a frame on screen for at least max(3 × avg, avg + 150 ms), avg over the last 30. */
 export const FREEZE_AVERAGE_FRAMES = 30;
 export const FREEZE_MIN_EXTRA_MS = 150;
@@ -15,7 +21,8 @@ export const FREEZE_MIN_EXTRA_MS = 150;
  * @typedef {{ fps: number, frames?: number, frameCode?: boolean }} SourceMedia  a sender's video: rate, loop length,
  *   whether its frames carry the code (media without these fields carry none)
  * @typedef {{ peer: string, remote: string, epochMs: number, code: number, width: number, height: number,
- *   psnrDb: number|null, ssim: number|null }} QualityScore  one captured frame scored against its source frame
+ *   psnrDb: number|null, ssim: number|null, vmaf?: number|null }} QualityScore  one captured frame scored against its source
+ *   frame; vmaf absent or null where no libvmaf scored it
  * @typedef {{ epochMs: number, code: number|null }} Picture  a new picture on screen (repeats of a code merged)
  */
 
@@ -163,6 +170,8 @@ export function viewerSection({ batches, media, mediaStartEpochMs, durationS, wa
   /** @type {Record<string, ReturnType<typeof streamSummary>>} */
   const streams = {};
   const windowDelays = [];
+  /** @type {QualityScore[]} */
+  const windowScores = [];
   for (const log of [...logs.values()].filter(({ source }) => source !== 'local').sort(byPeerSource)) {
     const { peer, source: remote } = log;
     const sender = media[remote];
@@ -226,13 +235,15 @@ export function viewerSection({ batches, media, mediaStartEpochMs, durationS, wa
       : !readable(codes) ? `${peer} read no frame code from the ${codes.length} frames it presented`
         : !local || !readable(local.codes) ? `${remote} read no frame code from its own camera's frames`
           : delays.every((delay) => delay === null) ? `no frame ${peer} presented matched a camera frame of ${remote}` : null;
+    const streamScores = scores.filter((score) => score.peer === peer && score.remote === remote && windowed(score.epochMs));
+    windowScores.push(...streamScores);
     streams[`${remote}->${peer}`] = streamSummary({
       delays: streamDelays,
       freezes: streamFreezes.filter((freeze) => windowed(freeze.endEpochMs)),
       framesShown: sum(windowSeconds.map((bucket) => bucket.frames)),
       framesSkipped: coded ? sum(windowSeconds.map((bucket) => bucket.skipped)) : null,
       unreadable: codes.filter((code, i) => code < 0 && windowed(times[i])).length,
-      scores: scores.filter((score) => score.peer === peer && score.remote === remote && windowed(score.epochMs)),
+      scores: streamScores,
       frameCode: coded,
       unavailable,
     });
@@ -249,26 +260,43 @@ export function viewerSection({ batches, media, mediaStartEpochMs, durationS, wa
     // Of one core, over the call: the share of the page's time spent reading codes.
     cpuPct: round((100 * readMs) / (durationS * 1000), 2),
   }]));
-  return { perSecond, freezes, quality, readCost, streams, overall: overallSummary(Object.values(streams), windowDelays) };
+  return { perSecond, freezes, quality, readCost, streams, overall: overallSummary(Object.values(streams), windowDelays, windowScores) };
 }
 
-/** Each second's mean PSNR and SSIM over its captures, into the matching per-second rows. */
+/** Score fields of a QualityScore and their decimals. */
+const SCORES = /** @type {const} */ ({ psnrDb: 2, ssim: 4, vmaf: 2 });
+/** @param {QualityScore[]} scores @param {keyof typeof SCORES} field @returns {number[]} */
+const valuesOf = (scores, field) => scores.map((score) => score[field]).filter((value) => typeof value === 'number');
+const meanOf = (values, decimals) => (values.length ? round(sum(values) / values.length, decimals) : null);
+
+/** Each second's mean PSNR, SSIM and VMAF over its captures, into the matching per-second rows. */
 function addQualityPerSecond(perSecond, quality) {
   const rows = new Map(perSecond.map((row) => [`${row.t}\n${row.peer}\n${row.remote}`, row]));
-  /** @type {Map<string, { psnr: number[], ssim: number[] }>} */
+  /** @type {Map<string, QualityScore[]>} */
   const bySecond = new Map();
   for (const score of quality) {
     const key = `${Math.ceil(score.atS)}\n${score.peer}\n${score.remote}`;
-    if (!bySecond.has(key)) bySecond.set(key, { psnr: [], ssim: [] });
-    if (score.psnrDb !== null) bySecond.get(key).psnr.push(score.psnrDb);
-    if (score.ssim !== null) bySecond.get(key).ssim.push(score.ssim);
+    if (!bySecond.has(key)) bySecond.set(key, []);
+    bySecond.get(key).push(score);
   }
-  for (const [key, { psnr, ssim }] of bySecond) {
+  for (const [key, scores] of bySecond) {
     const row = rows.get(key);
     if (!row) continue;
-    row.video.psnrDb = psnr.length ? round(sum(psnr) / psnr.length, 2) : null;
-    row.video.ssim = ssim.length ? round(sum(ssim) / ssim.length, 4) : null;
+    for (const field of /** @type {Array<keyof typeof SCORES>} */ (Object.keys(SCORES))) {
+      row.video[field] = meanOf(valuesOf(scores, field), SCORES[field]);
+    }
   }
+}
+
+/**
+ * Mean, p5, p50 and p95 of the captures' VMAF (the low percentile is the one a viewer remembers); null without scores.
+ * @param {QualityScore[]} scores
+ */
+function vmafSpread(scores) {
+  const sorted = valuesOf(scores, 'vmaf').sort((a, b) => a - b);
+  if (!sorted.length) return null;
+  const at = (p) => round(percentile(sorted, p), 2);
+  return { mean: meanOf(sorted, 2), p5: at(5), p50: at(50), p95: at(95) };
 }
 
 /**
@@ -279,8 +307,6 @@ function addQualityPerSecond(perSecond, quality) {
  */
 function streamSummary({ delays, freezes, framesShown, framesSkipped, unreadable, scores, frameCode, unavailable }) {
   const sorted = [...delays].sort((a, b) => a - b);
-  const psnr = scores.map((score) => score.psnrDb).filter((value) => value !== null);
-  const ssim = scores.map((score) => score.ssim).filter((value) => value !== null);
   return {
     frameCode,
     unavailable,
@@ -291,17 +317,18 @@ function streamSummary({ delays, freezes, framesShown, framesSkipped, unreadable
     freezes: { count: freezes.length, totalMs: round(sum(freezes.map((freeze) => freeze.durationMs))) },
     quality: {
       captures: scores.length,
-      psnrDb: psnr.length ? round(sum(psnr) / psnr.length, 2) : null,
-      ssim: ssim.length ? round(sum(ssim) / ssim.length, 4) : null,
+      psnrDb: meanOf(valuesOf(scores, 'psnrDb'), 2),
+      ssim: meanOf(valuesOf(scores, 'ssim'), 4),
+      vmaf: vmafSpread(scores),
     },
   };
 }
 
 /**
  * Every stream together: glass-to-glass over every matched frame, freezes summed, quality over every capture.
- * @param {Array<ReturnType<typeof streamSummary>>} streams @param {number[]} delays
+ * @param {Array<ReturnType<typeof streamSummary>>} streams @param {number[]} delays @param {QualityScore[]} scores
  */
-function overallSummary(streams, delays) {
+function overallSummary(streams, delays, scores) {
   const sorted = [...delays].sort((a, b) => a - b);
   const weighted = (field) => {
     const scored = streams.filter((stream) => stream.quality[field] !== null);
@@ -314,7 +341,7 @@ function overallSummary(streams, delays) {
       count: sum(streams.map((stream) => stream.freezes.count)),
       totalMs: round(sum(streams.map((stream) => stream.freezes.totalMs))),
     },
-    quality: { psnrDb: round(weighted('psnrDb'), 2), ssim: round(weighted('ssim'), 4) },
+    quality: { psnrDb: round(weighted('psnrDb'), 2), ssim: round(weighted('ssim'), 4), vmaf: vmafSpread(scores) },
   };
 }
 
