@@ -127,10 +127,10 @@ test('a page repeating its offer and a page whose offers Janus refuses hold no J
         rewriteCandidate: async ({ candidate }) => candidate,
         onError: (error) => bridgeErrors.push(error.message),
       });
-      server = await startSignalingServer({ room, peers: PEERS, bridge: bridge.handle });
+      server = await startSignalingServer({ room, secrets: SECRETS, bridge: bridge.handle });
       server.events.on('rejected', (rejection) => rejected.push(rejection.reason));
-      const p0 = await joinedClient(server.wsUrl, room, 'p0');
-      const p1 = await joinedClient(server.wsUrl, room, 'p1');
+      const p0 = await joinedClient(server.wsUrl, room, 'p0', SECRETS.get('p0'));
+      const p1 = await joinedClient(server.wsUrl, room, 'p1', SECRETS.get('p1'));
       assert.equal((await p0.next()).type, 'peer-joined');
       p0.send({ type: 'offer', to: 'sfu', sdp: PUBLISH_OFFER });
       const answer = await p0.next(10_000);
