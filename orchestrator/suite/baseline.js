@@ -3,7 +3,7 @@
 import { InputError } from '../lib/system/errors.js';
 import { describeValue, expectNumber, expectObject, expectText } from '../lib/input/validate.js';
 import { cliffsDelta, mannWhitneyU } from '../lib/stats/significance.js';
-import { percentile } from '../lib/stats/statistics.js';
+import { median } from '../lib/stats/statistics.js';
 import { headlinePaths } from '../lib/result/metric-catalogue.js';
 import { KNOWN_METRICS, WORSE_WHEN } from './metrics.js';
 
@@ -176,9 +176,6 @@ export function parseBaseline(raw, file) {
   }
   return /** @type {Baseline} */ (top);
 }
-
-/** @param {number[]} values */
-const median = (values) => percentile([...values].sort((a, b) => a - b), 50);
 
 /**
  * @typedef {{ metric: string, worseWhen: 'lower'|'higher', baseline: { n: number, median: number|null, values: number[] },

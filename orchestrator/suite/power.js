@@ -1,7 +1,7 @@
 // What the regression gate can detect: its own decision (baseline.js compareMetric) resampled over pools of
 // measured runs, per effect size and metric (pure). Used by bench/regression-power.js; method in docs/suites.md.
 import { createRandom } from '../lib/stats/random.js';
-import { percentile } from '../lib/stats/statistics.js';
+import { median } from '../lib/stats/statistics.js';
 import { MIN_RUNS_PER_SIDE, compareMetric } from './baseline.js';
 
 /**
@@ -26,9 +26,6 @@ export function drawIndices(n, k, random) {
   }
   return order.slice(0, k);
 }
-
-/** @param {number[]} values */
-const median = (values) => percentile([...values].sort((a, b) => a - b), 50);
 
 /** @param {RunValues[]} runs @param {string} metric */
 const valuesOf = (runs, metric) => runs.map((run) => run[metric]).filter((value) => Number.isFinite(value));

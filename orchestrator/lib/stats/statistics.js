@@ -13,6 +13,12 @@ export function percentile(sorted, p) {
 }
 
 /**
+ * The median of unsorted values (null for none).
+ * @param {number[]} values
+ */
+export const median = (values) => percentile([...values].sort((a, b) => a - b), 50);
+
+/**
  * mean, sample standard deviation (n − 1), median, p5, p95 and n of the finite values; null fields when there are none.
  * @param {Array<number|null|undefined>} values
  * @returns {{ mean: number|null, sd: number|null, median: number|null, p5: number|null, p95: number|null, n: number }}
