@@ -2,10 +2,11 @@
 // 0600 file that the project's commands on this machine read without flags; elsewhere they come from a copy of that file
 // (--grid-secrets) or the environment. Never logged, never on a command line.
 import { randomBytes } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { InputError } from '../lib/system/errors.js';
+import { readJsonFile } from '../lib/input/json-file.js';
 import { writeSecretFile } from '../lib/system/files.js';
 
 /** @typedef {import('../lib/grid/grid-config.js').GridSecrets} GridSecrets */
@@ -45,13 +46,9 @@ export function readSecrets(file, env = process.env) {
     return /** @type {GridSecrets} */ (Object.fromEntries(Object.entries(SECRET_ENV).map(([key, name]) => [key, env[name]])));
   }
   const where = file ?? localSecretsFile(env);
-  let parsed;
-  try {
-    parsed = JSON.parse(readFileSync(where, 'utf8'));
-  } catch (error) {
-    throw new InputError(`the Grid's secrets: cannot read ${where} (${error.code ?? error.message}); on the hub's machine \`grid-hub\` writes it, `
-      + `elsewhere copy it and pass --grid-secrets <file>, or set ${Object.values(SECRET_ENV).join(', ')}`);
-  }
+  // Bounded, regular files only, and no error quotes the file: --grid-secrets may name any file.
+  const parsed = /** @type {any} */ (readJsonFile(where, "Grid's secrets file", `on the hub's machine \`grid-hub\` writes it, `
+    + `elsewhere copy it and pass --grid-secrets <file>, or set ${Object.values(SECRET_ENV).join(', ')}`));
   for (const key of Object.keys(SECRET_ENV)) {
     if (typeof parsed?.[key] !== 'string' || !parsed[key]) throw new InputError(`${where}: field ${key} is missing; copy the file grid-hub wrote again`);
   }

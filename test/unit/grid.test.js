@@ -109,8 +109,20 @@ test('the Grid\'s secrets: a 0600 file for this machine, else --grid-secrets, el
     writeFileSync(partial, JSON.stringify({ registrationSecret: 'r', username: 'u' }));
     assert.throws(() => readSecrets(partial, env), /partial\.json: field password is missing/);
     written.remove();
-    assert.throws(() => readSecrets(undefined, env), /grid-secrets\.json \(ENOENT\); on the hub's machine `grid-hub` writes it/);
+    assert.throws(() => readSecrets(undefined, env), /grid-secrets\.json: cannot read the Grid's secrets file \(no such file\); on the hub's machine `grid-hub` writes it/);
   } finally {
     if (previous === undefined) delete process.env.XDG_CONFIG_HOME; else process.env.XDG_CONFIG_HOME = previous;
   }
+});
+
+test('--grid-secrets naming a file that is not one (a shadow-like text, a device) is refused without quoting a byte of it', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'wtb-grid-secrets-'));
+  const shadow = path.join(dir, 'shadow');
+  writeFileSync(shadow, 'root:$6$saltsalt$hashhashhash:20000:0:99999:7:::\n');
+  assert.throws(() => readSecrets(shadow, {}), (error) => {
+    assert.match(error.message, /shadow:\d+:\d+: invalid JSON in the Grid's secrets file/);
+    assert.doesNotMatch(error.message, /root|saltsalt|hashhash/);
+    return true;
+  });
+  assert.throws(() => readSecrets('/dev/zero', {}), /\/dev\/zero: the Grid's secrets file is not a regular file/);
 });
