@@ -2,6 +2,7 @@
 // sections so a partial result (aborted run, crashed peer) still renders.
 
 import { readFile } from 'node:fs/promises';
+import { parseReason } from '../lib/input/json-file.js';
 import { InputError } from '../lib/system/errors.js';
 import { SCHEMA_VERSION } from '../lib/result/result.js';
 
@@ -25,7 +26,7 @@ export function parseResult(text, file) {
     throw new InputError(
       truncated
         ? `${file} is truncated (${text.length} bytes, JSON ends early): the run was interrupted while writing it. Re-run the scenario.`
-        : `${file} is not valid JSON (${error.message}). Fix or delete the file, or re-run the scenario.`,
+        : `${file} is not valid JSON (${parseReason(error.message)}). Fix or delete the file, or re-run the scenario.`,
       { cause: error },
     );
   }

@@ -45,7 +45,7 @@ function at(shown, text, offset) {
  * JSON.parse's reason without the file's text: V8 quotes the token and a stretch of the input around it.
  * @param {string} message
  */
-function parseReason(message) {
+export function parseReason(message) {
   if (/^Unexpected token/.test(message)) return 'unexpected character';
   return message.replace(/ in JSON at position.*$/s, '').replace(/, ".*$/s, '');
 }
