@@ -163,7 +163,7 @@ export class UdpRelay {
 
   /**
    * The relay's own load per completed second since the last call: datagrams in and out, its event loop's busy
-   * share, and how late datagrams left (behind: p99 over 1 ms, the relay was no longer an exact emulator).
+   * share, and how late datagrams left (behind: p99 over 2 ms, the relay was no longer an exact emulator).
    * @returns {import('./load-meter.js').LoadRow[]}
    */
   loadTruth() {

@@ -95,7 +95,7 @@ export const SCHEMA_VERSION = 1;
  * @property {number|null} busyPct  share of the second its event loop was busy, in %
  * @property {number|null} lateP99Ms  how late datagrams left against their schedule (null: none left)
  * @property {number|null} lateMaxMs
- * @property {boolean} behind      lateP99Ms over 1 ms: it fell behind its schedule and was no longer exact that second
+ * @property {boolean} behind      lateP99Ms over 2 ms: it fell behind its schedule and was no longer exact that second
  * @typedef {Omit<EmulatorLoadRow, 'epochMs'> & { t: number|null }} EmulatorLoadEntry  network.emulatorLoad's, on the media clock
  *
  * @typedef {{ streams: ReturnType<typeof withGetStatsFreezes>, overall: ReturnType<typeof viewerSection>['overall'] }} ViewerSummary
