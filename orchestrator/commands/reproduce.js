@@ -33,6 +33,8 @@ export const builder = (yargs) => yargs
   })
   .option('dry-run', { type: 'boolean', default: false, describe: 'print each planned run (and with --resume whether it is kept), run nothing' })
   .option('repetitions', { type: 'number', default: DEFAULTS.repetitions, describe: 'runs per scenario' })
+  .option('multi-party-repetitions', { type: 'number', describe: 'runs per scenario with more than two browsers (default --repetitions)' })
+  .option('max-runs', { type: 'number', describe: 'run at most this many runs (kept ones not counted), then stop: go on later with --resume' })
   .option('time-scale', { type: 'number', default: 1, describe: 'compress every scenario\'s clock (a smoke check, not a reproduction)' })
   .option('video', { type: 'string', default: DEFAULTS.video, describe: `video preset (${Object.keys(PRESETS).join(', ')}; J16 used 1080p50) or a .y4m file` })
   .option('media-source', { choices: MEDIA_SOURCES, describe: 'video rates of every run: rfc8867 or browser (default: each scenario\'s; rmcat-* use rfc8867)' })
@@ -47,7 +49,10 @@ export const builder = (yargs) => yargs
     }
     if (argv.all && argv.table !== undefined) throw new InputError(`--all runs every table; drop the table name '${argv.table}'`);
     if (argv.resume && !argv.out) throw new InputError('--resume needs --out <the suite directory to continue>');
-    if (!(Number.isInteger(argv.repetitions) && argv.repetitions >= 1)) throw new InputError(`--repetitions must be an integer of at least 1, got ${argv.repetitions}`);
+    for (const flag of ['repetitions', 'multi-party-repetitions', 'max-runs']) {
+      const value = argv[flag];
+      if (value !== undefined && !(Number.isInteger(value) && value >= 1)) throw new InputError(`--${flag} must be an integer of at least 1, got ${value}`);
+    }
     if (!(argv.timeScale > 0)) throw new InputError(`--time-scale must be a number above 0, got ${argv.timeScale}`);
     checkVideoFlag(argv.video);
     return true;
@@ -70,16 +75,18 @@ export async function handler(argv) {
     video: PRESETS[argv.video] ? argv.video : path.resolve(argv.video),
     assertionsFile: null,
     regression: DEFAULT_REGRESSION,
-    entries: [...new Set(tables.flatMap(tableScenarios))].map((name) => ({
-      name, source: name, repetitions: argv.repetitions,
-      scenario: loadScenario(name, { timeScale: argv.timeScale, traceDirs: traceDirs(argv), mediaSource: argv.mediaSource }),
-    })),
+    entries: [...new Set(tables.flatMap(tableScenarios))].map((name) => {
+      const scenario = loadScenario(name, { timeScale: argv.timeScale, traceDirs: traceDirs(argv), mediaSource: argv.mediaSource });
+      // Two-party calls are the tables with a published spread to compare with (issue: 3 runs at least, the rest 1).
+      const repetitions = scenario.allPeers > 2 ? argv.multiPartyRepetitions ?? argv.repetitions : argv.repetitions;
+      return { name, source: name, repetitions, scenario };
+    }),
   };
   if (argv.dryRun) return printPlan(suite.entries, argv);
   installProcessHandlers();
   const { summary, suiteDir, paths } = await runSuite({
     suite, assertions: {}, assertionsFile: null, regression: suite.regression, outDir: argv.out, resume: argv.resume,
-    browserPath: argv.browserPath, headful: argv.headful, log: (line) => console.error(line),
+    browserPath: argv.browserPath, headful: argv.headful, log: (line) => console.error(line), maxNewRuns: argv.maxRuns,
   });
   const pages = tables.map((t) => `reproduction: ${displayPath(path.join(suiteDir, reproductionFileName(t.id)))}`).join('\n');
   console.log(`\n${summary.outcome}: ${summary.counts.passedRuns} of ${summary.counts.runs} runs passed\n${pages}\nsuite: ${displayPath(paths.page)}`);

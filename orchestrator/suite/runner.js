@@ -30,13 +30,15 @@ import { defaultSuiteDir, writeSuiteOutputs } from './suite-dir.js';
  * @param {import('./suite-dir.js').Remember|null} [options.remember] write the suite to the results store
  * @param {boolean} [options.resume] keep each run whose result.json in the suite directory is complete
  *   (lib/scenario/reproductions/resume.js)
+ * @param {number} [options.maxNewRuns] run at most this many runs (kept ones not counted), then stop: a long
+ *   reproduction runs in chunks, each resumed with `resume`
  * @param {typeof runScenario} [options.runOne] runs one scenario (a test's fake; default the real run)
  * @returns {Promise<{ summary: object, suiteDir: string, paths: Record<string, string> }>}
  * @throws {HarnessError} after writing the outputs, when the environment (or an input only a run could check) stopped the suite
  */
 export async function runSuite({
   suite, assertions, assertionsFile, baseline = null, regression, allowMachineMismatch = false, shard = null, outDir, browserPath,
-  headful = false, log = () => {}, remember = null, resume = false, runOne = runScenario,
+  headful = false, log = () => {}, remember = null, resume = false, maxNewRuns = Infinity, runOne = runScenario,
 }) {
   const startedAt = new Date();
   const suiteDir = path.resolve(outDir ?? defaultSuiteDir(suite.name, startedAt));
@@ -47,6 +49,8 @@ export async function runSuite({
   let haltingError = null;
   let interrupted = false;
   let machineChecked = false;
+  let newRuns = 0;
+  let notYetRun = 0;
   const stopListening = onInterrupt(() => { interrupted = true; });
 
   log(`suite ${suite.name}${shard ? ` shard ${shard.index}/${shard.count}` : ''}: ${plan.length} runs of ${entries.map((e) => e.name).join(', ') || 'nothing (empty shard)'} -> ${suiteDir}`);
@@ -64,6 +68,9 @@ export async function runSuite({
           continue;
         }
       }
+      // Past the chunk's size the loop goes on only to collect the runs already kept.
+      if (newRuns === maxNewRuns) { notYetRun += 1; continue; }
+      newRuns += 1;
       const progress = createProgress({ durationS: entry.scenario.durationS });
       progress.log(`[${i + 1}/${plan.length}] ${entry.name} run ${repetition}/${entry.repetitions} (${entry.scenario.durationS} s)`);
       let result;
@@ -108,6 +115,7 @@ export async function runSuite({
   } finally {
     stopListening();
   }
+  if (notYetRun) problems.push(`${notYetRun} run(s) not run yet (--max-runs ${maxNewRuns}): run the same command again, with --resume, to go on`);
 
   const summary = buildSuiteSummary({
     suite, regression, assertions, assertionsFile, scenarios: entries.map((e) => e.name), runs, baseline, shard,

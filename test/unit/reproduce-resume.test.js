@@ -61,3 +61,39 @@ test('a resumed suite re-runs only the partial and missing runs and renders the 
   for (const name of names) assert.match(page, new RegExp(`<tr data-scenario="${name}">.*?1/1 runs passed`, 's'));
   assert.ok(existsSync(path.join(out, 'summary.json')));
 });
+
+test('--max-runs runs a chunk of the missing runs, keeps the complete ones in the summary, and says what is left', async () => {
+  const out = mkdtempSync(path.join(os.tmpdir(), 'wtb-chunk-'));
+  await mkdir(path.join(out, 'bandwidth-250/run-1'), { recursive: true });
+  await writeFile(path.join(out, 'bandwidth-250/run-1/result.json'), JSON.stringify(resultOf('bandwidth-250')));
+  /** @type {string[]} */
+  const ran = [];
+  const runOne = async ({ scenario, outDir }) => {
+    ran.push(`${scenario.name}/${path.basename(outDir)}`);
+    const result = resultOf(scenario.name);
+    await mkdir(outDir, { recursive: true });
+    await writeFile(path.join(outDir, 'result.json'), JSON.stringify(result));
+    return { result };
+  };
+  const names = ['bandwidth-1500', 'bandwidth-750', 'bandwidth-250'];
+  const suite = {
+    name: 'reproduce-j16-table-8-4', description: 'test', file: 'reproduce j16-table-8-4', emulator: 'relay', video: '720p30',
+    assertionsFile: null, regression: DEFAULT_REGRESSION,
+    entries: names.map((name) => ({ name, source: name, repetitions: 2, scenario: loadScenario(name) })),
+  };
+  const chunk = () => runSuite({
+    suite, assertions: {}, assertionsFile: null, regression: suite.regression, outDir: out, resume: true, maxNewRuns: 2,
+    runOne: /** @type {any} */ (runOne),
+  });
+  const first = (await chunk()).summary;
+  assert.deepEqual(ran, ['bandwidth-1500/run-1', 'bandwidth-1500/run-2']);
+  assert.deepEqual(first.runs.map((r) => `${r.scenario}/${r.dir.split('/')[1]}`), [...ran, 'bandwidth-250/run-1'], 'the kept run after the chunk is in the summary');
+  assert.match(first.problems.join('\n'), /3 run\(s\) not run yet \(--max-runs 2\)/);
+  await chunk();
+  await chunk();
+  assert.deepEqual(ran.slice(2), ['bandwidth-750/run-1', 'bandwidth-750/run-2', 'bandwidth-250/run-2']);
+  const last = (await chunk()).summary;
+  assert.equal(ran.length, 5, 'nothing left to run');
+  assert.equal(last.runs.length, 6);
+  assert.deepEqual(last.problems, []);
+});
