@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { missingTimelineFields } from '../lib/scenario/peer-browsers.js';
 import { REPO_ROOT } from '../lib/system/paths.js';
+import { harnessCommit } from '../lib/system/harness-commit.js';
 
 const HARNESS_VERSION = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version;
 
@@ -41,6 +42,7 @@ export function describeEnvironment({
   const joined = (field) => [...new Set(Object.values(perPeer).map((entry) => entry[field]).filter((value) => value !== null))].join(' + ') || null;
   return {
     harnessVersion: HARNESS_VERSION,
+    commit: harnessCommit(REPO_ROOT),
     browser: { name: joined('name'), version: joined('version'), path: joined('path'), source: joined('source') },
     browsers: perPeer,
     emulator: emulator?.name ?? emulatorName,
