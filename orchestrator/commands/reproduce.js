@@ -13,6 +13,7 @@ import { installProcessHandlers } from '../lib/system/shutdown.js';
 import { DEFAULT_REGRESSION } from '../suite/baseline.js';
 import { reproductionFileName } from '../suite/render-reproduction.js';
 import { runSuite } from '../suite/runner.js';
+import { publishReproduction } from '../suite/publish-reproduction.js';
 import { checkVideoFlag } from '../suite/cli.js';
 import { suiteExitCode } from '../suite/summary.js';
 
@@ -34,6 +35,11 @@ export const builder = (yargs) => yargs
   .option('dry-run', { type: 'boolean', default: false, describe: 'print each planned run (and with --resume whether it is kept), run nothing' })
   .option('repetitions', { type: 'number', default: DEFAULTS.repetitions, describe: 'runs per scenario' })
   .option('multi-party-repetitions', { type: 'number', describe: 'runs per scenario with more than two browsers (default --repetitions)' })
+  .option('publish', {
+    type: 'string',
+    describe: 'run nothing: add the finished runs in --out to the reproduction in this folder (runs.json + README.md; '
+      + 'the repository\'s is docs/reproduction)',
+  })
   .option('max-runs', { type: 'number', describe: 'run at most this many runs (kept ones not counted), then stop: go on later with --resume' })
   .option('time-scale', { type: 'number', default: 1, describe: 'compress every scenario\'s clock (a smoke check, not a reproduction)' })
   .option('video', { type: 'string', default: DEFAULTS.video, describe: `video preset (${Object.keys(PRESETS).join(', ')}; J16 used 1080p50) or a .y4m file` })
@@ -48,6 +54,7 @@ export const builder = (yargs) => yargs
       throw new InputError(`name a table (${REPRODUCTIONS.map((t) => t.id).join(', ')}), or pass --all or --list`);
     }
     if (argv.all && argv.table !== undefined) throw new InputError(`--all runs every table; drop the table name '${argv.table}'`);
+    if (argv.publish !== undefined && !argv.out) throw new InputError('--publish needs --out <the suite directory whose runs to publish>');
     if (argv.resume && !argv.out) throw new InputError('--resume needs --out <the suite directory to continue>');
     for (const flag of ['repetitions', 'multi-party-repetitions', 'max-runs']) {
       const value = argv[flag];
@@ -83,6 +90,11 @@ export async function handler(argv) {
     }),
   };
   if (argv.dryRun) return printPlan(suite.entries, argv);
+  if (argv.publish !== undefined) {
+    const { runs, added, files } = await publishReproduction(argv.out, argv.publish, { planned: planRuns(suite.entries).length });
+    console.log(`published ${runs} runs (${added} new) of ${planRuns(suite.entries).length} planned: ${files.map(displayPath).join(', ')}`);
+    return;
+  }
   installProcessHandlers();
   const { summary, suiteDir, paths } = await runSuite({
     suite, assertions: {}, assertionsFile: null, regression: suite.regression, outDir: argv.out, resume: argv.resume,

@@ -6,7 +6,7 @@ import { escapeHtml, formatDifference, formatNumber, statusBadge } from '../repo
 import { renderPage } from '../report/page.js';
 
 /** @param {string} path */
-const metricInfo = (path) => columnMetric(path) ?? { label: path, unit: '', decimals: null, scale: 1 };
+export const metricInfo = (path) => columnMetric(path) ?? { label: path, unit: '', decimals: null, scale: 1 };
 
 const STYLE = `<style>
 table.reproduction td { vertical-align: top; } table.reproduction .ours { font-weight: 600; display: block; }
@@ -19,14 +19,14 @@ ol.causes li { margin: .2em 0; } table.reproduction td.verdict { max-width: 28em
 export const reproductionFileName = (id) => `reproduction-${id}.html`;
 
 /** A value in the unit the catalogue shows it in (utilisation as %). @param {string} path @param {number|null|undefined} value */
-function shown(path, value) {
+export function shown(path, value) {
   if (path.startsWith('×')) return Number.isFinite(value) ? value : null;
   const info = metricInfo(path);
   return Number.isFinite(value) ? value * (info.scale ?? 1) : null;
 }
 
-/** @param {string} path @param {number|null|undefined} value */
-const format = (path, value) => formatNumber(shown(path, value), path.startsWith('×') ? 2 : metricInfo(path).decimals ?? undefined);
+/** A cell's value as the pages show it. @param {string} path a column key @param {number|null|undefined} value */
+export const format = (path, value) => formatNumber(shown(path, value), path.startsWith('×') ? 2 : metricInfo(path).decimals ?? undefined);
 
 /**
  * @param {ReturnType<typeof import('../lib/scenario/reproductions.js').buildReproduction>['rows'][number]['cells'][number]} cell

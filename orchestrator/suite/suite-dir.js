@@ -9,8 +9,8 @@ import { describeValue } from '../lib/input/validate.js';
 import { RESULTS_ROOT } from '../lib/system/paths.js';
 import { loadResult, writeIndex } from '../report/write.js';
 import { displayPath, readJsonFile } from '../lib/input/json-file.js';
-import { buildReproduction, reproductionValues, reproductionsOf, tableScenarios } from '../lib/scenario/reproductions.js';
-import { listScenarios, loadScenario } from '../lib/scenario/scenario-file.js';
+import { buildReproduction, reproductionsOf, tableScenarios } from '../lib/scenario/reproductions.js';
+import { collectTableRuns, commonMediaSource, referencesOf } from './reproduction-runs.js';
 import { renderReproductionPage, reproductionFileName } from './render-reproduction.js';
 import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
@@ -98,33 +98,13 @@ export async function writeReproductionPages(suiteDir, summary) {
   const tables = reproductionsOf(summary.scenarios.map((s) => s.name));
   if (!tables.length) return [];
   const needed = new Set(tables.flatMap(tableScenarios));
-  const shippedFile = new Map(listScenarios().map((s) => [s.name, s.file]));
-  /** @type {import('../lib/scenario/reproductions.js').ReproductionRun[]} */
-  const runs = [];
-  /** @type {Map<string, Set<string>>} scenario -> the media sources its runs used (result.json environment.mediaSource) */
-  const sources = new Map();
-  // One at a time, keeping only the few numbers a table needs (a nightly has 100+ results of a few MB each).
-  for (const run of summary.runs) {
-    if (!needed.has(run.scenario)) continue;
-    const result = await loadResult(path.join(suiteDir, run.dir, 'result.json')).catch(() => null);
-    if (result && result.scenario?.file !== shippedFile.get(run.scenario)) continue;
-    if (result) sources.set(run.scenario, (sources.get(run.scenario) ?? new Set()).add(result.environment?.mediaSource ?? 'browser'));
-    runs.push({ scenario: run.scenario, repetition: run.repetition, status: result ? run.status : 'missing', report: run.report, ...reproductionValues(result) });
-  }
-  const references = Object.fromEntries([...needed].map((name) => {
-    try {
-      return [name, loadScenario(name).reference];
-    } catch {
-      return [name, null]; // a scenario renamed since: its row shows no published value
-    }
-  }));
+  const runs = await collectTableRuns(suiteDir, summary, needed);
+  const references = referencesOf(needed);
   const environment = { video: summary.environment?.video ?? summary.suite?.video ?? null, cpus: summary.environment?.cpus ?? null };
   const written = [];
   for (const table of tables) {
     const mine = runs.filter((run) => tableScenarios(table).includes(run.scenario));
-    // A cause about the media source applies unless every run of the table used the one it names.
-    const used = new Set(tableScenarios(table).flatMap((name) => [...(sources.get(name) ?? [])]));
-    const mediaSource = used.size === 1 ? [...used][0] : null;
+    const mediaSource = commonMediaSource(mine);
     const reproduction = buildReproduction(table, { runs: mine, references, environment: { ...environment, mediaSource } });
     const file = reproductionFileName(table.id);
     await writeFileAtomic(path.join(suiteDir, file), renderReproductionPage(reproduction, {

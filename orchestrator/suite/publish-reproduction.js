@@ -1,0 +1,67 @@
+// Publishes a reproduction suite directory into the repository (docs/reproduction/): runs.json, one record per run
+// with what the tables take from it, and README.md rendered from runs.json alone, so a test can re-derive every
+// figure. Runs are merged by scenario and repetition: a chunk published later replaces its own runs only.
+import { access, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { writeFileAtomic, writeJsonAtomic } from '../lib/system/files.js';
+import { InputError } from '../lib/system/errors.js';
+import { displayPath, readJsonFile } from '../lib/input/json-file.js';
+import { REPRODUCTIONS, tableScenarios } from '../lib/scenario/reproductions.js';
+import { collectTableRuns, referencesOf } from './reproduction-runs.js';
+import { renderReproductionMarkdown } from './render-reproduction-md.js';
+import { readSuiteSummary } from './suite-dir.js';
+
+export const PUBLISHED_KIND = 'webrtc-testbed-reproduction-runs';
+
+/** @typedef {import('./reproduction-runs.js').TableRun} TableRun */
+
+/** @param {TableRun} run */
+const runKey = (run) => `${run.scenario}/run-${run.repetition}`;
+
+/**
+ * The runs already published there (none when the file does not exist yet).
+ * @param {string} file @returns {Promise<TableRun[]>}
+ */
+async function readPublished(file) {
+  if (!(await access(file).then(() => true, () => false))) return [];
+  const data = /** @type {any} */ (readJsonFile(file, 'published reproduction', 'publish into a new folder'));
+  const valid = (/** @type {any} */ run) => typeof run?.scenario === 'string' && Number.isInteger(run?.repetition);
+  if (data?.kind !== PUBLISHED_KIND || !Array.isArray(data.runs) || !data.runs.every(valid)) {
+    throw new InputError(`${displayPath(file)}: not a published reproduction (kind ${PUBLISHED_KIND}, runs with scenario and repetition): `
+      + 'publish into another folder, or restore the file from git');
+  }
+  return data.runs;
+}
+
+/**
+ * @param {TableRun[]} runs @returns {TableRun[]} sorted as the tables list them
+ */
+function ordered(runs) {
+  const order = [...new Set(REPRODUCTIONS.flatMap(tableScenarios))];
+  return [...runs].sort((a, b) => order.indexOf(a.scenario) - order.indexOf(b.scenario) || a.repetition - b.repetition);
+}
+
+/**
+ * @param {string} suiteDir a `reproduce` suite directory
+ * @param {string} toDir e.g. docs/reproduction
+ * @param {{ planned: number }} plan how many runs the whole reproduction has
+ * @returns {Promise<{ runs: number, added: number, files: string[] }>}
+ */
+export async function publishReproduction(suiteDir, toDir, { planned }) {
+  const { summary } = await readSuiteSummary(suiteDir);
+  const needed = new Set(REPRODUCTIONS.flatMap(tableScenarios));
+  // Only finished runs: a missing or aborted one is still to do, not a figure.
+  const fresh = (await collectTableRuns(suiteDir, summary, needed))
+    .filter((run) => run.status === 'passed' || run.status === 'failed')
+    .map(({ report: _report, ...run }) => ({ ...run, report: null }));
+  const runsFile = path.join(toDir, 'runs.json');
+  const byKey = new Map((await readPublished(runsFile)).map((run) => [runKey(run), run]));
+  const before = byKey.size;
+  for (const run of fresh) byKey.set(runKey(run), run);
+  const runs = ordered([...byKey.values()]);
+  await mkdir(toDir, { recursive: true });
+  await writeJsonAtomic(runsFile, { kind: PUBLISHED_KIND, schemaVersion: 1, planned, runs });
+  const readme = path.join(toDir, 'README.md');
+  await writeFileAtomic(readme, renderReproductionMarkdown({ runs, references: referencesOf(needed), planned }));
+  return { runs: runs.length, added: runs.length - before, files: [runsFile, readme] };
+}

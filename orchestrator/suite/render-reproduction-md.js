@@ -1,0 +1,97 @@
+// The committed reproduction (docs/reproduction/README.md): every published table filled with the runs in
+// runs.json, as markdown. Pure. Each cell: our median over the passed runs, the IQR, the paper's value and the
+// deviation, as the suite's reproduction pages (render-reproduction.js) show them.
+import { formatDifference } from '../report/format.js';
+import { REPRODUCTIONS, buildReproduction, columnKey, tableScenarios } from '../lib/scenario/reproductions.js';
+import { commonMediaSource } from './reproduction-runs.js';
+import { format, metricInfo, shown } from './render-reproduction.js';
+
+/** @typedef {import('./reproduction-runs.js').TableRun} TableRun */
+
+/** A markdown table cell: no pipes or line breaks from data. @param {string} text */
+const cell = (text) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+
+/** @param {string[]} values @returns {string} the distinct ones, in order, or '—' */
+const distinct = (values) => [...new Set(values.filter(Boolean))].join(', ') || '—';
+
+/**
+ * @param {ReturnType<typeof buildReproduction>['rows'][number]['cells'][number]} c
+ * @param {Map<string, number>} causeNumbers
+ */
+function renderCell(c, causeNumbers) {
+  if (!c.ours) return `— · paper ${c.published === null ? 'n/a' : format(c.key, c.published)}`;
+  const marks = c.causes.map((id) => causeNumbers.get(id)).join(',');
+  const spread = c.key.startsWith('×') ? 'ratio of the medians' : c.ours.n > 1 ? `IQR ${format(c.key, c.ours.q1)}–${format(c.key, c.ours.q3)}` : '1 run';
+  const paper = c.published === null ? 'paper n/a' : `paper ${format(c.key, c.published)}`;
+  const deviation = c.deviation === null ? '' : ` · Δ ${formatDifference(shown(c.key, c.ours.median), shown(c.key, c.published))}`;
+  return `**${format(c.key, c.ours.median)}**${marks ? `<sup>${marks}</sup>` : ''} (${spread}) · ${paper}${deviation}`;
+}
+
+/**
+ * @param {ReturnType<typeof buildReproduction>['rows'][number]} row
+ * @param {TableRun[]} runs the row's runs
+ */
+function rowHeading(row, runs) {
+  const flagged = runs.filter((run) => run.hostLimited || run.emulatorBehind);
+  const cited = runs.map((run) => `${run.repetition}${run.status === 'passed' ? '' : ` (${run.status})`}`).join(', ');
+  return `${row.label} \`${row.scenario}\` — runs ${cited || 'none yet'}: ${row.passedRuns}/${runs.length} passed`
+    + (flagged.length ? ` · **host-limited in ${flagged.length}** (${flagged.map((r) => r.repetition).join(', ')})` : '');
+}
+
+/**
+ * @param {import('../lib/scenario/reproductions.js').Reproduction} table
+ * @param {TableRun[]} runs @param {Record<string, unknown>} references
+ */
+function renderTable(table, runs, references) {
+  const mine = runs.filter((run) => tableScenarios(table).includes(run.scenario));
+  const video = distinct(mine.map((run) => run.video ?? ''));
+  const cpus = Math.max(0, ...mine.map((run) => run.cpus ?? 0)) || null;
+  const environment = { video, cpus, mediaSource: commonMediaSource(mine) };
+  const reproduction = buildReproduction(table, { runs: mine, references, environment });
+  const causeNumbers = new Map(reproduction.causes.map((cause, index) => [cause.id, index + 1]));
+  const heads = table.columns.map((column) => {
+    const info = metricInfo(column.path);
+    const unit = column.ratioToBaseline ? '×' : info.unit;
+    return `${column.heading}${unit && !column.heading.includes('(') ? ` (${unit})` : ''} \`${columnKey(column)}\``;
+  });
+  const verdictHead = table.verdicts ? ['RFC 8868 verdict'] : [];
+  const lines = [
+    `## ${table.citation}: ${table.title}`, '', `\`reproduce ${table.id}\`${table.note ? ` · ${table.note}` : ''}`, '',
+    `| Row | ${[...heads, ...verdictHead].map(cell).join(' | ')} |`,
+    `|---|${[...heads, ...verdictHead].map(() => '---').join('|')}|`,
+    ...reproduction.rows.map((row) => {
+      const verdict = row.verdict ? [`${row.verdict.verdict} (expected: ${row.verdict.expected ?? 'see the scenario file'})`] : [];
+      const cells = [...row.cells.map((c) => renderCell(c, causeNumbers)), ...verdict];
+      return `| ${cell(rowHeading(row, mine.filter((run) => run.scenario === row.scenario)))} | ${cells.map(cell).join(' | ')} |`;
+    }),
+    '',
+    ...(reproduction.causes.length ? ['Known causes of deviation:', '', ...reproduction.causes.map((c, i) => `${i + 1}. ${c.text}`), ''] : []),
+  ];
+  return lines.join('\n');
+}
+
+/**
+ * @param {{ runs: TableRun[], references: Record<string, unknown>, planned: number }} input
+ *   planned: the runs the full reproduction has (reproduce --all's plan)
+ * @returns {string} README.md
+ */
+export function renderReproductionMarkdown({ runs, references, planned }) {
+  const dates = runs.map((run) => run.startedAt).filter(/** @returns {s is string} */ (s) => typeof s === 'string').sort();
+  const commits = distinct(runs.map((run) => run.commit?.slice(0, 12) ?? 'not recorded'));
+  const header = [
+    '# Reproduction of the published tables, measured here', '',
+    'Generated by `npm run reproduce -- --all --out <dir> --publish docs/reproduction` from the runs in',
+    '[runs.json](runs.json) (one record per run: what the tables take from its result.json, and what it ran with).',
+    'Do not edit by hand: a test re-derives every number below from runs.json. How the tables are built, and what',
+    'each cause means: [docs/reproductions.md](../reproductions.md).', '',
+    `- Runs: ${runs.length} of the ${planned} planned (two-party rows 3 times, the rest once, at full length)`
+      + `${runs.length < planned ? '; **in progress**: rows without runs show —' : ''}`,
+    `- Dates: ${dates.length ? `${dates[0].slice(0, 10)} to ${dates[dates.length - 1].slice(0, 10)}` : '—'}`,
+    `- Commits: ${commits}`,
+    `- Browsers: ${distinct(runs.map((run) => run.browser ?? ''))}`,
+    `- Host: ${distinct(runs.map((run) => (run.cpus ? `${run.cpus} CPUs` : '')))}; video ${distinct(runs.map((run) => run.video ?? ''))}`,
+    '- A row marked **host-limited** had runs whose encoders or host were CPU-limited, or whose relay fell behind:',
+    '  those figures measure this machine as much as the network.', '',
+  ];
+  return [...header, ...REPRODUCTIONS.map((table) => renderTable(table, runs, references))].join('\n');
+}

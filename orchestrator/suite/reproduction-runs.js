@@ -1,0 +1,67 @@
+// The runs a suite directory holds for the published tables: per run, the few numbers a table takes
+// (lib/scenario/reproductions.js reproductionValues) and what the run was made with. Read one result.json at a time:
+// a nightly has 100+ results of a few MB each.
+import path from 'node:path';
+import { loadResult } from '../report/write.js';
+import { reproductionValues } from '../lib/scenario/reproductions.js';
+import { listScenarios, loadScenario } from '../lib/scenario/scenario-file.js';
+
+/**
+ * @typedef {import('../lib/scenario/reproductions.js').ReproductionRun & {
+ *   startedAt: string|null, commit: string|null, browser: string|null, video: string|null, cpus: number|null,
+ *   mediaSource: string, hostLimited: boolean, emulatorBehind: boolean }} TableRun
+ *   hostLimited: the run's encoders or host were CPU-limited (the suite's verdict); emulatorBehind: its relay fell behind
+ */
+
+/**
+ * A run counts only when it ran the shipped scenario file of that name: a suite's own file of the same name is not
+ * the paper's experiment.
+ * @param {string} suiteDir
+ * @param {{ runs: Array<{ scenario: string, repetition: number, dir: string, status: string, report: string|null,
+ *   cpuLimited?: boolean, emulatorBehind?: boolean }> }} summary the suite's summary.json
+ * @param {Set<string>} needed the scenarios of the tables
+ * @returns {Promise<TableRun[]>}
+ */
+export async function collectTableRuns(suiteDir, summary, needed) {
+  const shippedFile = new Map(listScenarios().map((s) => [s.name, s.file]));
+  /** @type {TableRun[]} */
+  const runs = [];
+  for (const run of summary.runs) {
+    if (!needed.has(run.scenario)) continue;
+    const result = await loadResult(path.join(suiteDir, run.dir, 'result.json')).catch(() => null);
+    if (result && result.scenario?.file !== shippedFile.get(run.scenario)) continue;
+    const env = result?.environment ?? {};
+    runs.push({
+      scenario: run.scenario, repetition: run.repetition, status: result ? run.status : 'missing', report: run.report,
+      ...reproductionValues(result),
+      startedAt: env.startedAt ?? null, commit: env.commit ?? null,
+      browser: [env.browser?.name, env.browser?.version].filter(Boolean).join(' ') || null,
+      video: env.media?.preset ?? null, cpus: env.cpus ?? null, mediaSource: env.mediaSource ?? 'browser',
+      hostLimited: run.cpuLimited === true, emulatorBehind: run.emulatorBehind === true,
+    });
+  }
+  return runs;
+}
+
+/**
+ * Each scenario's reference (its published figures); null for one renamed since, whose row then shows none.
+ * @param {Iterable<string>} names @returns {Record<string, unknown>}
+ */
+export function referencesOf(names) {
+  return Object.fromEntries([...names].map((name) => {
+    try {
+      return [name, loadScenario(name).reference];
+    } catch {
+      return [name, null];
+    }
+  }));
+}
+
+/**
+ * The media source a table's runs used when all used one (a known cause about it applies unless they did).
+ * @param {TableRun[]} runs @returns {string|null}
+ */
+export function commonMediaSource(runs) {
+  const used = new Set(runs.filter((run) => run.status !== 'missing').map((run) => run.mediaSource));
+  return used.size === 1 ? [...used][0] : null;
+}
