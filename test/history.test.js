@@ -3,7 +3,7 @@
 // (a throwaway cluster of Debian's server, started and removed here): twice, from two writers at once, and into
 // a store of schema version 1. The rows are checked against summary.json and the runs' result.json.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -196,3 +196,15 @@ for (const backend of backends) {
     });
   });
 }
+
+test('suite --history with a store that cannot be opened stops before the first call (exit 3), naming the store without its password', async () => {
+  const out = path.join(tempDir('wtb-history-unreachable-'), 'suite');
+  const started = Date.now();
+  // Port 9 on loopback: nothing listens there, the connection is refused at once.
+  const run = await runCli(['suite', SUITE, '--out', out, '--history', 'postgres://wtb:hunter2@127.0.0.1:9/nights'], { env: { GITHUB_STEP_SUMMARY: '' } });
+  assert.equal(run.code, 3, `${run.stdout}\n${run.stderr}`);
+  assert.match(run.stderr, /--history postgres:\/\/wtb:\*+@127\.0\.0\.1:9\/nights: the results store cannot be opened .*history import/);
+  assert.doesNotMatch(run.stdout + run.stderr, /hunter2/);
+  assert.ok(!existsSync(out), 'no suite directory: nothing ran');
+  assert.ok(Date.now() - started < 60_000, 'at once, not after the suite');
+});

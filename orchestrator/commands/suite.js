@@ -5,7 +5,7 @@ import { InputError } from '../lib/system/errors.js';
 import { CODEC_NAMES, parseCodecFlag } from '../lib/media/codec.js';
 import { loadAssertions } from '../suite/assertions.js';
 import { resolveRegressionOptions } from '../suite/baseline.js';
-import { checkVideoFlag, comparisonOptions, finish, loadAssertionsFlag, loadBaselineFlag, regressionFlags, rememberFlag } from '../suite/cli.js';
+import { checkVideoFlag, comparisonOptions, finish, loadAssertionsFlag, loadBaselineFlag, regressionFlags, rememberFlag, checkHistoryStore } from '../suite/cli.js';
 import { displayPath } from '../lib/input/json-file.js';
 import { entryCostS, parseShard, planRuns, shardEntries } from '../suite/plan.js';
 import { runSuite } from '../suite/runner.js';
@@ -61,6 +61,7 @@ export async function handler(argv) {
     return;
   }
 
+  await checkHistoryStore(argv.history);
   installProcessHandlers();
   const { summary, paths } = await runSuite({
     suite, assertions: assertions.map, assertionsFile: assertions.file,

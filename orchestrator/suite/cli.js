@@ -1,7 +1,7 @@
 // What the suite and merge commands share: the comparison flags, loading a baseline, and the closing report.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { InputError } from '../lib/system/errors.js';
+import { EnvironmentError, InputError } from '../lib/system/errors.js';
 import { expectNumber } from '../lib/input/validate.js';
 import { loadAssertions } from './assertions.js';
 import { DEFAULT_REGRESSION, parseBaseline } from './baseline.js';
@@ -12,6 +12,8 @@ import { suiteExitCode } from './summary.js';
 import { PRESETS } from '../lib/media/media-presets.js';
 import { DEFAULT_DRIFT } from '../history/drift.js';
 import { rememberSuite } from '../history/remember.js';
+import { isPostgresUrl, openStore } from '../history/store.js';
+import { redact } from '../history/store-postgres.js';
 
 /**
  * --video of suite and reproduce: a preset name or an existing .y4m file.
@@ -67,6 +69,22 @@ export function rememberFlag(store, log) {
   if (!store) throw new InputError('--history: name a results store (a SQLite file or a postgres:// URL)');
   const commit = process.env.GITHUB_SHA || null;
   return (suiteDir, summary) => rememberSuite(suiteDir, summary, { store, commit, drift: DEFAULT_DRIFT, log });
+}
+
+/**
+ * Opens and closes the `--history` store before any run: an unreachable PostgreSQL or an unwritable SQLite file stops
+ * the suite at once (exit 3) instead of after hours of calls. Past this check, a store that fails is a warning.
+ * @param {string|undefined} store
+ */
+export async function checkHistoryStore(store) {
+  if (!store) return;
+  try {
+    await (await openStore(store)).close();
+  } catch (error) {
+    const shown = isPostgresUrl(store) ? redact(store) : store;
+    throw new EnvironmentError(`--history ${shown}: the results store cannot be opened (${error.message}); start it or fix the URL or path, `
+      + 'or run without --history and import the suite later with `history import <suite dir>`');
+  }
 }
 
 /**
