@@ -1,4 +1,4 @@
-// The state of one call that run/run.js passes between its phases (set-up, hold, tear-down) and on to
+// The state of one call that run/run.js passes between its phases (set-up.js, hold-call.js, tear-down) and on to
 // final-result.js: what the run was given, what set-up built, and what the call collected. Types only.
 
 /**
@@ -35,6 +35,11 @@
  * @property {import('./viewer-collector.js').ViewerCollector} [viewer]
  * @property {import('./run.js').RunOptions['grid']} [gridOptions]  --grid: the hub and placement options
  * @property {import('./grid-sessions.js').GridSessions} [grid]  --grid: every peer's Grid session
+ */
+
+/**
+ * @typedef {Call & { emulator: import('../emulators/contract.js').Emulator, signaling: SignalingServer, room: string }} LiveCall
+ *   the call once set-up (set-up.js) built its emulator and signaling server: what the call itself and the pages use
  */
 
 // A module, so that its typedefs are imported by path rather than global.
