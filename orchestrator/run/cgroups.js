@@ -137,10 +137,12 @@ export async function createPeerCgroups({ limits, runId, where, clock, logComman
   /** @type {SubtreeChange|null} what the run enables in the v2 root's subtree_control, once it has */
   let enabledByRun = null;
   let closed = false;
+  /** @type {string[]} the cgroup directories made, in order */
   const made = [];
   const close = async () => {
     if (closed) return;
     closed = true;
+    /** @type {string[]} */
     const failures = [];
     // How often the quota held the page back, read before the cgroups go.
     for (const peer of peers) {
@@ -189,6 +191,7 @@ export async function createPeerCgroups({ limits, runId, where, clock, logComman
     const pids = pageProcesses(tree);
     if (!pids.length) return 0;
     for (const procsFile of plans[peer].procsFiles) {
+      /** @type {string[]} */
       const failed = [];
       for (const pid of pids) {
         // A process that exited since the reading is no longer ours to move.
@@ -267,6 +270,7 @@ export async function removeStaleCgroups({ runId, dryRun = false } = {}) {
   const liveRuns = only === null ? [...new Set(found.map(({ id }) => id))].filter((id) => ownerAlive(ownerKey(id))).sort() : [];
   const stale = found.filter(({ id }) => (only === null ? !liveRuns.includes(id) : id === only));
   const pids = (await Promise.all(stale.map(({ dir }) => cgroupPids(dir)))).flat();
+  /** @type {string[]} */
   const failed = [];
   if (!dryRun) {
     for (const { dir } of stale) {

@@ -52,6 +52,7 @@ export function createViewerCollector({
   const captures = [];
   let captureBytes = 0;
   let droppedCaptures = 0;
+  /** @type {NodeJS.Timeout|null} */
   let timer = null;
   let mediaStartEpochMs = 0;
   /** @type {Map<string, number>} the capture step each page was last told */
@@ -122,6 +123,7 @@ export function createViewerCollector({
   })).then(() => {});
   /** Waits for `promise`, at most drainTimeoutMs. @param {Promise<void>} promise */
   const atMostTimeout = (promise) => {
+    /** @type {NodeJS.Timeout|undefined} */
     let timer;
     const timeout = new Promise((resolve) => { timer = setTimeout(resolve, drainTimeoutMs); });
     return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
@@ -139,7 +141,7 @@ export function createViewerCollector({
     },
     /** The last drain (the pages must still be open), after the running ones; a page that hangs is given up on. */
     async stop() {
-      clearInterval(timer);
+      if (timer) clearInterval(timer);
       timer = null;
       await atMostTimeout(Promise.all(inFlight.values()).then(() => {}));
       await atMostTimeout(drainAll());
