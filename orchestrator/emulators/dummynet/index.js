@@ -11,6 +11,7 @@ import { scheduleStates } from './script.js';
 
 /** @typedef {import('../../lib/network/link-model.js').LinkParams} LinkParams */
 
+/** @type {Record<string, 'macos'|'freebsd'>} */
 const PLATFORM_OF = { darwin: 'macos', freebsd: 'freebsd' };
 const TOOLS = { macos: ['dnctl', 'pfctl'], freebsd: ['ipfw'] };
 
@@ -51,6 +52,7 @@ export function createDummynetEmulator({ peers, compiled, log = () => {}, clock,
   let plan = null;
   let state = { ...compiled.links };
   /** macOS: pf's enable reference (`pfctl -E`), released at teardown so pf ends as it was. */
+  /** @type {string|null} */
   let pfToken = null;
   /** @type {import('./runtime.js').Registration[]} */
   const registrations = [];
@@ -59,6 +61,7 @@ export function createDummynetEmulator({ peers, compiled, log = () => {}, clock,
   let closing = false;
   /** @type {Promise<void>|null} */
   let settingUp = null;
+  /** @param {string} line @param {{ allowFailure?: boolean, record?: boolean }} [options] */
   const sh = (line, options) => run(['sh', '-c', line], options);
 
   async function teardown() {

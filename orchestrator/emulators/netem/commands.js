@@ -237,13 +237,15 @@ export function qdiscLayout(commands) {
     if (argv[0] !== 'tc' || at === -1 || argv[at + 2] !== 'dev') continue;
     const device = argv[at + 3];
     const args = argv.slice(at + 4);
+    /** @param {string} name */
     const option = (name) => args[args.indexOf(name) + 1];
     const kind = args.find((word) => QDISC_KINDS.includes(word));
     const { handle, parent } = kind === 'clsact' ? CLSACT
       : { handle: option('handle'), parent: args.includes('root') ? 'root' : `parent ${option('parent')}` };
     const limit = kind === 'bfifo' ? ` limit ${option('limit')}` : '';
-    if (!devices.has(device)) devices.set(device, new Map());
-    devices.get(device).set(handle, `${kind} ${handle} ${parent}${limit}`);
+    const qdiscs = devices.get(device) ?? new Map();
+    devices.set(device, qdiscs);
+    qdiscs.set(handle, `${kind} ${handle} ${parent}${limit}`);
   }
   return Object.fromEntries([...devices].map(([device, qdiscs]) => [device, [...qdiscs.values()].sort()]));
 }

@@ -74,6 +74,7 @@ export function createNetemEmulator({
   /** @type {Promise<void>|null} */
   let settingUp = null;
   /** @type {Map<string, object>} */
+  /** @type {Map<string, import('./truth.js').Counters>} */
   const lastCounters = new Map();
   /** @type {Map<string, string[]>} each link's commands of its last apply: what is in force (set-up used `add`) */
   const lastApplied = new Map();
@@ -120,6 +121,7 @@ export function createNetemEmulator({
     log(`netem: ${nodes.length} namespaces (${nodes.join(', ')}) behind ${plan.routerNetns}, ${netem ? 'netem' : 'nftables'} for loss, signaling on ${plan.control.rootAddress}`);
   }
 
+  /** @param {string} peer */
   const peerPlan = (peer) => {
     const found = plan.peers.find((p) => p.name === peer);
     if (!found) throw new HarnessError(`netem: unknown peer '${peer}'; this run has ${nodes.join(', ')}`);
