@@ -84,10 +84,7 @@ export function createDummynetEmulator({ peers, compiled, log = () => {}, clock,
       if (closing) throw new HarnessError('dummynet: set-up interrupted; everything it made is being removed');
       await sh(line);
     }
-    if (plan.platform === 'macos') {
-      const enabled = await run(['pfctl', '-E']);
-      pfToken = /Token : (\d+)/.exec(enabled.stderr + enabled.stdout)?.[1] ?? null;
-    }
+    if (plan.platform === 'macos') pfToken = await enablePf(run);
     log(`dummynet: ${plan.pipes.length} pipes on ${plan.platform}; rules per peer socket as candidates arrive`);
   }
 
@@ -148,4 +145,13 @@ export function createDummynetEmulator({ peers, compiled, log = () => {}, clock,
       plan = null;
     },
   };
+}
+
+/**
+ * Enables pf with a reference of the run's own (`pfctl -E`), so that releasing it at teardown leaves pf as it was.
+ * @param {import('../command-runner.js').RunCommand} run @returns {Promise<string|null>} the reference's token
+ */
+async function enablePf(run) {
+  const enabled = await run(['pfctl', '-E']);
+  return /Token : (\d+)/.exec(enabled.stderr + enabled.stdout)?.[1] ?? null;
 }
