@@ -1,49 +1,77 @@
 // One peer of a test call: fake-device media, negotiation through the signaling server, and a drift-free
 // 1 s getStats() sampler whose per-interval values stream to the orchestrator over the same WebSocket. During the
 // call the orchestrator's commands (signaling/messages.js COMMAND_TYPES) start and end extra calls and bulk data flows.
-import { negotiatedCodecs, preferredCodecs, unsupportedReason } from './codec.js';
-import { RFC8867_VIDEO, withVideoBitrates } from './media-source.js';
+import { negotiatedCodecs } from './codec.js';
+import { applyVideoEncodings, checkCodec, preferCodec } from './codec-setup.js';
+import { createDataFlows } from './data-flows.js';
+import { withVideoBitrates } from './media-source.js';
 import { createFrameReader } from './frame-reader.js';
-import { dataMetrics, intervalMetrics, snapshotFromStats } from './stats.js';
+import { captureLocalMedia } from './local-media.js';
+import { startSampler } from './sampler.js';
+import { snapshotFromStats } from './stats.js';
+
+/** @typedef {import('../signaling/messages.js').Command} Command */
 
 const params = new URLSearchParams(location.search);
+/** A parameter the orchestrator's page URL always carries (orchestrator/lib/system/peer-secrets.js pageUrl). @param {string} name */
+const required = (name) => {
+  const value = params.get(name);
+  if (value === null) throw new Error(`the page's URL lacks ${name}=; open the page through the orchestrator`);
+  return value;
+};
+/** An element of index.html. @param {string} id */
+const element = (id) => {
+  const found = document.getElementById(id);
+  if (!found) throw new Error(`index.html lacks #${id}`);
+  return found;
+};
 // The page's secret for its join (orchestrator/lib/system/peer-secrets.js) is the URL's fragment, which no HTTP request
 // carries. Out of the address at once, so no error, stack or later look at the URL can quote it.
 const secret = location.hash.slice(1);
 if (secret) history.replaceState(null, '', `${location.pathname}${location.search}`);
-const peer = params.get('peer');
-const room = params.get('room');
+const peer = required('peer');
+const room = required('room');
 const sampleIntervalMs = Number(params.get('sampleIntervalMs') ?? 1000);
 // In an SFU call: the SFU's name. The page publishes once, to it, and every remote's stream arrives as an offer from
 // that remote (the orchestrator's bridge to Janus); without it the page calls every other peer (a full mesh).
 const sfu = params.get('sfu');
 // The peers this page calls once it joins (those already there); without it, every peer. An extra call's peers get
 // none: they call when the orchestrator says so.
-const callAtJoin = params.has('callAtJoin') ? params.get('callAtJoin').split(',').filter(Boolean) : null;
-/** The video codec every connection must use (orchestrator/lib/media/codec.js normalizeCodec), or null: the browser's choice. */
-const requestedCodec = params.has('codec') ? JSON.parse(params.get('codec')) : null;
+const callAtJoin = params.get('callAtJoin')?.split(',').filter(Boolean) ?? null;
+const codecParam = params.get('codec');
+/**
+ * The video codec every connection must use (orchestrator/lib/media/codec.js normalizeCodec), or null: the browser's choice.
+ * @type {import('./codec.js').RequestedCodec|null}
+ */
+const requestedCodec = codecParam === null ? null : JSON.parse(codecParam);
 /** RFC 8867 §4.3's video rates (`rfc8867`, client-app/media-source.js) or the browser's own (`browser`, the default). */
 const rfc8867Source = params.get('mediaSource') === 'rfc8867';
 /** getUserMedia's video constraints for a constrained device (orchestrator/lib/devices/devices.js videoConstraints). */
-const videoConstraints = params.has('videoConstraints') ? JSON.parse(params.get('videoConstraints')) : true;
-const statusEl = document.getElementById('status');
+const constraintsParam = params.get('videoConstraints');
+/** @type {MediaTrackConstraints|true} */
+const videoConstraints = constraintsParam === null ? true : JSON.parse(constraintsParam);
+const statusEl = element('status');
 
-const ws = new WebSocket(params.get('signal'));
+const ws = new WebSocket(required('signal'));
+/** @param {object} message */
 const send = (message) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(message));
 /** @param {string} type @param {object} [data] @param {number} [epochMs] when it happened, if not now */
 const report = (type, data = {}, epochMs = Date.now()) => send({ type: 'event', event: { type, peer, epochMs, ...data } });
+/** @param {string} text */
 const setStatus = (text) => { statusEl.textContent = `${peer}: ${text}`; };
 
 // The server refuses longer texts (signaling/messages.js MAX_EVENT_TEXT_CHARS); the start of a stack says enough.
+/** @param {unknown} message */
 const reportError = (message) => report('error', { message: String(message).slice(0, 4096) });
 window.addEventListener('error', (e) => reportError(e.message));
 window.addEventListener('unhandledrejection', (e) => reportError(e.reason?.stack ?? e.reason));
 
 /**
  * codecs: the last reported codec of each video direction, as JSON (a `codec` event goes out when it changes).
- * @type {Map<string, { pc: RTCPeerConnection, pending: RTCIceCandidateInit[], hasRemote: boolean, videos: HTMLVideoElement[],
- *   codecs: Record<string, string> }>}
+ * @typedef {{ pc: RTCPeerConnection, pending: RTCIceCandidateInit[], hasRemote: boolean, videos: HTMLVideoElement[],
+ *   codecs: Record<string, string> }} Connection
  */
+/** @type {Map<string, Connection>} */
 const connections = new Map();
 /** @type {Map<string, RTCRtpTransceiverDirection>} The media direction of an extra call, from its `call` command; else sendrecv. */
 const directions = new Map();
@@ -51,15 +79,10 @@ const directions = new Map();
 const paused = new Set(params.get('hold')?.split(',').filter(Boolean) ?? []);
 /** Remotes of extra calls that ended: their late messages must not open a new connection. */
 const hungUp = new Set();
-/**
- * Bulk data flows by remote: the channels this page sends on (with the bytes it handed to each) and the bytes it
- * received; a remote's entry lives from its first channel until the sample after its last channel closed.
- * @type {Map<string, { sending: Array<{ channel: RTCDataChannel, handedBytes: number, stopped: boolean, fill: () => void }>,
- *   receiving: RTCDataChannel[], receivedBytes: number }>}
- */
-const dataFlows = new Map();
 /** Set when the call ends: errors of channels torn down with their connection are expected then. */
 let stopping = false;
+/** Bulk data flows by remote (the orchestrator's data-start and data-stop). */
+const dataFlows = createDataFlows({ report, reportError, isStopping: () => stopping, renegotiate: (remote, pc) => sendOffer(remote, pc) });
 const watchedTransports = new WeakSet();
 // Media is requested at load and the page joins as soon as the socket opens, without waiting for it: the server
 // only hears events from a joined socket, and a page whose getUserMedia fails must still be able to say so.
@@ -70,82 +93,26 @@ const localStream = new MediaStream();
 let mediaReadyEpochMs = 0;
 /** Reads the frame code of every frame the local and remote videos show; the orchestrator drains it. */
 const viewer = createFrameReader();
-const localMedia = captureLocalMedia().then((stream) => {
+/** With `source=media-element`, the WebM that this page plays and sends (Firefox); else the fake devices (Chromium). */
+const mediaElementUrl = params.get('source') === 'media-element' ? required('media') : null;
+const localMedia = captureLocalMedia({ mediaElementUrl, videoConstraints }).then((stream) => {
   mediaReadyEpochMs = Date.now();
   for (const track of stream.getTracks()) localStream.addTrack(track);
   for (const { pc } of connections.values()) giveTracks(pc);
-  const local = /** @type {HTMLVideoElement} */ (document.getElementById('local'));
+  const local = /** @type {HTMLVideoElement} */ (element('local'));
   local.srcObject = stream;
   // A media-element source's own presented frames are what its captureStream() sends: nearer the sender's glass than
   // the preview of them, where a browser has no MediaStreamTrackProcessor to see the track's frames (Firefox).
   viewer.watchCamera(stream.getVideoTracks()[0], /** @type {HTMLVideoElement|null} */ (document.getElementById('source')) ?? local);
   return stream;
 });
-/**
- * The media this page sends. With `source=media-element` (a browser without file-backed fake devices: Firefox) the
- * orchestrator's WebM of the same video and audio loops in a <video> whose captureStream() is sent; otherwise the
- * browser's fake camera and microphone, which read the files themselves (Chromium).
- * @returns {Promise<MediaStream>}
- */
-async function captureLocalMedia() {
-  if (params.get('source') !== 'media-element') return navigator.mediaDevices.getUserMedia({ audio: true, video: videoConstraints });
-  const source = document.createElement('video');
-  // Not muted: a muted element's captured audio track is silent. The page's own output goes nowhere (headless).
-  Object.assign(source, { src: params.get('media'), loop: true, playsInline: true, preload: 'auto' });
-  source.id = 'source';
-  document.body.append(source);
-  await source.play();
-  const capture = /** @type {any} */ (source).captureStream ?? /** @type {any} */ (source).mozCaptureStream;
-  return capture.call(source);
-}
 // Diagnostics hook for tests and --headful debugging (e.g. evaluating other stats libraries against ours); the
 // orchestrator drains `viewer`.
-/** @type {any} */ (window).testbed = { connections, viewer };
-let sampling = null;
+/** @type {any} */ (window).testbed = { connections, viewer }; // any: a property the page adds to window for tests
+/** @type {{ stop: () => void }|undefined} the 1 s sampler, once the call started */
+let sampling;
 /** Why this browser cannot use the requested codec (reported once joined: the run fails before the call), or null. */
-const codecProblem = checkCodec();
-
-async function checkCodec() {
-  if (!requestedCodec) return null;
-  if (!('setCodecPreferences' in RTCRtpTransceiver.prototype)) return 'codec selection needs RTCRtpTransceiver.setCodecPreferences, which this browser lacks';
-  const capabilities = { send: RTCRtpSender.getCapabilities('video').codecs, receive: RTCRtpReceiver.getCapabilities('video').codecs };
-  const reason = unsupportedReason(capabilities, requestedCodec);
-  if (reason || !requestedCodec.scalabilityMode) return reason;
-  // getCapabilities does not list scalability modes; Media Capabilities answers for WebRTC encoders.
-  const { supported } = await navigator.mediaCapabilities.encodingInfo({
-    type: 'webrtc', video: { contentType: requestedCodec.mimeType, width: 1280, height: 720, bitrate: 2_000_000, framerate: 30, scalabilityMode: requestedCodec.scalabilityMode },
-  });
-  return supported ? null : `codec ${requestedCodec.mimeType} with scalability mode ${requestedCodec.scalabilityMode} requested, but navigator.mediaCapabilities.encodingInfo says this browser cannot encode it`;
-}
-
-/**
- * Restricts every video transceiver to the requested codec (and its RTX/RED/FEC) before an offer or answer: the
- * standard way, which Chromium and Firefox ≥ 128 implement, so no SDP is rewritten. @param {RTCPeerConnection} pc
- */
-function preferCodec(pc) {
-  if (!requestedCodec) return;
-  const preferred = preferredCodecs(RTCRtpReceiver.getCapabilities('video').codecs, requestedCodec);
-  for (const transceiver of pc.getTransceivers()) {
-    if (transceiver.receiver.track.kind === 'video') transceiver.setCodecPreferences(preferred);
-  }
-}
-
-/**
- * The requested scalability mode and the RFC 8867 media source's ceiling on every video sender, once its codec is
- * negotiated. @param {RTCPeerConnection} pc
- */
-async function applyVideoEncodings(pc) {
-  if (!requestedCodec?.scalabilityMode && !rfc8867Source) return;
-  for (const { sender, receiver } of pc.getTransceivers()) {
-    const parameters = sender.getParameters();
-    if (receiver.track.kind !== 'video' || !parameters.encodings?.length) continue;
-    for (const encoding of parameters.encodings) {
-      if (requestedCodec?.scalabilityMode) /** @type {any} */ (encoding).scalabilityMode = requestedCodec.scalabilityMode;
-      if (rfc8867Source) encoding.maxBitrate = RFC8867_VIDEO.maxKbps * 1000;
-    }
-    await sender.setParameters(parameters);
-  }
-}
+const codecProblem = checkCodec(requestedCodec);
 
 /**
  * Reports each video direction's codec with a remote when first seen and whenever it changes (the orchestrator checks
@@ -162,7 +129,10 @@ function noteCodecs(remote, stats) {
   }
 }
 
-/** Until sampling starts (its ticks take over), reads a connected remote's codecs four times a second. */
+/**
+ * Until sampling starts (its ticks take over), reads a connected remote's codecs four times a second.
+ * @param {string} remote @param {RTCPeerConnection} pc
+ */
 function watchCodecs(remote, pc) {
   const timer = setInterval(async () => {
     if (sampling || pc.connectionState === 'closed') clearInterval(timer);
@@ -170,12 +140,14 @@ function watchCodecs(remote, pc) {
   }, 250);
 }
 
+/** The connection to a remote, made on first use. @param {string} remote */
 function connectionTo(remote) {
-  let entry = connections.get(remote);
+  const entry = connections.get(remote);
   if (entry) return entry;
   const pc = new RTCPeerConnection({ iceServers: [], bundlePolicy: 'max-bundle' });
-  entry = { pc, pending: [], hasRemote: false, videos: [], codecs: {} };
-  connections.set(remote, entry);
+  /** @type {Connection} */
+  const connection = { pc, pending: [], hasRemote: false, videos: [], codecs: {} };
+  connections.set(remote, connection);
   pc.onicecandidate = ({ candidate }) => candidate && send({ type: 'candidate', to: remote, candidate: candidate.toJSON() });
   // The set-up milestones (orchestrator/lib/result/setup-breakdown.js): both descriptions set, ICE, DTLS, first RTP, first frame.
   pc.onsignalingstatechange = () => pc.signalingState === 'stable' && report('negotiated', { remote });
@@ -190,13 +162,13 @@ function connectionTo(remote) {
     track.addEventListener('unmute', () => report('first-rtp', { remote }), { once: true });
     const video = document.createElement('video');
     Object.assign(video, { autoplay: true, muted: true, playsInline: true, srcObject: streams[0] });
-    document.getElementById('remotes').append(video);
-    entry.videos.push(video);
+    element('remotes').append(video);
+    connection.videos.push(video);
     viewer.watch(video, remote);
     video.requestVideoFrameCallback((now, frame) => report('first-frame', { remote }, decodedEpochMs(now, frame)));
   };
-  pc.ondatachannel = ({ channel }) => receiveData(remote, channel);
-  return entry;
+  pc.ondatachannel = ({ channel }) => dataFlows.receive(remote, channel);
+  return connection;
 }
 
 /**
@@ -218,7 +190,10 @@ function giveTracks(pc) {
   }
 }
 
-/** The DTLS transport exists once the local description is set; with max-bundle every sender shares it. */
+/**
+ * The DTLS transport exists once the local description is set; with max-bundle every sender shares it.
+ * @param {string} remote @param {RTCPeerConnection} pc
+ */
 function watchDtls(remote, pc) {
   const transport = pc.getSenders()[0]?.transport;
   // A renegotiation (a data channel's) keeps the transport: watched once.
@@ -232,8 +207,9 @@ function watchDtls(remote, pc) {
  * (Chromium's sender reads them from the remote description). @param {RTCSessionDescriptionInit} description
  */
 const withMediaSource = (description) => (rfc8867Source
-  ? { type: description.type, sdp: withVideoBitrates(description.sdp) } : description);
+  ? { type: description.type, sdp: withVideoBitrates(description.sdp ?? '') } : description);
 
+/** @param {string} remote @param {RTCSessionDescriptionInit} description */
 async function applyRemote(remote, description) {
   const entry = connectionTo(remote);
   await entry.pc.setRemoteDescription(withMediaSource(description));
@@ -247,9 +223,9 @@ async function offerTo(remote, direction) {
   const { pc } = connectionTo(remote);
   for (const kind of ['audio', 'video']) pc.addTransceiver(kind, { direction, streams: [localStream] });
   giveTracks(pc);
-  preferCodec(pc);
+  preferCodec(pc, requestedCodec);
   await sendOffer(remote, pc);
-  await applyVideoEncodings(pc);
+  await applyVideoEncodings(pc, requestedCodec, rfc8867Source);
   watchDtls(remote, pc);
   if (paused.has(remote)) await setSending(remote, false);
 }
@@ -275,135 +251,23 @@ async function setSending(remote, active) {
   }
 }
 
-// Bulk transfer: 16 KiB messages (well under every browser's SCTP message limit), refilled whenever the channel's
-// buffer drains below its low-water mark, up to twice it. The mark follows a quarter second of the rate SCTP took
-// in the last interval: enough that SCTP never waits for the page, little enough that a stop takes effect at once.
-const DATA_MESSAGE = new Uint8Array(16 * 1024);
-const MIN_LOW_WATER_BYTES = 64 * 1024;
-const MAX_LOW_WATER_BYTES = 4 * 1024 * 1024;
-const DATA_OPEN_TIMEOUT_MS = 10_000;
-
-/** @param {string} remote */
-function dataFlowWith(remote) {
-  let flow = dataFlows.get(remote);
-  if (!flow) dataFlows.set(remote, flow = { sending: [], receiving: [], receivedBytes: 0 });
-  return flow;
-}
-
-/** Reports a channel's opening and closing, and an error while the call runs. @param {string} remote @param {RTCDataChannel} channel */
-function watchChannel(remote, channel) {
-  const state = () => report('data-channel', { remote, flow: channel.label, state: channel.readyState });
-  channel.addEventListener('open', state);
-  channel.addEventListener('close', state);
-  channel.addEventListener('error', (/** @type {any} */ event) => {
-    if (!stopping) reportError(`data channel ${channel.label} with ${remote}: ${event.error?.message ?? 'error'}`);
-  });
-}
-
-/** An ordered, reliable channel to a connected remote, sending as fast as SCTP takes it until data-stop. */
-async function startData(remote, flowName) {
-  const entry = connections.get(remote);
-  if (!entry) throw new Error(`no connection to ${remote} to open data channel ${flowName} on`);
-  const channel = entry.pc.createDataChannel(flowName, { ordered: true });
-  const fill = () => {
-    while (!sending.stopped && channel.readyState === 'open' && channel.bufferedAmount < 2 * channel.bufferedAmountLowThreshold) {
-      channel.send(DATA_MESSAGE);
-      sending.handedBytes += DATA_MESSAGE.byteLength;
-    }
-  };
-  const sending = { channel, handedBytes: 0, stopped: false, fill };
-  dataFlowWith(remote).sending.push(sending);
-  watchChannel(remote, channel);
-  channel.bufferedAmountLowThreshold = MIN_LOW_WATER_BYTES;
-  channel.addEventListener('open', fill);
-  channel.addEventListener('bufferedamountlow', fill);
-  setTimeout(() => {
-    if (channel.readyState === 'connecting' && !stopping) reportError(`data channel ${flowName} to ${remote} did not open within ${DATA_OPEN_TIMEOUT_MS / 1000} s`);
-  }, DATA_OPEN_TIMEOUT_MS);
-  // The connection's first channel adds SCTP to the session: renegotiated here, answered as any offer.
-  if (entry.pc.sctp === null) await sendOffer(remote, entry.pc);
-}
-
-/** @param {string} remote @param {RTCDataChannel} channel */
-function receiveData(remote, channel) {
-  const flow = dataFlowWith(remote);
-  flow.receiving.push(channel);
-  channel.binaryType = 'arraybuffer';
-  channel.addEventListener('message', ({ data }) => { flow.receivedBytes += data.byteLength; });
-  watchChannel(remote, channel);
-}
-
-/**
- * Every data flow's cumulative counters now; a flow whose channels have all closed is read a last time and dropped.
- * @returns {Map<string, import('./stats.js').DataCounters>}
- */
-function readDataCounters() {
-  const counters = new Map();
-  for (const [remote, flow] of dataFlows) {
-    // bufferedAmount is not reset when a channel closes: what never left stays out of the count.
-    const sentBytes = flow.sending.reduce((sum, { channel, handedBytes }) => sum + handedBytes - channel.bufferedAmount, 0);
-    const receivedBytes = flow.receiving.length ? flow.receivedBytes : null;
-    counters.set(remote, { sentBytes: flow.sending.length ? sentBytes : null, receivedBytes });
-    const channels = [...flow.sending.map(({ channel }) => channel), ...flow.receiving];
-    if (channels.every((channel) => channel.readyState === 'closed')) dataFlows.delete(remote);
-  }
-  return counters;
-}
-
-/** @param {string} remote @param {number|null|undefined} sentKbps over the last interval */
-function followRate(remote, sentKbps) {
-  const lowWaterBytes = Math.min(MAX_LOW_WATER_BYTES, Math.max(MIN_LOW_WATER_BYTES, ((sentKbps ?? 0) * 1000) / 8 / 4));
-  for (const { channel, fill } of dataFlows.get(remote)?.sending ?? []) {
-    channel.bufferedAmountLowThreshold = lowWaterBytes;
-    // 'bufferedamountlow' fires only when the buffer falls through the mark: one raised above the buffer would never
-    // fire, and the flow would stall for good (seen as data channels stopping 4-8 s into 5 and 10 Mbps runs).
-    if (channel.bufferedAmount <= lowWaterBytes) fill();
-  }
-}
-
 /** @returns {Promise<Array<[string, import('./stats.js').Snapshot]>>} */
 async function snapshotAll() {
   return Promise.all([...connections].map(async ([remote, { pc }]) => {
     const stats = [...(await pc.getStats()).values()];
     noteCodecs(remote, stats);
-    return [remote, snapshotFromStats(stats)];
+    return /** @type {[string, import('./stats.js').Snapshot]} */ ([remote, snapshotFromStats(stats)]);
   }));
 }
 
-// Ticks are anchored to the orchestrator's media start, so every peer samples at the same instants and
-// a slow tick does not push the later ones back.
-async function startSampling(mediaStartEpochMs) {
-  let previous = new Map(await snapshotAll());
-  let previousData = readDataCounters();
-  let previousTickMs = performance.now();
-  let tick = 1;
-  const next = () => {
-    sampling = setTimeout(async () => {
-      const t = tick++;
-      next();
-      // The data counters at the tick itself: getStats() below takes a while.
-      const dataCounters = readDataCounters();
-      const dataIntervalS = (performance.now() - previousTickMs) / 1000;
-      previousTickMs = performance.now();
-      const dataBefore = previousData;
-      previousData = dataCounters;
-      const snapshots = await snapshotAll();
-      const before = previous;
-      previous = new Map(snapshots);
-      for (const [remote, snapshot] of snapshots) {
-        const counters = dataCounters.get(remote);
-        const data = counters && dataMetrics(dataBefore.get(remote) ?? null, counters, dataIntervalS);
-        if (data) followRate(remote, data.sentKbps);
-        const last = before.get(remote);
-        if (!last || snapshot.timestampMs <= last.timestampMs) continue;
-        send({ type: 'stats', sample: { t, peer, remote, ...intervalMetrics(last, snapshot), ...(data ? { data } : {}) } });
-      }
-    }, Math.max(0, mediaStartEpochMs + tick * sampleIntervalMs - Date.now()));
-  };
-  next();
-}
+/**
+ * @typedef {{ remote: string }} CommandOf  a command's fields besides its type (signaling/messages.js Command)
+ * @typedef {{ from: string, sdp: string }} DescriptionFrom  an offer or answer from a remote (or the SFU's bridge)
+ */
 
+/** What the page does with each message the server sends it. Untrusted input stops at the server: these are checked there. */
 const handlers = {
+  /** @param {{ peers: string[] }} message  the peers already in the room */
   async joined({ peers }) {
     // The codec problem is reported once the socket is open: no connection is made.
     if (await codecProblem) return;
@@ -416,6 +280,7 @@ const handlers = {
     setStatus(`joined room ${room}; calling ${callees.join(', ') || 'nobody yet'}`);
     for (const remote of callees) await offerTo(remote, 'sendrecv');
   },
+  /** @param {DescriptionFrom} message */
   async offer({ from, sdp }) {
     if (hungUp.has(from) || await codecProblem) return;
     const { pc } = await applyRemote(from, { type: 'offer', sdp });
@@ -427,34 +292,43 @@ const handlers = {
       }
       giveTracks(pc);
     }
-    preferCodec(pc);
+    preferCodec(pc, requestedCodec);
     const answer = await pc.createAnswer();
     await pc.setLocalDescription(answer);
-    await applyVideoEncodings(pc);
+    await applyVideoEncodings(pc, requestedCodec, rfc8867Source);
     watchDtls(from, pc);
     send({ type: 'answer', to: from, sdp: answer.sdp });
     if (paused.has(from)) await setSending(from, false);
   },
+  /** @param {DescriptionFrom} message */
   async answer({ from, sdp }) {
     if (!hungUp.has(from)) await applyRemote(from, { type: 'answer', sdp });
   },
+  /** @param {{ from: string, candidate: RTCIceCandidateInit }} message */
   async candidate({ from, candidate }) {
     if (hungUp.has(from)) return;
     const entry = connectionTo(from);
     if (entry.hasRemote) await entry.pc.addIceCandidate(candidate);
     else entry.pending.push(candidate);
   },
+  /** @param {{ mediaStartEpochMs: number }} message */
   async start({ mediaStartEpochMs }) {
     setStatus('in call, sampling');
-    await startSampling(mediaStartEpochMs);
+    sampling = await startSampler({
+      mediaStartEpochMs, intervalMs: sampleIntervalMs, snapshotAll, dataFlows,
+      sendSample: (t, remote, metrics) => send({ type: 'stats', sample: { t, peer, remote, ...metrics } }),
+    });
   },
   // An extra call: the answerer only learns the direction; the offerer calls. Forward: the offerer only sends.
+  /** @param {Extract<Command, { type: 'call' }>} command */
   async call({ remote, direction, role }) {
     hungUp.delete(remote);
-    directions.set(remote, direction === 'both' ? 'sendrecv' : role === 'offerer' ? 'sendonly' : 'recvonly');
+    const mediaDirection = direction === 'both' ? 'sendrecv' : role === 'offerer' ? 'sendonly' : 'recvonly';
+    directions.set(remote, mediaDirection);
     setStatus(`extra call with ${remote} (${direction}, ${role})`);
-    if (role === 'offerer') await offerTo(remote, directions.get(remote));
+    if (role === 'offerer') await offerTo(remote, mediaDirection);
   },
+  /** @param {CommandOf} command */
   'hang-up': ({ remote }) => {
     const entry = connections.get(remote);
     hungUp.add(remote);
@@ -465,36 +339,43 @@ const handlers = {
     for (const video of entry?.videos ?? []) video.remove();
     setStatus(`hung up on ${remote}`);
   },
+  /** @param {CommandOf} command */
   async pause({ remote }) {
     paused.add(remote);
     await setSending(remote, false);
   },
+  /** @param {CommandOf} command */
   async resume({ remote }) {
     paused.delete(remote);
     await setSending(remote, true);
   },
-  'data-start': ({ remote, flow }) => startData(remote, flow),
-  'data-stop': ({ remote, flow }) => {
-    for (const sending of dataFlows.get(remote)?.sending ?? []) {
-      if (sending.channel.label !== flow) continue;
-      sending.stopped = true;
-      sending.channel.close();
-    }
+  /** A channel to a connected remote, sending until data-stop (data-flows.js). @param {CommandOf & { flow: string }} command */
+  'data-start': ({ remote, flow }) => {
+    const entry = connections.get(remote);
+    if (!entry) throw new Error(`no connection to ${remote} to open data channel ${flow} on`);
+    return dataFlows.start(remote, flow, entry.pc);
   },
+  /** @param {CommandOf & { flow: string }} command */
+  'data-stop': ({ remote, flow }) => dataFlows.stop(remote, flow),
   async stop() {
     stopping = true;
-    clearTimeout(sampling);
+    sampling?.stop();
     for (const { pc } of connections.values()) pc.close();
     setStatus('stopped');
   },
+  /** @param {{ peer: string }} message */
   'peer-joined': ({ peer: remote }) => setStatus(`${remote} joined`),
+  /** @param {{ error: string }} message  why the server refused what this page sent */
   error: ({ error }) => reportError(`signaling: ${error}`),
 };
 
+/** @param {MessageEvent<string>} event */
 ws.onmessage = async ({ data }) => {
   const message = JSON.parse(data);
+  if (!Object.hasOwn(handlers, message.type)) return;
   try {
-    await handlers[message.type]?.(message);
+    // The server's message of this type has the shape its handler takes.
+    await /** @type {(message: unknown) => unknown} */ (handlers[/** @type {keyof typeof handlers} */ (message.type)])(message);
   } catch (error) {
     reportError(`${message.type}: ${error.stack ?? error}`);
   }
@@ -510,7 +391,7 @@ ws.onopen = async () => {
     const video = settings ? Object.fromEntries(Object.entries(settings).filter(([, value]) => ['number', 'string', 'boolean'].includes(typeof value))) : null;
     report('media-ready', { video }, mediaReadyEpochMs);
   } catch (error) {
-    const what = params.get('source') === 'media-element' ? `media element ${params.get('media')}` : 'getUserMedia';
+    const what = mediaElementUrl === null ? 'getUserMedia' : `media element ${mediaElementUrl}`;
     reportError(`${what}: ${error.name}: ${error.message}${error.constraint ? ` (constraint ${error.constraint})` : ''}`);
   }
 };

@@ -82,6 +82,9 @@ export function negotiatedCodecs(stats) {
     const rtp = stats.filter((s) => s.type === type && s.kind === 'video' && byId.get(s.codecId)).at(-1);
     if (!rtp) return null;
     const codec = byId.get(rtp.codecId);
+    // The filter above kept only streams whose codec is in the report.
+    if (!codec) return null;
+    /** @param {unknown} value */
     const text = (value) => (typeof value === 'string' && value !== '' ? value : null);
     return {
       mimeType: String(codec.mimeType),

@@ -42,7 +42,7 @@ async function lumaPlane(video, rows) {
     return null;
   }
   try {
-    if (!LUMA_FIRST_FORMATS.includes(frame.format)) {
+    if (frame.format === null || !LUMA_FIRST_FORMATS.includes(frame.format)) {
       rgbVideos.add(video);
       return null;
     }
@@ -59,7 +59,7 @@ async function lumaPlane(video, rows) {
  */
 async function frameLuma(frame, rows) {
   try {
-    if (!LUMA_FIRST_FORMATS.includes(frame.format)) return null;
+    if (frame.format === null || frame.visibleRect === null || !LUMA_FIRST_FORMATS.includes(frame.format)) return null;
     const { x, y, width, height: visible } = frame.visibleRect;
     // Chroma-aligned: every plane of the rectangle must start and end on a whole sample.
     const height = rows === null ? visible : Math.min(visible, 2 * Math.ceil(rows / 2));
@@ -86,11 +86,85 @@ async function frameLuma(frame, rows) {
  *   luma: width × height bytes, base64
  */
 
-export function createFrameReader() {
+/** @typedef {{ luma: Uint8Array, width: number, height: number }} LumaPlane */
+
+/**
+ * The canvas fallbacks where a frame's planes cannot be read on the CPU: the whole frame's luma, and the code from
+ * the strip.
+ */
+function createCanvasReader() {
   const strip = Object.assign(document.createElement('canvas'), { width: STRIP_WIDTH, height: STRIP_HEIGHT });
   const stripContext = strip.getContext('2d', { willReadFrequently: true });
   const whole = document.createElement('canvas');
   const wholeContext = whole.getContext('2d', { willReadFrequently: true });
+  if (!stripContext || !wholeContext) throw new Error('this browser gives no 2D canvas context: the frame codes cannot be read');
+  return {
+    /**
+     * The decoded luma as is, else from a canvas copy (BT.601 limited range, give or take the YUV->RGB->Y rounding).
+     * @param {HTMLVideoElement} video @returns {Promise<LumaPlane>}
+     */
+    async wholeLuma(video) {
+      const plane = await lumaPlane(video, null);
+      if (plane) return plane;
+      const { videoWidth: width, videoHeight: height } = video;
+      if (whole.width !== width || whole.height !== height) Object.assign(whole, { width, height });
+      wholeContext.drawImage(video, 0, 0);
+      const rgba = wholeContext.getImageData(0, 0, width, height).data;
+      const luma = new Uint8Array(width * height);
+      for (let i = 0; i < luma.length; i += 1) {
+        luma[i] = Math.round(16 + (65.738 * rgba[4 * i] + 129.057 * rgba[4 * i + 1] + 25.064 * rgba[4 * i + 2]) / 256);
+      }
+      return { luma, width, height };
+    },
+    /** The code of the frame `video` is about to show (-1: unreadable). @param {HTMLVideoElement} video */
+    async readCode(video) {
+      const stripRows = codeStripHeight(video.videoHeight);
+      const plane = await lumaPlane(video, stripRows);
+      if (plane) return readFrameCode(plane.luma, plane.width, plane.height)?.code ?? -1;
+      stripContext.drawImage(video, 0, 0, video.videoWidth, stripRows, 0, 0, STRIP_WIDTH, STRIP_HEIGHT);
+      return readFrameCode(stripContext.getImageData(0, 0, STRIP_WIDTH, STRIP_HEIGHT).data, STRIP_WIDTH, STRIP_HEIGHT, 4)?.code ?? -1;
+    },
+  };
+}
+
+/**
+ * Reads the code of every frame a track delivers (MediaStreamTrackProcessor), stamped when it reaches the page.
+ * @param {MediaStreamTrack} track @param {new (init: { track: MediaStreamTrack }) => { readable: ReadableStream<VideoFrame> }} Processor
+ * @param {() => FrameLog} logOf  where the codes go, looked up per frame (a drain replaces it)
+ * @returns {() => void} stops watching
+ */
+function watchTrackFrames(track, Processor, logOf) {
+  const clone = track.clone();
+  const reader = new Processor({ track: clone }).readable.getReader();
+  let watching = true;
+  const stop = () => {
+    watching = false;
+    reader.cancel().catch(() => {});
+    clone.stop();
+  };
+  (async () => {
+    while (watching) {
+      const { value: frame, done } = await reader.read();
+      if (done) return;
+      const epochMs = Math.round((performance.timeOrigin + performance.now()) * 10) / 10;
+      const log = logOf();
+      const started = performance.now();
+      try {
+        if (log.codes.length >= MAX_FRAMES_PER_SOURCE) continue;
+        const plane = await frameLuma(frame, codeStripHeight(frame.displayHeight));
+        log.codes.push(plane ? readFrameCode(plane.luma, plane.width, plane.height)?.code ?? -1 : -1);
+        log.epochMs.push(epochMs);
+        log.readMs += performance.now() - started;
+      } finally {
+        frame.close();
+      }
+    }
+  })().catch(stop);
+  return stop;
+}
+
+export function createFrameReader() {
+  const canvas = createCanvasReader();
   /** @type {Map<string, FrameLog>} */
   let logs = new Map();
   /** @type {Capture[]} */
@@ -107,36 +181,12 @@ export function createFrameReader() {
     return log;
   };
 
-  /** The decoded luma as is, else from a canvas copy (BT.601 limited range, give or take the YUV->RGB->Y rounding). */
-  async function wholeLuma(video) {
-    const plane = await lumaPlane(video, null);
-    if (plane) return plane;
-    const { videoWidth: width, videoHeight: height } = video;
-    if (whole.width !== width || whole.height !== height) Object.assign(whole, { width, height });
-    wholeContext.drawImage(video, 0, 0);
-    const rgba = wholeContext.getImageData(0, 0, width, height).data;
-    const luma = new Uint8Array(width * height);
-    for (let i = 0; i < luma.length; i += 1) {
-      luma[i] = Math.round(16 + (65.738 * rgba[4 * i] + 129.057 * rgba[4 * i + 1] + 25.064 * rgba[4 * i + 2]) / 256);
-    }
-    return { luma, width, height };
-  }
-
   /** @param {HTMLVideoElement} video @param {string} source @param {number} epochMs @param {number} code */
   async function capture(video, source, epochMs, code) {
-    const { luma, width, height } = await wholeLuma(video);
+    const { luma, width, height } = await canvas.wholeLuma(video);
     let text = '';
     for (let row = 0; row < height; row += 1) text += String.fromCharCode(...luma.subarray(row * width, (row + 1) * width));
     if (captures.length < MAX_CAPTURES) captures.push({ source, epochMs, code, width, height, luma: btoa(text) });
-  }
-
-  /** The code of the frame `video` is about to show (-1: unreadable). @param {HTMLVideoElement} video */
-  async function readCode(video) {
-    const strip = codeStripHeight(video.videoHeight);
-    const plane = await lumaPlane(video, strip);
-    if (plane) return readFrameCode(plane.luma, plane.width, plane.height)?.code ?? -1;
-    stripContext.drawImage(video, 0, 0, video.videoWidth, strip, 0, 0, STRIP_WIDTH, STRIP_HEIGHT);
-    return readFrameCode(stripContext.getImageData(0, 0, STRIP_WIDTH, STRIP_HEIGHT).data, STRIP_WIDTH, STRIP_HEIGHT, 4)?.code ?? -1;
   }
 
   /**
@@ -154,7 +204,7 @@ export function createFrameReader() {
       if (log.codes.length >= MAX_FRAMES_PER_SOURCE || !video.videoHeight) return;
       const epochMs = Math.round((performance.timeOrigin + frame.expectedDisplayTime) * 10) / 10;
       const started = performance.now();
-      readCode(video).then((code) => {
+      canvas.readCode(video).then((code) => {
         log.readMs += performance.now() - started;
         log.codes.push(code);
         log.epochMs.push(epochMs);
@@ -175,35 +225,10 @@ export function createFrameReader() {
    * @returns {() => void} stops watching
    */
   function watchCamera(track, preview) {
+    // any: MediaStreamTrackProcessor is missing from TypeScript's DOM types (and from some browsers).
     const Processor = /** @type {any} */ (window).MediaStreamTrackProcessor;
     if (typeof Processor !== 'function') return watch(preview, 'local');
-    const clone = track.clone();
-    const reader = new Processor({ track: clone }).readable.getReader();
-    let watching = true;
-    const stop = () => {
-      watching = false;
-      reader.cancel().catch(() => {});
-      clone.stop();
-    };
-    (async () => {
-      while (watching) {
-        const { value: frame, done } = await reader.read();
-        if (done) return;
-        const epochMs = Math.round((performance.timeOrigin + performance.now()) * 10) / 10;
-        const log = logOf('local');
-        const started = performance.now();
-        try {
-          if (log.codes.length >= MAX_FRAMES_PER_SOURCE) continue;
-          const plane = await frameLuma(frame, codeStripHeight(frame.displayHeight));
-          log.codes.push(plane ? readFrameCode(plane.luma, plane.width, plane.height)?.code ?? -1 : -1);
-          log.epochMs.push(epochMs);
-          log.readMs += performance.now() - started;
-        } finally {
-          frame.close();
-        }
-      }
-    })().catch(stop);
-    return stop;
+    return watchTrackFrames(track, Processor, () => logOf('local'));
   }
 
   return {

@@ -40,5 +40,5 @@ export function withVideoBitrates(sdp, { minKbps, startKbps, maxKbps } = RFC8867
 /** Whether a payload type is a picture codec (not RTX, RED or FEC). @param {string[]} lines @param {string} pt */
 function mediaCodec(lines, pt) {
   const rtpmap = lines.find((l) => l.startsWith(`a=rtpmap:${pt} `));
-  return Boolean(rtpmap) && !NOT_MEDIA.test(rtpmap.split(' ')[1].split('/')[0]);
+  return rtpmap !== undefined && !NOT_MEDIA.test(rtpmap.split(' ')[1].split('/')[0]);
 }

@@ -1,39 +1,48 @@
 // Pure logic shared by the browser page and Node tests: getStats() report -> cumulative snapshot -> per-interval values.
 // Standard webrtc-stats only (https://www.w3.org/TR/webrtc-stats/); no legacy goog* fields.
 
+/** @typedef {Record<string, any>} StatsObject  one RTCStats dictionary; any: the DOM types lack most webrtc-stats members */
+
+/** @param {StatsObject[]} items @param {string} field */
 const sumBy = (items, field) => items.reduce((total, item) => total + (Number(item[field]) || 0), 0);
 /**
  * The sum of a counter that not every browser reports (Firefox has no retransmittedPacketsReceived): null when no
  * stats object has it, so the timeline shows "unknown" rather than a 0 that never was measured.
+ * @param {StatsObject[]} items @param {string} field
  */
 const sumPresent = (items, field) => (items.some((item) => item[field] !== undefined) ? sumBy(items, field) : null);
 
 /**
  * Reduce one RTCStatsReport (as an array of stats objects) to the cumulative counters the harness needs.
- * @param {Array<Record<string, any>>} stats
+ * @param {StatsObject[]} stats
  * @returns {Snapshot}
  *
  * @typedef {{ timestampMs: number, video: MediaCounters, audio: MediaCounters,
  *   rtt: { totalS: number, measurements: number },
  *   candidatePair: { currentRttMs: number|null, availableOutgoingKbps: number|null } }} Snapshot
- * @typedef {{ out: Record<string, any>|null, in: Record<string, any>|null }} MediaCounters
+ * @typedef {{ out: StatsObject|null, in: StatsObject|null }} MediaCounters  the counters below, per direction
  */
 export function snapshotFromStats(stats) {
+  /** @param {string} type @param {string} [kind] */
   const byType = (type, kind) => stats.filter((s) => s.type === type && (kind === undefined || s.kind === kind));
   const byId = new Map(stats.map((s) => [s.id, s]));
   const timestampMs = Math.max(0, ...stats.map((s) => s.timestamp || 0));
 
+  /** @param {Kind} kind @returns {MediaCounters} */
   const media = (kind) => {
     const outbound = byType('outbound-rtp', kind);
     const inbound = byType('inbound-rtp', kind);
+    /** @param {StatsObject[]} list */
     const codecOf = (list) => {
       const codec = list.map((s) => byId.get(s.codecId)).find(Boolean);
       return codec ? String(codec.mimeType).replace(/^(audio|video)\//i, '') : null;
     };
+    /** @param {StatsObject[]} list @param {string} field */
     const last = (list, field) => list.map((s) => s[field]).filter((v) => v !== undefined).at(-1) ?? null;
+    /** @type {Record<string, number>} */
     const limitationDurations = {};
     for (const s of outbound) {
-      for (const [reason, seconds] of Object.entries(s.qualityLimitationDurations ?? {})) {
+      for (const [reason, seconds] of Object.entries(/** @type {Record<string, number>} */ (s.qualityLimitationDurations ?? {}))) {
         limitationDurations[reason] = (limitationDurations[reason] ?? 0) + seconds;
       }
     }
@@ -88,7 +97,7 @@ export function snapshotFromStats(stats) {
     audio: media('audio'),
     rtt: { totalS: sumBy(remoteInbound, 'totalRoundTripTime'), measurements: sumBy(remoteInbound, 'roundTripTimeMeasurements') },
     candidatePair: {
-      currentRttMs: pairRttS(selectedPair) === null ? null : pairRttS(selectedPair) * 1000,
+      currentRttMs: pairRttMs(selectedPair),
       availableOutgoingKbps: selectedPair?.availableOutgoingBitrate === undefined ? null : selectedPair.availableOutgoingBitrate / 1000,
     },
   };
@@ -99,13 +108,15 @@ export function snapshotFromStats(stats) {
  * currentRoundTripTime and totalRoundTripTime although its consent checks got responses.
  * @param {Record<string, any>|undefined} pair
  */
-function pairRttS(pair) {
+function pairRttMs(pair) {
   if (pair?.currentRoundTripTime === undefined) return null;
   const unmeasured = pair.currentRoundTripTime === 0 && pair.totalRoundTripTime === 0 && pair.responsesReceived > 0;
-  return unmeasured ? null : pair.currentRoundTripTime;
+  return unmeasured ? null : pair.currentRoundTripTime * 1000;
 }
 
+/** @param {number|null} value @param {number} [digits] */
 const round = (value, digits = 3) => (value === null || !Number.isFinite(value) ? null : Number(value.toFixed(digits)));
+/** @param {number} bytesDelta @param {number} intervalS */
 const kbps = (bytesDelta, intervalS) => round((bytesDelta * 8) / 1000 / intervalS);
 
 /**
@@ -114,8 +125,8 @@ const kbps = (bytesDelta, intervalS) => round((bytesDelta * 8) / 1000 / interval
  * the loss before repair. afterRetransmission: what is left once every retransmission received in the interval
  * filled a gap, an estimate: a packet retransmitted twice counts twice, and a repair arriving an interval after its
  * loss leaves the first interval too high (never below 0).
- * @param {Record<string, any>|null} prevIn  inbound counters: packetsReceived, packetsLost, retransmittedPacketsReceived
- * @param {Record<string, any>|null} curIn
+ * @param {StatsObject|null} prevIn  inbound counters: packetsReceived, packetsLost, retransmittedPacketsReceived
+ * @param {StatsObject|null} curIn
  * @param {{ afterRetransmission?: boolean }} [options]
  */
 export function intervalLossPct(prevIn, curIn, { afterRetransmission = false } = {}) {
@@ -128,16 +139,22 @@ export function intervalLossPct(prevIn, curIn, { afterRetransmission = false } =
   return round(Math.max(0, (100 * (lost - repaired)) / (received + lost)));
 }
 
-/** The reason that limited the sender longest during the interval (falls back to the current reason). */
+/**
+ * The reason that limited the sender longest during the interval (falls back to the current reason).
+ * @param {StatsObject|null} prevOut @param {StatsObject} curOut
+ */
 function dominantLimitation(prevOut, curOut) {
+  /** @type {string|null} */
   let best = null;
   let bestS = 0;
-  for (const [reason, seconds] of Object.entries(curOut.qualityLimitationDurations)) {
+  for (const [reason, seconds] of Object.entries(/** @type {Record<string, number>} */ (curOut.qualityLimitationDurations))) {
     const deltaS = seconds - (prevOut?.qualityLimitationDurations?.[reason] ?? 0);
     if (deltaS > bestS) [best, bestS] = [reason, deltaS];
   }
   return best ?? curOut.qualityLimitationReason;
 }
+
+/** @typedef {'video'|'audio'} Kind @typedef {'out'|'in'} Direction */
 
 /**
  * Per-interval values between two snapshots of the same peer connection (the timeline entry minus t/peer/remote).
@@ -146,101 +163,19 @@ function dominantLimitation(prevOut, curOut) {
 export function intervalMetrics(prev, cur) {
   const intervalS = (cur.timestampMs - prev.timestampMs) / 1000;
   if (!(intervalS > 0)) throw new RangeError(`stats timestamps must increase (got ${prev.timestampMs} then ${cur.timestampMs})`);
-  const delta = (kind, dir, field) => {
-    const a = prev[kind][dir]?.[field];
-    const b = cur[kind][dir]?.[field];
-    return a === null || a === undefined || b === null || b === undefined ? null : b - a;
-  };
-  const rate = (kind, dir) => {
-    const bytes = delta(kind, dir, 'bytes');
-    // A stream that appears mid-interval counts from zero.
-    if (bytes === null) return cur[kind][dir] ? kbps(cur[kind][dir].bytes, intervalS) : null;
-    return kbps(bytes, intervalS);
-  };
-  // A field the browser does not report stays null rather than 0 ms.
-  const msOf = (seconds) => (seconds === null ? null : round(1000 * seconds, 1));
-  const perSecond = (value) => (value === null ? null : round(value / intervalS, 2));
-  const vOut = cur.video.out;
-  const vIn = cur.video.in;
-  const framesDecoded = delta('video', 'in', 'framesDecoded');
-  const qpSum = delta('video', 'in', 'qpSum');
-  // The signaling edge refuses longer texts (signaling/messages.js MAX_SAMPLE_TEXT_CHARS).
-  const text = (value) => (typeof value === 'string' && value !== '' ? value.slice(0, 64) : null);
-
+  const read = intervalReader(prev, cur, intervalS);
   const rttMeasurements = cur.rtt.measurements - prev.rtt.measurements;
   const rttMs = rttMeasurements > 0
     ? round((1000 * (cur.rtt.totalS - prev.rtt.totalS)) / rttMeasurements)
     : round(cur.candidatePair.currentRttMs);
-
-  const jitterMs = (kind) => (cur[kind].in?.jitterS == null ? null : round(cur[kind].in.jitterS * 1000));
-  // The mean time a sample emitted in the interval spent in the jitter buffer.
-  const jitterBufferDelayMs = (kind) => {
-    const emitted = delta(kind, 'in', 'jitterBufferEmittedCount');
-    return emitted > 0 ? round((1000 * delta(kind, 'in', 'jitterBufferDelayS')) / emitted) : null;
-  };
-
-  const sendDelayMs = (kind) => {
-    const packets = delta(kind, 'out', 'packetsSent');
-    const delayS = delta(kind, 'out', 'packetSendDelayS');
-    return packets > 0 && delayS !== null ? round((1000 * delayS) / packets, 1) : null;
-  };
-  // The mean time the encoder took per frame it encoded in the interval: WebRTC adapts for the CPU (reason `cpu`) when
-  // this nears the frame interval.
-  const encodeMsPerFrame = () => {
-    const frames = delta('video', 'out', 'framesEncoded');
-    const timeS = delta('video', 'out', 'encodeTimeS');
-    return frames > 0 && timeS !== null ? round((1000 * timeS) / frames, 1) : null;
-  };
-
-  // Audio is not retransmitted: the video stream's retransmissions are all there are (unknown if its browser lacks them).
-  const allIn = (snap) => {
-    const ins = [snap.video.in, snap.audio.in].filter(Boolean);
-    return ins.length ? {
-      packetsReceived: sumBy(ins, 'packetsReceived'), packetsLost: sumBy(ins, 'packetsLost'),
-      retransmittedPacketsReceived: snap.video.in ? snap.video.in.retransmittedPacketsReceived : 0,
-    } : null;
-  };
-
   return {
     intervalS: round(intervalS),
-    video: {
-      sendKbps: rate('video', 'out'),
-      recvKbps: rate('video', 'in'),
-      sentWidth: vOut?.width ?? null,
-      sentHeight: vOut?.height ?? null,
-      sentFps: perSecond(delta('video', 'out', 'frames')) ?? vOut?.fps ?? null,
-      capturedFps: perSecond(delta('video', 'out', 'framesCaptured')),
-      recvWidth: vIn?.width ?? null,
-      recvHeight: vIn?.height ?? null,
-      recvFps: perSecond(framesDecoded),
-      qualityLimitationReason: vOut ? dominantLimitation(prev.video.out, vOut) : null,
-      encodeMsPerFrame: encodeMsPerFrame(),
-      codec: vOut?.codec ?? vIn?.codec ?? null,
-      encoderImplementation: text(vOut?.implementation),
-      decoderImplementation: text(vIn?.implementation),
-      // The decoded frames' mean quantizer: on the codec's own scale (VP8 0-127, VP9 and AV1 0-255, H.264 0-51).
-      qpPerFrame: framesDecoded > 0 && qpSum !== null ? round(qpSum / framesDecoded, 2) : null,
-      // The mean time a video packet sent in the interval waited in the sender's pacer: glass-to-glass delay beyond
-      // the network's and the receiver's, large when the rate estimate collapses (Firefox does not report it).
-      packetSendDelayMs: sendDelayMs('video'),
-      nackCount: delta('video', 'in', 'nackCount'),
-      pliCount: delta('video', 'in', 'pliCount'),
-      freezeCount: delta('video', 'in', 'freezeCount'),
-      // The decoder-side freezes' time (W3C definition, as lib/viewer/viewer.js applies it to what was shown).
-      freezeDurationMs: msOf(delta('video', 'in', 'totalFreezesDurationS')),
-      // Packets that arrived as retransmissions (RTX after a NACK) or as FEC: what recovered wire loss.
-      retransmittedPacketsReceived: delta('video', 'in', 'retransmittedPacketsReceived'),
-      fecPacketsReceived: delta('video', 'in', 'fecPacketsReceived'),
-      lossPct: intervalLossPct(prev.video.in, vIn),
-      residualLossPct: intervalLossPct(prev.video.in, vIn, { afterRetransmission: true }),
-      jitterMs: jitterMs('video'),
-      jitterBufferDelayMs: jitterBufferDelayMs('video'),
-    },
+    video: videoMetrics(prev, cur, read),
     audio: {
-      sendKbps: rate('audio', 'out'),
-      recvKbps: rate('audio', 'in'),
-      jitterMs: jitterMs('audio'),
-      jitterBufferDelayMs: jitterBufferDelayMs('audio'),
+      sendKbps: read.rate('audio', 'out'),
+      recvKbps: read.rate('audio', 'in'),
+      jitterMs: read.jitterMs('audio'),
+      jitterBufferDelayMs: read.jitterBufferDelayMs('audio'),
       lossPct: intervalLossPct(prev.audio.in, cur.audio.in),
     },
     rttMs,
@@ -248,6 +183,116 @@ export function intervalMetrics(prev, cur) {
     // Opus is not retransmitted: audio's share of the loss after repair is audio.lossPct.
     residualLossPct: intervalLossPct(allIn(prev), allIn(cur), { afterRetransmission: true }),
     availableOutgoingKbps: round(cur.candidatePair.availableOutgoingKbps),
+  };
+}
+
+/**
+ * The video stream's values over the interval.
+ * @param {Snapshot} prev @param {Snapshot} cur @param {ReturnType<typeof intervalReader>} read
+ */
+function videoMetrics(prev, cur, { delta, rate, perSecond, msOf, jitterMs, jitterBufferDelayMs, sendDelayMs }) {
+  const vOut = cur.video.out;
+  const vIn = cur.video.in;
+  const framesDecoded = delta('video', 'in', 'framesDecoded');
+  const qpSum = delta('video', 'in', 'qpSum');
+  // The mean time the encoder took per frame it encoded in the interval: WebRTC adapts for the CPU (reason `cpu`) when
+  // this nears the frame interval.
+  const encodedFrames = delta('video', 'out', 'framesEncoded');
+  const encodeTimeS = delta('video', 'out', 'encodeTimeS');
+  return {
+    sendKbps: rate('video', 'out'),
+    recvKbps: rate('video', 'in'),
+    sentWidth: vOut?.width ?? null,
+    sentHeight: vOut?.height ?? null,
+    sentFps: perSecond(delta('video', 'out', 'frames')) ?? vOut?.fps ?? null,
+    capturedFps: perSecond(delta('video', 'out', 'framesCaptured')),
+    recvWidth: vIn?.width ?? null,
+    recvHeight: vIn?.height ?? null,
+    recvFps: perSecond(framesDecoded),
+    qualityLimitationReason: vOut ? dominantLimitation(prev.video.out, vOut) : null,
+    encodeMsPerFrame: encodedFrames !== null && encodedFrames > 0 && encodeTimeS !== null
+      ? round((1000 * encodeTimeS) / encodedFrames, 1) : null,
+    codec: vOut?.codec ?? vIn?.codec ?? null,
+    encoderImplementation: text(vOut?.implementation),
+    decoderImplementation: text(vIn?.implementation),
+    // The decoded frames' mean quantizer: on the codec's own scale (VP8 0-127, VP9 and AV1 0-255, H.264 0-51).
+    qpPerFrame: framesDecoded !== null && framesDecoded > 0 && qpSum !== null ? round(qpSum / framesDecoded, 2) : null,
+    // The mean time a video packet sent in the interval waited in the sender's pacer: glass-to-glass delay beyond
+    // the network's and the receiver's, large when the rate estimate collapses (Firefox does not report it).
+    packetSendDelayMs: sendDelayMs('video'),
+    nackCount: delta('video', 'in', 'nackCount'),
+    pliCount: delta('video', 'in', 'pliCount'),
+    freezeCount: delta('video', 'in', 'freezeCount'),
+    // The decoder-side freezes' time (W3C definition, as lib/viewer/viewer.js applies it to what was shown).
+    freezeDurationMs: msOf(delta('video', 'in', 'totalFreezesDurationS')),
+    // Packets that arrived as retransmissions (RTX after a NACK) or as FEC: what recovered wire loss.
+    retransmittedPacketsReceived: delta('video', 'in', 'retransmittedPacketsReceived'),
+    fecPacketsReceived: delta('video', 'in', 'fecPacketsReceived'),
+    lossPct: intervalLossPct(prev.video.in, vIn),
+    residualLossPct: intervalLossPct(prev.video.in, vIn, { afterRetransmission: true }),
+    jitterMs: jitterMs('video'),
+    jitterBufferDelayMs: jitterBufferDelayMs('video'),
+  };
+}
+
+/** The signaling edge refuses longer texts (signaling/messages.js MAX_SAMPLE_TEXT_CHARS). @param {unknown} value */
+const text = (value) => (typeof value === 'string' && value !== '' ? value.slice(0, 64) : null);
+
+/**
+ * Every inbound stream's packet counters together. Audio is not retransmitted: the video stream's retransmissions
+ * are all there are (unknown if its browser lacks them).
+ * @param {Snapshot} snap @returns {StatsObject|null}
+ */
+const allIn = (snap) => {
+  const ins = [snap.video.in, snap.audio.in].filter((counters) => counters !== null);
+  return ins.length ? {
+    packetsReceived: sumBy(ins, 'packetsReceived'), packetsLost: sumBy(ins, 'packetsLost'),
+    retransmittedPacketsReceived: snap.video.in ? snap.video.in.retransmittedPacketsReceived : 0,
+  } : null;
+};
+
+/**
+ * What every metric of an interval reads: counter deltas, rates and means between two snapshots.
+ * @param {Snapshot} prev @param {Snapshot} cur @param {number} intervalS
+ */
+function intervalReader(prev, cur, intervalS) {
+  /** @param {Kind} kind @param {Direction} dir @param {string} field @returns {number|null} */
+  const delta = (kind, dir, field) => {
+    const a = prev[kind][dir]?.[field];
+    const b = cur[kind][dir]?.[field];
+    return a === null || a === undefined || b === null || b === undefined ? null : b - a;
+  };
+  return {
+    delta,
+    /** @param {Kind} kind @param {Direction} dir */
+    rate: (kind, dir) => {
+      const bytes = delta(kind, dir, 'bytes');
+      const current = cur[kind][dir];
+      // A stream that appears mid-interval counts from zero.
+      if (bytes === null) return current ? kbps(current.bytes, intervalS) : null;
+      return kbps(bytes, intervalS);
+    },
+    // A field the browser does not report stays null rather than 0 ms.
+    /** @param {number|null} seconds */
+    msOf: (seconds) => (seconds === null ? null : round(1000 * seconds, 1)),
+    /** @param {number|null} value */
+    perSecond: (value) => (value === null ? null : round(value / intervalS, 2)),
+    /** @param {Kind} kind */
+    jitterMs: (kind) => {
+      const jitterS = cur[kind].in?.jitterS;
+      return jitterS == null ? null : round(jitterS * 1000);
+    },
+    /** The mean time a sample emitted in the interval spent in the jitter buffer. @param {Kind} kind */
+    jitterBufferDelayMs: (kind) => {
+      const emitted = delta(kind, 'in', 'jitterBufferEmittedCount');
+      return emitted !== null && emitted > 0 ? round((1000 * (delta(kind, 'in', 'jitterBufferDelayS') ?? 0)) / emitted) : null;
+    },
+    /** @param {Kind} kind */
+    sendDelayMs: (kind) => {
+      const packets = delta(kind, 'out', 'packetsSent');
+      const delayS = delta(kind, 'out', 'packetSendDelayS');
+      return packets !== null && packets > 0 && delayS !== null ? round((1000 * delayS) / packets, 1) : null;
+    },
   };
 }
 
@@ -264,7 +309,8 @@ export function intervalMetrics(prev, cur) {
  */
 export function dataMetrics(prev, cur, intervalS) {
   if (!(intervalS > 0)) throw new RangeError(`a data interval must be positive (got ${intervalS} s)`);
-  const rate = (field) => kbps(cur[field] - (prev?.[field] ?? 0), intervalS);
+  /** @param {'sentBytes'|'receivedBytes'} field  one the page keeps (not null) */
+  const rate = (field) => kbps((cur[field] ?? 0) - (prev?.[field] ?? 0), intervalS);
   return {
     ...(cur.sentBytes === null ? {} : { sentKbps: rate('sentBytes') }),
     ...(cur.receivedBytes === null ? {} : { recvKbps: rate('receivedBytes') }),

@@ -19,7 +19,10 @@ export const CACHE_DIR = fileURLToPath(new URL('./cache/', import.meta.url));
 const LOOP_S = 10;
 const AUDIO_RATE_HZ = 48000;
 
-/** ffmpeg arguments for a preset's video loop (pure; the cache key hashes them). */
+/**
+ * ffmpeg arguments for a preset's video loop (pure; the cache key hashes them).
+ * @param {{ width: number, height: number, fps: number }} preset @param {string} outFile
+ */
 export function videoArgs({ width, height, fps }, outFile) {
   const filter = [
     `testsrc2=size=${width}x${height}:rate=${fps}`,
@@ -31,7 +34,7 @@ export function videoArgs({ width, height, fps }, outFile) {
   return ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', filter, '-t', String(LOOP_S), '-f', 'yuv4mpegpipe', outFile];
 }
 
-/** ffmpeg arguments for the audio loop: a gliding tone under pink noise, pulsed like speech. */
+/** ffmpeg arguments for the audio loop: a gliding tone under pink noise, pulsed like speech. @param {string} outFile */
 export function audioArgs(outFile) {
   const source = `aevalsrc=0.25*sin(2*PI*(220+80*sin(2*PI*0.3*t))*t):s=${AUDIO_RATE_HZ}:d=${LOOP_S}`;
   const noise = `anoisesrc=color=pink:amplitude=0.08:sample_rate=${AUDIO_RATE_HZ}:duration=${LOOP_S}`;
@@ -51,6 +54,7 @@ export function captureArgs({ video, audio }, outFile) {
     '-c:a', 'libopus', '-b:a', '128k', '-ac', '1', '-shortest', '-f', 'webm', outFile];
 }
 
+/** @param {unknown} args */
 const hashOf = (args) => createHash('sha256').update(JSON.stringify(args)).digest('hex').slice(0, 12);
 
 /**
@@ -61,8 +65,9 @@ function runFfmpeg(args, onStdout) {
   return new Promise((resolve, reject) => {
     const child = spawn('ffmpeg', args, { stdio: ['ignore', onStdout ? 'pipe' : 'ignore', 'pipe'] });
     let stderr = '';
-    child.stderr.on('data', (chunk) => { stderr += chunk; });
-    const reading = onStdout?.(child.stdout).catch((error) => { child.kill(); throw error; });
+    // Both piped above whenever they are read.
+    child.stderr?.on('data', (chunk) => { stderr += chunk; });
+    const reading = onStdout && child.stdout ? onStdout(child.stdout).catch((error) => { child.kill(); throw error; }) : undefined;
     // Settles once ffmpeg has exited and, with onStdout, its output has been consumed.
     child.on('error', (/** @type {NodeJS.ErrnoException} */ error) => reject(error.code === 'ENOENT'
       ? new EnvironmentError('ffmpeg is not installed; run `npm run setup` (or apt-get install ffmpeg) to generate the test media')
@@ -88,7 +93,10 @@ async function writeMarked(source, file, name) {
   }
 }
 
-/** Makes `file` with `produce(tmp)` unless it exists; writes to a temporary name and renames, so a crash leaves no half file. */
+/**
+ * Makes `file` with `produce(tmp)` unless it exists; writes to a temporary name and renames, so a crash leaves no half file.
+ * @param {string} file @param {(tmp: string) => Promise<unknown>} produce
+ */
 async function cached(file, produce) {
   if (existsSync(file)) return file;
   await mkdir(path.dirname(file), { recursive: true });

@@ -22,6 +22,7 @@ const NEUTRAL_CHROMA = 128;
  */
 export function parseY4mHeader(line, name) {
   if (!line.startsWith('YUV4MPEG2 ')) throw new InputError(`${name}: not a YUV4MPEG2 (.y4m) file; convert it with ffmpeg -i in.mp4 -pix_fmt yuv420p -f yuv4mpegpipe out.y4m`);
+  /** @param {string} letter */
   const field = (letter) => line.split(' ').find((part) => part.startsWith(letter))?.slice(1);
   const width = Number(field('W'));
   const height = Number(field('H'));
@@ -99,7 +100,7 @@ export async function markY4mStream(source, sink, name) {
   /** @type {Buffer[]} */
   let pending = [];
   let pendingBytes = 0;
-  /** Takes `bytes` bytes off the front of what arrived, or null if fewer arrived so far. */
+  /** Takes `bytes` bytes off the front of what arrived, or null if fewer arrived so far. @param {number} bytes */
   const take = (bytes) => {
     if (pendingBytes < bytes) return null;
     const all = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
@@ -108,6 +109,7 @@ export async function markY4mStream(source, sink, name) {
     pendingBytes = rest.length;
     return all.subarray(0, bytes);
   };
+  /** @param {Buffer} buffer */
   const write = async (buffer) => {
     if (!sink.write(buffer)) await once(sink, 'drain');
   };
@@ -125,7 +127,8 @@ export async function markY4mStream(source, sink, name) {
         continue;
       }
       layout = parseY4mHeader(all.subarray(0, end).toString('latin1'), name);
-      await write(take(end + 1));
+      take(end + 1);
+      await write(all.subarray(0, end + 1));
     }
     const { width, height, frameBytes } = layout;
     for (;;) {

@@ -95,7 +95,10 @@ export const isName = (value) => typeof value === 'string' && NAME_PATTERN.test(
 /** @param {unknown} value @returns {value is Record<string, unknown>} */
 const isPlainObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-/** @param {unknown} value @param {string} path @returns {Record<string, unknown>} */
+/**
+ * @param {unknown} value @param {string} path @param {readonly string[]|null} [allowedKeys]  every field it may have (null: any)
+ * @returns {Record<string, unknown>}
+ */
 function expectObject(value, path, allowedKeys = null) {
   if (!isPlainObject(value)) throw new ShapeError(`${path} must be an object, got ${describeValue(value)}`);
   const keys = Object.keys(value);
@@ -125,12 +128,15 @@ function expectNumber(value, path, { min, max, integer = false }) {
   return value;
 }
 
-/** The sender's own name where a message may repeat it; any other value is someone else's. */
+/**
+ * The sender's own name where a message may repeat it; any other value is someone else's.
+ * @param {unknown} value @param {string} path @param {string} self
+ */
 function expectOwnPeer(value, path, self) {
   if (value !== undefined && value !== self) throw new ShapeError(`${path} must be this socket's own peer ${describeValue(self)}, got ${describeValue(value)}`);
 }
 
-/** A peer other than the sender. */
+/** A peer other than the sender. @param {unknown} value @param {string} path @param {string} self @returns {string} */
 function expectOtherPeer(value, path, self) {
   const name = expectName(value, path);
   if (name === self) throw new ShapeError(`${path} names the sender itself (${describeValue(self)}); name another peer`);
@@ -160,23 +166,32 @@ function description(value, type, self) {
   return { type, to: expectOtherPeer(message.to, `${type}.to`, self), sdp: expectText(message.sdp, `${type}.sdp`, MAX_SDP_CHARS) };
 }
 
-/** Optional fields of RTCIceCandidateInit (absent, null, or checked). */
-const CANDIDATE_FIELDS = {
-  sdpMid: (value, path) => expectText(value, path, 64),
-  sdpMLineIndex: (value, path) => expectNumber(value, path, { min: 0, max: 1023, integer: true }),
-  usernameFragment: (value, path) => expectText(value, path, 256),
-};
+/** Optional fields of RTCIceCandidateInit. */
+const CANDIDATE_FIELDS = ['sdpMid', 'sdpMLineIndex', 'usernameFragment'];
+
+/**
+ * An optional field: absent stays absent, null stays null, anything else is checked.
+ * @template T @param {unknown} value @param {(value: unknown) => T} check @returns {T|null|undefined}
+ */
+const optional = (value, check) => (value === undefined ? undefined : value === null ? null : check(value));
 
 /** @param {unknown} value @param {string} self @returns {CandidateMessage} */
 function candidate(value, self) {
   const message = expectObject(value, 'candidate', ['type', 'to', 'candidate']);
   const to = expectOtherPeer(message.to, 'candidate.to', self);
-  const init = expectObject(message.candidate, 'candidate.candidate', ['candidate', ...Object.keys(CANDIDATE_FIELDS)]);
+  const init = expectObject(message.candidate, 'candidate.candidate', ['candidate', ...CANDIDATE_FIELDS]);
+  const candidateText = expectText(init.candidate, 'candidate.candidate.candidate', MAX_CANDIDATE_CHARS);
+  const sdpMid = optional(init.sdpMid, (value) => expectText(value, 'candidate.candidate.sdpMid', 64));
+  const sdpMLineIndex = optional(init.sdpMLineIndex,
+    (value) => expectNumber(value, 'candidate.candidate.sdpMLineIndex', { min: 0, max: 1023, integer: true }));
+  const usernameFragment = optional(init.usernameFragment, (value) => expectText(value, 'candidate.candidate.usernameFragment', 256));
   /** @type {CandidateInit} */
-  const result = { candidate: expectText(init.candidate, 'candidate.candidate.candidate', MAX_CANDIDATE_CHARS) };
-  for (const [field, check] of Object.entries(CANDIDATE_FIELDS)) {
-    if (init[field] !== undefined) result[field] = init[field] === null ? null : check(init[field], `candidate.candidate.${field}`);
-  }
+  const result = {
+    candidate: candidateText,
+    ...(sdpMid === undefined ? {} : { sdpMid }),
+    ...(sdpMLineIndex === undefined ? {} : { sdpMLineIndex }),
+    ...(usernameFragment === undefined ? {} : { usernameFragment }),
+  };
   return { type: 'candidate', to, candidate: result };
 }
 
@@ -236,7 +251,7 @@ function dataRates(value) {
   ]));
 }
 
-/** Camera settings as MediaStreamTrack.getSettings() returns them: one flat object. */
+/** Camera settings as MediaStreamTrack.getSettings() returns them: one flat object. @param {unknown} value @param {string} path */
 function settings(value, path) {
   if (value === null) return null;
   const object = expectObject(value, path);
@@ -260,7 +275,7 @@ const oneOf = (states) => (value, path) => {
 
 /** @param {(value: unknown, path: string) => unknown} check @returns {(value: unknown, path: string) => unknown} */
 const orNull = (check) => (value, path) => (value === null ? null : check(value, path));
-/** @param {number} maxChars */
+/** @param {number} maxChars @returns {(value: unknown, path: string) => string} */
 const text = (maxChars) => (value, path) => expectText(value, path, maxChars);
 
 /** @param {unknown} value @param {string} path @param {string} self */

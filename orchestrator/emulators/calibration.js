@@ -76,6 +76,7 @@ export function decodeProbe(payload) {
  * @returns {CalibrationCase[]}
  */
 export function standardCases({ durationScale = 1 } = {}) {
+  /** @param {ProbeSpec} probe */
   const scaled = (probe) => ({
     ...probe,
     durationMs: Math.round(probe.durationMs * durationScale),
@@ -84,6 +85,7 @@ export function standardCases({ durationScale = 1 } = {}) {
   const delayProbe = { offeredKbps: 600, payloadBytes: 200, durationMs: 4000, warmupMs: 0 };
   const lossProbe = { offeredKbps: 2000, payloadBytes: 200, durationMs: 5000, warmupMs: 0 };
   // RFC 8867's 300 ms bottleneck queue: deep enough that a sender stall on a busy machine doesn't idle the link.
+  /** @param {number} rateKbps @param {number} payloadBytes */
   const rateCase = (rateKbps, payloadBytes) => ({
     name: `rate-${rateKbps}kbps`,
     params: normalizeLinkParams({ rateKbps, queueMs: 300 }, `calibration case rate-${rateKbps}kbps`),
@@ -151,7 +153,10 @@ export function binomialInterval99(successes, trials) {
   return [Math.max(0, centre - half), Math.min(1, centre + half)];
 }
 
-const round = (value, digits) => (value === null ? null : Number(value.toFixed(digits)));
+/** @param {number} value @param {number} digits */
+const roundTo = (value, digits) => Number(value.toFixed(digits));
+/** @param {number|null} value @param {number} digits */
+const round = (value, digits) => (value === null ? null : roundTo(value, digits));
 
 /**
  * @typedef {object} ProbeSummary
@@ -177,7 +182,7 @@ export function summarizeProbe(trace, params, probe) {
     .filter(({ recvMs }) => recvMs >= trace.startMs + probe.warmupMs && recvMs <= trace.endMs)
     .sort((a, b) => a.recvMs - b.recvMs);
   const packetBits = (trace.payloadBytes + UDP_IPV4_OVERHEAD_BYTES) * 8;
-  const spanMs = inWindow.length >= 2 ? inWindow.at(-1).recvMs - inWindow[0].recvMs : 0;
+  const spanMs = inWindow.length >= 2 ? inWindow[inWindow.length - 1].recvMs - inWindow[0].recvMs : 0;
   // The first packet opens the window, so count the bits of the others.
   const achievedKbps = spanMs > 0 ? ((inWindow.length - 1) * packetBits) / spanMs : null;
   const lost = trace.packetsSent - trace.received.length;
@@ -190,8 +195,8 @@ export function summarizeProbe(trace, params, probe) {
     delayErrorMsP99: round(percentile(errorsMs, 99), 3),
     packetsSent: trace.packetsSent,
     packetsReceived: trace.received.length,
-    lossPct: round((100 * lost) / trace.packetsSent, 3),
-    lossPctCi99: [round(100 * lowLoss, 3), round(100 * highLoss, 3)],
+    lossPct: roundTo((100 * lost) / trace.packetsSent, 3),
+    lossPctCi99: [roundTo(100 * lowLoss, 3), roundTo(100 * highLoss, 3)],
   };
 }
 
@@ -208,8 +213,9 @@ export function failedChecks(params, summary) {
     return failures;
   }
   if (params.jitterMs === 0) {
-    if (!(summary.delayErrorMsP50 <= TOLERANCES.delayErrorMsP50)) failures.push(`median delay error ${summary.delayErrorMsP50} ms (> ${TOLERANCES.delayErrorMsP50})`);
-    if (!(summary.delayErrorMsP99 <= TOLERANCES.delayErrorMsP99)) failures.push(`p99 delay error ${summary.delayErrorMsP99} ms (> ${TOLERANCES.delayErrorMsP99})`);
+    // No delay measured (nothing received) is judged by the loss check below.
+    if (summary.delayErrorMsP50 !== null && !(summary.delayErrorMsP50 <= TOLERANCES.delayErrorMsP50)) failures.push(`median delay error ${summary.delayErrorMsP50} ms (> ${TOLERANCES.delayErrorMsP50})`);
+    if (summary.delayErrorMsP99 !== null && !(summary.delayErrorMsP99 <= TOLERANCES.delayErrorMsP99)) failures.push(`p99 delay error ${summary.delayErrorMsP99} ms (> ${TOLERANCES.delayErrorMsP99})`);
   }
   const [low, high] = summary.lossPctCi99;
   if (params.lossPct < low || params.lossPct > high) failures.push(`configured loss ${params.lossPct} % outside measured 99 % interval [${low}, ${high}]`);
@@ -276,7 +282,7 @@ export async function runTraceCalibration(path, trace, { durationS, payloadBytes
     const second = Math.floor((recvMs - startMs) / 1000);
     if (second >= 0 && second < bits.length) bits[second] += bitsPerPacket;
   }
-  const rows = seconds.map((traceKbps, i) => ({ t: i + 1, traceKbps: round(traceKbps, 1), achievedKbps: round(bits[i] / 1000, 1) }));
+  const rows = seconds.map((traceKbps, i) => ({ t: i + 1, traceKbps: roundTo(traceKbps, 1), achievedKbps: roundTo(bits[i] / 1000, 1) }));
   const errors = rows.map((row) => Math.abs(row.achievedKbps - row.traceKbps));
   const meanKbps = seconds.reduce((a, b) => a + b, 0) / Math.max(1, seconds.length);
   const meanAbsErrorKbps = errors.length ? errors.reduce((a, b) => a + b, 0) / errors.length : null;

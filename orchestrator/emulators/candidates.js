@@ -9,7 +9,7 @@ export function parseCandidate(candidate) {
   return { transport: parts[2].toLowerCase(), address: parts[4], port: Number(parts[5]), type: parts[7] };
 }
 
-/** The same candidate with another address and port. */
+/** The same candidate with another address and port. @param {string} candidate @param {string} address @param {number} port */
 export function withAddress(candidate, address, port) {
   const parts = String(candidate).split(' ');
   parts[4] = address;

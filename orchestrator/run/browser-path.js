@@ -13,6 +13,7 @@ export const WELL_KNOWN_FIREFOX_PATHS = [
 const ENV_VARS = ['CHROME_PATH', 'PUPPETEER_EXECUTABLE_PATH'];
 const FIREFOX_ENV_VARS = ['FIREFOX_PATH'];
 
+/** @param {string} file */
 const isExecutable = (file) => {
   try {
     accessSync(file, constants.X_OK);

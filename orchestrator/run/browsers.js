@@ -166,6 +166,7 @@ export async function launchPeer({
   kind = 'chromium', executablePath, media, url, headful = false, launchSpec = {}, cpuThrottlingRate = 1, beforeLoad, onMilestone, onConsole, onCrash, attach,
 }) {
   if (kind === 'firefox' && cpuThrottlingRate > 1) throw new InputError(`CPU throttling (${cpuThrottlingRate}×) needs Chromium's DevTools protocol; Firefox has none`);
+  /** @type {string|undefined} */
   let profileDir;
   if (kind === 'firefox') {
     await removeStaleProfiles();

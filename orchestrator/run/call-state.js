@@ -1,9 +1,10 @@
-// The state of one call that run/run.js passes between its phases (set-up, hold, tear-down) and on to
+// The state of one call that run/run.js passes between its phases (set-up.js, hold-call.js, tear-down) and on to
 // final-result.js: what the run was given, what set-up built, and what the call collected. Types only.
 
 /**
  * @typedef {Awaited<ReturnType<typeof import('../../signaling/server.js').startSignalingServer>>} SignalingServer
  * @typedef {Awaited<ReturnType<typeof import('../../media/generate.js').ensureRunMedia>>} RunMedia
+ * @typedef {import('../../signaling/messages.js').Sample} Sample
  */
 
 /**
@@ -16,13 +17,14 @@
  * @property {string} emulatorName  as asked (emulators/index.js), before the backend is built
  * @property {Date} startedAt
  * @property {import('./recorder.js').Recorder} recorder
- * @property {(sample: object, elapsedS: number|null) => void} [onSample]
+ * @property {(sample: Sample, elapsedS: number|null) => void} [onSample]
  * @property {(line: string) => void} log
  * @property {(peers: string[]) => Map<string, string>} createSecrets  the pages' join secrets
  * @property {import('./process-sampler.js').ProcessSampler} processes
  * @property {Array<() => Promise<void>>} releases  the closers set-up registered, run by tear-down
  * @property {string} runDir
- * @property {object[]} commands  the system commands the run started itself (Janus, kernel flows), beside the emulator's
+ * @property {import('../emulators/contract.js').CommandRecord[]} commands  the system commands the run started itself (Janus,
+ *   kernel flows), beside the emulator's
  * @property {Array<{ epochMs: number, flow: string, direction: string, bytesOut: number }>} flowTruth
  * @property {number[]} traceStepLateMs  how late each trace rate step was applied (netem, dummynet)
  * @property {Map<string, import('puppeteer').Page>} pages  peer → its page
@@ -35,6 +37,11 @@
  * @property {import('./viewer-collector.js').ViewerCollector} [viewer]
  * @property {import('./run.js').RunOptions['grid']} [gridOptions]  --grid: the hub and placement options
  * @property {import('./grid-sessions.js').GridSessions} [grid]  --grid: every peer's Grid session
+ */
+
+/**
+ * @typedef {Call & { emulator: import('../emulators/contract.js').Emulator, signaling: SignalingServer, room: string }} LiveCall
+ *   the call once set-up (set-up.js) built its emulator and signaling server: what the call itself and the pages use
  */
 
 // A module, so that its typedefs are imported by path rather than global.

@@ -85,6 +85,8 @@ export async function checkCgroups(limits, where) {
   return { layout, needs, fields };
 }
 
+/** @typedef {(cmd: string, ok: boolean, stderr?: string) => void} LogLine  logs a cgroup step as one of the run's commands */
+
 /**
  * Makes the cgroups of the peers with CPU limits, before any browser starts; their closer (and a guardian for a killed
  * orchestrator) is registered before the first directory is made.
@@ -109,19 +111,10 @@ export async function createPeerCgroups({ limits, runId, where, clock, logComman
   /** @type {Map<string, number>} */
   const roots = new Map();
 
-  /** @param {string} cmd @param {boolean} ok @param {string} [stderr] */
+  /** @type {LogLine} */
   const logLine = (cmd, ok, stderr) => logCommand({ atS: Number(clock().toFixed(3)), cmd, ok, ...(stderr ? { stderr } : {}) });
   /** @param {import('../lib/devices/cpu-cgroup.js').CgroupStep} step */
-  const runStep = async (step) => {
-    try {
-      if (step.op === 'write') await writeFile(step.file, step.value);
-      else await (step.op === 'mkdir' ? mkdir : rmdir)(step.path);
-      logLine(stepCommand(step, shellJoin), true);
-    } catch (error) {
-      logLine(stepCommand(step, shellJoin), false, error.message);
-      throw error;
-    }
-  };
+  const runStep = (step) => runCgroupStep(step, logLine);
 
   /** @type {CgroupsRecord} */
   const record = {
@@ -137,10 +130,12 @@ export async function createPeerCgroups({ limits, runId, where, clock, logComman
   /** @type {SubtreeChange|null} what the run enables in the v2 root's subtree_control, once it has */
   let enabledByRun = null;
   let closed = false;
+  /** @type {string[]} the cgroup directories made, in order */
   const made = [];
   const close = async () => {
     if (closed) return;
     closed = true;
+    /** @type {string[]} */
     const failures = [];
     // How often the quota held the page back, read before the cgroups go.
     for (const peer of peers) {
@@ -170,35 +165,11 @@ export async function createPeerCgroups({ limits, runId, where, clock, logComman
       }
     }
   } catch (error) {
-    const code = /** @type {NodeJS.ErrnoException} */ (error).code;
-    const fix = {
-      EACCES: 'the hierarchy is not writable here (a container without a delegated cgroup?)',
-      EROFS: 'the hierarchy is mounted read-only (a container?)',
-      // cgroup v2 hands controllers to child cgroups only from a cgroup without processes of its own.
-      EBUSY: 'the cgroup v2 root holds processes (a container?), so it cannot hand its cpu controller to child cgroups; run on the host',
-    }[code ?? ''] ?? 'check the cgroup hierarchy named there';
-    throw new EnvironmentError(`${fields}: could not set up the CPU limit (${error.message}): ${fix}; or drop the field from the scenario's devices`);
+    throw setupError(error, fields);
   }
 
   /** @param {string} peer @param {number} rootPid */
-  const move = async (peer, rootPid) => {
-    const reading = (await readTrees('/proc', new Map([[peer, rootPid]]))).get(peer);
-    const tree = await Promise.all([...(reading?.processes.values() ?? [])].map(async ({ pid, ppid }) => ({
-      pid, ppid, cmdline: await readText(`/proc/${pid}/cmdline`) ?? '',
-    })));
-    const pids = pageProcesses(tree);
-    if (!pids.length) return 0;
-    for (const procsFile of plans[peer].procsFiles) {
-      const failed = [];
-      for (const pid of pids) {
-        // A process that exited since the reading is no longer ours to move.
-        await writeFile(procsFile, `${pid}`).catch((error) => { if (error.code !== 'ESRCH') failed.push(`${pid}: ${error.message}`); });
-      }
-      logLine(moveCommand(pids, procsFile, shellJoin), failed.length === 0, failed.join('; '));
-      if (failed.length) throw new Error(`moving ${peer}'s browser into ${procsFile}: ${failed.join('; ')}`);
-    }
-    return pids.length;
-  };
+  const move = (peer, rootPid) => moveBrowser(peer, rootPid, plans[peer].procsFiles, logLine);
   return {
     record,
     async attach(peer, rootPid) {
@@ -267,6 +238,7 @@ export async function removeStaleCgroups({ runId, dryRun = false } = {}) {
   const liveRuns = only === null ? [...new Set(found.map(({ id }) => id))].filter((id) => ownerAlive(ownerKey(id))).sort() : [];
   const stale = found.filter(({ id }) => (only === null ? !liveRuns.includes(id) : id === only));
   const pids = (await Promise.all(stale.map(({ dir }) => cgroupPids(dir)))).flat();
+  /** @type {string[]} */
   const failed = [];
   if (!dryRun) {
     for (const { dir } of stale) {
@@ -276,4 +248,59 @@ export async function removeStaleCgroups({ runId, dryRun = false } = {}) {
     for (const id of new Set(stale.map((entry) => entry.id))) releaseOwner(ownerKey(id));
   }
   return { cgroups: stale.map(({ dir }) => dir), pids, liveRuns, failed };
+}
+
+/**
+ * Runs one step of a cgroup's set-up or removal, logged like a command.
+ * @param {import('../lib/devices/cpu-cgroup.js').CgroupStep} step @param {LogLine} logLine
+ */
+async function runCgroupStep(step, logLine) {
+  try {
+    if (step.op === 'write') await writeFile(step.file, step.value);
+    else await (step.op === 'mkdir' ? mkdir : rmdir)(step.path);
+    logLine(stepCommand(step, shellJoin), true);
+  } catch (error) {
+    logLine(stepCommand(step, shellJoin), false, error.message);
+    throw error;
+  }
+}
+
+/**
+ * Moves a browser's page processes (of the tree under rootPid) into its cgroups.
+ * @param {string} peer @param {number} rootPid @param {string[]} procsFiles  its cgroups' cgroup.procs
+ * @param {LogLine} logLine @returns {Promise<number>} how many processes it moved
+ */
+async function moveBrowser(peer, rootPid, procsFiles, logLine) {
+  const reading = (await readTrees('/proc', new Map([[peer, rootPid]]))).get(peer);
+  const tree = await Promise.all([...(reading?.processes.values() ?? [])].map(async ({ pid, ppid }) => ({
+    pid, ppid, cmdline: await readText(`/proc/${pid}/cmdline`) ?? '',
+  })));
+  const pids = pageProcesses(tree);
+  if (!pids.length) return 0;
+  for (const procsFile of procsFiles) {
+    /** @type {string[]} */
+    const failed = [];
+    for (const pid of pids) {
+      // A process that exited since the reading is no longer ours to move.
+      await writeFile(procsFile, `${pid}`).catch((error) => { if (error.code !== 'ESRCH') failed.push(`${pid}: ${error.message}`); });
+    }
+    logLine(moveCommand(pids, procsFile, shellJoin), failed.length === 0, failed.join('; '));
+    if (failed.length) throw new Error(`moving ${peer}'s browser into ${procsFile}: ${failed.join('; ')}`);
+  }
+  return pids.length;
+}
+
+/**
+ * The error of a set-up that failed, with what to do about it.
+ * @param {Error} error @param {string} fields  the scenario fields that asked for the limit
+ */
+function setupError(error, fields) {
+  const code = /** @type {NodeJS.ErrnoException} */ (error).code;
+  const fix = {
+    EACCES: 'the hierarchy is not writable here (a container without a delegated cgroup?)',
+    EROFS: 'the hierarchy is mounted read-only (a container?)',
+    // cgroup v2 hands controllers to child cgroups only from a cgroup without processes of its own.
+    EBUSY: 'the cgroup v2 root holds processes (a container?), so it cannot hand its cpu controller to child cgroups; run on the host',
+  }[code ?? ''] ?? 'check the cgroup hierarchy named there';
+  return new EnvironmentError(`${fields}: could not set up the CPU limit (${error.message}): ${fix}; or drop the field from the scenario's devices`);
 }

@@ -39,6 +39,7 @@ export function describeEnvironment({
     missingFields: missingTimelineFields(samples.filter((sample) => sample.peer === peer)),
   }]));
   // One line for the run (reports, run lists, a baseline's machine class): each distinct value, ' + ' between them.
+  /** @param {'name'|'version'|'path'|'source'} field */
   const joined = (field) => [...new Set(Object.values(perPeer).map((entry) => entry[field]).filter((value) => value !== null))].join(' + ') || null;
   return {
     harnessVersion: HARNESS_VERSION,

@@ -73,6 +73,7 @@ function resultInput(call, viewer) {
  */
 function lateness(lateMs) {
   const sorted = [...lateMs].sort((a, b) => a - b);
+  /** @param {number|null|undefined} value */
   const round = (value) => (value === null || value === undefined ? null : Math.round(value));
   return { n: sorted.length, p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted.at(-1)) };
 }
@@ -86,6 +87,7 @@ function lateness(lateMs) {
 async function scoreViewer(call) {
   if (!call.viewer) return undefined;
   const vmaf = await vmafAvailability();
+  /** @type {Awaited<ReturnType<typeof scoreCaptures>>} */
   let quality = { scores: [], unmatched: 0, vmafFailure: null };
   try {
     quality = await scoreCaptures({ captures: call.viewer.captures, media: call.media.peers, workDir: call.runDir, vmaf });

@@ -10,7 +10,10 @@ import { RESULTS_ROOT } from '../lib/system/paths.js';
 
 const RESULT_FILE = 'result.json';
 
-/** results/<scenario>/<UTC timestamp>, e.g. results/latency-500/2026-11-21T11-30-05Z */
+/**
+ * results/<scenario>/<UTC timestamp>, e.g. results/latency-500/2026-11-21T11-30-05Z
+ * @param {string} scenarioName @param {Date} [date] @param {string} [root]
+ */
 export function defaultRunDir(scenarioName, date = new Date(), root = RESULTS_ROOT) {
   return path.join(root, scenarioName, date.toISOString().replace(/\.\d+Z$/, 'Z').replaceAll(':', '-'));
 }
@@ -63,7 +66,7 @@ async function claimFreshDir(base) {
  * Writes result.json; if that fails (disk full, directory removed), the result goes to a file in a new private
  * directory (mkdtemp: random name, mode 0700) in the OS temp dir, where nobody can have planted a symlink, and the
  * error names it.
- * @param {string} runDir @param {{ scenario: { name: string } }} result
+ * @param {string} runDir @param {{ scenario: object }} result  result.json (its scenario names the temp dir)
  * @returns {Promise<string>} the file written
  */
 export async function writeResultFile(runDir, result) {
@@ -80,13 +83,16 @@ export async function writeResultFile(runDir, result) {
   }
 }
 
-/** @param {{ scenario: { name: string } }} result @returns {Promise<string>} the file written */
+/** @param {{ scenario: object }} result @returns {Promise<string>} the file written */
 async function saveInTempDir(result) {
-  const dir = await mkdtemp(path.join(os.tmpdir(), `webrtc-testbed-${result.scenario.name}-`));
+  const dir = await mkdtemp(path.join(os.tmpdir(), `webrtc-testbed-${scenarioName(result.scenario)}-`));
   const file = path.join(dir, RESULT_FILE);
   await writeJsonAtomic(file, result);
   return file;
 }
+
+/** A result's scenario name (RunResult types the scenario as a plain object). @param {object} scenario */
+const scenarioName = (scenario) => ('name' in scenario && typeof scenario.name === 'string' ? scenario.name : 'run');
 
 /** @param {string} file */
 const exists = (file) => access(file).then(() => true, () => false);

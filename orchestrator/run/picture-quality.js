@@ -55,7 +55,10 @@ export async function vmafAvailability({ python = path.join(VMAF_VENV, 'bin', 'p
  */
 export function parseVmafLog(text) {
   const frames = JSON.parse(text).frames ?? [];
-  return frames.map((frame) => (Number.isFinite(frame?.metrics?.vmaf) ? frame.metrics.vmaf : null));
+  return frames.map((/** @type {{ metrics?: { vmaf?: unknown } }|null} */ frame) => {
+    const vmaf = frame?.metrics?.vmaf;
+    return typeof vmaf === 'number' && Number.isFinite(vmaf) ? vmaf : null;
+  });
 }
 
 /** ffmpeg prints 'inf' for an identical frame; recorded as this, like other tools' PSNR caps. */
@@ -98,11 +101,14 @@ export async function scoreCaptures({ captures, media, workDir, vmaf }) {
     }
     lumaOf.set(capture.file, luma);
     const key = `${capture.remote}\n${capture.width}x${capture.height}`;
-    if (!groups.has(key)) groups.set(key, []);
-    groups.get(key).push(capture);
+    const grouped = groups.get(key);
+    if (grouped) grouped.push(capture);
+    else groups.set(key, [capture]);
   }
+  /** @type {import('../lib/viewer/viewer.js').QualityScore[]} */
   const scores = [];
   let group = 0;
+  /** @type {string|null} */
   let vmafFailure = null;
   for (const members of groups.values()) {
     const { remote, width, height } = members[0];
@@ -124,7 +130,7 @@ export async function scoreCaptures({ captures, media, workDir, vmaf }) {
     group += 1;
     const received = path.join(workDir, `received-${group}.gray`);
     const original = path.join(workDir, `source-${group}.gray`);
-    await writeFile(received, Buffer.concat(usable.map((capture) => lumaOf.get(capture.file))));
+    await writeFile(received, Buffer.concat(usable.map((capture) => keptLuma(lumaOf, capture.file))));
     await writeFile(original, Buffer.concat(sourceFrames));
     try {
       const scored = await scoreFiles({ received, original, size: `${width}x${height}`, layout, workDir, group, vmaf });
@@ -136,6 +142,16 @@ export async function scoreCaptures({ captures, media, workDir, vmaf }) {
     }
   }
   return { scores, unmatched, vmafFailure };
+}
+
+/**
+ * A grouped capture's luma, read when it was grouped.
+ * @param {Map<string, Buffer>} lumaOf @param {string} file @returns {Buffer}
+ */
+function keptLuma(lumaOf, file) {
+  const luma = lumaOf.get(file);
+  if (!luma) throw new Error(`${file}: grouped without its luma; report this as a bug`);
+  return luma;
 }
 
 /**
@@ -152,6 +168,7 @@ async function scoreFiles({ received, original, size, layout, workDir, group, vm
   const crop = `crop=${layout.width}:${layout.height - strip}:0:${strip}`;
   // The received frame scaled up to the source size: what a viewer at that size sees.
   const pair = `[0]scale=${layout.width}:${layout.height}:flags=bicubic,${crop}`;
+  /** @param {string} frameSize @param {string} file */
   const raw = (frameSize, file) => ['-f', 'rawvideo', '-pix_fmt', 'gray', '-s', frameSize, '-r', '1', '-i', file];
   const inputs = ['-hide_banner', '-loglevel', 'error', ...raw(size, received), ...raw(`${layout.width}x${layout.height}`, original)];
   try {
@@ -160,7 +177,7 @@ async function scoreFiles({ received, original, size, layout, workDir, group, vm
     '-map', '[p]', '-f', 'null', '-', '-map', '[q]', '-f', 'null', '-'], { maxBuffer: 1 << 22 });
     const psnr = parseStatsFile(await readFile(psnrLog, 'utf8'), 'psnr');
     const ssim = parseStatsFile(await readFile(ssimLog, 'utf8'), 'ssim');
-    if (!vmaf?.available) return { psnr, ssim, vmaf: [], vmafFailure: null };
+    if (!vmaf?.available || !vmaf.ffmpeg) return { psnr, ssim, vmaf: [], vmafFailure: null };
     try {
       await run(vmaf.ffmpeg, [...inputs, '-filter_complex', `${pair}[r];[1]${crop}[s];`
         + `[r][s]libvmaf=model=version=${VMAF_MODEL}:log_fmt=json:log_path=${vmafLog}`, '-f', 'null', '-'], { maxBuffer: 1 << 22 });

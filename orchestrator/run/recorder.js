@@ -74,7 +74,10 @@ export function createRecorder({ log, startedAtEpochMs = Date.now(), now = Date.
       const after = 'remote' in event ? JOINED : LAUNCH_EVENT;
       recorder.events.push({ ...event, epochMs: pages.bound(event.peer, after, event.epochMs ?? receivedEpochMs, receivedEpochMs) });
     },
-    /** The first failure ends the run; later ones are consequences of the stop. */
+    /**
+     * The first failure ends the run; later ones are consequences of the stop.
+     * @param {string} message @param {string|null} [peer]  the peer it happened at, if one
+     */
     fail(message, peer = null) {
       if (stop.signal.aborted) return;
       recorder.errors.push({ atS: recorder.atS(), peer, message });
@@ -89,7 +92,10 @@ export function createRecorder({ log, startedAtEpochMs = Date.now(), now = Date.
       recorder.errors.push({ atS: recorder.atS(), peer: null, message: `interrupted by ${signal}` });
       stop.abort();
     },
-    /** A message the signaling edge refused: recorded, never fatal. */
+    /**
+     * A message the signaling edge refused: recorded, never fatal.
+     * @param {Omit<import('../../signaling/server.js').Rejection, 'room'>} rejection
+     */
     rejected({ epochMs, peer, messageType, reason }) {
       if (rejectionsRecorded >= MAX_RECORDED_REJECTIONS) {
         rejectionsNotRecorded += 1;

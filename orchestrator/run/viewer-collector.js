@@ -52,6 +52,7 @@ export function createViewerCollector({
   const captures = [];
   let captureBytes = 0;
   let droppedCaptures = 0;
+  /** @type {NodeJS.Timeout|null} */
   let timer = null;
   let mediaStartEpochMs = 0;
   /** @type {Map<string, number>} the capture step each page was last told */
@@ -70,28 +71,14 @@ export function createViewerCollector({
   async function drainPage(peer, page) {
     const every = captureEveryNow();
     const tell = told.get(peer) === every ? null : every;
-    let drained;
     const slow = setTimeout(() => onRejected(peer, `frame reader of ${peer}: the drain has not answered for ${drainTimeoutMs / 1000} s`), drainTimeoutMs);
-    try {
-      drained = await page.evaluate((frames) => {
-        try {
-          const viewer = /** @type {any} */ (window).testbed?.viewer;
-          if (!viewer) return null;
-          if (frames !== null) viewer.setCaptureEvery(frames);
-          return viewer.drain();
-        } catch {
-          return { threw: true };
-        }
-      }, tell);
-    } catch {
-      // A page that is closing or crashed: the run's own checks report that.
-      return;
-    } finally {
-      clearTimeout(slow);
-    }
+    const answer = await evaluateDrain(page, tell).finally(() => clearTimeout(slow));
+    // A page that is closing or crashed: the run's own checks report that.
+    if (!answer.answered) return;
+    const drained = answer.value;
     if (drained === null) return;
     told.set(peer, every);
-    if (drained?.threw === true) {
+    if (typeof drained === 'object' && 'threw' in drained && drained.threw === true) {
       onRejected(peer, `frame reader of ${peer}: the drain threw`);
       return;
     }
@@ -121,11 +108,7 @@ export function createViewerCollector({
     return inFlight.get(peer);
   })).then(() => {});
   /** Waits for `promise`, at most drainTimeoutMs. @param {Promise<void>} promise */
-  const atMostTimeout = (promise) => {
-    let timer;
-    const timeout = new Promise((resolve) => { timer = setTimeout(resolve, drainTimeoutMs); });
-    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-  };
+  const atMostTimeout = (promise) => atMost(promise, drainTimeoutMs);
 
   return {
     batches,
@@ -139,7 +122,7 @@ export function createViewerCollector({
     },
     /** The last drain (the pages must still be open), after the running ones; a page that hangs is given up on. */
     async stop() {
-      clearInterval(timer);
+      if (timer) clearInterval(timer);
       timer = null;
       await atMostTimeout(Promise.all(inFlight.values()).then(() => {}));
       await atMostTimeout(drainAll());
@@ -150,3 +133,36 @@ export function createViewerCollector({
 }
 
 /** @typedef {ReturnType<typeof createViewerCollector>} ViewerCollector */
+
+/**
+ * The page's frame reader drained (telling it first how often to capture, unless `frames` is null): not answered
+ * when the page is closing or crashed; null when it has no frame reader, `{ threw: true }` when it threw.
+ * @param {import('puppeteer').Page} page @param {number|null} frames
+ * @returns {Promise<{ answered: false } | { answered: true, value: unknown }>}  value: checked by viewer-input.js checkDrain
+ */
+async function evaluateDrain(page, frames) {
+  try {
+    const value = await page.evaluate((captureEvery) => {
+      try {
+        // any: the page's diagnostics hook (client-app/app.js), which the DOM types do not know.
+        const viewer = /** @type {any} */ (window).testbed?.viewer;
+        if (!viewer) return null;
+        if (captureEvery !== null) viewer.setCaptureEvery(captureEvery);
+        return viewer.drain();
+      } catch {
+        return { threw: true };
+      }
+    }, frames);
+    return { answered: true, value };
+  } catch {
+    return { answered: false };
+  }
+}
+
+/** Waits for `promise`, at most `ms`. @param {Promise<void>} promise @param {number} ms */
+function atMost(promise, ms) {
+  /** @type {NodeJS.Timeout|undefined} */
+  let timer;
+  const timeout = new Promise((resolve) => { timer = setTimeout(resolve, ms); });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

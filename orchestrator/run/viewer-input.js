@@ -17,7 +17,9 @@ const MAX_READ_MS = 3.6e6;
 
 /** @param {unknown} value @returns {value is Record<string, unknown>} */
 const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
-const isInteger = (value, min, max) => Number.isInteger(value) && value >= min && value <= max;
+/** @param {unknown} value @param {number} min @param {number} max @returns {value is number} */
+const isInteger = (value, min, max) => typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
+/** @param {unknown} value @param {number} min @param {number} max @returns {value is number} */
 const isNumber = (value, min, max) => typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max;
 
 /**
@@ -28,8 +30,10 @@ const isNumber = (value, min, max) => typeof value === 'number' && Number.isFini
  * @returns {{ ok: true, value: Drain } | { ok: false, reason: string }}
  */
 export function checkDrain(value, peer, remotes, { fromEpochMs, toEpochMs } = { fromEpochMs: 1, toEpochMs: MAX_EPOCH_MS }) {
+  /** @param {unknown} epochMs */
   const inTime = (epochMs) => isNumber(epochMs, fromEpochMs, toEpochMs);
   const when = `epoch milliseconds from ${fromEpochMs} to ${toEpochMs}`;
+  /** @param {string} reason */
   const fail = (reason) => ({ ok: /** @type {const} */ (false), reason: `frame reader of ${peer}: ${reason}` });
   if (!isObject(value) || !isObject(value.frames) || !Array.isArray(value.captures)) return fail('drain must be { frames: {…}, captures: […] }');
   const sources = Object.entries(value.frames);

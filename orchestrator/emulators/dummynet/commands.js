@@ -155,6 +155,7 @@ function matchAddresses(plan, pipe) {
   const all = Object.values(plan.addresses).join(',');
   if (!pipe.link) return { from: plan.addresses[/** @type {string} */ (pipe.from)], to: plan.addresses[/** @type {string} */ (pipe.to)] };
   if (pipe.link in BOTTLENECK_LINKS) {
+    /** @param {string} which  a side of the bottleneck */
     const side = (which) => Object.entries(plan.addresses).filter(([peer]) => peerSide(peer) === which).map(([, address]) => address).join(',');
     return { from: side(BOTTLENECK_LINKS[pipe.link].from), to: side(BOTTLENECK_LINKS[pipe.link].to) };
   }
@@ -186,6 +187,7 @@ export function dummynetSetup(plan, links, laterStates = []) {
     return `dummynet out quick inet from ${from} to ${to} pipe ${pipe.pipe}`;
   });
   // The main ruleset gains the anchor hooks; /etc/pf.conf is reloaded unchanged at teardown.
+  /** @param {string[]} texts */
   const printLines = (texts) => shellJoin(['printf', '%s\\n', ...texts]);
   lines.push(
     `(${shellJoin(['cat', '/etc/pf.conf'])}; ${printLines([`dummynet-anchor "${PF_ANCHOR}"`, `anchor "${PF_ANCHOR}"`])}) | ${shellJoin(['pfctl', '-q', '-f', '-'])}`,

@@ -11,6 +11,7 @@ import { scheduleStates } from './script.js';
 
 /** @typedef {import('../../lib/network/link-model.js').LinkParams} LinkParams */
 
+/** @type {Record<string, 'macos'|'freebsd'>} */
 const PLATFORM_OF = { darwin: 'macos', freebsd: 'freebsd' };
 const TOOLS = { macos: ['dnctl', 'pfctl'], freebsd: ['ipfw'] };
 
@@ -51,6 +52,7 @@ export function createDummynetEmulator({ peers, compiled, log = () => {}, clock,
   let plan = null;
   let state = { ...compiled.links };
   /** macOS: pf's enable reference (`pfctl -E`), released at teardown so pf ends as it was. */
+  /** @type {string|null} */
   let pfToken = null;
   /** @type {import('./runtime.js').Registration[]} */
   const registrations = [];
@@ -59,6 +61,7 @@ export function createDummynetEmulator({ peers, compiled, log = () => {}, clock,
   let closing = false;
   /** @type {Promise<void>|null} */
   let settingUp = null;
+  /** @param {string} line @param {{ allowFailure?: boolean, record?: boolean }} [options] */
   const sh = (line, options) => run(['sh', '-c', line], options);
 
   async function teardown() {
@@ -81,10 +84,7 @@ export function createDummynetEmulator({ peers, compiled, log = () => {}, clock,
       if (closing) throw new HarnessError('dummynet: set-up interrupted; everything it made is being removed');
       await sh(line);
     }
-    if (plan.platform === 'macos') {
-      const enabled = await run(['pfctl', '-E']);
-      pfToken = /Token : (\d+)/.exec(enabled.stderr + enabled.stdout)?.[1] ?? null;
-    }
+    if (plan.platform === 'macos') pfToken = await enablePf(run);
     log(`dummynet: ${plan.pipes.length} pipes on ${plan.platform}; rules per peer socket as candidates arrive`);
   }
 
@@ -145,4 +145,13 @@ export function createDummynetEmulator({ peers, compiled, log = () => {}, clock,
       plan = null;
     },
   };
+}
+
+/**
+ * Enables pf with a reference of the run's own (`pfctl -E`), so that releasing it at teardown leaves pf as it was.
+ * @param {import('../command-runner.js').RunCommand} run @returns {Promise<string|null>} the reference's token
+ */
+async function enablePf(run) {
+  const enabled = await run(['pfctl', '-E']);
+  return /Token : (\d+)/.exec(enabled.stderr + enabled.stdout)?.[1] ?? null;
 }

@@ -61,7 +61,9 @@ export function runtimeRules(plan, routes, registrations) {
   if (plan.platform === 'freebsd') {
     const index = registrations.length;
     const { from, to, port } = registrations[index - 1];
+    /** @param {string} link */
     const pipeOf = (link) => /** @type {{pipe: number}} */ (plan.pipes.find((pipe) => pipe.link === link)).pipe;
+    /** @param {number} number @param {...string} rule */
     const add = (number, ...rule) => shellJoin(['ipfw', '-q', 'add', String(number), 'set', String(IPFW_SET), ...rule]);
     return [
       add(DROP_RULE_BASE + index, 'deny', 'udp', 'from', 'not', RUNTIME_ADDRESS, 'to', RUNTIME_ADDRESS, String(port)),

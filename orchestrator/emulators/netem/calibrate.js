@@ -28,6 +28,7 @@ const IPERF3_UDP_PAYLOAD_BYTES = 1200;
  * Children run at normal scheduling even when calibrate raised itself to SCHED_FIFO (inherited on fork):
  * a real-time Node spins in its own waits and starves the parent; a real-time iperf3 would starve the machine.
  */
+/** @param {string} netns @param {...string} args */
 const inNetnsNormal = (netns, ...args) => ['chrt', '--other', '0', 'ip', 'netns', 'exec', netns, ...args];
 
 /** @type {LinkParams} */
@@ -196,6 +197,7 @@ export async function openNetemProbePath() {
       // A previous case's stragglers (late through a loaded IPC hop) would count as this case's packets.
       if (decodeProbe(bytes).sendMs >= handlerSinceMs) handler(bytes, recvMs);
     });
+    /** @param {{ params: LinkParams }} calibrationCase */
     const skipCase = ({ params }) => {
       const missing = unmetRequirements({ links: { 'p0.up': params }, events: [] }, caps);
       return missing.length > 0 ? missing.join('; ') : null;

@@ -8,6 +8,7 @@ import { NAMESPACE_PREFIX } from './topology.js';
 import { createCommandRunner } from '../command-runner.js';
 
 /** @typedef {Pick<import('../../lib/network/schedule.js').CompiledNetwork, 'links'|'events'>} CompiledNetwork  what the checks read */
+/** @typedef {import('../command-runner.js').CommandResult} CommandResult */
 /**
  * @typedef {object} NetemCapabilities
  * @property {boolean} netns     network namespaces + veth (and root)
@@ -38,6 +39,7 @@ export function netemCapabilities({ run, fresh = false } = {}) {
  * @returns {Promise<NetemCapabilities>}
  */
 async function probe(run) {
+  /** @type {NetemCapabilities} */
   const caps = { netns: false, htb: false, netem: false, nftables: false, ifb: false, reasons: [] };
   if (process.getuid?.() !== 0) {
     caps.reasons.push(`network namespaces and tc need root (running as uid ${process.getuid?.()}); run as root ${RELAY_HINT}`);
@@ -45,34 +47,42 @@ async function probe(run) {
   }
   const netns = `${NAMESPACE_PREFIX}probe-${process.pid}`;
   const quiet = { allowFailure: true, record: false };
+  /** @param {...string} args */
   const tc = (...args) => run(['tc', '-n', netns, ...args], quiet);
-  const firstLine = (result) => result.stderr.split('\n').find(Boolean) ?? 'failed';
+  /** The first line of a failed step's error. @param {CommandResult|undefined} result */
+  const firstLine = (result) => result?.stderr.split('\n').find(Boolean) ?? 'failed';
+  /**
+   * Runs `next` only after a step that succeeded; else the failed step stands for it.
+   * @param {CommandResult} done @param {() => Promise<CommandResult>} next
+   */
+  const then = async (done, next) => (done.ok ? next() : done);
   try {
     const made = await run(['ip', 'netns', 'add', netns], quiet);
-    const veth = made.ok && await run(['ip', '-n', netns, 'link', 'add', 'name', 'va', 'type', 'veth', 'peer', 'name', 'vb'], quiet);
-    if (!made.ok || !veth.ok) {
-      caps.reasons.push(`network namespaces/veth unavailable (ip: ${firstLine(made.ok ? veth : made)}); install iproute2 and check CONFIG_NET_NS/CONFIG_VETH, ${RELAY_HINT}`);
+    const veth = await then(made, () => run(['ip', '-n', netns, 'link', 'add', 'name', 'va', 'type', 'veth', 'peer', 'name', 'vb'], quiet));
+    if (!veth.ok) {
+      caps.reasons.push(`network namespaces/veth unavailable (ip: ${firstLine(veth)}); install iproute2 and check CONFIG_NET_NS/CONFIG_VETH, ${RELAY_HINT}`);
       return caps;
     }
     caps.netns = true;
     const htb = await tc('qdisc', 'add', 'dev', 'va', 'root', 'handle', '1:', 'htb', 'default', '0');
-    const cls = htb.ok && await tc('class', 'add', 'dev', 'va', 'parent', '1:', 'classid', '1:1', 'htb', 'rate', '1mbit');
-    const fifo = cls.ok && await tc('qdisc', 'add', 'dev', 'va', 'parent', '1:1', 'handle', '2:', 'bfifo', 'limit', '10000');
-    caps.htb = Boolean(fifo.ok);
-    if (!caps.htb) caps.reasons.push(`htb/bfifo qdiscs unavailable (tc: ${firstLine([htb, cls, fifo].find((r) => r && !r.ok))}); load sch_htb and sch_fifo`);
+    const cls = await then(htb, () => tc('class', 'add', 'dev', 'va', 'parent', '1:', 'classid', '1:1', 'htb', 'rate', '1mbit'));
+    const fifo = await then(cls, () => tc('qdisc', 'add', 'dev', 'va', 'parent', '1:1', 'handle', '2:', 'bfifo', 'limit', '10000'));
+    caps.htb = fifo.ok;
+    if (!caps.htb) caps.reasons.push(`htb/bfifo qdiscs unavailable (tc: ${firstLine(fifo)}); load sch_htb and sch_fifo`);
     const netem = await tc('qdisc', 'add', 'dev', 'vb', 'root', 'netem', 'delay', '1ms');
     caps.netem = netem.ok;
     if (!netem.ok) caps.reasons.push(`sch_netem kernel module missing (tc: ${firstLine(netem)}); \`modprobe sch_netem\` or use a kernel built with CONFIG_NET_SCH_NETEM`);
     const ifb = await run(['ip', '-n', netns, 'link', 'add', 'name', 'ifb-probe', 'type', 'ifb'], quiet);
-    const clsact = ifb.ok && await tc('qdisc', 'add', 'dev', 'va', 'clsact');
-    caps.ifb = Boolean(clsact.ok);
-    if (!caps.ifb) caps.reasons.push(`ifb devices or the clsact qdisc unavailable (${firstLine([ifb, clsact].find((r) => r && !r.ok))}); load ifb and sch_ingress`);
+    const clsact = await then(ifb, () => tc('qdisc', 'add', 'dev', 'va', 'clsact'));
+    caps.ifb = clsact.ok;
+    if (!caps.ifb) caps.reasons.push(`ifb devices or the clsact qdisc unavailable (${firstLine(clsact)}); load ifb and sch_ingress`);
+    /** @param {...string} args */
     const nft = (...args) => run(['ip', 'netns', 'exec', netns, 'nft', ...args], quiet);
     const table = await nft('add', 'table', 'inet', 'probe');
-    const chain = table.ok && await nft('add', 'chain', 'inet', 'probe', 'c');
-    const rule = chain.ok && await nft('add', 'rule', 'inet', 'probe', 'c', 'numgen', 'random', 'mod', '10000', '<', '1', 'counter', 'drop');
-    caps.nftables = Boolean(rule.ok);
-    if (!caps.nftables) caps.reasons.push(`nftables with numgen unavailable (nft: ${firstLine([table, chain, rule].find((r) => r && !r.ok))}); \`apt-get install -y nftables\` and load nf_tables`);
+    const chain = await then(table, () => nft('add', 'chain', 'inet', 'probe', 'c'));
+    const rule = await then(chain, () => nft('add', 'rule', 'inet', 'probe', 'c', 'numgen', 'random', 'mod', '10000', '<', '1', 'counter', 'drop'));
+    caps.nftables = rule.ok;
+    if (!caps.nftables) caps.reasons.push(`nftables with numgen unavailable (nft: ${firstLine(rule)}); \`apt-get install -y nftables\` and load nf_tables`);
     return caps;
   } finally {
     await run(['ip', 'netns', 'del', netns], quiet);
@@ -99,7 +109,9 @@ function linksUsing(compiled, uses) {
 export function unmetRequirements(compiled, caps) {
   const missing = [];
   const hasBottleneck = Object.keys(compiled.links).some((link) => link in BOTTLENECK_LINKS);
-  const needed = [['netns', 'network namespaces'], ['htb', 'htb/bfifo'], ...(hasBottleneck ? [['ifb', 'ifb/clsact']] : [])];
+  /** @type {Array<['netns'|'htb'|'ifb', string]>} */
+  const needed = [['netns', 'network namespaces'], ['htb', 'htb/bfifo']];
+  if (hasBottleneck) needed.push(['ifb', 'ifb/clsact']);
   const base = needed.filter(([key]) => !caps[key]);
   if (base.length > 0) {
     missing.push(`the netem backend needs ${base.map(([, what]) => what).join(', ')}: ${caps.reasons.join('; ')}`);

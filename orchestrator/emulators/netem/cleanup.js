@@ -56,7 +56,8 @@ export async function findLeftovers(run, { runId } = {}) {
   const linksAll = (await listRootLinks(run)).filter((name) => idOfLink(name) !== null);
   for (const id of [...netnsAll.map(idOfNetns), ...linksAll.map(idOfLink)]) ids.add(id);
   const liveRuns = only === null ? [...ids].filter(runAlive).sort() : [];
-  const mine = (id) => (only === null ? !liveRuns.includes(id) : id === only);
+  /** @param {string|null} id  null: not ours (filtered out above) */
+  const mine = (id) => id !== null && (only === null ? !liveRuns.includes(id) : id === only);
 
   const netns = netnsAll.filter((name) => mine(idOfNetns(name)));
   const rootLinks = linksAll.filter((name) => mine(idOfLink(name)));
@@ -80,6 +81,6 @@ export async function removeLeftovers(run, { runId, dryRun = false } = {}) {
   }
   for (const name of found.rootLinks) await run(['ip', 'link', 'del', 'dev', name], { allowFailure: true });
   for (const name of found.netns) await run(['ip', 'netns', 'del', name], { allowFailure: true });
-  for (const id of new Set(found.netns.map(idOfNetns))) releaseOwner(id);
+  for (const id of new Set(found.netns.map(idOfNetns))) if (id !== null) releaseOwner(id);
   return found;
 }

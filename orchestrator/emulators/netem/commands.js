@@ -127,6 +127,20 @@ export function linkCommands(plan, stage, params, { netem, verb }) {
  * @returns {Argv[]}
  */
 export function setupCommands(plan, links, { netem }) {
+  const commands = [...namespaceCommands(plan), ...hairpinCommands(plan), ...shapingCommands(plan, { netem })];
+  for (const stage of plan.stages) {
+    const params = links[stage.link];
+    commands.push(...linkCommands(plan, stage, params, { netem, verb: 'add' }));
+    commands.push(tcR(plan, 'filter', 'add', 'dev', stage.device, 'parent', '1:', 'protocol', 'ip', 'prio', '1', 'u32', 'match', ...stage.match, 'flowid', stage.classId));
+  }
+  return commands;
+}
+
+/**
+ * The router's and every node's namespace, their veths and routes, and the control veth from the root namespace.
+ * @param {TopologyPlan} plan @returns {Argv[]}
+ */
+function namespaceCommands(plan) {
   const R = plan.routerNetns;
   const commands = [
     ['ip', 'netns', 'add', R],
@@ -160,7 +174,18 @@ export function setupCommands(plan, links, { netem }) {
     // The root namespace reaches the peers (signaling replies) through the router, unshaped.
     ['ip', 'route', 'add', plan.peerRange, 'via', control.routerAddress, 'dev', control.rootIf],
   );
+  return commands;
+}
 
+/**
+ * The router's hairpin loop, which sends every packet between two peers through the router a second time (so it
+ * crosses both peers' stages).
+ * @param {TopologyPlan} plan @returns {Argv[]}
+ */
+function hairpinCommands(plan) {
+  const R = plan.routerNetns;
+  /** @type {Argv[]} */
+  const commands = [];
   const { hairpin } = plan;
   commands.push(
     ['ip', '-n', R, 'link', 'add', 'name', hairpin.outIf, 'address', hairpin.outMac, 'type', 'veth', 'peer', 'name', hairpin.inIf, 'address', hairpin.inMac],
@@ -177,7 +202,18 @@ export function setupCommands(plan, links, { netem }) {
       ['ip', '-n', R, 'rule', 'add', 'iif', peer.routerIf, 'to', plan.peerRange, 'lookup', String(plan.hairpinTable), 'priority', '100'],
     );
   }
+  return commands;
+}
 
+/**
+ * The shaping devices: the bottleneck's ifb and its redirects, every stage device's htb root, and without sch_netem
+ * the nftables loss chains.
+ * @param {TopologyPlan} plan @param {{netem: boolean}} options @returns {Argv[]}
+ */
+function shapingCommands(plan, { netem }) {
+  const R = plan.routerNetns;
+  /** @type {Argv[]} */
+  const commands = [];
   const hasBottleneck = plan.stages.some((stage) => stage.device === plan.bottleneckIfb);
   if (hasBottleneck) {
     commands.push(['ip', '-n', R, 'link', 'add', 'name', plan.bottleneckIfb, 'type', 'ifb'], ['ip', '-n', R, 'link', 'set', 'dev', plan.bottleneckIfb, 'up']);
@@ -210,11 +246,6 @@ export function setupCommands(plan, links, { netem }) {
       );
     }
   }
-  for (const stage of plan.stages) {
-    const params = links[stage.link];
-    commands.push(...linkCommands(plan, stage, params, { netem, verb: 'add' }));
-    commands.push(tcR(plan, 'filter', 'add', 'dev', stage.device, 'parent', '1:', 'protocol', 'ip', 'prio', '1', 'u32', 'match', ...stage.match, 'flowid', stage.classId));
-  }
   return commands;
 }
 
@@ -237,13 +268,15 @@ export function qdiscLayout(commands) {
     if (argv[0] !== 'tc' || at === -1 || argv[at + 2] !== 'dev') continue;
     const device = argv[at + 3];
     const args = argv.slice(at + 4);
+    /** @param {string} name */
     const option = (name) => args[args.indexOf(name) + 1];
     const kind = args.find((word) => QDISC_KINDS.includes(word));
     const { handle, parent } = kind === 'clsact' ? CLSACT
       : { handle: option('handle'), parent: args.includes('root') ? 'root' : `parent ${option('parent')}` };
     const limit = kind === 'bfifo' ? ` limit ${option('limit')}` : '';
-    if (!devices.has(device)) devices.set(device, new Map());
-    devices.get(device).set(handle, `${kind} ${handle} ${parent}${limit}`);
+    const qdiscs = devices.get(device) ?? new Map();
+    devices.set(device, qdiscs);
+    qdiscs.set(handle, `${kind} ${handle} ${parent}${limit}`);
   }
   return Object.fromEntries([...devices].map(([device, qdiscs]) => [device, [...qdiscs.values()].sort()]));
 }

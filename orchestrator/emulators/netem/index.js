@@ -25,6 +25,7 @@ const GUARDIAN_PATH = fileURLToPath(new URL('./guardian.js', import.meta.url));
 
 /** @typedef {import('../../lib/network/link-model.js').LinkParams} LinkParams */
 /** @typedef {import('../command-runner.js').RunCommand} RunCommand */
+/** @typedef {import('./topology.js').TopologyPlan} TopologyPlan */
 
 /**
  * What of a run's topology exists now (namespaces, root links, nft tables in its router namespace).
@@ -73,7 +74,7 @@ export function createNetemEmulator({
   let closing = false;
   /** @type {Promise<void>|null} */
   let settingUp = null;
-  /** @type {Map<string, object>} */
+  /** @type {Map<string, import('./truth.js').Counters>} */
   const lastCounters = new Map();
   /** @type {Map<string, string[]>} each link's commands of its last apply: what is in force (set-up used `add`) */
   const lastApplied = new Map();
@@ -87,19 +88,7 @@ export function createNetemEmulator({
     guardian = null;
   };
 
-  async function teardown() {
-    const quiet = { allowFailure: true, record: false };
-    for (const netns of [...plan.peers.map((peer) => peer.netns), plan.routerNetns]) {
-      // Anything launched into the run's namespaces (a browser puppeteer failed to close) would outlive them.
-      const pids = (await run(['ip', 'netns', 'pids', netns], quiet)).stdout.split('\n').filter(Boolean).map(Number);
-      for (const pid of pids) {
-        try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
-      }
-    }
-    const existing = await inspectExisting(run, plan.routerNetns);
-    for (const argv of teardownCommands(plan, existing)) await run(argv, { allowFailure: true });
-    release();
-  }
+  const teardown = () => removeTopology(run, plan).then(release);
 
   async function build() {
     const caps = capabilities ?? await netemCapabilities();
@@ -111,20 +100,11 @@ export function createNetemEmulator({
     guardian = startGuardian(GUARDIAN_PATH, [plan.id, guardianLog ?? `${ownerFile(plan.id)}.guardian.log`, ownerFile(plan.id)]);
     const block = chooseAddressBlock(shortRunId(runId), await usedAddressBlocks(run));
     plan = planTopology({ runId, peers: nodes, links: linkNames, block });
-    for (const argv of setupCommands(plan, compiled.links, { netem })) {
-      if (closing) throw new HarnessError(`netem: set-up of ${plan.routerNetns} interrupted; everything it made is being removed`);
-      await run(argv);
-    }
+    await runSetup(run, plan, compiled.links, netem, () => closing);
     lastCounters.clear();
     lastApplied.clear();
     log(`netem: ${nodes.length} namespaces (${nodes.join(', ')}) behind ${plan.routerNetns}, ${netem ? 'netem' : 'nftables'} for loss, signaling on ${plan.control.rootAddress}`);
   }
-
-  const peerPlan = (peer) => {
-    const found = plan.peers.find((p) => p.name === peer);
-    if (!found) throw new HarnessError(`netem: unknown peer '${peer}'; this run has ${nodes.join(', ')}`);
-    return found;
-  };
 
   return {
     name: 'netem',
@@ -147,10 +127,9 @@ export function createNetemEmulator({
         const stage = plan.stages.find((s) => s.link === link);
         if (!stage) throw new HarnessError(`netem: apply: unknown link '${link}'; this run has ${linkNames.join(', ')}`);
         const commands = linkCommands(plan, stage, params, { netem, verb: 'change' });
-        const previous = lastApplied.get(link) ?? [];
         // A trace's rate steps change only the htb rate, ten times a second: restating the unchanged qdisc and nft rule
         // would triple the tc work and the steps' lateness.
-        for (const [index, argv] of commands.entries()) if (argv.join(' ') !== previous[index]) await run(argv);
+        for (const argv of changedCommands(commands, lastApplied.get(link) ?? [])) await run(argv);
         lastApplied.set(link, commands.map((argv) => argv.join(' ')));
       }
     },
@@ -165,15 +144,11 @@ export function createNetemEmulator({
      * @returns {Promise<{ executablePath: string, args: string[], env: Record<string, string> }>}
      */
     async launchSpec(peer, browser = browserPath, kind = 'chromium') {
-      const env = { WTB_NETNS: peerPlan(peer).netns, WTB_BROWSER: browser };
-      if (kind !== 'firefox') return { executablePath: NETNS_EXEC_SCRIPT, args: [], env };
-      const forwarder = await forwardIntoNamespace({ netns: env.WTB_NETNS, begin });
-      forwarders.push(forwarder);
-      return { executablePath: NETNS_FIREFOX_SCRIPT, args: [`--remote-debugging-port=${forwarder.port}`], env };
+      return netnsLaunchSpec({ netns: peerPlanOf(plan, peer).netns, browser, kind, begin, forwarders });
     },
     /** @param {string} peer  a peer or the SFU node */
     addressOf(peer) {
-      return peerPlan(peer).address;
+      return peerPlanOf(plan, peer).address;
     },
     /**
      * Where the SFU runs in an SFU call (after setup): its own namespace, whose address carries both its media and
@@ -191,23 +166,87 @@ export function createNetemEmulator({
       await Promise.all(forwarders.map((forwarder) => forwarder.close()));
       await teardown();
     },
-    /**
-     * A forced exit's teardown: synchronous, no waiting for set-up. Deleting the namespaces removes their veths,
-     * qdiscs and nft tables; the control veth's root end is deleted by name, since set-up may not have moved its
-     * peer into the router namespace yet.
-     */
+    /** A forced exit's teardown: synchronous, no waiting for set-up (removeTopologyNow). */
     closeNow() {
       killRunningCommands();
       for (const forwarder of forwarders) forwarder.closeNow();
-      for (const netns of [...plan.peers.map((peer) => peer.netns), plan.routerNetns]) {
-        const pids = spawnSync('ip', ['netns', 'pids', netns], { encoding: 'utf8', timeout: 2000 }).stdout ?? '';
-        for (const pid of pids.split('\n').filter(Boolean)) {
-          try { process.kill(Number(pid), 'SIGKILL'); } catch { /* already gone */ }
-        }
-        spawnSync('ip', ['netns', 'del', netns], { timeout: 2000, stdio: 'ignore' });
-      }
-      spawnSync('ip', ['link', 'del', 'dev', plan.control.rootIf], { timeout: 2000, stdio: 'ignore' });
+      removeTopologyNow(plan);
       release();
     },
   };
+}
+
+/** @param {TopologyPlan} plan @returns {string[]} every namespace of the run, the router's last */
+const namespacesOf = (plan) => [...plan.peers.map((peer) => peer.netns), plan.routerNetns];
+
+/**
+ * Kills what runs in the run's namespaces, then removes what of the topology exists.
+ * @param {RunCommand} run @param {TopologyPlan} plan
+ */
+async function removeTopology(run, plan) {
+  const quiet = { allowFailure: true, record: false };
+  for (const netns of namespacesOf(plan)) {
+    // Anything launched into the run's namespaces (a browser puppeteer failed to close) would outlive them.
+    const pids = (await run(['ip', 'netns', 'pids', netns], quiet)).stdout.split('\n').filter(Boolean).map(Number);
+    for (const pid of pids) {
+      try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
+    }
+  }
+  const existing = await inspectExisting(run, plan.routerNetns);
+  for (const argv of teardownCommands(plan, existing)) await run(argv, { allowFailure: true });
+}
+
+/**
+ * removeTopology for a forced exit: synchronous. Deleting the namespaces removes their veths, qdiscs and nft tables;
+ * the control veth's root end is deleted by name, since set-up may not have moved its peer into the router namespace yet.
+ * @param {TopologyPlan} plan
+ */
+function removeTopologyNow(plan) {
+  for (const netns of namespacesOf(plan)) {
+    const pids = spawnSync('ip', ['netns', 'pids', netns], { encoding: 'utf8', timeout: 2000 }).stdout ?? '';
+    for (const pid of pids.split('\n').filter(Boolean)) {
+      try { process.kill(Number(pid), 'SIGKILL'); } catch { /* already gone */ }
+    }
+    spawnSync('ip', ['netns', 'del', netns], { timeout: 2000, stdio: 'ignore' });
+  }
+  spawnSync('ip', ['link', 'del', 'dev', plan.control.rootIf], { timeout: 2000, stdio: 'ignore' });
+}
+
+/**
+ * A link's commands that differ from the ones in force at the same place. Pure.
+ * @param {string[][]} commands @param {string[]} previous  the last apply's, joined
+ */
+const changedCommands = (commands, previous) => commands.filter((argv, index) => argv.join(' ') !== previous[index]);
+
+/**
+ * Runs set-up's commands one by one; stops once the run is closing, so close() removes what was made.
+ * @param {RunCommand} run @param {TopologyPlan} plan @param {Record<string, LinkParams>} links @param {boolean} netem
+ * @param {() => boolean} closing
+ */
+async function runSetup(run, plan, links, netem, closing) {
+  for (const argv of setupCommands(plan, links, { netem })) {
+    if (closing()) throw new HarnessError(`netem: set-up of ${plan.routerNetns} interrupted; everything it made is being removed`);
+    await run(argv);
+  }
+}
+
+/** A node's plan. @param {TopologyPlan} plan @param {string} peer  a peer or the SFU node */
+function peerPlanOf(plan, peer) {
+  const found = plan.peers.find((p) => p.name === peer);
+  if (!found) throw new HarnessError(`netem: unknown peer '${peer}'; this run has ${plan.peers.map((p) => p.name).join(', ')}`);
+  return found;
+}
+
+/**
+ * How puppeteer launches a browser inside a namespace: Chromium over its pipe, Firefox with its WebDriver BiDi port
+ * forwarded from the root namespace (held in forwarders, closed with the run).
+ * @param {{ netns: string, browser: string, kind: string, begin: import('../command-runner.js').BeginCommand,
+ *   forwarders: Array<Awaited<ReturnType<typeof forwardIntoNamespace>>> }} options
+ */
+async function netnsLaunchSpec({ netns, browser, kind, begin, forwarders }) {
+  const env = { WTB_NETNS: netns, WTB_BROWSER: browser };
+  if (kind !== 'firefox') return { executablePath: NETNS_EXEC_SCRIPT, args: [], env };
+  const forwarder = await forwardIntoNamespace({ netns, begin });
+  forwarders.push(forwarder);
+  return { executablePath: NETNS_FIREFOX_SCRIPT, args: [`--remote-debugging-port=${forwarder.port}`], env };
 }

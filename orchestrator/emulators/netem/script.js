@@ -42,7 +42,12 @@ export function netemScript(compiled, { scenario, durationS, peers, netem = true
   const steps = groupScheduleEvents(compiled.events).map(({ atS, events }) => ({
     atS,
     events,
-    lines: events.flatMap((event) => linkCommands(plan, plan.stages.find((s) => s.link === event.link), event.params, { netem, verb: 'change' })).map(shellJoin),
+    lines: events.flatMap((event) => {
+      const stage = plan.stages.find((s) => s.link === event.link);
+      // The plan has a stage for every link of the compiled network, which is all its schedule changes.
+      if (!stage) throw new Error(`netem script: the schedule changes link ${event.link}, which the plan lacks; report this as a bug`);
+      return linkCommands(plan, stage, event.params, { netem, verb: 'change' });
+    }).map(shellJoin),
   }));
   return renderScheduleScript({
     title: `webrtc-testbed scenario ${shellQuote(scenario)}: Linux namespaces + htb/bfifo + ${netem ? 'netem' : 'nftables loss'}`,

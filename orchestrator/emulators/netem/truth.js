@@ -18,6 +18,7 @@ const ZERO = { packetsOut: 0, bytesOut: 0, dropsQueue: 0, dropsLoss: 0, lossByte
  * @param {Counters} before @param {Counters} now
  */
 export function truthRow(before, now) {
+  /** @param {keyof Counters} field */
   const d = (field) => now[field] - before[field];
   const meanPacketBytes = d('packetsOut') > 0 ? d('bytesOut') / d('packetsOut') : 0;
   return {
@@ -39,6 +40,7 @@ export function truthRow(before, now) {
  */
 export async function linkTruth({ run, plan, netem, last, epochMs }) {
   const quiet = { allowFailure: true, record: false };
+  /** @param {import('../command-runner.js').CommandResult} result */
   const parse = (result) => {
     try { return result.ok ? JSON.parse(result.stdout) : null; } catch { return null; }
   };

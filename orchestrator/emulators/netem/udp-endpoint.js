@@ -8,11 +8,13 @@ import dgram from 'node:dgram';
 import { PROBE_HEADER_BYTES, probeClockMs } from '../calibration.js';
 
 const [mode, host, port] = process.argv.slice(2);
+const send = process.send?.bind(process);
+if (!send) throw new Error('udp-endpoint.js is netem/calibrate.js\'s forked child and reports over IPC; do not start it by hand');
 const socket = dgram.createSocket('udp4');
 process.on('disconnect', () => process.exit(0));
 if (mode === 'receive') {
-  socket.on('message', (payload) => process.send({ payload, recvMs: probeClockMs() }));
-  socket.bind(Number(port), host, () => process.send({ ready: true }));
+  socket.on('message', (payload) => send({ payload, recvMs: probeClockMs() }));
+  socket.bind(Number(port), host, () => send({ ready: true }));
 } else {
   process.on('message', (/** @type {Uint8Array} */ bytes) => {
     // Advanced IPC serialization delivers a Uint8Array.
@@ -22,5 +24,5 @@ if (mode === 'receive') {
     if (payload.length >= PROBE_HEADER_BYTES) payload.writeDoubleBE(probeClockMs(), 4);
     socket.send(payload, Number(port), host);
   });
-  socket.bind(0, () => process.send({ ready: true }));
+  socket.bind(0, () => send({ ready: true }));
 }

@@ -1,0 +1,178 @@
+// A run's set-up: the devices' cgroups, the emulator, Janus, kernel flows and the signaling server, then the browsers
+// (peer-launch.js) up to a connected call.
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { startSignalingServer } from '../../signaling/server.js';
+import { createEmulator } from '../emulators/index.js';
+import { firstIpv4Address } from '../emulators/candidates.js';
+import { cgroupLimits } from '../lib/devices/devices.js';
+import { KERNEL_FLOW_KINDS, shortTcpBursts } from '../lib/cross/flows.js';
+import { allPeerNames } from '../lib/network/topology.js';
+import { startKernelFlows } from '../cross/kernel-flows.js';
+import { createAdminSampler } from '../sfu/admin-sampler.js';
+import { createSfuBridge } from '../sfu/bridge.js';
+import { createVideoRoom } from '../sfu/janus-api.js';
+import { startJanus } from '../sfu/janus.js';
+import { hold, holder } from './call-lifecycle.js';
+import { createPeerCgroups } from './cgroups.js';
+import { openGridSessions, gridChromiumArgs } from './grid-sessions.js';
+import { launchPeers, mediaUrlPath, waitForConnections, watchConnections } from './peer-launch.js';
+
+/** @typedef {import('./call-state.js').Call} Call */
+/** @typedef {import('./call-state.js').LiveCall} LiveCall */
+/** @typedef {import('../emulators/contract.js').Emulator} Emulator */
+/** @typedef {Awaited<ReturnType<typeof startJanus>>} Janus */
+
+/** Janus's VideoRoom room of a run: the Janus is the run's own, so any id does. */
+export const SFU_ROOM = 1;
+
+/**
+ * Emulator, signaling server and one browser per peer, up to every peer of the main call connected to every other
+ * (in an SFU call: to Janus once, and to each other peer's stream through it) and every extra call's peer joined.
+ * @param {Call} call
+ * @returns {Promise<LiveCall>} the call with its emulator, signaling server and room
+ */
+export async function setUpCall(call) {
+  const { scenario, recorder } = call;
+  const room = `run-${randomBytes(4).toString('hex')}`;
+  // The relay rewrites candidates towards the host address Janus will gather on; netem builds Janus a namespace.
+  const sfuAddress = scenario.topology === 'sfu' ? firstIpv4Address() ?? undefined : undefined;
+  // Emulator commands are stamped on the run clock; buildResult moves them onto the media clock.
+  const clock = () => (Date.now() - call.startedAt.getTime()) / 1000;
+  await limitDevices(call, room, clock);
+  const emulator = await startEmulator(call, room, sfuAddress, clock);
+  const janus = scenario.topology === 'sfu' ? await startSfu(call, emulator, sfuAddress, clock) : null;
+  await startCrossTraffic(call, emulator, room, clock);
+  // Only the pages get them (in their URLs' fragments), and the server to check their joins.
+  const secrets = call.createSecrets(allPeerNames(scenario));
+  const signaling = await startSignaling(call, emulator, janus, room, secrets);
+  const live = Object.assign(call, { emulator, signaling, room });
+  const connections = watchConnections(live, Boolean(janus));
+  if (recorder.signal.aborted) return live;
+  if (call.gridOptions) await openGrid(call, new URL(signaling.httpUrl).origin);
+  await launchPeers(live, { viaSfu: Boolean(janus), secrets });
+  await waitForConnections(live, connections);
+  return live;
+}
+
+/**
+ * The constrained devices' cgroups, made first and removed last (after the browsers): a host that cannot limit a
+ * device's CPU stops the run before anything starts.
+ * @param {Call} call @param {string} runId @param {() => number} clock
+ */
+async function limitDevices(call, runId, clock) {
+  call.cgroups = await createPeerCgroups({
+    limits: cgroupLimits(call.scenario.devices), runId, where: call.scenario.file, clock, logFile: path.join(call.runDir, 'cgroups.log'),
+    logCommand: (record) => call.commands.push(record), registerCleanup: holder(call),
+  });
+  for (const [peer, { name, paths, quotaUs, periodUs, cpus }] of Object.entries(call.cgroups?.record.peers ?? {})) {
+    call.log(`${peer}: cgroup ${name}${quotaUs === null ? '' : `, ${quotaUs} µs per ${periodUs} µs`}${cpus === null ? '' : `, cores ${cpus}`} (${paths.join(', ')})`);
+  }
+}
+
+/**
+ * The emulator, held on the call as soon as it exists; its closer is registered before its set-up starts, so an
+ * interrupt half way removes what was built.
+ * @param {Call} call @param {string} runId @param {string|undefined} sfuAddress @param {() => number} clock
+ * @returns {Promise<Emulator>}
+ */
+async function startEmulator(call, runId, sfuAddress, clock) {
+  const peers = allPeerNames(call.scenario);
+  const emulator = await createEmulator(call.emulatorName, {
+    compiled: call.scenario.compiled, durationS: call.scenario.durationS, peers, runId, browserPath: call.executables.chromium?.path,
+    clock, log: call.log, sfuAddress, hostAddressPeers: peers.filter((peer) => call.kinds[peer] === 'firefox'),
+    guardianLog: path.join(call.runDir, 'netem-guardian.log'), registerCleanup: holder(call),
+  });
+  call.emulator = emulator;
+  call.log(`emulator: ${emulator.name}${emulator.choice ? ` (${emulator.choice})` : ''}`);
+  if (emulator.pid) call.processes.track(emulator.name, emulator.pid);
+  return emulator;
+}
+
+/**
+ * Janus with the run's VideoRoom room, where the emulator puts the SFU node: in a namespace of its own (netem's
+ * sfuHost) or on the host, gathering on iceAddress. Its closer is registered before it starts; a Janus that cannot
+ * start is an EnvironmentError (with its log tail) before any browser launches.
+ * @param {Call} call @param {Emulator} emulator @param {string|undefined} iceAddress @param {() => number} clock  seconds on the run clock
+ * @returns {Promise<Janus>}
+ */
+async function startSfu(call, emulator, iceAddress, clock) {
+  const host = emulator.sfuHost ?? undefined;
+  const janus = await startJanus({
+    runDir: call.runDir, registerCleanup: holder(call),
+    logCommand: (record) => { call.commands.push(record); call.log(`janus: ${record.cmd}`); }, clock, ...(host ? { host } : { iceAddress }),
+  });
+  call.processes.track('janus', janus.pid);
+  await createVideoRoom(janus, { room: SFU_ROOM, publishers: call.scenario.peers });
+  call.log(`janus: ${janus.apiUrl}, media on ${janus.iceAddress}, room ${SFU_ROOM}`);
+  return janus;
+}
+
+/**
+ * The scenario's kernel flows (iperf3 TCP/UDP in namespaces, through the relay's tunnels): built before any browser
+ * starts, so a missing tool or a failed bridge stops the run early; their clients start on the media clock.
+ * @param {Call} call @param {Emulator} emulator @param {string} runId @param {() => number} clock
+ */
+async function startCrossTraffic(call, emulator, runId, clock) {
+  // The filter leaves only the kernel kinds, which tsc cannot narrow from an array lookup.
+  const kernel = /** @type {import('../cross/kernel-flow-plan.js').KernelFlow[]} */ ((call.scenario.flows ?? [])
+    .filter((flow) => KERNEL_FLOW_KINDS.includes(flow.kind)));
+  const flows = kernel.map((flow) => (flow.kind === 'tcp-short' ? { ...flow, bursts: shortTcpBursts(flow) } : flow));
+  if (!flows.length) return;
+  // checkSupport turned such a run away before anything started.
+  if (!emulator.tunnels) throw new Error(`emulator ${emulator.name} carries no kernel flows; run with --emulator relay`);
+  call.kernelFlows = await startKernelFlows({
+    flows, relay: emulator.tunnels.relay, runDir: call.runDir, runId, clock, registerCleanup: holder(call),
+    logCommand: (record) => call.commands.push(record),
+    onError: (error) => call.recorder.fail(`kernel flow: ${error.message}`),
+  });
+  call.log(`kernel flows: ${flows.map((flow) => `${flow.name} (${flow.kind})`).join(', ')}`);
+}
+
+/**
+ * The signaling server (and in an SFU call the bridge that speaks for Janus in it), serving each media-element
+ * peer's WebM; with Janus, its admin sampler.
+ * @param {Call} call @param {Emulator} emulator @param {Janus|null} janus @param {string} room @param {Map<string, string>} secrets
+ */
+async function startSignaling(call, emulator, janus, room, secrets) {
+  const { recorder, log } = call;
+  const bridge = janus && createSfuBridge({
+    apiUrl: janus.apiUrl, apiSecret: janus.apiSecret, room: SFU_ROOM, peers: allPeerNames(call.scenario),
+    rewriteCandidate: emulator.rewriteCandidate, log,
+    send: (peer, message) => signaling.sendTo(room, peer, message),
+    onError: (error) => recorder.fail(`SFU bridge: ${error.message}`),
+  });
+  /** @type {Record<string, string>} */
+  const files = {};
+  for (const peer of allPeerNames(call.scenario)) {
+    const capture = call.media.peers[peer].capture;
+    if (capture) files[mediaUrlPath(peer)] = capture;
+  }
+  const signaling = await startSignalingServer({
+    host: emulator.signalingHost, rewriteCandidate: emulator.rewriteCandidate, room, secrets, bridge: bridge?.handle, files,
+  });
+  call.signaling = signaling;
+  hold(call, 'signaling server', () => signaling.close());
+  if (janus && bridge) {
+    hold(call, 'SFU bridge', () => bridge.close());
+    // Janus's view of each leg beside the browsers'; a failed reading is a warning, never the run's failure.
+    call.sfuSampler = createAdminSampler({
+      admin: janus, ownerOf: bridge.handleOwner, onWarning: (message) => recorder.event({ type: 'warning', source: 'janus-admin', message }),
+    });
+  }
+  log(`signaling: ${signaling.wsUrl} room ${room}`);
+  return signaling;
+}
+
+/**
+ * Every peer's Grid session, before any page loads; they are released after the browsers' connections close.
+ * @param {Call} call @param {string} pageOrigin
+ */
+async function openGrid(call, pageOrigin) {
+  const { url, secrets, spread } = /** @type {NonNullable<Call['gridOptions']>} */ (call.gridOptions);
+  call.grid = await openGridSessions({
+    gridUrl: url, secrets, spread, peers: allPeerNames(call.scenario), placement: call.scenario.placement ?? {}, log: call.log,
+    argsFor: (peer, node) => gridChromiumArgs(call.media.peers[peer], pageOrigin, node, call.headful),
+  });
+  hold(call, 'grid sessions', () => call.grid?.release());
+}
