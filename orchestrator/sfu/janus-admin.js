@@ -50,6 +50,7 @@ export async function handleInfo({ adminUrl, adminSecret }, sessionId, handleId)
 export function parseHandleInfo(info) {
   const plugin = info?.plugin_specific ?? {};
   const role = plugin.type === 'publisher' || plugin.type === 'subscriber' ? plugin.type : null;
+  /** @type {any[]} any: Janus's handle_info JSON has no published type */
   const streams = Array.isArray(plugin.streams) ? plugin.streams : [];
   return Object.values(info?.webrtc?.media ?? {}).flatMap((media) => {
     if (media.type !== 'audio' && media.type !== 'video') return [];
