@@ -1,7 +1,7 @@
 // The owner of result.json's shape (docs/results-schema.md): its version, its type, and the one pure function
 // that assembles it from what a run collected. The writer (run/run.js) and the reader (report/result-file.js)
 // both use this module.
-import { flowList, pageFlowRows } from '../cross/flows.js';
+import { flowList, pageFlowRows } from '../cross/flow-list.js';
 import { lossSummary, withWireLoss } from './loss.js';
 import { configuredTimeline } from '../network/schedule.js';
 import { summarize } from './run-summary.js';
