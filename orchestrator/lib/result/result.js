@@ -19,7 +19,7 @@ export const SCHEMA_VERSION = 1;
  * @typedef {{ t: number, peer: string, remote: string, intervalS?: number, [metric: string]: unknown }} TimelineEntry
  * @typedef {{ atS: number, cmd: string, ok: boolean, [field: string]: unknown }} SystemCommand
  * @typedef {{ atS: number, appliedAtS: number|null, link: string, params: object, cause: string }} ScheduleEvent
- * @typedef {import('../network/trace.js').TraceStepReport & { appliedLateMs: { n: number, p50: number|null, p99: number|null,
+ * @typedef {import('../network/trace-steps.js').TraceStepReport & { appliedLateMs: { n: number, p50: number|null, p99: number|null,
  *   max: number|null } }} TraceSteps
  * @typedef {{ t: number, flow: string, rateKbps: number, source: string, [field: string]: unknown }} FlowRow
  *   t: the second on the media clock (the row covers (t − 1, t]); rateKbps: the goodput its receiver got;
