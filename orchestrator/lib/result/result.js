@@ -8,7 +8,8 @@ import { summarize } from './run-summary.js';
 import { SETUP_MILESTONES, setupBreakdown } from './setup-breakdown.js';
 import { describe } from '../stats/statistics.js';
 import { CPU_LIMITED_SHARE, emulatorBehind } from '../devices/cpu-limit.js';
-import { viewerSection, withGetStatsFreezes, withViewer } from '../viewer/viewer.js';
+import { viewerSection, withViewer } from '../viewer/viewer.js';
+import { withGetStatsFreezes } from '../viewer/viewer-summary.js';
 
 export const SCHEMA_VERSION = 1;
 
