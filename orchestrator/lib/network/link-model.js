@@ -186,7 +186,7 @@ export function queueLimitBytes(params, mtuBytes = 1500) {
 
 /**
  * What a flow along route sees end to end.
- * @param {Record<string, LinkParams>} linksParams
+ * @param {Record<string, Pick<LinkParams, 'rateKbps'|'oneWayDelayMs'|'jitterMs'|'lossPct'>>} linksParams
  * @param {string[]} route  link names, e.g. ["p0.up", "bottleneck.fwd", "p1.down"]
  * @returns {{rateKbps: number|null, oneWayDelayMs: number, jitterMs: number, lossPct: number}}
  */

@@ -17,7 +17,11 @@ export const SCHEMA_VERSION = 1;
  * @typedef {'passed'|'failed'|'aborted'} RunStatus
  * @typedef {{ atS: number|null, peer: string|null, message: string }} RunError
  * @typedef {{ atS: number|null, epochMs: number, type: string, peer?: string|null, [field: string]: unknown }} RunEvent
- * @typedef {{ t: number, peer: string, remote: string, intervalS?: number, [metric: string]: unknown }} TimelineEntry
+ * @typedef {Record<string, any>} MediaMetrics  one kind's getStats fields as the page reported them (client-app/stats.js);
+ *   any: the browsers' getStats dictionaries, a third party's, differ by browser and version; each reader checks the
+ *   value it takes
+ * @typedef {{ t: number, peer: string, remote: string, intervalS?: number, video?: MediaMetrics, audio?: MediaMetrics,
+ *   data?: MediaMetrics, [metric: string]: unknown }} TimelineEntry
  * @typedef {{ atS: number, cmd: string, ok: boolean, [field: string]: unknown }} SystemCommand
  * @typedef {{ atS: number, appliedAtS: number|null, link: string, params: object, cause: string }} ScheduleEvent
  * @typedef {import('../network/trace-steps.js').TraceStepReport & { appliedLateMs: { n: number, p50: number|null, p99: number|null,
@@ -138,6 +142,7 @@ export const SCHEMA_VERSION = 1;
 export function buildResult({
   status, errors, scenario, environment, samples, events, network, clock, peers, processes, sfu, flowRows = [], flowTruth = [], viewer,
 }) {
+  /** @param {number} epochMs */
   const atS = (epochMs) => (clock.mediaStartEpochMs === null ? null : Number(((epochMs - clock.mediaStartEpochMs) / 1000).toFixed(3)));
   const { compiled, ...scenarioForResult } = scenario;
   const configured = configuredTimeline(compiled, scenario.durationS);
@@ -175,10 +180,10 @@ export function buildResult({
     setup,
     resources: resourcesSection(processes, atS, scenario, environment.cpus),
     sfu: sfu ? sfuSection(sfu, atS, scenario.durationS) : null,
-    viewer: seen && {
+    viewer: seen && viewer ? {
       freezes: seen.freezes, quality: seen.quality, readCost: seen.readCost, captures: viewer.captures,
       unmatchedCaptures: viewer.unmatchedCaptures, droppedCaptures: viewer.droppedCaptures, vmaf: viewer.vmaf,
-    },
+    } : null,
     summary: {
       ...summarize({
         timeline, warmupS: scenario.warmupS, durationS: scenario.durationS, setupMs, configured, routes: compiled.routes,
@@ -253,7 +258,7 @@ function flowsSection(scenario, timeline, flowRows, truth) {
  */
 function resourcesSection(processes, atS, { warmupS, durationS }, cores) {
   if (!processes) return { unavailable: 'not sampled', rows: [], summary: {}, hostSaturation: hostSaturation([], cores) };
-  const rows = processes.rows.map(({ epochMs, ...row }) => ({ t: atS(epochMs), ...row })).filter((row) => row.t !== null);
+  const rows = onMediaClock(processes.rows, atS);
   /** @type {Record<string, { cpuPct: ReturnType<typeof describe>, peakRssMb: number }>} */
   const summary = {};
   for (const name of [...new Set(rows.map((row) => row.process))].sort()) {
@@ -274,9 +279,22 @@ function resourcesSection(processes, atS, { warmupS, durationS }, cores) {
  * @param {number} durationS
  */
 function sfuSection(sfu, atS, durationS) {
-  const rows = sfu.rows.map(({ epochMs, ...row }) => ({ t: atS(epochMs), ...row })).filter((row) => row.t !== null && row.t <= durationS)
+  const rows = onMediaClock(sfu.rows, atS).filter((row) => row.t <= durationS)
     .sort((a, b) => a.t - b.t || a.peer.localeCompare(b.peer) || a.feed.localeCompare(b.feed) || a.direction.localeCompare(b.direction));
   return { rows: /** @type {SfuRow[]} */ (rows), unavailable: sfu.unavailable };
+}
+
+/**
+ * Rows on the media clock (t instead of epochMs); none when the call never started its media (no clock).
+ * @template {{ epochMs: number }} R
+ * @param {R[]} rows @param {(epochMs: number) => number|null} atS
+ * @returns {Array<Omit<R, 'epochMs'> & { t: number }>}
+ */
+function onMediaClock(rows, atS) {
+  return rows.flatMap(({ epochMs, ...row }) => {
+    const t = atS(epochMs);
+    return t === null ? [] : [{ t, ...row }];
+  });
 }
 
 /** A second in which the sampled processes together kept this share of all cores busy counts as saturated. */
@@ -301,5 +319,6 @@ export function hostSaturation(rows, cores) {
 }
 
 /** Timeline order; String() because nothing a page sent may be able to stop the result being written. */
+/** @param {TimelineEntry} a @param {TimelineEntry} b */
 const bySecondPeerRemote = (a, b) => a.t - b.t || String(a.peer).localeCompare(String(b.peer))
   || String(a.remote).localeCompare(String(b.remote));
