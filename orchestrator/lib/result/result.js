@@ -81,7 +81,7 @@ export const SCHEMA_VERSION = 1;
  *   traceSteps: a backend that sets rates (netem, dummynet) replayed the links' traces as rate steps, and how far
  *   they were from the traces; null on the relay (it replays every delivery opportunity) or without traces
  * @property {{ list: import('../cross/flows.js').FlowListEntry[], rows: FlowRow[] }} flows  the scenario's flows and the main
- *   call (lib/cross/flows.js flowList) and their rates per second; empty when the scenario has no flows
+ *   call (lib/cross/flow-list.js flowList) and their rates per second; empty when the scenario has no flows
  * @property {import('./setup-breakdown.js').SetupBreakdown} setup  per peer: launch -> first decoded frame, step by step
  * @property {{ unavailable: string|null, rows: Array<{ t: number, process: string, cpuPct: number, rssMb: number, processCount: number }>,
  *   summary: Record<string, { cpuPct: object, peakRssMb: number }>, hostSaturation: ReturnType<typeof hostSaturation> }} resources
