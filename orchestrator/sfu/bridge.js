@@ -211,6 +211,7 @@ export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteC
  * @typedef {object} JanusSession
  * @property {() => Promise<{url: string, id: number}>} attach  a new VideoRoom handle
  * @property {(handleUrl: string, body: VideoRoomRequest, jsep?: {type: string, sdp: string}) => Promise<{data: any, jsep: any}>} request
+ *   (any: Janus's JSON has no published type)
  *   a VideoRoom request and its (asynchronous) answer; a plugin error throws
  * @property {(handleUrl: string) => Promise<void>} detach  frees the handle and its ICE agent (its RTP port)
  * @property {() => Promise<void>} close
@@ -220,11 +221,12 @@ export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteC
  * A Janus session with its long poll, which also keeps it alive.
  * @param {string} apiUrl @param {string} apiSecret
  * @param {{onEvent: (event: any) => void, onError: (error: Error) => void}} handlers  onEvent: events no request waits for
+ *   (any: Janus's JSON has no published type)
  * @returns {Promise<JanusSession>}
  */
 async function openSession(apiUrl, apiSecret, { onEvent, onError }) {
   const sessionUrl = `${apiUrl}/${(await janusPost(apiUrl, { janus: 'create' }, apiSecret)).data.id}`;
-  /** @type {Map<string, (event: any) => void>} */
+  /** @type {Map<string, (event: any) => void>} any: Janus's JSON has no published type */
   const waiting = new Map();
   /** Answers that arrived before their request's ack was read. */
   const early = new Map();
@@ -232,7 +234,7 @@ async function openSession(apiUrl, apiSecret, { onEvent, onError }) {
 
   const poll = async () => {
     while (!stop.signal.aborted) {
-      /** @type {any} */
+      /** @type {any} any: Janus's JSON has no published type */
       let events;
       try {
         const response = await fetch(`${sessionUrl}?maxev=10&apisecret=${apiSecret}`, { signal: AbortSignal.any([stop.signal, AbortSignal.timeout(POLL_TIMEOUT_MS)]) });
@@ -285,7 +287,7 @@ async function openSession(apiUrl, apiSecret, { onEvent, onError }) {
   };
 }
 
-/** One line for the log. @param {any} event */
+/** One line for the log. @param {any} event  any: Janus's JSON has no published type */
 function describeEvent(event) {
   const detail = event?.reason ?? event?.type ?? event?.plugindata?.data?.videoroom ?? '';
   return `${event?.janus ?? 'unknown'}${detail ? ` ${detail}` : ''}${event?.sender ? ` (handle ${event.sender})` : ''}`;

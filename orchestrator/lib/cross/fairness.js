@@ -13,7 +13,9 @@ import { meanOf } from '../stats/steady-rate.js';
  *   flowMeansKbps: Record<string, number|null> }} SharedLinkFairness
  */
 
-/** Receive rate of an interval: video + audio; null when neither was measured. @param {any} entry */
+/** Receive rate of an interval: video + audio; null when neither was measured.
+ * @param {any} entry  a timeline entry (any: getStats fields as the page reported them, checked where read)
+ */
 export function totalRecvKbps(entry) {
   const finiteOrNull = (/** @type {unknown} */ v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
   const v = finiteOrNull(entry?.video?.recvKbps);

@@ -117,6 +117,7 @@ export function flowsOnLink(list, link) {
  * `data.recvKbps` from its sender, source `datachannel`. `t` is the sample's second (Math.round of its t).
  * @param {FlowListEntry[]} list
  * @param {Array<{ t: number, peer: string, remote: string, video?: any, audio?: any, data?: any }>} timeline
+ *   (any: getStats fields as the page reported them, checked where read)
  * @returns {Array<{ t: number, flow: string, rateKbps: number, source: string }>}
  */
 export function pageFlowRows(list, timeline) {

@@ -29,7 +29,10 @@ export function flows(timeline) {
   });
 }
 
-/** The finite video receive rate of a timeline entry, or null. @param {any} entry */
+/**
+ * The finite video receive rate of a timeline entry, or null.
+ * @param {any} entry  any: getStats fields as the page reported them, checked where read
+ */
 function videoRecvKbps(entry) {
   const v = entry?.video?.recvKbps;
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
