@@ -2,7 +2,7 @@ import { InputError } from '../lib/system/errors.js';
 import { writeFileAtomic } from '../lib/system/files.js';
 import { loadScenario } from '../lib/scenario/scenario-file.js';
 import { TRACE_DIR_OPTION, traceDirs } from './trace-dir.js';
-import { steppedNetwork } from '../lib/network/trace.js';
+import { steppedNetwork } from '../lib/network/trace-steps.js';
 import { BACKENDS, backendNamed } from '../emulators/index.js';
 
 export const command = 'export-script [scenario]';
@@ -56,7 +56,7 @@ function scenarioScript(argv) {
   // No measurement window in a script, so no warm-up to check against the duration.
   const scenario = loadScenario(argv.scenario, { timeScale: argv.timeScale, warmupS: 0, traceDirs: traceDirs(argv) });
   const peers = Array.from({ length: scenario.peers }, (_, i) => `p${i}`);
-  // tc and dummynet set rates: a trace becomes rate steps (lib/network/trace.js steppedNetwork).
+  // tc and dummynet set rates: a trace becomes rate steps (lib/network/trace-steps.js steppedNetwork).
   const { compiled } = steppedNetwork(scenario.compiled, scenario.durationS);
   const backend = backendNamed(argv.emulator);
   if (!backend.exportScript) throw new InputError(`export-script --emulator ${argv.emulator}: this backend writes no scripts; use ${SCRIPTED.join(' or ')}`);

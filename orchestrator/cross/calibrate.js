@@ -27,13 +27,15 @@ export async function kernelTcpCheck(relay, { onResult } = {}) {
   const params = normalizeLinkParams({ rateKbps, oneWayDelayMs, queueMs }, 'kernel TCP calibration');
   await relay.configure({ links: { [LINKS.forward]: params, [LINKS.back]: params } });
   const runDir = mkdtempSync(path.join(os.tmpdir(), 'calibrate-kernel-'));
+  /** @type {string[]} */
   const errors = [];
   const flows = await startKernelFlows({
     flows: [{ name: 'calibration-tcp', kind: 'tcp', startS: 0, stopS: durationS }],
     relay, runDir, runId: `cal-${process.pid}`, routes: { forward: [LINKS.forward], back: [LINKS.back] },
     onError: (error) => errors.push(error.message),
   });
-  let tcpInfo;
+  /** @type {import('../lib/cross/tcp-info.js').TcpInfo[]} */
+  let tcpInfo = [];
   try {
     flows.start();
     // TCP_INFO of the data connection while it still exists.
@@ -48,14 +50,15 @@ export async function kernelTcpCheck(relay, { onResult } = {}) {
   const steady = flows.rows().filter(({ t }) => t > warmupS && t <= durationS);
   const meanKbps = steady.reduce((sum, { rateKbps: kbps }) => sum + kbps, 0) / steady.length;
   const achievedKbps = steady.length ? Number(meanKbps.toFixed(1)) : null;
-  const data = tcpInfo.reduce((best, info) => (info.bytesAcked > (best?.bytesAcked ?? -1) ? info : best), null);
+  const data = tcpInfo.reduce((best, info) => (info.bytesAcked > (best?.bytesAcked ?? -1) ? info : best),
+    /** @type {import('../lib/cross/tcp-info.js').TcpInfo|null} */ (null));
   const minRttMs = data?.minRttMs ?? null;
   const expectedRttMs = 2 * oneWayDelayMs;
   const fullPacketMs = (TUN_MTU * 8) / rateKbps;
   const failures = [...errors];
   const errorPct = achievedKbps === null ? Infinity : (100 * Math.abs(achievedKbps - rateKbps)) / rateKbps;
   if (!(errorPct <= rateErrorPct)) failures.push(`goodput ${achievedKbps} kbps off the cap by ${errorPct.toFixed(1)} % (> ${rateErrorPct} %)`);
-  if (!(minRttMs >= expectedRttMs - rttErrorMs && minRttMs <= expectedRttMs + fullPacketMs + rttErrorMs)) {
+  if (minRttMs === null || !(minRttMs >= expectedRttMs - rttErrorMs && minRttMs <= expectedRttMs + fullPacketMs + rttErrorMs)) {
     failures.push(`min RTT ${minRttMs} ms, not within ${rttErrorMs} ms of ${expectedRttMs}-${expectedRttMs + fullPacketMs} ms`);
   }
   const result = {

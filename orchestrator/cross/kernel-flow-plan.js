@@ -71,7 +71,7 @@ function testsOf(flow, { congestionControl }) {
     case 'tcp':
       return [{ index: 0, atS: flow.startS, port: FIRST_PORT, protocol: 'tcp', clientArgs: [...tcp, '-t', durationS] }];
     case 'udp':
-      if (!(flow.rateKbps > 0)) throw new HarnessError(`kernel flow "${flow.name}": a udp flow needs rateKbps > 0`);
+      if (flow.rateKbps === undefined || !(flow.rateKbps > 0)) throw new HarnessError(`kernel flow "${flow.name}": a udp flow needs rateKbps > 0`);
       return [{
         index: 0, atS: flow.startS, port: FIRST_PORT, protocol: 'udp',
         clientArgs: ['-u', '-b', `${flow.rateKbps}k`, '-l', String(UDP_PAYLOAD_BYTES), '-t', durationS],

@@ -79,7 +79,7 @@
  *   launch a peer's browser (e.g. inside its namespace)
  * @property {(links: Record<string, LinkParams>, atS?: number) => Promise<unknown>} apply  puts link parameters in force
  * @property {import('../lib/network/schedule.js').CompiledNetwork['events']} events  the schedule it applies
- * @property {import('../lib/network/trace.js').TraceStepReport|null} traceSteps  a trace's rate steps against the trace, where it
+ * @property {import('../lib/network/trace-steps.js').TraceStepReport|null} traceSteps  a trace's rate steps against the trace, where it
  *   cannot replay one
  * @property {(epochMs: number) => Promise<void>} [startMedia]  the media clock starts (traces and schedules start with it)
  * @property {() => Promise<TruthRow[]>} truth   rows since the last call

@@ -1,6 +1,6 @@
 // What the backends that shape in the kernel (netem, dummynet) share: set-up with the closer registered first, and a
 // trace replayed as rate steps, since a kernel rate limiter takes rates, not delivery opportunities.
-import { steppedNetwork } from '../lib/network/trace.js';
+import { steppedNetwork } from '../lib/network/trace-steps.js';
 
 /** Tearing down a netem topology is dozens of commands: more than a browser's closer needs. */
 const TEARDOWN_TIMEOUT_MS = 60_000;

@@ -119,7 +119,7 @@ function scheduleFlows(timeline, mediaStartEpochMs, send) {
 /**
  * Arms one timer per distinct time in the schedule; the emulator applies each group of changes at once.
  * Times are anchored to media start so a late timer does not delay the later ones.
- * @param {readonly ScheduleChange[]} events  all atS > 0 (compileNetwork; lib/network/trace.js steppedNetwork)
+ * @param {readonly ScheduleChange[]} events  all atS > 0 (compileNetwork; lib/network/trace-steps.js steppedNetwork)
  * @param {number} mediaStartEpochMs
  * @param {(atS: number, changes: ScheduleChange[]) => void} apply
  */

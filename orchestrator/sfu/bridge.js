@@ -38,33 +38,26 @@ function deferred() {
 }
 
 /**
+ * The call's Janus sessions (one per peer, opened on first use) and handles (one per peer and remote, its URL
+ * awaited by whoever needs it first), with the page and feed each handle serves.
  * @param {object} options
- * @param {string} options.apiUrl   the Janus API over HTTP
- * @param {string} options.apiSecret  what Janus demands in every API request
- * @param {number} options.room     a VideoRoom room created for the run
- * @param {string[]} options.peers
- * @param {(peer: string, message: object) => void} options.send  delivers a message to a page
- * @param {EmulatorRewrite} options.rewriteCandidate
- * @param {(error: Error) => void} options.onError  a failure outside a page's request (a subscription, the long poll)
- * @param {(line: string) => void} [options.log]
+ * @param {string} options.apiUrl  @param {string} options.apiSecret
+ * @param {(peer: string, event: any) => void} options.onEvent  an event no request waits for (any: Janus's JSON has no published type)
+ * @param {(error: Error) => void} options.onError  a session's long poll failed
  */
-export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteCandidate, onError, log = () => {} }) {
-  // Fixed feed ids: a subscriber names its publisher's feed without waiting for the publisher's join answer.
-  const feedIds = new Map(peers.map((peer, index) => [peer, index + 1]));
-  const published = new Map(peers.map((peer) => [peer, /** @type {ReturnType<typeof deferred<void>>} */ (deferred())]));
+function janusHandles({ apiUrl, apiSecret, onEvent, onError }) {
   /** @type {Map<string, Promise<JanusSession>>} */
   const sessions = new Map();
   /** @type {Map<string, ReturnType<typeof deferred<string>>>} "peer\nremote" → the handle's URL */
   const handles = new Map();
-  let closed = false;
+  /** @type {Map<number, HandleOwner>} every handle's id → the page at its other end and the feed it carries */
+  const owners = new Map();
 
   /** @param {string} peer */
   const sessionOf = (peer) => {
     let session = sessions.get(peer);
     if (!session) {
-      session = openSession(apiUrl, apiSecret, {
-        onEvent: (event) => onJanusEvent(peer, event), onError: (error) => !closed && onError(error),
-      });
+      session = openSession(apiUrl, apiSecret, { onEvent: (event) => onEvent(peer, event), onError });
       sessions.set(peer, session);
     }
     return session;
@@ -79,25 +72,6 @@ export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteC
     }
     return handle;
   };
-  /** Janus's SDP with its candidates moved onto the emulator, towards `peer`. @param {string} peer @param {string} sdp */
-  const relayedSdp = async (peer, sdp) => {
-    const rewritten = await rewriteSdpCandidates(sdp, (candidate) => rewriteCandidate({ from: SFU_NODE, to: peer, candidate }));
-    if (rewritten.kept === 0) throw new HarnessError(`Janus's SDP for ${peer} has no candidate the emulator can relay (${rewritten.dropped} dropped)`);
-    return rewritten.sdp;
-  };
-
-  /** @type {Map<string, number>} peer → its publisher handle's id */
-  const publisherHandles = new Map();
-  /** @type {Map<number, HandleOwner>} every handle's id → the page at its other end and the feed it carries */
-  const owners = new Map();
-  /** @type {Set<string>} the peers whose (one) offer to SFU_NODE went to Janus */
-  const offered = new Set();
-
-  /** Janus accepts subscribers to a feed only once the publisher's media is up (`webrtcup`). @param {string} peer @param {any} event */
-  function onJanusEvent(peer, event) {
-    log(`janus ${peer}: ${describeEvent(event)}`);
-    if (event?.janus === 'webrtcup' && event.sender === publisherHandles.get(peer)) published.get(peer)?.resolve();
-  }
 
   /**
    * Attaches a handle for `owner` and uses it. Janus sets up ICE (an RTP port) for an offer before VideoRoom accepts
@@ -120,6 +94,52 @@ export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteC
       await session.detach(handleUrl).catch(() => {});
       throw error;
     }
+  }
+
+  /** Stops the long polls and destroys the sessions (Janus stopping would end them too). */
+  const closeAll = () => Promise.all([...sessions.values()].map((session) => session.then((s) => s.close(), () => {})));
+
+  return { sessionOf, handleOf, withHandle, owners, closeAll };
+}
+
+/**
+ * @param {object} options
+ * @param {string} options.apiUrl   the Janus API over HTTP
+ * @param {string} options.apiSecret  what Janus demands in every API request
+ * @param {number} options.room     a VideoRoom room created for the run
+ * @param {string[]} options.peers
+ * @param {(peer: string, message: object) => void} options.send  delivers a message to a page
+ * @param {EmulatorRewrite} options.rewriteCandidate
+ * @param {(error: Error) => void} options.onError  a failure outside a page's request (a subscription, the long poll)
+ * @param {(line: string) => void} [options.log]
+ */
+export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteCandidate, onError, log = () => {} }) {
+  // Fixed feed ids: a subscriber names its publisher's feed without waiting for the publisher's join answer.
+  const feedIds = new Map(peers.map((peer, index) => [peer, index + 1]));
+  const published = new Map(peers.map((peer) => [peer, /** @type {ReturnType<typeof deferred<void>>} */ (deferred())]));
+  let closed = false;
+  /** @type {Map<string, number>} peer → its publisher handle's id */
+  const publisherHandles = new Map();
+  /** @type {Set<string>} the peers whose (one) offer to SFU_NODE went to Janus */
+  const offered = new Set();
+  const { sessionOf, handleOf, withHandle, owners, closeAll } = janusHandles({
+    apiUrl, apiSecret, onEvent: onJanusEvent, onError: (error) => !closed && onError(error),
+  });
+
+  /** Janus's SDP with its candidates moved onto the emulator, towards `peer`. @param {string} peer @param {string} sdp */
+  const relayedSdp = async (peer, sdp) => {
+    const rewritten = await rewriteSdpCandidates(sdp, (candidate) => rewriteCandidate({ from: SFU_NODE, to: peer, candidate }));
+    if (rewritten.kept === 0) throw new HarnessError(`Janus's SDP for ${peer} has no candidate the emulator can relay (${rewritten.dropped} dropped)`);
+    return rewritten.sdp;
+  };
+
+  /**
+   * Janus accepts subscribers to a feed only once the publisher's media is up (`webrtcup`).
+   * @param {string} peer @param {any} event  any: Janus's JSON has no published type
+   */
+  function onJanusEvent(peer, event) {
+    log(`janus ${peer}: ${describeEvent(event)}`);
+    if (event?.janus === 'webrtcup' && event.sender === publisherHandles.get(peer)) published.get(peer)?.resolve();
   }
 
   /** @param {string} peer @param {string} offer */
@@ -181,15 +201,17 @@ export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteC
     /** Stops the long polls and destroys the sessions (Janus stopping would end them too). */
     async close() {
       closed = true;
-      await Promise.all([...sessions.values()].map((session) => session.then((s) => s.close(), () => {})));
+      await closeAll();
     },
   };
 }
 
 /**
+ * @typedef {{request: string, [field: string]: unknown}} VideoRoomRequest  a VideoRoom request's body
  * @typedef {object} JanusSession
  * @property {() => Promise<{url: string, id: number}>} attach  a new VideoRoom handle
- * @property {(handleUrl: string, body: object, jsep?: {type: string, sdp: string}) => Promise<{data: any, jsep: any}>} request
+ * @property {(handleUrl: string, body: VideoRoomRequest, jsep?: {type: string, sdp: string}) => Promise<{data: any, jsep: any}>} request
+ *   (any: Janus's JSON has no published type)
  *   a VideoRoom request and its (asynchronous) answer; a plugin error throws
  * @property {(handleUrl: string) => Promise<void>} detach  frees the handle and its ICE agent (its RTP port)
  * @property {() => Promise<void>} close
@@ -199,11 +221,12 @@ export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteC
  * A Janus session with its long poll, which also keeps it alive.
  * @param {string} apiUrl @param {string} apiSecret
  * @param {{onEvent: (event: any) => void, onError: (error: Error) => void}} handlers  onEvent: events no request waits for
+ *   (any: Janus's JSON has no published type)
  * @returns {Promise<JanusSession>}
  */
 async function openSession(apiUrl, apiSecret, { onEvent, onError }) {
   const sessionUrl = `${apiUrl}/${(await janusPost(apiUrl, { janus: 'create' }, apiSecret)).data.id}`;
-  /** @type {Map<string, (event: any) => void>} */
+  /** @type {Map<string, (event: any) => void>} any: Janus's JSON has no published type */
   const waiting = new Map();
   /** Answers that arrived before their request's ack was read. */
   const early = new Map();
@@ -211,7 +234,7 @@ async function openSession(apiUrl, apiSecret, { onEvent, onError }) {
 
   const poll = async () => {
     while (!stop.signal.aborted) {
-      /** @type {any} */
+      /** @type {any} any: Janus's JSON has no published type */
       let events;
       try {
         const response = await fetch(`${sessionUrl}?maxev=10&apisecret=${apiSecret}`, { signal: AbortSignal.any([stop.signal, AbortSignal.timeout(POLL_TIMEOUT_MS)]) });
@@ -264,7 +287,7 @@ async function openSession(apiUrl, apiSecret, { onEvent, onError }) {
   };
 }
 
-/** One line for the log. @param {any} event */
+/** One line for the log. @param {any} event  any: Janus's JSON has no published type */
 function describeEvent(event) {
   const detail = event?.reason ?? event?.type ?? event?.plugindata?.data?.videoroom ?? '';
   return `${event?.janus ?? 'unknown'}${detail ? ` ${detail}` : ''}${event?.sender ? ` (handle ${event.sender})` : ''}`;

@@ -16,7 +16,10 @@ export async function listHandles({ adminUrl, adminSecret }, sessionId) {
   return (await janusPost(`${adminUrl}/${sessionId}`, { janus: 'list_handles', admin_secret: adminSecret })).handles;
 }
 
-/** @param {JanusAdmin} admin @param {number} sessionId @param {number} handleId @returns {Promise<any>} the answer's `info` */
+/**
+ * @param {JanusAdmin} admin @param {number} sessionId @param {number} handleId
+ * @returns {Promise<any>} the answer's `info` (any: Janus's JSON has no published type)
+ */
 export async function handleInfo({ adminUrl, adminSecret }, sessionId, handleId) {
   return (await janusPost(`${adminUrl}/${sessionId}/${handleId}`, { janus: 'handle_info', admin_secret: adminSecret })).info;
 }
@@ -44,12 +47,13 @@ export async function handleInfo({ adminUrl, adminSecret }, sessionId, handleId)
 
 /**
  * Janus's handle_info `info` object to one row per media stream (pure).
- * @param {any} info
+ * @param {any} info  any: Janus's JSON has no published type
  * @returns {HandleRow[]}
  */
 export function parseHandleInfo(info) {
   const plugin = info?.plugin_specific ?? {};
   const role = plugin.type === 'publisher' || plugin.type === 'subscriber' ? plugin.type : null;
+  /** @type {any[]} any: Janus's handle_info JSON has no published type */
   const streams = Array.isArray(plugin.streams) ? plugin.streams : [];
   return Object.values(info?.webrtc?.media ?? {}).flatMap((media) => {
     if (media.type !== 'audio' && media.type !== 'video') return [];

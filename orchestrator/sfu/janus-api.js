@@ -12,7 +12,7 @@ const REQUEST_TIMEOUT_MS = 5_000;
  * @param {string} url  the API or Admin API endpoint, with /<session>[/<handle>] when the request needs them
  * @param {Record<string, unknown>} body
  * @param {string} [apiSecret]  the run's API secret (Janus API requests; the Admin API's goes in the body as admin_secret)
- * @returns {Promise<any>}
+ * @returns {Promise<any>}  any: Janus's JSON has no published type
  */
 export async function janusPost(url, body, apiSecret) {
   const transaction = randomBytes(6).toString('hex');
@@ -23,7 +23,7 @@ export async function janusPost(url, body, apiSecret) {
     signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
   });
   const text = await response.text();
-  /** @type {any} */
+  /** @type {any} any: Janus's JSON has no published type */
   let answer;
   try {
     answer = JSON.parse(text);

@@ -49,28 +49,73 @@ const INSTALL_HINT = 'install Janus with `npm run setup` (Debian package `janus`
 const closeOnly = (/** @type {string} */ _name, /** @type {() => Promise<unknown>} */ close) => async () => { await close(); };
 
 /**
- * @param {object} options
- * @param {string} options.runDir   the run directory; Janus's configuration and log go to <runDir>/janus/
- * @param {(name: string, close: () => Promise<unknown>, options?: {timeoutMs?: number, closeNow?: () => void}) => () => Promise<void>}
- *   [options.registerCleanup]      lib/system/shutdown.js onCleanup (or the run's wrapper of it)
- * @param {(record: CommandRecord) => void} [options.logCommand]  receives the command line that started Janus
- * @param {() => number} [options.clock]  seconds on the run's clock for the command record (default: since this call)
- * @param {boolean} [options.websocket]   also serve the Janus API over WebSocket
- * @param {{httpPort?: number, adminPort?: number, wsPort?: number}} [options.ports]  fixed ports instead of free ones
- * @param {string} [options.iceAddress]  the IPv4 address Janus gathers candidates on (default: the first non-loopback one)
- * @param {{ netns: string, address: string }} [options.host]  run Janus in this network namespace, its APIs bound to
+ * @typedef {object} JanusOptions
+ * @property {string} runDir   the run directory; Janus's configuration and log go to <runDir>/janus/
+ * @property {(name: string, close: () => Promise<unknown>, options?: {timeoutMs?: number, closeNow?: () => void}) => () => Promise<void>}
+ *   [registerCleanup]      lib/system/shutdown.js onCleanup (or the run's wrapper of it)
+ * @property {(record: CommandRecord) => void} [logCommand]  receives the command line that started Janus
+ * @property {() => number} [clock]  seconds on the run's clock for the command record (default: since this call)
+ * @property {boolean} [websocket]   also serve the Janus API over WebSocket
+ * @property {{httpPort?: number, adminPort?: number, wsPort?: number}} [ports]  fixed ports instead of free ones
+ * @property {string} [iceAddress]  the IPv4 address Janus gathers candidates on (default: the first non-loopback one)
+ * @property {{ netns: string, address: string }} [host]  run Janus in this network namespace, its APIs bound to
  *   and its candidates gathered on `address` (the namespace's own); default: the root namespace, APIs on loopback
- * @param {string} [options.searchPath]   where to look for `janus` and `setpriv` (default $PATH)
- * @param {number} [options.readyTimeoutMs]
- * @param {number} [options.debugLevel]
+ * @property {string} [searchPath]   where to look for `janus` and `setpriv` (default $PATH)
+ * @property {number} [readyTimeoutMs]
+ * @property {number} [debugLevel]
+ */
+
+/**
+ * @param {JanusOptions} options
  * @returns {Promise<Janus>}
  */
-export async function startJanus({
-  runDir, registerCleanup = closeOnly, logCommand = () => {}, clock, websocket = false, ports = {},
-  searchPath = process.env.PATH ?? '', readyTimeoutMs = READY_TIMEOUT_MS, debugLevel, host, iceAddress = host?.address ?? firstIpv4Address(),
-}) {
+export async function startJanus(options) {
+  const { registerCleanup = closeOnly, logCommand = () => {}, clock, readyTimeoutMs = READY_TIMEOUT_MS } = options;
   const startedMs = Date.now();
   const now = clock ?? (() => (Date.now() - startedMs) / 1000);
+  const setup = await planJanus(options);
+  const { address, logFile, consoleFile, argv, adminSecret } = setup;
+  await writeJanusFiles(setup);
+  const atS = Number(now().toFixed(3));
+  const janus = spawnJanus(argv, consoleFile, registerCleanup);
+
+  const apiUrl = `http://${address}:${setup.httpPort}${API_BASE_PATH}`;
+  const adminUrl = `http://${address}:${setup.adminPort}${ADMIN_BASE_PATH}`;
+  const failure = await waitUntilReady({ apiUrl, adminUrl, adminSecret, readyTimeoutMs, exitReason: janus.exitReason })
+    ?? (janus.pid === undefined ? 'answered, but not as the process started here (no process id)' : null);
+  const record = { atS, cmd: shellJoin(argv), ok: !failure, ...(failure ? { stderr: failure } : {}) };
+  logCommand(record);
+  if (failure || janus.pid === undefined) {
+    await janus.release().catch(() => {});
+    const tail = logTail([consoleFile, logFile]);
+    throw new EnvironmentError(
+      `Janus did not start: it ${failure}. Command: ${record.cmd}\n` +
+      `Its log (${logFile}) ends:\n${tail || '(empty)'}\n` +
+      'The lines above name the cause (a port in use, a configuration error, a missing module); fix it and run again, ' +
+      `or reinstall: ${INSTALL_HINT}.`,
+    );
+  }
+  return {
+    apiUrl,
+    adminUrl,
+    adminSecret,
+    apiSecret: setup.apiSecret,
+    wsUrl: setup.wsPort === undefined ? null : `ws://${address}:${setup.wsPort}`,
+    iceAddress: setup.iceAddress,
+    rtpPortRange: setup.rtpPortRange,
+    logFile,
+    pid: janus.pid,
+    close: janus.release,
+    closeNow: janus.closeNow,
+  };
+}
+
+/**
+ * Where and how this Janus runs: its command line, folder, ports, secrets and configuration. Throws, saying what
+ * to install, when an executable or an address is missing.
+ * @param {JanusOptions} options
+ */
+async function planJanus({ runDir, websocket = false, ports = {}, searchPath = process.env.PATH ?? '', debugLevel, host, iceAddress }) {
   const executable = findExecutable('janus', searchPath);
   if (!executable) {
     throw new EnvironmentError(`Janus not found: no \`janus\` executable on PATH (${searchPath || 'empty'}), so it has no log yet; ${INSTALL_HINT}.`);
@@ -89,40 +134,58 @@ export async function startJanus({
   const rtpPortRange = randomRtpRange();
   const adminSecret = randomBytes(16).toString('hex');
   const apiSecret = randomBytes(16).toString('hex');
-  if (!iceAddress) {
+  const mediaAddress = iceAddress ?? host?.address ?? firstIpv4Address();
+  if (!mediaAddress) {
     throw new EnvironmentError('Janus needs a non-loopback IPv4 address for its media (it gathers no loopback candidates) '
       + 'and this host has none; bring up a network interface.');
   }
   const config = janusConfig({
-    configDir, libDir, logFile, adminSecret, apiSecret, httpPort, adminPort, wsPort, rtpPortRange, address, iceAddress, debugLevel,
+    configDir, libDir, logFile, adminSecret, apiSecret, httpPort, adminPort, wsPort, rtpPortRange, address,
+    iceAddress: mediaAddress, debugLevel,
   });
+  const janusArgv = [...(host && ip ? [ip, 'netns', 'exec', host.netns] : []), executable, '-C', config.configFile, '-F', configDir];
+  const setpriv = process.platform === 'linux' ? findExecutable('setpriv', searchPath) : null;
+  const argv = setpriv && supportsPdeathsig(setpriv) ? [setpriv, '--pdeathsig', 'KILL', '--', ...janusArgv] : janusArgv;
+  return {
+    address, configDir, logFile, consoleFile, httpPort, adminPort, wsPort, rtpPortRange, adminSecret, apiSecret,
+    iceAddress: mediaAddress, config, argv,
+  };
+}
 
-  // A run directory is new per run; a test that reuses one starts from an empty folder. The folder holds the
-  // secrets, and Janus's logs might echo them: 0700, every file 0600, the logs created before Janus opens them.
+/**
+ * Janus's folder from scratch. A run directory is new per run; a test that reuses one starts from an empty folder.
+ * The folder holds the secrets, and Janus's logs might echo them: 0700, every file 0600, the logs created before
+ * Janus opens them.
+ * @param {Awaited<ReturnType<typeof planJanus>>} setup
+ */
+async function writeJanusFiles({ configDir, config, logFile, consoleFile }) {
   await rm(configDir, { recursive: true, force: true });
   for (const dir of config.dirs) await makePrivateDir(path.join(configDir, dir));
   for (const file of config.files) await writeSecretFile(path.join(configDir, file.path), file.content);
   for (const file of [logFile, consoleFile]) await writeSecretFile(file, '');
   for (const link of config.links) await symlink(link.target, path.join(configDir, link.path));
+}
 
-  const janusArgv = [...(host ? [/** @type {string} */ (ip), 'netns', 'exec', host.netns] : []), executable, '-C', config.configFile, '-F', configDir];
-  const setpriv = process.platform === 'linux' ? findExecutable('setpriv', searchPath) : null;
-  const argv = setpriv && supportsPdeathsig(setpriv) ? [setpriv, '--pdeathsig', 'KILL', '--', ...janusArgv] : janusArgv;
-  const atS = Number(now().toFixed(3));
-
+/**
+ * Starts Janus as a process the run owns, its closer registered before it exists so an interrupt during start-up
+ * still stops it.
+ * @param {string[]} argv  @param {string} consoleFile  its stdout and stderr
+ * @param {NonNullable<JanusOptions['registerCleanup']>} registerCleanup
+ */
+function spawnJanus(argv, consoleFile, registerCleanup) {
   /** @type {import('node:child_process').ChildProcess|null} */
   let child = null;
   /** @type {Promise<void>} */
   let exited = Promise.resolve();
   const stop = async () => {
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    const running = child;
+    if (!running || running.exitCode !== null || running.signalCode !== null) return;
+    running.kill('SIGTERM');
+    const timer = setTimeout(() => running.kill('SIGKILL'), STOP_TIMEOUT_MS);
     await exited;
     clearTimeout(timer);
   };
   const closeNow = () => { if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); };
-  // Registered before the process exists, so an interrupt during start-up still stops it.
   const release = registerCleanup('janus', stop, { timeoutMs: STOP_TIMEOUT_MS + 2_000, closeNow });
 
   const consoleFd = openSync(consoleFile, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
@@ -142,39 +205,12 @@ export async function startJanus({
   }));
   spawned.once('error', (error) => { exitReason = `could not be started: ${error.message}`; });
   spawned.unref();
-
-  const apiUrl = `http://${address}:${httpPort}${API_BASE_PATH}`;
-  const adminUrl = `http://${address}:${adminPort}${ADMIN_BASE_PATH}`;
-  const failure = await waitUntilReady({ apiUrl, adminUrl, adminSecret, readyTimeoutMs, exitReason: () => exitReason });
-  const record = { atS, cmd: shellJoin(argv), ok: !failure, ...(failure ? { stderr: failure } : {}) };
-  logCommand(record);
-  if (failure) {
-    await release().catch(() => {});
-    const tail = logTail([consoleFile, logFile]);
-    throw new EnvironmentError(
-      `Janus did not start: it ${failure}. Command: ${record.cmd}\n` +
-      `Its log (${logFile}) ends:\n${tail || '(empty)'}\n` +
-      'The lines above name the cause (a port in use, a configuration error, a missing module); fix it and run again, ' +
-      `or reinstall: ${INSTALL_HINT}.`,
-    );
-  }
-  return {
-    apiUrl,
-    adminUrl,
-    adminSecret,
-    apiSecret,
-    wsUrl: wsPort === undefined ? null : `ws://${address}:${wsPort}`,
-    iceAddress,
-    rtpPortRange,
-    logFile,
-    pid: spawned.pid,
-    close: release,
-    closeNow,
-  };
+  return { pid: spawned.pid, release, closeNow, exitReason: () => exitReason };
 }
 
 /**
  * Polls until the Janus API answers `info` and the Admin API `ping`.
+ * @param {{apiUrl: string, adminUrl: string, adminSecret: string, readyTimeoutMs: number, exitReason: () => string|null}} options
  * @returns {Promise<string|null>} null when ready, else what went wrong
  */
 async function waitUntilReady({ apiUrl, adminUrl, adminSecret, readyTimeoutMs, exitReason }) {
@@ -216,7 +252,7 @@ function findLibDir(executable) {
   return found;
 }
 
-/** @param {string} address */
+/** @param {string} address @returns {Promise<number>} */
 function freePort(address) {
   return new Promise((resolve, reject) => {
     const server = net.createServer();

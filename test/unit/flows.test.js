@@ -4,9 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { InputError } from '../../orchestrator/lib/system/errors.js';
-import {
-  activeIntervals, flowList, flowPeers, flowsOnLink, normalizeFlows, normalizeMainCall, pageFlowRows, shortTcpBursts,
-} from '../../orchestrator/lib/cross/flows.js';
+import { activeIntervals, normalizeFlows, normalizeMainCall, shortTcpBursts } from '../../orchestrator/lib/cross/flows.js';
+import { flowList, flowPeers, flowsOnLink, pageFlowRows } from '../../orchestrator/lib/cross/flow-list.js';
 import { loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
 import { MAX_FLOWS, MAX_IPERF3_SERVERS, MAX_SHORT_TCP_BURSTS } from '../../orchestrator/lib/input/limits.js';
 

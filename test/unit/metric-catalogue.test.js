@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { dataMetrics, intervalMetrics, snapshotFromStats } from '../../client-app/stats.js';
-import { flowList, pageFlowRows } from '../../orchestrator/lib/cross/flows.js';
+import { flowList, pageFlowRows } from '../../orchestrator/lib/cross/flow-list.js';
 import { withWireLoss } from '../../orchestrator/lib/result/loss.js';
 import { viewerSection, withViewer } from '../../orchestrator/lib/viewer/viewer.js';
 import {

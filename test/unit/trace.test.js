@@ -11,9 +11,10 @@ import { MAX_TRACE_FILE_BYTES, MAX_TRACE_MS } from '../../orchestrator/lib/input
 import { loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
 import { compileNetwork, configuredTimeline } from '../../orchestrator/lib/network/schedule.js';
 import {
-  capacityKbps, checkTrace, compareSteps, formatMahimahi, meanKbps, opportunityClock, parseBandwidthLog, parseMahimahi, parseThroughputCsv,
-  steppedNetwork, syntheticTrace, traceFromSegments, traceSteps,
+  capacityKbps, checkTrace, formatMahimahi, meanKbps, opportunityClock, parseBandwidthLog, parseMahimahi, parseThroughputCsv,
+  syntheticTrace, traceFromSegments,
 } from '../../orchestrator/lib/network/trace.js';
+import { compareSteps, steppedNetwork, traceSteps } from '../../orchestrator/lib/network/trace-steps.js';
 
 const rejects = (fn, pattern) => assert.throws(fn, (error) => error instanceof InputError && pattern.test(error.message));
 

@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { checkDrain } from '../../orchestrator/run/viewer-input.js';
 import {
-  codeAdvance, findFreezes, matchDelays, pictures, skippedBetween, viewerSection, withGetStatsFreezes, withViewer,
+  codeAdvance, findFreezes, matchDelays, pictures, skippedBetween, viewerSection, withViewer,
 } from '../../orchestrator/lib/viewer/viewer.js';
+import { withGetStatsFreezes } from '../../orchestrator/lib/viewer/viewer-summary.js';
 import { burstTimes } from '../../orchestrator/run/viewer-collector.js';
 
 /** Display times of `count` frames every `intervalMs` from `fromMs`. */

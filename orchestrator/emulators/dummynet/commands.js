@@ -117,7 +117,7 @@ export function pipeParams(plan, pipe, state) {
     queuePackets: limiting?.queuePackets ?? null,
     queueMs: limiting?.queueMs ?? null,
     lossBurst: route.map((link) => state[link].lossBurst).find((burst) => burst !== null) ?? null,
-    // dummynet runs a trace as rate steps (lib/network/trace.js steppedNetwork): no pipe carries one.
+    // dummynet runs a trace as rate steps (lib/network/trace-steps.js steppedNetwork): no pipe carries one.
     trace: null,
   };
 }

@@ -13,12 +13,25 @@ import { meanOf } from '../stats/steady-rate.js';
  *   flowMeansKbps: Record<string, number|null> }} SharedLinkFairness
  */
 
-/** Receive rate of an interval: video + audio; null when neither was measured. @param {any} entry */
+/** Receive rate of an interval: video + audio; null when neither was measured.
+ * @param {any} entry  a timeline entry (any: getStats fields as the page reported them, checked where read)
+ */
 export function totalRecvKbps(entry) {
-  const finiteOrNull = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+  const finiteOrNull = (/** @type {unknown} */ v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
   const v = finiteOrNull(entry?.video?.recvKbps);
   const a = finiteOrNull(entry?.audio?.recvKbps);
   return v === null && a === null ? null : (v ?? 0) + (a ?? 0);
+}
+
+/**
+ * Adds a value to the list a map holds under key, starting one for a new key.
+ * @template K, V
+ * @param {Map<K, V[]>} map @param {K} key @param {V} value
+ */
+function append(map, key, value) {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }
 
 /**
@@ -30,8 +43,7 @@ export function sharedLinkGroups(routes) {
   const linkFlows = new Map();
   for (const [route, links] of Object.entries(routes ?? {})) {
     for (const link of Array.isArray(links) ? links : []) {
-      if (!linkFlows.has(link)) linkFlows.set(link, []);
-      linkFlows.get(link).push(route);
+      append(linkFlows, link, route);
     }
   }
   /** @type {Map<string, string[]>} flow set -> links */
@@ -39,8 +51,7 @@ export function sharedLinkGroups(routes) {
   for (const [link, fl] of linkFlows) {
     if (fl.length < 2) continue;
     const key = [...fl].sort().join(' ');
-    if (!groups.has(key)) groups.set(key, []);
-    groups.get(key).push(link);
+    append(groups, key, link);
   }
   return [...groups].map(([key, links]) => ({ links: links.sort(), flows: key.split(' ') }));
 }
@@ -55,14 +66,16 @@ export function phases(flows, rates) {
   const seconds = [...new Set(flows.flatMap((f) => [...(rates.get(f)?.keys() ?? [])]))].sort((a, b) => a - b);
   /** @type {Array<{ fromS: number, toS: number, flows: string[], samples: number[][] }>} */
   const runs = [];
+  /** A rate the filter below found. @param {string} f @param {number} s */
+  const rateOf = (f, s) => /** @type {number} */ (rates.get(f)?.get(s));
   for (const s of seconds) {
     const active = flows.filter((f) => rates.get(f)?.has(s));
     const last = runs.at(-1);
     if (last && last.flows.join(' ') === active.join(' ')) {
       last.toS = s;
-      active.forEach((f, i) => last.samples[i].push(rates.get(f).get(s)));
+      active.forEach((f, i) => last.samples[i].push(rateOf(f, s)));
     } else {
-      runs.push({ fromS: s, toS: s, flows: active, samples: active.map((f) => [rates.get(f).get(s)]) });
+      runs.push({ fromS: s, toS: s, flows: active, samples: active.map((f) => [rateOf(f, s)]) });
     }
   }
   return runs.map(({ fromS, toS, flows: active, samples }) => {
@@ -73,6 +86,16 @@ export function phases(flows, rates) {
       jainIndex: active.length >= 2 ? jainIndex(means) : null,
     };
   });
+}
+
+/**
+ * The mean of the phases' Jain's indexes weighted by their seconds, over the phases that have one; null without.
+ * @param {Array<{ jainIndex: number|null, seconds: number }>} phaseList
+ */
+function weightedJain(phaseList) {
+  const shared = phaseList.flatMap(({ jainIndex: j, seconds }) => (j === null ? [] : [{ j, seconds }]));
+  const weight = shared.reduce((sum, p) => sum + p.seconds, 0);
+  return weight ? shared.reduce((sum, p) => sum + p.j * p.seconds, 0) / weight : null;
 }
 
 /**
@@ -93,8 +116,9 @@ export function jainBySharedLink(timeline, routes, windowS) {
     const v = totalRecvKbps(e);
     if (v === null) continue;
     const route = `${e.remote}->${e.peer}`;
-    if (!rates.has(route)) rates.set(route, new Map());
-    rates.get(route).set(Math.round(e.t), v);
+    const bySecond = rates.get(route) ?? new Map();
+    rates.set(route, bySecond);
+    bySecond.set(Math.round(e.t), v);
   }
   return sharedLinkGroups(routes).map(({ links, flows }) => {
     const byPhase = phases(flows, rates);
@@ -106,17 +130,15 @@ export function jainBySharedLink(timeline, routes, windowS) {
       if (phase.jainIndex === null) continue;
       for (let s = phase.fromS; s <= phase.toS; s += 1) {
         // A phase may span seconds no flow reported: those have no index.
-        const j = jainIndex(phase.flows.map((f) => rates.get(f).get(s)).filter((v) => v !== undefined));
+        const j = jainIndex(phase.flows.map((f) => rates.get(f)?.get(s)).filter(/** @returns {v is number} */ (v) => v !== undefined));
         if (j === null) continue;
         series.push([s, j]);
         (byCount[phase.flows.length] ??= []).push(j);
       }
     }
-    const shared = byPhase.filter((p) => p.jainIndex !== null);
-    const weight = shared.reduce((sum, p) => sum + p.seconds, 0);
     return {
       links, flows, phases: byPhase,
-      jainIndex: weight ? shared.reduce((sum, p) => sum + p.jainIndex * p.seconds, 0) / weight : null,
+      jainIndex: weightedJain(byPhase),
       series, jainIndexPerSecond: meanOf(series.map(([, j]) => j)),
       byActiveFlows: Object.fromEntries(Object.entries(byCount).map(([k, js]) => [k, { mean: meanOf(js), n: js.length }])),
       flowMeansKbps: Object.fromEntries(flows.map((f) => [f, meanOf([...(rates.get(f)?.values() ?? [])])])),
@@ -192,8 +214,8 @@ export function flowFairness(flows, configured, windowS) {
   for (const row of Array.isArray(flows.rows) ? flows.rows : []) {
     if (!Number.isFinite(row?.t) || !Number.isFinite(row.rateKbps)) continue;
     const t = Math.round(row.t);
-    if (!rates.has(row.flow)) rates.set(row.flow, new Map());
-    const bySecond = rates.get(row.flow);
+    const bySecond = rates.get(row.flow) ?? new Map();
+    rates.set(row.flow, bySecond);
     bySecond.set(t, [...(bySecond.get(t) ?? []), row.rateKbps]);
   }
   /** @type {(flow: string, t: number) => number|undefined} */
@@ -235,10 +257,10 @@ function capacityOf(configured, link) {
  * @returns {LinkFairness}
  */
 function linkFairness(here, rateAt, capacityAt, [fromS, toS]) {
+  /** @param {import('./flows.js').FlowSeries} s @param {number} t */
   const isActive = (s, t) => s.intervals.some(([a, b]) => a <= t - 0.5 && t - 0.5 < b);
   /**
-   * @type {Array<{ fromS: number, toS: number, flows: string[],
-   *   seconds: Array<{ t: number, rates: Record<string, number>, total: number, capacity: number|null }> }>}
+   * @type {Array<{ fromS: number, toS: number, flows: string[], seconds: LinkSecond[] }>}
    */
   const runs = [];
   for (let t = Math.floor(fromS) + 1; t <= Math.floor(toS); t += 1) {
@@ -264,7 +286,7 @@ function linkFairness(here, rateAt, capacityAt, [fromS, toS]) {
     const n = run.seconds.length;
     const names = here.filter((s) => run.seconds.some((sec) => s.name in sec.rates)).map((s) => s.name);
     const meanKbps = Object.fromEntries(names.map((f) => [f, run.seconds.reduce((sum, sec) => sum + (sec.rates[f] ?? 0), 0) / n]));
-    const capped = run.seconds.filter((sec) => sec.capacity !== null);
+    const capped = run.seconds.filter(hasCapacity);
     const capacityKbps = capped.length ? capped.reduce((sum, sec) => sum + sec.capacity, 0) / capped.length : null;
     if (run.flows.length >= 2) {
       for (const sec of run.seconds) {
@@ -281,20 +303,26 @@ function linkFairness(here, rateAt, capacityAt, [fromS, toS]) {
       jainIndex: run.flows.length >= 2 && n ? jainIndex(run.flows.map((f) => meanKbps[f])) : null,
     };
   });
-  const shared = phaseList.filter((p) => p.jainIndex !== null);
-  const weight = shared.reduce((sum, p) => sum + p.seconds, 0);
   return {
     flows: here.map((s) => s.name),
     phases: phaseList,
-    jainIndex: weight ? shared.reduce((sum, p) => sum + p.jainIndex * p.seconds, 0) / weight : null,
+    jainIndex: weightedJain(phaseList),
     jainIndexPerSecond: meanOf(series.map(([, j]) => j)),
     series,
-    utilization: utilizationOf(runs.flatMap((run) => run.seconds).filter((sec) => sec.capacity !== null)),
+    utilization: utilizationOf(runs.flatMap((run) => run.seconds).filter(hasCapacity)),
     convergence: convergenceAfterChanges(here.filter((s) => s.fair), phaseList, new Map(series), [fromS, toS]),
   };
 }
 
-/** @param {Array<{ total: number, capacity: number|null }>} seconds  with a capacity */
+/**
+ * One measured second of a link: each active flow's rate, all flows' total, the link's capacity (null: unlimited).
+ * @typedef {{ t: number, rates: Record<string, number>, total: number, capacity: number|null }} LinkSecond
+ */
+
+/** @param {LinkSecond} sec @returns {sec is LinkSecond & { capacity: number }} */
+const hasCapacity = (sec) => sec.capacity !== null;
+
+/** @param {Array<{ total: number, capacity: number }>} seconds  with a capacity */
 function utilizationOf(seconds) {
   const capacity = seconds.reduce((sum, sec) => sum + sec.capacity, 0);
   return capacity > 0 ? seconds.reduce((sum, sec) => sum + sec.total, 0) / capacity : null;
@@ -329,10 +357,12 @@ function convergenceAfterChanges(fair, phaseList, jainAt, [fromS, toS]) {
  */
 export function convergenceS(atS, firstSecond, lastSecond, jainAt, { jainIndex: threshold, holdS } = CONVERGENCE) {
   for (let start = firstSecond; start <= lastSecond; start += 1) {
-    if (!jainAt.has(start) || jainAt.get(start) < threshold) continue;
+    const first = jainAt.get(start);
+    if (first === undefined || first < threshold) continue;
     let held = true;
     for (let t = start + 1; t < Math.min(start + holdS, lastSecond + 1); t += 1) {
-      if (jainAt.has(t) && jainAt.get(t) < threshold) { held = false; break; }
+      const j = jainAt.get(t);
+      if (j !== undefined && j < threshold) { held = false; break; }
     }
     if (held) return Math.max(0, Math.round((start - 1 - atS) * 1000) / 1000);
   }

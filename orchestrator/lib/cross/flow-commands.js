@@ -2,7 +2,8 @@
 // channels): a pure timeline on the media clock that run/run.js arms as timers. Kernel flows (tcp, udp) are not
 // the pages' business. Reads `scenario.flows` as lib/cross/flows.js normalises them (times scaled, defaults filled).
 
-import { MAIN_CALL_DEFAULTS, flowPeers } from './flows.js';
+import { MAIN_CALL_DEFAULTS } from './flows.js';
+import { flowPeers } from './flow-list.js';
 
 /** The flow kinds the pages carry. */
 export const BROWSER_FLOW_KINDS = Object.freeze(['call', 'data']);
@@ -34,7 +35,7 @@ function extraCallPeers({ peers, flows = [] }) {
 export function mainCallHolds({ peers, mainCall = MAIN_CALL_DEFAULTS }) {
   const main = Array.from({ length: peers }, (_, i) => `p${i}`);
   return main.flatMap((peer) => main.filter((remote) => remote !== peer).flatMap((remote) => {
-    if (mainCall.direction === 'forward' && peer === 'p1') return [{ peer, remote, resumeAtS: null }];
+    if (mainCall.direction === 'forward' && peer === 'p1') return [{ peer, remote, resumeAtS: /** @type {number|null} */ (null) }];
     return mainCall.startS > 0 ? [{ peer, remote, resumeAtS: mainCall.startS }] : [];
   }));
 }

@@ -1,8 +1,8 @@
 /**
  * A scenario's `flows` (docs/scenario-format.md "Flows"): extra calls, kernel TCP/UDP flows and data channels that
- * share the bottleneck with the main call. Validation and normalisation, which peers and links each flow uses, when
- * it is active, the seeded short-TCP bursts, and its per-second rates from the getStats timeline. Pure: no I/O;
- * orchestrator/cross/ runs the kernel flows.
+ * share the bottleneck with the main call. Validation and normalisation, the links between two peers, when a flow
+ * is active, the seeded short-TCP bursts. Pure: no I/O; flow-list.js lists them for result.json (peers, links,
+ * series, per-second rates); orchestrator/cross/ runs the kernel flows.
  */
 import { InputError } from '../system/errors.js';
 import { MAX_RATE_KBPS, MIN_RATE_KBPS } from '../network/link-model.js';
@@ -71,7 +71,7 @@ const PAUSE_FIELDS = ['atS', 'durationS'];
  *   bursts?: Array<{ atS: number, bytes: number }> }} FlowListEntry
  */
 
-const roundS = (seconds) => Math.round(seconds * 1e6) / 1e6;
+const roundS = (/** @type {number} */ seconds) => Math.round(seconds * 1e6) / 1e6;
 
 /** The side of the bottleneck a peer sits on: p0, p2, … left; p1, p3, … right. @param {string} peer */
 export function isLeft(peer) {
@@ -141,7 +141,7 @@ function rejectTooManyIperf3(flows, file) {
   if (kernel.length > MAX_KERNEL_FLOWS) {
     throw new InputError(`${file}: flows: ${kernel.length} tcp, tcp-short and udp flows; at most ${MAX_KERNEL_FLOWS} (docs/scenario-format.md "Limits")`);
   }
-  const servers = kernel.map((flow) => (flow.kind === 'tcp-short' ? shortTcpBursts(/** @type {any} */ (flow)).length : 1));
+  const servers = kernel.map((flow) => (flow.kind === 'tcp-short' ? shortTcpBursts(flow).length : 1));
   const total = servers.reduce((a, b) => a + b, 0);
   if (total <= MAX_IPERF3_SERVERS) return;
   const most = servers.indexOf(Math.max(...servers));
@@ -197,7 +197,7 @@ function normalizeFlow(raw, index, { file, durationS, timeScale, peers, hasBottl
   if (startS >= stopS) {
     throw new InputError(`${where}: startS (${startS} s) must be before stopS (${stopS} s${given.stopS === undefined ? ', the scenario\'s durationS' : ''}); move startS earlier or stopS later`);
   }
-  const scale = (seconds) => roundS(seconds * timeScale);
+  const scale = (/** @type {number} */ seconds) => roundS(seconds * timeScale);
   /** @type {Flow} */
   const flow = { name, kind, startS: scale(startS), stopS: scale(stopS) };
 
@@ -305,10 +305,13 @@ export function activeIntervals({ startS, stopS, pauses = [] }) {
  * idleMeanS) after the previous one's start, `count` at most, all before stopS; sizes uniform in [minBytes, maxBytes].
  * Drawn in advance, so a burst's own duration is not added to the idle time (40 KB at 2 Mbit/s take 0.16 s). Seeded
  * by the flow's seed and name: the same file gives the same bursts.
- * @param {Pick<Flow, 'name'|'startS'|'stopS'|'count'|'idleMeanS'|'minBytes'|'maxBytes'|'seed'>} flow
+ * @param {Pick<Flow, 'name'|'startS'|'stopS'|'count'|'idleMeanS'|'minBytes'|'maxBytes'|'seed'>} flow  normalised (normalizeFlows)
  * @returns {Array<{ atS: number, bytes: number }>}
  */
 export function shortTcpBursts({ name, startS, stopS, count, idleMeanS, minBytes, maxBytes, seed }) {
+  if (count === undefined || idleMeanS === undefined || minBytes === undefined || maxBytes === undefined || seed === undefined) {
+    throw new InputError(`flow "${name}": a tcp-short flow needs count, idleMeanS, minBytes, maxBytes and seed; pass it through normalizeFlows, which fills them`);
+  }
   const random = createRandom(deriveSeed(seed, 'tcp-short', name));
   const bursts = [];
   let atS = startS;
@@ -318,140 +321,3 @@ export function shortTcpBursts({ name, startS, stopS, count, idleMeanS, minBytes
   }
   return bursts;
 }
-
-/**
- * The peers of every extra call: call flows in file order take p(N), p(N+1), … two each after the main call's N.
- * The left one of a pair sends a forward-only call ({ sender, receiver }); a two-way call is { a: left, b: right }.
- * @param {{ peers: number, flows: Flow[] }} scenario
- * @returns {Record<string, { sender: string, receiver: string } | { a: string, b: string }>}
- */
-export function flowPeers({ peers, flows }) {
-  /** @type {Record<string, { sender: string, receiver: string } | { a: string, b: string }>} */
-  const byFlow = {};
-  flows.filter((flow) => flow.kind === 'call').forEach((flow, k) => {
-    const pair = [`p${peers + 2 * k}`, `p${peers + 2 * k + 1}`];
-    const [left, right] = isLeft(pair[0]) ? pair : [pair[1], pair[0]];
-    byFlow[flow.name] = flow.direction === 'forward' ? { sender: left, receiver: right } : { a: left, b: right };
-  });
-  return byFlow;
-}
-
-/**
- * The measured directions of every flow, the main call's first.
- * @param {{ peers: number, durationS: number, flows: Flow[], network?: { bottleneck?: unknown }, mainCall?: MainCall }} scenario
- * @returns {Array<{ flow: string, series: FlowSeries[] }>}
- */
-function seriesByFlow(scenario) {
-  const hasBottleneck = scenario.network?.bottleneck !== undefined;
-  const peersOf = flowPeers(scenario);
-  /** @param {string} name @param {Array<[string, string]>} pairs @param {Array<[number, number]>} intervals @returns {FlowSeries} */
-  const mediaSeries = (name, pairs, intervals) => ({
-    name, fair: true, links: [...new Set(pairs.flatMap(([from, to]) => peerRoute(from, to, hasBottleneck)))], intervals, pairs,
-  });
-  const main = Array.from({ length: scenario.peers }, (_, i) => `p${i}`);
-  const crossing = (fromLeft) => main.flatMap((from) => main.filter((to) => isLeft(from) === fromLeft && isLeft(to) !== fromLeft)
-    .map((to) => /** @type {[string, string]} */ ([from, to])));
-  const mainCall = scenario.mainCall ?? MAIN_CALL_DEFAULTS;
-  /** @type {Array<[number, number]>} */
-  const whole = [[mainCall.startS, scenario.durationS]];
-  const result = [{
-    flow: MAIN_CALL_FLOW,
-    series: [
-      mediaSeries(`${MAIN_CALL_FLOW}:fwd`, crossing(true), whole),
-      ...(mainCall.direction === 'both' ? [mediaSeries(`${MAIN_CALL_FLOW}:back`, crossing(false), whole)] : []),
-    ],
-  }];
-  for (const flow of scenario.flows) {
-    const intervals = activeIntervals(flow);
-    if (flow.kind === 'call') {
-      const peers = peersOf[flow.name];
-      const [left, right] = 'sender' in peers ? [peers.sender, peers.receiver] : [peers.a, peers.b];
-      const series = [mediaSeries(`${flow.name}:fwd`, [[left, right]], intervals)];
-      if (flow.direction === 'both') series.push(mediaSeries(`${flow.name}:back`, [[right, left]], intervals));
-      result.push({ flow: flow.name, series });
-    } else if (flow.kind === 'data') {
-      result.push({ flow: flow.name, series: [mediaSeries(flow.name, [[flow.from, flow.to]], intervals)] });
-    } else {
-      const links = [flow.direction === 'backward' ? BOTTLENECK_BACK : BOTTLENECK_FWD];
-      result.push({ flow: flow.name, series: [{ name: flow.name, fair: flow.kind !== 'tcp-short', links, intervals }] });
-    }
-  }
-  return result;
-}
-
-/**
- * result.json's flows.list: the main call (`main: true`) and every flow, with its peers, links, measured series and,
- * for a short-TCP flow, its bursts. Empty when the scenario has no flows.
- * @param {{ peers: number, durationS: number, flows?: Flow[], network?: { bottleneck?: unknown }, mainCall?: MainCall }} scenario  resolved
- * @returns {FlowListEntry[]}
- */
-export function flowList(scenario) {
-  const flows = scenario.flows ?? [];
-  if (flows.length === 0) return [];
-  const resolved = { ...scenario, flows };
-  const peersOf = flowPeers(resolved);
-  const series = seriesByFlow(resolved);
-  const linksOf = (i) => [...new Set(series[i].series.flatMap((s) => s.links))];
-  /** @type {FlowListEntry} */
-  const main = {
-    name: MAIN_CALL_FLOW, kind: 'call', main: true, ...(scenario.mainCall ?? MAIN_CALL_DEFAULTS), stopS: scenario.durationS, pauses: [],
-    links: linksOf(0), series: series[0].series,
-  };
-  return [main, ...flows.map((flow, i) => ({
-    ...flow,
-    ...(peersOf[flow.name] ? { peers: peersOf[flow.name] } : {}),
-    links: linksOf(i + 1),
-    series: series[i + 1].series,
-    ...(flow.kind === 'tcp-short' ? { bursts: shortTcpBursts(/** @type {any} */ (flow)) } : {}),
-  }))];
-}
-
-/**
- * The series of a flows list that cross a link.
- * @param {FlowListEntry[]} list @param {string} link
- * @returns {FlowSeries[]}
- */
-export function flowsOnLink(list, link) {
-  return list.flatMap((entry) => entry.series).filter((s) => s.links.includes(link));
-}
-
-/**
- * Per-second rate rows of the series measured in the pages: a call direction is its receivers' video + audio
- * recvKbps from its senders (summed over the main call's pairs), source `getStats`; a data flow is its receiver's
- * `data.recvKbps` from its sender, source `datachannel`. `t` is the sample's second (Math.round of its t).
- * @param {FlowListEntry[]} list
- * @param {Array<{ t: number, peer: string, remote: string, video?: any, audio?: any, data?: any }>} timeline
- * @returns {Array<{ t: number, flow: string, rateKbps: number, source: string }>}
- */
-export function pageFlowRows(list, timeline) {
-  // A data flow and the call's media share one connection: one sample carries both.
-  /** @type {Record<'getStats'|'datachannel', Map<string, string>>} source -> "sender->receiver" -> series */
-  const bySource = { getStats: new Map(), datachannel: new Map() };
-  for (const entry of list) {
-    const pairs = bySource[entry.kind === 'data' ? 'datachannel' : 'getStats'];
-    for (const s of entry.series) for (const [from, to] of s.pairs ?? []) pairs.set(`${from}->${to}`, s.name);
-  }
-  /** @type {Map<string, { t: number, flow: string, rateKbps: number, source: string }>} */
-  const rows = new Map();
-  const add = (t, flow, source, kbps) => {
-    const row = rows.get(`${flow} ${t}`);
-    if (row) row.rateKbps += kbps;
-    else rows.set(`${flow} ${t}`, { t, flow, rateKbps: kbps, source });
-  };
-  for (const e of timeline) {
-    if (!Number.isFinite(e?.t)) continue;
-    const t = Math.round(e.t);
-    const pair = `${e.remote}->${e.peer}`;
-    const v = finite(e.video?.recvKbps);
-    const a = finite(e.audio?.recvKbps);
-    const media = bySource.getStats.get(pair);
-    if (media && (v !== null || a !== null)) add(t, media, 'getStats', (v ?? 0) + (a ?? 0));
-    const data = bySource.datachannel.get(pair);
-    const d = finite(e.data?.recvKbps);
-    if (data && d !== null) add(t, data, 'datachannel', d);
-  }
-  return [...rows.values()].sort((x, y) => x.t - y.t || x.flow.localeCompare(y.flow));
-}
-
-/** @param {unknown} v */
-const finite = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);

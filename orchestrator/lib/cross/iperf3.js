@@ -36,6 +36,7 @@ import { InputError } from '../system/errors.js';
  * @property {number} [rttMs]  the sender's smoothed RTT, overlap-weighted over the second (TCP only)
  */
 
+/** @param {number} value @param {number} digits */
 const round = (value, digits) => Number(value.toFixed(digits));
 
 /**
@@ -51,7 +52,10 @@ function parseIntervals(raw, where) {
     if (![start, end, bytes].every(Number.isFinite) || end < start || bytes < 0) {
       throw new InputError(`${where}: intervals[${index}].sum needs numeric start <= end and bytes >= 0, got ${JSON.stringify(sum)}`);
     }
-    const rtts = (interval.streams ?? []).map((stream) => stream?.rtt).filter(Number.isFinite);
+    /** @type {Array<{ rtt?: unknown }|null>} */
+    const streams = Array.isArray(interval.streams) ? interval.streams : [];
+    const rtts = streams.map((stream) => stream?.rtt)
+      .filter(/** @returns {rtt is number} */ (rtt) => Number.isFinite(rtt));
     return { startS: start, endS: end, bytes, rttMs: rtts.length ? rtts.reduce((a, b) => a + b, 0) / rtts.length / 1000 : null };
   });
 }
@@ -99,7 +103,7 @@ export function parseIperf3Client(text, where = 'iperf3 output') {
   };
 }
 
-/** Seconds of [fromS, toS] inside the media second (t-1, t]. */
+/** Seconds of [fromS, toS] inside the media second (t-1, t]. @param {number} fromS @param {number} toS @param {number} t */
 const overlapS = (fromS, toS, t) => Math.max(0, Math.min(toS, t) - Math.max(fromS, t - 1));
 
 /**

@@ -24,7 +24,7 @@ export function parseSsTcpInfo(text) {
     if (/^\s/.test(lines[i])) continue;
     const [, , , local, peer] = lines[i].trim().split(/\s+/);
     const info = /^\s/.test(lines[i + 1] ?? '') ? lines[i + 1] : '';
-    const number = (pattern) => {
+    const number = (/** @type {RegExp} */ pattern) => {
       const match = pattern.exec(info);
       return match ? Number(match[1]) : null;
     };

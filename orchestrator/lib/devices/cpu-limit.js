@@ -107,8 +107,9 @@ export function harnessCpuReason(entry) {
   if (!(capturedFps > 0) || typeof video.sentFps !== 'number') return undefined;
   if (video.encodeMsPerFrame > HARNESS_THRESHOLDS.encodeShareOfInterval * (1000 / capturedFps)) return 'encode';
   const sendKbps = (video.sendKbps ?? 0) + (entry.audio?.sendKbps ?? 0);
+  const availableKbps = entry.availableOutgoingKbps;
   const linkBound = video.qualityLimitationReason === 'bandwidth'
-    || (entry.availableOutgoingKbps > 0 && sendKbps >= HARNESS_THRESHOLDS.linkShareOfEstimate * entry.availableOutgoingKbps);
+    || (typeof availableKbps === 'number' && availableKbps > 0 && sendKbps >= HARNESS_THRESHOLDS.linkShareOfEstimate * availableKbps);
   return !linkBound && video.sentFps < HARNESS_THRESHOLDS.sentShareOfCaptured * capturedFps ? 'frameRate' : null;
 }
 
@@ -129,8 +130,8 @@ export function harnessCpuLimitation(timeline, [fromS, toS]) {
     if (!(entry.t > fromS && entry.t <= toS) || !(entry.video?.sendKbps > 0)) continue;
     const reason = harnessCpuReason(entry);
     if (reason === undefined) continue;
-    if (!byPeer.has(entry.peer)) byPeer.set(entry.peer, { judged: new Set(), encode: new Set(), frameRate: new Set() });
-    const peer = byPeer.get(entry.peer);
+    const peer = byPeer.get(entry.peer) ?? { judged: new Set(), encode: new Set(), frameRate: new Set() };
+    byPeer.set(entry.peer, peer);
     const t = Math.round(entry.t);
     peer.judged.add(t);
     if (reason) peer[reason].add(t);

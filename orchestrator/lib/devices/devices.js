@@ -31,7 +31,7 @@ export function normalizeDevices(raw, peers, file) {
     const where = `${file}: devices.${peer}`;
     const device = expectObject(value, where, DEVICE_FIELDS);
     if ((device.width === undefined) !== (device.height === undefined)) throw new InputError(`${where}: give width and height together (the capture size), or neither`);
-    const size = (field) => (device[field] === undefined ? null : expectNumber(device[field], `${where}.${field}`, { min: 16, max: 3840, integer: true }));
+    const size = (/** @type {'width'|'height'} */ field) => (device[field] === undefined ? null : expectNumber(device[field], `${where}.${field}`, { min: 16, max: 3840, integer: true }));
     return [peer, {
       width: size('width'),
       height: size('height'),
@@ -53,7 +53,7 @@ export function normalizeDevices(raw, peers, file) {
 export function videoConstraints(device) {
   if (!device || (device.width === null && device.fps === null)) return true;
   return {
-    ...(device.width === null ? {} : {
+    ...(device.width === null || device.height === null ? {} : {
       width: { ideal: device.width, max: device.width }, height: { ideal: device.height, max: device.height },
     }),
     ...(device.fps === null ? {} : { frameRate: { ideal: device.fps, max: device.fps } }),

@@ -64,8 +64,9 @@ export function processTree(processes, rootPid) {
   let rootPresent = false;
   for (const { pid, ppid } of processes) {
     if (pid === rootPid) rootPresent = true;
-    if (!children.has(ppid)) children.set(ppid, []);
-    children.get(ppid).push(pid);
+    const siblings = children.get(ppid) ?? [];
+    children.set(ppid, siblings);
+    siblings.push(pid);
   }
   if (!rootPresent) return [];
   const tree = [rootPid];

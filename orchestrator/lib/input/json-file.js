@@ -38,7 +38,7 @@ export function tooDeepAt(text, maxDepth) {
 /** "file:line:column" of an offset into text. @param {string} shown @param {string} text @param {number} offset */
 function at(shown, text, offset) {
   const before = text.slice(0, offset).split('\n');
-  return `${shown}:${before.length}:${before.at(-1).length + 1}`;
+  return `${shown}:${before.length}:${before[before.length - 1].length + 1}`;
 }
 
 /**

@@ -53,7 +53,7 @@ export function expectObject(value, path, allowedKeys = null, { what = 'an objec
     throw new InputError(`${path}: must be ${what}, got ${describeValue(value)}`);
   }
   const unknown = allowedKeys ? Object.keys(value).find((key) => !allowedKeys.includes(key)) : undefined;
-  if (unknown !== undefined) {
+  if (allowedKeys && unknown !== undefined) {
     throw new InputError(`${path}: unknown field '${unknown}'; allowed: ${allowedKeys.join(', ') || '(none)'}`);
   }
   return /** @type {Record<string, any>} */ (value);

@@ -37,7 +37,9 @@ export function normalizeCodec(raw, where) {
   if (profile !== null && !(typeof profile === 'string' && H264_PROFILE.test(profile))) {
     throw new InputError(`${where}.profile: ${describeValue(profile)} is not a profile-level-id prefix; give 2 to 6 hex digits, e.g. "42e0" (constrained baseline) or "64" (high)`);
   }
-  return { name, mimeType: CODEC_MIME_TYPES[name], scalabilityMode, profile: profile?.toLowerCase() ?? null };
+  // A name the check above found in CODEC_NAMES.
+  const mimeType = CODEC_MIME_TYPES[/** @type {keyof typeof CODEC_MIME_TYPES} */ (name)];
+  return { name, mimeType, scalabilityMode, profile: profile?.toLowerCase() ?? null };
 }
 
 /**
@@ -78,10 +80,13 @@ export function codecSummary(events, requested) {
   const peers = {};
   for (const event of events) {
     if (event.type !== 'codec' || typeof event.peer !== 'string') continue;
+    // any: the event's type does not name a codec event's fields; signaling/messages.js checked them at the edge.
     const { type, peer, remote, direction, epochMs, ...codec } = /** @type {any} */ (event);
+    if (direction !== 'send' && direction !== 'recv') continue;
+    const side = /** @type {'send'|'recv'} */ (direction);
     const entry = ((peers[peer] ??= {})[remote] ??= { send: null, recv: null, changes: 0 });
-    if (entry[direction]) entry.changes += 1;
-    entry[direction] = codec;
+    if (entry[side]) entry.changes += 1;
+    entry[side] = codec;
   }
   return { requested, peers };
 }

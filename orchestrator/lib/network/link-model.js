@@ -28,7 +28,7 @@ export const UDP_IPV4_OVERHEAD_BYTES = 28;
 /** dummynet's default queue (50 slots), which J16 ran with. */
 export const DEFAULT_QUEUE_PACKETS = 50;
 
-/** Every link field, in the order results list them. */
+/** Every link field, in the order results list them. @type {Array<keyof LinkParams>} */
 export const LINK_FIELDS = ['rateKbps', 'queuePackets', 'queueMs', 'oneWayDelayMs', 'jitterMs', 'lossPct', 'lossBurst', 'trace'];
 
 /** Fields a schedule ramp may vary continuously. */
@@ -179,13 +179,14 @@ export function queueLimitBytes(params, mtuBytes = 1500) {
   // A trace link has queuePackets (checkLinkParams); a result written before traces existed has no trace field.
   if (params.rateKbps === null && !params.trace) return null;
   // kbit/s × ms / 8 = bytes
-  if (params.queueMs !== null) return Math.round((params.rateKbps * params.queueMs) / 8);
+  // queueMs needs a rate: checkLinkParams gives a trace link queuePackets instead.
+  if (params.queueMs !== null) return Math.round(((params.rateKbps ?? 0) * params.queueMs) / 8);
   return /** @type {number} */ (params.queuePackets) * mtuBytes;
 }
 
 /**
  * What a flow along route sees end to end.
- * @param {Record<string, LinkParams>} linksParams
+ * @param {Record<string, Pick<LinkParams, 'rateKbps'|'oneWayDelayMs'|'jitterMs'|'lossPct'>>} linksParams
  * @param {string[]} route  link names, e.g. ["p0.up", "bottleneck.fwd", "p1.down"]
  * @returns {{rateKbps: number|null, oneWayDelayMs: number, jitterMs: number, lossPct: number}}
  */

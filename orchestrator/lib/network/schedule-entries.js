@@ -21,8 +21,8 @@ const RAMP_SHAPES = ['linear', 'exponential'];
 const LINK_SELECTORS = ['uplinks', 'downlinks', 'all', 'bottleneck'];
 
 /** Microsecond rounding keeps times such as 0.1 × 3 comparable and JSON short. */
-export const roundS = (seconds) => Math.round(seconds * 1e6) / 1e6;
-const roundValue = (value) => Math.round(value * 1e3) / 1e3;
+export const roundS = (/** @type {number} */ seconds) => Math.round(seconds * 1e6) / 1e6;
+const roundValue = (/** @type {number} */ value) => Math.round(value * 1e3) / 1e3;
 
 /**
  * Value of a ramp at fraction x (0..1) of its duration.
@@ -155,7 +155,8 @@ export function compileEntry(raw, index, { file, links, timeScale, nominalDurati
 }
 
 /** Both queue fields describe one limit, so they conflict with each other; rateKbps and trace one capacity. */
-const conflictKey = (field) => ({ queueMs: 'queuePackets', trace: 'rateKbps' }[field] ?? field);
+/** @param {string} field */
+const conflictKey = (field) => (field === 'queueMs' ? 'queuePackets' : field === 'trace' ? 'rateKbps' : field);
 
 /** @param {CompiledEntry} a @param {CompiledEntry} b */
 function timesClash(a, b) {
@@ -187,7 +188,7 @@ export function findScheduleClash(entries) {
     }
   }
   let comparisons = 0;
-  const rampLast = (e) => (e.kind === 'ramp' ? 1 : 0);
+  const rampLast = (/** @type {CompiledEntry} */ e) => (e.kind === 'ramp' ? 1 : 0);
   for (const [target, list] of byTarget) {
     list.sort((a, b) => a.startS - b.startS || rampLast(a) - rampLast(b) || a.index - b.index);
     let furthest = list[0];
@@ -218,6 +219,6 @@ export function rejectOverlaps(entries, file) {
   if (!clash) return;
   const { a, b, link, key } = clash;
   const field = b.fields.find((f) => conflictKey(f) === key);
-  const span = (entry) => (entry.kind === 'step' ? `step at ${entry.startS} s` : `ramp ${entry.startS}–${entry.endS} s`);
+  const span = (/** @type {CompiledEntry} */ entry) => (entry.kind === 'step' ? `step at ${entry.startS} s` : `ramp ${entry.startS}–${entry.endS} s`);
   throw new InputError(`${file}: network.schedule[${b.index}]: ${span(b)} changes ${field} on ${link} while network.schedule[${a.index}] (${span(a)}) does; make them follow one another (times after time scaling)`);
 }

@@ -22,7 +22,7 @@ import { describeValue, expectNumber, expectObject } from '../input/validate.js'
  *   the bottleneck only between the sides (lib/network/topology.js peerSide)
  * @property {{atS: number, link: string, params: LinkParams, cause: string}[]} events  sorted by atS, all atS > 0
  * @property {Record<string, import('./trace.js').Trace>} traces  every trace a link uses, by the name params.trace gives
- * @property {number} traceStepMs  the rate steps' length where a backend cannot replay a trace (lib/network/trace.js traceSteps)
+ * @property {number} traceStepMs  the rate steps' length where a backend cannot replay a trace (lib/network/trace-steps.js traceSteps)
  */
 /** @typedef {(name: string, where: string) => import('./trace.js').Trace} LoadTrace  reads a trace file (the loader's I/O) */
 
@@ -30,7 +30,7 @@ export const DEFAULT_DURATION_S = 300;
 export const DEFAULT_PEERS = 2;
 
 const NETWORK_FIELDS = ['link', 'peers', 'bottleneck', 'bottleneckBack', 'schedule', 'traceStepMs'];
-const roundValue = (value) => Math.round(value * 1e3) / 1e3;
+const roundValue = (/** @type {number} */ value) => Math.round(value * 1e3) / 1e3;
 
 /**
  * @param {{name?: string, file?: string, durationS?: number, peers?: number, topology?: string, network?: unknown}} scenario

@@ -62,6 +62,7 @@ const kbps = (value) => (typeof value === 'number' && Number.isFinite(value) ? v
 
 /**
  * @param {Array<{t: number, peer: string, remote: string, video?: any, audio?: any}>} timeline
+ *   (any: getStats fields as the page reported them, checked where read)
  * @returns {PeerSecond[]} sorted by t, then peer
  */
 export function peerSeconds(timeline) {

@@ -16,7 +16,9 @@ import { describe } from '../stats/statistics.js';
  * @typedef {import('./result.js').TimelineEntry} TimelineEntry
  */
 
+/** @param {number|null} value */
 const round = (value) => (value === null || !Number.isFinite(value) ? null : Number(value.toFixed(3)));
+/** @param {unknown} value */
 const count = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 
 /**
@@ -32,8 +34,9 @@ export function linkWireLossPct({ packetsIn, dropsLoss, dropsQueue }) {
  * @param {Array<number|null>} linkLossPcts @returns {number|null}
  */
 export function routeWireLossPct(linkLossPcts) {
-  if (!linkLossPcts.length || linkLossPcts.some((pct) => pct === null)) return null;
-  return round(100 * (1 - linkLossPcts.reduce((kept, pct) => kept * (1 - pct / 100), 1)));
+  const known = linkLossPcts.filter(/** @returns {pct is number} */ (pct) => pct !== null);
+  if (!linkLossPcts.length || known.length < linkLossPcts.length) return null;
+  return round(100 * (1 - known.reduce((kept, pct) => kept * (1 - pct / 100), 1)));
 }
 
 /**
@@ -47,8 +50,8 @@ export function truthBySecond(truth) {
   const byLink = new Map();
   for (const row of truth) {
     if (!row?.link || !Number.isFinite(row.t)) continue;
-    if (!byLink.has(row.link)) byLink.set(row.link, new Map());
-    const seconds = byLink.get(row.link);
+    const seconds = byLink.get(row.link) ?? new Map();
+    byLink.set(row.link, seconds);
     const second = Math.round(/** @type {number} */ (row.t));
     const sum = seconds.get(second) ?? { packetsIn: 0, dropsLoss: 0, dropsQueue: 0 };
     seconds.set(second, {
@@ -70,11 +73,12 @@ export function truthBySecond(truth) {
  */
 export function withWireLoss(timeline, truth, routes) {
   const bySecond = truthBySecond(truth);
+  /** @param {number|null} wire @param {unknown} residual */
   const recovered = (wire, residual) => (wire === null || typeof residual !== 'number' ? null : round(wire - residual));
   return timeline.map((entry) => {
     const route = routes[`${entry.remote}->${entry.peer}`] ?? [];
-    const links = route.map((link) => bySecond.get(link)?.get(entry.t));
-    const wireLossPct = links.every(Boolean) ? routeWireLossPct(links.map(linkWireLossPct)) : null;
+    const links = route.map((link) => bySecond.get(link)?.get(entry.t)).filter(/** @returns {c is LinkCounts} */ (c) => c !== undefined);
+    const wireLossPct = links.length === route.length ? routeWireLossPct(links.map(linkWireLossPct)) : null;
     const video = /** @type {Record<string, unknown>|undefined} */ (entry.video);
     const audio = /** @type {Record<string, unknown>|undefined} */ (entry.audio);
     return {
@@ -100,7 +104,7 @@ export const FLOW_LOSS_PATHS = [
  * @param {{ truth: TruthRow[], timeline: TimelineEntry[], routes: Record<string, string[]>, windowS: [number, number] }} input
  */
 export function lossSummary({ truth, timeline, routes, windowS: [fromS, toS] }) {
-  const inWindow = (t) => t > fromS && t <= toS;
+  const inWindow = (/** @type {number} */ t) => t > fromS && t <= toS;
   /** @type {Record<string, LinkCounts & { wireLossPct: number|null }>} */
   const links = {};
   for (const [link, seconds] of [...truthBySecond(truth)].sort(([a], [b]) => a.localeCompare(b))) {

@@ -178,7 +178,8 @@ export function metricByPath(path) {
 export function headlinePaths(level) {
   const last = HEADLINE_LEVELS.indexOf(level);
   if (last < 0) throw new RangeError(`unknown headline level '${level}'; known: ${HEADLINE_LEVELS.join(', ')}`);
-  return METRICS.filter((metric) => metric.headline && HEADLINE_LEVELS.indexOf(metric.headline) <= last)
+  return METRICS.filter(/** @returns {metric is Metric & { row: number }} */ (metric) => metric.headline !== undefined
+    && metric.row !== undefined && HEADLINE_LEVELS.indexOf(metric.headline) <= last)
     .sort((a, b) => a.row - b.row)
     .map((metric) => metric.path);
 }
@@ -189,6 +190,9 @@ export function headlinePaths(level) {
  * @returns {Metric[]}
  */
 export function metricsOfList(list) {
-  const rowOf = (metric) => (list === 'compare' ? metric.compare.row : metric.codecTable);
-  return METRICS.filter((metric) => metric[list] !== undefined).sort((a, b) => rowOf(a) - rowOf(b));
+  const rowOf = (/** @type {Metric} */ metric) => (list === 'compare' ? metric.compare?.row : metric.codecTable);
+  return METRICS.flatMap((metric) => {
+    const row = rowOf(metric);
+    return row === undefined ? [] : [{ metric, row }];
+  }).sort((a, b) => a.row - b.row).map(({ metric }) => metric);
 }

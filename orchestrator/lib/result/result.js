@@ -1,14 +1,15 @@
 // The owner of result.json's shape (docs/results-schema.md): its version, its type, and the one pure function
 // that assembles it from what a run collected. The writer (run/run.js) and the reader (report/result-file.js)
 // both use this module.
-import { flowList, pageFlowRows } from '../cross/flows.js';
+import { flowList, pageFlowRows } from '../cross/flow-list.js';
 import { lossSummary, withWireLoss } from './loss.js';
 import { configuredTimeline } from '../network/schedule.js';
 import { summarize } from './run-summary.js';
 import { SETUP_MILESTONES, setupBreakdown } from './setup-breakdown.js';
 import { describe } from '../stats/statistics.js';
 import { CPU_LIMITED_SHARE, emulatorBehind } from '../devices/cpu-limit.js';
-import { viewerSection, withGetStatsFreezes, withViewer } from '../viewer/viewer.js';
+import { viewerSection, withViewer } from '../viewer/viewer.js';
+import { withGetStatsFreezes } from '../viewer/viewer-summary.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -16,10 +17,14 @@ export const SCHEMA_VERSION = 1;
  * @typedef {'passed'|'failed'|'aborted'} RunStatus
  * @typedef {{ atS: number|null, peer: string|null, message: string }} RunError
  * @typedef {{ atS: number|null, epochMs: number, type: string, peer?: string|null, [field: string]: unknown }} RunEvent
- * @typedef {{ t: number, peer: string, remote: string, intervalS?: number, [metric: string]: unknown }} TimelineEntry
+ * @typedef {Record<string, any>} MediaMetrics  one kind's getStats fields as the page reported them (client-app/stats.js);
+ *   any: the browsers' getStats dictionaries, a third party's, differ by browser and version; each reader checks the
+ *   value it takes
+ * @typedef {{ t: number, peer: string, remote: string, intervalS?: number, video?: MediaMetrics, audio?: MediaMetrics,
+ *   data?: MediaMetrics, [metric: string]: unknown }} TimelineEntry
  * @typedef {{ atS: number, cmd: string, ok: boolean, [field: string]: unknown }} SystemCommand
  * @typedef {{ atS: number, appliedAtS: number|null, link: string, params: object, cause: string }} ScheduleEvent
- * @typedef {import('../network/trace.js').TraceStepReport & { appliedLateMs: { n: number, p50: number|null, p99: number|null,
+ * @typedef {import('../network/trace-steps.js').TraceStepReport & { appliedLateMs: { n: number, p50: number|null, p99: number|null,
  *   max: number|null } }} TraceSteps
  * @typedef {{ t: number, flow: string, rateKbps: number, source: string, [field: string]: unknown }} FlowRow
  *   t: the second on the media clock (the row covers (t − 1, t]); rateKbps: the goodput its receiver got;
@@ -77,7 +82,7 @@ export const SCHEMA_VERSION = 1;
  *   traceSteps: a backend that sets rates (netem, dummynet) replayed the links' traces as rate steps, and how far
  *   they were from the traces; null on the relay (it replays every delivery opportunity) or without traces
  * @property {{ list: import('../cross/flows.js').FlowListEntry[], rows: FlowRow[] }} flows  the scenario's flows and the main
- *   call (lib/cross/flows.js flowList) and their rates per second; empty when the scenario has no flows
+ *   call (lib/cross/flow-list.js flowList) and their rates per second; empty when the scenario has no flows
  * @property {import('./setup-breakdown.js').SetupBreakdown} setup  per peer: launch -> first decoded frame, step by step
  * @property {{ unavailable: string|null, rows: Array<{ t: number, process: string, cpuPct: number, rssMb: number, processCount: number }>,
  *   summary: Record<string, { cpuPct: object, peakRssMb: number }>, hostSaturation: ReturnType<typeof hostSaturation> }} resources
@@ -138,6 +143,7 @@ export const SCHEMA_VERSION = 1;
 export function buildResult({
   status, errors, scenario, environment, samples, events, network, clock, peers, processes, sfu, flowRows = [], flowTruth = [], viewer,
 }) {
+  /** @param {number} epochMs */
   const atS = (epochMs) => (clock.mediaStartEpochMs === null ? null : Number(((epochMs - clock.mediaStartEpochMs) / 1000).toFixed(3)));
   const { compiled, ...scenarioForResult } = scenario;
   const configured = configuredTimeline(compiled, scenario.durationS);
@@ -175,10 +181,10 @@ export function buildResult({
     setup,
     resources: resourcesSection(processes, atS, scenario, environment.cpus),
     sfu: sfu ? sfuSection(sfu, atS, scenario.durationS) : null,
-    viewer: seen && {
+    viewer: seen && viewer ? {
       freezes: seen.freezes, quality: seen.quality, readCost: seen.readCost, captures: viewer.captures,
       unmatchedCaptures: viewer.unmatchedCaptures, droppedCaptures: viewer.droppedCaptures, vmaf: viewer.vmaf,
-    },
+    } : null,
     summary: {
       ...summarize({
         timeline, warmupS: scenario.warmupS, durationS: scenario.durationS, setupMs, configured, routes: compiled.routes,
@@ -253,7 +259,7 @@ function flowsSection(scenario, timeline, flowRows, truth) {
  */
 function resourcesSection(processes, atS, { warmupS, durationS }, cores) {
   if (!processes) return { unavailable: 'not sampled', rows: [], summary: {}, hostSaturation: hostSaturation([], cores) };
-  const rows = processes.rows.map(({ epochMs, ...row }) => ({ t: atS(epochMs), ...row })).filter((row) => row.t !== null);
+  const rows = onMediaClock(processes.rows, atS);
   /** @type {Record<string, { cpuPct: ReturnType<typeof describe>, peakRssMb: number }>} */
   const summary = {};
   for (const name of [...new Set(rows.map((row) => row.process))].sort()) {
@@ -274,9 +280,22 @@ function resourcesSection(processes, atS, { warmupS, durationS }, cores) {
  * @param {number} durationS
  */
 function sfuSection(sfu, atS, durationS) {
-  const rows = sfu.rows.map(({ epochMs, ...row }) => ({ t: atS(epochMs), ...row })).filter((row) => row.t !== null && row.t <= durationS)
+  const rows = onMediaClock(sfu.rows, atS).filter((row) => row.t <= durationS)
     .sort((a, b) => a.t - b.t || a.peer.localeCompare(b.peer) || a.feed.localeCompare(b.feed) || a.direction.localeCompare(b.direction));
   return { rows: /** @type {SfuRow[]} */ (rows), unavailable: sfu.unavailable };
+}
+
+/**
+ * Rows on the media clock (t instead of epochMs); none when the call never started its media (no clock).
+ * @template {{ epochMs: number }} R
+ * @param {R[]} rows @param {(epochMs: number) => number|null} atS
+ * @returns {Array<Omit<R, 'epochMs'> & { t: number }>}
+ */
+function onMediaClock(rows, atS) {
+  return rows.flatMap(({ epochMs, ...row }) => {
+    const t = atS(epochMs);
+    return t === null ? [] : [{ t, ...row }];
+  });
 }
 
 /** A second in which the sampled processes together kept this share of all cores busy counts as saturated. */
@@ -301,5 +320,6 @@ export function hostSaturation(rows, cores) {
 }
 
 /** Timeline order; String() because nothing a page sent may be able to stop the result being written. */
+/** @param {TimelineEntry} a @param {TimelineEntry} b */
 const bySecondPeerRemote = (a, b) => a.t - b.t || String(a.peer).localeCompare(String(b.peer))
   || String(a.remote).localeCompare(String(b.remote));

@@ -8,9 +8,20 @@ import { cpuLimitation, harnessCpuLimitation } from '../devices/cpu-limit.js';
 
 const NOT_METRICS = new Set(['t', 'intervalS']);
 
-/** Dotted paths of every numeric field of a timeline entry, e.g. ["video.recvKbps", "rttMs", …]. */
+/** @typedef {import('./result.js').TimelineEntry} TimelineEntry */
+/**
+ * A link's parameters from second t on (network.configured); a result written before traces existed has no trace.
+ * @typedef {{t: number, link: string, trace?: string|null} & Omit<import('../network/link-model.js').LinkParams, 'trace'>} ConfiguredLink
+ */
+
+/**
+ * Dotted paths of every numeric field of a timeline entry, e.g. ["video.recvKbps", "rttMs", …].
+ * @param {object[]} entries @returns {string[]}
+ */
 export function metricKeys(entries) {
+  /** @type {Set<string>} */
   const keys = new Set();
+  /** @param {object} object @param {string} prefix */
   const walk = (object, prefix) => {
     for (const [key, value] of Object.entries(object ?? {})) {
       const dotted = prefix ? `${prefix}.${key}` : key;
@@ -22,22 +33,29 @@ export function metricKeys(entries) {
   return [...keys].sort();
 }
 
+/** @type {Map<string, string[]>} */
 const pathKeys = new Map();
 
-/** The value at a dotted path, or undefined. Runs for every entry × metric (and every chart point), so each path is split once. */
+/**
+ * The value at a dotted path, or undefined. Runs for every entry × metric (and every chart point), so each path is split once.
+ * @param {unknown} entry @param {string} dotted @returns {unknown}
+ */
 export function valueAt(entry, dotted) {
   let keys = pathKeys.get(dotted);
   if (!keys) pathKeys.set(dotted, (keys = dotted.split('.')));
-  return keys.reduce((object, key) => object?.[key], entry);
+  // Any value but null and undefined can be indexed (a number's fields are undefined, as ?. gave).
+  return keys.reduce((object, key) => (object === null || object === undefined ? undefined
+    : /** @type {Record<string, unknown>} */ (object)[key]), entry);
 }
 
 /**
  * Link parameters in force at second t, from the network.configured array.
- * @param {Array<{ t: number, link: string }>} configured
+ * @param {ConfiguredLink[]} configured
  * @param {number} t
- * @returns {Record<string, any>}
+ * @returns {Record<string, ConfiguredLink>}
  */
 export function linksAt(configured, t) {
+  /** @type {Record<string, ConfiguredLink>} */
   const links = {};
   for (const entry of configured) {
     if (entry.t > t) continue;
@@ -47,8 +65,8 @@ export function linksAt(configured, t) {
 }
 
 /**
- * @param {{ timeline: object[], warmupS: number, durationS: number, setupMs: Record<string, number|null>,
- *   configured: object[], routes: Record<string, string[]>,
+ * @param {{ timeline: TimelineEntry[], warmupS: number, durationS: number, setupMs: Record<string, number|null>,
+ *   configured: ConfiguredLink[], routes: Record<string, string[]>,
  *   scheduleEvents?: import('../stats/steady-rate.js').ChangeEvent[],
  *   flows?: { list: import('../cross/flows.js').FlowListEntry[], rows: Array<{ t: number, flow: string, rateKbps: number }> } }} input
  *   without scheduleEvents only the call start is a change, so timeToSteadyS is null; with flows (result.json's),
@@ -59,6 +77,7 @@ export function summarize({ timeline, warmupS, durationS, setupMs, configured, r
   const keys = metricKeys(window);
   const peers = [...new Set(timeline.map((entry) => entry.peer))].sort();
 
+  /** @type {Record<string, Record<string, ReturnType<typeof describe>>>} */
   const perPeer = {};
   for (const peer of peers) {
     const mine = window.filter((entry) => entry.peer === peer);
@@ -66,14 +85,18 @@ export function summarize({ timeline, warmupS, durationS, setupMs, configured, r
   }
 
   // Averaged over peers as J16 reports it: the mean of each per-peer statistic.
+  /** @type {Record<string, {mean: number|null, sd: number|null, median: number|null, p5: number|null, p95: number|null, n: number}>} */
   const overall = {};
   for (const key of keys) {
     const stats = peers.map((peer) => perPeer[peer][key]).filter((s) => s.n > 0);
-    const mean = (field) => (stats.length ? stats.reduce((sum, s) => sum + s[field], 0) / stats.length : null);
+    // Over statistics with n > 0, whose fields are all numbers.
+    /** @param {'mean'|'sd'|'median'|'p5'|'p95'} field */
+    const mean = (field) => (stats.length ? stats.reduce((sum, s) => sum + (s[field] ?? 0), 0) / stats.length : null);
     overall[key] = { mean: mean('mean'), sd: mean('sd'), median: mean('median'), p5: mean('p5'), p95: mean('p95'), n: stats.reduce((sum, s) => sum + s.n, 0) };
   }
 
   // Utilisation (F's "ABU"): bits received over bits the path could carry, over the seconds that had a cap.
+  /** @type {Record<string, number>} */
   const utilization = {};
   for (const peer of peers) {
     let receivedKb = 0;

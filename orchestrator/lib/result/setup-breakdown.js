@@ -72,6 +72,6 @@ const earliest = (events) => smallest(events.map((event) => event.epochMs));
  */
 function smallest(values) {
   let min = null;
-  for (const value of values) if (Number.isFinite(value) && (min === null || value < min)) min = value;
+  for (const value of values) if (value !== null && Number.isFinite(value) && (min === null || value < min)) min = value;
   return min;
 }

@@ -60,6 +60,7 @@ const KINDS = ['video', 'audio'];
 export function missingTimelineFields(samples) {
   /** @type {Map<string, { seen: boolean, filled: boolean }>} */
   const fields = new Map();
+  /** @param {string} path @param {boolean} flowing @param {unknown} value */
   const note = (path, flowing, value) => {
     if (!flowing) return;
     const field = fields.get(path) ?? { seen: false, filled: false };

@@ -280,7 +280,8 @@ function causeApplies(cause, environment) {
   const { videoOtherThan, cpusAtMost, mediaSourceOtherThan } = cause.when ?? {};
   if (videoOtherThan !== undefined && environment.video === videoOtherThan) return false;
   if (mediaSourceOtherThan !== undefined && environment.mediaSource === mediaSourceOtherThan) return false;
-  if (cpusAtMost !== undefined && !(Number.isFinite(environment.cpus) && environment.cpus <= cpusAtMost)) return false;
+  const { cpus } = environment;
+  if (cpusAtMost !== undefined && !(typeof cpus === 'number' && Number.isFinite(cpus) && cpus <= cpusAtMost)) return false;
   return true;
 }
 
@@ -298,9 +299,12 @@ function causeApplies(cause, environment) {
 
 /** Median and quartiles of a path's values over some runs, or null. @param {ReproductionRun[]} runs @param {string} path */
 function spread(runs, path) {
-  const values = runs.map((run) => run.values[path]).filter(Number.isFinite).sort((a, b) => a - b);
+  const values = runs.map((run) => run.values[path])
+    .filter(/** @returns {value is number} */ (value) => Number.isFinite(value)).sort((a, b) => a - b);
   if (!values.length) return null;
-  return { median: percentile(values, 50), q1: percentile(values, 25), q3: percentile(values, 75), n: values.length };
+  // A percentile of values, which the check above found there are.
+  const at = (/** @type {number} */ p) => /** @type {number} */ (percentile(values, p));
+  return { median: at(50), q1: at(25), q3: at(75), n: values.length };
 }
 
 /** @param {ReturnType<typeof spread>} ours @param {ReturnType<typeof spread>} base */
@@ -325,7 +329,7 @@ export function buildReproduction(table, { runs, references, environment = {} })
     ...cause,
     text: cause.text.replaceAll('{video}', environment.video ?? 'another source').replaceAll('{cpus}', String(environment.cpus ?? '?')),
   }));
-  const passedOf = (scenario) => runs.filter((run) => run.scenario === scenario && run.status === 'passed');
+  const passedOf = (/** @type {string} */ scenario) => runs.filter((run) => run.scenario === scenario && run.status === 'passed');
   const rows = table.rows.map((row) => {
     const mine = runs.filter((run) => run.scenario === row.scenario);
     const passed = passedOf(row.scenario);
@@ -339,7 +343,7 @@ export function buildReproduction(table, { runs, references, environment = {} })
       const deviation = ours && published !== null ? ours.median - published : null;
       return {
         path, key, published, ours, deviation,
-        relativeDeviation: deviation !== null && published !== 0 ? deviation / Math.abs(published) : null,
+        relativeDeviation: deviation !== null && published !== null && published !== 0 ? deviation / Math.abs(published) : null,
         causes: causes.filter((c) => (!c.columns || c.columns.includes(path)) && (!c.rows || c.rows.includes(row.scenario)))
           .map((c) => c.id),
       };

@@ -46,7 +46,7 @@ export const TOPOLOGIES = ['mesh', 'sfu'];
  * @property {number} timeScale
  * @property {number} warmupS
  * @property {number} peers          the main call's
- * @property {number} allPeers       the main call's and two per call flow (lib/cross/flows.js flowPeers)
+ * @property {number} allPeers       the main call's and two per call flow (lib/cross/flow-list.js flowPeers)
  * @property {string} topology        'mesh' or 'sfu'
  * @property {Record<string, string>} media  peer → its own video preset; every other peer uses the run's (--video)
  * @property {import('../media/codec.js').RequestedCodec|null} codec  the video codec every connection must use (--codec over the file's)
@@ -86,7 +86,7 @@ function displayPath(filePath) {
   return relative.startsWith('..') || path.isAbsolute(relative) ? filePath : relative;
 }
 
-const readScenarioFile = (filePath) => readJsonFile(filePath, 'scenario', 'check the path, or give a name from `list`');
+const readScenarioFile = (/** @type {string} */ filePath) => readJsonFile(filePath, 'scenario', 'check the path, or give a name from `list`');
 
 /**
  * Shipped scenarios, sorted by name in natural order.

@@ -27,7 +27,9 @@ export function shippedScenarios() {
 export function commonDescription(descriptions) {
   const words = descriptions.map((text) => text.split(/\s+/).filter(Boolean));
   const [first] = words;
+  /** @param {string[]} w @param {number} index @param {boolean} fromEnd */
   const wordAt = (w, index, fromEnd) => (fromEnd ? w[w.length - 1 - index] : w[index]);
+  /** @param {number} index @param {boolean} [fromEnd] */
   const sameAt = (index, fromEnd = false) => words.every((w) => wordAt(w, index, fromEnd) === wordAt(first, index, fromEnd));
   let kept;
   if (words.every((w) => w.length === first.length)) {

@@ -20,11 +20,11 @@ export const median = (values) => percentile([...values].sort((a, b) => a - b), 
 
 /**
  * mean, sample standard deviation (n − 1), median, p5, p95 and n of the finite values; null fields when there are none.
- * @param {Array<number|null|undefined>} values
+ * @param {unknown[]} values  anything else than a finite number is left out
  * @returns {{ mean: number|null, sd: number|null, median: number|null, p5: number|null, p95: number|null, n: number }}
  */
 export function describe(values) {
-  const finite = values.filter((v) => typeof v === 'number' && Number.isFinite(v)).sort((a, b) => a - b);
+  const finite = values.filter(/** @returns {v is number} */ (v) => typeof v === 'number' && Number.isFinite(v)).sort((a, b) => a - b);
   const n = finite.length;
   if (n === 0) return { mean: null, sd: null, median: null, p5: null, p95: null, n: 0 };
   const mean = finite.reduce((sum, v) => sum + v, 0) / n;

@@ -29,7 +29,10 @@ export function flows(timeline) {
   });
 }
 
-/** The finite video receive rate of a timeline entry, or null. @param {any} entry */
+/**
+ * The finite video receive rate of a timeline entry, or null.
+ * @param {any} entry  any: getStats fields as the page reported them, checked where read
+ */
 function videoRecvKbps(entry) {
   const v = entry?.video?.recvKbps;
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
@@ -50,7 +53,7 @@ export function changePoints(scheduleEvents, endS, minSegmentS = STEADY.minSegme
   const groups = [{ atS: 0, events: [] }];
   for (const e of sorted) {
     if (e.atS <= 0.25) groups[0].events.push(e);
-    else if (e.atS - groups.at(-1).atS < 0.25) groups.at(-1).events.push(e);
+    else if (e.atS - groups[groups.length - 1].atS < 0.25) groups[groups.length - 1].events.push(e);
     else groups.push({ atS: e.atS, events: [e] });
   }
   return groups
@@ -72,14 +75,16 @@ export function changePoints(scheduleEvents, endS, minSegmentS = STEADY.minSegme
  */
 export function timeToSteady(points, fromS, toS, options = {}) {
   const { smoothS, tolerance, minToleranceKbps, tailFraction } = { ...STEADY, ...options };
-  const samples = points.filter(([t, v]) => t >= fromS && t < toS && Number.isFinite(v));
+  const samples = points.filter(/** @returns {point is [number, number]} */ (point) => point[0] >= fromS && point[0] < toS
+    && Number.isFinite(point[1]));
   if (samples.length < 2 * smoothS) return { steadyKbps: null, timeToSteadyS: null, n: samples.length };
   const tailFrom = toS - (toS - fromS) * tailFraction;
   const steady = describe(samples.filter(([t]) => t >= tailFrom).map(([, v]) => v)).median;
   // No media to settle (the call died or never carried video): nothing to time.
   if (steady === null || steady < minToleranceKbps) return { steadyKbps: steady, timeToSteadyS: null, n: samples.length };
   const band = Math.max(steady * tolerance, minToleranceKbps);
-  const lastStart = samples.at(-1)[0] - smoothS + 1e-9;
+  const lastStart = samples[samples.length - 1][0] - smoothS + 1e-9;
+  /** @type {number|null} */
   let firstInBand = null;
   let end = 0;
   let sum = 0;

@@ -2,7 +2,8 @@
 // display time on the shared clock, per video) and the frames its camera delivered, to glass-to-glass delay, frames
 // shown and skipped, freezes and the frame rate as the eye sees it, per receiving peer, remote and second; plus the
 // picture-quality scores of the captured frames (run/picture-quality.js) per second.
-import { describe, percentile } from '../stats/statistics.js';
+import { percentile } from '../stats/statistics.js';
+import { addQualityPerSecond, overallSummary, round, streamSummary, sum } from './viewer-summary.js';
 
 /**
  * Whether VMAF could be scored, and by what (run/picture-quality.js finds it).
@@ -37,7 +38,7 @@ export function pictures(codes, epochMs) {
   const shown = [];
   for (let i = 0; i < codes.length; i += 1) {
     const code = codes[i] >= 0 ? codes[i] : null;
-    if (code !== null && shown.length && shown.at(-1).code === code) continue;
+    if (code !== null && shown.at(-1)?.code === code) continue;
     shown.push({ epochMs: epochMs[i], code });
   }
   return shown;
@@ -66,7 +67,7 @@ export function findFreezes(epochMs) {
     }
     recent.push(durationMs);
     recentSum += durationMs;
-    if (recent.length > FREEZE_AVERAGE_FRAMES) recentSum -= recent.shift();
+    if (recent.length > FREEZE_AVERAGE_FRAMES) recentSum -= recent.shift() ?? 0;
   }
   return found;
 }
@@ -83,8 +84,9 @@ export function matchDelays(received, sent, loopMs) {
   const byCode = new Map();
   for (const { code, epochMs } of sent) {
     if (code === null) continue;
-    if (!byCode.has(code)) byCode.set(code, []);
-    byCode.get(code).push(epochMs);
+    const times = byCode.get(code) ?? [];
+    byCode.set(code, times);
+    times.push(epochMs);
   }
   for (const times of byCode.values()) times.sort((a, b) => a - b);
   return received.map(({ code, epochMs }) => {
@@ -125,8 +127,19 @@ export function codeAdvance(from, to, loopFrames) {
   return (((to - from) % loopFrames) + loopFrames) % loopFrames;
 }
 
-const round = (value, digits = 1) => (value === null || !Number.isFinite(value) ? null : Number(value.toFixed(digits)));
-const sum = (values) => values.reduce((total, value) => total + value, 0);
+/**
+ * @typedef {{ peer: string, source: string, codes: number[], epochMs: number[] }} FrameLog  every frame one page
+ *   saw of one source, in drain order
+ * @typedef {{ frames: number, pictures: number, skipped: number|null, delays: number[], freezes: number,
+ *   freezeMs: number }} SecondBucket  one second of one stream
+ * @typedef {{ t: number, peer: string, remote: string, video: Record<string, number|null> }} ViewerSecond
+ * @typedef {{ peer: string, remote: string, atS: number|null, durationMs: number|null }} ViewerFreeze
+ * @typedef {object} ViewerClock  the call's seconds: which a display time falls in, and which count
+ * @property {(epochMs: number) => number} secondOf  1 for the call's first second
+ * @property {(epochMs: number) => number|null} atS  seconds since media start, to the millisecond
+ * @property {(t: number) => boolean} inRun
+ * @property {(t: number) => boolean} inWindow  the measurement window (after the warm-up)
+ */
 
 /**
  * Everything result.json holds about what the viewers saw.
@@ -137,121 +150,46 @@ const sum = (values) => values.reduce((total, value) => total + value, 0);
  * @param {number} input.durationS
  * @param {number} input.warmupS
  * @param {QualityScore[]} [input.scores]
- * @returns {{ perSecond: Array<{ t: number, peer: string, remote: string, video: Record<string, number|null> }>,
- *   freezes: Array<{ peer: string, remote: string, atS: number, durationMs: number }>,
- *   quality: Array<Omit<QualityScore, 'epochMs'> & { atS: number }>,
- *   readCost: Record<string, { framesRead: number, readMsPerFrame: number|null, cpuPct: number }>,
+ * @returns {{ perSecond: ViewerSecond[], freezes: ViewerFreeze[],
+ *   quality: Array<Omit<QualityScore, 'epochMs'> & { atS: number|null }>,
+ *   readCost: Record<string, { framesRead: number, readMsPerFrame: number|null, cpuPct: number|null }>,
  *   streams: Record<string, ReturnType<typeof streamSummary>>,
  *   overall: ReturnType<typeof overallSummary> }}
  *   streams are keyed `${remote}->${peer}` (the route's name), over the measurement window
  */
 export function viewerSection({ batches, media, mediaStartEpochMs, durationS, warmupS, scores = [] }) {
-  const secondOf = (epochMs) => Math.ceil((epochMs - mediaStartEpochMs) / 1000);
-  const atS = (epochMs) => round((epochMs - mediaStartEpochMs) / 1000, 3);
-  const inRun = (t) => t >= 1 && t <= durationS;
-  const inWindow = (t) => t > warmupS && t <= durationS;
-  /** @type {Map<string, { peer: string, source: string, codes: number[], epochMs: number[] }>} */
-  const logs = new Map();
-  /** @type {Map<string, { readMs: number, frames: number }>} */
-  const cost = new Map();
-  for (const batch of batches) {
-    const key = `${batch.peer}\n${batch.source}`;
-    if (!logs.has(key)) logs.set(key, { peer: batch.peer, source: batch.source, codes: [], epochMs: [] });
-    const log = logs.get(key);
-    log.codes.push(...batch.codes);
-    log.epochMs.push(...batch.epochMs);
-    const spent = cost.get(batch.peer) ?? { readMs: 0, frames: 0 };
-    cost.set(batch.peer, { readMs: spent.readMs + batch.readMs, frames: spent.frames + batch.codes.length });
-  }
-  const localOf = (peer) => logs.get(`${peer}\nlocal`);
-
+  /** @type {ViewerClock} */
+  const clock = {
+    secondOf: (epochMs) => Math.ceil((epochMs - mediaStartEpochMs) / 1000),
+    atS: (epochMs) => round((epochMs - mediaStartEpochMs) / 1000, 3),
+    inRun: (t) => t >= 1 && t <= durationS,
+    inWindow: (t) => t > warmupS && t <= durationS,
+  };
+  const { logs, cost } = frameLogs(batches);
+  /** @type {ViewerSecond[]} */
   const perSecond = [];
+  /** @type {ViewerFreeze[]} */
   const freezes = [];
   /** @type {Record<string, ReturnType<typeof streamSummary>>} */
   const streams = {};
+  /** @type {number[]} */
   const windowDelays = [];
   /** @type {QualityScore[]} */
   const windowScores = [];
   for (const log of [...logs.values()].filter(({ source }) => source !== 'local').sort(byPeerSource)) {
-    const { peer, source: remote } = log;
-    const sender = media[remote];
-    const order = log.epochMs.map((_, i) => i).sort((a, b) => log.epochMs[a] - log.epochMs[b]);
-    const codes = order.map((i) => log.codes[i]);
-    const times = order.map((i) => log.epochMs[i]);
-    const shown = pictures(codes, times);
-    const coded = Boolean(sender?.frameCode && sender.frames > 0);
-    const local = localOf(remote);
-    const loopMs = coded ? (sender.frames / sender.fps) * 1000 : 0;
-    const delays = coded && local ? matchDelays(shown, pictures(local.codes, local.epochMs), loopMs) : shown.map(() => null);
-    const streamFreezes = findFreezes(shown.map((picture) => picture.epochMs));
-
-    /** @type {Map<number, { frames: number, pictures: number, skipped: number|null, delays: number[], freezes: number,
-     *   freezeMs: number }>} */
-    const seconds = new Map();
-    const second = (t) => {
-      if (!seconds.has(t)) seconds.set(t, { frames: 0, pictures: 0, skipped: coded ? 0 : null, delays: [], freezes: 0, freezeMs: 0 });
-      return seconds.get(t);
-    };
-    for (const epochMs of times) second(secondOf(epochMs)).frames += 1;
-    shown.forEach((picture, i) => {
-      const bucket = second(secondOf(picture.epochMs));
-      bucket.pictures += 1;
-      if (delays[i] !== null) bucket.delays.push(delays[i]);
-      const skipped = coded && i > 0 ? skippedBetween(shown[i - 1], picture, { fps: sender.fps, frames: sender.frames }) : null;
-      if (skipped !== null) bucket.skipped += skipped;
-    });
-    for (const freeze of streamFreezes) {
-      // A freeze counts in the second it ends, as getStats counts it: when the next frame arrives.
-      const bucket = second(secondOf(freeze.endEpochMs));
-      bucket.freezes += 1;
-      bucket.freezeMs += freeze.durationMs;
-      const t = secondOf(freeze.endEpochMs);
-      if (inRun(t)) freezes.push({ peer, remote, atS: atS(freeze.startEpochMs), durationMs: round(freeze.durationMs) });
-    }
-    for (const [t, bucket] of [...seconds].filter(([t]) => inRun(t)).sort((a, b) => a[0] - b[0])) {
-      const sorted = [...bucket.delays].sort((a, b) => a - b);
-      perSecond.push({
-        t, peer, remote,
-        video: {
-          glassToGlassMs: round(percentile(sorted, 50)),
-          glassToGlassMeanMs: sorted.length ? round(sum(sorted) / sorted.length) : null,
-          glassToGlassP95Ms: round(percentile(sorted, 95)),
-          glassToGlassMaxMs: round(sorted.at(-1) ?? null),
-          framesShown: bucket.frames,
-          framesSkipped: bucket.skipped,
-          shownFps: bucket.pictures,
-          viewerFreezes: bucket.freezes,
-          viewerFreezeMs: round(bucket.freezeMs),
-        },
-      });
-    }
-    const windowed = (epochMs) => inWindow(secondOf(epochMs));
-    const streamDelays = delays.filter((delay, i) => delay !== null && windowed(shown[i].epochMs));
-    for (const delay of streamDelays) windowDelays.push(delay); // a spread of a long call's frames would overflow the stack
-    const windowSeconds = [...seconds].filter(([t]) => inWindow(t)).map(([, bucket]) => bucket);
-    const readable = (list) => list.some((code) => code >= 0);
-    // Why this stream has no glass-to-glass delay, said rather than left as a bare null.
-    const unavailable = !coded ? `no frame code in ${remote}'s media`
-      : !readable(codes) ? `${peer} read no frame code from the ${codes.length} frames it presented`
-        : !local || !readable(local.codes) ? `${remote} read no frame code from its own camera's frames`
-          : delays.every((delay) => delay === null) ? `no frame ${peer} presented matched a camera frame of ${remote}` : null;
-    const streamScores = scores.filter((score) => score.peer === peer && score.remote === remote && windowed(score.epochMs));
-    windowScores.push(...streamScores);
-    streams[`${remote}->${peer}`] = streamSummary({
-      delays: streamDelays,
-      freezes: streamFreezes.filter((freeze) => windowed(freeze.endEpochMs)),
-      framesShown: sum(windowSeconds.map((bucket) => bucket.frames)),
-      framesSkipped: coded ? sum(windowSeconds.map((bucket) => bucket.skipped)) : null,
-      unreadable: codes.filter((code, i) => code < 0 && windowed(times[i])).length,
-      scores: streamScores,
-      frameCode: coded,
-      unavailable,
-    });
+    const stream = viewedStream(log, media[log.source], logs.get(`${log.source}\nlocal`), scores, clock);
+    // One by one: a spread of a long call's frames would overflow the stack.
+    for (const row of stream.perSecond) perSecond.push(row);
+    for (const freeze of stream.freezes) freezes.push(freeze);
+    for (const delay of stream.summary.delays) windowDelays.push(delay);
+    for (const score of stream.summary.scores) windowScores.push(score);
+    streams[`${log.source}->${log.peer}`] = streamSummary(stream.summary);
   }
 
-  const quality = scores.filter((score) => inRun(secondOf(score.epochMs)))
-    .map(({ epochMs, ...score }) => ({ atS: atS(epochMs), ...score }))
-    .sort((a, b) => a.atS - b.atS || a.peer.localeCompare(b.peer) || a.remote.localeCompare(b.remote));
+  const quality = scores.filter((score) => clock.inRun(clock.secondOf(score.epochMs)))
+    .map(({ epochMs, ...score }) => ({ atS: clock.atS(epochMs), ...score }))
+    // null as 0, as the subtraction always took it
+    .sort((a, b) => (a.atS ?? 0) - (b.atS ?? 0) || a.peer.localeCompare(b.peer) || a.remote.localeCompare(b.remote));
   addQualityPerSecond(perSecond, quality);
 
   const readCost = Object.fromEntries([...cost].sort(([a], [b]) => a.localeCompare(b)).map(([peer, { readMs, frames }]) => [peer, {
@@ -263,109 +201,127 @@ export function viewerSection({ batches, media, mediaStartEpochMs, durationS, wa
   return { perSecond, freezes, quality, readCost, streams, overall: overallSummary(Object.values(streams), windowDelays, windowScores) };
 }
 
-/** Score fields of a QualityScore and their decimals. */
-const SCORES = /** @type {const} */ ({ psnrDb: 2, ssim: 4, vmaf: 2 });
-/** @param {QualityScore[]} scores @param {keyof typeof SCORES} field @returns {number[]} */
-const valuesOf = (scores, field) => scores.map((score) => score[field]).filter((value) => typeof value === 'number');
-const meanOf = (values, decimals) => (values.length ? round(sum(values) / values.length, decimals) : null);
-
-/** Each second's mean PSNR, SSIM and VMAF over its captures, into the matching per-second rows. */
-function addQualityPerSecond(perSecond, quality) {
-  const rows = new Map(perSecond.map((row) => [`${row.t}\n${row.peer}\n${row.remote}`, row]));
-  /** @type {Map<string, QualityScore[]>} */
-  const bySecond = new Map();
-  for (const score of quality) {
-    const key = `${Math.ceil(score.atS)}\n${score.peer}\n${score.remote}`;
-    if (!bySecond.has(key)) bySecond.set(key, []);
-    bySecond.get(key).push(score);
+/**
+ * The drained batches joined per page and source, and each page's time spent reading frame codes.
+ * @param {FrameBatch[]} batches  in drain order
+ */
+function frameLogs(batches) {
+  /** @type {Map<string, FrameLog>} */
+  const logs = new Map();
+  /** @type {Map<string, { readMs: number, frames: number }>} */
+  const cost = new Map();
+  for (const batch of batches) {
+    const key = `${batch.peer}\n${batch.source}`;
+    const log = logs.get(key) ?? { peer: batch.peer, source: batch.source, codes: [], epochMs: [] };
+    logs.set(key, log);
+    log.codes.push(...batch.codes);
+    log.epochMs.push(...batch.epochMs);
+    const spent = cost.get(batch.peer) ?? { readMs: 0, frames: 0 };
+    cost.set(batch.peer, { readMs: spent.readMs + batch.readMs, frames: spent.frames + batch.codes.length });
   }
-  for (const [key, scores] of bySecond) {
-    const row = rows.get(key);
-    if (!row) continue;
-    for (const field of /** @type {Array<keyof typeof SCORES>} */ (Object.keys(SCORES))) {
-      row.video[field] = meanOf(valuesOf(scores, field), SCORES[field]);
-    }
-  }
+  return { logs, cost };
 }
 
 /**
- * Mean, p5, p50 and p95 of the captures' VMAF (the low percentile is the one a viewer remembers); null without scores.
- * @param {QualityScore[]} scores
+ * What one page saw of one remote's video: its seconds and freezes in the run, and the stream's measures over the
+ * window (streamSummary's input).
+ * @param {FrameLog} log  @param {SourceMedia|undefined} sender  the remote's video
+ * @param {FrameLog|undefined} local  the frames the remote's camera delivered
+ * @param {QualityScore[]} scores  @param {ViewerClock} clock
  */
-function vmafSpread(scores) {
-  const sorted = valuesOf(scores, 'vmaf').sort((a, b) => a - b);
-  if (!sorted.length) return null;
-  const at = (p) => round(percentile(sorted, p), 2);
-  return { mean: meanOf(sorted, 2), p5: at(5), p50: at(50), p95: at(95) };
-}
+function viewedStream(log, sender, local, scores, clock) {
+  const { peer, source: remote } = log;
+  const order = log.epochMs.map((_, i) => i).sort((a, b) => log.epochMs[a] - log.epochMs[b]);
+  const codes = order.map((i) => log.codes[i]);
+  const times = order.map((i) => log.epochMs[i]);
+  const shown = pictures(codes, times);
+  const loop = sender?.frameCode && sender.frames !== undefined && sender.frames > 0 ? { fps: sender.fps, frames: sender.frames } : null;
+  const loopMs = loop ? (loop.frames / loop.fps) * 1000 : 0;
+  const delays = loop && local ? matchDelays(shown, pictures(local.codes, local.epochMs), loopMs) : shown.map(() => null);
+  const streamFreezes = findFreezes(shown.map((picture) => picture.epochMs));
+  const seconds = streamSeconds({ times, shown, delays, streamFreezes, loop, secondOf: clock.secondOf });
+  /** @type {ViewerFreeze[]} */
+  const freezes = streamFreezes.filter((freeze) => clock.inRun(clock.secondOf(freeze.endEpochMs)))
+    .map((freeze) => ({ peer, remote, atS: clock.atS(freeze.startEpochMs), durationMs: round(freeze.durationMs) }));
+  const perSecond = [...seconds].filter(([t]) => clock.inRun(t)).sort((a, b) => a[0] - b[0])
+    .map(([t, bucket]) => secondRow(t, peer, remote, bucket));
 
-/**
- * One received stream over the measurement window.
- * @param {{ delays: number[], freezes: Array<{ durationMs: number }>, framesShown: number, framesSkipped: number|null,
- *   unreadable: number, scores: QualityScore[], frameCode: boolean, unavailable: string|null }} input
- *   unavailable: why the run measured no glass-to-glass delay on this stream at all (null: it did)
- */
-function streamSummary({ delays, freezes, framesShown, framesSkipped, unreadable, scores, frameCode, unavailable }) {
-  const sorted = [...delays].sort((a, b) => a - b);
-  return {
-    frameCode,
+  const windowed = (/** @type {number} */ epochMs) => clock.inWindow(clock.secondOf(epochMs));
+  const windowSeconds = [...seconds].filter(([t]) => clock.inWindow(t)).map(([, bucket]) => bucket);
+  const readable = (/** @type {number[]} */ list) => list.some((code) => code >= 0);
+  // Why this stream has no glass-to-glass delay, said rather than left as a bare null.
+  const unavailable = !loop ? `no frame code in ${remote}'s media`
+    : !readable(codes) ? `${peer} read no frame code from the ${codes.length} frames it presented`
+      : !local || !readable(local.codes) ? `${remote} read no frame code from its own camera's frames`
+        : delays.every((delay) => delay === null) ? `no frame ${peer} presented matched a camera frame of ${remote}` : null;
+  const summary = {
+    delays: delays.flatMap((delay, i) => (delay !== null && windowed(shown[i].epochMs) ? [delay] : [])),
+    freezes: streamFreezes.filter((freeze) => windowed(freeze.endEpochMs)),
+    framesShown: sum(windowSeconds.map((bucket) => bucket.frames)),
+    framesSkipped: loop ? sum(windowSeconds.map((bucket) => bucket.skipped ?? 0)) : null,
+    unreadable: codes.filter((code, i) => code < 0 && windowed(times[i])).length,
+    scores: scores.filter((score) => score.peer === peer && score.remote === remote && windowed(score.epochMs)),
+    frameCode: loop !== null,
     unavailable,
-    glassToGlassMs: { ...describe(sorted), max: sorted.at(-1) ?? null },
-    framesShown,
-    framesSkipped,
-    unreadableFrames: unreadable,
-    freezes: { count: freezes.length, totalMs: round(sum(freezes.map((freeze) => freeze.durationMs))) },
-    quality: {
-      captures: scores.length,
-      psnrDb: meanOf(valuesOf(scores, 'psnrDb'), 2),
-      ssim: meanOf(valuesOf(scores, 'ssim'), 4),
-      vmaf: vmafSpread(scores),
-    },
   };
+  return { perSecond, freezes, summary };
 }
 
 /**
- * Every stream together: glass-to-glass over every matched frame, freezes summed, quality over every capture.
- * @param {Array<ReturnType<typeof streamSummary>>} streams @param {number[]} delays @param {QualityScore[]} scores
+ * One stream's frames, pictures, skipped frames, delays and freezes by the second they fall in.
+ * @param {{ times: number[], shown: Picture[], delays: Array<number|null>,
+ *   streamFreezes: ReturnType<typeof findFreezes>, loop: { fps: number, frames: number }|null,
+ *   secondOf: ViewerClock['secondOf'] }} stream  loop: the sender's coded video, null without frame codes
+ * @returns {Map<number, SecondBucket>}
  */
-function overallSummary(streams, delays, scores) {
-  const sorted = [...delays].sort((a, b) => a - b);
-  const weighted = (field) => {
-    const scored = streams.filter((stream) => stream.quality[field] !== null);
-    const captures = sum(scored.map((stream) => stream.quality.captures));
-    return captures ? sum(scored.map((stream) => stream.quality[field] * stream.quality.captures)) / captures : null;
+function streamSeconds({ times, shown, delays, streamFreezes, loop, secondOf }) {
+  /** @type {Map<number, SecondBucket>} */
+  const seconds = new Map();
+  /** @param {number} t */
+  const second = (t) => {
+    const bucket = seconds.get(t) ?? { frames: 0, pictures: 0, skipped: loop ? 0 : null, delays: [], freezes: 0, freezeMs: 0 };
+    seconds.set(t, bucket);
+    return bucket;
   };
+  for (const epochMs of times) second(secondOf(epochMs)).frames += 1;
+  shown.forEach((picture, i) => {
+    const bucket = second(secondOf(picture.epochMs));
+    bucket.pictures += 1;
+    const delay = delays[i];
+    if (delay !== null) bucket.delays.push(delay);
+    const skipped = loop && i > 0 ? skippedBetween(shown[i - 1], picture, loop) : null;
+    if (skipped !== null && bucket.skipped !== null) bucket.skipped += skipped;
+  });
+  for (const freeze of streamFreezes) {
+    // A freeze counts in the second it ends, as getStats counts it: when the next frame arrives.
+    const bucket = second(secondOf(freeze.endEpochMs));
+    bucket.freezes += 1;
+    bucket.freezeMs += freeze.durationMs;
+  }
+  return seconds;
+}
+
+/** A second's row of perSecond. @param {number} t @param {string} peer @param {string} remote @param {SecondBucket} bucket */
+function secondRow(t, peer, remote, bucket) {
+  const sorted = [...bucket.delays].sort((a, b) => a - b);
   return {
-    glassToGlassMs: { ...describe(sorted), max: sorted.at(-1) ?? null },
-    freezes: {
-      count: sum(streams.map((stream) => stream.freezes.count)),
-      totalMs: round(sum(streams.map((stream) => stream.freezes.totalMs))),
+    t, peer, remote,
+    video: {
+      glassToGlassMs: round(percentile(sorted, 50)),
+      glassToGlassMeanMs: sorted.length ? round(sum(sorted) / sorted.length) : null,
+      glassToGlassP95Ms: round(percentile(sorted, 95)),
+      glassToGlassMaxMs: round(sorted.at(-1) ?? null),
+      framesShown: bucket.frames,
+      framesSkipped: bucket.skipped,
+      shownFps: bucket.pictures,
+      viewerFreezes: bucket.freezes,
+      viewerFreezeMs: round(bucket.freezeMs),
     },
-    quality: { psnrDb: round(weighted('psnrDb'), 2), ssim: round(weighted('ssim'), 4), vmaf: vmafSpread(scores) },
   };
 }
 
+/** @param {FrameLog} a @param {FrameLog} b */
 const byPeerSource = (a, b) => a.peer.localeCompare(b.peer) || a.source.localeCompare(b.source);
-
-/**
- * The decoder's own freeze count and time (getStats freezeCount, totalFreezesDuration) per stream over the window,
- * beside what the viewer saw: the cross-check.
- * @param {ReturnType<typeof viewerSection>['streams']} streams
- * @param {Array<{ t: number, peer: string, remote: string, video?: Record<string, unknown> }>} timeline
- * @param {[number, number]} windowS
- */
-export function withGetStatsFreezes(streams, timeline, [fromS, toS]) {
-  return Object.fromEntries(Object.entries(streams).map(([key, stream]) => {
-    const [remote, peer] = key.split('->');
-    const mine = timeline.filter((entry) => entry.peer === peer && entry.remote === remote && entry.t > fromS && entry.t <= toS);
-    // A browser without the fields gives null, not 0: no count is not a count of none.
-    const total = (field) => {
-      const values = mine.map((entry) => entry.video?.[field]).filter((value) => typeof value === 'number' && Number.isFinite(value));
-      return values.length ? sum(values) : null;
-    };
-    return [key, { ...stream, getStatsFreezes: { count: total('freezeCount'), totalMs: round(total('freezeDurationMs')) } }];
-  }));
-}
 
 /**
  * Adds the per-second viewer values into the timeline entries of the same second, peer and remote (their `video`

@@ -3,28 +3,34 @@
 // the bottleneck's queuing delay (the emulator's truth). Pure: each reads one result.json.
 
 /**
+ * @typedef {any} ResultJson  any: a result.json read back from disk, of any schema version; every read below is
+ *   optional-chained and kept only when finite()
  * @typedef {object} DerivedMetric
  * @property {string} path
  * @property {string} label
  * @property {string} unit
  * @property {number|null} decimals
  * @property {number} [scale]
- * @property {(result: any) => number|null} from
+ * @property {(result: ResultJson) => number|null} from
  */
 
+/** @param {unknown} value */
 const finite = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+/** @param {number|null} value @returns {value is number} */
+const known = (value) => value !== null;
+/** @param {number[]} values */
 const mean = (values) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : null);
 
 /** The mean over peers of one summary.peerTotals field. @param {string} field */
-const peerTotal = (field) => (result) => mean(Object.values(result?.summary?.peerTotals ?? {})
-  .map((totals) => finite(totals?.[field])).filter((v) => v !== null));
+const peerTotal = (field) => (/** @type {ResultJson} */ result) => mean(Object.values(result?.summary?.peerTotals ?? {})
+  .map((totals) => finite(totals?.[field])).filter(known));
 
-/** @param {any} result @returns {any[]} every phase of every link in summary.fairness */
+/** @param {ResultJson} result @returns {ResultJson[]} every phase of every link in summary.fairness */
 const fairnessPhases = (result) => Object.values(result?.summary?.fairness?.links ?? {}).flatMap((link) => link?.phases ?? []);
 
 /**
  * The seconds-weighted mean of a phase value over the phases that pass a test.
- * @param {any[]} phases @param {(phase: any) => number|null} valueOf
+ * @param {ResultJson[]} phases @param {(phase: ResultJson) => number|null} valueOf
  */
 function weighted(phases, valueOf) {
   let seconds = 0;
@@ -39,29 +45,31 @@ function weighted(phases, valueOf) {
 }
 
 /** Jain's index over the phases with exactly n flows (J16 §8-4 gives it per number of calls). @param {number} n */
-const jainWithFlows = (n) => (result) => weighted(fairnessPhases(result).filter((p) => p.flows?.length === n), (p) => finite(p.jainIndex));
+const jainWithFlows = (n) => (/** @type {ResultJson} */ result) => weighted(fairnessPhases(result).filter((p) => p.flows?.length === n),
+  (p) => finite(p.jainIndex));
 
 /**
  * A flow series' mean rate over the phases where every flow of its link runs (J16's 1408 vs 451 kbps are over the TCP
  * phase, I22's 0.106 vs 1.889 Mbps over the interval both flows run).
  * @param {string} series
  */
-const flowKbps = (series) => (result) => {
+const flowKbps = (series) => (/** @type {ResultJson} */ result) => {
   const links = Object.values(result?.summary?.fairness?.links ?? {}).filter((link) => link?.flows?.includes(series));
-  const phases = links.flatMap((link) => (link.phases ?? []).filter((p) => p.flows?.length === link.flows.length));
+  const phases = links.flatMap((link) => (link.phases ?? [])
+    .filter((/** @type {ResultJson} */ p) => p.flows?.length === link.flows.length));
   return weighted(phases, (p) => finite(p.meanKbps?.[series]));
 };
 
-/** The mean over the measurement window of the bottleneck's per-second median queuing delay (network.truth). */
+/** The mean over the measurement window of the bottleneck's per-second median queuing delay (network.truth). @param {ResultJson} result */
 function queueDelayMs(result) {
   const [fromS, toS] = result?.summary?.windowS ?? [0, Infinity];
   return mean((result?.network?.truth ?? [])
-    .filter((row) => row.link === 'bottleneck.fwd' && row.t > fromS && row.t <= toS)
-    .map((row) => finite(row.queueDelayMsP50)).filter((v) => v !== null));
+    .filter((/** @type {ResultJson} */ row) => row.link === 'bottleneck.fwd' && row.t > fromS && row.t <= toS)
+    .map((/** @type {ResultJson} */ row) => finite(row.queueDelayMsP50)).filter(known));
 }
 
 /** The bottleneck's utilisation from summary.fairness (every flow's bytes), else the call's (summary.utilization). */
-const bottleneckUtilization = (result) => finite(result?.summary?.fairness?.links?.['bottleneck.fwd']?.utilization)
+const bottleneckUtilization = (/** @type {ResultJson} */ result) => finite(result?.summary?.fairness?.links?.['bottleneck.fwd']?.utilization)
   ?? finite(result?.summary?.utilization?.overall);
 
 /** @type {readonly DerivedMetric[]} */

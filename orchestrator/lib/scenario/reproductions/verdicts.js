@@ -22,11 +22,11 @@ export const RMCAT_CRITERIA = Object.freeze([
   { id: 'loss', path: 'lossPct', heading: 'Loss (RFC 8868 §2)', competing: false, met: null, threshold: 'no threshold in RFC 8868' },
   {
     id: 'fairness', path: 'jainIndex', heading: 'Fairness, Jain (RFC 8868 §2)', competing: true,
-    met: (value) => value !== null && value >= CONVERGENCE.jainIndex, threshold: `≥ ${CONVERGENCE.jainIndex}: ${HARNESS}`,
+    met: (/** @type {number|null} */ value) => value !== null && value >= CONVERGENCE.jainIndex, threshold: `≥ ${CONVERGENCE.jainIndex}: ${HARNESS}`,
   },
   {
     id: 'convergence', path: 'convergenceS', heading: 'Convergence time (RFC 8868 §2)', competing: true,
-    met: (value) => value !== null, threshold: `reached after every join and leave: ${HARNESS}`,
+    met: (/** @type {number|null} */ value) => value !== null, threshold: `reached after every join and leave: ${HARNESS}`,
   },
 ].map((criterion) => Object.freeze(criterion)));
 
