@@ -53,6 +53,11 @@ export const builder = (yargs) => yargs
     return true;
   });
 
+/**
+ * @param {{ table?: string, list: boolean, all: boolean, resume: boolean, dryRun: boolean, repetitions: number,
+ *   timeScale: number, video: string, mediaSource?: string, emulator: string, out?: string, browserPath?: string,
+ *   headful: boolean, traceDir: string[] }} argv
+ */
 export async function handler(argv) {
   if (argv.list) {
     const width = Math.max(...REPRODUCTIONS.map((t) => t.id.length));
