@@ -122,7 +122,7 @@ export function checkMachineClass(baseline, current, { allowMismatch = false, wh
 
 /**
  * A baseline from a suite summary: per scenario, every passed run's value of every metric.
- * @param {object} summary summary.json of a suite or merge
+ * @param {import('./summary.js').SuiteSummary} summary summary.json of a suite or merge
  * @param {{ source?: string|null, createdAt?: string }} [options]
  * @returns {Baseline}
  */

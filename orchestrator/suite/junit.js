@@ -31,7 +31,7 @@ function comparisonMessage(c) {
 }
 
 /**
- * @param {object} summary a suite summary (summary.js)
+ * @param {import('./summary.js').SuiteSummary} summary a suite summary
  * @returns {string} the JUnit XML document
  */
 export function renderJunit(summary) {

@@ -20,7 +20,7 @@ function medianOf(summary, scenario, metric) {
 }
 
 /**
- * @param {object} summary a suite summary (summary.js)
+ * @param {import('./summary.js').SuiteSummary} summary a suite summary
  * @param {{ reportPath?: string }} [options] reportPath: where the HTML report is, mentioned at the end
  * @returns {string}
  */

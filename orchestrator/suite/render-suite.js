@@ -52,7 +52,7 @@ export function renderDotStrip(baseline, current, currentMedian, metric) {
   return `<svg class="strip" width="${STRIP.width}" height="${STRIP.height}" viewBox="0 0 ${STRIP.width} ${STRIP.height}" role="img" aria-label="${escapeHtml(`${metric}: baseline (top) and current runs (bottom)`)}">${parts.join('')}</svg>`;
 }
 
-/** @param {object} summary @param {object} scenario */
+/** @param {import('./summary.js').SuiteSummary} summary @param {import('./summary.js').ScenarioSummary} scenario */
 function renderRuns(summary, scenario) {
   const runs = summary.runs.filter((r) => r.scenario === scenario.name);
   const rows = runs.map((r) => `<tr><th scope="row">${r.repetition}</th><td>${statusBadge(r.status)}</td><td>${escapeHtml(r.startedAt?.replace('T', ' ').replace(/\.\d+Z$/, 'Z') ?? '—')}</td>`
@@ -63,7 +63,7 @@ function renderRuns(summary, scenario) {
   return `<table class="summary compact"><thead><tr><th>Run</th><th>Status</th><th>Started (UTC)</th>${heads}<th></th><th>Error</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
-/** @param {object} scenario */
+/** @param {import('./summary.js').ScenarioSummary} scenario */
 function renderAssertions(scenario) {
   if (!scenario.assertions.length) return '<p class="note">No assertions for this scenario.</p>';
   const rows = scenario.assertions.map((a) => {
@@ -74,7 +74,7 @@ function renderAssertions(scenario) {
   return `<table class="summary compact"><thead><tr><th>Level</th><th>Check</th><th>Value</th><th>n</th><th>Result</th><th>Why</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
-/** @param {object} summary @param {object} scenario */
+/** @param {import('./summary.js').SuiteSummary} summary @param {import('./summary.js').ScenarioSummary} scenario */
 function renderMetrics(summary, scenario) {
   const passed = summary.runs.filter((r) => r.scenario === scenario.name && r.status === 'passed');
   const comparisons = new Map(scenario.regressions.map((c) => [c.metric, c]));
@@ -102,13 +102,14 @@ function renderReproductionLinks(reproductions) {
 }
 
 /**
- * @param {object} summary a suite summary (summary.js)
+ * @param {import('./summary.js').SuiteSummary} summary a suite summary
  * @param {{ reproductions?: { id: string, citation: string, title: string, file: string }[] }} [options]
  *   the reproduction pages written beside it (suite-dir.js)
  * @returns {string} the suite page HTML
  */
 export function renderSuitePage(summary, { reproductions = [] } = {}) {
   const { suite, counts, regression } = summary;
+  /** @type {Partial<import('./summary.js').SummaryEnvironment>} */
   const env = summary.environment ?? {};
   const meta = [
     ['Started', summary.startedAt], ['Ended', summary.endedAt],
