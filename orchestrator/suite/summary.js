@@ -22,14 +22,14 @@ export const EXIT_CODES = { passed: 0, failed: 1, 'input-error': 2, 'environment
  * @typedef {object} SuiteResult
  * @property {string} [status]
  * @property {Array<string|{ message: string }>} [errors]
- * @property {{ name?: string, group?: string|null, peers?: number, durationS?: number, warmupS?: number }} [scenario]
+ * @property {{ name?: string, file?: string, group?: string|null, peers?: number, durationS?: number, warmupS?: number }} [scenario]
  * @property {SuiteEnvironment|null} [environment]
  * @property {Array<{ t: number, [field: string]: unknown }>} [timeline]
  * @property {SuiteResultSummary|null} [summary]
  * @property {{ hostSaturation?: { saturated?: boolean }|null }|null} [resources]
- * @typedef {{ startedAt?: string, browser?: { name?: string, version?: string|null }, emulator?: string,
- *   media?: { preset?: string|null, video?: string }, os?: string, cpus?: number, cpuModel?: string, node?: string,
- *   [field: string]: unknown }} SuiteEnvironment
+ * @typedef {{ startedAt?: string|null, browser?: { name?: string|null, version?: string|null }|null, emulator?: string|null,
+ *   mediaSource?: string|null, media?: { preset?: string|null, video?: string|null }|null, os?: string|null, cpus?: number|null,
+ *   cpuModel?: string|null, node?: string|null, [field: string]: unknown }} SuiteEnvironment
  * @typedef {{ overall?: object, windowS?: number[],
  *   cpuLimitation?: { limited?: boolean, harness?: { limited?: boolean } }|null, emulatorBehind?: { behind?: boolean }|null,
  *   peerTotals?: Record<string, { uplinkKbps: number }>, [field: string]: unknown }} SuiteResultSummary
@@ -151,7 +151,7 @@ function twoPartyRatiosOf(runs) {
 
 /**
  * @param {object} input
- * @param {{ name: string, description: string, file: string, emulator: string, video?: string }} input.suite
+ * @param {{ name: string, description: string, file: string, emulator: string, video?: string|null }} input.suite
  * @param {import('./baseline.js').RegressionOptions} input.regression
  * @param {Record<string, import('./assertions.js').Assertion[]>} input.assertions
  * @param {string|null} input.assertionsFile
