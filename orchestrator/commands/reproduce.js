@@ -64,7 +64,8 @@ export async function handler(argv) {
     for (const table of REPRODUCTIONS) console.log(`${table.id.padEnd(width)}  ${table.citation}: ${table.title}\n${' '.repeat(width + 2)}${tableScenarios(table).join(', ')}`);
     return;
   }
-  const tables = argv.all ? REPRODUCTIONS : [findReproduction(argv.table)];
+  // The check above leaves a table name unless --all (or --list).
+  const tables = argv.all || argv.table === undefined ? REPRODUCTIONS : [findReproduction(argv.table)];
   const [table] = tables;
   // A suite built in memory: the suite runner, its outputs and the reproduction pages are the suite's own.
   const suite = {
