@@ -38,7 +38,7 @@ export async function readSuiteSummary(target) {
   const info = await stat(target).catch(() => null);
   const file = info?.isDirectory() ? path.join(target, OUTPUT_FILES.summary) : target;
   const shown = displayPath(file);
-  // any: checked field by field below
+  // any: kind, schemaVersion and runs are checked below; the rest is as a suite or merge of this harness wrote it
   const summary = /** @type {any} */ (readJsonFile(file, 'suite summary', 'pass a suite directory (results/suites/<suite>/<timestamp>) or its summary.json'));
   if (summary?.kind !== SUMMARY_KIND) throw new InputError(`${shown}: kind: must be "${SUMMARY_KIND}", got ${describeValue(summary?.kind)}; pass the summary.json a \`suite\` or \`merge\` run wrote`);
   if (summary.schemaVersion !== SUMMARY_SCHEMA_VERSION) throw new InputError(`${shown}: schemaVersion: this harness reads ${SUMMARY_SCHEMA_VERSION}, got ${describeValue(summary.schemaVersion)}`);
