@@ -12,6 +12,7 @@ import { runScenario } from '../orchestrator/run/run.js';
 import { loadScenario } from '../orchestrator/lib/scenario/scenario-file.js';
 import { SETUP_MILESTONES } from '../orchestrator/lib/result/setup-breakdown.js';
 import { describe } from '../orchestrator/lib/stats/statistics.js';
+import { runValues } from '../orchestrator/suite/metrics.js';
 
 const { values } = parseArgs({
   options: { runs: { type: 'string', default: '1' }, duration: { type: 'string', default: '40' }, video: { type: 'string', default: '720p30' } },
@@ -24,19 +25,19 @@ const scenario = loadScenario('unconstrained', { durationS: Number(values.durati
 async function benchOnce() {
   const out = mkdtempSync(path.join(os.tmpdir(), 'wtb-bench-call-'));
   // CPU is measured over the measurement window only (after warm-up), when the call runs at full rate.
-  /** @type {{ cpu: NodeJS.CpuUsage, wallMs: number }|null} */
-  let cpuStart = null;
-  /** @type {{ cpu: NodeJS.CpuUsage, wallMs: number }|null} */
-  let cpuEnd = null;
+  /** @type {{ start: { cpu: NodeJS.CpuUsage, wallMs: number }|null, end: { cpu: NodeJS.CpuUsage, wallMs: number }|null }} */
+  const cpuWindow = { start: null, end: null };
+  /** @param {{ t: number }} sample */
   const onSample = (sample) => {
     const now = { cpu: process.cpuUsage(), wallMs: performance.now() };
-    if (sample.t === scenario.warmupS + 1 && !cpuStart) cpuStart = now;
-    if (sample.t === scenario.durationS) cpuEnd = now;
+    if (sample.t === scenario.warmupS + 1 && !cpuWindow.start) cpuWindow.start = now;
+    if (sample.t === scenario.durationS) cpuWindow.end = now;
   };
   try {
     const { result } = await runScenario({ scenario, video: values.video, outDir: out, onSample });
-    const cpuMs = cpuStart && cpuEnd ? (cpuEnd.cpu.user + cpuEnd.cpu.system - cpuStart.cpu.user - cpuStart.cpu.system) / 1000 : null;
-    return { result, cpuSharePct: cpuMs === null ? null : (100 * cpuMs) / (cpuEnd.wallMs - cpuStart.wallMs) };
+    const { start, end } = cpuWindow;
+    const cpuMs = start && end ? (end.cpu.user + end.cpu.system - start.cpu.user - start.cpu.system) / 1000 : null;
+    return { result, cpuSharePct: start && end && cpuMs !== null ? (100 * cpuMs) / (end.wallMs - start.wallMs) : null };
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
@@ -47,6 +48,7 @@ const median = (list) => describe(list).median;
 /** @param {number|null} value @param {number} width */
 const cell = (value, width = 8) => (value === null ? '–' : value.toFixed(0)).padStart(width);
 
+/** @type {Array<Awaited<ReturnType<typeof benchOnce>>>} */
 const measured = [];
 for (let run = 1; run <= runs; run += 1) {
   const { result, cpuSharePct } = await benchOnce();
@@ -62,16 +64,19 @@ console.log(`\nset-up breakdown: ms since each peer's browser launch (median of 
 console.log(`${'milestone'.padEnd(18)}${peers.map((peer) => `${peer.padStart(8)}${'+ms'.padStart(8)}`).join('')}`);
 for (const [index, name] of SETUP_MILESTONES.entries()) {
   const columns = peers.map((peer) => {
+    /** @param {string} milestone */
     const sinceLaunch = (milestone) => median(measured.map(({ result }) => result.setup.peers[peer].sinceLaunchMs[milestone]));
     const ms = sinceLaunch(name);
-    const before = SETUP_MILESTONES.slice(0, index).map(sinceLaunch).filter((earlier) => earlier !== null && earlier <= ms);
+    // Only read when this milestone was reached (ms not null).
+    const before = SETUP_MILESTONES.slice(0, index).map(sinceLaunch)
+      .flatMap((earlier) => (earlier !== null && ms !== null && earlier <= ms ? [earlier] : []));
     return `${cell(ms)}${cell(ms === null ? null : ms - Math.max(0, ...before))}`;
   });
   console.log(`${name.padEnd(18)}${columns.join('')}`);
 }
 const setupMax = measured.map(({ result }) => result.summary.setupMs.max);
 console.log(`\nset-up time (launch -> frame), slowest peer: median ${cell(median(setupMax), 0)} ms; runs ${setupMax.map((ms) => cell(ms, 0)).join(', ')} ms`);
-const recvKbps = median(measured.map(({ result }) => result.summary.overall['video.recvKbps']?.median));
+const recvKbps = median(measured.map(({ result }) => runValues(result)['video.recvKbps']));
 console.log(`video preset                   ${values.video}`);
 console.log(`video recvKbps median          ${cell(recvKbps, 0)} kbps (each direction)`);
 const cpuSharePct = median(measured.map((m) => m.cpuSharePct));

@@ -23,7 +23,10 @@ const seconds = Number(values.seconds);
 const browserPath = resolveBrowserPath({ puppeteerPath: () => puppeteer.executablePath() }).path;
 const signaling = await startSignalingServer();
 
-/** Mean CPU % (of one core) of the browser's tree over the rows after `sinceMs`. */
+/**
+ * Mean CPU % (of one core) of the browser's tree over the rows after `sinceMs`.
+ * @param {import('../orchestrator/run/process-sampler.js').ProcessRow[]} rows @param {number} sinceMs @param {number} untilMs
+ */
 const meanCpu = (rows, sinceMs, untilMs) => {
   const mine = rows.filter((row) => row.epochMs > sinceMs && row.epochMs <= untilMs);
   return mine.length ? mine.reduce((sum, row) => sum + row.cpuPct, 0) / mine.length : NaN;
@@ -36,8 +39,10 @@ for (const preset of values.presets.split(',')) {
   const browser = await puppeteer.launch({
     executablePath: browserPath, headless: true, pipe: true, args: chromiumArgs(media, new URL(signaling.httpUrl).origin),
   });
+  const pid = browser.process()?.pid;
+  if (pid === undefined) throw new Error('the browser has no process id: puppeteer launched it without a child process');
   const sampler = startProcessSampler();
-  sampler.track('browser', browser.process().pid);
+  sampler.track('browser', pid);
   try {
     const page = (await browser.pages())[0];
     // Any page of the server's origin: the reader is imported from it as the peer page imports it.
@@ -50,6 +55,7 @@ for (const preset of values.presets.split(',')) {
       const [sender, receiver] = [new RTCPeerConnection(), new RTCPeerConnection()];
       sender.onicecandidate = ({ candidate }) => candidate && receiver.addIceCandidate(candidate);
       receiver.onicecandidate = ({ candidate }) => candidate && sender.addIceCandidate(candidate);
+      /** @param {MediaStream} srcObject */
       const video = (srcObject) => Object.assign(document.body.appendChild(document.createElement('video')), { muted: true, autoplay: true, srcObject });
       const local = video(stream);
       const remote = await new Promise((resolve) => {
@@ -65,6 +71,7 @@ for (const preset of values.presets.split(',')) {
       });
       /** @type {any} */ (window).bench = { createFrameReader, local, remote };
     });
+    /** @param {number} ms @returns {Promise<void>} */
     const wait = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
     // Warm-up: the encoder ramps up its rate and resolution over the first seconds.
     await wait(10_000);

@@ -28,7 +28,7 @@ for (const night of syntheticNights({ scenarios, nights, runsPerNight: 5, drift:
   importMs.push(performance.now() - start);
 }
 const sorted = [...importMs].sort((a, b) => a - b);
-console.log(`import: ${nights} nights × ${scenarios.length} scenarios × 5 runs into ${store.kind}: median ${sorted[Math.floor(nights / 2)].toFixed(0)} ms per night (max ${sorted.at(-1).toFixed(0)} ms), ${(importMs.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s in all`);
+console.log(`import: ${nights} nights × ${scenarios.length} scenarios × 5 runs into ${store.kind}: median ${sorted[Math.floor(nights / 2)].toFixed(0)} ms per night (max ${sorted[sorted.length - 1].toFixed(0)} ms), ${(importMs.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s in all`);
 if (!isPostgresUrl(target)) {
   await store.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   console.log(`store size: ${(statSync(target).size / 1e6).toFixed(1)} MB (${target})`);

@@ -38,6 +38,14 @@ installProcessHandlers();
 const median = (list) => describe(list).median;
 /** @param {number|null|undefined} value @param {number} [decimals] */
 const fixed = (value, decimals = 0) => (Number.isFinite(value) ? Number(value).toFixed(decimals) : '–');
+/**
+ * The mean of a process's per-second CPU % (result.resources.summary[name].cpuPct, a statistics describe()).
+ * @param {{ cpuPct: object }|undefined} process
+ */
+const cpuMean = (process) => {
+  const mean = process && 'mean' in process.cpuPct ? process.cpuPct.mean : undefined;
+  return typeof mean === 'number' ? mean : null;
+};
 
 /** One unconstrained call of `peers` peers; its result. @param {number} peers */
 async function call(peers) {
@@ -67,14 +75,15 @@ for (let peers = 2; peers <= maxPeers; peers += 1) {
   const cpu = result.summary?.cpuLimitation ?? { share: null, limited: false };
   const host = result.resources.hostSaturation;
   const fps = median(window.map((e) => e.video?.recvFps));
+  /** @param {number|null} value */
   const share = (value) => `${fixed(value === null ? null : value * 100, 1)} %`;
   console.log(`${String(peers).padEnd(6)}${result.status.padEnd(8)}${share(cpu.share).padStart(12)}${share(host.share).padStart(11)}`
     + `${fixed(median(window.map((e) => e.video?.recvKbps))).padStart(12)}${fixed(fps, 1).padStart(6)}`
-    + `${fixed(median(browsers.map((s) => s.cpuPct.mean))).padStart(15)}${fixed(median(browsers.map((s) => s.peakRssMb))).padStart(12)}`
-    + `${fixed(result.resources.summary.relay?.cpuPct.mean, 1).padStart(13)}${fixed(result.resources.summary.janus?.cpuPct.mean, 1).padStart(13)}`);
+    + `${fixed(median(browsers.map(cpuMean))).padStart(15)}${fixed(median(browsers.map((s) => s.peakRssMb))).padStart(12)}`
+    + `${fixed(cpuMean(result.resources.summary.relay), 1).padStart(13)}${fixed(cpuMean(result.resources.summary.janus), 1).padStart(13)}`);
   if (result.errors.length) console.log(`      ${result.errors[0].message}`);
   const sourceFps = result.environment.media.fps;
-  if (result.status === 'passed' && !cpu.limited && !host.saturated && fps >= 0.8 * sourceFps) largestUnlimited = peers;
+  if (result.status === 'passed' && !cpu.limited && !host.saturated && fps !== null && fps >= 0.8 * sourceFps) largestUnlimited = peers;
   else if (!values.all) break;
 }
 console.log(`\nlargest ${topology} call without CPU limitation here: ${largestUnlimited ?? 'none'} peers`);

@@ -74,16 +74,26 @@ function writeScenarioFile(config, dir) {
   return loadScenario(file, { durationS, warmupS });
 }
 
+/**
+ * @param {Map<string, import('../orchestrator/lib/scenario/scenario-file.js').ResolvedScenario>} scenarios @param {string} label
+ */
+function writtenScenario(scenarios, label) {
+  const scenario = scenarios.get(label);
+  if (!scenario) throw new Error(`no scenario written for ${label}: writeScenarioFile runs for every config first`);
+  return scenario;
+}
+
 /** @param {string} outDir @returns {Promise<Record<string, Array<Record<string, number>>>>} label -> per-run values */
 async function measure(outDir) {
   installProcessHandlers();
   const scenarios = new Map(configs.map((config) => [config.label, writeScenarioFile(config, outDir)]));
   const runs = plan();
+  /** @type {Record<string, Array<Record<string, number>>>} */
   const pools = Object.fromEntries(configs.map((config) => [config.label, []]));
   const startedMs = Date.now();
   for (const [i, config] of runs.entries()) {
     const runDir = path.join(outDir, config.label.replace(' ', '-'), `run-${runs.slice(0, i + 1).filter((c) => c === config).length}`);
-    const { result } = await runScenario({ scenario: scenarios.get(config.label), video: flags.video, outDir: runDir });
+    const { result } = await runScenario({ scenario: writtenScenario(scenarios, config.label), video: flags.video, outDir: runDir });
     const values = runValues(result);
     if (result.status === 'passed') pools[config.label].push(values);
     // Written after every run, so an interrupted bench can still be analysed with --from.
@@ -103,6 +113,7 @@ if (flags.from) {
 } else if (flags['dry-run']) {
   console.log(`plan: ${plan().length} runs of ${durationS} s (${configs.map((c) => `${c.label}: ${c.effect === 0 ? unchangedRuns : repetitions}`).join(', ')}), about ${Math.round((plan().length * (durationS + 6)) / 60)} min; analysing synthetic runs instead`);
   const random = createRandom(seed);
+  /** @param {{ effect: number }} config */
   const runsOf = (config) => (config.effect === 0 ? unchangedRuns : repetitions);
   pools = Object.fromEntries(configs.map((config) => [
     config.label, Array.from({ length: runsOf(config) }, () => syntheticRun(config, random)),

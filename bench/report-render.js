@@ -49,6 +49,7 @@ try {
     // The report page sets __reportReady and Chart (orchestrator/report/assets): globals the DOM types do not know.
     await page.waitForFunction(() => /** @type {any} */ (window).__reportReady, { timeout: 60_000 });
     const { metrics } = await cdp.send('Performance.getMetrics');
+    /** @param {string} name */
     const metric = (name) => metrics.find((m) => m.name === name)?.value ?? 0;
     scriptMs.push(metric('ScriptDuration') * 1000);
     layoutMs.push((metric('LayoutDuration') + metric('RecalcStyleDuration')) * 1000);
@@ -56,7 +57,9 @@ try {
       const view = /** @type {any} */ (window);
       return {
         ...view.__reportReady,
-        points: Object.values(view.Chart.instances).reduce((n, c) => n + c.data.datasets.reduce((m, d) => m + d.data.length, 0), 0),
+        // any: Chart.js's objects, whose types are not loaded here
+        points: Object.values(view.Chart.instances).reduce((/** @type {number} */ n, /** @type {any} */ c) => n
+          + c.data.datasets.reduce((/** @type {number} */ m, /** @type {any} */ d) => m + d.data.length, 0), 0),
       };
     });
     readyMs.push(ready.atMs);
@@ -66,13 +69,15 @@ try {
     await page.close();
   }
   const s = describe(readyMs);
+  /** A median in whole ms ('–' for no loads). @param {number[]} list */
+  const medianMs = (list) => describe(list).median?.toFixed(0) ?? '–';
   console.log(`result.json                 ${(resultBytes / 1e6).toFixed(1)} MB (12 min, 4 peers x 3 remotes)`);
   console.log(`node render (writeRunReport) ${renderMs.toFixed(0)} ms, report.html ${(htmlBytes / 1e6).toFixed(2)} MB`);
   console.log(`charts ${charts}, points ${points}`);
-  console.log(`navigation start -> all charts drawn: median ${s.median.toFixed(0)} ms, min ${Math.min(...readyMs).toFixed(0)}, max ${Math.max(...readyMs).toFixed(0)} (${runs} loads)`);
-  console.log(`  of which before the chart script starts (HTML, Chart.js, data parsed): median ${describe(startMs).median.toFixed(0)} ms`);
-  console.log(`  renderer busy: script median ${describe(scriptMs).median.toFixed(0)} ms, style+layout median ${describe(layoutMs).median.toFixed(0)} ms`);
-  console.log(`target < ${TARGET_MS} ms: ${s.median < TARGET_MS ? 'met' : 'NOT met'}; load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs`);
+  console.log(`navigation start -> all charts drawn: median ${medianMs(readyMs)} ms, min ${Math.min(...readyMs).toFixed(0)}, max ${Math.max(...readyMs).toFixed(0)} (${runs} loads)`);
+  console.log(`  of which before the chart script starts (HTML, Chart.js, data parsed): median ${medianMs(startMs)} ms`);
+  console.log(`  renderer busy: script median ${medianMs(scriptMs)} ms, style+layout median ${medianMs(layoutMs)} ms`);
+  console.log(`target < ${TARGET_MS} ms: ${s.median !== null && s.median < TARGET_MS ? 'met' : 'NOT met'}; load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs`);
 } finally {
   await browser.close();
   await rm(dir, { recursive: true, force: true });

@@ -31,21 +31,17 @@
 //   node bench/resolution.js --video 360p30 --duration 20           # 360p30 stays at 640×360
 //   node bench/resolution.js --degradation maintain-resolution      # no quality scaler downscale
 //   node bench/resolution.js --max-bitrate-kbps 4000                # lift the 960×540 cap of 2000 kbps
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { readFile, readdir, rename, rm } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import puppeteer from 'puppeteer';
-import { ensureMedia, videoArgs } from '../media/generate.js';
-import { PRESETS } from '../orchestrator/lib/media/media-presets.js';
 import { createEmulator } from '../orchestrator/emulators/index.js';
 import { loadScenario } from '../orchestrator/lib/scenario/scenario-file.js';
 import { resolveBrowserPath } from '../orchestrator/run/browser-path.js';
 import { chromiumArgs } from '../orchestrator/run/browsers.js';
 import { startSignalingServer } from '../signaling/server.js';
 import { createPeerSecrets, pageUrl } from '../orchestrator/lib/system/peer-secrets.js';
+import { machineTicks, probeY4m, resolveMedia, treeCpuTicks } from './resolution/host.js';
+import { PAGE_TWEAKS, pageSample } from './resolution/page.js';
 
 const { values } = parseArgs({
   options: {
@@ -72,12 +68,7 @@ const PEERS = ['p0', 'p1'];
 const CONNECT_TIMEOUT_MS = 45_000;
 const CLOCK_TICKS_PER_S = 100;
 
-/**
- * What the page changes before and right after negotiation (undefined: leave the browser's default).
- * @typedef {{ maxBitrateBps?: number, scaleResolutionDownBy?: number, degradationPreference?: string,
- *   contentHint?: string, codec?: string, startBitrateKbps?: number, sdpMaxBitrateKbps?: number }} PageTweaks
- */
-/** @type {PageTweaks} */
+/** @type {import('./resolution/page.js').PageTweaks} */
 const tweaks = {
   maxBitrateBps: values['max-bitrate-kbps'] ? Number(values['max-bitrate-kbps']) * 1000 : undefined,
   scaleResolutionDownBy: values['scale-down-by'] ? Number(values['scale-down-by']) : undefined,
@@ -88,217 +79,80 @@ const tweaks = {
   sdpMaxBitrateKbps: values['sdp-max-bitrate-kbps'] ? Number(values['sdp-max-bitrate-kbps']) : undefined,
 };
 
-/**
- * Runs in every page before app.js (page.evaluateOnNewDocument): wraps getUserMedia, createOffer/createAnswer,
- * setRemoteDescription and setLocalDescription to apply the tweaks; what it did goes to window.__benchLog.
- * @param {PageTweaks} config
- */
-function installPageTweaks(config) {
-  const log = [];
-  /** @type {any} */ (window).__benchLog = log;
-  const proto = RTCPeerConnection.prototype;
-  if (config.contentHint) {
-    const getUserMedia = navigator.mediaDevices.getUserMedia.bind(navigator.mediaDevices);
-    navigator.mediaDevices.getUserMedia = async (constraints) => {
-      const stream = await getUserMedia(constraints);
-      for (const track of stream.getVideoTracks()) track.contentHint = config.contentHint;
-      log.push(`contentHint=${stream.getVideoTracks()[0]?.contentHint}`);
-      return stream;
-    };
-  }
-  if (config.codec) {
-    const wanted = `video/${config.codec}`.toLowerCase();
-    const prefer = (/** @type {RTCPeerConnection} */ pc) => {
-      const codecs = RTCRtpReceiver.getCapabilities('video')?.codecs ?? [];
-      const first = codecs.filter((codec) => codec.mimeType.toLowerCase() === wanted);
-      if (first.length === 0) { log.push(`codec ${config.codec}: not offered by this browser`); return; }
-      for (const transceiver of pc.getTransceivers()) {
-        if (transceiver.receiver.track.kind === 'video') transceiver.setCodecPreferences([...first, ...codecs.filter((codec) => !first.includes(codec))]);
-      }
-      log.push(`codec preference ${config.codec} (${first.length} entries)`);
-    };
-    for (const name of ['createOffer', 'createAnswer']) {
-      const original = proto[name];
-      proto[name] = function (...args) { prefer(this); return original.apply(this, args); };
-    }
-  }
-  if (config.startBitrateKbps || config.sdpMaxBitrateKbps) {
-    const params = [
-      config.startBitrateKbps && `x-google-start-bitrate=${config.startBitrateKbps}`,
-      config.sdpMaxBitrateKbps && `x-google-max-bitrate=${config.sdpMaxBitrateKbps}`,
-    ].filter(Boolean).join(';');
-    /** Adds the parameters to every video codec of the SDP (not rtx/red/ulpfec/flexfec). @param {string} sdp */
-    const munge = (sdp) => {
-      const lines = sdp.split('\r\n');
-      let inVideo = false;
-      const out = [];
-      for (const line of lines) {
-        if (line.startsWith('m=')) inVideo = line.startsWith('m=video');
-        const rtpmap = inVideo && /^a=rtpmap:(\d+) ([\w-]+)\//.exec(line);
-        if (rtpmap && !/^(rtx|red|ulpfec|flexfec-03)$/i.test(rtpmap[2])) {
-          const pt = rtpmap[1];
-          const fmtpIndex = lines.findIndex((candidate) => candidate.startsWith(`a=fmtp:${pt} `));
-          out.push(line);
-          if (fmtpIndex === -1) out.push(`a=fmtp:${pt} ${params}`);
-          continue;
-        }
-        const fmtp = inVideo && /^a=fmtp:(\d+) /.exec(line);
-        if (fmtp && out.some((previous) => previous.startsWith(`a=rtpmap:${fmtp[1]} `) && !/ (rtx|red|ulpfec|flexfec-03)\//i.test(previous))) {
-          out.push(`${line};${params}`);
-          continue;
-        }
-        out.push(line);
-      }
-      return out.join('\r\n');
-    };
-    const original = proto.setRemoteDescription;
-    proto.setRemoteDescription = function (description, ...rest) {
-      log.push(`remote SDP munged: ${params}`);
-      return original.call(this, description?.sdp ? { type: description.type, sdp: munge(description.sdp) } : description, ...rest);
-    };
-  }
-  if (config.maxBitrateBps || config.scaleResolutionDownBy || config.degradationPreference) {
-    const original = proto.setLocalDescription;
-    proto.setLocalDescription = async function (...args) {
-      const done = await original.apply(this, args);
-      for (const sender of this.getSenders()) {
-        const transceiver = this.getTransceivers().find((candidate) => candidate.sender === sender);
-        if (transceiver?.receiver.track.kind !== 'video') continue;
-        const parameters = sender.getParameters();
-        if (!parameters.encodings?.length) parameters.encodings = [{}];
-        if (config.maxBitrateBps) parameters.encodings[0].maxBitrate = config.maxBitrateBps;
-        if (config.scaleResolutionDownBy) parameters.encodings[0].scaleResolutionDownBy = config.scaleResolutionDownBy;
-        if (config.degradationPreference) /** @type {any} */ (parameters).degradationPreference = config.degradationPreference;
-        try {
-          await sender.setParameters(parameters);
-          log.push(`setParameters ok: ${JSON.stringify(sender.getParameters().encodings)} degradationPreference=${/** @type {any} */ (sender.getParameters()).degradationPreference}`);
-        } catch (error) {
-          log.push(`setParameters failed: ${error.name}: ${error.message}`);
-        }
-      }
-      return done;
-    };
-  }
-}
-
-/**
- * One stats sample of every connection of the page (window.testbed.connections, client-app/app.js): the video
- * sender's outbound-rtp, its codec, the selected candidate pair, the video media-source, the video received, and
- * the camera track's settings and frame counters.
- */
-function pageSample() {
-  const pick = (object, keys) => (object ? Object.fromEntries(keys.map((key) => [key, object[key]])) : null);
-  return Promise.all([.../** @type {any} */ (window).testbed.connections].map(async ([remote, { pc }]) => {
-    const stats = [...(await pc.getStats()).values()];
-    const byId = new Map(stats.map((stat) => [stat.id, stat]));
-    const outbound = stats.find((stat) => stat.type === 'outbound-rtp' && stat.kind === 'video');
-    const transport = stats.find((stat) => stat.type === 'transport');
-    const pair = byId.get(transport?.selectedCandidatePairId) ?? stats.find((stat) => stat.type === 'candidate-pair' && stat.nominated);
-    const sender = pc.getSenders().find((candidate) => candidate.track?.kind === 'video');
-    const track = sender?.track;
-    const trackStats = /** @type {any} */ (track)?.stats;
-    return {
-      remote,
-      outbound: pick(outbound, ['frameWidth', 'frameHeight', 'framesPerSecond', 'framesEncoded', 'framesSent', 'bytesSent',
-        'headerBytesSent', 'retransmittedBytesSent', 'targetBitrate', 'qpSum', 'totalEncodeTime', 'keyFramesEncoded', 'hugeFramesSent',
-        'qualityLimitationReason', 'qualityLimitationDurations', 'qualityLimitationResolutionChanges', 'encoderImplementation',
-        'powerEfficientEncoder', 'scalabilityMode', 'timestamp']),
-      codec: outbound ? byId.get(outbound.codecId)?.mimeType ?? null : null,
-      pair: pick(pair, ['availableOutgoingBitrate', 'currentRoundTripTime']),
-      source: pick(stats.find((stat) => stat.type === 'media-source' && stat.kind === 'video'), ['width', 'height', 'framesPerSecond', 'frames']),
-      inbound: pick(stats.find((stat) => stat.type === 'inbound-rtp' && stat.kind === 'video'), ['frameWidth', 'frameHeight', 'framesPerSecond', 'framesDecoded']),
-      settings: track ? track.getSettings() : null,
-      contentHint: track?.contentHint ?? null,
-      trackFrames: pick(trackStats, ['deliveredFrames', 'discardedFrames', 'totalFrames']),
-      parameters: pick(/** @type {any} */ (sender?.getParameters()), ['encodings', 'degradationPreference']),
-      connectionState: pc.connectionState,
-    };
-  }));
-}
-
-/** Runs ffmpeg with these arguments. @param {string[]} args */
-const ffmpeg = (args) => new Promise((resolve, reject) => {
-  const child = spawn('ffmpeg', args, { stdio: ['ignore', 'ignore', 'inherit'] });
-  child.on('error', reject);
-  child.on('exit', (code) => (code === 0 ? resolve(undefined) : reject(new Error(`ffmpeg exited ${code}`))));
-});
-
-/**
- * The media: a preset or file as the CLI resolves it, or with --noise a preset generated into the temp dir.
- * @returns {Promise<{ video: string, audio: string, width: number, height: number, fps: number }>}
- */
-async function resolveMedia() {
-  if (values.noise === undefined) return ensureMedia(values.video);
-  const preset = PRESETS[values.video];
-  if (!preset) throw new Error(`--noise needs a preset --video (${Object.keys(PRESETS).join(', ')})`);
-  const noise = Number(values.noise);
-  const file = path.join(os.tmpdir(), `wtb-resolution-${values.video}-noise${noise}.y4m`);
-  if (!existsSync(file)) {
-    const args = videoArgs(preset, `${file}.tmp`).map((arg) => (arg.includes('noise=alls=')
-      ? arg.replace(/noise=alls=\d+:allf=t\+u/, noise > 0 ? `noise=alls=${noise}:allf=t+u` : 'null') : arg));
-    console.log(`generating ${file} (${values.video}, noise ${noise})`);
-    try {
-      await ffmpeg(args);
-      await rename(`${file}.tmp`, file);
-    } finally {
-      await rm(`${file}.tmp`, { force: true });
-    }
-  }
-  return ensureMedia(file);
-}
-
-/** Frame size, rate and count of a .y4m file by ffprobe (null without ffprobe). @param {string} file */
-async function probeY4m(file) {
-  const output = await new Promise((resolve) => {
-    const child = spawn('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-count_packets', '-show_entries',
-      'stream=width,height,r_frame_rate,pix_fmt,nb_read_packets', '-of', 'default=noprint_wrappers=1', file], { stdio: ['ignore', 'pipe', 'ignore'] });
-    let text = '';
-    child.stdout.on('data', (chunk) => { text += chunk; });
-    child.on('error', () => resolve(null));
-    child.on('exit', () => resolve(text));
-  });
-  return output ? output.trim().split('\n').join(' ') : null;
-}
-
-/** CPU time (clock ticks) of a process and all its descendants, from /proc. @param {number} rootPid */
-async function treeCpuTicks(rootPid) {
-  const rows = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      rows.push({ pid: Number(entry), ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
-    } catch {
-      // The process ended while we listed it.
-    }
-  }
-  const inTree = new Set([rootPid]);
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const row of rows) if (!inTree.has(row.pid) && inTree.has(row.ppid)) { inTree.add(row.pid); grew = true; }
-  }
-  return rows.filter((row) => inTree.has(row.pid)).reduce((sum, row) => sum + row.ticks, 0);
-}
-
-/** Machine-wide busy and total clock ticks from /proc/stat. */
-async function machineTicks() {
-  const [cpu] = (await readFile('/proc/stat', 'utf8')).split('\n');
-  const fields = cpu.split(/\s+/).slice(1).map(Number);
-  const total = fields.reduce((sum, value) => sum + value, 0);
-  return { busy: total - fields[3] - fields[4], total };
-}
-
+/** @param {number} ms @returns {Promise<void>} */
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** @param {number|null|undefined} value @param {number} width @param {number} [digits] */
 const num = (value, width, digits = 0) => (value === null || value === undefined || Number.isNaN(value) ? '–' : value.toFixed(digits)).padStart(width);
+/** @param {Array<number|null|undefined>} list @returns {number|null} */
 const median = (list) => {
-  const sorted = list.filter((value) => value !== null && value !== undefined && !Number.isNaN(value)).sort((a, b) => a - b);
+  const sorted = list.flatMap((value) => (typeof value === 'number' && !Number.isNaN(value) ? [value] : [])).sort((a, b) => a - b);
   return sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)] : null;
 };
 
+/**
+ * What the page and /proc said at one sampling tick.
+ * @typedef {{ tS: number, wallMs: number, byPeer: Record<string, import('./resolution/page.js').PageSample>,
+ *   cpuTicks: Array<number|null>, host: { busy: number, total: number } }} Snapshot
+ */
+
+/**
+ * One sender's figures over the interval between two ticks.
+ * @param {Snapshot} previous @param {Snapshot} now @param {string} peer @param {number} index the peer's in PEERS
+ */
+function intervalRow(previous, now, peer, index) {
+  const seconds = (now.wallMs - previous.wallMs) / 1000;
+  const a = previous.byPeer[peer];
+  const b = now.byPeer[peer];
+  const frames = (b.outbound?.framesEncoded ?? 0) - (a.outbound?.framesEncoded ?? 0);
+  const statsSeconds = ((b.outbound?.timestamp ?? 0) - (a.outbound?.timestamp ?? 0)) / 1000 || seconds;
+  const [ticksBefore, ticksNow] = [previous.cpuTicks[index], now.cpuTicks[index]];
+  return {
+    width: b.outbound?.frameWidth ?? null,
+    height: b.outbound?.frameHeight ?? null,
+    fps: b.outbound?.framesPerSecond ?? null,
+    targetKbps: b.outbound?.targetBitrate ? b.outbound.targetBitrate / 1000 : null,
+    sentKbps: (8 * ((b.outbound?.bytesSent ?? 0) - (a.outbound?.bytesSent ?? 0))) / statsSeconds / 1000,
+    availKbps: b.pair?.availableOutgoingBitrate ? b.pair.availableOutgoingBitrate / 1000 : null,
+    qpPerFrame: frames > 0 ? ((b.outbound?.qpSum ?? 0) - (a.outbound?.qpSum ?? 0)) / frames : null,
+    encodeMsPerFrame: frames > 0 ? (1000 * ((b.outbound?.totalEncodeTime ?? 0) - (a.outbound?.totalEncodeTime ?? 0))) / frames : null,
+    reason: b.outbound?.qualityLimitationReason ?? null,
+    resolutionChanges: b.outbound?.qualityLimitationResolutionChanges ?? null,
+    capture: b.source ? `${b.source.width}×${b.source.height}@${b.source.framesPerSecond ?? '–'}` : '–',
+    trackFps: b.trackFrames && a.trackFrames ? (b.trackFrames.deliveredFrames - a.trackFrames.deliveredFrames) / seconds : null,
+    // ticksBefore is null exactly when ticksNow is: the browser's pid is fixed for the run.
+    cpuPct: ticksNow === null || ticksBefore === null ? null : (100 * (ticksNow - ticksBefore)) / CLOCK_TICKS_PER_S / seconds,
+  };
+}
+
+/** @typedef {{ tS: number, byPeer: Record<string, ReturnType<typeof intervalRow>> }} Sample */
+
+/**
+ * A sender's summary: time at each resolution, qualityLimitationDurations, encoder, sender parameters.
+ * @param {string} peer @param {import('./resolution/page.js').PageSample} last its last page sample @param {Sample[]} samples
+ */
+function printSenderSummary(peer, last, samples) {
+  const rows = samples.map((sample) => sample.byPeer[peer]);
+  const late = samples.filter((sample) => sample.tS > 10).map((sample) => sample.byPeer[peer]);
+  /** @type {Record<string, number>} */
+  const timeAt = {};
+  for (const row of rows) timeAt[`${row.width}×${row.height}`] = (timeAt[`${row.width}×${row.height}`] ?? 0) + 1;
+  /** @type {Record<string, number>} */
+  const reasons = {};
+  for (const row of rows) reasons[row.reason] = (reasons[row.reason] ?? 0) + 1;
+  const durations = last.outbound?.qualityLimitationDurations ?? {};
+  const totalS = Object.values(durations).reduce((sum, value) => sum + Number(value), 0);
+  console.log(`${peer} → ${last.remote}: ${last.codec} by ${last.outbound?.encoderImplementation}${last.outbound?.scalabilityMode ? ` (${last.outbound.scalabilityMode})` : ''}; capture settings `
+    + `${last.settings?.width}×${last.settings?.height}@${last.settings?.frameRate} (${last.settings?.deviceId?.slice(0, 8) ?? ''}), contentHint '${last.contentHint}'`);
+  console.log(`  samples at each sent size: ${Object.entries(timeAt).map(([size, count]) => `${size} ${count}`).join(', ')}; reason per sample: ${Object.entries(reasons).map(([reason, count]) => `${reason} ${count}`).join(', ')}`);
+  console.log(`  qualityLimitationDurations: ${Object.entries(durations).map(([reason, s]) => `${reason} ${Number(s).toFixed(1)} s (${totalS ? ((100 * Number(s)) / totalS).toFixed(0) : '–'} %)`).join(', ')}; resolution changes ${last.outbound?.qualityLimitationResolutionChanges}`);
+  console.log(`  target ${num(median(late.map((row) => row.targetKbps)), 0)} kbps, sent ${num(median(late.map((row) => row.sentKbps)), 0)} kbps, available ${num(median(late.map((row) => row.availKbps)), 0)} kbps, `
+    + `QP/frame ${num(median(late.map((row) => row.qpPerFrame)), 0, 1)}, encode ${num(median(late.map((row) => row.encodeMsPerFrame)), 0, 1)} ms/frame, `
+    + `sent fps ${num(median(late.map((row) => row.fps)), 0)}, capture delivered ${num(median(late.map((row) => row.trackFps)), 0, 1)} fps, browser CPU ${num(median(late.map((row) => row.cpuPct)), 0)} % of one core`);
+  console.log(`  track frames ${JSON.stringify(last.trackFrames)}; keyframes ${last.outbound?.keyFramesEncoded}; sender parameters ${JSON.stringify(last.parameters)}`);
+}
+
 const scenario = loadScenario(values.scenario, { durationS: Math.max(durationS + 5, 15), warmupS: 0 });
-const media = await resolveMedia();
+const media = await resolveMedia(values.video, values.noise);
 const browserPath = resolveBrowserPath({ browserPath: values['browser-path'], puppeteerPath: () => puppeteer.executablePath() }).path;
 console.log(`# bench/resolution.js ${values.label ? `— ${values.label}` : ''}`);
 console.log(`media      ${media.video}: header ${media.width}×${media.height}@${media.fps}; ffprobe: ${await probeY4m(media.video)}`);
@@ -306,6 +160,7 @@ console.log(`tweaks     ${JSON.stringify(Object.fromEntries(Object.entries(tweak
 console.log(`network    scenario ${scenario.name}: ${JSON.stringify(scenario.network)}${scenario.compiled.events.length ? ' (schedule NOT applied)' : ''}`);
 console.log(`machine    ${os.cpus().length} cores, ${os.cpus()[0].model}; load average ${os.loadavg().map((load) => load.toFixed(2)).join(' ')}`);
 
+/** @type {Array<() => Promise<unknown>>} */
 const closers = [];
 const closeAll = async () => { for (const close of closers.reverse()) await close().catch(() => {}); };
 process.once('SIGINT', () => closeAll().then(() => process.exit(130)));
@@ -326,15 +181,17 @@ try {
     closers.push(() => browser.close());
     const page = (await browser.pages())[0] ?? await browser.newPage();
     page.on('pageerror', (error) => console.log(`${peer} page error: ${/** @type {Error} */ (error).message}`));
-    await page.evaluateOnNewDocument(installPageTweaks, tweaks);
-    await page.goto(pageUrl(signaling.httpUrl, { peer, room, signal: signaling.wsUrl }, secrets.get(peer)), { waitUntil: 'load' });
+    for (const install of PAGE_TWEAKS) await page.evaluateOnNewDocument(install, tweaks);
+    const secret = secrets.get(peer);
+    if (!secret) throw new Error(`no secret for ${peer}: createPeerSecrets was given ${PEERS.join(', ')}`);
+    await page.goto(pageUrl(signaling.httpUrl, { peer, room, signal: signaling.wsUrl }, secret), { waitUntil: 'load' });
     return { peer, browser, page, pid: browser.process()?.pid ?? null, version: await browser.version() };
   }));
   console.log(`browser    ${peers[0].version} (${browserPath}), headless`);
 
   const connectDeadline = Date.now() + CONNECT_TIMEOUT_MS;
   const connected = () => Promise.all(peers.map(({ page }) => page.evaluate(() => [
-    .../** @type {any} */ (window).testbed.connections.values(),
+    .../** @type {any} */ (window).testbed.connections.values(), // any: client-app/app.js's page global
   ].some(({ pc }) => pc.connectionState === 'connected'))));
   while (!(await connected()).every(Boolean)) {
     if (Date.now() > connectDeadline) throw new Error(`peers did not connect within ${CONNECT_TIMEOUT_MS / 1000} s`);
@@ -343,7 +200,8 @@ try {
   const startMs = Date.now();
   console.log(`connected  ${new Date(startMs).toISOString()}; sampling ${durationS} s every ${intervalMs} ms`);
   for (const { peer, page } of peers) {
-    const log = await page.evaluate(() => /** @type {any} */ (window).__benchLog);
+    /** @type {string[]} */
+    const log = await page.evaluate(() => /** @type {any} */ (window).__benchLog); // any: the page global page.js sets
     if (log.length) console.log(`${peer} page  ${[...new Set(log)].join(' | ')}`);
   }
 
@@ -351,8 +209,9 @@ try {
   console.log(`${'t s'.padStart(5)}${'sent WxH'.padStart(11)}${'fps'.padStart(5)}${'target'.padStart(8)}${'sent'.padStart(7)}${'avail'.padStart(7)}`
     + `${'QP'.padStart(5)}${'enc ms'.padStart(7)}  ${'limit'.padEnd(10)}${'chg'.padStart(4)}${'capture WxH@fps'.padStart(17)}${'trk fps'.padStart(8)}`
     + `${'recv WxH'.padStart(11)}${'cpu p0'.padStart(7)}${'cpu p1'.padStart(7)}${'host'.padStart(6)}`);
-  /** @type {Array<{ tS: number, byPeer: Record<string, any> }>} */
+  /** @type {Sample[]} */
   const samples = [];
+  /** @type {Snapshot|null} */
   let previous = null;
   for (let tick = 1; Date.now() - startMs < durationS * 1000; tick += 1) {
     await sleep(Math.max(0, startMs + tick * intervalMs - Date.now()));
@@ -363,32 +222,10 @@ try {
     ]);
     const byPeer = Object.fromEntries(PEERS.map((peer, i) => [peer, byPage[i][0]]));
     const now = { tS: (Date.now() - startMs) / 1000, wallMs: Date.now(), byPeer, cpuTicks, host };
-    if (previous) {
-      const row = {};
-      const seconds = (now.wallMs - previous.wallMs) / 1000;
-      for (const [index, peer] of PEERS.entries()) {
-        const a = previous.byPeer[peer];
-        const b = now.byPeer[peer];
-        const frames = (b.outbound?.framesEncoded ?? 0) - (a.outbound?.framesEncoded ?? 0);
-        const statsSeconds = ((b.outbound?.timestamp ?? 0) - (a.outbound?.timestamp ?? 0)) / 1000 || seconds;
-        row[peer] = {
-          width: b.outbound?.frameWidth ?? null,
-          height: b.outbound?.frameHeight ?? null,
-          fps: b.outbound?.framesPerSecond ?? null,
-          targetKbps: b.outbound?.targetBitrate ? b.outbound.targetBitrate / 1000 : null,
-          sentKbps: (8 * ((b.outbound?.bytesSent ?? 0) - (a.outbound?.bytesSent ?? 0))) / statsSeconds / 1000,
-          availKbps: b.pair?.availableOutgoingBitrate ? b.pair.availableOutgoingBitrate / 1000 : null,
-          qpPerFrame: frames > 0 ? ((b.outbound?.qpSum ?? 0) - (a.outbound?.qpSum ?? 0)) / frames : null,
-          encodeMsPerFrame: frames > 0 ? (1000 * ((b.outbound?.totalEncodeTime ?? 0) - (a.outbound?.totalEncodeTime ?? 0))) / frames : null,
-          reason: b.outbound?.qualityLimitationReason ?? null,
-          resolutionChanges: b.outbound?.qualityLimitationResolutionChanges ?? null,
-          capture: b.source ? `${b.source.width}×${b.source.height}@${b.source.framesPerSecond ?? '–'}` : '–',
-          trackFps: b.trackFrames && a.trackFrames ? (b.trackFrames.deliveredFrames - a.trackFrames.deliveredFrames) / seconds : null,
-          cpuPct: now.cpuTicks[index] === null ? null
-            : (100 * (now.cpuTicks[index] - previous.cpuTicks[index])) / CLOCK_TICKS_PER_S / seconds,
-        };
-      }
-      const hostPct = (100 * (now.host.busy - previous.host.busy)) / (now.host.total - previous.host.total);
+    const before = previous;
+    if (before) {
+      const row = Object.fromEntries(PEERS.map((peer, index) => [peer, intervalRow(before, now, peer, index)]));
+      const hostPct = (100 * (now.host.busy - before.host.busy)) / (now.host.total - before.host.total);
       const p0 = row.p0;
       const recv = now.byPeer.p1.inbound;
       samples.push({ tS: now.tS, byPeer: row });
@@ -401,25 +238,7 @@ try {
   }
 
   console.log('\nsummary per sender (medians over the samples after the first 10 s)');
-  for (const peer of PEERS) {
-    const last = previous.byPeer[peer];
-    const rows = samples.map((sample) => sample.byPeer[peer]);
-    const late = samples.filter((sample) => sample.tS > 10).map((sample) => sample.byPeer[peer]);
-    const timeAt = {};
-    for (const row of rows) timeAt[`${row.width}×${row.height}`] = (timeAt[`${row.width}×${row.height}`] ?? 0) + 1;
-    const reasons = {};
-    for (const row of rows) reasons[row.reason] = (reasons[row.reason] ?? 0) + 1;
-    const durations = last.outbound?.qualityLimitationDurations ?? {};
-    const totalS = Object.values(durations).reduce((sum, value) => sum + Number(value), 0);
-    console.log(`${peer} → ${last.remote}: ${last.codec} by ${last.outbound?.encoderImplementation}${last.outbound?.scalabilityMode ? ` (${last.outbound.scalabilityMode})` : ''}; capture settings `
-      + `${last.settings?.width}×${last.settings?.height}@${last.settings?.frameRate} (${last.settings?.deviceId?.slice(0, 8) ?? ''}), contentHint '${last.contentHint}'`);
-    console.log(`  samples at each sent size: ${Object.entries(timeAt).map(([size, count]) => `${size} ${count}`).join(', ')}; reason per sample: ${Object.entries(reasons).map(([reason, count]) => `${reason} ${count}`).join(', ')}`);
-    console.log(`  qualityLimitationDurations: ${Object.entries(durations).map(([reason, s]) => `${reason} ${Number(s).toFixed(1)} s (${totalS ? ((100 * Number(s)) / totalS).toFixed(0) : '–'} %)`).join(', ')}; resolution changes ${last.outbound?.qualityLimitationResolutionChanges}`);
-    console.log(`  target ${num(median(late.map((row) => row.targetKbps)), 0)} kbps, sent ${num(median(late.map((row) => row.sentKbps)), 0)} kbps, available ${num(median(late.map((row) => row.availKbps)), 0)} kbps, `
-      + `QP/frame ${num(median(late.map((row) => row.qpPerFrame)), 0, 1)}, encode ${num(median(late.map((row) => row.encodeMsPerFrame)), 0, 1)} ms/frame, `
-      + `sent fps ${num(median(late.map((row) => row.fps)), 0)}, capture delivered ${num(median(late.map((row) => row.trackFps)), 0, 1)} fps, browser CPU ${num(median(late.map((row) => row.cpuPct)), 0)} % of one core`);
-    console.log(`  track frames ${JSON.stringify(last.trackFrames)}; keyframes ${last.outbound?.keyFramesEncoded}; sender parameters ${JSON.stringify(last.parameters)}`);
-  }
+  if (previous) for (const peer of PEERS) printSenderSummary(peer, previous.byPeer[peer], samples);
 } finally {
   await closeAll();
 }

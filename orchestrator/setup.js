@@ -41,8 +41,13 @@ const SYSTEM_PACKAGES = {
   'python3-venv': 'python3',
 };
 
+/** @param {string} executable */
 const onPath = (executable) => spawnSync('sh', ['-c', `command -v ${executable}`], { stdio: 'ignore' }).status === 0;
 
+/**
+ * Runs a set-up step, printed first; a failure ends the set-up with what to do.
+ * @param {string} command @param {string[]} args @param {import('node:child_process').SpawnSyncOptions} [options]
+ */
 function run(command, args, options = {}) {
   console.log(`$ ${[...Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}`), command, ...args].join(' ')}`);
   const { status } = spawnSync(command, args, { stdio: 'inherit', cwd: root, ...options, env: { ...process.env, ...options.env } });
@@ -55,8 +60,10 @@ function run(command, args, options = {}) {
 const hasSystemBrowser = () => Boolean(process.env.CHROME_PATH) || WELL_KNOWN_BROWSER_PATHS.some((p) => existsSync(p));
 const hasFirefox = () => Boolean(process.env.FIREFOX_PATH) || WELL_KNOWN_FIREFOX_PATHS.some((p) => existsSync(p));
 const hasVenv = () => spawnSync('python3', ['-c', 'import ensurepip, venv'], { stdio: 'ignore' }).status === 0;
+/** @type {Record<string, () => boolean>} packages that an executable on PATH does not prove installed */
 const installed = { chromium: hasSystemBrowser, 'firefox-esr': hasFirefox, 'python3-venv': hasVenv };
 /** Ubuntu has no firefox-esr package (its firefox is a snap): there the set-up says how to get Firefox and goes on. */
+/** @param {string} pkg */
 const aptHas = (pkg) => /Candidate: (?!\(none\))/.test(spawnSync('apt-cache', ['policy', pkg], { encoding: 'utf8' }).stdout ?? '');
 const missingAll = Object.entries(SYSTEM_PACKAGES)
   .filter(([pkg, executable]) => !(installed[pkg]?.() ?? onPath(executable)))
@@ -125,6 +132,7 @@ function installGridJars() {
 /** Grid sessions drive the system Chromium through chromedriver: the two must be one version. */
 function checkChromedriver() {
   if (!hasSystemBrowser() || !onPath('chromedriver')) return;
+  /** @param {string} command */
   const version = (command) => spawnSync(command, ['--version'], { encoding: 'utf8' }).stdout ?? '';
   const browser = process.env.CHROME_PATH || WELL_KNOWN_BROWSER_PATHS.find((p) => existsSync(p)) || 'chromium';
   const mismatch = driverMismatch(version(browser), version('chromedriver'));

@@ -129,30 +129,41 @@ describe('relay child process accuracy through real UDP', () => {
   });
 });
 
-describe('relay forwarding rules (in-process relay)', () => {
-  /** @type {UdpRelay} */
-  let relay;
-  let sockets = [];
-
+/**
+ * The hooks of a block that drives one in-process relay: started before its tests, closed after them with the
+ * sockets they opened. pair(a, b) registers peers a and b (one candidate each) with an unconstrained route both ways.
+ */
+function inProcessRelay() {
+  const block = {
+    /** @type {UdpRelay|null} set by before() */
+    relay: null,
+    /** @type {dgram.Socket[]} */
+    sockets: [],
+    /** @param {string} a @param {string} b */
+    pair: async (a, b) => {
+      const [socketA, socketB] = [await udpSocket(), await udpSocket()];
+      block.sockets.push(socketA, socketB);
+      const proxyA = await block.relay.register({ peer: a, remotePeer: b, address: HOST, port: socketA.address().port });
+      const proxyB = await block.relay.register({ peer: b, remotePeer: a, address: HOST, port: socketB.address().port });
+      const links = { [`${a}.up`]: params(), [`${b}.up`]: params(), [`${a}.down`]: params(), [`${b}.down`]: params() };
+      block.relay.configure({ links, routes: { [`${a}->${b}`]: [`${a}.up`, `${b}.down`], [`${b}->${a}`]: [`${b}.up`, `${a}.down`] } });
+      return { socketA, socketB, proxyA, proxyB };
+    },
+  };
   before(async () => {
-    relay = new UdpRelay({ seed: 1 });
-    await relay.start();
+    block.relay = new UdpRelay({ seed: 1 });
+    await block.relay.start();
   });
   after(async () => {
-    await closeAll(sockets);
-    await relay.close();
+    await closeAll(block.sockets);
+    await block.relay.close();
   });
+  return block;
+}
 
-  /** Registers peers a and b (one candidate each) with an unconstrained route both ways. */
-  async function pair(a, b) {
-    const [socketA, socketB] = [await udpSocket(), await udpSocket()];
-    sockets.push(socketA, socketB);
-    const proxyA = await relay.register({ peer: a, remotePeer: b, address: HOST, port: socketA.address().port });
-    const proxyB = await relay.register({ peer: b, remotePeer: a, address: HOST, port: socketB.address().port });
-    const links = { [`${a}.up`]: params(), [`${b}.up`]: params(), [`${a}.down`]: params(), [`${b}.down`]: params() };
-    relay.configure({ links, routes: { [`${a}->${b}`]: [`${a}.up`, `${b}.down`], [`${b}->${a}`]: [`${b}.up`, `${a}.down`] } });
-    return { socketA, socketB, proxyA, proxyB };
-  }
+describe('relay forwarding rules (in-process relay)', () => {
+  const block = inProcessRelay();
+  const { pair } = block;
 
   test('each side sees the other only as its rewritten candidate, in both directions', async () => {
     const { socketA, socketB, proxyA, proxyB } = await pair('p0', 'p1');
@@ -168,10 +179,10 @@ describe('relay forwarding rules (in-process relay)', () => {
 
   test('an SFU on another local address sees a page\'s candidate there (bindAddress), the page sees the SFU on loopback', { skip: !otherLocalAddress && 'no non-loopback IPv4 address' }, async () => {
     const [page, sfu] = [await udpSocket(), await udpSocket(otherLocalAddress)];
-    sockets.push(page, sfu);
-    const pageProxy = await relay.register({ peer: 'p7', remotePeer: 'sfu', address: HOST, port: page.address().port, bindAddress: otherLocalAddress });
-    const sfuProxy = await relay.register({ peer: 'sfu', remotePeer: 'p7', address: otherLocalAddress, port: sfu.address().port });
-    relay.configure({ links: { 'p7.up': params(), 'p7.down': params() }, routes: { 'p7->sfu': ['p7.up'], 'sfu->p7': ['p7.down'] } });
+    block.sockets.push(page, sfu);
+    const pageProxy = await block.relay.register({ peer: 'p7', remotePeer: 'sfu', address: HOST, port: page.address().port, bindAddress: otherLocalAddress });
+    const sfuProxy = await block.relay.register({ peer: 'sfu', remotePeer: 'p7', address: otherLocalAddress, port: sfu.address().port });
+    block.relay.configure({ links: { 'p7.up': params(), 'p7.down': params() }, routes: { 'p7->sfu': ['p7.up'], 'sfu->p7': ['p7.down'] } });
     const [atPage, atSfu] = [collect(page), collect(sfu)];
     page.send(Buffer.from('ping'), sfuProxy, HOST);
     await sleep(50);
@@ -179,52 +190,57 @@ describe('relay forwarding rules (in-process relay)', () => {
     await sleep(50);
     assert.deepEqual(atSfu.map(({ payload, sourceAddress, sourcePort }) => [String(payload), sourceAddress, sourcePort]), [['ping', otherLocalAddress, pageProxy]]);
     assert.deepEqual(atPage.map(({ payload, sourceAddress, sourcePort }) => [String(payload), sourceAddress, sourcePort]), [['pong', HOST, sfuProxy]]);
-    await assert.rejects(relay.register({ peer: 'p7', remotePeer: 'sfu', address: HOST, port: 9, bindAddress: 'sfu.local' }), { name: 'InputError' });
+    await assert.rejects(block.relay.register({ peer: 'p7', remotePeer: 'sfu', address: HOST, port: 9, bindAddress: 'sfu.local' }), { name: 'InputError' });
   });
 
   test('register is idempotent per (peer, remote peer, candidate) and distinct per remote peer', async () => {
     const socket = await udpSocket();
-    sockets.push(socket);
+    block.sockets.push(socket);
     const candidate = { peer: 'p2', remotePeer: 'p3', address: HOST, port: socket.address().port };
-    const [first, second] = await Promise.all([relay.register(candidate), relay.register(candidate)]);
+    const [first, second] = await Promise.all([block.relay.register(candidate), block.relay.register(candidate)]);
     assert.equal(first, second);
-    assert.notEqual(await relay.register({ ...candidate, remotePeer: 'p4' }), first);
-    await assert.rejects(relay.register({ ...candidate, address: '::1' }), { name: 'InputError' });
+    assert.notEqual(await block.relay.register({ ...candidate, remotePeer: 'p4' }), first);
+    await assert.rejects(block.relay.register({ ...candidate, address: '::1' }), { name: 'InputError' });
   });
 
   test('datagrams from unregistered sources are dropped and counted', async () => {
     const { socketB, proxyB } = await pair('p5', 'p6');
     const atB = collect(socketB);
     const stranger = await udpSocket();
-    sockets.push(stranger);
-    const before = relay.stats().dropsUnknownSource;
+    block.sockets.push(stranger);
+    const before = block.relay.stats().dropsUnknownSource;
     for (let i = 0; i < 5; i++) stranger.send(Buffer.from('intrusion'), proxyB, HOST);
     await sleep(100);
     assert.equal(atB.length, 0);
-    assert.equal(relay.stats().dropsUnknownSource - before, 5);
+    assert.equal(block.relay.stats().dropsUnknownSource - before, 5);
   });
 
   test('2000 datagrams that arrive while the relay\'s event loop is stalled are all forwarded, none lost in its socket', async () => {
     const { socketA, socketB, proxyB } = await pair('p7', 'p8');
     socketB.setRecvBufferSize(4 * 1024 * 1024);
     const atB = collect(socketB);
-    const before = relay.stats().forwardedPackets;
+    const before = block.relay.stats().forwardedPackets;
     // The sends reach the kernel before the relay reads any: 2.4 MB wait in its socket, as in a 20 ms stall at 100 000 p/s.
     for (let i = 0; i < 2000; i++) socketA.send(Buffer.alloc(1200, i % 256), proxyB, HOST);
     for (let waitedMs = 0; atB.length < 2000 && waitedMs < 2000; waitedMs += 50) await sleep(50);
-    assert.equal(relay.stats().forwardedPackets - before, 2000);
+    assert.equal(block.relay.stats().forwardedPackets - before, 2000);
     assert.equal(atB.length, 2000);
   });
+});
+
+describe('relay load, reconfiguration, traces and tunnels (in-process relay)', () => {
+  const block = inProcessRelay();
+  const { pair } = block;
 
   test('the relay reports its own load per second: the datagrams it took in and sent, its busy share and lateness', async () => {
     const { socketA, socketB, proxyB } = await pair('p9', 'p10');
     const atB = collect(socketB);
     // The second in progress holds the earlier tests' datagrams: let it close first.
     await sleep(1100);
-    relay.loadTruth();
+    block.relay.loadTruth();
     for (let i = 0; i < 100; i++) socketA.send(Buffer.from('load'), proxyB, HOST);
     await sleep(2100);
-    const rows = relay.loadTruth();
+    const rows = block.relay.loadTruth();
     assert.ok(rows.length >= 1, 'a completed second gives a row');
     assert.equal(atB.length, 100);
     assert.equal(rows.reduce((sum, row) => sum + row.packetsIn, 0), 100);
@@ -237,15 +253,15 @@ describe('relay forwarding rules (in-process relay)', () => {
     const { socketA, socketB, proxyB } = await pair('p7', 'p8');
     const atB = collect(socketB);
     // 472 + 28 bytes at 100 kbps = 40 ms each: 20 packets would take 800 ms.
-    relay.configure({ links: { 'p7.up': params({ rateKbps: 100, queuePackets: 100 }) } });
+    block.relay.configure({ links: { 'p7.up': params({ rateKbps: 100, queuePackets: 100 }) } });
     const sentMs = performance.now();
     for (let i = 0; i < 20; i++) socketA.send(encodeProbe(i, 0, 472), proxyB, HOST);
     await sleep(100);
-    relay.configure({ links: { 'p7.up': params({ rateKbps: 10_000, queuePackets: 1 }) } }); // 0.4 ms each, tiny queue
+    block.relay.configure({ links: { 'p7.up': params({ rateKbps: 10_000, queuePackets: 1 }) } }); // 0.4 ms each, tiny queue
     await sleep(200);
     assert.deepEqual(atB.map(({ payload }) => decodeProbe(payload).seq), [...Array(20).keys()]);
     assert.ok(atB.at(-1).atMs - sentMs < 250, `last packet after ${(atB.at(-1).atMs - sentMs).toFixed(0)} ms`);
-    assert.equal(relay.stats().links['p7.up'].dropsQueue, 0);
+    assert.equal(block.relay.stats().links['p7.up'].dropsQueue, 0);
   });
 
   test('a trace whose timestamps are not finite cannot make the relay spin: it is refused before a link uses it', () => {
@@ -253,45 +269,45 @@ describe('relay forwarding rules (in-process relay)', () => {
     const link = { ...params(), trace: 'huge' };
     for (const opportunitiesMs of [[0, 10, Infinity], [0, 10, null], [0, Number.NaN, 20], [5, 3], [0, MAX_TRACE_MS + 1], []]) {
       const trace = { name: 'huge', opportunitiesMs, periodMs: opportunitiesMs.at(-1) };
-      assert.throws(() => relay.configure({ links: { 'p9.up': link }, traces: { huge: trace } }), { name: 'InputError', message: /^relay trace huge/ },
+      assert.throws(() => block.relay.configure({ links: { 'p9.up': link }, traces: { huge: trace } }), { name: 'InputError', message: /^relay trace huge/ },
         JSON.stringify(opportunitiesMs));
     }
-    assert.throws(() => relay.configure({ links: { 'p9.up': link } }), /names trace huge, which was not given/, 'a refused trace is not kept');
+    assert.throws(() => block.relay.configure({ links: { 'p9.up': link } }), /names trace huge, which was not given/, 'a refused trace is not kept');
   });
 
   test('a route naming an unknown link is refused', () => {
-    assert.throws(() => relay.configure({ routes: { 'p0->p1': ['p0.up', 'nowhere'] } }), { name: 'InputError', message: /nowhere/ });
+    assert.throws(() => block.relay.configure({ routes: { 'p0->p1': ['p0.up', 'nowhere'] } }), { name: 'InputError', message: /nowhere/ });
   });
 
   test('a tunnel carries whole packets between its two bridges, each way over its own route, charged at their own size', async () => {
     const [left, right, stranger] = [await udpSocket(), await udpSocket(), await udpSocket()];
-    sockets.push(left, right, stranger);
-    relay.configure({ links: { 'tun.fwd': params(), 'tun.back': params() } });
-    const { leftPort, rightPort } = await relay.registerTunnel({
+    block.sockets.push(left, right, stranger);
+    block.relay.configure({ links: { 'tun.fwd': params(), 'tun.back': params() } });
+    const { leftPort, rightPort } = await block.relay.registerTunnel({
       name: 'flow', forward: ['tun.fwd'], back: ['tun.back'],
       left: { address: HOST, port: left.address().port }, right: { address: HOST, port: right.address().port },
     });
     const [atLeft, atRight] = [collect(left), collect(right)];
-    const before = relay.stats();
+    const before = block.relay.stats();
     left.send(Buffer.alloc(1500, 1), leftPort, HOST);
     right.send(Buffer.alloc(52, 2), rightPort, HOST);
     stranger.send(Buffer.alloc(100), leftPort, HOST);
     await sleep(50);
     assert.deepEqual(atRight.map(({ payload, sourcePort }) => [payload.length, payload[0], sourcePort]), [[1500, 1, rightPort]]);
     assert.deepEqual(atLeft.map(({ payload, sourcePort }) => [payload.length, payload[0], sourcePort]), [[52, 2, leftPort]]);
-    const after = relay.stats();
+    const after = block.relay.stats();
     assert.equal(after.dropsUnknownSource - before.dropsUnknownSource, 1);
     assert.equal(after.links['tun.fwd'].bytesIn, 1500, 'no UDP/IP overhead added: the payload is an IP packet');
     assert.equal(after.links['tun.back'].bytesIn, 52);
     await sleep(1000);
-    const truth = relay.tunnelTruth();
+    const truth = block.relay.tunnelTruth();
     const total = (direction, field) => truth.filter((row) => row.direction === direction).reduce((sum, row) => sum + row[field], 0);
     assert.deepEqual([total('forward', 'bytesIn'), total('forward', 'bytesOut'), total('back', 'packetsOut')], [1500, 1500, 1]);
     assert.ok(truth.length > 0, 'truth: nothing to check');
     assert.ok(truth.every((row) => row.flow === 'flow'));
-    await assert.rejects(relay.registerTunnel({ name: 'flow', forward: ['tun.fwd'], back: ['tun.back'], left: { address: HOST, port: 1 }, right: { address: HOST, port: 2 } }),
+    await assert.rejects(block.relay.registerTunnel({ name: 'flow', forward: ['tun.fwd'], back: ['tun.back'], left: { address: HOST, port: 1 }, right: { address: HOST, port: 2 } }),
       { name: 'InputError', message: /exists already/ });
-    await assert.rejects(relay.registerTunnel({ name: 'other', forward: ['nowhere'], back: ['tun.back'], left: { address: HOST, port: 1 }, right: { address: HOST, port: 2 } }),
+    await assert.rejects(block.relay.registerTunnel({ name: 'other', forward: ['nowhere'], back: ['tun.back'], left: { address: HOST, port: 1 }, right: { address: HOST, port: 2 } }),
       { name: 'InputError', message: /forward route .*unknown: nowhere/ });
   });
 });

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+/// <reference path="./yargs.d.ts" />
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { commands } from '../commands/index.js';

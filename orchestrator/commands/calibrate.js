@@ -70,7 +70,30 @@ const COLUMNS = [
 /** @param {Array<string|number>} cells */
 const formatRow = (cells) => cells.map((cell, i) => String(cell).padEnd(Number(COLUMNS[i][1]))).join(' ').trimEnd();
 
-/** @param {import('../emulators/calibration.js').CalibrationResult & {rttMs?: {min: number, mean: number}}} result */
+/**
+ * A case's result, or an extra check's (kernel TCP through the relay's queues), which adds its round trip.
+ * @typedef {import('../emulators/calibration.js').CalibrationResult & {rttMs?: {min: number, mean: number}}} CaseResult
+ */
+
+/**
+ * An extra check's result as a case result: the contract types them as objects; the table reads these fields.
+ * @param {object} result
+ * @returns {CaseResult}
+ */
+function asCaseResult(result) {
+  const fields = /** @type {Record<string, unknown>} */ (result);
+  if (typeof fields.name !== 'string' || !Array.isArray(fields.failures) || !Array.isArray(fields.lossPctCi99)) {
+    throw new TypeError(`calibrate: an extra check returned ${JSON.stringify(result)}, not a calibration result (name, failures, lossPctCi99)`);
+  }
+  return /** @type {CaseResult} */ (result);
+}
+
+/**
+ * The emulator's own counters, as far as calibrate prints them: the relay's send lateness.
+ * @typedef {{ sendLateMs?: { p50: number, p99: number, max: number } }} EmulatorStats
+ */
+
+/** @param {CaseResult} result */
 function tableRow(result) {
   const [low, high] = result.lossPctCi99;
   return formatRow([
@@ -78,7 +101,7 @@ function tableRow(result) {
     describeParams(result.configured),
     result.achievedKbps === null ? '-' : `${result.achievedKbps} kbps`,
     result.rttMs ? `RTT min ${result.rttMs.min} / mean ${result.rttMs.mean} ms`
-      : result.oneWayDelayMsP50 === null ? '-' : `${result.oneWayDelayMsP50.toFixed(2)} / ${result.oneWayDelayMsP99.toFixed(2)} ms`,
+      : result.oneWayDelayMsP50 === null ? '-' : `${result.oneWayDelayMsP50.toFixed(2)} / ${result.oneWayDelayMsP99?.toFixed(2) ?? '-'} ms`,
     `${result.lossPct.toFixed(2)} % [${low.toFixed(2)}, ${high.toFixed(2)}]`,
     result.failures.length === 0 ? 'ok' : `FAIL: ${result.failures.join('; ')}`,
   ]);
@@ -93,6 +116,7 @@ async function calibrateTrace(argv) {
   await raisePriority(process.pid);
   const { path, stats, close } = await openProbeSession('relay');
   let result;
+  /** @type {EmulatorStats} */
   let emulatorStats;
   try {
     if (!argv.json) console.log(`Replaying ${trace.name} for ${argv.duration} s through the relay (probe p0 -> p1, trace on p0.up) ...`);
@@ -107,8 +131,10 @@ async function calibrateTrace(argv) {
     console.log(`offered ${result.offeredKbps} kbps (saturating)\n${'second'.padEnd(8)}${'trace kbps'.padStart(12)}${'achieved kbps'.padStart(15)}`);
     for (const row of result.seconds) console.log(`${String(row.t).padEnd(8)}${row.traceKbps.toFixed(1).padStart(12)}${row.achievedKbps.toFixed(1).padStart(15)}`);
     console.log(`mean |achieved − trace|: ${result.meanAbsErrorKbps} kbps (${result.meanAbsErrorPct} % of the trace's mean)`);
-    const { p50, p99, max } = emulatorStats.sendLateMs;
-    console.log(`Relay send lateness against schedule: p50 ${p50} ms, p99 ${p99} ms, max ${max} ms.`);
+    if (emulatorStats.sendLateMs) {
+      const { p50, p99, max } = emulatorStats.sendLateMs;
+      console.log(`Relay send lateness against schedule: p50 ${p50} ms, p99 ${p99} ms, max ${max} ms.`);
+    }
   }
   if (result.failures.length > 0) {
     throw new EnvironmentError(`calibrate --trace ${trace.name}: ${result.failures.length} of ${result.seconds.length} seconds outside ${TOLERANCES.rateErrorPct} % (${result.failures.slice(0, 3).join('; ')}). `
@@ -124,7 +150,9 @@ export async function handler(argv) {
   await raisePriority(process.pid);
   const { path, stats, close, skipCase, extraChecks } = await openProbeSession(argv.emulator);
   const runnable = cases.filter((c) => !skipCase?.(c));
+  /** @type {CaseResult[]} */
   let results;
+  /** @type {EmulatorStats} */
   let emulatorStats;
   try {
     if (!argv.json) {
@@ -132,10 +160,10 @@ export async function handler(argv) {
       console.log(`Pass: rate within ${TOLERANCES.rateErrorPct} % of a cap; delay error median <= ${TOLERANCES.delayErrorMsP50} ms, p99 <= ${TOLERANCES.delayErrorMsP99} ms; configured loss inside the interval.`);
       console.log(formatRow(COLUMNS.map(([title]) => title)));
     }
-    const onResult = argv.json ? undefined : (result) => console.log(tableRow(result));
+    const onResult = argv.json ? undefined : (/** @type {object} */ result) => console.log(tableRow(asCaseResult(result)));
     for (const c of cases) if (skipCase?.(c) && !argv.json) console.log(`${c.name}: skipped: ${skipCase(c)}`);
     results = await runCalibration(path, runnable, { onResult });
-    if (extraChecks) results.push(...await extraChecks({ onResult }));
+    if (extraChecks) results.push(...(await extraChecks({ onResult })).map(asCaseResult));
     emulatorStats = await stats();
   } finally {
     await close();

@@ -8,10 +8,12 @@ export const command = 'cleanup';
 export const describe = 'Remove what crashed runs left behind: netem\'s wtb-* namespaces (and the nft tables in them), control veths, '
   + 'kernel flows\' wtbx-* namespaces, constrained devices\' wtb-* cgroups, processes inside; runs still in progress are left alone';
 
+/** @param {import('yargs').Argv} yargs */
 export const builder = (yargs) => yargs
   .option('run-id', { describe: 'only this run (as in the namespace names wtb-<id>-…), even while its orchestrator runs', type: 'string' })
   .option('dry-run', { describe: 'list what would be removed, remove nothing', type: 'boolean', default: false });
 
+/** @param {{ runId?: string, dryRun: boolean }} argv */
 export async function handler(argv) {
   if (process.platform !== 'linux') {
     throw new EnvironmentError(`cleanup: the netem backend exists only on Linux (this is ${process.platform}); nothing to clean`);

@@ -11,6 +11,7 @@ export const describe = 'Write a shell script that sets up a scenario\'s network
 /** The backends that write scripts: what `--emulator` takes here. */
 const SCRIPTED = BACKENDS.filter((backend) => backend.exportScript).map((backend) => backend.name);
 
+/** @param {import('yargs').Argv} yargs */
 export const builder = (yargs) => yargs
   .positional('scenario', { describe: 'scenario name (see `list`) or path to a scenario file', type: 'string' })
   .option('topology-only', { describe: 'netem only, no scenario: build the namespaces with every link unconstrained and leave them (what netem-scripts/setup-namespaces.sh runs)', type: 'boolean', default: false })
@@ -30,8 +31,15 @@ export const builder = (yargs) => yargs
   .example('$0 export-script --topology-only --run-id lab --peers 3', 'namespaces wtb-lab-p0…p2 behind wtb-lab-r, nothing shaped');
 
 /**
+ * The options `export-script` reads, as yargs parses them (camelCase).
+ * @typedef {{ scenario?: string, topologyOnly: boolean, peers?: number, bottleneck?: boolean, runId: string, block?: number,
+ *   emulator: string, platform: string, address: string[], schNetem: boolean, timeScale: number, out?: string,
+ *   traceDir: string[] }} ExportArgv
+ */
+
+/**
  * What a backend's exportScript reads: the flags, by name.
- * @param {Record<string, any>} argv
+ * @param {ExportArgv} argv
  * @returns {import('../emulators/contract.js').ScriptFlags}
  */
 const scriptFlags = (argv) => ({
@@ -39,7 +47,7 @@ const scriptFlags = (argv) => ({
   peers: argv.peers, bottleneck: argv.bottleneck,
 });
 
-/** @param {Record<string, any>} argv @returns {string} */
+/** @param {ExportArgv} argv @returns {string} */
 function topologyScript(argv) {
   if (argv.scenario !== undefined) throw new InputError(`export-script ${argv.scenario} --topology-only: the topology has every link unconstrained; drop the scenario, or drop --topology-only for its script`);
   const backend = backendNamed(argv.emulator);
@@ -47,7 +55,7 @@ function topologyScript(argv) {
   return backend.exportTopology(scriptFlags(argv));
 }
 
-/** @param {Record<string, any>} argv @returns {string} */
+/** @param {ExportArgv} argv @returns {string} */
 function scenarioScript(argv) {
   if (argv.scenario === undefined) throw new InputError('export-script: name a scenario (see `list`) or a scenario file, or pass --topology-only');
   if (argv.peers !== undefined || argv.bottleneck !== undefined) {
@@ -63,6 +71,7 @@ function scenarioScript(argv) {
   return backend.exportScript(compiled, { scenario: scenario.name, durationS: scenario.durationS, peers }, scriptFlags(argv));
 }
 
+/** @param {ExportArgv} argv */
 export async function handler(argv) {
   const script = argv.topologyOnly ? topologyScript(argv) : scenarioScript(argv);
   if (!argv.out) {

@@ -22,12 +22,14 @@ export const command = 'history <action>';
 export const describe = 'The results store of every night: import, export, report (trend dashboard), drift, baseline';
 
 const storeOption = { type: /** @type {const} */ ('string'), default: process.env.HISTORY_STORE || DEFAULT_STORE, describe: 'SQLite file or postgres:// URL (default $HISTORY_STORE, else results/history.sqlite)' };
+/** @param {import('yargs').Argv} y */
 const filterOptions = (y) => y
   .option('store', storeOption)
   .option('scenario', { type: 'string', describe: 'only this scenario' })
   .option('metric', { type: 'string', array: true, describe: 'only these catalogue metrics (repeat or comma-separate)' })
   .option('since', { type: 'string', describe: 'only runs started at or after this date (ISO 8601, e.g. 2026-10-01)' })
   .option('suite', { type: 'string', describe: 'only nights of this suite' });
+/** @param {import('yargs').Argv} y */
 const driftOptions = (y) => y
   .option('drift-nights', { type: 'number', default: DEFAULT_DRIFT.nights, describe: 'drift: compare the last N nights with the N before' })
   .option('drift-pct', { type: 'number', default: DEFAULT_DRIFT.thresholdPct, describe: 'drift: flag a change of the median beyond this many per cent' });
@@ -53,7 +55,11 @@ export const builder = (yargs) => yargs
     .option('out', { type: 'string', demandOption: true, describe: 'baseline file to write (not written when no night qualifies)' }), baseline)
   .demandCommand(1, 'Name an action: import, export, report, drift or baseline.');
 
-/** @param {string[]|undefined} given */
+/**
+ * @template {string[]|null} F
+ * @param {string[]|undefined} given @param {F} fallback
+ * @returns {string[]|F}
+ */
 function metricsOf(given, fallback) {
   if (!given?.length) return fallback;
   const metrics = given.flatMap((item) => String(item).split(',')).map((item) => item.trim()).filter(Boolean);
@@ -71,17 +77,32 @@ function sinceOf(since) {
   return new Date(ms).toISOString();
 }
 
-/** The --scenario, --metric, --since and --suite filter. */
+/**
+ * @typedef {{ store: string, scenario?: string, metric?: string[], since?: string, suite?: string }} FilterArgv
+ * @typedef {{ driftNights: number, driftPct: number }} DriftArgv
+ */
+
+/**
+ * The --scenario, --metric, --since and --suite filter.
+ * @template {string[]|null} F
+ * @param {FilterArgv} argv @param {F} defaultMetrics
+ */
 const filterOf = (argv, defaultMetrics) => ({
   scenario: argv.scenario ?? null, metrics: metricsOf(argv.metric, defaultMetrics), since: sinceOf(argv.since), suite: argv.suite ?? null,
 });
 
+/** @param {DriftArgv} argv */
 const driftOf = (argv) => ({
   nights: expectNumber(argv.driftNights, '--drift-nights', { min: 1, integer: true }),
   thresholdPct: expectNumber(argv.driftPct, '--drift-pct', { min: 0 }),
 });
 
-/** Opens the store, runs work, closes it whatever happens. */
+/**
+ * Opens the store, runs work, closes it whatever happens.
+ * @template T
+ * @param {string} target @param {(store: import('../history/store.js').Store) => Promise<T>} work
+ * @returns {Promise<T>}
+ */
 async function withStore(target, work) {
   const store = await openStore(target);
   try {
@@ -91,7 +112,10 @@ async function withStore(target, work) {
   }
 }
 
-/** Drift lines as warnings: printed, and in GitHub Actions as annotations and in the job summary. */
+/**
+ * Drift lines as warnings: printed, and in GitHub Actions as annotations and in the job summary.
+ * @param {Array<{ text: string }>} drifts
+ */
 async function warnDrift(drifts) {
   for (const drift of drifts) {
     console.log(`drift: ${drift.text}`);
@@ -102,8 +126,10 @@ async function warnDrift(drifts) {
   }
 }
 
+/** @param {DriftArgv & { store: string, dirs: string[], commit?: string, linkBase?: string }} argv */
 async function importDirs(argv) {
   await withStore(argv.store, async (store) => {
+    /** @type {Set<string>} */
     const suites = new Set();
     for (const dir of argv.dirs) {
       const records = await readRecords(dir, { commit: argv.commit ?? null, linkBase: argv.linkBase ?? null });
@@ -118,6 +144,7 @@ async function importDirs(argv) {
   });
 }
 
+/** @param {FilterArgv & { format: 'csv'|'json', out?: string }} argv */
 async function exportRows(argv) {
   const filter = filterOf(argv, null);
   const rows = await withStore(argv.store, (store) => readExportRows(store, filter));
@@ -130,11 +157,13 @@ async function exportRows(argv) {
   }
 }
 
+/** @param {FilterArgv & DriftArgv} argv */
 async function trendsOf(argv) {
   const options = { ...filterOf(argv, DASHBOARD_METRICS), drift: driftOf(argv) };
   return withStore(argv.store, async (store) => ({ trends: await trendsFromStore(store, options), where: store.where }));
 }
 
+/** @param {FilterArgv & DriftArgv & { out: string }} argv */
 async function report(argv) {
   const { trends, where } = await trendsOf(argv);
   const out = path.resolve(argv.out);
@@ -143,12 +172,14 @@ async function report(argv) {
   await warnDrift(trends.drifts);
 }
 
+/** @param {FilterArgv & DriftArgv} argv */
 async function drift(argv) {
   const { trends } = await trendsOf(argv);
   if (!trends.drifts.length) console.log(`no drift beyond ${argv.driftPct} % over ${trends.nights.length} nights`);
   await warnDrift(trends.drifts);
 }
 
+/** @param {{ store: string, suite: string, keepNights: number, like?: string, out: string }} argv */
 async function baseline(argv) {
   const keepNights = expectNumber(argv.keepNights, '--keep-nights', { min: 1, integer: true });
   const machine = argv.like === undefined ? undefined : machineClass((await readSuiteSummary(argv.like)).summary.environment ?? {});

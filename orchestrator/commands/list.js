@@ -2,6 +2,7 @@ import { groupsOf, shippedScenarios } from '../lib/scenario/scenario-groups.js';
 
 export const command = 'list';
 export const describe = 'List the built-in scenarios and scenario groups with a one-line description';
+/** @type {Record<string, import('yargs').Options>} */
 export const builder = {};
 
 export async function handler() {

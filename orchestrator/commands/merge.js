@@ -8,6 +8,10 @@ export const describe = 'Join suite directories (the shards of a CI matrix) into
 export const builder = (yargs) => comparisonOptions(yargs
   .positional('suite-dirs', { type: 'string', array: true, describe: 'suite directories (or their summary.json) of one suite' }));
 
+/**
+ * @param {{ suiteDirs: string[], out?: string, baseline?: string, allowMachineMismatch: boolean, assertions?: string,
+ *   alpha?: number, minEffect?: number, minChange?: number, metrics?: string, history?: string, fail: boolean }} argv
+ */
 export async function handler(argv) {
   const { summary, paths } = await mergeSuiteDirs(argv.suiteDirs, {
     outDir: argv.out,

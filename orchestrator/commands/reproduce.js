@@ -65,13 +65,20 @@ export const builder = (yargs) => yargs
     return true;
   });
 
+/**
+ * @param {{ table?: string, list: boolean, all: boolean, resume: boolean, dryRun: boolean, repetitions: number,
+ *   multiPartyRepetitions?: number, maxRuns?: number, publish?: string,
+ *   timeScale: number, video: string, mediaSource?: string, emulator: string, out?: string, browserPath?: string,
+ *   headful: boolean, traceDir: string[] }} argv
+ */
 export async function handler(argv) {
   if (argv.list) {
     const width = Math.max(...REPRODUCTIONS.map((t) => t.id.length));
     for (const table of REPRODUCTIONS) console.log(`${table.id.padEnd(width)}  ${table.citation}: ${table.title}\n${' '.repeat(width + 2)}${tableScenarios(table).join(', ')}`);
     return;
   }
-  const tables = argv.all ? REPRODUCTIONS : [findReproduction(argv.table)];
+  // The check above leaves a table name unless --all (or --list).
+  const tables = argv.all || argv.table === undefined ? REPRODUCTIONS : [findReproduction(argv.table)];
   const [table] = tables;
   // A suite built in memory: the suite runner, its outputs and the reproduction pages are the suite's own.
   const suite = {

@@ -21,6 +21,7 @@ import { gridOptions, gridRunOption } from './grid-option.js';
 export const command = 'scenario <name>';
 export const describe = 'Run one scenario (a built-in name, or a path to a scenario .json file), or every scenario of a group in turn, and write its results';
 
+/** @param {import('yargs').Argv} yargs */
 export const builder = (yargs) => gridOptions(yargs)
   .positional('name', { describe: 'scenario or group name (see `list`) or path to a scenario file', type: 'string' })
   .option('duration', { describe: 'run this many seconds instead of the scenario\'s duration', type: 'number' })
@@ -49,8 +50,28 @@ export const builder = (yargs) => gridOptions(yargs)
     return true;
   });
 
+/** @type {Record<import('../lib/result/result.js').RunStatus, number>} */
 const EXIT_CODE = { passed: 0, failed: 4, aborted: 130 };
 
+/**
+ * The options `scenario` reads, as yargs parses them (camelCase).
+ * @typedef {{ name: string, duration?: number, timeScale: number, warmup?: number, out?: string, force: boolean,
+ *   browser: string, browserPath?: string, firefoxPath?: string, video: string, emulator: string, headful: boolean,
+ *   mediaSource?: string, codec?: string, traceStepMs?: number, traceDir: string[],
+ *   grid?: string, spread?: boolean, gridSecrets?: string }} ScenarioArgv
+ */
+
+/** @typedef {{ n?: number, mean: number, sd: number }} Stat */
+
+/**
+ * A summary section keyed by peer or metric name (run-summary.js builds them as object literals).
+ * @template T
+ * @param {object|null} section
+ * @returns {Record<string, T>}
+ */
+const byName = (section) => Object.fromEntries(Object.entries(section ?? {}));
+
+/** @param {Stat|undefined} stat */
 const formatStat = (stat) => (stat?.n ? `${stat.mean.toFixed(1)} ± ${stat.sd.toFixed(1)}` : '–');
 
 /**
@@ -67,19 +88,33 @@ function printTraceSteps(traceSteps) {
   }
 }
 
-/** A thesis-style table of the headline metrics. */
+/**
+ * A thesis-style table of the headline metrics.
+ * @param {import('../lib/result/result.js').RunResult & { scenario: { reference?: unknown } }} result
+ */
 function printSummary({ summary, scenario, network }) {
   printTraceSteps(network.traceSteps);
   const rows = headlinePaths('table');
-  const columns = [...Object.keys(summary.peers), 'overall'];
-  const stats = (column) => (column === 'overall' ? summary.overall : summary.peers[column]);
+  /** @type {Record<string, Record<string, Stat>>} */
+  const peers = byName(summary.peers);
+  /** @type {Record<string, number|null>} */
+  const setupMs = byName(summary.setupMs);
+  /** @type {Record<string, Stat>} */
+  const overall = byName(summary.overall);
+  const columns = [...Object.keys(peers), 'overall'];
+  /** @param {string} column */
+  const stats = (column) => (column === 'overall' ? overall : peers[column]);
   console.log(`\n${'metric'.padEnd(18)}${columns.map((c) => c.padStart(18)).join('')}${'reference'.padStart(14)}`);
   for (const key of rows) {
     const reference = referenceValue(scenario.reference, key)?.mean;
     console.log(`${key.padEnd(18)}${columns.map((c) => formatStat(stats(c)?.[key]).padStart(18)).join('')}${(reference ?? '').toString().padStart(14)}`);
   }
-  if (summary.utilization) console.log(`${'utilization'.padEnd(18)}${columns.map((c) => (summary.utilization[c] ?? 0).toFixed(2).padStart(18)).join('')}`);
-  console.log(`${'setupMs'.padEnd(18)}${columns.map((c) => String(c === 'overall' ? summary.setupMs.max ?? '–' : summary.setupMs[c] ?? '–').padStart(18)).join('')}`);
+  if (summary.utilization) {
+    /** @type {Record<string, number>} */
+    const utilization = byName(summary.utilization);
+    console.log(`${'utilization'.padEnd(18)}${columns.map((c) => (utilization[c] ?? 0).toFixed(2).padStart(18)).join('')}`);
+  }
+  console.log(`${'setupMs'.padEnd(18)}${columns.map((c) => String(c === 'overall' ? setupMs.max ?? '–' : setupMs[c] ?? '–').padStart(18)).join('')}`);
   const behind = emulatorBehindWarning(summary.emulatorBehind, network.emulator);
   if (behind) console.error(`\nwarning: ${behind}`);
 }
@@ -87,6 +122,7 @@ function printSummary({ summary, scenario, network }) {
 /** Worst first: an interrupted member stops the group, a failed one does not. */
 const SEVERITY = [130, 4, 0];
 
+/** @param {ScenarioArgv} argv */
 export async function handler(argv) {
   installProcessHandlers();
   const { group, names } = resolveScenarioOrGroup(argv.name);
@@ -104,6 +140,7 @@ export async function handler(argv) {
   }
   const parentDir = argv.out ?? defaultRunDir(group.name);
   console.log(`group ${group.name}: ${scenarios.length} scenarios, one after another, into ${parentDir}`);
+  /** @type {Array<{ name: string, code: number }>} */
   const outcomes = [];
   for (const [index, scenario] of scenarios.entries()) {
     console.log(`\n[${index + 1}/${scenarios.length}] ${scenario.name}`);
@@ -114,7 +151,7 @@ export async function handler(argv) {
   console.log(`\ngroup ${group.name}:`);
   for (const name of names) {
     const outcome = outcomes.find((o) => o.name === name);
-    const status = outcome ? Object.keys(EXIT_CODE).find((key) => EXIT_CODE[key] === outcome.code) : 'not run';
+    const status = outcome ? Object.entries(EXIT_CODE).find(([, code]) => code === outcome.code)?.[0] : 'not run';
     console.log(`  ${name.padEnd(Math.max(...names.map((n) => n.length)))}  ${status}`);
   }
   process.exitCode = SEVERITY.find((code) => outcomes.some((o) => o.code === code));
@@ -123,7 +160,7 @@ export async function handler(argv) {
 /**
  * Runs one scenario, prints its summary and writes its report.
  * @param {import('../lib/scenario/scenario-file.js').ResolvedScenario} scenario
- * @param {Record<string, any>} argv
+ * @param {ScenarioArgv} argv
  * @param {string|undefined} outDir @param {import('../run/run.js').RunOptions['grid']} grid
  * @returns {Promise<number>} the run's exit code
  */
@@ -151,6 +188,7 @@ async function runOne(scenario, argv, outDir, grid) {
   // lose it or change the run's exit code.
   const reportFile = await writeRunReport(runDir).catch((error) => { console.error(`warning: report not written: ${error.message}`); return null; });
   await writeIndex(RESULTS_ROOT).catch((error) => console.error(`warning: results index not updated: ${error.message}`));
+  /** @param {string} file */
   const shown = (file) => path.relative(process.cwd(), file) || file;
   console.log(`\n${result.status}: ${shown(resultFile)}${reportFile ? `\nreport: ${shown(reportFile)}` : ''}`);
   return EXIT_CODE[result.status];

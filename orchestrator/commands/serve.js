@@ -15,7 +15,7 @@ export function builder(yargs) {
 export async function handler(argv) {
   const server = await startServer({ dir: argv.dir, port: argv.port, trendsStore: argv.store ?? null });
   console.log(`Serving ${argv.dir} at ${server.url} (Ctrl-C to stop)${argv.store ? `; trends at ${server.url}trends.html` : ''}`);
-  await new Promise((resolve) => {
+  await /** @type {Promise<void>} */ (new Promise((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
@@ -23,6 +23,6 @@ export async function handler(argv) {
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
-  });
+  }));
   await server.close();
 }

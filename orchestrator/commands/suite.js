@@ -36,6 +36,12 @@ export const builder = (yargs) => comparisonOptions(yargs
     return true;
   });
 
+/**
+ * @param {{ suite: string, shard?: string, repetitions?: number, video?: string, emulator?: string, codec?: string,
+ *   browserPath?: string, headful: boolean, traceDir: string[], dryRun: boolean, out?: string, baseline?: string,
+ *   allowMachineMismatch: boolean, assertions?: string, alpha?: number, minEffect?: number, minChange?: number,
+ *   metrics?: string, history?: string, fail: boolean }} argv
+ */
 export async function handler(argv) {
   const shard = argv.shard === undefined ? null : parseShard(argv.shard);
   const suite = loadSuite(argv.suite, {

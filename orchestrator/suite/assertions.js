@@ -10,7 +10,10 @@ import { KNOWN_METRICS, metricPool } from './metrics.js';
 export const DEFAULT_ASSERTIONS_FILE = fileURLToPath(new URL('../assertions/defaults.json', import.meta.url));
 export const LEVELS = ['off', 'warn', 'error'];
 export const STATISTICS = ['median', 'mean', 'p5', 'p95', 'min', 'max'];
+/** @type {Record<'>='|'<='|'>'|'<', (value: number, threshold: number) => boolean>} */
 const COMPARATORS = { '>=': (v, t) => v >= t, '<=': (v, t) => v <= t, '>': (v, t) => v > t, '<': (v, t) => v < t };
+/** @type {Record<string, number>} */
+const PERCENTILES = { median: 50, p5: 5, p95: 95 };
 const NUMBER = /^-?\d+(\.\d+)?$/;
 
 /**
@@ -27,6 +30,7 @@ const NUMBER = /^-?\d+(\.\d+)?$/;
  * @returns {Condition}
  */
 export function parseCondition(text, where) {
+  /** @type {(reason: string) => never} */
   const fail = (reason) => { throw new InputError(`${where}: '${text}': ${reason}`); };
   const tokens = String(text).trim().split(/\s+/);
   const usage = 'write "<metric> <statistic> <op> <number>" (op one of >=, <=, >, <) or "<metric> <statistic> within <lo>..<hi>"';
@@ -89,8 +93,8 @@ export function aggregate(values, statistic) {
   switch (statistic) {
     case 'mean': return sorted.reduce((sum, v) => sum + v, 0) / sorted.length;
     case 'min': return sorted[0];
-    case 'max': return sorted.at(-1);
-    default: return percentile(sorted, { median: 50, p5: 5, p95: 95 }[statistic]);
+    case 'max': return sorted[sorted.length - 1];
+    default: return percentile(sorted, PERCENTILES[statistic]);
   }
 }
 
@@ -103,7 +107,7 @@ function holds(condition, value) {
  * Evaluates a scenario's assertions over its passed runs. No data (no passed run, or the metric never
  * had a value) fails the assertion: a check that cannot be made is not a pass.
  * @param {Assertion[]} assertions
- * @param {object[]} results result.json objects of the scenario's passed runs
+ * @param {import('./summary.js').SuiteResult[]} results result.json objects of the scenario's passed runs
  * @returns {AssertionResult[]}
  */
 export function evaluateAssertions(assertions, results) {

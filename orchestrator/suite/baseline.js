@@ -60,6 +60,7 @@ function expectMetricList(value, where) {
  *   major.minor and architecture, CPU model, core count, browser name and major version, network emulator
  */
 
+/** @type {Array<keyof MachineClass>} */
 const MACHINE_CLASS_FIELDS = ['os', 'cpu', 'cores', 'browser', 'emulator'];
 export const ALLOW_MISMATCH_FLAG = '--allow-machine-mismatch';
 
@@ -67,7 +68,7 @@ export const ALLOW_MISMATCH_FLAG = '--allow-machine-mismatch';
  * The machine class of a run or suite environment: result.json's `environment` (browser as { name, version })
  * or summary.json's (browser as "chromium 156.0.8078.79").
  * @param {{ os?: string|null, cpus?: number|null, cpuModel?: string|null, emulator?: string|null,
- *   browser?: string|{ name?: string, version?: string|null }|null }} environment
+ *   browser?: string|{ name?: string|null, version?: string|null }|null }} environment
  * @returns {MachineClass}
  */
 export function machineClass(environment) {
@@ -94,7 +95,7 @@ export function describeMachineClass(machine) {
 
 /** @param {MachineClass|null|undefined} a @param {MachineClass|null|undefined} b */
 export function sameMachineClass(a, b) {
-  return Boolean(a && b) && MACHINE_CLASS_FIELDS.every((field) => a[field] === b[field]);
+  return Boolean(a && b) && MACHINE_CLASS_FIELDS.every((field) => a?.[field] === b?.[field]);
 }
 
 /**
@@ -122,7 +123,7 @@ export function checkMachineClass(baseline, current, { allowMismatch = false, wh
 
 /**
  * A baseline from a suite summary: per scenario, every passed run's value of every metric.
- * @param {object} summary summary.json of a suite or merge
+ * @param {import('./summary.js').SuiteSummary} summary summary.json of a suite or merge
  * @param {{ source?: string|null, createdAt?: string }} [options]
  * @returns {Baseline}
  */
@@ -178,11 +179,13 @@ export function parseBaseline(raw, file) {
 }
 
 /**
- * @typedef {{ metric: string, worseWhen: 'lower'|'higher', baseline: { n: number, median: number|null, values: number[] },
- *   current: { n: number, median: number|null, values: number[] }, pValue: number|null, method: string|null,
- *   cliffsDelta: number|null, relativeChange: number|null,
- *   verdict: 'regression'|'improvement'|'unchanged'|'inconclusive', reason: string }} MetricComparison
- *   relativeChange is null when the baseline median is 0 (any change in the worse direction then counts as large enough)
+ * @typedef {{ n: number, median: number|null, values: number[] }} ComparedSide
+ * @typedef {{ metric: string, worseWhen: 'lower'|'higher', baseline: ComparedSide, current: ComparedSide,
+ *   relativeChange: number|null, reason: string }
+ *   & ({ verdict: 'inconclusive', pValue: null, method: null, cliffsDelta: null }
+ *     | { verdict: 'regression'|'improvement'|'unchanged', pValue: number, method: string, cliffsDelta: number })} MetricComparison
+ *   relativeChange is null when the baseline median is 0 (any change in the worse direction then counts as large enough);
+ *   the statistics are null when too few runs made the comparison inconclusive
  */
 
 /**
@@ -193,9 +196,13 @@ export function parseBaseline(raw, file) {
  */
 export function compareMetric(metric, baselineValues, currentValues, { alpha, minEffectSize, minRelativeChange }) {
   const worseWhen = WORSE_WHEN[metric];
+  /** @param {number[]} values @returns {ComparedSide} */
   const side = (values) => ({ n: values.length, median: values.length ? median(values) : null, values });
   const base = { metric, worseWhen, baseline: side(baselineValues), current: side(currentValues) };
-  if (baselineValues.length < MIN_RUNS_PER_SIDE || currentValues.length < MIN_RUNS_PER_SIDE) {
+  const { current: { median: currentMedian }, baseline: { median: baselineMedian } } = base;
+  // A side without runs has no median; the minimum count already makes it inconclusive.
+  if (baselineValues.length < MIN_RUNS_PER_SIDE || currentValues.length < MIN_RUNS_PER_SIDE
+    || currentMedian === null || baselineMedian === null) {
     return {
       ...base, pValue: null, method: null, cliffsDelta: null, relativeChange: null, verdict: 'inconclusive',
       reason: `${currentValues.length} current and ${baselineValues.length} baseline runs with a value; at least ${MIN_RUNS_PER_SIDE} per side are needed`,
@@ -203,12 +210,15 @@ export function compareMetric(metric, baselineValues, currentValues, { alpha, mi
   }
   const { pValue, method } = mannWhitneyU(currentValues, baselineValues);
   const delta = cliffsDelta(currentValues, baselineValues);
-  const change = base.current.median - base.baseline.median;
-  const relative = base.baseline.median === 0 ? (change === 0 ? 0 : Math.sign(change) * Infinity) : change / Math.abs(base.baseline.median);
+  const change = currentMedian - baselineMedian;
+  const relative = baselineMedian === 0 ? (change === 0 ? 0 : Math.sign(change) * Infinity) : change / Math.abs(baselineMedian);
   const worse = worseWhen === 'lower' ? -1 : 1;
   const significant = pValue < alpha;
+  /** @param {number} direction */
   const meets = (direction) => significant && delta * direction >= minEffectSize && relative * direction >= minRelativeChange;
+  /** @type {'regression'|'improvement'|'unchanged'} */
   const verdict = meets(worse) ? 'regression' : meets(-worse) ? 'improvement' : 'unchanged';
+  /** @param {number} v */
   const fmtPct = (v) => (Number.isFinite(v) ? `${(v * 100).toFixed(1)} %` : 'from 0');
   const missed = [
     !significant && `p = ${pValue.toPrecision(2)} ≥ α ${alpha}`,

@@ -111,7 +111,7 @@ export function loadAssertionsFlag(file) {
 
 /**
  * Prints where the outputs are and the outcome, and sets the exit code.
- * @param {object} summary @param {Record<string, string>} paths @param {{ fail: boolean }} argv
+ * @param {import('./summary.js').SuiteSummary} summary @param {Record<string, string>} paths @param {{ fail: boolean }} argv
  */
 export function finish(summary, paths, argv) {
   console.log(`\n${renderMarkdown(summary, { reportPath: displayPath(paths.page) })}Also: ${[paths.summary, paths.junit, paths.markdown].map(displayPath).join(', ')}`);

@@ -4,12 +4,15 @@
 import { escapeHtml, formatNumber } from '../report/format.js';
 
 // XML 1.0 forbids most control characters (ANSI colour codes in browser messages, for instance).
+/** @param {unknown} value */
 const xml = (value) => escapeHtml(String(value ?? '').replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, ''));
 
 /**
- * @param {{ name: string, className: string, timeS?: number, outcome?: { tag: string, message: string, type?: string, body?: string },
- *   out?: string }} testcase
+ * @typedef {{ name: string, className: string, timeS?: number, outcome?: { tag: string, message: string, type?: string, body?: string },
+ *   out?: string }} Testcase
  */
+
+/** @param {Testcase} testcase */
 function renderTestcase({ name, className, timeS = 0, outcome, out }) {
   const inner = [
     outcome && (outcome.tag === 'skipped'
@@ -31,13 +34,14 @@ function comparisonMessage(c) {
 }
 
 /**
- * @param {object} summary a suite summary (summary.js)
+ * @param {import('./summary.js').SuiteSummary} summary a suite summary
  * @returns {string} the JUnit XML document
  */
 export function renderJunit(summary) {
   const suiteName = summary.suite.name;
   const testsuites = summary.scenarios.map((scenario) => {
     const className = `${suiteName}.${scenario.name}`;
+    /** @type {Testcase[]} */
     const cases = [];
     for (const run of summary.runs.filter((r) => r.scenario === scenario.name)) {
       const failed = run.status === 'failed' || run.status === 'missing';
@@ -70,7 +74,9 @@ export function renderJunit(summary) {
     });
   }
 
+  /** @param {Testcase[]} cases @param {string} tag */
   const count = (cases, tag) => cases.filter((c) => c.outcome?.tag === tag).length;
+  /** @param {Testcase[]} cases */
   const attributes = (cases) => `tests="${cases.length}" failures="${count(cases, 'failure')}" errors="${count(cases, 'error')}" skipped="${count(cases, 'skipped')}" time="${cases.reduce((sum, c) => sum + (c.timeS ?? 0), 0).toFixed(3)}"`;
   const allCases = testsuites.flatMap((s) => s.cases);
   const body = testsuites.map((s) => `  <testsuite name="${xml(s.name)}" ${attributes(s.cases)}${summary.startedAt ? ` timestamp="${xml(summary.startedAt.replace(/\.\d+Z$/, ''))}"` : ''}>\n${s.cases.map((c) => `    ${renderTestcase(c)}`).join('\n')}\n  </testsuite>`);

@@ -3,6 +3,7 @@ import { percentile } from '../lib/stats/statistics.js';
 import { headlinePaths } from '../lib/result/metric-catalogue.js';
 import { formatNumber, metricInfo } from '../report/format.js';
 
+/** @type {Partial<Record<import('./summary.js').Outcome, string>>} */
 const OUTCOME_LABEL = {
   passed: '✅ passed', failed: '❌ failed', crashed: '💥 a run crashed', 'environment-error': '⚠️ environment error', aborted: '⏹️ aborted',
 };
@@ -10,17 +11,22 @@ const OVERVIEW_METRICS = headlinePaths('overview');
 
 /** Table cells must not break the row. @param {unknown} text */
 const cell = (text) => String(text ?? '').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+/** @param {unknown} text */
 const code = (text) => `\`${String(text).replace(/`/g, "'")}\``;
+/** @param {number|null} v */
 const pct = (v) => (v === null ? '—' : `${v > 0 ? '+' : ''}${formatNumber(v * 100, 1)} %`);
 
-/** Median over the scenario's passed runs of the per-run values. */
+/**
+ * Median over the scenario's passed runs of the per-run values.
+ * @param {import('./summary.js').SuiteSummary} summary @param {string} scenario @param {string} metric
+ */
 function medianOf(summary, scenario, metric) {
   const values = summary.runs.filter((r) => r.scenario === scenario && r.status === 'passed' && Number.isFinite(r.values[metric])).map((r) => r.values[metric]).sort((a, b) => a - b);
   return percentile(values, 50);
 }
 
 /**
- * @param {object} summary a suite summary (summary.js)
+ * @param {import('./summary.js').SuiteSummary} summary a suite summary
  * @param {{ reportPath?: string }} [options] reportPath: where the HTML report is, mentioned at the end
  * @returns {string}
  */
@@ -70,7 +76,7 @@ export function renderMarkdown(summary, { reportPath } = {}) {
   if (checks.length) {
     lines.push('**Changes against the baseline**', '', '| scenario | metric | verdict | baseline median | current median | change | p | Cliff\'s δ |', '|---|---|---|---:|---:|---:|---:|---:|');
     for (const c of checks) {
-      lines.push(`| ${cell(c.scenario)} | ${code(c.metric)} | ${c.verdict === 'regression' ? '❌ regression' : '✅ improvement'} | ${formatNumber(c.baseline.median)} | ${formatNumber(c.current.median)} | ${pct(c.relativeChange)} | ${c.pValue.toPrecision(2)} | ${formatNumber(c.cliffsDelta, 2)} |`);
+      lines.push(`| ${cell(c.scenario)} | ${code(c.metric)} | ${c.verdict === 'regression' ? '❌ regression' : '✅ improvement'} | ${formatNumber(c.baseline.median)} | ${formatNumber(c.current.median)} | ${pct(c.relativeChange)} | ${c.pValue === null ? '—' : c.pValue.toPrecision(2)} | ${formatNumber(c.cliffsDelta, 2)} |`);
     }
     lines.push('');
   }

@@ -17,7 +17,7 @@ import { defaultSuiteDir, readRuns, readSuiteSummary, writeSuiteOutputs } from '
  * @returns {string[]} e.g. ["2/4"]
  */
 export function missingShards(shards) {
-  const present = shards.filter(Boolean);
+  const present = shards.flatMap((shard) => (shard ? [shard] : []));
   if (!present.length) return [];
   const count = present[0].count;
   return Array.from({ length: count }, (_, i) => i + 1).filter((index) => !present.some((s) => s.index === index)).map((index) => `${index}/${count}`);
@@ -30,11 +30,11 @@ export function missingShards(shards) {
  * @param {{ map: Record<string, import('./assertions.js').Assertion[]>, file: string }} [options.assertions]
  *   instead of the ones the shards recorded
  * @param {{ file: string, data: import('./baseline.js').Baseline }|null} [options.baseline]
- * @param {object} [options.regression] partial RegressionOptions from flags, over the shards' own
+ * @param {Partial<import('./baseline.js').RegressionOptions>} [options.regression] from flags, over the shards' own
  * @param {boolean} [options.allowMachineMismatch] compare with a baseline of another machine class
  * @param {(line: string) => void} [options.log]
  * @param {import('./suite-dir.js').Remember|null} [options.remember] write the merge to the results store
- * @returns {Promise<{ summary: object, suiteDir: string, paths: Record<string, string> }>}
+ * @returns {Promise<{ summary: import('./summary.js').SuiteSummary, suiteDir: string, paths: Record<string, string> }>}
  */
 export async function mergeSuiteDirs(targets, {
   outDir, assertions, baseline = null, regression: regressionFlags, allowMachineMismatch = false, log = () => {}, remember = null,
@@ -50,8 +50,9 @@ export async function mergeSuiteDirs(targets, {
     const twin = inputs.find((other) => other !== input && other.suiteDir === input.suiteDir);
     if (twin) throw new InputError(`${displayPath(input.file)}: given twice; pass each suite directory once`);
     const { shard } = input.summary;
+    /** @param {{ summary: import('./summary.js').SuiteSummary }} other */
     const sameShard = (other) => other !== input
-      && other.summary.shard?.index === shard.index && other.summary.shard?.count === shard.count;
+      && other.summary.shard?.index === shard?.index && other.summary.shard?.count === shard?.count;
     if (shard && inputs.some(sameShard)) {
       throw new InputError(`${displayPath(input.file)}: shard: ${shard.index}/${shard.count} appears in more than one input; pass each shard once`);
     }
@@ -60,14 +61,18 @@ export async function mergeSuiteDirs(targets, {
   if (shardCounts.size > 1) throw new InputError(`shard: the inputs come from matrices of different sizes (${[...shardCounts].join(', ')} shards); merge the shards of one run`);
 
   // Every input, since shards may have run on different machines; before anything is copied.
-  const machineNotes = !baseline ? [] : inputs.filter((input) => input.summary.environment).map((input) => checkMachineClass(
-    baseline, machineClass(input.summary.environment), { allowMismatch: allowMachineMismatch, what: `the runs in ${displayPath(input.suiteDir)} are` },
-  )).filter(Boolean);
+  const machineNotes = !baseline ? [] : inputs.flatMap(({ summary: { environment }, suiteDir: dir }) => {
+    const note = environment && checkMachineClass(
+      baseline, machineClass(environment), { allowMismatch: allowMachineMismatch, what: `the runs in ${displayPath(dir)} are` },
+    );
+    return note ? [note] : [];
+  });
 
   const suiteDir = path.resolve(outDir ?? defaultSuiteDir(first.summary.suite.name));
   if (inputs.some((input) => input.suiteDir === suiteDir)) throw new InputError(`--out ${suiteDir}: is one of the inputs; write the merge to a new directory`);
 
   const runs = [];
+  /** @type {string[]} */
   const scenarios = [];
   const nextRepetition = new Map();
   for (const input of inputs) {
@@ -96,7 +101,7 @@ export async function mergeSuiteDirs(targets, {
     suite: first.summary.suite, regression, assertions: assertionsMap,
     assertionsFile: assertions?.file ?? first.summary.assertionsFile ?? null,
     scenarios, runs, baseline, shard: null, mergedFrom: inputs.map((i) => displayPath(i.suiteDir)),
-    startedAt: inputs.map((i) => i.summary.startedAt).sort()[0], endedAt: inputs.map((i) => i.summary.endedAt).sort().at(-1),
+    startedAt: inputs.map((i) => i.summary.startedAt).sort()[0], endedAt: inputs.map((i) => i.summary.endedAt).sort().reverse()[0],
     problems, halted: /** @type {Array<'input-error'|'environment-error'>} */ (['input-error', 'environment-error']).find((o) => outcomes.includes(o)) ?? null, interrupted: outcomes.includes('aborted'),
   });
   const paths = await writeSuiteOutputs(suiteDir, summary, { log, remember });

@@ -14,23 +14,28 @@ export const WORSE_WHEN = Object.fromEntries(METRICS.map((metric) => [metric.pat
 /** Every metric a suite may name: the numeric timeline paths of docs/results-schema.md plus the per-run ones. */
 export const KNOWN_METRICS = METRIC_PATHS;
 
-/** @param {{ summary?: Record<string, any> }} result a result.json @param {string} metric a per-run metric */
+/** @param {import('./summary.js').SuiteResult} result a result.json @param {string} metric a per-run metric */
 function runLevelValue(result, metric) {
-  const value = metricByPath(metric).fromSummary(result.summary ?? {});
+  const fromSummary = metricByPath(metric)?.fromSummary;
+  if (!fromSummary) return null;
+  const value = fromSummary(result.summary ?? {});
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
 /**
  * One number per metric for a run, the unit of the baseline comparison: summary.overall[metric].median
  * (the per-second median over the measurement window, averaged over peers); utilization and setupMs as above.
- * @param {object} result a result.json
+ * @param {import('./summary.js').SuiteResult} result a result.json
  * @returns {Record<string, number>} metrics without a value are left out
  */
 export function runValues(result) {
   /** @type {Record<string, number>} */
   const values = {};
-  for (const [metric, stat] of Object.entries(result.summary?.overall ?? {})) {
-    if (Number.isFinite(stat?.median)) values[metric] = stat.median;
+  /** @type {Array<[string, { median?: unknown }|null]>} per metric: result.summary.overall */
+  const overall = Object.entries(result.summary?.overall ?? {});
+  for (const [metric, stat] of overall) {
+    const median = stat?.median;
+    if (typeof median === 'number' && Number.isFinite(median)) values[metric] = median;
   }
   for (const metric of RUN_METRICS) {
     const value = runLevelValue(result, metric);
@@ -42,12 +47,13 @@ export function runValues(result) {
 /**
  * The values an assertion aggregates: every per-second value of every peer inside each run's measurement
  * window, pooled over the runs; for utilization and setupMs one value per run.
- * @param {object[]} results result.json objects
+ * @param {import('./summary.js').SuiteResult[]} results result.json objects
  * @param {string} metric
  * @returns {number[]}
  */
 export function metricPool(results, metric) {
   if (RUN_METRICS.includes(metric)) return results.map((result) => runLevelValue(result, metric)).filter((v) => v !== null);
+  /** @type {number[]} */
   const pool = [];
   for (const result of results) {
     const [fromS, toS] = result.summary?.windowS ?? [result.scenario?.warmupS ?? 0, result.scenario?.durationS ?? Infinity];

@@ -49,8 +49,9 @@ export function shardEntries(entries, { index, count }) {
 
 /**
  * The runs of a list of entries, scenario by scenario.
- * @param {{ name: string, repetitions: number }[]} entries
- * @returns {{ entry: object, repetition: number, dir: string }[]} dir is relative to the suite directory
+ * @template {{ name: string, repetitions: number }} E
+ * @param {E[]} entries
+ * @returns {{ entry: E, repetition: number, dir: string }[]} dir is relative to the suite directory
  */
 export function planRuns(entries) {
   return entries.flatMap((entry) => Array.from(

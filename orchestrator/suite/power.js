@@ -76,10 +76,11 @@ export function estimatePower({ unchanged, degraded, options, draws = 2000, seed
       const base = metric === 'any' ? [] : valuesOf(unchanged.runs, metric);
       const current = metric === 'any' ? [] : valuesOf(pool.runs, metric);
       const baseMedian = base.length ? median(base) : null;
+      const currentMedian = current.length ? median(current) : null;
       return {
         label: pool.label, effect: pool.effect, metric, draws,
         regressionRate: regression / draws, improvementRate: improvement / draws,
-        relativeChange: baseMedian && current.length ? (median(current) - baseMedian) / Math.abs(baseMedian) : null,
+        relativeChange: baseMedian && currentMedian !== null ? (currentMedian - baseMedian) / Math.abs(baseMedian) : null,
       };
     });
   });
@@ -108,10 +109,12 @@ export function smallestDetected(rows, { minDetection = 0.8, maxFalseAlarm = 0.0
 export function formatPowerTable(rows) {
   const pools = [...new Map(rows.map((row) => [row.label, row])).values()];
   const metrics = [...new Set(rows.map((row) => row.metric))];
+  /** @param {number} value */
   const pct = (value) => `${(value * 100).toFixed(1)} %`;
   const header = `| metric | ${pools.map((p) => `${p.label} (${p.effect === 0 ? 'false alarms' : `−${Math.round(p.effect * 100)} %`})`).join(' | ')} |`;
   const lines = metrics.map((metric) => `| ${metric === 'any' ? 'any (the gate)' : `\`${metric}\``} | ${pools.map((pool) => {
     const row = rows.find((r) => r.label === pool.label && r.metric === metric);
+    if (!row) return '—'; // a pool without this metric
     const change = row.relativeChange === null ? '' : `, median ${row.relativeChange < 0 ? '−' : '+'}${Math.abs(row.relativeChange * 100).toFixed(1)} %`;
     return `${pct(row.regressionRate)}${change}`;
   }).join(' | ')} |`);

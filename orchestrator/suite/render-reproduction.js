@@ -20,9 +20,8 @@ export const reproductionFileName = (id) => `reproduction-${id}.html`;
 
 /** A value in the unit the catalogue shows it in (utilisation as %). @param {string} path @param {number|null|undefined} value */
 export function shown(path, value) {
-  if (path.startsWith('×')) return Number.isFinite(value) ? value : null;
-  const info = metricInfo(path);
-  return Number.isFinite(value) ? value * (info.scale ?? 1) : null;
+  if (typeof value !== 'number' || !Number.isFinite(value)) return null;
+  return path.startsWith('×') ? value : value * (metricInfo(path).scale ?? 1);
 }
 
 /** A cell's value as the pages show it. @param {string} path a column key @param {number|null|undefined} value */

@@ -9,6 +9,7 @@ import { escapeHtml, formatNumber, metricInfo, statusBadge } from '../report/for
 /** The per-run values listed beside each run. */
 const RUN_COLUMNS = headlinePaths('overview');
 const STRIP = { width: 320, height: 44, pad: 10, baselineY: 14, currentY: 32 };
+/** @type {Partial<Record<import('./summary.js').Outcome, string>>} */
 const OUTCOME_STATUS = { passed: 'passed', failed: 'failed', crashed: 'failed', 'environment-error': 'failed', aborted: 'aborted' };
 const STYLE = `<style>
 .verdict { font-weight: 600; } .verdict-regression, .fail { color: var(--bad); } .verdict-improvement, .pass { color: var(--good); }
@@ -16,6 +17,7 @@ const STYLE = `<style>
 svg.strip .cur { fill: #1f77b4; fill-opacity: .8; } table.summary td.text { text-align: left; } svg.strip .med { stroke-width: 2.5; } svg.strip .axis { stroke: #ccc; }
 </style>`;
 
+/** @param {number|null|undefined} v */
 const pct = (v) => (v === null || v === undefined ? '—' : `${v > 0 ? '+' : ''}${formatNumber(v * 100, 1)} %`);
 
 /** @param {number[]} values @returns {(v: number) => number} value -> x in the strip */
@@ -40,7 +42,9 @@ export function renderDotStrip(baseline, current, currentMedian, metric) {
   if (!all.length) return '<span class="note">no values</span>';
   const x = scaleFor(all);
   const { unit } = metricInfo(metric);
+  /** @param {string} cls @param {number} v @param {number} y @param {string} label */
   const dot = (cls, v, y, label) => `<circle class="${cls}" cx="${x(v).toFixed(1)}" cy="${y}" r="4"><title>${escapeHtml(`${label}: ${formatNumber(v)} ${unit}`)}</title></circle>`;
+  /** @param {number|null|undefined} v @param {number} y @param {string} color */
   const tick = (v, y, color) => (v === null || v === undefined ? '' : `<line class="med" x1="${x(v).toFixed(1)}" x2="${x(v).toFixed(1)}" y1="${y - 8}" y2="${y + 8}" stroke="${color}"><title>median ${escapeHtml(formatNumber(v))} ${escapeHtml(unit)}</title></line>`);
   const parts = [
     `<line class="axis" x1="${STRIP.pad}" x2="${STRIP.width - STRIP.pad}" y1="${STRIP.height / 2}" y2="${STRIP.height / 2}"/>`,
@@ -52,18 +56,18 @@ export function renderDotStrip(baseline, current, currentMedian, metric) {
   return `<svg class="strip" width="${STRIP.width}" height="${STRIP.height}" viewBox="0 0 ${STRIP.width} ${STRIP.height}" role="img" aria-label="${escapeHtml(`${metric}: baseline (top) and current runs (bottom)`)}">${parts.join('')}</svg>`;
 }
 
-/** @param {object} summary @param {object} scenario */
+/** @param {import('./summary.js').SuiteSummary} summary @param {import('./summary.js').ScenarioSummary} scenario */
 function renderRuns(summary, scenario) {
   const runs = summary.runs.filter((r) => r.scenario === scenario.name);
   const rows = runs.map((r) => `<tr><th scope="row">${r.repetition}</th><td>${statusBadge(r.status)}</td><td>${escapeHtml(r.startedAt?.replace('T', ' ').replace(/\.\d+Z$/, 'Z') ?? '—')}</td>`
-    + RUN_COLUMNS.map((metric) => `<td>${formatNumber(r.values[metric], metricInfo(metric).decimals)}</td>`).join('')
+    + RUN_COLUMNS.map((metric) => `<td>${formatNumber(r.values[metric], metricInfo(metric).decimals ?? undefined)}</td>`).join('')
     + `<td>${r.report ? `<a href="${escapeHtml(r.report)}">report</a>` : '<span class="note">no report</span>'} · <a href="${escapeHtml(r.dir)}/result.json">json</a></td>`
     + `<td class="note text">${escapeHtml(r.errors[0] ?? '')}</td></tr>`);
   const heads = RUN_COLUMNS.map((metric) => `<th>${escapeHtml(metricInfo(metric).label)} (${escapeHtml(metricInfo(metric).unit)})</th>`).join('');
   return `<table class="summary compact"><thead><tr><th>Run</th><th>Status</th><th>Started (UTC)</th>${heads}<th></th><th>Error</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
-/** @param {object} scenario */
+/** @param {import('./summary.js').ScenarioSummary} scenario */
 function renderAssertions(scenario) {
   if (!scenario.assertions.length) return '<p class="note">No assertions for this scenario.</p>';
   const rows = scenario.assertions.map((a) => {
@@ -74,7 +78,7 @@ function renderAssertions(scenario) {
   return `<table class="summary compact"><thead><tr><th>Level</th><th>Check</th><th>Value</th><th>n</th><th>Result</th><th>Why</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
-/** @param {object} summary @param {object} scenario */
+/** @param {import('./summary.js').SuiteSummary} summary @param {import('./summary.js').ScenarioSummary} scenario */
 function renderMetrics(summary, scenario) {
   const passed = summary.runs.filter((r) => r.scenario === scenario.name && r.status === 'passed');
   const comparisons = new Map(scenario.regressions.map((c) => [c.metric, c]));
@@ -102,13 +106,14 @@ function renderReproductionLinks(reproductions) {
 }
 
 /**
- * @param {object} summary a suite summary (summary.js)
+ * @param {import('./summary.js').SuiteSummary} summary a suite summary
  * @param {{ reproductions?: { id: string, citation: string, title: string, file: string }[] }} [options]
  *   the reproduction pages written beside it (suite-dir.js)
  * @returns {string} the suite page HTML
  */
 export function renderSuitePage(summary, { reproductions = [] } = {}) {
   const { suite, counts, regression } = summary;
+  /** @type {Partial<import('./summary.js').SummaryEnvironment>} */
   const env = summary.environment ?? {};
   const meta = [
     ['Started', summary.startedAt], ['Ended', summary.endedAt],

@@ -33,7 +33,7 @@ import { defaultSuiteDir, writeSuiteOutputs } from './suite-dir.js';
  * @param {number} [options.maxNewRuns] run at most this many runs (kept ones not counted), then stop: a long
  *   reproduction runs in chunks, each resumed with `resume`
  * @param {typeof runScenario} [options.runOne] runs one scenario (a test's fake; default the real run)
- * @returns {Promise<{ summary: object, suiteDir: string, paths: Record<string, string> }>}
+ * @returns {Promise<{ summary: import('./summary.js').SuiteSummary, suiteDir: string, paths: Record<string, string> }>}
  * @throws {HarnessError} after writing the outputs, when the environment (or an input only a run could check) stopped the suite
  */
 export async function runSuite({
@@ -44,8 +44,11 @@ export async function runSuite({
   const suiteDir = path.resolve(outDir ?? defaultSuiteDir(suite.name, startedAt));
   const entries = shard ? shardEntries(suite.entries, shard) : suite.entries;
   const plan = planRuns(entries);
+  /** @type {import('./summary.js').RunInput[]} */
   const runs = [];
+  /** @type {string[]} */
   const problems = [];
+  /** @type {HarnessError|null} */
   let haltingError = null;
   let interrupted = false;
   let machineChecked = false;
@@ -59,10 +62,11 @@ export async function runSuite({
       if (interrupted) break;
       const runDir = path.join(suiteDir, dir);
       if (resume) {
+        /** @type {import('./summary.js').SuiteResult|null} */
         const existing = await loadResult(path.join(runDir, 'result.json')).catch(() => null);
         const { keep, why } = resumeDecision(existing, entry.scenario);
         log(`[${i + 1}/${plan.length}] ${entry.name} run ${repetition}: ${keep ? 'kept' : 're-run'}, ${why}`);
-        if (keep) {
+        if (keep && existing) {
           const hasReport = await access(path.join(runDir, 'report.html')).then(() => true, () => false);
           runs.push({ scenario: entry.name, repetition, dir, hasReport, result: compactResult(existing) });
           continue;

@@ -17,11 +17,14 @@ import { renderMarkdown } from './markdown.js';
 import { renderSuitePage } from './render-suite.js';
 import { SUMMARY_KIND, SUMMARY_SCHEMA_VERSION, compactResult } from './summary.js';
 
-/** @typedef {(suiteDir: string, summary: any) => Promise<string[]>} Remember */
+/** @typedef {(suiteDir: string, summary: import('./summary.js').SuiteSummary) => Promise<string[]>} Remember */
 
 export const OUTPUT_FILES = { summary: 'summary.json', junit: 'junit.xml', markdown: 'summary.md', page: 'report.html' };
 
-/** results/suites/<suite>/<UTC timestamp>, e.g. results/suites/nightly/2026-11-21T02-00-00Z */
+/**
+ * results/suites/<suite>/<UTC timestamp>, e.g. results/suites/nightly/2026-11-21T02-00-00Z
+ * @param {string} suiteName
+ */
 export function defaultSuiteDir(suiteName, date = new Date(), root = RESULTS_ROOT) {
   return path.join(root, 'suites', suiteName, date.toISOString().replace(/\.\d+Z$/, 'Z').replaceAll(':', '-'));
 }
@@ -29,12 +32,13 @@ export function defaultSuiteDir(suiteName, date = new Date(), root = RESULTS_ROO
 /**
  * Reads a suite summary from a suite directory or its summary.json.
  * @param {string} target
- * @returns {Promise<{ suiteDir: string, file: string, summary: any }>}
+ * @returns {Promise<{ suiteDir: string, file: string, summary: import('./summary.js').SuiteSummary }>}
  */
 export async function readSuiteSummary(target) {
   const info = await stat(target).catch(() => null);
   const file = info?.isDirectory() ? path.join(target, OUTPUT_FILES.summary) : target;
   const shown = displayPath(file);
+  // any: kind, schemaVersion and runs are checked below; the rest is as a suite or merge of this harness wrote it
   const summary = /** @type {any} */ (readJsonFile(file, 'suite summary', 'pass a suite directory (results/suites/<suite>/<timestamp>) or its summary.json'));
   if (summary?.kind !== SUMMARY_KIND) throw new InputError(`${shown}: kind: must be "${SUMMARY_KIND}", got ${describeValue(summary?.kind)}; pass the summary.json a \`suite\` or \`merge\` run wrote`);
   if (summary.schemaVersion !== SUMMARY_SCHEMA_VERSION) throw new InputError(`${shown}: schemaVersion: this harness reads ${SUMMARY_SCHEMA_VERSION}, got ${describeValue(summary.schemaVersion)}`);
@@ -61,7 +65,7 @@ export async function readRuns(suiteDir, summary) {
  * Writes summary.json (atomic), junit.xml, summary.md and report.html into suiteDir, appends the Markdown to
  * $GITHUB_STEP_SUMMARY when set, and refreshes the results index (results/index.html when the suite is under
  * results/, else <suite-dir>/index.html).
- * @param {string} suiteDir @param {any} summary
+ * @param {string} suiteDir @param {import('./summary.js').SuiteSummary} summary
  * @param {{ log?: (line: string) => void, remember?: Remember|null }} [options]
  *   remember: writes the suite to the results store first, its warnings join summary.warnings
  * @returns {Promise<Record<keyof typeof OUTPUT_FILES, string>>} the written paths
@@ -91,7 +95,7 @@ export async function writeSuiteOutputs(suiteDir, summary, { log = () => {}, rem
  * Writes reproduction-<id>.html for every published table (lib/scenario/reproductions.js) with a row among the suite's
  * scenarios. A run counts only when it ran the shipped scenario file of that name: a suite's own file of the
  * same name is not the paper's experiment.
- * @param {string} suiteDir @param {any} summary
+ * @param {string} suiteDir @param {import('./summary.js').SuiteSummary} summary
  * @returns {Promise<{ id: string, citation: string, title: string, file: string }[]>} file relative to suiteDir
  */
 export async function writeReproductionPages(suiteDir, summary) {

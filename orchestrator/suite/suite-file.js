@@ -51,11 +51,12 @@ export function listSuites() {
 }
 
 /**
- * @param {object} raw the suite (or entry) object
+ * @param {Record<string, unknown>} raw the suite (or entry) object
  * @param {(field: string) => string} where names a field in messages
  * @returns {{ repetitions?: number, timeScale?: number, durationS?: number, warmupS?: number }}
  */
 function runSettings(raw, where) {
+  /** @type {{ repetitions?: number, timeScale?: number, durationS?: number, warmupS?: number }} */
   const settings = {};
   if (raw.repetitions !== undefined) settings.repetitions = expectNumber(raw.repetitions, where('repetitions'), { min: 1, integer: true });
   if (raw.timeScale !== undefined) settings.timeScale = expectNumber(raw.timeScale, where('timeScale'), { above: 0 });
@@ -93,6 +94,7 @@ export function loadSuite(nameOrPath, overrides = {}) {
     }
   }
 
+  /** @type {string|null} */
   let assertionsFile = DEFAULT_ASSERTIONS_FILE;
   if (raw.assertions === null) assertionsFile = null;
   else if (raw.assertions !== undefined) assertionsFile = path.resolve(path.dirname(filePath), expectText(raw.assertions, `${file}: assertions`));

@@ -8,11 +8,35 @@ import { meanPeerUplinkKbps, ratiosToTwoParty } from '../lib/network/topology.js
 export const SUMMARY_KIND = 'webrtc-testbed-suite';
 export const SUMMARY_SCHEMA_VERSION = 1;
 
-/** Exit code per outcome (docs/suites.md "Exit codes"). */
+/** @typedef {'passed'|'failed'|'input-error'|'environment-error'|'crashed'|'aborted'} Outcome */
+
+/**
+ * Exit code per outcome (docs/suites.md "Exit codes").
+ * @type {Record<Outcome, number>}
+ */
 export const EXIT_CODES = { passed: 0, failed: 1, 'input-error': 2, 'environment-error': 3, crashed: 4, aborted: 130 };
 
 /**
- * @typedef {{ scenario: string, repetition: number, dir: string, hasReport: boolean, result: object|null }} RunInput
+ * The parts of a result.json a suite reads (compactResult keeps these). Read from disk, of any schema version: every
+ * part may be missing.
+ * @typedef {object} SuiteResult
+ * @property {string} [status]
+ * @property {Array<string|{ message: string }>} [errors]
+ * @property {{ name?: string, file?: string, group?: string|null, peers?: number, durationS?: number, warmupS?: number }} [scenario]
+ * @property {SuiteEnvironment|null} [environment]
+ * @property {Array<{ t: number, [field: string]: unknown }>} [timeline]
+ * @property {SuiteResultSummary|null} [summary]
+ * @property {{ hostSaturation?: { saturated?: boolean }|null }|null} [resources]
+ * @typedef {{ startedAt?: string|null, browser?: { name?: string|null, version?: string|null }|null, emulator?: string|null,
+ *   mediaSource?: string|null, media?: { preset?: string|null, video?: string|null }|null, os?: string|null, cpus?: number|null,
+ *   cpuModel?: string|null, node?: string|null, [field: string]: unknown }} SuiteEnvironment
+ * @typedef {{ overall?: object, windowS?: number[],
+ *   cpuLimitation?: { limited?: boolean, harness?: { limited?: boolean } }|null, emulatorBehind?: { behind?: boolean }|null,
+ *   peerTotals?: Record<string, { uplinkKbps: number }>, [field: string]: unknown }} SuiteResultSummary
+ */
+
+/**
+ * @typedef {{ scenario: string, repetition: number, dir: string, hasReport: boolean, result: SuiteResult|null }} RunInput
  *   dir is relative to the suite directory; result is null when the run left no readable result.json
  */
 
@@ -20,13 +44,19 @@ export const EXIT_CODES = { passed: 0, failed: 1, 'input-error': 2, 'environment
  * The parts of a result.json a suite summary reads: status, errors, scenario, environment, timeline, summary and
  * whether the host was saturated.
  * Network truth and events are dropped so a merge of a whole nightly (100+ runs) stays small in memory.
- * @param {object} result
+ * @param {SuiteResult} result
+ * @returns {SuiteResult}
  */
 export function compactResult({ status, errors, scenario, environment, timeline, summary, resources }) {
   return { status, errors, scenario, environment, timeline, summary, resources: { hostSaturation: resources?.hostSaturation ?? null } };
 }
 
-/** @param {object[]} results */
+/**
+ * @typedef {{ browser: string|null, emulator: string|null, video: string|null, os: string|null, cpus: number|null,
+ *   cpuModel: string|null, node: string|null }} SummaryEnvironment
+ */
+
+/** @param {Array<SuiteResult|null>} results @returns {SummaryEnvironment|null} */
 function environmentOf(results) {
   const env = results.find(Boolean)?.environment;
   if (!env) return null;
@@ -38,8 +68,90 @@ function environmentOf(results) {
 }
 
 /**
+ * One run of the summary's `runs`.
+ * @param {RunInput} run
+ */
+function runRecordOf({ scenario, repetition, dir, hasReport, result }) {
+  return {
+    scenario, repetition, dir, report: hasReport ? `${dir}/report.html` : null,
+    status: result?.status ?? 'missing',
+    startedAt: result?.environment?.startedAt ?? null,
+    durationS: result?.scenario?.durationS ?? null,
+    errors: (result?.errors ?? []).map((e) => (typeof e === 'string' ? e : e.message)),
+    values: result ? runValues(result) : {},
+    // A starved host looks like a congested network: runs whose encoders were CPU-limited are named as such.
+    cpuLimited: result?.summary?.cpuLimitation?.limited === true || result?.summary?.cpuLimitation?.harness?.limited === true
+      || result?.resources?.hostSaturation?.saturated === true,
+    // Likewise a run whose emulator fell behind its schedule: its links were not the configured ones.
+    emulatorBehind: result?.summary?.emulatorBehind?.behind === true,
+  };
+}
+
+/** @typedef {ReturnType<typeof runRecordOf>} RunRecord */
+
+/**
+ * One scenario of the summary's `scenarios`: its runs, assertions over the passed ones and the baseline comparison.
+ * @param {string} name
+ * @param {Array<{ run: RunInput, record: RunRecord }>} mine the scenario's runs
+ * @param {{ assertions: Record<string, import('./assertions.js').Assertion[]>, regression: import('./baseline.js').RegressionOptions,
+ *   baseline: { file: string, data: import('./baseline.js').Baseline }|null }} checks
+ */
+function scenarioSummaryOf(name, mine, { assertions, regression, baseline }) {
+  // A passed run has a result: status is 'missing' without one.
+  const passedResults = mine.filter(({ record }) => record.status === 'passed').flatMap(({ run }) => (run.result ? [run.result] : []));
+  /** @type {Record<string, number[]>} */
+  const currentValues = {};
+  for (const { record } of mine) {
+    if (record.status !== 'passed') continue;
+    for (const [metric, value] of Object.entries(record.values)) (currentValues[metric] ??= []).push(value);
+  }
+  return {
+    name,
+    runs: mine.length,
+    passedRuns: passedResults.length,
+    cpuLimitedRuns: mine.filter(({ record }) => record.cpuLimited).length,
+    emulatorBehindRuns: mine.filter(({ record }) => record.emulatorBehind).length,
+    assertions: evaluateAssertions(assertions[name] ?? [], passedResults),
+    regressions: baseline ? compareScenario(currentValues, baseline.data.scenarios[name], regression) : [],
+  };
+}
+
+/** @typedef {ReturnType<typeof scenarioSummaryOf>} ScenarioSummary */
+
+/**
+ * @param {RunRecord[]} runRecords @param {ScenarioSummary[]} scenarioSummaries
+ */
+function countsOf(runRecords, scenarioSummaries) {
+  const assertions = scenarioSummaries.flatMap((s) => s.assertions);
+  const regressions = scenarioSummaries.flatMap((s) => s.regressions);
+  return {
+    runs: runRecords.length,
+    passedRuns: runRecords.filter((r) => r.status === 'passed').length,
+    crashedRuns: runRecords.filter((r) => r.status === 'failed' || r.status === 'missing').length,
+    abortedRuns: runRecords.filter((r) => r.status === 'aborted').length,
+    assertionErrors: assertions.filter((a) => a.level === 'error' && a.passed === false).length,
+    assertionWarnings: assertions.filter((a) => a.level === 'warn' && a.passed === false).length,
+    regressions: regressions.filter((c) => c.verdict === 'regression').length,
+    improvements: regressions.filter((c) => c.verdict === 'improvement').length,
+    inconclusive: regressions.filter((c) => c.verdict === 'inconclusive').length,
+    cpuLimitedRuns: runRecords.filter((r) => r.cpuLimited).length,
+    emulatorBehindRuns: runRecords.filter((r) => r.emulatorBehind).length,
+  };
+}
+
+/**
+ * J16 §8-3: each group's n-party calls against its 2-party call (passed runs only).
+ * @param {RunInput[]} runs
+ */
+function twoPartyRatiosOf(runs) {
+  return ratiosToTwoParty(runs.flatMap(({ scenario, result }) => (result?.status === 'passed' ? [{
+    scenario, group: result.scenario?.group ?? null, peers: result.scenario?.peers ?? 2, uplinkKbps: meanPeerUplinkKbps(result),
+  }] : [])));
+}
+
+/**
  * @param {object} input
- * @param {{ name: string, description: string, file: string, emulator: string, video?: string }} input.suite
+ * @param {{ name: string, description: string, file: string, emulator: string, video?: string|null }} input.suite
  * @param {import('./baseline.js').RegressionOptions} input.regression
  * @param {Record<string, import('./assertions.js').Assertion[]>} input.assertions
  * @param {string|null} input.assertionsFile
@@ -57,55 +169,14 @@ export function buildSuiteSummary({
   suite, regression, assertions, assertionsFile, scenarios, runs, baseline = null, shard = null, mergedFrom,
   startedAt, endedAt, problems = [], halted = null, interrupted = false,
 }) {
-  const runRecords = runs.map(({ scenario, repetition, dir, hasReport, result }) => ({
-    scenario, repetition, dir, report: hasReport ? `${dir}/report.html` : null,
-    status: result?.status ?? 'missing',
-    startedAt: result?.environment?.startedAt ?? null,
-    durationS: result?.scenario?.durationS ?? null,
-    errors: (result?.errors ?? []).map((e) => (typeof e === 'string' ? e : e.message)),
-    values: result ? runValues(result) : {},
-    // A starved host looks like a congested network: runs whose encoders were CPU-limited are named as such.
-    cpuLimited: result?.summary?.cpuLimitation?.limited === true || result?.summary?.cpuLimitation?.harness?.limited === true
-      || result?.resources?.hostSaturation?.saturated === true,
-    // Likewise a run whose emulator fell behind its schedule: its links were not the configured ones.
-    emulatorBehind: result?.summary?.emulatorBehind?.behind === true,
-  }));
-
+  const runRecords = runs.map(runRecordOf);
   const ran = scenarios.filter((name) => runs.some((run) => run.scenario === name));
-  const scenarioSummaries = ran.map((name) => {
-    const mine = runs.map((run, i) => ({ run, record: runRecords[i] })).filter(({ run }) => run.scenario === name);
-    const passedResults = mine.filter(({ record }) => record.status === 'passed').map(({ run }) => run.result);
-    /** @type {Record<string, number[]>} */
-    const currentValues = {};
-    for (const { record } of mine) {
-      if (record.status !== 'passed') continue;
-      for (const [metric, value] of Object.entries(record.values)) (currentValues[metric] ??= []).push(value);
-    }
-    return {
-      name,
-      runs: mine.length,
-      passedRuns: passedResults.length,
-      cpuLimitedRuns: mine.filter(({ record }) => record.cpuLimited).length,
-      emulatorBehindRuns: mine.filter(({ record }) => record.emulatorBehind).length,
-      assertions: evaluateAssertions(assertions[name] ?? [], passedResults),
-      regressions: baseline ? compareScenario(currentValues, baseline.data.scenarios[name], regression) : [],
-    };
-  });
-
-  const all = (pick) => scenarioSummaries.flatMap(pick);
-  const counts = {
-    runs: runRecords.length,
-    passedRuns: runRecords.filter((r) => r.status === 'passed').length,
-    crashedRuns: runRecords.filter((r) => r.status === 'failed' || r.status === 'missing').length,
-    abortedRuns: runRecords.filter((r) => r.status === 'aborted').length,
-    assertionErrors: all((s) => s.assertions).filter((a) => a.level === 'error' && a.passed === false).length,
-    assertionWarnings: all((s) => s.assertions).filter((a) => a.level === 'warn' && a.passed === false).length,
-    regressions: all((s) => s.regressions).filter((c) => c.verdict === 'regression').length,
-    improvements: all((s) => s.regressions).filter((c) => c.verdict === 'improvement').length,
-    inconclusive: all((s) => s.regressions).filter((c) => c.verdict === 'inconclusive').length,
-    cpuLimitedRuns: runRecords.filter((r) => r.cpuLimited).length,
-    emulatorBehindRuns: runRecords.filter((r) => r.emulatorBehind).length,
-  };
+  const scenarioSummaries = ran.map((name) => scenarioSummaryOf(
+    name, runs.map((run, i) => ({ run, record: runRecords[i] })).filter(({ run }) => run.scenario === name),
+    { assertions, regression, baseline },
+  ));
+  const counts = countsOf(runRecords, scenarioSummaries);
+  /** @type {Outcome} */
   const outcome = interrupted || counts.abortedRuns ? 'aborted'
     : halted ?? (counts.crashedRuns ? 'crashed'
       : counts.assertionErrors || counts.regressions ? 'failed'
@@ -124,6 +195,7 @@ export function buildSuiteSummary({
     exitCode: EXIT_CODES[outcome],
     problems,
     // Notes that never fail the suite: the results store's slow drifts (`--history`, docs/history.md).
+    /** @type {string[]} */
     warnings: [],
     counts,
     notRun: scenarios.filter((name) => !ran.includes(name)),
@@ -138,17 +210,16 @@ export function buildSuiteSummary({
       .map((name) => [name, assertions[name].map(({ check, level, why }) => ({ check, level, why }))])),
     runs: runRecords,
     scenarios: scenarioSummaries,
-    // J16 §8-3: each group's n-party calls against its 2-party call (passed runs only).
-    twoPartyRatios: ratiosToTwoParty(runs.filter(({ result }) => result?.status === 'passed').map(({ scenario, result }) => ({
-      scenario, group: result.scenario?.group ?? null, peers: result.scenario?.peers ?? 2, uplinkKbps: meanPeerUplinkKbps(result),
-    }))),
+    twoPartyRatios: twoPartyRatiosOf(runs),
   };
 }
+
+/** @typedef {ReturnType<typeof buildSuiteSummary>} SuiteSummary  summary.json (docs/suites.md) */
 
 /**
  * The process exit code for a summary; --no-fail reports failed assertions, regressions and crashed runs
  * but exits 0 (an environment error or an interrupt still exit 3 / 130).
- * @param {{ outcome: string }} summary @param {{ noFail?: boolean }} [options]
+ * @param {{ outcome: Outcome }} summary @param {{ noFail?: boolean }} [options]
  */
 export function suiteExitCode(summary, { noFail = false } = {}) {
   if (noFail && (summary.outcome === 'failed' || summary.outcome === 'crashed')) return 0;
