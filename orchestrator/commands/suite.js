@@ -11,12 +11,13 @@ import { entryCostS, parseShard, planRuns, shardEntries } from '../suite/plan.js
 import { runSuite } from '../suite/runner.js';
 import { listSuites, loadSuite } from '../suite/suite-file.js';
 import { TRACE_DIR_OPTION, traceDirs } from './trace-dir.js';
+import { gridOptions, gridRunOption } from './grid-option.js';
 
 export const command = 'suite <suite>';
 export const describe = 'Run a suite of scenarios (built-in: smoke, nightly; or a suite .json file), check its assertions and compare with a baseline';
 
 /** @param {import('yargs').Argv} yargs */
-export const builder = (yargs) => comparisonOptions(yargs
+export const builder = (yargs) => comparisonOptions(gridOptions(yargs)
   .positional('suite', { type: 'string', describe: `built-in suite (${listSuites().map((s) => s.name).join(', ')}) or path to a suite file` })
   .option('shard', { type: 'string', describe: 'run only slice k of n (e.g. 2/4), deterministic: for a CI matrix; join the slices with `merge`' })
   .option('repetitions', { type: 'number', describe: 'runs per scenario instead of the suite\'s' })
@@ -61,11 +62,13 @@ export async function handler(argv) {
     return;
   }
 
+  // Every run of the suite uses the Grid: one that does not answer stops the suite before its first run (exit 3).
+  const grid = await gridRunOption(argv);
   installProcessHandlers();
   const { summary, paths } = await runSuite({
     suite, assertions: assertions.map, assertionsFile: assertions.file,
     baseline, regression, allowMachineMismatch: argv.allowMachineMismatch,
-    shard, outDir: argv.out, browserPath: argv.browserPath, headful: argv.headful,
+    shard, outDir: argv.out, browserPath: argv.browserPath, headful: argv.headful, grid,
     log: (line) => console.error(line),
     remember: rememberFlag(argv.history, (line) => console.error(line)),
   });
