@@ -29,6 +29,7 @@ import { peerBrowsers } from '../lib/scenario/peer-browsers.js';
 import { resolveBrowserPath, resolveFirefoxPath } from './browser-path.js';
 import { launchPeer } from './browsers.js';
 import { gridChromiumArgs, openGridSessions } from './grid-sessions.js';
+import { gridWarning, observeGrid } from './grid-observer.js';
 import { checkCgroups, createPeerCgroups } from './cgroups.js';
 import { prepareRunDir, writeResultFile } from './output.js';
 import { finalResult } from './final-result.js';
@@ -331,6 +332,9 @@ async function setUpCall(call) {
   const failed = launches.find((launch) => launch.status === 'rejected');
   if (failed) throw failed.reason;
   call.grid?.watch((peer, message) => !closing && recorder.fail(message, peer));
+  // Read before the browsers close (a closer registered after theirs runs before them).
+  if (call.grid) call.gridObserver = await observeGrid(call.pages, gridWarning(recorder));
+  if (call.gridObserver) hold(call, 'grid observer', call.gridObserver.stop);
 
   const connectWait = new AbortController();
   const timedOut = sleep(CONNECT_TIMEOUT_MS, recorder.signal, connectWait.signal).then(() => 'timeout');

@@ -12,7 +12,10 @@ test('the offset is the node\'s reading minus the midpoint of the sample with th
 });
 
 test('a sample that is not a number or runs backwards is left out; none usable is an error', () => {
-  const samples = [{ sentMs: 10, remoteMs: Number.NaN, receivedMs: 11 }, { sentMs: 20, remoteMs: 5, receivedMs: 19 }, { sentMs: 30, remoteMs: 31, receivedMs: 32 }];
+  const samples = [
+    { sentMs: 10, remoteMs: Number.NaN, receivedMs: 11 }, { sentMs: 20, remoteMs: 5, receivedMs: 19 },
+    { sentMs: 30, remoteMs: 31, receivedMs: 32 },
+  ];
   assert.deepEqual(estimateOffset(samples), { offsetMs: 0, errorMs: 1, rttMs: 2, samples: 1, atMs: 31 });
   assert.throws(() => estimateOffset(samples.slice(0, 2)), /no usable clock sample among 2/);
   assert.throws(() => estimateOffset([]), /no usable clock sample among 0/);
@@ -22,7 +25,8 @@ const offset = (offsetMs, errorMs, atMs) => ({ offsetMs, errorMs, rttMs: 2 * err
 
 test('each node\'s clock is its most certain page\'s, at start and end, with the drift between them', () => {
   const nodeOfPeer = { p0: 'n1', p1: 'n2', p2: 'n2' };
-  const clocks = nodeClocks(nodeOfPeer, { p0: offset(1, 0.5, 0), p1: offset(30, 2, 0), p2: offset(31, 0.25, 0) }, { p0: offset(3, 0.5, 60_000) });
+  const start = { p0: offset(1, 0.5, 0), p1: offset(30, 2, 0), p2: offset(31, 0.25, 0) };
+  const clocks = nodeClocks(nodeOfPeer, start, { p0: offset(3, 0.5, 60_000) });
   assert.deepEqual(Object.keys(clocks), ['n1', 'n2']);
   assert.equal(clocks.n1.driftMs, 2);
   assert.equal(clocks.n2.start.peer, 'p2');

@@ -21,12 +21,16 @@ const round3 = (value) => Number(value.toFixed(3));
  * @returns {ClockOffset}
  */
 export function estimateOffset(samples) {
-  const valid = samples.filter(({ sentMs, remoteMs, receivedMs }) => [sentMs, remoteMs, receivedMs].every(Number.isFinite) && receivedMs >= sentMs);
+  const valid = samples.filter(({ sentMs, remoteMs, receivedMs }) => [sentMs, remoteMs, receivedMs].every(Number.isFinite)
+    && receivedMs >= sentMs);
   if (!valid.length) throw new Error(`no usable clock sample among ${samples.length}: every one was not a number or ran backwards`);
   const best = valid.reduce((a, b) => (b.receivedMs - b.sentMs < a.receivedMs - a.sentMs ? b : a));
   const rttMs = best.receivedMs - best.sentMs;
   const midpointMs = best.sentMs + rttMs / 2;
-  return { offsetMs: round3(best.remoteMs - midpointMs), errorMs: round3(rttMs / 2), rttMs: round3(rttMs), samples: valid.length, atMs: Math.round(midpointMs) };
+  return {
+    offsetMs: round3(best.remoteMs - midpointMs), errorMs: round3(rttMs / 2), rttMs: round3(rttMs), samples: valid.length,
+    atMs: Math.round(midpointMs),
+  };
 }
 
 /**
