@@ -18,12 +18,17 @@ export const EXIT_CODES = { passed: 0, failed: 1, 'input-error': 2, 'environment
 
 /**
  * The parts of a result.json a suite summary reads: status, errors, scenario, environment, timeline, summary and
- * whether the host was saturated.
+ * whether the host or a Grid node was saturated.
  * Network truth and events are dropped so a merge of a whole nightly (100+ runs) stays small in memory.
  * @param {object} result
  */
 export function compactResult({ status, errors, scenario, environment, timeline, summary, resources }) {
-  return { status, errors, scenario, environment, timeline, summary, resources: { hostSaturation: resources?.hostSaturation ?? null } };
+  // A Grid run's nodes keep only their verdicts, in the result's shape.
+  const nodes = Object.fromEntries(Object.entries(resources?.grid?.nodes ?? {})
+    .map(([label, node]) => [label, { saturation: node?.saturation ?? null }]));
+  return {
+    status, errors, scenario, environment, timeline, summary, resources: { hostSaturation: resources?.hostSaturation ?? null, grid: { nodes } },
+  };
 }
 
 /** @param {object[]} results */
@@ -66,7 +71,8 @@ export function buildSuiteSummary({
     values: result ? runValues(result) : {},
     // A starved host looks like a congested network: runs whose encoders were CPU-limited are named as such.
     cpuLimited: result?.summary?.cpuLimitation?.limited === true || result?.summary?.cpuLimitation?.harness?.limited === true
-      || result?.resources?.hostSaturation?.saturated === true,
+      || result?.resources?.hostSaturation?.saturated === true
+      || Object.values(result?.resources?.grid?.nodes ?? {}).some((node) => node?.saturation?.saturated === true),
     // Likewise a run whose emulator fell behind its schedule: its links were not the configured ones.
     emulatorBehind: result?.summary?.emulatorBehind?.behind === true,
   }));
