@@ -27,7 +27,8 @@ export function compactResult({ status, errors, scenario, environment, timeline,
   const nodes = Object.fromEntries(Object.entries(resources?.grid?.nodes ?? {})
     .map(([label, node]) => [label, { saturation: node?.saturation ?? null }]));
   return {
-    status, errors, scenario, environment, timeline, summary, resources: { hostSaturation: resources?.hostSaturation ?? null, grid: { nodes } },
+    status, errors, scenario, environment, timeline, summary,
+    resources: { hostSaturation: resources?.hostSaturation ?? null, grid: { nodes } },
   };
 }
 

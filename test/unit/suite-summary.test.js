@@ -138,7 +138,8 @@ test('CPU-limited runs are counted per scenario and named in the Markdown, so a 
     const harness = { limited: true };
     if (i === 2) result.summary.cpuLimitation = { share: 0, byPeer: {}, limited: false, thresholdShare: 0.2, seconds: [], harness };
     // A saturated Grid node likewise, as compactResult keeps it.
-    if (i === 3) result.resources = compactResult({ resources: { grid: { nodes: { n1: { cores: 2, saturation: { saturated: true, share: 0.5 } } } } } }).resources;
+    const nodes = { n1: { cores: 2, saturation: { saturated: true, share: 0.5 } } };
+    if (i === 3) result.resources = compactResult({ resources: { grid: { nodes } } }).resources;
     return { scenario: 'unconstrained', repetition: i + 1, dir: `unconstrained/run-${i + 1}`, hasReport: true, result };
   });
   const summary = buildSuiteSummary({
