@@ -11,6 +11,8 @@ export const CLOCK_SAMPLES = 15;
 const SAMPLE_INTERVAL_MS = 1000;
 /** What the pages stamp their frames with (client-app/frame-reader.js), read by Runtime.evaluate. */
 const PAGE_CLOCK = 'performance.timeOrigin + performance.now()';
+/** A page that does not answer within this long (its node died) is given up on: tear-down must not wait for it. */
+const EVALUATE_TIMEOUT_MS = 2000;
 /** The orchestrator's clock at sub-millisecond resolution, on the same epoch as Date.now(). */
 const nowMs = () => performance.timeOrigin + performance.now();
 
@@ -23,10 +25,21 @@ export async function measurePageClock(page, samples = CLOCK_SAMPLES) {
   const taken = [];
   for (let i = 0; i < samples; i += 1) {
     const sentMs = nowMs();
-    const remoteMs = Number(await page.evaluate(PAGE_CLOCK));
+    const remoteMs = Number(await withTimeout(page.evaluate(PAGE_CLOCK), EVALUATE_TIMEOUT_MS));
     taken.push({ sentMs, remoteMs, receivedMs: nowMs() });
   }
   return estimateOffset(taken);
+}
+
+/**
+ * @template T
+ * @param {Promise<T>} promise @param {number} ms
+ * @returns {Promise<T>}
+ */
+function withTimeout(promise, ms) {
+  let timer;
+  const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms); });
+  return /** @type {Promise<T>} */ (Promise.race([promise, late]).finally(() => clearTimeout(timer)));
 }
 
 /**
@@ -92,7 +105,7 @@ export function startBrowserSampler(pages, onWarning) {
     rows,
     stop: async () => {
       clearInterval(timer);
-      await Promise.allSettled([...sessions.values()].map(async (session) => (await session).detach()));
+      await Promise.allSettled([...sessions.values()].map(async (session) => withTimeout((await session).detach(), EVALUATE_TIMEOUT_MS)));
     },
   };
 }
