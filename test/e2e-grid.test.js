@@ -125,8 +125,23 @@ test('a two-party call on two grid-nodes: each peer on its node, RTT the configu
     const slots = (await hubStatus()).value.nodes.flatMap((node) => node.slots);
     assert.equal(slots.length, 2);
     assert.deepEqual(slots.filter((slot) => slot.session), [], 'no session left on the hub');
+    await checkSuiteOnGrid();
   });
 });
+
+/** suite --grid on the same Grid: a one-scenario suite, short, whose run is a Grid run placed as its scenario says. */
+async function checkSuiteOnGrid() {
+  const scenario = gridScenario(10);
+  const suite = path.join(path.dirname(scenario), 'grid-suite.json');
+  writeFileSync(suite, JSON.stringify({ name: 'grid-suite', description: 'one short Grid run', assertions: null, scenarios: [{ scenario: 'grid-2.json', warmupS: 4 }] }));
+  const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'wtb-grid-suite-')), 'suite');
+  const run = await runCli(['suite', suite, '--grid', hubUrl, '--video', '360p30', '--out', out], { env: { ...env, GITHUB_STEP_SUMMARY: '' } });
+  assert.equal(run.code, 0, `suite --grid exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
+  const result = JSON.parse(readFileSync(path.join(out, 'grid-2', 'run-1', 'result.json'), 'utf8'));
+  assert.equal(result.status, 'passed');
+  assert.deepEqual(Object.fromEntries(Object.entries(result.environment.grid.peers).map(([peer, record]) => [peer, record.node])), { p0: 'n1', p1: 'n2' });
+  assert.deepEqual(Object.keys(result.environment.grid.clocks), ['n1', 'n2']);
+}
 
 /**
  * What the orchestrator read of the nodes over CDP: each node's clock offset at start and end, ≈ 0 within its stated
