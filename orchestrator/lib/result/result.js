@@ -102,7 +102,8 @@ export const SCHEMA_VERSION = 1;
  * @property {boolean} behind      lateP99Ms over 2 ms: it fell behind its schedule and was no longer exact that second
  * @typedef {Omit<EmulatorLoadRow, 'epochMs'> & { t: number|null }} EmulatorLoadEntry  network.emulatorLoad's, on the media clock
  *
- * @typedef {{ streams: ReturnType<typeof withGetStatsFreezes>, overall: ReturnType<typeof viewerSection>['overall'] }} ViewerSummary
+ * @typedef {{ streams: ReturnType<typeof withGetStatsFreezes>, overall: ReturnType<typeof viewerSection>['overall'],
+ *   clockErrors?: ReturnType<typeof glassToGlassClockError> }} ViewerSummary  clockErrors: --grid, per stream (lib/grid/clock-offset.js)
  * @typedef {Pick<ReturnType<typeof viewerSection>, 'freezes'|'quality'|'readCost'> & { captures: number,
  *   unmatchedCaptures: number, droppedCaptures: number, vmaf: import('../viewer/viewer.js').VmafAvailability }} ViewerResult
  * @typedef {{ batches: import('../viewer/viewer.js').FrameBatch[], scores: import('../viewer/viewer.js').QualityScore[], captures: number,
