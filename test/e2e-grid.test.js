@@ -120,12 +120,58 @@ test('a two-party call on two grid-nodes: each peer on its node, RTT the configu
       const median = rtts[Math.floor(rtts.length / 2)];
       assert.ok(median >= 95 && median <= 140, `${peer} median RTT ${median} ms, configured 100 ms`);
     }
+    checkObservations(run.result);
     // Released at the end of the run: every slot free again.
     const slots = (await hubStatus()).value.nodes.flatMap((node) => node.slots);
     assert.equal(slots.length, 2);
     assert.deepEqual(slots.filter((slot) => slot.session), [], 'no session left on the hub');
+    await checkSuiteOnGrid();
   });
 });
+
+/** suite --grid on the same Grid: a one-scenario suite, short, whose run is a Grid run placed as its scenario says. */
+async function checkSuiteOnGrid() {
+  const scenario = gridScenario(10);
+  const suite = path.join(path.dirname(scenario), 'grid-suite.json');
+  writeFileSync(suite, JSON.stringify({ name: 'grid-suite', description: 'one short Grid run', assertions: null, scenarios: [{ scenario: 'grid-2.json', warmupS: 4 }] }));
+  const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'wtb-grid-suite-')), 'suite');
+  const run = await runCli(['suite', suite, '--grid', hubUrl, '--video', '360p30', '--out', out], { env: { ...env, GITHUB_STEP_SUMMARY: '' } });
+  assert.equal(run.code, 0, `suite --grid exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
+  const result = JSON.parse(readFileSync(path.join(out, 'grid-2', 'run-1', 'result.json'), 'utf8'));
+  assert.equal(result.status, 'passed');
+  assert.deepEqual(Object.fromEntries(Object.entries(result.environment.grid.peers).map(([peer, record]) => [peer, record.node])), { p0: 'n1', p1: 'n2' });
+  assert.deepEqual(Object.keys(result.environment.grid.clocks), ['n1', 'n2']);
+}
+
+/**
+ * What the orchestrator read of the nodes over CDP: each node's clock offset at start and end, ≈ 0 within its stated
+ * error (both nodes share this host's clock), the glass-to-glass error across them, every browser's CPU per second.
+ * @param {any} result
+ */
+function checkObservations(result) {
+  const { clocks } = result.environment.grid;
+  assert.deepEqual(Object.keys(clocks), ['n1', 'n2']);
+  for (const [label, { start, end }] of Object.entries(clocks)) {
+    for (const reading of [start, end]) {
+      assert.ok(reading, `${label}: a clock reading at start and end`);
+      // Chromium's clock reads in 0.1 ms steps (a page's coarsened performance.now()): that much beside the round trip.
+      assert.ok(Math.abs(reading.offsetMs) <= reading.errorMs + 0.1, `${label}: offset ${reading.offsetMs} ms within ± ${reading.errorMs} ms`);
+      assert.ok(reading.errorMs < 50, `${label}: error ${reading.errorMs} ms over loopback`);
+    }
+  }
+  const clockError = result.summary.viewer.clockErrors['p0->p1'];
+  assert.equal(clockError.sameNode, false);
+  assert.equal(clockError.clockErrorMs, Number((Math.max(clocks.n1.start.errorMs, clocks.n1.end.errorMs)
+    + Math.max(clocks.n2.start.errorMs, clocks.n2.end.errorMs)).toFixed(3)));
+  const { grid } = result.resources;
+  for (const peer of ['p0', 'p1']) {
+    const rows = grid.rows.filter((row) => row.peer === peer);
+    assert.ok(rows.length >= 15, `${peer}: ${rows.length} CPU rows over a 20 s call`);
+    assert.ok(grid.browsers[peer].cpuPct.mean > 5, `${peer}'s browser used ${grid.browsers[peer].cpuPct.mean} % of a core sending video`);
+  }
+  assert.deepEqual(grid.nodes.n1.peers, ['p0']);
+  assert.equal(grid.nodes.n2.saturation.cores, os.availableParallelism());
+}
 
 test('a grid-node killed mid-call fails the run within 30 s naming the node; the other session is released', { timeout: 420_000 }, async () => {
   await withGrid(async ({ tags, hubStatus }) => {

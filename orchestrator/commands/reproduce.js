@@ -9,6 +9,7 @@ import { loadResult } from '../report/write.js';
 import { planRuns } from '../suite/plan.js';
 import { MEDIA_SOURCES, loadScenario } from '../lib/scenario/scenario-file.js';
 import { TRACE_DIR_OPTION, traceDirs } from './trace-dir.js';
+import { gridOptions, gridRunOption } from './grid-option.js';
 import { installProcessHandlers } from '../lib/system/shutdown.js';
 import { DEFAULT_REGRESSION } from '../suite/baseline.js';
 import { reproductionFileName } from '../suite/render-reproduction.js';
@@ -24,7 +25,7 @@ export const describe = 'Run the scenarios of a published table (e.g. j16-table-
 const DEFAULTS = { repetitions: 5, video: '720p30', emulator: 'relay' };
 
 /** @param {import('yargs').Argv} yargs */
-export const builder = (yargs) => yargs
+export const builder = (yargs) => gridOptions(yargs)
   .positional('table', { type: 'string', describe: `table id: ${REPRODUCTIONS.map((t) => t.id).join(', ')}` })
   .option('list', { type: 'boolean', default: false, describe: 'list the tables with their scenarios, and exit' })
   .option('all', { type: 'boolean', default: false, describe: 'run every table\'s scenarios into one suite directory (each scenario once)' })
@@ -69,7 +70,7 @@ export const builder = (yargs) => yargs
  * @param {{ table?: string, list: boolean, all: boolean, resume: boolean, dryRun: boolean, repetitions: number,
  *   multiPartyRepetitions?: number, maxRuns?: number, publish?: string,
  *   timeScale: number, video: string, mediaSource?: string, emulator: string, out?: string, browserPath?: string,
- *   headful: boolean, traceDir: string[] }} argv
+ *   headful: boolean, traceDir: string[], grid?: string, spread?: boolean, gridSecrets?: string }} argv
  */
 export async function handler(argv) {
   if (argv.list) {
@@ -102,10 +103,11 @@ export async function handler(argv) {
     console.log(`published ${runs} runs (${added} new) of ${planRuns(suite.entries).length} planned: ${files.map(displayPath).join(', ')}`);
     return;
   }
+  const grid = await gridRunOption(argv);
   installProcessHandlers();
   const { summary, suiteDir, paths } = await runSuite({
     suite, assertions: {}, assertionsFile: null, regression: suite.regression, outDir: argv.out, resume: argv.resume,
-    browserPath: argv.browserPath, headful: argv.headful, log: (line) => console.error(line), maxNewRuns: argv.maxRuns,
+    browserPath: argv.browserPath, headful: argv.headful, grid, log: (line) => console.error(line), maxNewRuns: argv.maxRuns,
   });
   const pages = tables.map((t) => `reproduction: ${displayPath(path.join(suiteDir, reproductionFileName(t.id)))}`).join('\n');
   console.log(`\n${summary.outcome}: ${summary.counts.passedRuns} of ${summary.counts.runs} runs passed\n${pages}\nsuite: ${displayPath(paths.page)}`);

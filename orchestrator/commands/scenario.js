@@ -15,6 +15,7 @@ import { resolveScenarioOrGroup } from '../lib/scenario/scenario-groups.js';
 import { headlinePaths } from '../lib/result/metric-catalogue.js';
 import { referenceValue } from '../lib/scenario/reference.js';
 import { emulatorBehindWarning } from '../lib/devices/cpu-limit.js';
+import { saturatedNodesWarning } from '../lib/devices/node-resources.js';
 import { TRACE_DIR_OPTION, traceDirs } from './trace-dir.js';
 import { gridOptions, gridRunOption } from './grid-option.js';
 
@@ -92,7 +93,7 @@ function printTraceSteps(traceSteps) {
  * A thesis-style table of the headline metrics.
  * @param {import('../lib/result/result.js').RunResult & { scenario: { reference?: unknown } }} result
  */
-function printSummary({ summary, scenario, network }) {
+function printSummary({ summary, scenario, network, resources }) {
   printTraceSteps(network.traceSteps);
   const rows = headlinePaths('table');
   /** @type {Record<string, Record<string, Stat>>} */
@@ -117,6 +118,8 @@ function printSummary({ summary, scenario, network }) {
   console.log(`${'setupMs'.padEnd(18)}${columns.map((c) => String(c === 'overall' ? setupMs.max ?? '–' : setupMs[c] ?? '–').padStart(18)).join('')}`);
   const behind = emulatorBehindWarning(summary.emulatorBehind, network.emulator);
   if (behind) console.error(`\nwarning: ${behind}`);
+  const saturated = saturatedNodesWarning(resources.grid);
+  if (saturated) console.error(`\nwarning: ${saturated}`);
 }
 
 /** Worst first: an interrupted member stops the group, a failed one does not. */

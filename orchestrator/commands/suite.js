@@ -11,12 +11,13 @@ import { entryCostS, parseShard, planRuns, shardEntries } from '../suite/plan.js
 import { runSuite } from '../suite/runner.js';
 import { listSuites, loadSuite } from '../suite/suite-file.js';
 import { TRACE_DIR_OPTION, traceDirs } from './trace-dir.js';
+import { gridOptions, gridRunOption } from './grid-option.js';
 
 export const command = 'suite <suite>';
 export const describe = 'Run a suite of scenarios (built-in: smoke, nightly; or a suite .json file), check its assertions and compare with a baseline';
 
 /** @param {import('yargs').Argv} yargs */
-export const builder = (yargs) => comparisonOptions(yargs
+export const builder = (yargs) => comparisonOptions(gridOptions(yargs)
   .positional('suite', { type: 'string', describe: `built-in suite (${listSuites().map((s) => s.name).join(', ')}) or path to a suite file` })
   .option('shard', { type: 'string', describe: 'run only slice k of n (e.g. 2/4), deterministic: for a CI matrix; join the slices with `merge`' })
   .option('repetitions', { type: 'number', describe: 'runs per scenario instead of the suite\'s' })
@@ -40,7 +41,7 @@ export const builder = (yargs) => comparisonOptions(yargs
  * @param {{ suite: string, shard?: string, repetitions?: number, video?: string, emulator?: string, codec?: string,
  *   browserPath?: string, headful: boolean, traceDir: string[], dryRun: boolean, out?: string, baseline?: string,
  *   allowMachineMismatch: boolean, assertions?: string, alpha?: number, minEffect?: number, minChange?: number,
- *   metrics?: string, history?: string, fail: boolean }} argv
+ *   metrics?: string, history?: string, fail: boolean, grid?: string, spread?: boolean, gridSecrets?: string }} argv
  */
 export async function handler(argv) {
   const shard = argv.shard === undefined ? null : parseShard(argv.shard);
@@ -68,11 +69,13 @@ export async function handler(argv) {
   }
 
   await checkHistoryStore(argv.history);
+  // Every run of the suite uses the Grid: one that does not answer stops the suite before its first run (exit 3).
+  const grid = await gridRunOption(argv);
   installProcessHandlers();
   const { summary, paths } = await runSuite({
     suite, assertions: assertions.map, assertionsFile: assertions.file,
     baseline, regression, allowMachineMismatch: argv.allowMachineMismatch,
-    shard, outDir: argv.out, browserPath: argv.browserPath, headful: argv.headful,
+    shard, outDir: argv.out, browserPath: argv.browserPath, headful: argv.headful, grid,
     log: (line) => console.error(line),
     remember: rememberFlag(argv.history, (line) => console.error(line)),
   });

@@ -10,6 +10,7 @@ import { STEADY } from '../lib/stats/steady-rate.js';
 import { CONVERGENCE } from '../lib/cross/fairness.js';
 import { renderPage } from './page.js';
 import { renderViewerSummary } from './render-viewer.js';
+import { renderGridPlacement } from './render-grid.js';
 import { escapeHtml, formatClock, formatDifference, formatMeanSd, formatNumber, formatPercent, metricInfo, statusBadge } from './format.js';
 
 /** @typedef {import('../lib/scenario/reference.js').ReferenceValue} RefStat */
@@ -31,6 +32,7 @@ export function renderRunReport(result, { sourcePath } = {}) {
     `<section id="summary" class="block"><h2>Summary</h2>${renderSummaryTable(summary, r)}</section>`,
     `<section id="derived" class="block"><h2>Derived figures</h2>${renderDerived(derived, summary.peers, r)}</section>`,
     renderViewerSummary(r),
+    renderGridPlacement(r),
     renderZoomBar(charts),
     renderChartSections(charts),
     renderNetworkDetails(r),
@@ -106,6 +108,11 @@ function renderProblems(r) {
     items.push(`<li class="cpu-limited"><b>Host saturated:</b> in ${formatPercent(host.share)} of the measured seconds the browsers and the relay `
       + `together used at least ${formatNumber(host.thresholdPct, 0)} % of CPU (${escapeHtml(String(host.cores))} cores × 100 %): `
       + 'frame rates and rates may show the machine, not the network (see Host resources).</li>');
+  }
+  for (const [label, node] of Object.entries(r.resources?.grid?.nodes ?? {}).filter(([, n]) => n?.saturation?.saturated)) {
+    items.push(`<li class="cpu-limited"><b>Grid node ${escapeHtml(label)} saturated:</b> in ${formatPercent(node.saturation.share)} of the measured seconds its browsers `
+      + `(${escapeHtml((node.peers ?? []).join(', '))}) together used at least ${formatNumber(node.saturation.thresholdPct, 0)} % of CPU (${escapeHtml(String(node.cores))} `
+      + 'cores × 100 %): frame rates and rates may show the machine, not the network (see Grid placement).</li>');
   }
   const behind = r.summary?.emulatorBehind;
   if (behind?.behind) {

@@ -28,6 +28,9 @@ export function renderViewerSummary(r) {
   const unscored = [viewer.unmatchedCaptures ? `${n(viewer.unmatchedCaptures)} captures did not carry the code they were filed under and were not scored` : '',
     viewer.droppedCaptures ? `${n(viewer.droppedCaptures)} captures were dropped over the disk budget` : ''].filter(Boolean);
   const uncoded = streams.filter(([, s]) => !s.frameCode).map(([key]) => escapeHtml(key));
+  // A Grid run's streams between two nodes: their frame times were on two clocks, moved onto one by measured offsets.
+  const clockErrors = Object.entries(r.summary.viewer.clockErrors ?? {}).filter(([, e]) => e && !e.sameNode)
+    .map(([key, e]) => `${escapeHtml(key.replace('->', ' → '))} ± ${Number.isFinite(e.clockErrorMs) ? `${n(e.clockErrorMs, 1)} ms` : 'unknown (a node\'s clock was not read)'}`);
   const undelayed = streams.filter(([, s]) => s.frameCode && typeof s.unavailable === 'string')
     .map(([key, s]) => `${escapeHtml(key.replace('->', ' → '))}: ${escapeHtml(s.unavailable)}`);
   return `<section id="viewer-summary" class="block"><h2>What the viewer saw</h2>
@@ -38,5 +41,6 @@ screen for at least max(3 × the mean of the 30 before it, that mean + 150 ms) (
 counted it. PSNR and SSIM: luma of the captured received frames, scaled up to the source size, against their source frames, code strip
 excluded; VMAF likewise (0-100; its motion feature sees the captures as one clip, so it compares runs of this harness, not
 published full-rate VMAF): ${escapeHtml(viewer.vmaf?.reason ?? 'not computed')}.${cost.length ? ` Reading the frame codes: ${cost.join('; ')}.` : ''}
-${unscored.length ? `${unscored.join('; ')}.` : ''}${uncoded.length ? ` No frame code in the media of ${uncoded.join(', ')}: no delay, skips or scores.` : ''}${undelayed.length ? ` No glass-to-glass delay on ${undelayed.join('; ')}.` : ''}</p></section>`;
+${clockErrors.length ? `Across Grid nodes each page's frame times were put on the orchestrator's clock by its node's measured offset (see Grid
+placement), so the delays may be off by the two nodes' clock errors added: ${clockErrors.join('; ')}. ` : ''}${unscored.length ? `${unscored.join('; ')}.` : ''}${uncoded.length ? ` No frame code in the media of ${uncoded.join(', ')}: no delay, skips or scores.` : ''}${undelayed.length ? ` No glass-to-glass delay on ${undelayed.join('; ')}.` : ''}</p></section>`;
 }

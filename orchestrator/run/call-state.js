@@ -37,6 +37,7 @@
  * @property {import('./viewer-collector.js').ViewerCollector} [viewer]
  * @property {import('./run.js').RunOptions['grid']} [gridOptions]  --grid: the hub and placement options
  * @property {import('./grid-sessions.js').GridSessions} [grid]  --grid: every peer's Grid session
+ * @property {import('./grid-observer.js').GridObserver} [gridObserver]  --grid: the nodes' clocks and browsers, read over CDP
  */
 
 /**

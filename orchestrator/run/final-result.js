@@ -6,6 +6,7 @@ import { buildResult, unbuiltResult } from '../lib/result/result.js';
 import { percentile } from '../lib/stats/statistics.js';
 import { scenarioPeers } from '../lib/network/topology.js';
 import { describeEnvironment } from './environment.js';
+import { gridObservations } from './grid-observer.js';
 import { scoreCaptures, vmafAvailability } from './picture-quality.js';
 
 /**
@@ -35,6 +36,7 @@ export async function finalResult(call) {
  */
 function resultInput(call, viewer) {
   const { recorder, scenario, kinds, executables, startedAt, processes } = call;
+  const grid = call.grid && gridObservations(call.grid.record, call.gridObserver);
   return {
     status: recorder.status,
     errors: recorder.errors,
@@ -44,7 +46,7 @@ function resultInput(call, viewer) {
         .map(([peer, kind]) => [peer, { kind, ...executables[kind], version: recorder.browserVersions[peer] }])),
       samples: recorder.samples, emulator: call.emulator, emulatorName: call.emulatorName, media: call.media, startedAt,
       endedAt: new Date(),
-      codecs: codecSummary(recorder.events, scenario.codec), cgroups: call.cgroups?.record ?? null, grid: call.grid?.record ?? null,
+      codecs: codecSummary(recorder.events, scenario.codec), cgroups: call.cgroups?.record ?? null, grid: grid?.record ?? null,
       mediaSource: scenario.mediaSource ?? 'browser',
     }),
     samples: recorder.samples,
@@ -63,7 +65,9 @@ function resultInput(call, viewer) {
     sfu: call.sfuSampler && { rows: call.sfuSampler.rows, unavailable: call.sfuSampler.unavailable },
     flowRows: call.kernelFlows?.rows() ?? [],
     flowTruth: call.flowTruth,
-    viewer,
+    // Frame times taken on several nodes' clocks compare only on one clock: the orchestrator's.
+    viewer: viewer && grid ? { ...viewer, batches: grid.onOrchestratorClock(viewer.batches) } : viewer,
+    gridBrowsers: grid?.browsers,
   };
 }
 

@@ -9,6 +9,7 @@ import { pageUrl } from '../lib/system/peer-secrets.js';
 import { SFU_NODE, allPeerNames, scenarioPeers } from '../lib/network/topology.js';
 import { hold, sleep } from './call-lifecycle.js';
 import { launchPeer } from './browsers.js';
+import { gridWarning, observeGrid } from './grid-observer.js';
 
 /** @typedef {import('./call-state.js').LiveCall} LiveCall */
 
@@ -133,6 +134,9 @@ export async function launchPeers(call, { viaSfu, secrets }) {
   const failed = launches.find((launch) => launch.status === 'rejected');
   if (failed) throw failed.reason;
   call.grid?.watch((peer, message) => !closing && recorder.fail(message, peer));
+  // Read before the browsers close (a closer registered after theirs runs before them).
+  if (call.grid) call.gridObserver = await observeGrid(call.pages, gridWarning(recorder));
+  if (call.gridObserver) hold(call, 'grid observer', call.gridObserver.stop);
 }
 
 /**

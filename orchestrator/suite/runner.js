@@ -26,6 +26,7 @@ import { defaultSuiteDir, writeSuiteOutputs } from './suite-dir.js';
  * @param {string} [options.outDir] default results/suites/<suite>/<UTC timestamp>
  * @param {string} [options.browserPath]
  * @param {boolean} [options.headful]
+ * @param {import('../run/run.js').RunOptions['grid']} [options.grid]  --grid: every run's peers on this Selenium Grid
  * @param {(line: string) => void} [options.log]
  * @param {import('./suite-dir.js').Remember|null} [options.remember] write the suite to the results store
  * @param {boolean} [options.resume] keep each run whose result.json in the suite directory is complete
@@ -38,7 +39,7 @@ import { defaultSuiteDir, writeSuiteOutputs } from './suite-dir.js';
  */
 export async function runSuite({
   suite, assertions, assertionsFile, baseline = null, regression, allowMachineMismatch = false, shard = null, outDir, browserPath,
-  headful = false, log = () => {}, remember = null, resume = false, maxNewRuns = Infinity, runOne = runScenario,
+  headful = false, grid, log = () => {}, remember = null, resume = false, maxNewRuns = Infinity, runOne = runScenario,
 }) {
   const startedAt = new Date();
   const suiteDir = path.resolve(outDir ?? defaultSuiteDir(suite.name, startedAt));
@@ -80,7 +81,7 @@ export async function runSuite({
       let result;
       try {
         ({ result } = await runOne({
-          scenario: entry.scenario, video: suite.video, emulator: suite.emulator, browserPath, headful, outDir: runDir, force: resume,
+          scenario: entry.scenario, video: suite.video, emulator: suite.emulator, browserPath, headful, grid, outDir: runDir, force: resume,
           onSample: (sample) => progress.sample(sample), log: (line) => progress.log(line),
         }));
       } catch (error) {

@@ -26,7 +26,8 @@ export const EXIT_CODES = { passed: 0, failed: 1, 'input-error': 2, 'environment
  * @property {SuiteEnvironment|null} [environment]
  * @property {Array<{ t: number, [field: string]: unknown }>} [timeline]
  * @property {SuiteResultSummary|null} [summary]
- * @property {{ hostSaturation?: { saturated?: boolean }|null }|null} [resources]
+ * @property {{ hostSaturation?: { saturated?: boolean }|null,
+ *   grid?: { nodes?: Record<string, { saturation?: { saturated?: boolean }|null }|null> } }|null} [resources]
  * @typedef {{ startedAt?: string|null, browser?: { name?: string|null, version?: string|null }|null, emulator?: string|null,
  *   mediaSource?: string|null, media?: { preset?: string|null, video?: string|null }|null, os?: string|null, cpus?: number|null,
  *   cpuModel?: string|null, node?: string|null, [field: string]: unknown }} SuiteEnvironment
@@ -42,13 +43,19 @@ export const EXIT_CODES = { passed: 0, failed: 1, 'input-error': 2, 'environment
 
 /**
  * The parts of a result.json a suite summary reads: status, errors, scenario, environment, timeline, summary and
- * whether the host was saturated.
+ * whether the host or a Grid node was saturated.
  * Network truth and events are dropped so a merge of a whole nightly (100+ runs) stays small in memory.
  * @param {SuiteResult} result
  * @returns {SuiteResult}
  */
 export function compactResult({ status, errors, scenario, environment, timeline, summary, resources }) {
-  return { status, errors, scenario, environment, timeline, summary, resources: { hostSaturation: resources?.hostSaturation ?? null } };
+  // A Grid run's nodes keep only their verdicts, in the result's shape.
+  const nodes = Object.fromEntries(Object.entries(resources?.grid?.nodes ?? {})
+    .map(([label, node]) => [label, { saturation: node?.saturation ?? null }]));
+  return {
+    status, errors, scenario, environment, timeline, summary,
+    resources: { hostSaturation: resources?.hostSaturation ?? null, grid: { nodes } },
+  };
 }
 
 /**
@@ -81,7 +88,8 @@ function runRecordOf({ scenario, repetition, dir, hasReport, result }) {
     values: result ? runValues(result) : {},
     // A starved host looks like a congested network: runs whose encoders were CPU-limited are named as such.
     cpuLimited: result?.summary?.cpuLimitation?.limited === true || result?.summary?.cpuLimitation?.harness?.limited === true
-      || result?.resources?.hostSaturation?.saturated === true,
+      || result?.resources?.hostSaturation?.saturated === true
+      || Object.values(result?.resources?.grid?.nodes ?? {}).some((node) => node?.saturation?.saturated === true),
     // Likewise a run whose emulator fell behind its schedule: its links were not the configured ones.
     emulatorBehind: result?.summary?.emulatorBehind?.behind === true,
   };

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import {
   CPU_LIMITED_SHARE, HARNESS_THRESHOLDS, cpuLimitation, emulatorBehind, emulatorBehindWarning, harnessCpuLimitation, harnessCpuReason,
 } from '../../orchestrator/lib/devices/cpu-limit.js';
-import { hostSaturation } from '../../orchestrator/lib/result/result.js';
+import { hostSaturation } from '../../orchestrator/lib/devices/cpu-limit.js';
 
 const entry = (t, peer, reason) => ({ t, peer, remote: 'x', video: { qualityLimitationReason: reason } });
 

@@ -5,7 +5,7 @@ import { DEFAULT_REGRESSION, baselineFromSummary } from '../../orchestrator/suit
 import { renderJunit } from '../../orchestrator/suite/junit.js';
 import { renderMarkdown } from '../../orchestrator/suite/markdown.js';
 import { renderSuitePage } from '../../orchestrator/suite/render-suite.js';
-import { EXIT_CODES, buildSuiteSummary, suiteExitCode } from '../../orchestrator/suite/summary.js';
+import { EXIT_CODES, buildSuiteSummary, compactResult, suiteExitCode } from '../../orchestrator/suite/summary.js';
 import { fakeResult } from '../fixtures/suites/make-suite-result.js';
 
 const ASSERTIONS = parseAssertions({
@@ -137,16 +137,19 @@ test('CPU-limited runs are counted per scenario and named in the Markdown, so a 
     // The harness's own verdict marks a run whose browser said none.
     const harness = { limited: true };
     if (i === 2) result.summary.cpuLimitation = { share: 0, byPeer: {}, limited: false, thresholdShare: 0.2, seconds: [], harness };
+    // A saturated Grid node likewise, as compactResult keeps it.
+    const nodes = { n1: { cores: 2, saturation: { saturated: true, share: 0.5 } } };
+    if (i === 3) result.resources = compactResult({ resources: { grid: { nodes } } }).resources;
     return { scenario: 'unconstrained', repetition: i + 1, dir: `unconstrained/run-${i + 1}`, hasReport: true, result };
   });
   const summary = buildSuiteSummary({
     suite: starved.suite, regression: DEFAULT_REGRESSION, assertions: ASSERTIONS, assertionsFile: 'fixture.json', scenarios: ['unconstrained'], runs,
     startedAt: starved.startedAt, endedAt: starved.endedAt,
   });
-  assert.equal(summary.counts.cpuLimitedRuns, 3);
-  assert.deepEqual(summary.runs.map((r) => r.cpuLimited), [true, true, true, false, false]);
-  assert.equal(summary.scenarios[0].cpuLimitedRuns, 3);
-  assert.match(renderMarkdown(summary), /\*\*CPU-limited runs\*\*.*\n\n- `unconstrained`: 3 of 5 runs/);
+  assert.equal(summary.counts.cpuLimitedRuns, 4);
+  assert.deepEqual(summary.runs.map((r) => r.cpuLimited), [true, true, true, true, false]);
+  assert.equal(summary.scenarios[0].cpuLimitedRuns, 4);
+  assert.match(renderMarkdown(summary), /\*\*CPU-limited runs\*\*.*\n\n- `unconstrained`: 4 of 5 runs/);
 });
 
 test('runs whose relay fell behind are counted per scenario and named in the Markdown, like CPU-limited ones', () => {

@@ -146,3 +146,24 @@ export function harnessCpuLimitation(timeline, [fromS, toS]) {
   }));
   return { limited: Object.values(peers).some((p) => p.limited), thresholds: HARNESS_THRESHOLDS, peers };
 }
+
+/** A second in which the sampled processes together kept this share of all cores busy counts as saturated. */
+export const SATURATED_CORES_SHARE = 0.9;
+
+/**
+ * How often the call's own processes (browsers, relay, Janus) used (nearly) every core: an encoder that does not
+ * say `cpu` (Chromium's overuse detector is slow to trip) still starves on a saturated host.
+ * @param {Array<{ t: number, cpuPct: number }>} rows  the measurement window's
+ * @param {number} cores
+ * @returns {{ share: number|null, saturated: boolean, thresholdPct: number|null, cores: number|null }}
+ */
+export function hostSaturation(rows, cores) {
+  if (!(cores > 0)) return { share: null, saturated: false, thresholdPct: null, cores: null };
+  /** @type {Map<number, number>} */
+  const bySecond = new Map();
+  for (const row of rows) bySecond.set(Math.round(row.t), (bySecond.get(Math.round(row.t)) ?? 0) + row.cpuPct);
+  const thresholdPct = SATURATED_CORES_SHARE * 100 * cores;
+  const busy = [...bySecond.values()].filter((pct) => pct >= thresholdPct).length;
+  const share = bySecond.size ? busy / bySecond.size : null;
+  return { share, saturated: share !== null && share > CPU_LIMITED_SHARE, thresholdPct, cores };
+}

@@ -136,3 +136,10 @@ export function cdpEndpoint(cdpUrl, gridUrl) {
  * @param {string} file @param {string|null} mediaDir
  */
 export const nodeMediaPath = (file, mediaDir) => (mediaDir ? `${mediaDir.replace(/\/+$/, '')}/${file.split('/').pop()}` : file);
+
+/**
+ * Which node each peer ran on, from a run's Grid record (result.json environment.grid).
+ * @param {{ peers: Record<string, { node: string }> }} record
+ * @returns {Record<string, string>}
+ */
+export const nodeOfPeers = (record) => Object.fromEntries(Object.entries(record.peers).map(([peer, { node }]) => [peer, node]));

@@ -7,9 +7,12 @@ import { configuredTimeline } from '../network/schedule.js';
 import { summarize } from './run-summary.js';
 import { SETUP_MILESTONES, setupBreakdown } from './setup-breakdown.js';
 import { describe } from '../stats/statistics.js';
-import { CPU_LIMITED_SHARE, emulatorBehind } from '../devices/cpu-limit.js';
+import { emulatorBehind, hostSaturation } from '../devices/cpu-limit.js';
 import { viewerSection, withViewer } from '../viewer/viewer.js';
 import { withGetStatsFreezes } from '../viewer/viewer-summary.js';
+import { glassToGlassClockError } from '../grid/clock-offset.js';
+import { nodeOfPeers } from '../grid/grid.js';
+import { nodeResources } from '../devices/node-resources.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -59,7 +62,8 @@ export const SCHEMA_VERSION = 1;
  * @property {GridRecord|null} [grid]  --grid: the Grid (its URL without credentials), how the network was emulated, and
  *   each peer's node (label, URI, cores) and browser version
  * @typedef {{ url: string, emulation: 'central relay', peers: Record<string, { node: string, uri: string, cores: number|null,
- *   browserVersion: string|null, sessionId: string }> }} GridRecord
+ *   browserVersion: string|null, sessionId: string }>, clocks?: Record<string, import('../grid/clock-offset.js').NodeClock> }} GridRecord
+ *   clocks: per node, its clock's offset to the orchestrator's at the call's start and end (lib/grid/clock-offset.js)
  * @typedef {{ preset: string|null, video: string, audio: string, width: number, height: number, fps: number,
  *   frames?: number, frameCode?: boolean, source?: 'fake-device'|'media-element', capture?: string }} MediaFiles
  *   frames: the loop's length; frameCode: frames carry the frame code; source and capture: per peer, how its browser
@@ -85,8 +89,9 @@ export const SCHEMA_VERSION = 1;
  *   call (lib/cross/flow-list.js flowList) and their rates per second; empty when the scenario has no flows
  * @property {import('./setup-breakdown.js').SetupBreakdown} setup  per peer: launch -> first decoded frame, step by step
  * @property {{ unavailable: string|null, rows: Array<{ t: number, process: string, cpuPct: number, rssMb: number, processCount: number }>,
- *   summary: Record<string, { cpuPct: object, peakRssMb: number }>, hostSaturation: ReturnType<typeof hostSaturation> }} resources
- *   per-process CPU and memory
+ *   summary: Record<string, { cpuPct: object, peakRssMb: number }>, hostSaturation: ReturnType<typeof hostSaturation>,
+ *   grid?: ReturnType<typeof nodeResources> }} resources
+ *   per-process CPU and memory; on a Grid run each node's browsers and saturation
  * @property {{ rows: SfuRow[], unavailable: string|null }|null} sfu  Janus's own view of each leg once a second; null without an SFU
  * @property {ViewerResult|null} viewer  what the viewers saw (lib/viewer/viewer.js): freezes, captured frames' scores, the cost
  *   of reading the frame codes; null when the run did not collect it
@@ -104,7 +109,8 @@ export const SCHEMA_VERSION = 1;
  * @property {boolean} behind      lateP99Ms over 2 ms: it fell behind its schedule and was no longer exact that second
  * @typedef {Omit<EmulatorLoadRow, 'epochMs'> & { t: number|null }} EmulatorLoadEntry  network.emulatorLoad's, on the media clock
  *
- * @typedef {{ streams: ReturnType<typeof withGetStatsFreezes>, overall: ReturnType<typeof viewerSection>['overall'] }} ViewerSummary
+ * @typedef {{ streams: ReturnType<typeof withGetStatsFreezes>, overall: ReturnType<typeof viewerSection>['overall'],
+ *   clockErrors?: ReturnType<typeof glassToGlassClockError> }} ViewerSummary  clockErrors: --grid, per stream (lib/grid/clock-offset.js)
  * @typedef {Pick<ReturnType<typeof viewerSection>, 'freezes'|'quality'|'readCost'> & { captures: number,
  *   unmatchedCaptures: number, droppedCaptures: number, vmaf: import('../viewer/viewer.js').VmafAvailability }} ViewerResult
  * @typedef {{ batches: import('../viewer/viewer.js').FrameBatch[], scores: import('../viewer/viewer.js').QualityScore[], captures: number,
@@ -138,10 +144,14 @@ export const SCHEMA_VERSION = 1;
  * @param {{ rows: Array<{ epochMs: number, peer: string, feed: string, direction: string }>, unavailable: string|null }} [input.sfu]
  *   Janus's Admin API readings (sfu/admin-sampler.js), in an SFU call
  * @param {ViewerInput} [input.viewer]  the frames the pages presented and the captured frames' scores (run/viewer-collector.js)
+ * @param {{ rows: Array<Omit<import('../devices/node-resources.js').BrowserRow, 't'> & { epochMs: number }>,
+ *   unavailable: string|null }} [input.gridBrowsers]
+ *   --grid: every browser's CPU and heap once a second, read over CDP (run/grid-observer.js)
  * @returns {RunResult}
  */
 export function buildResult({
   status, errors, scenario, environment, samples, events, network, clock, peers, processes, sfu, flowRows = [], flowTruth = [], viewer,
+  gridBrowsers,
 }) {
   /** @param {number} epochMs */
   const atS = (epochMs) => (clock.mediaStartEpochMs === null ? null : Number(((epochMs - clock.mediaStartEpochMs) / 1000).toFixed(3)));
@@ -179,7 +189,9 @@ export function buildResult({
     },
     flows,
     setup,
-    resources: resourcesSection(processes, atS, scenario, environment.cpus),
+    resources: {
+      ...resourcesSection(processes, atS, scenario, environment.cpus), ...gridResources(environment.grid, gridBrowsers, atS, scenario),
+    },
     sfu: sfu ? sfuSection(sfu, atS, scenario.durationS) : null,
     viewer: seen && viewer ? {
       freezes: seen.freezes, quality: seen.quality, readCost: seen.readCost, captures: viewer.captures,
@@ -195,6 +207,7 @@ export function buildResult({
       emulatorBehind: emulatorBehind(emulatorLoad, [0, scenario.durationS]),
       viewer: seen && {
         streams: withGetStatsFreezes(seen.streams, timeline, [scenario.warmupS, scenario.durationS]), overall: seen.overall,
+        ...(environment.grid?.clocks ? { clockErrors: gridClockErrors(Object.keys(seen.streams), environment.grid) } : {}),
       },
     },
   };
@@ -273,6 +286,33 @@ function resourcesSection(processes, atS, { warmupS, durationS }, cores) {
 }
 
 /**
+ * result.json `resources.grid` on a Grid run: the browsers' CPU and heap per second and per node (lib/devices/node-resources.js).
+ * @param {GridRecord|null|undefined} grid @param {Parameters<typeof buildResult>[0]['gridBrowsers']} browsers
+ * @param {(epochMs: number) => number|null} atS @param {{ warmupS: number, durationS: number }} window
+ */
+function gridResources(grid, browsers, atS, { warmupS, durationS }) {
+  if (!grid) return {};
+  const nodeOfPeer = nodeOfPeers(grid);
+  const nodes = Object.fromEntries(Object.values(grid.peers).map(({ node, uri, cores }) => [node, { uri, cores }]));
+  const rows = (browsers?.rows ?? []).map(({ epochMs, ...row }) => ({ t: atS(epochMs), ...row })).filter((row) => row.t !== null);
+  return {
+    grid: nodeResources({
+      rows: /** @type {import('../devices/node-resources.js').BrowserRow[]} */ (rows), nodeOfPeer, nodes, windowS: [warmupS, durationS],
+      unavailable: browsers?.unavailable ?? 'not sampled',
+    }),
+  };
+}
+
+/**
+ * How far each stream's glass-to-glass delay may be off because its ends are on two nodes' clocks.
+ * @param {string[]} streams @param {GridRecord} grid
+ */
+function gridClockErrors(streams, grid) {
+  const nodeOfPeer = nodeOfPeers(grid);
+  return glassToGlassClockError(streams, nodeOfPeer, grid.clocks ?? {});
+}
+
+/**
  * result.json `sfu`: Janus's readings on the media clock up to the end of the call (like the timeline's), in time,
  * peer, feed order.
  * @param {{ rows: Array<{ epochMs: number, peer: string, feed: string, direction: string }>, unavailable: string|null }} sfu
@@ -296,27 +336,6 @@ function onMediaClock(rows, atS) {
     const t = atS(epochMs);
     return t === null ? [] : [{ t, ...row }];
   });
-}
-
-/** A second in which the sampled processes together kept this share of all cores busy counts as saturated. */
-export const SATURATED_CORES_SHARE = 0.9;
-
-/**
- * How often the call's own processes (browsers, relay, Janus) used (nearly) every core: an encoder that does not
- * say `cpu` (Chromium's overuse detector is slow to trip) still starves on a saturated host.
- * @param {Array<{ t: number, cpuPct: number }>} rows  the measurement window's
- * @param {number} cores
- * @returns {{ share: number|null, saturated: boolean, thresholdPct: number|null, cores: number|null }}
- */
-export function hostSaturation(rows, cores) {
-  if (!(cores > 0)) return { share: null, saturated: false, thresholdPct: null, cores: null };
-  /** @type {Map<number, number>} */
-  const bySecond = new Map();
-  for (const row of rows) bySecond.set(Math.round(row.t), (bySecond.get(Math.round(row.t)) ?? 0) + row.cpuPct);
-  const thresholdPct = SATURATED_CORES_SHARE * 100 * cores;
-  const busy = [...bySecond.values()].filter((pct) => pct >= thresholdPct).length;
-  const share = bySecond.size ? busy / bySecond.size : null;
-  return { share, saturated: share !== null && share > CPU_LIMITED_SHARE, thresholdPct, cores };
 }
 
 /** Timeline order; String() because nothing a page sent may be able to stop the result being written. */

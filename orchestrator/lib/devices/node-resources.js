@@ -1,0 +1,63 @@
+// The resources of Grid nodes (pure): each browser's CPU from the DevTools protocol's per-process CPU times
+// (SystemInfo.getProcessInfo, read from the orchestrator: a node may be another host, whose /proc it cannot read), and
+// each node's saturation, judged as the host's is (hostSaturation) over its own cores and the browsers it runs.
+import { describe } from '../stats/statistics.js';
+import { hostSaturation } from './cpu-limit.js';
+
+/**
+ * @typedef {{ atMs: number, processes: Array<{ id: number, cpuTime: number }> }} CdpProcessReading  cpuTime: seconds
+ *   since the process started (all its threads)
+ * @typedef {{ t: number, peer: string, cpuPct: number, jsHeapMb: number|null, processCount: number }} BrowserRow
+ *   one second of one browser: CPU in % of one core over all its processes; jsHeapMb: its page's JavaScript heap
+ */
+
+/**
+ * A browser's CPU between two readings, in % of one core: each process's CPU time since the last reading (a process
+ * new since then, all of its own; one gone since then is not counted, its last part lost).
+ * @param {CdpProcessReading} previous @param {CdpProcessReading} current
+ * @returns {number|null}  null when no time passed
+ */
+export function browserCpuPct(previous, current) {
+  const elapsedS = (current.atMs - previous.atMs) / 1000;
+  if (!(elapsedS > 0)) return null;
+  const before = new Map(previous.processes.map((process) => [process.id, process.cpuTime]));
+  const usedS = current.processes.reduce((sum, { id, cpuTime }) => sum + Math.max(0, cpuTime - (before.get(id) ?? 0)), 0);
+  return Number(((100 * usedS) / elapsedS).toFixed(1));
+}
+
+/**
+ * result.json `resources.grid`: the browsers' rows, per browser its CPU (mean, p95…) and peak heap over the window,
+ * and per node the sum of its browsers' CPU per second and whether that kept its cores saturated.
+ * @param {{ rows: BrowserRow[], nodeOfPeer: Record<string, string>, nodes: Record<string, { uri: string, cores: number|null }>,
+ *   windowS: [number, number], unavailable: string|null }} input  windowS: (from, to] on the media clock
+ */
+export function nodeResources({ rows, nodeOfPeer, nodes, windowS: [fromS, toS], unavailable }) {
+  const inWindow = rows.filter((row) => row.t > fromS && row.t <= toS);
+  const browsers = Object.fromEntries(Object.keys(nodeOfPeer).sort().map((peer) => {
+    const mine = inWindow.filter((row) => row.peer === peer);
+    const heaps = mine.map((row) => row.jsHeapMb).filter((mb) => typeof mb === 'number');
+    const peakJsHeapMb = heaps.length ? Math.max(...heaps) : null;
+    return [peer, { node: nodeOfPeer[peer], cpuPct: describe(mine.map((row) => row.cpuPct)), peakJsHeapMb }];
+  }));
+  const perNode = Object.fromEntries(Object.entries(nodes).sort(([a], [b]) => a.localeCompare(b)).map(([label, { uri, cores }]) => {
+    const peers = Object.keys(nodeOfPeer).filter((peer) => nodeOfPeer[peer] === label).sort();
+    const mine = inWindow.filter((row) => peers.includes(row.peer));
+    /** @type {Map<number, number>} */
+    const bySecond = new Map();
+    for (const row of mine) bySecond.set(Math.round(row.t), (bySecond.get(Math.round(row.t)) ?? 0) + row.cpuPct);
+    return [label, { uri, cores, peers, cpuPct: describe([...bySecond.values()]), saturation: hostSaturation(mine, cores ?? 0) }];
+  }));
+  return { unavailable, rows, browsers, nodes: perNode };
+}
+
+/**
+ * The end-of-run warning naming the saturated nodes (the host verdict's threshold and wording), or null.
+ * @param {ReturnType<typeof nodeResources>|null|undefined} grid  result.resources.grid
+ */
+export function saturatedNodesWarning(grid) {
+  const saturated = Object.entries(grid?.nodes ?? {}).filter(([, node]) => node.saturation.saturated);
+  if (!saturated.length) return null;
+  return `grid node${saturated.length > 1 ? 's' : ''} saturated: ${saturated.map(([label, { saturation, cores, peers }]) => `${label} (${peers.join(', ')}) `
+    + `used at least ${saturation.thresholdPct} % of CPU (${cores} cores × 100 %) in ${Math.round(100 * saturation.share)} % of the measured seconds`).join('; ')}: `
+    + 'frame rates and rates may show the machine, not the network; put fewer peers on it (--spread, placement) or give it more cores';
+}
