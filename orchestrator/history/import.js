@@ -22,7 +22,8 @@ const COMPARISON_COLUMNS = ['night_id', 'scenario', 'metric', 'verdict', 'curren
 /**
  * Writes one night (or a lone run: night null) with its runs; returns the rows added.
  * @param {import('./store.js').Store} store
- * @param {{ night: object|null, comparisons: object[], runs: { run: object, metrics: object[] }[] }} records
+ * @param {{ night: ({ id: string } & Record<string, unknown>)|null, comparisons: Array<Record<string, unknown>>,
+ *   runs: Array<{ run: Record<string, unknown>, metrics: Array<Record<string, unknown>> }> }} records
  */
 export async function writeRecords(store, { night, comparisons, runs }) {
   return store.transaction(async () => {
@@ -41,7 +42,10 @@ export async function writeRecords(store, { night, comparisons, runs }) {
   });
 }
 
-/** A link to a file of the result: under --link-base when given (the URL the reports are published at), else the path. */
+/**
+ * A link to a file of the result: under --link-base when given (the URL the reports are published at), else the path.
+ * @param {string|null} linkBase @param {string} base @param {string} relative
+ */
 const linkTo = (linkBase, base, relative) => (linkBase ? `${linkBase.replace(/\/+$/, '')}/${relative}` : path.join(base, relative));
 
 /**

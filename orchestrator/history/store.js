@@ -25,6 +25,7 @@ import { openPostgres } from './store-postgres.js';
 /** The default embedded store, relative to the working directory. */
 export const DEFAULT_STORE = 'results/history.sqlite';
 
+/** @param {string} target */
 export const isPostgresUrl = (target) => /^postgres(ql)?:\/\//.test(target);
 
 /**
