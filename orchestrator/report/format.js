@@ -38,7 +38,7 @@ export function formatClock(seconds) {
 /**
  * A number with precision chosen by magnitude (thesis tables: 2456, 69.0, 1.13), or "—".
  * @param {number|null|undefined} value
- * @param {number} [decimals] fixed decimals; by magnitude when omitted
+ * @param {number|null} [decimals] fixed decimals; by magnitude when omitted or null
  */
 export function formatNumber(value, decimals) {
   if (!isFiniteNumber(value)) return '—';

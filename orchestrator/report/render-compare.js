@@ -18,11 +18,13 @@ import { renderChartSections } from './render-run.js';
 import { codecOf, renderCodecTable } from './codec-table.js';
 import { escapeHtml, formatClock, formatDifference, formatMeanSd, formatNumber, metricInfo, statusBadge } from './format.js';
 
+/** @typedef {import('./result-file.js').ReportResult} ReportResult */
+
 /** Per-peer panels of the comparison: the catalogue's `compare` metrics, path and chart title (the axis shows the unit). */
 const COMPARE_PANELS = metricsOfList('compare').map((metric) => [metric.path, metric.compare.title]);
 const TABLE_ROWS = headlinePaths('table');
 
-/** @param {object} r normalized @param {number} i @param {boolean} byCodec label it with its codec */
+/** @param {ReportResult} r normalized @param {number} i @param {boolean} byCodec label it with its codec */
 function runLabel(r, i, byCodec) {
   const at = r.environment.startedAt ? r.environment.startedAt.slice(0, 16).replace('T', ' ') : 'unknown start';
   return `${byCodec ? `${codecOf(r)} · ` : ''}run ${i + 1} · ${at}`;
@@ -31,7 +33,7 @@ function runLabel(r, i, byCodec) {
 /**
  * Runs of different scenarios compare only as a codec comparison: one network for all, each run's codec known, and as
  * many codecs as scenarios (codec-vp8 and codec-vp9, not two VP8 scenarios).
- * @param {any[]} results normalized
+ * @param {ReportResult[]} results normalized
  */
 const isCodecComparison = (results) => results.every((r) => codecOf(r) !== null)
   && new Set(results.map((r) => JSON.stringify(r.scenario.network ?? null))).size === 1
@@ -88,7 +90,7 @@ ${renderChartSections(charts)}</main>`;
   return renderPage({ title: `Compare · ${names.join(' · ')} · ${rs.length} runs`, body, data: charts, script: 'dashboard' });
 }
 
-/** @param {object[]} results normalized @param {boolean} oneScenario its reference is every run's (codecs: in their own table) */
+/** @param {ReportResult[]} results normalized @param {boolean} oneScenario its reference is every run's (codecs: in their own table) */
 function renderCompareTable(results, oneScenario) {
   const stats = results.map((r) => runStatistics(r).overall);
   const derived = results.map((r) => buildDerived(r));

@@ -12,6 +12,8 @@ import { renderPage } from './page.js';
 import { renderViewerSummary } from './render-viewer.js';
 import { escapeHtml, formatClock, formatDifference, formatMeanSd, formatNumber, formatPercent, metricInfo, statusBadge } from './format.js';
 
+/** @typedef {import('./result-file.js').ReportResult} ReportResult */
+
 /** @typedef {import('../lib/scenario/reference.js').ReferenceValue} RefStat */
 
 /**
@@ -45,7 +47,7 @@ export function renderRunReport(result, { sourcePath } = {}) {
   });
 }
 
-/** @param {object} r normalized result @param {string} [sourcePath] */
+/** @param {ReportResult} r normalized result @param {string} [sourcePath] */
 function renderHeader(r, sourcePath) {
   const env = r.environment;
   const media = env.media;
@@ -74,7 +76,7 @@ ${r.scenario.description ? `<p class="description">${escapeHtml(r.scenario.descr
 </header>`;
 }
 
-/** Errors and gaps: an incomplete result renders, and says what is missing. @param {object} r */
+/** Errors and gaps: an incomplete result renders, and says what is missing. @param {ReportResult} r */
 function renderProblems(r) {
   const items = r.errors.map((e) => `<li><span class="at">${Number.isFinite(e.atS) ? formatClock(e.atS) : '—'}</span>${e.peer ? ` <b>${escapeHtml(e.peer)}</b>` : ''} ${escapeHtml(e.message ?? JSON.stringify(e))}</li>`);
   if (!r.timeline.length) items.push('<li>The result has no timeline: no per-second statistics were recorded.</li>');
@@ -148,7 +150,7 @@ function resolution(res) {
   return `${Math.round(res.width.mean)} × ${Math.round(res.height.mean)}`;
 }
 
-/** @param {ReturnType<typeof buildSummaryTable>} table @param {object} r */
+/** @param {ReturnType<typeof buildSummaryTable>} table @param {ReportResult} r */
 function renderSummaryTable(table, r) {
   const hasRef = Boolean(r.scenario.reference);
   const head = ['Metric', ...table.peers, 'Average', ...(hasRef ? ['Reference', 'Δ vs reference'] : [])];
@@ -193,7 +195,7 @@ function referenceCells(value, ref, key) {
   return `<td class="ref">${shown}</td><td class="diff">${diff}</td>`;
 }
 
-/** @param {ReturnType<typeof buildDerived>} d @param {string[]} peers @param {object} r */
+/** @param {ReturnType<typeof buildDerived>} d @param {string[]} peers @param {ReportResult} r */
 function renderDerived(d, peers, r) {
   const hasRef = Boolean(r.scenario.reference);
   const head = ['Figure', ...peers, 'Run', ...(hasRef ? ['Reference', 'Δ vs reference'] : [])];
@@ -254,7 +256,7 @@ function renderSetupTable(setup) {
 <p class="caption">Milestones overlap: negotiation, ICE and DTLS run while getUserMedia is pending. Per-remote milestones count the first remote.</p>`;
 }
 
-/** @param {ReturnType<typeof buildDerived>['steady']} steady @param {object} r */
+/** @param {ReturnType<typeof buildDerived>['steady']} steady @param {ReportResult} r */
 function renderSteadyTable(steady, r) {
   if (!steady.changes.length || !steady.flows.length) return '';
   const perChange = steady.perChange;
@@ -283,7 +285,7 @@ const convergenceText = (c) => (Number.isFinite(c.convergenceS) ? `${formatNumbe
  * The one fairness table: per link (a bottleneck direction with flows, or a group of shared links from the routes),
  * the run-level Jain figures beside the reference, then each link's phases with every flow's mean rate and share,
  * the utilisation, Jain's index and the convergence time after the changes that start the phase.
- * @param {ReturnType<typeof buildDerived>['fairness']} fairness @param {object} r
+ * @param {ReturnType<typeof buildDerived>['fairness']} fairness @param {ReportResult} r
  */
 function renderFairness(fairness, r) {
   if (!fairness.links.length) return '';
@@ -335,7 +337,7 @@ export function renderChartSections(charts) {
     '<section class="charts block"><h2>Charts</h2><p class="empty">No per-second data was recorded, so there is nothing to plot.</p></section>';
 }
 
-/** @param {object} r */
+/** @param {ReportResult} r */
 function renderNetworkDetails(r) {
   const net = r.network;
   const keys = ['rateKbps', 'oneWayDelayMs', 'jitterMs', 'lossPct', 'lossBurst', 'queuePackets', 'queueMs'];
