@@ -49,7 +49,7 @@ export function formatNumber(value, decimals) {
 /**
  * "mean ± sd" as in the thesis tables; the sd part is left out when unknown.
  * @param {{mean?: number|null, sd?: number|null}|null|undefined} stat
- * @param {number} [decimals]
+ * @param {number|null} [decimals] fixed decimals; by the mean's magnitude when omitted or null
  */
 export function formatMeanSd(stat, decimals) {
   if (!stat || !isFiniteNumber(stat.mean)) return '—';

@@ -21,7 +21,7 @@ import { escapeHtml, formatClock, formatDifference, formatMeanSd, formatNumber, 
 /** @typedef {import('./result-file.js').ReportResult} ReportResult */
 
 /** Per-peer panels of the comparison: the catalogue's `compare` metrics, path and chart title (the axis shows the unit). */
-const COMPARE_PANELS = metricsOfList('compare').map((metric) => [metric.path, metric.compare.title]);
+const COMPARE_PANELS = metricsOfList('compare').flatMap((metric) => (metric.compare ? [[metric.path, metric.compare.title]] : []));
 const TABLE_ROWS = headlinePaths('table');
 
 /** @param {ReportResult} r normalized @param {number} i @param {boolean} byCodec label it with its codec */
@@ -51,6 +51,7 @@ export function renderCompareReport(runs, { baseDir } = {}) {
     throw new InputError(`compare overlays runs of one scenario, or of one network with different codecs (codec-vp8, codec-vp9, …), but these are of ${names.join(', ')}: ${rs.map((x) => `${x.sourcePath} (${x.r.scenario.name})`).join(', ')}. Pass run directories of the same scenario.`);
   }
   const byCodec = new Set(rs.map((x) => codecOf(x.r))).size > 1;
+  /** @param {ReportResult} r @param {number} i */
   const label = (r, i) => runLabel(r, i, byCodec);
   const spans = rs.map((x) => timeSpan(x.r));
   const span = { startS: Math.min(...spans.map((s) => s.startS)), endS: Math.max(...spans.map((s) => s.endS)) };
@@ -59,7 +60,8 @@ export function renderCompareReport(runs, { baseDir } = {}) {
 
   const sections = peers.map((peer) => {
     const remotes = [...new Set(first.timeline.filter((e) => e.peer === peer).map((e) => e.remote))];
-    const inbound = remotes.length === 1 ? configuredPath(first.network, remotes[0], peer, span) : null;
+    const inbound = remotes.length === 1 && remotes[0] ? configuredPath(first.network, remotes[0], peer, span) : null;
+    /** @type {Record<string, import('./network.js').StepSeries|null|undefined>} */
     const configured = { 'video.recvKbps': inbound?.capacityKbps, rttMs: inbound?.rttMs, lossPct: inbound?.lossPct };
     const panels = COMPARE_PANELS.map(([path, title]) => {
       const series = rs.map((x, i) => {
