@@ -26,7 +26,7 @@ export const machineClassText = (environment) => (environment ? JSON.stringify(m
 /**
  * @typedef {{ run_id: string, metric: string, median: number, mean: number|null, q1: number|null, q3: number|null,
  *   n: number, reference: number|null }} MetricRow
- * @typedef {{ id: string, night_id: string|null, scenario: string, repetition: number|null, started_at: string,
+ * @typedef {{ id: string, night_id: string|null, scenario: string, repetition: number|null, started_at: string|null,
  *   status: string, commit_sha: string|null, browser: string|null, browser_version: string|null, emulator: string|null,
  *   machine_class: string|null, result_path: string|null, report: string|null }} RunRow
  * @typedef {{ metric: string, verdict: string, current?: { median?: number|null }, baseline?: { median?: number|null },
@@ -38,7 +38,7 @@ export const machineClassText = (environment) => (environment ? JSON.stringify(m
  * Every catalogue metric a run has a value for: per-second metrics with the median, mean and n of
  * summary.overall (what the gate compares) and the IQR of the pooled per-second values in the measurement
  * window; per-run metrics (utilisation, Jain, set-up, time to steady …) as one value.
- * @param {any} result @param {string} runId
+ * @param {import('../report/result-file.js').ReportResult} result @param {string} runId
  * @returns {MetricRow[]}
  */
 export function metricRows(result, runId) {
@@ -64,7 +64,7 @@ export function metricRows(result, runId) {
 }
 
 /**
- * @param {any} result a result.json
+ * @param {import('../report/result-file.js').ReportResult} result a result.json as report/result-file.js reads it
  * @param {{ nightId?: string|null, repetition?: number|null, resultPath: string|null, report: string|null, commit: string|null }} where
  * @returns {{ run: RunRow, metrics: MetricRow[] }}
  */

@@ -55,7 +55,12 @@ function linkText(params) {
 /** @param {unknown} links a schedule entry's `links` @returns {string} */
 const targets = (links) => (Array.isArray(links) ? links.map((l) => `\`${l}\``).join(', ') : String(links ?? 'uplinks'));
 
-/** @param {any} entry a schedule entry as written @returns {string} */
+/**
+ * @typedef {{ at: number, links?: unknown, set?: Record<string, unknown>, ramp: { field: string, from: number, to: number,
+ *   durationS: number, shape?: string, everyS?: number } }} ScheduleEntry  as written (docs/scenario-format.md), checked by loadScenario
+ */
+
+/** @param {ScheduleEntry} entry a schedule entry as written @returns {string} */
 function scheduleLine(entry) {
   if (entry.set) return `${clock(entry.at)} ${targets(entry.links)}: ${linkText(entry.set)}`;
   const { field, from, to, durationS, shape = 'linear', everyS = 0.5 } = entry.ramp;
@@ -65,7 +70,11 @@ function scheduleLine(entry) {
   return `${clock(entry.at)}–${clock(entry.at + durationS)} ${targets(entry.links)}: ${from} → ${to} ${unit}, ${shape}, re-set every ${everyS} s`;
 }
 
-/** @param {any} network as written @returns {string[]} one line per link the file sets */
+/**
+ * @param {{ link?: Record<string, unknown>, peers?: Record<string, Record<string, Record<string, unknown>>>,
+ *   bottleneck?: Record<string, unknown>, bottleneckBack?: Record<string, unknown> }} network as written
+ * @returns {string[]} one line per link the file sets
+ */
 function networkLines(network) {
   const lines = [];
   if (network.link) lines.push(`every uplink: ${linkText(network.link)}`);
@@ -92,7 +101,10 @@ function flowLine(flow) {
   return `\`${flow.name}\` (${flow.kind}) ${span}: ${details.join(', ')}`;
 }
 
-/** @param {Record<string, any>} devices @returns {string} */
+/**
+ * @param {Record<string, { width?: number|null, height?: number|null, fps?: number|null, cpuQuotaCores?: number|null,
+ *   cpuCount?: number|null, cpuThrottlingRate?: number }>} devices @returns {string}
+ */
 function devicesText(devices) {
   return Object.entries(devices).map(([peer, d]) => {
     const parts = [
@@ -100,13 +112,16 @@ function devicesText(devices) {
       d.fps != null ? `${d.fps} fps` : null,
       d.cpuQuotaCores != null ? `${d.cpuQuotaCores} of a core` : null,
       d.cpuCount != null ? `${d.cpuCount} cores` : null,
-      d.cpuThrottlingRate > 1 ? `CPU throttled ${d.cpuThrottlingRate}×` : null,
+      (d.cpuThrottlingRate ?? 0) > 1 ? `CPU throttled ${d.cpuThrottlingRate}×` : null,
     ].filter(Boolean);
     return `${peer}: ${parts.join(', ')}`;
   }).join('; ');
 }
 
-/** @param {any} codec normalised (lib/media/codec.js) @returns {string} */
+/**
+ * @param {{ name: string, profile?: string|null, scalabilityMode?: string|null }} codec normalised (lib/media/codec.js)
+ * @returns {string}
+ */
 const codecText = (codec) => [codec.name, codec.profile && `profile ${codec.profile}`, codec.scalabilityMode].filter(Boolean).join(', ');
 
 /** @param {Record<string, string>} perPeer @returns {string} */
@@ -118,6 +133,8 @@ const perPeerText = (perPeer) => Object.entries(perPeer).map(([peer, value]) => 
 
 /** @param {Scenario} s a loaded scenario @returns {string[]} markdown list items */
 function parameterLines(s) {
+  // The network as written, checked by loadScenario (lib/scenario/scenario-file.js).
+  const network = /** @type {Parameters<typeof networkLines>[0] & { schedule?: ScheduleEntry[] }} */ (s.network);
   const mainCall = [
     s.mainCall.direction === 'forward' ? 'one-way (p0 sends, p1 only RTCP)' : null,
     s.mainCall.startS > 0 ? `media from ${clock(s.mainCall.startS)}` : null,
@@ -127,11 +144,9 @@ function parameterLines(s) {
     ...(s.group ? [`**Group**: \`${s.group}\` (\`npm run scenario ${s.group}\` runs every member)`] : []),
     `**Duration**: ${s.nominalDurationS} s (${clock(s.nominalDurationS)}), measured after a ${s.warmupS} s warm-up`,
     `**Peers**: ${s.peers}, ${topology}${s.allPeers > s.peers ? ` (${s.allPeers} with the extra calls' peers)` : ''}`,
-    ...networkLines(s.network).map((line) => `**Network**: ${line}`),
+    ...networkLines(network).map((line) => `**Network**: ${line}`),
   ];
-  // The network as written, checked by loadScenario (lib/scenario/scenario-file.js): a schedule is a list of entries
-  // (any: read as written, as scheduleLine does).
-  const schedule = /** @type {{ schedule?: Array<Record<string, any>> }} */ (s.network).schedule ?? [];
+  const schedule = network.schedule ?? [];
   if (schedule.length) lines.push(`**Schedule** (media clock):\n${schedule.map((e) => `  - ${scheduleLine(e)}`).join('\n')}`);
   if (mainCall.length) lines.push(`**Main call**: ${mainCall.join(', ')}`);
   if (s.flows.length) lines.push(`**Flows**:\n${s.flows.map((f) => `  - ${flowLine(f)}`).join('\n')}`);

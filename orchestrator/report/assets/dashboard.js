@@ -14,7 +14,7 @@
   /** @type {ChartData} */
   var data = JSON.parse(dataElement.textContent || 'null');
   // Chart.js is inlined before this script as a global.
-  var Chart = /** @type {any} */ (window).Chart;
+  var Chart = /** @type {any} */ (window).Chart; // any: Chart.js's UMD global is untyped
   var full = { min: data.xMinS, max: data.xMaxS };
   var view = { min: full.min, max: full.max };
   var MIN_SPAN_S = 5;
@@ -161,7 +161,7 @@
     // Fixed axis widths line up the plot areas of all charts, so one time is one x position.
     /** @param {number} px */
     function fixWidth(px) { return /** @param {ChartJs} axis */ function (axis) { axis.width = px; }; }
-    /** @type {Record<string, any>} */
+    /** @type {Record<string, any>} any: Chart.js scale options (untyped UMD global) */
     var y = { afterFit: fixWidth(64), beginAtZero: true, title: { display: Boolean(panel.yLabel), text: panel.yLabel }, grid: { color: '#ececec' }, ticks: { maxTicksLimit: 6 } };
     if (panel.stacked) y.stacked = true;
     if (cats) {
@@ -337,7 +337,8 @@
 
   // Read by tests and bench/report-render.js: all charts drawn once the next frame starts.
   requestAnimationFrame(function () {
-    /** @type {any} */ (window).__reportReady = { atMs: performance.now(), chartsStartedAtMs: startedAtMs, charts: charts.length };
+    var ready = { atMs: performance.now(), chartsStartedAtMs: startedAtMs, charts: charts.length };
+    /** @type {Window & { __reportReady?: typeof ready }} */ (window).__reportReady = ready;
     document.documentElement.setAttribute('data-report-ready', String(charts.length));
   });
 })();

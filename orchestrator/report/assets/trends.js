@@ -13,7 +13,7 @@
   if (!dataElement) throw new Error('trends.js: the page has no #report-data block: render it with render-trends.js');
   /** @type {Trends} */
   var data = JSON.parse(dataElement.textContent || 'null');
-  var Chart = /** @type {any} */ (window).Chart;
+  var Chart = /** @type {any} */ (window).Chart; // any: Chart.js's UMD global is untyped
   var COLORS = { median: '#1f77b4', band: 'rgba(31, 119, 180, 0.18)', reference: '#7f7f7f', regression: '#d62728', browser: '#8e44ad', drift: 'rgba(255, 140, 0, 0.22)' };
   var select = /** @type {HTMLSelectElement} */ (document.getElementById('scenario-select'));
   var chartsElement = document.getElementById('trend-charts');
@@ -25,7 +25,7 @@
    *   any: a Chart.js chart (the UMD global is untyped)
    */
   var drawn = [];
-  /** @type {any} */ (window).trendCharts = drawn;
+  /** @type {Window & { trendCharts?: typeof drawn }} */ (window).trendCharts = drawn;
   Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
   Chart.defaults.font.size = 11;
 
@@ -76,7 +76,7 @@
     var scale = metric.scale || 1;
     /** @param {Array<number|null>} values */
     var points = function (values) { return series.x.map(function (x, i) { return { x: x, y: Number(values[i]) * scale }; }); };
-    /** @type {any[]} */
+    /** @type {any[]} any: Chart.js dataset options (untyped UMD global) */
     var datasets = [
       { label: 'q1', data: points(series.q1), borderWidth: 0, pointRadius: 0, fill: false },
       { label: 'IQR', data: points(series.q3), borderWidth: 0, pointRadius: 0, backgroundColor: COLORS.band, fill: '-1' },
