@@ -51,7 +51,7 @@ const linkTo = (linkBase, base, relative) => (linkBase ? `${linkBase.replace(/\/
 /**
  * A suite's records from its summary and its runs' result.json files (also before summary.json is written:
  * `suite`/`merge --history`).
- * @param {string} suiteDir @param {any} summary
+ * @param {string} suiteDir @param {any} summary  any: summary.json as suite/summary.js builds it (untyped there)
  * @param {{ commit: string|null, linkBase?: string|null, importedAt?: string }} options
  */
 export async function suiteRecords(suiteDir, summary, { commit, linkBase = null, importedAt = new Date().toISOString() }) {

@@ -84,7 +84,7 @@ export function runRecord(result, { nightId = null, repetition = null, resultPat
 
 /**
  * The night's row and the gate's comparisons (every scenario × compared metric, with its verdict).
- * @param {any} summary summary.json
+ * @param {any} summary summary.json (any: suite/summary.js builds it untyped)
  * @param {{ suiteDir: string|null, report: string|null, commit: string|null, importedAt: string }} where
  */
 export function nightRecord(summary, { suiteDir, report, commit, importedAt }) {
