@@ -21,7 +21,7 @@ export function detectDrift(medians, { nights = DEFAULT_DRIFT.nights, thresholdP
   if (medians.length < 2 * nights) return null;
   const recent = median(medians.slice(-nights));
   const previous = median(medians.slice(-2 * nights, -nights));
-  if (recent === previous) return null;
+  if (recent === null || previous === null || recent === previous) return null;
   const changePct = previous === 0 ? null : ((recent - previous) / Math.abs(previous)) * 100;
   if (changePct !== null && Math.abs(changePct) <= thresholdPct) return null;
   const worse = worseWhen === 'lower' ? recent < previous : recent > previous;
@@ -38,6 +38,7 @@ export const driftWarnings = (drifts) => drifts.filter((drift) => drift.worse).m
 /** One line for the outputs. @param {string} scenario @param {string} metric @param {Drift} drift */
 export function describeDrift(scenario, metric, drift) {
   const change = drift.changePct === null ? 'from 0' : `${drift.changePct > 0 ? '+' : ''}${drift.changePct.toFixed(1)} %`;
+  /** @param {number} value */
   const fmt = (value) => Number(value.toPrecision(4));
   return `${scenario} ${metric}: drifted ${change} (${drift.worse ? 'worse' : 'better'}): median of the last ${drift.nights} nights ${fmt(drift.recent)} vs ${fmt(drift.previous)} the ${drift.nights} before`;
 }

@@ -22,7 +22,8 @@ const COMPARISON_COLUMNS = ['night_id', 'scenario', 'metric', 'verdict', 'curren
 /**
  * Writes one night (or a lone run: night null) with its runs; returns the rows added.
  * @param {import('./store.js').Store} store
- * @param {{ night: object|null, comparisons: object[], runs: { run: object, metrics: object[] }[] }} records
+ * @param {{ night: ({ id: string } & Record<string, unknown>)|null, comparisons: Array<Record<string, unknown>>,
+ *   runs: Array<{ run: Record<string, unknown>, metrics: Array<Record<string, unknown>> }> }} records
  */
 export async function writeRecords(store, { night, comparisons, runs }) {
   return store.transaction(async () => {
@@ -41,13 +42,16 @@ export async function writeRecords(store, { night, comparisons, runs }) {
   });
 }
 
-/** A link to a file of the result: under --link-base when given (the URL the reports are published at), else the path. */
+/**
+ * A link to a file of the result: under --link-base when given (the URL the reports are published at), else the path.
+ * @param {string|null} linkBase @param {string} base @param {string} relative
+ */
 const linkTo = (linkBase, base, relative) => (linkBase ? `${linkBase.replace(/\/+$/, '')}/${relative}` : path.join(base, relative));
 
 /**
  * A suite's records from its summary and its runs' result.json files (also before summary.json is written:
  * `suite`/`merge --history`).
- * @param {string} suiteDir @param {any} summary
+ * @param {string} suiteDir @param {any} summary  any: summary.json as suite/summary.js builds it (untyped there)
  * @param {{ commit: string|null, linkBase?: string|null, importedAt?: string }} options
  */
 export async function suiteRecords(suiteDir, summary, { commit, linkBase = null, importedAt = new Date().toISOString() }) {

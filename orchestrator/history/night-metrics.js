@@ -8,8 +8,9 @@ import { insertRows } from './sql.js';
 export const NIGHT_METRIC_COLUMNS = ['night_id', 'scenario', 'metric', 'median', 'q1', 'q3', 'n', 'reference', 'browser_version', 'regression'];
 
 /**
- * @typedef {{ night_id: string, scenario: string, metric: string, median: number, q1: number, q3: number, n: number,
- *   reference: number|null, browser_version: string|null, regression: number }} NightMetricRow regression: 1 or 0
+ * @typedef {{ night_id: string, scenario: string, metric: string, median: number|null, q1: number|null, q3: number|null, n: number,
+ *   reference: number|null, browser_version: string|null, regression: number }} NightMetricRow regression: 1 or 0;
+ *   median, q1, q3: null only for a night without values, which nightMetricRows never writes
  */
 
 /**
@@ -26,7 +27,8 @@ export function nightMetricRows(values, regressions) {
   for (const row of values) {
     if (!Number.isFinite(row.median)) continue;
     const key = `${row.night_id}\0${row.scenario}\0${row.metric}`;
-    const group = groups.get(key) ?? groups.set(key, { row, medians: [], versions: new Set() }).get(key);
+    const group = groups.get(key) ?? { row, medians: [], versions: new Set() };
+    groups.set(key, group);
     group.medians.push(row.median);
     if (row.browser_version) group.versions.add(row.browser_version);
   }

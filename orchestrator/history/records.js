@@ -5,10 +5,16 @@ import { percentile } from '../lib/stats/statistics.js';
 import { machineClass } from '../suite/baseline.js';
 import { metricPool, runValues } from '../suite/metrics.js';
 
-/** A run is one scenario started at one instant: the same key whether it is imported alone or with its suite. */
+/**
+ * A run is one scenario started at one instant: the same key whether it is imported alone or with its suite.
+ * @param {{ scenario?: { name?: string }, environment?: { startedAt?: string|null } }} result
+ */
 export const runKey = (result) => `${result.scenario?.name}@${result.environment?.startedAt}`;
 
-/** A night is one suite result (a shard's, a merge's or a local suite's). */
+/**
+ * A night is one suite result (a shard's, a merge's or a local suite's).
+ * @param {{ suite: { name: string }, startedAt: string, shard?: { index: number, count: number }|null }} summary  summary.json
+ */
 export function nightKey(summary) {
   const shard = summary.shard ? `#${summary.shard.index}/${summary.shard.count}` : '';
   return `${summary.suite.name}@${summary.startedAt}${shard}`;
@@ -20,19 +26,23 @@ export const machineClassText = (environment) => (environment ? JSON.stringify(m
 /**
  * @typedef {{ run_id: string, metric: string, median: number, mean: number|null, q1: number|null, q3: number|null,
  *   n: number, reference: number|null }} MetricRow
- * @typedef {{ id: string, night_id: string|null, scenario: string, repetition: number|null, started_at: string,
+ * @typedef {{ id: string, night_id: string|null, scenario: string, repetition: number|null, started_at: string|null,
  *   status: string, commit_sha: string|null, browser: string|null, browser_version: string|null, emulator: string|null,
  *   machine_class: string|null, result_path: string|null, report: string|null }} RunRow
+ * @typedef {{ metric: string, verdict: string, current?: { median?: number|null }, baseline?: { median?: number|null },
+ *   pValue?: number|null, cliffsDelta?: number|null, relativeChange?: number|null }} SuiteCheck  one of summary.json's
+ *   scenarios[].regressions (suite/baseline.js)
  */
 
 /**
  * Every catalogue metric a run has a value for: per-second metrics with the median, mean and n of
  * summary.overall (what the gate compares) and the IQR of the pooled per-second values in the measurement
  * window; per-run metrics (utilisation, Jain, set-up, time to steady …) as one value.
- * @param {any} result @param {string} runId
+ * @param {import('../report/result-file.js').ReportResult} result @param {string} runId
  * @returns {MetricRow[]}
  */
 export function metricRows(result, runId) {
+  /** @param {string} metric */
   const reference = (metric) => result.scenario?.reference?.metrics?.[metric]?.mean ?? null;
   const rows = [];
   for (const metric of TIMELINE_METRIC_PATHS) {
@@ -54,7 +64,7 @@ export function metricRows(result, runId) {
 }
 
 /**
- * @param {any} result a result.json
+ * @param {import('../report/result-file.js').ReportResult} result a result.json as report/result-file.js reads it
  * @param {{ nightId?: string|null, repetition?: number|null, resultPath: string|null, report: string|null, commit: string|null }} where
  * @returns {{ run: RunRow, metrics: MetricRow[] }}
  */
@@ -74,7 +84,7 @@ export function runRecord(result, { nightId = null, repetition = null, resultPat
 
 /**
  * The night's row and the gate's comparisons (every scenario × compared metric, with its verdict).
- * @param {any} summary summary.json
+ * @param {any} summary summary.json (any: suite/summary.js builds it untyped)
  * @param {{ suiteDir: string|null, report: string|null, commit: string|null, importedAt: string }} where
  */
 export function nightRecord(summary, { suiteDir, report, commit, importedAt }) {
@@ -88,7 +98,9 @@ export function nightRecord(summary, { suiteDir, report, commit, importedAt }) {
     // '' when compared with nothing (the first night, or a reset of the rolling baseline): history/query.js readGreenNights.
     compared_with: summary.baseline ? (summary.baseline.source ?? summary.baseline.file ?? 'baseline') : '',
   };
-  const comparisons = (summary.scenarios ?? []).flatMap((scenario) => (scenario.regressions ?? []).map((check) => ({
+  /** @type {Array<{ name: string, regressions?: SuiteCheck[] }>} */
+  const scenarios = summary.scenarios ?? [];
+  const comparisons = scenarios.flatMap((scenario) => (scenario.regressions ?? []).map((check) => ({
     night_id: id, scenario: scenario.name, metric: check.metric, verdict: check.verdict,
     current_median: check.current?.median ?? null, baseline_median: check.baseline?.median ?? null,
     p_value: check.pValue ?? null, cliffs_delta: check.cliffsDelta ?? null, relative_change: check.relativeChange ?? null,

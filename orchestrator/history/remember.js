@@ -9,7 +9,7 @@ import { redact } from './store-postgres.js';
 import { DASHBOARD_METRICS } from './trends.js';
 
 /**
- * @param {string} suiteDir @param {any} summary
+ * @param {string} suiteDir @param {any} summary  any: summary.json as suite/summary.js builds it (untyped there)
  * @param {{ store: string, commit: string|null, drift: { nights: number, thresholdPct: number }, log?: (line: string) => void }} options
  * @returns {Promise<string[]>} warnings
  */

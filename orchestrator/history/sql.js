@@ -4,7 +4,7 @@ const PARAMS_PER_STATEMENT = 8_000;
 
 /**
  * INSERT of many rows in few statements (a run's 50 metrics in one round trip to PostgreSQL).
- * @param {import('./store.js').Backend} store @param {string} table @param {string[]} columns @param {object[]} rows
+ * @param {import('./store.js').Backend} store @param {string} table @param {string[]} columns @param {Array<Record<string, unknown>>} rows
  * @param {string} onConflict e.g. '(id) DO NOTHING'
  * @returns {Promise<number>} rows inserted or updated
  */

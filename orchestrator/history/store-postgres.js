@@ -6,7 +6,7 @@ import { EnvironmentError } from '../lib/system/errors.js';
 /** Advisory lock key of schema migrations (any constant; "i25"). */
 const MIGRATION_LOCK = 25_025;
 
-/** `?` placeholders (the embedded store's) as PostgreSQL's `$n`; the store's SQL has no `?` in literals. */
+/** `?` placeholders (the embedded store's) as PostgreSQL's `$n`; the store's SQL has no `?` in literals. @param {string} sql */
 const numbered = (sql) => {
   let n = 0;
   return sql.replace(/\?/g, () => `$${++n}`);
@@ -17,6 +17,7 @@ const numbered = (sql) => {
  * @returns {Promise<import('./store.js').Backend>}
  */
 export async function openPostgres(url) {
+  // @ts-ignore -- any: pg ships no types (@types/pg is not installed)
   const pg = (await import('pg')).default;
   const client = new pg.Client({ connectionString: url });
   try {

@@ -15,6 +15,7 @@ const BUSY_TIMEOUT_MS = 60_000;
 export async function openSqlite(file) {
   let Database;
   try {
+    // @ts-ignore -- any: better-sqlite3 ships no types (@types/better-sqlite3 is not installed)
     Database = (await import('better-sqlite3')).default;
   } catch (error) {
     throw new EnvironmentError(`better-sqlite3 cannot be loaded (${error.message}); run \`npm run setup\`, which builds it from source against this Node's headers`, { cause: error });
@@ -23,7 +24,9 @@ export async function openSqlite(file) {
   const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
+  /** @type {Map<string, any>} any: better-sqlite3's Statement, untyped here */
   const statements = new Map();
+  /** @param {string} sql */
   const prepare = (sql) => {
     if (!statements.has(sql)) statements.set(sql, db.prepare(sql));
     return statements.get(sql);

@@ -10,7 +10,8 @@ import { openPostgres } from './store-postgres.js';
  * @typedef {object} Backend
  * @property {'sqlite'|'postgres'} kind
  * @property {string} where the file, or the URL without its password
- * @property {(sql: string, params?: unknown[]) => Promise<any[]>} query
+ * @property {(sql: string, params?: unknown[]) => Promise<any[]>} query  any: rows of the untyped drivers (pg, better-sqlite3);
+ *   each caller types its own
  * @property {(sql: string, params?: unknown[]) => Promise<{ changes: number }>} run
  * @property {(sql: string) => Promise<void>} exec
  * @property {() => Promise<void>} begin a write transaction (the embedded store's is exclusive)
@@ -25,6 +26,7 @@ import { openPostgres } from './store-postgres.js';
 /** The default embedded store, relative to the working directory. */
 export const DEFAULT_STORE = 'results/history.sqlite';
 
+/** @param {string} target */
 export const isPostgresUrl = (target) => /^postgres(ql)?:\/\//.test(target);
 
 /**

@@ -4,6 +4,7 @@ import { createRandom, deriveSeed } from '../lib/stats/random.js';
 import { headlinePaths } from '../lib/result/metric-catalogue.js';
 
 /** Typical per-run values (a 2-core machine at 360p30), scaled per scenario so the series differ. */
+/** @type {Record<string, number>} */
 const TYPICAL = { 'audio.recvKbps': 32, 'video.recvKbps': 1500, rttMs: 40, lossPct: 1, 'video.recvFps': 28, utilization: 0.8, setupMs: 1500 };
 export const SYNTHETIC_METRICS = [...headlinePaths('compared'), 'utilization', 'setupMs'];
 const DAY_MS = 86_400_000;

@@ -14,7 +14,7 @@ const ROWS = [...new Set(metricsOfList('codecTable').map((metric, _, all) => (
 /**
  * A run's video codec: what its first peer sent with (result.environment.codecs), else what it asked for, else the
  * timeline's; null when none says.
- * @param {any} r a normalized result
+ * @param {import('./result-file.js').ReportResult} r a normalized result
  * @returns {string|null} e.g. "VP9", "H264"
  */
 export function codecOf(r) {
@@ -24,7 +24,10 @@ export function codecOf(r) {
   return typeof mimeType === 'string' ? mimeType.replace(/^video\//i, '') : null;
 }
 
-/** @param {any} r @returns {string|null} the encoder implementations its peers reported, e.g. "libvpx" */
+/**
+ * @param {import('./result-file.js').ReportResult} r
+ * @returns {string|null} the encoder implementations its peers reported, e.g. "libvpx"
+ */
 function encodersOf(r) {
   const names = Object.values(r.environment?.codecs?.peers ?? {}).flatMap((remotes) => Object.values(remotes ?? {}))
     .map((c) => c?.send?.implementation).filter(Boolean);
@@ -33,7 +36,7 @@ function encodersOf(r) {
 
 /**
  * The codec table, or '' when the runs use fewer than two codecs.
- * @param {any[]} results normalized, in the page's order
+ * @param {import('./result-file.js').ReportResult[]} results normalized, in the page's order
  */
 export function renderCodecTable(results) {
   const codecs = [...new Set(results.map(codecOf))];
@@ -43,13 +46,18 @@ export function renderCodecTable(results) {
     const overall = runs.map((r) => runStatistics(r).overall);
     /** @param {string} path */
     const mean = (path) => describe(overall.map((o) => o[path]?.mean ?? null)).mean;
+    /** @param {string} path */
     const reference = (path) => referenceValue(runs[0].scenario.reference, path)?.mean ?? null;
     return { codec, runs, mean, reference, encoders: [...new Set(runs.map(encodersOf).filter(Boolean))].join('; ') };
   });
+  /** @param {number|null} value @param {number|null} ref @param {number|null} decimals */
   const cell = (value, ref, decimals) => `${formatNumber(value, decimals)}${ref === null ? '' : ` <span class="ref">(${formatNumber(ref, decimals)})</span>`}`;
   const rows = ROWS.map((path) => {
     if (path === 'resolution') {
+      /** @typedef {typeof columns[number]} Column */
+      /** @param {(c: Column, path: string) => number|null} get */
       const size = (get) => columns.map((c) => [get(c, 'video.recvWidth'), get(c, 'video.recvHeight')]);
+      /** @param {Array<number|null>} pair */
       const shown = (pair) => (pair.every(Number.isFinite) ? `${formatNumber(pair[0], 0)} × ${formatNumber(pair[1], 0)}` : '—');
       const refs = size((c, p) => c.reference(p));
       return `<tr data-metric="resolution"><th scope="row">Resolution <span class="unit">(px)</span></th>${size((c, p) => c.mean(p))

@@ -19,12 +19,12 @@ export function describeChange(events, network, atS) {
   /** @type {Map<string, string[]>} change text -> links */
   const changes = new Map();
   for (const e of events) {
-    const before = [...(histories.get(e.link) ?? [])].reverse().find((h) => h.t < atS - 1e-6)?.params ?? {};
+    /** @type {Record<string, unknown>} */
+    const before = [...(histories.get(e.link ?? '') ?? [])].reverse().find((h) => h.t < atS - 1e-6)?.params ?? {};
     for (const [key, value] of Object.entries(e.params ?? {})) {
       if (before[key] === value) continue;
       const text = `${key} ${before[key] ?? '–'}→${value ?? '–'}`;
-      if (!changes.has(text)) changes.set(text, []);
-      changes.get(text).push(e.link ?? '?');
+      changes.set(text, [...(changes.get(text) ?? []), e.link ?? '?']);
     }
   }
   if (!changes.size) return [...new Set(events.map((e) => e.cause).filter(Boolean))].join(', ') || 'schedule change';
@@ -67,7 +67,7 @@ export function perChangeReference(changes, byChangeAtS, timeScale) {
 
 /**
  * When each flow of result.flows.list joins, leaves, pauses and resumes, inside the run (0 < atS < durationS).
- * @param {Array<Partial<FlowListEntry>>} list @param {number} durationS
+ * @param {Array<Partial<FlowListEntry> & { name: string }>} list @param {number} durationS
  * @returns {Array<{ atS: number, flow: string, change: 'joins'|'leaves'|'pauses'|'resumes' }>} in time order
  */
 export function flowEvents(list, durationS) {
@@ -98,6 +98,7 @@ export function fairnessByLink(flowLinks, groups) {
       byFlows: true,
       links: links.map(([link, f]) => {
         // The phase a change starts: the one holding the first second after it (lib/cross/fairness.js convergenceAfterChanges).
+        /** @param {Convergence} c */
         const phaseOf = (c) => f.phases.find((p) => p.fromS < Math.ceil(c.atS + 0.5) && Math.ceil(c.atS + 0.5) <= p.toS);
         return {
           link, flows: f.flows, jainIndex: f.jainIndex, jainIndexPerSecond: f.jainIndexPerSecond, utilization: f.utilization,

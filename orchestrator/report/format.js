@@ -1,7 +1,11 @@
 // Formatting helpers shared by the report renderers. Pure.
 import { metricByPath } from '../lib/result/metric-catalogue.js';
 
+/** @type {Record<string, string>} */
 const HTML_ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** A finite number (Number.isFinite, as a type guard). @param {unknown} v @returns {v is number} */
+export const isFiniteNumber = (v) => typeof v === 'number' && Number.isFinite(v);
 
 /** @param {unknown} value @returns {string} */
 export function escapeHtml(value) {
@@ -22,7 +26,7 @@ export function jsonForScript(value) {
  * @param {number|null|undefined} seconds
  */
 export function formatClock(seconds) {
-  if (!Number.isFinite(seconds)) return '—';
+  if (!isFiniteNumber(seconds)) return '—';
   const sign = seconds < 0 ? '−' : '';
   const total = Math.round(Math.abs(seconds));
   const h = Math.floor(total / 3600);
@@ -34,10 +38,10 @@ export function formatClock(seconds) {
 /**
  * A number with precision chosen by magnitude (thesis tables: 2456, 69.0, 1.13), or "—".
  * @param {number|null|undefined} value
- * @param {number} [decimals] fixed decimals; by magnitude when omitted
+ * @param {number|null} [decimals] fixed decimals; by magnitude when omitted or null
  */
 export function formatNumber(value, decimals) {
-  if (value === null || value === undefined || !Number.isFinite(value)) return '—';
+  if (!isFiniteNumber(value)) return '—';
   const d = decimals ?? (Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2);
   return value.toFixed(d).replace(/^-(?=0(\.0*)?$)/, '').replace('-', '−');
 }
@@ -45,10 +49,10 @@ export function formatNumber(value, decimals) {
 /**
  * "mean ± sd" as in the thesis tables; the sd part is left out when unknown.
  * @param {{mean?: number|null, sd?: number|null}|null|undefined} stat
- * @param {number} [decimals]
+ * @param {number|null} [decimals] fixed decimals; by the mean's magnitude when omitted or null
  */
 export function formatMeanSd(stat, decimals) {
-  if (!stat || !Number.isFinite(stat.mean)) return '—';
+  if (!stat || !isFiniteNumber(stat.mean)) return '—';
   const mean = formatNumber(stat.mean, decimals);
   return Number.isFinite(stat.sd) ? `${mean} ± ${formatNumber(stat.sd, decimals ?? decimalsFor(stat.mean))}` : mean;
 }
@@ -64,7 +68,7 @@ function decimalsFor(value) {
  * @param {number|null} [decimals] the metric's (Jain's index: 3); by the reference's magnitude when omitted or null
  */
 export function formatDifference(value, reference, decimals = null) {
-  if (!Number.isFinite(value) || !Number.isFinite(reference)) return '—';
+  if (!isFiniteNumber(value) || !isFiniteNumber(reference)) return '—';
   const diff = value - reference;
   const abs = formatNumber(diff, decimals ?? decimalsFor(reference || diff));
   const signed = diff > 0 ? `+${abs}` : abs;
@@ -75,12 +79,12 @@ export function formatDifference(value, reference, decimals = null) {
 
 /** @param {number|null|undefined} fraction 0..1 */
 export function formatPercent(fraction) {
-  return Number.isFinite(fraction) ? `${formatNumber(fraction * 100, 1)} %` : '—';
+  return isFiniteNumber(fraction) ? `${formatNumber(fraction * 100, 1)} %` : '—';
 }
 
 /** Round for embedding in the page: 2 decimals are plenty for chart points and keep the JSON small. @param {number|null|undefined} v */
 export function round2(v) {
-  return Number.isFinite(v) ? Math.round(v * 100) / 100 : null;
+  return isFiniteNumber(v) ? Math.round(v * 100) / 100 : null;
 }
 
 /**

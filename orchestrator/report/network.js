@@ -27,11 +27,12 @@ export function linkHistories(network) {
   for (const [link, params] of Object.entries(network?.links ?? {})) histories.set(link, [{ t: -Infinity, params: params ?? {} }]);
   const configured = (network?.configured ?? []).filter((c) => c && typeof c.t === 'number' && c.link);
   for (const entry of [...configured].sort((a, b) => a.t - b.t)) {
-    if (!histories.has(entry.link)) histories.set(entry.link, []);
     const { t, link, ...params } = entry;
-    const history = histories.get(link);
+    const history = histories.get(link) ?? [];
+    histories.set(link, history);
+    const last = history.at(-1);
     // A field missing on both sides compares equal (undefined), as it should for a partial result.
-    const same = history.length && sameLinkParams(/** @type {LinkParams} */ (history.at(-1).params), /** @type {LinkParams} */ (params));
+    const same = last && sameLinkParams(/** @type {LinkParams} */ (last.params), /** @type {LinkParams} */ (params));
     if (!same) history.push({ t, params });
   }
   return histories;
@@ -42,6 +43,7 @@ export function linkHistories(network) {
  * @param {RecordedLinkParams} p @returns {LinkParams}
  */
 function complete(p) {
+  /** @template {number|null} F @param {unknown} v @param {F} fallback @returns {number|F} */
   const num = (v, fallback) => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
   return {
     queuePackets: null, queueMs: null, lossBurst: null, trace: null, ...p,
@@ -71,10 +73,12 @@ export function pathSteps(histories, route, field, { startS, endS }) {
       return [link, complete(cursors[i] >= 0 ? h[cursors[i]].params : {})];
     }));
     const value = pathConditions(params, route)[field];
-    if (!steps.length || steps.at(-1)[1] !== value) steps.push([t, value]);
+    const previous = steps.at(-1);
+    if (!previous || previous[1] !== value) steps.push([t, value]);
   }
-  if (steps.every(([, v]) => v === null)) return null;
-  if (steps.at(-1)[0] < endS) steps.push([endS, steps.at(-1)[1]]);
+  const last = steps.at(-1);
+  if (!last || steps.every(([, v]) => v === null)) return null;
+  if (last[0] < endS) steps.push([endS, last[1]]);
   return steps;
 }
 

@@ -12,10 +12,13 @@ const ASSETS = join(dirname(fileURLToPath(import.meta.url)), 'assets');
 /** @type {Map<string, string>} */
 const cache = new Map();
 
-/** The assets are read once per process: a report renders many pages (index, compare, runs). */
+/** The assets are read once per process: a report renders many pages (index, compare, runs). @param {string} name @param {string} path */
 function asset(name, path) {
-  if (!cache.has(name)) cache.set(name, readFileSync(path, 'utf8').replace(/<\/script/gi, '<\\/script'));
-  return cache.get(name);
+  const cached = cache.get(name);
+  if (cached !== undefined) return cached;
+  const text = readFileSync(path, 'utf8').replace(/<\/script/gi, '<\\/script');
+  cache.set(name, text);
+  return text;
 }
 
 /** Path of the bundled Chart.js UMD build (the one that defines window.Chart). */

@@ -31,7 +31,10 @@ function clock(s) {
   return minutes < 60 ? `${minutes}:${ss}` : `${Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, '0')}:${ss}`;
 }
 
-/** How a link field reads in a sentence; the order a link's parameters are listed in. */
+/**
+ * How a link field reads in a sentence; the order a link's parameters are listed in.
+ * @type {Record<string, (v: unknown) => string>}
+ */
 const FIELD_TEXT = {
   rateKbps: (v) => (v === null ? 'no cap' : `cap ${v} kbps`),
   trace: (v) => (v === null ? 'no trace' : `capacity from trace \`${v}\``),
@@ -52,15 +55,26 @@ function linkText(params) {
 /** @param {unknown} links a schedule entry's `links` @returns {string} */
 const targets = (links) => (Array.isArray(links) ? links.map((l) => `\`${l}\``).join(', ') : String(links ?? 'uplinks'));
 
-/** @param {any} entry a schedule entry as written @returns {string} */
+/**
+ * @typedef {{ at: number, links?: unknown, set?: Record<string, unknown>, ramp: { field: string, from: number, to: number,
+ *   durationS: number, shape?: string, everyS?: number } }} ScheduleEntry  as written (docs/scenario-format.md), checked by loadScenario
+ */
+
+/** @param {ScheduleEntry} entry a schedule entry as written @returns {string} */
 function scheduleLine(entry) {
   if (entry.set) return `${clock(entry.at)} ${targets(entry.links)}: ${linkText(entry.set)}`;
   const { field, from, to, durationS, shape = 'linear', everyS = 0.5 } = entry.ramp;
-  const unit = { rateKbps: 'kbps', oneWayDelayMs: 'ms one-way delay', jitterMs: 'ms jitter', lossPct: '% loss' }[field] ?? field;
+  /** @type {Record<string, string>} */
+  const units = { rateKbps: 'kbps', oneWayDelayMs: 'ms one-way delay', jitterMs: 'ms jitter', lossPct: '% loss' };
+  const unit = units[field] ?? field;
   return `${clock(entry.at)}–${clock(entry.at + durationS)} ${targets(entry.links)}: ${from} → ${to} ${unit}, ${shape}, re-set every ${everyS} s`;
 }
 
-/** @param {any} network as written @returns {string[]} one line per link the file sets */
+/**
+ * @param {{ link?: Record<string, unknown>, peers?: Record<string, Record<string, Record<string, unknown>>>,
+ *   bottleneck?: Record<string, unknown>, bottleneckBack?: Record<string, unknown> }} network as written
+ * @returns {string[]} one line per link the file sets
+ */
 function networkLines(network) {
   const lines = [];
   if (network.link) lines.push(`every uplink: ${linkText(network.link)}`);
@@ -72,20 +86,25 @@ function networkLines(network) {
   return lines.length ? lines : ['unconstrained'];
 }
 
-/** @param {any} flow normalised (lib/cross/flows.js) @returns {string} */
+/** @param {import('../lib/cross/flows.js').Flow} flow normalised @returns {string} */
 function flowLine(flow) {
   const span = `${clock(flow.startS)}–${clock(flow.stopS)}`;
-  const details = {
+  /** @type {Record<string, () => string[]>} */
+  const byKind = {
     call: () => [flow.direction === 'forward' ? 'one-way' : 'two-way', ...(flow.pauses ?? []).map((p) => `paused ${clock(p.atS)}–${clock(p.atS + p.durationS)}`)],
     tcp: () => [`iperf3 TCP ${flow.direction}`],
     'tcp-short': () => [`short TCP transfers ${flow.direction}, at most ${flow.count}, idle mean ${flow.idleMeanS} s, ${flow.minBytes}–${flow.maxBytes} bytes, seed ${flow.seed}`],
     udp: () => [`iperf3 UDP ${flow.direction} at ${flow.rateKbps} kbps`],
     data: () => [`RTCDataChannel bulk transfer ${flow.from} → ${flow.to}`],
-  }[flow.kind]?.() ?? [];
+  };
+  const details = byKind[flow.kind]?.() ?? [];
   return `\`${flow.name}\` (${flow.kind}) ${span}: ${details.join(', ')}`;
 }
 
-/** @param {Record<string, any>} devices @returns {string} */
+/**
+ * @param {Record<string, { width?: number|null, height?: number|null, fps?: number|null, cpuQuotaCores?: number|null,
+ *   cpuCount?: number|null, cpuThrottlingRate?: number }>} devices @returns {string}
+ */
 function devicesText(devices) {
   return Object.entries(devices).map(([peer, d]) => {
     const parts = [
@@ -93,20 +112,29 @@ function devicesText(devices) {
       d.fps != null ? `${d.fps} fps` : null,
       d.cpuQuotaCores != null ? `${d.cpuQuotaCores} of a core` : null,
       d.cpuCount != null ? `${d.cpuCount} cores` : null,
-      d.cpuThrottlingRate > 1 ? `CPU throttled ${d.cpuThrottlingRate}×` : null,
+      (d.cpuThrottlingRate ?? 0) > 1 ? `CPU throttled ${d.cpuThrottlingRate}×` : null,
     ].filter(Boolean);
     return `${peer}: ${parts.join(', ')}`;
   }).join('; ');
 }
 
-/** @param {any} codec normalised (lib/media/codec.js) @returns {string} */
+/**
+ * @param {{ name: string, profile?: string|null, scalabilityMode?: string|null }} codec normalised (lib/media/codec.js)
+ * @returns {string}
+ */
 const codecText = (codec) => [codec.name, codec.profile && `profile ${codec.profile}`, codec.scalabilityMode].filter(Boolean).join(', ');
 
 /** @param {Record<string, string>} perPeer @returns {string} */
 const perPeerText = (perPeer) => Object.entries(perPeer).map(([peer, value]) => `${peer}: ${value}`).join('; ');
 
-/** @param {any} s a loaded scenario @returns {string[]} markdown list items */
+/**
+ * @typedef {import('../lib/scenario/scenario-file.js').ResolvedScenario} Scenario
+ */
+
+/** @param {Scenario} s a loaded scenario @returns {string[]} markdown list items */
 function parameterLines(s) {
+  // The network as written, checked by loadScenario (lib/scenario/scenario-file.js).
+  const network = /** @type {Parameters<typeof networkLines>[0] & { schedule?: ScheduleEntry[] }} */ (s.network);
   const mainCall = [
     s.mainCall.direction === 'forward' ? 'one-way (p0 sends, p1 only RTCP)' : null,
     s.mainCall.startS > 0 ? `media from ${clock(s.mainCall.startS)}` : null,
@@ -116,9 +144,9 @@ function parameterLines(s) {
     ...(s.group ? [`**Group**: \`${s.group}\` (\`npm run scenario ${s.group}\` runs every member)`] : []),
     `**Duration**: ${s.nominalDurationS} s (${clock(s.nominalDurationS)}), measured after a ${s.warmupS} s warm-up`,
     `**Peers**: ${s.peers}, ${topology}${s.allPeers > s.peers ? ` (${s.allPeers} with the extra calls' peers)` : ''}`,
-    ...networkLines(s.network).map((line) => `**Network**: ${line}`),
+    ...networkLines(network).map((line) => `**Network**: ${line}`),
   ];
-  const schedule = s.network.schedule ?? [];
+  const schedule = network.schedule ?? [];
   if (schedule.length) lines.push(`**Schedule** (media clock):\n${schedule.map((e) => `  - ${scheduleLine(e)}`).join('\n')}`);
   if (mainCall.length) lines.push(`**Main call**: ${mainCall.join(', ')}`);
   if (s.flows.length) lines.push(`**Flows**:\n${s.flows.map((f) => `  - ${flowLine(f)}`).join('\n')}`);
@@ -133,13 +161,14 @@ function parameterLines(s) {
 function referenceRow(path, value) {
   const metric = metricByPath(path);
   const scale = metric?.scale ?? 1;
+  /** @param {number|null|undefined} v */
   const shown = (v) => (v === null || v === undefined ? '—' : String(Math.round(v * scale * 1e6) / 1e6));
   const changes = Object.entries(value.byChangeAtS ?? {}).map(([atS, v]) => `${shown(v)} after the change at ${clock(Number(atS))}`);
   const unit = metric?.unit ? ` (${metric.unit})` : '';
   return `| ${metric?.label ?? path}${unit} | \`${path}\` | ${shown(value.mean)}${changes.length ? ` (${changes.join('; ')})` : ''} | ${shown(value.sd)} |`;
 }
 
-/** @param {any} s a loaded scenario @returns {string} */
+/** @param {Scenario} s a loaded scenario @returns {string} */
 function referenceBlock(s) {
   const ref = s.reference;
   if (!ref) return '**Published result**: none; the scenario has no reference.';
@@ -150,7 +179,7 @@ function referenceBlock(s) {
   return `${head}${table}${ref.notes ? `\n\n${ref.notes}` : ''}`;
 }
 
-/** @param {any} s @returns {string} */
+/** @param {Scenario} s @returns {string} */
 function scenarioSection(s) {
   return `### \`${s.name}\`\n\n${s.description}\n\n${parameterLines(s).map((l) => `- ${l}`).join('\n')}\n\n${referenceBlock(s)}\n`;
 }
@@ -160,7 +189,7 @@ const anchor = (text) => text.toLowerCase().replace(/[^a-z0-9 _-]/g, '').replace
 
 /**
  * The catalogue as markdown: an index, one section per paper with its scenarios by source section, and the sources.
- * @param {any[]} scenarios loaded (lib/scenario/scenario-file.js loadScenario), any order
+ * @param {Scenario[]} scenarios loaded (lib/scenario/scenario-file.js loadScenario), any order
  * @returns {string}
  */
 export function renderCatalog(scenarios) {
@@ -172,7 +201,11 @@ export function renderCatalog(scenarios) {
           || a.name.localeCompare(b.name, 'en', { numeric: true })),
     }))
     .filter(({ members }) => members.length);
-  const intro = (paper) => (paper === NO_SOURCE ? '' : `${SOURCES.find((x) => x.abbr === paper).citation}.\n\n`);
+  /** @param {string} paper */
+  const intro = (paper) => {
+    const source = SOURCES.find((x) => x.abbr === paper);
+    return source ? `${source.citation}.\n\n` : '';
+  };
   const index = families.flatMap(({ paper, members }) => members.map((s) => `| [\`${s.name}\`](#${anchor(s.name)}) | ${s.group ? `\`${s.group}\`` : ''} | ${paper} | ${s.reference?.source ?? '—'} | ${Object.keys(s.reference?.metrics ?? {}).length} |`));
   const sections = families.map(({ paper, members }) => `## ${paper}\n\n${intro(paper)}${members.map(scenarioSection).join('\n')}`);
   const sources = SOURCES.map(({ abbr, citation }) => `- **${abbr}**: ${citation}.`);

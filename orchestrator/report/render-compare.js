@@ -9,7 +9,8 @@ import { referenceValue } from '../lib/scenario/reference.js';
 import { normalizeResult } from './result-file.js';
 import { describe } from '../lib/stats/statistics.js';
 import { peerSeconds, combineRemotes } from './timeline.js';
-import { PALETTE, withGaps, configuredSeries, timeSpan, warmupOf } from './series.js';
+import { timeSpan, warmupOf } from './series.js';
+import { PALETTE, withGaps, configuredSeries } from './chart-series.js';
 import { configuredPath } from './network.js';
 import { runStatistics, buildDerived } from './summary-table.js';
 import { renderPage } from './page.js';
@@ -17,11 +18,13 @@ import { renderChartSections } from './render-run.js';
 import { codecOf, renderCodecTable } from './codec-table.js';
 import { escapeHtml, formatClock, formatDifference, formatMeanSd, formatNumber, metricInfo, statusBadge } from './format.js';
 
+/** @typedef {import('./result-file.js').ReportResult} ReportResult */
+
 /** Per-peer panels of the comparison: the catalogue's `compare` metrics, path and chart title (the axis shows the unit). */
-const COMPARE_PANELS = metricsOfList('compare').map((metric) => [metric.path, metric.compare.title]);
+const COMPARE_PANELS = metricsOfList('compare').flatMap((metric) => (metric.compare ? [[metric.path, metric.compare.title]] : []));
 const TABLE_ROWS = headlinePaths('table');
 
-/** @param {object} r normalized @param {number} i @param {boolean} byCodec label it with its codec */
+/** @param {ReportResult} r normalized @param {number} i @param {boolean} byCodec label it with its codec */
 function runLabel(r, i, byCodec) {
   const at = r.environment.startedAt ? r.environment.startedAt.slice(0, 16).replace('T', ' ') : 'unknown start';
   return `${byCodec ? `${codecOf(r)} · ` : ''}run ${i + 1} · ${at}`;
@@ -30,7 +33,7 @@ function runLabel(r, i, byCodec) {
 /**
  * Runs of different scenarios compare only as a codec comparison: one network for all, each run's codec known, and as
  * many codecs as scenarios (codec-vp8 and codec-vp9, not two VP8 scenarios).
- * @param {any[]} results normalized
+ * @param {ReportResult[]} results normalized
  */
 const isCodecComparison = (results) => results.every((r) => codecOf(r) !== null)
   && new Set(results.map((r) => JSON.stringify(r.scenario.network ?? null))).size === 1
@@ -48,6 +51,7 @@ export function renderCompareReport(runs, { baseDir } = {}) {
     throw new InputError(`compare overlays runs of one scenario, or of one network with different codecs (codec-vp8, codec-vp9, …), but these are of ${names.join(', ')}: ${rs.map((x) => `${x.sourcePath} (${x.r.scenario.name})`).join(', ')}. Pass run directories of the same scenario.`);
   }
   const byCodec = new Set(rs.map((x) => codecOf(x.r))).size > 1;
+  /** @param {ReportResult} r @param {number} i */
   const label = (r, i) => runLabel(r, i, byCodec);
   const spans = rs.map((x) => timeSpan(x.r));
   const span = { startS: Math.min(...spans.map((s) => s.startS)), endS: Math.max(...spans.map((s) => s.endS)) };
@@ -56,7 +60,8 @@ export function renderCompareReport(runs, { baseDir } = {}) {
 
   const sections = peers.map((peer) => {
     const remotes = [...new Set(first.timeline.filter((e) => e.peer === peer).map((e) => e.remote))];
-    const inbound = remotes.length === 1 ? configuredPath(first.network, remotes[0], peer, span) : null;
+    const inbound = remotes.length === 1 && remotes[0] ? configuredPath(first.network, remotes[0], peer, span) : null;
+    /** @type {Record<string, import('./network.js').StepSeries|null|undefined>} */
     const configured = { 'video.recvKbps': inbound?.capacityKbps, rttMs: inbound?.rttMs, lossPct: inbound?.lossPct };
     const panels = COMPARE_PANELS.map(([path, title]) => {
       const series = rs.map((x, i) => {
@@ -87,7 +92,7 @@ ${renderChartSections(charts)}</main>`;
   return renderPage({ title: `Compare · ${names.join(' · ')} · ${rs.length} runs`, body, data: charts, script: 'dashboard' });
 }
 
-/** @param {object[]} results normalized @param {boolean} oneScenario its reference is every run's (codecs: in their own table) */
+/** @param {ReportResult[]} results normalized @param {boolean} oneScenario its reference is every run's (codecs: in their own table) */
 function renderCompareTable(results, oneScenario) {
   const stats = results.map((r) => runStatistics(r).overall);
   const derived = results.map((r) => buildDerived(r));

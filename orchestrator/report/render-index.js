@@ -2,7 +2,7 @@
 
 import { renderPage } from './page.js';
 import { runStatistics } from './summary-table.js';
-import { escapeHtml, formatClock, formatNumber, formatPercent, statusBadge } from './format.js';
+import { escapeHtml, isFiniteNumber, formatClock, formatNumber, formatPercent, statusBadge } from './format.js';
 
 /**
  * @typedef {{scenario: string, status: string, browser: string, emulator: string, startedAt: string|null,
@@ -12,7 +12,7 @@ import { escapeHtml, formatClock, formatNumber, formatPercent, statusBadge } fro
 
 /**
  * One index row from a normalized result.
- * @param {object} r normalized result
+ * @param {import('./result-file.js').ReportResult} r normalized result
  * @param {{href: string, hasReport: boolean}} where href: the run directory relative to the index
  * @returns {IndexEntry}
  */
@@ -27,9 +27,9 @@ export function indexEntry(r, { href, hasReport }) {
       .filter(Boolean).join(' ') || 'unknown',
     emulator: r.network.emulator ?? r.environment.emulator ?? 'unknown',
     startedAt: r.environment.startedAt ?? null,
-    durationS: Number.isFinite(r.scenario.durationS) ? r.scenario.durationS : null,
+    durationS: isFiniteNumber(r.scenario.durationS) ? r.scenario.durationS : null,
     recordedS: r.timeline.length ? r.timeline.reduce((m, e) => Math.max(m, e.t), -Infinity) : null,
-    peers: Number.isFinite(r.scenario.peers) ? r.scenario.peers : Object.keys(stats.peers).length || null,
+    peers: isFiniteNumber(r.scenario.peers) ? r.scenario.peers : Object.keys(stats.peers).length || null,
     videoRecvKbps: stats.overall['video.recvKbps']?.mean ?? null,
     rttMs: stats.overall.rttMs?.mean ?? null,
     lossPct: stats.overall.lossPct?.mean ?? null,

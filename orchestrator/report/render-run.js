@@ -11,7 +11,9 @@ import { CONVERGENCE } from '../lib/cross/fairness.js';
 import { renderPage } from './page.js';
 import { renderViewerSummary } from './render-viewer.js';
 import { renderGridPlacement } from './render-grid.js';
-import { escapeHtml, formatClock, formatDifference, formatMeanSd, formatNumber, formatPercent, metricInfo, statusBadge } from './format.js';
+import { escapeHtml, isFiniteNumber, formatClock, formatDifference, formatMeanSd, formatNumber, formatPercent, metricInfo, statusBadge } from './format.js';
+
+/** @typedef {import('./result-file.js').ReportResult} ReportResult */
 
 /** @typedef {import('../lib/scenario/reference.js').ReferenceValue} RefStat */
 
@@ -47,7 +49,7 @@ export function renderRunReport(result, { sourcePath } = {}) {
   });
 }
 
-/** @param {object} r normalized result @param {string} [sourcePath] */
+/** @param {ReportResult} r normalized result @param {string} [sourcePath] */
 function renderHeader(r, sourcePath) {
   const env = r.environment;
   const media = env.media;
@@ -76,7 +78,7 @@ ${r.scenario.description ? `<p class="description">${escapeHtml(r.scenario.descr
 </header>`;
 }
 
-/** Errors and gaps: an incomplete result renders, and says what is missing. @param {object} r */
+/** Errors and gaps: an incomplete result renders, and says what is missing. @param {ReportResult} r */
 function renderProblems(r) {
   const items = r.errors.map((e) => `<li><span class="at">${Number.isFinite(e.atS) ? formatClock(e.atS) : '—'}</span>${e.peer ? ` <b>${escapeHtml(e.peer)}</b>` : ''} ${escapeHtml(e.message ?? JSON.stringify(e))}</li>`);
   if (!r.timeline.length) items.push('<li>The result has no timeline: no per-second statistics were recorded.</li>');
@@ -90,6 +92,7 @@ function renderProblems(r) {
   // When and how long each peer's encoders were CPU-limited (a throttled device's peer, or a starved host).
   const limitedPeers = Object.entries(cpu?.peers ?? {}).filter(([, p]) => p?.limitedS > 0);
   if (limitedPeers.length) {
+    /** @param {{ episodes?: Array<{ fromS: number, toS: number }> }} p */
     const spans = (p) => (p.episodes ?? []).map((e) => `${formatClock(e.fromS)}–${formatClock(e.toS)}`).join(', ');
     items.push(`<li class="cpu-limited"><b>CPU-limited seconds</b> (<code>qualityLimitationReason: cpu</code>, in the measurement window): ${limitedPeers
       .map(([peer, p]) => `<b>${escapeHtml(peer)}</b> ${formatNumber(p.limitedS, 0)} s (${escapeHtml(spans(p))})`).join('; ')}.</li>`);
@@ -117,7 +120,9 @@ function renderProblems(r) {
   const behind = r.summary?.emulatorBehind;
   if (behind?.behind) {
     // The result may be an old or a hand-edited one: the note must render whatever its spans are.
-    const spans = (Array.isArray(behind.spans) ? behind.spans : []).map((span) => `${formatClock(span?.fromS)}–${formatClock(span?.toS)}`)
+    /** @type {Array<{ fromS?: number, toS?: number }|null>} */
+    const behindSpans = Array.isArray(behind.spans) ? behind.spans : [];
+    const spans = behindSpans.map((span) => `${formatClock(span?.fromS)}–${formatClock(span?.toS)}`)
       .join(', ');
     items.push(`<li class="cpu-limited"><b>Emulator fell behind:</b> in ${formatNumber(behind.seconds, 0)} of ${formatNumber(behind.measuredSeconds, 0)} s `
       + `of the call (${escapeHtml(spans)}) the ${escapeHtml(String(r.network?.emulator ?? 'emulator'))}'s datagrams left over 2 ms late at p99 `
@@ -146,16 +151,19 @@ function cell(stat, key) {
   const info = metricInfo(key);
   const scale = info.scale ?? 1;
   const sd = stat?.sd === null || stat?.sd === undefined ? null : stat.sd * scale;
-  return formatMeanSd(stat && { mean: stat.mean * scale, sd }, info.decimals);
+  // A stat without values (n = 0) shows 0, as it always has (null × scale).
+  return formatMeanSd(stat && { mean: (stat.mean ?? 0) * scale, sd }, info.decimals);
 }
 
 /** @param {{width: {mean?: number|null}|null, height: {mean?: number|null}|null}|null} res */
 function resolution(res) {
-  if (!res || !Number.isFinite(res.width?.mean) || !Number.isFinite(res.height?.mean)) return '—';
-  return `${Math.round(res.width.mean)} × ${Math.round(res.height.mean)}`;
+  const width = res?.width?.mean;
+  const height = res?.height?.mean;
+  if (!isFiniteNumber(width) || !isFiniteNumber(height)) return '—';
+  return `${Math.round(width)} × ${Math.round(height)}`;
 }
 
-/** @param {ReturnType<typeof buildSummaryTable>} table @param {object} r */
+/** @param {ReturnType<typeof buildSummaryTable>} table @param {ReportResult} r */
 function renderSummaryTable(table, r) {
   const hasRef = Boolean(r.scenario.reference);
   const head = ['Metric', ...table.peers, 'Average', ...(hasRef ? ['Reference', 'Δ vs reference'] : [])];
@@ -163,8 +171,8 @@ function renderSummaryTable(table, r) {
     if (row.key === 'resolution') {
       const res = /** @type {import('./summary-table.js').ResolutionRow} */ (row);
       const ref = res.reference;
-      const diff = ref && Number.isFinite(res.overall.width?.mean) && Number.isFinite(ref.width?.mean) && Number.isFinite(ref.height?.mean)
-        ? `${formatDifference(res.overall.width.mean, ref.width.mean).split(' ')[0]} × ${formatDifference(res.overall.height.mean, ref.height.mean).split(' ')[0]}`
+      const diff = ref && isFiniteNumber(res.overall.width?.mean) && isFiniteNumber(ref.width?.mean) && isFiniteNumber(ref.height?.mean)
+        ? `${formatDifference(res.overall.width?.mean, ref.width?.mean).split(' ')[0]} × ${formatDifference(res.overall.height?.mean, ref.height?.mean).split(' ')[0]}`
         : '—';
       return `<tr data-metric="resolution"><th scope="row">Avg received resolution <span class="unit">(px)</span></th>${table.peers.map((p) => `<td>${resolution(res.perPeer[p])}</td>`).join('')}<td class="avg">${resolution(res.overall)}</td>${hasRef ? `<td class="ref">${resolution(ref)}</td><td class="diff">${diff}</td>` : ''}</tr>`;
     }
@@ -184,7 +192,7 @@ function renderSummaryTable(table, r) {
 /** A value of a metric in its shown unit (× scale), with its decimals. @param {number|null|undefined} value @param {string} key */
 function formatMetric(value, key) {
   const info = metricInfo(key);
-  return formatNumber(Number.isFinite(value) ? value * (info.scale ?? 1) : null, info.decimals);
+  return formatNumber(isFiniteNumber(value) ? value * (info.scale ?? 1) : null, info.decimals);
 }
 
 /**
@@ -196,11 +204,11 @@ function referenceCells(value, ref, key) {
   const scale = metricInfo(key).scale ?? 1;
   const sd = ref.sd === null ? null : ref.sd * scale;
   const shown = formatMeanSd({ mean: ref.mean * scale, sd }, metricInfo(key).decimals);
-  const diff = formatDifference(Number.isFinite(value) ? value * scale : null, ref.mean * scale, metricInfo(key).decimals);
+  const diff = formatDifference(isFiniteNumber(value) ? value * scale : null, ref.mean * scale, metricInfo(key).decimals);
   return `<td class="ref">${shown}</td><td class="diff">${diff}</td>`;
 }
 
-/** @param {ReturnType<typeof buildDerived>} d @param {string[]} peers @param {object} r */
+/** @param {ReturnType<typeof buildDerived>} d @param {string[]} peers @param {ReportResult} r */
 function renderDerived(d, peers, r) {
   const hasRef = Boolean(r.scenario.reference);
   const head = ['Figure', ...peers, 'Run', ...(hasRef ? ['Reference', 'Δ vs reference'] : [])];
@@ -254,14 +262,16 @@ const MILESTONE_LABELS = {
 function renderSetupTable(setup) {
   const peers = Object.keys(setup?.peers ?? {}).sort();
   if (!setup?.milestones?.length || peers.length === 0) return '';
-  const rows = setup.milestones.map((name) => `<tr data-milestone="${escapeHtml(name)}"><th scope="row">${escapeHtml(MILESTONE_LABELS[name] ?? name)}</th>`
-    + `${peers.map((peer) => `<td>${formatNumber(setup.peers[peer].sinceLaunchMs?.[name] ?? null, 0)}</td>`).join('')}</tr>`);
+  /** @type {Record<string, string>} */
+  const labels = MILESTONE_LABELS;
+  const rows = setup.milestones.map((name) => `<tr data-milestone="${escapeHtml(name)}"><th scope="row">${escapeHtml(labels[name] ?? name)}</th>`
+    + `${peers.map((peer) => `<td>${formatNumber(setup.peers?.[peer].sinceLaunchMs?.[name] ?? null, 0)}</td>`).join('')}</tr>`);
   return `<table class="summary setup"><thead><tr><th scope="col">Set-up milestone <span class="unit">(ms since the peer's browser launch)</span></th>`
     + `${peers.map((peer) => `<th scope="col">${escapeHtml(peer)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>
 <p class="caption">Milestones overlap: negotiation, ICE and DTLS run while getUserMedia is pending. Per-remote milestones count the first remote.</p>`;
 }
 
-/** @param {ReturnType<typeof buildDerived>['steady']} steady @param {object} r */
+/** @param {ReturnType<typeof buildDerived>['steady']} steady @param {ReportResult} r */
 function renderSteadyTable(steady, r) {
   if (!steady.changes.length || !steady.flows.length) return '';
   const perChange = steady.perChange;
@@ -290,11 +300,12 @@ const convergenceText = (c) => (Number.isFinite(c.convergenceS) ? `${formatNumbe
  * The one fairness table: per link (a bottleneck direction with flows, or a group of shared links from the routes),
  * the run-level Jain figures beside the reference, then each link's phases with every flow's mean rate and share,
  * the utilisation, Jain's index and the convergence time after the changes that start the phase.
- * @param {ReturnType<typeof buildDerived>['fairness']} fairness @param {object} r
+ * @param {ReturnType<typeof buildDerived>['fairness']} fairness @param {ReportResult} r
  */
 function renderFairness(fairness, r) {
   if (!fairness.links.length) return '';
   const { byFlows, links, run } = fairness;
+  /** @param {number|null} v */
   const jainCell = (v) => formatMetric(v, 'jainIndex');
   const linkRows = links.map((l) => `<tr data-link="${escapeHtml(l.link)}"><th scope="row">${escapeHtml(l.link)} <span class="note">(${escapeHtml(l.flows.join(', '))})</span></th>`
     + `<td>${jainCell(l.jainIndex)}</td><td>${jainCell(l.jainIndexPerSecond)}</td>${byFlows ? `<td>${formatPercent(l.utilization)}</td>` : ''}</tr>`);
@@ -309,6 +320,7 @@ function renderFairness(fairness, r) {
     + `<tr class="run"><th scope="row">Run${links.length > 1 ? ' <span class="note">(mean over the links)</span>' : ''}</th><td class="avg">${jainCell(run.jainIndex)}</td><td class="avg">${jainCell(run.jainIndexPerSecond)}</td>${spare}</tr>`
     + `${refRows.join('')}</tbody></table>`;
   const phaseTables = links.map((l) => {
+    /** @param {import('./derived.js').FairnessPhase} p @param {string} f */
     const rateCell = (p, f) => (!(f in p.meanKbps) ? '<td class="inactive"></td>'
       : `<td>${formatNumber(p.meanKbps[f], 0)}${p.shareOfCapacity ? ` <span class="note">(${formatPercent(p.shareOfCapacity[f] ?? null)})</span>` : ''}</td>`);
     const rows = l.phases.map((p, i) => `<tr><td>${formatClock(p.fromS)}–${formatClock(p.toS)}</td>`
@@ -342,15 +354,17 @@ export function renderChartSections(charts) {
     '<section class="charts block"><h2>Charts</h2><p class="empty">No per-second data was recorded, so there is nothing to plot.</p></section>';
 }
 
-/** @param {object} r */
+/** @param {ReportResult} r */
 function renderNetworkDetails(r) {
   const net = r.network;
   const keys = ['rateKbps', 'oneWayDelayMs', 'jitterMs', 'lossPct', 'lossBurst', 'queuePackets', 'queueMs'];
+  /** @type {Array<[string, Record<string, unknown>]>} */
   const links = Object.entries(net.links);
   const linkTable = links.length
     ? `<table class="summary compact"><thead><tr><th>Link</th>${keys.map((k) => `<th>${k}</th>`).join('')}</tr></thead><tbody>${links.map(([id, p]) => `<tr><td>${escapeHtml(id)}</td>${keys.map((k) => `<td>${p?.[k] === null || p?.[k] === undefined ? '—' : escapeHtml(p[k])}</td>`).join('')}</tr>`).join('')}</tbody></table>`
     : '<p class="empty">No links recorded.</p>';
   const routes = Object.entries(net.routes).map(([k, v]) => `<li><b>${escapeHtml(k)}</b>: ${escapeHtml((v ?? []).join(' → '))}</li>`).join('');
+  /** @template T @param {T[]} items @param {(item: T) => string} fmt @param {number} [limit] */
   const list = (items, fmt, limit = 500) => `${items.slice(0, limit).map(fmt).join('')}${items.length > limit ? `<li>… ${items.length - limit} more in result.json</li>` : ''}`;
   return `<section class="block" id="network-config"><h2>Network configuration</h2>
 <p>Emulator <b>${escapeHtml(net.emulator ?? r.environment.emulator ?? '—')}</b>. Links at the start of the run:</p>${linkTable}

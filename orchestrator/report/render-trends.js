@@ -7,24 +7,34 @@ import { renderPage } from './page.js';
 const SPARK_WIDTH = 160;
 const SPARK_HEIGHT = 28;
 
-/** An inline SVG polyline of the nightly medians (no script needed for the overview). */
+/**
+ * @typedef {ReturnType<typeof import('../history/trends.js').buildTrends>} Trends
+ */
+
+/**
+ * An inline SVG polyline of the nightly medians (no script needed for the overview).
+ * @param {{ x: number[], med: number[] }|undefined} series @param {number} nightCount
+ */
 function sparkline(series, nightCount) {
   if (!series?.med.length) return '<span class="note">no data</span>';
   const low = Math.min(...series.med);
   const high = Math.max(...series.med);
   const span = high - low || 1;
+  /** @param {number} night */
   const xOf = (night) => ((night / Math.max(1, nightCount - 1)) * SPARK_WIDTH).toFixed(1);
+  /** @param {number} value */
   const yOf = (value) => (SPARK_HEIGHT - 2 - ((value - low) / span) * (SPARK_HEIGHT - 4)).toFixed(1);
   const points = series.x.map((night, i) => `${xOf(night)},${yOf(series.med[i])}`).join(' ');
   return `<svg class="sparkline" width="${SPARK_WIDTH}" height="${SPARK_HEIGHT}" viewBox="0 0 ${SPARK_WIDTH} ${SPARK_HEIGHT}" role="img" aria-label="nightly medians"><polyline fill="none" stroke="#1f77b4" stroke-width="1.2" points="${points}"/></svg>`;
 }
 
 /**
- * @param {ReturnType<typeof import('../history/trends.js').buildTrends>} trends
+ * @param {Trends} trends
  * @param {{ store: string, generatedAt?: string }} options store: where the data came from (shown)
  */
 export function renderTrendsPage(trends, { store, generatedAt = new Date().toISOString() }) {
   const first = trends.metrics[0];
+  /** @param {Trends['scenarios'][number]['latest']} latest */
   const verdictCell = (latest) => (latest
     ? `<span class="status status-${latest.verdict === 'passed' ? 'passed' : 'failed'}">${escapeHtml(latest.verdict)}</span> ${escapeHtml(trends.nights[latest.night].t.slice(0, 10))}`
     : '—');
@@ -42,8 +52,9 @@ export function renderTrendsPage(trends, { store, generatedAt = new Date().toISO
     ? `<ul class="drifts">${trends.drifts.map((drift) => `<li class="${drift.worse ? 'drift-worse' : ''}">${escapeHtml(drift.text)}</li>`).join('')}</ul>`
     : `<p>No metric moved more than ${trends.drift.thresholdPct} % between the last ${trends.drift.nights} nights and the ${trends.drift.nights} before.</p>`;
   const changes = trends.browserChanges.map((change) => `<li>${escapeHtml(trends.nights[change.night].t.slice(0, 10))}: ${escapeHtml(change.from)} → ${escapeHtml(change.to)}</li>`).join('');
+  const [firstNight, lastNight] = [trends.nights[0], trends.nights.at(-1)];
   const body = `<h1>Nightly trends</h1>
-<p class="note">${trends.nights.length} nights from ${escapeHtml(store)}${trends.nights.length ? `, ${escapeHtml(trends.nights[0].t.slice(0, 10))} to ${escapeHtml(trends.nights.at(-1).t.slice(0, 10))}` : ''}; generated ${escapeHtml(generatedAt)}.</p>
+<p class="note">${trends.nights.length} nights from ${escapeHtml(store)}${firstNight && lastNight ? `, ${escapeHtml(firstNight.t.slice(0, 10))} to ${escapeHtml(lastNight.t.slice(0, 10))}` : ''}; generated ${escapeHtml(generatedAt)}.</p>
 <h2>Drift</h2>
 ${driftList}
 ${changes ? `<h2>Browser changes</h2><ul class="browser-changes">${changes}</ul>` : ''}

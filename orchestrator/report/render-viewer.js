@@ -1,19 +1,23 @@
 // The run report's "What the viewer saw" table (pure HTML): per received stream over the measurement window,
 // glass-to-glass delay, frames, freezes as seen beside the decoder's own count, picture quality; and what reading
 // the frame codes cost each page.
-import { escapeHtml, formatNumber } from './format.js';
+import { escapeHtml, formatNumber, isFiniteNumber } from './format.js';
 
 /**
- * @param {object} r normalized result
+ * @param {import('./result-file.js').ReportResult} r normalized result
  * @returns {string} '' when the run collected nothing about what the viewers saw
  */
 export function renderViewerSummary(r) {
+  /** @type {Array<[string, any]>} any: summary.viewer.streams as result.json holds them (lib/viewer/viewer.js withGetStatsFreezes) */
   const streams = Object.entries(r.summary?.viewer?.streams ?? {}).sort(([a], [b]) => a.localeCompare(b));
-  if (!streams.length) return '';
-  const n = (value, decimals = 0) => formatNumber(Number.isFinite(value) ? value : null, decimals);
-  const freezes = (f) => (Number.isFinite(f?.count) ? `${n(f.count)} · ${n(Number.isFinite(f.totalMs) ? f.totalMs / 1000 : null, 2)} s` : '—');
+  if (!streams.length || !r.summary) return '';
+  /** @param {unknown} value @param {number} [decimals] */
+  const n = (value, decimals = 0) => formatNumber(isFiniteNumber(value) ? value : null, decimals);
+  /** @param {{ count?: number, totalMs?: number }|undefined} f */
+  const freezes = (f) => (f && isFiniteNumber(f.count) ? `${n(f.count)} · ${n(isFiniteNumber(f.totalMs) ? f.totalMs / 1000 : null, 2)} s` : '—');
   const head = ['Stream', 'Glass-to-glass mean', 'p50', 'p95', 'max', 'Frames shown', 'Source frames never shown', 'Freezes as seen',
     'Freezes (getStats)', 'PSNR (dB)', 'SSIM', 'VMAF mean', 'VMAF p5 · p50 · p95', 'Captures'];
+  /** @param {{ mean?: number, p5?: number, p50?: number, p95?: number }|undefined} v */
   const vmaf = (v) => `<td>${n(v?.mean, 1)}</td><td>${v ? `${n(v.p5, 1)} · ${n(v.p50, 1)} · ${n(v.p95, 1)}` : '—'}</td>`;
   const rows = streams.map(([key, s]) => `<tr data-stream="${escapeHtml(key)}"><th scope="row">${escapeHtml(key.replace('->', ' → '))}</th>`
     + `<td>${n(s.glassToGlassMs?.mean)}</td><td>${n(s.glassToGlassMs?.median)}</td><td>${n(s.glassToGlassMs?.p95)}</td><td>${n(s.glassToGlassMs?.max)}</td>`
@@ -23,6 +27,7 @@ export function renderViewerSummary(r) {
   rows.push(`<tr class="run"><th scope="row">All streams</th><td class="avg">${n(o.glassToGlassMs?.mean)}</td><td class="avg">${n(o.glassToGlassMs?.median)}</td>`
     + `<td class="avg">${n(o.glassToGlassMs?.p95)}</td><td class="avg">${n(o.glassToGlassMs?.max)}</td><td></td><td></td><td class="avg">${freezes(o.freezes)}</td><td></td>`
     + `<td class="avg">${n(o.quality?.psnrDb, 2)}</td><td class="avg">${n(o.quality?.ssim, 4)}</td>${vmaf(o.quality?.vmaf)}<td></td></tr>`);
+  /** @type {Partial<NonNullable<import('./result-file.js').ReportResult['viewer']>>} */
   const viewer = r.viewer ?? {};
   const cost = Object.entries(viewer.readCost ?? {}).map(([peer, c]) => `${escapeHtml(peer)} ${n(c?.readMsPerFrame, 3)} ms/frame (${n(c?.cpuPct, 2)} % of a core)`);
   const unscored = [viewer.unmatchedCaptures ? `${n(viewer.unmatchedCaptures)} captures did not carry the code they were filed under and were not scored` : '',

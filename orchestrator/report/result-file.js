@@ -7,30 +7,79 @@ import { InputError } from '../lib/system/errors.js';
 import { SCHEMA_VERSION } from '../lib/result/result.js';
 
 /**
+ * result.json as the renderers read it (normalizeResult): every section present, lists holding only records. The
+ * file was written by this harness (its schemaVersion is checked), so a field inside a section is as
+ * lib/result/result.js's RunResult says, but a partial result (aborted run, crashed peer, older run) may lack it.
+ * @typedef {import('../lib/result/result.js').RunResult} RunResult
+ * @typedef {{ t: number, peer: string, remote?: string, video?: Record<string, unknown>, audio?: Record<string, unknown>,
+ *   [field: string]: unknown }} ReportEntry  a timeline entry: numbers at dotted paths (timeline.js metricAt)
+ * @typedef {{ name: string, reference: ScenarioReference|null, description?: string, durationS?: number,
+ *   nominalDurationS?: number, timeScale?: number, warmupS?: number, peers?: number, network?: Record<string, unknown>,
+ *   codec?: { mimeType?: string }, [field: string]: unknown }} ReportScenario
+ * @typedef {{ source?: string, metrics?: Record<string, { mean?: number|null, sd?: number|null }>,
+ *   [field: string]: unknown }} ScenarioReference  the published figures a run is compared with (lib/scenario/reference.js)
+ * @typedef {Partial<Omit<import('../lib/result/result.js').Environment, 'startedAt'|'browser'|'media'>> & {
+ *   startedAt: string|null, browser: Partial<import('../lib/result/result.js').Environment['browser']>,
+ *   media: Partial<import('../lib/result/result.js').Environment['media']> }} ReportEnvironment
+ * @typedef {Partial<Omit<RunResult['network'], 'links'|'configured'|'truth'>>
+ *   & Pick<RunResult['network'], 'routes'|'commands'|'scheduleEvents'> & {
+ *   links: Record<string, import('./network.js').RecordedLinkParams>,
+ *   configured: NonNullable<import('./network.js').NetworkSection['configured']>,
+ *   truth: TruthEntry[]|null }} ReportNetwork
+ * @typedef {{ t: number, link?: string, bytesOut?: number|null, packetsIn?: number, dropsLoss?: number, dropsQueue?: number,
+ *   queueDelayMsP50?: number|null, queueDelayMsP95?: number|null, [field: string]: unknown }} TruthEntry
+ * @typedef {{ atS?: number|null, peer?: string|null, message?: string }} ReportError
+ * @typedef {RunResult['resources']['rows'][number]} ResourceRow
+ * @typedef {import('../lib/result/result.js').SfuRow} SfuRow
+ * @typedef {{ peer: string, remote: string, atS: number, durationMs: number, [field: string]: unknown }} ViewerFreeze
+ * @typedef {object} ReportResult
+ * @property {unknown} [schemaVersion]  parseResult checks it; normalizeResult keeps what it is given
+ * @property {string} status
+ * @property {ReportError[]} errors
+ * @property {ReportScenario} scenario
+ * @property {ReportEnvironment} environment
+ * @property {ReportEntry[]} timeline
+ * @property {import('../lib/result/result.js').RunEvent[]} events
+ * @property {ReportNetwork} network
+ * @property {Record<string, any>|null} summary  any: lib/result/run-summary.js summarize's own type
+ * @property {Partial<RunResult['resources']> & { rows: ResourceRow[] }} resources
+ * @property {{ rows: SfuRow[], unavailable?: string|null }|null} sfu
+ * @property {(Partial<import('../lib/result/result.js').ViewerResult> & { freezes: ViewerFreeze[],
+ *   readCost: Record<string, unknown> })|null} viewer
+ * @property {{ list: Array<import('../lib/cross/flows.js').FlowListEntry>, rows: import('../lib/result/result.js').FlowRow[] }} flows
+ * @property {RunResult['setup']} [setup]
+ */
+
+/** @param {unknown} v @returns {v is Record<string, any>} any: a record of result.json, read field by field */
+const isRecord = (v) => Boolean(v) && typeof v === 'object' && !Array.isArray(v);
+
+/**
  * Parses and checks the text of a result.json. Throws InputError naming the file for malformed
  * or truncated JSON, a missing or different schemaVersion, or a timeline that is not an array.
  * @param {string} text @param {string} file shown in messages
- * @returns {object} the normalized result (see normalizeResult)
+ * @returns {ReportResult}
  */
 export function parseResult(text, file) {
   if (!text.trim()) {
     throw new InputError(`${file} is empty: the run did not write its result. Re-run the scenario, or delete the run directory.`);
   }
+  /** @type {unknown} */
   let raw;
   try {
     raw = JSON.parse(text);
   } catch (error) {
     // Cut off mid-write: the parser fails at (or past) the last character.
-    const position = Number(/position (\d+)/.exec(error.message)?.[1]);
-    const truncated = /end of (JSON )?input|Unterminated/i.test(error.message) || position >= text.trimEnd().length;
+    const message = error instanceof Error ? error.message : String(error);
+    const position = Number(/position (\d+)/.exec(message)?.[1]);
+    const truncated = /end of (JSON )?input|Unterminated/i.test(message) || position >= text.trimEnd().length;
     throw new InputError(
       truncated
         ? `${file} is truncated (${text.length} bytes, JSON ends early): the run was interrupted while writing it. Re-run the scenario.`
-        : `${file} is not valid JSON (${parseReason(error.message)}). Fix or delete the file, or re-run the scenario.`,
+        : `${file} is not valid JSON (${parseReason(message)}). Fix or delete the file, or re-run the scenario.`,
       { cause: error },
     );
   }
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+  if (!isRecord(raw)) {
     throw new InputError(`${file} does not hold a result object (found ${Array.isArray(raw) ? 'an array' : typeof raw}). Pass a run's result.json.`);
   }
   if (raw.schemaVersion === undefined) {
@@ -51,12 +100,20 @@ export function parseResult(text, file) {
 /**
  * Fills every section the renderers read with an empty default, so they never meet undefined.
  * Keeps unknown fields. Pure.
- * @param {object} raw @returns {object}
+ * @param {Record<string, any>} raw  any: result.json as parsed, each section checked here
+ * @returns {ReportResult}
  */
 export function normalizeResult(raw) {
-  const obj = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? v : {});
+  /** @param {unknown} v @returns {Record<string, any>} any: a record of result.json, read field by field */
+  const obj = (v) => (isRecord(v) ? v : {});
+  /** @param {unknown} v @returns {unknown[]} */
   const arr = (v) => (Array.isArray(v) ? v : []);
-  const records = (v) => arr(v).filter((e) => e && typeof e === 'object' && !Array.isArray(e));
+  /**
+   * The records of a list, typed as the harness writes them (lib/result/result.js): a list here is checked to hold
+   * records, and what a renderer needs of a record's fields (t, peer, …) is checked by the filters below.
+   * @template {object} T @param {unknown} v @param {(record: Record<string, any>) => unknown} [keep] @returns {T[]}
+   */
+  const records = (v, keep = () => true) => /** @type {T[]} */ (arr(v).filter(isRecord).filter(keep));
   const scenario = obj(raw.scenario);
   const network = obj(raw.network);
   return {
@@ -70,7 +127,7 @@ export function normalizeResult(raw) {
       browser: obj(raw.environment?.browser),
       media: obj(raw.environment?.media),
     },
-    timeline: arr(raw.timeline).filter((e) => e && typeof e === 'object' && Number.isFinite(e.t) && e.peer),
+    timeline: records(raw.timeline, (e) => Number.isFinite(e.t) && e.peer),
     events: records(raw.events),
     network: {
       ...network,
@@ -82,33 +139,34 @@ export function normalizeResult(raw) {
       scheduleEvents: records(network.scheduleEvents),
     },
     summary: raw.summary && typeof raw.summary === 'object' ? raw.summary : null,
-    resources: { ...obj(raw.resources), rows: records(raw.resources?.rows).filter((row) => Number.isFinite(row.t) && typeof row.process === 'string') },
+    resources: { ...obj(raw.resources), rows: records(raw.resources?.rows, (row) => Number.isFinite(row.t) && typeof row.process === 'string') },
     sfu: raw.sfu && typeof raw.sfu === 'object' ? {
       ...obj(raw.sfu),
-      rows: records(raw.sfu.rows).filter((row) => Number.isFinite(row.t) && typeof row.peer === 'string' && typeof row.feed === 'string'),
+      rows: records(raw.sfu.rows, (row) => Number.isFinite(row.t) && typeof row.peer === 'string' && typeof row.feed === 'string'),
     } : null,
     viewer: raw.viewer && typeof raw.viewer === 'object' ? {
       ...obj(raw.viewer),
-      freezes: records(raw.viewer.freezes).filter((f) => Number.isFinite(f.atS) && Number.isFinite(f.durationMs) && typeof f.peer === 'string'),
+      freezes: records(raw.viewer.freezes, (f) => Number.isFinite(f.atS) && Number.isFinite(f.durationMs) && typeof f.peer === 'string'),
       readCost: obj(raw.viewer.readCost),
     } : null,
     flows: {
       ...obj(raw.flows),
-      list: records(raw.flows?.list).filter((f) => typeof f.name === 'string'),
-      rows: records(raw.flows?.rows).filter((row) => Number.isFinite(row.t) && typeof row.flow === 'string'),
+      list: records(raw.flows?.list, (f) => typeof f.name === 'string'),
+      rows: records(raw.flows?.rows, (row) => Number.isFinite(row.t) && typeof row.flow === 'string'),
     },
   };
 }
 
 /**
  * Reads, checks and normalizes a result.json.
- * @param {string} file @returns {Promise<object>}
+ * @param {string} file @returns {Promise<ReportResult>}
  */
 export async function loadResult(file) {
   let text;
   try {
     text = await readFile(file, 'utf8');
-  } catch (error) {
+  } catch (caught) {
+    const error = /** @type {NodeJS.ErrnoException} */ (caught);
     if (error.code === 'ENOENT') throw new InputError(`${file} does not exist: pass a run directory that holds a result.json.`, { cause: error });
     if (error.code === 'EISDIR') throw new InputError(`${file} is a directory: pass a run directory that holds a result.json.`, { cause: error });
     throw new InputError(`cannot read ${file}: ${error.message}`, { cause: error });

@@ -28,13 +28,15 @@ export const EXTRA_ROWS = headlinePaths('detail').filter((key) => !headlinePaths
  *   setupMs: Record<string, number|null>, windowS: [number, number], computed: boolean}} RunStatistics
  */
 
-/** @param {unknown} v */
+/** @param {unknown} v @returns {v is Record<string, any>} any: a summary section as result.json holds it */
 const isRecord = (v) => Boolean(v) && typeof v === 'object' && !Array.isArray(v);
+/** summary.windowS as written: [from, to] in seconds (lib/result/run-summary.js). @param {unknown} v @returns {v is [number, number]} */
+const isWindow = (v) => Array.isArray(v);
 
 /**
  * The run's summary: result.summary when the run wrote one, else lib/result/run-summary.js's summarize over
  * the timeline (an aborted run), so both are computed the same way.
- * @param {object} result normalized
+ * @param {import('./result-file.js').ReportResult} result normalized
  * @returns {RunStatistics}
  */
 export function runStatistics(result) {
@@ -44,14 +46,16 @@ export function runStatistics(result) {
     return {
       peers: written.peers, overall: isRecord(written.overall) ? written.overall : {},
       utilization: isRecord(written.utilization) ? written.utilization : null, setupMs: isRecord(written.setupMs) ? written.setupMs : {},
-      windowS: Array.isArray(written.windowS) ? written.windowS : [result.scenario.warmupS ?? 0, endS], computed: false,
+      windowS: isWindow(written.windowS) ? written.windowS : [result.scenario.warmupS ?? 0, endS], computed: false,
     };
   }
-  const input = {
+  // A result.json read back has the shapes buildResult wrote (normalizeResult keeps only entries whose peer and remote
+  // are strings), and summarize tolerates missing values in them: it summarized the same data when the run ended.
+  const input = /** @type {Parameters<typeof summarize>[0]} */ ({
     timeline: result.timeline, warmupS: result.scenario.warmupS ?? 0, durationS: timeSpan(result).endS,
     setupMs: isRecord(written?.setupMs) ? written.setupMs : {}, configured: result.network.configured, routes: result.network.routes,
     scheduleEvents: result.network.scheduleEvents, flows: result.flows,
-  };
+  });
   let computed;
   try {
     computed = summarize(input);
@@ -65,13 +69,14 @@ export function runStatistics(result) {
 }
 
 /**
- * @param {object} result normalized
+ * @param {import('./result-file.js').ReportResult} result normalized
  * @returns {{peers: string[], rows: Array<SummaryRow|ResolutionRow>, windowS: [number, number], computed: boolean, source: string|null}}
  */
 export function buildSummaryTable(result) {
   const stats = runStatistics(result);
   const peers = Object.keys(stats.peers).sort();
   const reference = result.scenario.reference;
+  /** @param {string} key */
   const has = (key) => peers.some((p) => stats.peers[p]?.[key]?.n > 0) || stats.overall[key]?.n > 0;
   /** @param {string} key @param {boolean} extra @returns {SummaryRow} */
   const row = (key, extra) => ({
@@ -100,6 +105,7 @@ export function buildSummaryTable(result) {
   const shown = new Set([...MAIN_ROWS, ...RESOLUTION_KEYS]);
   const referenced = Object.keys(reference?.metrics ?? {}).filter((key) => referenceValue(reference, key));
   // Per-run metrics are figures of the derived table; a path outside the catalogue (an old result) has no row.
+  /** @param {string} key */
   const perSecond = (key) => metricByPath(key)?.per === 'second';
   for (const key of [...EXTRA_ROWS.filter(has), ...referenced.filter(perSecond)]) {
     if (!shown.has(key)) { rows.push(row(key, true)); shown.add(key); }
@@ -120,7 +126,7 @@ export function buildSummaryTable(result) {
  * (utilisation, set-up time, both Jain figures, time to steady rate), the time to steady rate after each change and
  * the fairness per shared link. Computed with the run summary's own functions, so a result without them in its
  * summary (older or aborted) shows the same figures.
- * @param {object} result normalized
+ * @param {import('./result-file.js').ReportResult} result normalized
  */
 export function buildDerived(result) {
   const stats = runStatistics(result);
@@ -134,21 +140,24 @@ export function buildDerived(result) {
   const { fairness: flowLinks, ...fair } = fairnessFigures({
     timeline: result.timeline, routes, configured, windowS: stats.windowS, flows: result.flows,
   });
+  /** @type {Record<string, any>} any: the summary's per-run fields, as each catalogue entry's fromSummary reads them */
   const figures = {
     utilization: stats.utilization, setupMs: stats.setupMs, timeToSteadyS: meanTimeToSteadyS(steady.changes), ...fair,
     cpuLimitation: { harness: harnessCpuLimitation(result.timeline, stats.windowS) },
   };
   const peers = Object.keys(stats.peers).sort();
+  /** @param {unknown} v */
   const finiteOrNull = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
   /** @type {RunFigure[]} */
   const rows = RUN_METRIC_PATHS.map((path) => {
-    const value = finiteOrNull(metricByPath(path).fromSummary(figures));
+    const value = finiteOrNull(metricByPath(path)?.fromSummary?.(figures));
     const byPeer = figures[path];
     const perPeer = isRecord(byPeer) ? Object.fromEntries(peers.map((p) => [p, finiteOrNull(byPeer[p])])) : null;
-    const overChanges = path === 'timeToSteadyS' && perChange ? Object.keys(steadyRef.byChangeAtS).map(Number) : null;
+    // perChange is there only with the reference's byChangeAtS.
+    const overChanges = path === 'timeToSteadyS' && perChange ? Object.keys(steadyRef?.byChangeAtS ?? {}).map(Number) : null;
     return {
       path, perPeer, value, reference: referenceValue(reference, path),
-      compared: overChanges ? perChange.runMeanS : value, comparedOver: overChanges,
+      compared: overChanges && perChange ? perChange.runMeanS : value, comparedOver: overChanges,
     };
   }).filter((figure) => figure.value !== null || figure.reference !== null || Object.values(figure.perPeer ?? {}).some((v) => v !== null));
   const run = {

@@ -37,16 +37,19 @@ export function combineRemotes(entries, path) {
 
 /**
  * A peer's timeline entries grouped by second (rounded t), in time order.
- * @param {Array<object>} timeline @param {string} peer
- * @returns {Map<number, object[]>}
+ * @template {{peer?: unknown, t?: unknown}} T
+ * @param {T[]} timeline @param {string} peer
+ * @returns {Map<number, T[]>}
  */
 export function peerSeconds(timeline, peer) {
+  /** @type {Map<number, T[]>} */
   const seconds = new Map();
   for (const e of timeline) {
-    if (!e || e.peer !== peer || !Number.isFinite(e.t)) continue;
+    if (!e || e.peer !== peer || typeof e.t !== 'number' || !Number.isFinite(e.t)) continue;
     const s = Math.round(e.t);
-    if (!seconds.has(s)) seconds.set(s, []);
-    seconds.get(s).push(e);
+    const entries = seconds.get(s) ?? [];
+    entries.push(e);
+    seconds.set(s, entries);
   }
   return new Map([...seconds].sort(([a], [b]) => a - b));
 }

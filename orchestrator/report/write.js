@@ -57,7 +57,9 @@ export async function writeRunReport(runDir, { resultFile = join(runDir, 'result
  * @param {string} root @returns {Promise<string[]>}
  */
 export async function findResultFiles(root) {
+  /** @type {string[]} */
   const found = [];
+  /** @param {string} dir @param {number} depth @returns {Promise<void>} */
   const walk = async (dir, depth) => {
     const entries = await readdir(dir, { withFileTypes: true }).catch((error) => {
       if (dir === root) throw new InputError(`cannot read results directory ${root}: ${error.message}. Pass --dir with an existing directory.`, { cause: error });

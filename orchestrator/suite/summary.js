@@ -21,7 +21,7 @@ export const EXIT_CODES = { passed: 0, failed: 1, 'input-error': 2, 'environment
  * part may be missing.
  * @typedef {object} SuiteResult
  * @property {string} [status]
- * @property {Array<string|{ message: string }>} [errors]
+ * @property {Array<string|{ message?: string }>} [errors]
  * @property {{ name?: string, file?: string, group?: string|null, peers?: number, durationS?: number, warmupS?: number }} [scenario]
  * @property {SuiteEnvironment|null} [environment]
  * @property {Array<{ t: number, [field: string]: unknown }>} [timeline]
@@ -84,7 +84,7 @@ function runRecordOf({ scenario, repetition, dir, hasReport, result }) {
     status: result?.status ?? 'missing',
     startedAt: result?.environment?.startedAt ?? null,
     durationS: result?.scenario?.durationS ?? null,
-    errors: (result?.errors ?? []).map((e) => (typeof e === 'string' ? e : e.message)),
+    errors: (result?.errors ?? []).map((e) => (typeof e === 'string' ? e : e.message ?? 'no message')),
     values: result ? runValues(result) : {},
     // A starved host looks like a congested network: runs whose encoders were CPU-limited are named as such.
     cpuLimited: result?.summary?.cpuLimitation?.limited === true || result?.summary?.cpuLimitation?.harness?.limited === true

@@ -15,7 +15,9 @@ import { renderCompareReport } from '../../orchestrator/report/render-compare.js
 import { renderCodecTable } from '../../orchestrator/report/codec-table.js';
 import { metricKeys, summarize } from '../../orchestrator/lib/result/run-summary.js';
 import { metricInfo } from '../../orchestrator/report/format.js';
-import { LINE_STYLES, PEER_PANELS, buildRunCharts } from '../../orchestrator/report/series.js';
+import { buildRunCharts } from '../../orchestrator/report/series.js';
+import { LINE_STYLES, PEER_PANELS } from '../../orchestrator/report/peer-series.js';
+import { VIEWER_LINE_STYLES, VIEWER_PANELS } from '../../orchestrator/report/viewer-series.js';
 import { normalizeResult } from '../../orchestrator/report/result-file.js';
 import { buildDerived, buildSummaryTable } from '../../orchestrator/report/summary-table.js';
 import { parseCondition } from '../../orchestrator/suite/assertions.js';
@@ -207,18 +209,10 @@ test('the sender fields, the compare charts and the codec table come from the ca
   }
 });
 
-test("the report's per-peer chart panels come from the catalogue: each charted metric is a line of its panel, in its order", () => {
-  const charted = METRICS.filter((m) => m.chart);
-  assert.ok(charted.length > 0);
-  const panelIds = PEER_PANELS.map((panel) => panel.id);
-  for (const m of charted) {
-    assert.equal(m.per, 'second', `${m.path}: a chart line is per second`);
-    assert.ok(panelIds.includes(m.chart.panel), `${m.path}: chart.panel ${m.chart.panel} is a panel of report/series.js PEER_PANELS`);
-    assert.ok(m.chart.line in LINE_STYLES, `${m.path}: chart.line ${m.chart.line} is a style of report/series.js LINE_STYLES`);
-  }
-  // Each metric a value of its own (its index + 1), in every second: a panel's measured lines then read as its metrics.
+/** Each metric a value of its own (valueOf: its index + 1) in every second: a panel's measured lines then read as its metrics. */
+const valueOf = (m) => TIMELINE_METRIC_PATHS.indexOf(m.path) + 1;
+function numberedResult() {
   const result = pageResult();
-  const valueOf = (m) => TIMELINE_METRIC_PATHS.indexOf(m.path) + 1;
   const timeline = result.timeline.map((entry) => {
     const copy = structuredClone(entry);
     for (const path of TIMELINE_METRIC_PATHS) {
@@ -228,7 +222,19 @@ test("the report's per-peer chart panels come from the catalogue: each charted m
     }
     return copy;
   });
-  const peer = buildRunCharts(normalizeResult({ ...result, timeline })).sections.find((section) => section.id === 'peer-p0');
+  return normalizeResult({ ...result, timeline });
+}
+
+test("the report's per-peer chart panels come from the catalogue: each charted metric is a line of its panel, in its order", () => {
+  const charted = METRICS.filter((m) => m.chart);
+  assert.ok(charted.length > 0);
+  const panelIds = PEER_PANELS.map((panel) => panel.id);
+  for (const m of charted) {
+    assert.equal(m.per, 'second', `${m.path}: a chart line is per second`);
+    assert.ok(panelIds.includes(m.chart.panel), `${m.path}: chart.panel ${m.chart.panel} is a panel of report/series.js PEER_PANELS`);
+    assert.ok(m.chart.line in LINE_STYLES, `${m.path}: chart.line ${m.chart.line} is a style of report/series.js LINE_STYLES`);
+  }
+  const peer = buildRunCharts(numberedResult()).sections.find((section) => section.id === 'peer-p0');
   for (const { id, lines } of PEER_PANELS) {
     const expected = charted.filter((m) => m.chart.panel === id).sort((a, b) => a.chart.order - b.chart.order).map(valueOf);
     assert.ok(expected.length > 0 || lines, `panel ${id} has catalogue metrics`);
@@ -236,5 +242,27 @@ test("the report's per-peer chart panels come from the catalogue: each charted m
     const panel = peer.panels.find((p) => p.id === `p0-${id}` || p.id === `p0-${id}-p1`);
     assert.ok(panel, `the report draws panel ${id}`);
     assert.deepEqual(panel.series.filter((s) => !s.configured).map((s) => s.y.find((v) => v !== null)), expected, `panel ${id}`);
+  }
+});
+
+test("the report's viewer panels come from the catalogue: each metric with a viewerChart is a line of its panel, in its order", () => {
+  const charted = METRICS.filter((m) => m.viewerChart);
+  assert.ok(charted.length > 0);
+  const panelIds = VIEWER_PANELS.map((panel) => panel.id);
+  for (const m of charted) {
+    assert.equal(m.per, 'second', `${m.path}: a viewer line is per second`);
+    assert.ok(panelIds.includes(m.viewerChart.panel), `${m.path}: viewerChart.panel ${m.viewerChart.panel} is a panel of report/viewer-series.js VIEWER_PANELS`);
+    assert.ok(m.viewerChart.line in VIEWER_LINE_STYLES, `${m.path}: viewerChart.line ${m.viewerChart.line} is a style of VIEWER_LINE_STYLES`);
+  }
+  const viewer = buildRunCharts(numberedResult()).sections.find((section) => section.id === 'viewer');
+  assert.ok(viewer, 'the report draws what the viewer saw');
+  for (const { id } of VIEWER_PANELS) {
+    const expected = charted.filter((m) => m.viewerChart.panel === id).sort((a, b) => a.viewerChart.order - b.viewerChart.order);
+    assert.ok(expected.length > 0, `viewer panel ${id} has catalogue metrics`);
+    const panel = viewer.panels.find((p) => p.id === `viewer-p1-p0-${id}`);
+    assert.ok(panel, `the report draws viewer panel ${id}`);
+    const lines = panel.series.filter((s) => !s.configured);
+    assert.deepEqual(lines.map((s) => s.y.find((v) => v !== null)), expected.map(valueOf), `viewer panel ${id}: values`);
+    assert.deepEqual(lines.map((s) => s.label), expected.map((m) => m.viewerChart.label), `viewer panel ${id}: labels`);
   }
 });

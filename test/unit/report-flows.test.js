@@ -2,7 +2,8 @@
 // changes marked on every chart, and the one fairness table per bottleneck direction.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildRunCharts, markers, stackedFlowSeries } from '../../orchestrator/report/series.js';
+import { buildRunCharts, markers } from '../../orchestrator/report/series.js';
+import { stackedFlowSeries } from '../../orchestrator/report/network-series.js';
 import { fairnessByLink, flowEvents } from '../../orchestrator/report/derived.js';
 import { renderRunReport } from '../../orchestrator/report/render-run.js';
 import { normalizeResult } from '../../orchestrator/report/result-file.js';

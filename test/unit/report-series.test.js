@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { withGaps, mergeConfigured, configuredSeries, qualityReasonIndex, buildRunCharts, markers, tint, linkKbps } from '../../orchestrator/report/series.js';
+import { buildRunCharts, markers } from '../../orchestrator/report/series.js';
+import { withGaps, mergeConfigured, configuredSeries, tint } from '../../orchestrator/report/chart-series.js';
+import { qualityReasonIndex } from '../../orchestrator/report/peer-series.js';
+import { linkKbps } from '../../orchestrator/report/network-series.js';
 import { normalizeResult } from '../../orchestrator/report/result-file.js';
 
 const base = { rateKbps: null, queuePackets: 50, queueMs: null, oneWayDelayMs: 10, jitterMs: 0, lossPct: 0, lossBurst: null };

@@ -61,7 +61,7 @@ export const FLOWING_KBPS = 20;
 const kbps = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 
 /**
- * @param {Array<{t: number, peer: string, remote: string, video?: any, audio?: any}>} timeline
+ * @param {Array<{t: number, peer: string, remote?: string, video?: any, audio?: any}>} timeline
  *   (any: getStats fields as the page reported them, checked where read)
  * @returns {PeerSecond[]} sorted by t, then peer
  */

@@ -27,8 +27,10 @@
  * @property {{ row: number, title: string }} [compare]  a per-peer chart of the compare page (report/render-compare.js)
  * @property {number} [codecTable]       a row of the codec table (report/codec-table.js); width and height share one
  * @property {{ panel: string, order: number, line: string }} [chart]  a line per remote in a panel of the report's
- *                                       peer section (report/series.js PEER_PANELS), in `order`, styled as its `line`
- */
+ *                                       peer section (report/peer-series.js PEER_PANELS), in `order`, styled as its `line`
+ * @property {{ panel: string, order: number, line: string, label: string }} [viewerChart]  a line per received stream in a
+ *                                       panel of the report's "What the viewer saw" (report/viewer-series.js VIEWER_PANELS),
+ *                                       in `order`, styled as its `line` (VIEWER_LINE_STYLES) and named `label`
 
 /**
  * A catalogue entry: where its values come from is the list it is written in.
@@ -49,10 +51,10 @@ const PER_SECOND = [
   { path: 'video.sentFps', label: 'Sent frame rate', unit: 'fps', decimals: 1, worseWhen: 'lower', headline: 'detail', row: 10, side: 'sender' },
   { path: 'video.recvWidth', label: 'Received width', unit: 'px', decimals: 0, worseWhen: 'lower', headline: 'table', row: 5, codecTable: 5 },
   { path: 'video.recvHeight', label: 'Received height', unit: 'px', decimals: 0, worseWhen: 'lower', headline: 'table', row: 6, compare: { row: 6, title: 'Received height' }, codecTable: 5, chart: { panel: 'frames', order: 2, line: 'height' } },
-  { path: 'video.recvFps', label: 'Received frame rate', unit: 'fps', decimals: 1, worseWhen: 'lower', headline: 'compared', row: 7, compare: { row: 5, title: 'Received frame rate' }, codecTable: 3, chart: { panel: 'frames', order: 1, line: 'fps' } },
+  { path: 'video.recvFps', label: 'Received frame rate', unit: 'fps', decimals: 1, worseWhen: 'lower', headline: 'compared', row: 7, compare: { row: 5, title: 'Received frame rate' }, codecTable: 3, chart: { panel: 'frames', order: 1, line: 'fps' }, viewerChart: { panel: 'frames', order: 2, line: 'getstats', label: 'decoded (getStats)' } },
   { path: 'video.nackCount', label: 'NACKs', unit: 'per s', decimals: 1, worseWhen: 'higher' },
   { path: 'video.pliCount', label: 'PLIs', unit: 'per s', decimals: 2, worseWhen: 'higher' },
-  { path: 'video.freezeCount', label: 'Freezes', unit: 'per s', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 14, codecTable: 6 },
+  { path: 'video.freezeCount', label: 'Freezes', unit: 'per s', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 14, codecTable: 6, viewerChart: { panel: 'frames', order: 5, line: 'getstats-count', label: 'freezes (getStats)' } },
   // Encode time per frame against the frame interval is what WebRTC's CPU adaptation watches (qualityLimitationReason).
   { path: 'video.encodeMsPerFrame', label: 'Encode time per frame', unit: 'ms', decimals: 1, worseWhen: 'higher', side: 'sender' },
   // The camera track's frame rate (media-source): a sent rate far below it is frames the sender dropped (lib/devices/cpu-limit.js).
@@ -61,20 +63,20 @@ const PER_SECOND = [
   { path: 'video.freezeDurationMs', label: 'Frozen time (getStats)', unit: 'ms per s', decimals: 0, worseWhen: 'higher' },
   // What the viewer saw (lib/viewer/viewer.js): frame codes read from the presented frames on both pages, on the shared clock.
   // Glass-to-glass: from the sender's camera delivering a source frame to the receiver's display of it, per second.
-  { path: 'video.glassToGlassMs', label: 'Glass-to-glass delay (median)', unit: 'ms', decimals: 0, worseWhen: 'higher', headline: 'detail', row: 15 },
+  { path: 'video.glassToGlassMs', label: 'Glass-to-glass delay (median)', unit: 'ms', decimals: 0, worseWhen: 'higher', headline: 'detail', row: 15, viewerChart: { panel: 'delay', order: 1, line: 'seen', label: 'glass-to-glass (median)' } },
   // The mean, to set against getStats' per-interval means (jitterBufferDelayMs): in a second where the receiver's
   // playout delay jumps, its median and the buffer's mean describe different frames.
   { path: 'video.glassToGlassMeanMs', label: 'Glass-to-glass delay (mean of the second)', unit: 'ms', decimals: 0, worseWhen: 'higher' },
-  { path: 'video.glassToGlassP95Ms', label: 'Glass-to-glass delay (p95 of the second)', unit: 'ms', decimals: 0, worseWhen: 'higher' },
-  { path: 'video.glassToGlassMaxMs', label: 'Glass-to-glass delay (max of the second)', unit: 'ms', decimals: 0, worseWhen: 'higher' },
+  { path: 'video.glassToGlassP95Ms', label: 'Glass-to-glass delay (p95 of the second)', unit: 'ms', decimals: 0, worseWhen: 'higher', viewerChart: { panel: 'delay', order: 2, line: 'seen-p95', label: 'p95' } },
+  { path: 'video.glassToGlassMaxMs', label: 'Glass-to-glass delay (max of the second)', unit: 'ms', decimals: 0, worseWhen: 'higher', viewerChart: { panel: 'delay', order: 3, line: 'seen-max', label: 'max' } },
   { path: 'video.framesShown', label: 'Frames presented', unit: 'per s', decimals: 1, worseWhen: 'lower' },
-  { path: 'video.framesSkipped', label: 'Source frames never shown', unit: 'per s', decimals: 1, worseWhen: 'higher' },
-  { path: 'video.shownFps', label: 'Frame rate as seen', unit: 'fps', decimals: 1, worseWhen: 'lower', headline: 'detail', row: 16 },
-  { path: 'video.viewerFreezes', label: 'Freezes as seen', unit: 'per s', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 17 },
+  { path: 'video.framesSkipped', label: 'Source frames never shown', unit: 'per s', decimals: 1, worseWhen: 'higher', viewerChart: { panel: 'frames', order: 3, line: 'skipped', label: 'source frames never shown' } },
+  { path: 'video.shownFps', label: 'Frame rate as seen', unit: 'fps', decimals: 1, worseWhen: 'lower', headline: 'detail', row: 16, viewerChart: { panel: 'frames', order: 1, line: 'seen', label: 'frame rate as seen' } },
+  { path: 'video.viewerFreezes', label: 'Freezes as seen', unit: 'per s', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 17, viewerChart: { panel: 'frames', order: 4, line: 'seen-count', label: 'freezes as seen' } },
   { path: 'video.viewerFreezeMs', label: 'Frozen time as seen', unit: 'ms per s', decimals: 0, worseWhen: 'higher' },
   // Captured received frames against their source frames (run/picture-quality.js), luma, code strip excluded.
-  { path: 'video.psnrDb', label: 'PSNR (luma)', unit: 'dB', decimals: 2, worseWhen: 'lower', headline: 'detail', row: 18 },
-  { path: 'video.ssim', label: 'SSIM (luma)', unit: '', decimals: 4, worseWhen: 'lower', headline: 'detail', row: 19 },
+  { path: 'video.psnrDb', label: 'PSNR (luma)', unit: 'dB', decimals: 2, worseWhen: 'lower', headline: 'detail', row: 18, viewerChart: { panel: 'quality', order: 1, line: 'seen', label: 'PSNR (luma)' } },
+  { path: 'video.ssim', label: 'SSIM (luma)', unit: '', decimals: 4, worseWhen: 'lower', headline: 'detail', row: 19, viewerChart: { panel: 'quality', order: 2, line: 'seen-second', label: 'SSIM (luma)' } },
   // VMAF (libvmaf vmaf_v0.6.1, 0-100) where imageio-ffmpeg's ffmpeg is set up; its motion feature sees the captures as one clip.
   { path: 'video.vmaf', label: 'VMAF (luma)', unit: '', decimals: 2, worseWhen: 'lower', headline: 'detail', row: 20 },
   { path: 'video.lossPct', label: 'Video packet loss', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 13, chart: { panel: 'loss-recovery', order: 3, line: 'before-retransmission' } },
@@ -85,7 +87,7 @@ const PER_SECOND = [
   { path: 'video.retransmittedPacketsReceived', label: 'Video retransmissions received', unit: 'per s', decimals: 1, worseWhen: 'higher', chart: { panel: 'loss-recovery', order: 6, line: 'retransmissions' } },
   { path: 'video.fecPacketsReceived', label: 'Video FEC packets received', unit: 'per s', decimals: 1, worseWhen: 'higher' },
   { path: 'video.jitterMs', label: 'Video jitter', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 25, chart: { panel: 'jitter', order: 2, line: 'video' } },
-  { path: 'video.jitterBufferDelayMs', label: 'Video jitter-buffer delay', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 26, chart: { panel: 'jitter-buffer', order: 2, line: 'video' } },
+  { path: 'video.jitterBufferDelayMs', label: 'Video jitter-buffer delay', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 26, chart: { panel: 'jitter-buffer', order: 2, line: 'video' }, viewerChart: { panel: 'delay', order: 4, line: 'getstats', label: 'jitter-buffer delay (getStats)' } },
   // qpSum over framesDecoded per interval: on the codec's own scale (VP8 0-127, VP9 and AV1 0-255, H.264 0-51), so
   // compare it between runs of one codec, not across codecs.
   { path: 'video.qpPerFrame', label: 'Received QP per frame (codec\'s scale)', unit: 'QP', decimals: 1, worseWhen: 'higher', headline: 'detail', row: 27, codecTable: 7 },

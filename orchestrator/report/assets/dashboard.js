@@ -4,24 +4,37 @@
 (function () {
   'use strict';
   var startedAtMs = performance.now();
-  var data = JSON.parse(document.getElementById('report-data').textContent);
+  /**
+   * @typedef {import('../chart-series.js').ChartData} ChartData
+   * @typedef {import('../chart-series.js').PanelSpec} PanelSpec
+   * @typedef {any} ChartJs  any: a Chart.js chart, scale or tooltip item (the UMD global is untyped)
+   */
+  var dataElement = document.getElementById('report-data');
+  if (!dataElement) throw new Error('dashboard.js: the page has no #report-data block: render it with report/page.js');
+  /** @type {ChartData} */
+  var data = JSON.parse(dataElement.textContent || 'null');
   // Chart.js is inlined before this script as a global.
-  var Chart = /** @type {any} */ (window).Chart;
+  var Chart = /** @type {any} */ (window).Chart; // any: Chart.js's UMD global is untyped
   var full = { min: data.xMinS, max: data.xMaxS };
   var view = { min: full.min, max: full.max };
   var MIN_SPAN_S = 5;
+  /** @type {ChartJs[]} */
   var charts = [];
+  /** @type {Set<ChartJs>} */
   var visible = new Set();
+  /** @type {Set<ChartJs>} */
   var stale = new Set();
   var pending = false;
 
   // Tick spacing in whole, readable seconds: at most ~9 ticks over the visible range.
   var STEPS_S = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600];
+  /** @param {number} spanS */
   function tickStep(spanS) {
     for (var i = 0; i < STEPS_S.length; i++) if (spanS / STEPS_S[i] <= 9) return STEPS_S[i];
     return STEPS_S[STEPS_S.length - 1];
   }
 
+  /** @param {number} seconds */
   function clock(seconds) {
     var sign = seconds < 0 ? '-' : '';
     var total = Math.round(Math.abs(seconds));
@@ -35,6 +48,7 @@
   Chart.defaults.color = '#333';
 
   var FLOW_COLOR = '#6a3d9a';
+  /** @type {Record<string, { color: string, width: number, dash: number[] }>} */
   var MARKER_STYLE = {
     change: { color: '#8a8a8a', width: 1, dash: [2, 3] },
     flow: { color: FLOW_COLOR, width: 1.25, dash: [5, 3] },
@@ -44,6 +58,7 @@
   // Warm-up band, schedule changes, flow changes and errors, drawn under the data; the flow changes' labels over it.
   var markersPlugin = {
     id: 'runMarkers',
+    /** @param {ChartJs} chart @param {unknown} args @param {{ spans?: PanelSpec['spans'] }} options */
     beforeDatasetsDraw: function (chart, args, options) {
       var ctx = chart.ctx;
       var area = chart.chartArea;
@@ -78,6 +93,7 @@
       });
       ctx.restore();
     },
+    /** @param {ChartJs} chart */
     afterDatasetsDraw: function (chart) {
       var ctx = chart.ctx;
       var area = chart.chartArea;
@@ -106,6 +122,7 @@
     },
   };
 
+  /** @param {PanelSpec} panel @returns {ChartJs|null} */
   function makeChart(panel) {
     var canvas = document.getElementById('chart-' + panel.id);
     if (!canvas) return null;
@@ -142,15 +159,24 @@
       };
     });
     // Fixed axis widths line up the plot areas of all charts, so one time is one x position.
-    function fixWidth(px) { return function (axis) { axis.width = px; }; }
-    /** @type {Record<string, any>} */
+    /** @param {number} px */
+    function fixWidth(px) { return /** @param {ChartJs} axis */ function (axis) { axis.width = px; }; }
+    /** @type {Record<string, any>} any: Chart.js scale options (untyped UMD global) */
     var y = { afterFit: fixWidth(64), beginAtZero: true, title: { display: Boolean(panel.yLabel), text: panel.yLabel }, grid: { color: '#ececec' }, ticks: { maxTicksLimit: 6 } };
     if (panel.stacked) y.stacked = true;
     if (cats) {
-      y = { afterFit: fixWidth(64), min: -0.5, max: cats.length - 0.5, grid: { color: '#ececec' }, afterBuildTicks: function (axis) { axis.ticks = cats.map(function (_, i) { return { value: i }; }); }, ticks: { callback: function (v) { return cats[v] || ''; } } };
+      var categories = cats;
+      y = {
+        afterFit: fixWidth(64), min: -0.5, max: categories.length - 0.5, grid: { color: '#ececec' },
+        afterBuildTicks: /** @param {ChartJs} axis */ function (axis) {
+          axis.ticks = categories.map(function (_, i) { return { value: i }; });
+        },
+        ticks: { callback: /** @param {number} v */ function (v) { return categories[v] || ''; } },
+      };
     }
+    /** @type {Record<string, object>} */
     var scales = {
-      x: { type: 'linear', min: view.min, max: view.max, grid: { color: '#ececec' }, ticks: { stepSize: tickStep(view.max - view.min), includeBounds: false, maxRotation: 0, callback: function (v) { return clock(v); } }, title: { display: false } },
+      x: { type: 'linear', min: view.min, max: view.max, grid: { color: '#ececec' }, ticks: { stepSize: tickStep(view.max - view.min), includeBounds: false, maxRotation: 0, callback: /** @param {number} v */ function (v) { return clock(v); } }, title: { display: false } },
       y: y,
     };
     if (hasY2) scales.y2 = { afterFit: fixWidth(52), position: 'right', beginAtZero: true, grid: { drawOnChartArea: false }, title: { display: true, text: panel.y2Label || '' }, ticks: { maxTicksLimit: 6 } };
@@ -170,8 +196,8 @@
           legend: { position: 'bottom', labels: { boxWidth: 18, boxHeight: 0, padding: 8, usePointStyle: false } },
           tooltip: {
             callbacks: {
-              title: function (items) { return items.length ? clock(items[0].parsed.x) : ''; },
-              label: function (item) {
+              title: /** @param {ChartJs[]} items */ function (items) { return items.length ? clock(items[0].parsed.x) : ''; },
+              label: /** @param {ChartJs} item */ function (item) {
                 var v = item.parsed.y;
                 var ds = item.dataset;
                 if (ds.tips && ds.tips[item.dataIndex]) return ds.label + ': ' + ds.tips[item.dataIndex];
@@ -188,6 +214,7 @@
     return chart;
   }
 
+  /** @param {number} min @param {number} max */
   function setView(min, max) {
     var span = Math.max(max - min, MIN_SPAN_S);
     span = Math.min(span, full.max - full.min);
@@ -207,6 +234,7 @@
     });
   }
 
+  /** @param {ChartJs} chart */
   function apply(chart) {
     chart.options.scales.x.min = view.min;
     chart.options.scales.x.max = view.max;
@@ -215,9 +243,13 @@
     stale.delete(chart);
   }
 
+  /** @param {ChartJs} chart @param {HTMLElement} canvas */
   function attachZoom(chart, canvas) {
+    /** @type {HTMLDivElement|null} */
     var band = null; // created on the first drag: no DOM changes between chart creations
+    /** @type {{ x0: number, pan: boolean, view: { min: number, max: number } }|null} */
     var drag = null;
+    /** @param {number} px @returns {number} */
     function valueAt(px) { return chart.scales.x.getValueForPixel(px); }
     canvas.addEventListener('pointerdown', function (e) {
       if (e.button !== 0) return;
@@ -238,7 +270,7 @@
       if (!band) {
         band = document.createElement('div');
         band.className = 'zoom-band';
-        canvas.parentNode.appendChild(band);
+        if (canvas.parentNode) canvas.parentNode.appendChild(band);
       }
       var a = Math.max(area.left, Math.min(drag.x0, e.offsetX));
       var b = Math.min(area.right, Math.max(drag.x0, e.offsetX));
@@ -291,9 +323,11 @@
         if (observer) observer.observe(chart.canvas);
         else visible.add(chart);
       } catch (error) {
+        var message = error instanceof Error ? error.message : String(error);
         var el = document.getElementById('chart-' + panel.id);
-        if (el) el.parentElement.insertAdjacentHTML('beforeend', '<p class="chart-error">This chart could not be drawn: ' + String(error.message).replace(/</g, '&lt;') + '</p>');
-        console.error('chart ' + panel.id + ': ' + error.message);
+        var parent = el ? el.parentElement : null;
+        if (parent) parent.insertAdjacentHTML('beforeend', '<p class="chart-error">This chart could not be drawn: ' + String(message).replace(/</g, '&lt;') + '</p>');
+        console.error('chart ' + panel.id + ': ' + message);
       }
     });
   });
@@ -303,7 +337,8 @@
 
   // Read by tests and bench/report-render.js: all charts drawn once the next frame starts.
   requestAnimationFrame(function () {
-    /** @type {any} */ (window).__reportReady = { atMs: performance.now(), chartsStartedAtMs: startedAtMs, charts: charts.length };
+    var ready = { atMs: performance.now(), chartsStartedAtMs: startedAtMs, charts: charts.length };
+    /** @type {Window & { __reportReady?: typeof ready }} */ (window).__reportReady = ready;
     document.documentElement.setAttribute('data-report-ready', String(charts.length));
   });
 })();

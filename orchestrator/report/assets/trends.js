@@ -3,26 +3,44 @@
 // browser changes (vertical lines on the axis) and a drift window. window.trendCharts lists what was drawn.
 (function () {
   'use strict';
-  var data = JSON.parse(document.getElementById('report-data').textContent);
-  var Chart = /** @type {any} */ (window).Chart;
+  /**
+   * @typedef {ReturnType<typeof import('../../history/trends.js').buildTrends>} Trends
+   * @typedef {Trends['scenarios'][number]} TrendScenario
+   * @typedef {Trends['metrics'][number]} TrendMetric
+   * @typedef {import('../../history/trends.js').TrendSeries} TrendSeries
+   */
+  var dataElement = document.getElementById('report-data');
+  if (!dataElement) throw new Error('trends.js: the page has no #report-data block: render it with render-trends.js');
+  /** @type {Trends} */
+  var data = JSON.parse(dataElement.textContent || 'null');
+  var Chart = /** @type {any} */ (window).Chart; // any: Chart.js's UMD global is untyped
   var COLORS = { median: '#1f77b4', band: 'rgba(31, 119, 180, 0.18)', reference: '#7f7f7f', regression: '#d62728', browser: '#8e44ad', drift: 'rgba(255, 140, 0, 0.22)' };
   var select = /** @type {HTMLSelectElement} */ (document.getElementById('scenario-select'));
-  var container = document.getElementById('trend-charts');
+  var chartsElement = document.getElementById('trend-charts');
+  if (!chartsElement) throw new Error('trends.js: the page has no #trend-charts: render it with render-trends.js');
+  var container = chartsElement;
+  /**
+   * What was drawn, for the tests (window.trendCharts).
+   * @type {Array<{ scenario: string, metric: string, chart: any, drift: TrendSeries['drift'], browserChanges: number[] }>}
+   *   any: a Chart.js chart (the UMD global is untyped)
+   */
   var drawn = [];
-  /** @type {any} */ (window).trendCharts = drawn;
+  /** @type {Window & { trendCharts?: typeof drawn }} */ (window).trendCharts = drawn;
   Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
   Chart.defaults.font.size = 11;
 
+  /** @param {number} index */
   function day(index) {
     var night = data.nights[Math.round(index)];
     return night ? night.t.slice(0, 10) : '';
   }
 
   // Browser changes and the drift window are drawn on the chart area, not as data: they belong to nights, not values.
+  /** @param {TrendSeries['drift']} drift */
   function markersFor(drift) {
     return {
     id: 'trendMarkers',
-    beforeDatasetsDraw: function (chart) {
+    beforeDatasetsDraw: /** @param {any} chart any: Chart.js's chart (untyped UMD global) */ function (chart) {
       if (!drift) return;
       var area = chart.chartArea;
       var x0 = chart.scales.x.getPixelForValue(drift.fromNight - 0.5);
@@ -31,7 +49,7 @@
       chart.ctx.fillRect(Math.max(area.left, x0), area.top, area.right - Math.max(area.left, x0), area.bottom - area.top);
       chart.ctx.restore();
     },
-    afterDatasetsDraw: function (chart) {
+    afterDatasetsDraw: /** @param {any} chart any: Chart.js's chart (untyped UMD global) */ function (chart) {
       var area = chart.chartArea;
       var ctx = chart.ctx;
       ctx.save();
@@ -52,11 +70,13 @@
     };
   }
 
+  /** @param {TrendScenario} scenario @param {TrendMetric} metric */
   function chartFor(scenario, metric) {
     var series = scenario.series[metric.path];
     var scale = metric.scale || 1;
-    var points = function (values) { return series.x.map(function (x, i) { return { x: x, y: values[i] * scale }; }); };
-    /** @type {any[]} */
+    /** @param {Array<number|null>} values */
+    var points = function (values) { return series.x.map(function (x, i) { return { x: x, y: Number(values[i]) * scale }; }); };
+    /** @type {any[]} any: Chart.js dataset options (untyped UMD global) */
     var datasets = [
       { label: 'q1', data: points(series.q1), borderWidth: 0, pointRadius: 0, fill: false },
       { label: 'IQR', data: points(series.q3), borderWidth: 0, pointRadius: 0, backgroundColor: COLORS.band, fill: '-1' },
@@ -96,10 +116,10 @@
           y: { title: { display: Boolean(metric.unit), text: metric.unit } },
         },
         plugins: {
-          legend: { labels: { filter: function (item) { return item.text !== 'q1'; } } },
-          tooltip: { callbacks: { title: function (items) { var n = data.nights[items[0].parsed.x]; return n ? day(items[0].parsed.x) + ' ' + (n.browser || '') : ''; } } },
+          legend: { labels: { filter: /** @param {{ text: string }} item */ function (item) { return item.text !== 'q1'; } } },
+          tooltip: { callbacks: { title: /** @param {Array<{ parsed: { x: number } }>} items */ function (items) { var n = data.nights[items[0].parsed.x]; return n ? day(items[0].parsed.x) + ' ' + (n.browser || '') : ''; } } },
         },
-        onClick: function (event, elements) {
+        onClick: /** @param {unknown} event @param {Array<{ datasetIndex: number, index: number }>} elements */ function (event, elements) {
           var hit = elements[0];
           var night = hit && data.nights[chart.data.datasets[hit.datasetIndex].data[hit.index].x];
           if (night && night.report) window.location.href = night.report;
@@ -111,6 +131,7 @@
     drawn.push({ scenario: scenario.name, metric: metric.path, chart: chart, drift: series.drift, browserChanges: changes });
   }
 
+  /** @param {string} name */
   function show(name) {
     var scenario = data.scenarios.filter(function (s) { return s.name === name; })[0] || data.scenarios[0];
     drawn.forEach(function (entry) { entry.chart.destroy(); });
@@ -118,7 +139,8 @@
     container.textContent = '';
     if (!scenario) return;
     select.value = scenario.name;
-    document.getElementById('scenario-title').textContent = scenario.name;
+    var title = document.getElementById('scenario-title');
+    if (title) title.textContent = scenario.name;
     data.metrics.forEach(function (metric) { if (scenario.series[metric.path]) chartFor(scenario, metric); });
     document.body.dataset.trendsDrawn = scenario.name;
   }
