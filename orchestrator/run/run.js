@@ -28,7 +28,7 @@ import { firstIpv4Address } from '../emulators/candidates.js';
 import { peerBrowsers } from '../lib/scenario/peer-browsers.js';
 import { resolveBrowserPath, resolveFirefoxPath } from './browser-path.js';
 import { launchPeer } from './browsers.js';
-import { gridChromiumArgs, openGridSessions } from './grid-sessions.js';
+import { gridChromiumArgs, gridRemotePeers, openGridSessions } from './grid-sessions.js';
 import { checkCgroups, createPeerCgroups } from './cgroups.js';
 import { prepareRunDir, writeResultFile } from './output.js';
 import { finalResult } from './final-result.js';
@@ -73,8 +73,8 @@ const sleep = (ms, ...signals) => new Promise((resolve) => {
  * @property {boolean} [force]       replace a result already in outDir
  * @property {Call['onSample']} [onSample]
  * @property {(line: string) => void} [log]
- * @property {{ url: string, secrets: import('../lib/grid/grid-config.js').GridSecrets, spread: boolean }} [grid]  --grid: every
- *   peer's browser a Selenium Grid session (run/grid-sessions.js)
+ * @property {{ url: string, secrets: import('../lib/grid/grid-config.js').GridSecrets, spread: boolean, listen: string }} [grid]  --grid:
+ *   every peer's browser a Selenium Grid session (run/grid-sessions.js); the pages and the relay on `listen`, which the nodes reach
  * @property {(peers: string[]) => Map<string, string>} [createSecrets]  the pages' join secrets (default
  *   lib/system/peer-secrets.js createPeerSecrets; a test passes one that remembers them, to look for them in the run's files)
  */
@@ -195,6 +195,7 @@ async function setUpCall(call) {
   const mainPeers = scenarioPeers(scenario);
   const peers = allPeerNames(scenario);
   const room = `run-${randomBytes(4).toString('hex')}`;
+  const gridListen = call.gridOptions?.listen;
   // The relay rewrites candidates towards the host address Janus will gather on; netem builds Janus a namespace.
   const sfuAddress = scenario.topology === 'sfu' ? firstIpv4Address() ?? undefined : undefined;
   // Emulator commands are stamped on the run clock; buildResult moves them onto the media clock.
@@ -213,6 +214,7 @@ async function setUpCall(call) {
     clock, log, sfuAddress, hostAddressPeers: peers.filter((peer) => call.kinds[peer] === 'firefox'),
     guardianLog: path.join(call.runDir, 'netem-guardian.log'),
     registerCleanup: (name, close, options) => hold(call, name, close, options),
+    ...(call.gridOptions ? { remotePeers: gridRemotePeers(call.gridOptions, () => call.grid) } : {}),
   });
   log(`emulator: ${call.emulator.name}${call.emulator.choice ? ` (${call.emulator.choice})` : ''}`);
   if (call.emulator.pid) call.processes.track(call.emulator.name, call.emulator.pid);
@@ -227,7 +229,8 @@ async function setUpCall(call) {
   // Only the pages get them (in their URLs' fragments), and the server to check their joins.
   const secrets = call.createSecrets(peers);
   const signaling = await startSignalingServer({
-    host: call.emulator.signalingHost, rewriteCandidate: call.emulator.rewriteCandidate, room, secrets, bridge: bridge?.handle,
+    host: gridListen ?? call.emulator.signalingHost, rewriteCandidate: call.emulator.rewriteCandidate, room, secrets,
+    bridge: bridge?.handle,
     files: Object.fromEntries(peers.filter((peer) => call.media.peers[peer].capture)
       .map((peer) => [mediaUrlPath(peer), call.media.peers[peer].capture])),
   });
@@ -354,6 +357,7 @@ async function openGrid(call, pageOrigin) {
     argsFor: (peer, node) => gridChromiumArgs(call.media.peers[peer], pageOrigin, node, call.headful),
   });
   hold(call, 'grid sessions', () => call.grid?.release());
+  if (call.emulator.name === 'node-relay') call.grid.record.emulation = 'node relays';
 }
 
 /**

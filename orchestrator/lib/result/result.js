@@ -52,7 +52,7 @@ export const SCHEMA_VERSION = 1;
  *   period, cores, and (cpuStat) how many CFS periods hit the quota over the run
  * @property {GridRecord|null} [grid]  --grid: the Grid (its URL without credentials), how the network was emulated, and
  *   each peer's node (label, URI, cores) and browser version
- * @typedef {{ url: string, emulation: 'central relay', peers: Record<string, { node: string, uri: string, cores: number|null,
+ * @typedef {{ url: string, emulation: 'central relay'|'node relays', peers: Record<string, { node: string, uri: string, cores: number|null,
  *   browserVersion: string|null, sessionId: string }> }} GridRecord
  * @typedef {{ preset: string|null, video: string, audio: string, width: number, height: number, fps: number,
  *   frames?: number, frameCode?: boolean, source?: 'fake-device'|'media-element', capture?: string }} MediaFiles
