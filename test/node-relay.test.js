@@ -1,6 +1,7 @@
 // The node-relay backend with two real node relays (control servers and relay processes, as grid-node runs them) on two
 // loopback addresses standing for two machines: a control message without the run's secret is refused and counted,
-// and a datagram from p0 (node n1) to p1 (node n2) crosses p0's uplink on n1's relay, then p1's downlink on n2's.
+// the path between the nodes is probed relay to relay, and a datagram from p0 (node n1) to p1 (node n2) crosses p0's
+// uplink on n1's relay, then p1's downlink on n2's.
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
 import { test } from 'node:test';
@@ -62,6 +63,12 @@ test('node relays: control without the run secret is refused and counted; p0 →
   // Each peer sees the other on its own node's relay.
   assert.equal(told.p1.address, NODES.n2);
   assert.equal(told.p0.address, NODES.n1);
+  // The real path between the nodes, outside the links: loopback here, so no loss and well under a millisecond or two.
+  const paths = await emulator.probePaths();
+  assert.deepEqual(paths.map(({ from, to, probes, received, lossPct }) => ({ from, to, probes, received, lossPct })),
+    [{ from: 'n1', to: 'n2', probes: 20, received: 20, lossPct: 0 }, { from: 'n2', to: 'n1', probes: 20, received: 20, lossPct: 0 }]);
+  for (const path of paths) assert.ok(path.rttMsMin > 0 && path.rttMsMin <= path.rttMsMedian && path.rttMsMedian < 5, JSON.stringify(path));
+  t.diagnostic(`probed paths: ${JSON.stringify(paths)}`);
   // A loopback candidate of a node is that machine's own: dropped.
   assert.equal(await emulator.rewriteCandidate({ from: 'p1', to: 'p0', candidate: { candidate: 'candidate:2 1 udp 1 127.0.0.1 5000 typ host' } }), null);
 

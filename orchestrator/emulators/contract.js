@@ -97,8 +97,12 @@
  *   measures itself has it (the run then records network.emulatorLoad and says when it fell behind)
  * @property {CommandRecord[]} commands  every system command it ran
  * @property {TunnelHost} [tunnels]      present when it supports kernel flows
+ * @property {() => Promise<PathProbe[]>} [probePaths]  the real path between the machines it shapes on, probed before
+ *   the call (node-relay: node to node, relay to relay)
  * @property {() => Promise<unknown>} close
  */
+
+/** @typedef {import('../lib/grid/grid.js').PathProbe} PathProbe */
 
 /**
  * Where kernel flows enter the emulated links (orchestrator/cross/).

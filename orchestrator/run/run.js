@@ -358,6 +358,8 @@ async function openGrid(call, pageOrigin) {
   });
   hold(call, 'grid sessions', () => call.grid?.release());
   if (call.emulator.name === 'node-relay') call.grid.record.emulation = 'node relays';
+  if (call.emulator.probePaths) call.grid.record.paths = await call.emulator.probePaths();
+  for (const p of call.grid.record.paths ?? []) call.log(`path ${p.from} → ${p.to}: RTT min ${p.rttMsMin} ms, median ${p.rttMsMedian} ms, loss ${p.lossPct} %`);
 }
 
 /**

@@ -12,12 +12,17 @@ const MAX_LINK_NAME_CHARS = 64;
 /**
  * @typedef {object} NodeRelayClient
  * @property {string} label
+ * @property {string} address   where the node relay listens
+ * @property {number} echoPort  where it echoes the run's path probes
  * @property {(config: object) => Promise<void>} configure
  * @property {(epochMs: number) => Promise<void>} restartTraces
  * @property {(candidate: { peer: string, remotePeer: string, address: string, port: number, bindAddress: string })
  *   => Promise<number>} register
  * @property {() => Promise<Array<{ t: number, link: string } & Record<string, number|null>>>} truth
  * @property {() => Promise<{ refused: number }>} stats
+ * @property {(probe: { address: string, port: number, count: number, intervalMs: number })
+ *   => Promise<{ sent: number, rttMs: number[] }>} probe
+ *   round trips from this node to another's echo
  * @property {() => Promise<void>} close
  */
 
@@ -53,9 +58,15 @@ export async function openNodeRelay({ label, control, registrationSecret, runSec
     }
     return reply?.result;
   };
-  await call('open', { runSecret, proof: openProof(registrationSecret, runSecret) }, true);
+  const opened = await call('open', { runSecret, proof: openProof(registrationSecret, runSecret) }, true);
+  const echoPort = opened?.echoPort;
+  if (!Number.isInteger(echoPort) || echoPort < 1 || echoPort > 65535) {
+    throw new EnvironmentError(`${where}: open's echoPort ${JSON.stringify(echoPort)?.slice(0, 40)} is not 1..65535`);
+  }
   return {
     label,
+    address: control.slice(0, control.lastIndexOf(':')),
+    echoPort,
     configure: async (config) => { await call('configure', config); },
     restartTraces: async (epochMs) => { await call('restartTraces', epochMs); },
     async register(candidate) {
@@ -68,6 +79,15 @@ export async function openNodeRelay({ label, control, registrationSecret, runSec
       const stats = await call('stats');
       if (!Number.isInteger(stats?.refused) || stats.refused < 0) throw new EnvironmentError(`${where}: stats.refused is not a count`);
       return stats;
+    },
+    async probe(probe) {
+      const reply = await call('probe', probe);
+      const rtts = reply?.rttMs;
+      const valid = Array.isArray(rtts) && rtts.length <= probe.count && rtts.every((ms) => Number.isFinite(ms) && ms >= 0);
+      if (reply?.sent !== probe.count || !valid) {
+        throw new EnvironmentError(`${where}: probe's reply is not { sent: ${probe.count}, rttMs: up to ${probe.count} round trips in ms }`);
+      }
+      return { sent: reply.sent, rttMs: rtts };
     },
     close: async () => { await call('close'); },
   };

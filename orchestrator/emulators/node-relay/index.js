@@ -5,7 +5,12 @@ import { randomBytes } from 'node:crypto';
 import { InputError } from '../../lib/system/errors.js';
 import { parseCandidate, withAddress } from '../candidates.js';
 import { openNodeRelay } from './client.js';
+import { pathSummary } from './path-probe.js';
 import { splitRoutes } from './routes.js';
+
+/** Path probes per ordered pair of nodes: PROBE_COUNT datagrams PROBE_INTERVAL_MS apart. */
+const PROBE_COUNT = 20;
+const PROBE_INTERVAL_MS = 10;
 
 /** @typedef {import('../contract.js').RemotePeers} RemotePeers */
 
@@ -14,7 +19,7 @@ import { splitRoutes } from './routes.js';
  * links given before are kept and applied when each opens.
  * @param {import('../contract.js').EmulatorOptions} options
  */
-async function createNodeRelayEmulator({ compiled, remotePeers, registerCleanup }) {
+async function createNodeRelayEmulator({ compiled, peers, remotePeers, registerCleanup }) {
   if (!remotePeers?.registrationSecret) {
     throw new InputError('--emulator node-relay shapes the links on the relays of a Selenium Grid\'s nodes: give --grid <url>');
   }
@@ -85,6 +90,20 @@ async function createNodeRelayEmulator({ compiled, remotePeers, registerCleanup 
       /** @param {OpenRelay} relay */
       const configure = ({ client, share }) => client.configure({ links: subset(share.links, changed), ...traceOrigin });
       await Promise.all((await opened()).map(configure));
+    },
+    // One after another, so that no probe shares the path with another.
+    async probePaths() {
+      const onePeerPerNode = new Map(peers.map((peer) => [nodeOf(peer).label, peer]));
+      const nodes = await Promise.all([...onePeerPerNode.values()].map(relayOf));
+      const paths = [];
+      for (const { client: from } of nodes) {
+        for (const { client: to } of nodes.filter(({ client }) => client !== from)) {
+          const probe = { address: to.address, port: to.echoPort, count: PROBE_COUNT, intervalMs: PROBE_INTERVAL_MS };
+          const { sent, rttMs } = await from.probe(probe);
+          paths.push(pathSummary({ from: from.label, to: to.label, sent, rttMs }));
+        }
+      }
+      return paths;
     },
     events: compiled.events,
     traceSteps: null,

@@ -16,6 +16,12 @@ const LABEL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
  */
 
 /**
+ * Round trips from one node's relay to another's echo, outside any emulated link, before the call.
+ * @typedef {{ from: string, to: string, probes: number, received: number, rttMsMin: number|null, rttMsMedian: number|null,
+ *   lossPct: number|null }} PathProbe
+ */
+
+/**
  * A scenario's `placement`: peer → node label.
  * @param {unknown} raw @param {number} peers @param {string} file
  * @returns {Record<string, string>}

@@ -53,7 +53,8 @@ export const SCHEMA_VERSION = 1;
  * @property {GridRecord|null} [grid]  --grid: the Grid (its URL without credentials), how the network was emulated, and
  *   each peer's node (label, URI, cores) and browser version
  * @typedef {{ url: string, emulation: 'central relay'|'node relays', peers: Record<string, { node: string, uri: string, cores: number|null,
- *   browserVersion: string|null, sessionId: string }> }} GridRecord
+ *   browserVersion: string|null, sessionId: string }>, paths?: import('../grid/grid.js').PathProbe[] }} GridRecord
+ *   paths: node to node through the node relays, probed before the call (--emulator node-relay)
  * @typedef {{ preset: string|null, video: string, audio: string, width: number, height: number, fps: number,
  *   frames?: number, frameCode?: boolean, source?: 'fake-device'|'media-element', capture?: string }} MediaFiles
  *   frames: the loop's length; frameCode: frames carry the frame code; source and capture: per peer, how its browser
