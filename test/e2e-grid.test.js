@@ -154,16 +154,17 @@ test('a two-party call on two grid-nodes in namespaces, shaped on the node relay
       assert.deepEqual([...netns[label]], [hosts.netnsInode(label)], `${label}'s browser runs in ${hosts.nodes[label].netns}`);
       assert.equal(grid.peers[label === 'n1' ? 'p0' : 'p1'].uri, `http://${hosts.nodes[label].address}:${HUB_PORT + 1 + LABELS.indexOf(label)}`);
     }
-    // The real path between the nodes, probed relay to relay before the call: a bridge, no loss.
+    // The real path between the nodes, probed relay to relay before the call: a bridge, no loss. The median also holds
+    // the nodes' scheduling delay while the browsers start (9.9 ms seen once), the minimum is the path.
     assert.deepEqual(grid.paths.map(({ from, to, probes }) => `${from}->${to} ${probes}`), ['n1->n2 20', 'n2->n1 20']);
-    for (const path of grid.paths) assert.ok(path.lossPct <= 10 && path.rttMsMedian < 10, `probed ${JSON.stringify(path)}`);
+    for (const path of grid.paths) assert.ok(path.lossPct <= 10 && path.rttMsMin < 5 && path.rttMsMin <= path.rttMsMedian, `probed ${JSON.stringify(path)}`);
     // 50 ms each way on the two relays, on top of the probed path.
-    const probedMs = Math.max(...grid.paths.map((path) => path.rttMsMedian));
+    const probedMs = Math.max(...grid.paths.map((path) => path.rttMsMin));
     for (const peer of ['p0', 'p1']) {
       const rtts = run.result.timeline.filter((e) => e.peer === peer && e.t > 8 && typeof e.rttMs === 'number').map((e) => e.rttMs).sort((a, b) => a - b);
       assert.ok(rtts.length >= 5, `${peer} RTT samples: ${rtts}`);
       const median = rtts[Math.floor(rtts.length / 2)];
-      assert.ok(median >= 95 + probedMs && median <= 140 + probedMs, `${peer} median RTT ${median} ms, configured 100 ms + the probed ${probedMs} ms`);
+      assert.ok(median >= 95 + probedMs && median <= 140 + probedMs, `${peer} median RTT ${median} ms, configured 100 ms + the probed minimum ${probedMs} ms`);
     }
     // Released at the end of the run: every slot free again.
     const slots = (await hubStatus()).value.nodes.flatMap((node) => node.slots);
