@@ -36,6 +36,7 @@ test('node relays: control without the run secret is refused and counted; p0 →
   const unopened = await post(relays.n1.control, { method: 'register', params: {} });
   assert.equal(unopened.status, 403);
   assert.equal(relays.n1.refused(), 2);
+  assert.equal((await fetch(`http://${relays.n1.control}/`, { method: 'POST', body: 'not json' })).status, 400);
 
   const compiled = compileNetwork({
     name: 'node-relay-test', peers: 2, network: { peers: { p0: { uplink: { oneWayDelayMs: 40 } }, p1: { downlink: { oneWayDelayMs: 30 } } } },
@@ -49,6 +50,9 @@ test('node relays: control without the run secret is refused and counted; p0 →
     },
   });
   t.after(() => emulator.close());
+  // A second run cannot take a node relay another run holds, even with the registration secret.
+  const other = await nodeRelayBackend.create({ compiled, peers: ['p0', 'p1'], runId: 'another-run', remotePeers: {
+    bindAddress: '127.0.0.1', registrationSecret: REGISTRATION_SECRET, nodeOf: () => ({ label: 'n1', address: NODES.n1, relay: relays.n1.control }) } });
   const sockets = { p0: await udpSocket(NODES.n1), p1: await udpSocket(NODES.n2) };
   t.after(() => Object.values(sockets).forEach((socket) => socket.close()));
   /** What each peer is told of the other's candidate. */
@@ -63,6 +67,7 @@ test('node relays: control without the run secret is refused and counted; p0 →
   // Each peer sees the other on its own node's relay.
   assert.equal(told.p1.address, NODES.n2);
   assert.equal(told.p0.address, NODES.n1);
+  await assert.rejects(other.probePaths(), /grid-node n1's relay \(127\.0\.0\.1:\d+\) refused open: another run holds this node relay/);
   // The real path between the nodes, outside the links: loopback here, so no loss and well under a millisecond or two.
   const paths = await emulator.probePaths();
   assert.deepEqual(paths.map(({ from, to, probes, received, lossPct }) => ({ from, to, probes, received, lossPct })),
