@@ -1,8 +1,8 @@
 // The relay a grid-node runs for the peers on its machine: the relay process of emulators/relay/ (the same link model),
 // controlled over HTTP by the orchestrator of one run at a time. A run opens it with a secret of its own, proven with the
 // Grid's registration secret (which only the hub's owner gives out); every later message must carry that run secret,
-// and one that does not is refused and counted. Each run gets a fresh relay process, closed with the run or when the
-// run has said nothing for RUN_IDLE_MS (its orchestrator died).
+// and one that does not is refused and counted. Each run gets a fresh relay process, closed with the run; a run that
+// has said nothing for RUN_IDLE_MS (its orchestrator died) keeps it until the next run opens, which closes it.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import dgram from 'node:dgram';
 import http from 'node:http';
