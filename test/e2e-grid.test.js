@@ -1,27 +1,31 @@
-// --grid with a real Selenium Grid 4 on this machine (issue 26, first stage): a hub and two grid-nodes as a user starts
-// them, a two-party call with p0 on node n1 and p1 on node n2, the network emulated by the central relay on the
-// orchestrator's host. The nodes share this host's network (no namespaces yet: the per-node relays are the next stage).
+// --grid with a real Selenium Grid 4 on this machine (issue 26): a hub and two grid-nodes as a user starts them, each
+// node (its java, chromedriver and browsers) in a network namespace of its own with its own private address, as if on
+// a machine of its own; the hub and the orchestrator on the bridge's address. A two-party call with p0 on node n1 and
+// p1 on node n2, the network emulated by the central relay on the orchestrator's host (--grid-listen).
+import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { processesTagged, runCli, runScenarioCli, runTag } from './helpers/cli.js';
+import { createNodeNamespaces, processNetnsInode } from './helpers/grid-namespaces.js';
 import { SECRET_ENV } from '../orchestrator/grid/secrets.js';
 import { gridJarsDir } from '../orchestrator/grid/versions.js';
 
 const HUB_PORT = 20_000 + Math.floor(Math.random() * 20_000);
-const hubUrl = `http://127.0.0.1:${HUB_PORT}`;
+const LABELS = ['n1', 'n2'];
 // The hub writes its secrets here, where the nodes and the scenario find them without flags.
 const config = mkdtempSync(path.join(os.tmpdir(), 'wtb-grid-config-'));
 const env = { XDG_CONFIG_HOME: config };
 
-/** Starts a long-running CLI command; resolves once its output matches `ready`. */
-function startCli(args, ready, extraEnv) {
+/** Starts a long-running CLI command (in a namespace with `wrap`); resolves once its output matches `ready`. */
+function startCli(args, ready, extraEnv, wrap = []) {
   /** @type {import('node:child_process').ChildProcess|null} */
   let child = null;
   let output = '';
-  const exited = runCli(args, { env: { ...env, ...extraEnv }, timeoutMs: 600_000, onOutput: (text, c) => { child = c; output = text; } });
+  const onOutput = (text, c) => { child = c; output = text; };
+  const exited = runCli(args, { env: { ...env, ...extraEnv }, wrap, timeoutMs: 600_000, onOutput });
   const started = new Promise((resolve, reject) => {
     const poll = setInterval(() => {
       if (ready.test(output)) { clearInterval(poll); resolve(undefined); }
@@ -50,34 +54,45 @@ test('a Grid that does not answer stops the run with exit 3 before anything star
 });
 
 /**
- * A hub and grid-nodes n1 and n2 (one slot each) as a user starts them, each with its own process tag; after `body`,
- * Ctrl-C to each, and nothing of them may be left running.
- * @param {(grid: { tags: Record<string, { tag: string }>, hubStatus: () => Promise<any> }) => Promise<void>} body
+ * @typedef {{ tags: Record<string, { tag: string }>, hubUrl: string, hubStatus: () => Promise<any>,
+ *   hosts: import('./helpers/grid-namespaces.js').NodeNamespaces, nodeOutput: (label: string) => string }} Grid
+ */
+
+/**
+ * A hub on the host and grid-nodes n1 and n2 (one slot each) in their namespaces as a user starts them, each with its
+ * own process tag; after `body`, Ctrl-C to each, and nothing of them may be left running, nor their namespaces.
+ * @param {(grid: Grid) => Promise<void>} body
  * @param {string[]} [n2Args]  more grid-node flags for n2
  */
 async function withGrid(body, n2Args = []) {
+  const hosts = await createNodeNamespaces(LABELS);
+  const hubUrl = `http://${hosts.hostAddress}:${HUB_PORT}`;
   const tags = { hub: runTag(), n1: runTag(), n2: runTag() };
-  const hub = startCli(['grid-hub', '--port', String(HUB_PORT)], /grid hub: /, tags.hub.env);
+  const hub = startCli(['grid-hub', '--port', String(HUB_PORT), '--host', hosts.hostAddress], /grid hub: /, tags.hub.env);
   const nodes = [];
   try {
     await hub.started;
-    for (const [index, label] of ['n1', 'n2'].entries()) {
-      nodes.push(startCli(['grid-node', '--hub', hubUrl, '--label', label, '--port', String(HUB_PORT + 1 + index), '--max-sessions', '1', '--presets', '360p30',
-        ...(label === 'n2' ? n2Args : [])],
-        /grid node \S+: .*registered/, tags[label].env));
+    for (const [index, label] of LABELS.entries()) {
+      nodes.push(startCli(['grid-node', '--hub', hubUrl, '--label', label, '--host', hosts.nodes[label].address, '--port', String(HUB_PORT + 1 + index),
+        '--max-sessions', '1', '--presets', '360p30', ...(label === 'n2' ? n2Args : [])],
+        /grid node \S+: .*registered/, tags[label].env, hosts.wrap(label)));
     }
     await Promise.all(nodes.map((node) => node.started));
     const { password } = JSON.parse(readFileSync(path.join(config, 'webrtc-testbed', 'grid-secrets.json'), 'utf8'));
     const hubStatus = async () => (await fetch(`${hubUrl}/status`, { headers: { Authorization: `Basic ${Buffer.from(`wtb:${password}`).toString('base64')}` } })).json();
-    await body({ tags, hubStatus });
+    await body({ tags, hubUrl, hubStatus, hosts, nodeOutput: (label) => nodes[LABELS.indexOf(label)].output() });
   } finally {
     for (const node of nodes) node.stop();
     await Promise.all(nodes.map((node) => node.exited));
     hub.stop();
     await hub.exited;
+    await hosts.remove();
   }
   for (const [name, { tag }] of Object.entries(tags)) assert.deepEqual(processesTagged(tag), [], `nothing of ${name} left running`);
   assert.deepEqual(readdirSync(path.join(config, 'webrtc-testbed')), [], 'the hub removed its secrets file');
+  const left = execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }) + execFileSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' });
+  assert.deepEqual(Object.values(hosts.nodes).filter(({ netns }) => left.includes(netns)), [], 'the nodes\' namespaces are removed');
+  assert.ok(!left.includes(`${hosts.nodes.n1.netns.split('-')[1]}br`), 'the bridge is removed');
 }
 
 /** A two-party scenario file with p0 on n1 and p1 on n2. */
@@ -91,34 +106,65 @@ function gridScenario(durationS) {
   return file;
 }
 
-test('a two-party call on two grid-nodes: each peer on its node, RTT the configured delay, no session or process left', { timeout: 420_000 }, async () => {
-  await withGrid(async ({ tags, hubStatus }) => {
-    // Which node's process tree each browser is in, seen while the call runs.
+test('a two-party call on two grid-nodes in namespaces, shaped on the node relays: each peer in its node\'s namespace, media through both relays, RTT the configured delay, nothing left', { timeout: 420_000 }, async () => {
+  await withGrid(async ({ tags, hubUrl, hubStatus, hosts, nodeOutput }) => {
+    // Which node's process tree each browser is in, and which network namespace, seen while the call runs.
     const seen = { n1: new Set(), n2: new Set() };
+    /** @type {Record<string, Set<number|null>>} */
+    const netns = { n1: new Set(), n2: new Set() };
     const watcher = setInterval(() => {
-      for (const label of ['n1', 'n2']) for (const pid of browsersAmong(processesTagged(tags[label].tag))) seen[label].add(pid);
+      for (const label of LABELS) {
+        for (const pid of browsersAmong(processesTagged(tags[label].tag))) {
+          seen[label].add(pid);
+          const inode = processNetnsInode(pid);
+          if (inode !== null) netns[label].add(inode);
+        }
+      }
     }, 1000);
-    const run = await runScenarioCli(gridScenario(20), ['--grid', hubUrl], env).finally(() => clearInterval(watcher));
+    const run = await runScenarioCli(gridScenario(20), ['--grid', hubUrl, '--grid-listen', hosts.hostAddress, '--emulator', 'node-relay'], env)
+      .finally(() => clearInterval(watcher));
     assert.equal(run.code, 0, `scenario exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
     const { grid } = run.result.environment;
-    assert.equal(grid.emulation, 'central relay');
+    assert.equal(grid.emulation, 'node relays');
+    // Each peer's links were shaped on its own node's relay, and only there: the media crossed both relays.
+    const packets = (node, link) => run.result.network.truth.filter((row) => row.node === node && row.link === link)
+      .reduce((sum, row) => sum + row.packetsOut, 0);
+    for (const [node, peer] of [['n1', 'p0'], ['n2', 'p1']]) {
+      for (const direction of ['up', 'down']) assert.ok(packets(node, `${peer}.${direction}`) > 500, `${node}'s relay carried ${peer}.${direction}: ${packets(node, `${peer}.${direction}`)} packets`);
+    }
+    assert.deepEqual(run.result.network.truth.filter((row) => row.link.startsWith(row.node === 'n1' ? 'p1.' : 'p0.')), [], 'no peer\'s link on the other node');
+    // A control message without the run's secret is refused, and the node counts it.
+    const control = /node relay: control on (\S+)/.exec(nodeOutput('n1'))?.[1];
+    const forged = await fetch(`http://${control}/`, { method: 'POST', body: JSON.stringify({ method: 'truth' }) });
+    assert.equal(forged.status, 403);
+    for (let waitedMs = 0; waitedMs < 3000 && !/refused so far/.test(nodeOutput('n1')); waitedMs += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.match(nodeOutput('n1'), /refused a control message .*\(1 refused so far\)/);
     assert.equal(grid.url, hubUrl);
     assert.deepEqual(Object.fromEntries(Object.entries(grid.peers).map(([peer, record]) => [peer, record.node])), { p0: 'n1', p1: 'n2' });
     for (const [peer, record] of Object.entries(grid.peers)) {
       assert.match(record.browserVersion, /^\d+\./, `${peer}'s browser version`);
       assert.equal(record.cores, os.availableParallelism(), `${peer}'s node's cores`);
       // The node that made the session logged its id.
-      const nodeLog = readFileSync(path.join(path.dirname(gridJarsDir()), `grid-node-${HUB_PORT + 1 + ['n1', 'n2'].indexOf(record.node)}`, 'grid.log'), 'utf8');
+      const nodeLog = readFileSync(path.join(path.dirname(gridJarsDir()), `grid-node-${HUB_PORT + 1 + LABELS.indexOf(record.node)}`, 'grid.log'), 'utf8');
       assert.ok(nodeLog.includes(record.sessionId), `${peer}'s session ${record.sessionId} is in ${record.node}'s log`);
     }
     assert.equal(seen.n1.size, 1, `one browser under n1: ${[...seen.n1]}`);
     assert.equal(seen.n2.size, 1, `one browser under n2: ${[...seen.n2]}`);
-    // 50 ms each way on the relay, on top of a loopback path.
+    for (const label of LABELS) {
+      assert.deepEqual([...netns[label]], [hosts.netnsInode(label)], `${label}'s browser runs in ${hosts.nodes[label].netns}`);
+      assert.equal(grid.peers[label === 'n1' ? 'p0' : 'p1'].uri, `http://${hosts.nodes[label].address}:${HUB_PORT + 1 + LABELS.indexOf(label)}`);
+    }
+    // The real path between the nodes, probed relay to relay before the call: a bridge, no loss. The median also holds
+    // the nodes' scheduling delay while the browsers start (9.9 ms seen once), the minimum is the path.
+    assert.deepEqual(grid.paths.map(({ from, to, probes }) => `${from}->${to} ${probes}`), ['n1->n2 20', 'n2->n1 20']);
+    for (const path of grid.paths) assert.ok(path.lossPct <= 10 && path.rttMsMin < 5 && path.rttMsMin <= path.rttMsMedian, `probed ${JSON.stringify(path)}`);
+    // 50 ms each way on the two relays, on top of the probed path.
+    const probedMs = Math.max(...grid.paths.map((path) => path.rttMsMin));
     for (const peer of ['p0', 'p1']) {
       const rtts = run.result.timeline.filter((e) => e.peer === peer && e.t > 8 && typeof e.rttMs === 'number').map((e) => e.rttMs).sort((a, b) => a - b);
       assert.ok(rtts.length >= 5, `${peer} RTT samples: ${rtts}`);
       const median = rtts[Math.floor(rtts.length / 2)];
-      assert.ok(median >= 95 && median <= 140, `${peer} median RTT ${median} ms, configured 100 ms`);
+      assert.ok(median >= 95 + probedMs && median <= 140 + probedMs, `${peer} median RTT ${median} ms, configured 100 ms + the probed minimum ${probedMs} ms`);
     }
     checkObservations(run.result);
     // Released at the end of the run: every slot free again.
@@ -174,14 +220,14 @@ function checkObservations(result) {
 }
 
 test('a grid-node killed mid-call fails the run within 30 s naming the node; the other session is released', { timeout: 420_000 }, async () => {
-  await withGrid(async ({ tags, hubStatus }) => {
+  await withGrid(async ({ tags, hubUrl, hubStatus, hosts }) => {
     let killedAtMs = 0;
     let scheduled = false;
     const java = () => processesTagged(tags.n2.tag).filter((pid) => {
       try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('org.openqa.selenium.grid.Main'); } catch { return false; }
     });
     const out = mkdtempSync(path.join(os.tmpdir(), 'wtb-grid-kill-'));
-    const run = await runCli(['scenario', gridScenario(60), '--grid', hubUrl, '--video', '360p30', '--out', out], {
+    const run = await runCli(['scenario', gridScenario(60), '--grid', hubUrl, '--grid-listen', hosts.hostAddress, '--video', '360p30', '--out', out], {
       env,
       // Five seconds into the call: SIGKILL to n2's java, as a crashed machine would.
       onOutput: (text) => {
@@ -216,10 +262,10 @@ test('a grid-node killed mid-call fails the run within 30 s naming the node; the
 
 test('a session that cannot be had stops the run with exit 3 naming the node, and releases the one already made', { timeout: 300_000 }, async () => {
   // n2's "browser" exits at once: chromedriver cannot start a session there.
-  await withGrid(async ({ hubStatus }) => {
-    const run = await runScenarioCli(gridScenario(20), ['--grid', hubUrl], env);
+  await withGrid(async ({ hubUrl, hubStatus, hosts }) => {
+    const run = await runScenarioCli(gridScenario(20), ['--grid', hubUrl, '--grid-listen', hosts.hostAddress], env);
     assert.equal(run.code, 3, `${run.stdout}\n${run.stderr}`);
-    assert.match(run.stderr, /--grid: no browser session for p1 on grid-node n2 \(http:\/\/127\.0\.0\.1:\d+\): .*released the 1 sessions already made/);
+    assert.match(run.stderr, /--grid: no browser session for p1 on grid-node n2 \(http:\/\/10\.203\.\d+\.11:\d+\): .*released the 1 sessions already made/);
     assert.equal(run.result, null, 'no result: no call ran');
     assert.deepEqual((await hubStatus()).value.nodes.flatMap((node) => node.slots).filter((slot) => slot.session), [], 'p0\'s session was released');
   }, ['--browser-path', '/bin/false']);

@@ -19,7 +19,7 @@ test('every backend declares its name, a summary, each supports field, and why i
   assert.deepEqual(EMULATORS, [...BACKENDS.map((b) => b.name), 'auto']);
   assert.ok(BACKENDS.length >= 3);
   for (const backend of BACKENDS) {
-    assert.match(backend.name, /^[a-z]+$/);
+    assert.match(backend.name, /^[a-z]+(-[a-z]+)*$/);
     assert.ok(backend.summary.length > 20, `${backend.name}: a summary`);
     assert.deepEqual(Object.keys(backend.supports).sort(), [...SUPPORT_FIELDS].sort(), `${backend.name}: every supports field`);
     for (const field of SUPPORT_FIELDS) {

@@ -1,6 +1,8 @@
+import { isIPv4 } from 'node:net';
 import os from 'node:os';
 import puppeteer from 'puppeteer';
 import { CACHE_DIR, ensureMedia } from '../../media/generate.js';
+import { startNodeRelay } from '../emulators/index.js';
 import { startGridProcess, serveUntilSignal } from '../grid/process.js';
 import { readSecrets } from '../grid/secrets.js';
 import { CHROMEDRIVER_PATH } from '../grid/versions.js';
@@ -22,7 +24,8 @@ export const builder = (yargs) => yargs
   .option('label', { describe: 'this node\'s label, for a scenario\'s placement (default: the host name)', type: 'string', default: os.hostname() })
   .option('max-sessions', { describe: 'browsers this node runs at once', type: 'number', default: 2 })
   .option('port', { describe: 'the node\'s port', type: 'number', default: 5555 })
-  .option('host', { describe: 'the address the hub reaches this node on', type: 'string', default: '127.0.0.1' })
+  .option('host', { describe: 'the address the hub reaches this node on; an IPv4 address also runs the node\'s relay there', type: 'string', default: '127.0.0.1' })
+  .option('relay-port', { describe: 'the node relay\'s control port (default: any free one; advertised in the stereotype)', type: 'number', default: 0 })
   .option('presets', { describe: 'video presets to stage for the peers', type: 'array', string: true, default: [DEFAULT_PRESET, '360p30'] })
   .option('grid-secrets', { describe: 'the secrets file grid-hub wrote (default: this machine\'s, else $WTB_GRID_REGISTRATION_SECRET…)', type: 'string' })
   .option('browser-path', { describe: 'Chromium executable (default: $CHROME_PATH, then well-known paths)', type: 'string' })
@@ -30,6 +33,7 @@ export const builder = (yargs) => yargs
     checkLabel(argv.label);
     if (!Number.isInteger(argv.maxSessions) || argv.maxSessions < 1) throw new InputError(`--max-sessions must be a whole number above 0, got ${argv.maxSessions}`);
     if (!/^https?:\/\//.test(argv.hub)) throw new InputError(`--hub must be the hub's http:// URL, got ${argv.hub}`);
+    if (!Number.isInteger(argv.relayPort) || argv.relayPort < 0 || argv.relayPort > 65535) throw new InputError(`--relay-port must be 0..65535, got ${argv.relayPort}`);
     return true;
   });
 
@@ -39,7 +43,12 @@ export async function handler(argv) {
   const binary = resolveBrowserPath({ browserPath: argv.browserPath, puppeteerPath: () => puppeteer.executablePath() }).path;
   // The run names each peer's files; the node has the same ones under the same names (the names hash what made them).
   for (const preset of argv.presets) console.log(`staged ${preset}: ${(await ensureMedia(preset)).video}`);
-  const stereotype = nodeStereotype({ label: argv.label, binary, mediaDir: CACHE_DIR, cores: os.availableParallelism() });
+  // The relay that shapes this node's peers (--emulator node-relay); a node named by a host name has none.
+  const relay = isIPv4(argv.host)
+    ? await startNodeRelay({ address: argv.host, port: argv.relayPort, registrationSecret, log: console.log }) : null;
+  if (relay) console.log(`node relay: control on ${relay.control}`);
+  const cores = os.availableParallelism();
+  const stereotype = nodeStereotype({ label: argv.label, binary, mediaDir: CACHE_DIR, cores, relay: relay?.control });
   const nodeUrl = `http://${argv.host}:${argv.port}`;
   const node = await startGridProcess({
     role: 'node', name: `node-${argv.port}`, log: console.log,
@@ -49,9 +58,9 @@ export async function handler(argv) {
     }),
     // Ready once registered with the hub's distributor.
     isReady: async () => (await (await fetch(`${nodeUrl}/status`, { signal: AbortSignal.timeout(2000) })).json())?.value?.ready === true,
-  });
+  }).catch(async (error) => { await relay?.close(); throw error; });
   console.log(`grid node ${argv.label}: ${nodeUrl}, ${argv.maxSessions} Chrome slots, registered with ${argv.hub} (Ctrl-C to stop)`);
-  const why = await serveUntilSignal(node);
+  const why = await serveUntilSignal(node, async () => relay?.close());
   console.log(`grid node ${argv.label} stopped (${why})`);
   if (why !== 'signal') process.exitCode = 3;
 }

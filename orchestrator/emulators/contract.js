@@ -48,7 +48,18 @@
  * @property {RegisterCleanup} [registerCleanup]
  * @property {string} [sfuAddress]      the one address Janus gathers on
  * @property {string[]} [hostAddressPeers]  peers whose browser gathers no loopback candidate (Firefox)
+ * @property {RemotePeers} [remotePeers]  peers whose browsers run on other machines (--grid's nodes)
  * @property {string} [guardianLog]     where a guardian logs what it removes after a killed orchestrator
+ */
+
+/**
+ * Peers whose browsers run on other machines: their candidates on their machine's address are relayed, through sockets
+ * bound on an address of this host those machines reach. Known once their sessions exist, after the emulator starts.
+ * @typedef {object} RemotePeers
+ * @property {string} bindAddress
+ * @property {(peer: string) => { label: string, address: string, relay: string|null }|undefined} nodeOf  the machine of a
+ *   peer's browser (undefined: it runs here): its label, its address, and its relay's control address (node-relay)
+ * @property {string} [registrationSecret]  opens the nodes' relays (node-relay)
  */
 
 /**
@@ -87,8 +98,12 @@
  *   measures itself has it (the run then records network.emulatorLoad and says when it fell behind)
  * @property {CommandRecord[]} commands  every system command it ran
  * @property {TunnelHost} [tunnels]      present when it supports kernel flows
+ * @property {() => Promise<PathProbe[]>} [probePaths]  the real path between the machines it shapes on, probed before
+ *   the call (node-relay: node to node, relay to relay)
  * @property {() => Promise<unknown>} close
  */
+
+/** @typedef {import('../lib/grid/grid.js').PathProbe} PathProbe */
 
 /**
  * Where kernel flows enter the emulated links (orchestrator/cross/).

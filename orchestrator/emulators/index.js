@@ -5,10 +5,14 @@ import { unsupported } from './contract.js';
 import { dummynetBackend } from './dummynet/backend.js';
 import { netemCapabilities, unmetRequirements } from './netem/capabilities.js';
 import { netemBackend } from './netem/backend.js';
+import { nodeRelayBackend } from './node-relay/index.js';
 import { relayBackend } from './relay/index.js';
 
+// grid-node runs a node's relay (outside emulators/, code reaches a backend only through this file).
+export { startNodeRelay } from './node-relay/control-server.js';
+
 /** @type {import('./contract.js').EmulatorBackend[]} */
-export const BACKENDS = [relayBackend, netemBackend, dummynetBackend];
+export const BACKENDS = [relayBackend, netemBackend, dummynetBackend, nodeRelayBackend];
 
 /** What `--emulator` takes: every backend, and `auto` (netem where this kernel can run the network, else relay). */
 export const EMULATORS = [...BACKENDS.map((backend) => backend.name), 'auto'];

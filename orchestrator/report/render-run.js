@@ -14,6 +14,7 @@ import { renderGridPlacement } from './render-grid.js';
 import { escapeHtml, isFiniteNumber, formatClock, formatDifference, formatMeanSd, formatNumber, formatPercent, metricInfo, statusBadge } from './format.js';
 
 /** @typedef {import('./result-file.js').ReportResult} ReportResult */
+import { renderGridPaths } from './render-grid-paths.js';
 
 /** @typedef {import('../lib/scenario/reference.js').ReferenceValue} RefStat */
 
@@ -368,7 +369,7 @@ function renderNetworkDetails(r) {
   const list = (items, fmt, limit = 500) => `${items.slice(0, limit).map(fmt).join('')}${items.length > limit ? `<li>… ${items.length - limit} more in result.json</li>` : ''}`;
   return `<section class="block" id="network-config"><h2>Network configuration</h2>
 <p>Emulator <b>${escapeHtml(net.emulator ?? r.environment.emulator ?? '—')}</b>. Links at the start of the run:</p>${linkTable}
-${routes ? `<ul class="routes">${routes}</ul>` : ''}
+${routes ? `<ul class="routes">${routes}</ul>` : ''}${renderGridPaths(r)}
 <details><summary>Schedule events (${net.scheduleEvents.length})</summary><ul class="mono">${list(net.scheduleEvents, (e) => `<li>${formatClock(e.atS)} ${escapeHtml(e.link ?? '')} ${escapeHtml(JSON.stringify(e.params ?? {}))} <span class="note">${escapeHtml(e.cause ?? '')}</span></li>`)}</ul></details>
 <details><summary>Emulator commands (${net.commands.length})</summary><ul class="mono">${list(net.commands, (c) => `<li class="${c.ok === false ? 'failed' : ''}">${Number.isFinite(c.atS) ? formatClock(c.atS) : ''} ${escapeHtml(c.cmd ?? JSON.stringify(c))}</li>`)}</ul></details>
 <details><summary>Run events (${r.events.length})</summary><ul class="mono">${list(r.events, (e) => `<li>${Number.isFinite(e.atS) ? `${formatNumber(e.atS, 1)} s` : ''} ${escapeHtml(e.type ?? '')} ${escapeHtml(e.peer ?? '')}</li>`)}</ul></details>

@@ -4,13 +4,15 @@
 // so that a killed orchestrator leaves no browser behind for long) and a session that is gone names its node.
 import { deleteSession, gridStatus, newSession, touchSession, authHeaders } from '../grid/client.js';
 import { EnvironmentError } from '../lib/system/errors.js';
-import { cdpEndpoint, gridNodes, nodeMediaPath, placePeers, sessionRequest } from '../lib/grid/grid.js';
+import { cdpEndpoint, gridNodes, nodeAddress, nodeMediaPath, placePeers, sessionRequest } from '../lib/grid/grid.js';
 import { chromiumArgs } from './browsers.js';
 
 const KEEP_ALIVE_MS = 5000;
 
 /**
- * @typedef {{ id: string, node: import('../lib/grid/grid.js').GridNode, endpoint: string, headers: Record<string, string> }} GridSession
+ * @typedef {{ id: string, node: import('../lib/grid/grid.js').GridNode, address: string, endpoint: string,
+ *   headers: Record<string, string> }} GridSession
+ *   address: where its browser gathers ICE candidates (lib/grid/grid.js nodeAddress)
  * @typedef {{ record: import('../lib/result/result.js').GridRecord, sessions: Map<string, GridSession>,
  *   watch: (onLost: (peer: string, message: string) => void) => void, release: () => Promise<void> }} GridSessions
  */
@@ -25,6 +27,8 @@ export async function openGridSessions({ gridUrl, secrets, peers, spread, placem
   const nodes = gridNodes(await gridStatus(gridUrl, secrets));
   const labels = placePeers(peers, nodes, { spread, placement });
   const nodeOf = (peer) => /** @type {import('../lib/grid/grid.js').GridNode} */ (nodes.find((node) => node.label === labels[peer]));
+  // Checked before any session exists.
+  const addresses = new Map(peers.map((peer) => [peer, nodeAddress(nodeOf(peer))]));
   const opened = await Promise.allSettled(peers.map((peer) => newSession(gridUrl, secrets,
     sessionRequest({ label: labels[peer], binary: nodeOf(peer).binary, args: argsFor(peer, nodeOf(peer)) }))));
   const release = async (/** @type {string[]} */ ids) => {
@@ -51,7 +55,7 @@ export async function openGridSessions({ gridUrl, secrets, peers, spread, placem
       throw new EnvironmentError(`--grid: grid-node ${node.label} gave ${peer}'s session no se:cdp endpoint; `
         + 'start the node with CDP enabled (grid-node does)');
     }
-    sessions.set(peer, { id, node, endpoint: cdpEndpoint(capabilities['se:cdp'], gridUrl), headers: authHeaders(secrets) });
+    sessions.set(peer, { id, node, address: /** @type {string} */ (addresses.get(peer)), endpoint: cdpEndpoint(capabilities['se:cdp'], gridUrl), headers: authHeaders(secrets) });
     const browserVersion = capabilities.browserVersion ?? null;
     record.peers[peer] = { node: node.label, uri: node.uri, cores: node.cores, browserVersion, sessionId: id };
     log(`${peer}: grid session on ${node.label} (${node.uri}), Chromium ${capabilities.browserVersion ?? '?'}`);
@@ -83,4 +87,21 @@ export async function openGridSessions({ gridUrl, secrets, peers, spread, placem
 export function gridChromiumArgs(media, pageOrigin, node, headful) {
   const onNode = { video: nodeMediaPath(media.video, node.mediaDir), audio: nodeMediaPath(media.audio, node.mediaDir) };
   return [...chromiumArgs(onNode, pageOrigin), ...(headful ? [] : ['--headless=new'])];
+}
+
+/**
+ * Where the emulator finds --grid's peers: each one's node, known once the sessions are open (after the emulator starts).
+ * @param {{ listen: string, secrets: import('../lib/grid/grid-config.js').GridSecrets }} options
+ * @param {() => GridSessions|undefined} sessions
+ * @returns {import('../emulators/contract.js').RemotePeers}
+ */
+export function gridRemotePeers({ listen, secrets }, sessions) {
+  return {
+    bindAddress: listen,
+    registrationSecret: secrets.registrationSecret,
+    nodeOf: (peer) => {
+      const session = sessions()?.sessions.get(peer);
+      return session && { label: session.node.label, address: session.address, relay: session.node.relay };
+    },
+  };
 }

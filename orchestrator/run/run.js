@@ -38,8 +38,8 @@ const KERNEL_FLOWS_GRACE_MS = 5000;
  * @property {boolean} [force]       replace a result already in outDir
  * @property {Call['onSample']} [onSample]
  * @property {(line: string) => void} [log]
- * @property {{ url: string, secrets: import('../lib/grid/grid-config.js').GridSecrets, spread: boolean }} [grid]  --grid: every
- *   peer's browser a Selenium Grid session (run/grid-sessions.js)
+ * @property {{ url: string, secrets: import('../lib/grid/grid-config.js').GridSecrets, spread: boolean, listen: string }} [grid]  --grid:
+ *   every peer's browser a Selenium Grid session (run/grid-sessions.js); the pages and the relay on `listen`, which the nodes reach
  * @property {(peers: string[]) => Map<string, string>} [createSecrets]  the pages' join secrets (default
  *   lib/system/peer-secrets.js createPeerSecrets; a test passes one that remembers them, to look for them in the run's files)
  */

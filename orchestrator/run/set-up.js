@@ -15,7 +15,7 @@ import { createVideoRoom } from '../sfu/janus-api.js';
 import { startJanus } from '../sfu/janus.js';
 import { hold, holder } from './call-lifecycle.js';
 import { createPeerCgroups } from './cgroups.js';
-import { openGridSessions, gridChromiumArgs } from './grid-sessions.js';
+import { openGridSessions, gridChromiumArgs, gridRemotePeers } from './grid-sessions.js';
 import { launchPeers, mediaUrlPath, waitForConnections, watchConnections } from './peer-launch.js';
 
 /** @typedef {import('./call-state.js').Call} Call */
@@ -82,6 +82,7 @@ async function startEmulator(call, runId, sfuAddress, clock) {
     compiled: call.scenario.compiled, durationS: call.scenario.durationS, peers, runId, browserPath: call.executables.chromium?.path,
     clock, log: call.log, sfuAddress, hostAddressPeers: peers.filter((peer) => call.kinds[peer] === 'firefox'),
     guardianLog: path.join(call.runDir, 'netem-guardian.log'), registerCleanup: holder(call),
+    ...(call.gridOptions ? { remotePeers: gridRemotePeers(call.gridOptions, () => call.grid) } : {}),
   });
   call.emulator = emulator;
   call.log(`emulator: ${emulator.name}${emulator.choice ? ` (${emulator.choice})` : ''}`);
@@ -149,7 +150,8 @@ async function startSignaling(call, emulator, janus, room, secrets) {
     if (capture) files[mediaUrlPath(peer)] = capture;
   }
   const signaling = await startSignalingServer({
-    host: emulator.signalingHost, rewriteCandidate: emulator.rewriteCandidate, room, secrets, bridge: bridge?.handle, files,
+    host: call.gridOptions?.listen ?? emulator.signalingHost, rewriteCandidate: emulator.rewriteCandidate, room, secrets,
+    bridge: bridge?.handle, files,
   });
   call.signaling = signaling;
   hold(call, 'signaling server', () => signaling.close());
@@ -175,4 +177,10 @@ async function openGrid(call, pageOrigin) {
     argsFor: (peer, node) => gridChromiumArgs(call.media.peers[peer], pageOrigin, node, call.headful),
   });
   hold(call, 'grid sessions', () => call.grid?.release());
+  const { emulator } = call;
+  if (emulator?.name === 'node-relay') call.grid.record.emulation = 'node relays';
+  if (emulator?.probePaths) call.grid.record.paths = await emulator.probePaths();
+  for (const p of call.grid.record.paths ?? []) {
+    call.log(`path ${p.from} → ${p.to}: RTT min ${p.rttMsMin} ms, median ${p.rttMsMedian} ms, loss ${p.lossPct} %`);
+  }
 }

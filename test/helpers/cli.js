@@ -10,12 +10,14 @@ export const CLI = fileURLToPath(new URL('../../orchestrator/bin/cli.js', import
 export const tempDir = (prefix = 'wtb-test-') => mkdtempSync(path.join(os.tmpdir(), prefix));
 
 /**
- * Runs the CLI as a user would. `onOutput(text, child)` sees stdout+stderr as they arrive (e.g. to send SIGINT).
+ * Runs the CLI as a user would. `onOutput(text, child)` sees stdout+stderr as they arrive (e.g. to send SIGINT); `wrap`
+ * is a command that execs the CLI (`ip netns exec <ns>`: the child's pid is then the CLI's).
  * @returns {Promise<{ code: number|null, signal: string|null, stdout: string, stderr: string }>}
  */
-export function runCli(args, { onOutput, timeoutMs = 240_000, env = {} } = {}) {
+export function runCli(args, { onOutput, timeoutMs = 240_000, env = {}, wrap = [] } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const argv = [...wrap, process.execPath, CLI, ...args];
+    const child = spawn(argv[0], argv.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`CLI ${args.join(' ')} ran over ${timeoutMs} ms\n${stderr}`)); }, timeoutMs);

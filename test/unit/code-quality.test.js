@@ -75,7 +75,7 @@ test('lib/ folders are the listed layers, each in docs/architecture.md, and the 
 test('outside emulators/, the code reaches a backend only through the contract: no import of a backend folder', () => {
   const emulatorsDir = path.join(ROOT, 'orchestrator', 'emulators');
   const backendDirs = readdirSync(emulatorsDir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
-  assert.deepEqual(backendDirs.sort(), ['dummynet', 'netem', 'relay'], 'every backend has its folder');
+  assert.deepEqual(backendDirs.sort(), ['dummynet', 'netem', 'node-relay', 'relay'], 'every backend has its folder');
   const reaching = [];
   for (const file of jsFiles(path.join(ROOT, 'orchestrator')).filter((f) => !f.startsWith(emulatorsDir + path.sep))) {
     const text = readFileSync(file, 'utf8');

@@ -3,7 +3,9 @@ import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { CAP, cdpEndpoint, gridNodes, nodeMediaPath, nodeStereotype, placePeers, sessionRequest, validatePlacement } from '../../orchestrator/lib/grid/grid.js';
+import {
+  CAP, cdpEndpoint, gridNodes, nodeAddress, nodeMediaPath, nodeStereotype, placePeers, sessionRequest, validatePlacement,
+} from '../../orchestrator/lib/grid/grid.js';
 import { eventPorts, hubConfig, nodeConfig } from '../../orchestrator/lib/grid/grid-config.js';
 import { driverMismatch, gridJarsDir, gridPom, SELENIUM_GRID_VERSION } from '../../orchestrator/grid/versions.js';
 import { localSecretsFile, readSecrets, SECRET_ENV, writeLocalSecrets } from '../../orchestrator/grid/secrets.js';
@@ -35,7 +37,7 @@ test('placement names only the scenario\'s peers and node labels', () => {
 });
 
 test('the Grid\'s /status gives this project\'s nodes that are up, with their label, free slots, binary, media and cores', () => {
-  const slot = (session) => ({ session, stereotype: nodeStereotype({ label: 'n1', binary: '/usr/bin/chromium', mediaDir: '/srv/media', cores: 4 }) });
+  const slot = (session) => ({ session, stereotype: nodeStereotype({ label: 'n1', binary: '/usr/bin/chromium', mediaDir: '/srv/media', cores: 4, relay: '10.0.0.1:7000' }) });
   const status = {
     value: {
       ready: true,
@@ -48,8 +50,19 @@ test('the Grid\'s /status gives this project\'s nodes that are up, with their la
   };
   assert.deepEqual(gridNodes(status), [{
     id: 'id1', uri: 'http://10.0.0.1:5555', label: 'n1', maxSessions: 2, freeSlots: 1, binary: '/usr/bin/chromium', mediaDir: '/srv/media', cores: 4, browserVersion: null,
+    relay: '10.0.0.1:7000',
   }]);
   assert.throws(() => gridNodes({ value: {} }), /no value\.nodes list/);
+});
+
+test('a node\'s relay address and its own address are checked at the edge, naming the node and the field', () => {
+  const statusWithRelay = (relay) => ({ value: { nodes: [{ nodeId: 'i', uri: 'http://10.0.0.1:5555', availability: 'UP', slots: [{ session: null, stereotype: { [CAP.label]: 'n1', [CAP.relay]: relay } }] }] } });
+  assert.equal(gridNodes(statusWithRelay(undefined))[0].relay, null, 'a node without a relay');
+  for (const bad of ['10.0.0.1', 'host:7000', '10.0.0.1:0', '10.0.0.1:70000', 7000, `10.0.0.1:7000${'0'.repeat(40)}`]) {
+    assert.throws(() => gridNodes(statusWithRelay(bad)), /grid-node n1's stereotype field wtb:relay is not IPv4:port/, JSON.stringify(bad));
+  }
+  assert.equal(nodeAddress(node('10.0.0.7')), '10.0.0.7');
+  assert.throws(() => nodeAddress(node('box')), /grid-node box's uri "http:\/\/box:5555" has no IPv4 address.*--host <its IPv4 address>/);
 });
 
 test('a session request matches the node by our label and gives Chromium the node\'s binary and the peer\'s flags', () => {

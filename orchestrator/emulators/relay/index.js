@@ -17,16 +17,21 @@ const closeOnly = (/** @type {string} */ _name, /** @type {() => Promise<unknown
  * candidates on the host's first non-loopback IPv4 address are relayed too, and it sees the relay there.
  * @param {import('../contract.js').EmulatorOptions} options
  *   sfuAddress: the one address Janus gathers on (it gathers none on loopback); hostAddressPeers: peers whose
- *   browser gathers no loopback candidate
+ *   browser gathers no loopback candidate; remotePeers: peers on other machines, whose only relayed candidates are
+ *   those on their machine's address (a loopback candidate there is that machine's own)
  */
-async function createRelayEmulator({ compiled, registerCleanup = closeOnly, sfuAddress, hostAddressPeers = [] }) {
+async function createRelayEmulator({ compiled, registerCleanup = closeOnly, sfuAddress, hostAddressPeers = [], remotePeers }) {
   const relayedAddresses = ['127.0.0.1', ...(sfuAddress ? [sfuAddress] : [])];
   const hostAddress = hostAddressPeers.length ? sfuAddress ?? firstIpv4Address() : null;
   if (hostAddressPeers.length && !hostAddress) {
     throw new EnvironmentError(`${hostAddressPeers.join(', ')} run Firefox, which gathers no loopback ICE candidate, and this host has no non-loopback IPv4 address for the relay to meet it on; run on a host with a network interface up`);
   }
   /** @param {string} peer @param {string} address */
-  const relayed = (peer, address) => relayedAddresses.includes(address) || (hostAddressPeers.includes(peer) && address === hostAddress);
+  const relayed = (peer, address) => {
+    const remote = remotePeers?.nodeOf(peer)?.address;
+    if (remote) return address === remote;
+    return relayedAddresses.includes(address) || (hostAddressPeers.includes(peer) && address === hostAddress);
+  };
   /** @type {ReturnType<typeof startRelayProcess>|null} */
   let starting = null;
   // Registered before the process starts; a relay that never started has nothing to close.
@@ -49,7 +54,8 @@ async function createRelayEmulator({ compiled, registerCleanup = closeOnly, sfuA
     async rewriteCandidate({ from, to, candidate }) {
       const parsed = parseCandidate(candidate.candidate);
       if (!parsed || parsed.transport !== 'udp' || parsed.type !== 'host' || !relayed(from, parsed.address)) return null;
-      const bindAddress = (to === SFU_NODE && sfuAddress) || (hostAddressPeers.includes(to) && hostAddress) || '127.0.0.1';
+      const bindAddress = (to === SFU_NODE && sfuAddress) || (remotePeers?.nodeOf(to) && remotePeers.bindAddress)
+        || (hostAddressPeers.includes(to) && hostAddress) || '127.0.0.1';
       const port = await relay.register({ peer: from, remotePeer: to, address: parsed.address, port: parsed.port, bindAddress });
       return { ...candidate, candidate: withAddress(candidate.candidate, bindAddress, port) };
     },

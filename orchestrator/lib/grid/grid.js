@@ -1,16 +1,24 @@
 // Selenium Grid 4, the pure part: the scenario's `placement`, which node each peer's browser goes to, the new-session
 // request, the node stereotype, reading the Grid's /status, and where Puppeteer attaches (se:cdp).
+import { isIPv4 } from 'node:net';
 import { InputError } from '../system/errors.js';
 import { expectObject } from '../input/validate.js';
 
 /** Our capabilities in a node's stereotype (W3C extension capabilities: a prefix and a colon). */
-export const CAP = { label: 'wtb:label', mediaDir: 'wtb:mediaDir', cores: 'wtb:cores' };
+export const CAP = { label: 'wtb:label', mediaDir: 'wtb:mediaDir', cores: 'wtb:cores', relay: 'wtb:relay' };
 /** A label is a host-name-like word: it is matched exactly and shown in the report. */
 const LABEL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 /**
  * @typedef {{ id: string, uri: string, label: string, maxSessions: number, freeSlots: number, binary: string|null,
- *   mediaDir: string|null, cores: number|null, browserVersion: string|null }} GridNode
+ *   mediaDir: string|null, cores: number|null, browserVersion: string|null, relay: string|null }} GridNode
+ *   relay: its relay's control address, IPv4:port (grid-node)
+ */
+
+/**
+ * Round trips from one node's relay to another's echo, outside any emulated link, before the call.
+ * @typedef {{ from: string, to: string, probes: number, received: number, rttMsMin: number|null, rttMsMedian: number|null,
+ *   lossPct: number|null }} PathProbe
  */
 
 /**
@@ -30,6 +38,20 @@ export function validatePlacement(raw, peers, file) {
   return /** @type {Record<string, string>} */ ({ ...placement });
 }
 
+/**
+ * The IPv4 address a node's browsers gather their ICE candidates on: its URI's host (grid-node --host), which the relay
+ * must know to steer their media through the emulated links.
+ * @param {GridNode} node @returns {string}
+ */
+export function nodeAddress(node) {
+  const host = URL.canParse(node.uri) ? new URL(node.uri).hostname : '';
+  if (!isIPv4(host)) {
+    throw new InputError(`--grid: grid-node ${node.label}'s uri ${JSON.stringify(node.uri.slice(0, 200))} has no IPv4 address, which the relay needs to `
+      + 'reach its browsers; start that grid-node with --host <its IPv4 address>');
+  }
+  return host;
+}
+
 /** @param {string} label */
 export function checkLabel(label) {
   if (!LABEL.test(label)) throw new InputError(`--label ${JSON.stringify(label)}: use letters, digits, ".", "_" and "-" (up to 63), starting with a letter or digit`);
@@ -37,11 +59,28 @@ export function checkLabel(label) {
 }
 
 /**
- * The Chrome slots a grid-node offers: the system Chromium, our label, its staged media and its cores.
- * @param {{ label: string, binary: string, mediaDir: string, cores: number }} node
+ * The Chrome slots a grid-node offers: the system Chromium, our label, its staged media, its cores and its relay.
+ * @param {{ label: string, binary: string, mediaDir: string, cores: number, relay?: string }} node
  */
-export function nodeStereotype({ label, binary, mediaDir, cores }) {
-  return { browserName: 'chrome', 'goog:chromeOptions': { binary }, [CAP.label]: label, [CAP.mediaDir]: mediaDir, [CAP.cores]: cores };
+export function nodeStereotype({ label, binary, mediaDir, cores, relay }) {
+  return {
+    browserName: 'chrome', 'goog:chromeOptions': { binary }, [CAP.label]: label, [CAP.mediaDir]: mediaDir, [CAP.cores]: cores,
+    ...(relay ? { [CAP.relay]: relay } : {}),
+  };
+}
+
+/**
+ * A stereotype's relay control address: absent, or IPv4:port; anything else names the node and the field.
+ * @param {unknown} value @param {string} label
+ * @returns {string|null}
+ */
+export function stereotypeRelay(value, label) {
+  if (value === undefined) return null;
+  const match = typeof value === 'string' && value.length <= 21 ? /^([\d.]+):(\d{1,5})$/.exec(value) : null;
+  if (!match || !isIPv4(match[1]) || Number(match[2]) < 1 || Number(match[2]) > 65535) {
+    throw new InputError(`--grid: grid-node ${label}'s stereotype field ${CAP.relay} is not IPv4:port (got ${JSON.stringify(value)?.slice(0, 40)}); restart that node with this project's grid-node`);
+  }
+  return /** @type {string} */ (value);
 }
 
 /**
@@ -62,6 +101,7 @@ export function gridNodes(status) {
       maxSessions: Number(node.maxSessions) || slots.length, freeSlots: slots.filter((slot) => !slot.session).length,
       binary: stereotype['goog:chromeOptions']?.binary ?? null, mediaDir: stereotype[CAP.mediaDir] ?? null,
       cores: Number.isFinite(stereotype[CAP.cores]) ? stereotype[CAP.cores] : null, browserVersion: stereotype.browserVersion ?? null,
+      relay: stereotypeRelay(stereotype[CAP.relay], stereotype[CAP.label].slice(0, 63)),
     }];
   });
 }

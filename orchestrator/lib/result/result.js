@@ -61,9 +61,11 @@ export const SCHEMA_VERSION = 1;
  *   period, cores, and (cpuStat) how many CFS periods hit the quota over the run
  * @property {GridRecord|null} [grid]  --grid: the Grid (its URL without credentials), how the network was emulated, and
  *   each peer's node (label, URI, cores) and browser version
- * @typedef {{ url: string, emulation: 'central relay', peers: Record<string, { node: string, uri: string, cores: number|null,
- *   browserVersion: string|null, sessionId: string }>, clocks?: Record<string, import('../grid/clock-offset.js').NodeClock> }} GridRecord
- *   clocks: per node, its clock's offset to the orchestrator's at the call's start and end (lib/grid/clock-offset.js)
+ * @typedef {{ url: string, emulation: 'central relay'|'node relays', peers: Record<string, { node: string, uri: string,
+ *   cores: number|null, browserVersion: string|null, sessionId: string }>,
+ *   clocks?: Record<string, import('../grid/clock-offset.js').NodeClock>, paths?: import('../grid/grid.js').PathProbe[] }} GridRecord
+ *   clocks: per node, its clock's offset to the orchestrator's at the call's start and end (lib/grid/clock-offset.js);
+ *   paths: node to node through the node relays, probed before the call (--emulator node-relay)
  * @typedef {{ preset: string|null, video: string, audio: string, width: number, height: number, fps: number,
  *   frames?: number, frameCode?: boolean, source?: 'fake-device'|'media-element', capture?: string }} MediaFiles
  *   frames: the loop's length; frameCode: frames carry the frame code; source and capture: per peer, how its browser

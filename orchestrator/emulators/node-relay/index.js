@@ -1,0 +1,134 @@
+// The node-relay backend: --grid's peers shaped on their own machines, by the relay each grid-node runs
+// (control-server.js). A peer's uplink is shaped on its node's relay and its downlink on its node's relay; a packet
+// between nodes crosses the sender's relay, then the receiver's (routes.js). Its contract: ../contract.js.
+import { randomBytes } from 'node:crypto';
+import { InputError } from '../../lib/system/errors.js';
+import { parseCandidate, withAddress } from '../candidates.js';
+import { openNodeRelay } from './client.js';
+import { pathSummary } from './path-probe.js';
+import { splitRoutes } from './routes.js';
+
+/** Path probes per ordered pair of nodes: PROBE_COUNT datagrams PROBE_INTERVAL_MS apart. */
+const PROBE_COUNT = 20;
+const PROBE_INTERVAL_MS = 10;
+
+/** @typedef {import('../contract.js').RemotePeers} RemotePeers */
+
+/**
+ * The relays are opened once the peers' sessions exist (their nodes are known then), at the first candidate; the
+ * links given before are kept and applied when each opens.
+ * @param {import('../contract.js').EmulatorOptions} options
+ */
+async function createNodeRelayEmulator({ compiled, peers, remotePeers, registerCleanup }) {
+  if (!remotePeers?.registrationSecret) {
+    throw new InputError('--emulator node-relay shapes the links on the relays of a Selenium Grid\'s nodes: give --grid <url>');
+  }
+  const grid = /** @type {Required<RemotePeers>} */ (remotePeers);
+  const runSecret = randomBytes(32).toString('hex');
+  let links = compiled.links;
+  /** @type {number|null} */
+  let mediaStartEpochMs = null;
+  /**
+   * @typedef {{ client: import('./client.js').NodeRelayClient, share: import('./routes.js').NodeShare, originEpochMs: number }} OpenRelay
+   */
+  /** @type {Map<string, Promise<OpenRelay>>} by node label */
+  const relays = new Map();
+  const nodeOf = (/** @type {string} */ peer) => {
+    const node = grid.nodeOf(peer);
+    if (!node?.relay) {
+      throw new InputError(`--emulator node-relay: ${peer}'s grid-node ${node?.label ?? '(none)'} advertises no relay (wtb:relay); `
+        + 'start it with this project\'s grid-node and --host <its IPv4 address>');
+    }
+    return /** @type {{ label: string, address: string, relay: string }} */ (node);
+  };
+  /** @param {string[]} names @param {Record<string, any>} all */
+  const subset = (names, all) => Object.fromEntries(names.filter((name) => name in all).map((name) => [name, all[name]]));
+  const relayOf = (/** @type {string} */ peer) => {
+    const node = nodeOf(peer);
+    if (!relays.has(node.label)) {
+      relays.set(node.label, (async () => {
+        const share = splitRoutes(compiled.routes, (p) => nodeOf(p).label)[node.label];
+        const { registrationSecret } = grid;
+        const client = await openNodeRelay({ label: node.label, control: node.relay, registrationSecret, runSecret });
+        const originEpochMs = Date.now();
+        await client.configure({ links: subset(share.links, links), routes: share.routes, traces: compiled.traces });
+        if (mediaStartEpochMs !== null) await client.restartTraces(mediaStartEpochMs);
+        return { client, share, originEpochMs };
+      })());
+    }
+    return /** @type {Promise<OpenRelay>} */ (relays.get(node.label));
+  };
+  /** The relays opened so far (one that failed to open failed the run already). @returns {Promise<OpenRelay[]>} */
+  const opened = async () => (await Promise.all([...relays.values()].map((relay) => relay.catch(() => null))))
+    .filter((relay) => relay !== null);
+  const close = async () => {
+    for (const relay of await opened()) await relay.client.close().catch(() => {});
+  };
+  const release = registerCleanup?.('node relays', close) ?? close;
+  /** @type {import('../contract.js').Emulator} */
+  const emulator = {
+    name: 'node-relay',
+    signalingHost: grid.bindAddress,
+    commands: [],
+    async rewriteCandidate({ from, to, candidate }) {
+      const parsed = parseCandidate(candidate.candidate);
+      const [fromNode, toNode] = [nodeOf(from), nodeOf(to)];
+      // Only a host candidate on its node's address is steered through the relays; a loopback one is that machine's own.
+      if (!parsed || parsed.transport !== 'udp' || parsed.type !== 'host' || parsed.address !== fromNode.address) return null;
+      const { client } = await relayOf(from);
+      const { address } = parsed;
+      const port = await client.register({ peer: from, remotePeer: to, address, port: parsed.port, bindAddress: address });
+      if (fromNode.label === toNode.label) return { ...candidate, candidate: withAddress(candidate.candidate, fromNode.address, port) };
+      // The receiver's relay sees the sender's relay socket as the sender's candidate.
+      const receiving = (await relayOf(to)).client;
+      const remotePort = await receiving.register({ peer: from, remotePeer: to, address, port, bindAddress: toNode.address });
+      return { ...candidate, candidate: withAddress(candidate.candidate, toNode.address, remotePort) };
+    },
+    async apply(changed, atS) {
+      links = { ...links, ...changed };
+      const traceOrigin = mediaStartEpochMs !== null && atS !== undefined ? { traceOriginEpochMs: mediaStartEpochMs + atS * 1000 } : {};
+      /** @param {OpenRelay} relay */
+      const configure = ({ client, share }) => client.configure({ links: subset(share.links, changed), ...traceOrigin });
+      await Promise.all((await opened()).map(configure));
+    },
+    // One after another, so that no probe shares the path with another.
+    async probePaths() {
+      const onePeerPerNode = new Map(peers.map((peer) => [nodeOf(peer).label, peer]));
+      const nodes = await Promise.all([...onePeerPerNode.values()].map(relayOf));
+      const paths = [];
+      for (const { client: from } of nodes) {
+        for (const { client: to } of nodes.filter(({ client }) => client !== from)) {
+          const probe = { address: to.address, port: to.echoPort, count: PROBE_COUNT, intervalMs: PROBE_INTERVAL_MS };
+          const { sent, rttMs } = await from.probe(probe);
+          paths.push(pathSummary({ from: from.label, to: to.label, sent, rttMs }));
+        }
+      }
+      return paths;
+    },
+    events: compiled.events,
+    traceSteps: null,
+    async startMedia(epochMs) {
+      mediaStartEpochMs = epochMs;
+      await Promise.all((await opened()).map(({ client }) => client.restartTraces(epochMs)));
+    },
+    // Each row says which node's relay counted it; t counts from that relay's start, anchored to when it was opened.
+    truth: async () => (await Promise.all((await opened()).map(async ({ client, originEpochMs }) => (await client.truth())
+      .map(({ t, ...row }) => ({ epochMs: originEpochMs + t * 1000, node: client.label, ...row }))))).flat(),
+    close: release,
+  };
+  return emulator;
+}
+
+/** @type {import('../contract.js').EmulatorBackend} */
+export const nodeRelayBackend = {
+  name: 'node-relay',
+  summary: '--grid only: the relay every grid-node runs; each peer\'s uplink and downlink shaped on its own machine',
+  supports: { sfu: false, kernelFlows: false, firefox: false, traceReplay: true },
+  why: {
+    sfu: 'which does not place Janus on a node yet',
+    kernelFlows: 'which has no tunnels on the nodes yet',
+    firefox: 'which runs Grid peers, and --grid runs Chromium only',
+  },
+  unavailable: async () => 'it runs only with --grid, on the relays of the Grid\'s nodes',
+  create: createNodeRelayEmulator,
+};

@@ -1,0 +1,25 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { splitRoutes } from '../../orchestrator/emulators/node-relay/routes.js';
+
+const MESH_3 = {
+  'p0->p1': ['p0.up', 'p1.down'], 'p0->p2': ['p0.up', 'p2.down'], 'p1->p0': ['p1.up', 'p0.down'],
+  'p1->p2': ['p1.up', 'p2.down'], 'p2->p0': ['p2.up', 'p0.down'], 'p2->p1': ['p2.up', 'p1.down'],
+};
+
+test('a route between nodes: the sender\'s uplink on its node, the receiver\'s downlink on its; within one node, whole', () => {
+  const shares = splitRoutes(MESH_3, (peer) => (peer === 'p2' ? 'b' : 'a'));
+  assert.deepEqual(shares.a.routes, {
+    'p0->p1': ['p0.up', 'p1.down'], 'p0->p2': ['p0.up'], 'p1->p0': ['p1.up', 'p0.down'], 'p1->p2': ['p1.up'], 'p2->p0': ['p0.down'], 'p2->p1': ['p1.down'],
+  });
+  assert.deepEqual(shares.b.routes, { 'p0->p2': ['p2.down'], 'p1->p2': ['p2.down'], 'p2->p0': ['p2.up'], 'p2->p1': ['p2.up'] });
+  assert.deepEqual(shares.b.links.sort(), ['p2.down', 'p2.up']);
+  assert.deepEqual(shares.a.links.sort(), ['p0.down', 'p0.up', 'p1.down', 'p1.up']);
+});
+
+test('a bottleneck between two nodes stays on the sender\'s node, before the receiver\'s downlink', () => {
+  const shares = splitRoutes({ 'p0->p1': ['p0.up', 'bottleneck.fwd', 'p1.down'], 'p1->p0': ['p1.up', 'bottleneck.back', 'p0.down'] },
+    (peer) => (peer === 'p0' ? 'a' : 'b'));
+  assert.deepEqual(shares.a.routes, { 'p0->p1': ['p0.up', 'bottleneck.fwd'], 'p1->p0': ['p0.down'] });
+  assert.deepEqual(shares.b.routes, { 'p0->p1': ['p1.down'], 'p1->p0': ['p1.up', 'bottleneck.back'] });
+});
