@@ -47,8 +47,9 @@ async function connect(sender, receiver) {
     const stream = await navigator.mediaDevices.getUserMedia({ video: true });
     const pc = new RTCPeerConnection();
     pc.addTrack(stream.getVideoTracks()[0], stream);
+    const gathered = new Promise((resolve) => { pc.onicegatheringstatechange = () => pc.iceGatheringState === 'complete' && resolve(undefined); });
     await pc.setLocalDescription(await pc.createOffer());
-    await new Promise((resolve) => { pc.onicegatheringstatechange = () => pc.iceGatheringState === 'complete' && resolve(undefined); });
+    await gathered;
     /** @type {any} */ (window).bench = { pc, track: stream.getVideoTracks()[0] };
     return pc.localDescription.toJSON();
   });
@@ -57,8 +58,9 @@ async function connect(sender, receiver) {
     const video = Object.assign(document.body.appendChild(document.createElement('video')), { muted: true, autoplay: true });
     pc.ontrack = ({ streams }) => { video.srcObject = streams[0]; };
     await pc.setRemoteDescription(remoteOffer);
+    const gathered = new Promise((resolve) => { pc.onicegatheringstatechange = () => pc.iceGatheringState === 'complete' && resolve(undefined); });
     await pc.setLocalDescription(await pc.createAnswer());
-    await new Promise((resolve) => { pc.onicegatheringstatechange = () => pc.iceGatheringState === 'complete' && resolve(undefined); });
+    await gathered;
     /** @type {any} */ (window).bench = { pc, video };
     return pc.localDescription.toJSON();
   }, offer);
