@@ -89,7 +89,8 @@ async function startPhase(sender, receiver, mode) {
   await receiver.evaluate(async (readerMode) => {
     const bench = /** @type {any} */ (window).bench;
     const { video } = bench;
-    bench.count = { callbacks: 0, presented: 0, codes: new Set(), captures: 0 };
+    // codes: changes of the code read (distinct pictures; the source loops, so a set of codes would saturate).
+    bench.count = { callbacks: 0, presented: 0, codes: 0, lastCode: -1, captures: 0 };
     let last = null;
     let watching = true;
     const onFrame = (_now, frame) => {
@@ -109,7 +110,10 @@ async function startPhase(sender, receiver, mode) {
       // Drained once a second, as the orchestrator does.
       const timer = setInterval(() => {
         const { frames, captures } = reader.drain();
-        for (const code of frames.remote?.codes ?? []) if (code >= 0) bench.count.codes.add(code);
+        for (const code of frames.remote?.codes ?? []) {
+          if (code >= 0 && code !== bench.count.lastCode) bench.count.codes += 1;
+          if (code >= 0) bench.count.lastCode = code;
+        }
         bench.count.captures += captures.length;
       }, 1000);
       stops.push(() => clearInterval(timer));
@@ -117,7 +121,7 @@ async function startPhase(sender, receiver, mode) {
     bench.stopPhase = () => {
       for (const stop of stops) stop();
       const { callbacks, presented, codes, captures } = bench.count;
-      return { callbacks, presented, codes: codes.size, captures };
+      return { callbacks, presented, codes, captures };
     };
   }, mode);
 }
