@@ -1,0 +1,9 @@
+{
+  "targets": [
+    {
+      "target_name": "relay_io",
+      "sources": ["relay_io.c"],
+      "cflags": ["-O2", "-Wall"]
+    }
+  ]
+}
