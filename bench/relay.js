@@ -7,7 +7,9 @@
 //     packets/s by relay-load.c until the relay process uses a whole core or falls behind, for 1200-byte and 200-byte
 //     payloads; then the added delay (median, p99) and what arrived at 25, 50 and 90 % of that load. A fresh relay per
 //     step, so its own lateness figures cover that step alone. The relay's CPU comes from /proc/<pid>/stat.
+//     Beside it the figures of the dgram packet path as README recorded them before the native one (noisy machine).
 // Usage: node bench/relay.js [--seconds 10] [--step-seconds 3] [--sizes 1200,200] [--skip-default]
+//   [--packet-path auto|native|dgram]  the relay's sockets and timer (auto: the native addon when built)
 import dgram from 'node:dgram';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -28,8 +30,11 @@ const { values } = parseArgs({
     'step-seconds': { type: 'string', default: '3' },
     sizes: { type: 'string', default: '1200,200' },
     'skip-default': { type: 'boolean', default: false },
+    'packet-path': { type: 'string', default: 'auto' },
   },
 });
+const packetPath = /** @type {'auto'|'native'|'dgram'} */ (values['packet-path']);
+if (!['auto', 'native', 'dgram'].includes(packetPath)) throw new Error(`--packet-path must be auto, native or dgram, got ${packetPath}`);
 const durationMs = Number(values.seconds) * 1000;
 
 const unconstrained = normalizeLinkParams({}, 'bench');
@@ -115,11 +120,11 @@ async function delayAt(path) {
 await raisePriority(process.pid);
 if (!values['skip-default']) await defaultLoad();
 for (const payloadBytes of values.sizes.split(',').map(Number)) {
-  await saturation({ payloadBytes, stepMs: Number(values['step-seconds']) * 1000 });
+  await saturation({ payloadBytes, stepMs: Number(values['step-seconds']) * 1000, packetPath });
 }
 
 async function defaultLoad() {
-  const relay = await startRelayProcess({ seed: 1 });
+  const relay = await startRelayProcess({ seed: 1, packetPath });
   try {
     const load = await cpuShare(relay);
     console.log(`relay CPU with ${PAIRS} x ${FLOW_KBPS / 1000} Mbps each way (${load.carriedMbps.toFixed(1)} Mbps, ${load.forwardedPerS.toFixed(0)} packets/s forwarded, ${load.deliveredPct.toFixed(1)} % delivered):`);

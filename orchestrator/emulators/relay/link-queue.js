@@ -13,7 +13,8 @@ import { TruthRecorder } from './truth-recorder.js';
 
 /** @typedef {import('./truth-recorder.js').TruthRow} TruthRow */
 
-const NOTHING_DELIVERED = Object.freeze([]);
+/** @type {ReadonlyArray<never>} */
+const NOTHING_DELIVERED = Object.freeze(/** @type {never[]} */ ([]));
 
 /**
  * Queue that pops from the front in O(1) amortized (Array#shift is O(n)).
@@ -251,7 +252,7 @@ export class LinkQueue {
   deliver(nowMs, onDelivery) {
     const t = this.#tick(nowMs);
     this.#advance(t);
-    while (this.#inFlight.peek()?.deliverMs <= t) {
+    while ((this.#inFlight.peek()?.deliverMs ?? Infinity) <= t) {
       const { packet, sizeBytes, arrivalMs, deliverMs } = this.#inFlight.shift();
       this.#totals.packetsOut++;
       this.#totals.bytesOut += sizeBytes;
@@ -277,7 +278,7 @@ export class LinkQueue {
     return { ...this.#totals, queuedPackets: this.#queue.length, queuedBytes: this.#queuedBytes, inFlightPackets: this.#inFlight.length };
   }
 
-  /** Callers may pass slightly out-of-order times (e.g. two upstream links); time never runs backwards here. */
+  /** Callers may pass slightly out-of-order times (e.g. two upstream links); time never runs backwards here. @param {number} nowMs */
   #tick(nowMs) {
     if (nowMs > this.#clockMs) this.#clockMs = nowMs;
     return this.#clockMs;
@@ -295,18 +296,21 @@ export class LinkQueue {
     return this.#lossBurstActive;
   }
 
+  /** @param {number} sizeBytes */
   #fits(sizeBytes) {
     // An empty queue always takes one packet, so a byte limit below one packet cannot black-hole the link.
     if (this.#queue.length === 0) return true;
     const { queuePackets, queueMs } = this.#params;
     if (queuePackets !== null) return this.#queue.length < queuePackets;
     // Bytes at the current rate, so a rate change moves the limit.
-    if (queueMs !== null) return this.#queuedBytes + sizeBytes <= queueLimitBytes(this.#params);
+    // No limit (null) only on a link without rate or trace, which queues nothing.
+    if (queueMs !== null) return this.#queuedBytes + sizeBytes <= (queueLimitBytes(this.#params) ?? Infinity);
     return true;
   }
 
+  /** @param {number} t */
   #advance(t) {
-    while (this.#queue.peek()?.departMs <= t) {
+    while ((this.#queue.peek()?.departMs ?? Infinity) <= t) {
       const { packet, sizeBytes, arrivalMs, departMs } = this.#queue.shift();
       this.#queuedBytes -= sizeBytes;
       this.#truth.sample(departMs, 'queueDelaysMs', departMs - arrivalMs);
@@ -314,6 +318,7 @@ export class LinkQueue {
     }
   }
 
+  /** @param {P} packet @param {number} sizeBytes @param {number} arrivalMs @param {number} departMs */
   #propagate(packet, sizeBytes, arrivalMs, departMs) {
     const { oneWayDelayMs, jitterMs } = this.#params;
     const jitterSampleMs = jitterMs > 0 ? (this.#jitterRandom() * 2 - 1) * jitterMs : 0;

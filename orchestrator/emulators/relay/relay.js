@@ -116,13 +116,14 @@ export class UdpRelay {
     // an interval fired "at" the boundary often ran before it, closing nothing, and the next row then held two seconds.
     const arm = () => {
       const sinceOriginMs = performance.now() - this.#originMs;
-      this.#loadTimer = setTimeout(() => {
+      const timer = setTimeout(() => {
         const now = performance.eventLoopUtilization();
         this.#load?.tick(performance.now(), performance.eventLoopUtilization(now, utilization).utilization);
         utilization = now;
         arm();
       }, Math.ceil(sinceOriginMs / 1000) * 1000 + LOAD_TICK_MARGIN_MS - sinceOriginMs);
-      this.#loadTimer.unref();
+      timer.unref();
+      this.#loadTimer = timer;
     };
     arm();
   }
@@ -134,9 +135,8 @@ export class UdpRelay {
    * @returns {(import('./load-meter.js').LoadRow & {packetPath: 'native'|'dgram'})[]}
    */
   loadTruth() {
-    this.#assertRunning('loadTruth');
-    const path = this.#io.kind;
-    return this.#load.take().map((row) => ({ ...row, packetPath: path }));
+    const { io, load } = this.#running('loadTruth');
+    return load.take().map((row) => ({ ...row, packetPath: io.kind }));
   }
 
   /**
@@ -148,7 +148,7 @@ export class UdpRelay {
    *   (default now)
    */
   configure({ links = {}, routes, traces = {}, traceOriginEpochMs } = {}) {
-    this.#assertRunning('configure');
+    this.#running('configure');
     const known = new Set([...this.#links.keys(), ...Object.keys(links)]);
     for (const [pair, names] of Object.entries(routes ?? {})) {
       const unknown = names.filter((name) => !known.has(name));
@@ -186,7 +186,7 @@ export class UdpRelay {
    * @param {number} epochMs
    */
   restartTraces(epochMs) {
-    this.#assertRunning('restartTraces');
+    this.#running('restartTraces');
     const nowMs = performance.now();
     this.#run(nowMs);
     for (const link of this.#links.values()) link.restartTrace(relayClockMs(epochMs), nowMs);
@@ -204,8 +204,7 @@ export class UdpRelay {
    * @returns {Promise<number>}
    */
   async register(candidate) {
-    this.#assertRunning('register');
-    return this.#proxies.register(candidate);
+    return this.#running('register').proxies.register(candidate);
   }
 
   /**
@@ -216,8 +215,7 @@ export class UdpRelay {
    * @returns {Promise<{leftPort: number, rightPort: number}>}
    */
   async registerTunnel(tunnel) {
-    this.#assertRunning('registerTunnel');
-    return this.#tunnels.register(tunnel, new Set(this.#links.keys()));
+    return this.#running('registerTunnel').tunnels.register(tunnel, new Set(this.#links.keys()));
   }
 
   /**
@@ -273,8 +271,13 @@ export class UdpRelay {
     this.#links.clear();
   }
 
-  #assertRunning(method) {
-    if (!this.#started || this.#closed) throw new HarnessError(`UdpRelay.${method}() called ${this.#closed ? 'after close()' : 'before start()'}.`);
+  /** What start() made, for a method that needs a running relay. @param {string} method */
+  #running(method) {
+    const [io, proxies, tunnels, load] = [this.#io, this.#proxies, this.#tunnels, this.#load];
+    if (!this.#started || this.#closed || !io || !proxies || !tunnels || !load) {
+      throw new HarnessError(`UdpRelay.${method}() called ${this.#closed ? 'after close()' : 'before start()'}.`);
+    }
+    return { io, proxies, tunnels, load };
   }
 
   /**
@@ -283,7 +286,7 @@ export class UdpRelay {
    * @param {ProxySocket} to @param {Buffer} payload @param {string} sourceAddress @param {number} sourcePort
    */
   #onDatagram(to, payload, sourceAddress, sourcePort) {
-    this.#load.received();
+    this.#load?.received();
     const from = to.sources.get(sourcePort)?.get(sourceAddress);
     if (!from) {
       this.#counters.dropsUnknownSource++;
@@ -307,7 +310,7 @@ export class UdpRelay {
    * @param {TunnelDirection} direction @param {Buffer} payload @param {string} sourceAddress @param {number} sourcePort
    */
   #onTunnelDatagram({ route, from, to, truth }, payload, sourceAddress, sourcePort) {
-    this.#load.received();
+    this.#load?.received();
     if (sourceAddress !== from.address || sourcePort !== from.port) {
       this.#counters.dropsUnknownSource++;
       return;
@@ -322,11 +325,16 @@ export class UdpRelay {
     this.#schedule();
   }
 
-  /** Hands a packet to the next link of its route, or sends it when the route is done. */
+  /** Hands a packet to the next link of its route, or sends it when the route is done. @param {Packet} packet @param {number} atMs */
   #forward(packet, atMs) {
     packet.hop++;
     if (packet.hop < packet.route.length) {
       const link = this.#links.get(packet.route[packet.hop]);
+      // Routes name only configured links, and links go only at close(): no route can lead nowhere but after it.
+      if (!link) {
+        this.#counters.dropsNoRoute++;
+        return;
+      }
       link.enqueue(packet, packet.sizeBytes, atMs);
       this.#nextEventMs = Math.min(this.#nextEventMs, link.nextEventMs());
       return;
@@ -335,12 +343,13 @@ export class UdpRelay {
     this.#counters.forwardedBytes += packet.payload.length;
     const lateMs = performance.now() - atMs;
     this.#sendLateness.record(lateMs);
-    this.#load.sent(lateMs);
+    this.#load?.sent(lateMs);
     packet.tunnelTruth?.count(atMs, 'packetsOut', packet.payload.length);
-    this.#io.send(packet.from.socket, packet.payload, packet.to.port, packet.to.address);
+    this.#io?.send(packet.from.socket, packet.payload, packet.to.port, packet.to.address);
   }
 
   /** Delivers everything due by nowMs across links, in time order, until nothing more is due. */
+  /** @param {number} nowMs */
   #run(nowMs) {
     const due = this.#due;
     while (nowMs >= this.#nextEventMs) {
@@ -369,7 +378,7 @@ export class UdpRelay {
     const nextMs = this.#nextEventMs;
     if (nextMs >= this.#timerAtMs) return;
     this.#timerAtMs = nextMs;
-    this.#io.setTimer(nextMs - performance.now());
+    this.#io?.setTimer(nextMs - performance.now());
   }
 
   #onTimer = () => {

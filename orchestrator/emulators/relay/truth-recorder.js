@@ -73,11 +73,12 @@ export class TruthRecorder {
     return rows;
   }
 
+  /** @param {number} atMs @returns {TruthBucket} */
   #bucket(atMs) {
     // An event for an already-folded second (only possible if the driver polled very late) joins the oldest open one.
     const second = Math.max(this.#nextSecond, Math.floor((atMs - this.#originMs) / 1000));
     // Nearly every event falls in the same second as the one before: skip the map (the packet path's hottest lookup).
-    if (second === this.#lastSecond && second >= this.#nextSecond) return this.#lastBucket;
+    if (second === this.#lastSecond && second >= this.#nextSecond && this.#lastBucket) return this.#lastBucket;
     let bucket = this.#open.get(second);
     if (!bucket) {
       // Late events are at most a timer slip or (departures) one delay behind: folding seconds three behind the
@@ -95,6 +96,7 @@ export class TruthRecorder {
     return bucket;
   }
 
+  /** @param {number} endSecond */
   #foldBefore(endSecond) {
     for (; this.#nextSecond < endSecond; this.#nextSecond++) {
       const bucket = this.#open.get(this.#nextSecond);
