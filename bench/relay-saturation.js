@@ -62,7 +62,9 @@ async function measure({ payloadBytes, totalPps, durationMs, packetPath }) {
       const sent = results.reduce((sum, flow) => sum + flow.sent, 0);
       const received = results.reduce((sum, flow) => sum + flow.received, 0);
       const linkDrops = Object.values((await relay.stats()).links).reduce((sum, link) => sum + link.dropsQueue + link.dropsLoss, 0);
-      const delays = results.filter((flow) => flow.delayMsP50 !== null);
+      // A flow with nothing received has no delays: the step's delays are the other flows'.
+      const delays = results.flatMap(({ delayMsP50, delayMsP99, delayMsMax }) => (
+        delayMsP50 === null || delayMsP99 === null || delayMsMax === null ? [] : [{ delayMsP50, delayMsP99, delayMsMax }]));
       return {
         offeredPps: sent / (durationMs / 1000),
         forwardedPps: (after.forwardedPackets - before.forwardedPackets) / wallS,
@@ -86,7 +88,7 @@ async function measure({ payloadBytes, totalPps, durationMs, packetPath }) {
 
 /** @param {Awaited<ReturnType<typeof measure>>} step */
 function format(step) {
-  const ms = (value) => value.toFixed(2);
+  const ms = (/** @type {number} */ value) => value.toFixed(2);
   return `offered ${step.offeredPps.toFixed(0).padStart(6)} p/s, forwarded ${step.forwardedPps.toFixed(0).padStart(6)} p/s, `
     + `relay ${(step.cpuShare * 100).toFixed(1).padStart(5)} % of a core (${(step.forwardedPps / step.cpuShare).toFixed(0)} p/s per core), `
     + `added delay p50/p99/max ${ms(step.addedMsP50)}/${ms(step.addedMsP99)}/${ms(step.addedMsMax)} ms, `
