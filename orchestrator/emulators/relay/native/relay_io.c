@@ -184,7 +184,7 @@ static void onReadable(uv_poll_t *handle, int status, int events) {
   }
   napi_get_boolean(env, timerFired, &argv[2]);
   napi_get_reference_value(env, io->onEvents, &callback);
-  napi_get_undefined(env, &recv);
+  napi_get_global(env, &recv);
   /* make_callback runs the microtasks after it (the JS side flushes its sends there). */
   if (napi_make_callback(env, io->context, recv, callback, 3, argv, &result) == napi_pending_exception) {
     napi_value error;
@@ -413,10 +413,10 @@ static napi_value destroy(napi_env env, napi_callback_info info) {
   napi_delete_reference(env, io->onEvents);
   napi_delete_reference(env, io->meta);
   napi_async_destroy(env, io->context);
+  uv_poll_stop(&io->poll);
   close(io->epfd);
   close(io->tfd);
   io->epfd = io->tfd = -1;
-  uv_poll_stop(&io->poll);
   uv_close((uv_handle_t *)&io->poll, onPollClosed);
   return NULL;
 }
