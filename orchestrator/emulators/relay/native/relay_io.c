@@ -108,13 +108,15 @@ static void flushSocket(Io *io, Sock *sock) {
     }
   }
   sock->pending = 0;
-  sock->dirty = 0;
 }
 
+/* Sends every queued datagram; only here do sockets leave the dirty list, so each is on it at most once. */
 static void flushAll(Io *io) {
   for (uint32_t i = 0; i < io->dirtyCount; i++) {
     Sock *sock = io->sockets[io->dirty[i]];
-    if (sock) flushSocket(io, sock);
+    if (!sock) continue;
+    flushSocket(io, sock);
+    sock->dirty = 0;
   }
   io->dirtyCount = 0;
   io->arenaUsed = 0;
