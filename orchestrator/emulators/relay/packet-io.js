@@ -35,7 +35,7 @@ export const SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
 
 /**
  * @typedef {{MAX_BATCH: number, create: Function, bind: Function, send: Function, flush: Function,
- *   setTimer: Function, clearTimer: Function, closeSocket: Function, destroy: Function}} Addon
+ *   setTimer: Function, closeSocket: Function, destroy: Function}} Addon
  */
 const addon = loadAddon();
 

@@ -2,7 +2,7 @@
   "targets": [
     {
       "target_name": "relay_io",
-      "sources": ["relay_io.c"],
+      "sources": ["relay_io.c", "batch.h"],
       "cflags": ["-O2", "-Wall"]
     }
   ]

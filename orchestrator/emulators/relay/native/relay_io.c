@@ -2,7 +2,7 @@
  * The relay's packet I/O in batches (Linux): recvmmsg/sendmmsg on its UDP sockets and a timerfd for sub-millisecond
  * timers, all behind one epoll fd that libuv polls, so one wake-up hands every ready datagram to JS in one call.
  * Node's dgram costs one recvmsg/sendmsg syscall and one JS callback per datagram, and its timers whole milliseconds.
- * The link model stays in JS (../relay.js); ../native-io.js wraps this and ../dgram-io.js is the fallback.
+ * The link model stays in JS (../relay.js); ../packet-io.js wraps this, with Node's dgram as the fallback.
  *
  * JS API (io: the external that create returns):
  *   create(onEvents, meta: Uint32Array(MAX_BATCH * 4)) -> io
@@ -11,56 +11,10 @@
  *   bind(io, address, bufferBytes) -> [socketId, port]
  *   send(io, socketId, payload, port, address (host order))  queued, copied; flush() sends them
  *   flush(io) -> datagrams that could not be sent
- *   setTimer(io, delayMs)  fires once after delayMs (<= 0: at once); clearTimer(io)
+ *   setTimer(io, delayMs)  fires once after delayMs (<= 0: at once; a new call replaces the one armed)
  *   closeSocket(io, socketId); destroy(io)
  */
-#define _GNU_SOURCE
-#define NAPI_VERSION 8
-#include <node_api.h>
-#include <uv.h>
-#include <arpa/inet.h>
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/epoll.h>
-#include <sys/socket.h>
-#include <sys/timerfd.h>
-#include <unistd.h>
-
-#define MAX_BATCH 256   /* datagrams per call into JS */
-#define SOCKET_BATCH 64 /* per recvmmsg/sendmmsg */
-#define SLOT_BYTES 65536
-#define ARENA_BYTES (4 * 1024 * 1024)
-#define TIMER_TAG UINT32_MAX
-
-typedef struct {
-  int fd;
-  int pending;
-  int dirty;
-  struct mmsghdr msgs[SOCKET_BATCH];
-  struct iovec iovs[SOCKET_BATCH];
-  struct sockaddr_in to[SOCKET_BATCH];
-} Sock;
-
-typedef struct {
-  napi_env env;
-  int epfd, tfd;
-  uv_poll_t poll;
-  napi_ref onEvents, meta;
-  uint32_t *metaData;
-  napi_async_context context;
-  Sock **sockets;
-  uint32_t socketCount, socketCapacity;
-  uint32_t *dirty;
-  uint32_t dirtyCount;
-  char *slots;
-  struct mmsghdr recvMsgs[SOCKET_BATCH];
-  struct iovec recvIovs[SOCKET_BATCH];
-  struct sockaddr_in from[SOCKET_BATCH];
-  char *arena;
-  size_t arenaUsed;
-  uint32_t sendErrors;
-} Io;
+#include "batch.h"
 
 #define CHECK(env, call)                                              \
   do {                                                                \
@@ -93,72 +47,6 @@ static Sock *sockOf(napi_env env, Io *io, napi_value value) {
     return NULL;
   }
   return io->sockets[id];
-}
-
-static void flushSocket(Io *io, Sock *sock) {
-  int done = 0;
-  while (done < sock->pending) {
-    int sent = sendmmsg(sock->fd, sock->msgs + done, sock->pending - done, 0);
-    if (sent < 0) {
-      if (errno == EINTR) continue;
-      io->sendErrors++; /* skip the datagram that failed, send the rest */
-      done++;
-    } else {
-      done += sent;
-    }
-  }
-  sock->pending = 0;
-}
-
-/* Sends every queued datagram; only here do sockets leave the dirty list, so each is on it at most once. */
-static void flushAll(Io *io) {
-  for (uint32_t i = 0; i < io->dirtyCount; i++) {
-    Sock *sock = io->sockets[io->dirty[i]];
-    if (!sock) continue;
-    flushSocket(io, sock);
-    sock->dirty = 0;
-  }
-  io->dirtyCount = 0;
-  io->arenaUsed = 0;
-}
-
-/* Reads what is ready: up to MAX_BATCH datagrams into the slots, meta rows filled. */
-static uint32_t receive(Io *io, int *timerFired, size_t *totalBytes) {
-  struct epoll_event events[64];
-  int ready = epoll_wait(io->epfd, events, 64, 0);
-  uint32_t count = 0;
-  *totalBytes = 0;
-  for (int e = 0; e < ready; e++) {
-    uint32_t id = events[e].data.u32;
-    if (id == TIMER_TAG) {
-      uint64_t expirations;
-      if (read(io->tfd, &expirations, sizeof expirations) == sizeof expirations) *timerFired = 1;
-      continue;
-    }
-    Sock *sock = id < io->socketCount ? io->sockets[id] : NULL;
-    if (!sock || count >= MAX_BATCH) continue; /* level-triggered: the rest comes on the next wake-up */
-    unsigned want = MAX_BATCH - count < SOCKET_BATCH ? MAX_BATCH - count : SOCKET_BATCH;
-    for (unsigned i = 0; i < want; i++) {
-      io->recvIovs[i].iov_base = io->slots + (size_t)(count + i) * SLOT_BYTES;
-      io->recvIovs[i].iov_len = SLOT_BYTES;
-      memset(&io->recvMsgs[i].msg_hdr, 0, sizeof(struct msghdr));
-      io->recvMsgs[i].msg_hdr.msg_iov = &io->recvIovs[i];
-      io->recvMsgs[i].msg_hdr.msg_iovlen = 1;
-      io->recvMsgs[i].msg_hdr.msg_name = &io->from[i];
-      io->recvMsgs[i].msg_hdr.msg_namelen = sizeof(struct sockaddr_in);
-    }
-    int got = recvmmsg(sock->fd, io->recvMsgs, want, MSG_DONTWAIT, NULL);
-    for (int i = 0; i < got; i++) {
-      uint32_t *row = io->metaData + (size_t)(count + i) * 4;
-      row[0] = id;
-      row[1] = ntohl(io->from[i].sin_addr.s_addr);
-      row[2] = ntohs(io->from[i].sin_port);
-      row[3] = io->recvMsgs[i].msg_len;
-      *totalBytes += io->recvMsgs[i].msg_len;
-    }
-    if (got > 0) count += got;
-  }
-  return count;
 }
 
 static void onReadable(uv_poll_t *handle, int status, int events) {
@@ -374,19 +262,6 @@ static napi_value setTimer(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-static napi_value clearTimer(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  Io *io = ioOf(env, argv[0]);
-  if (!io) return NULL;
-  struct itimerspec spec = {0};
-  timerfd_settime(io->tfd, 0, &spec, NULL);
-  uint64_t expirations; /* one that fired unread must not call back */
-  if (read(io->tfd, &expirations, sizeof expirations) < 0 && errno != EAGAIN) return throwErrno(env, "timerfd read");
-  return NULL;
-}
-
 static napi_value closeSocket(napi_env env, napi_callback_info info) {
   size_t argc = 2;
   napi_value argv[2];
@@ -430,7 +305,6 @@ static napi_value init(napi_env env, napi_value exports) {
     {"send", NULL, queueSend, NULL, NULL, NULL, napi_default, NULL},
     {"flush", NULL, flushSends, NULL, NULL, NULL, napi_default, NULL},
     {"setTimer", NULL, setTimer, NULL, NULL, NULL, napi_default, NULL},
-    {"clearTimer", NULL, clearTimer, NULL, NULL, NULL, napi_default, NULL},
     {"closeSocket", NULL, closeSocket, NULL, NULL, NULL, napi_default, NULL},
     {"destroy", NULL, destroy, NULL, NULL, NULL, napi_default, NULL},
   };
