@@ -24,16 +24,17 @@ import { Tunnels } from './tunnels.js';
 /** @typedef {import('./tunnels.js').TunnelTruthRow} TunnelTruthRow */
 /** @typedef {import('./tunnels.js').TunnelDirection} TunnelDirection */
 /** @typedef {import('./packet-io.js').PacketSocket} PacketSocket */
+/** @typedef {import('./proxies.js').ProxySocket} ProxySocket */
 
 /**
  * Node timers can fire up to ~1.7 ms early or ~1 ms late; firing this much early is accepted (the packet is
  * sent at once), anything earlier re-arms. Centres the delay error around zero.
  */
 const EARLY_FIRE_MS = 0.5;
+/** The timer wakes on this grid and sends all that is due: a timerfd exact to the µs woke once per packet (costly). */
+const TIMER_GRID_MS = 0.25;
 /** The load meter's tick runs this long after each second's end, so that timer error cannot put it before. */
 const LOAD_TICK_MARGIN_MS = 5;
-
-/** @typedef {import('./proxies.js').ProxySocket} ProxySocket */
 
 /**
  * @typedef {object} Packet
@@ -378,7 +379,7 @@ export class UdpRelay {
     const nextMs = this.#nextEventMs;
     if (nextMs >= this.#timerAtMs) return;
     this.#timerAtMs = nextMs;
-    this.#io?.setTimer(nextMs - performance.now());
+    this.#io?.setTimer(Math.ceil(nextMs / TIMER_GRID_MS) * TIMER_GRID_MS - performance.now());
   }
 
   #onTimer = () => {
