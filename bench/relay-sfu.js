@@ -25,9 +25,10 @@ const WARMUP_MS = 1000;
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' } } });
 const durationMs = Number(values.seconds) * 1000;
-const wireKbps = (bytes, pps) => ((bytes + UDP_IPV4_OVERHEAD_BYTES) * 8 * pps) / 1000;
+const wireKbps = (/** @type {number} */ bytes, /** @type {number} */ pps) => ((bytes + UDP_IPV4_OVERHEAD_BYTES) * 8 * pps) / 1000;
 
 const peers = Array.from({ length: PEERS }, (_, i) => `p${i}`);
+/** @type {Record<string, import('../orchestrator/lib/network/link-model.js').LinkParams>} */
 const links = { 'sfu.up': normalizeLinkParams({}, 'bench'), 'sfu.down': normalizeLinkParams({}, 'bench') };
 /** @type {Record<string, string[]>} */
 const routes = {};
@@ -64,7 +65,7 @@ try {
     const after = await relay.stats();
     const results = await running;
     const wallS = (after.uptimeMs - before.uptimeMs) / 1000;
-    const offered = flows.reduce((sum, flow) => sum + flow.mediaPps + flow.rtcpPps, 0);
+    const offered = flows.reduce((sum, flow) => sum + flow.mediaPps + (flow.rtcpPps ?? 0), 0);
     console.log(`16-party SFU through one relay, ${durationMs / 1000} s: ${offered} packets/s offered, `
       + `${((after.forwardedPackets - before.forwardedPackets) / wallS).toFixed(0)} forwarded; relay ${((cpu / wallS) * 100).toFixed(1)} % of a core, `
       + `lateness p50/p99/max ${after.sendLateMs.p50}/${after.sendLateMs.p99}/${after.sendLateMs.max} ms (priority ${after.priority})`);
@@ -73,15 +74,17 @@ try {
     for (const [index, flow] of flows.entries()) {
       const result = results[index];
       const rateErrorPct = (100 * (result.receivedKbps - flow.expectedKbps)) / flow.expectedKbps;
-      const delay = flow.capBinds ? 'queue (cap binds)' : `${(result.delayMsP50 - flow.delayMs).toFixed(2)} / ${(result.delayMsP99 - flow.delayMs).toFixed(2)} ms`;
-      const configured = `${flow.delayMs} ms, ${links[flow.link].rateKbps / 1000} Mbps`;
+      const above = (/** @type {number|null} */ delayMs) => (delayMs === null ? 'none arrived' : (delayMs - flow.delayMs).toFixed(2));
+      const delay = flow.capBinds ? 'queue (cap binds)' : `${above(result.delayMsP50)} / ${above(result.delayMsP99)} ms`;
+      const { rateKbps } = links[flow.link];
+      const configured = `${flow.delayMs} ms, ${rateKbps === null ? 'no cap' : `${rateKbps / 1000} Mbps`}`;
       const lostPct = (100 * (result.sent - result.received)) / result.sent;
       console.log(`${flow.link.padEnd(10)} ${configured.padEnd(21)} ${delay.padEnd(32)} ${rateErrorPct.toFixed(2).padStart(6)} %   ${lostPct.toFixed(2)} %${flow.capBinds ? ' (cap)' : ''}`);
       errors.push({ flow, result, rateErrorPct });
     }
     const open = errors.filter(({ flow }) => !flow.capBinds);
-    const worst = (values) => Math.max(...values.map(Math.abs)).toFixed(2);
-    console.log(`worst: delay above configured p99 ${worst(open.map(({ flow, result }) => result.delayMsP99 - flow.delayMs))} ms, `
+    const worst = (/** @type {number[]} */ values) => Math.max(...values.map(Math.abs)).toFixed(2);
+    console.log(`worst: delay above configured p99 ${worst(open.flatMap(({ flow, result }) => (result.delayMsP99 === null ? [] : [result.delayMsP99 - flow.delayMs])))} ms, `
       + `rate error ${worst(errors.filter(({ flow }) => flow.capBinds).map(({ rateErrorPct }) => rateErrorPct))} % (cap binding) / ${worst(open.map(({ rateErrorPct }) => rateErrorPct))} % (open)`);
   } finally {
     await load.close();

@@ -7,7 +7,9 @@
 //     packets/s by relay-load.c until the relay process uses a whole core or falls behind, for 1200-byte and 200-byte
 //     payloads; then the added delay (median, p99) and what arrived at 25, 50 and 90 % of that load. A fresh relay per
 //     step, so its own lateness figures cover that step alone. The relay's CPU comes from /proc/<pid>/stat.
+//     Beside it the figures of the dgram packet path as README recorded them before the native one (noisy machine).
 // Usage: node bench/relay.js [--seconds 10] [--step-seconds 3] [--sizes 1200,200] [--skip-default]
+//   [--packet-path auto|native|dgram]  the relay's sockets and timer (auto: the native addon when built)
 import dgram from 'node:dgram';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -28,8 +30,11 @@ const { values } = parseArgs({
     'step-seconds': { type: 'string', default: '3' },
     sizes: { type: 'string', default: '1200,200' },
     'skip-default': { type: 'boolean', default: false },
+    'packet-path': { type: 'string', default: 'auto' },
   },
 });
+const packetPath = /** @type {'auto'|'native'|'dgram'} */ (values['packet-path']);
+if (!['auto', 'native', 'dgram'].includes(packetPath)) throw new Error(`--packet-path must be auto, native or dgram, got ${packetPath}`);
 const durationMs = Number(values.seconds) * 1000;
 
 const unconstrained = normalizeLinkParams({}, 'bench');
@@ -40,19 +45,26 @@ async function udpSocket() {
   await new Promise((resolve) => { socket.bind({ address: HOST, port: 0 }, () => resolve(undefined)); });
   return socket;
 }
-const closeAll = (sockets) => Promise.all(sockets.map((socket) => new Promise((resolve) => socket.close(resolve))));
+/** @param {dgram.Socket[]} sockets */
+const closeAll = (sockets) => Promise.all(sockets.map((socket) => new Promise((resolve) => socket.close(() => resolve(undefined)))));
 
-/** 4 pairs, each sending FLOW_KBPS both ways through the relay for durationMs. */
+/**
+ * 4 pairs, each sending FLOW_KBPS both ways through the relay for durationMs.
+ * @param {import('../orchestrator/emulators/relay/client.js').RelayProcess} relay
+ */
 async function cpuShare(relay) {
   const peers = Array.from({ length: PAIRS * 2 }, (_, i) => `p${i}`);
   const sockets = await Promise.all(peers.map(() => udpSocket()));
+  /** @type {Record<string, import('../orchestrator/lib/network/link-model.js').LinkParams>} */
   const links = {};
+  /** @type {Record<string, string[]>} */
   const routes = {};
   const flows = [];
   let receivedPackets = 0;
   for (const socket of sockets) socket.on('message', () => { receivedPackets++; });
   for (let pair = 0; pair < PAIRS; pair++) {
     const [a, b] = [2 * pair, 2 * pair + 1];
+    /** @type {Record<number, number>} proxy port by peer index */
     const proxyOf = {};
     for (const [self, remote] of [[a, b], [b, a]]) {
       proxyOf[self] = await relay.register({
@@ -80,7 +92,7 @@ async function cpuShare(relay) {
   await sleep(500); // let the 25 ms delay line drain before counting
   await closeAll(sockets);
   const wallMs = after.uptimeMs - before.uptimeMs;
-  const sharePct = (us) => (us / 1000 / wallMs) * 100;
+  const sharePct = (/** @type {number} */ us) => (us / 1000 / wallMs) * 100;
   return {
     userPct: sharePct(after.cpuUserUs - before.cpuUserUs),
     systemPct: sharePct(after.cpuSystemUs - before.cpuSystemUs),
@@ -91,7 +103,10 @@ async function cpuShare(relay) {
   };
 }
 
-/** A ProbePath straight over loopback: the baseline the relay's added delay is measured against. */
+/**
+ * A ProbePath straight over loopback: the baseline the relay's added delay is measured against.
+ * @returns {Promise<import('../orchestrator/emulators/calibration.js').ProbePath>}
+ */
 async function directPath() {
   const [sender, receiver] = [await udpSocket(), await udpSocket()];
   /** @type {(payload: Buffer, atMs: number) => void} */
@@ -105,6 +120,7 @@ async function directPath() {
   };
 }
 
+/** @param {import('../orchestrator/emulators/calibration.js').ProbePath} path */
 async function delayAt(path) {
   const probe = { offeredKbps: 912, payloadBytes: 200, durationMs: Math.min(durationMs, 5000), warmupMs: 0 }; // 500 packets/s
   await path.configure(unconstrained);
@@ -115,11 +131,11 @@ async function delayAt(path) {
 await raisePriority(process.pid);
 if (!values['skip-default']) await defaultLoad();
 for (const payloadBytes of values.sizes.split(',').map(Number)) {
-  await saturation({ payloadBytes, stepMs: Number(values['step-seconds']) * 1000 });
+  await saturation({ payloadBytes, stepMs: Number(values['step-seconds']) * 1000, packetPath });
 }
 
 async function defaultLoad() {
-  const relay = await startRelayProcess({ seed: 1 });
+  const relay = await startRelayProcess({ seed: 1, packetPath });
   try {
     const load = await cpuShare(relay);
     console.log(`relay CPU with ${PAIRS} x ${FLOW_KBPS / 1000} Mbps each way (${load.carriedMbps.toFixed(1)} Mbps, ${load.forwardedPerS.toFixed(0)} packets/s forwarded, ${load.deliveredPct.toFixed(1)} % delivered):`);
@@ -132,10 +148,16 @@ async function defaultLoad() {
     try {
       const viaRelay = await delayAt(relayPath);
       const baseline = await delayAt(direct);
+      const [viaP50, viaP99] = [viaRelay.oneWayDelayMsP50, viaRelay.oneWayDelayMsP99];
+      const [baseP50, baseP99] = [baseline.oneWayDelayMsP50, baseline.oneWayDelayMsP99];
       console.log('one-way delay at 0 ms configured, 500 packets/s of 200 B:');
-      console.log(`  loopback direct  median ${baseline.oneWayDelayMsP50.toFixed(3)} ms, p99 ${baseline.oneWayDelayMsP99.toFixed(3)} ms`);
-      console.log(`  through relay    median ${viaRelay.oneWayDelayMsP50.toFixed(3)} ms, p99 ${viaRelay.oneWayDelayMsP99.toFixed(3)} ms`);
-      console.log(`  added by relay   median ${(viaRelay.oneWayDelayMsP50 - baseline.oneWayDelayMsP50).toFixed(3)} ms (target < 0.5 ms), p99 ${(viaRelay.oneWayDelayMsP99 - baseline.oneWayDelayMsP99).toFixed(3)} ms`);
+      if (viaP50 === null || viaP99 === null || baseP50 === null || baseP99 === null) {
+        console.log(`  no probe packet arrived (${viaP50 === null ? 'through the relay' : 'over loopback'}); check the relay's stats above`);
+      } else {
+        console.log(`  loopback direct  median ${baseP50.toFixed(3)} ms, p99 ${baseP99.toFixed(3)} ms`);
+        console.log(`  through relay    median ${viaP50.toFixed(3)} ms, p99 ${viaP99.toFixed(3)} ms`);
+        console.log(`  added by relay   median ${(viaP50 - baseP50).toFixed(3)} ms (target < 0.5 ms), p99 ${(viaP99 - baseP99).toFixed(3)} ms`);
+      }
     } finally {
       await relayPath.close();
       await direct.close();

@@ -6,7 +6,8 @@
 //   3. Selenium Grid (`--grid`, grid-hub, grid-node): Java and chromium-driver from Debian, the Grid's jars from Maven
 //      Central into ~/.cache/webrtc-testbed (versions pinned in grid/versions.js); a driver that is not Chromium's is an error
 //   4. PyPI's imageio-ffmpeg (pinned) in a venv of its own: its static ffmpeg has libvmaf, for VMAF scores
-//   5. the default fake-device media (and the small preset the tests use), and their WebMs for Firefox peers
+//   5. the relay's native packet path (orchestrator/emulators/relay/native), compiled with npm's own node-gyp
+//   6. the default fake-device media (and the small preset the tests use), and their WebMs for Firefox peers
 // `--npm-only`: step 2 alone (CI jobs that only merge and report).
 // Every command it runs is printed with a leading "$ " so the set-up can be audited and repeated by hand.
 import { spawnSync } from 'node:child_process';
@@ -100,6 +101,7 @@ if (!npmOnly) {
 const npmEnv = { npm_config_nodedir: nodeHeadersPrefix(), ...(hasSystemBrowser() ? { PUPPETEER_SKIP_DOWNLOAD: 'true' } : {}) };
 run('npm', [existsSync(path.join(root, 'package-lock.json')) ? 'ci' : 'install', '--no-audit', '--no-fund'], { env: npmEnv });
 if (!npmOnly) {
+  buildRelayAddon();
   // A Firefox peer plays a WebM of the same media (media/generate.js ensureCaptureFile): encoded once, here.
   run(process.execPath, ['media/generate.js', ...(hasFirefox() ? ['--capture'] : []), '720p30', '360p30']);
 }
@@ -114,6 +116,21 @@ function nodeHeadersPrefix() {
   if (existsSync(path.join(prefix, 'include', 'node', 'node.h'))) return prefix;
   console.error(`setup: this Node (${process.execPath}) has no headers in ${path.join(prefix, 'include', 'node')}, which the results store's better-sqlite3 is compiled against; install a Node that ships them (Debian's nodejs package, or a build from nodejs.org) and run \`npm run setup\` again.`);
   return process.exit(3);
+}
+
+/**
+ * The relay's native packet path, from its C source with the node-gyp that ships with npm and this Node's headers.
+ * Optional: without it the relay runs on Node's dgram (fewer packets/s, whole-ms timers) and says so in its stats.
+ */
+function buildRelayAddon() {
+  const npmRoot = spawnSync('npm', ['root', '-g'], { encoding: 'utf8' }).stdout?.trim() ?? '';
+  const nodeGyp = path.join(npmRoot, 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
+  const args = [nodeGyp, 'rebuild', '--directory', 'orchestrator/emulators/relay/native'];
+  console.log(`$ npm_config_nodedir=${nodeHeadersPrefix()} ${process.execPath} ${args.join(' ')}`);
+  const { status } = existsSync(nodeGyp)
+    ? spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root, env: { ...process.env, npm_config_nodedir: nodeHeadersPrefix() } })
+    : { status: null };
+  if (status !== 0) console.error(`setup: the relay's native packet path was not built (${existsSync(nodeGyp) ? `node-gyp exited with ${status}` : `no node-gyp at ${nodeGyp}`}); the relay falls back to Node's dgram, which saturates sooner and times in whole ms. Install build-essential and run \`npm run setup\` again for it.`);
 }
 
 /** The Grid's jars with their dependencies, from Maven Central through Maven's own resolver (its ~/.m2 cache). */

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UdpRelay } from '../orchestrator/emulators/relay/relay.js';
+import { packetPath } from '../orchestrator/emulators/relay/packet-io.js';
 import { MAX_TRACE_MS } from '../orchestrator/lib/input/limits.js';
 import { startRelayProcess } from '../orchestrator/emulators/relay/client.js';
 import { createRelayProbePath, PROBE_LINK } from '../orchestrator/emulators/relay/probe-path.js';
@@ -374,4 +375,38 @@ describe('calibration arithmetic', () => {
     assert.equal(summary.lossPct, 10);
     assert.equal(summary.packetsReceived, 9);
   });
+});
+
+describe('relay packet paths (in-process relay)', () => {
+  // Node's dgram always; the native addon too where `npm run setup` built it (then 'auto' must pick it).
+  const paths = /** @type {const} */ (['dgram', ...(packetPath.kind === 'native' ? ['native'] : [])]);
+  for (const path of paths) {
+    test(`the ${path} path forwards in both directions and names itself in stats and load rows`, async () => {
+      const relay = new UdpRelay({ seed: 1, packetPath: path });
+      await relay.start();
+      const [socketA, socketB] = [await udpSocket(), await udpSocket()];
+      try {
+        const proxyA = await relay.register({ peer: 'a', remotePeer: 'b', address: HOST, port: socketA.address().port });
+        const proxyB = await relay.register({ peer: 'b', remotePeer: 'a', address: HOST, port: socketB.address().port });
+        relay.configure({
+          links: { 'a.up': params({ oneWayDelayMs: 5 }), 'b.up': params(), 'a.down': params(), 'b.down': params() },
+          routes: { 'a->b': ['a.up', 'b.down'], 'b->a': ['b.up', 'a.down'] },
+        });
+        const [atA, atB] = [collect(socketA), collect(socketB)];
+        for (let i = 0; i < 10; i++) socketA.send(Buffer.from(`ping ${i}`), proxyB, HOST);
+        socketB.send(Buffer.from('pong'), proxyA, HOST);
+        await sleep(1100);
+        assert.deepEqual(atB.map(({ payload, sourcePort }) => [String(payload), sourcePort]), Array.from({ length: 10 }, (_, i) => [`ping ${i}`, proxyA]));
+        assert.deepEqual(atA.map(({ payload, sourcePort }) => [String(payload), sourcePort]), [['pong', proxyB]]);
+        assert.equal(relay.stats().packetPath, path);
+        const rows = relay.loadTruth();
+        assert.ok(rows.length > 0, 'a second closed');
+        assert.ok(rows.every((row) => row.packetPath === path), JSON.stringify(rows));
+      } finally {
+        await closeAll([socketA, socketB]);
+        await relay.close();
+      }
+    });
+  }
+  test('auto takes the native path when it is built', () => assert.equal(new UdpRelay().stats().packetPath, packetPath.kind));
 });

@@ -36,7 +36,7 @@ const ERROR_CLASSES = { InputError, EnvironmentError, HarnessError };
 
 /**
  * Forks the relay process and resolves once it is ready.
- * @param {{host?: string, seed?: number}} [options]  passed to the UdpRelay constructor
+ * @param {{host?: string, seed?: number, packetPath?: 'auto'|'native'|'dgram'}} [options]  passed to the UdpRelay constructor
  * @returns {Promise<RelayProcess>}
  */
 export async function startRelayProcess(options = {}) {
@@ -56,16 +56,19 @@ export async function startRelayProcess(options = {}) {
     pending.delete(message.id);
     // The channel only keeps the parent alive while a call is outstanding.
     if (pending.size === 0) child.channel?.unref();
-    if (message.error) call.reject(new (ERROR_CLASSES[message.error.name] ?? HarnessError)(message.error.message));
+    const errorClass = message.error && Object.hasOwn(ERROR_CLASSES, message.error.name)
+      ? ERROR_CLASSES[/** @type {keyof typeof ERROR_CLASSES} */ (message.error.name)] : HarnessError;
+    if (message.error) call.reject(new errorClass(message.error.message));
     else call.resolve(message.result);
   });
-  child.once('exit', (code, signal) => {
+  child.once('exit', (/** @type {number|null} */ code, /** @type {NodeJS.Signals|null} */ signal) => {
     gone = new HarnessError(`relay process ${child.pid} exited (${signal ?? `code ${code}`}); restart the run.`);
     for (const call of pending.values()) call.reject(gone);
     pending.clear();
   });
 
-  await new Promise((resolve, reject) => {
+  await /** @type {Promise<void>} */ (new Promise((resolve, reject) => {
+    /** @param {Error} [error] */
     const settle = (error) => {
       clearTimeout(timer);
       child.off('error', settle).off('exit', onExit).off('message', onReady);
@@ -73,11 +76,11 @@ export async function startRelayProcess(options = {}) {
       child.kill('SIGKILL');
       reject(new EnvironmentError(`relay process (${RELAY_PROCESS_PATH}) did not start: ${error.message}; its stderr above says why.`, { cause: error }));
     };
-    const onExit = (code, signal) => settle(new Error(`exited with ${signal ?? `code ${code}`}`));
-    const onReady = (message) => { if (message?.ready) settle(); };
+    const onExit = (/** @type {number|null} */ code, /** @type {NodeJS.Signals|null} */ signal) => settle(new Error(`exited with ${signal ?? `code ${code}`}`));
+    const onReady = (/** @type {{ready?: boolean}|undefined} */ message) => { if (message?.ready) settle(); };
     const timer = setTimeout(() => settle(new Error(`no ready message within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
     child.on('error', settle).on('exit', onExit).on('message', onReady);
-  });
+  }));
   child.channel?.unref();
   // Don't hold the parent's event loop open: if it exits without close(), the child sees the disconnect and exits.
   child.unref();
@@ -92,7 +95,8 @@ export async function startRelayProcess(options = {}) {
   });
 
   return {
-    pid: child.pid,
+    // A child that sent its ready message was spawned, so it has a pid.
+    pid: /** @type {number} */ (child.pid),
     configure: (config) => call('configure', config).then(() => undefined),
     restartTraces: (epochMs) => call('restartTraces', epochMs).then(() => undefined),
     register: (candidate) => call('register', candidate),

@@ -5,28 +5,16 @@
  */
 import { queueLimitBytes } from '../../lib/network/link-model.js';
 import { OPPORTUNITY_BYTES, opportunityClock } from '../../lib/network/trace.js';
-import { percentile } from '../../lib/stats/statistics.js';
 import { createRandom, deriveSeed } from '../../lib/stats/random.js';
+import { TruthRecorder } from './truth-recorder.js';
 
 /** @typedef {import('../../lib/network/link-model.js').LinkParams} LinkParams */
 /** @typedef {import('../../lib/network/trace.js').Trace} Trace */
 
-/**
- * @typedef {object} TruthRow  one completed second of one link ("network truth")
- * @property {number} t  end of the second, in seconds since the clock origin
- * @property {number} packetsIn
- * @property {number} bytesIn
- * @property {number} packetsOut
- * @property {number} bytesOut
- * @property {number} dropsQueue
- * @property {number} dropsLoss
- * @property {number|null} queueDelayMsP50  arrival to end of serialization, packets that left the queue this second
- * @property {number|null} queueDelayMsP95
- * @property {number|null} oneWayDelayMsP50  arrival at the link to delivery, packets delivered this second
- * @property {number|null} oneWayDelayMsP95
- */
+/** @typedef {import('./truth-recorder.js').TruthRow} TruthRow */
 
-const NOTHING_DELIVERED = Object.freeze([]);
+/** @type {ReadonlyArray<never>} */
+const NOTHING_DELIVERED = Object.freeze(/** @type {never[]} */ ([]));
 
 /**
  * Queue that pops from the front in O(1) amortized (Array#shift is O(n)).
@@ -57,100 +45,6 @@ class Fifo {
 
   *[Symbol.iterator]() {
     for (let i = this.#head; i < this.#items.length; i++) yield this.#items[i];
-  }
-}
-
-/** Truth delays are reported to the microsecond. @param {number|null} valueMs */
-const toMicroseconds = (valueMs) => (valueMs === null ? null : Math.round(valueMs * 1000) / 1000);
-
-/** Per-second counters and delay samples, folded into rows once a second can no longer change. */
-export class TruthRecorder {
-  #originMs;
-  /** Index of the first second not yet folded into a row. */
-  #nextSecond;
-  /**
-   * @typedef {{
-   *   counters: Pick<TruthRow, 'packetsIn'|'bytesIn'|'packetsOut'|'bytesOut'|'dropsQueue'|'dropsLoss'>,
-   *   queueDelaysMs: number[],
-   *   oneWayDelaysMs: number[],
-   * }} TruthBucket
-   */
-  /** @type {Map<number, TruthBucket>} */
-  #open = new Map();
-  /** @type {TruthRow[]} */
-  #rows = [];
-  /** The bucket #bucket returned last, and its second. */
-  #lastSecond = -1;
-  /** @type {TruthBucket|null} */
-  #lastBucket = null;
-
-  /** @param {number} originMs @param {number} startMs */
-  constructor(originMs, startMs) {
-    this.#originMs = originMs;
-    this.#nextSecond = Math.max(0, Math.floor((startMs - originMs) / 1000));
-  }
-
-  /** @param {number} atMs @param {'packetsIn'|'packetsOut'|'dropsQueue'|'dropsLoss'} packetsField @param {number} [sizeBytes] */
-  count(atMs, packetsField, sizeBytes = 0) {
-    const bucket = this.#bucket(atMs);
-    bucket.counters[packetsField]++;
-    if (packetsField === 'packetsIn') bucket.counters.bytesIn += sizeBytes;
-    if (packetsField === 'packetsOut') bucket.counters.bytesOut += sizeBytes;
-  }
-
-  /** @param {number} atMs @param {'queueDelaysMs'|'oneWayDelaysMs'} series @param {number} valueMs */
-  sample(atMs, series, valueMs) { this.#bucket(atMs)[series].push(valueMs); }
-
-  /**
-   * Rows for every second that ended at or before nowMs and was not taken yet (empty seconds included).
-   * The caller must have recorded every event up to nowMs.
-   * @param {number} nowMs @returns {TruthRow[]}
-   */
-  take(nowMs) {
-    const completeSeconds = Math.floor((nowMs - this.#originMs) / 1000);
-    this.#foldBefore(completeSeconds);
-    const rows = this.#rows;
-    this.#rows = [];
-    return rows;
-  }
-
-  #bucket(atMs) {
-    // An event for an already-folded second (only possible if the driver polled very late) joins the oldest open one.
-    const second = Math.max(this.#nextSecond, Math.floor((atMs - this.#originMs) / 1000));
-    // Nearly every event falls in the same second as the one before: skip the map (the packet path's hottest lookup).
-    if (second === this.#lastSecond && second >= this.#nextSecond) return this.#lastBucket;
-    let bucket = this.#open.get(second);
-    if (!bucket) {
-      // Late events are at most a timer slip or (departures) one delay behind: folding seconds three behind the
-      // newest keeps memory bounded at high packet rates.
-      this.#foldBefore(second - 2);
-      bucket = {
-        counters: { packetsIn: 0, bytesIn: 0, packetsOut: 0, bytesOut: 0, dropsQueue: 0, dropsLoss: 0 },
-        queueDelaysMs: [],
-        oneWayDelaysMs: [],
-      };
-      this.#open.set(second, bucket);
-    }
-    this.#lastSecond = second;
-    this.#lastBucket = bucket;
-    return bucket;
-  }
-
-  #foldBefore(endSecond) {
-    for (; this.#nextSecond < endSecond; this.#nextSecond++) {
-      const bucket = this.#open.get(this.#nextSecond);
-      this.#open.delete(this.#nextSecond);
-      const queueDelaysMs = (bucket?.queueDelaysMs ?? []).sort((a, b) => a - b);
-      const oneWayDelaysMs = (bucket?.oneWayDelaysMs ?? []).sort((a, b) => a - b);
-      this.#rows.push({
-        t: this.#nextSecond + 1,
-        ...(bucket?.counters ?? { packetsIn: 0, bytesIn: 0, packetsOut: 0, bytesOut: 0, dropsQueue: 0, dropsLoss: 0 }),
-        queueDelayMsP50: toMicroseconds(percentile(queueDelaysMs, 50)),
-        queueDelayMsP95: toMicroseconds(percentile(queueDelaysMs, 95)),
-        oneWayDelayMsP50: toMicroseconds(percentile(oneWayDelaysMs, 50)),
-        oneWayDelayMsP95: toMicroseconds(percentile(oneWayDelaysMs, 95)),
-      });
-    }
   }
 }
 
@@ -358,7 +252,7 @@ export class LinkQueue {
   deliver(nowMs, onDelivery) {
     const t = this.#tick(nowMs);
     this.#advance(t);
-    while (this.#inFlight.peek()?.deliverMs <= t) {
+    while ((this.#inFlight.peek()?.deliverMs ?? Infinity) <= t) {
       const { packet, sizeBytes, arrivalMs, deliverMs } = this.#inFlight.shift();
       this.#totals.packetsOut++;
       this.#totals.bytesOut += sizeBytes;
@@ -384,7 +278,7 @@ export class LinkQueue {
     return { ...this.#totals, queuedPackets: this.#queue.length, queuedBytes: this.#queuedBytes, inFlightPackets: this.#inFlight.length };
   }
 
-  /** Callers may pass slightly out-of-order times (e.g. two upstream links); time never runs backwards here. */
+  /** Callers may pass slightly out-of-order times (e.g. two upstream links); time never runs backwards here. @param {number} nowMs */
   #tick(nowMs) {
     if (nowMs > this.#clockMs) this.#clockMs = nowMs;
     return this.#clockMs;
@@ -402,18 +296,21 @@ export class LinkQueue {
     return this.#lossBurstActive;
   }
 
+  /** @param {number} sizeBytes */
   #fits(sizeBytes) {
     // An empty queue always takes one packet, so a byte limit below one packet cannot black-hole the link.
     if (this.#queue.length === 0) return true;
     const { queuePackets, queueMs } = this.#params;
     if (queuePackets !== null) return this.#queue.length < queuePackets;
     // Bytes at the current rate, so a rate change moves the limit.
-    if (queueMs !== null) return this.#queuedBytes + sizeBytes <= queueLimitBytes(this.#params);
+    // No limit (null) only on a link without rate or trace, which queues nothing.
+    if (queueMs !== null) return this.#queuedBytes + sizeBytes <= (queueLimitBytes(this.#params) ?? Infinity);
     return true;
   }
 
+  /** @param {number} t */
   #advance(t) {
-    while (this.#queue.peek()?.departMs <= t) {
+    while ((this.#queue.peek()?.departMs ?? Infinity) <= t) {
       const { packet, sizeBytes, arrivalMs, departMs } = this.#queue.shift();
       this.#queuedBytes -= sizeBytes;
       this.#truth.sample(departMs, 'queueDelaysMs', departMs - arrivalMs);
@@ -421,6 +318,7 @@ export class LinkQueue {
     }
   }
 
+  /** @param {P} packet @param {number} sizeBytes @param {number} arrivalMs @param {number} departMs */
   #propagate(packet, sizeBytes, arrivalMs, departMs) {
     const { oneWayDelayMs, jitterMs } = this.#params;
     const jitterSampleMs = jitterMs > 0 ? (this.#jitterRandom() * 2 - 1) * jitterMs : 0;

@@ -27,6 +27,7 @@ export class LatenessHistogram {
 
   /** Percentiles are bin upper edges, in ms. */
   summary() {
+    /** @param {number} fraction */
     const upTo = (fraction) => {
       const target = Math.ceil(this.#count * fraction);
       let seen = 0;

@@ -11,7 +11,7 @@ export const PROBE_SENDER = 'p0';
 export const PROBE_RECEIVER = 'p1';
 export const PROBE_LINK = `${PROBE_SENDER}.up`;
 
-/** @returns {Promise<dgram.Socket>} */
+/** @param {string} host @returns {Promise<dgram.Socket>} */
 async function loopbackSocket(host) {
   const socket = dgram.createSocket('udp4');
   await new Promise((resolve, reject) => {

@@ -25,11 +25,13 @@ process.on('SIGINT', () => {});
 const priority = await raisePriority(process.pid);
 await relay.start();
 
+/** @typedef {import('./relay.js').UdpRelay} UdpRelayApi */
+/** @type {Record<string, (params: any) => unknown>} any: IPC carries JSON; UdpRelay validates its own inputs */
 const methods = {
-  configure: (params) => relay.configure(params),
-  restartTraces: (epochMs) => relay.restartTraces(epochMs),
-  register: (params) => relay.register(params),
-  registerTunnel: (params) => relay.registerTunnel(params),
+  configure: (/** @type {Parameters<UdpRelayApi['configure']>[0]} */ params) => relay.configure(params),
+  restartTraces: (/** @type {number} */ epochMs) => relay.restartTraces(epochMs),
+  register: (/** @type {Parameters<UdpRelayApi['register']>[0]} */ params) => relay.register(params),
+  registerTunnel: (/** @type {Parameters<UdpRelayApi['registerTunnel']>[0]} */ params) => relay.registerTunnel(params),
   truth: () => relay.truth(),
   tunnelTruth: () => relay.tunnelTruth(),
   loadTruth: () => relay.loadTruth(),
@@ -37,13 +39,17 @@ const methods = {
   close: () => relay.close(),
 };
 
-process.on('message', async ({ id, method, params }) => {
+/** @param {object} message */
+const reply = (message) => process.send?.(message);
+
+process.on('message', async (/** @type {{id: number, method: string, params: unknown}} */ { id, method, params }) => {
   try {
     if (!Object.hasOwn(methods, method)) throw new Error(`unknown relay method "${method}"`);
-    process.send({ id, result: (await methods[method](params)) ?? null });
+    reply({ id, result: (await methods[method](params)) ?? null });
   } catch (error) {
-    process.send({ id, error: { name: error.name, message: error.message } });
+    const { name, message } = error instanceof Error ? error : new Error(String(error));
+    reply({ id, error: { name, message } });
   }
 });
 
-process.send({ ready: true });
+reply({ ready: true });

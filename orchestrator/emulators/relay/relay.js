@@ -6,66 +6,35 @@
  * B sends to X(A→B); the relay forwards to A's real address from X(B→A), the candidate A was given for B,
  * so ICE sees consistent addresses and no peer-reflexive candidates.
  *
- * Tunnels (registerTunnel) carry kernel traffic: each side is a TUN<->UDP bridge (socat) sending whole IP packets to
- * its own relay socket; they cross the tunnel's forward (left -> right) or back route and leave from the other side's
- * socket to that side's bridge. The rate is charged on the IP packet itself (it already holds its headers).
+ * Tunnels (registerTunnel, tunnels.js) carry kernel traffic: whole IP packets from TUN bridges, charged at their own
+ * size (they already hold their headers). Sockets and the timer are packet-io.js's: native batches or Node's dgram.
  */
-import dgram from 'node:dgram';
 import { performance } from 'node:perf_hooks';
-import { isIPv4 } from 'node:net';
-import { EnvironmentError, HarnessError, InputError } from '../../lib/system/errors.js';
+import { HarnessError, InputError } from '../../lib/system/errors.js';
 import { UDP_IPV4_OVERHEAD_BYTES } from '../../lib/network/link-model.js';
 import { checkTrace } from '../../lib/network/trace.js';
-import { LinkQueue, TruthRecorder } from './link-queue.js';
+import { LinkQueue } from './link-queue.js';
 import { LatenessHistogram, LoadMeter } from './load-meter.js';
+import { createPacketIo, packetPath } from './packet-io.js';
+import { Proxies } from './proxies.js';
+import { Tunnels } from './tunnels.js';
 
 /** @typedef {import('../../lib/network/link-model.js').LinkParams} LinkParams */
 /** @typedef {import('./link-queue.js').TruthRow & {link: string}} LinkTruthRow */
-/**
- * @typedef {object} TunnelTruthRow  one completed second of one tunnel direction, counted where the relay meets the bridges
- * @property {number} t  end of the second, in seconds since relay start
- * @property {string} flow  the tunnel's name
- * @property {'forward'|'back'} direction  forward: left -> right
- * @property {number} packetsIn  IP packets the sending side's bridge handed in
- * @property {number} bytesIn
- * @property {number} packetsOut  IP packets delivered to the other side's bridge (lost and dropped ones are not)
- * @property {number} bytesOut
- */
+/** @typedef {import('./tunnels.js').TunnelTruthRow} TunnelTruthRow */
+/** @typedef {import('./tunnels.js').TunnelDirection} TunnelDirection */
+/** @typedef {import('./packet-io.js').PacketSocket} PacketSocket */
+/** @typedef {import('./proxies.js').ProxySocket} ProxySocket */
 
 /**
  * Node timers can fire up to ~1.7 ms early or ~1 ms late; firing this much early is accepted (the packet is
  * sent at once), anything earlier re-arms. Centres the delay error around zero.
  */
 const EARLY_FIRE_MS = 0.5;
+/** The timer wakes on this grid and sends all that is due: a timerfd exact to the µs woke once per packet (costly). */
+const TIMER_GRID_MS = 0.25;
 /** The load meter's tick runs this long after each second's end, so that timer error cannot put it before. */
 const LOAD_TICK_MARGIN_MS = 5;
-
-/**
- * @typedef {object} ProxySocket
- * @property {string} peer
- * @property {string} remotePeer
- * @property {string} address  the peer's real candidate address
- * @property {number} port
- * @property {dgram.Socket} socket
- * @property {number} proxyPort
- * @property {Map<number, Map<string, ProxySocket>>} sources  remotePeer's proxies towards peer, by port then address:
- *   the candidates this socket accepts datagrams from
- * @property {string} routeKey  the route its datagrams take, "remotePeer->peer"
- */
-
-/**
- * @typedef {object} TunnelSide  one end of a tunnel: the bridge's address and the relay socket it talks to
- * @property {string} address  where the bridge sends from and receives on
- * @property {number} port
- * @property {dgram.Socket} socket
- * @property {number} relayPort
- */
-
-/**
- * @typedef {object} Tunnel
- * @property {string} name
- * @property {{route: string[], from: TunnelSide, to: TunnelSide, truth: TruthRecorder}[]} directions  forward, back
- */
 
 /**
  * @typedef {object} Packet
@@ -73,29 +42,19 @@ const LOAD_TICK_MARGIN_MS = 5;
  * @property {number} sizeBytes
  * @property {string[]} route
  * @property {number} hop  index into route of the link the packet is in
- * @property {{socket: dgram.Socket}} from  the relay socket the packet leaves from
+ * @property {{socket: PacketSocket}} from  the relay socket the packet leaves from
  * @property {{address: string, port: number}} to  where it is sent
- * @property {TruthRecorder} [tunnelTruth]  the tunnel direction it crosses, if any
+ * @property {import('./truth-recorder.js').TruthRecorder} [tunnelTruth]  the tunnel direction it crosses, if any
  * @property {number} atMs  when it leaves the link it is in (set on delivery)
  */
-
-/**
- * Socket buffers of 4 MiB (the kernel caps them at net.core.rmem_max/wmem_max): at 100 000 packets/s the default
- * 208 KiB holds ~1 ms of 1200-byte datagrams, so any pause of the event loop (a GC, a burst of timers) lost packets
- * that no link asked to drop.
- */
-const SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
-
-/**
- * Addresses are always IPv4 literals: a lookup that answers at once spares dgram's dns.lookup and its nextTick per
- * datagram sent.
- * @type {(address: string, family: any, callback: (error: Error|null, address: string, family: number) => void) => void}
- */
-const literalLookup = (address, family, callback) => callback(null, address, 4);
 
 export class UdpRelay {
   #host;
   #seed;
+  /** @type {'auto'|'native'|'dgram'} */
+  #packetPath;
+  /** @type {import('./packet-io.js').PacketIo|null} */
+  #io = null;
   #originMs = 0;
   #started = false;
   #closed = false;
@@ -105,18 +64,11 @@ export class UdpRelay {
   #traces = new Map();
   /** @type {Map<string, string[]>} "pB->pA" -> link names */
   #routes = new Map();
-  /** @type {Map<string, Promise<ProxySocket>>} by registration key */
-  #registrations = new Map();
-  /** @type {Map<string, ProxySocket>} bound sockets by registration key */
-  #bound = new Map();
-  /** @type {Map<string, ProxySocket['sources']>} bound sockets by "peer|remotePeer", then port, then address */
-  #proxiesByPair = new Map();
-  /** @type {Map<string, Tunnel>} by name */
-  #tunnels = new Map();
-  /** @type {Set<dgram.Socket>} every tunnel socket, also those of a registration still in progress */
-  #tunnelSockets = new Set();
-  /** @type {NodeJS.Timeout|null} */
-  #timer = null;
+  /** @type {Proxies|null} */
+  #proxies = null;
+  /** @type {Tunnels|null} */
+  #tunnels = null;
+  /** When the timer is armed for (Infinity: not armed). */
   #timerAtMs = Infinity;
   /** No link has an event before this (a lower bound), so a datagram before it needs no look at the other links. */
   #nextEventMs = Infinity;
@@ -130,12 +82,15 @@ export class UdpRelay {
   #loadTimer = null;
 
   /**
-   * @param {{host?: string, seed?: number}} [options]
-   *   host: address the proxy sockets bind to; seed: makes loss and jitter draws reproducible
+   * @param {{host?: string, seed?: number, packetPath?: 'auto'|'native'|'dgram'}} [options]
+   *   host: address the proxy sockets bind to; seed: makes loss and jitter draws reproducible; packetPath: the
+   *   sockets' and timer's implementation (auto: native when built, see packet-io.js)
    */
-  constructor({ host = '127.0.0.1', seed = Math.floor(Math.random() * 2 ** 32) } = {}) {
+  constructor({ host = '127.0.0.1', seed = Math.floor(Math.random() * 2 ** 32), packetPath: path = 'auto' } = {}) {
+    if (!['auto', 'native', 'dgram'].includes(path)) throw new InputError(`relay packetPath must be auto, native or dgram, got ${path}.`);
     this.#host = host;
     this.#seed = seed;
+    this.#packetPath = path;
   }
 
   /** The seed of the loss/jitter draws (record it to replay a run). */
@@ -143,6 +98,18 @@ export class UdpRelay {
 
   async start() {
     this.#originMs = performance.now();
+    this.#io = createPacketIo(this.#packetPath, {
+      onTimer: this.#onTimer,
+      onSendErrors: (count) => { this.#counters.sendErrors += count; },
+    });
+    this.#proxies = new Proxies({
+      io: this.#io, host: this.#host, isClosed: () => this.#closed,
+      onDatagram: (to, payload, address, port) => this.#onDatagram(to, payload, address, port),
+    });
+    this.#tunnels = new Tunnels({
+      io: this.#io, host: this.#host, originMs: this.#originMs, isClosed: () => this.#closed,
+      onDatagram: (direction, payload, address, port) => this.#onTunnelDatagram(direction, payload, address, port),
+    });
     this.#started = true;
     this.#load = new LoadMeter(this.#originMs, this.#originMs);
     let utilization = performance.eventLoopUtilization();
@@ -150,25 +117,27 @@ export class UdpRelay {
     // an interval fired "at" the boundary often ran before it, closing nothing, and the next row then held two seconds.
     const arm = () => {
       const sinceOriginMs = performance.now() - this.#originMs;
-      this.#loadTimer = setTimeout(() => {
+      const timer = setTimeout(() => {
         const now = performance.eventLoopUtilization();
         this.#load?.tick(performance.now(), performance.eventLoopUtilization(now, utilization).utilization);
         utilization = now;
         arm();
       }, Math.ceil(sinceOriginMs / 1000) * 1000 + LOAD_TICK_MARGIN_MS - sinceOriginMs);
-      this.#loadTimer.unref();
+      timer.unref();
+      this.#loadTimer = timer;
     };
     arm();
   }
 
   /**
    * The relay's own load per completed second since the last call: datagrams in and out, its event loop's busy
-   * share, and how late datagrams left (behind: p99 over 2 ms, the relay was no longer an exact emulator).
-   * @returns {import('./load-meter.js').LoadRow[]}
+   * share, and how late datagrams left (behind: p99 over 2 ms, the relay was no longer an exact emulator), with the
+   * packet path that moved them (native or dgram, see packet-io.js).
+   * @returns {(import('./load-meter.js').LoadRow & {packetPath: 'native'|'dgram'})[]}
    */
   loadTruth() {
-    this.#assertRunning('loadTruth');
-    return this.#load.take();
+    const { io, load } = this.#running('loadTruth');
+    return load.take().map((row) => ({ ...row, packetPath: io.kind }));
   }
 
   /**
@@ -180,7 +149,7 @@ export class UdpRelay {
    *   (default now)
    */
   configure({ links = {}, routes, traces = {}, traceOriginEpochMs } = {}) {
-    this.#assertRunning('configure');
+    this.#running('configure');
     const known = new Set([...this.#links.keys(), ...Object.keys(links)]);
     for (const [pair, names] of Object.entries(routes ?? {})) {
       const unknown = names.filter((name) => !known.has(name));
@@ -218,7 +187,7 @@ export class UdpRelay {
    * @param {number} epochMs
    */
   restartTraces(epochMs) {
-    this.#assertRunning('restartTraces');
+    this.#running('restartTraces');
     const nowMs = performance.now();
     this.#run(nowMs);
     for (const link of this.#links.values()) link.restartTrace(relayClockMs(epochMs), nowMs);
@@ -230,82 +199,24 @@ export class UdpRelay {
   /**
    * Returns the proxy port that represents `peer`'s candidate address:port towards `remotePeer`.
    * Idempotent for the same tuple.
-   * @param {{peer: string, remotePeer: string, address: string, port: number, bindAddress?: string}} candidate
+   * @param {import('./proxies.js').Candidate} candidate
    *   bindAddress: where that proxy socket listens, when not the relay's host (an SFU that gathers on another address
    *   of this machine sees its remotes there)
    * @returns {Promise<number>}
    */
-  async register({ peer, remotePeer, address, port, bindAddress = this.#host }) {
-    this.#assertRunning('register');
-    if (!isIPv4(address) || !Number.isInteger(port) || port < 1 || port > 65535) {
-      throw new InputError(`relay register: candidate ${address}:${port} of ${peer} is not an IPv4 address and port; only UDP IPv4 host candidates can be relayed.`);
-    }
-    if (!isIPv4(bindAddress)) throw new InputError(`relay register: bindAddress ${bindAddress} for ${peer}'s candidate is not an IPv4 address.`);
-    const key = registrationKey(peer, remotePeer, address, port);
-    let registration = this.#registrations.get(key);
-    if (!registration) {
-      registration = this.#bind({ peer, remotePeer, address, port }, key, bindAddress);
-      this.#registrations.set(key, registration);
-      registration.catch(() => this.#registrations.delete(key));
-    }
-    return (await registration).proxyPort;
+  async register(candidate) {
+    return this.#running('register').proxies.register(candidate);
   }
 
   /**
    * Opens a tunnel: one relay socket per side. IP packets the left bridge sends to leftPort cross `forward` and leave
    * from rightPort to the right bridge; the right bridge's packets to rightPort cross `back` to the left bridge.
    * Datagrams from any other source are dropped (dropsUnknownSource).
-   * @param {{name: string, forward: string[], back: string[], left: {address: string, port: number},
-   *   right: {address: string, port: number}}} tunnel  left/right: the bridges' own UDP addresses
+   * @param {import('./tunnels.js').TunnelSpec} tunnel  left/right: the bridges' own UDP addresses
    * @returns {Promise<{leftPort: number, rightPort: number}>}
    */
-  async registerTunnel({ name, forward, back, left, right }) {
-    this.#assertRunning('registerTunnel');
-    if (typeof name !== 'string' || name === '') throw new InputError('relay registerTunnel: name must be a non-empty string.');
-    if (this.#tunnels.has(name)) throw new InputError(`relay registerTunnel: a tunnel "${name}" exists already; give each tunnel its own name.`);
-    for (const [label, route] of [['forward', forward], ['back', back]]) {
-      const unknown = (Array.isArray(route) ? route : [route]).filter((link) => !this.#links.has(link));
-      if (!Array.isArray(route) || unknown.length > 0) {
-        throw new InputError(`relay tunnel "${name}": the ${label} route must list configured links; unknown: ${unknown.join(', ')} (known: ${[...this.#links.keys()].join(', ') || 'none'}).`);
-      }
-    }
-    for (const [label, end] of /** @type {const} */ ([['left', left], ['right', right]])) {
-      if (!isIPv4(end?.address) || !Number.isInteger(end?.port) || end.port < 1 || end.port > 65535) {
-        throw new InputError(`relay tunnel "${name}": ${label} must be {address: IPv4, port: 1..65535}, got ${JSON.stringify(end)}.`);
-      }
-    }
-    const leftSocket = await this.#bindSocket(this.#host);
-    this.#tunnelSockets.add(leftSocket);
-    const rightSocket = await this.#bindSocket(this.#host).catch((error) => {
-      leftSocket.close();
-      this.#tunnelSockets.delete(leftSocket);
-      throw error;
-    });
-    this.#tunnelSockets.add(rightSocket);
-    // close() during the binds closed what was in #tunnelSockets then; close the rest.
-    if (this.#closed) {
-      for (const socket of [leftSocket, rightSocket]) socket.close();
-      throw new HarnessError(`relay closed while registering tunnel "${name}".`);
-    }
-    /** @type {TunnelSide} */
-    const leftSide = { ...left, socket: leftSocket, relayPort: leftSocket.address().port };
-    /** @type {TunnelSide} */
-    const rightSide = { ...right, socket: rightSocket, relayPort: rightSocket.address().port };
-    const nowMs = performance.now();
-    const truth = () => new TruthRecorder(this.#originMs, nowMs);
-    /** @type {Tunnel} */
-    const tunnel = {
-      name,
-      directions: [
-        { route: forward, from: leftSide, to: rightSide, truth: truth() },
-        { route: back, from: rightSide, to: leftSide, truth: truth() },
-      ],
-    };
-    for (const direction of tunnel.directions) {
-      direction.from.socket.on('message', (payload, source) => this.#onTunnelDatagram(direction, payload, source));
-    }
-    this.#tunnels.set(name, tunnel);
-    return { leftPort: leftSide.relayPort, rightPort: rightSide.relayPort };
+  async registerTunnel(tunnel) {
+    return this.#running('registerTunnel').tunnels.register(tunnel, new Set(this.#links.keys()));
   }
 
   /**
@@ -315,16 +226,7 @@ export class UdpRelay {
   tunnelTruth() {
     const nowMs = performance.now();
     this.#run(nowMs);
-    /** @type {TunnelTruthRow[]} */
-    const rows = [];
-    for (const { name, directions } of this.#tunnels.values()) {
-      for (const [index, { truth }] of directions.entries()) {
-        for (const { t, packetsIn, bytesIn, packetsOut, bytesOut } of truth.take(nowMs)) {
-          rows.push({ t, flow: name, direction: index === 0 ? 'forward' : 'back', packetsIn, bytesIn, packetsOut, bytesOut });
-        }
-      }
-    }
-    return rows.sort((a, b) => a.t - b.t || a.flow.localeCompare(b.flow) || a.direction.localeCompare(b.direction));
+    return this.#tunnels?.truth(nowMs) ?? [];
   }
 
   /**
@@ -348,8 +250,9 @@ export class UdpRelay {
     return {
       uptimeMs: this.#started ? performance.now() - this.#originMs : 0,
       seed: this.#seed,
-      registrations: this.#bound.size,
-      tunnels: this.#tunnels.size,
+      registrations: this.#proxies?.size ?? 0,
+      tunnels: this.#tunnels?.size ?? 0,
+      packetPath: this.#io?.kind ?? packetPath.kind,
       ...this.#counters,
       sendLateMs: this.#sendLateness.summary(),
       links: Object.fromEntries([...this.#links].map(([name, link]) => [name, link.totals()])),
@@ -362,84 +265,30 @@ export class UdpRelay {
   async close() {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = null;
     if (this.#loadTimer) clearTimeout(this.#loadTimer);
-    // Binds still in progress close their own socket once they see #closed.
-    await Promise.allSettled(this.#registrations.values());
-    const sockets = [...[...this.#bound.values()].map(({ socket }) => socket), ...this.#tunnelSockets];
-    await Promise.all(sockets.map((socket) => new Promise((resolve) => socket.close(() => resolve(undefined)))));
-    this.#registrations.clear();
-    this.#bound.clear();
-    this.#tunnels.clear();
-    this.#tunnelSockets.clear();
+    await this.#proxies?.close();
+    await this.#tunnels?.close();
+    this.#io?.close();
     this.#links.clear();
   }
 
-  #assertRunning(method) {
-    if (!this.#started || this.#closed) throw new HarnessError(`UdpRelay.${method}() called ${this.#closed ? 'after close()' : 'before start()'}.`);
-  }
-
-  /**
-   * A UDP socket bound on bindAddress (any free port); socket errors are counted in stats, never fatal.
-   * @param {string} bindAddress @returns {Promise<dgram.Socket>}
-   */
-  async #bindSocket(bindAddress) {
-    const socket = dgram.createSocket({ type: 'udp4', lookup: literalLookup });
-    try {
-      await new Promise((resolve, reject) => {
-        socket.once('error', reject);
-        socket.bind({ address: bindAddress, port: 0 }, () => {
-          socket.off('error', reject);
-          resolve();
-        });
-      });
-    } catch (error) {
-      socket.close();
-      throw new EnvironmentError(`relay cannot bind a UDP socket on ${bindAddress} (${error.message}); check the host address and free ports.`, { cause: error });
+  /** What start() made, for a method that needs a running relay. @param {string} method */
+  #running(method) {
+    const [io, proxies, tunnels, load] = [this.#io, this.#proxies, this.#tunnels, this.#load];
+    if (!this.#started || this.#closed || !io || !proxies || !tunnels || !load) {
+      throw new HarnessError(`UdpRelay.${method}() called ${this.#closed ? 'after close()' : 'before start()'}.`);
     }
-    socket.setRecvBufferSize(SOCKET_BUFFER_BYTES);
-    socket.setSendBufferSize(SOCKET_BUFFER_BYTES);
-    // Send failures report through #onSent.
-    socket.on('error', () => { this.#counters.sendErrors++; });
-    return socket;
-  }
-
-  /** @returns {Promise<ProxySocket>} */
-  async #bind({ peer, remotePeer, address, port }, key, bindAddress) {
-    const socket = await this.#bindSocket(bindAddress);
-    /** @type {ProxySocket} */
-    const proxy = {
-      peer, remotePeer, address, port, socket, proxyPort: socket.address().port,
-      sources: this.#pairProxies(remotePeer, peer), routeKey: `${remotePeer}->${peer}`,
-    };
-    socket.on('message', (payload, source) => this.#onDatagram(proxy, payload, source));
-    if (this.#closed) {
-      socket.close();
-      throw new HarnessError(`relay closed while registering ${peer}'s candidate ${address}:${port}.`);
-    }
-    this.#bound.set(key, proxy);
-    const byPort = this.#pairProxies(peer, remotePeer);
-    if (!byPort.has(port)) byPort.set(port, new Map());
-    byPort.get(port).set(address, proxy);
-    return proxy;
-  }
-
-  /** @param {string} peer @param {string} remotePeer @returns {ProxySocket['sources']} */
-  #pairProxies(peer, remotePeer) {
-    const key = `${peer}|${remotePeer}`;
-    if (!this.#proxiesByPair.has(key)) this.#proxiesByPair.set(key, new Map());
-    return this.#proxiesByPair.get(key);
+    return { io, proxies, tunnels, load };
   }
 
   /**
    * A datagram reached `to` (which represents A's candidate towards B): it must come from one of B's
    * candidates registered towards A.
-   * @param {ProxySocket} to @param {Buffer} payload @param {dgram.RemoteInfo} source
+   * @param {ProxySocket} to @param {Buffer} payload @param {string} sourceAddress @param {number} sourcePort
    */
-  #onDatagram(to, payload, source) {
-    this.#load.received();
-    const from = to.sources.get(source.port)?.get(source.address);
+  #onDatagram(to, payload, sourceAddress, sourcePort) {
+    this.#load?.received();
+    const from = to.sources.get(sourcePort)?.get(sourceAddress);
     if (!from) {
       this.#counters.dropsUnknownSource++;
       return;
@@ -459,11 +308,11 @@ export class UdpRelay {
 
   /**
    * An IP packet from a tunnel's bridge: it crosses the direction's route, charged at its own size.
-   * @param {Tunnel['directions'][number]} direction @param {Buffer} payload @param {dgram.RemoteInfo} source
+   * @param {TunnelDirection} direction @param {Buffer} payload @param {string} sourceAddress @param {number} sourcePort
    */
-  #onTunnelDatagram({ route, from, to, truth }, payload, source) {
-    this.#load.received();
-    if (source.address !== from.address || source.port !== from.port) {
+  #onTunnelDatagram({ route, from, to, truth }, payload, sourceAddress, sourcePort) {
+    this.#load?.received();
+    if (sourceAddress !== from.address || sourcePort !== from.port) {
       this.#counters.dropsUnknownSource++;
       return;
     }
@@ -477,11 +326,16 @@ export class UdpRelay {
     this.#schedule();
   }
 
-  /** Hands a packet to the next link of its route, or sends it when the route is done. */
+  /** Hands a packet to the next link of its route, or sends it when the route is done. @param {Packet} packet @param {number} atMs */
   #forward(packet, atMs) {
     packet.hop++;
     if (packet.hop < packet.route.length) {
       const link = this.#links.get(packet.route[packet.hop]);
+      // Routes name only configured links, and links go only at close(): no route can lead nowhere but after it.
+      if (!link) {
+        this.#counters.dropsNoRoute++;
+        return;
+      }
       link.enqueue(packet, packet.sizeBytes, atMs);
       this.#nextEventMs = Math.min(this.#nextEventMs, link.nextEventMs());
       return;
@@ -490,14 +344,13 @@ export class UdpRelay {
     this.#counters.forwardedBytes += packet.payload.length;
     const lateMs = performance.now() - atMs;
     this.#sendLateness.record(lateMs);
-    this.#load.sent(lateMs);
+    this.#load?.sent(lateMs);
     packet.tunnelTruth?.count(atMs, 'packetsOut', packet.payload.length);
-    packet.from.socket.send(packet.payload, packet.to.port, packet.to.address, this.#onSent);
+    this.#io?.send(packet.from.socket, packet.payload, packet.to.port, packet.to.address);
   }
 
-  #onSent = (error) => { if (error) this.#counters.sendErrors++; };
-
   /** Delivers everything due by nowMs across links, in time order, until nothing more is due. */
+  /** @param {number} nowMs */
   #run(nowMs) {
     const due = this.#due;
     while (nowMs >= this.#nextEventMs) {
@@ -525,15 +378,12 @@ export class UdpRelay {
     if (this.#closed) return;
     const nextMs = this.#nextEventMs;
     if (nextMs >= this.#timerAtMs) return;
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = null;
     this.#timerAtMs = nextMs;
-    if (nextMs === Infinity) return;
-    this.#timer = setTimeout(this.#onTimer, Math.max(0, nextMs - performance.now()));
+    this.#io?.setTimer(Math.ceil(nextMs / TIMER_GRID_MS) * TIMER_GRID_MS - performance.now());
   }
 
   #onTimer = () => {
-    this.#timer = null;
+    if (this.#closed) return;
     const dueMs = this.#timerAtMs;
     this.#timerAtMs = Infinity;
     const nowMs = performance.now();
@@ -548,7 +398,3 @@ const relayClockMs = (epochMs) => epochMs - performance.timeOrigin;
 /** @param {Packet} a @param {Packet} b */
 const byDeparture = (a, b) => a.atMs - b.atMs;
 
-/** @param {string} peer @param {string} remotePeer @param {string} address @param {number} port */
-function registrationKey(peer, remotePeer, address, port) {
-  return `${peer}|${remotePeer}|${address}:${port}`;
-}

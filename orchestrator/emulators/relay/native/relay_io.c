@@ -1,0 +1,318 @@
+/*
+ * The relay's packet I/O in batches (Linux): recvmmsg/sendmmsg on its UDP sockets and a timerfd for sub-millisecond
+ * timers, all behind one epoll fd that libuv polls, so one wake-up hands every ready datagram to JS in one call.
+ * Node's dgram costs one recvmsg/sendmsg syscall and one JS callback per datagram, and its timers whole milliseconds.
+ * The link model stays in JS (../relay.js); ../packet-io.js wraps this, with Node's dgram as the fallback.
+ *
+ * JS API (io: the external that create returns):
+ *   create(onEvents, meta: Uint32Array(MAX_BATCH * 4)) -> io
+ *     onEvents(count, payloads: Buffer|undefined, timerFired: boolean): meta holds count rows of
+ *     [socketId, sourceAddress (host order), sourcePort, length]; the payloads lie back to back in `payloads`.
+ *   bind(io, address, bufferBytes) -> [socketId, port]
+ *   send(io, socketId, payload, port, address (host order))  queued, copied; flush() sends them
+ *   flush(io) -> datagrams that could not be sent
+ *   setTimer(io, delayMs)  fires once after delayMs (<= 0: at once; a new call replaces the one armed)
+ *   closeSocket(io, socketId); destroy(io)
+ */
+#include "batch.h"
+
+#define CHECK(env, call)                                              \
+  do {                                                                \
+    if ((call) != napi_ok) {                                          \
+      napi_throw_error((env), NULL, "relay_io: N-API call failed: " #call); \
+      return NULL;                                                    \
+    }                                                                 \
+  } while (0)
+
+static napi_value throwErrno(napi_env env, const char *what) {
+  char message[256];
+  snprintf(message, sizeof message, "%s: %s", what, strerror(errno));
+  napi_throw_error(env, NULL, message);
+  return NULL;
+}
+
+static Io *ioOf(napi_env env, napi_value value) {
+  Io *io = NULL;
+  if (napi_get_value_external(env, value, (void **)&io) != napi_ok || !io || io->epfd < 0) {
+    napi_throw_error(env, NULL, "relay_io: not an open io handle");
+    return NULL;
+  }
+  return io;
+}
+
+static Sock *sockOf(napi_env env, Io *io, napi_value value) {
+  uint32_t id;
+  if (napi_get_value_uint32(env, value, &id) != napi_ok || id >= io->socketCount || !io->sockets[id]) {
+    napi_throw_error(env, NULL, "relay_io: unknown socket id");
+    return NULL;
+  }
+  return io->sockets[id];
+}
+
+static void onReadable(uv_poll_t *handle, int status, int events) {
+  Io *io = handle->data;
+  napi_env env = io->env;
+  int timerFired = 0;
+  size_t totalBytes;
+  uint32_t count = receive(io, &timerFired, &totalBytes);
+  if (count == 0 && !timerFired) return;
+  napi_handle_scope scope;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) return;
+  napi_value argv[3], callback, recv, result;
+  napi_create_uint32(env, count, &argv[0]);
+  if (count > 0) {
+    void *data;
+    napi_create_buffer(env, totalBytes, &data, &argv[1]);
+    size_t offset = 0;
+    for (uint32_t i = 0; i < count; i++) {
+      uint32_t length = io->metaData[(size_t)i * 4 + 3];
+      memcpy((char *)data + offset, io->slots + (size_t)i * SLOT_BYTES, length);
+      offset += length;
+    }
+  } else {
+    napi_get_undefined(env, &argv[1]);
+  }
+  napi_get_boolean(env, timerFired, &argv[2]);
+  napi_get_reference_value(env, io->onEvents, &callback);
+  napi_get_global(env, &recv);
+  /* make_callback runs the microtasks after it (the JS side flushes its sends there). */
+  if (napi_make_callback(env, io->context, recv, callback, 3, argv, &result) == napi_pending_exception) {
+    napi_value error;
+    napi_get_and_clear_last_exception(env, &error);
+    napi_fatal_exception(env, error);
+  }
+  napi_close_handle_scope(env, scope);
+}
+
+static void freeIo(Io *io) {
+  for (uint32_t i = 0; i < io->socketCount; i++) {
+    if (io->sockets[i]) close(io->sockets[i]->fd);
+    free(io->sockets[i]);
+  }
+  free(io->sockets);
+  free(io->dirty);
+  free(io->slots);
+  free(io->arena);
+  free(io);
+}
+
+static void onPollClosed(uv_handle_t *handle) { freeIo(handle->data); }
+
+static napi_value create(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2], resource, name, external;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  napi_typedarray_type type;
+  size_t length;
+  void *metaData;
+  if (argc < 2 || napi_get_typedarray_info(env, argv[1], &type, &length, &metaData, NULL, NULL) != napi_ok
+      || type != napi_uint32_array || length < MAX_BATCH * 4) {
+    napi_throw_type_error(env, NULL, "relay_io.create(onEvents, meta): meta must be a Uint32Array of MAX_BATCH * 4");
+    return NULL;
+  }
+  Io *io = calloc(1, sizeof(Io));
+  io->env = env;
+  io->metaData = metaData;
+  io->slots = malloc((size_t)MAX_BATCH * SLOT_BYTES);
+  io->arena = malloc(ARENA_BYTES);
+  io->epfd = epoll_create1(EPOLL_CLOEXEC);
+  io->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+  if (!io->slots || !io->arena || io->epfd < 0 || io->tfd < 0) {
+    if (io->epfd >= 0) close(io->epfd);
+    if (io->tfd >= 0) close(io->tfd);
+    io->epfd = io->tfd = -1;
+    freeIo(io);
+    return throwErrno(env, "relay_io: epoll or timerfd");
+  }
+  struct epoll_event event = {.events = EPOLLIN, .data.u32 = TIMER_TAG};
+  epoll_ctl(io->epfd, EPOLL_CTL_ADD, io->tfd, &event);
+  CHECK(env, napi_create_reference(env, argv[0], 1, &io->onEvents));
+  CHECK(env, napi_create_reference(env, argv[1], 1, &io->meta));
+  CHECK(env, napi_create_object(env, &resource));
+  CHECK(env, napi_create_string_utf8(env, "RelayIo", NAPI_AUTO_LENGTH, &name));
+  CHECK(env, napi_async_init(env, resource, name, &io->context));
+  uv_loop_t *loop;
+  CHECK(env, napi_get_uv_event_loop(env, &loop));
+  uv_poll_init(loop, &io->poll, io->epfd);
+  io->poll.data = io;
+  uv_poll_start(&io->poll, UV_READABLE, onReadable);
+  CHECK(env, napi_create_external(env, io, NULL, NULL, &external));
+  return external;
+}
+
+static napi_value bindSocket(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3], result, idValue, portValue;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  Io *io = ioOf(env, argv[0]);
+  if (!io) return NULL;
+  char address[64];
+  size_t addressLength;
+  uint32_t bufferBytes;
+  struct sockaddr_in local = {.sin_family = AF_INET, .sin_port = 0};
+  if (napi_get_value_string_utf8(env, argv[1], address, sizeof address, &addressLength) != napi_ok
+      || inet_pton(AF_INET, address, &local.sin_addr) != 1 || napi_get_value_uint32(env, argv[2], &bufferBytes) != napi_ok) {
+    napi_throw_type_error(env, NULL, "relay_io.bind(io, address, bufferBytes): address must be an IPv4 literal");
+    return NULL;
+  }
+  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return throwErrno(env, "socket");
+  int size = (int)bufferBytes;
+  setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+  setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+  socklen_t localLength = sizeof local;
+  if (bind(fd, (struct sockaddr *)&local, sizeof local) < 0 || getsockname(fd, (struct sockaddr *)&local, &localLength) < 0) {
+    close(fd);
+    return throwErrno(env, "bind");
+  }
+  if (io->socketCount == io->socketCapacity) {
+    uint32_t capacity = io->socketCapacity ? io->socketCapacity * 2 : 16;
+    Sock **sockets = realloc(io->sockets, capacity * sizeof(Sock *));
+    uint32_t *dirty = realloc(io->dirty, capacity * sizeof(uint32_t));
+    if (!sockets || !dirty) {
+      close(fd);
+      if (sockets) io->sockets = sockets;
+      if (dirty) io->dirty = dirty;
+      return throwErrno(env, "relay_io: out of memory");
+    }
+    io->sockets = sockets;
+    io->dirty = dirty;
+    io->socketCapacity = capacity;
+  }
+  Sock *sock = calloc(1, sizeof(Sock));
+  sock->fd = fd;
+  uint32_t id = io->socketCount++;
+  io->sockets[id] = sock;
+  struct epoll_event event = {.events = EPOLLIN, .data.u32 = id};
+  if (epoll_ctl(io->epfd, EPOLL_CTL_ADD, fd, &event) < 0) return throwErrno(env, "epoll_ctl");
+  CHECK(env, napi_create_array_with_length(env, 2, &result));
+  CHECK(env, napi_create_uint32(env, id, &idValue));
+  CHECK(env, napi_create_uint32(env, ntohs(local.sin_port), &portValue));
+  CHECK(env, napi_set_element(env, result, 0, idValue));
+  CHECK(env, napi_set_element(env, result, 1, portValue));
+  return result;
+}
+
+static napi_value queueSend(napi_env env, napi_callback_info info) {
+  size_t argc = 5;
+  napi_value argv[5];
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  Io *io = ioOf(env, argv[0]);
+  if (!io) return NULL;
+  Sock *sock = sockOf(env, io, argv[1]);
+  if (!sock) return NULL;
+  void *data;
+  size_t length;
+  uint32_t port, address;
+  if (napi_get_buffer_info(env, argv[2], &data, &length) != napi_ok || napi_get_value_uint32(env, argv[3], &port) != napi_ok
+      || napi_get_value_uint32(env, argv[4], &address) != napi_ok || length > SLOT_BYTES) {
+    napi_throw_type_error(env, NULL, "relay_io.send(io, socketId, payload: Buffer <= 64 KiB, port, address: uint32)");
+    return NULL;
+  }
+  if (io->arenaUsed + length > ARENA_BYTES) flushAll(io);
+  if (sock->pending == SOCKET_BATCH) flushSocket(io, sock);
+  int i = sock->pending++;
+  char *copy = io->arena + io->arenaUsed;
+  memcpy(copy, data, length);
+  io->arenaUsed += length;
+  sock->iovs[i] = (struct iovec){.iov_base = copy, .iov_len = length};
+  sock->to[i] = (struct sockaddr_in){.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(address)};
+  memset(&sock->msgs[i], 0, sizeof(struct mmsghdr));
+  sock->msgs[i].msg_hdr.msg_iov = &sock->iovs[i];
+  sock->msgs[i].msg_hdr.msg_iovlen = 1;
+  sock->msgs[i].msg_hdr.msg_name = &sock->to[i];
+  sock->msgs[i].msg_hdr.msg_namelen = sizeof(struct sockaddr_in);
+  if (!sock->dirty) {
+    uint32_t id;
+    napi_get_value_uint32(env, argv[1], &id);
+    sock->dirty = 1;
+    io->dirty[io->dirtyCount++] = id;
+  }
+  return NULL;
+}
+
+static napi_value flushSends(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], result;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  Io *io = ioOf(env, argv[0]);
+  if (!io) return NULL;
+  flushAll(io);
+  CHECK(env, napi_create_uint32(env, io->sendErrors, &result));
+  io->sendErrors = 0;
+  return result;
+}
+
+static napi_value setTimer(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  Io *io = ioOf(env, argv[0]);
+  if (!io) return NULL;
+  double delayMs;
+  if (napi_get_value_double(env, argv[1], &delayMs) != napi_ok || delayMs != delayMs) {
+    napi_throw_type_error(env, NULL, "relay_io.setTimer(io, delayMs): delayMs must be a number");
+    return NULL;
+  }
+  /* A zero it_value disarms: at once means 1 ns. */
+  long long delayNs = delayMs <= 0 ? 1 : delayMs > 1e12 ? 1000000000000000LL : (long long)(delayMs * 1e6);
+  if (delayNs < 1) delayNs = 1;
+  struct itimerspec spec = {.it_value = {.tv_sec = delayNs / 1000000000LL, .tv_nsec = delayNs % 1000000000LL}};
+  if (timerfd_settime(io->tfd, 0, &spec, NULL) < 0) return throwErrno(env, "timerfd_settime");
+  return NULL;
+}
+
+static napi_value closeSocket(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  Io *io = ioOf(env, argv[0]);
+  if (!io) return NULL;
+  Sock *sock = sockOf(env, io, argv[1]);
+  if (!sock) return NULL;
+  uint32_t id;
+  napi_get_value_uint32(env, argv[1], &id);
+  flushAll(io);
+  epoll_ctl(io->epfd, EPOLL_CTL_DEL, sock->fd, NULL);
+  close(sock->fd);
+  free(sock);
+  io->sockets[id] = NULL;
+  return NULL;
+}
+
+static napi_value destroy(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  Io *io = ioOf(env, argv[0]);
+  if (!io) return NULL;
+  flushAll(io);
+  napi_delete_reference(env, io->onEvents);
+  napi_delete_reference(env, io->meta);
+  napi_async_destroy(env, io->context);
+  uv_poll_stop(&io->poll);
+  close(io->epfd);
+  close(io->tfd);
+  io->epfd = io->tfd = -1;
+  uv_close((uv_handle_t *)&io->poll, onPollClosed);
+  return NULL;
+}
+
+static napi_value init(napi_env env, napi_value exports) {
+  napi_property_descriptor properties[] = {
+    {"create", NULL, create, NULL, NULL, NULL, napi_default, NULL},
+    {"bind", NULL, bindSocket, NULL, NULL, NULL, napi_default, NULL},
+    {"send", NULL, queueSend, NULL, NULL, NULL, napi_default, NULL},
+    {"flush", NULL, flushSends, NULL, NULL, NULL, napi_default, NULL},
+    {"setTimer", NULL, setTimer, NULL, NULL, NULL, napi_default, NULL},
+    {"closeSocket", NULL, closeSocket, NULL, NULL, NULL, napi_default, NULL},
+    {"destroy", NULL, destroy, NULL, NULL, NULL, napi_default, NULL},
+  };
+  napi_value maxBatch;
+  napi_create_uint32(env, MAX_BATCH, &maxBatch);
+  napi_set_named_property(env, exports, "MAX_BATCH", maxBatch);
+  napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties);
+  return exports;
+}
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, init)

@@ -1,0 +1,223 @@
+/**
+ * The relay's packet I/O: UDP sockets and its one timer. The native path (native/relay_io.c, built at `npm run setup`)
+ * receives and sends in batches (recvmmsg/sendmmsg) and times with a timerfd to the microsecond; the dgram path is
+ * Node's own (a syscall and a callback per datagram, timers in whole ms), the fallback when the addon is not built.
+ */
+import dgram from 'node:dgram';
+import { createRequire } from 'node:module';
+import { EnvironmentError } from '../../lib/system/errors.js';
+
+/**
+ * @typedef {object} PacketSocket
+ * @property {number} port  the bound port
+ *
+ * @typedef {(payload: Buffer, address: string, port: number) => void} DatagramHandler
+ *
+ * @typedef {object} PacketIo
+ * @property {'native'|'dgram'} kind
+ * @property {(address: string, onDatagram: DatagramHandler) => Promise<PacketSocket>} bind  any free port
+ * @property {(socket: PacketSocket, payload: Buffer, port: number, address: string) => void} send
+ * @property {(socket: PacketSocket) => Promise<void>} closeSocket
+ * @property {(delayMs: number) => void} setTimer  replaces the one armed; fires onTimer once
+ * @property {() => void} close  stops the timer (sockets are closed one by one first)
+ *
+ * @typedef {object} PacketIoOptions
+ * @property {() => void} onTimer
+ * @property {(count: number) => void} onSendErrors  datagrams that could not be sent
+ */
+
+/**
+ * Socket buffers of 4 MiB (the kernel caps them at net.core.rmem_max/wmem_max): at 100 000 packets/s the default
+ * 208 KiB holds ~1 ms of 1200-byte datagrams, so any pause of the event loop (a GC, a burst of timers) lost packets
+ * that no link asked to drop.
+ */
+export const SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
+
+/**
+ * @typedef {{MAX_BATCH: number, create: Function, bind: Function, send: Function, flush: Function,
+ *   setTimer: Function, closeSocket: Function, destroy: Function}} Addon
+ */
+const addon = loadAddon();
+
+/** @returns {{addon: Addon|null, note: string}} */
+function loadAddon() {
+  try {
+    const require = createRequire(import.meta.url);
+    return { addon: require('./native/build/Release/relay_io.node'), note: 'native: recvmmsg/sendmmsg and a timerfd' };
+  } catch (error) {
+    return { addon: null, note: `dgram: the native packet path is not built (${error.code ?? error.message}); run \`npm run setup\` with a C compiler for sub-millisecond timing at high packet rates` };
+  }
+}
+
+/** Which path createPacketIo('auto') takes here, and why. */
+export const packetPath = { kind: addon.addon ? 'native' : 'dgram', note: addon.note };
+
+/**
+ * @param {'auto'|'native'|'dgram'} kind  auto: native when built
+ * @param {PacketIoOptions} options
+ * @returns {PacketIo}
+ */
+export function createPacketIo(kind, options) {
+  if (kind === 'dgram' || (kind === 'auto' && !addon.addon)) return dgramIo(options);
+  if (!addon.addon) throw new EnvironmentError(`relay: the native packet path was asked for but ${addon.note}`);
+  return nativeIo(addon.addon, options);
+}
+
+/**
+ * Addresses are always IPv4 literals: a lookup that answers at once spares dgram's dns.lookup and its nextTick per
+ * datagram sent.
+ * @type {(address: string, family: any, callback: (error: Error|null, address: string, family: number) => void) => void}
+ */
+const literalLookup = (address, family, callback) => callback(null, address, 4);
+
+/** @param {PacketIoOptions} options @returns {PacketIo} */
+function dgramIo({ onTimer, onSendErrors }) {
+  /** @type {NodeJS.Timeout|null} */
+  let timer = null;
+  /** @type {WeakMap<PacketSocket, dgram.Socket>} */
+  const sockets = new WeakMap();
+  /** @param {Error|null} error */
+  const onSent = (error) => { if (error) onSendErrors(1); };
+  return {
+    kind: 'dgram',
+    async bind(address, onDatagram) {
+      const socket = dgram.createSocket({ type: 'udp4', lookup: literalLookup });
+      try {
+        await new Promise((resolve, reject) => {
+          socket.once('error', reject);
+          socket.bind({ address, port: 0 }, () => {
+            socket.off('error', reject);
+            resolve(undefined);
+          });
+        });
+      } catch (error) {
+        socket.close();
+        throw bindError(address, error);
+      }
+      socket.setRecvBufferSize(SOCKET_BUFFER_BYTES);
+      socket.setSendBufferSize(SOCKET_BUFFER_BYTES);
+      // Send failures report through onSent.
+      socket.on('error', () => onSendErrors(1));
+      socket.on('message', (payload, source) => onDatagram(payload, source.address, source.port));
+      const handle = { port: socket.address().port };
+      sockets.set(handle, socket);
+      return handle;
+    },
+    send(handle, payload, port, address) { sockets.get(handle)?.send(payload, port, address, onSent); },
+    closeSocket: (handle) => new Promise((resolve) => {
+      const socket = sockets.get(handle);
+      sockets.delete(handle);
+      if (socket) socket.close(() => resolve(undefined));
+      else resolve(undefined);
+    }),
+    setTimer(delayMs) {
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(() => { timer = null; onTimer(); }, Math.max(0, delayMs));
+    },
+    close() {
+      if (timer) clearTimeout(timer);
+      timer = null;
+    },
+  };
+}
+
+/** @param {string} address @param {Error} error */
+const bindError = (address, error) => new EnvironmentError(`relay cannot bind a UDP socket on ${address} (${error.message}); check the host address and free ports.`, { cause: error });
+
+/** @param {Addon} native @param {PacketIoOptions} options @returns {PacketIo} */
+function nativeIo(native, { onTimer, onSendErrors }) {
+  /** Rows of [socket id, source address, source port, length] for each datagram of a batch. */
+  const meta = new Uint32Array(native.MAX_BATCH * 4);
+  /** @type {(DatagramHandler|undefined)[]} by socket id */
+  const handlers = [];
+  const addresses = new AddressCache();
+  let flushQueued = false;
+  // The native handle is freed on close: nothing may reach it after.
+  let closed = false;
+  const flush = () => {
+    flushQueued = false;
+    if (closed) return;
+    const errors = native.flush(io);
+    if (errors > 0) onSendErrors(errors);
+  };
+  /** @param {number} count @param {Buffer|undefined} payloads @param {boolean} timerFired */
+  const onEvents = (count, payloads, timerFired) => {
+    let offset = 0;
+    for (let i = 0; i < count; i++) {
+      const length = meta[i * 4 + 3];
+      const payload = /** @type {Buffer} */ (payloads).subarray(offset, offset + length);
+      handlers[meta[i * 4]]?.(payload, addresses.text(meta[i * 4 + 1]), meta[i * 4 + 2]);
+      offset += length;
+    }
+    if (timerFired) onTimer();
+  };
+  const io = native.create(onEvents, meta);
+  /** @type {WeakMap<PacketSocket, number>} */
+  const ids = new WeakMap();
+  return {
+    kind: 'native',
+    async bind(address, onDatagram) {
+      if (closed) throw new EnvironmentError('relay: its packet I/O is closed; start a new relay.');
+      let bound;
+      try {
+        bound = native.bind(io, address, SOCKET_BUFFER_BYTES);
+      } catch (error) {
+        throw bindError(address, error);
+      }
+      const [id, port] = bound;
+      handlers[id] = onDatagram;
+      const handle = { port };
+      ids.set(handle, id);
+      return handle;
+    },
+    send(handle, payload, port, address) {
+      const id = ids.get(handle);
+      if (id === undefined || closed) return;
+      native.send(io, id, payload, port, addresses.number(address));
+      // Sends leave together once this turn of the event loop is done with its datagrams and timers.
+      if (!flushQueued) {
+        flushQueued = true;
+        queueMicrotask(flush);
+      }
+    },
+    async closeSocket(handle) {
+      const id = ids.get(handle);
+      if (id === undefined || closed) return;
+      ids.delete(handle);
+      handlers[id] = undefined;
+      native.closeSocket(io, id);
+    },
+    setTimer(delayMs) { if (!closed) native.setTimer(io, delayMs); },
+    close() {
+      if (closed) return;
+      closed = true;
+      native.destroy(io);
+    },
+  };
+}
+
+/** IPv4 addresses as text and as host-order numbers, both ways, remembered (a relay talks to a few addresses). */
+class AddressCache {
+  /** @type {Map<number, string>} */ #texts = new Map();
+  /** @type {Map<string, number>} */ #numbers = new Map();
+
+  /** @param {number} value */
+  text(value) {
+    let text = this.#texts.get(value);
+    if (text === undefined) {
+      text = `${value >>> 24}.${(value >>> 16) & 255}.${(value >>> 8) & 255}.${value & 255}`;
+      this.#texts.set(value, text);
+    }
+    return text;
+  }
+
+  /** @param {string} text */
+  number(text) {
+    let value = this.#numbers.get(text);
+    if (value === undefined) {
+      value = text.split('.').reduce((sum, part) => sum * 256 + Number(part), 0);
+      this.#numbers.set(text, value);
+    }
+    return value;
+  }
+}
