@@ -49,6 +49,16 @@ function loadAddon() {
   }
 }
 
+/**
+ * Runs use Node's dgram unless $WEBRTC_TESTBED_RELAY_PACKET_PATH says otherwise: the native path (README "Packet
+ * path") has better timing at half load but saturates earlier and is not yet exercised by the end-to-end tests.
+ * @returns {'auto'|'native'|'dgram'}
+ */
+export function defaultPacketPath() {
+  const chosen = process.env.WEBRTC_TESTBED_RELAY_PACKET_PATH;
+  return chosen === 'auto' || chosen === 'native' ? chosen : 'dgram';
+}
+
 /** Which path createPacketIo('auto') takes here, and why. */
 export const packetPath = { kind: addon.addon ? 'native' : 'dgram', note: addon.note };
 

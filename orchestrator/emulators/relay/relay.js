@@ -15,7 +15,7 @@ import { UDP_IPV4_OVERHEAD_BYTES } from '../../lib/network/link-model.js';
 import { checkTrace } from '../../lib/network/trace.js';
 import { LinkQueue } from './link-queue.js';
 import { LatenessHistogram, LoadMeter } from './load-meter.js';
-import { createPacketIo, packetPath } from './packet-io.js';
+import { createPacketIo, defaultPacketPath, packetPath } from './packet-io.js';
 import { Proxies } from './proxies.js';
 import { Tunnels } from './tunnels.js';
 
@@ -86,7 +86,7 @@ export class UdpRelay {
    *   host: address the proxy sockets bind to; seed: makes loss and jitter draws reproducible; packetPath: the
    *   sockets' and timer's implementation (auto: native when built, see packet-io.js)
    */
-  constructor({ host = '127.0.0.1', seed = Math.floor(Math.random() * 2 ** 32), packetPath: path = 'auto' } = {}) {
+  constructor({ host = '127.0.0.1', seed = Math.floor(Math.random() * 2 ** 32), packetPath: path = defaultPacketPath() } = {}) {
     if (!['auto', 'native', 'dgram'].includes(path)) throw new InputError(`relay packetPath must be auto, native or dgram, got ${path}.`);
     this.#host = host;
     this.#seed = seed;
