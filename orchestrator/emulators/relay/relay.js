@@ -252,7 +252,7 @@ export class UdpRelay {
       seed: this.#seed,
       registrations: this.#proxies?.size ?? 0,
       tunnels: this.#tunnels?.size ?? 0,
-      packetPath: this.#io?.kind ?? packetPath.kind,
+      packetPath: this.#io?.kind ?? (this.#packetPath === 'auto' ? packetPath.kind : this.#packetPath),
       ...this.#counters,
       sendLateMs: this.#sendLateness.summary(),
       links: Object.fromEntries([...this.#links].map(([name, link]) => [name, link.totals()])),
