@@ -19,6 +19,8 @@ import { resolveBrowserPath } from '../orchestrator/run/browser-path.js';
 import { chromiumArgs } from '../orchestrator/run/browsers.js';
 import { startSignalingServer } from '../signaling/server.js';
 
+/** @typedef {import('puppeteer').Page} Page */
+
 const { values } = parseArgs({ options: {
   presets: { type: 'string', default: '360p30,720p30' }, modes: { type: 'string', default: 'off,codes,captures' },
   seconds: { type: 'string', default: '15' }, headful: { type: 'boolean', default: false } } });
@@ -29,9 +31,13 @@ const unknown = modes.filter((mode) => !['off', 'codes', 'captures'].includes(mo
 if (unknown.length) throw new Error(`--modes: unknown ${unknown.join(', ')}; give off, codes or captures`);
 const browserPath = resolveBrowserPath({ puppeteerPath: () => puppeteer.executablePath() }).path;
 const signaling = await startSignalingServer();
+/** @param {number} ms */
 const wait = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 
-/** A page of the server's origin (the reader is imported from it, as the peer page does) in a browser of its own. */
+/**
+ * A page of the server's origin (the reader is imported from it, as the peer page does) in a browser of its own.
+ * @param {import('../media/generate.js').Media} media
+ */
 async function openPeer(media) {
   const browser = await puppeteer.launch({
     executablePath: browserPath, headless: !values.headful, pipe: true, args: chromiumArgs(media, new URL(signaling.httpUrl).origin),
@@ -41,7 +47,10 @@ async function openPeer(media) {
   return { browser, page };
 }
 
-/** Offer/answer between the pages, each waiting for its ICE gathering: no signaling server needed on one host. */
+/**
+ * Offer/answer between the pages, each waiting for its ICE gathering: no signaling server needed on one host.
+ * @param {Page} sender @param {Page} receiver
+ */
 async function connect(sender, receiver) {
   const offer = await sender.evaluate(async () => {
     const stream = await navigator.mediaDevices.getUserMedia({ video: true });
@@ -51,9 +60,10 @@ async function connect(sender, receiver) {
     await pc.setLocalDescription(await pc.createOffer());
     await gathered;
     /** @type {any} */ (window).bench = { pc, track: stream.getVideoTracks()[0] };
+    if (!pc.localDescription) throw new Error('no local description after setLocalDescription: see the browser log');
     return pc.localDescription.toJSON();
   });
-  const answer = await receiver.evaluate(async (remoteOffer) => {
+  const answer = await receiver.evaluate(async (/** @type {RTCSessionDescriptionInit} */ remoteOffer) => {
     const pc = new RTCPeerConnection();
     const video = Object.assign(document.body.appendChild(document.createElement('video')), { muted: true, autoplay: true });
     pc.ontrack = ({ streams }) => { video.srcObject = streams[0]; };
@@ -62,21 +72,31 @@ async function connect(sender, receiver) {
     await pc.setLocalDescription(await pc.createAnswer());
     await gathered;
     /** @type {any} */ (window).bench = { pc, video };
+    if (!pc.localDescription) throw new Error('no local description after setLocalDescription: see the browser log');
     return pc.localDescription.toJSON();
   }, offer);
-  await sender.evaluate((remoteAnswer) => /** @type {any} */ (window).bench.pc.setRemoteDescription(remoteAnswer), answer);
+  await sender.evaluate((/** @type {RTCSessionDescriptionInit} */ remoteAnswer) => /** @type {any} */ (window).bench.pc
+    .setRemoteDescription(remoteAnswer), answer);
 }
 
-/** getStats counters of the page's one video stream, summed over its reports of `type`. */
-const counters = (page, type, fields) => page.evaluate(async (wanted, names) => {
+/**
+ * getStats counters of the page's one video stream, summed over its reports of `type`.
+ * @param {Page} page @param {string} type @param {string[]} fields
+ */
+const counters = (page, type, fields) => page.evaluate(async (/** @type {string} */ wanted, /** @type {string[]} */ names) => {
+  /** @type {Record<string, number>} */
   const totals = Object.fromEntries(names.map((name) => [name, 0]));
-  (await /** @type {any} */ (window).bench.pc.getStats()).forEach((report) => {
+  const { pc } = /** @type {{ pc: RTCPeerConnection }} */ (/** @type {any} */ (window).bench);
+  (await pc.getStats()).forEach((report) => {
     if (report.type === wanted && (report.kind ?? 'video') === 'video') for (const name of names) totals[name] += report[name] ?? 0;
   });
   return totals;
 }, type, fields);
 
-/** Starts the phase's watchers in the receiver (and the sender's camera reader, as a run has). */
+/**
+ * Starts the phase's watchers in the receiver (and the sender's camera reader, as a run has).
+ * @param {Page} sender @param {Page} receiver @param {string} mode
+ */
 async function startPhase(sender, receiver, mode) {
   if (mode !== 'off') {
     await sender.evaluate(async () => {
@@ -86,13 +106,15 @@ async function startPhase(sender, receiver, mode) {
       bench.stop = bench.reader.watchCamera(bench.track, document.createElement('video'));
     });
   }
-  await receiver.evaluate(async (readerMode) => {
+  await receiver.evaluate(async (/** @type {string} */ readerMode) => {
     const bench = /** @type {any} */ (window).bench;
     const { video } = bench;
     // codes: changes of the code read (distinct pictures; the source loops, so a set of codes would saturate).
     bench.count = { callbacks: 0, presented: 0, codes: 0, lastCode: -1, captures: 0 };
+    /** @type {number | null} */
     let last = null;
     let watching = true;
+    /** @param {DOMHighResTimeStamp} _now @param {VideoFrameCallbackMetadata} frame */
     const onFrame = (_now, frame) => {
       if (!watching) return;
       bench.count.callbacks += 1;
@@ -126,7 +148,10 @@ async function startPhase(sender, receiver, mode) {
   }, mode);
 }
 
-/** One phase: counters before and after, per second. */
+/**
+ * One phase: counters before and after, per second.
+ * @param {Page} sender @param {Page} receiver @param {string} mode
+ */
 async function phase(sender, receiver, mode) {
   const sent = ['frames', 'framesEncoded', 'framesSent'];
   const received = ['framesReceived', 'framesDecoded', 'framesDropped'];
@@ -141,7 +166,9 @@ async function phase(sender, receiver, mode) {
   const after = await read();
   if (mode !== 'off') await sender.evaluate(() => /** @type {any} */ (window).bench.stop());
   const size = await receiver.evaluate(() => `${/** @type {any} */ (window).bench.video.videoWidth}x${/** @type {any} */ (window).bench.video.videoHeight}`);
+  /** @param {number} value */
   const rate = (value) => (value / elapsedS).toFixed(1).padStart(6);
+  /** @param {string} name */
   const delta = (name) => rate(after[name] - before[name]);
   return `${mode.padEnd(9)}${size.padStart(10)} ${delta('frames')} ${delta('framesEncoded')} ${delta('framesSent')} ${delta('framesReceived')} `
     + `${delta('framesDecoded')} ${delta('framesDropped')} ${rate(seen.presented)} ${rate(seen.callbacks)} ${mode === 'off' ? '     -' : rate(seen.codes)} ${seen.captures}`;

@@ -31,9 +31,12 @@ try {
     readings.push(await measurePageClock(page));
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
+  /** @param {number[]} list one value per reading (never empty: at least one repetition) */
   const spread = (list) => {
     const sorted = [...list].sort((a, b) => a - b);
-    return `median ${percentile(sorted, 50).toFixed(3)}  p95 ${percentile(sorted, 95).toFixed(3)}  max ${sorted.at(-1).toFixed(3)} ms`;
+    /** @param {number | null | undefined} ms */
+    const shown = (ms) => ms?.toFixed(3) ?? '-';
+    return `median ${shown(percentile(sorted, 50))}  p95 ${shown(percentile(sorted, 95))}  max ${shown(sorted.at(-1))} ms`;
   };
   const offsets = readings.map((reading) => Math.abs(reading.offsetMs));
   const errors = readings.map((reading) => reading.errorMs);

@@ -42,7 +42,11 @@ export async function startGridProcess({ role, name, config, isReady, log }) {
   const child = spawn(argv[0], argv.slice(1), { detached: true, stdio: ['ignore', out, out] });
   closeSync(out);
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
-  const group = (signal) => { try { process.kill(-child.pid, signal); } catch { /* gone */ } };
+  /** @param {NodeJS.Signals} signal */
+  const group = (signal) => {
+    if (child.pid === undefined) return; // never started: no group to signal
+    try { process.kill(-child.pid, signal); } catch { /* gone */ }
+  };
   const stop = async () => {
     rmSync(configFile, { force: true });
     if (child.exitCode !== null || child.signalCode !== null) return group('SIGKILL');
@@ -64,6 +68,10 @@ export async function startGridProcess({ role, name, config, isReady, log }) {
       throw new EnvironmentError(`the Grid ${role} was not ready within ${READY_TIMEOUT_MS / 1000} s; see ${path.resolve(logFile)}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  if (child.pid === undefined) {
+    rmSync(configFile, { force: true });
+    throw new EnvironmentError(`a Grid ${role} answered, but not the process started here (it has no process id); stop the other Grid and retry`);
   }
   return { pid: child.pid, stop, exited, logFile };
 }

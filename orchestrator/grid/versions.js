@@ -36,7 +36,7 @@ export function gridPom() {
  * @returns {string|null}
  */
 export function driverMismatch(chromiumVersionText, driverVersionText) {
-  const version = (text) => /(\d+)\.\d+\.\d+\.\d+/.exec(text);
+  const version = (/** @type {string} */ text) => /(\d+)\.\d+\.\d+\.\d+/.exec(text);
   const browser = version(chromiumVersionText);
   const driver = version(driverVersionText);
   if (!browser || !driver) return `cannot read the versions of Chromium ("${chromiumVersionText.trim()}") and chromedriver ("${driverVersionText.trim()}")`;

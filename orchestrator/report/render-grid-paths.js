@@ -2,7 +2,7 @@
 // call, which the configured delays come on top of. A result is rendered whatever it holds (old or hand-edited).
 import { escapeHtml, formatNumber } from './format.js';
 
-/** @param {{ environment?: { grid?: { emulation?: string, paths?: unknown } } }} r @returns {string} HTML, or '' */
+/** @param {{ environment?: { grid?: { emulation?: string, paths?: unknown }|null } }} r @returns {string} HTML, or '' */
 export function renderGridPaths(r) {
   const paths = Array.isArray(r.environment?.grid?.paths) ? r.environment.grid.paths : [];
   if (!paths.length) return '';

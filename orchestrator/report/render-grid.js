@@ -32,6 +32,7 @@ export function renderGridPlacement(r) {
     + `<th scope="row">${escapeHtml(label)}</th><td>${escapeHtml((node?.peers ?? []).join(', '))}</td><td>${formatNumber(node?.cores ?? null, 0)}</td>`
     + `<td>${formatNumber(node?.cpuPct?.median ?? null, 0)} · ${formatNumber(node?.cpuPct?.p95 ?? null, 0)}</td>`
     + `<td>${formatPercent(node?.saturation?.share ?? null)}${node?.saturation?.saturated ? ' (saturated)' : ''}</td></tr>`);
+  /** @param {string[]} columns @param {string[]} body */
   const table = (columns, body) => `<table class="summary grid"><thead><tr>${columns.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead>`
     + `<tbody>${body.join('')}</tbody></table>`;
   return `<section id="grid-placement" class="block"><h2>Grid placement</h2>

@@ -84,7 +84,9 @@ export function buildViewerSection(result, charts) {
   const panels = [];
   for (const key of streams) {
     const [remote, peer] = key.split('\n');
-    const spans = (result.viewer?.freezes ?? []).filter((f) => f.peer === peer && f.remote === remote)
+    /** @type {import('./result-file.js').ViewerFreeze[]} */
+    const freezes = result.viewer?.freezes ?? [];
+    const spans = freezes.filter((f) => f.peer === peer && f.remote === remote)
       .map((f) => ({ fromS: roundTime(f.atS), toS: roundTime(f.atS + f.durationMs / 1000), color: FREEZE_SPAN_COLOR }));
     /** @type {ViewerStream} */
     const stream = {

@@ -37,6 +37,7 @@ export async function measurePageClock(page, samples = CLOCK_SAMPLES) {
  * @returns {Promise<T>}
  */
 function withTimeout(promise, ms) {
+  /** @type {NodeJS.Timeout | undefined} */
   let timer;
   const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms); });
   return /** @type {Promise<T>} */ (Promise.race([promise, late]).finally(() => clearTimeout(timer)));
@@ -79,9 +80,14 @@ export function startBrowserSampler(pages, onWarning) {
   const warned = new Set();
   /** @type {Map<string, Promise<import('puppeteer').CDPSession>>} made at the first reading, whose catch hears its failure */
   const sessions = new Map();
+  /** @param {string} peer @param {import('puppeteer').Page} page */
   const sample = async (peer, page) => {
-    if (!sessions.has(peer)) sessions.set(peer, page.browser().target().createCDPSession());
-    const session = await sessions.get(peer);
+    let opening = sessions.get(peer);
+    if (!opening) {
+      opening = page.browser().target().createCDPSession();
+      sessions.set(peer, opening);
+    }
+    const session = await opening;
     const [{ processInfo }, metrics] = await Promise.all([session.send('SystemInfo.getProcessInfo'), page.metrics()]);
     const reading = { atMs: Date.now(), processes: processInfo.map(({ id, cpuTime }) => ({ id, cpuTime })) };
     const previous = last.get(peer);

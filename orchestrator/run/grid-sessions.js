@@ -26,6 +26,7 @@ const KEEP_ALIVE_MS = 5000;
 export async function openGridSessions({ gridUrl, secrets, peers, spread, placement, argsFor, log }) {
   const nodes = gridNodes(await gridStatus(gridUrl, secrets));
   const labels = placePeers(peers, nodes, { spread, placement });
+  /** @param {string} peer */
   const nodeOf = (peer) => /** @type {import('../lib/grid/grid.js').GridNode} */ (nodes.find((node) => node.label === labels[peer]));
   // Checked before any session exists.
   const addresses = new Map(peers.map((peer) => [peer, nodeAddress(nodeOf(peer))]));

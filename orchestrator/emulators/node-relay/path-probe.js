@@ -11,7 +11,7 @@ export function pathSummary({ from, to, sent, rttMs }) {
   return {
     from, to, probes: sent, received: rttMs.length,
     rttMsMin: rttMs.length ? round(Math.min(...rttMs)) : null,
-    rttMsMedian: rttMs.length ? round(median(rttMs)) : null,
+    rttMsMedian: rttMs.length ? round(/** @type {number} */ (median(rttMs))) : null,
     lossPct: sent ? Number((100 * (1 - rttMs.length / sent)).toFixed(2)) : null,
   };
 }

@@ -58,6 +58,6 @@ export function saturatedNodesWarning(grid) {
   const saturated = Object.entries(grid?.nodes ?? {}).filter(([, node]) => node.saturation.saturated);
   if (!saturated.length) return null;
   return `grid node${saturated.length > 1 ? 's' : ''} saturated: ${saturated.map(([label, { saturation, cores, peers }]) => `${label} (${peers.join(', ')}) `
-    + `used at least ${saturation.thresholdPct} % of CPU (${cores} cores × 100 %) in ${Math.round(100 * saturation.share)} % of the measured seconds`).join('; ')}: `
+    + `used at least ${saturation.thresholdPct} % of CPU (${cores} cores × 100 %) in ${Math.round(100 * (saturation.share ?? 0))} % of the measured seconds`).join('; ')}: `
     + 'frame rates and rates may show the machine, not the network; put fewer peers on it (--spread, placement) or give it more cores';
 }

@@ -12,6 +12,7 @@
  * @typedef {{ start: ClockOffset & { peer: string }, end: (ClockOffset & { peer: string })|null, driftMs: number|null }} NodeClock
  */
 
+/** @param {number} value */
 const round3 = (value) => Number(value.toFixed(3));
 
 /**
@@ -41,6 +42,7 @@ export function estimateOffset(samples) {
  * @returns {Record<string, NodeClock>}
  */
 export function nodeClocks(nodeOfPeer, start, end = {}) {
+  /** @param {Record<string, ClockOffset>} offsets @param {string} label */
   const best = (offsets, label) => Object.entries(offsets).filter(([peer]) => nodeOfPeer[peer] === label)
     .map(([peer, offset]) => ({ peer, ...offset })).sort((a, b) => a.errorMs - b.errorMs)[0] ?? null;
   /** @type {Record<string, NodeClock>} */

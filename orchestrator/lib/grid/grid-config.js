@@ -1,7 +1,7 @@
 // The TOML files grid-hub and grid-node give Selenium Grid (`--config`): the secrets go there, in a 0600 file, and
 // never on a command line, where every local user could read them in /proc/<pid>/cmdline.
 
-/** The event bus listens on the two ports below the hub's, as the Grid's defaults do (4442, 4443 under 4444). */
+/** The event bus listens on the two ports below the hub's, as the Grid's defaults do (4442, 4443 under 4444). @param {number} hubPort */
 export const eventPorts = (hubPort) => ({ publish: hubPort - 2, subscribe: hubPort - 1 });
 
 /** How often the hub checks its nodes, in seconds. */

@@ -98,7 +98,8 @@ export function gridNodes(status) {
     if (typeof stereotype[CAP.label] !== 'string') return [];
     return [{
       id: String(node.nodeId), uri: String(node.externalUri ?? node.uri), label: stereotype[CAP.label],
-      maxSessions: Number(node.maxSessions) || slots.length, freeSlots: slots.filter((slot) => !slot.session).length,
+      maxSessions: Number(node.maxSessions) || slots.length,
+      freeSlots: slots.filter((/** @type {{ session?: unknown }} */ slot) => !slot.session).length,
       binary: stereotype['goog:chromeOptions']?.binary ?? null, mediaDir: stereotype[CAP.mediaDir] ?? null,
       cores: Number.isFinite(stereotype[CAP.cores]) ? stereotype[CAP.cores] : null, browserVersion: stereotype.browserVersion ?? null,
       relay: stereotypeRelay(stereotype[CAP.relay], stereotype[CAP.label].slice(0, 63)),
@@ -117,10 +118,12 @@ export function gridNodes(status) {
 export function placePeers(peers, nodes, { spread = false, placement = {} }) {
   if (!nodes.length) throw new InputError('--grid: the Grid has no grid-node of this project up; start one with `npm run cli -- grid-node --hub <url>`');
   const free = new Map(nodes.map((node) => [node.label, node.freeSlots]));
+  /** @param {string} peer @param {string} label @param {string} why */
   const take = (peer, label, why) => {
-    if (!free.has(label)) throw new InputError(`${why}: no grid-node labelled ${label} is up; labels up: ${[...free.keys()].join(', ')}`);
-    if (!free.get(label)) throw new InputError(`${why}: grid-node ${label} has no free slot for ${peer}; start it with a larger --max-sessions or place ${peer} elsewhere`);
-    free.set(label, free.get(label) - 1);
+    const slots = free.get(label);
+    if (slots === undefined) throw new InputError(`${why}: no grid-node labelled ${label} is up; labels up: ${[...free.keys()].join(', ')}`);
+    if (!slots) throw new InputError(`${why}: grid-node ${label} has no free slot for ${peer}; start it with a larger --max-sessions or place ${peer} elsewhere`);
+    free.set(label, slots - 1);
     return label;
   };
   /** @type {Record<string, string>} */
@@ -130,7 +133,7 @@ export function placePeers(peers, nodes, { spread = false, placement = {} }) {
   for (const peer of peers.filter((p) => !placed[p])) {
     const labels = [...free.keys()];
     const order = spread ? [...labels.slice(next), ...labels.slice(0, next)] : labels;
-    const label = order.find((l) => free.get(l) > 0);
+    const label = order.find((l) => (free.get(l) ?? 0) > 0);
     if (!label) throw new InputError(`--grid: the call has ${peers.length} peers and the Grid's nodes have too few free slots; start more grid-nodes or give them a larger --max-sessions`);
     placed[peer] = take(peer, label, '--grid');
     next = (labels.indexOf(label) + 1) % labels.length;
