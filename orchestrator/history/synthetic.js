@@ -19,7 +19,7 @@ const DAY_MS = 86_400_000;
  *   the metric falls by pctPerNight % more each night over the last nights
  * @param {{ night: number, from: string, to: string }} [options.browserChange]
  * @param {{ night: number, scenario: string, metric: string }} [options.regression] a regression the gate found
- * @returns {Generator<{ night: object, comparisons: object[], runs: { run: object, metrics: object[] }[] }>} one night at a time
+ * @returns {Generator<Parameters<typeof import('./import.js').writeRecords>[1]>} one night at a time, as writeRecords takes it
  */
 export function* syntheticNights({
   scenarios, nights = 365, runsPerNight = 5, seed = 25, start = '2026-01-01', suite = 'nightly',

@@ -30,6 +30,7 @@ export async function collectTableRuns(suiteDir, summary, needed) {
     if (!needed.has(run.scenario)) continue;
     const result = await loadResult(path.join(suiteDir, run.dir, 'result.json')).catch(() => null);
     if (result && result.scenario?.file !== shippedFile.get(run.scenario)) continue;
+    /** @type {Partial<import('../report/result-file.js').ReportEnvironment>} */
     const env = result?.environment ?? {};
     runs.push({
       scenario: run.scenario, repetition: run.repetition, status: result ? run.status : 'missing', report: run.report,

@@ -15,6 +15,23 @@ import { buildSuiteSummary, compactResult } from './summary.js';
 import { defaultSuiteDir, writeSuiteOutputs } from './suite-dir.js';
 
 /**
+ * With --resume, the run already complete in its directory (lib/scenario/reproductions/resume.js), or null to run it.
+ * @param {string} runDir
+ * @param {{ entry: { name: string, scenario: { name: string, durationS: number } }, repetition: number, dir: string }} planned
+ * @param {(line: string) => void} log
+ * @returns {Promise<import('./summary.js').RunInput|null>}
+ */
+async function keptRun(runDir, { entry, repetition, dir }, log) {
+  /** @type {import('./summary.js').SuiteResult|null} */
+  const existing = await loadResult(path.join(runDir, 'result.json')).catch(() => null);
+  const { keep, why } = resumeDecision(existing, entry.scenario);
+  log(`${entry.name} run ${repetition}: ${keep ? 'kept' : 're-run'}, ${why}`);
+  if (!keep || !existing) return null;
+  const hasReport = await access(path.join(runDir, 'report.html')).then(() => true, () => false);
+  return { scenario: entry.name, repetition, dir, hasReport, result: compactResult(existing) };
+}
+
+/**
  * @param {object} options
  * @param {import('./suite-file.js').Suite} options.suite
  * @param {Record<string, import('./assertions.js').Assertion[]>} options.assertions
@@ -62,17 +79,8 @@ export async function runSuite({
     for (const [i, { entry, repetition, dir }] of plan.entries()) {
       if (interrupted) break;
       const runDir = path.join(suiteDir, dir);
-      if (resume) {
-        /** @type {import('./summary.js').SuiteResult|null} */
-        const existing = await loadResult(path.join(runDir, 'result.json')).catch(() => null);
-        const { keep, why } = resumeDecision(existing, entry.scenario);
-        log(`[${i + 1}/${plan.length}] ${entry.name} run ${repetition}: ${keep ? 'kept' : 're-run'}, ${why}`);
-        if (keep && existing) {
-          const hasReport = await access(path.join(runDir, 'report.html')).then(() => true, () => false);
-          runs.push({ scenario: entry.name, repetition, dir, hasReport, result: compactResult(existing) });
-          continue;
-        }
-      }
+      const kept = resume ? await keptRun(runDir, { entry, repetition, dir }, (why) => log(`[${i + 1}/${plan.length}] ${why}`)) : null;
+      if (kept) { runs.push(kept); continue; }
       // Past the chunk's size the loop goes on only to collect the runs already kept.
       if (newRuns === maxNewRuns) { notYetRun += 1; continue; }
       newRuns += 1;

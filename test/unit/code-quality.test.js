@@ -88,14 +88,16 @@ test('outside emulators/, the code reaches a backend only through the contract: 
   assert.deepEqual(reaching, []);
 });
 
-test('the JSDoc types check: tsc --noEmit over orchestrator/, signaling/, client-app/, media/ and bench/ (jsconfig.json)', async () => {
-  const { include } = JSON.parse(readFileSync(path.join(ROOT, 'jsconfig.json'), 'utf8'));
+test('the JSDoc types check strictly (noImplicitAny, strictNullChecks): tsc --noEmit over orchestrator/, signaling/, client-app/, media/ and bench/ (jsconfig.json)', async () => {
+  const { include, compilerOptions } = JSON.parse(readFileSync(path.join(ROOT, 'jsconfig.json'), 'utf8'));
+  assert.equal(compilerOptions.noImplicitAny, true);
+  assert.equal(compilerOptions.strictNullChecks, true);
   for (const dir of ['orchestrator', 'signaling', 'client-app', 'media', 'bench']) assert.ok(include.includes(`${dir}/**/*.js`), `jsconfig.json covers ${dir}/`);
   const { code, output } = await run(bin('tsc'), ['-p', 'jsconfig.json']);
   assert.equal(code, 0, output);
 });
 
-test('lint: no unused variables, no line over 140 characters (eslint.config.js)', async () => {
+test('lint: no unused variables, no line over 140 characters, no product file over 400 lines or function over 80 (eslint.config.js)', async () => {
   const { code, output } = await run(bin('eslint'), ['.']);
   assert.equal(code, 0, output);
 });

@@ -80,6 +80,43 @@ const sameSecret = (given, expected) => typeof given === 'string' && given.lengt
   && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
 
 /**
+ * The control port: POSTed JSON messages, each at most MAX_CONTROL_BYTES, answered by handle.
+ * @param {(message: any, from: string) => Promise<{ status: number, body: object }>} handle  any: a node's message, checked there
+ * @returns {http.Server}
+ */
+function controlServer(handle) {
+  return http.createServer((request, response) => {
+    const from = `${request.socket.remoteAddress}:${request.socket.remotePort}`;
+    const reply = (/** @type {number} */ status, /** @type {object} */ body) => {
+      response.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+    };
+    if (request.method !== 'POST') return reply(405, { error: 'POST a JSON control message' });
+    let size = 0;
+    /** @type {Buffer[]} */
+    const chunks = [];
+    request.on('data', (chunk) => {
+      size += chunk.length;
+      if (size > MAX_CONTROL_BYTES) { reply(413, { error: `a control message is at most ${MAX_CONTROL_BYTES} bytes` }); request.destroy(); } else chunks.push(chunk);
+    });
+    request.on('end', async () => {
+      if (size > MAX_CONTROL_BYTES) return;
+      let message;
+      try {
+        message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        return reply(400, { error: 'the body is not JSON' });
+      }
+      try {
+        const { status, body } = await handle(message, from);
+        reply(status, body);
+      } catch (error) {
+        reply(400, { error: String(error.message).slice(0, 500) });
+      }
+    });
+  });
+}
+
+/**
  * @param {{ address: string, port?: number, registrationSecret: string, log: (line: string) => void }} options
  *   address: the node's IPv4 address, where the control server and the relay's sockets listen
  * @returns {Promise<{ control: string, refused: () => number, close: () => Promise<void> }>}  control: address:port
@@ -134,35 +171,7 @@ export async function startNodeRelay({ address, port = 0, registrationSecret, lo
     })[message.method](message.params);
     return { status: 200, body: { result: result ?? null } };
   };
-  const server = http.createServer((request, response) => {
-    const from = `${request.socket.remoteAddress}:${request.socket.remotePort}`;
-    const reply = (/** @type {number} */ status, /** @type {object} */ body) => {
-      response.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
-    };
-    if (request.method !== 'POST') return reply(405, { error: 'POST a JSON control message' });
-    let size = 0;
-    /** @type {Buffer[]} */
-    const chunks = [];
-    request.on('data', (chunk) => {
-      size += chunk.length;
-      if (size > MAX_CONTROL_BYTES) { reply(413, { error: `a control message is at most ${MAX_CONTROL_BYTES} bytes` }); request.destroy(); } else chunks.push(chunk);
-    });
-    request.on('end', async () => {
-      if (size > MAX_CONTROL_BYTES) return;
-      let message;
-      try {
-        message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      } catch {
-        return reply(400, { error: 'the body is not JSON' });
-      }
-      try {
-        const { status, body } = await handle(message, from);
-        reply(status, body);
-      } catch (error) {
-        reply(400, { error: String(error.message).slice(0, 500) });
-      }
-    });
-  });
+  const server = controlServer(handle);
   await new Promise((resolve, reject) => server.once('error', reject).listen(port, address, () => resolve(undefined)));
   const bound = /** @type {import('node:net').AddressInfo} */ (server.address());
   return {

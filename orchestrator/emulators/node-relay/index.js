@@ -15,6 +15,22 @@ const PROBE_INTERVAL_MS = 10;
 /** @typedef {import('../contract.js').RemotePeers} RemotePeers */
 
 /**
+ * A peer's node, which must advertise its relay.
+ * @param {Required<RemotePeers>} grid @param {string} peer
+ */
+function relayNode(grid, peer) {
+  const node = grid.nodeOf(peer);
+  if (!node?.relay) {
+    throw new InputError(`--emulator node-relay: ${peer}'s grid-node ${node?.label ?? '(none)'} advertises no relay (wtb:relay); `
+      + 'start it with this project\'s grid-node and --host <its IPv4 address>');
+  }
+  return /** @type {{ label: string, address: string, relay: string }} */ (node);
+}
+
+/** @param {string[]} names @param {Record<string, any>} all  any: the links' parameters as compiled, passed on */
+const subset = (names, all) => Object.fromEntries(names.filter((name) => name in all).map((name) => [name, all[name]]));
+
+/**
  * The relays are opened once the peers' sessions exist (their nodes are known then), at the first candidate; the
  * links given before are kept and applied when each opens.
  * @param {import('../contract.js').EmulatorOptions} options
@@ -33,16 +49,7 @@ async function createNodeRelayEmulator({ compiled, peers, remotePeers, registerC
    */
   /** @type {Map<string, Promise<OpenRelay>>} by node label */
   const relays = new Map();
-  const nodeOf = (/** @type {string} */ peer) => {
-    const node = grid.nodeOf(peer);
-    if (!node?.relay) {
-      throw new InputError(`--emulator node-relay: ${peer}'s grid-node ${node?.label ?? '(none)'} advertises no relay (wtb:relay); `
-        + 'start it with this project\'s grid-node and --host <its IPv4 address>');
-    }
-    return /** @type {{ label: string, address: string, relay: string }} */ (node);
-  };
-  /** @param {string[]} names @param {Record<string, any>} all */
-  const subset = (names, all) => Object.fromEntries(names.filter((name) => name in all).map((name) => [name, all[name]]));
+  const nodeOf = (/** @type {string} */ peer) => relayNode(grid, peer);
   const relayOf = (/** @type {string} */ peer) => {
     const node = nodeOf(peer);
     if (!relays.has(node.label)) {

@@ -122,14 +122,10 @@
     },
   };
 
-  /** @param {PanelSpec} panel @returns {ChartJs|null} */
-  function makeChart(panel) {
-    var canvas = document.getElementById('chart-' + panel.id);
-    if (!canvas) return null;
-    var hasY2 = panel.series.some(function (s) { return s.axis === 'y2'; });
-    var cats = panel.yCategories;
+  /** One Chart.js dataset per series of a panel. @param {PanelSpec} panel */
+  function datasetsOf(panel) {
     var areas = 0;
-    var datasets = panel.series.map(function (s, index) {
+    return panel.series.map(function (s, index) {
       var points = new Array(s.x.length);
       for (var i = 0; i < s.x.length; i++) points[i] = { x: s.x[i], y: s.y[i] };
       // A stacked panel stacks its measured series as areas, each filled down to the one before it (by index: the
@@ -158,6 +154,15 @@
         tips: s.tips || null,
       };
     });
+  }
+
+  /** @param {PanelSpec} panel @returns {ChartJs|null} */
+  function makeChart(panel) {
+    var canvas = document.getElementById('chart-' + panel.id);
+    if (!canvas) return null;
+    var hasY2 = panel.series.some(function (s) { return s.axis === 'y2'; });
+    var cats = panel.yCategories;
+    var datasets = datasetsOf(panel);
     // Fixed axis widths line up the plot areas of all charts, so one time is one x position.
     /** @param {number} px */
     function fixWidth(px) { return /** @param {ChartJs} axis */ function (axis) { axis.width = px; }; }
