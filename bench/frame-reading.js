@@ -69,6 +69,7 @@ for (const preset of values.presets.split(',')) {
           await sender.setRemoteDescription(answer);
         });
       });
+      // any: the bench's own page global, unknown to the DOM types
       /** @type {any} */ (window).bench = { createFrameReader, local, remote };
     });
     /** @param {number} ms @returns {Promise<void>} */
@@ -80,6 +81,7 @@ for (const preset of values.presets.split(',')) {
     await wait(phaseMs);
     const onFrom = Date.now();
     const totals = await page.evaluate(async (ms) => {
+      // any: the bench's own page global, unknown to the DOM types
       const { createFrameReader, local, remote } = /** @type {any} */ (window).bench;
       const reader = createFrameReader();
       const stops = [reader.watchCamera(local.srcObject.getVideoTracks()[0], local), reader.watch(remote, 'remote')];

@@ -59,6 +59,7 @@ async function connect(sender, receiver) {
     const gathered = new Promise((resolve) => { pc.onicegatheringstatechange = () => pc.iceGatheringState === 'complete' && resolve(undefined); });
     await pc.setLocalDescription(await pc.createOffer());
     await gathered;
+    // any: the bench's own page global, unknown to the DOM types
     /** @type {any} */ (window).bench = { pc, track: stream.getVideoTracks()[0] };
     if (!pc.localDescription) throw new Error('no local description after setLocalDescription: see the browser log');
     return pc.localDescription.toJSON();
@@ -71,10 +72,12 @@ async function connect(sender, receiver) {
     const gathered = new Promise((resolve) => { pc.onicegatheringstatechange = () => pc.iceGatheringState === 'complete' && resolve(undefined); });
     await pc.setLocalDescription(await pc.createAnswer());
     await gathered;
+    // any: the bench's own page global, unknown to the DOM types
     /** @type {any} */ (window).bench = { pc, video };
     if (!pc.localDescription) throw new Error('no local description after setLocalDescription: see the browser log');
     return pc.localDescription.toJSON();
   }, offer);
+  // any: the bench's own page global, unknown to the DOM types
   await sender.evaluate((/** @type {RTCSessionDescriptionInit} */ remoteAnswer) => /** @type {any} */ (window).bench.pc
     .setRemoteDescription(remoteAnswer), answer);
 }
@@ -86,6 +89,7 @@ async function connect(sender, receiver) {
 const counters = (page, type, fields) => page.evaluate(async (/** @type {string} */ wanted, /** @type {string[]} */ names) => {
   /** @type {Record<string, number>} */
   const totals = Object.fromEntries(names.map((name) => [name, 0]));
+  // any: the bench's own page global, unknown to the DOM types
   const { pc } = /** @type {{ pc: RTCPeerConnection }} */ (/** @type {any} */ (window).bench);
   (await pc.getStats()).forEach((report) => {
     if (report.type === wanted && (report.kind ?? 'video') === 'video') for (const name of names) totals[name] += report[name] ?? 0;
@@ -101,12 +105,14 @@ async function startPhase(sender, receiver, mode) {
   if (mode !== 'off') {
     await sender.evaluate(async () => {
       const { createFrameReader } = await import(/** @type {string} */ ('/frame-reader.js'));
+      // any: the bench's own page global, unknown to the DOM types
       const bench = /** @type {any} */ (window).bench;
       bench.reader = createFrameReader();
       bench.stop = bench.reader.watchCamera(bench.track, document.createElement('video'));
     });
   }
   await receiver.evaluate(async (/** @type {string} */ readerMode) => {
+    // any: the bench's own page global, unknown to the DOM types
     const bench = /** @type {any} */ (window).bench;
     const { video } = bench;
     // codes: changes of the code read (distinct pictures; the source loops, so a set of codes would saturate).
@@ -161,10 +167,13 @@ async function phase(sender, receiver, mode) {
   await startPhase(sender, receiver, mode);
   const fromMs = Date.now();
   await wait(seconds * 1000);
+  // any: the bench's own page global, unknown to the DOM types
   const seen = await receiver.evaluate(() => /** @type {any} */ (window).bench.stopPhase());
   const elapsedS = (Date.now() - fromMs) / 1000;
   const after = await read();
+  // any: the bench's own page global, unknown to the DOM types
   if (mode !== 'off') await sender.evaluate(() => /** @type {any} */ (window).bench.stop());
+  // any: the bench's own page global, unknown to the DOM types
   const size = await receiver.evaluate(() => `${/** @type {any} */ (window).bench.video.videoWidth}x${/** @type {any} */ (window).bench.video.videoHeight}`);
   /** @param {number} value */
   const rate = (value) => (value / elapsedS).toFixed(1).padStart(6);

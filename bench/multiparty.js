@@ -69,6 +69,7 @@ let largestUnlimited = null;
 for (let peers = 2; peers <= maxPeers; peers += 1) {
   const result = await call(peers);
   // The SFU's publisher connection receives nothing: rates and frame rates are the received streams'.
+  // any: timeline entries whose getStats fields depend on the browser
   /** @type {Array<Record<string, any>>} timeline entries (lib/result/result.js) */
   const window = result.timeline.filter((entry) => entry.t > warmupS && entry.remote !== 'sfu');
   const browsers = Object.entries(result.resources.summary).filter(([name]) => /^p\d+$/.test(name)).map(([, s]) => s);

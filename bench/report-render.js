@@ -47,6 +47,7 @@ try {
     await cdp.send('Performance.enable');
     await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
     // The report page sets __reportReady and Chart (orchestrator/report/assets): globals the DOM types do not know.
+    // any: the report page's globals, unknown to the DOM types
     await page.waitForFunction(() => /** @type {any} */ (window).__reportReady, { timeout: 60_000 });
     const { metrics } = await cdp.send('Performance.getMetrics');
     /** @param {string} name */
@@ -54,12 +55,14 @@ try {
     scriptMs.push(metric('ScriptDuration') * 1000);
     layoutMs.push((metric('LayoutDuration') + metric('RecalcStyleDuration')) * 1000);
     const ready = await page.evaluate(() => {
+      // any: the report page's globals, unknown to the DOM types
       const view = /** @type {any} */ (window);
       return {
         ...view.__reportReady,
-        // any: Chart.js's objects, whose types are not loaded here
-        points: Object.values(view.Chart.instances).reduce((/** @type {number} */ n, /** @type {any} */ c) => n
-          + c.data.datasets.reduce((/** @type {number} */ m, /** @type {any} */ d) => m + d.data.length, 0), 0),
+        // Chart.js's types are not loaded here: the fields read are typed by hand.
+        points: Object.values(view.Chart.instances).reduce((/** @type {number} */ n,
+          /** @type {{ data: { datasets: Array<{ data: unknown[] }> } }} */ c) => n
+          + c.data.datasets.reduce((/** @type {number} */ m, d) => m + d.data.length, 0), 0),
       };
     });
     readyMs.push(ready.atMs);

@@ -116,7 +116,9 @@ const codecProblem = checkCodec(requestedCodec);
 
 /**
  * Reports each video direction's codec with a remote when first seen and whenever it changes (the orchestrator checks
- * it against the requested one). @param {string} remote @param {Array<Record<string, any>>} stats
+ * it against the requested one).
+ * any: getStats entries, whose fields depend on their type and the browser
+ * @param {string} remote @param {Array<Record<string, any>>} stats
  */
 function noteCodecs(remote, stats) {
   const entry = connections.get(remote);

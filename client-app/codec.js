@@ -73,6 +73,7 @@ export function unsupportedReason(capabilities, requested) {
 /**
  * What a connection's video streams use, per direction, from one getStats() report (as an array of stats objects);
  * null for a direction without a video stream that has a codec yet.
+ * any: getStats entries, whose fields depend on their type and the browser
  * @param {Array<Record<string, any>>} stats @returns {{ send: NegotiatedCodec|null, recv: NegotiatedCodec|null }}
  */
 export function negotiatedCodecs(stats) {

@@ -106,6 +106,7 @@ export function snapshotFromStats(stats) {
 /**
  * The selected pair's current RTT in seconds, or null when it was never measured: Firefox reports 0 for
  * currentRoundTripTime and totalRoundTripTime although its consent checks got responses.
+ * any: a getStats candidate pair, whose fields depend on the browser
  * @param {Record<string, any>|undefined} pair
  */
 function pairRttMs(pair) {

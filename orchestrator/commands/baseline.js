@@ -77,6 +77,7 @@ function machineOf(summary, shown) {
 async function printClass(argv) {
   const isDir = existsSync(argv.path) && statSync(argv.path).isDirectory();
   const raw = isDir ? null : readJsonFile(path.resolve(argv.path), 'suite summary or baseline', 'pass a suite directory, summary.json or baseline file');
+  // any: a baseline file or a suite summary, told apart by its kind before it is read as either
   const machine = /** @type {any} */ (raw)?.kind === BASELINE_KIND ? readBaseline(argv.path).machineClass
     : machineOf((await readSuiteSummary(argv.path)).summary, argv.path);
   console.log(describeMachineClass(machine));

@@ -37,6 +37,7 @@ export const builder = (yargs) => yargs
     return true;
   });
 
+// any: yargs's parsed options, validated by the builder above
 /** Runs until SIGINT or SIGTERM; then stops the node and every browser it started. @param {Record<string, any>} argv */
 export async function handler(argv) {
   const { registrationSecret } = readSecrets(argv.gridSecrets);

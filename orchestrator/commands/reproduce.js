@@ -122,7 +122,7 @@ export async function handler(argv) {
 async function printPlan(entries, argv) {
   const plan = planRuns(entries);
   for (const { entry, dir } of plan) {
-    const scenario = /** @type {{ name: string, durationS: number }} */ (/** @type {any} */ (entry).scenario);
+    const scenario = entry.scenario;
     const decision = argv.resume && argv.out
       ? resumeDecision(await loadResult(path.join(argv.out, dir, 'result.json')).catch(() => null), scenario) : null;
     console.log(`${dir}  ${scenario.durationS} s${decision ? `  ${decision.keep ? 'keep' : 'run'}: ${decision.why}` : '  run'}`);

@@ -11,6 +11,7 @@ const closeOnly = (/** @type {string} */ _name, /** @type {() => Promise<unknown
 /**
  * Sets up a kernel emulator with its closer registered first, removing whatever it made if set-up fails half-way;
  * a trace becomes rate steps (events, traceSteps) compared with the trace for the run.
+ * any: each backend's own emulator object, a contract Emulator once the events are added below
  * @param {(options: import('./contract.js').EmulatorOptions) => any} create
  * @param {import('./contract.js').EmulatorOptions} options
  * @returns {Promise<import('./contract.js').Emulator>}

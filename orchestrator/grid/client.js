@@ -47,6 +47,7 @@ export const gridStatus = (gridUrl, secrets) => gridRequest(gridUrl, '/status', 
 /**
  * @param {string} gridUrl @param {import('../lib/grid/grid-config.js').GridSecrets} secrets
  * @param {object} request  lib/grid/grid.js sessionRequest
+ * any: the capabilities the Grid answers with, vendor fields included; read field by field by the caller
  * @returns {Promise<{ id: string, capabilities: Record<string, any> }>}
  */
 export async function newSession(gridUrl, secrets, request) {

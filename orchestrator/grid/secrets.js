@@ -47,6 +47,7 @@ export function readSecrets(file, env = process.env) {
   }
   const where = file ?? localSecretsFile(env);
   // Bounded, regular files only, and no error quotes the file: --grid-secrets may name any file.
+  // any: a parsed JSON file, checked field by field below
   const parsed = /** @type {any} */ (readJsonFile(where, "Grid's secrets file", `on the hub's machine \`grid-hub\` writes it, `
     + `elsewhere copy it and pass --grid-secrets <file>, or set ${Object.values(SECRET_ENV).join(', ')}`));
   for (const key of Object.keys(SECRET_ENV)) {

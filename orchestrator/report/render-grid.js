@@ -4,11 +4,13 @@
 import { CPU_LIMITED_SHARE, SATURATED_CORES_SHARE } from '../lib/devices/cpu-limit.js';
 import { escapeHtml, formatNumber, formatPercent } from './format.js';
 
+// any: a field of a result.json of any harness version, which may lack it
 /** @param {any} reading  a node clock's start or end @returns {string} */
 const offsetText = (reading) => (reading && Number.isFinite(reading.offsetMs)
   ? `${formatNumber(reading.offsetMs, 2)} ± ${formatNumber(reading.errorMs, 2)}` : '—');
 
 /**
+ * any: a result.json of any harness version, read field by field as that version wrote it
  * @param {any} r normalized result
  * @returns {string} '' on a run without --grid
  */

@@ -232,6 +232,7 @@ function renderDerived(d, peers, r) {
 /**
  * Multi-party calls: what each peer sends and receives over all its connections (lib/network/topology.js), and how often its
  * encoder was CPU-limited. Shown from three peers on: with two, each peer's totals are its one connection's.
+ * any: result.summary of any harness version, read field by field as that version wrote it
  * @param {any} summary result.summary
  */
 function renderPeerTotals(summary) {

@@ -111,6 +111,7 @@ export function normalizeResult(raw) {
   /**
    * The records of a list, typed as the harness writes them (lib/result/result.js): a list here is checked to hold
    * records, and what a renderer needs of a record's fields (t, peer, …) is checked by the filters below.
+   * any: a record of a parsed result file, before the renderer's checks
    * @template {object} T @param {unknown} v @param {(record: Record<string, any>) => unknown} [keep] @returns {T[]}
    */
   const records = (v, keep = () => true) => /** @type {T[]} */ (arr(v).filter(isRecord).filter(keep));

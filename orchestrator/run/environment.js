@@ -19,8 +19,9 @@ function browserName(kind, executable) {
 }
 
 /**
- * @param {{ browsers: Record<string, { kind: string, path: string, source: string, version: string|null|undefined }>,
- *   samples: Array<Record<string, any>>, emulator: { name: string, choice?: string|null } | null, emulatorName: string,
+ * any: samples are the pages' getStats fields, whose set depends on the browser
+ * @param {{ samples: Array<Record<string, any>>, browsers: Record<string, { kind: string, path: string, source: string,
+ *   version: string|null|undefined }>, emulator: { name: string, choice?: string|null } | null, emulatorName: string,
  *   media: object, startedAt: Date, endedAt: Date, codecs: import('../lib/media/codec.js').CodecSummary,
  *   cgroups: import('../lib/result/result.js').Environment['cgroups'], grid?: import('../lib/result/result.js').GridRecord|null,
  *   mediaSource?: 'browser'|'rfc8867' }} input
@@ -30,6 +31,7 @@ function browserName(kind, executable) {
 export function describeEnvironment({
   browsers, samples, emulator, emulatorName, media, startedAt, endedAt, codecs, cgroups, grid = null, mediaSource = 'browser',
 }) {
+  // any: the media options as the run command parsed them, copied into the result as they are
   const { preset, video, audio, width, height, fps, frames, frameCode, peers } = /** @type {any} */ (media);
   const perPeer = Object.fromEntries(Object.entries(browsers).map(([peer, { kind, path: executable, source, version }]) => [peer, {
     name: browserName(kind, executable),

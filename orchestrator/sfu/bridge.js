@@ -210,6 +210,7 @@ export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteC
  * @typedef {{request: string, [field: string]: unknown}} VideoRoomRequest  a VideoRoom request's body
  * @typedef {object} JanusSession
  * @property {() => Promise<{url: string, id: number}>} attach  a new VideoRoom handle
+ * any: Janus's JSON answers, whose shape depends on the request; each caller checks what it reads
  * @property {(handleUrl: string, body: VideoRoomRequest, jsep?: {type: string, sdp: string}) => Promise<{data: any, jsep: any}>} request
  *   (any: Janus's JSON has no published type)
  *   a VideoRoom request and its (asynchronous) answer; a plugin error throws
@@ -220,6 +221,7 @@ export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteC
 /**
  * A Janus session with its long poll, which also keeps it alive.
  * @param {string} apiUrl @param {string} apiSecret
+ * any: Janus's JSON events, whose shape depends on the plugin; the handler checks what it reads
  * @param {{onEvent: (event: any) => void, onError: (error: Error) => void}} handlers  onEvent: events no request waits for
  *   (any: Janus's JSON has no published type)
  * @returns {Promise<JanusSession>}

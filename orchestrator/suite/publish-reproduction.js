@@ -24,7 +24,9 @@ const runKey = (run) => `${run.scenario}/run-${run.repetition}`;
  */
 async function readPublished(file) {
   if (!(await access(file).then(() => true, () => false))) return [];
+  // any: a parsed JSON file, checked field by field below
   const data = /** @type {any} */ (readJsonFile(file, 'published reproduction', 'publish into a new folder'));
+  // any: an entry of a parsed JSON file; this checks its fields
   const valid = (/** @type {any} */ run) => typeof run?.scenario === 'string' && Number.isInteger(run?.repetition);
   if (data?.kind !== PUBLISHED_KIND || !Array.isArray(data.runs) || !data.runs.every(valid)) {
     throw new InputError(`${displayPath(file)}: not a published reproduction (kind ${PUBLISHED_KIND}, runs with scenario and repetition): `

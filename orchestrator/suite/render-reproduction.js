@@ -56,6 +56,7 @@ function renderVerdict(verdict) {
 
 /**
  * @param {ReturnType<typeof import('../lib/scenario/reproductions.js').buildReproduction>} reproduction
+ * any: the run's environment as result.json holds it, whose fields depend on the backend
  * @param {{ suiteName: string, suitePage?: string, environment?: Record<string, any>|null }} context
  * @returns {string} the page HTML
  */

@@ -45,6 +45,7 @@ const ENTRY_FIELDS = ['scenario', 'repetitions', 'timeScale', 'durationS', 'warm
 export function listSuites() {
   return builtinNames(SUITE_DIR).map((name) => {
     const file = path.join(SUITE_DIR, `${name}.json`);
+    // any: a parsed JSON file, of which only the description is read, through String()
     const raw = /** @type {any} */ (readJsonFile(file, 'suite', 'reinstall the harness'));
     return { name, description: String(raw?.description ?? ''), file: displayPath(file) };
   });

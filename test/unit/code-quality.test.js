@@ -101,3 +101,58 @@ test('lint: no unused variables, no line over 140 characters, no product file ov
   const { code, output } = await run(bin('eslint'), ['.']);
   assert.equal(code, 0, output);
 });
+
+const TYPED_DIRS = ['orchestrator', 'signaling', 'client-app', 'media', 'bench'];
+
+/**
+ * The JSDoc types in a file's text (the braces after an @tag, across lines) and the lines of each `any` in them that
+ * has no `any: <reason>` comment on its line or the line above.
+ * @param {string} text @returns {{ types: number, unexplained: number[] }} unexplained: 1-based line numbers
+ */
+export function unexplainedAnys(text) {
+  const lines = text.split('\n');
+  const lineAt = (offset) => text.slice(0, offset).split('\n').length;
+  const explained = (line) => [line, line - 1].some((n) => /\bany: \S/.test(lines[n - 1] ?? ''));
+  let types = 0;
+  const unexplained = [];
+  for (const comment of text.matchAll(/\/\*\*[\s\S]*?\*\//g)) {
+    for (const tag of comment[0].matchAll(/@\w+\s*\{/g)) {
+      let depth = 0;
+      let end = tag.index + tag[0].length - 1;
+      for (; end < comment[0].length; end += 1) {
+        depth += { '{': 1, '}': -1 }[comment[0][end]] ?? 0;
+        if (depth === 0) break;
+      }
+      types += 1;
+      const start = comment.index + tag.index;
+      for (const any of comment[0].slice(tag.index, end + 1).matchAll(/\bany\b/g)) {
+        const line = lineAt(start + any.index);
+        if (!explained(line) && !unexplained.includes(line)) unexplained.push(line);
+      }
+    }
+  }
+  return { types, unexplained };
+}
+
+test('every `any` in a JSDoc type says why on its line or the line above (`any: <reason>`), and the check catches one that does not', () => {
+  const files = TYPED_DIRS.flatMap((dir) => jsFiles(path.join(ROOT, dir)));
+  let types = 0;
+  const unexplained = [];
+  for (const file of files) {
+    const found = unexplainedAnys(readFileSync(file, 'utf8'));
+    types += found.types;
+    unexplained.push(...found.unexplained.map((line) => `${path.relative(ROOT, file)}:${line}`));
+  }
+  assert.ok(types > 1000, `only ${types} JSDoc types found in ${files.length} files: the scan lost its way`);
+  assert.deepEqual(unexplained, [], 'replace each with a real type, or add `any: <why no type fits>` on its line or the line above');
+  // The check itself: prose and explained `any` pass; a bare one, even inside a type spanning lines, is caught.
+  assert.deepEqual(unexplainedAnys([
+    '/** null: any keys @param {string} key */',
+    '// any: an untyped global',
+    'const g = /** @type {any} */ (window).x;',
+    '/** @param {{ a: number,',
+    ' *   b: Record<string, any> }} input */',
+    '/** @type {any} */',
+    'const h = /** @type {any} */ (y); // any: a parsed JSON file',
+  ].join('\n')), { types: 5, unexplained: [5, 6] });
+});

@@ -124,6 +124,7 @@ export async function runIperf3(emulator, args) {
 
 /**
  * IP-level kbps (what htb charges) from an iperf3 client report.
+ * any: iperf3's --json report, for which no type is published
  * @param {any} report
  */
 export function iperf3IpKbps(report) {
@@ -192,6 +193,7 @@ export async function openNetemProbePath() {
     /** @type {(payload: Buffer, recvMs: number) => void} */
     let handler = () => {};
     let handlerSinceMs = 0;
+    // any: a message from the receiving process, which sends nothing else
     receiving.on('message', (/** @type {any} */ { payload, recvMs }) => {
       const bytes = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
       // A previous case's stragglers (late through a loaded IPC hop) would count as this case's packets.

@@ -44,6 +44,7 @@ export async function linkTruth({ run, plan, netem, last, epochMs }) {
   const parse = (result) => {
     try { return result.ok ? JSON.parse(result.stdout) : null; } catch { return null; }
   };
+  // any: tc's JSON output, whose fields depend on the qdisc
   /** @type {Map<string, any>} */
   const qdiscs = new Map();
   for (const device of new Set(plan.stages.map((stage) => stage.device))) {

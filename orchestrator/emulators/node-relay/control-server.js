@@ -58,6 +58,7 @@ async function sendProbes({ address, token, to, count, intervalMs }) {
   return { sent: count, rttMs: inOrder.map((sequence) => Number(/** @type {number} */ (rtts.get(sequence)).toFixed(3))) };
 }
 
+// any: the request's JSON params, checked field by field below
 /** @param {any} params @returns {{ to: { address: string, port: number }, count: number, intervalMs: number }} */
 function checkProbe(params) {
   const { address, port, count, intervalMs } = params ?? {};
@@ -142,6 +143,7 @@ export async function startNodeRelay({ address, port = 0, registrationSecret, lo
     log(`node relay: refused a control message from ${from}: ${why} (${refused} refused so far)`);
     return { status: 403, body: { error: `refused: ${why}` } };
   };
+  // any: a parsed JSON request, checked field by field below
   /** @param {any} message @param {string} from @returns {Promise<{ status: number, body: object }>} */
   const handle = async (message, from) => {
     if (message?.method === 'open') {
@@ -165,6 +167,7 @@ export async function startNodeRelay({ address, port = 0, registrationSecret, lo
     if (message.method === 'probe') {
       return { status: 200, body: { result: await sendProbes({ address, token, ...checkProbe(message.params) }) } };
     }
+    // any: the request's JSON params, whose shape depends on the method
     const result = await /** @type {Record<string, (params: any) => Promise<unknown>>} */ ({
       configure: (params) => relay.configure(params), restartTraces: (epochMs) => relay.restartTraces(epochMs),
       register: (params) => relay.register(params), truth: () => relay.truth(), stats: async () => ({ ...await relay.stats(), refused }),

@@ -43,6 +43,7 @@ export async function startRelayProcess(options = {}) {
   // execArgv: [] because the parent's flags (--test, --input-type, --inspect …) mean nothing to the relay.
   // (--single-threaded, to keep GC off helper threads, made the timers 4x later at p99: V8 tasks then run inline.)
   const child = fork(RELAY_PROCESS_PATH, [JSON.stringify(options)], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // any: the relay process's IPC answers, whose shape depends on the request
   /** @type {Map<number, {resolve: (value: any) => void, reject: (error: Error) => void}>} */
   const pending = new Map();
   let nextId = 0;

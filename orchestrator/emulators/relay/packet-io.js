@@ -76,6 +76,7 @@ export function createPacketIo(kind, options) {
 /**
  * Addresses are always IPv4 literals: a lookup that answers at once spares dgram's dns.lookup and its nextTick per
  * datagram sent.
+ * any: dgram's lookup option takes dns.lookup's overloads, which no single family type matches
  * @type {(address: string, family: any, callback: (error: Error|null, address: string, family: number) => void) => void}
  */
 const literalLookup = (address, family, callback) => callback(null, address, 4);

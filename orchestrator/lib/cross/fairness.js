@@ -104,6 +104,7 @@ function weightedJain(phaseList) {
  * - jainIndex (J16 §8-4): per phase on the flows' mean rates, then the mean over the phases with two or more flows,
  *   weighted by their length; J16's TCP figure is Jain(1408, 451) = 0.79.
  * - jainIndexPerSecond: per second with two or more flows, then the mean over those seconds.
+ * any: timeline entries as the pages reported them, whose getStats fields depend on the browser
  * @param {Array<any>} timeline @param {Record<string, unknown>} routes @param {[number, number]} windowS
  * @returns {SharedLinkFairness[]}
  */
@@ -373,8 +374,9 @@ export function convergenceS(atS, firstSecond, lastSecond, jainAt, { jainIndex: 
  * The run's fairness figures, one definition for the summary and the report: over the scenario's flows on the
  * bottleneck when it has flows (summary.fairness; convergenceS, the mean over the links' convergence times that were
  * reached), else over the routes that share links (jainBySharedLink; no fairness, no convergence).
- * @param {{ timeline: Array<any>, routes: Record<string, unknown>, configured: Array<any>, windowS: [number, number],
- *   flows?: { list: import('./flows.js').FlowListEntry[], rows: Array<any> } }} input
+ * any: timeline entries, configured flows and flow rows as result.json holds them (lib/result, a layer above)
+ * @param {{ timeline: Array<any>, configured: Array<any>, flows?: { list: import('./flows.js').FlowListEntry[], rows: Array<any> },
+ *   routes: Record<string, unknown>, windowS: [number, number] }} input
  * @returns {{ fairness: { links: Record<string, LinkFairness> }|null, jainIndex: number|null,
  *   jainIndexPerSecond: number|null, convergenceS: number|null }}
  */

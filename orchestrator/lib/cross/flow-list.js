@@ -116,6 +116,7 @@ export function flowsOnLink(list, link) {
  * recvKbps from its senders (summed over the main call's pairs), source `getStats`; a data flow is its receiver's
  * `data.recvKbps` from its sender, source `datachannel`. `t` is the sample's second (Math.round of its t).
  * @param {FlowListEntry[]} list
+ * any: getStats fields as the pages reported them (lib/result/result.js MediaMetrics, a layer above)
  * @param {Array<{ t: number, peer: string, remote: string, video?: any, audio?: any, data?: any }>} timeline
  *   (any: getStats fields as the page reported them, checked where read)
  * @returns {Array<{ t: number, flow: string, rateKbps: number, source: string }>}

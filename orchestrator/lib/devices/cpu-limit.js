@@ -98,6 +98,7 @@ export const HARNESS_THRESHOLDS = Object.freeze({
 /**
  * Why one sender second is CPU-limited by the harness's rules ('encode', 'frameRate'), or null; undefined when the
  * second cannot be judged (no captured frame rate).
+ * any: getStats fields as the pages reported them, which depend on the browser
  * @param {{ video?: Record<string, any>, audio?: Record<string, any>, availableOutgoingKbps?: number|null }} entry
  * @returns {'encode'|'frameRate'|null|undefined}
  */
@@ -115,6 +116,7 @@ export function harnessCpuReason(entry) {
 
 /**
  * The harness's verdict per sender second and per peer over the window.
+ * any: getStats fields as the pages reported them, which depend on the browser
  * @param {Array<{ t: number, peer: string, video?: Record<string, any>, audio?: Record<string, any>,
  *   availableOutgoingKbps?: number|null }>} timeline
  * @param {[number, number]} windowS  (from, to]

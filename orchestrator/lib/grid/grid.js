@@ -86,6 +86,7 @@ export function stereotypeRelay(value, label) {
 /**
  * The Grid's /status as nodes that are up, with their labels (a node without ours is not a grid-node of this project
  * and gets no peer).
+ * any: the Grid's JSON answer, checked field by field below
  * @param {any} status  the JSON body of GET /status
  * @returns {GridNode[]}
  */

@@ -46,6 +46,7 @@ function describeRange({ min, max, above }) {
  * @param {string} path
  * @param {readonly string[]|null} [allowedKeys]  null: any keys (a map keyed by names)
  * @param {{what?: string}} [options]  what the message says it must be
+ * any: a plain object checked at the edge; each caller checks the fields it reads
  * @returns {Record<string, any>}
  */
 export function expectObject(value, path, allowedKeys = null, { what = 'an object' } = {}) {
@@ -56,6 +57,7 @@ export function expectObject(value, path, allowedKeys = null, { what = 'an objec
   if (allowedKeys && unknown !== undefined) {
     throw new InputError(`${path}: unknown field '${unknown}'; allowed: ${allowedKeys.join(', ') || '(none)'}`);
   }
+  // any: a plain object checked at the edge; each caller checks the fields it reads
   return /** @type {Record<string, any>} */ (value);
 }
 

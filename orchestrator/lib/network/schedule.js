@@ -89,6 +89,7 @@ function rejectTooManyChanges(entries, file) {
 }
 
 /**
+ * any: a scenario's network section as parsed from JSON; each field is validated here as it is read
  * @param {Record<string, any>} network
  * @param {number} peers
  * @param {string} file

@@ -61,6 +61,7 @@ export const FLOWING_KBPS = 20;
 const kbps = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 
 /**
+ * any: getStats fields as the pages reported them (lib/result/result.js MediaMetrics, a layer above)
  * @param {Array<{t: number, peer: string, remote?: string, video?: any, audio?: any}>} timeline
  *   (any: getStats fields as the page reported them, checked where read)
  * @returns {PeerSecond[]} sorted by t, then peer

@@ -21,6 +21,7 @@
  * @property {HeadlineLevel} [headline]  omitted: listed wherever every metric is, never picked out
  * @property {number} [row]              headline metrics: position in the run summary tables (J16 table 8-1 first)
  * @property {number} [scale]            shown as value × scale (a fraction in %)
+ * any: result.summary of any harness version, read field by field as that version wrote it
  * @property {(summary: Record<string, any>) => unknown} [fromSummary]  per-run metrics: the run's value in result.summary
  * @property {'sender'} [side]           per-second fields a peer fills only while it sends media (lib/scenario/peer-browsers.js);
  *                                       the others need media coming in

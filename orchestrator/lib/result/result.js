@@ -20,6 +20,7 @@ export const SCHEMA_VERSION = 1;
  * @typedef {'passed'|'failed'|'aborted'} RunStatus
  * @typedef {{ atS: number|null, peer: string|null, message: string }} RunError
  * @typedef {{ atS: number|null, epochMs: number, type: string, peer?: string|null, [field: string]: unknown }} RunEvent
+ * any: the field set depends on the browser and its version
  * @typedef {Record<string, any>} MediaMetrics  one kind's getStats fields as the page reported them (client-app/stats.js);
  *   any: the browsers' getStats dictionaries, a third party's, differ by browser and version; each reader checks the
  *   value it takes

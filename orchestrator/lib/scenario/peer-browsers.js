@@ -54,6 +54,7 @@ const KINDS = ['video', 'audio'];
  * its samples that had that media (video or audio, sent or received at > 0 kbps) and present in none. A field is
  * judged only by samples where it could have had a value, so a peer that only receives lacks no sender field.
  * `lossPct` and the like are null when no packet arrived: those seconds do not count.
+ * any: getStats fields as the pages reported them, which depend on the browser
  * @param {Array<Record<string, any>>} samples  one peer's timeline entries
  * @returns {string[]} metric paths ('video.qualityLimitationReason', 'availableOutgoingKbps'), sorted
  */

@@ -90,6 +90,7 @@ function validateByChange(raw, path, where) {
  * @returns {ReferenceValue|null}
  */
 export function referenceValue(reference, path) {
+  // any: a parsed reference file; the value read is checked below
   const value = /** @type {any} */ (reference)?.metrics?.[path];
   if (!value || typeof value !== 'object' || !Number.isFinite(value.mean)) return null;
   const sd = Number.isFinite(value.sd) ? value.sd : null;

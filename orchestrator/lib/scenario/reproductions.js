@@ -253,6 +253,7 @@ export function publishedValue(row, key, reference) {
 /**
  * What a reproduction takes from one run: per catalogue path, the run's mean over its measurement window averaged
  * over peers (J16 and F report means), or a per-run metric's value; and how its clock was compressed.
+ * any: a result.json of any harness version, read field by field as that version wrote it
  * @param {any} result a result.json
  * @param {string[]} paths
  * @returns {{ values: Record<string, number>, clock: ReproductionRun['clock'] }}

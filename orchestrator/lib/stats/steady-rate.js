@@ -101,6 +101,7 @@ export function timeToSteady(points, fromS, toS, options = {}) {
 
 /**
  * Time to steady video rate for every flow after every change point.
+ * any: timeline entries as the pages reported them, whose getStats fields depend on the browser
  * @param {Array<any>} timeline @param {ChangeEvent[]} scheduleEvents @param {number} endS
  * @returns {{flows: Array<{receiver: string, sender: string}>, changes: SteadyChange[]}}
  */

@@ -33,6 +33,7 @@ export function startGuardian(scriptPath, args) {
   // A guardian that died has nothing left to hear.
   stdin.on('error', () => {});
   child.unref();
+  // any: unref exists on a pipe's socket but not on the Writable type
   /** @type {any} */ (stdin).unref?.();
   const tell = (/** @type {string} */ line) => { if (stdin.writable) stdin.write(`${line}\n`); };
   return {

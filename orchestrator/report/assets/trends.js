@@ -21,6 +21,7 @@
   var container = chartsElement;
   /**
    * What was drawn, for the tests (window.trendCharts).
+   * any: Chart.js's untyped UMD global
    * @type {Array<{ scenario: string, metric: string, chart: any, drift: TrendSeries['drift'], browserChanges: number[] }>}
    *   any: a Chart.js chart (the UMD global is untyped)
    */

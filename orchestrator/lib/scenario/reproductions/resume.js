@@ -5,6 +5,7 @@
 const FINISHED = ['passed', 'failed'];
 
 /**
+ * any: a parsed JSON file, checked field by field below
  * @param {any} result a parsed result.json, or null when there is none or it does not parse
  * @param {{ name: string, durationS: number }} scenario the scenario the suite would run there
  * @returns {{ keep: boolean, why: string }}
