@@ -171,17 +171,20 @@ test('a two-party call on two grid-nodes in namespaces, shaped on the node relay
     const slots = (await hubStatus()).value.nodes.flatMap((node) => node.slots);
     assert.equal(slots.length, 2);
     assert.deepEqual(slots.filter((slot) => slot.session), [], 'no session left on the hub');
-    await checkSuiteOnGrid();
+    await checkSuiteOnGrid(hubUrl, hosts.hostAddress);
   });
 });
 
-/** suite --grid on the same Grid: a one-scenario suite, short, whose run is a Grid run placed as its scenario says. */
-async function checkSuiteOnGrid() {
+/**
+ * suite --grid on the same Grid: a one-scenario suite, short, whose run is a Grid run placed as its scenario says.
+ * @param {string} hubUrl @param {string} listen  where the nodes in their namespaces reach this host's pages and relay
+ */
+async function checkSuiteOnGrid(hubUrl, listen) {
   const scenario = gridScenario(10);
   const suite = path.join(path.dirname(scenario), 'grid-suite.json');
   writeFileSync(suite, JSON.stringify({ name: 'grid-suite', description: 'one short Grid run', assertions: null, scenarios: [{ scenario: 'grid-2.json', warmupS: 4 }] }));
   const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'wtb-grid-suite-')), 'suite');
-  const run = await runCli(['suite', suite, '--grid', hubUrl, '--video', '360p30', '--out', out], { env: { ...env, GITHUB_STEP_SUMMARY: '' } });
+  const run = await runCli(['suite', suite, '--grid', hubUrl, '--grid-listen', listen, '--video', '360p30', '--out', out], { env: { ...env, GITHUB_STEP_SUMMARY: '' } });
   assert.equal(run.code, 0, `suite --grid exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
   const result = JSON.parse(readFileSync(path.join(out, 'grid-2', 'run-1', 'result.json'), 'utf8'));
   assert.equal(result.status, 'passed');
