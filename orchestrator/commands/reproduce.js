@@ -99,8 +99,9 @@ export async function handler(argv) {
   };
   if (argv.dryRun) return printPlan(suite.entries, argv);
   if (argv.publish !== undefined && argv.out !== undefined) {
-    const { runs, added, files } = await publishReproduction(argv.out, argv.publish, { planned: planRuns(suite.entries).length });
-    console.log(`published ${runs} runs (${added} new) of ${planRuns(suite.entries).length} planned: ${files.map(displayPath).join(', ')}`);
+    const planned = planRuns(suite.entries).length;
+    const { runs, added, files } = await publishReproduction(argv.out, argv.publish, { planned });
+    console.log(`published ${runs} runs (${added} new) of ${planned} planned: ${files.map(displayPath).join(', ')}`);
     return;
   }
   const grid = await gridRunOption(argv);
