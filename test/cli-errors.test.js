@@ -179,6 +179,15 @@ test('reproduce: --list names every table; an unknown table or a bad flag exits 
   const video = await runCli(['reproduce', 'j16-table-8-1', '--video', '4k']);
   assert.equal(video.code, 2);
   assert.match(video.stderr, /--video 4k: neither a preset/);
+
+  for (const [flag, value] of [['--max-runs', '0'], ['--multi-party-repetitions', '1.5']]) {
+    const bad = await runCli(['reproduce', '--all', '--out', tempDir('wtb-reproduce-flag-'), flag, value]);
+    assert.equal(bad.code, 2, `${flag} ${value}`);
+    assert.match(bad.stderr, new RegExp(`${flag} must be an integer of at least 1, got ${value}`));
+  }
+  const publish = await runCli(['reproduce', '--all', '--publish', tempDir('wtb-publish-')]);
+  assert.equal(publish.code, 2);
+  assert.match(publish.stderr, /--publish needs --out/);
 });
 
 test('kernel cross traffic on a backend that cannot carry it exits 2 naming --emulator relay, before any browser', async () => {
