@@ -35,9 +35,32 @@ export const machineClassText = (environment) => (environment ? JSON.stringify(m
  */
 
 /**
+ * Q1 and Q3 taken as summary.overall takes the median: per peer over its seconds in the window, then the mean over
+ * the peers. Pooling the peers instead can leave the median outside its own IQR where peers have unequal counts
+ * (VMAF: only the captured seconds have a value).
+ * @param {import('../report/result-file.js').ReportResult} result @param {string} metric
+ * @returns {{ q1: number|null, q3: number|null, n: number }}
+ */
+function quartilesOverPeers(result, metric) {
+  const peers = [...new Set((result.timeline ?? []).map((entry) => entry.peer))];
+  /** @type {Array<[number|null, number|null]>} */
+  const quartiles = [];
+  let n = 0;
+  for (const peer of peers) {
+    const mine = { ...result, timeline: (result.timeline ?? []).filter((entry) => entry.peer === peer) };
+    const pool = metricPool([mine], metric).sort((a, b) => a - b);
+    n += pool.length;
+    if (pool.length) quartiles.push([percentile(pool, 25), percentile(pool, 75)]);
+  }
+  /** @param {0|1} i */
+  const meanOf = (i) => (quartiles.length ? quartiles.reduce((sum, q) => sum + (q[i] ?? 0), 0) / quartiles.length : null);
+  return { q1: meanOf(0), q3: meanOf(1), n };
+}
+
+/**
  * Every catalogue metric a run has a value for: per-second metrics with the median, mean and n of
- * summary.overall (what the gate compares) and the IQR of the pooled per-second values in the measurement
- * window; per-run metrics (utilisation, Jain, set-up, time to steady …) as one value.
+ * summary.overall (what the gate compares) and the IQR of the per-second values in the measurement window,
+ * averaged over peers as the median is; per-run metrics (utilisation, Jain, set-up, time to steady …) as one value.
  * @param {import('../report/result-file.js').ReportResult} result @param {string} runId
  * @returns {MetricRow[]}
  */
@@ -48,11 +71,9 @@ export function metricRows(result, runId) {
   for (const metric of TIMELINE_METRIC_PATHS) {
     const stat = result.summary?.overall?.[metric];
     if (!Number.isFinite(stat?.median)) continue;
-    const pool = metricPool([result], metric).sort((a, b) => a - b);
-    rows.push({
-      run_id: runId, metric, median: stat.median, mean: stat.mean ?? null, n: stat.n ?? pool.length,
-      q1: percentile(pool, 25), q3: percentile(pool, 75), reference: reference(metric),
-    });
+    const { q1, q3, n } = quartilesOverPeers(result, metric);
+    const mean = stat.mean ?? null;
+    rows.push({ run_id: runId, metric, median: stat.median, mean, n: stat.n ?? n, q1, q3, reference: reference(metric) });
   }
   const values = runValues(result);
   for (const metric of RUN_METRIC_PATHS) {

@@ -14,6 +14,8 @@ import { toCsv } from '../../orchestrator/history/export.js';
 import { nightBaselines } from '../../orchestrator/history/baseline.js';
 import { MIGRATIONS, SCHEMA_VERSION, pendingMigrations } from '../../orchestrator/history/schema.js';
 import { rollBaselines } from '../../orchestrator/suite/baseline.js';
+import { metricRows } from '../../orchestrator/history/records.js';
+import { summarize } from '../../orchestrator/lib/result/run-summary.js';
 
 test('a slow drift of 2 % a night, under any one night\'s 10 % gate, is flagged over two windows of 7 nights', () => {
   const flat = Array.from({ length: 7 }, () => 1500);
@@ -117,4 +119,20 @@ test('a worse slow drift becomes a suite warning in summary.md and report.html, 
   assert.equal(summary.outcome, 'passed');
   assert.match(renderMarkdown(summary), /\*\*Warnings\*\* \(not failures\)\n\n- ⚠️ slow drift \(results store\): s video\.recvKbps: drifted -20\.0 %/);
   assert.match(renderSuitePage(summary), /<section class="problems warn" id="warnings">.*slow drift \(results store\): s video\.recvKbps/s);
+});
+
+test('a stored IQR holds its median when the peers have unequal counts of a sparse metric (VMAF on captured seconds)', () => {
+  const result = fakeResult();
+  // p0 scored 3 seconds around 96, p1 every second around 99: pooled, the seconds of p1 would set the IQR.
+  for (const entry of result.timeline) {
+    if (entry.t <= 5) continue;
+    if (entry.peer === 'p1') entry.video.vmaf = 99 + (entry.t % 3) / 10;
+    else if (entry.t % 5 === 0) entry.video.vmaf = 96 + (entry.t % 2) / 10;
+  }
+  result.summary = summarize({ timeline: result.timeline, warmupS: 5, durationS: 20, setupMs: {}, configured: [], routes: {} });
+  const row = metricRows(result, 'run').find((r) => r.metric === 'video.vmaf');
+  assert.ok(row && row.q1 !== null && row.q3 !== null, 'a VMAF row with quartiles');
+  assert.ok(row.median < 98, `the median is the mean of the peers' medians: ${row.median}`);
+  assert.ok(row.q1 <= row.median && row.median <= row.q3, `IQR ${row.q1}..${row.q3} around ${row.median}`);
+  assert.equal(row.n, 3 + 15);
 });
