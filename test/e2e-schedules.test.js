@@ -7,6 +7,7 @@ import { compileNetwork, configuredTimeline } from '../orchestrator/lib/network/
 import { describe as describeValues } from '../orchestrator/lib/stats/statistics.js';
 import { runScenarioCli, tempDir } from './helpers/cli.js';
 import { configuredRtt, rampWindows, rttTracking } from './helpers/rtt-tracking.js';
+import { assertGlassToGlassTracksRamps } from './helpers/viewer-delay.js';
 
 const TIME_SCALE = 0.25;
 
@@ -45,8 +46,16 @@ test('changing-bandwidth: the video rate follows every capacity step', async () 
   }
 });
 
+/** One latency-variation call serves the RTT and the glass-to-glass checks. */
+let latencyVariation;
+const latencyVariationRun = () => (latencyVariation ??= scheduledRun('latency-variation'));
+
+test('latency-variation: glass-to-glass tracks the configured delay ramps (correlation > 0.9), and not the ramps reversed', async () => {
+  assertGlassToGlassTracksRamps(await latencyVariationRun());
+});
+
 test('latency-variation: measured RTT tracks the configured RTT on every ramp, and fails against a ramp not applied', async () => {
-  const result = await scheduledRun('latency-variation');
+  const result = await latencyVariationRun();
   const { scenario, network, timeline } = result;
   const ramps = rampWindows(scenario, 'oneWayDelayMs');
   const holds = ramps.slice(1).map((ramp, i) => ({ fromS: ramps[i].toS, toS: ramp.fromS, label: 'hold' })).filter((w) => w.toS > w.fromS);

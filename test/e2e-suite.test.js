@@ -1,6 +1,6 @@
 // A suite with real browsers through the relay: 5 short runs of a normal call make the baseline; 5 runs of the
 // same call capped at 150 kbps are flagged as a regression (exit 1); 5 more normal runs are not (exit 0).
-// 15 runs of 10 s (3 s warm-up) at 360p30: about 5 minutes on 2 cores.
+// 15 runs of 8 s (2 s warm-up) at 360p30: about 3.5 minutes on 2 cores.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
