@@ -36,14 +36,19 @@ function startCli(args, ready, extraEnv, wrap = []) {
 }
 
 /** Chromium processes started with a fake-device file, among the pids given. */
-const browsersAmong = (pids) => pids.filter((pid) => {
-  try {
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    return cmdline.includes('--use-file-for-fake-video-capture') && !cmdline.includes('--type=');
-  } catch {
-    return false;
-  }
-});
+const browsersAmong = (pids) => {
+  const browsers = pids.filter((pid) => {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      return cmdline.includes('--use-file-for-fake-video-capture') && !cmdline.includes('--type=');
+    } catch {
+      return false;
+    }
+  });
+  // A helper the browser forked but has not exec'd yet still shows the browser's command line: not another browser.
+  const parentOf = (pid) => { try { return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').at(-1).split(' ')[1]; } catch { return null; } };
+  return browsers.filter((pid) => !browsers.includes(parentOf(pid)));
+};
 
 test('a Grid that does not answer stops the run with exit 3 before anything starts', { timeout: 60_000 }, async () => {
   const secrets = { [SECRET_ENV.registrationSecret]: 'r', [SECRET_ENV.username]: 'u', [SECRET_ENV.password]: 'p' };
