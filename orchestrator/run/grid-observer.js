@@ -71,7 +71,7 @@ export async function measureClocks(pages, onWarning) {
  */
 
 /** Why a Grid run has only the pages' JavaScript heaps. */
-export const NO_MEMORY_READER = 'no node relay to read the browsers\' memory on their nodes (run with --emulator node-relay)';
+const NO_MEMORY_READER = 'no node relay to read the browsers\' memory on their nodes (run with --emulator node-relay)';
 
 /**
  * A browser's memory from its node, or why not.

@@ -1,6 +1,6 @@
 // The orchestrator's side of a grid-node's relay (control-server.js): its methods as promises over HTTP, every reply
 // checked and bounded here, with errors that name the node and the field.
-import { checkMemoryReply } from '../../lib/devices/process-memory.js';
+import { checkMemoryReply, checkPidList } from '../../lib/devices/process-memory.js';
 import { EnvironmentError } from '../../lib/system/errors.js';
 import { openProof } from './control-server.js';
 
@@ -93,7 +93,7 @@ export async function openNodeRelay({ label, control, registrationSecret, runSec
       return { sent: reply.sent, rttMs: rtts };
     },
     async processMemory(pids) {
-      const reply = await call('processMemory', { pids });
+      const reply = await call('processMemory', { pids: checkPidList(pids) });
       try {
         return checkMemoryReply(reply, pids);
       } catch (error) {
