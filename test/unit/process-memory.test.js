@@ -3,7 +3,9 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { browserMemoryMb, checkMemoryReply, checkPidList, MAX_MEMORY_PIDS, parseSmapsRollup, pidsUnder } from '../../orchestrator/lib/devices/process-memory.js';
+import {
+  browserMemoryMb, checkMemoryReply, checkPidList, MAX_ANCESTORS, MAX_MEMORY_PIDS, parseSmapsRollup, pidsUnder,
+} from '../../orchestrator/lib/devices/process-memory.js';
 import { parseStat } from '../../orchestrator/lib/devices/proc-stat.js';
 import { readProcessMemory } from '../../orchestrator/emulators/node-relay/process-memory.js';
 
@@ -29,11 +31,15 @@ const STATS = [
   '600 (loop) S 601 600 600 0 -1 0 0 0 0 0 10 10 0 0 20 0 1 0 30 0',
   '601 (loop) S 600 600 600 0 -1 0 0 0 0 0 10 10 0 0 20 0 1 0 30 0',
 ].map(parseStat);
+const PPID_OF = new Map(STATS.map(({ pid, ppid }) => [pid, ppid]));
 
 test('a node answers only for its Selenium node\'s descendants: not the node itself, its relay, another\'s process, a gone one', () => {
-  assert.deepEqual(pidsUnder([904, 902, 700, 800, 900, 1, 600, 12345], STATS, 900), [904, 902]);
-  assert.deepEqual(pidsUnder([902], STATS, 777), [], 'no root, no answer');
-  assert.deepEqual(pidsUnder([601], STATS, 600), [601]);
+  assert.deepEqual(pidsUnder([904, 902, 700, 800, 900, 1, 600, 12345], PPID_OF, 900), [904, 902]);
+  assert.deepEqual(pidsUnder([902], PPID_OF, 777), [], 'no root, no answer');
+  assert.deepEqual(pidsUnder([601, 600], PPID_OF, 1), [], 'a loop ends');
+  // A chain deeper than MAX_ANCESTORS is not followed to its end.
+  const deep = new Map(Array.from({ length: MAX_ANCESTORS + 2 }, (_, i) => [1000 + i, i === 0 ? 900 : 999 + i]));
+  assert.deepEqual(pidsUnder([1000, 1000 + MAX_ANCESTORS - 1, 1000 + MAX_ANCESTORS + 1], deep, 900), [1000, 1000 + MAX_ANCESTORS - 1]);
 });
 
 test('a request names 1 to 256 distinct process ids; anything else is refused saying what to send', () => {
@@ -67,10 +73,10 @@ test('a browser\'s memory sums its processes in MB; its PSS only when every proc
 });
 
 test('on a node, this machine\'s /proc: a child of the root is answered with its memory, the root and pid 1 are not', { skip: process.platform !== 'linux' }, async (t) => {
-  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  const child = spawn(process.execPath, ['-e', 'process.stdout.write("up"); setInterval(() => {}, 1000)'], { stdio: ['ignore', 'pipe', 'ignore'] });
   t.after(() => child.kill('SIGKILL'));
-  await once(child, 'spawn');
-  const answer = await readProcessMemory({ pids: [1, process.pid, /** @type {number} */ (child.pid)], rootPid: process.pid });
+  await once(child.stdout, 'data'); // its Node.js up and running, its memory with it
+  const answer = readProcessMemory({ pids: [1, process.pid, /** @type {number} */ (child.pid)], rootPid: process.pid });
   assert.equal(answer.length, 1, JSON.stringify(answer));
   const [{ pid, rssKb, pssKb }] = answer;
   assert.equal(pid, child.pid);
@@ -78,5 +84,8 @@ test('on a node, this machine\'s /proc: a child of the root is answered with its
   assert.ok(rssKb > 10_000 && rssKb < 1_000_000, `${rssKb} kB`);
   assert.ok(pssKb !== null && pssKb > 0 && pssKb <= rssKb, `pss ${pssKb} kB of ${rssKb} kB`);
   assert.deepEqual(checkMemoryReply(answer, [1, process.pid, /** @type {number} */ (child.pid)]), answer);
-  await assert.rejects(readProcessMemory({ pids: 'all', rootPid: process.pid }), /params\.pids must be a list/);
+  assert.throws(() => readProcessMemory({ pids: 'all', rootPid: process.pid }), /params\.pids must be a list/);
+  // A grandchild is answered too: parents are walked up to the root.
+  const viaGrandparent = readProcessMemory({ pids: [/** @type {number} */ (child.pid)], rootPid: process.ppid });
+  assert.deepEqual(viaGrandparent.map((memory) => memory.pid), [child.pid]);
 });

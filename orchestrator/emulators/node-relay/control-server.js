@@ -173,7 +173,7 @@ export async function startNodeRelay({ address, port = 0, registrationSecret, lo
     if (message.method === 'processMemory') {
       const rootPid = processRoot();
       if (rootPid === null) return { status: 409, body: { error: 'this grid-node\'s Selenium node is not running yet; retry' } };
-      return { status: 200, body: { result: await readProcessMemory({ pids: message.params?.pids, rootPid }) } };
+      return { status: 200, body: { result: readProcessMemory({ pids: message.params?.pids, rootPid }) } };
     }
     // any: the request's JSON params, whose shape depends on the method
     const result = await /** @type {Record<string, (params: any) => Promise<unknown>>} */ ({

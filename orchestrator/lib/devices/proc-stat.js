@@ -70,14 +70,7 @@ export function processTree(processes, rootPid) {
   }
   if (!rootPresent) return [];
   const tree = [rootPid];
-  // Each pid once: readings taken moments apart may show parents in a loop.
-  const seen = new Set(tree);
-  for (let i = 0; i < tree.length; i++) {
-    for (const pid of children.get(tree[i]) ?? []) {
-      if (!seen.has(pid)) tree.push(pid);
-      seen.add(pid);
-    }
-  }
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]) ?? []).filter((pid) => pid !== tree[i]));
   return tree;
 }
 

@@ -2,7 +2,6 @@
 // SystemInfo.getProcessInfo gives), which of them it answers for (only its own Selenium node's descendants: it must
 // never tell another process's memory), /proc's memory text in kB, the answer checked as hostile input by the
 // orchestrator, and a browser's processes summed in MB.
-import { processTree } from './proc-stat.js';
 
 /** Pids per request: a browser has a dozen processes, a node a few browsers. */
 export const MAX_MEMORY_PIDS = 256;
@@ -10,6 +9,8 @@ export const MAX_MEMORY_PIDS = 256;
 export const MAX_PID = 4_194_304;
 /** One process's memory in kB above which an answer is not believed (1 TiB). */
 export const MAX_PROCESS_KB = 2 ** 30;
+/** Parents walked up from a pid: a browser's renderer is a few levels below java (chromedriver, chrome, zygotes). */
+export const MAX_ANCESTORS = 32;
 
 /** @typedef {{ pid: number, rssKb: number, pssKb: number|null }} ProcessMemory  pssKb: null where smaps_rollup is unreadable */
 
@@ -30,14 +31,23 @@ export function checkPidList(pids) {
 }
 
 /**
- * Which requested pids a node answers for: those in its Selenium node's process tree now; the rest (another user's
- * processes, the node's own relay, gone ones) are left out alike, so the answer tells nothing of them.
- * @param {number[]} requested @param {Iterable<{ pid: number, ppid: number }>} processes  every process's stat
- * @param {number} rootPid  the Selenium node's java
+ * Which requested pids a node answers for: those whose parent chain reaches its Selenium node's java within
+ * MAX_ANCESTORS steps; the rest (another user's processes, the node's own relay, gone ones, a chain that loops or
+ * breaks) are left out alike, so the answer tells nothing of them.
+ * @param {number[]} requested @param {Map<number, number>} ppidOf  parent by pid, as /proc/<pid>/stat had them
+ * @param {number} rootPid
  */
-export function pidsUnder(requested, processes, rootPid) {
-  const tree = new Set(processTree(processes, rootPid));
-  return requested.filter((pid) => pid !== rootPid && tree.has(pid));
+export function pidsUnder(requested, ppidOf, rootPid) {
+  /** @param {number} pid */
+  const under = (pid) => {
+    let at = ppidOf.get(pid);
+    for (let step = 0; step < MAX_ANCESTORS && at !== undefined; step++) {
+      if (at === rootPid) return true;
+      at = ppidOf.get(at);
+    }
+    return false;
+  };
+  return requested.filter(under);
 }
 
 /**
