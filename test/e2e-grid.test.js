@@ -36,14 +36,19 @@ function startCli(args, ready, extraEnv, wrap = []) {
 }
 
 /** Chromium processes started with a fake-device file, among the pids given. */
-const browsersAmong = (pids) => pids.filter((pid) => {
-  try {
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    return cmdline.includes('--use-file-for-fake-video-capture') && !cmdline.includes('--type=');
-  } catch {
-    return false;
-  }
-});
+const browsersAmong = (pids) => {
+  const browsers = pids.filter((pid) => {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      return cmdline.includes('--use-file-for-fake-video-capture') && !cmdline.includes('--type=');
+    } catch {
+      return false;
+    }
+  });
+  // A helper the browser forked but has not exec'd yet still shows the browser's command line: not another browser.
+  const parentOf = (pid) => { try { return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').at(-1).split(' ')[1]; } catch { return null; } };
+  return browsers.filter((pid) => !browsers.includes(parentOf(pid)));
+};
 
 test('a Grid that does not answer stops the run with exit 3 before anything starts', { timeout: 60_000 }, async () => {
   const secrets = { [SECRET_ENV.registrationSecret]: 'r', [SECRET_ENV.username]: 'u', [SECRET_ENV.password]: 'p' };
@@ -190,6 +195,7 @@ async function checkSuiteOnGrid(hubUrl, listen) {
   assert.equal(result.status, 'passed');
   assert.deepEqual(Object.fromEntries(Object.entries(result.environment.grid.peers).map(([peer, record]) => [peer, record.node])), { p0: 'n1', p1: 'n2' });
   assert.deepEqual(Object.keys(result.environment.grid.clocks), ['n1', 'n2']);
+  assert.match(result.resources.grid.browsers.p0.memory.why, /no node relay/, 'on the central relay the browsers\' memory is not read');
 }
 
 /**
@@ -217,6 +223,10 @@ function checkObservations(result) {
     const rows = grid.rows.filter((row) => row.peer === peer);
     assert.ok(rows.length >= 15, `${peer}: ${rows.length} CPU rows over a 20 s call`);
     assert.ok(grid.browsers[peer].cpuPct.mean > 5, `${peer}'s browser used ${grid.browsers[peer].cpuPct.mean} % of a core sending video`);
+    // Its whole memory each second, all its processes as its node's /proc has them (asked of the node relay).
+    assert.deepEqual(grid.browsers[peer].memory, { source: 'proc', why: null });
+    const implausible = rows.filter((row) => !(row.rssMb > 50 && row.rssMb < 4096 && row.pssMb > 0 && row.pssMb <= row.rssMb));
+    assert.deepEqual(implausible, [], `${peer}: RSS 50 MB..4 GB and PSS up to it in every second`);
   }
   assert.deepEqual(grid.nodes.n1.peers, ['p0']);
   assert.equal(grid.nodes.n2.saturation.cores, os.availableParallelism());

@@ -44,9 +44,12 @@ export async function handler(argv) {
   const binary = resolveBrowserPath({ browserPath: argv.browserPath, puppeteerPath: () => puppeteer.executablePath() }).path;
   // The run names each peer's files; the node has the same ones under the same names (the names hash what made them).
   for (const preset of argv.presets) console.log(`staged ${preset}: ${(await ensureMedia(preset)).video}`);
+  /** @type {number|null} java's pid once it runs: a run may read the memory of its descendants (the browsers) only */
+  let seleniumPid = null;
   // The relay that shapes this node's peers (--emulator node-relay); a node named by a host name has none.
-  const relay = isIPv4(argv.host)
-    ? await startNodeRelay({ address: argv.host, port: argv.relayPort, registrationSecret, log: console.log }) : null;
+  const relay = isIPv4(argv.host) ? await startNodeRelay({
+    address: argv.host, port: argv.relayPort, registrationSecret, log: console.log, processRoot: () => seleniumPid,
+  }) : null;
   if (relay) console.log(`node relay: control on ${relay.control}`);
   const cores = os.availableParallelism();
   const stereotype = nodeStereotype({ label: argv.label, binary, mediaDir: CACHE_DIR, cores, relay: relay?.control });
@@ -60,6 +63,7 @@ export async function handler(argv) {
     // Ready once registered with the hub's distributor.
     isReady: async () => (await (await fetch(`${nodeUrl}/status`, { signal: AbortSignal.timeout(2000) })).json())?.value?.ready === true,
   }).catch(async (error) => { await relay?.close(); throw error; });
+  seleniumPid = node.pid;
   console.log(`grid node ${argv.label}: ${nodeUrl}, ${argv.maxSessions} Chrome slots, registered with ${argv.hub} (Ctrl-C to stop)`);
   const why = await serveUntilSignal(node, async () => relay?.close());
   console.log(`grid node ${argv.label} stopped (${why})`);

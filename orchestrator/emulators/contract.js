@@ -100,6 +100,8 @@
  * @property {TunnelHost} [tunnels]      present when it supports kernel flows
  * @property {() => Promise<PathProbe[]>} [probePaths]  the real path between the machines it shapes on, probed before
  *   the call (node-relay: node to node, relay to relay)
+ * @property {(peer: string, pids: number[]) => Promise<import('../lib/devices/process-memory.js').ProcessMemory[]>} [processMemory]
+ *   the memory of a remote peer's browser processes, read on its machine (node-relay: by the node's relay)
  * @property {() => Promise<unknown>} close
  */
 

@@ -1,9 +1,11 @@
 // --grid: what the orchestrator reads of the nodes over each browser's DevTools connection, since a node may be another
 // host: every page's clock against the orchestrator's at the call's start and end (lib/grid/clock-offset.js), and every
-// browser's CPU (SystemInfo.getProcessInfo: CPU time per process) and its page's JavaScript heap once a second
-// (lib/devices/node-resources.js). A reading that fails is a warning, never the run's failure.
+// browser's CPU (SystemInfo.getProcessInfo: CPU time per process), its processes' memory (asked of its node, which
+// reads its /proc: node-relay) and its page's JavaScript heap once a second (lib/devices/node-resources.js). A reading
+// that fails is a warning, never the run's failure.
 import { estimateOffset, nodeClocks, onOrchestratorClock } from '../lib/grid/clock-offset.js';
 import { browserCpuPct } from '../lib/devices/node-resources.js';
+import { browserMemoryMb } from '../lib/devices/process-memory.js';
 import { nodeOfPeers } from '../lib/grid/grid.js';
 
 /** Round trips per clock reading: the best of them bounds the offset. */
@@ -63,23 +65,52 @@ export async function measureClocks(pages, onWarning) {
 }
 
 /**
- * @typedef {{ epochMs: number, peer: string, cpuPct: number, jsHeapMb: number|null, processCount: number }} BrowserSample
+ * @typedef {{ epochMs: number, peer: string, cpuPct: number, rssMb: number|null, pssMb: number|null, jsHeapMb: number|null,
+ *   processCount: number }} BrowserSample
+ * @typedef {(peer: string, pids: number[]) => Promise<import('../lib/devices/process-memory.js').ProcessMemory[]>} ReadMemory
  */
 
+/** Why a Grid run has only the pages' JavaScript heaps. */
+const NO_MEMORY_READER = 'no node relay to read the browsers\' memory on their nodes (run with --emulator node-relay)';
+
 /**
- * Samples every page's browser's CPU and the page's heap once a second until stopped; a browser whose reading is still
- * pending is not asked again. The first reading of each browser is only the baseline of the next.
- * @param {Map<string, import('puppeteer').Page>} pages @param {(message: string) => void} onWarning
+ * A browser's memory from its node, or why not.
+ * @param {ReadMemory} readMemory @param {string} peer @param {number[]} pids
+ * @returns {Promise<{ rssMb: number, pssMb: number|null }>}
  */
-export function startBrowserSampler(pages, onWarning) {
+async function browserMemory(readMemory, peer, pids) {
+  const memory = browserMemoryMb(await readMemory(peer, pids));
+  if (!memory) throw new Error(`its node answered for none of its ${pids.length} processes (are they under its Selenium node?)`);
+  return memory;
+}
+
+/**
+ * Samples every page's browser's CPU, its whole memory (from its node, when `readMemory` is given) and the page's heap
+ * once a second until stopped; a browser whose reading is still pending is not asked again. The first reading of each
+ * browser is only the baseline of the next.
+ * @param {Map<string, import('puppeteer').Page>} pages @param {(message: string) => void} onWarning
+ * @param {ReadMemory} [readMemory]
+ */
+export function startBrowserSampler(pages, onWarning, readMemory) {
   /** @type {BrowserSample[]} */
   const rows = [];
   /** @type {Map<string, import('../lib/devices/node-resources.js').CdpProcessReading>} */
   const last = new Map();
   const pending = new Set();
   const warned = new Set();
+  /** @type {Record<string, string>} by peer: why its memory could not be read, the first time */
+  const memoryErrors = {};
   /** @type {Map<string, Promise<import('puppeteer').CDPSession>>} made at the first reading, whose catch hears its failure */
   const sessions = new Map();
+  /** @param {string} peer @param {number[]} pids */
+  const memoryOf = async (peer, pids) => {
+    if (!readMemory) return { rssMb: null, pssMb: null };
+    return browserMemory(readMemory, peer, pids).catch((error) => {
+      if (!memoryErrors[peer]) onWarning(`${peer}: reading its browser's memory on its node failed: ${error.message}`);
+      memoryErrors[peer] ??= String(error.message).slice(0, 300);
+      return { rssMb: null, pssMb: null };
+    });
+  };
   /** @param {string} peer @param {import('puppeteer').Page} page */
   const sample = async (peer, page) => {
     let opening = sessions.get(peer);
@@ -94,8 +125,9 @@ export function startBrowserSampler(pages, onWarning) {
     last.set(peer, reading);
     const cpuPct = previous ? browserCpuPct(previous, reading) : null;
     if (cpuPct === null) return;
+    const memory = await memoryOf(peer, processInfo.map(({ id }) => id));
     const jsHeapMb = typeof metrics.JSHeapUsedSize === 'number' ? Number((metrics.JSHeapUsedSize / 2 ** 20).toFixed(1)) : null;
-    rows.push({ epochMs: reading.atMs, peer, cpuPct, jsHeapMb, processCount: processInfo.length });
+    rows.push({ epochMs: reading.atMs, peer, cpuPct, ...memory, jsHeapMb, processCount: processInfo.length });
   };
   const timer = setInterval(() => {
     for (const [peer, page] of pages) {
@@ -109,6 +141,7 @@ export function startBrowserSampler(pages, onWarning) {
   }, SAMPLE_INTERVAL_MS);
   return {
     rows,
+    memory: { unavailable: readMemory ? null : NO_MEMORY_READER, errors: memoryErrors },
     stop: async () => {
       clearInterval(timer);
       await Promise.allSettled([...sessions.values()].map(async (session) => withTimeout((await session).detach(), EVALUATE_TIMEOUT_MS)));
@@ -120,15 +153,17 @@ export function startBrowserSampler(pages, onWarning) {
  * --grid: the pages' clocks read now and again at stop (before the browsers close), and the browsers sampled in
  * between.
  * @param {Map<string, import('puppeteer').Page>} pages @param {(message: string) => void} onWarning
+ * @param {ReadMemory} [readMemory]  the emulator's, when it reads processes on the nodes
  */
-export async function observeGrid(pages, onWarning) {
+export async function observeGrid(pages, onWarning, readMemory) {
   const start = await measureClocks(pages, onWarning);
-  const sampler = startBrowserSampler(pages, onWarning);
+  const sampler = startBrowserSampler(pages, onWarning, readMemory);
   /** @type {Record<string, import('../lib/grid/clock-offset.js').ClockOffset>} */
   let end = {};
   return {
     clocks: () => ({ start, end }),
     rows: sampler.rows,
+    memory: sampler.memory,
     stop: async () => {
       await sampler.stop();
       end = await measureClocks(pages, onWarning);
@@ -152,7 +187,7 @@ export function gridObservations(record, observer) {
     onOrchestratorClock: (/** @type {import('../lib/viewer/viewer.js').FrameBatch[]} */ batches) => onOrchestratorClock(
       batches, nodeOfPeer, clocks,
     ),
-    browsers: { rows: observer?.rows ?? [], unavailable: observer ? null : 'not sampled' },
+    browsers: { rows: observer?.rows ?? [], unavailable: observer ? null : 'not sampled', memory: observer?.memory ?? { unavailable: 'not sampled', errors: {} } },
   };
 }
 

@@ -135,7 +135,8 @@ export async function launchPeers(call, { viaSfu, secrets }) {
   if (failed) throw failed.reason;
   call.grid?.watch((peer, message) => !closing && recorder.fail(message, peer));
   // Read before the browsers close (a closer registered after theirs runs before them).
-  if (call.grid) call.gridObserver = await observeGrid(call.pages, gridWarning(recorder));
+  const readMemory = call.emulator?.processMemory?.bind(call.emulator);
+  if (call.grid) call.gridObserver = await observeGrid(call.pages, gridWarning(recorder), readMemory);
   if (call.gridObserver) hold(call, 'grid observer', call.gridObserver.stop);
 }
 

@@ -43,3 +43,32 @@ test('only the measurement window counts; a node of unknown cores is never calle
   assert.equal(saturatedNodesWarning(grid), null);
   assert.equal(saturatedNodesWarning(undefined), null);
 });
+
+test('a browser\'s memory is its node\'s reading of all its processes (RSS, PSS) where there is one, else its page\'s heap and why', () => {
+  const read = (peer, rssMbs) => rssMbs.map((rssMb, i) => ({
+    t: i + 1, peer, cpuPct: 50, rssMb, pssMb: rssMb === null ? null : rssMb / 2, jsHeapMb: 10, processCount: 6,
+  }));
+  const grid = nodeResources({
+    rows: [...read('p0', [400, 420, 460, null]), ...read('p1', [300, 310, null, 330]), ...rows('p2', [50, 50])],
+    nodeOfPeer: { p0: 'n1', p1: 'n1', p2: 'n2' },
+    nodes: { n1: { uri: 'http://a:5555', cores: 2 }, n2: { uri: 'http://b:5555', cores: 2 } },
+    windowS: [0, 4], unavailable: null,
+    memory: { unavailable: null, errors: { p2: 'its node answered for none of its 6 processes' } },
+  });
+  assert.deepEqual(grid.browsers.p0.memory, { source: 'proc', why: null });
+  assert.equal(grid.browsers.p0.rssMb.median, 420);
+  assert.equal(grid.browsers.p0.rssMb.n, 3, 'a second without a reading is not a zero');
+  assert.equal(grid.browsers.p0.peakRssMb, 460);
+  assert.equal(grid.browsers.p0.pssMb.median, 210);
+  assert.deepEqual(grid.browsers.p2.memory, { source: 'js-heap', why: 'its node answered for none of its 6 processes' });
+  assert.equal(grid.browsers.p2.peakRssMb, null);
+  assert.equal(grid.browsers.p2.peakJsHeapMb, 11);
+  // n1's sum only in the seconds both its browsers were read: 1 and 2.
+  assert.deepEqual([grid.nodes.n1.rssMb.n, grid.nodes.n1.rssMb.median], [2, 715]); // 400 + 300, 420 + 310
+  assert.equal(grid.nodes.n2.rssMb.n, 0);
+  const noRelay = nodeResources({
+    rows: rows('p0', [50]), nodeOfPeer: { p0: 'n1' }, nodes: { n1: { uri: 'http://a:5555', cores: 2 } }, windowS: [0, 4], unavailable: null,
+    memory: { unavailable: 'no node relay to read the browsers\' memory', errors: {} },
+  });
+  assert.deepEqual(noRelay.browsers.p0.memory, { source: 'js-heap', why: 'no node relay to read the browsers\' memory' });
+});

@@ -20,11 +20,12 @@ function gridResult() {
     },
   };
   const rows = [1, 2, 3, 4].flatMap((t) => [
-    { t, peer: 'p0', cpuPct: 190, jsHeapMb: 12, processCount: 6 }, { t, peer: 'p1', cpuPct: 60, jsHeapMb: 9, processCount: 6 },
+    { t, peer: 'p0', cpuPct: 190, rssMb: 500 + t, pssMb: 250, jsHeapMb: 12, processCount: 6 },
+    { t, peer: 'p1', cpuPct: 60, rssMb: null, pssMb: null, jsHeapMb: 9, processCount: 6 },
   ]);
   result.resources = { ...result.resources, grid: nodeResources({
     rows, nodeOfPeer: { p0: 'n1', p1: 'n2' }, nodes: { n1: { uri: 'http://10.0.0.1:5555', cores: 2 }, n2: { uri: 'http://10.0.0.2:5555', cores: 4 } },
-    windowS: [0, 4], unavailable: null,
+    windowS: [0, 4], unavailable: null, memory: { unavailable: null, errors: { p1: 'its node answered for none of its 6 processes' } },
   }) };
   return result;
 }
@@ -38,6 +39,13 @@ test('a Grid run\'s report has the placement table: node, URI, cores, browser, c
   assert.doesNotMatch(html, /<tr data-node="n2" class="cpu-limited">/);
   assert.match(html, /Grid node n1 saturated:<\/b> in 100\.0 % of the measured seconds its browsers \(p0\) together used at least 180 % of CPU \(2 cores × 100 %\)/);
   assert.doesNotMatch(html, /Grid node n2 saturated/);
+});
+
+test('the placement table shows each browser\'s memory in MB with its source: its node\'s /proc, else the page\'s heap and why', () => {
+  const html = renderRunReport(gridResult());
+  assert.match(html, /<tr data-peer="p0">.*<td>RSS 503 · peak 504, PSS 250<\/td><td>its processes on its node \(\/proc\)<\/td><\/tr>/);
+  assert.match(html, /<tr data-peer="p1">.*<td>JS heap peak 9\.0<\/td><td>its page's JS heap only: its node answered for none of its 6 processes<\/td><\/tr>/);
+  assert.match(html, /<tr data-node="n1" class="cpu-limited">.*<td>503 · 504<\/td><\/tr>/);
 });
 
 test('a run without --grid has no Grid section', () => {

@@ -1,5 +1,6 @@
 // The orchestrator's side of a grid-node's relay (control-server.js): its methods as promises over HTTP, every reply
 // checked and bounded here, with errors that name the node and the field.
+import { checkMemoryReply, checkPidList } from '../../lib/devices/process-memory.js';
 import { EnvironmentError } from '../../lib/system/errors.js';
 import { openProof } from './control-server.js';
 
@@ -23,6 +24,8 @@ const MAX_LINK_NAME_CHARS = 64;
  * @property {(probe: { address: string, port: number, count: number, intervalMs: number })
  *   => Promise<{ sent: number, rttMs: number[] }>} probe
  *   round trips from this node to another's echo
+ * @property {(pids: number[]) => Promise<import('../../lib/devices/process-memory.js').ProcessMemory[]>} processMemory
+ *   the memory of those of these processes that run under the node's Selenium node (the others left out)
  * @property {() => Promise<void>} close
  */
 
@@ -88,6 +91,14 @@ export async function openNodeRelay({ label, control, registrationSecret, runSec
         throw new EnvironmentError(`${where}: probe's reply is not { sent: ${probe.count}, rttMs: up to ${probe.count} round trips in ms }`);
       }
       return { sent: reply.sent, rttMs: rtts };
+    },
+    async processMemory(pids) {
+      const reply = await call('processMemory', { pids: checkPidList(pids) });
+      try {
+        return checkMemoryReply(reply, pids);
+      } catch (error) {
+        throw new EnvironmentError(`${where}: ${error.message}`);
+      }
     },
     close: async () => { await call('close'); },
   };

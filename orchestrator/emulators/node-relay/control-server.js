@@ -9,12 +9,13 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { isIPv4 } from 'node:net';
 import { startRelayProcess } from '../relay/client.js';
+import { readProcessMemory } from './process-memory.js';
 
 /** A control message's body: a whole scenario's traces fit. */
 export const MAX_CONTROL_BYTES = 4 * 1024 * 1024;
 /** A run that has sent nothing for this long may be replaced by another (the run reads truth every second). */
 export const RUN_IDLE_MS = 30_000;
-const METHODS = ['configure', 'restartTraces', 'register', 'truth', 'stats', 'probe', 'close'];
+const METHODS = ['configure', 'restartTraces', 'register', 'truth', 'stats', 'probe', 'processMemory', 'close'];
 /** A path probe: at most this many datagrams, at least this far apart, and echoes awaited this long after the last. */
 export const PROBE_LIMITS = { maxCount: 200, minIntervalMs: 1, maxIntervalMs: 1000, waitMs: 1000 };
 const TOKEN_BYTES = 16;
@@ -118,11 +119,13 @@ function controlServer(handle) {
 }
 
 /**
- * @param {{ address: string, port?: number, registrationSecret: string, log: (line: string) => void }} options
- *   address: the node's IPv4 address, where the control server and the relay's sockets listen
+ * @param {{ address: string, port?: number, registrationSecret: string, log: (line: string) => void,
+ *   processRoot?: () => number|null }} options
+ *   address: the node's IPv4 address, where the control server and the relay's sockets listen; processRoot: the
+ *   Selenium node's pid once it runs, whose descendants' memory a run may read (processMemory)
  * @returns {Promise<{ control: string, refused: () => number, close: () => Promise<void> }>}  control: address:port
  */
-export async function startNodeRelay({ address, port = 0, registrationSecret, log }) {
+export async function startNodeRelay({ address, port = 0, registrationSecret, log, processRoot = () => null }) {
   /** @type {{ secret: string, relay: import('../relay/client.js').RelayProcess, lastMs: number, token: Buffer }|null} */
   let run = null;
   let refused = 0;
@@ -166,6 +169,11 @@ export async function startNodeRelay({ address, port = 0, registrationSecret, lo
     const { relay, token } = run;
     if (message.method === 'probe') {
       return { status: 200, body: { result: await sendProbes({ address, token, ...checkProbe(message.params) }) } };
+    }
+    if (message.method === 'processMemory') {
+      const rootPid = processRoot();
+      if (rootPid === null) return { status: 409, body: { error: 'this grid-node\'s Selenium node is not running yet; retry' } };
+      return { status: 200, body: { result: readProcessMemory({ pids: message.params?.pids, rootPid }) } };
     }
     // any: the request's JSON params, whose shape depends on the method
     const result = await /** @type {Record<string, (params: any) => Promise<unknown>>} */ ({

@@ -118,6 +118,7 @@ async function createNodeRelayEmulator({ compiled, peers, remotePeers, registerC
       mediaStartEpochMs = epochMs;
       await Promise.all((await opened()).map(({ client }) => client.restartTraces(epochMs)));
     },
+    processMemory: async (peer, pids) => (await relayOf(peer)).client.processMemory(pids),
     // Each row says which node's relay counted it; t counts from that relay's start, anchored to when it was opened.
     truth: async () => (await Promise.all((await opened()).map(async ({ client, originEpochMs }) => (await client.truth())
       .map(({ t, ...row }) => ({ epochMs: originEpochMs + t * 1000, node: client.label, ...row }))))).flat(),

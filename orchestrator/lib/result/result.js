@@ -148,8 +148,8 @@ export const SCHEMA_VERSION = 1;
  *   Janus's Admin API readings (sfu/admin-sampler.js), in an SFU call
  * @param {ViewerInput} [input.viewer]  the frames the pages presented and the captured frames' scores (run/viewer-collector.js)
  * @param {{ rows: Array<Omit<import('../devices/node-resources.js').BrowserRow, 't'> & { epochMs: number }>,
- *   unavailable: string|null }} [input.gridBrowsers]
- *   --grid: every browser's CPU and heap once a second, read over CDP (run/grid-observer.js)
+ *   unavailable: string|null, memory?: { unavailable: string|null, errors: Record<string, string> } }} [input.gridBrowsers]
+ *   --grid: every browser's CPU over CDP, memory from its node and heap once a second (run/grid-observer.js)
  * @returns {RunResult}
  */
 export function buildResult({
@@ -289,7 +289,7 @@ function resourcesSection(processes, atS, { warmupS, durationS }, cores) {
 }
 
 /**
- * result.json `resources.grid` on a Grid run: the browsers' CPU and heap per second and per node (lib/devices/node-resources.js).
+ * result.json `resources.grid` on a Grid run: the browsers' CPU and memory per second and per node (lib/devices/node-resources.js).
  * @param {GridRecord|null|undefined} grid @param {Parameters<typeof buildResult>[0]['gridBrowsers']} browsers
  * @param {(epochMs: number) => number|null} atS @param {{ warmupS: number, durationS: number }} window
  */
@@ -301,7 +301,7 @@ function gridResources(grid, browsers, atS, { warmupS, durationS }) {
   return {
     grid: nodeResources({
       rows: /** @type {import('../devices/node-resources.js').BrowserRow[]} */ (rows), nodeOfPeer, nodes, windowS: [warmupS, durationS],
-      unavailable: browsers?.unavailable ?? 'not sampled',
+      unavailable: browsers?.unavailable ?? 'not sampled', memory: browsers?.memory,
     }),
   };
 }
