@@ -24,6 +24,7 @@ const CONNECT_TIMEOUT_MS = 45_000;
  * @param {Array<() => Promise<unknown>>} options.closers  what to close afterwards, last first
  */
 export async function openAppCall({ launch, emulator, drain, closers }) {
+  const startedAtEpochMs = Date.now();
   const secrets = createPeerSecrets(PEERS);
   const { signalingHost: host, rewriteCandidate } = emulator;
   const signaling = await startSignalingServer({ host, rewriteCandidate, room: ROOM, secrets });
@@ -40,8 +41,9 @@ export async function openAppCall({ launch, emulator, drain, closers }) {
     await page.waitForFunction(() => [.../** @type {any} */ (window).testbed.connections.values()]
       .some(({ pc, videos }) => pc.connectionState === 'connected' && videos[0]?.videoHeight > 0), { timeout: CONNECT_TIMEOUT_MS });
     await page.evaluate(() => {
-      // any: client-app/app.js's page global, and the bench's own
+      // any: client-app/app.js's page global
       const [{ pc, videos }] = /** @type {any} */ (window).testbed.connections.values();
+      // any: the bench's own page global, unknown to the DOM types
       /** @type {any} */ (window).bench = { pc, video: videos[0] };
     });
   }
@@ -50,7 +52,7 @@ export async function openAppCall({ launch, emulator, drain, closers }) {
     const runDir = mkdtempSync(path.join(os.tmpdir(), 'wtb-frames-as-seen-'));
     const collector = createViewerCollector({
       pages: new Map(peers.map(({ name, page }) => [name, page])), peers: PEERS, runDir, changeTimesS: [], fps: 30,
-      startedAtEpochMs: Date.now(), onRejected: (peer, reason) => console.log(`${peer}: drain rejected: ${reason}`),
+      startedAtEpochMs, onRejected: (peer, reason) => console.log(`${peer}: drain rejected: ${reason}`),
     });
     await collector.start(Date.now());
     closers.push(async () => { await collector.stop(); rmSync(runDir, { recursive: true, force: true }); });

@@ -134,8 +134,8 @@ export async function startWatching(mode) {
   }
   if (mode === 'arrivals') {
     // A second sink on a clone of the remote track: it gets every decoded frame when the <video> does.
-    // any: MediaStreamTrackProcessor is missing from TypeScript's DOM types
     const track = /** @type {MediaStream} */ (video.srcObject).getVideoTracks()[0].clone();
+    // any: MediaStreamTrackProcessor is missing from TypeScript's DOM types
     const reader = new (/** @type {any} */ (window).MediaStreamTrackProcessor)({ track }).readable.getReader();
     const read = async () => {
       for (let next = await reader.read(); !next.done && watching; next = await reader.read()) {
