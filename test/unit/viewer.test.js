@@ -163,18 +163,20 @@ test('frames presented between two callbacks count as shown, each a picture of i
   assert.deepEqual([unreadTimes(1000, 1033, 0), unreadTimes(1000, 1033, -1)], [[], []]);
   const startMs = 10_000;
   const sent = steady(30, 1000 / 30, startMs + 1).map((epochMs, i) => ({ epochMs, code: i }));
-  // Every third frame's callback came with the next frame's: 20 read, 10 presented but never read.
-  const shown = sent.map((frame, i) => ({ epochMs: frame.epochMs + 100, code: i % 3 === 1 ? UNREAD_CODE : frame.code }));
+  // Every third frame's callback came with the next frame's (presented, never read); frame 5 was never presented.
+  const shown = sent.map((frame, i) => ({ epochMs: frame.epochMs + 100, code: i % 3 === 1 ? UNREAD_CODE : frame.code }))
+    .filter((_, i) => i !== 5);
   const batch = (peer, source, list) => ({ peer, source, codes: list.map((f) => f.code), epochMs: list.map((f) => f.epochMs), readMs: 1 });
   const section = viewerSection({
     batches: [batch('p0', 'local', sent), batch('p1', 'p0', shown.filter((frame) => frame.epochMs < startMs + 1000))],
     media: { p0: { fps: 30, frames: 300, frameCode: true } }, mediaStartEpochMs: startMs, durationS: 1, warmupS: 0,
   });
   const { video } = section.perSecond.find((row) => row.t === 1);
-  // 27 of the 30 frames land in the first second (the rest 100 ms later); 9 of them unread.
-  assert.deepEqual([video.framesShown, video.shownFps, video.glassToGlassMs], [27, 27, 100]);
+  // 26 of the frames land in the first second (27 of the source's, the rest 100 ms later, less frame 5); 9 unread;
+  // the one skipped is frame 5, between read frames 3 and 6 with unread frame 4 shown between them.
+  assert.deepEqual([video.framesShown, video.shownFps, video.framesSkipped, video.glassToGlassMs], [26, 26, 1, 100]);
   const stream = section.streams['p0->p1'];
-  assert.deepEqual([stream.framesShown, stream.unreadableFrames, stream.glassToGlassMs.n], [27, 0, 18]);
+  assert.deepEqual([stream.framesShown, stream.framesSkipped, stream.unreadableFrames, stream.glassToGlassMs.n], [26, 1, 0, 17]);
 });
 
 test("getStats' freezes beside the viewer's: summed over the window, null where the browser has no such field", () => {

@@ -289,13 +289,18 @@ function streamSeconds({ times, shown, delays, streamFreezes, loop, secondOf }) 
     return bucket;
   };
   for (const epochMs of times) second(secondOf(epochMs)).frames += 1;
+  /** the last picture whose code was read */
+  let lastRead = -1;
   shown.forEach((picture, i) => {
     const bucket = second(secondOf(picture.epochMs));
     bucket.pictures += 1;
     const delay = delays[i];
     if (delay !== null) bucket.delays.push(delay);
-    const skipped = loop && i > 0 ? skippedBetween(shown[i - 1], picture, loop) : null;
-    if (skipped !== null && bucket.skipped !== null) bucket.skipped += skipped;
+    if (!loop || picture.code === null) return;
+    // The pictures shown between two read ones, their codes unknown, were source frames too: not skipped.
+    const skipped = lastRead >= 0 ? skippedBetween(shown[lastRead], picture, loop) : null;
+    if (skipped !== null && bucket.skipped !== null) bucket.skipped += Math.max(0, skipped - (i - lastRead - 1));
+    lastRead = i;
   });
   for (const freeze of streamFreezes) {
     // A freeze counts in the second it ends, as getStats counts it: when the next frame arrives.
