@@ -175,6 +175,10 @@ export function unreadTimes(fromMs, toMs, count) {
   return Array.from({ length: frames }, (_, i) => Math.round((fromMs + ((i + 1) * (toMs - fromMs)) / (frames + 1)) * 10) / 10);
 }
 
+/** Whether watchCamera reads the camera's track itself (MediaStreamTrackProcessor), so needs no preview playing. */
+// any: MediaStreamTrackProcessor is missing from TypeScript's DOM types (and from some browsers).
+export const readsCameraFromTrack = () => typeof (/** @type {any} */ (window).MediaStreamTrackProcessor) === 'function';
+
 export function createFrameReader() {
   const canvas = createCanvasReader();
   /** @type {Map<string, FrameLog>} */
@@ -248,10 +252,9 @@ export function createFrameReader() {
    * @returns {() => void} stops watching
    */
   function watchCamera(track, preview) {
+    if (!readsCameraFromTrack()) return watch(preview, 'local');
     // any: MediaStreamTrackProcessor is missing from TypeScript's DOM types (and from some browsers).
-    const Processor = /** @type {any} */ (window).MediaStreamTrackProcessor;
-    if (typeof Processor !== 'function') return watch(preview, 'local');
-    return watchTrackFrames(track, Processor, () => logOf('local'));
+    return watchTrackFrames(track, /** @type {any} */ (window).MediaStreamTrackProcessor, () => logOf('local'));
   }
 
   return {
