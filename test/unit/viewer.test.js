@@ -63,6 +63,9 @@ test('skipped frames: the code advance minus one, with whole loops taken from th
   // A 12 s freeze on a 10 s loop: 360 frames on, though the code moved by 60.
   assert.equal(skippedBetween({ epochMs: 0, code: 10 }, { epochMs: 12_000, code: 70 }, media), 359);
   assert.equal(skippedBetween({ epochMs: 0, code: null }, { epochMs: 33, code: 11 }, media), null);
+  // A code one back, 33 ms later (a callback that read a newer frame, then the next one the older): no skip of 298.
+  assert.equal(skippedBetween({ epochMs: 0, code: 11 }, { epochMs: 33, code: 10 }, media), 0);
+  assert.equal(skippedBetween({ epochMs: 0, code: 0 }, { epochMs: 33, code: 299 }, media), 0);
 });
 
 /** Sender p0's camera at 30 fps for 4 s; p1 shows it 100 ms later, loses frames 40-44 and repeats frame 70. */

@@ -118,7 +118,9 @@ export function skippedBetween(a, b, media) {
   if (a.code === null || b.code === null) return null;
   const advance = codeAdvance(a.code, b.code, media.frames);
   const gapFrames = ((b.epochMs - a.epochMs) / 1000) * media.fps;
-  const loops = Math.max(0, Math.round((gapFrames - advance) / media.frames));
+  // The loops that best fit the display gap, one fewer when the code stepped back (a picture read after a newer one,
+  // 33 ms apart, is no skip of 298 frames): a step back counts none.
+  const loops = Math.round((gapFrames - advance) / media.frames);
   return Math.max(0, advance + loops * media.frames - 1);
 }
 
