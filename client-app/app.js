@@ -5,7 +5,7 @@ import { negotiatedCodecs } from './codec.js';
 import { applyVideoEncodings, checkCodec, preferCodec } from './codec-setup.js';
 import { createDataFlows } from './data-flows.js';
 import { withVideoBitrates } from './media-source.js';
-import { createFrameReader } from './frame-reader.js';
+import { createFrameReader, readsCameraFromTrack } from './frame-reader.js';
 import { captureLocalMedia } from './local-media.js';
 import { startSampler } from './sampler.js';
 import { snapshotFromStats } from './stats.js';
@@ -99,11 +99,12 @@ const localMedia = captureLocalMedia({ mediaElementUrl, videoConstraints }).then
   mediaReadyEpochMs = Date.now();
   for (const track of stream.getTracks()) localStream.addTrack(track);
   for (const { pc } of connections.values()) giveTracks(pc);
+  // The reader sees the camera's frames on its track, else where they are shown: the element whose captureStream() it is
+  // (Firefox), or the preview, played only then (it cost the remote video 3-4 frames a second: reproductions.md).
+  const source = /** @type {HTMLVideoElement|null} */ (document.getElementById('source'));
   const local = /** @type {HTMLVideoElement} */ (element('local'));
-  local.srcObject = stream;
-  // A media-element source's own presented frames are what its captureStream() sends: nearer the sender's glass than
-  // the preview of them, where a browser has no MediaStreamTrackProcessor to see the track's frames (Firefox).
-  viewer.watchCamera(stream.getVideoTracks()[0], /** @type {HTMLVideoElement|null} */ (document.getElementById('source')) ?? local);
+  if (source || readsCameraFromTrack()) local.hidden = true; else local.srcObject = stream;
+  viewer.watchCamera(stream.getVideoTracks()[0], source ?? local);
   return stream;
 });
 // Diagnostics hook for tests and --headful debugging (e.g. evaluating other stats libraries against ours); the

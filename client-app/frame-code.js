@@ -12,6 +12,12 @@
 export const CODE_BITS = 16;
 /** Numbers wrap here: a source longer than this many frames repeats its codes. */
 export const CODE_MODULUS = 2 ** CODE_BITS;
+/**
+ * The code of a frame the <video> presented between two of the page's callbacks: on screen, its code never read.
+ * (Chromium calls requestVideoFrameCallback at most once per page rendering step; when the page's main thread misses
+ * display refreshes, one callback stands for several presented frames, and its presentedFrames says how many.)
+ */
+export const UNREAD_CODE = -2;
 export const FRAME_CODE_VERSION = 1;
 /** Limited-range luma (BT.601/709), what the encoders and the browsers' YUV->RGB conversions expect. */
 export const BLACK_LUMA = 16;

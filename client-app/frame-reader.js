@@ -9,7 +9,7 @@
 // luma only) for picture-quality scoring: the frames whose code is a multiple of `captureEvery`, so every run
 // captures the same source frames and runs compare frame for frame. The orchestrator pulls it all with drain()
 // (orchestrator/run/viewer-collector.js), which keeps large captures off the signaling socket.
-import { codeStripHeight, readFrameCode } from './frame-code.js';
+import { UNREAD_CODE, codeStripHeight, readFrameCode } from './frame-code.js';
 
 // The strip is read at this size: 4x4 pixels per cell, a 2 KB getImageData.
 const STRIP_WIDTH = 64;
@@ -80,7 +80,8 @@ async function frameLuma(frame, rows) {
 }
 
 /**
- * @typedef {{ codes: number[], epochMs: number[], readMs: number }} FrameLog  codes: -1 where unreadable; epochMs:
+ * @typedef {{ codes: number[], epochMs: number[], readMs: number }} FrameLog  codes: -1 where unreadable, UNREAD_CODE where
+ *   presented between two callbacks; epochMs:
  *   when shown (a video) or delivered (the camera); readMs: time spent reading codes since the last drain
  * @typedef {{ source: string, epochMs: number, code: number, width: number, height: number, luma: string }} Capture
  *   luma: width × height bytes, base64
@@ -163,6 +164,21 @@ function watchTrackFrames(track, Processor, logOf) {
   return stop;
 }
 
+/**
+ * When the frames presented between two callbacks were to be shown, as far as the page can tell: evenly between the
+ * two callbacks' display times (exclusive).
+ * @param {number} fromMs @param {number} toMs @param {number} count  frames presented between them (none when < 1)
+ * @returns {number[]}
+ */
+export function unreadTimes(fromMs, toMs, count) {
+  const frames = Math.max(0, Math.floor(count));
+  return Array.from({ length: frames }, (_, i) => Math.round((fromMs + ((i + 1) * (toMs - fromMs)) / (frames + 1)) * 10) / 10);
+}
+
+/** Whether watchCamera reads the camera's track itself (MediaStreamTrackProcessor), so needs no preview playing. */
+// any: MediaStreamTrackProcessor is missing from TypeScript's DOM types (and from some browsers).
+export const readsCameraFromTrack = () => typeof (/** @type {any} */ (window).MediaStreamTrackProcessor) === 'function';
+
 export function createFrameReader() {
   const canvas = createCanvasReader();
   /** @type {Map<string, FrameLog>} */
@@ -190,12 +206,15 @@ export function createFrameReader() {
   }
 
   /**
-   * Reads every frame `video` presents from now on until it leaves the document or the returned function is called.
+   * Reads every frame `video` presents from now on until it leaves the document or the returned function is called;
+   * the frames presented between two callbacks (presentedFrames advanced by more than one) are logged as UNREAD_CODE.
    * @param {HTMLVideoElement} video @param {string} source 'local' for the page's own camera, else the remote's name
    * @returns {() => void} stops watching
    */
   function watch(video, source) {
     let watching = true;
+    /** @type {{ presentedFrames: number, epochMs: number }|null} the last callback's frame */
+    let last = null;
     /** @param {DOMHighResTimeStamp} now @param {VideoFrameCallbackMetadata} frame */
     const onFrame = (now, frame) => {
       if (!watching || !video.isConnected) return;
@@ -203,6 +222,14 @@ export function createFrameReader() {
       const log = logOf(source);
       if (log.codes.length >= MAX_FRAMES_PER_SOURCE || !video.videoHeight) return;
       const epochMs = Math.round((performance.timeOrigin + frame.expectedDisplayTime) * 10) / 10;
+      if (last) {
+        const unread = Math.min(frame.presentedFrames - last.presentedFrames - 1, MAX_FRAMES_PER_SOURCE - 1 - log.codes.length);
+        for (const unreadMs of unreadTimes(last.epochMs, epochMs, unread)) {
+          log.codes.push(UNREAD_CODE);
+          log.epochMs.push(unreadMs);
+        }
+      }
+      last = { presentedFrames: frame.presentedFrames, epochMs };
       const started = performance.now();
       canvas.readCode(video).then((code) => {
         log.readMs += performance.now() - started;
@@ -225,10 +252,9 @@ export function createFrameReader() {
    * @returns {() => void} stops watching
    */
   function watchCamera(track, preview) {
+    if (!readsCameraFromTrack()) return watch(preview, 'local');
     // any: MediaStreamTrackProcessor is missing from TypeScript's DOM types (and from some browsers).
-    const Processor = /** @type {any} */ (window).MediaStreamTrackProcessor;
-    if (typeof Processor !== 'function') return watch(preview, 'local');
-    return watchTrackFrames(track, Processor, () => logOf('local'));
+    return watchTrackFrames(track, /** @type {any} */ (window).MediaStreamTrackProcessor, () => logOf('local'));
   }
 
   return {

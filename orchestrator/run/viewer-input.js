@@ -1,7 +1,7 @@
 // The shape of what a page hands over when the orchestrator drains its frame reader (client-app/frame-reader.js
 // drain()), checked before anything uses it: the page is untrusted like every page message (signaling/messages.js).
 // Pure: a bad drain yields a reason, never a throw.
-import { CODE_MODULUS } from '../../client-app/frame-code.js';
+import { CODE_MODULUS, UNREAD_CODE } from '../../client-app/frame-code.js';
 
 export const MAX_FRAMES_PER_SOURCE = 4000;
 export const MAX_CAPTURES_PER_DRAIN = 16;
@@ -47,7 +47,9 @@ export function checkDrain(value, peer, remotes, { fromEpochMs, toEpochMs } = { 
     if (codes.length !== epochMs.length || codes.length > MAX_FRAMES_PER_SOURCE) {
       return fail(`frames.${source}: codes and epochMs must be equally long, at most ${MAX_FRAMES_PER_SOURCE}`);
     }
-    if (!codes.every((code) => isInteger(code, -1, CODE_MODULUS - 1))) return fail(`frames.${source}.codes must be integers from -1 to ${CODE_MODULUS - 1}`);
+    if (!codes.every((code) => isInteger(code, UNREAD_CODE, CODE_MODULUS - 1))) {
+      return fail(`frames.${source}.codes must be integers from ${UNREAD_CODE} to ${CODE_MODULUS - 1}`);
+    }
     if (!epochMs.every(inTime)) return fail(`frames.${source}.epochMs must be ${when}`);
     if (!isNumber(readMs, 0, MAX_READ_MS)) return fail(`frames.${source}.readMs must be a number from 0 to ${MAX_READ_MS}`);
     batches.push({

@@ -2,9 +2,11 @@
 // freeze definition, matching received pictures to the sender's frames, skipped frames, per-second values.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { UNREAD_CODE as PAGE_UNREAD_CODE } from '../../client-app/frame-code.js';
+import { unreadTimes } from '../../client-app/frame-reader.js';
 import { checkDrain } from '../../orchestrator/run/viewer-input.js';
 import {
-  codeAdvance, findFreezes, matchDelays, pictures, skippedBetween, viewerSection, withViewer,
+  UNREAD_CODE, codeAdvance, findFreezes, matchDelays, pictures, skippedBetween, viewerSection, withViewer,
 } from '../../orchestrator/lib/viewer/viewer.js';
 import { withGetStatsFreezes } from '../../orchestrator/lib/viewer/viewer-summary.js';
 import { burstTimes } from '../../orchestrator/run/viewer-collector.js';
@@ -61,6 +63,9 @@ test('skipped frames: the code advance minus one, with whole loops taken from th
   // A 12 s freeze on a 10 s loop: 360 frames on, though the code moved by 60.
   assert.equal(skippedBetween({ epochMs: 0, code: 10 }, { epochMs: 12_000, code: 70 }, media), 359);
   assert.equal(skippedBetween({ epochMs: 0, code: null }, { epochMs: 33, code: 11 }, media), null);
+  // A code one back, 33 ms later (a callback that read a newer frame, then the next one the older): no skip of 298.
+  assert.equal(skippedBetween({ epochMs: 0, code: 11 }, { epochMs: 33, code: 10 }, media), 0);
+  assert.equal(skippedBetween({ epochMs: 0, code: 0 }, { epochMs: 33, code: 299 }, media), 0);
 });
 
 /** Sender p0's camera at 30 fps for 4 s; p1 shows it 100 ms later, loses frames 40-44 and repeats frame 70. */
@@ -154,6 +159,29 @@ test('a stream without glass-to-glass says why: codes unreadable at the receiver
   assert.deepEqual([noCamera.glassToGlassMs.n, noCamera.unavailable], [0, "p0 read no frame code from its own camera's frames"]);
 });
 
+test('frames presented between two callbacks count as shown, each a picture of its own, and not as unreadable', () => {
+  assert.equal(UNREAD_CODE, PAGE_UNREAD_CODE, 'the page and the viewer agree on the code of a frame never read');
+  // A callback that stands for three presented frames: the two before it were shown evenly between the callbacks.
+  assert.deepEqual(unreadTimes(1000, 1100, 2), [1033.3, 1066.7]);
+  assert.deepEqual([unreadTimes(1000, 1033, 0), unreadTimes(1000, 1033, -1)], [[], []]);
+  const startMs = 10_000;
+  const sent = steady(30, 1000 / 30, startMs + 1).map((epochMs, i) => ({ epochMs, code: i }));
+  // Every third frame's callback came with the next frame's (presented, never read); frame 5 was never presented.
+  const shown = sent.map((frame, i) => ({ epochMs: frame.epochMs + 100, code: i % 3 === 1 ? UNREAD_CODE : frame.code }))
+    .filter((_, i) => i !== 5);
+  const batch = (peer, source, list) => ({ peer, source, codes: list.map((f) => f.code), epochMs: list.map((f) => f.epochMs), readMs: 1 });
+  const section = viewerSection({
+    batches: [batch('p0', 'local', sent), batch('p1', 'p0', shown.filter((frame) => frame.epochMs < startMs + 1000))],
+    media: { p0: { fps: 30, frames: 300, frameCode: true } }, mediaStartEpochMs: startMs, durationS: 1, warmupS: 0,
+  });
+  const { video } = section.perSecond.find((row) => row.t === 1);
+  // 26 of the frames land in the first second (27 of the source's, the rest 100 ms later, less frame 5); 9 unread;
+  // the one skipped is frame 5, between read frames 3 and 6 with unread frame 4 shown between them.
+  assert.deepEqual([video.framesShown, video.shownFps, video.framesSkipped, video.glassToGlassMs], [26, 26, 1, 100]);
+  const stream = section.streams['p0->p1'];
+  assert.deepEqual([stream.framesShown, stream.framesSkipped, stream.unreadableFrames, stream.glassToGlassMs.n], [26, 1, 0, 17]);
+});
+
 test("getStats' freezes beside the viewer's: summed over the window, null where the browser has no such field", () => {
   const streams = { 'p0->p1': { frameCode: true }, 'p1->p0': { frameCode: true } };
   const timeline = [1, 2, 3].flatMap((t) => [
@@ -189,7 +217,9 @@ test('a page drain is checked field by field: sources, lengths, code range, capt
   assert.match(reason(null), /frame reader of p0: drain must be/);
   assert.match(reason({ ...good, frames: { p9: good.frames.local } }), /unknown source "p9"; expected local or p1, p2/);
   assert.match(reason({ ...good, frames: { local: { ...good.frames.local, codes: [1] } } }), /equally long/);
-  assert.match(reason({ ...good, frames: { local: { ...good.frames.local, codes: [1, 70000] } } }), /integers from -1 to 65535/);
+  assert.match(reason({ ...good, frames: { local: { ...good.frames.local, codes: [1, 70000] } } }), /integers from -2 to 65535/);
+  assert.match(reason({ ...good, frames: { local: { ...good.frames.local, codes: [1, -3] } } }), /integers from -2 to 65535/);
+  assert.ok(checkDrain({ ...good, frames: { p1: { ...good.frames.local, codes: [1, UNREAD_CODE] } } }, 'p0', ['p1']).ok);
   assert.match(reason({ ...good, frames: { local: { ...good.frames.local, epochMs: [1, 'x'] } } }), /epoch milliseconds/);
   assert.match(reason({ ...good, captures: [{ ...good.captures[0], luma: luma.slice(8) }] }), /576 bytes of base64/);
   assert.match(reason({ ...good, captures: [{ ...good.captures[0], width: 100000 }] }), /width and height/);

@@ -11,6 +11,10 @@ import { addQualityPerSecond, overallSummary, round, streamSummary, sum } from '
  *   ffmpeg, version, model: which binary scored (or would have) and with which libvmaf model
  */
 
+/** A frame's code where the page's callback came once for several presented frames: client-app/frame-code.js's
+ * UNREAD_CODE (lib/ imports nothing from the page; test/unit/viewer.test.js checks they agree). */
+export const UNREAD_CODE = -2;
+
 /** The W3C webrtc-stats freeze: a frame on screen for at least max(3 × avg, avg + 150 ms), avg over the last 30. */
 export const FREEZE_AVERAGE_FRAMES = 30;
 export const FREEZE_MIN_EXTRA_MS = 150;
@@ -18,7 +22,8 @@ export const FREEZE_MIN_EXTRA_MS = 150;
 /**
  * @typedef {{ peer: string, source: string, codes: number[], epochMs: number[], readMs: number }} FrameBatch
  *   what one page saw since its last drain: source 'local' (the frames its camera delivered, when they reached the
- *   page) or a remote's name (the frames its video presented, when they were to be displayed); codes -1 where unreadable
+ *   page) or a remote's name (the frames its video presented, when they were to be displayed); codes -1 where unreadable,
+ *   UNREAD_CODE for a frame presented between two of the page's callbacks (shown, a picture of its own, never read)
  * @typedef {{ fps: number, frames?: number, frameCode?: boolean }} SourceMedia  a sender's video: rate, loop length,
  *   whether its frames carry the code (media without these fields carry none)
  * @typedef {{ peer: string, remote: string, epochMs: number, code: number, width: number, height: number,
@@ -113,7 +118,9 @@ export function skippedBetween(a, b, media) {
   if (a.code === null || b.code === null) return null;
   const advance = codeAdvance(a.code, b.code, media.frames);
   const gapFrames = ((b.epochMs - a.epochMs) / 1000) * media.fps;
-  const loops = Math.max(0, Math.round((gapFrames - advance) / media.frames));
+  // The loops that best fit the display gap, one fewer when the code stepped back (a picture read after a newer one,
+  // 33 ms apart, is no skip of 298 frames): a step back counts none.
+  const loops = Math.round((gapFrames - advance) / media.frames);
   return Math.max(0, advance + loops * media.frames - 1);
 }
 
@@ -259,7 +266,7 @@ function viewedStream(log, sender, local, scores, clock) {
     freezes: streamFreezes.filter((freeze) => windowed(freeze.endEpochMs)),
     framesShown: sum(windowSeconds.map((bucket) => bucket.frames)),
     framesSkipped: loop ? sum(windowSeconds.map((bucket) => bucket.skipped ?? 0)) : null,
-    unreadable: codes.filter((code, i) => code < 0 && windowed(times[i])).length,
+    unreadable: codes.filter((code, i) => code < 0 && code !== UNREAD_CODE && windowed(times[i])).length,
     scores: scores.filter((score) => score.peer === peer && score.remote === remote && windowed(score.epochMs)),
     frameCode: loop !== null,
     unavailable,
@@ -284,13 +291,18 @@ function streamSeconds({ times, shown, delays, streamFreezes, loop, secondOf }) 
     return bucket;
   };
   for (const epochMs of times) second(secondOf(epochMs)).frames += 1;
+  /** the last picture whose code was read */
+  let lastRead = -1;
   shown.forEach((picture, i) => {
     const bucket = second(secondOf(picture.epochMs));
     bucket.pictures += 1;
     const delay = delays[i];
     if (delay !== null) bucket.delays.push(delay);
-    const skipped = loop && i > 0 ? skippedBetween(shown[i - 1], picture, loop) : null;
-    if (skipped !== null && bucket.skipped !== null) bucket.skipped += skipped;
+    if (!loop || picture.code === null) return;
+    // The pictures shown between two read ones, their codes unknown, were source frames too: not skipped.
+    const skipped = lastRead >= 0 ? skippedBetween(shown[lastRead], picture, loop) : null;
+    if (skipped !== null && bucket.skipped !== null) bucket.skipped += Math.max(0, skipped - (i - lastRead - 1));
+    lastRead = i;
   });
   for (const freeze of streamFreezes) {
     // A freeze counts in the second it ends, as getStats counts it: when the next frame arrives.
