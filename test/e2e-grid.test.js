@@ -16,6 +16,8 @@ import { gridJarsDir } from '../orchestrator/grid/versions.js';
 
 const HUB_PORT = 20_000 + Math.floor(Math.random() * 20_000);
 const LABELS = ['n1', 'n2'];
+/** sfu-3's uplinks on the node relays (checkSfuOnNodeRelays). */
+const UPLINK_KBPS = 500;
 // The hub writes its secrets here, where the nodes and the scenario find them without flags.
 const config = mkdtempSync(path.join(os.tmpdir(), 'wtb-grid-config-'));
 const env = { XDG_CONFIG_HOME: config };
@@ -184,14 +186,29 @@ test('a two-party call on two grid-nodes in namespaces, shaped on the node relay
 });
 
 /**
- * sfu-3 (15 s, 360p30) spread over both nodes, shaped on their relays: Janus on this host meets each peer on that
- * peer's node relay, which counts its uplink and downlink; each peer receives two streams for the one it sends.
+ * sfu-3 compressed to 15 s with every uplink capped at UPLINK_KBPS on the peer's node relay. Unconstrained, Janus ramps
+ * its publishers up over ~30 s, unequally (seen here 920, 1730 and 1170 kbps at 8–15 s: a peer's downlink/uplink 3.1
+ * and 1.2); capped, all three send alike within seconds, so each receives twice what it sends.
+ */
+function sfuScenario() {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'wtb-grid-sfu-')), 'sfu-3-capped.json');
+  const sfu3 = JSON.parse(readFileSync(new URL('../orchestrator/scenarios/sfu-3.json', import.meta.url), 'utf8'));
+  writeFileSync(file, JSON.stringify({
+    ...sfu3, name: 'sfu-3-capped', description: `${sfu3.description}; every uplink ${UPLINK_KBPS} kbps`, reference: null,
+    network: { link: { rateKbps: UPLINK_KBPS } },
+  }));
+  return file;
+}
+
+/**
+ * sfu-3 (15 s, 360p30, uplinks capped) spread over both nodes, shaped on their relays: Janus on this host meets each
+ * peer on that peer's node relay, which counts its uplink and downlink; each peer receives two streams for the one it sends.
  * @param {string} hubUrl @param {import('./helpers/grid-namespaces.js').NodeNamespaces} hosts
  */
 async function checkSfuOnNodeRelays(hubUrl, hosts) {
   const tag = runTag();
   const startedMs = Date.now();
-  const run = await runScenarioCli('sfu-3', ['--grid', hubUrl, '--grid-listen', hosts.hostAddress, '--emulator', 'node-relay', '--spread',
+  const run = await runScenarioCli(sfuScenario(), ['--grid', hubUrl, '--grid-listen', hosts.hostAddress, '--emulator', 'node-relay', '--spread',
     '--time-scale', '0.05', '--warmup', '8'], { ...env, ...tag.env });
   assert.equal(run.code, 0, `sfu-3 on node relays exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
   assert.equal(run.result.status, 'passed');
