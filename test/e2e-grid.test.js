@@ -186,10 +186,10 @@ test('a two-party call on two grid-nodes in namespaces, shaped on the node relay
 });
 
 /**
- * sfu-3 compressed to 15 s with every uplink capped at UPLINK_KBPS on the peer's node relay. Unconstrained, Janus ramps
- * its publishers up over ~30 s, unequally (seen here 920, 1730 and 1170 kbps at 8–15 s: a peer's downlink/uplink 3.1
- * and 1.2; with 500 kbps caps, still below them, 267, 306 and 279 kbps: 2.18, 1.74, 2.04); held at a cap below where
- * they ramp to by then, all three send alike, so each receives twice what it sends.
+ * sfu-3 compressed to 15 s with every uplink capped at UPLINK_KBPS on the peer's node relay. Unconstrained, the three
+ * publishers were still ramping up at 8–15 s, far apart (seen here 920, 1730 and 1170 kbps: a peer's downlink/uplink
+ * 3.1 and 1.2); with the caps they stay low and close (at 500 kbps 267, 306 and 279 kbps: 2.18, 1.74, 2.04; at 250
+ * kbps 132, 147 and 129 kbps: 2.11, 1.78, 2.19), so each peer receives about twice what it sends.
  */
 function sfuScenario() {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'wtb-grid-sfu-')), 'sfu-3-capped.json');
