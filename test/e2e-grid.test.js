@@ -1,7 +1,8 @@
 // --grid with a real Selenium Grid 4 on this machine (issue 26): a hub and two grid-nodes as a user starts them, each
 // node (its java, chromedriver and browsers) in a network namespace of its own with its own private address, as if on
 // a machine of its own; the hub and the orchestrator on the bridge's address. A two-party call with p0 on node n1 and
-// p1 on node n2, the network emulated by the central relay on the orchestrator's host (--grid-listen).
+// p1 on node n2, the network emulated by the central relay on the orchestrator's host (--grid-listen) or by the
+// nodes' relays; and sfu-3 spread over both nodes through Janus on the orchestrator's host, shaped on the node relays.
 import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,8 @@ import { gridJarsDir } from '../orchestrator/grid/versions.js';
 
 const HUB_PORT = 20_000 + Math.floor(Math.random() * 20_000);
 const LABELS = ['n1', 'n2'];
+/** sfu-3's uplinks on the node relays (checkSfuOnNodeRelays). */
+const UPLINK_KBPS = 250;
 // The hub writes its secrets here, where the nodes and the scenario find them without flags.
 const config = mkdtempSync(path.join(os.tmpdir(), 'wtb-grid-config-'));
 const env = { XDG_CONFIG_HOME: config };
@@ -64,7 +67,7 @@ test('a Grid that does not answer stops the run with exit 3 before anything star
  */
 
 /**
- * A hub on the host and grid-nodes n1 and n2 (one slot each) in their namespaces as a user starts them, each with its
+ * A hub on the host and grid-nodes n1 and n2 (two slots each) in their namespaces as a user starts them, each with its
  * own process tag; after `body`, Ctrl-C to each, and nothing of them may be left running, nor their namespaces.
  * @param {(grid: Grid) => Promise<void>} body
  * @param {string[]} [n2Args]  more grid-node flags for n2
@@ -79,7 +82,7 @@ async function withGrid(body, n2Args = []) {
     await hub.started;
     for (const [index, label] of LABELS.entries()) {
       nodes.push(startCli(['grid-node', '--hub', hubUrl, '--label', label, '--host', hosts.nodes[label].address, '--port', String(HUB_PORT + 1 + index),
-        '--max-sessions', '1', '--presets', '360p30', ...(label === 'n2' ? n2Args : [])],
+        '--max-sessions', '2', '--presets', '360p30', ...(label === 'n2' ? n2Args : [])],
         /grid node \S+: .*registered/, tags[label].env, hosts.wrap(label)));
     }
     await Promise.all(nodes.map((node) => node.started));
@@ -174,11 +177,65 @@ test('a two-party call on two grid-nodes in namespaces, shaped on the node relay
     checkObservations(run.result);
     // Released at the end of the run: every slot free again.
     const slots = (await hubStatus()).value.nodes.flatMap((node) => node.slots);
-    assert.equal(slots.length, 2);
+    assert.equal(slots.length, 4);
     assert.deepEqual(slots.filter((slot) => slot.session), [], 'no session left on the hub');
     await checkSuiteOnGrid(hubUrl, hosts.hostAddress);
+    await checkSfuOnNodeRelays(hubUrl, hosts);
+    assert.deepEqual((await hubStatus()).value.nodes.flatMap((node) => node.slots).filter((slot) => slot.session), [], 'no session left after sfu-3');
   });
 });
+
+/**
+ * sfu-3 compressed to 15 s with every uplink capped at UPLINK_KBPS on the peer's node relay. Unconstrained, the three
+ * publishers were still ramping up at 8–15 s, far apart (seen here 920, 1730 and 1170 kbps: a peer's downlink/uplink
+ * 3.1 and 1.2); with the caps they stay low and close (at 500 kbps 267, 306 and 279 kbps: 2.18, 1.74, 2.04; at 250
+ * kbps 132, 147 and 129 kbps: 2.11, 1.78, 2.19), so each peer receives about twice what it sends.
+ */
+function sfuScenario() {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'wtb-grid-sfu-')), 'sfu-3-capped.json');
+  const sfu3 = JSON.parse(readFileSync(new URL('../orchestrator/scenarios/sfu-3.json', import.meta.url), 'utf8'));
+  writeFileSync(file, JSON.stringify({
+    ...sfu3, name: 'sfu-3-capped', description: `${sfu3.description}; every uplink ${UPLINK_KBPS} kbps`, reference: null,
+    network: { link: { rateKbps: UPLINK_KBPS } },
+  }));
+  return file;
+}
+
+/**
+ * sfu-3 (15 s, 360p30, uplinks capped) spread over both nodes, shaped on their relays: Janus on this host meets each
+ * peer on that peer's node relay, which counts its uplink and downlink; each peer receives two streams for the one it sends.
+ * @param {string} hubUrl @param {import('./helpers/grid-namespaces.js').NodeNamespaces} hosts
+ */
+async function checkSfuOnNodeRelays(hubUrl, hosts) {
+  const tag = runTag();
+  const startedMs = Date.now();
+  const run = await runScenarioCli(sfuScenario(), ['--grid', hubUrl, '--grid-listen', hosts.hostAddress, '--emulator', 'node-relay', '--spread',
+    '--time-scale', '0.05', '--warmup', '8'], { ...env, ...tag.env });
+  assert.equal(run.code, 0, `sfu-3 on node relays exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
+  assert.equal(run.result.status, 'passed');
+  const { grid } = run.result.environment;
+  assert.equal(grid.emulation, 'node relays');
+  const placed = Object.fromEntries(Object.entries(grid.peers).map(([peer, record]) => [peer, record.node]));
+  assert.deepEqual(Object.keys(placed).sort(), ['p0', 'p1', 'p2']);
+  assert.deepEqual(new Set(Object.values(placed)), new Set(LABELS), `spread over both nodes: ${JSON.stringify(placed)}`);
+  for (const [peer, { node, uri }] of Object.entries(grid.peers)) {
+    assert.equal(uri, `http://${hosts.nodes[node].address}:${HUB_PORT + 1 + LABELS.indexOf(node)}`, `${peer}'s session on ${node}`);
+  }
+  // Each peer's links on its own node's relay, and only there.
+  const { truth } = run.result.network;
+  const packets = (node, link) => truth.filter((row) => row.node === node && row.link === link)
+    .reduce((sum, row) => sum + row.packetsOut, 0);
+  for (const [peer, node] of Object.entries(placed)) {
+    for (const link of [`${peer}.up`, `${peer}.down`]) assert.ok(packets(node, link) > 300, `${node}'s relay carried ${link}: ${packets(node, link)} packets`);
+  }
+  assert.deepEqual(truth.filter((row) => placed[row.link.split('.')[0]] !== row.node), [], 'no peer\'s link on another node');
+  const ratios = Object.fromEntries(Object.keys(placed).map((peer) => [peer, run.result.summary.peerTotals[peer]]));
+  console.log(`sfu-3 on node relays in ${((Date.now() - startedMs) / 1000).toFixed(1)} s: ${JSON.stringify(ratios)}`);
+  for (const [peer, { downlinkToUplink, uplinkKbps, downlinkKbps }] of Object.entries(ratios)) {
+    assert.ok(downlinkToUplink >= 1.6 && downlinkToUplink <= 2.4, `${peer} downlink/uplink ${downlinkToUplink} (${downlinkKbps} / ${uplinkKbps} kbps)`);
+  }
+  assert.deepEqual(processesTagged(tag.tag), [], 'nothing of the run (Janus, its processes) left running');
+}
 
 /**
  * suite --grid on the same Grid: a one-scenario suite, short, whose run is a Grid run placed as its scenario says.

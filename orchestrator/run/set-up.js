@@ -35,8 +35,10 @@ export const SFU_ROOM = 1;
 export async function setUpCall(call) {
   const { scenario, recorder } = call;
   const room = `run-${randomBytes(4).toString('hex')}`;
-  // The relay rewrites candidates towards the host address Janus will gather on; netem builds Janus a namespace.
-  const sfuAddress = scenario.topology === 'sfu' ? firstIpv4Address() ?? undefined : undefined;
+  // The relay rewrites candidates towards the host address Janus will gather on; netem builds Janus a namespace. The
+  // node relays reach Janus on the Grid's side of this host (--grid-listen), which the nodes route to.
+  const nodeRelays = call.emulatorName === 'node-relay' && call.gridOptions;
+  const sfuAddress = scenario.topology === 'sfu' ? (nodeRelays ? nodeRelays.listen : firstIpv4Address() ?? undefined) : undefined;
   // Emulator commands are stamped on the run clock; buildResult moves them onto the media clock.
   const clock = () => (Date.now() - call.startedAt.getTime()) / 1000;
   await limitDevices(call, room, clock);

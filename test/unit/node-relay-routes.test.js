@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { splitRoutes } from '../../orchestrator/emulators/node-relay/routes.js';
+import { relayPeer, splitRoutes } from '../../orchestrator/emulators/node-relay/routes.js';
 
 const MESH_3 = {
   'p0->p1': ['p0.up', 'p1.down'], 'p0->p2': ['p0.up', 'p2.down'], 'p1->p0': ['p1.up', 'p0.down'],
@@ -22,4 +22,28 @@ test('a bottleneck between two nodes stays on the sender\'s node, before the rec
     (peer) => (peer === 'p0' ? 'a' : 'b'));
   assert.deepEqual(shares.a.routes, { 'p0->p1': ['p0.up', 'bottleneck.fwd'], 'p1->p0': ['p0.down'] });
   assert.deepEqual(shares.b.routes, { 'p0->p1': ['p1.down'], 'p1->p0': ['p1.up', 'bottleneck.back'] });
+});
+
+test('an SFU call on two nodes: each peer\'s uplink to Janus and downlink from it whole on the peer\'s own node', () => {
+  const routes = {
+    'p0->sfu': ['p0.up'], 'sfu->p0': ['p0.down'], 'p1->sfu': ['p1.up'], 'sfu->p1': ['p1.down'], 'p2->sfu': ['p2.up'], 'sfu->p2': ['p2.down'],
+  };
+  const shares = splitRoutes(routes, (peer) => ({ p0: 'a', p1: 'b', p2: 'a' })[peer] ?? assert.fail(`nodeOf(${peer}): Janus is on no node`));
+  assert.deepEqual(shares.a.routes, { 'p0->sfu': ['p0.up'], 'sfu->p0': ['p0.down'], 'p2->sfu': ['p2.up'], 'sfu->p2': ['p2.down'] });
+  assert.deepEqual(shares.b.routes, { 'p1->sfu': ['p1.up'], 'sfu->p1': ['p1.down'] });
+  assert.deepEqual(shares.a.links.sort(), ['p0.down', 'p0.up', 'p2.down', 'p2.up']);
+  assert.deepEqual(Object.keys(shares).sort(), ['a', 'b']);
+});
+
+test('an SFU call with a bottleneck: each peer\'s whole route to and from Janus, bottleneck included, on its node', () => {
+  const shares = splitRoutes({ 'p0->sfu': ['p0.up', 'bottleneck.fwd'], 'sfu->p0': ['bottleneck.back', 'p0.down'], 'p1->sfu': ['p1.up'], 'sfu->p1': ['p1.down'] },
+    (peer) => (peer === 'p0' ? 'a' : 'b'));
+  assert.deepEqual(shares.a.routes, { 'p0->sfu': ['p0.up', 'bottleneck.fwd'], 'sfu->p0': ['bottleneck.back', 'p0.down'] });
+  assert.deepEqual(shares.b.routes, { 'p1->sfu': ['p1.up'], 'sfu->p1': ['p1.down'] });
+});
+
+test('relayPeer: Janus\'s side of a pair is its peer\'s node, a peer\'s its own', () => {
+  assert.equal(relayPeer('sfu', 'p1'), 'p1');
+  assert.equal(relayPeer('p1', 'sfu'), 'p1');
+  assert.equal(relayPeer('p0', 'p1'), 'p0');
 });

@@ -1,12 +1,15 @@
 // The node-relay backend: --grid's peers shaped on their own machines, by the relay each grid-node runs
 // (control-server.js). A peer's uplink is shaped on its node's relay and its downlink on its node's relay; a packet
-// between nodes crosses the sender's relay, then the receiver's (routes.js). Its contract: ../contract.js.
+// between nodes crosses the sender's relay, then the receiver's (routes.js). Janus stays on the orchestrator's host,
+// gathering on the address the nodes reach it at (sfuAddress, --grid-listen): a peer and Janus meet on that peer's
+// node relay, which carries the peer's uplink and downlink. Its contract: ../contract.js.
 import { randomBytes } from 'node:crypto';
 import { InputError } from '../../lib/system/errors.js';
+import { SFU_NODE } from '../../lib/network/topology.js';
 import { parseCandidate, withAddress } from '../candidates.js';
 import { openNodeRelay } from './client.js';
 import { pathSummary } from './path-probe.js';
-import { splitRoutes } from './routes.js';
+import { relayPeer, splitRoutes } from './routes.js';
 
 /** Path probes per ordered pair of nodes: PROBE_COUNT datagrams PROBE_INTERVAL_MS apart. */
 const PROBE_COUNT = 20;
@@ -31,13 +34,44 @@ function relayNode(grid, peer) {
 const subset = (names, all) => Object.fromEntries(names.filter((name) => name in all).map((name) => [name, all[name]]));
 
 /**
+ * Steers a candidate through the relays: a peer's to another peer through its node's relay (and the other's, across
+ * nodes); between a peer and Janus through that peer's node relay only, on both sides of the pair.
+ * @param {{ sfuAddress: string|undefined, nodeOf: (peer: string) => { label: string, address: string },
+ *   relayOf: (peer: string) => Promise<import('./client.js').NodeRelayClient> }} options  relayOf: the relay of the peer's node
+ * @returns {import('../contract.js').Emulator['rewriteCandidate']}
+ */
+function candidateRewriter({ sfuAddress, nodeOf, relayOf }) {
+  return async ({ from, to, candidate }) => {
+    const parsed = parseCandidate(candidate.candidate);
+    const [fromPeer, toPeer] = [relayPeer(from, to), relayPeer(to, from)];
+    const [fromNode, toNode] = [nodeOf(fromPeer), nodeOf(toPeer)];
+    // Only a host candidate on its machine's address is steered through the relays; a loopback one is that machine's own.
+    const ownAddress = from === SFU_NODE ? sfuAddress : fromNode.address;
+    if (!parsed || parsed.transport !== 'udp' || parsed.type !== 'host' || parsed.address !== ownAddress) return null;
+    const { address } = parsed;
+    const sending = await relayOf(fromPeer);
+    const port = await sending.register({ peer: from, remotePeer: to, address, port: parsed.port, bindAddress: fromNode.address });
+    if (fromNode.label === toNode.label) return { ...candidate, candidate: withAddress(candidate.candidate, fromNode.address, port) };
+    // The receiver's relay sees the sender's relay socket as the sender's candidate.
+    const receiving = await relayOf(toPeer);
+    const relayed = { peer: from, remotePeer: to, address: fromNode.address, port };
+    const remotePort = await receiving.register({ ...relayed, bindAddress: toNode.address });
+    return { ...candidate, candidate: withAddress(candidate.candidate, toNode.address, remotePort) };
+  };
+}
+
+/**
  * The relays are opened once the peers' sessions exist (their nodes are known then), at the first candidate; the
  * links given before are kept and applied when each opens.
- * @param {import('../contract.js').EmulatorOptions} options
+ * @param {import('../contract.js').EmulatorOptions} options  sfuAddress: where Janus gathers, in an SFU call
  */
-async function createNodeRelayEmulator({ compiled, peers, remotePeers, registerCleanup }) {
+async function createNodeRelayEmulator({ compiled, peers, remotePeers, registerCleanup, sfuAddress }) {
   if (!remotePeers?.registrationSecret) {
     throw new InputError('--emulator node-relay shapes the links on the relays of a Selenium Grid\'s nodes: give --grid <url>');
+  }
+  if (sfuAddress?.startsWith('127.')) {
+    throw new InputError(`--emulator node-relay with an SFU: Janus meets the node relays on --grid-listen, here ${sfuAddress}, a loopback `
+      + 'address Janus gathers no candidate on; give --grid-listen the address of this host that the grid-nodes reach');
   }
   const grid = /** @type {Required<RemotePeers>} */ (remotePeers);
   const runSecret = randomBytes(32).toString('hex');
@@ -77,20 +111,7 @@ async function createNodeRelayEmulator({ compiled, peers, remotePeers, registerC
     name: 'node-relay',
     signalingHost: grid.bindAddress,
     commands: [],
-    async rewriteCandidate({ from, to, candidate }) {
-      const parsed = parseCandidate(candidate.candidate);
-      const [fromNode, toNode] = [nodeOf(from), nodeOf(to)];
-      // Only a host candidate on its node's address is steered through the relays; a loopback one is that machine's own.
-      if (!parsed || parsed.transport !== 'udp' || parsed.type !== 'host' || parsed.address !== fromNode.address) return null;
-      const { client } = await relayOf(from);
-      const { address } = parsed;
-      const port = await client.register({ peer: from, remotePeer: to, address, port: parsed.port, bindAddress: address });
-      if (fromNode.label === toNode.label) return { ...candidate, candidate: withAddress(candidate.candidate, fromNode.address, port) };
-      // The receiver's relay sees the sender's relay socket as the sender's candidate.
-      const receiving = (await relayOf(to)).client;
-      const remotePort = await receiving.register({ peer: from, remotePeer: to, address, port, bindAddress: toNode.address });
-      return { ...candidate, candidate: withAddress(candidate.candidate, toNode.address, remotePort) };
-    },
+    rewriteCandidate: candidateRewriter({ sfuAddress, nodeOf, relayOf: async (peer) => (await relayOf(peer)).client }),
     async apply(changed, atS) {
       links = { ...links, ...changed };
       const traceOrigin = mediaStartEpochMs !== null && atS !== undefined ? { traceOriginEpochMs: mediaStartEpochMs + atS * 1000 } : {};
@@ -131,9 +152,8 @@ async function createNodeRelayEmulator({ compiled, peers, remotePeers, registerC
 export const nodeRelayBackend = {
   name: 'node-relay',
   summary: '--grid only: the relay every grid-node runs; each peer\'s uplink and downlink shaped on its own machine',
-  supports: { sfu: false, kernelFlows: false, firefox: false, traceReplay: true },
+  supports: { sfu: true, kernelFlows: false, firefox: false, traceReplay: true },
   why: {
-    sfu: 'which does not place Janus on a node yet',
     kernelFlows: 'which has no tunnels on the nodes yet',
     firefox: 'which runs Grid peers, and --grid runs Chromium only',
   },
