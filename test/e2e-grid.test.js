@@ -232,7 +232,11 @@ async function checkSfuOnNodeRelays(hubUrl, hosts) {
   const ratios = Object.fromEntries(Object.keys(placed).map((peer) => [peer, run.result.summary.peerTotals[peer]]));
   console.log(`sfu-3 on node relays in ${((Date.now() - startedMs) / 1000).toFixed(1)} s: ${JSON.stringify(ratios)}`);
   for (const [peer, { downlinkToUplink, uplinkKbps, downlinkKbps }] of Object.entries(ratios)) {
-    assert.ok(downlinkToUplink >= 1.6 && downlinkToUplink <= 2.4, `${peer} downlink/uplink ${downlinkToUplink} (${downlinkKbps} / ${uplinkKbps} kbps)`);
+    // ≈ 2 where the three senders send alike (1.74–2.32 in four runs: they are still ramping up at 15 s).
+    assert.ok(downlinkToUplink >= 1.5 && downlinkToUplink <= 2.5, `${peer} downlink/uplink ${downlinkToUplink} (${downlinkKbps} / ${uplinkKbps} kbps)`);
+    // What Janus forwards: each peer receives the two others' streams whole.
+    const othersUpKbps = Object.entries(ratios).filter(([other]) => other !== peer).reduce((sum, [, totals]) => sum + totals.uplinkKbps, 0);
+    assert.ok(Math.abs(downlinkKbps / othersUpKbps - 1) < 0.2, `${peer} received ${downlinkKbps} kbps of the others' ${othersUpKbps} kbps sent`);
   }
   assert.deepEqual(processesTagged(tag.tag), [], 'nothing of the run (Janus, its processes) left running');
 }
