@@ -2,7 +2,7 @@
  * Per-second truth of a link or a tunnel direction: counters and delay samples per second, folded into rows once a
  * second can no longer change. Pure, on the caller's clock.
  */
-import { percentile } from '../../lib/stats/statistics.js';
+import { percentileInPlace } from './select-percentile.js';
 
 /**
  * @typedef {object} TruthRow  one completed second of one link ("network truth")
@@ -101,15 +101,15 @@ export class TruthRecorder {
     for (; this.#nextSecond < endSecond; this.#nextSecond++) {
       const bucket = this.#open.get(this.#nextSecond);
       this.#open.delete(this.#nextSecond);
-      const queueDelaysMs = (bucket?.queueDelaysMs ?? []).sort((a, b) => a - b);
-      const oneWayDelaysMs = (bucket?.oneWayDelaysMs ?? []).sort((a, b) => a - b);
+      const queueDelaysMs = bucket?.queueDelaysMs ?? [];
+      const oneWayDelaysMs = bucket?.oneWayDelaysMs ?? [];
       this.#rows.push({
         t: this.#nextSecond + 1,
         ...(bucket?.counters ?? { packetsIn: 0, bytesIn: 0, packetsOut: 0, bytesOut: 0, dropsQueue: 0, dropsLoss: 0 }),
-        queueDelayMsP50: toMicroseconds(percentile(queueDelaysMs, 50)),
-        queueDelayMsP95: toMicroseconds(percentile(queueDelaysMs, 95)),
-        oneWayDelayMsP50: toMicroseconds(percentile(oneWayDelaysMs, 50)),
-        oneWayDelayMsP95: toMicroseconds(percentile(oneWayDelaysMs, 95)),
+        queueDelayMsP50: toMicroseconds(percentileInPlace(queueDelaysMs, 50)),
+        queueDelayMsP95: toMicroseconds(percentileInPlace(queueDelaysMs, 95)),
+        oneWayDelayMsP50: toMicroseconds(percentileInPlace(oneWayDelaysMs, 50)),
+        oneWayDelayMsP95: toMicroseconds(percentileInPlace(oneWayDelaysMs, 95)),
       });
     }
   }

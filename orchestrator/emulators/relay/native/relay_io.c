@@ -49,15 +49,15 @@ static Sock *sockOf(napi_env env, Io *io, napi_value value) {
   return io->sockets[id];
 }
 
-static void onReadable(uv_poll_t *handle, int status, int events) {
-  Io *io = handle->data;
+/* Reads what is ready and hands it to JS; returns whether there was anything. */
+static int deliverReady(Io *io) {
   napi_env env = io->env;
   int timerFired = 0;
   size_t totalBytes;
   uint32_t count = receive(io, &timerFired, &totalBytes);
-  if (count == 0 && !timerFired) return;
+  if (count == 0 && !timerFired) return 0;
   napi_handle_scope scope;
-  if (napi_open_handle_scope(env, &scope) != napi_ok) return;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) return 1;
   napi_value argv[3], callback, recv, result;
   napi_create_uint32(env, count, &argv[0]);
   if (count > 0) {
@@ -82,6 +82,45 @@ static void onReadable(uv_poll_t *handle, int status, int events) {
     napi_fatal_exception(env, error);
   }
   napi_close_handle_scope(env, scope);
+  return 1;
+}
+
+static uint64_t monotonicNs(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
+}
+
+/*
+ * Under load the relay wakes at most once per MIN_WAKE_GAP_NS: a wake-up that follows the one before within it stops
+ * the polling and arms the tick, which reads everything that came meanwhile in one batch, and keeps ticking while
+ * there is something to read. Each wake-up (epoll, libuv, a call into JS, a flush) cost more than the datagrams it
+ * carried: at 60 000 p/s the relay woke 17 000 times a second for 3 datagrams each.
+ */
+static void hold(Io *io) {
+  struct itimerspec spec = {.it_value = {.tv_nsec = MIN_WAKE_GAP_NS}};
+  if (timerfd_settime(io->tickFd, 0, &spec, NULL) < 0) return; /* then it stays on polling */
+  uv_poll_stop(&io->poll);
+}
+
+static void onReadable(uv_poll_t *handle, int status, int events) {
+  Io *io = handle->data;
+  uint64_t nowNs = monotonicNs();
+  int soon = nowNs - io->lastWakeNs < MIN_WAKE_GAP_NS;
+  io->lastWakeNs = nowNs;
+  if (deliverReady(io) && soon && io->epfd >= 0) hold(io);
+}
+
+static void onTick(uv_poll_t *handle, int status, int events) {
+  Io *io = handle->data;
+  uint64_t expirations;
+  if (read(io->tickFd, &expirations, sizeof expirations) != sizeof expirations) return;
+  io->lastWakeNs = monotonicNs();
+  if (deliverReady(io)) {
+    if (io->epfd >= 0) hold(io);
+  } else {
+    uv_poll_start(&io->poll, UV_READABLE, onReadable);
+  }
 }
 
 static void freeIo(Io *io) {
@@ -96,7 +135,11 @@ static void freeIo(Io *io) {
   free(io);
 }
 
-static void onPollClosed(uv_handle_t *handle) { freeIo(handle->data); }
+/* The io is freed once both of its poll handles are closed. */
+static void onPollClosed(uv_handle_t *handle) {
+  Io *io = handle->data;
+  if (++io->closedHandles == 2) freeIo(io);
+}
 
 static napi_value create(napi_env env, napi_callback_info info) {
   size_t argc = 2;
@@ -117,10 +160,12 @@ static napi_value create(napi_env env, napi_callback_info info) {
   io->arena = malloc(ARENA_BYTES);
   io->epfd = epoll_create1(EPOLL_CLOEXEC);
   io->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-  if (!io->slots || !io->arena || io->epfd < 0 || io->tfd < 0) {
+  io->tickFd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+  if (!io->slots || !io->arena || io->epfd < 0 || io->tfd < 0 || io->tickFd < 0) {
     if (io->epfd >= 0) close(io->epfd);
     if (io->tfd >= 0) close(io->tfd);
-    io->epfd = io->tfd = -1;
+    if (io->tickFd >= 0) close(io->tickFd);
+    io->epfd = io->tfd = io->tickFd = -1;
     freeIo(io);
     return throwErrno(env, "relay_io: epoll or timerfd");
   }
@@ -136,6 +181,9 @@ static napi_value create(napi_env env, napi_callback_info info) {
   uv_poll_init(loop, &io->poll, io->epfd);
   io->poll.data = io;
   uv_poll_start(&io->poll, UV_READABLE, onReadable);
+  uv_poll_init(loop, &io->tick, io->tickFd);
+  io->tick.data = io;
+  uv_poll_start(&io->tick, UV_READABLE, onTick);
   CHECK(env, napi_create_external(env, io, NULL, NULL, &external));
   return external;
 }
@@ -291,10 +339,13 @@ static napi_value destroy(napi_env env, napi_callback_info info) {
   napi_delete_reference(env, io->meta);
   napi_async_destroy(env, io->context);
   uv_poll_stop(&io->poll);
+  uv_poll_stop(&io->tick);
   close(io->epfd);
   close(io->tfd);
-  io->epfd = io->tfd = -1;
+  close(io->tickFd);
+  io->epfd = io->tfd = io->tickFd = -1;
   uv_close((uv_handle_t *)&io->poll, onPollClosed);
+  uv_close((uv_handle_t *)&io->tick, onPollClosed);
   return NULL;
 }
 
