@@ -3,11 +3,18 @@
 // is never measured. While the call runs, each session is kept alive (the node kills idle ones after a short timeout,
 // so that a killed orchestrator leaves no browser behind for long) and a session that is gone names its node.
 import { deleteSession, gridStatus, newSession, touchSession, authHeaders } from '../grid/client.js';
-import { EnvironmentError } from '../lib/system/errors.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { EnvironmentError, InputError } from '../lib/system/errors.js';
 import { cdpEndpoint, gridNodes, nodeAddress, nodeMediaPath, placePeers, sessionRequest } from '../lib/grid/grid.js';
 import { chromiumArgs } from './browsers.js';
 
 const KEEP_ALIVE_MS = 5000;
+
+/**
+ * A grid-node that has just registered is listed UP only after the hub's first health check, and slots freed by a run
+ * that just ended come back a moment later: placement is tried again for this long before the run stops.
+ */
+const PLACEMENT_WAIT_MS = 15_000;
 
 /**
  * @typedef {{ id: string, node: import('../lib/grid/grid.js').GridNode, address: string, endpoint: string,
@@ -18,14 +25,33 @@ const KEEP_ALIVE_MS = 5000;
  */
 
 /**
+ * The Grid's nodes and each peer's node label (lib/grid/grid.js placePeers), read again while a placement cannot be
+ * met, up to PLACEMENT_WAIT_MS.
+ * @param {string} gridUrl @param {import('../lib/grid/grid-config.js').GridSecrets} secrets @param {string[]} peers
+ * @param {{ spread: boolean, placement: Record<string, string> }} options @param {(line: string) => void} log
+ */
+async function placeOnGrid(gridUrl, secrets, peers, options, log) {
+  const deadline = Date.now() + PLACEMENT_WAIT_MS;
+  for (let attempt = 0; ; attempt += 1) {
+    const nodes = gridNodes(await gridStatus(gridUrl, secrets));
+    try {
+      return { nodes, labels: placePeers(peers, nodes, options) };
+    } catch (error) {
+      if (!(error instanceof InputError) || Date.now() >= deadline) throw error;
+      if (attempt === 0) log(`grid: ${error.message}; asking the Grid again for up to ${PLACEMENT_WAIT_MS / 1000} s`);
+      await sleep(1000);
+    }
+  }
+}
+
+/**
  * @param {{ gridUrl: string, secrets: import('../lib/grid/grid-config.js').GridSecrets, peers: string[], spread: boolean,
  *   placement: Record<string, string>, argsFor: (peer: string, node: import('../lib/grid/grid.js').GridNode) => string[],
  *   log: (line: string) => void }} options
  * @returns {Promise<GridSessions>}
  */
 export async function openGridSessions({ gridUrl, secrets, peers, spread, placement, argsFor, log }) {
-  const nodes = gridNodes(await gridStatus(gridUrl, secrets));
-  const labels = placePeers(peers, nodes, { spread, placement });
+  const { nodes, labels } = await placeOnGrid(gridUrl, secrets, peers, { spread, placement }, log);
   /** @param {string} peer */
   const nodeOf = (peer) => /** @type {import('../lib/grid/grid.js').GridNode} */ (nodes.find((node) => node.label === labels[peer]));
   // Checked before any session exists.
