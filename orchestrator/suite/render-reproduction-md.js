@@ -14,6 +14,13 @@ const cell = (text) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 /** @param {string[]} values @returns {string} the distinct ones, in order, or '—' */
 const distinct = (values) => [...new Set(values.filter(Boolean))].join(', ') || '—';
 
+/** Each value with how many runs had it: "relay (dgram) in 12 runs, relay (native) in 3". @param {string[]} values */
+function counted(values) {
+  const counts = new Map();
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+  return [...counts].map(([value, n]) => `${value} in ${n} run${n === 1 ? '' : 's'}`).join(', ') || '—';
+}
+
 /**
  * @param {ReturnType<typeof buildReproduction>['rows'][number]['cells'][number]} c
  * @param {Map<string, number>} causeNumbers
@@ -89,6 +96,7 @@ export function renderReproductionMarkdown({ runs, references, planned }) {
     `- Dates: ${dates.length ? `${dates[0].slice(0, 10)} to ${dates[dates.length - 1].slice(0, 10)}` : '—'}`,
     `- Commits: ${commits}`,
     `- Browsers: ${distinct(runs.map((run) => run.browser ?? ''))}`,
+    `- Network emulator (the relay's packet path): ${counted(runs.map((run) => run.emulator ?? 'not recorded'))}`,
     `- Host: ${distinct(runs.map((run) => (run.cpus ? `${run.cpus} CPUs` : '')))}; video ${distinct(runs.map((run) => run.video ?? ''))}`,
     '- A row marked **host-limited** had runs whose encoders or host were CPU-limited, or whose relay fell behind:',
     '  those figures measure this machine as much as the network.', '',

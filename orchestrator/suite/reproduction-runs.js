@@ -9,7 +9,8 @@ import { listScenarios, loadScenario } from '../lib/scenario/scenario-file.js';
 /**
  * @typedef {import('../lib/scenario/reproductions.js').ReproductionRun & {
  *   startedAt: string|null, commit: string|null, browser: string|null, video: string|null, cpus: number|null,
- *   mediaSource: string, hostLimited: boolean, emulatorBehind: boolean }} TableRun
+ *   mediaSource: string, emulator: string|null, hostLimited: boolean, emulatorBehind: boolean }} TableRun
+ *   emulator: the network emulator and, for the relay, its packet path ("relay (native)");
  *   hostLimited: the run's encoders or host were CPU-limited (the suite's verdict); emulatorBehind: its relay fell behind
  */
 
@@ -38,10 +39,22 @@ export async function collectTableRuns(suiteDir, summary, needed) {
       startedAt: env.startedAt ?? null, commit: env.commit ?? null,
       browser: [env.browser?.name, env.browser?.version].filter(Boolean).join(' ') || null,
       video: env.media?.preset ?? null, cpus: env.cpus ?? null, mediaSource: env.mediaSource ?? 'browser',
+      emulator: emulatorOf(result),
       hostLimited: run.cpuLimited === true, emulatorBehind: run.emulatorBehind === true,
     });
   }
   return runs;
+}
+
+/**
+ * @param {import('../report/result-file.js').ReportResult|null} result
+ * @returns {string|null}
+ */
+function emulatorOf(result) {
+  const name = result?.network?.emulator;
+  if (typeof name !== 'string') return null;
+  const packetPath = result?.network?.emulatorLoad?.find((row) => typeof row?.packetPath === 'string')?.packetPath;
+  return packetPath ? `${name} (${packetPath})` : name;
 }
 
 /**

@@ -75,7 +75,9 @@ test('publishing a chunk adds its finished runs, replaces a re-run one and keeps
     for (const [name, repetition, status, kbps] of runs) {
       const base = makeResult('static');
       const { file, durationS } = loadScenario(name);
-      const result = { ...base, status, scenario: { ...base.scenario, name, file, durationS } };
+      // The relay's packet path comes from its load rows; a run without them names the emulator alone.
+      const emulatorLoad = name === 'latency-500' ? [{ t: 1, behind: false, packetPath: 'native' }] : undefined;
+      const result = { ...base, status, scenario: { ...base.scenario, name, file, durationS }, network: { ...base.network, emulatorLoad } };
       result.summary.overall['video.recvKbps'] = { ...result.summary.overall['video.recvKbps'], mean: kbps };
       await mkdir(path.join(suiteDir, name, `run-${repetition}`), { recursive: true });
       await writeFile(path.join(suiteDir, name, `run-${repetition}`, 'result.json'), JSON.stringify(result));
@@ -94,7 +96,9 @@ test('publishing a chunk adds its finished runs, replaces a re-run one and keeps
   const data = JSON.parse(readFileSync(path.join(toDir, 'runs.json'), 'utf8'));
   assert.deepEqual(data.runs.map((/** @type {any} */ r) => [r.scenario, r.repetition, Math.round(r.values['video.recvKbps'])]),
     [['unconstrained', 1, 2000], ['unconstrained', 2, 3000], ['latency-500', 1, 500]]);
-  assert.match(readFileSync(path.join(toDir, 'README.md'), 'utf8'), /`unconstrained` — runs 1, 2: 2\/2 passed \| [^|]*\| \*\*2500\*\*/);
+  const page = readFileSync(path.join(toDir, 'README.md'), 'utf8');
+  assert.match(page, /`unconstrained` — runs 1, 2: 2\/2 passed \| [^|]*\| \*\*2500\*\*/);
+  assert.match(page, /^- Network emulator \(the relay's packet path\): relay in 2 runs, relay \(native\) in 1 run$/m);
   await writeFile(path.join(toDir, 'runs.json'), JSON.stringify({ kind: 'something else' }));
   await assert.rejects(publishReproduction(suiteDir, toDir, { planned: 3 }), /not a published reproduction.*restore the file from git/);
 });

@@ -110,6 +110,7 @@ export const SCHEMA_VERSION = 1;
  * @property {number|null} lateP99Ms  how late datagrams left against their schedule (null: none left)
  * @property {number|null} lateMaxMs
  * @property {boolean} behind      lateP99Ms over 2 ms: it fell behind its schedule and was no longer exact that second
+ * @property {string} [packetPath]  the relay's sockets and timer: native or dgram
  * @typedef {Omit<EmulatorLoadRow, 'epochMs'> & { t: number|null }} EmulatorLoadEntry  network.emulatorLoad's, on the media clock
  *
  * @typedef {{ streams: ReturnType<typeof withGetStatsFreezes>, overall: ReturnType<typeof viewerSection>['overall'],
