@@ -96,6 +96,14 @@ test('a ratio column divides a row\'s median by its baseline row\'s (mesh-3 over
   assert.equal(filled('j16-multi-party').rows.find((r) => r.scenario === 'mesh-2').cells[2].ours, null, 'a baseline row has no ratio');
 });
 
+test('the cross-traffic table marks TCP against the call, and only that row\'s flow columns, with its measured cause', () => {
+  const built = filled('j16-cross-traffic');
+  const causesOf = (scenario, key) => built.rows.find((r) => r.scenario === scenario).cells.find((c) => c.key === key).causes;
+  for (const key of ['flowKbps.call:fwd', 'flowKbps.tcp', 'jainIndex']) assert.ok(causesOf('tcp-cross-traffic', key).includes('gcc-vs-tcp'), key);
+  assert.ok(!causesOf('tcp-cross-traffic', 'utilization').includes('gcc-vs-tcp'));
+  assert.ok(!causesOf('rtp-cross-traffic', 'jainIndex').includes('gcc-vs-tcp'), 'three calls have no TCP');
+});
+
 test('the RMCAT table judges each case by RFC 8868\'s criteria beside the RFC 8867 expected behaviour', () => {
   const built = filled('rfc8867-rmcat');
   const html = renderReproductionPage(built, { suiteName: 'fixtures' });

@@ -145,6 +145,25 @@ test('known causes apply only to runs they describe', () => {
   assert.match(text, /these runs sent 360p30/);
 });
 
+test('the audio cause marks J16\'s audio columns only, the host RTT cause the open links\' RTT on a small host', () => {
+  const causesOf = (id, scenario, path, cpus = 2) => {
+    const table = findReproduction(id);
+    const references = Object.fromEntries(tableScenarios(table).map((name) => [name, referenceOf(name)]));
+    const built = buildReproduction(table, { runs: runsOf(table), references, environment: { video: '720p30', cpus } });
+    return built.rows.find((r) => r.scenario === scenario).cells.find((c) => c.path === path).causes;
+  };
+  for (const [id, scenario] of [['j16-table-8-1', 'unconstrained'], ['j16-table-8-2', 'latency-500'], ['j16-table-8-3', 'loss-5'],
+    ['j16-table-8-4', 'bandwidth-250']]) {
+    assert.ok(causesOf(id, scenario, 'audio.recvKbps').includes('opus-default'), `${id}: audio`);
+    assert.ok(!causesOf(id, scenario, 'video.recvKbps').includes('opus-default'), `${id}: video is not the audio encoder's`);
+  }
+  assert.ok(causesOf('j16-table-8-1', 'unconstrained', 'rttMs').includes('host-rtt'));
+  assert.ok(causesOf('j16-table-8-3', 'loss-10', 'rttMs').includes('host-rtt'));
+  assert.ok(!causesOf('j16-table-8-1', 'unconstrained', 'rttMs', 32).includes('host-rtt'), 'measured on 2 cores only');
+  assert.ok(!causesOf('j16-table-8-2', 'latency-100', 'rttMs').includes('host-rtt'), 'the added delay dominates there');
+  assert.ok(!causesOf('j16-table-8-1', 'unconstrained', 'audio.recvKbps').includes('host-rtt'));
+});
+
 test('compressed runs are flagged', () => {
   const table = findReproduction('j16-table-8-1');
   const runs = runsOf(table).map((run) => ({ ...run, clock: { timeScale: 0.1, durationS: 30, nominalDurationS: 300 } }));

@@ -7,7 +7,7 @@ import { InputError } from '../system/errors.js';
 import { metricByPath } from '../result/metric-catalogue.js';
 import { referenceValue } from './reference.js';
 import { percentile } from '../stats/statistics.js';
-import { CORES, J16_CHROME, J16_SOURCE } from './reproductions/causes.js';
+import { CORES, HOST_RTT, J16_CHROME, J16_SOURCE, OPUS_DEFAULT } from './reproductions/causes.js';
 import { derivedMetric } from './reproductions/derived.js';
 import { FAMILY_TABLES } from './reproductions/families.js';
 import { expectedBehaviour, rmcatVerdict } from './reproductions/verdicts.js';
@@ -74,7 +74,7 @@ const TABLES = [
       id: 'ceiling',
       text: 'J16\'s 2.5 Mbps is the 2016 browser\'s video cap; today\'s cap depends on the sent resolution (2 Mbps at 960×540)',
       columns: ['video.recvKbps'],
-    }],
+    }, OPUS_DEFAULT, HOST_RTT],
   },
   {
     id: 'j16-table-8-2',
@@ -87,7 +87,7 @@ const TABLES = [
       { label: '250ms', scenario: 'latency-250', published: 'reference' },
       { label: '500ms', scenario: 'latency-500', published: 'reference' },
     ],
-    causes: [J16_SOURCE, CORES],
+    causes: [J16_SOURCE, CORES, OPUS_DEFAULT],
   },
   {
     id: 'j16-table-8-3',
@@ -101,7 +101,8 @@ const TABLES = [
       { label: '10%', scenario: 'loss-10', published: 'reference' },
       { label: '20%', scenario: 'loss-20', published: 'reference' },
     ],
-    causes: [J16_SOURCE, CORES, { ...J16_CHROME, columns: ['video.recvKbps', 'video.recvWidth', 'video.recvHeight', 'video.recvFps'] }],
+    causes: [J16_SOURCE, CORES, { ...J16_CHROME, columns: ['video.recvKbps', 'video.recvWidth', 'video.recvHeight', 'video.recvFps'] },
+      OPUS_DEFAULT, HOST_RTT],
   },
   {
     id: 'j16-table-8-4',
@@ -114,7 +115,7 @@ const TABLES = [
       { label: '750kbps', scenario: 'bandwidth-750', published: 'reference' },
       { label: '250kbps', scenario: 'bandwidth-250', published: 'reference' },
     ],
-    causes: [J16_SOURCE, CORES, { ...J16_CHROME, columns: ['video.recvKbps', 'rttMs', 'lossPct'] }],
+    causes: [J16_SOURCE, CORES, { ...J16_CHROME, columns: ['video.recvKbps', 'rttMs', 'lossPct'] }, OPUS_DEFAULT],
   },
   {
     id: 'j16-table-8-8',

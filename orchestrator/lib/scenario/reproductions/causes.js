@@ -22,3 +22,20 @@ export const CORES = {
   columns: ['video.recvWidth', 'video.recvHeight', 'video.recvFps'],
   when: { cpusAtMost: 4 },
 };
+/** Measured in docs/reproductions.md, "Audio at 32 kbps and the RTT of an open link". */
+export const OPUS_DEFAULT = {
+  id: 'opus-default',
+  text: 'Chromium encodes the fake microphone with Opus at libwebrtc\'s one-channel default, 32 kbps (the encoder\'s target '
+    + 'whatever the link: 32.0 kbps of payload measured), and getStats counts payload only (RTP headers add 11.6 kbps); J16\'s '
+    + '62–69 kbps matches Opus\'s two-channel target (64.4 kbps here with stereo=1), but J16 states neither its channels nor '
+    + 'how it counted bytes: an open question',
+  columns: ['audio.recvKbps'],
+};
+export const HOST_RTT = {
+  id: 'host-rtt',
+  text: 'With no delay added the RTT is the hosts\' own: RTCP\'s round trip through two browsers sharing {cpus} cores (per-second '
+    + 'median 3.3 ms on the kernel path, 2.6 ms at 360p30) plus under 1 ms of the relay\'s userspace hop (median 4.2 ms '
+    + 'through it); J16\'s 1.13 ms was two dedicated machines',
+  columns: ['rttMs'],
+  when: { cpusAtMost: 4 },
+};

@@ -58,7 +58,14 @@ export const FAMILY_TABLES = [
       { label: '3 RTP calls', scenario: 'rtp-cross-traffic', published: 'reference', extra: { 'fairness.jain2Flows': 0.98, 'fairness.jain3Flows': 0.94 } },
       { label: 'RTP vs TCP', scenario: 'tcp-cross-traffic', published: 'reference', extra: { 'flowKbps.call:fwd': 1408, 'flowKbps.tcp': 451 } },
     ],
-    causes: [J16_CHROME],
+    causes: [J16_CHROME, {
+      id: 'gcc-vs-tcp',
+      text: 'Today\'s delay-based GCC yields to loss-based TCP: the 50-packet drop-tail queue is 300 ms at 2 Mbps, cubic keeps '
+        + 'it ~180 ms deep, and the call backs off to ~75 kbps (320×180 at ~3 fps) while its reverse direction, through the '
+        + 'same browsers and relay, keeps 1.6–1.7 Mbps; measured, with the recovery after TCP leaves, in docs/reproductions.md',
+      columns: ['jainIndex', 'flowKbps.call:fwd', 'flowKbps.tcp'],
+      rows: ['tcp-cross-traffic'],
+    }],
   },
   {
     id: 'j16-table-8-9',
