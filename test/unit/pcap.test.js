@@ -27,7 +27,8 @@ function globalHeader({ littleEndian = true, nano = false, major = 2, minor = 4,
 }
 
 /** A record: its 16-byte header and the captured bytes. */
-function record(data, { seconds = 1_700_000_000, fraction = 0, littleEndian = true, capturedBytes = data.length, originalBytes = data.length } = {}) {
+function record(data, options = {}) {
+  const { seconds = 1_700_000_000, fraction = 0, littleEndian = true, capturedBytes = data.length, originalBytes = data.length } = options;
   const header = Buffer.alloc(16);
   const u32 = littleEndian ? 'writeUInt32LE' : 'writeUInt32BE';
   header[u32](seconds, 0);
@@ -38,7 +39,9 @@ function record(data, { seconds = 1_700_000_000, fraction = 0, littleEndian = tr
 }
 
 /** An Ethernet frame holding an IPv4/UDP datagram; overrides corrupt one header field. */
-function udpFrame(payload, { sourcePort = 40_000, destinationPort = 50_000, ipBytes = 28 + payload.length, udpBytes = 8 + payload.length, flags = 0 } = {}) {
+function udpFrame(payload, options = {}) {
+  const { sourcePort = 40_000, destinationPort = 50_000, flags = 0 } = options;
+  const { ipBytes = 28 + payload.length, udpBytes = 8 + payload.length } = options;
   const ethernet = Buffer.alloc(14);
   ethernet.writeUInt16BE(0x0800, 12);
   const ip = Buffer.alloc(20);
