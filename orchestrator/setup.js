@@ -27,6 +27,8 @@ const SYSTEM_PACKAGES = {
   iproute2: 'ip',
   nftables: 'nft',
   iperf3: 'iperf3',
+  // The relay's wire check (test/relay-wire.test.js) captures on lo.
+  tcpdump: 'tcpdump',
   socat: 'socat',
   ethtool: 'ethtool',
   janus: 'janus',

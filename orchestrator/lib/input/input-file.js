@@ -4,15 +4,26 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { InputError } from '../system/errors.js';
 
 /**
- * The text of a regular file of at most maxBytes. Opened non-blocking (a FIFO would wait for a writer) and checked
- * with fstat after the open, so what is checked is what is read.
- * @param {string} file  the path to open
- * @param {{shown: string, what: string, maxBytes: number, nextStep: string}} options
- *   shown: the file as the user sees it; what: "scenario", "trace file" … named in the message; nextStep: what to do
- *   when it is missing
- * @returns {string}
+ * @typedef {object} InputFileOptions
+ * @property {string} shown  the file as the user sees it
+ * @property {string} what  "scenario", "trace file" … named in the message
+ * @property {number} maxBytes
+ * @property {string} nextStep  what to do when it is missing
+ * @property {string} [limitsDoc]  where the size limit is documented
  */
-export function readInputText(file, { shown, what, maxBytes, nextStep }) {
+
+/**
+ * The text of a regular file of at most maxBytes (see readInputBytes).
+ * @param {string} file  the path to open @param {InputFileOptions} options @returns {string}
+ */
+export const readInputText = (file, options) => readInputBytes(file, options).toString('utf8');
+
+/**
+ * The bytes of a regular file of at most maxBytes. Opened non-blocking (a FIFO would wait for a writer) and checked
+ * with fstat after the open, so what is checked is what is read.
+ * @param {string} file  the path to open @param {InputFileOptions} options @returns {Buffer}
+ */
+export function readInputBytes(file, { shown, what, maxBytes, nextStep, limitsDoc = 'docs/scenario-format.md "Limits"' }) {
   let fd;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -26,14 +37,14 @@ export function readInputText(file, { shown, what, maxBytes, nextStep }) {
     if (!stat.isFile()) {
       throw new InputError(`${shown}: the ${what} is ${stat.isDirectory() ? 'a directory' : 'not a regular file (a device, FIFO or socket)'}; give a regular file`);
     }
-    const tooLarge = () => new InputError(`${shown}: the ${what} is larger than ${formatBytes(maxBytes)}, the limit (docs/scenario-format.md "Limits"); use a smaller file`);
+    const tooLarge = () => new InputError(`${shown}: the ${what} is larger than ${formatBytes(maxBytes)}, the limit (${limitsDoc}); use a smaller file`);
     if (stat.size > maxBytes) throw tooLarge();
     // One byte more than the limit tells a file that grew since fstat.
     const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
     let length = 0;
     for (let read; length < buffer.length && (read = readSync(fd, buffer, length, buffer.length - length, null)) > 0;) length += read;
     if (length > maxBytes) throw tooLarge();
-    return buffer.toString('utf8', 0, length);
+    return buffer.subarray(0, length);
   } finally {
     closeSync(fd);
   }
