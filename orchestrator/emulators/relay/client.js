@@ -9,6 +9,12 @@ const RELAY_PROCESS_PATH = fileURLToPath(new URL('./relay-process.js', import.me
 const START_TIMEOUT_MS = 10_000;
 const EXIT_TIMEOUT_MS = 3_000;
 const ERROR_CLASSES = { InputError, EnvironmentError, HarnessError };
+/**
+ * The relay child's V8 flags.
+ * (--single-threaded, to keep GC off helper threads, made the timers 4x later at p99: V8 tasks then run inline.)
+ */
+/** @type {readonly string[]} */
+export const RELAY_NODE_FLAGS = Object.freeze([]);
 
 /**
  * @typedef {object} RelayProcess
@@ -37,12 +43,13 @@ const ERROR_CLASSES = { InputError, EnvironmentError, HarnessError };
 /**
  * Forks the relay process and resolves once it is ready.
  * @param {{host?: string, seed?: number, packetPath?: 'auto'|'native'|'dgram'}} [options]  passed to the UdpRelay constructor
+ * @param {{nodeFlags?: readonly string[]}} [spawn]  nodeFlags: the relay's V8 and Node flags
+ *   (default RELAY_NODE_FLAGS; benches compare others)
  * @returns {Promise<RelayProcess>}
  */
-export async function startRelayProcess(options = {}) {
-  // execArgv: [] because the parent's flags (--test, --input-type, --inspect …) mean nothing to the relay.
-  // (--single-threaded, to keep GC off helper threads, made the timers 4x later at p99: V8 tasks then run inline.)
-  const child = fork(RELAY_PROCESS_PATH, [JSON.stringify(options)], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+export async function startRelayProcess(options = {}, { nodeFlags = RELAY_NODE_FLAGS } = {}) {
+  // Not the parent's flags: --test, --input-type, --inspect … mean nothing to the relay.
+  const child = fork(RELAY_PROCESS_PATH, [JSON.stringify(options)], { execArgv: [...nodeFlags], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   // any: the relay process's IPC answers, whose shape depends on the request
   /** @type {Map<number, {resolve: (value: any) => void, reject: (error: Error) => void}>} */
   const pending = new Map();
