@@ -38,7 +38,8 @@ const LOAD_TICK_MARGIN_MS = 5;
 
 /**
  * @typedef {object} Packet
- * @property {Buffer} payload
+ * @property {import('./packet-io.js').Payload} payload  owned by the relay until sent or released
+ * @property {number} payloadBytes
  * @property {number} sizeBytes
  * @property {string[]} route
  * @property {number} hop  index into route of the link the packet is in
@@ -104,11 +105,12 @@ export class UdpRelay {
     });
     this.#proxies = new Proxies({
       io: this.#io, host: this.#host, isClosed: () => this.#closed,
-      onDatagram: (to, payload, address, port) => this.#onDatagram(to, payload, address, port),
+      onDatagram: (to, payload, payloadBytes, address, port) => this.#onDatagram(to, payload, payloadBytes, address, port),
     });
     this.#tunnels = new Tunnels({
       io: this.#io, host: this.#host, originMs: this.#originMs, isClosed: () => this.#closed,
-      onDatagram: (direction, payload, address, port) => this.#onTunnelDatagram(direction, payload, address, port),
+      onDatagram: (direction, payload, payloadBytes, address, port) => (
+        this.#onTunnelDatagram(direction, payload, payloadBytes, address, port)),
     });
     this.#started = true;
     this.#load = new LoadMeter(this.#originMs, this.#originMs);
@@ -284,23 +286,18 @@ export class UdpRelay {
   /**
    * A datagram reached `to` (which represents A's candidate towards B): it must come from one of B's
    * candidates registered towards A.
-   * @param {ProxySocket} to @param {Buffer} payload @param {string} sourceAddress @param {number} sourcePort
+   * @param {ProxySocket} to @param {import('./packet-io.js').Payload} payload @param {number} payloadBytes
+   * @param {string} sourceAddress @param {number} sourcePort
    */
-  #onDatagram(to, payload, sourceAddress, sourcePort) {
+  #onDatagram(to, payload, payloadBytes, sourceAddress, sourcePort) {
     this.#load?.received();
     const from = to.sources.get(sourcePort)?.get(sourceAddress);
-    if (!from) {
-      this.#counters.dropsUnknownSource++;
-      return;
-    }
+    if (!from) return this.#drop('dropsUnknownSource', payload);
     const route = this.#routes.get(to.routeKey);
-    if (!route) {
-      this.#counters.dropsNoRoute++;
-      return;
-    }
+    if (!route) return this.#drop('dropsNoRoute', payload);
     const nowMs = performance.now();
     /** @type {Packet} */
-    const packet = { payload, sizeBytes: payload.length + UDP_IPV4_OVERHEAD_BYTES, route, hop: -1, from, to, atMs: nowMs };
+    const packet = { payload, payloadBytes, sizeBytes: payloadBytes + UDP_IPV4_OVERHEAD_BYTES, route, hop: -1, from, to, atMs: nowMs };
     this.#forward(packet, nowMs);
     this.#run(nowMs);
     this.#schedule();
@@ -308,19 +305,17 @@ export class UdpRelay {
 
   /**
    * An IP packet from a tunnel's bridge: it crosses the direction's route, charged at its own size.
-   * @param {TunnelDirection} direction @param {Buffer} payload @param {string} sourceAddress @param {number} sourcePort
+   * @param {TunnelDirection} direction @param {import('./packet-io.js').Payload} payload @param {number} payloadBytes
+   * @param {string} sourceAddress @param {number} sourcePort
    */
-  #onTunnelDatagram({ route, from, to, truth }, payload, sourceAddress, sourcePort) {
+  #onTunnelDatagram({ route, from, to, truth }, payload, payloadBytes, sourceAddress, sourcePort) {
     this.#load?.received();
-    if (sourceAddress !== from.address || sourcePort !== from.port) {
-      this.#counters.dropsUnknownSource++;
-      return;
-    }
+    if (sourceAddress !== from.address || sourcePort !== from.port) return this.#drop('dropsUnknownSource', payload);
     const nowMs = performance.now();
-    truth.count(nowMs, 'packetsIn', payload.length);
+    truth.count(nowMs, 'packetsIn', payloadBytes);
     // It leaves from the receiving side's relay socket, the one that side's bridge talks to.
     /** @type {Packet} */
-    const packet = { payload, sizeBytes: payload.length, route, hop: -1, from: to, to, tunnelTruth: truth, atMs: nowMs };
+    const packet = { payload, payloadBytes, sizeBytes: payloadBytes, route, hop: -1, from: to, to, tunnelTruth: truth, atMs: nowMs };
     this.#forward(packet, nowMs);
     this.#run(nowMs);
     this.#schedule();
@@ -332,25 +327,30 @@ export class UdpRelay {
     if (packet.hop < packet.route.length) {
       const link = this.#links.get(packet.route[packet.hop]);
       // Routes name only configured links, and links go only at close(): no route can lead nowhere but after it.
-      if (!link) {
-        this.#counters.dropsNoRoute++;
-        return;
-      }
-      link.enqueue(packet, packet.sizeBytes, atMs);
+      if (!link) return this.#drop('dropsNoRoute', packet.payload);
+      if (link.enqueue(packet, packet.sizeBytes, atMs) !== null) this.#io?.release(packet.payload);
       this.#nextEventMs = Math.min(this.#nextEventMs, link.nextEventMs());
       return;
     }
     this.#counters.forwardedPackets++;
-    this.#counters.forwardedBytes += packet.payload.length;
+    this.#counters.forwardedBytes += packet.payloadBytes;
     const lateMs = performance.now() - atMs;
     this.#sendLateness.record(lateMs);
     this.#load?.sent(lateMs);
-    packet.tunnelTruth?.count(atMs, 'packetsOut', packet.payload.length);
+    packet.tunnelTruth?.count(atMs, 'packetsOut', packet.payloadBytes);
     this.#io?.send(packet.from.socket, packet.payload, packet.to.port, packet.to.address);
   }
 
-  /** Delivers everything due by nowMs across links, in time order, until nothing more is due. */
-  /** @param {number} nowMs */
+  /**
+   * A datagram the relay will not send (links count their own drops).
+   * @param {'dropsUnknownSource'|'dropsNoRoute'} reason @param {import('./packet-io.js').Payload} payload
+   */
+  #drop(reason, payload) {
+    this.#counters[reason]++;
+    this.#io?.release(payload);
+  }
+
+  /** Delivers everything due by nowMs across links, in time order, until nothing more is due. @param {number} nowMs */
   #run(nowMs) {
     const due = this.#due;
     while (nowMs >= this.#nextEventMs) {
