@@ -11,7 +11,7 @@
 // Usage: node bench/relay.js [--seconds 10] [--step-seconds 3] [--sizes 1200,200] [--skip-default]
 //   [--packet-path auto|native|dgram]  the relay's sockets and timer (auto: the native addon when built)
 //   [--at-pps 55900 [--repeat 3]]  instead of part 3's ramp, only that load (all flows together), repeated
-//   [--relay-flags '--single-threaded-gc ...']  the relay child's V8 flags instead of its own (to compare them)
+//   [--relay-flags='--single-threaded-gc ...']  the relay child's V8 flags instead of its own (to compare them)
 import dgram from 'node:dgram';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -16,6 +16,7 @@ import { checkTrace } from '../../lib/network/trace.js';
 import { LinkQueue } from './link-queue.js';
 import { LatenessHistogram, LoadMeter } from './load-meter.js';
 import { createPacketIo, defaultPacketPath, packetPath } from './packet-io.js';
+import { PacketPool } from './packet-pool.js';
 import { Proxies } from './proxies.js';
 import { Tunnels } from './tunnels.js';
 
@@ -36,18 +37,7 @@ const TIMER_GRID_MS = 0.25;
 /** The load meter's tick runs this long after each second's end, so that timer error cannot put it before. */
 const LOAD_TICK_MARGIN_MS = 5;
 
-/**
- * @typedef {object} Packet
- * @property {import('./packet-io.js').Payload} payload  owned by the relay until sent or released
- * @property {number} payloadBytes
- * @property {number} sizeBytes
- * @property {string[]} route
- * @property {number} hop  index into route of the link the packet is in
- * @property {{socket: PacketSocket}} from  the relay socket the packet leaves from
- * @property {{address: string, port: number}} to  where it is sent
- * @property {import('./truth-recorder.js').TruthRecorder} [tunnelTruth]  the tunnel direction it crosses, if any
- * @property {number} atMs  when it leaves the link it is in (set on delivery)
- */
+/** @typedef {import('./packet-pool.js').Packet} Packet */
 
 export class UdpRelay {
   #host;
@@ -73,6 +63,7 @@ export class UdpRelay {
   #timerAtMs = Infinity;
   /** No link has an event before this (a lower bound), so a datagram before it needs no look at the other links. */
   #nextEventMs = Infinity;
+  #packets = new PacketPool();
   /** @type {Packet[]} packets due in #run, reused across calls */
   #due = [];
   #counters = { forwardedPackets: 0, forwardedBytes: 0, dropsUnknownSource: 0, dropsNoRoute: 0, sendErrors: 0 };
@@ -296,8 +287,7 @@ export class UdpRelay {
     const route = this.#routes.get(to.routeKey);
     if (!route) return this.#drop('dropsNoRoute', payload);
     const nowMs = performance.now();
-    /** @type {Packet} */
-    const packet = { payload, payloadBytes, sizeBytes: payloadBytes + UDP_IPV4_OVERHEAD_BYTES, route, hop: -1, from, to, atMs: nowMs };
+    const packet = this.#packets.take(payload, payloadBytes, payloadBytes + UDP_IPV4_OVERHEAD_BYTES, route, from, to, null, nowMs);
     this.#forward(packet, nowMs);
     this.#run(nowMs);
     this.#schedule();
@@ -314,8 +304,7 @@ export class UdpRelay {
     const nowMs = performance.now();
     truth.count(nowMs, 'packetsIn', payloadBytes);
     // It leaves from the receiving side's relay socket, the one that side's bridge talks to.
-    /** @type {Packet} */
-    const packet = { payload, payloadBytes, sizeBytes: payloadBytes, route, hop: -1, from: to, to, tunnelTruth: truth, atMs: nowMs };
+    const packet = this.#packets.take(payload, payloadBytes, payloadBytes, route, to, to, truth, nowMs);
     this.#forward(packet, nowMs);
     this.#run(nowMs);
     this.#schedule();
@@ -327,10 +316,15 @@ export class UdpRelay {
     if (packet.hop < packet.route.length) {
       const link = this.#links.get(packet.route[packet.hop]);
       // Routes name only configured links, and links go only at close(): no route can lead nowhere but after it.
-      if (!link) return this.#drop('dropsNoRoute', packet.payload);
-      if (link.enqueue(packet, packet.sizeBytes, atMs) !== null) this.#io?.release(packet.payload);
+      if (!link) {
+        this.#drop('dropsNoRoute', packet.payload);
+        return this.#packets.give(packet);
+      }
+      const dropped = link.enqueue(packet, packet.sizeBytes, atMs) !== null;
       this.#nextEventMs = Math.min(this.#nextEventMs, link.nextEventMs());
-      return;
+      if (!dropped) return;
+      this.#io?.release(packet.payload);
+      return this.#packets.give(packet);
     }
     this.#counters.forwardedPackets++;
     this.#counters.forwardedBytes += packet.payloadBytes;
@@ -339,6 +333,7 @@ export class UdpRelay {
     this.#load?.sent(lateMs);
     packet.tunnelTruth?.count(atMs, 'packetsOut', packet.payloadBytes);
     this.#io?.send(packet.from.socket, packet.payload, packet.to.port, packet.to.address);
+    this.#packets.give(packet);
   }
 
   /**
