@@ -10,7 +10,12 @@ const START_TIMEOUT_MS = 10_000;
 const EXIT_TIMEOUT_MS = 3_000;
 const ERROR_CLASSES = { InputError, EnvironmentError, HarnessError };
 /**
- * The relay child's V8 flags.
+ * The relay child's V8 flags: none. Added delay p99 at 55 900 packets/s of 1200 bytes (50 % of saturation, native
+ * path, median of 4 steps of 3 s in one session on a noisy machine, 2026-11-26; README "Load and saturation"): while
+ * each datagram allocated a Buffer view, a packet and queue entries, 15.1 ms by default, 7.0 with --single-threaded-gc
+ * (GC on the SCHED_FIFO main thread, not waiting for helper threads the scheduler does not run), 8.4 with
+ * --max-semi-space-size=64, 4.6 with both. Without those allocations 2.7 ms by default, 3.1 and 9.1 with those flags:
+ * scavenges take ~0.2 ms and no mark-compact runs in a step, so the flags no longer buy anything.
  * (--single-threaded, to keep GC off helper threads, made the timers 4x later at p99: V8 tasks then run inline.)
  */
 /** @type {readonly string[]} */
