@@ -46,8 +46,14 @@ const addon = loadAddon();
 /** @returns {{addon: Addon|null, note: string}} */
 function loadAddon() {
   try {
-    const require = createRequire(import.meta.url);
-    return { addon: require('./native/build/Release/relay_io.node'), note: 'native: recvmmsg/sendmmsg and a timerfd' };
+    const load = createRequire(import.meta.url);
+    /** @type {Addon} */
+    const built = load('./native/build/Release/relay_io.node');
+    // A build from before the slot pool would be handed slots it does not know.
+    if (typeof built.release !== 'function') {
+      return { addon: null, note: 'dgram: the native packet path was built from an older relay_io.c; run `npm run setup` to rebuild it' };
+    }
+    return { addon: built, note: 'native: recvmmsg/sendmmsg and a timerfd' };
   } catch (error) {
     return { addon: null, note: `dgram: the native packet path is not built (${error.code ?? error.message}); run \`npm run setup\` with a C compiler for sub-millisecond timing at high packet rates` };
   }
