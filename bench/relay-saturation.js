@@ -28,10 +28,11 @@ const SATURATED_DELIVERY = 0.99;
 
 /**
  * One step: a fresh relay, 4 pairs both ways at totalPps, the relay's CPU over the sending window.
- * @param {{payloadBytes: number, totalPps: number, durationMs: number, packetPath: 'auto'|'native'|'dgram'}} step
+ * @param {{payloadBytes: number, totalPps: number, durationMs: number, packetPath: 'auto'|'native'|'dgram', nodeFlags?: string[]}} step
+ *   nodeFlags: the relay child's V8 flags (default: the relay's own)
  */
-async function measure({ payloadBytes, totalPps, durationMs, packetPath }) {
-  const relay = await startRelayProcess({ seed: 1, packetPath });
+async function measure({ payloadBytes, totalPps, durationMs, packetPath, nodeFlags }) {
+  const relay = await startRelayProcess({ seed: 1, packetPath }, { nodeFlags });
   try {
     const flows = [];
     /** @type {Record<string, import('../orchestrator/lib/network/link-model.js').LinkParams>} */
@@ -98,13 +99,13 @@ function format(step) {
 
 /**
  * Ramps the offered load until the relay saturates, then measures at 25, 50 and 90 % of the saturation rate.
- * @param {{payloadBytes: number, stepMs: number, packetPath: 'auto'|'native'|'dgram'}} options
+ * @param {{payloadBytes: number, stepMs: number, packetPath: 'auto'|'native'|'dgram', nodeFlags?: string[]}} options
  */
-export async function saturation({ payloadBytes, stepMs, packetPath }) {
+export async function saturation({ payloadBytes, stepMs, packetPath, nodeFlags }) {
   console.log(`saturation, ${payloadBytes}-byte payloads, ${PAIRS} pairs both ways, ${DELAY_MS} ms delay and a cap (${CAP_HEADROOM} x the flow) on every uplink, packet path ${packetPath}:`);
   let saturatedPps = null;
   for (const totalPps of RAMP_PPS) {
-    const step = await measure({ payloadBytes, totalPps, durationMs: stepMs, packetPath });
+    const step = await measure({ payloadBytes, totalPps, durationMs: stepMs, packetPath, nodeFlags });
     console.log(`  ${format(step)}`);
     // Against what the generator managed to offer: on a busy machine it falls short of totalPps before the relay does.
     if (step.cpuShare >= SATURATED_CPU || step.deliveredShare < SATURATED_DELIVERY || step.forwardedPps < 0.98 * step.offeredPps) {
@@ -120,8 +121,21 @@ export async function saturation({ payloadBytes, stepMs, packetPath }) {
   const perCoreBefore = before ? ` (dgram path before: ${before.perCorePps})` : '';
   console.log(`  saturation: ${saturatedPps.toFixed(0)} packets/s per core of ${payloadBytes}-byte packets${perCoreBefore}`);
   for (const fraction of [0.25, 0.5, 0.9]) {
-    const step = await measure({ payloadBytes, totalPps: fraction * saturatedPps, durationMs: stepMs, packetPath });
+    const step = await measure({ payloadBytes, totalPps: fraction * saturatedPps, durationMs: stepMs, packetPath, nodeFlags });
     const addedBefore = before?.addedMs?.[fraction * 100];
     console.log(`  at ${fraction * 100} %: ${format(step)}${addedBefore ? ` (dgram path before: added p50/p99 ${addedBefore.join('/')} ms)` : ''}`);
+  }
+}
+
+/**
+ * Only the given load, `repeat` times (fresh relay each): compares relay builds or flags at one point, such as 50 % of
+ * a saturation measured before, without the ramp.
+ * @param {{payloadBytes: number, totalPps: number, stepMs: number, repeat: number,
+ *   packetPath: 'auto'|'native'|'dgram', nodeFlags?: string[]}} options
+ */
+export async function atLoad({ payloadBytes, totalPps, stepMs, repeat, packetPath, nodeFlags }) {
+  console.log(`${totalPps} p/s of ${payloadBytes}-byte payloads, ${repeat} x ${stepMs} ms, packet path ${packetPath}, relay flags [${nodeFlags?.join(' ') ?? 'default'}]:`);
+  for (let run = 0; run < repeat; run++) {
+    console.log(`  ${format(await measure({ payloadBytes, totalPps, durationMs: stepMs, packetPath, nodeFlags }))}`);
   }
 }

@@ -10,6 +10,8 @@
 //     Beside it the figures of the dgram packet path as README recorded them before the native one (noisy machine).
 // Usage: node bench/relay.js [--seconds 10] [--step-seconds 3] [--sizes 1200,200] [--skip-default]
 //   [--packet-path auto|native|dgram]  the relay's sockets and timer (auto: the native addon when built)
+//   [--at-pps 55900 [--repeat 3]]  instead of part 3's ramp, only that load (all flows together), repeated
+//   [--relay-flags='--single-threaded-gc ...']  the relay child's V8 flags instead of its own (to compare them)
 import dgram from 'node:dgram';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,7 +20,7 @@ import { startRelayProcess } from '../orchestrator/emulators/relay/client.js';
 import { createRelayProbePath } from '../orchestrator/emulators/relay/probe-path.js';
 import { raisePriority } from '../orchestrator/emulators/priority.js';
 import { probeClockMs, runProbe, summarizeProbe } from '../orchestrator/emulators/calibration.js';
-import { saturation } from './relay-saturation.js';
+import { atLoad, saturation } from './relay-saturation.js';
 
 const HOST = '127.0.0.1';
 const PAIRS = 4;
@@ -31,11 +33,19 @@ const { values } = parseArgs({
     sizes: { type: 'string', default: '1200,200' },
     'skip-default': { type: 'boolean', default: false },
     'packet-path': { type: 'string', default: 'auto' },
+    'at-pps': { type: 'string' },
+    repeat: { type: 'string', default: '1' },
+    'relay-flags': { type: 'string' },
   },
 });
 const packetPath = /** @type {'auto'|'native'|'dgram'} */ (values['packet-path']);
 if (!['auto', 'native', 'dgram'].includes(packetPath)) throw new Error(`--packet-path must be auto, native or dgram, got ${packetPath}`);
 const durationMs = Number(values.seconds) * 1000;
+const nodeFlags = values['relay-flags']?.split(' ').filter(Boolean);
+const atPps = values['at-pps'] === undefined ? null : Number(values['at-pps']);
+const repeat = Number(values.repeat);
+if (atPps !== null && !(atPps > 0)) throw new Error(`--at-pps must be a positive packets/s figure, got ${values['at-pps']}`);
+if (!Number.isInteger(repeat) || repeat < 1) throw new Error(`--repeat must be a whole number ≥ 1, got ${values.repeat}`);
 
 const unconstrained = normalizeLinkParams({}, 'bench');
 const uplink = normalizeLinkParams({ rateKbps: 5000, queueMs: 300, oneWayDelayMs: 25 }, 'bench');
@@ -131,11 +141,13 @@ async function delayAt(path) {
 await raisePriority(process.pid);
 if (!values['skip-default']) await defaultLoad();
 for (const payloadBytes of values.sizes.split(',').map(Number)) {
-  await saturation({ payloadBytes, stepMs: Number(values['step-seconds']) * 1000, packetPath });
+  const stepMs = Number(values['step-seconds']) * 1000;
+  if (atPps === null) await saturation({ payloadBytes, stepMs, packetPath, nodeFlags });
+  else await atLoad({ payloadBytes, totalPps: atPps, stepMs, repeat, packetPath, nodeFlags });
 }
 
 async function defaultLoad() {
-  const relay = await startRelayProcess({ seed: 1, packetPath });
+  const relay = await startRelayProcess({ seed: 1, packetPath }, { nodeFlags });
   try {
     const load = await cpuShare(relay);
     console.log(`relay CPU with ${PAIRS} x ${FLOW_KBPS / 1000} Mbps each way (${load.carriedMbps.toFixed(1)} Mbps, ${load.forwardedPerS.toFixed(0)} packets/s forwarded, ${load.deliveredPct.toFixed(1)} % delivered):`);

@@ -9,6 +9,17 @@ const RELAY_PROCESS_PATH = fileURLToPath(new URL('./relay-process.js', import.me
 const START_TIMEOUT_MS = 10_000;
 const EXIT_TIMEOUT_MS = 3_000;
 const ERROR_CLASSES = { InputError, EnvironmentError, HarnessError };
+/**
+ * The relay child's V8 flags: none. Added delay p99 at 55 900 packets/s of 1200 bytes (50 % of saturation, native
+ * path, median of 4 steps of 3 s in one session on a noisy machine, 2026-11-26; README "Load and saturation"): while
+ * each datagram allocated a Buffer view, a packet and queue entries, 15.1 ms by default, 7.0 with --single-threaded-gc
+ * (GC on the SCHED_FIFO main thread, not waiting for helper threads the scheduler does not run), 8.4 with
+ * --max-semi-space-size=64, 4.6 with both. Without those allocations 2.7 ms by default, 3.1 and 9.1 with those flags:
+ * scavenges take ~0.2 ms and no mark-compact runs in a step, so the flags no longer buy anything.
+ * (--single-threaded, to keep GC off helper threads, made the timers 4x later at p99: V8 tasks then run inline.)
+ */
+/** @type {readonly string[]} */
+export const RELAY_NODE_FLAGS = Object.freeze([]);
 
 /**
  * @typedef {object} RelayProcess
@@ -37,12 +48,13 @@ const ERROR_CLASSES = { InputError, EnvironmentError, HarnessError };
 /**
  * Forks the relay process and resolves once it is ready.
  * @param {{host?: string, seed?: number, packetPath?: 'auto'|'native'|'dgram'}} [options]  passed to the UdpRelay constructor
+ * @param {{nodeFlags?: readonly string[]}} [spawn]  nodeFlags: the relay's V8 and Node flags
+ *   (default RELAY_NODE_FLAGS; benches compare others)
  * @returns {Promise<RelayProcess>}
  */
-export async function startRelayProcess(options = {}) {
-  // execArgv: [] because the parent's flags (--test, --input-type, --inspect …) mean nothing to the relay.
-  // (--single-threaded, to keep GC off helper threads, made the timers 4x later at p99: V8 tasks then run inline.)
-  const child = fork(RELAY_PROCESS_PATH, [JSON.stringify(options)], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+export async function startRelayProcess(options = {}, { nodeFlags = RELAY_NODE_FLAGS } = {}) {
+  // Not the parent's flags: --test, --input-type, --inspect … mean nothing to the relay.
+  const child = fork(RELAY_PROCESS_PATH, [JSON.stringify(options)], { execArgv: [...nodeFlags], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   // any: the relay process's IPC answers, whose shape depends on the request
   /** @type {Map<number, {resolve: (value: any) => void, reject: (error: Error) => void}>} */
   const pending = new Map();

@@ -6,6 +6,7 @@
 import { queueLimitBytes } from '../../lib/network/link-model.js';
 import { OPPORTUNITY_BYTES, opportunityClock } from '../../lib/network/trace.js';
 import { createRandom, deriveSeed } from '../../lib/stats/random.js';
+import { PacketFifo } from './packet-fifo.js';
 import { TruthRecorder } from './truth-recorder.js';
 
 /** @typedef {import('../../lib/network/link-model.js').LinkParams} LinkParams */
@@ -17,38 +18,6 @@ import { TruthRecorder } from './truth-recorder.js';
 const NOTHING_DELIVERED = Object.freeze(/** @type {never[]} */ ([]));
 
 /**
- * Queue that pops from the front in O(1) amortized (Array#shift is O(n)).
- * @template T
- */
-class Fifo {
-  /** @type {T[]} */ #items = [];
-  #head = 0;
-
-  get length() { return this.#items.length - this.#head; }
-
-  /** @returns {T|undefined} */
-  peek() { return this.#items[this.#head]; }
-
-  /** @param {T} item */
-  push(item) { this.#items.push(item); }
-
-  /** @returns {T} */
-  shift() {
-    const item = this.#items[this.#head];
-    this.#items[this.#head++] = /** @type {T} */ (undefined);
-    if (this.#head >= 1024 && this.#head * 2 >= this.#items.length) {
-      this.#items = this.#items.slice(this.#head);
-      this.#head = 0;
-    }
-    return item;
-  }
-
-  *[Symbol.iterator]() {
-    for (let i = this.#head; i < this.#items.length; i++) yield this.#items[i];
-  }
-}
-
-/**
  * @template P  the caller's packet object, carried through untouched
  */
 export class LinkQueue {
@@ -57,9 +26,9 @@ export class LinkQueue {
   #jitterRandom;
   #lossBurstActive = false;
   #clockMs = -Infinity;
-  /** Accepted packets not yet fully serialized; the head is the one on the wire. */
-  /** @type {Fifo<{packet: P, sizeBytes: number, arrivalMs: number, departMs: number}>} */
-  #queue = new Fifo();
+  /** Accepted packets not yet fully serialized, with their departure time; the head is the one on the wire. */
+  /** @type {PacketFifo<P>} */
+  #queue = new PacketFifo();
   #queuedBytes = 0;
   /** When the last queued packet leaves (its last byte is sent). */
   #lastDepartMs = -Infinity;
@@ -68,9 +37,9 @@ export class LinkQueue {
   /** @type {ReturnType<typeof opportunityClock>|null} */ #opportunities = null;
   #nextOpportunity = -Infinity;
   #leftoverBytes = 0;
-  /** Serialized packets propagating; deliverMs never decreases (no reordering). */
-  /** @type {Fifo<{packet: P, sizeBytes: number, arrivalMs: number, deliverMs: number}>} */
-  #inFlight = new Fifo();
+  /** Serialized packets propagating, with their delivery time, which never decreases (no reordering). */
+  /** @type {PacketFifo<P>} */
+  #inFlight = new PacketFifo();
   #lastDeliverMs = -Infinity;
   #truth;
   #totals = { packetsIn: 0, bytesIn: 0, packetsOut: 0, bytesOut: 0, dropsQueue: 0, dropsLoss: 0 };
@@ -148,11 +117,10 @@ export class LinkQueue {
     this.#lastDepartMs = -Infinity;
     this.#nextOpportunity = -Infinity;
     this.#leftoverBytes = 0;
-    let onWire = true;
-    for (const entry of this.#queue) {
-      const remainingBytes = onWire && oldRateKbps !== null ? Math.max(0, ((entry.departMs - t) * oldRateKbps) / 8) : entry.sizeBytes;
-      entry.departMs = this.#serve(remainingBytes, t);
-      onWire = false;
+    for (let i = 0; i < this.#queue.length; i++) {
+      const onWire = i === 0 && oldRateKbps !== null;
+      const remainingBytes = onWire ? Math.max(0, ((this.#queue.timeMsAt(i) - t) * oldRateKbps) / 8) : this.#queue.sizeBytesAt(i);
+      this.#queue.setTimeMsAt(i, this.#serve(remainingBytes, t));
     }
     this.#advance(t);
   }
@@ -216,7 +184,7 @@ export class LinkQueue {
       return 'queue';
     }
     const departMs = this.#serve(sizeBytes, t);
-    this.#queue.push({ packet, sizeBytes, arrivalMs: t, departMs });
+    this.#queue.push(packet, sizeBytes, t, departMs);
     this.#queuedBytes += sizeBytes;
     return null;
   }
@@ -226,11 +194,10 @@ export class LinkQueue {
    * @returns {number}
    */
   nextEventMs() {
-    const propagating = this.#inFlight.peek()?.deliverMs ?? Infinity;
-    const head = this.#queue.peek();
-    if (!head) return propagating;
+    const propagating = this.#inFlight.headTimeMs();
+    if (this.#queue.length === 0) return propagating;
     const minDelayMs = Math.max(0, this.#params.oneWayDelayMs - this.#params.jitterMs);
-    return Math.min(propagating, Math.max(head.departMs + minDelayMs, this.#lastDeliverMs));
+    return Math.min(propagating, Math.max(this.#queue.headTimeMs() + minDelayMs, this.#lastDeliverMs));
   }
 
   /**
@@ -252,8 +219,11 @@ export class LinkQueue {
   deliver(nowMs, onDelivery) {
     const t = this.#tick(nowMs);
     this.#advance(t);
-    while ((this.#inFlight.peek()?.deliverMs ?? Infinity) <= t) {
-      const { packet, sizeBytes, arrivalMs, deliverMs } = this.#inFlight.shift();
+    while (this.#inFlight.headTimeMs() <= t) {
+      const sizeBytes = this.#inFlight.headSizeBytes();
+      const arrivalMs = this.#inFlight.headArrivalMs();
+      const deliverMs = this.#inFlight.headTimeMs();
+      const packet = this.#inFlight.shift();
       this.#totals.packetsOut++;
       this.#totals.bytesOut += sizeBytes;
       this.#truth.count(deliverMs, 'packetsOut', sizeBytes);
@@ -310,8 +280,11 @@ export class LinkQueue {
 
   /** @param {number} t */
   #advance(t) {
-    while ((this.#queue.peek()?.departMs ?? Infinity) <= t) {
-      const { packet, sizeBytes, arrivalMs, departMs } = this.#queue.shift();
+    while (this.#queue.headTimeMs() <= t) {
+      const sizeBytes = this.#queue.headSizeBytes();
+      const arrivalMs = this.#queue.headArrivalMs();
+      const departMs = this.#queue.headTimeMs();
+      const packet = this.#queue.shift();
       this.#queuedBytes -= sizeBytes;
       this.#truth.sample(departMs, 'queueDelaysMs', departMs - arrivalMs);
       this.#propagate(packet, sizeBytes, arrivalMs, departMs);
@@ -324,6 +297,6 @@ export class LinkQueue {
     const jitterSampleMs = jitterMs > 0 ? (this.#jitterRandom() * 2 - 1) * jitterMs : 0;
     const deliverMs = Math.max(departMs + Math.max(0, oneWayDelayMs + jitterSampleMs), this.#lastDeliverMs);
     this.#lastDeliverMs = deliverMs;
-    this.#inFlight.push({ packet, sizeBytes, arrivalMs, deliverMs });
+    this.#inFlight.push(packet, sizeBytes, arrivalMs, deliverMs);
   }
 }

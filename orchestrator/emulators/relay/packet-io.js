@@ -11,12 +11,16 @@ import { EnvironmentError } from '../../lib/system/errors.js';
  * @typedef {object} PacketSocket
  * @property {number} port  the bound port
  *
- * @typedef {(payload: Buffer, address: string, port: number) => void} DatagramHandler
+ * @typedef {Buffer|number} Payload  a datagram's bytes as the path holds them (dgram: a Buffer; native: a pool slot);
+ *   the receiver owns it until it sends it or releases it
+ *
+ * @typedef {(payload: Payload, payloadBytes: number, address: string, port: number) => void} DatagramHandler
  *
  * @typedef {object} PacketIo
  * @property {'native'|'dgram'} kind
  * @property {(address: string, onDatagram: DatagramHandler) => Promise<PacketSocket>} bind  any free port
- * @property {(socket: PacketSocket, payload: Buffer, port: number, address: string) => void} send
+ * @property {(socket: PacketSocket, payload: Payload, port: number, address: string) => void} send  takes the payload
+ * @property {(payload: Payload) => void} release  a received payload that will not be sent (dropped)
  * @property {(socket: PacketSocket) => Promise<void>} closeSocket
  * @property {(delayMs: number) => void} setTimer  replaces the one armed; fires onTimer once
  * @property {() => void} close  stops the timer (sockets are closed one by one first)
@@ -34,16 +38,22 @@ import { EnvironmentError } from '../../lib/system/errors.js';
 export const SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
 
 /**
- * @typedef {{MAX_BATCH: number, create: Function, bind: Function, send: Function, flush: Function,
- *   setTimer: Function, closeSocket: Function, destroy: Function}} Addon
+ * @typedef {{MAX_BATCH: number, META_COLUMNS: number, create: Function, bind: Function, send: Function, release: Function,
+ *   flush: Function, setTimer: Function, closeSocket: Function, destroy: Function}} Addon
  */
 const addon = loadAddon();
 
 /** @returns {{addon: Addon|null, note: string}} */
 function loadAddon() {
   try {
-    const require = createRequire(import.meta.url);
-    return { addon: require('./native/build/Release/relay_io.node'), note: 'native: recvmmsg/sendmmsg and a timerfd' };
+    const load = createRequire(import.meta.url);
+    /** @type {Addon} */
+    const built = load('./native/build/Release/relay_io.node');
+    // A build from before the slot pool would be handed slots it does not know.
+    if (typeof built.release !== 'function') {
+      return { addon: null, note: 'dgram: the native packet path was built from an older relay_io.c; run `npm run setup` to rebuild it' };
+    }
+    return { addon: built, note: 'native: recvmmsg/sendmmsg and a timerfd' };
   } catch (error) {
     return { addon: null, note: `dgram: the native packet path is not built (${error.code ?? error.message}); run \`npm run setup\` with a C compiler for sub-millisecond timing at high packet rates` };
   }
@@ -110,12 +120,13 @@ function dgramIo({ onTimer, onSendErrors }) {
       socket.setSendBufferSize(SOCKET_BUFFER_BYTES);
       // Send failures report through onSent.
       socket.on('error', () => onSendErrors(1));
-      socket.on('message', (payload, source) => onDatagram(payload, source.address, source.port));
+      socket.on('message', (payload, source) => onDatagram(payload, payload.length, source.address, source.port));
       const handle = { port: socket.address().port };
       sockets.set(handle, socket);
       return handle;
     },
-    send(handle, payload, port, address) { sockets.get(handle)?.send(payload, port, address, onSent); },
+    send(handle, payload, port, address) { sockets.get(handle)?.send(/** @type {Buffer} */ (payload), port, address, onSent); },
+    release() {},
     closeSocket: (handle) => new Promise((resolve) => {
       const socket = sockets.get(handle);
       sockets.delete(handle);
@@ -138,8 +149,9 @@ const bindError = (address, error) => new EnvironmentError(`relay cannot bind a 
 
 /** @param {Addon} native @param {PacketIoOptions} options @returns {PacketIo} */
 function nativeIo(native, { onTimer, onSendErrors }) {
-  /** Rows of [socket id, source address, source port, length] for each datagram of a batch. */
-  const meta = new Uint32Array(native.MAX_BATCH * 4);
+  /** Rows of [socket id, source address, source port, length, slot] for each datagram of a batch. */
+  const columns = native.META_COLUMNS;
+  const meta = new Uint32Array(native.MAX_BATCH * columns);
   /** @type {(DatagramHandler|undefined)[]} by socket id */
   const handlers = [];
   const addresses = new AddressCache();
@@ -152,14 +164,15 @@ function nativeIo(native, { onTimer, onSendErrors }) {
     const errors = native.flush(io);
     if (errors > 0) onSendErrors(errors);
   };
-  /** @param {number} count @param {Buffer|undefined} payloads @param {boolean} timerFired */
-  const onEvents = (count, payloads, timerFired) => {
-    let offset = 0;
-    for (let i = 0; i < count; i++) {
-      const length = meta[i * 4 + 3];
-      const payload = /** @type {Buffer} */ (payloads).subarray(offset, offset + length);
-      handlers[meta[i * 4]]?.(payload, addresses.text(meta[i * 4 + 1]), meta[i * 4 + 2]);
-      offset += length;
+  /** @param {number} slot */
+  const release = (slot) => { if (!closed) native.release(io, slot); };
+  /** @param {number} count @param {boolean} timerFired */
+  const onEvents = (count, timerFired) => {
+    for (let row = 0; row < count * columns; row += columns) {
+      const handler = handlers[meta[row]];
+      // A datagram that was read as its socket closed is nobody's.
+      if (handler) handler(meta[row + 4], meta[row + 3], addresses.text(meta[row + 1]), meta[row + 2]);
+      else release(meta[row + 4]);
     }
     if (timerFired) onTimer();
   };
@@ -183,15 +196,18 @@ function nativeIo(native, { onTimer, onSendErrors }) {
       return handle;
     },
     send(handle, payload, port, address) {
+      const slot = /** @type {number} */ (payload);
       const id = ids.get(handle);
-      if (id === undefined || closed) return;
-      native.send(io, id, payload, port, addresses.number(address));
+      if (id === undefined) return release(slot);
+      if (closed) return;
+      native.send(io, id, slot, port, addresses.number(address));
       // Sends leave together once this turn of the event loop is done with its datagrams and timers.
       if (!flushQueued) {
         flushQueued = true;
         queueMicrotask(flush);
       }
     },
+    release: (payload) => release(/** @type {number} */ (payload)),
     async closeSocket(handle) {
       const id = ids.get(handle);
       if (id === undefined || closed) return;

@@ -42,7 +42,8 @@ export class Proxies {
 
   /**
    * @param {{io: import('./packet-io.js').PacketIo, host: string, isClosed: () => boolean,
-   *   onDatagram: (to: ProxySocket, payload: Buffer, address: string, port: number) => void}} options
+   *   onDatagram: (to: ProxySocket, payload: import('./packet-io.js').Payload, payloadBytes: number, address: string,
+   *     port: number) => void}} options  onDatagram owns the payload (sends or releases it)
    */
   constructor({ io, host, isClosed, onDatagram }) {
     this.#io = io;
@@ -87,8 +88,9 @@ export class Proxies {
   async #bind({ peer, remotePeer, address, port }, key, bindAddress) {
     /** @type {ProxySocket|null} */
     let proxy = null;
-    const socket = await this.#io.bind(bindAddress, (payload, sourceAddress, sourcePort) => {
-      if (proxy) this.#onDatagram(proxy, payload, sourceAddress, sourcePort);
+    const socket = await this.#io.bind(bindAddress, (payload, payloadBytes, sourceAddress, sourcePort) => {
+      if (proxy) this.#onDatagram(proxy, payload, payloadBytes, sourceAddress, sourcePort);
+      else this.#io.release(payload);
     });
     if (this.#isClosed()) {
       await this.#io.closeSocket(socket);

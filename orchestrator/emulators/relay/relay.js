@@ -16,6 +16,7 @@ import { checkTrace } from '../../lib/network/trace.js';
 import { LinkQueue } from './link-queue.js';
 import { LatenessHistogram, LoadMeter } from './load-meter.js';
 import { createPacketIo, defaultPacketPath, packetPath } from './packet-io.js';
+import { PacketPool } from './packet-pool.js';
 import { Proxies } from './proxies.js';
 import { Tunnels } from './tunnels.js';
 
@@ -36,17 +37,7 @@ const TIMER_GRID_MS = 0.25;
 /** The load meter's tick runs this long after each second's end, so that timer error cannot put it before. */
 const LOAD_TICK_MARGIN_MS = 5;
 
-/**
- * @typedef {object} Packet
- * @property {Buffer} payload
- * @property {number} sizeBytes
- * @property {string[]} route
- * @property {number} hop  index into route of the link the packet is in
- * @property {{socket: PacketSocket}} from  the relay socket the packet leaves from
- * @property {{address: string, port: number}} to  where it is sent
- * @property {import('./truth-recorder.js').TruthRecorder} [tunnelTruth]  the tunnel direction it crosses, if any
- * @property {number} atMs  when it leaves the link it is in (set on delivery)
- */
+/** @typedef {import('./packet-pool.js').Packet} Packet */
 
 export class UdpRelay {
   #host;
@@ -72,6 +63,7 @@ export class UdpRelay {
   #timerAtMs = Infinity;
   /** No link has an event before this (a lower bound), so a datagram before it needs no look at the other links. */
   #nextEventMs = Infinity;
+  #packets = new PacketPool();
   /** @type {Packet[]} packets due in #run, reused across calls */
   #due = [];
   #counters = { forwardedPackets: 0, forwardedBytes: 0, dropsUnknownSource: 0, dropsNoRoute: 0, sendErrors: 0 };
@@ -104,11 +96,12 @@ export class UdpRelay {
     });
     this.#proxies = new Proxies({
       io: this.#io, host: this.#host, isClosed: () => this.#closed,
-      onDatagram: (to, payload, address, port) => this.#onDatagram(to, payload, address, port),
+      onDatagram: (to, payload, payloadBytes, address, port) => this.#onDatagram(to, payload, payloadBytes, address, port),
     });
     this.#tunnels = new Tunnels({
       io: this.#io, host: this.#host, originMs: this.#originMs, isClosed: () => this.#closed,
-      onDatagram: (direction, payload, address, port) => this.#onTunnelDatagram(direction, payload, address, port),
+      onDatagram: (direction, payload, payloadBytes, address, port) => (
+        this.#onTunnelDatagram(direction, payload, payloadBytes, address, port)),
     });
     this.#started = true;
     this.#load = new LoadMeter(this.#originMs, this.#originMs);
@@ -284,23 +277,17 @@ export class UdpRelay {
   /**
    * A datagram reached `to` (which represents A's candidate towards B): it must come from one of B's
    * candidates registered towards A.
-   * @param {ProxySocket} to @param {Buffer} payload @param {string} sourceAddress @param {number} sourcePort
+   * @param {ProxySocket} to @param {import('./packet-io.js').Payload} payload @param {number} payloadBytes
+   * @param {string} sourceAddress @param {number} sourcePort
    */
-  #onDatagram(to, payload, sourceAddress, sourcePort) {
+  #onDatagram(to, payload, payloadBytes, sourceAddress, sourcePort) {
     this.#load?.received();
     const from = to.sources.get(sourcePort)?.get(sourceAddress);
-    if (!from) {
-      this.#counters.dropsUnknownSource++;
-      return;
-    }
+    if (!from) return this.#drop('dropsUnknownSource', payload);
     const route = this.#routes.get(to.routeKey);
-    if (!route) {
-      this.#counters.dropsNoRoute++;
-      return;
-    }
+    if (!route) return this.#drop('dropsNoRoute', payload);
     const nowMs = performance.now();
-    /** @type {Packet} */
-    const packet = { payload, sizeBytes: payload.length + UDP_IPV4_OVERHEAD_BYTES, route, hop: -1, from, to, atMs: nowMs };
+    const packet = this.#packets.take(payload, payloadBytes, payloadBytes + UDP_IPV4_OVERHEAD_BYTES, route, from, to, null, nowMs);
     this.#forward(packet, nowMs);
     this.#run(nowMs);
     this.#schedule();
@@ -308,19 +295,16 @@ export class UdpRelay {
 
   /**
    * An IP packet from a tunnel's bridge: it crosses the direction's route, charged at its own size.
-   * @param {TunnelDirection} direction @param {Buffer} payload @param {string} sourceAddress @param {number} sourcePort
+   * @param {TunnelDirection} direction @param {import('./packet-io.js').Payload} payload @param {number} payloadBytes
+   * @param {string} sourceAddress @param {number} sourcePort
    */
-  #onTunnelDatagram({ route, from, to, truth }, payload, sourceAddress, sourcePort) {
+  #onTunnelDatagram({ route, from, to, truth }, payload, payloadBytes, sourceAddress, sourcePort) {
     this.#load?.received();
-    if (sourceAddress !== from.address || sourcePort !== from.port) {
-      this.#counters.dropsUnknownSource++;
-      return;
-    }
+    if (sourceAddress !== from.address || sourcePort !== from.port) return this.#drop('dropsUnknownSource', payload);
     const nowMs = performance.now();
-    truth.count(nowMs, 'packetsIn', payload.length);
+    truth.count(nowMs, 'packetsIn', payloadBytes);
     // It leaves from the receiving side's relay socket, the one that side's bridge talks to.
-    /** @type {Packet} */
-    const packet = { payload, sizeBytes: payload.length, route, hop: -1, from: to, to, tunnelTruth: truth, atMs: nowMs };
+    const packet = this.#packets.take(payload, payloadBytes, payloadBytes, route, to, to, truth, nowMs);
     this.#forward(packet, nowMs);
     this.#run(nowMs);
     this.#schedule();
@@ -333,24 +317,35 @@ export class UdpRelay {
       const link = this.#links.get(packet.route[packet.hop]);
       // Routes name only configured links, and links go only at close(): no route can lead nowhere but after it.
       if (!link) {
-        this.#counters.dropsNoRoute++;
-        return;
+        this.#drop('dropsNoRoute', packet.payload);
+        return this.#packets.give(packet);
       }
-      link.enqueue(packet, packet.sizeBytes, atMs);
+      const dropped = link.enqueue(packet, packet.sizeBytes, atMs) !== null;
       this.#nextEventMs = Math.min(this.#nextEventMs, link.nextEventMs());
-      return;
+      if (!dropped) return;
+      this.#io?.release(packet.payload);
+      return this.#packets.give(packet);
     }
     this.#counters.forwardedPackets++;
-    this.#counters.forwardedBytes += packet.payload.length;
+    this.#counters.forwardedBytes += packet.payloadBytes;
     const lateMs = performance.now() - atMs;
     this.#sendLateness.record(lateMs);
     this.#load?.sent(lateMs);
-    packet.tunnelTruth?.count(atMs, 'packetsOut', packet.payload.length);
+    packet.tunnelTruth?.count(atMs, 'packetsOut', packet.payloadBytes);
     this.#io?.send(packet.from.socket, packet.payload, packet.to.port, packet.to.address);
+    this.#packets.give(packet);
   }
 
-  /** Delivers everything due by nowMs across links, in time order, until nothing more is due. */
-  /** @param {number} nowMs */
+  /**
+   * A datagram the relay will not send (links count their own drops).
+   * @param {'dropsUnknownSource'|'dropsNoRoute'} reason @param {import('./packet-io.js').Payload} payload
+   */
+  #drop(reason, payload) {
+    this.#counters[reason]++;
+    this.#io?.release(payload);
+  }
+
+  /** Delivers everything due by nowMs across links, in time order, until nothing more is due. @param {number} nowMs */
   #run(nowMs) {
     const due = this.#due;
     while (nowMs >= this.#nextEventMs) {

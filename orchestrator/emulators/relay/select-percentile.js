@@ -6,7 +6,7 @@
 /**
  * The same value as statistics.js's percentile() of the sorted values (R type 7: linear interpolation between the
  * closest ranks), found by selection in O(n). Reorders `values`.
- * @param {number[]} values  finite numbers, in any order @param {number} p in [0, 100]
+ * @param {number[]|Float64Array} values  finite numbers, in any order @param {number} p in [0, 100]
  * @returns {number|null}
  */
 export function percentileInPlace(values, p) {
@@ -23,7 +23,7 @@ export function percentileInPlace(values, p) {
 
 /**
  * Wirth's selection: puts the k-th smallest value at index k, smaller or equal ones before it, larger or equal after.
- * @param {number[]} values @param {number} k
+ * @param {number[]|Float64Array} values @param {number} k
  */
 function selectRank(values, k) {
   let left = 0;

@@ -22,6 +22,34 @@ import { percentileInPlace } from './select-percentile.js';
 /** Truth delays are reported to the microsecond. @param {number|null} valueMs */
 const toMicroseconds = (valueMs) => (valueMs === null ? null : Math.round(valueMs * 1000) / 1000);
 
+/**
+ * One second's delay samples, in a Float64Array kept for a later second: a fresh array per second and link grew by
+ * copies to ~10 000 samples at high packet rates, lived up to three seconds (promoted to the old generation) and then
+ * died there, for the mark-compacts to collect while packets waited.
+ */
+class Samples {
+  #values = new Float64Array(256);
+  #count = 0;
+
+  /** @param {number} valueMs */
+  push(valueMs) {
+    if (this.#count === this.#values.length) {
+      const grown = new Float64Array(this.#values.length * 2);
+      grown.set(this.#values);
+      this.#values = grown;
+    }
+    this.#values[this.#count++] = valueMs;
+  }
+
+  /** Reorders the samples. @param {number} p @returns {number|null} */
+  percentile(p) { return percentileInPlace(this.#values.subarray(0, this.#count), p); }
+
+  clear() { this.#count = 0; }
+}
+
+/** @returns {Pick<TruthRow, 'packetsIn'|'bytesIn'|'packetsOut'|'bytesOut'|'dropsQueue'|'dropsLoss'>} */
+const zeroCounters = () => ({ packetsIn: 0, bytesIn: 0, packetsOut: 0, bytesOut: 0, dropsQueue: 0, dropsLoss: 0 });
+
 /** Per-second counters and delay samples, folded into rows once a second can no longer change. */
 export class TruthRecorder {
   #originMs;
@@ -30,12 +58,14 @@ export class TruthRecorder {
   /**
    * @typedef {{
    *   counters: Pick<TruthRow, 'packetsIn'|'bytesIn'|'packetsOut'|'bytesOut'|'dropsQueue'|'dropsLoss'>,
-   *   queueDelaysMs: number[],
-   *   oneWayDelaysMs: number[],
+   *   queueDelaysMs: Samples,
+   *   oneWayDelaysMs: Samples,
    * }} TruthBucket
    */
   /** @type {Map<number, TruthBucket>} */
   #open = new Map();
+  /** Buckets of folded seconds, for the next ones. @type {TruthBucket[]} */
+  #spare = [];
   /** @type {TruthRow[]} */
   #rows = [];
   /** The bucket #bucket returned last, and its second. */
@@ -84,11 +114,7 @@ export class TruthRecorder {
       // Late events are at most a timer slip or (departures) one delay behind: folding seconds three behind the
       // newest keeps memory bounded at high packet rates.
       this.#foldBefore(second - 2);
-      bucket = {
-        counters: { packetsIn: 0, bytesIn: 0, packetsOut: 0, bytesOut: 0, dropsQueue: 0, dropsLoss: 0 },
-        queueDelaysMs: [],
-        oneWayDelaysMs: [],
-      };
+      bucket = this.#spare.pop() ?? { counters: zeroCounters(), queueDelaysMs: new Samples(), oneWayDelaysMs: new Samples() };
       this.#open.set(second, bucket);
     }
     this.#lastSecond = second;
@@ -101,16 +127,27 @@ export class TruthRecorder {
     for (; this.#nextSecond < endSecond; this.#nextSecond++) {
       const bucket = this.#open.get(this.#nextSecond);
       this.#open.delete(this.#nextSecond);
-      const queueDelaysMs = bucket?.queueDelaysMs ?? [];
-      const oneWayDelaysMs = bucket?.oneWayDelaysMs ?? [];
+      /** @param {'queueDelaysMs'|'oneWayDelaysMs'} series @param {number} p */
+      const percentile = (series, p) => toMicroseconds(bucket ? bucket[series].percentile(p) : null);
       this.#rows.push({
         t: this.#nextSecond + 1,
-        ...(bucket?.counters ?? { packetsIn: 0, bytesIn: 0, packetsOut: 0, bytesOut: 0, dropsQueue: 0, dropsLoss: 0 }),
-        queueDelayMsP50: toMicroseconds(percentileInPlace(queueDelaysMs, 50)),
-        queueDelayMsP95: toMicroseconds(percentileInPlace(queueDelaysMs, 95)),
-        oneWayDelayMsP50: toMicroseconds(percentileInPlace(oneWayDelaysMs, 50)),
-        oneWayDelayMsP95: toMicroseconds(percentileInPlace(oneWayDelaysMs, 95)),
+        ...(bucket?.counters ?? zeroCounters()),
+        queueDelayMsP50: percentile('queueDelaysMs', 50),
+        queueDelayMsP95: percentile('queueDelaysMs', 95),
+        oneWayDelayMsP50: percentile('oneWayDelaysMs', 50),
+        oneWayDelayMsP95: percentile('oneWayDelaysMs', 95),
       });
+      if (bucket) this.#recycle(bucket);
     }
+  }
+
+  /** @param {TruthBucket} bucket */
+  #recycle(bucket) {
+    // The row holds a copy of the counters: the bucket's object can start over.
+    Object.assign(bucket.counters, zeroCounters());
+    bucket.queueDelaysMs.clear();
+    bucket.oneWayDelaysMs.clear();
+    if (this.#lastBucket === bucket) this.#lastBucket = null;
+    this.#spare.push(bucket);
   }
 }

@@ -1,6 +1,6 @@
 /*
- * The relay's socket batches (included by relay_io.c only): the per-instance state, and the epoll + recvmmsg read and
- * the sendmmsg flush that relay_io.c's N-API functions drive.
+ * The relay's socket batches (included by relay_io.c only): the per-instance state, the slot pool that holds the
+ * payloads, and the epoll + recvmmsg read and the sendmmsg flush that relay_io.c's N-API functions drive.
  */
 #ifndef RELAY_BATCH_H
 #define RELAY_BATCH_H
@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -23,7 +24,9 @@
 #define MAX_BATCH 256   /* datagrams per call into JS */
 #define SOCKET_BATCH 64 /* per recvmmsg/sendmmsg */
 #define SLOT_BYTES 65536
-#define ARENA_BYTES (4 * 1024 * 1024)
+#define CHUNK_SLOTS 256 /* the pool grows by this many slots (16 MiB of address space, pages touched on use) */
+#define SLOT_FREE UINT32_MAX
+#define META_COLUMNS 5
 #define TIMER_TAG UINT32_MAX
 #define MIN_WAKE_GAP_NS 200000 /* under load, at most one wake-up per 0.2 ms (relay_io.c's hold) */
 #define GSO_MAX_BYTES 65507 /* the largest UDP/IPv4 payload */
@@ -41,7 +44,22 @@ typedef struct {
   struct mmsghdr runs[SOCKET_BATCH];
   int runFirst[SOCKET_BATCH];
   char control[SOCKET_BATCH][CMSG_SPACE(sizeof(uint16_t))] __attribute__((aligned(8)));
+  uint32_t slots[SOCKET_BATCH]; /* the pool slot of each queued datagram, freed once sent */
 } Sock;
+
+/*
+ * Payloads live in slots from the datagram's arrival until it is sent or dropped: recvmmsg writes into a free slot,
+ * JS holds the slot's number while the link model keeps the packet, sendmmsg sends from it. A Buffer per datagram (and
+ * its copy) was the relay's largest garbage: its young-generation scavenges and the mark-compacts that its external
+ * memory started were the added delay's tail at half load.
+ */
+typedef struct {
+  char **chunks;
+  uint32_t chunkCount;
+  uint32_t *lengths; /* by slot: the datagram's length, SLOT_FREE when free */
+  uint32_t *freeSlots; /* a stack: the slot freed last is used first, its pages still warm */
+  uint32_t freeCount;
+} Pool;
 
 typedef struct {
   napi_env env;
@@ -56,14 +74,64 @@ typedef struct {
   uint32_t socketCount, socketCapacity;
   uint32_t *dirty;
   uint32_t dirtyCount;
-  char *slots;
+  Pool pool;
   struct mmsghdr recvMsgs[SOCKET_BATCH];
   struct iovec recvIovs[SOCKET_BATCH];
   struct sockaddr_in from[SOCKET_BATCH];
-  char *arena;
-  size_t arenaUsed;
+  uint32_t recvSlots[SOCKET_BATCH];
   uint32_t sendErrors;
 } Io;
+
+static char *slotData(const Pool *pool, uint32_t slot) {
+  return pool->chunks[slot / CHUNK_SLOTS] + (size_t)(slot % CHUNK_SLOTS) * SLOT_BYTES;
+}
+
+/* Adds a chunk of free slots; returns 0 when out of memory. */
+static int growPool(Pool *pool) {
+  uint32_t slots = (pool->chunkCount + 1) * CHUNK_SLOTS;
+  char **chunks = realloc(pool->chunks, (pool->chunkCount + 1) * sizeof(char *));
+  if (chunks) pool->chunks = chunks;
+  uint32_t *lengths = realloc(pool->lengths, slots * sizeof(uint32_t));
+  if (lengths) pool->lengths = lengths;
+  uint32_t *freeSlots = realloc(pool->freeSlots, slots * sizeof(uint32_t));
+  if (freeSlots) pool->freeSlots = freeSlots;
+  if (!chunks || !lengths || !freeSlots) return 0;
+  void *chunk = mmap(NULL, (size_t)CHUNK_SLOTS * SLOT_BYTES, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (chunk == MAP_FAILED) return 0;
+  uint32_t first = pool->chunkCount * CHUNK_SLOTS;
+  pool->chunks[pool->chunkCount++] = chunk;
+  for (uint32_t i = CHUNK_SLOTS; i-- > 0;) {
+    pool->lengths[first + i] = SLOT_FREE;
+    pool->freeSlots[pool->freeCount++] = first + i;
+  }
+  return 1;
+}
+
+/* A free slot, or SLOT_FREE when the pool cannot grow. */
+static uint32_t takeSlot(Pool *pool) {
+  if (pool->freeCount == 0 && !growPool(pool)) return SLOT_FREE;
+  uint32_t slot = pool->freeSlots[--pool->freeCount];
+  pool->lengths[slot] = 0;
+  return slot;
+}
+
+static void releaseSlot(Pool *pool, uint32_t slot) {
+  pool->lengths[slot] = SLOT_FREE;
+  pool->freeSlots[pool->freeCount++] = slot;
+}
+
+/* Is slot a datagram JS holds (received, not yet sent or released)? */
+static int slotHeld(const Pool *pool, uint32_t slot) {
+  return slot < pool->chunkCount * CHUNK_SLOTS && pool->lengths[slot] != SLOT_FREE;
+}
+
+static void freePool(Pool *pool) {
+  for (uint32_t i = 0; i < pool->chunkCount; i++) munmap(pool->chunks[i], (size_t)CHUNK_SLOTS * SLOT_BYTES);
+  free(pool->chunks);
+  free(pool->lengths);
+  free(pool->freeSlots);
+}
 
 /* Sends the queued datagrams from `first` on, one message each. */
 static void flushEach(Io *io, Sock *sock, int first) {
@@ -143,6 +211,7 @@ static void flushSocket(Io *io, Sock *sock) {
     done++;
   }
   if (sock->noGso) flushEach(io, sock, done < runs ? sock->runFirst[done] : 0);
+  for (int i = 0; i < sock->pending; i++) releaseSlot(&io->pool, sock->slots[i]);
   sock->pending = 0;
 }
 
@@ -155,15 +224,13 @@ static void flushAll(Io *io) {
     sock->dirty = 0;
   }
   io->dirtyCount = 0;
-  io->arenaUsed = 0;
 }
 
-/* Reads what is ready: up to MAX_BATCH datagrams into the slots, meta rows filled. */
-static uint32_t receive(Io *io, int *timerFired, size_t *totalBytes) {
+/* Reads what is ready: up to MAX_BATCH datagrams into pool slots, meta rows filled. */
+static uint32_t receive(Io *io, int *timerFired) {
   struct epoll_event events[64];
   int ready = epoll_wait(io->epfd, events, 64, 0);
   uint32_t count = 0;
-  *totalBytes = 0;
   for (int e = 0; e < ready; e++) {
     uint32_t id = events[e].data.u32;
     if (id == TIMER_TAG) {
@@ -174,8 +241,11 @@ static uint32_t receive(Io *io, int *timerFired, size_t *totalBytes) {
     Sock *sock = id < io->socketCount ? io->sockets[id] : NULL;
     if (!sock || count >= MAX_BATCH) continue; /* level-triggered: the rest comes on the next wake-up */
     unsigned want = MAX_BATCH - count < SOCKET_BATCH ? MAX_BATCH - count : SOCKET_BATCH;
+    unsigned taken = 0;
+    for (; taken < want && (io->recvSlots[taken] = takeSlot(&io->pool)) != SLOT_FREE; taken++) {}
+    want = taken; /* out of memory: the rest waits in the socket */
     for (unsigned i = 0; i < want; i++) {
-      io->recvIovs[i].iov_base = io->slots + (size_t)(count + i) * SLOT_BYTES;
+      io->recvIovs[i].iov_base = slotData(&io->pool, io->recvSlots[i]);
       io->recvIovs[i].iov_len = SLOT_BYTES;
       memset(&io->recvMsgs[i].msg_hdr, 0, sizeof(struct msghdr));
       io->recvMsgs[i].msg_hdr.msg_iov = &io->recvIovs[i];
@@ -183,16 +253,19 @@ static uint32_t receive(Io *io, int *timerFired, size_t *totalBytes) {
       io->recvMsgs[i].msg_hdr.msg_name = &io->from[i];
       io->recvMsgs[i].msg_hdr.msg_namelen = sizeof(struct sockaddr_in);
     }
-    int got = recvmmsg(sock->fd, io->recvMsgs, want, MSG_DONTWAIT, NULL);
+    int got = want == 0 ? 0 : recvmmsg(sock->fd, io->recvMsgs, want, MSG_DONTWAIT, NULL);
+    if (got < 0) got = 0;
     for (int i = 0; i < got; i++) {
-      uint32_t *row = io->metaData + (size_t)(count + i) * 4;
+      uint32_t *row = io->metaData + (size_t)(count + i) * META_COLUMNS;
       row[0] = id;
       row[1] = ntohl(io->from[i].sin_addr.s_addr);
       row[2] = ntohs(io->from[i].sin_port);
       row[3] = io->recvMsgs[i].msg_len;
-      *totalBytes += io->recvMsgs[i].msg_len;
+      row[4] = io->recvSlots[i];
+      io->pool.lengths[io->recvSlots[i]] = io->recvMsgs[i].msg_len;
     }
-    if (got > 0) count += got;
+    for (unsigned i = want; i-- > (unsigned)got;) releaseSlot(&io->pool, io->recvSlots[i]);
+    count += got;
   }
   return count;
 }

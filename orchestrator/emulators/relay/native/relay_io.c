@@ -5,11 +5,13 @@
  * The link model stays in JS (../relay.js); ../packet-io.js wraps this, with Node's dgram as the fallback.
  *
  * JS API (io: the external that create returns):
- *   create(onEvents, meta: Uint32Array(MAX_BATCH * 4)) -> io
- *     onEvents(count, payloads: Buffer|undefined, timerFired: boolean): meta holds count rows of
- *     [socketId, sourceAddress (host order), sourcePort, length]; the payloads lie back to back in `payloads`.
+ *   create(onEvents, meta: Uint32Array(MAX_BATCH * META_COLUMNS)) -> io
+ *     onEvents(count, timerFired: boolean): meta holds count rows of
+ *     [socketId, sourceAddress (host order), sourcePort, length, slot]; each payload stays in its pool slot until JS
+ *     sends it or releases it (see Pool in batch.h).
  *   bind(io, address, bufferBytes) -> [socketId, port]
- *   send(io, socketId, payload, port, address (host order))  queued, copied; flush() sends them
+ *   send(io, socketId, slot, port, address (host order))  queued, sent from the slot by flush(), which frees it
+ *   release(io, slot)  a datagram that will not be sent
  *   flush(io) -> datagrams that could not be sent
  *   setTimer(io, delayMs)  fires once after delayMs (<= 0: at once; a new call replaces the one armed)
  *   closeSocket(io, socketId); destroy(io)
@@ -53,30 +55,17 @@ static Sock *sockOf(napi_env env, Io *io, napi_value value) {
 static int deliverReady(Io *io) {
   napi_env env = io->env;
   int timerFired = 0;
-  size_t totalBytes;
-  uint32_t count = receive(io, &timerFired, &totalBytes);
+  uint32_t count = receive(io, &timerFired);
   if (count == 0 && !timerFired) return 0;
   napi_handle_scope scope;
   if (napi_open_handle_scope(env, &scope) != napi_ok) return 1;
-  napi_value argv[3], callback, recv, result;
+  napi_value argv[2], callback, recv, result;
   napi_create_uint32(env, count, &argv[0]);
-  if (count > 0) {
-    void *data;
-    napi_create_buffer(env, totalBytes, &data, &argv[1]);
-    size_t offset = 0;
-    for (uint32_t i = 0; i < count; i++) {
-      uint32_t length = io->metaData[(size_t)i * 4 + 3];
-      memcpy((char *)data + offset, io->slots + (size_t)i * SLOT_BYTES, length);
-      offset += length;
-    }
-  } else {
-    napi_get_undefined(env, &argv[1]);
-  }
-  napi_get_boolean(env, timerFired, &argv[2]);
+  napi_get_boolean(env, timerFired, &argv[1]);
   napi_get_reference_value(env, io->onEvents, &callback);
   napi_get_global(env, &recv);
   /* make_callback runs the microtasks after it (the JS side flushes its sends there). */
-  if (napi_make_callback(env, io->context, recv, callback, 3, argv, &result) == napi_pending_exception) {
+  if (napi_make_callback(env, io->context, recv, callback, 2, argv, &result) == napi_pending_exception) {
     napi_value error;
     napi_get_and_clear_last_exception(env, &error);
     napi_fatal_exception(env, error);
@@ -130,8 +119,7 @@ static void freeIo(Io *io) {
   }
   free(io->sockets);
   free(io->dirty);
-  free(io->slots);
-  free(io->arena);
+  freePool(&io->pool);
   free(io);
 }
 
@@ -149,19 +137,17 @@ static napi_value create(napi_env env, napi_callback_info info) {
   size_t length;
   void *metaData;
   if (argc < 2 || napi_get_typedarray_info(env, argv[1], &type, &length, &metaData, NULL, NULL) != napi_ok
-      || type != napi_uint32_array || length < MAX_BATCH * 4) {
-    napi_throw_type_error(env, NULL, "relay_io.create(onEvents, meta): meta must be a Uint32Array of MAX_BATCH * 4");
+      || type != napi_uint32_array || length < MAX_BATCH * META_COLUMNS) {
+    napi_throw_type_error(env, NULL, "relay_io.create(onEvents, meta): meta must be a Uint32Array of MAX_BATCH * META_COLUMNS");
     return NULL;
   }
   Io *io = calloc(1, sizeof(Io));
   io->env = env;
   io->metaData = metaData;
-  io->slots = malloc((size_t)MAX_BATCH * SLOT_BYTES);
-  io->arena = malloc(ARENA_BYTES);
   io->epfd = epoll_create1(EPOLL_CLOEXEC);
   io->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
   io->tickFd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-  if (!io->slots || !io->arena || io->epfd < 0 || io->tfd < 0 || io->tickFd < 0) {
+  if (!growPool(&io->pool) || io->epfd < 0 || io->tfd < 0 || io->tickFd < 0) {
     if (io->epfd >= 0) close(io->epfd);
     if (io->tfd >= 0) close(io->tfd);
     if (io->tickFd >= 0) close(io->tickFd);
@@ -249,21 +235,17 @@ static napi_value queueSend(napi_env env, napi_callback_info info) {
   if (!io) return NULL;
   Sock *sock = sockOf(env, io, argv[1]);
   if (!sock) return NULL;
-  void *data;
-  size_t length;
-  uint32_t port, address;
-  if (napi_get_buffer_info(env, argv[2], &data, &length) != napi_ok || napi_get_value_uint32(env, argv[3], &port) != napi_ok
-      || napi_get_value_uint32(env, argv[4], &address) != napi_ok || length > SLOT_BYTES) {
-    napi_throw_type_error(env, NULL, "relay_io.send(io, socketId, payload: Buffer <= 64 KiB, port, address: uint32)");
+  uint32_t slot, port, address;
+  if (napi_get_value_uint32(env, argv[2], &slot) != napi_ok || !slotHeld(&io->pool, slot)
+      || napi_get_value_uint32(env, argv[3], &port) != napi_ok || napi_get_value_uint32(env, argv[4], &address) != napi_ok) {
+    napi_throw_type_error(env, NULL,
+                          "relay_io.send(io, socketId, slot: a received datagram's, not yet sent or released, port, address: uint32)");
     return NULL;
   }
-  if (io->arenaUsed + length > ARENA_BYTES) flushAll(io);
   if (sock->pending == SOCKET_BATCH) flushSocket(io, sock);
   int i = sock->pending++;
-  char *copy = io->arena + io->arenaUsed;
-  memcpy(copy, data, length);
-  io->arenaUsed += length;
-  sock->iovs[i] = (struct iovec){.iov_base = copy, .iov_len = length};
+  sock->slots[i] = slot;
+  sock->iovs[i] = (struct iovec){.iov_base = slotData(&io->pool, slot), .iov_len = io->pool.lengths[slot]};
   sock->to[i] = (struct sockaddr_in){.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(address)};
   memset(&sock->msgs[i], 0, sizeof(struct mmsghdr));
   sock->msgs[i].msg_hdr.msg_iov = &sock->iovs[i];
@@ -276,6 +258,22 @@ static napi_value queueSend(napi_env env, napi_callback_info info) {
     sock->dirty = 1;
     io->dirty[io->dirtyCount++] = id;
   }
+  return NULL;
+}
+
+static napi_value releaseDatagram(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  Io *io = ioOf(env, argv[0]);
+  if (!io) return NULL;
+  uint32_t slot;
+  if (argc < 2 || napi_get_value_uint32(env, argv[1], &slot) != napi_ok || !slotHeld(&io->pool, slot)) {
+    napi_throw_type_error(env, NULL,
+                          "relay_io.release(io, slot): slot must be a received datagram's, not yet sent or released");
+    return NULL;
+  }
+  releaseSlot(&io->pool, slot);
   return NULL;
 }
 
@@ -354,14 +352,17 @@ static napi_value init(napi_env env, napi_value exports) {
     {"create", NULL, create, NULL, NULL, NULL, napi_default, NULL},
     {"bind", NULL, bindSocket, NULL, NULL, NULL, napi_default, NULL},
     {"send", NULL, queueSend, NULL, NULL, NULL, napi_default, NULL},
+    {"release", NULL, releaseDatagram, NULL, NULL, NULL, napi_default, NULL},
     {"flush", NULL, flushSends, NULL, NULL, NULL, napi_default, NULL},
     {"setTimer", NULL, setTimer, NULL, NULL, NULL, napi_default, NULL},
     {"closeSocket", NULL, closeSocket, NULL, NULL, NULL, napi_default, NULL},
     {"destroy", NULL, destroy, NULL, NULL, NULL, napi_default, NULL},
   };
-  napi_value maxBatch;
+  napi_value maxBatch, metaColumns;
   napi_create_uint32(env, MAX_BATCH, &maxBatch);
   napi_set_named_property(env, exports, "MAX_BATCH", maxBatch);
+  napi_create_uint32(env, META_COLUMNS, &metaColumns);
+  napi_set_named_property(env, exports, "META_COLUMNS", metaColumns);
   napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties);
   return exports;
 }
