@@ -126,7 +126,7 @@ function renderProblems(r) {
     const spans = behindSpans.map((span) => `${formatClock(span?.fromS)}–${formatClock(span?.toS)}`)
       .join(', ');
     items.push(`<li class="cpu-limited"><b>Emulator fell behind:</b> in ${formatNumber(behind.seconds, 0)} of ${formatNumber(behind.measuredSeconds, 0)} s `
-      + `of the call (${escapeHtml(spans)}) the ${escapeHtml(String(r.network?.emulator ?? 'emulator'))}'s datagrams left over 2 ms late at p99 `
+      + `of the call (${escapeHtml(spans)}) the ${escapeHtml(String(r.network?.emulator ?? 'emulator'))}'s datagrams left late beyond its limit at p99 (relay: 1 ms native, 2 ms dgram) `
       + `(the latest ${formatNumber(behind.lateMaxMs, 1)} ms): in those seconds the links were not the configured ones; `
       + 'a busy host starves the relay (fewer peers, a smaller video preset or a larger machine); see <code>network.emulatorLoad</code>.</li>');
   }

@@ -99,7 +99,8 @@ export function renderMarkdown(summary, { reportPath } = {}) {
 
   const behind = summary.scenarios.filter((s) => s.emulatorBehindRuns > 0);
   if (behind.length) {
-    lines.push('**Runs whose emulator fell behind** (its datagrams over 2 ms late at p99 in some seconds: the links were not the configured ones)', '');
+    lines.push('**Runs whose emulator fell behind** (its datagrams late at p99 beyond its limit in some seconds, the relay\'s: '
+      + '1 ms on its native packet path, 2 ms on dgram; the links were not the configured ones)', '');
     for (const s of behind) lines.push(`- ${code(s.name)}: ${s.emulatorBehindRuns} of ${s.runs} runs`);
     lines.push('');
   }

@@ -58,7 +58,7 @@ test('an emulator that fell behind in some seconds of the call: how many, as spa
     behind: true, seconds: 3, measuredSeconds: 6, spans: [{ fromS: 0, toS: 2 }, { fromS: 4, toS: 5 }], lateMaxMs: 9.7,
   });
   const warning = emulatorBehindWarning(emulatorBehind(rows, [0, 6]), 'relay');
-  assert.match(warning, /^the relay emulator fell behind its schedule in 3 of 6 s of the call \(0–2 s, 4–5 s; datagrams over 2 ms late at p99, the latest 9\.7 ms\)/);
+  assert.match(warning, /^the relay emulator fell behind its schedule in 3 of 6 s of the call \(0–2 s, 4–5 s; datagrams late at p99 beyond its limit \(relay: 1 ms native, 2 ms dgram\), the latest 9\.7 ms\)/);
   assert.match(warning, /network\.emulatorLoad/);
 });
 

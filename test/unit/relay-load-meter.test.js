@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BEHIND_LATENESS_MS, LoadMeter } from '../../orchestrator/emulators/relay/load-meter.js';
 
-test('a second whose p99 lateness passes the threshold (2 ms) is marked behind; the seconds around it, on time, are not', () => {
-  const meter = new LoadMeter(0, 0);
+test('a second whose p99 lateness passes the threshold (2 ms on dgram) is marked behind; the seconds around it, on time, are not', () => {
+  const meter = new LoadMeter(0, 0, BEHIND_LATENESS_MS.dgram);
   const second = (lateMs, count, endMs) => {
     for (let i = 0; i < count; i++) {
       meter.received();
@@ -21,13 +21,27 @@ test('a second whose p99 lateness passes the threshold (2 ms) is marked behind; 
     { t: 2, packetsIn: 1000, packetsOut: 1000, behind: true },
     { t: 3, packetsIn: 500, packetsOut: 500, behind: false },
   ]);
-  assert.ok(rows[1].lateMsP99 > BEHIND_LATENESS_MS && rows[1].lateMsMax === 3);
+  assert.ok(rows[1].lateMsP99 > BEHIND_LATENESS_MS.dgram && rows[1].lateMsMax === 3);
   assert.equal(rows[0].busyPct, 25);
   assert.deepEqual(meter.take(), []);
 });
 
+test('1.5 ms late at p99 is behind on the native path (its timer is exact to the µs), not on dgram (whole-ms timers)', () => {
+  /** @param {number} behindMs */
+  const behindAt = (behindMs) => {
+    const meter = new LoadMeter(0, 0, behindMs);
+    for (let i = 0; i < 1000; i++) meter.sent(i % 50 === 0 ? 1.5 : 0.1);
+    meter.tick(1000, 0.1);
+    const rows = meter.take();
+    assert.ok(rows.length === 1 && Number(rows[0].lateMsP99) > 1 && Number(rows[0].lateMsP99) < 2, JSON.stringify(rows));
+    return rows[0].behind;
+  };
+  assert.equal(behindAt(BEHIND_LATENESS_MS.native), true);
+  assert.equal(behindAt(BEHIND_LATENESS_MS.dgram), false);
+});
+
 test('a tick inside the second in progress closes nothing, and an idle second is a row of zeros, not behind', () => {
-  const meter = new LoadMeter(0, 500);
+  const meter = new LoadMeter(0, 500, BEHIND_LATENESS_MS.native);
   meter.tick(900, 0.1);
   assert.deepEqual(meter.take(), []);
   meter.tick(1001, 0);
@@ -35,7 +49,7 @@ test('a tick inside the second in progress closes nothing, and an idle second is
 });
 
 test('a tick 2.5 s late (a stalled relay) closes one row labelled by the second it ends in, not the first one it covers', () => {
-  const meter = new LoadMeter(0, 0);
+  const meter = new LoadMeter(0, 0, BEHIND_LATENESS_MS.native);
   meter.tick(1005, 0.1);
   meter.received();
   meter.sent(240);

@@ -55,7 +55,7 @@ test('a run whose relay fell behind its schedule says so in the report\'s notes,
   const spans = [{ fromS: 11, toS: 13 }, { fromS: 40, toS: 41 }];
   result.summary.emulatorBehind = { behind: true, seconds: 3, measuredSeconds: 60, spans, lateMaxMs: 27.3 };
   result.network.emulator = 'relay';
-  assert.match(text(renderRunReport(result)), /Emulator fell behind: in 3 of 60 s of the call \(0:11–0:13, 0:40–0:41\) the relay's datagrams left over 2 ms late at p99 \(the latest 27\.3 ms\)/);
+  assert.match(text(renderRunReport(result)), /Emulator fell behind: in 3 of 60 s of the call \(0:11–0:13, 0:40–0:41\) the relay's datagrams left late beyond its limit at p99 \(relay: 1 ms native, 2 ms dgram\) \(the latest 27\.3 ms\)/);
   // A hand-edited result without spans still renders its note.
   result.summary.emulatorBehind = { behind: true, seconds: 2 };
   assert.match(text(renderRunReport(result)), /Emulator fell behind: in 2 of — s of the call \(\) the relay's/);

@@ -60,14 +60,13 @@ function loadAddon() {
 }
 
 /**
- * Runs use Node's dgram unless $WEBRTC_TESTBED_RELAY_PACKET_PATH says otherwise: the native path (README "Packet
- * path") saturates later and adds less delay at half load, and becomes the default once the whole end-to-end suite has
- * run on it (so far the relay tests and one short call have).
+ * Runs take the native path when it is built (auto) unless $WEBRTC_TESTBED_RELAY_PACKET_PATH says otherwise: it
+ * saturates later, adds less delay at half load and times to the microsecond (README "Packet path").
  * @returns {'auto'|'native'|'dgram'}
  */
 export function defaultPacketPath() {
   const chosen = process.env.WEBRTC_TESTBED_RELAY_PACKET_PATH;
-  return chosen === 'auto' || chosen === 'native' ? chosen : 'dgram';
+  return chosen === 'native' || chosen === 'dgram' ? chosen : 'auto';
 }
 
 /** Which path createPacketIo('auto') takes here, and why. */

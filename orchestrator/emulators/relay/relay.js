@@ -14,7 +14,7 @@ import { HarnessError, InputError } from '../../lib/system/errors.js';
 import { UDP_IPV4_OVERHEAD_BYTES } from '../../lib/network/link-model.js';
 import { checkTrace } from '../../lib/network/trace.js';
 import { LinkQueue } from './link-queue.js';
-import { LatenessHistogram, LoadMeter } from './load-meter.js';
+import { BEHIND_LATENESS_MS, LatenessHistogram, LoadMeter } from './load-meter.js';
 import { createPacketIo, defaultPacketPath, packetPath } from './packet-io.js';
 import { PacketPool } from './packet-pool.js';
 import { Proxies } from './proxies.js';
@@ -104,7 +104,7 @@ export class UdpRelay {
         this.#onTunnelDatagram(direction, payload, payloadBytes, address, port)),
     });
     this.#started = true;
-    this.#load = new LoadMeter(this.#originMs, this.#originMs);
+    this.#load = new LoadMeter(this.#originMs, this.#originMs, BEHIND_LATENESS_MS[this.#io.kind]);
     let utilization = performance.eventLoopUtilization();
     // Armed just past each second's end: a timer's clock (whole ms, cached per loop turn) lags performance.now(), so
     // an interval fired "at" the boundary often ran before it, closing nothing, and the next row then held two seconds.
@@ -124,8 +124,8 @@ export class UdpRelay {
 
   /**
    * The relay's own load per completed second since the last call: datagrams in and out, its event loop's busy
-   * share, and how late datagrams left (behind: p99 over 2 ms, the relay was no longer an exact emulator), with the
-   * packet path that moved them (native or dgram, see packet-io.js).
+   * share, and how late datagrams left (behind: p99 over 1 ms on the native path, 2 ms on dgram: the relay was no
+   * longer an exact emulator), with the packet path that moved them (native or dgram, see packet-io.js).
    * @returns {(import('./load-meter.js').LoadRow & {packetPath: 'native'|'dgram'})[]}
    */
   loadTruth() {

@@ -40,7 +40,8 @@ export function cpuLimitation(timeline, [fromS, toS]) {
 
 /**
  * The seconds of the call in which the emulator fell behind its own schedule (network.emulatorLoad's `behind`: its
- * datagrams left over 2 ms late at p99), as spans; null when the emulator does not measure itself.
+ * datagrams left late at p99 beyond its packet path's limit: 1 ms native, 2 ms dgram), as spans; null when the
+ * emulator does not measure itself.
  * @param {Array<{ t: number|null, behind: boolean, lateMaxMs: number|null }>|null} rows  on the media clock; a row covers (t − 1, t]
  * @param {[number, number]} windowS  (from, to]
  * @returns {{ behind: boolean, seconds: number, measuredSeconds: number, spans: Array<{ fromS: number, toS: number }>,
@@ -65,7 +66,7 @@ export function emulatorBehindWarning(behind, emulator) {
   if (!behind?.behind) return null;
   const spans = behind.spans.map((span) => `${span.fromS}–${span.toS} s`).join(', ');
   return `the ${emulator} emulator fell behind its schedule in ${behind.seconds} of ${behind.measuredSeconds} s of the call (${spans}; `
-    + `datagrams over 2 ms late at p99, the latest ${behind.lateMaxMs} ms): in those seconds the links were not the configured ones, `
+    + `datagrams late at p99 beyond its limit (relay: 1 ms native, 2 ms dgram), the latest ${behind.lateMaxMs} ms): in those seconds the links were not the configured ones, `
     + 'as on a saturated host; see network.emulatorLoad in result.json, and run fewer peers, a smaller video preset or on a larger machine';
 }
 

@@ -109,7 +109,8 @@ export const SCHEMA_VERSION = 1;
  * @property {number|null} busyPct  share of the second its event loop was busy, in %
  * @property {number|null} lateP99Ms  how late datagrams left against their schedule (null: none left)
  * @property {number|null} lateMaxMs
- * @property {boolean} behind      lateP99Ms over 2 ms: it fell behind its schedule and was no longer exact that second
+ * @property {boolean} behind      lateP99Ms over its limit (relay: 1 ms native, 2 ms dgram): it fell behind its
+ *   schedule and was no longer exact that second
  * @property {string} [packetPath]  the relay's sockets and timer: native or dgram
  * @typedef {Omit<EmulatorLoadRow, 'epochMs'> & { t: number|null }} EmulatorLoadEntry  network.emulatorLoad's, on the media clock
  *
