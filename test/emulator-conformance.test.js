@@ -84,6 +84,11 @@ for (const backend of BACKENDS) {
       assert.equal(typeof emulator.signalingHost, 'string');
       assert.equal(typeof emulator.rewriteCandidate, 'function');
       assert.ok(Array.isArray(emulator.events) && Array.isArray(emulator.commands));
+      for (const record of emulator.commands) {
+        assert.ok(Number.isFinite(record.atS) && typeof record.cmd === 'string' && typeof record.ok === 'boolean', JSON.stringify(record));
+      }
+      // The relay process raised its own priority: that command is the run's too.
+      if (backend.name === 'relay') assert.match(emulator.commands[0]?.cmd ?? 'none', /^chrt --reset-on-fork --fifo --pid 10 \d+$/);
       assert.equal(Boolean(emulator.tunnels), backend.supports.kernelFlows, 'tunnels exactly where kernel flows are supported');
       await emulator.apply({ 'p0.up': normalizeLinkParams({ rateKbps: 500, queueMs: 200 }, 'conformance') }, 1);
       const rows = await emulator.truth();

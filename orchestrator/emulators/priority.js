@@ -15,6 +15,9 @@ const execFileAsync = promisify(execFile);
 const FIFO_PRIORITY = '10';
 const FALLBACK_NICE = -10;
 
+/** The command that raises pid's main thread, as run (and logged into the run's network.commands). @param {number} pid */
+export const priorityCommand = (pid) => ['chrt', '--reset-on-fork', '--fifo', '--pid', FIFO_PRIORITY, String(pid)];
+
 /**
  * Best effort: SCHED_FIFO (reset on fork) for the main thread of pid (chrt, needs CAP_SYS_NICE), else nice -10,
  * else unchanged.
@@ -23,7 +26,8 @@ const FALLBACK_NICE = -10;
  */
 export async function raisePriority(pid) {
   try {
-    await execFileAsync('chrt', ['--reset-on-fork', '--fifo', '--pid', FIFO_PRIORITY, String(pid)]);
+    const [file, ...args] = priorityCommand(pid);
+    await execFileAsync(file, args);
     return 'realtime';
   } catch {
     // No chrt or not permitted: try nice.

@@ -5,9 +5,22 @@ import { SFU_NODE } from '../../lib/network/topology.js';
 import { firstIpv4Address, parseCandidate, withAddress } from '../candidates.js';
 import { startRelayProcess } from './client.js';
 import { createRelayProbePath } from './probe-path.js';
+import { priorityCommand } from '../priority.js';
+import { shellJoin } from '../script.js';
 
 /** Without a registry the caller closes the emulator itself. */
 const closeOnly = (/** @type {string} */ _name, /** @type {() => Promise<unknown>} */ close) => async () => { await close(); };
+
+/**
+ * The relay process ran chrt on itself at start (priority.js); the run logs it like any other system command.
+ * @param {Awaited<ReturnType<typeof startRelayProcess>>} relay @param {(() => number)|undefined} clock
+ * @returns {Promise<import('../command-runner.js').CommandRecord>}
+ */
+async function priorityRecord(relay, clock) {
+  const { priority } = await relay.stats();
+  const record = { atS: Number((clock?.() ?? 0).toFixed(3)), cmd: shellJoin(priorityCommand(relay.pid)), ok: priority === 'realtime' };
+  return priority === 'realtime' ? record : { ...record, stderr: `not permitted here: the relay runs at ${priority} priority` };
+}
 
 /**
  * The userspace relay: media is steered through it by rewriting each peer's loopback UDP host candidate (and the
@@ -20,7 +33,7 @@ const closeOnly = (/** @type {string} */ _name, /** @type {() => Promise<unknown
  *   browser gathers no loopback candidate; remotePeers: peers on other machines, whose only relayed candidates are
  *   those on their machine's address (a loopback candidate there is that machine's own)
  */
-async function createRelayEmulator({ compiled, registerCleanup = closeOnly, sfuAddress, hostAddressPeers = [], remotePeers }) {
+async function createRelayEmulator({ compiled, registerCleanup = closeOnly, sfuAddress, hostAddressPeers = [], remotePeers, clock }) {
   const relayedAddresses = ['127.0.0.1', ...(sfuAddress ? [sfuAddress] : [])];
   const hostAddress = hostAddressPeers.length ? sfuAddress ?? firstIpv4Address() : null;
   if (hostAddressPeers.length && !hostAddress) {
@@ -50,7 +63,7 @@ async function createRelayEmulator({ compiled, registerCleanup = closeOnly, sfuA
     name: 'relay',
     pid: relay.pid,
     signalingHost: '127.0.0.1',
-    commands: [],
+    commands: [await priorityRecord(relay, clock)],
     async rewriteCandidate({ from, to, candidate }) {
       const parsed = parseCandidate(candidate.candidate);
       if (!parsed || parsed.transport !== 'udp' || parsed.type !== 'host' || !relayed(from, parsed.address)) return null;
