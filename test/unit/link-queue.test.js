@@ -153,7 +153,8 @@ test('truth rows count per second, with arrival-second drops and delivery-second
 test('truth folded early (one link per turn, as the relay does after each second) gives the same rows as taken at once', () => {
   /** @param {(link: LinkQueue<number>) => void} between  what happens to the link before its rows are taken */
   const rowsOf = (between) => {
-    const link = new LinkQueue(params({ rateKbps: 1000, queuePackets: 20, oneWayDelayMs: 30, jitterMs: 5, lossPct: 5 }), { originMs: 0, nowMs: 0, seed: 9 });
+    const linkParams = params({ rateKbps: 1000, queuePackets: 20, oneWayDelayMs: 30, jitterMs: 5, lossPct: 5 });
+    const link = new LinkQueue(linkParams, { originMs: 0, nowMs: 0, seed: 9 });
     // As the relay drives it: due events first, then each arrival in time order; folded once, mid-run.
     for (let i = 0; i < 3000; i++) {
       if (i === 1734) between(link);
