@@ -150,6 +150,26 @@ test('truth rows count per second, with arrival-second drops and delivery-second
     [{ t: 3, packetsIn: 0, oneWayDelayMsP50: null }]);
 });
 
+test('truth folded early (one link per turn, as the relay does after each second) gives the same rows as taken at once', () => {
+  /** @param {(link: LinkQueue<number>) => void} between  what happens to the link before its rows are taken */
+  const rowsOf = (between) => {
+    const linkParams = params({ rateKbps: 1000, queuePackets: 20, oneWayDelayMs: 30, jitterMs: 5, lossPct: 5 });
+    const link = new LinkQueue(linkParams, { originMs: 0, nowMs: 0, seed: 9 });
+    // As the relay drives it: due events first, then each arrival in time order; folded once, mid-run.
+    for (let i = 0; i < 3000; i++) {
+      if (i === 1734) between(link);
+      drain(link, i * 1.5);
+      link.enqueue(i, 200, i * 1.5);
+    }
+    drain(link, 6000);
+    return link.takeTruth(6000);
+  };
+  const folded = rowsOf((link) => link.foldTruth(2600.5));
+  assert.equal(folded.length, 6, 'every second of the run, folded early or not');
+  assert.ok(folded[0].packetsOut > 0 && folded[0].oneWayDelayMsP95 !== null, JSON.stringify(folded[0]));
+  assert.deepEqual(folded, rowsOf(() => {}));
+});
+
 test('truth totals agree with what went in and out over many seconds', () => {
   const link = new LinkQueue(params({ rateKbps: 1000, queuePackets: 20, oneWayDelayMs: 30, lossPct: 10 }), { seed: 5 });
   let accepted = 0;

@@ -243,6 +243,13 @@ export class LinkQueue {
     return this.#truth.take(t);
   }
 
+  /** Folds the truth of the seconds completed by nowMs for a later takeTruth (same rows); deliver due ones first. @param {number} nowMs */
+  foldTruth(nowMs) {
+    const t = this.#tick(nowMs);
+    this.#advance(t);
+    this.#truth.fold(t);
+  }
+
   /** Totals since creation plus the current occupancy. */
   totals() {
     return { ...this.#totals, queuedPackets: this.#queue.length, queuedBytes: this.#queuedBytes, inFlightPackets: this.#inFlight.length };

@@ -19,6 +19,7 @@ import { createPacketIo, defaultPacketPath, packetPath } from './packet-io.js';
 import { PacketPool } from './packet-pool.js';
 import { Proxies } from './proxies.js';
 import { Tunnels } from './tunnels.js';
+import { foldOneLinkPerTurn } from './truth-folding.js';
 
 /** @typedef {import('../../lib/network/link-model.js').LinkParams} LinkParams */
 /** @typedef {import('./link-queue.js').TruthRow & {link: string}} LinkTruthRow */
@@ -114,6 +115,7 @@ export class UdpRelay {
         const now = performance.eventLoopUtilization();
         this.#load?.tick(performance.now(), performance.eventLoopUtilization(now, utilization).utilization);
         utilization = now;
+        foldOneLinkPerTurn([...this.#links.values()], (nowMs) => { if (this.#closed) return false; this.#run(nowMs); return true; });
         arm();
       }, Math.ceil(sinceOriginMs / 1000) * 1000 + LOAD_TICK_MARGIN_MS - sinceOriginMs);
       timer.unref();

@@ -91,13 +91,19 @@ export class TruthRecorder {
   sample(atMs, series, valueMs) { this.#bucket(atMs)[series].push(valueMs); }
 
   /**
+   * Folds every second that ended at or before nowMs into its row, kept for take(): the same rows, made earlier. The
+   * caller must have recorded every event up to nowMs.
+   * @param {number} nowMs
+   */
+  fold(nowMs) { this.#foldBefore(Math.floor((nowMs - this.#originMs) / 1000)); }
+
+  /**
    * Rows for every second that ended at or before nowMs and was not taken yet (empty seconds included).
    * The caller must have recorded every event up to nowMs.
    * @param {number} nowMs @returns {TruthRow[]}
    */
   take(nowMs) {
-    const completeSeconds = Math.floor((nowMs - this.#originMs) / 1000);
-    this.#foldBefore(completeSeconds);
+    this.fold(nowMs);
     const rows = this.#rows;
     this.#rows = [];
     return rows;
