@@ -150,6 +150,27 @@ test('truth rows count per second, with arrival-second drops and delivery-second
     [{ t: 3, packetsIn: 0, oneWayDelayMsP50: null }]);
 });
 
+test('a sender reports when each packet actually left: a late send counts in its second and in its one-way delay', () => {
+  const link = new LinkQueue(params({ oneWayDelayMs: 40 }), { originMs: 0, nowMs: 0 });
+  link.enqueue('a', 100, 950);
+  link.enqueue('b', 120, 955);
+  const handed = [];
+  link.deliver(996, (packet, atMs, arrivalMs, sizeBytes) => handed.push({ packet, atMs, arrivalMs, sizeBytes }));
+  assert.deepEqual(handed, [
+    { packet: 'a', atMs: 990, arrivalMs: 950, sizeBytes: 100 },
+    { packet: 'b', atMs: 995, arrivalMs: 955, sizeBytes: 120 },
+  ]);
+  link.delivered(100, 950, 996); // 6 ms late, still in the first second
+  link.delivered(120, 955, 1003); // 8 ms late: it left in the second one
+  const rows = link.takeTruth(2000)
+    .map(({ t, packetsOut, bytesOut, oneWayDelayMsP50 }) => ({ t, packetsOut, bytesOut, oneWayDelayMsP50 }));
+  assert.deepEqual(rows, [
+    { t: 1, packetsOut: 1, bytesOut: 100, oneWayDelayMsP50: 46 },
+    { t: 2, packetsOut: 1, bytesOut: 120, oneWayDelayMsP50: 48 },
+  ]);
+  assert.equal(link.totals().packetsOut, 2);
+});
+
 test('truth folded early (one link per turn, as the relay does after each second) gives the same rows as taken at once', () => {
   /** @param {(link: LinkQueue<number>) => void} between  what happens to the link before its rows are taken */
   const rowsOf = (between) => {

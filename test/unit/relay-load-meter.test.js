@@ -6,7 +6,7 @@ test('a second whose p99 lateness passes the threshold (2 ms on dgram) is marked
   const meter = new LoadMeter(0, 0, BEHIND_LATENESS_MS.dgram);
   const second = (lateMs, count, endMs) => {
     for (let i = 0; i < count; i++) {
-      meter.received();
+      meter.received(null);
       meter.sent(lateMs(i));
     }
     meter.tick(endMs, 0.25);
@@ -45,17 +45,32 @@ test('a tick inside the second in progress closes nothing, and an idle second is
   meter.tick(900, 0.1);
   assert.deepEqual(meter.take(), []);
   meter.tick(1001, 0);
-  assert.deepEqual(meter.take(), [{ t: 1, packetsIn: 0, packetsOut: 0, busyPct: 0, lateMsP99: null, lateMsMax: null, behind: false }]);
+  assert.deepEqual(meter.take(), [
+    { t: 1, packetsIn: 0, packetsOut: 0, busyPct: 0, lateMsP99: null, lateMsMax: null, wakeMsP99: null, wakeMsMax: null, behind: false },
+  ]);
 });
 
 test('a tick 2.5 s late (a stalled relay) closes one row labelled by the second it ends in, not the first one it covers', () => {
   const meter = new LoadMeter(0, 0, BEHIND_LATENESS_MS.native);
   meter.tick(1005, 0.1);
-  meter.received();
+  meter.received(null);
   meter.sent(240);
   meter.tick(3505, 0.9);
   assert.deepEqual(meter.take().map(({ t, packetsOut, behind }) => ({ t, packetsOut, behind })), [
     { t: 1, packetsOut: 0, behind: false },
     { t: 3, packetsOut: 1, behind: true },
   ]);
+});
+
+test('wake-ups (kernel stamp to read) are their own columns: a host that handed datagrams over 4 ms late is not the relay behind', () => {
+  const meter = new LoadMeter(0, 0, BEHIND_LATENESS_MS.native);
+  for (let i = 0; i < 1000; i++) {
+    meter.received(i % 50 === 0 ? 4 : 0.05);
+    meter.sent(0.2);
+  }
+  meter.tick(1005, 0.05);
+  const [row] = meter.take();
+  assert.ok(row.wakeMsP99 !== null && row.wakeMsP99 > 3.9 && row.wakeMsMax === 4, JSON.stringify(row));
+  assert.equal(row.behind, false);
+  assert.ok(row.lateMsP99 !== null && row.lateMsP99 < 1, JSON.stringify(row));
 });

@@ -10,16 +10,19 @@ const START_TIMEOUT_MS = 10_000;
 const EXIT_TIMEOUT_MS = 3_000;
 const ERROR_CLASSES = { InputError, EnvironmentError, HarnessError };
 /**
- * The relay child's V8 flags: none. Added delay p99 at 55 900 packets/s of 1200 bytes (50 % of saturation, native
+ * The relay child's V8 flags. Of the GC tuning flags, none: added delay p99 at 55 900 packets/s of 1200 bytes (50 % of saturation, native
  * path, median of 4 steps of 3 s in one session on a noisy machine, 2026-11-26; README "Load and saturation"): while
  * each datagram allocated a Buffer view, a packet and queue entries, 15.1 ms by default, 7.0 with --single-threaded-gc
  * (GC on the SCHED_FIFO main thread, not waiting for helper threads the scheduler does not run), 8.4 with
  * --max-semi-space-size=64, 4.6 with both. Without those allocations 2.7 ms by default, 3.1 and 9.1 with those flags:
  * scavenges take ~0.2 ms and no mark-compact runs in a step, so the flags no longer buy anything.
  * (--single-threaded, to keep GC off helper threads, made the timers 4x later at p99: V8 tasks then run inline.)
+ * --no-memory-reducer: 8 s after start, and whenever it looks idle, V8 shrinks the heap with two mark-compacts
+ * (pauses of 1.2 and 4.3 ms at a 2-party call's ~600 p/s): datagrams that came meanwhile left 3-5 ms late. The
+ * relay's heap is a few MB; it has nothing to gain from shrinking it. This one stays.
  */
 /** @type {readonly string[]} */
-export const RELAY_NODE_FLAGS = Object.freeze([]);
+export const RELAY_NODE_FLAGS = Object.freeze(['--no-memory-reducer']);
 
 /**
  * @typedef {object} RelayProcess

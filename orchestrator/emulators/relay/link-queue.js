@@ -208,13 +208,17 @@ export class LinkQueue {
   poll(nowMs) {
     /** @type {{packet: P, atMs: number}[]} */
     const delivered = [];
-    this.deliver(nowMs, (packet, atMs) => delivered.push({ packet, atMs }));
+    this.deliver(nowMs, (packet, atMs, arrivalMs, sizeBytes) => {
+      this.delivered(sizeBytes, arrivalMs, atMs);
+      delivered.push({ packet, atMs });
+    });
     return delivered.length === 0 ? NOTHING_DELIVERED : delivered;
   }
 
   /**
-   * poll() without its array: hands each packet delivered by nowMs to onDelivery, in delivery order.
-   * @param {number} nowMs @param {(packet: P, atMs: number) => void} onDelivery
+   * poll() for a caller that sends: hands each packet due by nowMs to onDelivery(packet, atMs: its delivery time,
+   * arrivalMs: when it reached this link, sizeBytes), in delivery order. The caller reports each with delivered().
+   * @param {number} nowMs @param {(packet: P, atMs: number, arrivalMs: number, sizeBytes: number) => void} onDelivery
    */
   deliver(nowMs, onDelivery) {
     const t = this.#tick(nowMs);
@@ -223,13 +227,20 @@ export class LinkQueue {
       const sizeBytes = this.#inFlight.headSizeBytes();
       const arrivalMs = this.#inFlight.headArrivalMs();
       const deliverMs = this.#inFlight.headTimeMs();
-      const packet = this.#inFlight.shift();
-      this.#totals.packetsOut++;
-      this.#totals.bytesOut += sizeBytes;
-      this.#truth.count(deliverMs, 'packetsOut', sizeBytes);
-      this.#truth.sample(deliverMs, 'oneWayDelaysMs', deliverMs - arrivalMs);
-      onDelivery(packet, deliverMs);
+      onDelivery(this.#inFlight.shift(), deliverMs, arrivalMs, sizeBytes);
     }
+  }
+
+  /**
+   * A packet deliver() handed over left at leftMs: when it was actually sent (a late timer shows in the truth, as on
+   * the wire), or its delivery time where it only moves on to a next link.
+   * @param {number} sizeBytes @param {number} arrivalMs @param {number} leftMs
+   */
+  delivered(sizeBytes, arrivalMs, leftMs) {
+    this.#totals.packetsOut++;
+    this.#totals.bytesOut += sizeBytes;
+    this.#truth.count(leftMs, 'packetsOut', sizeBytes);
+    this.#truth.sample(leftMs, 'oneWayDelaysMs', leftMs - arrivalMs);
   }
 
   /**

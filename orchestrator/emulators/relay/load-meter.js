@@ -1,6 +1,7 @@
 /**
  * The relay's own load: how late datagrams leave against their schedule (in total and per second), and per second
- * the datagrams it took in and sent and the share of the time its event loop was busy. Pure; the relay feeds it.
+ * the datagrams it took in and sent, how long after the kernel took them in it read them, and the share of the time
+ * its event loop was busy. Pure; the relay feeds it.
  */
 
 /**
@@ -49,8 +50,12 @@ export class LatenessHistogram {
  * @property {number} packetsIn  datagrams received (all sockets, dropped ones included)
  * @property {number} packetsOut  datagrams sent
  * @property {number|null} busyPct  share of the second the event loop was busy, in %
- * @property {number|null} lateMsP99  how late datagrams left against their schedule
+ * @property {number|null} lateMsP99  how late datagrams left against their schedule, or after the relay read them
+ *   when that was later (a datagram read late is the host's delay, not the relay's: see wakeMsP99)
  * @property {number|null} lateMsMax
+ * @property {number|null} wakeMsP99  from the kernel's arrival stamp to the relay's read (native path; null on dgram,
+ *   which has no stamp): a link's delay absorbs it, on a link without delay it adds to the truth's one-way delay
+ * @property {number|null} wakeMsMax
  * @property {boolean} behind  lateMsP99 over its packet path's BEHIND_LATENESS_MS: the relay fell behind its schedule
  */
 
@@ -60,6 +65,7 @@ export class LoadMeter {
   #packetsIn = 0;
   #packetsOut = 0;
   #lateness = new LatenessHistogram();
+  #wake = new LatenessHistogram();
   /** @type {LoadRow[]} */
   #rows = [];
 
@@ -75,7 +81,11 @@ export class LoadMeter {
     this.#second = Math.floor((nowMs - originMs) / 1000);
   }
 
-  received() { this.#packetsIn++; }
+  /** @param {number|null} wakeMs  from the kernel's arrival stamp to the read; null: no stamp */
+  received(wakeMs) {
+    this.#packetsIn++;
+    if (wakeMs !== null) this.#wake.record(wakeMs);
+  }
 
   /** @param {number} lateMs */
   sent(lateMs) {
@@ -92,6 +102,7 @@ export class LoadMeter {
     const second = Math.floor((nowMs - this.#originMs) / 1000);
     if (second <= this.#second) return;
     const { p99, max } = this.#lateness.summary();
+    const wake = this.#wake.summary();
     this.#rows.push({
       t: second,
       packetsIn: this.#packetsIn,
@@ -99,12 +110,15 @@ export class LoadMeter {
       busyPct: busyShare === null ? null : Math.round(busyShare * 1000) / 10,
       lateMsP99: p99,
       lateMsMax: max,
+      wakeMsP99: wake.p99,
+      wakeMsMax: wake.max,
       behind: p99 !== null && p99 > this.#behindMs,
     });
     this.#second = second;
     this.#packetsIn = 0;
     this.#packetsOut = 0;
     this.#lateness = new LatenessHistogram();
+    this.#wake = new LatenessHistogram();
   }
 
   /** The rows closed since the last call. @returns {LoadRow[]} */

@@ -4,6 +4,7 @@
  * Node's own (a syscall and a callback per datagram, timers in whole ms), the fallback when the addon is not built.
  */
 import dgram from 'node:dgram';
+import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
 import { EnvironmentError } from '../../lib/system/errors.js';
 
@@ -14,7 +15,8 @@ import { EnvironmentError } from '../../lib/system/errors.js';
  * @typedef {Buffer|number} Payload  a datagram's bytes as the path holds them (dgram: a Buffer; native: a pool slot);
  *   the receiver owns it until it sends it or releases it
  *
- * @typedef {(payload: Payload, payloadBytes: number, address: string, port: number) => void} DatagramHandler
+ * @typedef {(payload: Payload, payloadBytes: number, address: string, port: number, arrivalMs: number) => void} DatagramHandler
+ *   arrivalMs: when it arrived, on performance.now()'s clock (native: the kernel's stamp; dgram: the read)
  *
  * @typedef {object} PacketIo
  * @property {'native'|'dgram'} kind
@@ -38,8 +40,8 @@ import { EnvironmentError } from '../../lib/system/errors.js';
 export const SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
 
 /**
- * @typedef {{MAX_BATCH: number, META_COLUMNS: number, create: Function, bind: Function, send: Function, release: Function,
- *   flush: Function, setTimer: Function, closeSocket: Function, destroy: Function}} Addon
+ * @typedef {{MAX_BATCH: number, META_COLUMNS: number, ARRIVAL_STAMPS: boolean, create: Function, bind: Function,
+ *   send: Function, release: Function, flush: Function, setTimer: Function, closeSocket: Function, destroy: Function}} Addon
  */
 const addon = loadAddon();
 
@@ -49,8 +51,8 @@ function loadAddon() {
     const load = createRequire(import.meta.url);
     /** @type {Addon} */
     const built = load('./native/build/Release/relay_io.node');
-    // A build from before the slot pool would be handed slots it does not know.
-    if (typeof built.release !== 'function') {
+    // A build from before the slot pool would be handed slots it does not know; one before arrival stamps, no arrivals.
+    if (typeof built.release !== 'function' || built.ARRIVAL_STAMPS !== true) {
       return { addon: null, note: 'dgram: the native packet path was built from an older relay_io.c; run `npm run setup` to rebuild it' };
     }
     return { addon: built, note: 'native: recvmmsg/sendmmsg and a timerfd' };
@@ -119,7 +121,7 @@ function dgramIo({ onTimer, onSendErrors }) {
       socket.setSendBufferSize(SOCKET_BUFFER_BYTES);
       // Send failures report through onSent.
       socket.on('error', () => onSendErrors(1));
-      socket.on('message', (payload, source) => onDatagram(payload, payload.length, source.address, source.port));
+      socket.on('message', (payload, source) => onDatagram(payload, payload.length, source.address, source.port, performance.now()));
       const handle = { port: socket.address().port };
       sockets.set(handle, socket);
       return handle;
@@ -151,6 +153,9 @@ function nativeIo(native, { onTimer, onSendErrors }) {
   /** Rows of [socket id, source address, source port, length, slot] for each datagram of a batch. */
   const columns = native.META_COLUMNS;
   const meta = new Uint32Array(native.MAX_BATCH * columns);
+  /** By row: the kernel's arrival stamp on CLOCK_MONOTONIC (ms), which performance.now() reads from its own origin. */
+  const arrivals = new Float64Array(native.MAX_BATCH);
+  const monotonicToNowMs = performance.now() - Number(process.hrtime.bigint()) / 1e6;
   /** @type {(DatagramHandler|undefined)[]} by socket id */
   const handlers = [];
   const addresses = new AddressCache();
@@ -167,15 +172,15 @@ function nativeIo(native, { onTimer, onSendErrors }) {
   const release = (slot) => { if (!closed) native.release(io, slot); };
   /** @param {number} count @param {boolean} timerFired */
   const onEvents = (count, timerFired) => {
-    for (let row = 0; row < count * columns; row += columns) {
+    for (let i = 0, row = 0; i < count; i++, row += columns) {
       const handler = handlers[meta[row]];
       // A datagram that was read as its socket closed is nobody's.
-      if (handler) handler(meta[row + 4], meta[row + 3], addresses.text(meta[row + 1]), meta[row + 2]);
+      if (handler) handler(meta[row + 4], meta[row + 3], addresses.text(meta[row + 1]), meta[row + 2], arrivals[i] + monotonicToNowMs);
       else release(meta[row + 4]);
     }
     if (timerFired) onTimer();
   };
-  const io = native.create(onEvents, meta);
+  const io = native.create(onEvents, meta, arrivals);
   /** @type {WeakMap<PacketSocket, number>} */
   const ids = new WeakMap();
   return {

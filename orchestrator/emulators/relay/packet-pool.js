@@ -15,20 +15,26 @@
  * @property {{address: string, port: number}} to  where it is sent
  * @property {import('./truth-recorder.js').TruthRecorder|null} tunnelTruth  the tunnel direction it crosses, if any
  * @property {number} atMs  when it leaves the link it is in (set on delivery)
+ * @property {import('./link-queue.js').LinkQueue<Packet>|null} link  the link that delivered it, until it reports so
+ * @property {number} linkArrivalMs  when it reached that link
+ * @property {number} readMs  when the relay read it (its arrival is the kernel's stamp, which may be earlier)
  */
 
 export class PacketPool {
   /** @type {Packet[]} */ #spare = [];
 
   /**
-   * A packet at the start of its route (hop -1), arrived at atMs.
+   * A packet at the start of its route (hop -1), arrived at atMs, read at readMs.
    * @param {Packet['payload']} payload @param {number} payloadBytes @param {number} sizeBytes @param {string[]} route
    * @param {Packet['from']} from @param {Packet['to']} to @param {Packet['tunnelTruth']} tunnelTruth @param {number} atMs
+   * @param {number} readMs
    * @returns {Packet}
    */
-  take(payload, payloadBytes, sizeBytes, route, from, to, tunnelTruth, atMs) {
+  take(payload, payloadBytes, sizeBytes, route, from, to, tunnelTruth, atMs, readMs) {
     const packet = this.#spare.pop();
-    if (!packet) return { payload, payloadBytes, sizeBytes, route, hop: -1, from, to, tunnelTruth, atMs };
+    if (!packet) {
+      return { payload, payloadBytes, sizeBytes, route, hop: -1, from, to, tunnelTruth, atMs, link: null, linkArrivalMs: atMs, readMs };
+    }
     packet.payload = payload;
     packet.payloadBytes = payloadBytes;
     packet.sizeBytes = sizeBytes;
@@ -38,6 +44,9 @@ export class PacketPool {
     packet.to = to;
     packet.tunnelTruth = tunnelTruth;
     packet.atMs = atMs;
+    packet.link = null;
+    packet.linkArrivalMs = atMs;
+    packet.readMs = readMs;
     return packet;
   }
 

@@ -43,7 +43,7 @@ export class Proxies {
   /**
    * @param {{io: import('./packet-io.js').PacketIo, host: string, isClosed: () => boolean,
    *   onDatagram: (to: ProxySocket, payload: import('./packet-io.js').Payload, payloadBytes: number, address: string,
-   *     port: number) => void}} options  onDatagram owns the payload (sends or releases it)
+   *     port: number, arrivalMs: number) => void}} options  onDatagram owns the payload (sends or releases it)
    */
   constructor({ io, host, isClosed, onDatagram }) {
     this.#io = io;
@@ -88,8 +88,8 @@ export class Proxies {
   async #bind({ peer, remotePeer, address, port }, key, bindAddress) {
     /** @type {ProxySocket|null} */
     let proxy = null;
-    const socket = await this.#io.bind(bindAddress, (payload, payloadBytes, sourceAddress, sourcePort) => {
-      if (proxy) this.#onDatagram(proxy, payload, payloadBytes, sourceAddress, sourcePort);
+    const socket = await this.#io.bind(bindAddress, (payload, payloadBytes, sourceAddress, sourcePort, arrivalMs) => {
+      if (proxy) this.#onDatagram(proxy, payload, payloadBytes, sourceAddress, sourcePort, arrivalMs);
       else this.#io.release(payload);
     });
     if (this.#isClosed()) {

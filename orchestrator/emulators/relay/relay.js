@@ -12,14 +12,14 @@
 import { performance } from 'node:perf_hooks';
 import { HarnessError, InputError } from '../../lib/system/errors.js';
 import { UDP_IPV4_OVERHEAD_BYTES } from '../../lib/network/link-model.js';
-import { checkTrace } from '../../lib/network/trace.js';
 import { LinkQueue } from './link-queue.js';
+import { checkRelayConfig } from './relay-config.js';
 import { BEHIND_LATENESS_MS, LatenessHistogram, LoadMeter } from './load-meter.js';
 import { createPacketIo, defaultPacketPath, packetPath } from './packet-io.js';
 import { PacketPool } from './packet-pool.js';
 import { Proxies } from './proxies.js';
 import { Tunnels } from './tunnels.js';
-import { foldOneLinkPerTurn } from './truth-folding.js';
+import { afterEverySecond, foldOneLinkPerTurn } from './truth-folding.js';
 
 /** @typedef {import('../../lib/network/link-model.js').LinkParams} LinkParams */
 /** @typedef {import('./link-queue.js').TruthRow & {link: string}} LinkTruthRow */
@@ -35,8 +35,6 @@ import { foldOneLinkPerTurn } from './truth-folding.js';
 const EARLY_FIRE_MS = 0.5;
 /** The timer wakes on this grid and sends all that is due: a timerfd exact to the µs woke once per packet (costly). */
 const TIMER_GRID_MS = 0.25;
-/** The load meter's tick runs this long after each second's end, so that timer error cannot put it before. */
-const LOAD_TICK_MARGIN_MS = 5;
 
 /** @typedef {import('./packet-pool.js').Packet} Packet */
 
@@ -67,12 +65,14 @@ export class UdpRelay {
   #packets = new PacketPool();
   /** @type {Packet[]} packets due in #run, reused across calls */
   #due = [];
+  /** @type {LinkQueue<Packet>|null} the link #run is collecting from */
+  #delivering = null;
   #counters = { forwardedPackets: 0, forwardedBytes: 0, dropsUnknownSource: 0, dropsNoRoute: 0, sendErrors: 0 };
   #sendLateness = new LatenessHistogram();
   /** @type {LoadMeter|null} */
   #load = null;
-  /** @type {NodeJS.Timeout|null} closes the load meter's seconds */
-  #loadTimer = null;
+  /** stops the ticks that close the load meter's seconds and fold truth */
+  #stopTicks = () => {};
 
   /**
    * @param {{host?: string, seed?: number, packetPath?: 'auto'|'native'|'dgram'}} [options]
@@ -97,31 +97,21 @@ export class UdpRelay {
     });
     this.#proxies = new Proxies({
       io: this.#io, host: this.#host, isClosed: () => this.#closed,
-      onDatagram: (to, payload, payloadBytes, address, port) => this.#onDatagram(to, payload, payloadBytes, address, port),
+      onDatagram: (...datagram) => this.#onDatagram(...datagram),
     });
     this.#tunnels = new Tunnels({
       io: this.#io, host: this.#host, originMs: this.#originMs, isClosed: () => this.#closed,
-      onDatagram: (direction, payload, payloadBytes, address, port) => (
-        this.#onTunnelDatagram(direction, payload, payloadBytes, address, port)),
+      onDatagram: (...datagram) => this.#onTunnelDatagram(...datagram),
     });
     this.#started = true;
     this.#load = new LoadMeter(this.#originMs, this.#originMs, BEHIND_LATENESS_MS[this.#io.kind]);
     let utilization = performance.eventLoopUtilization();
-    // Armed just past each second's end: a timer's clock (whole ms, cached per loop turn) lags performance.now(), so
-    // an interval fired "at" the boundary often ran before it, closing nothing, and the next row then held two seconds.
-    const arm = () => {
-      const sinceOriginMs = performance.now() - this.#originMs;
-      const timer = setTimeout(() => {
-        const now = performance.eventLoopUtilization();
-        this.#load?.tick(performance.now(), performance.eventLoopUtilization(now, utilization).utilization);
-        utilization = now;
-        foldOneLinkPerTurn([...this.#links.values()], (nowMs) => { if (this.#closed) return false; this.#run(nowMs); return true; });
-        arm();
-      }, Math.ceil(sinceOriginMs / 1000) * 1000 + LOAD_TICK_MARGIN_MS - sinceOriginMs);
-      timer.unref();
-      this.#loadTimer = timer;
-    };
-    arm();
+    this.#stopTicks = afterEverySecond(this.#originMs, () => {
+      const now = performance.eventLoopUtilization();
+      this.#load?.tick(performance.now(), performance.eventLoopUtilization(now, utilization).utilization);
+      utilization = now;
+      foldOneLinkPerTurn([...this.#links.values()], (nowMs) => { if (this.#closed) return false; this.#run(nowMs); return true; });
+    });
   }
 
   /**
@@ -145,22 +135,8 @@ export class UdpRelay {
    */
   configure({ links = {}, routes, traces = {}, traceOriginEpochMs } = {}) {
     this.#running('configure');
-    const known = new Set([...this.#links.keys(), ...Object.keys(links)]);
-    for (const [pair, names] of Object.entries(routes ?? {})) {
-      const unknown = names.filter((name) => !known.has(name));
-      if (unknown.length > 0) {
-        throw new InputError(`relay route "${pair}" names unknown link(s) ${unknown.join(', ')}; configure those links (known: ${[...known].join(', ') || 'none'}).`);
-      }
-    }
-    // A trace with a NaN or infinite timestamp (Infinity crosses IPC as null) would arm the timer every 1 ms forever
-    // and deliver nothing: every trace is checked before any link uses it.
-    for (const [name, trace] of Object.entries(traces)) checkTrace(trace, `relay trace ${name}`);
+    checkRelayConfig({ links, routes, traces }, this.#links, this.#traces);
     for (const [name, trace] of Object.entries(traces)) this.#traces.set(name, trace);
-    for (const [link, params] of Object.entries(links)) {
-      if (params.trace && !this.#traces.has(params.trace)) {
-        throw new InputError(`relay link ${link} names trace ${params.trace}, which was not given; pass it in traces (known: ${[...this.#traces.keys()].join(', ') || 'none'}).`);
-      }
-    }
     const nowMs = performance.now();
     const traceOriginMs = traceOriginEpochMs === undefined ? nowMs : relayClockMs(traceOriginEpochMs);
     this.#run(nowMs);
@@ -260,7 +236,7 @@ export class UdpRelay {
   async close() {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#loadTimer) clearTimeout(this.#loadTimer);
+    this.#stopTicks();
     await this.#proxies?.close();
     await this.#tunnels?.close();
     this.#io?.close();
@@ -280,42 +256,52 @@ export class UdpRelay {
    * A datagram reached `to` (which represents A's candidate towards B): it must come from one of B's
    * candidates registered towards A.
    * @param {ProxySocket} to @param {import('./packet-io.js').Payload} payload @param {number} payloadBytes
-   * @param {string} sourceAddress @param {number} sourcePort
+   * @param {string} sourceAddress @param {number} sourcePort @param {number} arrivalMs  when the kernel took it in
    */
-  #onDatagram(to, payload, payloadBytes, sourceAddress, sourcePort) {
-    this.#load?.received();
+  #onDatagram(to, payload, payloadBytes, sourceAddress, sourcePort, arrivalMs) {
+    const readMs = this.#received(arrivalMs);
     const from = to.sources.get(sourcePort)?.get(sourceAddress);
     if (!from) return this.#drop('dropsUnknownSource', payload);
     const route = this.#routes.get(to.routeKey);
     if (!route) return this.#drop('dropsNoRoute', payload);
-    const nowMs = performance.now();
-    const packet = this.#packets.take(payload, payloadBytes, payloadBytes + UDP_IPV4_OVERHEAD_BYTES, route, from, to, null, nowMs);
-    this.#forward(packet, nowMs);
-    this.#run(nowMs);
+    const sizeBytes = payloadBytes + UDP_IPV4_OVERHEAD_BYTES;
+    const packet = this.#packets.take(payload, payloadBytes, sizeBytes, route, from, to, null, arrivalMs, readMs);
+    this.#forward(packet, arrivalMs);
+    this.#run(arrivalMs);
     this.#schedule();
   }
 
   /**
    * An IP packet from a tunnel's bridge: it crosses the direction's route, charged at its own size.
    * @param {TunnelDirection} direction @param {import('./packet-io.js').Payload} payload @param {number} payloadBytes
-   * @param {string} sourceAddress @param {number} sourcePort
+   * @param {string} sourceAddress @param {number} sourcePort @param {number} arrivalMs
    */
-  #onTunnelDatagram({ route, from, to, truth }, payload, payloadBytes, sourceAddress, sourcePort) {
-    this.#load?.received();
+  #onTunnelDatagram({ route, from, to, truth }, payload, payloadBytes, sourceAddress, sourcePort, arrivalMs) {
+    const readMs = this.#received(arrivalMs);
     if (sourceAddress !== from.address || sourcePort !== from.port) return this.#drop('dropsUnknownSource', payload);
-    const nowMs = performance.now();
-    truth.count(nowMs, 'packetsIn', payloadBytes);
+    truth.count(arrivalMs, 'packetsIn', payloadBytes);
     // It leaves from the receiving side's relay socket, the one that side's bridge talks to.
-    const packet = this.#packets.take(payload, payloadBytes, payloadBytes, route, to, to, truth, nowMs);
-    this.#forward(packet, nowMs);
-    this.#run(nowMs);
+    const packet = this.#packets.take(payload, payloadBytes, payloadBytes, route, to, to, truth, arrivalMs, readMs);
+    this.#forward(packet, arrivalMs);
+    this.#run(arrivalMs);
     this.#schedule();
+  }
+
+  /** Counts a datagram in; returns when it was read. @param {number} arrivalMs */
+  #received(arrivalMs) {
+    const readMs = performance.now();
+    this.#load?.received(this.#io?.kind === 'native' ? readMs - arrivalMs : null);
+    return readMs;
   }
 
   /** Hands a packet to the next link of its route, or sends it when the route is done. @param {Packet} packet @param {number} atMs */
   #forward(packet, atMs) {
+    const from = packet.link;
+    packet.link = null;
     packet.hop++;
     if (packet.hop < packet.route.length) {
+      from?.delivered(packet.sizeBytes, packet.linkArrivalMs, atMs);
+      packet.linkArrivalMs = atMs;
       const link = this.#links.get(packet.route[packet.hop]);
       // Routes name only configured links, and links go only at close(): no route can lead nowhere but after it.
       if (!link) {
@@ -330,7 +316,10 @@ export class UdpRelay {
     }
     this.#counters.forwardedPackets++;
     this.#counters.forwardedBytes += packet.payloadBytes;
-    const lateMs = performance.now() - atMs;
+    const sentMs = performance.now();
+    from?.delivered(packet.sizeBytes, packet.linkArrivalMs, sentMs);
+    // Late against its schedule, or against its read when the host handed it over after it was due.
+    const lateMs = sentMs - Math.max(atMs, packet.readMs);
     this.#sendLateness.record(lateMs);
     this.#load?.sent(lateMs);
     packet.tunnelTruth?.count(atMs, 'packetsOut', packet.payloadBytes);
@@ -353,7 +342,10 @@ export class UdpRelay {
     while (nowMs >= this.#nextEventMs) {
       let nextMs = Infinity;
       for (const link of this.#links.values()) {
-        if (link.nextEventMs() <= nowMs) link.deliver(nowMs, this.#collect);
+        if (link.nextEventMs() <= nowMs) {
+          this.#delivering = link;
+          link.deliver(nowMs, this.#collect);
+        }
         nextMs = Math.min(nextMs, link.nextEventMs());
       }
       this.#nextEventMs = nextMs;
@@ -364,9 +356,11 @@ export class UdpRelay {
     }
   }
 
-  /** @param {Packet} packet @param {number} atMs */
-  #collect = (packet, atMs) => {
+  /** @param {Packet} packet @param {number} atMs @param {number} arrivalMs */
+  #collect = (packet, atMs, arrivalMs) => {
     packet.atMs = atMs;
+    packet.link = this.#delivering;
+    packet.linkArrivalMs = arrivalMs;
     this.#due.push(packet);
   };
 

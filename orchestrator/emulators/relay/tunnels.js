@@ -58,7 +58,7 @@ export class Tunnels {
   /**
    * @param {{io: import('./packet-io.js').PacketIo, host: string, originMs: number, isClosed: () => boolean,
    *   onDatagram: (direction: TunnelDirection, payload: import('./packet-io.js').Payload, payloadBytes: number,
-   *     address: string, port: number) => void}} options  onDatagram owns the payload (sends or releases it)
+   *     address: string, port: number, arrivalMs: number) => void}} options  onDatagram owns the payload (sends or releases it)
    */
   constructor({ io, host, originMs, isClosed, onDatagram }) {
     this.#io = io;
@@ -80,8 +80,8 @@ export class Tunnels {
     /** @type {TunnelDirection[]} */
     const directions = [];
     /** @param {number} index @returns {import('./packet-io.js').DatagramHandler} */
-    const handler = (index) => (payload, payloadBytes, address, port) => {
-      if (directions[index]) this.#onDatagram(directions[index], payload, payloadBytes, address, port);
+    const handler = (index) => (payload, payloadBytes, address, port, arrivalMs) => {
+      if (directions[index]) this.#onDatagram(directions[index], payload, payloadBytes, address, port, arrivalMs);
       else this.#io.release(payload);
     };
     const leftSocket = await this.#io.bind(this.#host, handler(0));

@@ -67,7 +67,7 @@ typedef struct {
   uv_poll_t poll, tick;
   uint64_t lastWakeNs;
   int closedHandles;
-  napi_ref onEvents, meta;
+  napi_ref onEvents, meta, arrivals;
   uint32_t *metaData;
   napi_async_context context;
   Sock **sockets;
@@ -79,6 +79,9 @@ typedef struct {
   struct iovec recvIovs[SOCKET_BATCH];
   struct sockaddr_in from[SOCKET_BATCH];
   uint32_t recvSlots[SOCKET_BATCH];
+  /* SCM_TIMESTAMPNS: when the kernel took each datagram in, on CLOCK_REALTIME */
+  char recvControl[SOCKET_BATCH][CMSG_SPACE(sizeof(struct timespec))] __attribute__((aligned(8)));
+  double *arrivalsMs; /* by batch row: the arrival on CLOCK_MONOTONIC, in ms (JS's Float64Array) */
   uint32_t sendErrors;
 } Io;
 
@@ -227,10 +230,32 @@ static void flushAll(Io *io) {
 }
 
 /* Reads what is ready: up to MAX_BATCH datagrams into pool slots, meta rows filled. */
+static int64_t timespecNs(struct timespec at) { return (int64_t)at.tv_sec * 1000000000LL + at.tv_nsec; }
+
+/*
+ * When the kernel took the datagram in (its SCM_TIMESTAMPNS) on CLOCK_MONOTONIC, in ms: a link's delay counts from
+ * there, so the relay's own wake-up (idle CPU, a busy event loop, the hold below) does not add to it. Without a stamp,
+ * now.
+ */
+static double arrivalMs(struct msghdr *msg, int64_t realNowNs, int64_t monoNowNs) {
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
+    struct timespec stamp;
+    memcpy(&stamp, CMSG_DATA(c), sizeof stamp);
+    int64_t ageNs = realNowNs - timespecNs(stamp);
+    /* Negative: it came after the clocks were read. A wall clock stepped meanwhile makes the age nonsense: now. */
+    if (ageNs > -1000000000LL && ageNs < 10000000000LL) return (double)(monoNowNs - ageNs) / 1e6;
+  }
+  return (double)monoNowNs / 1e6;
+}
+
 static uint32_t receive(Io *io, int *timerFired) {
   struct epoll_event events[64];
   int ready = epoll_wait(io->epfd, events, 64, 0);
   uint32_t count = 0;
+  struct timespec realNow, monoNow;
+  clock_gettime(CLOCK_REALTIME, &realNow);
+  clock_gettime(CLOCK_MONOTONIC, &monoNow);
   for (int e = 0; e < ready; e++) {
     uint32_t id = events[e].data.u32;
     if (id == TIMER_TAG) {
@@ -252,6 +277,8 @@ static uint32_t receive(Io *io, int *timerFired) {
       io->recvMsgs[i].msg_hdr.msg_iovlen = 1;
       io->recvMsgs[i].msg_hdr.msg_name = &io->from[i];
       io->recvMsgs[i].msg_hdr.msg_namelen = sizeof(struct sockaddr_in);
+      io->recvMsgs[i].msg_hdr.msg_control = io->recvControl[i];
+      io->recvMsgs[i].msg_hdr.msg_controllen = sizeof io->recvControl[i];
     }
     int got = want == 0 ? 0 : recvmmsg(sock->fd, io->recvMsgs, want, MSG_DONTWAIT, NULL);
     if (got < 0) got = 0;
@@ -262,6 +289,7 @@ static uint32_t receive(Io *io, int *timerFired) {
       row[2] = ntohs(io->from[i].sin_port);
       row[3] = io->recvMsgs[i].msg_len;
       row[4] = io->recvSlots[i];
+      io->arrivalsMs[count + i] = arrivalMs(&io->recvMsgs[i].msg_hdr, timespecNs(realNow), timespecNs(monoNow));
       io->pool.lengths[io->recvSlots[i]] = io->recvMsgs[i].msg_len;
     }
     for (unsigned i = want; i-- > (unsigned)got;) releaseSlot(&io->pool, io->recvSlots[i]);

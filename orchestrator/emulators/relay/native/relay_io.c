@@ -5,10 +5,11 @@
  * The link model stays in JS (../relay.js); ../packet-io.js wraps this, with Node's dgram as the fallback.
  *
  * JS API (io: the external that create returns):
- *   create(onEvents, meta: Uint32Array(MAX_BATCH * META_COLUMNS)) -> io
+ *   create(onEvents, meta: Uint32Array(MAX_BATCH * META_COLUMNS), arrivals: Float64Array(MAX_BATCH)) -> io
  *     onEvents(count, timerFired: boolean): meta holds count rows of
  *     [socketId, sourceAddress (host order), sourcePort, length, slot]; each payload stays in its pool slot until JS
- *     sends it or releases it (see Pool in batch.h).
+ *     sends it or releases it (see Pool in batch.h). arrivals[row]: when the kernel took that datagram in, in ms on
+ *     CLOCK_MONOTONIC (process.hrtime's clock).
  *   bind(io, address, bufferBytes) -> [socketId, port]
  *   send(io, socketId, slot, port, address (host order))  queued, sent from the slot by flush(), which frees it
  *   release(io, slot)  a datagram that will not be sent
@@ -130,20 +131,24 @@ static void onPollClosed(uv_handle_t *handle) {
 }
 
 static napi_value create(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2], resource, name, external;
+  size_t argc = 3;
+  napi_value argv[3], resource, name, external;
   CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  napi_typedarray_type type;
-  size_t length;
-  void *metaData;
-  if (argc < 2 || napi_get_typedarray_info(env, argv[1], &type, &length, &metaData, NULL, NULL) != napi_ok
-      || type != napi_uint32_array || length < MAX_BATCH * META_COLUMNS) {
-    napi_throw_type_error(env, NULL, "relay_io.create(onEvents, meta): meta must be a Uint32Array of MAX_BATCH * META_COLUMNS");
+  napi_typedarray_type metaType, arrivalsType;
+  size_t metaLength, arrivalsLength;
+  void *metaData, *arrivalsData;
+  if (argc < 3 || napi_get_typedarray_info(env, argv[1], &metaType, &metaLength, &metaData, NULL, NULL) != napi_ok
+      || napi_get_typedarray_info(env, argv[2], &arrivalsType, &arrivalsLength, &arrivalsData, NULL, NULL) != napi_ok
+      || metaType != napi_uint32_array || metaLength < MAX_BATCH * META_COLUMNS
+      || arrivalsType != napi_float64_array || arrivalsLength < MAX_BATCH) {
+    napi_throw_type_error(env, NULL, "relay_io.create(onEvents, meta, arrivals): meta must be a Uint32Array of "
+      "MAX_BATCH * META_COLUMNS, arrivals a Float64Array of MAX_BATCH");
     return NULL;
   }
   Io *io = calloc(1, sizeof(Io));
   io->env = env;
   io->metaData = metaData;
+  io->arrivalsMs = arrivalsData;
   io->epfd = epoll_create1(EPOLL_CLOEXEC);
   io->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
   io->tickFd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -159,6 +164,7 @@ static napi_value create(napi_env env, napi_callback_info info) {
   epoll_ctl(io->epfd, EPOLL_CTL_ADD, io->tfd, &event);
   CHECK(env, napi_create_reference(env, argv[0], 1, &io->onEvents));
   CHECK(env, napi_create_reference(env, argv[1], 1, &io->meta));
+  CHECK(env, napi_create_reference(env, argv[2], 1, &io->arrivals));
   CHECK(env, napi_create_object(env, &resource));
   CHECK(env, napi_create_string_utf8(env, "RelayIo", NAPI_AUTO_LENGTH, &name));
   CHECK(env, napi_async_init(env, resource, name, &io->context));
@@ -194,6 +200,8 @@ static napi_value bindSocket(napi_env env, napi_callback_info info) {
   int size = (int)bufferBytes;
   setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
   setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+  int on = 1; /* without stamps (an old kernel) arrivals are the read's time */
+  setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
   socklen_t localLength = sizeof local;
   if (bind(fd, (struct sockaddr *)&local, sizeof local) < 0 || getsockname(fd, (struct sockaddr *)&local, &localLength) < 0) {
     close(fd);
@@ -335,6 +343,7 @@ static napi_value destroy(napi_env env, napi_callback_info info) {
   flushAll(io);
   napi_delete_reference(env, io->onEvents);
   napi_delete_reference(env, io->meta);
+  napi_delete_reference(env, io->arrivals);
   napi_async_destroy(env, io->context);
   uv_poll_stop(&io->poll);
   uv_poll_stop(&io->tick);
@@ -358,11 +367,13 @@ static napi_value init(napi_env env, napi_value exports) {
     {"closeSocket", NULL, closeSocket, NULL, NULL, NULL, napi_default, NULL},
     {"destroy", NULL, destroy, NULL, NULL, NULL, napi_default, NULL},
   };
-  napi_value maxBatch, metaColumns;
+  napi_value maxBatch, metaColumns, arrivalStamps;
   napi_create_uint32(env, MAX_BATCH, &maxBatch);
   napi_set_named_property(env, exports, "MAX_BATCH", maxBatch);
   napi_create_uint32(env, META_COLUMNS, &metaColumns);
   napi_set_named_property(env, exports, "META_COLUMNS", metaColumns);
+  napi_get_boolean(env, 1, &arrivalStamps);
+  napi_set_named_property(env, exports, "ARRIVAL_STAMPS", arrivalStamps);
   napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties);
   return exports;
 }
