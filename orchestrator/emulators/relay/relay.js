@@ -17,6 +17,7 @@ import { checkRelayConfig } from './relay-config.js';
 import { BEHIND_LATENESS_MS, LatenessHistogram, LoadMeter } from './load-meter.js';
 import { createPacketIo, defaultPacketPath, packetPath } from './packet-io.js';
 import { PacketPool } from './packet-pool.js';
+import { warmUpSelection } from './select-percentile.js';
 import { Proxies } from './proxies.js';
 import { Tunnels } from './tunnels.js';
 import { afterEverySecond, foldOneLinkPerTurn } from './truth-folding.js';
@@ -90,6 +91,7 @@ export class UdpRelay {
   get seed() { return this.#seed; }
 
   async start() {
+    warmUpSelection();
     this.#originMs = performance.now();
     this.#io = createPacketIo(this.#packetPath, {
       onTimer: this.#onTimer,

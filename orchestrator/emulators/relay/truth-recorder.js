@@ -50,6 +50,9 @@ class Samples {
 /** @returns {Pick<TruthRow, 'packetsIn'|'bytesIn'|'packetsOut'|'bytesOut'|'dropsQueue'|'dropsLoss'>} */
 const zeroCounters = () => ({ packetsIn: 0, bytesIn: 0, packetsOut: 0, bytesOut: 0, dropsQueue: 0, dropsLoss: 0 });
 
+/** @returns {{counters: ReturnType<typeof zeroCounters>, queueDelaysMs: Samples, oneWayDelaysMs: Samples}} */
+const newBucket = () => ({ counters: zeroCounters(), queueDelaysMs: new Samples(), oneWayDelaysMs: new Samples() });
+
 /** Per-second counters and delay samples, folded into rows once a second can no longer change. */
 export class TruthRecorder {
   #originMs;
@@ -64,8 +67,14 @@ export class TruthRecorder {
    */
   /** @type {Map<number, TruthBucket>} */
   #open = new Map();
-  /** Buckets of folded seconds, for the next ones. @type {TruthBucket[]} */
-  #spare = [];
+  /**
+   * Buckets of folded seconds, for the next ones. Three from the start, as many as are ever open at once: an empty
+   * array holds small integers as far as V8 knows, so the first bucket given back changed its hidden class, and the
+   * first one made after start was a call the optimized packet path had never seen; both threw that code away at the
+   * first second's end.
+   * @type {TruthBucket[]}
+   */
+  #spare = [newBucket(), newBucket(), newBucket()];
   /** @type {TruthRow[]} */
   #rows = [];
   /** The bucket #bucket returned last, and its second. */
@@ -120,7 +129,7 @@ export class TruthRecorder {
       // Late events are at most a timer slip or (departures) one delay behind: folding seconds three behind the
       // newest keeps memory bounded at high packet rates.
       this.#foldBefore(second - 2);
-      bucket = this.#spare.pop() ?? { counters: zeroCounters(), queueDelaysMs: new Samples(), oneWayDelaysMs: new Samples() };
+      bucket = this.#spare.pop() ?? newBucket();
       this.#open.set(second, bucket);
     }
     this.#lastSecond = second;
@@ -153,7 +162,9 @@ export class TruthRecorder {
     Object.assign(bucket.counters, zeroCounters());
     bucket.queueDelaysMs.clear();
     bucket.oneWayDelaysMs.clear();
-    if (this.#lastBucket === bucket) this.#lastBucket = null;
+    // Forgotten by its second, not by storing null: null in a field that held a bucket changes the recorder's hidden
+    // class, and every optimized function on the packet path that inlined it was thrown away (at the first fold).
+    if (this.#lastBucket === bucket) this.#lastSecond = -1;
     this.#spare.push(bucket);
   }
 }
