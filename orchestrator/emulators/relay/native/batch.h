@@ -229,13 +229,12 @@ static void flushAll(Io *io) {
   io->dirtyCount = 0;
 }
 
-/* Reads what is ready: up to MAX_BATCH datagrams into pool slots, meta rows filled. */
 static int64_t timespecNs(struct timespec at) { return (int64_t)at.tv_sec * 1000000000LL + at.tv_nsec; }
 
 /*
  * When the kernel took the datagram in (its SCM_TIMESTAMPNS) on CLOCK_MONOTONIC, in ms: a link's delay counts from
- * there, so the relay's own wake-up (idle CPU, a busy event loop, the hold below) does not add to it. Without a stamp,
- * now.
+ * there, so the relay's own wake-up (idle CPU, a busy event loop, relay_io.c's hold) does not add to it. Without a
+ * stamp, now.
  */
 static double arrivalMs(struct msghdr *msg, int64_t realNowNs, int64_t monoNowNs) {
   for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
@@ -249,6 +248,7 @@ static double arrivalMs(struct msghdr *msg, int64_t realNowNs, int64_t monoNowNs
   return (double)monoNowNs / 1e6;
 }
 
+/* Reads what is ready: up to MAX_BATCH datagrams into pool slots, meta rows and arrival stamps filled. */
 static uint32_t receive(Io *io, int *timerFired) {
   struct epoll_event events[64];
   int ready = epoll_wait(io->epfd, events, 64, 0);
