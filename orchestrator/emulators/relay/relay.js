@@ -324,7 +324,7 @@ export class UdpRelay {
     const lateMs = sentMs - Math.max(atMs, packet.readMs);
     this.#sendLateness.record(lateMs);
     this.#load?.sent(lateMs);
-    packet.tunnelTruth?.count(atMs, 'packetsOut', packet.payloadBytes);
+    packet.tunnelTruth?.count(sentMs, 'packetsOut', packet.payloadBytes);
     this.#io?.send(packet.from.socket, packet.payload, packet.to.port, packet.to.address);
     this.#packets.give(packet);
   }
