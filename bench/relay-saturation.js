@@ -2,6 +2,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { normalizeLinkParams, UDP_IPV4_OVERHEAD_BYTES } from '../orchestrator/lib/network/link-model.js';
 import { startRelayProcess } from '../orchestrator/emulators/relay/client.js';
+import { median } from '../orchestrator/lib/stats/statistics.js';
 import { cpuSeconds, startLoad } from './relay-load.js';
 
 const PAIRS = 4;
@@ -12,7 +13,7 @@ const DELAY_MS = 25;
  */
 const CAP_HEADROOM = 10;
 /** Offered packets/s, all flows together, until the relay saturates. */
-const RAMP_PPS = [10_000, 20_000, 40_000, 60_000, 80_000, 100_000, 120_000, 140_000, 160_000, 200_000];
+const RAMP_PPS = [10_000, 20_000, 40_000, 60_000, 80_000, 100_000, 120_000, 140_000, 160_000, 200_000, 240_000, 280_000];
 /**
  * The dgram packet path's figures as README recorded them (HEAD f2d3dc3, same bench, noisy shared machine), printed
  * beside each run's: per-core saturation, then added delay p50/p99 in ms at 25, 50 and 90 % of it.
@@ -98,10 +99,12 @@ function format(step) {
 }
 
 /**
- * Ramps the offered load until the relay saturates, then measures at 25, 50 and 90 % of the saturation rate.
- * @param {{payloadBytes: number, stepMs: number, packetPath: 'auto'|'native'|'dgram', nodeFlags?: string[]}} options
+ * Ramps the offered load until the relay saturates, then measures at 25, 50 and 90 % of the saturation rate, `repeat`
+ * times each (a fresh relay per step): on a shared 2-core machine one 3 s step's p99 swings by tenths of a ms, so the
+ * median over steps is the figure to compare.
+ * @param {{payloadBytes: number, stepMs: number, repeat: number, packetPath: 'auto'|'native'|'dgram', nodeFlags?: string[]}} options
  */
-export async function saturation({ payloadBytes, stepMs, packetPath, nodeFlags }) {
+export async function saturation({ payloadBytes, stepMs, repeat, packetPath, nodeFlags }) {
   console.log(`saturation, ${payloadBytes}-byte payloads, ${PAIRS} pairs both ways, ${DELAY_MS} ms delay and a cap (${CAP_HEADROOM} x the flow) on every uplink, packet path ${packetPath}:`);
   let saturatedPps = null;
   for (const totalPps of RAMP_PPS) {
@@ -121,9 +124,17 @@ export async function saturation({ payloadBytes, stepMs, packetPath, nodeFlags }
   const perCoreBefore = before ? ` (dgram path before: ${before.perCorePps})` : '';
   console.log(`  saturation: ${saturatedPps.toFixed(0)} packets/s per core of ${payloadBytes}-byte packets${perCoreBefore}`);
   for (const fraction of [0.25, 0.5, 0.9]) {
-    const step = await measure({ payloadBytes, totalPps: fraction * saturatedPps, durationMs: stepMs, packetPath, nodeFlags });
+    const steps = [];
+    for (let run = 0; run < repeat; run++) {
+      const step = await measure({ payloadBytes, totalPps: fraction * saturatedPps, durationMs: stepMs, packetPath, nodeFlags });
+      steps.push(step);
+      console.log(`  at ${fraction * 100} %: ${format(step)}`);
+    }
     const addedBefore = before?.addedMs?.[fraction * 100];
-    console.log(`  at ${fraction * 100} %: ${format(step)}${addedBefore ? ` (dgram path before: added p50/p99 ${addedBefore.join('/')} ms)` : ''}`);
+    const p50 = /** @type {number} */ (median(steps.map((step) => step.addedMsP50)));
+    const p99 = steps.map((step) => step.addedMsP99);
+    console.log(`  at ${fraction * 100} %, ${repeat} step(s): added delay p50 ${p50.toFixed(2)} ms, p99 median ${/** @type {number} */ (median(p99)).toFixed(2)} ms `
+      + `(${Math.min(...p99).toFixed(2)}-${Math.max(...p99).toFixed(2)})${addedBefore ? `; dgram path before: added p50/p99 ${addedBefore.join('/')} ms` : ''}`);
   }
 }
 

@@ -10,7 +10,8 @@
 //     Beside it the figures of the dgram packet path as README recorded them before the native one (noisy machine).
 // Usage: node bench/relay.js [--seconds 10] [--step-seconds 3] [--sizes 1200,200] [--skip-default]
 //   [--packet-path auto|native|dgram]  the relay's sockets and timer (auto: the native addon when built)
-//   [--at-pps 55900 [--repeat 3]]  instead of part 3's ramp, only that load (all flows together), repeated
+//   [--repeat 3]  each of part 3's 25/50/90 % points measured that often (the median p99 is the figure)
+//   [--at-pps 55900]  instead of part 3's ramp, only that load (all flows together), --repeat times
 //   [--relay-flags='--single-threaded-gc ...']  the relay child's V8 flags instead of its own (to compare them)
 import dgram from 'node:dgram';
 import { parseArgs } from 'node:util';
@@ -142,7 +143,7 @@ await raisePriority(process.pid);
 if (!values['skip-default']) await defaultLoad();
 for (const payloadBytes of values.sizes.split(',').map(Number)) {
   const stepMs = Number(values['step-seconds']) * 1000;
-  if (atPps === null) await saturation({ payloadBytes, stepMs, packetPath, nodeFlags });
+  if (atPps === null) await saturation({ payloadBytes, stepMs, repeat, packetPath, nodeFlags });
   else await atLoad({ payloadBytes, totalPps: atPps, stepMs, repeat, packetPath, nodeFlags });
 }
 

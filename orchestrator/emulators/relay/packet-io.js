@@ -40,8 +40,9 @@ import { EnvironmentError } from '../../lib/system/errors.js';
 export const SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
 
 /**
- * @typedef {{MAX_BATCH: number, META_COLUMNS: number, ARRIVAL_STAMPS: boolean, create: Function, bind: Function,
- *   send: Function, release: Function, flush: Function, setTimer: Function, closeSocket: Function, destroy: Function}} Addon
+ * @typedef {{MAX_BATCH: number, META_COLUMNS: number, MAX_SENDS: number, SEND_COLUMNS: number, ARRIVAL_STAMPS: boolean,
+ *   create: Function, bind: Function, release: Function, flush: Function, setTimer: Function, closeSocket: Function,
+ *   destroy: Function}} Addon
  */
 const addon = loadAddon();
 
@@ -51,8 +52,9 @@ function loadAddon() {
     const load = createRequire(import.meta.url);
     /** @type {Addon} */
     const built = load('./native/build/Release/relay_io.node');
-    // A build from before the slot pool would be handed slots it does not know; one before arrival stamps, no arrivals.
-    if (typeof built.release !== 'function' || built.ARRIVAL_STAMPS !== true) {
+    // A build from before the slot pool would be handed slots it does not know; one before arrival stamps, no
+    // arrivals; one before send rows, single sends.
+    if (typeof built.release !== 'function' || built.ARRIVAL_STAMPS !== true || built.SEND_COLUMNS !== 4) {
       return { addon: null, note: 'dgram: the native packet path was built from an older relay_io.c; run `npm run setup` to rebuild it' };
     }
     return { addon: built, note: 'native: recvmmsg/sendmmsg and a timerfd' };
@@ -156,6 +158,10 @@ function nativeIo(native, { onTimer, onSendErrors }) {
   /** By row: the kernel's arrival stamp on CLOCK_MONOTONIC (ms), which performance.now() reads from its own origin. */
   const arrivals = new Float64Array(native.MAX_BATCH);
   const monotonicToNowMs = performance.now() - Number(process.hrtime.bigint()) / 1e6;
+  /** Rows of [socket id, slot, port, address] queued for the next flush: one call into the addon per turn, not per datagram. */
+  const sendColumns = native.SEND_COLUMNS;
+  const sends = new Uint32Array(native.MAX_SENDS * sendColumns);
+  let sendCount = 0;
   /** @type {(DatagramHandler|undefined)[]} by socket id */
   const handlers = [];
   const addresses = new AddressCache();
@@ -165,7 +171,8 @@ function nativeIo(native, { onTimer, onSendErrors }) {
   const flush = () => {
     flushQueued = false;
     if (closed) return;
-    const errors = native.flush(io);
+    const errors = native.flush(io, sendCount);
+    sendCount = 0;
     if (errors > 0) onSendErrors(errors);
   };
   /** @param {number} slot */
@@ -180,7 +187,7 @@ function nativeIo(native, { onTimer, onSendErrors }) {
     }
     if (timerFired) onTimer();
   };
-  const io = native.create(onEvents, meta, arrivals);
+  const io = native.create(onEvents, meta, arrivals, sends);
   /** @type {WeakMap<PacketSocket, number>} */
   const ids = new WeakMap();
   return {
@@ -204,9 +211,14 @@ function nativeIo(native, { onTimer, onSendErrors }) {
       const id = ids.get(handle);
       if (id === undefined) return release(slot);
       if (closed) return;
-      native.send(io, id, slot, port, addresses.number(address));
+      const row = sendCount++ * sendColumns;
+      sends[row] = id;
+      sends[row + 1] = slot;
+      sends[row + 2] = port;
+      sends[row + 3] = addresses.number(address);
       // Sends leave together once this turn of the event loop is done with its datagrams and timers.
-      if (!flushQueued) {
+      if (sendCount === native.MAX_SENDS) flush();
+      else if (!flushQueued) {
         flushQueued = true;
         queueMicrotask(flush);
       }
@@ -217,11 +229,13 @@ function nativeIo(native, { onTimer, onSendErrors }) {
       if (id === undefined || closed) return;
       ids.delete(handle);
       handlers[id] = undefined;
+      flush(); // rows queued for this socket leave before it closes
       native.closeSocket(io, id);
     },
     setTimer(delayMs) { if (!closed) native.setTimer(io, delayMs); },
     close() {
       if (closed) return;
+      flush();
       closed = true;
       native.destroy(io);
     },

@@ -27,6 +27,8 @@
 #define CHUNK_SLOTS 256 /* the pool grows by this many slots (16 MiB of address space, pages touched on use) */
 #define SLOT_FREE UINT32_MAX
 #define META_COLUMNS 5
+#define MAX_SENDS 256   /* datagrams JS queues per flush() */
+#define SEND_COLUMNS 4  /* a queued send: [socketId, slot, port, address (host order)] */
 #define TIMER_TAG UINT32_MAX
 #define MIN_WAKE_GAP_NS 200000 /* under load, at most one wake-up per 0.2 ms (relay_io.c's hold) */
 #define GSO_MAX_BYTES 65507 /* the largest UDP/IPv4 payload */
@@ -67,8 +69,9 @@ typedef struct {
   uv_poll_t poll, tick;
   uint64_t lastWakeNs;
   int closedHandles;
-  napi_ref onEvents, meta, arrivals;
+  napi_ref onEvents, meta, arrivals, sends;
   uint32_t *metaData;
+  uint32_t *sendsData; /* MAX_SENDS rows of SEND_COLUMNS, written by JS, read by flush() */
   napi_async_context context;
   Sock **sockets;
   uint32_t socketCount, socketCapacity;

@@ -5,15 +5,17 @@
  * The link model stays in JS (../relay.js); ../packet-io.js wraps this, with Node's dgram as the fallback.
  *
  * JS API (io: the external that create returns):
- *   create(onEvents, meta: Uint32Array(MAX_BATCH * META_COLUMNS), arrivals: Float64Array(MAX_BATCH)) -> io
+ *   create(onEvents, meta: Uint32Array(MAX_BATCH * META_COLUMNS), arrivals: Float64Array(MAX_BATCH),
+ *          sends: Uint32Array(MAX_SENDS * SEND_COLUMNS)) -> io
  *     onEvents(count, timerFired: boolean): meta holds count rows of
  *     [socketId, sourceAddress (host order), sourcePort, length, slot]; each payload stays in its pool slot until JS
  *     sends it or releases it (see Pool in batch.h). arrivals[row]: when the kernel took that datagram in, in ms on
  *     CLOCK_MONOTONIC (process.hrtime's clock).
  *   bind(io, address, bufferBytes) -> [socketId, port]
- *   send(io, socketId, slot, port, address (host order))  queued, sent from the slot by flush(), which frees it
  *   release(io, slot)  a datagram that will not be sent
- *   flush(io) -> datagrams that could not be sent
+ *   flush(io, count) -> datagrams that could not be sent: sends the first count rows of sends, each
+ *     [socketId, slot, port, address (host order)], from their slots, and frees the slots. JS writes the rows and
+ *     calls once per turn of its event loop: one N-API call per datagram cost more than its sendmmsg share.
  *   setTimer(io, delayMs)  fires once after delayMs (<= 0: at once; a new call replaces the one armed)
  *   closeSocket(io, socketId); destroy(io)
  */
@@ -43,13 +45,22 @@ static Io *ioOf(napi_env env, napi_value value) {
   return io;
 }
 
-static Sock *sockOf(napi_env env, Io *io, napi_value value) {
-  uint32_t id;
-  if (napi_get_value_uint32(env, value, &id) != napi_ok || id >= io->socketCount || !io->sockets[id]) {
+/* The arguments of a call on an io (its first): NULL, with the exception thrown, when fewer came or io is not one. */
+static Io *ioCall(napi_env env, napi_callback_info info, size_t count, napi_value *argv, const char *usage) {
+  size_t argc = count;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < count) {
+    napi_throw_type_error(env, NULL, usage);
+    return NULL;
+  }
+  return ioOf(env, argv[0]);
+}
+
+static Sock *sockOf(napi_env env, Io *io, napi_value value, uint32_t *id) {
+  if (napi_get_value_uint32(env, value, id) != napi_ok || *id >= io->socketCount || !io->sockets[*id]) {
     napi_throw_error(env, NULL, "relay_io: unknown socket id");
     return NULL;
   }
-  return io->sockets[id];
+  return io->sockets[*id];
 }
 
 /* Reads what is ready and hands it to JS; returns whether there was anything. */
@@ -130,25 +141,32 @@ static void onPollClosed(uv_handle_t *handle) {
   if (++io->closedHandles == 2) freeIo(io);
 }
 
+/* The data of a typed array of the given type and at least minLength elements, else NULL. */
+static void *typedArray(napi_env env, napi_value value, napi_typedarray_type type, size_t minLength) {
+  napi_typedarray_type actual;
+  size_t length;
+  void *data;
+  if (napi_get_typedarray_info(env, value, &actual, &length, &data, NULL, NULL) != napi_ok) return NULL;
+  return actual == type && length >= minLength ? data : NULL;
+}
+
 static napi_value create(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3], resource, name, external;
+  size_t argc = 4;
+  napi_value argv[4], resource, name, external;
   CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  napi_typedarray_type metaType, arrivalsType;
-  size_t metaLength, arrivalsLength;
-  void *metaData, *arrivalsData;
-  if (argc < 3 || napi_get_typedarray_info(env, argv[1], &metaType, &metaLength, &metaData, NULL, NULL) != napi_ok
-      || napi_get_typedarray_info(env, argv[2], &arrivalsType, &arrivalsLength, &arrivalsData, NULL, NULL) != napi_ok
-      || metaType != napi_uint32_array || metaLength < MAX_BATCH * META_COLUMNS
-      || arrivalsType != napi_float64_array || arrivalsLength < MAX_BATCH) {
-    napi_throw_type_error(env, NULL, "relay_io.create(onEvents, meta, arrivals): meta must be a Uint32Array of "
-      "MAX_BATCH * META_COLUMNS, arrivals a Float64Array of MAX_BATCH");
+  void *metaData = argc < 4 ? NULL : typedArray(env, argv[1], napi_uint32_array, MAX_BATCH * META_COLUMNS);
+  void *arrivalsData = argc < 4 ? NULL : typedArray(env, argv[2], napi_float64_array, MAX_BATCH);
+  void *sendsData = argc < 4 ? NULL : typedArray(env, argv[3], napi_uint32_array, MAX_SENDS * SEND_COLUMNS);
+  if (!metaData || !arrivalsData || !sendsData) {
+    napi_throw_type_error(env, NULL, "relay_io.create(onEvents, meta, arrivals, sends): meta must be a Uint32Array of "
+      "MAX_BATCH * META_COLUMNS, arrivals a Float64Array of MAX_BATCH, sends a Uint32Array of MAX_SENDS * SEND_COLUMNS");
     return NULL;
   }
   Io *io = calloc(1, sizeof(Io));
   io->env = env;
   io->metaData = metaData;
   io->arrivalsMs = arrivalsData;
+  io->sendsData = sendsData;
   io->epfd = epoll_create1(EPOLL_CLOEXEC);
   io->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
   io->tickFd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -165,6 +183,7 @@ static napi_value create(napi_env env, napi_callback_info info) {
   CHECK(env, napi_create_reference(env, argv[0], 1, &io->onEvents));
   CHECK(env, napi_create_reference(env, argv[1], 1, &io->meta));
   CHECK(env, napi_create_reference(env, argv[2], 1, &io->arrivals));
+  CHECK(env, napi_create_reference(env, argv[3], 1, &io->sends));
   CHECK(env, napi_create_object(env, &resource));
   CHECK(env, napi_create_string_utf8(env, "RelayIo", NAPI_AUTO_LENGTH, &name));
   CHECK(env, napi_async_init(env, resource, name, &io->context));
@@ -181,10 +200,8 @@ static napi_value create(napi_env env, napi_callback_info info) {
 }
 
 static napi_value bindSocket(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
   napi_value argv[3], result, idValue, portValue;
-  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  Io *io = ioOf(env, argv[0]);
+  Io *io = ioCall(env, info, 3, argv, "relay_io.bind(io, address, bufferBytes)");
   if (!io) return NULL;
   char address[64];
   size_t addressLength;
@@ -235,21 +252,19 @@ static napi_value bindSocket(napi_env env, napi_callback_info info) {
   return result;
 }
 
-static napi_value queueSend(napi_env env, napi_callback_info info) {
-  size_t argc = 5;
-  napi_value argv[5];
-  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  Io *io = ioOf(env, argv[0]);
-  if (!io) return NULL;
-  Sock *sock = sockOf(env, io, argv[1]);
-  if (!sock) return NULL;
-  uint32_t slot, port, address;
-  if (napi_get_value_uint32(env, argv[2], &slot) != napi_ok || !slotHeld(&io->pool, slot)
-      || napi_get_value_uint32(env, argv[3], &port) != napi_ok || napi_get_value_uint32(env, argv[4], &address) != napi_ok) {
-    napi_throw_type_error(env, NULL,
-                          "relay_io.send(io, socketId, slot: a received datagram's, not yet sent or released, port, address: uint32)");
-    return NULL;
+/* Queues one row of sends on its socket's batch; a row naming no open socket or held slot counts as a send error. */
+static void queueRow(Io *io, const uint32_t *row) {
+  uint32_t id = row[0], slot = row[1], port = row[2], address = row[3];
+  if (!slotHeld(&io->pool, slot)) {
+    io->sendErrors++;
+    return;
   }
+  if (id >= io->socketCount || !io->sockets[id] || port > 65535) {
+    releaseSlot(&io->pool, slot);
+    io->sendErrors++;
+    return;
+  }
+  Sock *sock = io->sockets[id];
   if (sock->pending == SOCKET_BATCH) flushSocket(io, sock);
   int i = sock->pending++;
   sock->slots[i] = slot;
@@ -261,22 +276,17 @@ static napi_value queueSend(napi_env env, napi_callback_info info) {
   sock->msgs[i].msg_hdr.msg_name = &sock->to[i];
   sock->msgs[i].msg_hdr.msg_namelen = sizeof(struct sockaddr_in);
   if (!sock->dirty) {
-    uint32_t id;
-    napi_get_value_uint32(env, argv[1], &id);
     sock->dirty = 1;
     io->dirty[io->dirtyCount++] = id;
   }
-  return NULL;
 }
 
 static napi_value releaseDatagram(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
   napi_value argv[2];
-  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  Io *io = ioOf(env, argv[0]);
+  Io *io = ioCall(env, info, 2, argv, "relay_io.release(io, slot)");
   if (!io) return NULL;
   uint32_t slot;
-  if (argc < 2 || napi_get_value_uint32(env, argv[1], &slot) != napi_ok || !slotHeld(&io->pool, slot)) {
+  if (napi_get_value_uint32(env, argv[1], &slot) != napi_ok || !slotHeld(&io->pool, slot)) {
     napi_throw_type_error(env, NULL,
                           "relay_io.release(io, slot): slot must be a received datagram's, not yet sent or released");
     return NULL;
@@ -286,11 +296,15 @@ static napi_value releaseDatagram(napi_env env, napi_callback_info info) {
 }
 
 static napi_value flushSends(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1], result;
-  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  Io *io = ioOf(env, argv[0]);
+  napi_value argv[2], result;
+  Io *io = ioCall(env, info, 2, argv, "relay_io.flush(io, count)");
   if (!io) return NULL;
+  uint32_t count;
+  if (napi_get_value_uint32(env, argv[1], &count) != napi_ok || count > MAX_SENDS) {
+    napi_throw_type_error(env, NULL, "relay_io.flush(io, count): count must be the rows of sends written, 0..MAX_SENDS");
+    return NULL;
+  }
+  for (uint32_t row = 0; row < count; row++) queueRow(io, &io->sendsData[row * SEND_COLUMNS]);
   flushAll(io);
   CHECK(env, napi_create_uint32(env, io->sendErrors, &result));
   io->sendErrors = 0;
@@ -298,10 +312,8 @@ static napi_value flushSends(napi_env env, napi_callback_info info) {
 }
 
 static napi_value setTimer(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
   napi_value argv[2];
-  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  Io *io = ioOf(env, argv[0]);
+  Io *io = ioCall(env, info, 2, argv, "relay_io.setTimer(io, delayMs)");
   if (!io) return NULL;
   double delayMs;
   if (napi_get_value_double(env, argv[1], &delayMs) != napi_ok || delayMs != delayMs) {
@@ -317,15 +329,12 @@ static napi_value setTimer(napi_env env, napi_callback_info info) {
 }
 
 static napi_value closeSocket(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
   napi_value argv[2];
-  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  Io *io = ioOf(env, argv[0]);
+  Io *io = ioCall(env, info, 2, argv, "relay_io.closeSocket(io, socketId)");
   if (!io) return NULL;
-  Sock *sock = sockOf(env, io, argv[1]);
-  if (!sock) return NULL;
   uint32_t id;
-  napi_get_value_uint32(env, argv[1], &id);
+  Sock *sock = sockOf(env, io, argv[1], &id);
+  if (!sock) return NULL;
   flushAll(io);
   epoll_ctl(io->epfd, EPOLL_CTL_DEL, sock->fd, NULL);
   close(sock->fd);
@@ -335,15 +344,14 @@ static napi_value closeSocket(napi_env env, napi_callback_info info) {
 }
 
 static napi_value destroy(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value argv[1];
-  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  Io *io = ioOf(env, argv[0]);
+  Io *io = ioCall(env, info, 1, argv, "relay_io.destroy(io)");
   if (!io) return NULL;
   flushAll(io);
   napi_delete_reference(env, io->onEvents);
   napi_delete_reference(env, io->meta);
   napi_delete_reference(env, io->arrivals);
+  napi_delete_reference(env, io->sends);
   napi_async_destroy(env, io->context);
   uv_poll_stop(&io->poll);
   uv_poll_stop(&io->tick);
@@ -360,18 +368,20 @@ static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor properties[] = {
     {"create", NULL, create, NULL, NULL, NULL, napi_default, NULL},
     {"bind", NULL, bindSocket, NULL, NULL, NULL, napi_default, NULL},
-    {"send", NULL, queueSend, NULL, NULL, NULL, napi_default, NULL},
     {"release", NULL, releaseDatagram, NULL, NULL, NULL, napi_default, NULL},
     {"flush", NULL, flushSends, NULL, NULL, NULL, napi_default, NULL},
     {"setTimer", NULL, setTimer, NULL, NULL, NULL, napi_default, NULL},
     {"closeSocket", NULL, closeSocket, NULL, NULL, NULL, napi_default, NULL},
     {"destroy", NULL, destroy, NULL, NULL, NULL, napi_default, NULL},
   };
-  napi_value maxBatch, metaColumns, arrivalStamps;
-  napi_create_uint32(env, MAX_BATCH, &maxBatch);
-  napi_set_named_property(env, exports, "MAX_BATCH", maxBatch);
-  napi_create_uint32(env, META_COLUMNS, &metaColumns);
-  napi_set_named_property(env, exports, "META_COLUMNS", metaColumns);
+  const char *names[] = {"MAX_BATCH", "META_COLUMNS", "MAX_SENDS", "SEND_COLUMNS"};
+  const uint32_t values[] = {MAX_BATCH, META_COLUMNS, MAX_SENDS, SEND_COLUMNS};
+  for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+    napi_value value;
+    napi_create_uint32(env, values[i], &value);
+    napi_set_named_property(env, exports, names[i], value);
+  }
+  napi_value arrivalStamps;
   napi_get_boolean(env, 1, &arrivalStamps);
   napi_set_named_property(env, exports, "ARRIVAL_STAMPS", arrivalStamps);
   napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties);
