@@ -29,7 +29,6 @@
 #define META_COLUMNS 5
 #define MAX_SENDS 256   /* datagrams JS queues per flush() */
 #define SEND_COLUMNS 4  /* a queued send: [socketId, slot, port, address (host order)] */
-#define TIMER_TAG UINT32_MAX
 #define MIN_WAKE_GAP_NS 200000 /* under load, at most one wake-up per 0.2 ms (relay_io.c's hold) */
 #define GSO_MAX_BYTES 65507 /* the largest UDP/IPv4 payload */
 #define GSO_MAX_SEGMENTS 64 /* UDP_MAX_SEGMENTS of kernels before 6.x */
@@ -66,7 +65,7 @@ typedef struct {
 typedef struct {
   napi_env env;
   int epfd, tfd, tickFd;
-  uv_poll_t poll, tick;
+  uv_poll_t poll, tick, timer; /* the sockets (epfd), the hold's tick, the send timer */
   uint64_t lastWakeNs;
   int closedHandles;
   napi_ref onEvents, meta, arrivals, sends;
@@ -252,7 +251,7 @@ static double arrivalMs(struct msghdr *msg, int64_t realNowNs, int64_t monoNowNs
 }
 
 /* Reads what is ready: up to MAX_BATCH datagrams into pool slots, meta rows and arrival stamps filled. */
-static uint32_t receive(Io *io, int *timerFired) {
+static uint32_t receive(Io *io) {
   struct epoll_event events[64];
   int ready = epoll_wait(io->epfd, events, 64, 0);
   uint32_t count = 0;
@@ -261,11 +260,6 @@ static uint32_t receive(Io *io, int *timerFired) {
   clock_gettime(CLOCK_MONOTONIC, &monoNow);
   for (int e = 0; e < ready; e++) {
     uint32_t id = events[e].data.u32;
-    if (id == TIMER_TAG) {
-      uint64_t expirations;
-      if (read(io->tfd, &expirations, sizeof expirations) == sizeof expirations) *timerFired = 1;
-      continue;
-    }
     Sock *sock = id < io->socketCount ? io->sockets[id] : NULL;
     if (!sock || count >= MAX_BATCH) continue; /* level-triggered: the rest comes on the next wake-up */
     unsigned want = MAX_BATCH - count < SOCKET_BATCH ? MAX_BATCH - count : SOCKET_BATCH;

@@ -1,6 +1,6 @@
 /*
- * The relay's packet I/O in batches (Linux): recvmmsg/sendmmsg on its UDP sockets and a timerfd for sub-millisecond
- * timers, all behind one epoll fd that libuv polls, so one wake-up hands every ready datagram to JS in one call.
+ * The relay's packet I/O in batches (Linux): recvmmsg/sendmmsg on its UDP sockets, all behind one epoll fd that libuv
+ * polls, so one wake-up hands every ready datagram to JS in one call, and a timerfd for sub-millisecond timers.
  * Node's dgram costs one recvmsg/sendmsg syscall and one JS callback per datagram, and its timers whole milliseconds.
  * The link model stays in JS (../relay.js); ../packet-io.js wraps this, with Node's dgram as the fallback.
  *
@@ -63,11 +63,10 @@ static Sock *sockOf(napi_env env, Io *io, napi_value value, uint32_t *id) {
   return io->sockets[*id];
 }
 
-/* Reads what is ready and hands it to JS; returns whether there was anything. */
-static int deliverReady(Io *io) {
+/* Reads what is ready and hands it to JS with whether the send timer fired; returns whether there was anything. */
+static int deliverReady(Io *io, int timerFired) {
   napi_env env = io->env;
-  int timerFired = 0;
-  uint32_t count = receive(io, &timerFired);
+  uint32_t count = receive(io);
   if (count == 0 && !timerFired) return 0;
   napi_handle_scope scope;
   if (napi_open_handle_scope(env, &scope) != napi_ok) return 1;
@@ -109,7 +108,7 @@ static void onReadable(uv_poll_t *handle, int status, int events) {
   uint64_t nowNs = monotonicNs();
   int soon = nowNs - io->lastWakeNs < MIN_WAKE_GAP_NS;
   io->lastWakeNs = nowNs;
-  if (deliverReady(io) && soon && io->epfd >= 0) hold(io);
+  if (deliverReady(io, 0) && soon && io->epfd >= 0) hold(io);
 }
 
 static void onTick(uv_poll_t *handle, int status, int events) {
@@ -117,11 +116,22 @@ static void onTick(uv_poll_t *handle, int status, int events) {
   uint64_t expirations;
   if (read(io->tickFd, &expirations, sizeof expirations) != sizeof expirations) return;
   io->lastWakeNs = monotonicNs();
-  if (deliverReady(io)) {
+  if (deliverReady(io, 0)) {
     if (io->epfd >= 0) hold(io);
   } else {
     uv_poll_start(&io->poll, UV_READABLE, onReadable);
   }
+}
+
+/*
+ * The send timer has a poll of its own, so that a hold, which stops the sockets' poll, does not hold sends back too:
+ * inside the sockets' epoll set it waited for the hold's next tick, up to 0.2 ms after its time.
+ */
+static void onTimer(uv_poll_t *handle, int status, int events) {
+  Io *io = handle->data;
+  uint64_t expirations;
+  if (read(io->tfd, &expirations, sizeof expirations) != sizeof expirations) return;
+  deliverReady(io, 1);
 }
 
 static void freeIo(Io *io) {
@@ -135,10 +145,10 @@ static void freeIo(Io *io) {
   free(io);
 }
 
-/* The io is freed once both of its poll handles are closed. */
+/* The io is freed once its three poll handles are closed. */
 static void onPollClosed(uv_handle_t *handle) {
   Io *io = handle->data;
-  if (++io->closedHandles == 2) freeIo(io);
+  if (++io->closedHandles == 3) freeIo(io);
 }
 
 /* The data of a typed array of the given type and at least minLength elements, else NULL. */
@@ -178,8 +188,6 @@ static napi_value create(napi_env env, napi_callback_info info) {
     freeIo(io);
     return throwErrno(env, "relay_io: epoll or timerfd");
   }
-  struct epoll_event event = {.events = EPOLLIN, .data.u32 = TIMER_TAG};
-  epoll_ctl(io->epfd, EPOLL_CTL_ADD, io->tfd, &event);
   CHECK(env, napi_create_reference(env, argv[0], 1, &io->onEvents));
   CHECK(env, napi_create_reference(env, argv[1], 1, &io->meta));
   CHECK(env, napi_create_reference(env, argv[2], 1, &io->arrivals));
@@ -195,6 +203,9 @@ static napi_value create(napi_env env, napi_callback_info info) {
   uv_poll_init(loop, &io->tick, io->tickFd);
   io->tick.data = io;
   uv_poll_start(&io->tick, UV_READABLE, onTick);
+  uv_poll_init(loop, &io->timer, io->tfd);
+  io->timer.data = io;
+  uv_poll_start(&io->timer, UV_READABLE, onTimer);
   CHECK(env, napi_create_external(env, io, NULL, NULL, &external));
   return external;
 }
@@ -355,12 +366,14 @@ static napi_value destroy(napi_env env, napi_callback_info info) {
   napi_async_destroy(env, io->context);
   uv_poll_stop(&io->poll);
   uv_poll_stop(&io->tick);
+  uv_poll_stop(&io->timer);
   close(io->epfd);
   close(io->tfd);
   close(io->tickFd);
   io->epfd = io->tfd = io->tickFd = -1;
   uv_close((uv_handle_t *)&io->poll, onPollClosed);
   uv_close((uv_handle_t *)&io->tick, onPollClosed);
+  uv_close((uv_handle_t *)&io->timer, onPollClosed);
   return NULL;
 }
 
