@@ -26,6 +26,7 @@
 #define SLOT_BYTES 65536
 #define CHUNK_SLOTS 256 /* the pool grows by this many slots (16 MiB of address space, pages touched on use) */
 #define SLOT_FREE UINT32_MAX
+#define SLOT_QUEUED 0x80000000u /* set in a slot's length once queued to send: no longer JS's to send or release */
 #define META_COLUMNS 5
 #define MAX_SENDS 256   /* datagrams JS queues per flush() */
 #define SEND_COLUMNS 4  /* a queued send: [socketId, slot, port, address (host order)] */
@@ -126,9 +127,9 @@ static void releaseSlot(Pool *pool, uint32_t slot) {
   pool->freeSlots[pool->freeCount++] = slot;
 }
 
-/* Is slot a datagram JS holds (received, not yet sent or released)? */
+/* Is slot a datagram JS holds (received, not yet queued to send, nor released)? */
 static int slotHeld(const Pool *pool, uint32_t slot) {
-  return slot < pool->chunkCount * CHUNK_SLOTS && pool->lengths[slot] != SLOT_FREE;
+  return slot < pool->chunkCount * CHUNK_SLOTS && pool->lengths[slot] != SLOT_FREE && !(pool->lengths[slot] & SLOT_QUEUED);
 }
 
 static void freePool(Pool *pool) {

@@ -15,7 +15,9 @@
  *   release(io, slot)  a datagram that will not be sent
  *   flush(io, count) -> datagrams that could not be sent: sends the first count rows of sends, each
  *     [socketId, slot, port, address (host order)], from their slots, and frees the slots. JS writes the rows and
- *     calls once per turn of its event loop: one N-API call per datagram cost more than its sendmmsg share.
+ *     calls once per turn of its event loop: one N-API call per datagram cost more than its sendmmsg share. A row
+ *     naming no open socket, or a slot JS does not hold (never received, released, or in an earlier row), is refused
+ *     and counted.
  *   setTimer(io, delayMs)  fires once after delayMs (<= 0: at once; a new call replaces the one armed)
  *   closeSocket(io, socketId); destroy(io)
  */
@@ -280,6 +282,7 @@ static void queueRow(Io *io, const uint32_t *row) {
   int i = sock->pending++;
   sock->slots[i] = slot;
   sock->iovs[i] = (struct iovec){.iov_base = slotData(&io->pool, slot), .iov_len = io->pool.lengths[slot]};
+  io->pool.lengths[slot] |= SLOT_QUEUED; /* a second row naming it is refused: it would be sent and freed twice */
   sock->to[i] = (struct sockaddr_in){.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(address)};
   memset(&sock->msgs[i], 0, sizeof(struct mmsghdr));
   sock->msgs[i].msg_hdr.msg_iov = &sock->iovs[i];
