@@ -41,8 +41,11 @@ function renderCell(c, causeNumbers) {
 function rowHeading(row, runs) {
   const flagged = runs.filter((run) => run.hostLimited || run.emulatorBehind);
   const cited = runs.map((run) => `${run.repetition}${run.status === 'passed' ? '' : ` (${run.status})`}`).join(', ');
+  // Which runs and why: a CPU-limited host and a relay that fell behind call for different remedies.
+  const why = [['CPU-limited', flagged.filter((r) => r.hostLimited)], ['relay fell behind', flagged.filter((r) => r.emulatorBehind)]]
+    .filter(([, of]) => of.length).map(([reason, of]) => `${reason}: ${/** @type {TableRun[]} */ (of).map((r) => r.repetition).join(', ')}`);
   return `${row.label} \`${row.scenario}\` — runs ${cited || 'none yet'}: ${row.passedRuns}/${runs.length} passed`
-    + (flagged.length ? ` · **host-limited in ${flagged.length}** (${flagged.map((r) => r.repetition).join(', ')})` : '');
+    + (flagged.length ? ` · **host-limited in ${flagged.length}** (${why.join('; ')})` : '');
 }
 
 /**

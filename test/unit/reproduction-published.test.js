@@ -82,8 +82,10 @@ test('publishing a chunk adds its finished runs, replaces a re-run one and keeps
       await mkdir(path.join(suiteDir, name, `run-${repetition}`), { recursive: true });
       await writeFile(path.join(suiteDir, name, `run-${repetition}`, 'result.json'), JSON.stringify(result));
     }
+    // unconstrained run 2 was CPU-limited and its relay fell behind; latency-500's relay fell behind.
     const summary = { kind: 'webrtc-testbed-suite', schemaVersion: 1,
-      runs: runs.map(([scenario, repetition, status]) => ({ scenario, repetition, status, dir: `${scenario}/run-${repetition}`, report: null })) };
+      runs: runs.map(([scenario, repetition, status]) => ({ scenario, repetition, status, dir: `${scenario}/run-${repetition}`, report: null,
+        cpuLimited: scenario === 'unconstrained' && repetition === 2, emulatorBehind: repetition === 2 || scenario === 'latency-500' })) };
     await writeFile(path.join(suiteDir, 'summary.json'), JSON.stringify(summary));
   };
   await writeChunk([['unconstrained', 1, 'passed', 1000], ['unconstrained', 2, 'aborted', 1]]);
@@ -97,7 +99,8 @@ test('publishing a chunk adds its finished runs, replaces a re-run one and keeps
   assert.deepEqual(data.runs.map((/** @type {any} */ r) => [r.scenario, r.repetition, Math.round(r.values['video.recvKbps'])]),
     [['unconstrained', 1, 2000], ['unconstrained', 2, 3000], ['latency-500', 1, 500]]);
   const page = readFileSync(path.join(toDir, 'README.md'), 'utf8');
-  assert.match(page, /`unconstrained` — runs 1, 2: 2\/2 passed \| [^|]*\| \*\*2500\*\*/);
+  assert.match(page, /`unconstrained` — runs 1, 2: 2\/2 passed · \*\*host-limited in 1\*\* \(CPU-limited: 2; relay fell behind: 2\) \| [^|]*\| \*\*2500\*\*/);
+  assert.match(page, /`latency-500` — runs 1: 1\/1 passed · \*\*host-limited in 1\*\* \(relay fell behind: 1\) \|/);
   assert.match(page, /^- Network emulator \(the relay's packet path\): relay in 2 runs, relay \(native\) in 1 run$/m);
   await writeFile(path.join(toDir, 'runs.json'), JSON.stringify({ kind: 'something else' }));
   await assert.rejects(publishReproduction(suiteDir, toDir, { planned: 3 }), /not a published reproduction.*restore the file from git/);
