@@ -49,11 +49,16 @@ test('a one-way call starting at 6 s and iperf3 share a bottleneck with 25 ms ea
   assert.ok(mean(call.map((row) => row.rateKbps)) > 100, `the call's video flows after its start: ${show(call)}`);
   assert.deepEqual(video('p0', 'p1').filter(([, kbps]) => kbps > 0), [], `p0 got video from p1 in a one-way call: ${video('p0', 'p1')}`);
   assert.deepEqual(result.flows.list.find((flow) => flow.main).series.map((series) => series.name), ['call:fwd']);
-  // Both share one 2000 kbps link: their sum stays under it (10 % for sampling edges).
-  for (const row of tcp) {
-    const callRow = call.find((c) => c.t === row.t);
-    if (callRow) assert.ok(row.rateKbps + callRow.rateKbps <= 2200, `${row.t} s: tcp ${row.rateKbps} + call ${callRow.rateKbps} kbps`);
+  // Both share one 2000 kbps link. The link's own count, every second, holds at its cap (2 %: a datagram or two
+  // crossing a second's edge); the two goodputs together stay under it over the phase. iperf3's one-second intervals
+  // are not the relay's seconds: one alone read 2144 kbps (a CI run), so a per-second sum of goodputs cannot judge it.
+  const bottleneck = result.network.truth.filter((row) => row.link === 'bottleneck.fwd' && row.t >= 12 && row.t <= 39);
+  assert.ok(bottleneck.length >= 25, `bottleneck.fwd truth rows ${bottleneck.length}`);
+  for (const row of bottleneck) {
+    assert.ok((row.bytesOut * 8) / 1000 <= 2000 * 1.02, `${row.t} s: bottleneck.fwd delivered ${(row.bytesOut * 8) / 1000} kbps`);
   }
+  const goodputKbps = mean(tcp.map((row) => row.rateKbps)) + mean(call.map((row) => row.rateKbps));
+  assert.ok(goodputKbps <= 2000, `tcp + call goodput ${goodputKbps} kbps over 12–39 s`);
   // The delay is in force for the browsers: 50 ms configured RTT plus queueing.
   const rtts = result.timeline.filter((e) => e.peer === 'p0' && e.t > 5 && typeof e.rttMs === 'number').map((e) => e.rttMs);
   assert.ok(rtts.length > 20 && Math.min(...rtts) >= 47, `browser RTT ${rtts.join(' ')}`);
