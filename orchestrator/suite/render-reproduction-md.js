@@ -42,11 +42,26 @@ function rowHeading(row, runs) {
   const flagged = runs.filter((run) => run.hostLimited || run.emulatorBehind);
   const cited = runs.map((run) => `${run.repetition}${run.status === 'passed' ? '' : ` (${run.status})`}`).join(', ');
   // Which runs and why: a CPU-limited host and a relay that fell behind call for different remedies.
-  const why = [['CPU-limited', flagged.filter((r) => r.hostLimited)], ['relay fell behind', flagged.filter((r) => r.emulatorBehind)]]
-    .filter(([, of]) => of.length).map(([reason, of]) => `${reason}: ${/** @type {TableRun[]} */ (of).map((r) => r.repetition).join(', ')}`);
+  const cpu = flagged.filter((r) => r.hostLimited).map((r) => String(r.repetition));
+  const relay = flagged.filter((r) => r.emulatorBehind).map(behindNote);
+  const why = [cpu.length ? `CPU-limited: ${cpu.join(', ')}` : '', relay.length ? `relay fell behind: ${relay.join(', ')}` : ''].filter(Boolean);
   return `${row.label} \`${row.scenario}\` — runs ${cited || 'none yet'}: ${row.passedRuns}/${runs.length} passed`
     + (flagged.length ? ` · **host-limited in ${flagged.length}** (${why.join('; ')})` : '');
 }
+
+/**
+ * A run whose relay fell behind, with how much: a single late datagram and a saturated minute read differently.
+ * @param {TableRun} run
+ */
+function behindNote(run) {
+  const behind = run.behindSeconds;
+  if (!behind) return String(run.repetition);
+  const late = behind.lateMaxMs === null ? '' : `, latest ${formatMs(behind.lateMaxMs)} ms`;
+  return `${run.repetition} (${behind.seconds} of ${behind.measuredSeconds} s${late})`;
+}
+
+/** @param {number} ms */
+const formatMs = (ms) => (ms < 10 ? ms.toFixed(1) : String(Math.round(ms)));
 
 /**
  * @param {import('../lib/scenario/reproductions.js').Reproduction} table

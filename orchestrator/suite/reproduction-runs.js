@@ -9,9 +9,11 @@ import { listScenarios, loadScenario } from '../lib/scenario/scenario-file.js';
 /**
  * @typedef {import('../lib/scenario/reproductions.js').ReproductionRun & {
  *   startedAt: string|null, commit: string|null, browser: string|null, video: string|null, cpus: number|null,
- *   mediaSource: string, emulator: string|null, hostLimited: boolean, emulatorBehind: boolean }} TableRun
+ *   mediaSource: string, emulator: string|null, hostLimited: boolean, emulatorBehind: boolean,
+ *   behindSeconds?: { seconds: number, measuredSeconds: number, lateMaxMs: number|null }|null }} TableRun
  *   emulator: the network emulator and, for the relay, its packet path ("relay (native)");
- *   hostLimited: the run's encoders or host were CPU-limited (the suite's verdict); emulatorBehind: its relay fell behind
+ *   hostLimited: the run's encoders or host were CPU-limited (the suite's verdict); emulatorBehind: its relay fell behind;
+ *   behindSeconds: in how many of the call's seconds, and its latest datagram (absent from runs published before it)
  */
 
 /**
@@ -41,9 +43,21 @@ export async function collectTableRuns(suiteDir, summary, needed) {
       video: env.media?.preset ?? null, cpus: env.cpus ?? null, mediaSource: env.mediaSource ?? 'browser',
       emulator: emulatorOf(result),
       hostLimited: run.cpuLimited === true, emulatorBehind: run.emulatorBehind === true,
+      behindSeconds: behindSecondsOf(result),
     });
   }
   return runs;
+}
+
+/**
+ * How much the relay fell behind: one late datagram in 300 s and a minute of late ones are both "fell behind".
+ * @param {import('../report/result-file.js').ReportResult|null} result
+ * @returns {TableRun['behindSeconds']}
+ */
+function behindSecondsOf(result) {
+  const behind = result?.summary?.emulatorBehind;
+  if (!behind?.behind) return null;
+  return { seconds: behind.seconds, measuredSeconds: behind.measuredSeconds, lateMaxMs: behind.lateMaxMs };
 }
 
 /**
