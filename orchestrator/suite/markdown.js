@@ -93,7 +93,10 @@ export function renderMarkdown(summary, { reportPath } = {}) {
   const starved = summary.scenarios.filter((s) => s.cpuLimitedRuns > 0);
   if (starved.length) {
     lines.push('**CPU-limited runs** (the host, not the network, held quality back: read their failures and regressions with care)', '');
-    for (const s of starved) lines.push(`- ${code(s.name)}: ${s.cpuLimitedRuns} of ${s.runs} runs`);
+    for (const s of starved) {
+      const byDesign = s.cpuLimitedRuns - s.hostLimitedRuns;
+      lines.push(`- ${code(s.name)}: ${s.cpuLimitedRuns} of ${s.runs} runs${byDesign ? ` (${byDesign} only in the peers the scenario constrains, by design)` : ''}`);
+    }
     lines.push('');
   }
 

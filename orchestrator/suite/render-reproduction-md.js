@@ -116,8 +116,8 @@ export function renderReproductionMarkdown({ runs, references, planned }) {
     `- Browsers: ${distinct(runs.map((run) => run.browser ?? ''))}`,
     `- Network emulator (the relay's packet path): ${counted(runs.map((run) => run.emulator ?? 'not recorded'))}`,
     `- Host: ${distinct(runs.map((run) => (run.cpus ? `${run.cpus} CPUs` : '')))}; video ${distinct(runs.map((run) => run.video ?? ''))}`,
-    '- A row marked **host-limited** had runs whose encoders or host were CPU-limited, or whose relay fell behind:',
-    '  those figures measure this machine as much as the network.', '',
+    '- A row marked **host-limited** had runs whose host or encoders were CPU-limited (a constrained device the scenario',
+    '  slows on purpose does not count), or whose relay fell behind: those figures measure this machine as much as the network.', '',
   ];
   return [...header, ...REPRODUCTIONS.map((table) => renderTable(table, runs, references))].join('\n');
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { loadResult } from '../report/write.js';
 import { reproductionValues } from '../lib/scenario/reproductions.js';
 import { listScenarios, loadScenario } from '../lib/scenario/scenario-file.js';
+import { hostLimitedOf } from './summary.js';
 
 /**
  * @typedef {import('../lib/scenario/reproductions.js').ReproductionRun & {
@@ -12,7 +13,8 @@ import { listScenarios, loadScenario } from '../lib/scenario/scenario-file.js';
  *   mediaSource: string, emulator: string|null, hostLimited: boolean, emulatorBehind: boolean,
  *   behindSeconds?: { seconds: number, measuredSeconds: number, lateMaxMs: number|null }|null }} TableRun
  *   emulator: the network emulator and, for the relay, its packet path ("relay (native)");
- *   hostLimited: the run's encoders or host were CPU-limited (the suite's verdict); emulatorBehind: its relay fell behind;
+ *   hostLimited: the run's host, or an encoder the scenario does not constrain, was CPU-limited (the suite's verdict);
+ *   emulatorBehind: its relay fell behind;
  *   behindSeconds: in how many of the call's seconds, and its latest datagram (absent from runs published before it)
  */
 
@@ -42,7 +44,8 @@ export async function collectTableRuns(suiteDir, summary, needed) {
       browser: [env.browser?.name, env.browser?.version].filter(Boolean).join(' ') || null,
       video: env.media?.preset ?? null, cpus: env.cpus ?? null, mediaSource: env.mediaSource ?? 'browser',
       emulator: emulatorOf(result),
-      hostLimited: run.cpuLimited === true, emulatorBehind: run.emulatorBehind === true,
+      // From the result, not the suite's summary.json: a summary written before hostLimited counted a constrained device too.
+      hostLimited: result ? hostLimitedOf(result) : run.cpuLimited === true, emulatorBehind: run.emulatorBehind === true,
       behindSeconds: behindSecondsOf(result),
     });
   }

@@ -4,6 +4,7 @@ import { evaluateAssertions } from './assertions.js';
 import { compareScenario } from './baseline.js';
 import { runValues } from './metrics.js';
 import { meanPeerUplinkKbps, ratiosToTwoParty } from '../lib/network/topology.js';
+import { constrainedPeers, cpuLimitedPeers } from '../lib/devices/cpu-limit.js';
 
 export const SUMMARY_KIND = 'webrtc-testbed-suite';
 export const SUMMARY_SCHEMA_VERSION = 1;
@@ -22,7 +23,8 @@ export const EXIT_CODES = { passed: 0, failed: 1, 'input-error': 2, 'environment
  * @typedef {object} SuiteResult
  * @property {string} [status]
  * @property {Array<string|{ message?: string }>} [errors]
- * @property {{ name?: string, file?: string, group?: string|null, peers?: number, durationS?: number, warmupS?: number }} [scenario]
+ * @property {{ name?: string, file?: string, group?: string|null, peers?: number, durationS?: number, warmupS?: number,
+ *   devices?: Record<string, { cpuThrottlingRate?: number|null, cpuQuotaCores?: number|null, cpuCount?: number|null }> }} [scenario]
  * @property {SuiteEnvironment|null} [environment]
  * @property {Array<{ t: number, [field: string]: unknown }>} [timeline]
  * @property {SuiteResultSummary|null} [summary]
@@ -32,7 +34,8 @@ export const EXIT_CODES = { passed: 0, failed: 1, 'input-error': 2, 'environment
  *   mediaSource?: string|null, media?: { preset?: string|null, video?: string|null }|null, os?: string|null, cpus?: number|null,
  *   cpuModel?: string|null, node?: string|null, [field: string]: unknown }} SuiteEnvironment
  * @typedef {{ overall?: object, windowS?: number[],
- *   cpuLimitation?: { limited?: boolean, harness?: { limited?: boolean } }|null, emulatorBehind?: { behind?: boolean }|null,
+ *   cpuLimitation?: { limited?: boolean, byPeer?: Record<string, number>,
+ *     harness?: { limited?: boolean, peers?: Record<string, { limited?: boolean }> } }|null, emulatorBehind?: { behind?: boolean }|null,
  *   peerTotals?: Record<string, { uplinkKbps: number }>, [field: string]: unknown }} SuiteResultSummary
  */
 
@@ -87,15 +90,43 @@ function runRecordOf({ scenario, repetition, dir, hasReport, result }) {
     errors: (result?.errors ?? []).map((e) => (typeof e === 'string' ? e : e.message ?? 'no message')),
     values: result ? runValues(result) : {},
     // A starved host looks like a congested network: runs whose encoders were CPU-limited are named as such.
-    cpuLimited: result?.summary?.cpuLimitation?.limited === true || result?.summary?.cpuLimitation?.harness?.limited === true
-      || result?.resources?.hostSaturation?.saturated === true
-      || Object.values(result?.resources?.grid?.nodes ?? {}).some((node) => node?.saturation?.saturated === true),
+    cpuLimited: cpuVerdict(result) || hostSaturated(result),
+    // The host's doing, not the experiment's: a run CPU-limited only in the peers its scenario slows on purpose (a
+    // constrained device) does not count.
+    hostLimited: hostLimitedOf(result),
     // Likewise a run whose emulator fell behind its schedule: its links were not the configured ones.
     emulatorBehind: result?.summary?.emulatorBehind?.behind === true,
   };
 }
 
 /** @typedef {ReturnType<typeof runRecordOf>} RunRecord */
+
+/**
+ * The host, not the experiment, limited the run: it saturated, or a CPU verdict names a peer the scenario does not
+ * constrain on purpose.
+ * @param {SuiteResult|null|undefined} result
+ */
+export function hostLimitedOf(result) {
+  return hostSaturated(result) || (cpuVerdict(result) && !onlyByDesign(result));
+}
+
+/** The browser's or the harness's CPU verdict. @param {SuiteResult|null|undefined} result */
+function cpuVerdict(result) {
+  return result?.summary?.cpuLimitation?.limited === true || result?.summary?.cpuLimitation?.harness?.limited === true;
+}
+
+/** Every peer the CPU verdicts name is one the scenario constrains. @param {SuiteResult|null|undefined} result */
+function onlyByDesign(result) {
+  const peers = cpuLimitedPeers(result?.summary?.cpuLimitation);
+  const constrained = constrainedPeers(result?.scenario?.devices);
+  return peers.length > 0 && peers.every((peer) => constrained.has(peer));
+}
+
+/** This machine or a Grid node used (nearly) every core for the call. @param {SuiteResult|null|undefined} result */
+function hostSaturated(result) {
+  return result?.resources?.hostSaturation?.saturated === true
+    || Object.values(result?.resources?.grid?.nodes ?? {}).some((node) => node?.saturation?.saturated === true);
+}
 
 /**
  * One scenario of the summary's `scenarios`: its runs, assertions over the passed ones and the baseline comparison.
@@ -118,6 +149,7 @@ function scenarioSummaryOf(name, mine, { assertions, regression, baseline }) {
     runs: mine.length,
     passedRuns: passedResults.length,
     cpuLimitedRuns: mine.filter(({ record }) => record.cpuLimited).length,
+    hostLimitedRuns: mine.filter(({ record }) => record.hostLimited).length,
     emulatorBehindRuns: mine.filter(({ record }) => record.emulatorBehind).length,
     assertions: evaluateAssertions(assertions[name] ?? [], passedResults),
     regressions: baseline ? compareScenario(currentValues, baseline.data.scenarios[name], regression) : [],
@@ -143,6 +175,7 @@ function countsOf(runRecords, scenarioSummaries) {
     improvements: regressions.filter((c) => c.verdict === 'improvement').length,
     inconclusive: regressions.filter((c) => c.verdict === 'inconclusive').length,
     cpuLimitedRuns: runRecords.filter((r) => r.cpuLimited).length,
+    hostLimitedRuns: runRecords.filter((r) => r.hostLimited).length,
     emulatorBehindRuns: runRecords.filter((r) => r.emulatorBehind).length,
   };
 }

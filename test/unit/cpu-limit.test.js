@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  CPU_LIMITED_SHARE, HARNESS_THRESHOLDS, cpuLimitation, emulatorBehind, emulatorBehindWarning, harnessCpuLimitation, harnessCpuReason,
+  CPU_LIMITED_SHARE, HARNESS_THRESHOLDS, constrainedPeers, cpuLimitation, cpuLimitedPeers,
+  emulatorBehind, emulatorBehindWarning, harnessCpuLimitation, harnessCpuReason,
 } from '../../orchestrator/lib/devices/cpu-limit.js';
 import { hostSaturation } from '../../orchestrator/lib/devices/cpu-limit.js';
 
@@ -114,4 +115,15 @@ test('seconds without a captured frame rate (a browser without media-source fram
   const mostlyFine = Array.from({ length: 10 }, (_, i) => sender(i + 1, 'p0', i === 4 ? { encodeMsPerFrame: 120 } : {}));
   const { peers } = harnessCpuLimitation(mostlyFine, [0, 10]);
   assert.deepEqual([peers.p0.limited, peers.p0.seconds], [false, [5]]);
+});
+
+test('cpuLimitedPeers names the peers either verdict names; constrainedPeers the ones a scenario slows on purpose', () => {
+  const harness = { peers: { p2: { limited: false }, p3: { limited: true } } };
+  assert.deepEqual(cpuLimitedPeers({ byPeer: { p0: 0.1, p1: 0.9, p2: CPU_LIMITED_SHARE }, harness }), ['p1', 'p3']);
+  assert.deepEqual(cpuLimitedPeers(null), []);
+  const devices = {
+    p0: { width: 640 }, p1: { cpuThrottlingRate: 4 }, p2: { cpuQuotaCores: 0.5 }, p3: { cpuCount: 1 }, p4: { cpuThrottlingRate: 1 },
+  };
+  assert.deepEqual([...constrainedPeers(devices)], ['p1', 'p2', 'p3']);
+  assert.deepEqual([...constrainedPeers(undefined)], []);
 });

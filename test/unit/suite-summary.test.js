@@ -152,6 +152,38 @@ test('CPU-limited runs are counted per scenario and named in the Markdown, so a 
   assert.match(renderMarkdown(summary), /\*\*CPU-limited runs\*\*.*\n\n- `unconstrained`: 4 of 5 runs/);
 });
 
+test('a run CPU-limited only in the peer its scenario constrains is not host-limited; another peer or the host makes it so', () => {
+  const base = summaryOf();
+  // p1 is the constrained device (a quota and a slowed page); p0 is a plain desktop peer.
+  const devices = { p1: { width: 640, height: 480, fps: 30, cpuThrottlingRate: 4, cpuQuotaCores: 0.15, cpuCount: null } };
+  const verdicts = [
+    { byPeer: { p0: 0, p1: 0.99 }, harness: { limited: true, peers: { p0: { limited: false }, p1: { limited: true } } } },
+    { byPeer: { p0: 0.5, p1: 0.99 }, harness: { limited: true, peers: { p1: { limited: true } } } },
+    { byPeer: { p0: 0, p1: 0 }, harness: { limited: true, peers: { p0: { limited: true } } } },
+    // A verdict without per-peer detail cannot be excused.
+    { byPeer: {}, harness: { limited: false } },
+  ];
+  const runs = verdicts.map((verdict, i) => {
+    const result = fakeResult({ videoKbps: 1700, seed: i + 1 });
+    result.scenario = { ...result.scenario, devices };
+    result.summary.cpuLimitation = { share: 0.5, limited: true, thresholdShare: 0.2, seconds: [], ...verdict };
+    return { scenario: 'unconstrained', repetition: i + 1, dir: `unconstrained/run-${i + 1}`, hasReport: true, result };
+  });
+  const plain = fakeResult({ videoKbps: 1700, seed: 9 });
+  plain.scenario = { ...plain.scenario, devices };
+  plain.resources = { hostSaturation: { saturated: true } };
+  plain.summary.cpuLimitation = { share: 0.5, limited: true, thresholdShare: 0.2, seconds: [], ...verdicts[0] };
+  runs.push({ scenario: 'unconstrained', repetition: 5, dir: 'unconstrained/run-5', hasReport: true, result: plain });
+  const summary = buildSuiteSummary({
+    suite: base.suite, regression: DEFAULT_REGRESSION, assertions: ASSERTIONS, assertionsFile: 'fixture.json', scenarios: ['unconstrained'], runs,
+    startedAt: base.startedAt, endedAt: base.endedAt,
+  });
+  assert.deepEqual(summary.runs.map((r) => r.cpuLimited), [true, true, true, true, true]);
+  assert.deepEqual(summary.runs.map((r) => r.hostLimited), [false, true, true, true, true]);
+  assert.equal(summary.counts.hostLimitedRuns, 4);
+  assert.match(renderMarkdown(summary), /- `unconstrained`: 5 of 5 runs \(1 only in the peers the scenario constrains, by design\)/);
+});
+
 test('runs whose relay fell behind are counted per scenario and named in the Markdown, like CPU-limited ones', () => {
   assert.equal(normal.counts.emulatorBehindRuns, 0);
   assert.doesNotMatch(renderMarkdown(normal), /emulator fell behind/);

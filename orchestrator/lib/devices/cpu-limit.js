@@ -170,3 +170,27 @@ export function hostSaturation(rows, cores) {
   const share = bySecond.size ? busy / bySecond.size : null;
   return { share, saturated: share !== null && share > CPU_LIMITED_SHARE, thresholdPct, cores };
 }
+
+/**
+ * The peers a run's CPU verdicts name: the browser's reason on more than CPU_LIMITED_SHARE of a peer's seconds, or
+ * the harness's own verdict for it.
+ * @param {{ byPeer?: Record<string, number>, harness?: { peers?: Record<string, { limited?: boolean }> } }|null|undefined} cpuLimitation
+ *   a result's summary.cpuLimitation
+ * @returns {string[]}
+ */
+export function cpuLimitedPeers(cpuLimitation) {
+  const browser = Object.entries(cpuLimitation?.byPeer ?? {}).filter(([, share]) => share > CPU_LIMITED_SHARE).map(([peer]) => peer);
+  const harness = Object.entries(cpuLimitation?.harness?.peers ?? {}).filter(([, p]) => p?.limited === true).map(([peer]) => peer);
+  return [...new Set([...browser, ...harness])].sort();
+}
+
+/**
+ * The peers a scenario's `devices` hold to a slowed, quota'd or smaller CPU: CPU-limited by design (a constrained
+ * device is the experiment, not the host).
+ * @param {Record<string, { cpuThrottlingRate?: number|null, cpuQuotaCores?: number|null, cpuCount?: number|null }>|null|undefined} devices
+ * @returns {Set<string>}
+ */
+export function constrainedPeers(devices) {
+  return new Set(Object.entries(devices ?? {})
+    .filter(([, d]) => (d?.cpuThrottlingRate ?? 1) > 1 || d?.cpuQuotaCores != null || d?.cpuCount != null).map(([peer]) => peer));
+}
