@@ -1,15 +1,17 @@
 // A short real call through the relay: result.json carries the relay's own load per second (network.emulatorLoad)
-// with values a 360p30 two-party call gives, and on an idle link the relay never fell behind.
+// with values a 360p30 two-party call gives, and on a link with only a delay the relay never fell behind but when the
+// host did not run it (its own timer woke as late as its datagrams left: a VM's vCPU, a kernel that does not preempt).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { runScenarioCli } from './helpers/cli.js';
+import { HOST_STALL_SLACK_MS } from '../orchestrator/lib/devices/cpu-limit.js';
 
 const DURATION_S = 12;
 
-test('a 12 s 360p30 call on an idle link: the relay\'s load rows are in result.json, plausible, and none fell behind', async () => {
-  const run = await runScenarioCli('unconstrained', ['--duration', String(DURATION_S), '--warmup', '2']);
+test('a 12 s 360p30 call on a 100 ms link: the relay\'s load rows are in result.json, plausible, and it fell behind only in host stalls', async () => {
+  const run = await runScenarioCli('latency-100', ['--duration', String(DURATION_S), '--warmup', '2']);
   assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
   const { network, summary } = run.result;
   assert.equal(network.emulator, 'relay');
@@ -20,16 +22,24 @@ test('a 12 s 360p30 call on an idle link: the relay\'s load rows are in result.j
     assert.ok(row.packetsIn > 100 && row.packetsIn < 5000, JSON.stringify(row));
     assert.ok(Math.abs(row.packetsOut - row.packetsIn) <= row.packetsIn * 0.05 + 5, JSON.stringify(row));
     assert.ok(row.busyPct > 0 && row.busyPct < 50, JSON.stringify(row));
-    assert.ok(row.lateP99Ms > 0 && row.lateP99Ms <= 1 && row.lateMaxMs >= 0, JSON.stringify(row));
+    // Every datagram waits 100 ms in the relay: its timer sends them, mostly waking an idle relay, and the native path
+    // says how long after the timer's time the host woke it.
+    if (row.packetPath === 'native') assert.ok(row.timerWakeMaxMs >= 0 && row.timerWakeMaxMs < 1000, JSON.stringify(row));
+    else assert.equal(row.timerWakeMaxMs, null, JSON.stringify(row));
+    const hostStall = row.timerWakeMaxMs !== null && row.timerWakeMaxMs >= row.lateP99Ms - HOST_STALL_SLACK_MS;
+    assert.ok(row.lateP99Ms > 0 && (row.lateP99Ms <= 1 || hostStall) && row.lateMaxMs >= 0, JSON.stringify(row));
     // The native path reads the kernel's arrival stamps: the host's hand-over shows apart from the relay's lateness.
     if (row.packetPath === 'native') assert.ok(row.wakeP99Ms > 0 && row.wakeMaxMs >= row.wakeP99Ms - 0.1, JSON.stringify(row));
     else assert.ok(row.wakeP99Ms === null && row.wakeMaxMs === null, JSON.stringify(row));
-    assert.equal(row.behind, false, JSON.stringify(row));
+    assert.equal(row.behind, row.lateP99Ms > 1, JSON.stringify(row));
   }
   const measuredSeconds = network.emulatorLoad.filter((row) => row.t > 0 && row.t <= DURATION_S).length;
-  const { lateMaxMs, ...behind } = summary.emulatorBehind;
-  assert.deepEqual(behind, { behind: false, seconds: 0, measuredSeconds, spans: [] });
+  const { lateMaxMs, spans: _spans, ...behind } = summary.emulatorBehind;
+  assert.equal(behind.measuredSeconds, measuredSeconds);
+  assert.equal(behind.hostStallSeconds, behind.seconds, `every second behind is a host stall: ${JSON.stringify(summary.emulatorBehind)}`);
   assert.ok(lateMaxMs >= 0, `the latest datagram: ${lateMaxMs} ms`);
-  assert.doesNotMatch(run.stderr, /fell behind/);
-  assert.doesNotMatch(readFileSync(path.join(run.out, 'report.html'), 'utf8'), /Emulator fell behind/);
+  if (!behind.behind) {
+    assert.doesNotMatch(run.stderr, /fell behind/);
+    assert.doesNotMatch(readFileSync(path.join(run.out, 'report.html'), 'utf8'), /Emulator fell behind/);
+  } else assert.match(run.stderr, /its own timer woke as late: the host did not run it/);
 });

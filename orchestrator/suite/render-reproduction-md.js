@@ -57,7 +57,8 @@ function behindNote(run) {
   const behind = run.behindSeconds;
   if (!behind) return String(run.repetition);
   const late = behind.lateMaxMs === null ? '' : `, latest ${formatMs(behind.lateMaxMs)} ms`;
-  return `${run.repetition} (${behind.seconds} of ${behind.measuredSeconds} s${late})`;
+  const stalls = behind.hostStallSeconds ? `; the host did not run it in ${behind.hostStallSeconds}` : '';
+  return `${run.repetition} (${behind.seconds} of ${behind.measuredSeconds} s${late}${stalls})`;
 }
 
 /** @param {number} ms */

@@ -11,7 +11,7 @@ import { hostLimitedOf } from './summary.js';
  * @typedef {import('../lib/scenario/reproductions.js').ReproductionRun & {
  *   startedAt: string|null, commit: string|null, browser: string|null, video: string|null, cpus: number|null,
  *   mediaSource: string, emulator: string|null, hostLimited: boolean, emulatorBehind: boolean,
- *   behindSeconds?: { seconds: number, measuredSeconds: number, lateMaxMs: number|null }|null }} TableRun
+ *   behindSeconds?: { seconds: number, measuredSeconds: number, lateMaxMs: number|null, hostStallSeconds?: number|null }|null }} TableRun
  *   emulator: the network emulator and, for the relay, its packet path ("relay (native)");
  *   hostLimited: the run's host, or an encoder the scenario does not constrain, was CPU-limited (the suite's verdict);
  *   emulatorBehind: its relay fell behind;
@@ -60,7 +60,8 @@ export async function collectTableRuns(suiteDir, summary, needed) {
 function behindSecondsOf(result) {
   const behind = result?.summary?.emulatorBehind;
   if (!behind?.behind) return null;
-  return { seconds: behind.seconds, measuredSeconds: behind.measuredSeconds, lateMaxMs: behind.lateMaxMs };
+  const { seconds, measuredSeconds, lateMaxMs } = behind;
+  return { seconds, measuredSeconds, lateMaxMs, hostStallSeconds: behind.hostStallSeconds ?? null };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  CPU_LIMITED_SHARE, HARNESS_THRESHOLDS, constrainedPeers, cpuLimitation, cpuLimitedPeers,
+  CPU_LIMITED_SHARE, HARNESS_THRESHOLDS, HOST_STALL_SLACK_MS, constrainedPeers, cpuLimitation, cpuLimitedPeers,
   emulatorBehind, emulatorBehindWarning, harnessCpuLimitation, harnessCpuReason,
 } from '../../orchestrator/lib/devices/cpu-limit.js';
 import { hostSaturation } from '../../orchestrator/lib/devices/cpu-limit.js';
@@ -57,6 +57,7 @@ test('an emulator that fell behind in some seconds of the call: how many, as spa
   ];
   assert.deepEqual(emulatorBehind(rows, [0, 6]), {
     behind: true, seconds: 3, measuredSeconds: 6, spans: [{ fromS: 0, toS: 2 }, { fromS: 4, toS: 5 }], lateMaxMs: 9.7,
+    hostStallSeconds: null,
   });
   const warning = emulatorBehindWarning(emulatorBehind(rows, [0, 6]), 'relay');
   assert.match(warning, /^the relay emulator fell behind its schedule in 3 of 6 s of the call \(0–2 s, 4–5 s; datagrams late at p99 beyond its limit \(relay: 1 ms native, 2 ms dgram\), the latest 9\.7 ms\)/);
@@ -65,7 +66,7 @@ test('an emulator that fell behind in some seconds of the call: how many, as spa
 
 test('an emulator that kept up, or one that does not measure itself, is not flagged', () => {
   const kept = emulatorBehind([{ t: 1, behind: false, lateMaxMs: 0.4 }, { t: 2, behind: false, lateMaxMs: null }], [0, 2]);
-  assert.deepEqual(kept, { behind: false, seconds: 0, measuredSeconds: 2, spans: [], lateMaxMs: 0.4 });
+  assert.deepEqual(kept, { behind: false, seconds: 0, measuredSeconds: 2, spans: [], lateMaxMs: 0.4, hostStallSeconds: null });
   assert.equal(emulatorBehindWarning(kept, 'relay'), null);
   assert.equal(emulatorBehind(null, [0, 2]), null);
   assert.equal(emulatorBehindWarning(null, 'netem'), null);
@@ -126,4 +127,19 @@ test('cpuLimitedPeers names the peers either verdict names; constrainedPeers the
   };
   assert.deepEqual([...constrainedPeers(devices)], ['p1', 'p2', 'p3']);
   assert.deepEqual([...constrainedPeers(undefined)], []);
+});
+
+test('a second the relay fell behind in because its own timer woke as late is the host\'s stall, and the warning says so', () => {
+  // (t, p99 of the datagrams' lateness, the timer's own lateness): 1 on time; 2 and 4 the timer woke 5.9 and 3.1 ms late
+  // (the datagrams within HOST_STALL_SLACK_MS of it); 3 the timer was on time, so the relay was busy; 5 no timer fired.
+  const row = (t, lateP99Ms, timerWakeMaxMs) => ({ t, behind: lateP99Ms > 1, lateP99Ms, lateMaxMs: lateP99Ms, timerWakeMaxMs });
+  const rows = [row(1, 0.3, 0.1), row(2, 6, 5.9), row(3, 4, 0.2), row(4, 3.5, 3.1), row(5, 2, null)];
+  const behind = emulatorBehind(rows, [0, 5]);
+  assert.equal(behind?.seconds, 4);
+  assert.equal(behind?.hostStallSeconds, 2);
+  assert.equal(HOST_STALL_SLACK_MS, 0.5);
+  assert.match(String(emulatorBehindWarning(behind, 'relay')), /the latest 6 ms; in 2 of those seconds its own timer woke as late: the host did not run it .*cyclictest/);
+  const noStall = emulatorBehind([row(1, 4, 0.2)], [0, 1]);
+  assert.equal(noStall?.hostStallSeconds, 0);
+  assert.doesNotMatch(String(emulatorBehindWarning(noStall, 'relay')), /host did not run it/);
 });

@@ -46,7 +46,10 @@ test('a tick inside the second in progress closes nothing, and an idle second is
   assert.deepEqual(meter.take(), []);
   meter.tick(1001, 0);
   assert.deepEqual(meter.take(), [
-    { t: 1, packetsIn: 0, packetsOut: 0, busyPct: 0, lateMsP99: null, lateMsMax: null, wakeMsP99: null, wakeMsMax: null, behind: false },
+    {
+      t: 1, packetsIn: 0, packetsOut: 0, busyPct: 0, lateMsP99: null, lateMsMax: null, wakeMsP99: null, wakeMsMax: null,
+      timerWakeMsMax: null, behind: false,
+    },
   ]);
 });
 
@@ -73,4 +76,14 @@ test('wake-ups (kernel stamp to read) are their own columns: a host that handed 
   assert.ok(row.wakeMsP99 !== null && row.wakeMsP99 > 3.9 && row.wakeMsMax === 4, JSON.stringify(row));
   assert.equal(row.behind, false);
   assert.ok(row.lateMsP99 !== null && row.lateMsP99 < 1, JSON.stringify(row));
+});
+
+test('the host\'s wake-up for the timer is the second\'s maximum, and a second without one says null', () => {
+  const meter = new LoadMeter(0, 0, BEHIND_LATENESS_MS.native);
+  meter.timerWoke(0.05);
+  meter.timerWoke(5.9);
+  meter.timerWoke(0.01);
+  meter.tick(1000, 0.1);
+  meter.tick(2000, 0.1);
+  assert.deepEqual(meter.take().map((row) => row.timerWakeMsMax), [5.9, null]);
 });

@@ -83,7 +83,9 @@ test('publishing a chunk adds its finished runs, replaces a re-run one and keeps
         result.summary.cpuLimitation = { share: 0.5, byPeer: { p0: 0.5 }, limited: true, thresholdShare: 0.2, seconds: [] };
       }
       // latency-500's relay was late in 2 of its 300 s; unconstrained's run 2 says only that it fell behind (an older result).
-      if (name === 'latency-500') result.summary.emulatorBehind = { behind: true, seconds: 2, measuredSeconds: 300, spans: [], lateMaxMs: 6.25 };
+      if (name === 'latency-500') {
+        result.summary.emulatorBehind = { behind: true, seconds: 2, measuredSeconds: 300, spans: [], lateMaxMs: 6.25, hostStallSeconds: 1 };
+      }
       result.summary.overall['video.recvKbps'] = { ...result.summary.overall['video.recvKbps'], mean: kbps };
       await mkdir(path.join(suiteDir, name, `run-${repetition}`), { recursive: true });
       await writeFile(path.join(suiteDir, name, `run-${repetition}`, 'result.json'), JSON.stringify(result));
@@ -106,7 +108,7 @@ test('publishing a chunk adds its finished runs, replaces a re-run one and keeps
     [['unconstrained', 1, 2000], ['unconstrained', 2, 3000], ['latency-500', 1, 500]]);
   const page = readFileSync(path.join(toDir, 'README.md'), 'utf8');
   assert.match(page, /`unconstrained` — runs 1, 2: 2\/2 passed · \*\*host-limited in 1\*\* \(CPU-limited: 2; relay fell behind: 2\) \| [^|]*\| \*\*2500\*\*/);
-  assert.match(page, /`latency-500` — runs 1: 1\/1 passed · \*\*host-limited in 1\*\* \(relay fell behind: 1 \(2 of 300 s, latest 6\.3 ms\)\) \|/);
+  assert.match(page, /`latency-500` — runs 1: 1\/1 passed · \*\*host-limited in 1\*\* \(relay fell behind: 1 \(2 of 300 s, latest 6\.3 ms; the host did not run it in 1\)\) \|/);
   assert.match(page, /^- Network emulator \(the relay's packet path\): relay in 2 runs, relay \(native\) in 1 run$/m);
   await writeFile(path.join(toDir, 'runs.json'), JSON.stringify({ kind: 'something else' }));
   await assert.rejects(publishReproduction(suiteDir, toDir, { planned: 3 }), /not a published reproduction.*restore the file from git/);

@@ -133,18 +133,18 @@ test('buildResult: Janus\'s readings go onto the media clock, sorted and cut at 
 test('buildResult: the emulator\'s own load goes onto the media clock and a second it fell behind is in summary.emulatorBehind', () => {
   const row = (s, behind) => ({
     epochMs: MEDIA_MS + s * 1000, packetsIn: 800, packetsOut: 790, busyPct: 35.5,
-    lateP99Ms: behind ? 3.1 : 0.2, lateMaxMs: behind ? 12.5 : 0.4, behind,
+    lateP99Ms: behind ? 3.1 : 0.2, lateMaxMs: behind ? 12.5 : 0.4, timerWakeMaxMs: behind ? 2.9 : 0.1, behind,
   });
   const emulatorLoad = [row(-0.7, true), row(0.3, false), row(1.3, false), row(2.3, true), row(3.3, false)];
   const network = { ...fixture().network, emulatorLoad };
   const result = buildResult(fixture({ network }));
   assert.deepEqual(result.network.emulatorLoad[3], {
-    t: 2.3, packetsIn: 800, packetsOut: 790, busyPct: 35.5, lateP99Ms: 3.1, lateMaxMs: 12.5, behind: true,
+    t: 2.3, packetsIn: 800, packetsOut: 790, busyPct: 35.5, lateP99Ms: 3.1, lateMaxMs: 12.5, timerWakeMaxMs: 2.9, behind: true,
   });
   assert.equal(result.network.emulatorLoad.length, 5, 'set-up seconds are kept in the rows');
-  // The set-up second that fell behind is not the call's.
+  // The set-up second that fell behind is not the call's; in the call's, the relay's own timer woke as late (a host stall).
   assert.deepEqual(result.summary.emulatorBehind, {
-    behind: true, seconds: 1, measuredSeconds: 4, spans: [{ fromS: 1, toS: 2 }], lateMaxMs: 12.5,
+    behind: true, seconds: 1, measuredSeconds: 4, spans: [{ fromS: 1, toS: 2 }], lateMaxMs: 12.5, hostStallSeconds: 1,
   });
   // A backend that does not measure itself (netem, dummynet) has no rows and no verdict, not an empty "kept up".
   const netem = buildResult(fixture());

@@ -63,6 +63,9 @@ export class LatenessHistogram {
  * @property {number|null} wakeMsP99  from the kernel's arrival stamp to the relay's read (native path; null on dgram,
  *   which has no stamp): a link's delay absorbs it, on a link without delay it adds to the truth's one-way delay
  * @property {number|null} wakeMsMax
+ * @property {number|null} timerWakeMsMax  how long after its send timer's time the host woke the relay, when it had been
+ *   idle waiting since before that time (native path; null: no such wake-up, or dgram): the host's scheduling, not the
+ *   relay's work. As late as the datagrams left means the host did not run it (a VM's vCPU, a kernel that does not preempt)
  * @property {boolean} behind  lateMsP99 over its packet path's BEHIND_LATENESS_MS: the relay fell behind its schedule
  */
 
@@ -73,6 +76,8 @@ export class LoadMeter {
   #packetsOut = 0;
   #lateness = new LatenessHistogram();
   #wake = new LatenessHistogram();
+  /** @type {number|null} */
+  #timerWakeMax = null;
   /** @type {LoadRow[]} */
   #rows = [];
 
@@ -100,6 +105,11 @@ export class LoadMeter {
     this.#lateness.record(lateMs);
   }
 
+  /** @param {number} wakeMs  how long after its time the host woke the idle relay for its timer */
+  timerWoke(wakeMs) {
+    if (this.#timerWakeMax === null || wakeMs > this.#timerWakeMax) this.#timerWakeMax = wakeMs;
+  }
+
   /**
    * Closes the second in progress when nowMs is past it (call just after each second's end); busyShare covers what
    * it closes. A tick late by more than a second (a stalled relay) closes one row, labelled by the second it ends in.
@@ -119,6 +129,7 @@ export class LoadMeter {
       lateMsMax: max,
       wakeMsP99: wake.p99,
       wakeMsMax: wake.max,
+      timerWakeMsMax: this.#timerWakeMax === null ? null : Number(this.#timerWakeMax.toFixed(3)),
       behind: p99 !== null && p99 > this.#behindMs,
     });
     this.#second = second;
@@ -126,6 +137,7 @@ export class LoadMeter {
     this.#packetsOut = 0;
     this.#lateness.reset();
     this.#wake.reset();
+    this.#timerWakeMax = null;
   }
 
   /** The rows closed since the last call. @returns {LoadRow[]} */

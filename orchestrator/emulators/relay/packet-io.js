@@ -28,7 +28,8 @@ import { EnvironmentError } from '../../lib/system/errors.js';
  * @property {() => void} close  stops the timer (sockets are closed one by one first)
  *
  * @typedef {object} PacketIoOptions
- * @property {() => void} onTimer
+ * @property {(timerWakeMs: number|null) => void} onTimer  timerWakeMs: how long after the timer's time the host woke the
+ *   relay, when it had been idle since before it (native path), else null
  * @property {(count: number) => void} onSendErrors  datagrams that could not be sent
  */
 
@@ -138,7 +139,7 @@ function dgramIo({ onTimer, onSendErrors }) {
     }),
     setTimer(delayMs) {
       if (timer) clearTimeout(timer);
-      timer = setTimeout(() => { timer = null; onTimer(); }, Math.max(0, delayMs));
+      timer = setTimeout(() => { timer = null; onTimer(null); }, Math.max(0, delayMs));
     },
     close() {
       if (timer) clearTimeout(timer);
@@ -177,15 +178,18 @@ function nativeIo(native, { onTimer, onSendErrors }) {
   };
   /** @param {number} slot */
   const release = (slot) => { if (!closed) native.release(io, slot); };
-  /** @param {number} count @param {boolean} timerFired */
-  const onEvents = (count, timerFired) => {
+  /**
+   * @param {number} count @param {boolean} timerFired
+   * @param {number} [timerWakeMs]  how long after its time the host woke the idle relay for the timer, -1 when not known
+   */
+  const onEvents = (count, timerFired, timerWakeMs = -1) => {
     for (let i = 0, row = 0; i < count; i++, row += columns) {
       const handler = handlers[meta[row]];
       // A datagram that was read as its socket closed is nobody's.
       if (handler) handler(meta[row + 4], meta[row + 3], addresses.text(meta[row + 1]), meta[row + 2], arrivals[i] + monotonicToNowMs);
       else release(meta[row + 4]);
     }
-    if (timerFired) onTimer();
+    if (timerFired) onTimer(timerWakeMs >= 0 ? timerWakeMs : null);
   };
   const io = native.create(onEvents, meta, arrivals, sends);
   /** @type {WeakMap<PacketSocket, number>} */

@@ -375,11 +375,13 @@ export class UdpRelay {
     this.#io?.setTimer(Math.ceil(nextMs / TIMER_GRID_MS) * TIMER_GRID_MS - performance.now());
   }
 
-  #onTimer = () => {
+  /** @param {number|null} timerWakeMs  see PacketIo's onTimer */
+  #onTimer = (timerWakeMs) => {
     if (this.#closed) return;
     const dueMs = this.#timerAtMs;
     this.#timerAtMs = Infinity;
     const nowMs = performance.now();
+    if (timerWakeMs !== null) this.#load?.timerWoke(timerWakeMs);
     if (nowMs >= dueMs - EARLY_FIRE_MS) this.#run(Math.max(nowMs, dueMs));
     this.#schedule();
   };

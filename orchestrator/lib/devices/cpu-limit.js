@@ -39,22 +39,42 @@ export function cpuLimitation(timeline, [fromS, toS]) {
 }
 
 /**
+ * A datagram leaves up to a timer grid step (0.25 ms) and its processing after the timer's wake-up: a second whose p99
+ * lateness is within this of its timer's own lateness was late because the relay was not run, not because it was busy.
+ */
+export const HOST_STALL_SLACK_MS = 0.5;
+
+/**
+ * @typedef {{ t: number|null, behind: boolean, lateMaxMs: number|null, lateP99Ms?: number|null, timerWakeMaxMs?: number|null }} LoadEntry
+ *   network.emulatorLoad's row
+ */
+
+/** The emulator's own timer woke about as late as its datagrams left: the host did not run it. @param {LoadEntry} row */
+const hostStalled = (row) => typeof row.timerWakeMaxMs === 'number' && typeof row.lateP99Ms === 'number'
+  && row.timerWakeMaxMs >= row.lateP99Ms - HOST_STALL_SLACK_MS;
+
+/**
  * The seconds of the call in which the emulator fell behind its own schedule (network.emulatorLoad's `behind`: its
  * datagrams left late at p99 beyond its packet path's limit: 1 ms native, 2 ms dgram), as spans; null when the
  * emulator does not measure itself.
- * @param {Array<{ t: number|null, behind: boolean, lateMaxMs: number|null }>|null} rows  on the media clock; a row covers (t − 1, t]
+ * @param {LoadEntry[]|null} rows  on the media clock; a row covers (t − 1, t]
  * @param {[number, number]} windowS  (from, to]
  * @returns {{ behind: boolean, seconds: number, measuredSeconds: number, spans: Array<{ fromS: number, toS: number }>,
- *   lateMaxMs: number|null }|null}  seconds: how many fell behind (rounded to the media clock's); lateMaxMs: the latest datagram
+ *   lateMaxMs: number|null, hostStallSeconds: number|null }|null}  seconds: how many fell behind (rounded to the media
+ *   clock's); lateMaxMs: the latest datagram; hostStallSeconds: of those, the ones in which its own timer woke that late
+ *   (the host did not run it: a VM's vCPU, a kernel that does not preempt); null when the rows do not say
  */
 export function emulatorBehind(rows, [fromS, toS]) {
   if (!rows) return null;
   const inWindow = rows.filter((row) => row.t !== null && row.t > fromS && row.t <= toS);
-  const seconds = [...new Set(inWindow.filter((row) => row.behind).map((row) => Math.round(/** @type {number} */ (row.t))))];
+  const behindRows = inWindow.filter((row) => row.behind);
+  const seconds = [...new Set(behindRows.map((row) => Math.round(/** @type {number} */ (row.t))))];
   const late = inWindow.map((row) => row.lateMaxMs).filter((ms) => typeof ms === 'number');
+  const stalled = [...new Set(behindRows.filter(hostStalled).map((row) => Math.round(/** @type {number} */ (row.t))))];
   return {
     behind: seconds.length > 0, seconds: seconds.length, measuredSeconds: inWindow.length, spans: episodes(seconds),
     lateMaxMs: late.length ? Math.max(...late) : null,
+    hostStallSeconds: inWindow.some((row) => row.timerWakeMaxMs !== undefined) ? stalled.length : null,
   };
 }
 
@@ -65,9 +85,13 @@ export function emulatorBehind(rows, [fromS, toS]) {
 export function emulatorBehindWarning(behind, emulator) {
   if (!behind?.behind) return null;
   const spans = behind.spans.map((span) => `${span.fromS}–${span.toS} s`).join(', ');
+  const stalls = behind.hostStallSeconds
+    ? `; in ${behind.hostStallSeconds} of those seconds its own timer woke as late: the host did not run it (a VM's vCPU not scheduled, `
+      + 'a kernel that does not preempt; `cyclictest -p 10 -i 1000` shows the host\'s own wake-up delays)' : '';
   return `the ${emulator} emulator fell behind its schedule in ${behind.seconds} of ${behind.measuredSeconds} s of the call (${spans}; `
-    + `datagrams late at p99 beyond its limit (relay: 1 ms native, 2 ms dgram), the latest ${behind.lateMaxMs} ms): in those seconds the links were not the configured ones, `
-    + 'as on a saturated host; see network.emulatorLoad in result.json, and run fewer peers, a smaller video preset or on a larger machine';
+    + `datagrams late at p99 beyond its limit (relay: 1 ms native, 2 ms dgram), the latest ${behind.lateMaxMs} ms${stalls}): `
+    + 'in those seconds the links were not the configured ones, as on a saturated host; see network.emulatorLoad in result.json, '
+    + 'and run fewer peers, a smaller video preset or on a larger machine';
 }
 
 /** Consecutive seconds joined into spans: [3, 4, 5, 9] → (2, 5], (8, 9]. @param {number[]} seconds */

@@ -112,6 +112,8 @@ export const SCHEMA_VERSION = 1;
  * @property {number|null} [wakeP99Ms]  relay, native path: from the kernel's arrival stamp to the relay's read (the
  *   host's delay; a link's delay absorbs it, on a link without delay it shows in the truth's one-way delay)
  * @property {number|null} [wakeMaxMs]
+ * @property {number|null} [timerWakeMaxMs]  relay, native path: how long after its send timer's time the host woke it
+ *   while it was idle (the host's scheduling); null: no such wake-up
  * @property {boolean} behind      lateP99Ms over its limit (relay: 1 ms native, 2 ms dgram): it fell behind its
  *   schedule and was no longer exact that second
  * @property {string} [packetPath]  the relay's sockets and timer: native or dgram

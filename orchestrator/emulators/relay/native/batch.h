@@ -67,7 +67,11 @@ typedef struct {
   napi_env env;
   int epfd, tfd, tickFd;
   uv_poll_t poll, tick, timer; /* the sockets (epfd), the hold's tick, the send timer */
+  uv_prepare_t prepare;         /* stamps when the loop is about to wait for I/O (relay_io.c's timer wake-up) */
   uint64_t lastWakeNs;
+  uint64_t timerDueNs;   /* when the send timer is armed to fire, on CLOCK_MONOTONIC */
+  uint64_t idleSinceNs;  /* this loop turn: when it went to wait for I/O */
+  uint64_t wokeNs;       /* this loop turn: when its first poll callback of ours ran, 0 before */
   int closedHandles;
   napi_ref onEvents, meta, arrivals, sends;
   uint32_t *metaData;

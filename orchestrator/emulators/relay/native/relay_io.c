@@ -7,7 +7,9 @@
  * JS API (io: the external that create returns):
  *   create(onEvents, meta: Uint32Array(MAX_BATCH * META_COLUMNS), arrivals: Float64Array(MAX_BATCH),
  *          sends: Uint32Array(MAX_SENDS * SEND_COLUMNS)) -> io
- *     onEvents(count, timerFired: boolean): meta holds count rows of
+ *     onEvents(count, timerFired: boolean, timerWakeMs: number): timerWakeMs, when the timer fired and the loop had
+ *     been waiting for I/O since before its time, is how long after that time the host woke the relay (its scheduling,
+ *     not the relay's work), else -1 (the loop was busy at the timer's time, or it did not fire). meta holds count rows of
  *     [socketId, sourceAddress (host order), sourcePort, length, slot]; each payload stays in its pool slot until JS
  *     sends it or releases it (see Pool in batch.h). arrivals[row]: when the kernel took that datagram in, in ms on
  *     CLOCK_MONOTONIC (process.hrtime's clock).
@@ -66,19 +68,20 @@ static Sock *sockOf(napi_env env, Io *io, napi_value value, uint32_t *id) {
 }
 
 /* Reads what is ready and hands it to JS with whether the send timer fired; returns whether there was anything. */
-static int deliverReady(Io *io, int timerFired) {
+static int deliverReady(Io *io, int timerFired, double timerWakeMs) {
   napi_env env = io->env;
   uint32_t count = receive(io);
   if (count == 0 && !timerFired) return 0;
   napi_handle_scope scope;
   if (napi_open_handle_scope(env, &scope) != napi_ok) return 1;
-  napi_value argv[2], callback, recv, result;
+  napi_value argv[3], callback, recv, result;
   napi_create_uint32(env, count, &argv[0]);
   napi_get_boolean(env, timerFired, &argv[1]);
+  napi_create_double(env, timerWakeMs, &argv[2]);
   napi_get_reference_value(env, io->onEvents, &callback);
   napi_get_global(env, &recv);
   /* make_callback runs the microtasks after it (the JS side flushes its sends there). */
-  if (napi_make_callback(env, io->context, recv, callback, 2, argv, &result) == napi_pending_exception) {
+  if (napi_make_callback(env, io->context, recv, callback, 3, argv, &result) == napi_pending_exception) {
     napi_value error;
     napi_get_and_clear_last_exception(env, &error);
     napi_fatal_exception(env, error);
@@ -105,20 +108,34 @@ static void hold(Io *io) {
   uv_poll_stop(&io->poll);
 }
 
+/* The loop is about to wait for I/O: a timer due after this found the relay idle. */
+static void onPrepare(uv_prepare_t *handle) {
+  Io *io = handle->data;
+  io->idleSinceNs = monotonicNs();
+  io->wokeNs = 0;
+}
+
+/* Now, and the first wake-up of this loop turn if none of ours came before. */
+static uint64_t woke(Io *io) {
+  uint64_t nowNs = monotonicNs();
+  if (!io->wokeNs) io->wokeNs = nowNs;
+  return nowNs;
+}
+
 static void onReadable(uv_poll_t *handle, int status, int events) {
   Io *io = handle->data;
-  uint64_t nowNs = monotonicNs();
+  uint64_t nowNs = woke(io);
   int soon = nowNs - io->lastWakeNs < MIN_WAKE_GAP_NS;
   io->lastWakeNs = nowNs;
-  if (deliverReady(io, 0) && soon && io->epfd >= 0) hold(io);
+  if (deliverReady(io, 0, -1) && soon && io->epfd >= 0) hold(io);
 }
 
 static void onTick(uv_poll_t *handle, int status, int events) {
   Io *io = handle->data;
   uint64_t expirations;
   if (read(io->tickFd, &expirations, sizeof expirations) != sizeof expirations) return;
-  io->lastWakeNs = monotonicNs();
-  if (deliverReady(io, 0)) {
+  io->lastWakeNs = woke(io);
+  if (deliverReady(io, 0, -1)) {
     if (io->epfd >= 0) hold(io);
   } else {
     uv_poll_start(&io->poll, UV_READABLE, onReadable);
@@ -131,9 +148,12 @@ static void onTick(uv_poll_t *handle, int status, int events) {
  */
 static void onTimer(uv_poll_t *handle, int status, int events) {
   Io *io = handle->data;
+  woke(io);
   uint64_t expirations;
   if (read(io->tfd, &expirations, sizeof expirations) != sizeof expirations) return;
-  deliverReady(io, 1);
+  /* Idle since before the timer's time: what passed until the loop woke is the host's, not the relay's. */
+  int idle = io->idleSinceNs <= io->timerDueNs && io->wokeNs >= io->timerDueNs;
+  deliverReady(io, 1, idle ? (double)(io->wokeNs - io->timerDueNs) / 1e6 : -1);
 }
 
 static void freeIo(Io *io) {
@@ -147,10 +167,10 @@ static void freeIo(Io *io) {
   free(io);
 }
 
-/* The io is freed once its three poll handles are closed. */
+/* The io is freed once its three poll handles and its prepare handle are closed. */
 static void onPollClosed(uv_handle_t *handle) {
   Io *io = handle->data;
-  if (++io->closedHandles == 3) freeIo(io);
+  if (++io->closedHandles == 4) freeIo(io);
 }
 
 /* The data of a typed array of the given type and at least minLength elements, else NULL. */
@@ -208,6 +228,10 @@ static napi_value create(napi_env env, napi_callback_info info) {
   uv_poll_init(loop, &io->timer, io->tfd);
   io->timer.data = io;
   uv_poll_start(&io->timer, UV_READABLE, onTimer);
+  uv_prepare_init(loop, &io->prepare);
+  io->prepare.data = io;
+  uv_prepare_start(&io->prepare, onPrepare);
+  uv_unref((uv_handle_t *)&io->prepare); /* the polls keep the loop alive, not this */
   CHECK(env, napi_create_external(env, io, NULL, NULL, &external));
   return external;
 }
@@ -338,6 +362,7 @@ static napi_value setTimer(napi_env env, napi_callback_info info) {
   long long delayNs = delayMs <= 0 ? 1 : delayMs > 1e12 ? 1000000000000000LL : (long long)(delayMs * 1e6);
   if (delayNs < 1) delayNs = 1;
   struct itimerspec spec = {.it_value = {.tv_sec = delayNs / 1000000000LL, .tv_nsec = delayNs % 1000000000LL}};
+  io->timerDueNs = monotonicNs() + (uint64_t)delayNs;
   if (timerfd_settime(io->tfd, 0, &spec, NULL) < 0) return throwErrno(env, "timerfd_settime");
   return NULL;
 }
@@ -370,6 +395,7 @@ static napi_value destroy(napi_env env, napi_callback_info info) {
   uv_poll_stop(&io->poll);
   uv_poll_stop(&io->tick);
   uv_poll_stop(&io->timer);
+  uv_prepare_stop(&io->prepare);
   close(io->epfd);
   close(io->tfd);
   close(io->tickFd);
@@ -377,6 +403,7 @@ static napi_value destroy(napi_env env, napi_callback_info info) {
   uv_close((uv_handle_t *)&io->poll, onPollClosed);
   uv_close((uv_handle_t *)&io->tick, onPollClosed);
   uv_close((uv_handle_t *)&io->timer, onPollClosed);
+  uv_close((uv_handle_t *)&io->prepare, onPollClosed);
   return NULL;
 }
 
