@@ -131,3 +131,25 @@ test('an unfair or unconverged RMCAT case is not met; no runs is no verdict', ()
   assert.equal(rmcatVerdict('rmcat-5.4', medians(0.95, null)).verdict, 'not met');
   assert.equal(rmcatVerdict('rmcat-5.4', {}).verdict, 'no runs');
 });
+
+test('a case whose flows all ran through the window (RFC 8867 §5.2) has no convergence to judge; one with a join does', () => {
+  const medians = (changes) => ({
+    ...Object.fromEntries(findReproduction('rfc8867-rmcat').columns
+      .map((c) => [columnKey(c), c.path === 'jainIndex' ? 0.99 : c.path === 'convergenceS' ? null : 1])),
+    'fairness.changes': changes,
+  });
+  const together = rmcatVerdict('rmcat-5.2', medians(0));
+  assert.equal(together.criteria.find((c) => c.id === 'convergence')?.verdict, 'not applicable');
+  assert.match(String(together.criteria.find((c) => c.id === 'convergence')?.threshold), /no flow joined or left/);
+  assert.equal(together.verdict, 'met');
+  assert.equal(rmcatVerdict('rmcat-5.2', medians(2)).verdict, 'not met', 'a join it never converged after');
+  assert.equal(rmcatVerdict('rmcat-5.2', medians(null)).verdict, 'not met', 'runs published before the count are judged as before');
+  // The count is a per-run value: the joins and leaves summary.fairness judged, over every link.
+  const result = fixtureResult();
+  result.summary.fairness.links['bottleneck.fwd'].convergence = [{ atS: 20, change: 'join' }, { atS: 40, change: 'join' }];
+  assert.equal(reproductionValues(result).values['fairness.changes'], 2);
+  result.summary.fairness.links['bottleneck.fwd'].convergence = [];
+  assert.equal(reproductionValues(result).values['fairness.changes'], 0);
+  delete result.summary.fairness;
+  assert.equal(reproductionValues(result).values['fairness.changes'], undefined);
+});

@@ -10,7 +10,7 @@ import { percentile } from '../stats/statistics.js';
 import { CORES, HOST_RTT, J16_CHROME, J16_SOURCE, OPUS_DEFAULT } from './reproductions/causes.js';
 import { derivedMetric } from './reproductions/derived.js';
 import { FAMILY_TABLES } from './reproductions/families.js';
-import { expectedBehaviour, rmcatVerdict } from './reproductions/verdicts.js';
+import { VERDICT_PATHS, expectedBehaviour, rmcatVerdict } from './reproductions/verdicts.js';
 
 /**
  * @typedef {object} ReproductionColumn
@@ -227,7 +227,7 @@ export const tableScenarios = (table) => [...new Set(table.rows.map((row) => row
 export const reproductionsOf = (scenarios) => REPRODUCTIONS.filter((table) => table.rows.some((row) => scenarios.includes(row.scenario)));
 
 /** Every catalogue path some table compares. */
-export const REPRODUCTION_PATHS = [...new Set(REPRODUCTIONS.flatMap((table) => table.columns.map((c) => c.path)))];
+export const REPRODUCTION_PATHS = [...new Set([...REPRODUCTIONS.flatMap((table) => table.columns.map((c) => c.path)), ...VERDICT_PATHS])];
 
 /**
  * The published value of a cell, or null when the paper gives none.
@@ -353,7 +353,10 @@ export function buildReproduction(table, { runs, references, environment = {} })
     const verdict = table.verdicts
       ? {
         expected: expectedBehaviour(references[row.scenario]),
-        ...rmcatVerdict(row.scenario, Object.fromEntries(cells.map((cell) => [cell.key, cell.ours?.median ?? null]))),
+        ...rmcatVerdict(row.scenario, Object.fromEntries([
+          ...cells.map((cell) => [cell.key, cell.ours?.median ?? null]),
+          ...VERDICT_PATHS.map((path) => [path, spread(passed, path)?.median ?? null]),
+        ])),
       }
       : null;
     return { label: row.label, scenario: row.scenario, runs: mine, passedRuns: passed.length, cells, verdict };

@@ -72,6 +72,12 @@ function queueDelayMs(result) {
 const bottleneckUtilization = (/** @type {ResultJson} */ result) => finite(result?.summary?.fairness?.links?.['bottleneck.fwd']?.utilization)
   ?? finite(result?.summary?.utilization?.overall);
 
+/** How many flows joined or left a bottleneck in the measurement window (summary.fairness's convergence events). */
+const flowChanges = (/** @type {ResultJson} */ result) => {
+  const links = Object.values(result?.summary?.fairness?.links ?? {});
+  return links.length ? links.reduce((sum, link) => sum + (Array.isArray(link?.convergence) ? link.convergence.length : 0), 0) : null;
+};
+
 /** @type {readonly DerivedMetric[]} */
 export const DERIVED_METRICS = Object.freeze([
   { path: 'peerTotals.uplinkKbps', label: 'Uplink per peer (all its connections)', unit: 'kbps', decimals: null, from: peerTotal('uplinkKbps') },
@@ -83,6 +89,7 @@ export const DERIVED_METRICS = Object.freeze([
   { path: 'flowKbps.tcp', label: 'TCP rate while all flows run', unit: 'kbps', decimals: null, from: flowKbps('tcp') },
   { path: 'flowKbps.data', label: 'Data channel (SCTP) rate while all flows run', unit: 'kbps', decimals: null, from: flowKbps('data') },
   { path: 'bottleneck.utilization', label: 'Bottleneck utilisation (all flows)', unit: '%', scale: 100, decimals: 1, from: bottleneckUtilization },
+  { path: 'fairness.changes', label: 'Flows joining or leaving in the window', unit: '', decimals: 0, from: flowChanges },
   { path: 'bottleneck.queueDelayMs', label: 'Queuing delay at the bottleneck (per-second median, mean)', unit: 'ms', decimals: 1, from: queueDelayMs },
 ].map((metric) => Object.freeze(metric)));
 

@@ -30,6 +30,9 @@ export const RMCAT_CRITERIA = Object.freeze([
   },
 ].map((criterion) => Object.freeze(criterion)));
 
+/** Per-run values a verdict reads beside the table's columns (lib/scenario/reproductions/derived.js). */
+export const VERDICT_PATHS = Object.freeze(['fairness.changes']);
+
 /** The cases with a single media flow on the bottleneck (RFC 8867 §5.1 and §5.3), where fairness does not apply. */
 const SINGLE_FLOW = ['rmcat-5.1', 'rmcat-5.3'];
 
@@ -46,7 +49,7 @@ export function expectedBehaviour(reference) {
 /**
  * One case's verdict from our medians.
  * @param {string} scenario
- * @param {Record<string, number|null>} medians by column path
+ * @param {Record<string, number|null>} medians by column path, and by VERDICT_PATHS
  * @returns {{ criteria: { id: string, value: number|null, verdict: 'met'|'not met'|'measured'|'not applicable', threshold: string }[],
  *   verdict: 'met'|'not met'|'measured'|'no runs' }}
  */
@@ -54,6 +57,10 @@ export function rmcatVerdict(scenario, medians) {
   const criteria = RMCAT_CRITERIA.map(({ id, path, competing, met, threshold }) => {
     const value = medians[path] ?? null;
     if (competing && SINGLE_FLOW.includes(scenario)) return { id, value, verdict: /** @type {const} */ ('not applicable'), threshold: 'one media flow' };
+    // A convergence time is counted from a flow joining or leaving: a case whose flows all ran through the window has none.
+    if (id === 'convergence' && medians['fairness.changes'] === 0) {
+      return { id, value, verdict: /** @type {const} */ ('not applicable'), threshold: 'no flow joined or left in the measurement window' };
+    }
     if (!met) return { id, value, verdict: /** @type {const} */ ('measured'), threshold };
     return { id, value, verdict: met(value) ? /** @type {const} */ ('met') : /** @type {const} */ ('not met'), threshold };
   });
