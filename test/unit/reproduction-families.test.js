@@ -153,3 +153,19 @@ test('a case whose flows all ran through the window (RFC 8867 §5.2) has no conv
   delete result.summary.fairness;
   assert.equal(reproductionValues(result).values['fairness.changes'], undefined);
 });
+
+test('a single flow\'s bottleneck utilisation is its bytes out over the configured capacity in the window, not the peers\' mean', () => {
+  // RFC 8867 §5.1 as a one-way call: p0 sends, so the peers' mean (summary.utilization) halves the link's.
+  const result = fixtureResult();
+  delete result.summary.fairness;
+  result.summary.utilization = { overall: 0.45 };
+  result.summary.windowS = [10, 14];
+  result.network = {
+    configured: [{ t: 0, link: 'bottleneck.fwd', rateKbps: 1000 }, { t: 12, link: 'bottleneck.fwd', rateKbps: 2000 }, { t: 0, link: 'p0.up', rateKbps: null }],
+    // (10, 14]: 900 kbps of 1000 twice, then 1500 of 2000 twice; second 10 is outside the window.
+    truth: [10, 11, 12, 13, 14].map((t) => ({ t, link: 'bottleneck.fwd', bytesOut: (t <= 12 ? 900 : 1500) * 125, queueDelayMsP50: 1 })),
+  };
+  assert.equal(Number(reproductionValues(result).values['bottleneck.utilization'].toFixed(4)), Number((4800 / 6000).toFixed(4)));
+  result.network = { configured: [], truth: [] };
+  assert.equal(reproductionValues(result).values['bottleneck.utilization'], 0.45, 'without truth, the call\'s');
+});

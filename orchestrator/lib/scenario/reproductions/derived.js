@@ -68,9 +68,36 @@ function queueDelayMs(result) {
     .map((/** @type {ResultJson} */ row) => finite(row.queueDelayMsP50)).filter(known));
 }
 
-/** The bottleneck's utilisation from summary.fairness (every flow's bytes), else the call's (summary.utilization). */
+/**
+ * A capped link's bytes out over its configured capacity in the measurement window, from the emulator's truth and
+ * the configured rates (network.configured: each change of a link's parameters, from t = 0).
+ * @param {ResultJson} result @param {string} link
+ */
+function truthUtilization(result, link) {
+  const [fromS, toS] = result?.summary?.windowS ?? [0, Infinity];
+  const changes = (result?.network?.configured ?? [])
+    .filter((/** @type {ResultJson} */ row) => row?.link === link && finite(row.t) !== null)
+    .sort((/** @type {ResultJson} */ a, /** @type {ResultJson} */ b) => a.t - b.t);
+  const capacityAt = (/** @type {number} */ t) => finite(changes.filter((/** @type {ResultJson} */ row) => row.t <= t).at(-1)?.rateKbps);
+  let sentKbps = 0;
+  let capacityKbps = 0;
+  for (const row of result?.network?.truth ?? []) {
+    if (row?.link !== link || !(row.t > fromS && row.t <= toS)) continue;
+    const capacity = capacityAt(row.t - 1);
+    const bytes = finite(row.bytesOut);
+    if (capacity === null || bytes === null) continue;
+    sentKbps += (bytes * 8) / 1000;
+    capacityKbps += capacity;
+  }
+  return capacityKbps > 0 ? sentKbps / capacityKbps : null;
+}
+
+/**
+ * The bottleneck's utilisation from summary.fairness (every flow's bytes), else from the relay's truth (a single flow),
+ * else the call's (summary.utilization: the peers' mean, which counts a one-way call's idle direction).
+ */
 const bottleneckUtilization = (/** @type {ResultJson} */ result) => finite(result?.summary?.fairness?.links?.['bottleneck.fwd']?.utilization)
-  ?? finite(result?.summary?.utilization?.overall);
+  ?? truthUtilization(result, 'bottleneck.fwd') ?? finite(result?.summary?.utilization?.overall);
 
 /** How many flows joined or left a bottleneck in the measurement window (summary.fairness's convergence events). */
 const flowChanges = (/** @type {ResultJson} */ result) => {
