@@ -14,18 +14,24 @@ const skip = packetPath.kind === 'native' ? false : `the native packet path is n
 /** @type {any} */
 const addon = skip ? null : createRequire(import.meta.url)('../orchestrator/emulators/relay/native/build/Release/relay_io.node');
 
-/** An addon io with one socket bound, and what it received (rows of [socketId, address, port, length, slot]). */
+/**
+ * An addon io with one socket bound, what it received (rows of [socketId, address, port, length, slot]) and each
+ * timer firing's timerWakeMs.
+ */
 function openIo() {
   const meta = new Uint32Array(addon.MAX_BATCH * addon.META_COLUMNS);
   const arrivals = new Float64Array(addon.MAX_BATCH);
   const sends = new Uint32Array(addon.MAX_SENDS * addon.SEND_COLUMNS);
   /** @type {number[][]} */
   const received = [];
-  const io = addon.create((/** @type {number} */ count) => {
+  /** @type {number[]} */
+  const timerWakes = [];
+  const io = addon.create((/** @type {number} */ count, /** @type {boolean} */ timerFired, /** @type {number} */ timerWakeMs) => {
     for (let i = 0; i < count; i++) received.push([...meta.subarray(i * addon.META_COLUMNS, (i + 1) * addon.META_COLUMNS)]);
+    if (timerFired) timerWakes.push(timerWakeMs);
   }, meta, arrivals, sends);
   const [socketId, port] = addon.bind(io, HOST, 1 << 20);
-  return { io, sends, received, socketId, port };
+  return { io, sends, received, timerWakes, socketId, port };
 }
 
 /** @param {Uint32Array} sends @param {number} row @param {number[]} values */
@@ -76,6 +82,25 @@ test('calls with wrong arguments throw TypeErrors that name what the addon wants
     assert.throws(() => addon.bind(io, 'localhost', 1024), { name: 'TypeError', message: /address must be an IPv4 literal/ });
     assert.throws(() => addon.closeSocket(io, 99), /unknown socket id/);
     assert.throws(() => addon.flush({}, 0), /not an open io handle/);
+  } finally {
+    addon.destroy(io);
+  }
+});
+
+test('the timer says how long after its time the host woke an idle relay, and -1 when the relay was busy then', { skip }, async () => {
+  const { io, timerWakes } = openIo();
+  try {
+    // Idle: the loop waits in epoll from before the timer's time; the host's wake-up is a fraction of a ms here.
+    addon.setTimer(io, 5);
+    for (let waited = 0; timerWakes.length < 1 && waited < 2000; waited += 10) await sleep(10);
+    assert.equal(timerWakes.length, 1, 'the timer fired once');
+    assert.ok(timerWakes[0] >= 0 && timerWakes[0] < 50, `idle wake-up ${timerWakes[0]} ms`);
+    // Busy: JavaScript holds the loop 20 ms past the timer's time, so its lateness is the relay's own, not the host's.
+    addon.setTimer(io, 2);
+    const until = performance.now() + 22;
+    while (performance.now() < until) { /* the relay's event loop is busy */ }
+    for (let waited = 0; timerWakes.length < 2 && waited < 2000; waited += 10) await sleep(10);
+    assert.deepEqual(timerWakes.slice(1), [-1]);
   } finally {
     addon.destroy(io);
   }

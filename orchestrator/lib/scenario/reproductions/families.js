@@ -118,6 +118,12 @@ export const FAMILY_TABLES = [
       id: 'audio',
       text: 'The call keeps Opus audio, which its rate counts; I22\'s GCC flow is video only',
       columns: ['flowKbps.call:fwd'],
+    }, {
+      id: 'sctp-stack',
+      text: 'I22 ran Chromium 100 with its data channels on usrsctp (the paper couples its UsrsctpTransport) and VP8 at '
+        + '720p60; today\'s Chromium runs them on dcSCTP, with a congestion control of its own, and GCC has changed since: '
+        + 'how much of the split each accounts for is an open question (docs/reproductions.md)',
+      columns: ['flowKbps.call:fwd', 'flowKbps.data', 'jainIndex'],
     }],
   },
   {
