@@ -42,4 +42,14 @@ test('reproduce j16-table-8-1 renders the table from a real compressed suite run
 
   const suitePage = readFileSync(path.join(out, 'report.html'), 'utf8');
   assert.match(suitePage, /<a href="reproduction-j16-table-8-1\.html">J16 §8-1-1, table 8-1: Average results for unconstrained test<\/a>/);
+
+  // Published, this one table's chunk counts against the whole reproduction's plan, as --all plans it.
+  const plan = await runCli(['reproduce', '--all', '--repetitions', '1', '--dry-run']);
+  const planned = /^(\d+) runs of \d+ scenarios/m.exec(plan.stdout)?.[1];
+  assert.ok(Number(planned) > 20, `the --all plan: ${plan.stdout.slice(-300)}`);
+  const publishTo = tempDir('wtb-reproduce-publish-');
+  const publish = await runCli(['reproduce', 'j16-table-8-1', '--repetitions', '1', '--out', out, '--publish', publishTo]);
+  assert.equal(publish.code, 0, publish.stderr);
+  assert.match(publish.stdout, new RegExp(`^published 1 runs \\(1 new\\) of ${planned} planned`, 'm'));
+  assert.match(readFileSync(path.join(publishTo, 'README.md'), 'utf8'), new RegExp(`Runs: 1 of the ${planned} planned`));
 });

@@ -90,16 +90,12 @@ export async function handler(argv) {
     video: PRESETS[argv.video] ? argv.video : path.resolve(argv.video),
     assertionsFile: null,
     regression: DEFAULT_REGRESSION,
-    entries: [...new Set(tables.flatMap(tableScenarios))].map((name) => {
-      const scenario = loadScenario(name, { timeScale: argv.timeScale, traceDirs: traceDirs(argv), mediaSource: argv.mediaSource });
-      // Two-party calls are the tables with a published spread to compare with (issue: 3 runs at least, the rest 1).
-      const repetitions = scenario.allPeers > 2 ? argv.multiPartyRepetitions ?? argv.repetitions : argv.repetitions;
-      return { name, source: name, repetitions, scenario };
-    }),
+    entries: entriesOf(tables, argv),
   };
   if (argv.dryRun) return printPlan(suite.entries, argv);
   if (argv.publish !== undefined && argv.out !== undefined) {
-    const planned = planRuns(suite.entries).length;
+    // The page counts the whole reproduction's runs, whichever table this chunk ran.
+    const planned = planRuns(entriesOf(REPRODUCTIONS, argv)).length;
     const { runs, added, files } = await publishReproduction(argv.out, argv.publish, { planned });
     console.log(`published ${runs} runs (${added} new) of ${planned} planned: ${files.map(displayPath).join(', ')}`);
     return;
@@ -113,6 +109,20 @@ export async function handler(argv) {
   const pages = tables.map((t) => `reproduction: ${displayPath(path.join(suiteDir, reproductionFileName(t.id)))}`).join('\n');
   console.log(`\n${summary.outcome}: ${summary.counts.passedRuns} of ${summary.counts.runs} runs passed\n${pages}\nsuite: ${displayPath(paths.page)}`);
   process.exitCode = suiteExitCode(summary);
+}
+
+/**
+ * The suite's entries for these tables: each scenario once, two-party calls with --repetitions, larger ones with
+ * --multi-party-repetitions (the issue: 3 runs at least for rows with a published spread, the rest 1).
+ * @param {readonly import('../lib/scenario/reproductions.js').Reproduction[]} tables
+ * @param {{ timeScale: number, mediaSource?: string, repetitions: number, multiPartyRepetitions?: number, traceDir: string[] }} argv
+ */
+function entriesOf(tables, argv) {
+  return [...new Set(tables.flatMap(tableScenarios))].map((name) => {
+    const scenario = loadScenario(name, { timeScale: argv.timeScale, traceDirs: traceDirs(argv), mediaSource: argv.mediaSource });
+    const repetitions = scenario.allPeers > 2 ? argv.multiPartyRepetitions ?? argv.repetitions : argv.repetitions;
+    return { name, source: name, repetitions, scenario };
+  });
 }
 
 /**
