@@ -19,9 +19,8 @@ test('a 12 s 360p30 call on a 100 ms link: the relay\'s load rows are in result.
   const inCall = network.emulatorLoad.filter((row) => row.t > 1 && row.t <= DURATION_S);
   assert.ok(inCall.length >= DURATION_S - 2, `one row a second: ${JSON.stringify(network.emulatorLoad)}`);
   for (const row of inCall) {
-    // Two peers' audio and video both ways cross the relay: a few hundred datagrams a second, each one sent.
+    // Two peers' audio and video both ways cross the relay: a few hundred datagrams a second.
     assert.ok(row.packetsIn > 100 && row.packetsIn < 5000, JSON.stringify(row));
-    assert.ok(Math.abs(row.packetsOut - row.packetsIn) <= row.packetsIn * 0.05 + 5, JSON.stringify(row));
     assert.ok(row.busyPct > 0 && row.busyPct < 50, JSON.stringify(row));
     // Every datagram waits 100 ms in the relay: its timer sends them, mostly waking an idle relay, and the native path
     // says how long after the timer's time the host woke it.
@@ -35,6 +34,10 @@ test('a 12 s 360p30 call on a 100 ms link: the relay\'s load rows are in result.
     else assert.ok(row.wakeP99Ms === null && row.wakeMaxMs === null, JSON.stringify(row));
     assert.equal(row.behind, row.lateP99Ms > limitMs, JSON.stringify(row));
   }
+  // Each one sent: the link holds 100 ms of datagrams, so a second's out lags its in while the call ramps up (392 in,
+  // 351 out in a first second); over the call they agree.
+  const total = (/** @type {'packetsIn'|'packetsOut'} */ field) => inCall.reduce((sum, row) => sum + row[field], 0);
+  assert.ok(Math.abs(total('packetsOut') - total('packetsIn')) <= total('packetsIn') * 0.03 + 10, `${total('packetsIn')} in, ${total('packetsOut')} out`);
   const measuredSeconds = network.emulatorLoad.filter((row) => row.t > 0 && row.t <= DURATION_S).length;
   const { lateMaxMs, spans: _spans, ...behind } = summary.emulatorBehind;
   assert.equal(behind.measuredSeconds, measuredSeconds);
