@@ -4,7 +4,8 @@ import { evaluateAssertions } from './assertions.js';
 import { compareScenario } from './baseline.js';
 import { runValues } from './metrics.js';
 import { meanPeerUplinkKbps, ratiosToTwoParty } from '../lib/network/topology.js';
-import { constrainedPeers, cpuLimitedPeers } from '../lib/devices/cpu-limit.js';
+import { cpuLimitedPeers } from '../lib/devices/cpu-limit.js';
+import { constrainedPeers } from '../lib/devices/devices.js';
 
 export const SUMMARY_KIND = 'webrtc-testbed-suite';
 export const SUMMARY_SCHEMA_VERSION = 1;

@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  CPU_LIMITED_SHARE, HARNESS_THRESHOLDS, HOST_STALL_SLACK_MS, constrainedPeers, cpuLimitation, cpuLimitedPeers,
+  CPU_LIMITED_SHARE, HARNESS_THRESHOLDS, HOST_STALL_SLACK_MS, cpuLimitation, cpuLimitedPeers,
   emulatorBehind, emulatorBehindWarning, harnessCpuLimitation, harnessCpuReason,
 } from '../../orchestrator/lib/devices/cpu-limit.js';
 import { hostSaturation } from '../../orchestrator/lib/devices/cpu-limit.js';
+import { constrainedPeers } from '../../orchestrator/lib/devices/devices.js';
 
 const entry = (t, peer, reason) => ({ t, peer, remote: 'x', video: { qualityLimitationReason: reason } });
 

@@ -207,14 +207,3 @@ export function cpuLimitedPeers(cpuLimitation) {
   const harness = Object.entries(cpuLimitation?.harness?.peers ?? {}).filter(([, p]) => p?.limited === true).map(([peer]) => peer);
   return [...new Set([...browser, ...harness])].sort();
 }
-
-/**
- * The peers a scenario's `devices` hold to a slowed, quota'd or smaller CPU: CPU-limited by design (a constrained
- * device is the experiment, not the host).
- * @param {Record<string, { cpuThrottlingRate?: number|null, cpuQuotaCores?: number|null, cpuCount?: number|null }>|null|undefined} devices
- * @returns {Set<string>}
- */
-export function constrainedPeers(devices) {
-  return new Set(Object.entries(devices ?? {})
-    .filter(([, d]) => (d?.cpuThrottlingRate ?? 1) > 1 || d?.cpuQuotaCores != null || d?.cpuCount != null).map(([peer]) => peer));
-}

@@ -69,3 +69,14 @@ export function cgroupLimits(devices) {
     .filter(([, device]) => device.cpuQuotaCores !== null || device.cpuCount !== null)
     .map(([peer, { cpuQuotaCores, cpuCount }]) => [peer, { cpuQuotaCores, cpuCount }]));
 }
+
+/**
+ * The peers a scenario's `devices` hold to a slowed, quota'd or smaller CPU: CPU-limited by design (a constrained
+ * device is the experiment, not the host). Reads a result's devices back, so any field may be missing.
+ * @param {Record<string, { cpuThrottlingRate?: number|null, cpuQuotaCores?: number|null, cpuCount?: number|null }>|null|undefined} devices
+ * @returns {Set<string>}
+ */
+export function constrainedPeers(devices) {
+  return new Set(Object.entries(devices ?? {})
+    .filter(([, d]) => (d?.cpuThrottlingRate ?? 1) > 1 || d?.cpuQuotaCores != null || d?.cpuCount != null).map(([peer]) => peer));
+}
