@@ -55,9 +55,10 @@ function rowHeading(row, runs) {
  */
 function behindNote(run) {
   const behind = run.behindSeconds;
-  if (!behind) return String(run.repetition);
-  const late = behind.lateMaxMs === null ? '' : `, latest ${formatMs(behind.lateMaxMs)} ms`;
-  const stalls = behind.hostStallSeconds ? `; the host did not run it in ${behind.hostStallSeconds}` : '';
+  // runs.json is a committed file: a hand-edited record renders as far as its numbers go.
+  if (!behind || !Number.isFinite(behind.seconds) || !Number.isFinite(behind.measuredSeconds)) return String(run.repetition);
+  const late = Number.isFinite(behind.lateMaxMs) ? `, latest ${formatMs(Number(behind.lateMaxMs))} ms` : '';
+  const stalls = Number(behind.hostStallSeconds) > 0 ? `; the host did not run it in ${behind.hostStallSeconds}` : '';
   return `${run.repetition} (${behind.seconds} of ${behind.measuredSeconds} s${late}${stalls})`;
 }
 

@@ -110,6 +110,11 @@ test('publishing a chunk adds its finished runs, replaces a re-run one and keeps
   assert.match(page, /`unconstrained` — runs 1, 2: 2\/2 passed · \*\*host-limited in 1\*\* \(CPU-limited: 2; relay fell behind: 2\) \| [^|]*\| \*\*2500\*\*/);
   assert.match(page, /`latency-500` — runs 1: 1\/1 passed · \*\*host-limited in 1\*\* \(relay fell behind: 1 \(2 of 300 s, latest 6\.3 ms; the host did not run it in 1\)\) \|/);
   assert.match(page, /^- Network emulator \(the relay's packet path\): relay in 2 runs, relay \(native\) in 1 run$/m);
+  // A hand-edited record whose relay figures are not numbers still renders (its run number only).
+  const edited = JSON.parse(readFileSync(path.join(toDir, 'runs.json'), 'utf8'));
+  edited.runs[2].behindSeconds = { seconds: 'two', measuredSeconds: 300, lateMaxMs: '5', hostStallSeconds: {} };
+  await writeFile(path.join(toDir, 'runs.json'), JSON.stringify(edited));
+  await publishReproduction(suiteDir, toDir, { planned: 3 });
   await writeFile(path.join(toDir, 'runs.json'), JSON.stringify({ kind: 'something else' }));
   await assert.rejects(publishReproduction(suiteDir, toDir, { planned: 3 }), /not a published reproduction.*restore the file from git/);
 });
