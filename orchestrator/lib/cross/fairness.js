@@ -238,7 +238,7 @@ export function flowFairness(flows, configured, windowS) {
  * @param {Array<{ t: number, link: string, rateKbps?: number|null }>} configured @param {string} link
  * @returns {(t: number) => number|null} the configured rate in force at t
  */
-function capacityOf(configured, link) {
+export function capacityOf(configured, link) {
   const rows = configured.filter((row) => row.link === link).sort((a, b) => a.t - b.t);
   return (t) => {
     let rate = null;

@@ -1,6 +1,7 @@
 // Per-run values the published tables compare that the metric catalogue (lib/result/metric-catalogue.js) does not hold: per-peer
 // totals of a multi-party call, per-flow rates and Jain's index by number of competing flows (summary.fairness), and
 // the bottleneck's queuing delay (the emulator's truth). Pure: each reads one result.json.
+import { capacityOf } from '../../cross/fairness.js';
 
 /**
  * @typedef {any} ResultJson  any: a result.json read back from disk, of any schema version; every read below is
@@ -75,15 +76,13 @@ function queueDelayMs(result) {
  */
 function truthUtilization(result, link) {
   const [fromS, toS] = result?.summary?.windowS ?? [0, Infinity];
-  const changes = (result?.network?.configured ?? [])
-    .filter((/** @type {ResultJson} */ row) => row?.link === link && finite(row.t) !== null)
-    .sort((/** @type {ResultJson} */ a, /** @type {ResultJson} */ b) => a.t - b.t);
-  const capacityAt = (/** @type {number} */ t) => finite(changes.filter((/** @type {ResultJson} */ row) => row.t <= t).at(-1)?.rateKbps);
+  const configured = result?.network?.configured;
+  const capacityAt = capacityOf(Array.isArray(configured) ? configured.filter((row) => finite(row?.t) !== null) : [], link);
   let sentKbps = 0;
   let capacityKbps = 0;
   for (const row of result?.network?.truth ?? []) {
     if (row?.link !== link || !(row.t > fromS && row.t <= toS)) continue;
-    const capacity = capacityAt(row.t - 1);
+    const capacity = finite(capacityAt(row.t - 1));
     const bytes = finite(row.bytesOut);
     if (capacity === null || bytes === null) continue;
     sentKbps += (bytes * 8) / 1000;
