@@ -52,4 +52,11 @@ test('reproduce j16-table-8-1 renders the table from a real compressed suite run
   assert.equal(publish.code, 0, publish.stderr);
   assert.match(publish.stdout, new RegExp(`^published 1 runs \\(1 new\\) of ${planned} planned`, 'm'));
   assert.match(readFileSync(path.join(publishTo, 'README.md'), 'utf8'), new RegExp(`Runs: 1 of the ${planned} planned`));
+
+  // Going on from the page: the published run is skipped, the table's other repetition planned.
+  const next = await runCli(['reproduce', 'j16-table-8-1', '--repetitions', '2', '--skip-published', publishTo, '--dry-run']);
+  assert.equal(next.code, 0, next.stderr);
+  assert.match(next.stdout, /^unconstrained\/run-1 +300 s +skip: published in .*runs\.json \(started 20\d\d-/m);
+  assert.match(next.stdout, /^unconstrained\/run-2 +300 s +run$/m);
+  assert.match(next.stdout, /^2 runs of 1 scenarios \(1 skipped\)/m);
 });

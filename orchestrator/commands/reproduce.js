@@ -14,7 +14,7 @@ import { installProcessHandlers } from '../lib/system/shutdown.js';
 import { DEFAULT_REGRESSION } from '../suite/baseline.js';
 import { reproductionFileName } from '../suite/render-reproduction.js';
 import { runSuite } from '../suite/runner.js';
-import { publishReproduction } from '../suite/publish-reproduction.js';
+import { publishReproduction, skipPublished } from '../suite/publish-reproduction.js';
 import { checkVideoFlag } from '../suite/cli.js';
 import { suiteExitCode } from '../suite/summary.js';
 
@@ -40,6 +40,11 @@ export const builder = (yargs) => gridOptions(yargs)
     type: 'string',
     describe: 'run nothing: add the finished runs in --out to the reproduction in this folder (runs.json + README.md; '
       + 'the repository\'s is docs/reproduction)',
+  })
+  .option('skip-published', {
+    type: 'string',
+    describe: 'do not run the runs already published in this folder (its runs.json, e.g. docs/reproduction): go on from '
+      + 'the committed page when the suite directory that made it is gone',
   })
   .option('max-runs', { type: 'number', describe: 'run at most this many runs (kept ones not counted), then stop: go on later with --resume' })
   .option('time-scale', { type: 'number', default: 1, describe: 'compress every scenario\'s clock (a smoke check, not a reproduction)' })
@@ -68,7 +73,7 @@ export const builder = (yargs) => gridOptions(yargs)
 
 /**
  * @param {{ table?: string, list: boolean, all: boolean, resume: boolean, dryRun: boolean, repetitions: number,
- *   multiPartyRepetitions?: number, maxRuns?: number, publish?: string,
+ *   multiPartyRepetitions?: number, maxRuns?: number, publish?: string, skipPublished?: string,
  *   timeScale: number, video: string, mediaSource?: string, emulator: string, out?: string, browserPath?: string,
  *   headful: boolean, traceDir: string[], grid?: string, spread?: boolean, gridSecrets?: string }} argv
  */
@@ -92,7 +97,8 @@ export async function handler(argv) {
     regression: DEFAULT_REGRESSION,
     entries: entriesOf(tables, argv),
   };
-  if (argv.dryRun) return printPlan(suite.entries, argv);
+  const skipRun = argv.skipPublished === undefined ? () => null : await skipPublished(argv.skipPublished);
+  if (argv.dryRun) return printPlan(suite.entries, argv, skipRun);
   if (argv.publish !== undefined && argv.out !== undefined) {
     // The page counts the whole reproduction's runs, whichever table this chunk ran.
     const planned = planRuns(entriesOf(REPRODUCTIONS, argv)).length;
@@ -105,6 +111,7 @@ export async function handler(argv) {
   const { summary, suiteDir, paths } = await runSuite({
     suite, assertions: {}, assertionsFile: null, regression: suite.regression, outDir: argv.out, resume: argv.resume,
     browserPath: argv.browserPath, headful: argv.headful, grid, log: (line) => console.error(line), maxNewRuns: argv.maxRuns,
+    skipRun,
   });
   const pages = tables.map((t) => `reproduction: ${displayPath(path.join(suiteDir, reproductionFileName(t.id)))}`).join('\n');
   console.log(`\n${summary.outcome}: ${summary.counts.passedRuns} of ${summary.counts.runs} runs passed\n${pages}\nsuite: ${displayPath(paths.page)}`);
@@ -129,14 +136,18 @@ function entriesOf(tables, argv) {
  * One line per planned run: its directory and, with --resume, whether the run there is kept and why.
  * @param {{ name: string, repetitions: number, scenario: { name: string, durationS: number } }[]} entries
  * @param {{ out?: string, resume: boolean }} argv
+ * @param {(scenario: string, repetition: number) => string|null} skipRun
  */
-async function printPlan(entries, argv) {
+async function printPlan(entries, argv, skipRun) {
   const plan = planRuns(entries);
-  for (const { entry, dir } of plan) {
+  let skips = 0;
+  for (const { entry, dir, repetition } of plan) {
     const scenario = entry.scenario;
+    const skipped = skipRun(entry.name, repetition);
+    if (skipped) { skips += 1; console.log(`${dir}  ${scenario.durationS} s  skip: ${skipped}`); continue; }
     const decision = argv.resume && argv.out
       ? resumeDecision(await loadResult(path.join(argv.out, dir, 'result.json')).catch(() => null), scenario) : null;
     console.log(`${dir}  ${scenario.durationS} s${decision ? `  ${decision.keep ? 'keep' : 'run'}: ${decision.why}` : '  run'}`);
   }
-  console.log(`${plan.length} runs of ${entries.length} scenarios${argv.out ? ` into ${displayPath(path.resolve(argv.out))}` : ''}`);
+  console.log(`${plan.length} runs of ${entries.length} scenarios${skips ? ` (${skips} skipped)` : ''}${argv.out ? ` into ${displayPath(path.resolve(argv.out))}` : ''}`);
 }

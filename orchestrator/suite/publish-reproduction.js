@@ -10,13 +10,14 @@ import { REPRODUCTIONS, tableScenarios } from '../lib/scenario/reproductions.js'
 import { collectTableRuns, referencesOf } from './reproduction-runs.js';
 import { renderReproductionMarkdown } from './render-reproduction-md.js';
 import { readSuiteSummary } from './suite-dir.js';
+import { runDirName } from './plan.js';
 
 export const PUBLISHED_KIND = 'webrtc-testbed-reproduction-runs';
 
 /** @typedef {import('./reproduction-runs.js').TableRun} TableRun */
 
 /** @param {TableRun} run */
-const runKey = (run) => `${run.scenario}/run-${run.repetition}`;
+const runKey = (run) => runDirName(run.scenario, run.repetition);
 
 /**
  * The runs already published there (none when the file does not exist yet).
@@ -33,6 +34,24 @@ async function readPublished(file) {
       + 'publish into another folder, or restore the file from git');
   }
   return data.runs;
+}
+
+/**
+ * `reproduce --skip-published`: the runs already in the reproduction in this folder are not run again, so a
+ * reproduction goes on from its committed page when the suite directory that made it is gone.
+ * @param {string} toDir e.g. docs/reproduction
+ * @returns {Promise<(scenario: string, repetition: number) => string|null>} why a run is skipped, or null
+ */
+export async function skipPublished(toDir) {
+  const file = path.join(toDir, 'runs.json');
+  if (!(await access(file).then(() => true, () => false))) {
+    throw new InputError(`--skip-published ${displayPath(toDir)}: no runs.json there: name the folder of a published reproduction (docs/reproduction)`);
+  }
+  const published = new Map((await readPublished(file)).map((run) => [runKey(run), run]));
+  return (scenario, repetition) => {
+    const run = published.get(runDirName(scenario, repetition));
+    return run ? `published in ${displayPath(file)} (started ${run.startedAt ?? 'at an unknown time'})` : null;
+  };
 }
 
 /**

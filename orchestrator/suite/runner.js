@@ -50,13 +50,16 @@ async function keptRun(runDir, { entry, repetition, dir }, log) {
  *   (lib/scenario/reproductions/resume.js)
  * @param {number} [options.maxNewRuns] run at most this many runs (kept ones not counted), then stop: a long
  *   reproduction runs in chunks, each resumed with `resume`
+ * @param {(scenario: string, repetition: number) => string|null} [options.skipRun] why a planned run is not this
+ *   suite's to run (e.g. it is already published), or null to run it; a skipped run is left out of the summary
  * @param {typeof runScenario} [options.runOne] runs one scenario (a test's fake; default the real run)
  * @returns {Promise<{ summary: import('./summary.js').SuiteSummary, suiteDir: string, paths: Record<string, string> }>}
  * @throws {HarnessError} after writing the outputs, when the environment (or an input only a run could check) stopped the suite
  */
 export async function runSuite({
   suite, assertions, assertionsFile, baseline = null, regression, allowMachineMismatch = false, shard = null, outDir, browserPath,
-  headful = false, grid, log = () => {}, remember = null, resume = false, maxNewRuns = Infinity, runOne = runScenario,
+  headful = false, grid, log = () => {}, remember = null, resume = false, maxNewRuns = Infinity, skipRun = () => null,
+  runOne = runScenario,
 }) {
   const startedAt = new Date();
   const suiteDir = path.resolve(outDir ?? defaultSuiteDir(suite.name, startedAt));
@@ -78,6 +81,8 @@ export async function runSuite({
   try {
     for (const [i, { entry, repetition, dir }] of plan.entries()) {
       if (interrupted) break;
+      const skipped = skipRun(entry.name, repetition);
+      if (skipped) { log(`[${i + 1}/${plan.length}] ${entry.name} run ${repetition}: skipped, ${skipped}`); continue; }
       const runDir = path.join(suiteDir, dir);
       const kept = resume ? await keptRun(runDir, { entry, repetition, dir }, (why) => log(`[${i + 1}/${plan.length}] ${why}`)) : null;
       if (kept) { runs.push(kept); continue; }

@@ -8,6 +8,7 @@ import { resumeDecision } from '../../orchestrator/lib/scenario/reproductions/re
 import { loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
 import { DEFAULT_REGRESSION } from '../../orchestrator/suite/baseline.js';
 import { runSuite } from '../../orchestrator/suite/runner.js';
+import { PUBLISHED_KIND, skipPublished } from '../../orchestrator/suite/publish-reproduction.js';
 import { makeResult } from '../fixtures/results/make-result.js';
 
 /** A complete result.json of a shipped scenario (the static fixture renamed), or one with another status. */
@@ -96,4 +97,38 @@ test('--max-runs runs a chunk of the missing runs, keeps the complete ones in th
   assert.equal(ran.length, 5, 'nothing left to run');
   assert.equal(last.runs.length, 6);
   assert.deepEqual(last.problems, []);
+});
+
+test('--skip-published leaves out the runs the committed page already has, and names a folder without one', async () => {
+  const out = mkdtempSync(path.join(os.tmpdir(), 'wtb-skip-'));
+  const pageDir = path.join(out, 'page');
+  await mkdir(pageDir);
+  const published = [{ scenario: 'bandwidth-750', repetition: 1, startedAt: '2026-11-20T10:00:00.000Z' }];
+  await writeFile(path.join(pageDir, 'runs.json'), JSON.stringify({ kind: PUBLISHED_KIND, schemaVersion: 1, planned: 4, runs: published }));
+  await assert.rejects(skipPublished(out), /--skip-published .*no runs\.json there/);
+  const skipRun = await skipPublished(pageDir);
+  assert.match(skipRun('bandwidth-750', 1) ?? '', /published in .*runs\.json \(started 2026-11-20T10:00:00\.000Z\)/);
+  assert.equal(skipRun('bandwidth-750', 2), null);
+  /** @type {string[]} */
+  const ran = [];
+  const runOne = async ({ scenario, outDir }) => {
+    ran.push(`${scenario.name}/${path.basename(outDir)}`);
+    const result = resultOf(scenario.name);
+    await mkdir(outDir, { recursive: true });
+    await writeFile(path.join(outDir, 'result.json'), JSON.stringify(result));
+    return { result };
+  };
+  const names = ['bandwidth-1500', 'bandwidth-750'];
+  const suite = {
+    name: 'reproduce-j16-table-8-4', description: 'test', file: 'reproduce j16-table-8-4', emulator: 'relay', video: '720p30',
+    assertionsFile: null, regression: DEFAULT_REGRESSION,
+    entries: names.map((name) => ({ name, source: name, repetitions: 2, scenario: loadScenario(name) })),
+  };
+  const { summary } = await runSuite({
+    suite, assertions: {}, assertionsFile: null, regression: suite.regression, outDir: path.join(out, 'suite'), resume: true,
+    skipRun, runOne: /** @type {any} */ (runOne),
+  });
+  assert.deepEqual(ran, ['bandwidth-1500/run-1', 'bandwidth-1500/run-2', 'bandwidth-750/run-2']);
+  assert.deepEqual(summary.runs.map((r) => r.dir), ran, 'the published run is not in this suite');
+  assert.deepEqual(summary.problems, []);
 });
