@@ -8,6 +8,8 @@ import { test } from 'node:test';
 import { tempDir } from './helpers/cli.js';
 import { loadScenario } from '../orchestrator/lib/scenario/scenario-file.js';
 import { runScenario } from '../orchestrator/run/run.js';
+import { normalizeResult } from '../orchestrator/report/result-file.js';
+import { buildRunCharts } from '../orchestrator/report/series.js';
 
 const RUN_TIMEOUT_MS = 180_000;
 
@@ -69,6 +71,20 @@ test('a one-way call starting at 6 s and iperf3 share a bottleneck with 25 ms ea
   const shared = fairness.phases.find((phase) => phase.flows.includes('tcp') && phase.flows.includes('call:fwd'));
   assert.ok(shared && shared.jainIndex > 0 && shared.jainIndex <= 1, `phase with both flows: ${JSON.stringify(fairness.phases)}`);
   assert.ok(result.network.commands.some((c) => /iperf3/.test(c.cmd)), 'iperf3 commands are logged');
+  // TCP's own drops and delay per second (its tunnel's truth): its drops are among the link's, and in the one FIFO its
+  // packets wait what every packet there waits (the link's own one-way delay), above the configured 25 ms.
+  const tcpTruth = result.flows.truth.filter((row) => row.flow === 'tcp' && row.direction === 'forward');
+  assert.ok(tcpTruth.length >= 30 && tcpTruth.every((row) => Number.isInteger(row.dropsQueue) && Number.isInteger(row.dropsLoss)),
+    `tcp truth rows ${tcpTruth.length}: ${JSON.stringify(tcpTruth[0])}`);
+  const sum = (rows, field) => rows.reduce((total, row) => total + row[field], 0);
+  const linkTruth = result.network.truth.filter((row) => row.link === 'bottleneck.fwd');
+  assert.ok(sum(tcpTruth, 'dropsQueue') <= sum(linkTruth, 'dropsQueue'), `tcp dropped ${sum(tcpTruth, 'dropsQueue')}, the link ${sum(linkTruth, 'dropsQueue')}`);
+  const delayMs = (rows) => mean(rows.filter((row) => row.t >= 20 && row.t <= 39 && row.oneWayDelayMsP50 !== null)
+    .map((row) => row.oneWayDelayMsP50));
+  const [tcpDelayMs, linkDelayMs] = [delayMs(tcpTruth), delayMs(linkTruth)];
+  assert.ok(tcpDelayMs >= 25 && Math.abs(tcpDelayMs - linkDelayMs) < 20, `one-way p50, 20–39 s: tcp ${tcpDelayMs} ms, the link ${linkDelayMs} ms`);
+  const panels = buildRunCharts(normalizeResult(result)).sections.flatMap((section) => section.panels).map((panel) => panel.id);
+  assert.ok(panels.includes('flows-bottleneck_fwd-drops') && panels.includes('flows-bottleneck_fwd-delay'), `report panels ${panels}`);
 });
 
 test('rtp-cross-traffic (x0.12): three calls join and one leaves, Jain per phase', { timeout: RUN_TIMEOUT_MS }, async () => {

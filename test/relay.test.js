@@ -311,6 +311,35 @@ describe('relay load, reconfiguration, traces and tunnels (in-process relay)', (
     await assert.rejects(block.relay.registerTunnel({ name: 'other', forward: ['nowhere'], back: ['tun.back'], left: { address: HOST, port: 1 }, right: { address: HOST, port: 2 } }),
       { name: 'InputError', message: /forward route .*unknown: nowhere/ });
   });
+
+  test('a tunnel counts its own drops (full queue, random loss) and its packets\' time through the route, per second', async () => {
+    const [left, right] = [await udpSocket(), await udpSocket()];
+    block.sockets.push(left, right);
+    // 1000-byte packets at 1000 kbps leave every 8 ms: a burst of 30 into a 5-packet queue overflows it.
+    block.relay.configure({
+      links: { 'drop.fwd': params({ rateKbps: 1000, queuePackets: 5, oneWayDelayMs: 20 }), 'drop.back': params({ lossPct: 100 }) },
+    });
+    const { leftPort, rightPort } = await block.relay.registerTunnel({
+      name: 'lossy', forward: ['drop.fwd'], back: ['drop.back'],
+      left: { address: HOST, port: left.address().port }, right: { address: HOST, port: right.address().port },
+    });
+    const atRight = collect(right);
+    for (let i = 0; i < 30; i++) left.send(Buffer.alloc(1000, i), leftPort, HOST);
+    for (let i = 0; i < 10; i++) right.send(Buffer.alloc(60, i), rightPort, HOST);
+    await sleep(1200);
+    const rows = block.relay.tunnelTruth().filter((row) => row.flow === 'lossy');
+    const total = (direction, field) => rows.filter((row) => row.direction === direction).reduce((sum, row) => sum + row[field], 0);
+    const links = block.relay.stats().links;
+    assert.ok(links['drop.fwd'].dropsQueue > 10, `the queue dropped ${links['drop.fwd'].dropsQueue} of 30`);
+    assert.deepEqual([total('forward', 'dropsQueue'), total('forward', 'packetsOut'), total('forward', 'dropsLoss')],
+      [links['drop.fwd'].dropsQueue, atRight.length, 0], 'the tunnel\'s drops are the link\'s: it is the only flow there');
+    assert.equal(total('forward', 'packetsIn'), total('forward', 'packetsOut') + total('forward', 'dropsQueue'));
+    assert.deepEqual([total('back', 'dropsLoss'), total('back', 'dropsQueue'), total('back', 'packetsOut')], [10, 0, 0]);
+    // Through the route: the link's 20 ms, the queue's wait (up to 5 packets of 8 ms) and the packet's own 8 ms.
+    const delays = rows.filter((row) => row.direction === 'forward' && row.packetsOut > 0).map((row) => row.oneWayDelayMsP50);
+    assert.ok(delays.length > 0 && delays.every((ms) => ms >= 20 && ms < 20 + 6 * 8 + 30), `one-way p50 ${delays}`);
+    assert.ok(rows.filter((row) => row.packetsOut === 0).every((row) => row.oneWayDelayMsP50 === null), 'no delay without a packet out');
+  });
 });
 
 describe('relay child process lifetime', () => {

@@ -115,9 +115,11 @@
  */
 
 /**
- * What crossed one kernel flow's tunnel in one direction in one second.
+ * What crossed one kernel flow's tunnel in one direction in one second: its packets and bytes, its own drops and its
+ * packets' time through the route (relay/tunnels.js).
  * @typedef {{ epochMs: number, flow: string, direction: 'forward'|'back', packetsIn: number, bytesIn: number,
- *   packetsOut: number, bytesOut: number }} TunnelTruthRow
+ *   packetsOut: number, bytesOut: number, dropsQueue: number, dropsLoss: number, oneWayDelayMsP50: number|null,
+ *   oneWayDelayMsP95: number|null }} TunnelTruthRow
  */
 
 /**

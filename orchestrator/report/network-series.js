@@ -19,6 +19,10 @@ import { linkWireLossPct } from '../lib/result/loss.js';
 
 /** Each direction of the bottleneck: its panel's title. */
 const BOTTLENECK_DIRECTIONS = { [BOTTLENECK_FWD]: 'left → right', [BOTTLENECK_BACK]: 'right → left' };
+/** A figure of result.json, or a gap: the file is read, not trusted. @param {unknown} v */
+const figure = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+/** The kernel flows' tunnel direction whose route crosses each direction of the bottleneck (cross/kernel-flows.js). */
+const TUNNEL_DIRECTIONS = { [BOTTLENECK_FWD]: 'forward', [BOTTLENECK_BACK]: 'back' };
 const RELAY_COLOR = '#555555';
 
 /**
@@ -79,11 +83,53 @@ export function buildFlowsSection(result, histories, span) {
       id: id(link, 'jain'), title: `Jain's index per second: ${link}`, yLabel: 'J',
       series: [{ label: link, color: PALETTE[0], width: 1.5, ...withGaps(f.series) }],
     },
+    ...kernelFlowPanels(result, link, (name) => id(link, name), colorOf),
   ]);
   return {
     id: 'flows', title: 'Flows on the bottleneck', subtitle: 'each flow\'s received rate per second (result.flows)',
     panels: panels.filter((p) => hasMeasuredData(p.series)),
   };
+}
+
+/**
+ * Each kernel flow's own drops and delay per second on one direction of the bottleneck (its tunnel's truth), beside
+ * the link's, which count every flow in its FIFO: the link's drops less the kernel flows' are the calls'. Results made
+ * before the relay counted them per tunnel have no such series, and so no panel.
+ * @param {ReportResult} result @param {string} link @param {(name: string) => string} id @param {(flow: string) => string} colorOf
+ * @returns {PanelSpec[]}
+ */
+function kernelFlowPanels(result, link, id, colorOf) {
+  /** @type {Record<string, string>} */
+  const tunnelDirections = TUNNEL_DIRECTIONS;
+  const tunnelRows = result.flows.truth.filter((row) => row.direction === tunnelDirections[link]).sort((a, b) => a.t - b.t);
+  const flows = [...new Set(tunnelRows.filter((row) => figure(row.dropsQueue) !== null).map((row) => row.flow))];
+  if (!flows.length) return [];
+  const linkRows = (result.network.truth ?? []).filter((e) => e?.link === link && Number.isFinite(e.t)).sort((a, b) => a.t - b.t);
+  /** @param {{ t: number, dropsQueue?: unknown, dropsLoss?: unknown }} row */
+  const drops = (row) => {
+    const [queue, loss] = [figure(row.dropsQueue), figure(row.dropsLoss)];
+    return queue === null || loss === null ? null : queue + loss;
+  };
+  /** @param {{ t: number, oneWayDelayMsP50?: unknown }} row */
+  const delayMs = (row) => figure(row.oneWayDelayMsP50);
+  /** @param {string} flow */
+  const of = (flow) => tunnelRows.filter((row) => row.flow === flow);
+  return [
+    {
+      id: id('drops'), title: `Drops per second by flow: ${link} (queue and random loss)`, yLabel: 'packets',
+      series: [
+        ...(linkRows.length ? [measured(linkRows, drops, { label: `${link}, every flow`, color: RELAY_COLOR, width: 1.5, stepped: true })] : []),
+        ...flows.map((flow) => measured(of(flow), drops, { label: flow, color: colorOf(flow), width: 1.5, stepped: true })),
+      ],
+    },
+    {
+      id: id('delay'), title: `One-way delay p50 through the relay by flow: ${link}`, yLabel: 'ms',
+      series: [
+        ...(linkRows.length ? [measured(linkRows, delayMs, { label: `${link}, every flow`, color: RELAY_COLOR, width: 1.5 })] : []),
+        ...flows.map((flow) => measured(of(flow), delayMs, { label: `${flow} (its route)`, color: colorOf(flow), width: 1.5 })),
+      ],
+    },
+  ];
 }
 
 /**

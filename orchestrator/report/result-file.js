@@ -28,6 +28,8 @@ import { SCHEMA_VERSION } from '../lib/result/result.js';
  *   truth: TruthEntry[]|null }} ReportNetwork
  * @typedef {{ t: number, link?: string, bytesOut?: number|null, packetsIn?: number, dropsLoss?: number, dropsQueue?: number,
  *   queueDelayMsP50?: number|null, queueDelayMsP95?: number|null, [field: string]: unknown }} TruthEntry
+ * @typedef {{ t: number, flow: string, direction: string, dropsQueue?: number, dropsLoss?: number,
+ *   oneWayDelayMsP50?: number|null, [field: string]: unknown }} FlowTruthEntry  a kernel flow's tunnel, one direction, one second
  * @typedef {{ atS?: number|null, peer?: string|null, message?: string }} ReportError
  * @typedef {RunResult['resources']['rows'][number]} ResourceRow
  * @typedef {import('../lib/result/result.js').SfuRow} SfuRow
@@ -46,7 +48,8 @@ import { SCHEMA_VERSION } from '../lib/result/result.js';
  * @property {{ rows: SfuRow[], unavailable?: string|null }|null} sfu
  * @property {(Partial<import('../lib/result/result.js').ViewerResult> & { freezes: ViewerFreeze[],
  *   readCost: Record<string, unknown> })|null} viewer
- * @property {{ list: Array<import('../lib/cross/flows.js').FlowListEntry>, rows: import('../lib/result/result.js').FlowRow[] }} flows
+ * @property {{ list: Array<import('../lib/cross/flows.js').FlowListEntry>, rows: import('../lib/result/result.js').FlowRow[],
+ *   truth: FlowTruthEntry[] }} flows
  * @property {RunResult['setup']} [setup]
  */
 
@@ -154,6 +157,7 @@ export function normalizeResult(raw) {
       ...obj(raw.flows),
       list: records(raw.flows?.list, (f) => typeof f.name === 'string'),
       rows: records(raw.flows?.rows, (row) => Number.isFinite(row.t) && typeof row.flow === 'string'),
+      truth: records(raw.flows?.truth, (row) => Number.isFinite(row.t) && typeof row.flow === 'string' && typeof row.direction === 'string'),
     },
   };
 }

@@ -167,3 +167,29 @@ test('with flows, the run\'s utilisation is the bottleneck\'s (all flows over it
   // A peer's own share of a shared bottleneck is not the run's utilisation.
   assert.ok(summary.utilization.p0 < bottleneck, `p0 ${summary.utilization.p0} vs ${bottleneck}`);
 });
+
+test('a kernel flow\'s own drops and delay per second beside the link\'s, per direction its tunnel crosses; older results have none', () => {
+  const r = makeResult('flows');
+  const seconds = [201, 202, 203];
+  r.network.truth = seconds.map((t, i) => ({ t, link: 'bottleneck.fwd', dropsQueue: 3 + i, dropsLoss: 1, oneWayDelayMsP50: 180 + i }));
+  r.flows.truth = [
+    ...seconds.map((t, i) => ({ t, flow: 'tcp', direction: 'forward', bytesOut: 1000, dropsQueue: 2 + i, dropsLoss: 0, oneWayDelayMsP50: 181 + i })),
+    // The ACKs go back: not a series of the forward link's panels.
+    ...seconds.map((t) => ({ t, flow: 'tcp', direction: 'back', bytesOut: 50, dropsQueue: 0, dropsLoss: 0, oneWayDelayMsP50: 1 })),
+  ];
+  r.flows.truth[1].dropsLoss = 'many';
+  const panels = buildRunCharts(normalizeResult(r)).sections[0].panels;
+  assert.deepEqual(panels.map((p) => p.id).slice(0, 4), [
+    'flows-bottleneck_fwd-stacked', 'flows-bottleneck_fwd-jain', 'flows-bottleneck_fwd-drops', 'flows-bottleneck_fwd-delay',
+  ]);
+  const [drops, delay] = [panels[2], panels[3]];
+  assert.deepEqual(drops.series.map((s) => s.label), ['bottleneck.fwd, every flow', 'tcp']);
+  assert.deepEqual(drops.series.map((s) => s.y), [[4, 5, 6], [2, null, 4]], 'a value that is not a number is a gap');
+  assert.deepEqual(delay.series.map((s) => [s.label, s.y]), [['bottleneck.fwd, every flow', [180, 181, 182]], ['tcp (its route)', [181, 182, 183]]]);
+  // Its ACKs cross the back link, under that link's panels.
+  const backDelay = panels.find((p) => p.id === 'flows-bottleneck_back-delay');
+  assert.deepEqual(backDelay?.series.map((s) => [s.label, s.y]), [['tcp (its route)', [1, 1, 1]]], 'the back link has no truth rows here');
+  // A result made before the relay counted drops per tunnel: its rows carry bytes only.
+  r.flows.truth = r.flows.truth.map(({ t, flow, direction, bytesOut }) => ({ t, flow, direction, bytesOut }));
+  assert.deepEqual(buildRunCharts(normalizeResult(r)).sections[0].panels.map((p) => p.id).filter((id) => /drops|delay/.test(id)), []);
+});

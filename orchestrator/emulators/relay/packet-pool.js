@@ -18,6 +18,7 @@
  * @property {import('./link-queue.js').LinkQueue<Packet>|null} link  the link that delivered it, until it reports so
  * @property {number} linkArrivalMs  when it reached that link
  * @property {number} readMs  when the relay read it (its arrival is the kernel's stamp, which may be earlier)
+ * @property {number} arrivalMs  when it reached the relay (the kernel's stamp): a tunnel's delay through the route
  */
 
 export class PacketPool {
@@ -33,7 +34,10 @@ export class PacketPool {
   take(payload, payloadBytes, sizeBytes, route, from, to, tunnelTruth, atMs, readMs) {
     const packet = this.#spare.pop();
     if (!packet) {
-      return { payload, payloadBytes, sizeBytes, route, hop: -1, from, to, tunnelTruth, atMs, link: null, linkArrivalMs: atMs, readMs };
+      return {
+        payload, payloadBytes, sizeBytes, route, hop: -1, from, to, tunnelTruth, atMs, link: null, linkArrivalMs: atMs, readMs,
+        arrivalMs: atMs,
+      };
     }
     packet.payload = payload;
     packet.payloadBytes = payloadBytes;
@@ -47,6 +51,7 @@ export class PacketPool {
     packet.link = null;
     packet.linkArrivalMs = atMs;
     packet.readMs = readMs;
+    packet.arrivalMs = atMs;
     return packet;
   }
 

@@ -310,9 +310,11 @@ export class UdpRelay {
         this.#drop('dropsNoRoute', packet.payload);
         return this.#packets.give(packet);
       }
-      const dropped = link.enqueue(packet, packet.sizeBytes, atMs) !== null;
+      const drop = link.enqueue(packet, packet.sizeBytes, atMs);
       this.#nextEventMs = Math.min(this.#nextEventMs, link.nextEventMs());
-      if (!dropped) return;
+      if (drop === null) return;
+      // A kernel flow's drops per second are its own: the link's count mixes every flow in its FIFO.
+      packet.tunnelTruth?.count(atMs, drop === 'queue' ? 'dropsQueue' : 'dropsLoss');
       this.#io?.release(packet.payload);
       return this.#packets.give(packet);
     }
@@ -325,6 +327,7 @@ export class UdpRelay {
     this.#sendLateness.record(lateMs);
     this.#load?.sent(lateMs);
     packet.tunnelTruth?.count(sentMs, 'packetsOut', packet.payloadBytes);
+    packet.tunnelTruth?.sample(sentMs, 'oneWayDelaysMs', sentMs - packet.arrivalMs);
     this.#io?.send(packet.from.socket, packet.payload, packet.to.port, packet.to.address);
     this.#packets.give(packet);
   }

@@ -17,6 +17,11 @@ import { TruthRecorder } from './truth-recorder.js';
  * @property {number} bytesIn
  * @property {number} packetsOut  IP packets delivered to the other side's bridge (lost and dropped ones are not)
  * @property {number} bytesOut
+ * @property {number} dropsQueue  its packets a full queue on its route dropped
+ * @property {number} dropsLoss  its packets a link's random loss dropped
+ * @property {number|null} oneWayDelayMsP50  its packets' time through the route (delay, queue, serialization), null
+ *   when none left in that second
+ * @property {number|null} oneWayDelayMsP95
  */
 
 /**
@@ -119,8 +124,12 @@ export class Tunnels {
     const rows = [];
     for (const [name, directions] of this.#tunnels) {
       for (const [index, { truth }] of directions.entries()) {
-        for (const { t, packetsIn, bytesIn, packetsOut, bytesOut } of truth.take(nowMs)) {
-          rows.push({ t, flow: name, direction: index === 0 ? 'forward' : 'back', packetsIn, bytesIn, packetsOut, bytesOut });
+        for (const row of truth.take(nowMs)) {
+          const { t, packetsIn, bytesIn, packetsOut, bytesOut, dropsQueue, dropsLoss, oneWayDelayMsP50, oneWayDelayMsP95 } = row;
+          rows.push({
+            t, flow: name, direction: index === 0 ? 'forward' : 'back', packetsIn, bytesIn, packetsOut, bytesOut, dropsQueue, dropsLoss,
+            oneWayDelayMsP50, oneWayDelayMsP95,
+          });
         }
       }
     }
