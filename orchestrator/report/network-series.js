@@ -6,6 +6,7 @@ import { pathSteps } from './network.js';
 import { flowFairness, jainBySharedLink } from '../lib/cross/fairness.js';
 import { BOTTLENECK_BACK, BOTTLENECK_FWD } from '../lib/cross/flows.js';
 import { linkWireLossPct } from '../lib/result/loss.js';
+import { finiteOrNull } from '../lib/stats/statistics.js';
 
 /**
  * @typedef {import('./chart-series.js').SeriesSpec} SeriesSpec
@@ -19,8 +20,6 @@ import { linkWireLossPct } from '../lib/result/loss.js';
 
 /** Each direction of the bottleneck: its panel's title. */
 const BOTTLENECK_DIRECTIONS = { [BOTTLENECK_FWD]: 'left → right', [BOTTLENECK_BACK]: 'right → left' };
-/** A figure of result.json, or a gap: the file is read, not trusted. @param {unknown} v */
-const figure = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 /** The kernel flows' tunnel direction whose route crosses each direction of the bottleneck (cross/kernel-flows.js). */
 const TUNNEL_DIRECTIONS = { [BOTTLENECK_FWD]: 'forward', [BOTTLENECK_BACK]: 'back' };
 const RELAY_COLOR = '#555555';
@@ -102,16 +101,16 @@ function kernelFlowPanels(result, link, id, colorOf) {
   /** @type {Record<string, string>} */
   const tunnelDirections = TUNNEL_DIRECTIONS;
   const tunnelRows = result.flows.truth.filter((row) => row.direction === tunnelDirections[link]).sort((a, b) => a.t - b.t);
-  const flows = [...new Set(tunnelRows.filter((row) => figure(row.dropsQueue) !== null).map((row) => row.flow))];
+  const flows = [...new Set(tunnelRows.filter((row) => finiteOrNull(row.dropsQueue) !== null).map((row) => row.flow))];
   if (!flows.length) return [];
   const linkRows = (result.network.truth ?? []).filter((e) => e?.link === link && Number.isFinite(e.t)).sort((a, b) => a.t - b.t);
   /** @param {{ t: number, dropsQueue?: unknown, dropsLoss?: unknown }} row */
   const drops = (row) => {
-    const [queue, loss] = [figure(row.dropsQueue), figure(row.dropsLoss)];
+    const [queue, loss] = [finiteOrNull(row.dropsQueue), finiteOrNull(row.dropsLoss)];
     return queue === null || loss === null ? null : queue + loss;
   };
   /** @param {{ t: number, oneWayDelayMsP50?: unknown }} row */
-  const delayMs = (row) => figure(row.oneWayDelayMsP50);
+  const delayMs = (row) => finiteOrNull(row.oneWayDelayMsP50);
   /** @param {string} flow */
   const of = (flow) => tunnelRows.filter((row) => row.flow === flow);
   return [

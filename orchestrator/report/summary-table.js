@@ -10,6 +10,7 @@ import { fairnessFigures, jainBySharedLink } from '../lib/cross/fairness.js';
 import { meanTimeToSteadyS, timeToSteadyTable } from '../lib/stats/steady-rate.js';
 import { fairnessByLink, perChangeReference } from './derived.js';
 import { timeSpan } from './series.js';
+import { finiteOrNull } from '../lib/stats/statistics.js';
 
 const RESOLUTION_KEYS = ['video.recvWidth', 'video.recvHeight'];
 /** Rows of the main table, in the order of J16 table 8-1 (the catalogue's); resolution is one "W × H" row. */
@@ -147,7 +148,6 @@ export function buildDerived(result) {
   };
   const peers = Object.keys(stats.peers).sort();
   /** @param {unknown} v */
-  const finiteOrNull = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
   /** @type {RunFigure[]} */
   const rows = RUN_METRIC_PATHS.map((path) => {
     const value = finiteOrNull(metricByPath(path)?.fromSummary?.(figures));

@@ -1,6 +1,7 @@
 // Small numeric helpers for the report over timeline entries. Pure. Descriptive statistics and
 // Jain's index themselves come from lib/stats/statistics.js, the summary from lib/result/run-summary.js.
 import { valueAt } from '../lib/result/run-summary.js';
+import { finiteOrNull } from '../lib/stats/statistics.js';
 
 /** @param {Array<unknown>} values @returns {number[]} the finite numbers among values */
 export function finite(values) {
@@ -18,8 +19,7 @@ export function mean(values) {
  * @param {object} entry @param {string} path @returns {number|null}
  */
 export function metricAt(entry, path) {
-  const v = valueAt(entry, path);
-  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+  return finiteOrNull(valueAt(entry, path));
 }
 
 /**

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { codeStripHeight, readFrameCode } from '../../client-app/frame-code.js';
 import { readLuma, readY4mLayout } from '../../media/y4m.js';
 import { IMAGEIO_FFMPEG_VERSION, VMAF_VENV } from '../lib/system/paths.js';
+import { finiteOrNull } from '../lib/stats/statistics.js';
 
 const run = promisify(execFile);
 
@@ -55,10 +56,7 @@ export async function vmafAvailability({ python = path.join(VMAF_VENV, 'bin', 'p
  */
 export function parseVmafLog(text) {
   const frames = JSON.parse(text).frames ?? [];
-  return frames.map((/** @type {{ metrics?: { vmaf?: unknown } }|null} */ frame) => {
-    const vmaf = frame?.metrics?.vmaf;
-    return typeof vmaf === 'number' && Number.isFinite(vmaf) ? vmaf : null;
-  });
+  return frames.map((/** @type {{ metrics?: { vmaf?: unknown } }|null} */ frame) => finiteOrNull(frame?.metrics?.vmaf));
 }
 
 /** ffmpeg prints 'inf' for an identical frame; recorded as this, like other tools' PSNR caps. */

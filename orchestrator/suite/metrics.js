@@ -1,6 +1,7 @@
 // The metrics suites assert on and compare, and how a value is taken from a result (pure).
 import { METRICS, METRIC_PATHS, RUN_METRIC_PATHS, metricByPath } from '../lib/result/metric-catalogue.js';
 import { valueAt } from '../lib/result/run-summary.js';
+import { finiteOrNull } from '../lib/stats/statistics.js';
 
 /** Metrics with one value per run (not per second): summary.utilization.overall and summary.setupMs.max. */
 export const RUN_METRICS = RUN_METRIC_PATHS;
@@ -18,8 +19,7 @@ export const KNOWN_METRICS = METRIC_PATHS;
 function runLevelValue(result, metric) {
   const fromSummary = metricByPath(metric)?.fromSummary;
   if (!fromSummary) return null;
-  const value = fromSummary(result.summary ?? {});
-  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+  return finiteOrNull(fromSummary(result.summary ?? {}));
 }
 
 /**

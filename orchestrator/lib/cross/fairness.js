@@ -1,7 +1,7 @@
 // Fairness among flows that share a link (pure): Jain's index as J16 defines it (on each flow's mean rate within a
 // phase) and per second. Used by the run summary (jainIndex, jainIndexPerSecond) and the report's fairness table;
 // the flows of cross-traffic scenarios (flowFairness, below) build on it. Inputs are parts of result.json.
-import { jainIndex } from '../stats/statistics.js';
+import { finiteOrNull, jainIndex } from '../stats/statistics.js';
 import { meanOf } from '../stats/steady-rate.js';
 
 /**
@@ -17,7 +17,6 @@ import { meanOf } from '../stats/steady-rate.js';
  * @param {any} entry  a timeline entry (any: getStats fields as the page reported them, checked where read)
  */
 export function totalRecvKbps(entry) {
-  const finiteOrNull = (/** @type {unknown} */ v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
   const v = finiteOrNull(entry?.video?.recvKbps);
   const a = finiteOrNull(entry?.audio?.recvKbps);
   return v === null && a === null ? null : (v ?? 0) + (a ?? 0);

@@ -5,6 +5,7 @@ import { InputError } from '../system/errors.js';
 import {
   BOTTLENECK_BACK, BOTTLENECK_FWD, MAIN_CALL_DEFAULTS, MAIN_CALL_FLOW, activeIntervals, isLeft, peerRoute, shortTcpBursts,
 } from './flows.js';
+import { finiteOrNull } from '../stats/statistics.js';
 
 /** @typedef {import('./flows.js').Flow} Flow */
 /** @typedef {import('./flows.js').FlowSeries} FlowSeries */
@@ -141,16 +142,13 @@ export function pageFlowRows(list, timeline) {
     if (!Number.isFinite(e?.t)) continue;
     const t = Math.round(e.t);
     const pair = `${e.remote}->${e.peer}`;
-    const v = finite(e.video?.recvKbps);
-    const a = finite(e.audio?.recvKbps);
+    const v = finiteOrNull(e.video?.recvKbps);
+    const a = finiteOrNull(e.audio?.recvKbps);
     const media = bySource.getStats.get(pair);
     if (media && (v !== null || a !== null)) add(t, media, 'getStats', (v ?? 0) + (a ?? 0));
     const data = bySource.datachannel.get(pair);
-    const d = finite(e.data?.recvKbps);
+    const d = finiteOrNull(e.data?.recvKbps);
     if (data && d !== null) add(t, data, 'datachannel', d);
   }
   return [...rows.values()].sort((x, y) => x.t - y.t || x.flow.localeCompare(y.flow));
 }
-
-/** @param {unknown} v */
-const finite = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);

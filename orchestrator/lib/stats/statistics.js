@@ -1,5 +1,8 @@
 // Descriptive statistics for timeline metrics (pure).
 
+/** A value read from a file or a page as a figure: a finite number, else null (a gap). @param {unknown} value */
+export const finiteOrNull = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+
 /**
  * Percentile by linear interpolation between closest ranks (R type 7, numpy's default).
  * @param {number[]} sorted ascending values @param {number} p in [0, 100]

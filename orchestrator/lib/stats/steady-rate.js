@@ -1,6 +1,6 @@
 // Time to steady rate after schedule changes (pure): the definition the run summary (timeToSteadyS), the report's
 // per-change table and a scenario's reference all share. Inputs are parts of result.json.
-import { describe } from './statistics.js';
+import { describe, finiteOrNull } from './statistics.js';
 
 /** Settings of the time-to-steady definition (documented in the report footer). */
 export const STEADY = { smoothS: 5, tolerance: 0.15, minToleranceKbps: 20, tailFraction: 1 / 3, minSegmentS: 20 };
@@ -34,8 +34,7 @@ export function flows(timeline) {
  * @param {any} entry  any: getStats fields as the page reported them, checked where read
  */
 function videoRecvKbps(entry) {
-  const v = entry?.video?.recvKbps;
-  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+  return finiteOrNull(entry?.video?.recvKbps);
 }
 
 /**

@@ -2,10 +2,11 @@
 // totals of a multi-party call, per-flow rates and Jain's index by number of competing flows (summary.fairness), and
 // the bottleneck's queuing delay (the emulator's truth). Pure: each reads one result.json.
 import { capacityOf } from '../../cross/fairness.js';
+import { finiteOrNull } from '../../stats/statistics.js';
 
 /**
  * @typedef {any} ResultJson  any: a result.json read back from disk, of any schema version; every read below is
- *   optional-chained and kept only when finite()
+ *   optional-chained and kept only when it is a finite number (finiteOrNull)
  * @typedef {object} DerivedMetric
  * @property {string} path
  * @property {string} label
@@ -15,8 +16,6 @@ import { capacityOf } from '../../cross/fairness.js';
  * @property {(result: ResultJson) => number|null} from
  */
 
-/** @param {unknown} value */
-const finite = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : null);
 /** @param {number|null} value @returns {value is number} */
 const known = (value) => value !== null;
 /** @param {number[]} values */
@@ -24,7 +23,7 @@ const mean = (values) => (values.length ? values.reduce((a, b) => a + b, 0) / va
 
 /** The mean over peers of one summary.peerTotals field. @param {string} field */
 const peerTotal = (field) => (/** @type {ResultJson} */ result) => mean(Object.values(result?.summary?.peerTotals ?? {})
-  .map((totals) => finite(totals?.[field])).filter(known));
+  .map((totals) => finiteOrNull(totals?.[field])).filter(known));
 
 /** @param {ResultJson} result @returns {ResultJson[]} every phase of every link in summary.fairness */
 const fairnessPhases = (result) => Object.values(result?.summary?.fairness?.links ?? {}).flatMap((link) => link?.phases ?? []);
@@ -47,7 +46,7 @@ function weighted(phases, valueOf) {
 
 /** Jain's index over the phases with exactly n flows (J16 §8-4 gives it per number of calls). @param {number} n */
 const jainWithFlows = (n) => (/** @type {ResultJson} */ result) => weighted(fairnessPhases(result).filter((p) => p.flows?.length === n),
-  (p) => finite(p.jainIndex));
+  (p) => finiteOrNull(p.jainIndex));
 
 /**
  * A flow series' mean rate over the phases where every flow of its link runs (J16's 1408 vs 451 kbps are over the TCP
@@ -58,7 +57,7 @@ const flowKbps = (series) => (/** @type {ResultJson} */ result) => {
   const links = Object.values(result?.summary?.fairness?.links ?? {}).filter((link) => link?.flows?.includes(series));
   const phases = links.flatMap((link) => (link.phases ?? [])
     .filter((/** @type {ResultJson} */ p) => p.flows?.length === link.flows.length));
-  return weighted(phases, (p) => finite(p.meanKbps?.[series]));
+  return weighted(phases, (p) => finiteOrNull(p.meanKbps?.[series]));
 };
 
 /** The mean over the measurement window of the bottleneck's per-second median queuing delay (network.truth). @param {ResultJson} result */
@@ -66,7 +65,7 @@ function queueDelayMs(result) {
   const [fromS, toS] = result?.summary?.windowS ?? [0, Infinity];
   return mean((result?.network?.truth ?? [])
     .filter((/** @type {ResultJson} */ row) => row.link === 'bottleneck.fwd' && row.t > fromS && row.t <= toS)
-    .map((/** @type {ResultJson} */ row) => finite(row.queueDelayMsP50)).filter(known));
+    .map((/** @type {ResultJson} */ row) => finiteOrNull(row.queueDelayMsP50)).filter(known));
 }
 
 /**
@@ -77,13 +76,13 @@ function queueDelayMs(result) {
 function truthUtilization(result, link) {
   const [fromS, toS] = result?.summary?.windowS ?? [0, Infinity];
   const configured = result?.network?.configured;
-  const capacityAt = capacityOf(Array.isArray(configured) ? configured.filter((row) => finite(row?.t) !== null) : [], link);
+  const capacityAt = capacityOf(Array.isArray(configured) ? configured.filter((row) => finiteOrNull(row?.t) !== null) : [], link);
   let sentKbps = 0;
   let capacityKbps = 0;
   for (const row of result?.network?.truth ?? []) {
     if (row?.link !== link || !(row.t > fromS && row.t <= toS)) continue;
-    const capacity = finite(capacityAt(row.t - 1));
-    const bytes = finite(row.bytesOut);
+    const capacity = finiteOrNull(capacityAt(row.t - 1));
+    const bytes = finiteOrNull(row.bytesOut);
     if (capacity === null || bytes === null) continue;
     sentKbps += (bytes * 8) / 1000;
     capacityKbps += capacity;
@@ -95,8 +94,8 @@ function truthUtilization(result, link) {
  * The bottleneck's utilisation from summary.fairness (every flow's bytes), else from the relay's truth (a single flow),
  * else the call's (summary.utilization: the peers' mean, which counts a one-way call's idle direction).
  */
-const bottleneckUtilization = (/** @type {ResultJson} */ result) => finite(result?.summary?.fairness?.links?.['bottleneck.fwd']?.utilization)
-  ?? truthUtilization(result, 'bottleneck.fwd') ?? finite(result?.summary?.utilization?.overall);
+const bottleneckUtilization = (/** @type {ResultJson} */ result) => finiteOrNull(result?.summary?.fairness?.links?.['bottleneck.fwd']?.utilization)
+  ?? truthUtilization(result, 'bottleneck.fwd') ?? finiteOrNull(result?.summary?.utilization?.overall);
 
 /** How many flows joined or left a bottleneck in the measurement window (summary.fairness's convergence events). */
 const flowChanges = (/** @type {ResultJson} */ result) => {
