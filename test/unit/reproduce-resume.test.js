@@ -18,6 +18,27 @@ function resultOf(name, status = 'passed') {
   return { ...result, status, scenario: { ...result.scenario, name, file, durationS } };
 }
 
+/** A reproduce suite of J16 table 8-4's rows, each run this many times. @param {string[]} names @param {number} repetitions */
+const tableSuite = (names, repetitions) => ({
+  name: 'reproduce-j16-table-8-4', description: 'test', file: 'reproduce j16-table-8-4', emulator: 'relay', video: '720p30',
+  assertionsFile: null, regression: DEFAULT_REGRESSION,
+  entries: names.map((name) => ({ name, source: name, repetitions, scenario: loadScenario(name) })),
+});
+
+/** A stand-in for runScenario that writes a complete result.json and lists the runs it made as scenario/run-N. */
+function fakeRunner() {
+  /** @type {string[]} */
+  const ran = [];
+  const runOne = async ({ scenario, outDir }) => {
+    ran.push(`${scenario.name}/${path.basename(outDir)}`);
+    const result = resultOf(scenario.name);
+    await mkdir(outDir, { recursive: true });
+    await writeFile(path.join(outDir, 'result.json'), JSON.stringify(result));
+    return { result };
+  };
+  return { ran, runOne };
+}
+
 test('resume keeps only a finished result of the same scenario and length', () => {
   const scenario = { name: 'bandwidth-750', durationS: 300 };
   assert.deepEqual(resumeDecision(resultOf('bandwidth-750'), scenario), { keep: true, why: 'complete (passed)' });
@@ -47,11 +68,7 @@ test('a resumed suite re-runs only the partial and missing runs and renders the 
     return { result };
   };
   const names = ['bandwidth-1500', 'bandwidth-750', 'bandwidth-250'];
-  const suite = {
-    name: 'reproduce-j16-table-8-4', description: 'test', file: 'reproduce j16-table-8-4', emulator: 'relay', video: '720p30',
-    assertionsFile: null, regression: DEFAULT_REGRESSION,
-    entries: names.map((name) => ({ name, source: name, repetitions: 1, scenario: loadScenario(name) })),
-  };
+  const suite = tableSuite(names, 1);
   const { summary } = await runSuite({
     suite, assertions: {}, assertionsFile: null, regression: suite.regression, outDir: out, resume: true,
     runOne: /** @type {any} */ (runOne),
@@ -67,21 +84,9 @@ test('--max-runs runs a chunk of the missing runs, keeps the complete ones in th
   const out = mkdtempSync(path.join(os.tmpdir(), 'wtb-chunk-'));
   await mkdir(path.join(out, 'bandwidth-250/run-1'), { recursive: true });
   await writeFile(path.join(out, 'bandwidth-250/run-1/result.json'), JSON.stringify(resultOf('bandwidth-250')));
-  /** @type {string[]} */
-  const ran = [];
-  const runOne = async ({ scenario, outDir }) => {
-    ran.push(`${scenario.name}/${path.basename(outDir)}`);
-    const result = resultOf(scenario.name);
-    await mkdir(outDir, { recursive: true });
-    await writeFile(path.join(outDir, 'result.json'), JSON.stringify(result));
-    return { result };
-  };
+  const { ran, runOne } = fakeRunner();
   const names = ['bandwidth-1500', 'bandwidth-750', 'bandwidth-250'];
-  const suite = {
-    name: 'reproduce-j16-table-8-4', description: 'test', file: 'reproduce j16-table-8-4', emulator: 'relay', video: '720p30',
-    assertionsFile: null, regression: DEFAULT_REGRESSION,
-    entries: names.map((name) => ({ name, source: name, repetitions: 2, scenario: loadScenario(name) })),
-  };
+  const suite = tableSuite(names, 2);
   const chunk = () => runSuite({
     suite, assertions: {}, assertionsFile: null, regression: suite.regression, outDir: out, resume: true, maxNewRuns: 2,
     runOne: /** @type {any} */ (runOne),
@@ -109,21 +114,9 @@ test('--skip-published leaves out the runs the committed page already has, and n
   const skipRun = await skipPublished(pageDir);
   assert.match(skipRun('bandwidth-750', 1) ?? '', /published in .*runs\.json \(started 2026-11-20T10:00:00\.000Z\)/);
   assert.equal(skipRun('bandwidth-750', 2), null);
-  /** @type {string[]} */
-  const ran = [];
-  const runOne = async ({ scenario, outDir }) => {
-    ran.push(`${scenario.name}/${path.basename(outDir)}`);
-    const result = resultOf(scenario.name);
-    await mkdir(outDir, { recursive: true });
-    await writeFile(path.join(outDir, 'result.json'), JSON.stringify(result));
-    return { result };
-  };
+  const { ran, runOne } = fakeRunner();
   const names = ['bandwidth-1500', 'bandwidth-750'];
-  const suite = {
-    name: 'reproduce-j16-table-8-4', description: 'test', file: 'reproduce j16-table-8-4', emulator: 'relay', video: '720p30',
-    assertionsFile: null, regression: DEFAULT_REGRESSION,
-    entries: names.map((name) => ({ name, source: name, repetitions: 2, scenario: loadScenario(name) })),
-  };
+  const suite = tableSuite(names, 2);
   const { summary } = await runSuite({
     suite, assertions: {}, assertionsFile: null, regression: suite.regression, outDir: path.join(out, 'suite'), resume: true,
     skipRun, runOne: /** @type {any} */ (runOne),
