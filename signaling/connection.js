@@ -11,6 +11,11 @@ export const FLOOD_CLOSE_AFTER_S = 3;
 export const MAX_CANDIDATES_PER_PEER_PAIR = 32;
 /** Per remote peer: a page samples once a second; 4× leaves room for a late tick catching up (or 250 ms sampling). */
 export const MAX_SAMPLES_PER_REMOTE_PER_SECOND = 4;
+/**
+ * A starved page's samples reach the server together (a 4-peer mesh on 2 cores sent 13 in one second and its run was
+ * failed for it): the budget saves up to this many seconds of that rate, a token bucket, full at the start.
+ */
+export const SAMPLE_BURST_S = 10;
 /** All a refused join hears: nothing about the room, its peers or why. */
 export const JOIN_REFUSED = 'join refused';
 // A client that does not answer our close frame is cut off after this, not held for ws's 30 s.
@@ -41,7 +46,8 @@ const MAX_BUFFERED_BYTES = 1024 * 1024;
  * @property {Hub} hub
  * @property {WebSocket} socket
  * @property {{ room: string, peer: string } | null} member  once joined
- * @property {{ second: number, messages: number, secondsOver: number, samples: number }} rate
+ * @property {{ second: number, messages: number, secondsOver: number, sampleTokens: number, sampleRefillMs: number }} rate
+ *   messages: this second's; samples: a token bucket (takeSampleToken)
  * @property {NodeJS.Timeout} joinTimer
  * @property {(reason: string, messageType?: string|null) => void} refuse  the sender hears why; the message is dropped
  * @property {(reason: string, options?: { told?: string, messageType?: string|null }) => void} drop  closes the socket;
@@ -63,7 +69,7 @@ export function acceptConnection(hub, socket) {
   const connectedAtMs = Date.now();
   /** @type {Connection} */
   const connection = {
-    hub, socket, member: null, rate: { second: -1, messages: 0, secondsOver: 0, samples: 0 },
+    hub, socket, member: null, rate: { second: -1, messages: 0, secondsOver: 0, sampleTokens: Infinity, sampleRefillMs: connectedAtMs },
     joinTimer: setTimeout(() => connection.drop(`no join within ${hub.joinTimeoutMs} ms`), hub.joinTimeoutMs),
     refuse(reason, messageType = null) {
       if (socket.bufferedAmount < MAX_BUFFERED_BYTES) send(socket, { type: 'error', error: reason, inReplyTo: messageType });
@@ -108,7 +114,7 @@ function withinRate({ rate, refuse, drop }, second) {
   if (second !== rate.second) {
     const wasOver = rate.messages > MAX_MESSAGES_PER_SECOND;
     rate.secondsOver = wasOver && second === rate.second + 1 ? rate.secondsOver : 0;
-    Object.assign(rate, { second, messages: 0, samples: 0 });
+    Object.assign(rate, { second, messages: 0 });
   }
   rate.messages += 1;
   if (rate.messages <= MAX_MESSAGES_PER_SECOND) return true;
@@ -118,6 +124,19 @@ function withinRate({ rate, refuse, drop }, second) {
     else refuse(`over ${MAX_MESSAGES_PER_SECOND} messages/s: the rest of this second is dropped; slow down`);
   }
   return false;
+}
+
+/**
+ * Whether one more sample fits the socket's budget: maxPerSecond a second, up to SAMPLE_BURST_S seconds of it saved.
+ * @param {Connection['rate']} rate @param {number} maxPerSecond @param {number} nowMs
+ */
+function takeSampleToken(rate, maxPerSecond, nowMs) {
+  const saved = rate.sampleTokens + ((nowMs - rate.sampleRefillMs) / 1000) * maxPerSecond;
+  rate.sampleTokens = Math.min(maxPerSecond * SAMPLE_BURST_S, saved);
+  rate.sampleRefillMs = nowMs;
+  if (rate.sampleTokens < 1) return false;
+  rate.sampleTokens -= 1;
+  return true;
 }
 
 /** @param {Connection} connection @param {Buffer} data @param {boolean} isBinary */
@@ -144,7 +163,9 @@ async function onMessage(connection, data, isBinary) {
     // In an SFU call a page also samples its connection to the SFU.
     const others = (hub.admission.peers ? hub.admission.peers.length - 1 : entry.members.size - 1) + (hub.bridge ? 1 : 0);
     const maxSamples = MAX_SAMPLES_PER_REMOTE_PER_SECOND * Math.max(1, others);
-    if (++connection.rate.samples > maxSamples) return refuse(`over ${maxSamples} samples/s (${MAX_SAMPLES_PER_REMOTE_PER_SECOND} per remote peer): sample dropped`, 'stats');
+    if (!takeSampleToken(connection.rate, maxSamples, Date.now())) {
+      return refuse(`over ${maxSamples} samples/s (${MAX_SAMPLES_PER_REMOTE_PER_SECOND} per remote peer, ${SAMPLE_BURST_S} s of them at once): sample dropped`, 'stats');
+    }
     return hub.events.emit('stats', message.sample);
   }
   if (message.type === 'event') return hub.events.emit('event', message.event);

@@ -15,7 +15,7 @@ import { validateCommand } from './messages.js';
 const clientAppDir = fileURLToPath(new URL('../client-app/', import.meta.url));
 export {
   FLOOD_CLOSE_AFTER_S, JOIN_REFUSED, MAX_CANDIDATES_PER_PEER_PAIR, MAX_MESSAGE_BYTES, MAX_MESSAGES_PER_SECOND,
-  MAX_SAMPLES_PER_REMOTE_PER_SECOND,
+  MAX_SAMPLES_PER_REMOTE_PER_SECOND, SAMPLE_BURST_S,
 } from './connection.js';
 // A little over the limit still gets an error reply; beyond that ws closes the connection (1009) without buffering it.
 const MAX_PAYLOAD_BYTES = MAX_MESSAGE_BYTES + 1024;
@@ -54,7 +54,8 @@ export const DEFAULT_JOIN_TIMEOUT_MS = 5000;
  * closed (admission.js). Without them (tests, manual experiments) any name joins any room, once at a time.
  * Limits: MAX_MESSAGE_BYTES per message, MAX_MESSAGES_PER_SECOND
  * per socket (the excess is dropped, with one error reply per second; FLOOD_CLOSE_AFTER_S seconds over it in a
- * row closes the socket), MAX_SAMPLES_PER_REMOTE_PER_SECOND per peer per other peer in the room,
+ * row closes the socket), MAX_SAMPLES_PER_REMOTE_PER_SECOND per peer per other peer in the room (SAMPLE_BURST_S
+ * seconds of them at once, for a starved page catching up),
  * MAX_CANDIDATES_PER_PEER_PAIR candidates per peer per remote peer while the room exists.
  *
  * `events` emits:
