@@ -111,6 +111,10 @@ test('--skip-published leaves out the runs the committed page already has, and n
   const published = [{ scenario: 'bandwidth-750', repetition: 1, startedAt: '2026-11-20T10:00:00.000Z' }];
   await writeFile(path.join(pageDir, 'runs.json'), JSON.stringify({ kind: PUBLISHED_KIND, schemaVersion: 1, planned: 4, runs: published }));
   await assert.rejects(skipPublished(out), /--skip-published .*no runs\.json there/);
+  const broken = path.join(out, 'broken');
+  await mkdir(broken);
+  await writeFile(path.join(broken, 'runs.json'), '{"kind": "something else", "runs": [{"scenario": 7}]}');
+  await assert.rejects(skipPublished(broken), /broken\/runs\.json: not a published reproduction.*restore the file from git/);
   const skipRun = await skipPublished(pageDir);
   assert.match(skipRun('bandwidth-750', 1) ?? '', /published in .*runs\.json \(started 2026-11-20T10:00:00\.000Z\)/);
   assert.equal(skipRun('bandwidth-750', 2), null);
