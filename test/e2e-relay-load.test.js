@@ -1,6 +1,7 @@
 // A short real call through the relay: result.json carries the relay's own load per second (network.emulatorLoad)
 // with values a 360p30 two-party call gives, and on a link with only a delay the relay never fell behind but when the
-// host did not run it (its own timer woke as late as its datagrams left: a VM's vCPU, a kernel that does not preempt).
+// host did not run it (its own timer woke as late as its datagrams left, or its thread was off the CPU that long within
+// a busy turn: the browsers on its two cores, a VM's vCPU, a kernel that does not preempt).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -24,9 +25,13 @@ test('a 12 s 360p30 call on a 100 ms link: the relay\'s load rows are in result.
     assert.ok(row.busyPct > 0 && row.busyPct < 50, JSON.stringify(row));
     // Every datagram waits 100 ms in the relay: its timer sends them, mostly waking an idle relay, and the native path
     // says how long after the timer's time the host woke it.
-    if (row.packetPath === 'native') assert.ok(row.timerWakeMaxMs >= 0 && row.timerWakeMaxMs < 1000, JSON.stringify(row));
-    else assert.equal(row.timerWakeMaxMs, null, JSON.stringify(row));
-    const hostStall = row.timerWakeMaxMs !== null && row.timerWakeMaxMs >= row.lateP99Ms - HOST_STALL_SLACK_MS;
+    // Its thread runs all of a busy turn but when the host preempts it.
+    if (row.packetPath === 'native') {
+      assert.ok(row.timerWakeMaxMs >= 0 && row.timerWakeMaxMs < 1000, JSON.stringify(row));
+      assert.ok(row.offCpuMaxMs >= 0 && row.offCpuMaxMs < 1000, JSON.stringify(row));
+    } else assert.ok(row.timerWakeMaxMs === null && row.offCpuMaxMs === null, JSON.stringify(row));
+    const heldMs = Math.max(row.timerWakeMaxMs ?? -1, row.offCpuMaxMs ?? -1);
+    const hostStall = heldMs >= row.lateP99Ms - HOST_STALL_SLACK_MS;
     const limitMs = BEHIND_LATENESS_MS[row.packetPath === 'native' ? 'native' : 'dgram'];
     assert.ok(row.lateP99Ms > 0 && (row.lateP99Ms <= limitMs || hostStall) && row.lateMaxMs >= 0, JSON.stringify(row));
     // The native path reads the kernel's arrival stamps: the host's hand-over shows apart from the relay's lateness.
@@ -46,5 +51,5 @@ test('a 12 s 360p30 call on a 100 ms link: the relay\'s load rows are in result.
   if (!behind.behind) {
     assert.doesNotMatch(run.stderr, /fell behind/);
     assert.doesNotMatch(readFileSync(path.join(run.out, 'report.html'), 'utf8'), /Emulator fell behind/);
-  } else assert.match(run.stderr, /its own timer woke as late: the host did not run it/);
+  } else assert.match(run.stderr, /the host held it off the CPU as long/);
 });

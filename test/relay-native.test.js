@@ -16,9 +16,9 @@ const addon = skip ? null : createRequire(import.meta.url)('../orchestrator/emul
 
 /**
  * An addon io with one socket bound, what it received (rows of [socketId, address, port, length, slot]) and each
- * timer firing's timerWakeMs.
+ * timer firing's timerWakeMs; onTimerFired runs inside the callback of a firing.
  */
-function openIo() {
+function openIo(onTimerFired = () => {}) {
   const meta = new Uint32Array(addon.MAX_BATCH * addon.META_COLUMNS);
   const arrivals = new Float64Array(addon.MAX_BATCH);
   const sends = new Uint32Array(addon.MAX_SENDS * addon.SEND_COLUMNS);
@@ -28,7 +28,10 @@ function openIo() {
   const timerWakes = [];
   const io = addon.create((/** @type {number} */ count, /** @type {boolean} */ timerFired, /** @type {number} */ timerWakeMs) => {
     for (let i = 0; i < count; i++) received.push([...meta.subarray(i * addon.META_COLUMNS, (i + 1) * addon.META_COLUMNS)]);
-    if (timerFired) timerWakes.push(timerWakeMs);
+    if (timerFired) {
+      timerWakes.push(timerWakeMs);
+      onTimerFired();
+    }
   }, meta, arrivals, sends);
   const [socketId, port] = addon.bind(io, HOST, 1 << 20);
   return { io, sends, received, timerWakes, socketId, port };
@@ -91,7 +94,7 @@ test('the timer says how long after its time the host woke an idle relay, and -1
   const { io, timerWakes } = openIo();
   try {
     // Idle: the loop waits in epoll from before the timer's time; the host's wake-up is a fraction of a ms here.
-    addon.setTimer(io, 5);
+    addon.setTimer(io, 20); // after the loop is surely back in its wait, also on a loaded host
     for (let waited = 0; timerWakes.length < 1 && waited < 2000; waited += 10) await sleep(10);
     assert.equal(timerWakes.length, 1, 'the timer fired once');
     assert.ok(timerWakes[0] >= 0 && timerWakes[0] < 50, `idle wake-up ${timerWakes[0]} ms`);
@@ -101,6 +104,41 @@ test('the timer says how long after its time the host woke an idle relay, and -1
     while (performance.now() < until) { /* the relay's event loop is busy */ }
     for (let waited = 0; timerWakes.length < 2 && waited < 2000; waited += 10) await sleep(10);
     assert.deepEqual(timerWakes.slice(1), [-1]);
+  } finally {
+    addon.destroy(io);
+  }
+});
+
+test('a turn\'s time off the CPU: a thread held 25 ms (blocked here, as the host\'s preemption holds it) counts, in any handle\'s turn; 25 ms of work does not', { skip }, async () => {
+  const held = new Int32Array(new SharedArrayBuffer(4));
+  /** @type {'block'|'spin'} */
+  let turn = 'block';
+  const { io, timerWakes } = openIo(() => {
+    if (turn === 'block') Atomics.wait(held, 0, 0, 25);
+    else for (const until = performance.now() + 25; performance.now() < until;) { /* the relay's own work */ }
+  });
+  /** Fires the timer, lets the turn end at the loop's next wait, and takes the figure. @param {number} firings */
+  const afterFiring = async (firings) => {
+    addon.takeOffCpuMaxMs(io);
+    addon.setTimer(io, 1);
+    for (let waited = 0; timerWakes.length < firings && waited < 2000; waited += 10) await sleep(10);
+    assert.equal(timerWakes.length, firings, 'the timer fired');
+    await sleep(20);
+    return addon.takeOffCpuMaxMs(io);
+  };
+  try {
+    const blockedMs = await afterFiring(1);
+    assert.ok(blockedMs >= 24 && blockedMs < 1000, `held 25 ms: off the CPU ${blockedMs} ms`);
+    turn = 'spin';
+    const workingMs = await afterFiring(2);
+    assert.ok(workingMs >= 0 && workingMs < blockedMs - 10, `25 ms of work: off the CPU ${workingMs} ms (held: ${blockedMs})`);
+    assert.equal(addon.takeOffCpuMaxMs(io), 0, 'taking it resets it');
+    // A turn of Node's own handles (here a JS timer; the relay's IPC) holds the relay's datagrams back as much.
+    setTimeout(() => Atomics.wait(held, 0, 0, 25), 1);
+    await sleep(60);
+    const jsTimerMs = addon.takeOffCpuMaxMs(io);
+    assert.ok(jsTimerMs >= 24 && jsTimerMs < 1000, `a JS timer held 25 ms: off the CPU ${jsTimerMs} ms`);
+    assert.throws(() => addon.takeOffCpuMaxMs({}), /not an open io handle/);
   } finally {
     addon.destroy(io);
   }

@@ -129,8 +129,8 @@ function renderProblems(r) {
       + `of the call (${escapeHtml(spans)}) the ${escapeHtml(String(r.network?.emulator ?? 'emulator'))}'s datagrams left late beyond its limit at p99 (relay: 1 ms native, 2 ms dgram) `
       + `(the latest ${formatNumber(behind.lateMaxMs, 1)} ms): in those seconds the links were not the configured ones; `
       + 'a busy host starves the relay (fewer peers, a smaller video preset or a larger machine); see <code>network.emulatorLoad</code>.'
-      + (behind.hostStallSeconds > 0 ? ` In ${formatNumber(behind.hostStallSeconds, 0)} of those seconds the relay's own timer woke as late: `
-        + 'the host did not run it (a VM\'s vCPU not scheduled, a kernel that does not preempt), which fewer peers do not cure.' : '')
+      + (behind.hostStallSeconds > 0 ? ` In ${formatNumber(behind.hostStallSeconds, 0)} of those seconds the host held the relay off the CPU as long `
+        + '(other processes on its cores, a VM\'s vCPU not scheduled, a kernel that does not preempt).' : '')
       + '</li>');
   }
   if (r.sfu?.unavailable) items.push(`<li><b>Janus's view missing:</b> ${escapeHtml(String(r.sfu.unavailable))}; the browsers' figures stand alone.</li>`);

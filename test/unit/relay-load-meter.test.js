@@ -48,7 +48,7 @@ test('a tick inside the second in progress closes nothing, and an idle second is
   assert.deepEqual(meter.take(), [
     {
       t: 1, packetsIn: 0, packetsOut: 0, busyPct: 0, lateMsP99: null, lateMsMax: null, wakeMsP99: null, wakeMsMax: null,
-      timerWakeMsMax: null, behind: false,
+      timerWakeMsMax: null, offCpuMsMax: null, behind: false,
     },
   ]);
 });
@@ -86,4 +86,12 @@ test('the host\'s wake-up for the timer is the second\'s maximum, and a second w
   meter.tick(1000, 0.1);
   meter.tick(2000, 0.1);
   assert.deepEqual(meter.take().map((row) => row.timerWakeMsMax), [5.9, null]);
+});
+
+test('the time off the CPU in a busy turn is the packet path\'s figure for the second the tick closes, rounded to the µs', () => {
+  const meter = new LoadMeter(0, 0, BEHIND_LATENESS_MS.native);
+  meter.tick(1000, 0.1, 5.41234);
+  meter.tick(2000, 0.1, 0);
+  meter.tick(3000, 0.1);
+  assert.deepEqual(meter.take().map((row) => row.offCpuMsMax), [5.412, 0, null]);
 });

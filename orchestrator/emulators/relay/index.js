@@ -84,9 +84,11 @@ async function createRelayEmulator({ compiled, registerCleanup = closeOnly, sfuA
       await relay.restartTraces(epochMs);
     },
     truth: async () => (await relay.truth()).map(({ t, ...row }) => ({ epochMs: originEpochMs + t * 1000, ...row })),
-    load: async () => (await relay.loadTruth()).map(({ t, lateMsP99, lateMsMax, wakeMsP99, wakeMsMax, timerWakeMsMax, ...row }) => ({
-      epochMs: originEpochMs + t * 1000, ...row, lateP99Ms: lateMsP99, lateMaxMs: lateMsMax, wakeP99Ms: wakeMsP99, wakeMaxMs: wakeMsMax,
-      timerWakeMaxMs: timerWakeMsMax,
+    load: async () => (await relay.loadTruth()).map(({
+      t, lateMsP99, lateMsMax, wakeMsP99, wakeMsMax, timerWakeMsMax, offCpuMsMax, ...row
+    }) => ({
+      epochMs: originEpochMs + t * 1000, ...row, lateP99Ms: lateMsP99, lateMaxMs: lateMsMax,
+      wakeP99Ms: wakeMsP99, wakeMaxMs: wakeMsMax, timerWakeMaxMs: timerWakeMsMax, offCpuMaxMs: offCpuMsMax,
     })),
     // Kernel flows (orchestrator/cross/) open their tunnels on this relay; their truth is per flow.
     tunnels: {

@@ -66,6 +66,9 @@ export class LatenessHistogram {
  * @property {number|null} timerWakeMsMax  how long after its send timer's time the host woke the relay, when it had been
  *   idle waiting since before that time (native path; null: no such wake-up, or dgram): the host's scheduling, not the
  *   relay's work. As late as the datagrams left means the host did not run it (a VM's vCPU, a kernel that does not preempt)
+ * @property {number|null} offCpuMsMax  the longest time within one busy turn of its event loop that the host did not run
+ *   the relay (wall time minus its thread's CPU time; native path, else null): the host's share of a busy relay's delay,
+ *   as timerWakeMsMax is an idle one's
  * @property {boolean} behind  lateMsP99 over its packet path's BEHIND_LATENESS_MS: the relay fell behind its schedule
  */
 
@@ -114,8 +117,9 @@ export class LoadMeter {
    * Closes the second in progress when nowMs is past it (call just after each second's end); busyShare covers what
    * it closes. A tick late by more than a second (a stalled relay) closes one row, labelled by the second it ends in.
    * @param {number} nowMs @param {number|null} busyShare  0..1, e.g. from performance.eventLoopUtilization()
+   * @param {number|null} [offCpuMaxMs]  the packet path's takeOffCpuMaxMs over what it closes
    */
-  tick(nowMs, busyShare) {
+  tick(nowMs, busyShare, offCpuMaxMs = null) {
     const second = Math.floor((nowMs - this.#originMs) / 1000);
     if (second <= this.#second) return;
     const { p99, max } = this.#lateness.summary();
@@ -130,6 +134,7 @@ export class LoadMeter {
       wakeMsP99: wake.p99,
       wakeMsMax: wake.max,
       timerWakeMsMax: this.#timerWakeMax === null ? null : Number(this.#timerWakeMax.toFixed(3)),
+      offCpuMsMax: offCpuMaxMs === null ? null : Number(offCpuMaxMs.toFixed(3)),
       behind: p99 !== null && p99 > this.#behindMs,
     });
     this.#second = second;

@@ -25,6 +25,8 @@ import { EnvironmentError } from '../../lib/system/errors.js';
  * @property {(payload: Payload) => void} release  a received payload that will not be sent (dropped)
  * @property {(socket: PacketSocket) => Promise<void>} closeSocket
  * @property {(delayMs: number) => void} setTimer  replaces the one armed; fires onTimer once
+ * @property {() => number|null} takeOffCpuMaxMs  since the last call, the longest time within one busy turn of the event
+ *   loop that the host did not run the relay (wall time minus its thread's CPU time; native path), else null
  * @property {() => void} close  stops the timer (sockets are closed one by one first)
  *
  * @typedef {object} PacketIoOptions
@@ -42,8 +44,8 @@ export const SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
 
 /**
  * @typedef {{MAX_BATCH: number, META_COLUMNS: number, MAX_SENDS: number, SEND_COLUMNS: number, ARRIVAL_STAMPS: boolean,
- *   create: Function, bind: Function, release: Function, flush: Function, setTimer: Function, closeSocket: Function,
- *   destroy: Function}} Addon
+ *   create: Function, bind: Function, release: Function, flush: Function, setTimer: Function, takeOffCpuMaxMs: Function,
+ *   closeSocket: Function, destroy: Function}} Addon
  */
 const addon = loadAddon();
 
@@ -54,8 +56,9 @@ function loadAddon() {
     /** @type {Addon} */
     const built = load('./native/build/Release/relay_io.node');
     // A build from before the slot pool would be handed slots it does not know; one before arrival stamps, no
-    // arrivals; one before send rows, single sends.
-    if (typeof built.release !== 'function' || built.ARRIVAL_STAMPS !== true || built.SEND_COLUMNS !== 4) {
+    // arrivals; one before send rows, single sends; one before off-CPU time, no such call.
+    if (typeof built.release !== 'function' || built.ARRIVAL_STAMPS !== true || built.SEND_COLUMNS !== 4
+      || typeof built.takeOffCpuMaxMs !== 'function') {
       return { addon: null, note: 'dgram: the native packet path was built from an older relay_io.c; run `npm run setup` to rebuild it' };
     }
     return { addon: built, note: 'native: recvmmsg/sendmmsg and a timerfd' };
@@ -141,6 +144,7 @@ function dgramIo({ onTimer, onSendErrors }) {
       if (timer) clearTimeout(timer);
       timer = setTimeout(() => { timer = null; onTimer(null); }, Math.max(0, delayMs));
     },
+    takeOffCpuMaxMs: () => null,
     close() {
       if (timer) clearTimeout(timer);
       timer = null;
@@ -150,6 +154,15 @@ function dgramIo({ onTimer, onSendErrors }) {
 
 /** @param {string} address @param {Error} error */
 const bindError = (address, error) => new EnvironmentError(`relay cannot bind a UDP socket on ${address} (${error.message}); check the host address and free ports.`, { cause: error });
+
+/** @param {Addon} native @param {unknown} io @param {string} address @returns {[number, number]} socket id, port */
+function bindNative(native, io, address) {
+  try {
+    return native.bind(io, address, SOCKET_BUFFER_BYTES);
+  } catch (error) {
+    throw bindError(address, error);
+  }
+}
 
 /** @param {Addon} native @param {PacketIoOptions} options @returns {PacketIo} */
 function nativeIo(native, { onTimer, onSendErrors }) {
@@ -198,13 +211,7 @@ function nativeIo(native, { onTimer, onSendErrors }) {
     kind: 'native',
     async bind(address, onDatagram) {
       if (closed) throw new EnvironmentError('relay: its packet I/O is closed; start a new relay.');
-      let bound;
-      try {
-        bound = native.bind(io, address, SOCKET_BUFFER_BYTES);
-      } catch (error) {
-        throw bindError(address, error);
-      }
-      const [id, port] = bound;
+      const [id, port] = bindNative(native, io, address);
       handlers[id] = onDatagram;
       const handle = { port };
       ids.set(handle, id);
@@ -237,6 +244,7 @@ function nativeIo(native, { onTimer, onSendErrors }) {
       native.closeSocket(io, id);
     },
     setTimer(delayMs) { if (!closed) native.setTimer(io, delayMs); },
+    takeOffCpuMaxMs: () => (closed ? null : native.takeOffCpuMaxMs(io)),
     close() {
       if (closed) return;
       flush();

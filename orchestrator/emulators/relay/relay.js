@@ -20,7 +20,7 @@ import { PacketPool } from './packet-pool.js';
 import { warmUpSelection } from './select-percentile.js';
 import { Proxies } from './proxies.js';
 import { Tunnels } from './tunnels.js';
-import { afterEverySecond, foldOneLinkPerTurn } from './truth-folding.js';
+import { afterEverySecond, byName, foldOneLinkPerTurn } from './truth-folding.js';
 
 /** @typedef {import('../../lib/network/link-model.js').LinkParams} LinkParams */
 /** @typedef {import('./link-queue.js').TruthRow & {link: string}} LinkTruthRow */
@@ -110,7 +110,8 @@ export class UdpRelay {
     let utilization = performance.eventLoopUtilization();
     this.#stopTicks = afterEverySecond(this.#originMs, () => {
       const now = performance.eventLoopUtilization();
-      this.#load?.tick(performance.now(), performance.eventLoopUtilization(now, utilization).utilization);
+      const busyShare = performance.eventLoopUtilization(now, utilization).utilization;
+      this.#load?.tick(performance.now(), busyShare, this.#io?.takeOffCpuMaxMs() ?? null);
       utilization = now;
       foldOneLinkPerTurn([...this.#links.values()], (nowMs) => { if (this.#closed) return false; this.#run(nowMs); return true; });
     });
@@ -211,7 +212,7 @@ export class UdpRelay {
     this.#run(nowMs);
     const rows = [];
     for (const [link, queue] of this.#links) for (const row of queue.takeTruth(nowMs)) rows.push({ link, ...row });
-    return rows.sort((a, b) => a.t - b.t || a.link.localeCompare(b.link));
+    return rows.sort((a, b) => a.t - b.t || byName(a.link, b.link));
   }
 
   /**

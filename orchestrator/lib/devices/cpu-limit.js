@@ -40,18 +40,25 @@ export function cpuLimitation(timeline, [fromS, toS]) {
 
 /**
  * A datagram leaves up to a timer grid step (0.25 ms) and its processing after the timer's wake-up: a second whose p99
- * lateness is within this of its timer's own lateness was late because the relay was not run, not because it was busy.
+ * lateness is within this of the time the host did not run the relay (its timer's own lateness while idle, or the time
+ * off the CPU within a busy turn) was late because the relay was not run, not because of its own work.
  */
 export const HOST_STALL_SLACK_MS = 0.5;
 
 /**
- * @typedef {{ t: number|null, behind: boolean, lateMaxMs: number|null, lateP99Ms?: number|null, timerWakeMaxMs?: number|null }} LoadEntry
+ * @typedef {{ t: number|null, behind: boolean, lateMaxMs: number|null, lateP99Ms?: number|null, timerWakeMaxMs?: number|null,
+ *   offCpuMaxMs?: number|null }} LoadEntry
  *   network.emulatorLoad's row
  */
 
-/** The emulator's own timer woke about as late as its datagrams left: the host did not run it. @param {LoadEntry} row */
-const hostStalled = (row) => typeof row.timerWakeMaxMs === 'number' && typeof row.lateP99Ms === 'number'
-  && row.timerWakeMaxMs >= row.lateP99Ms - HOST_STALL_SLACK_MS;
+/**
+ * The host held the emulator off the CPU about as long as its datagrams were late: idle, its own timer woke that late;
+ * busy, its thread did not run for that long within one turn of its loop. @param {LoadEntry} row
+ */
+const hostStalled = (row) => {
+  const heldMs = [row.timerWakeMaxMs, row.offCpuMaxMs].filter((ms) => typeof ms === 'number');
+  return heldMs.length > 0 && typeof row.lateP99Ms === 'number' && Math.max(...heldMs) >= row.lateP99Ms - HOST_STALL_SLACK_MS;
+};
 
 /**
  * The seconds of the call in which the emulator fell behind its own schedule (network.emulatorLoad's `behind`: its
@@ -61,8 +68,8 @@ const hostStalled = (row) => typeof row.timerWakeMaxMs === 'number' && typeof ro
  * @param {[number, number]} windowS  (from, to]
  * @returns {{ behind: boolean, seconds: number, measuredSeconds: number, spans: Array<{ fromS: number, toS: number }>,
  *   lateMaxMs: number|null, hostStallSeconds: number|null }|null}  seconds: how many fell behind (rounded to the media
- *   clock's); lateMaxMs: the latest datagram; hostStallSeconds: of those, the ones in which its own timer woke that late
- *   (the host did not run it: a VM's vCPU, a kernel that does not preempt); null when the rows do not say
+ *   clock's); lateMaxMs: the latest datagram; hostStallSeconds: of those, the ones in which the host held it off the
+ *   CPU that long (its timer woke that late, or its thread did not run within a turn); null when the rows do not say
  */
 export function emulatorBehind(rows, [fromS, toS]) {
   if (!rows) return null;
@@ -74,7 +81,7 @@ export function emulatorBehind(rows, [fromS, toS]) {
   return {
     behind: seconds.length > 0, seconds: seconds.length, measuredSeconds: inWindow.length, spans: episodes(seconds),
     lateMaxMs: late.length ? Math.max(...late) : null,
-    hostStallSeconds: inWindow.some((row) => row.timerWakeMaxMs !== undefined) ? stalled.length : null,
+    hostStallSeconds: inWindow.some((row) => row.timerWakeMaxMs !== undefined || row.offCpuMaxMs !== undefined) ? stalled.length : null,
   };
 }
 
@@ -86,8 +93,8 @@ export function emulatorBehindWarning(behind, emulator) {
   if (!behind?.behind) return null;
   const spans = behind.spans.map((span) => `${span.fromS}–${span.toS} s`).join(', ');
   const stalls = behind.hostStallSeconds
-    ? `; in ${behind.hostStallSeconds} of those seconds its own timer woke as late: the host did not run it (a VM's vCPU not scheduled, `
-      + 'a kernel that does not preempt; `cyclictest -p 10 -i 1000` shows the host\'s own wake-up delays)' : '';
+    ? `; in ${behind.hostStallSeconds} of those seconds the host held it off the CPU as long (other processes `
+      + 'on its cores, a VM\'s vCPU not scheduled, a kernel that does not preempt; `cyclictest -p 10 -i 1000` shows the host\'s own wake-up delays)' : '';
   return `the ${emulator} emulator fell behind its schedule in ${behind.seconds} of ${behind.measuredSeconds} s of the call (${spans}; `
     + `datagrams late at p99 beyond its limit (relay: 1 ms native, 2 ms dgram), the latest ${behind.lateMaxMs} ms${stalls}): `
     + 'in those seconds the links were not the configured ones, as on a saturated host; see network.emulatorLoad in result.json, '

@@ -114,6 +114,8 @@ export const SCHEMA_VERSION = 1;
  * @property {number|null} [wakeMaxMs]
  * @property {number|null} [timerWakeMaxMs]  relay, native path: how long after its send timer's time the host woke it
  *   while it was idle (the host's scheduling); null: no such wake-up
+ * @property {number|null} [offCpuMaxMs]  relay, native path: the longest time within one busy turn of its event loop
+ *   that the host did not run it (wall time minus its thread's CPU time)
  * @property {boolean} behind      lateP99Ms over its limit (relay: 1 ms native, 2 ms dgram): it fell behind its
  *   schedule and was no longer exact that second
  * @property {string} [packetPath]  the relay's sockets and timer: native or dgram

@@ -72,6 +72,8 @@ typedef struct {
   uint64_t timerDueNs;   /* when the send timer is armed to fire, on CLOCK_MONOTONIC */
   uint64_t idleSinceNs;  /* this loop turn: when it went to wait for I/O */
   uint64_t wokeNs;       /* this loop turn: when its first poll callback of ours ran, 0 before */
+  uint64_t turnStartNs, turnCpuNs, turnWaitedNs; /* at the last wait: wall, thread CPU and libuv's total epoll wait */
+  uint64_t offCpuMaxNs;  /* since takeOffCpuMaxMs: the longest busy turn's wall time its thread did not run */
   int closedHandles;
   napi_ref onEvents, meta, arrivals, sends;
   uint32_t *metaData;

@@ -21,6 +21,9 @@
  *     naming no open socket, or a slot JS does not hold (never received, released, or in an earlier row), is refused
  *     and counted.
  *   setTimer(io, delayMs)  fires once after delayMs (<= 0: at once; a new call replaces the one armed)
+ *   takeOffCpuMaxMs(io) -> ms: since the last call, the longest time within one turn of the event loop (from one wait
+ *     for I/O to the next, less the wait) that its thread did not run: wall time minus the thread's CPU time. The
+ *     relay blocks on nothing in a turn (non-blocking sockets), so that is the host's scheduling, not its work.
  *   closeSocket(io, socketId); destroy(io)
  */
 #include "batch.h"
@@ -90,11 +93,13 @@ static int deliverReady(Io *io, int timerFired, double timerWakeMs) {
   return 1;
 }
 
-static uint64_t monotonicNs(void) {
+static uint64_t clockNs(clockid_t clock) {
   struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
+  clock_gettime(clock, &now);
   return (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
 }
+
+static uint64_t monotonicNs(void) { return clockNs(CLOCK_MONOTONIC); }
 
 /*
  * Under load the relay wakes at most once per MIN_WAKE_GAP_NS: a wake-up that follows the one before within it stops
@@ -108,10 +113,22 @@ static void hold(Io *io) {
   uv_poll_stop(&io->poll);
 }
 
-/* The loop is about to wait for I/O: a timer due after this found the relay idle. */
+/*
+ * The loop is about to wait for I/O: a timer due after this found the relay idle. The turn since the last wait (its
+ * wall time less what libuv spent waiting in epoll) took more than its thread's CPU time when the host held it off the
+ * CPU: the relay blocks on nothing in a turn. Every turn counts, also those of Node's own handles (IPC, JS timers).
+ */
 static void onPrepare(uv_prepare_t *handle) {
   Io *io = handle->data;
-  io->idleSinceNs = monotonicNs();
+  uint64_t nowNs = monotonicNs(), cpuNs = clockNs(CLOCK_THREAD_CPUTIME_ID), waitedNs = uv_metrics_idle_time(handle->loop);
+  if (io->turnStartNs) {
+    uint64_t busyNs = nowNs - io->turnStartNs - (waitedNs - io->turnWaitedNs), ranNs = cpuNs - io->turnCpuNs;
+    if (busyNs > ranNs && busyNs - ranNs > io->offCpuMaxNs) io->offCpuMaxNs = busyNs - ranNs;
+  }
+  io->turnStartNs = nowNs;
+  io->turnCpuNs = cpuNs;
+  io->turnWaitedNs = waitedNs;
+  io->idleSinceNs = nowNs;
   io->wokeNs = 0;
 }
 
@@ -367,6 +384,15 @@ static napi_value setTimer(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+static napi_value takeOffCpuMaxMs(napi_env env, napi_callback_info info) {
+  napi_value argv[1], result;
+  Io *io = ioCall(env, info, 1, argv, "relay_io.takeOffCpuMaxMs(io)");
+  if (!io) return NULL;
+  CHECK(env, napi_create_double(env, (double)io->offCpuMaxNs / 1e6, &result));
+  io->offCpuMaxNs = 0;
+  return result;
+}
+
 static napi_value closeSocket(napi_env env, napi_callback_info info) {
   napi_value argv[2];
   Io *io = ioCall(env, info, 2, argv, "relay_io.closeSocket(io, socketId)");
@@ -414,6 +440,7 @@ static napi_value init(napi_env env, napi_value exports) {
     {"release", NULL, releaseDatagram, NULL, NULL, NULL, napi_default, NULL},
     {"flush", NULL, flushSends, NULL, NULL, NULL, napi_default, NULL},
     {"setTimer", NULL, setTimer, NULL, NULL, NULL, napi_default, NULL},
+    {"takeOffCpuMaxMs", NULL, takeOffCpuMaxMs, NULL, NULL, NULL, napi_default, NULL},
     {"closeSocket", NULL, closeSocket, NULL, NULL, NULL, napi_default, NULL},
     {"destroy", NULL, destroy, NULL, NULL, NULL, napi_default, NULL},
   };
