@@ -47,7 +47,7 @@ const MAX_BUFFERED_BYTES = 1024 * 1024;
  * @property {WebSocket} socket
  * @property {{ room: string, peer: string } | null} member  once joined
  * @property {{ second: number, messages: number, secondsOver: number, sampleTokens: number, sampleRefillMs: number }} rate
- *   messages: this second's; samples: a token bucket (takeSampleToken)
+ *   messages: this second's; sampleTokens and sampleRefillMs: the samples' token bucket (takeSampleToken)
  * @property {NodeJS.Timeout} joinTimer
  * @property {(reason: string, messageType?: string|null) => void} refuse  the sender hears why; the message is dropped
  * @property {(reason: string, options?: { told?: string, messageType?: string|null }) => void} drop  closes the socket;

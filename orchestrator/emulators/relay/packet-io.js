@@ -25,8 +25,8 @@ import { EnvironmentError } from '../../lib/system/errors.js';
  * @property {(payload: Payload) => void} release  a received payload that will not be sent (dropped)
  * @property {(socket: PacketSocket) => Promise<void>} closeSocket
  * @property {(delayMs: number) => void} setTimer  replaces the one armed; fires onTimer once
- * @property {() => number|null} takeOffCpuMaxMs  since the last call, the longest time within one busy turn of the event
- *   loop that the host did not run the relay (wall time minus its thread's CPU time; native path), else null
+ * @property {() => number|null} takeOffCpuMaxMs  since the last call, the longest time within one turn of the event loop
+ *   (its wait for I/O left out) that the host did not run the relay (wall minus thread CPU time; native path), else null
  * @property {() => void} close  stops the timer (sockets are closed one by one first)
  *
  * @typedef {object} PacketIoOptions
