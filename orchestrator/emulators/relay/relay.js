@@ -12,6 +12,7 @@
 import { performance } from 'node:perf_hooks';
 import { HarnessError, InputError } from '../../lib/system/errors.js';
 import { UDP_IPV4_OVERHEAD_BYTES } from '../../lib/network/link-model.js';
+import { byCodeUnit } from '../../lib/stats/order.js';
 import { LinkQueue } from './link-queue.js';
 import { checkRelayConfig } from './relay-config.js';
 import { BEHIND_LATENESS_MS, LatenessHistogram, LoadMeter } from './load-meter.js';
@@ -20,7 +21,7 @@ import { PacketPool } from './packet-pool.js';
 import { warmUpSelection } from './select-percentile.js';
 import { Proxies } from './proxies.js';
 import { Tunnels } from './tunnels.js';
-import { afterEverySecond, byName, foldOneLinkPerTurn } from './truth-folding.js';
+import { afterEverySecond, foldOneLinkPerTurn } from './truth-folding.js';
 
 /** @typedef {import('../../lib/network/link-model.js').LinkParams} LinkParams */
 /** @typedef {import('./link-queue.js').TruthRow & {link: string}} LinkTruthRow */
@@ -212,7 +213,7 @@ export class UdpRelay {
     this.#run(nowMs);
     const rows = [];
     for (const [link, queue] of this.#links) for (const row of queue.takeTruth(nowMs)) rows.push({ link, ...row });
-    return rows.sort((a, b) => a.t - b.t || byName(a.link, b.link));
+    return rows.sort((a, b) => a.t - b.t || byCodeUnit(a.link, b.link));
   }
 
   /**

@@ -48,10 +48,3 @@ export function foldOneLinkPerTurn(queues, prepare) {
   };
   next();
 }
-
-/**
- * Orders truth rows' names (links, flows, directions: ASCII) by code unit. localeCompare's first call loads ICU's
- * collator, ~8 ms on the relay's event loop: the first truth read of a call held the datagrams due then that long.
- * @param {string} a @param {string} b
- */
-export const byName = (a, b) => (a < b ? -1 : a > b ? 1 : 0);

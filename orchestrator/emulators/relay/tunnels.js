@@ -6,8 +6,8 @@
 import { isIPv4 } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { HarnessError, InputError } from '../../lib/system/errors.js';
+import { byCodeUnit } from '../../lib/stats/order.js';
 import { TruthRecorder } from './truth-recorder.js';
-import { byName } from './truth-folding.js';
 
 /**
  * @typedef {object} TunnelTruthRow  one completed second of one tunnel direction, counted where the relay meets the bridges
@@ -134,7 +134,7 @@ export class Tunnels {
         }
       }
     }
-    return rows.sort((a, b) => a.t - b.t || byName(a.flow, b.flow) || byName(a.direction, b.direction));
+    return rows.sort((a, b) => a.t - b.t || byCodeUnit(a.flow, b.flow) || byCodeUnit(a.direction, b.direction));
   }
 
   /** Closes every tunnel socket. */

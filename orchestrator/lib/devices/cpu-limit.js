@@ -3,6 +3,8 @@
 // 2-core host looks like a congested link in every rate chart; this flag keeps the two apart. Likewise the seconds in
 // which the emulator itself fell behind its schedule (emulatorBehind): then the network was not the one configured.
 
+import { byCodeUnit } from '../stats/order.js';
+
 /** Above this share of CPU-limited seconds in the measurement window a result is marked CPU-limited. */
 export const CPU_LIMITED_SHARE = 0.2;
 
@@ -29,7 +31,7 @@ export function cpuLimitation(timeline, [fromS, toS]) {
       count.seconds.add(Math.round(entry.t));
     }
   }
-  const sorted = Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : 1));
+  const sorted = Object.entries(counts).sort(([a], [b]) => byCodeUnit(a, b));
   const byPeer = Object.fromEntries(sorted.map(([peer, c]) => [peer, c.cpu / c.all]));
   const peers = Object.fromEntries(sorted.map(([peer, c]) => [peer, { limitedS: c.seconds.size, episodes: episodes([...c.seconds]) }]));
   const all = Object.values(counts).reduce((sum, c) => sum + c.all, 0);
@@ -170,7 +172,7 @@ export function harnessCpuLimitation(timeline, [fromS, toS]) {
     peer.judged.add(t);
     if (reason) peer[reason].add(t);
   }
-  const peers = Object.fromEntries([...byPeer].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, p]) => {
+  const peers = Object.fromEntries([...byPeer].sort(([a], [b]) => byCodeUnit(a, b)).map(([name, p]) => {
     const seconds = [...new Set([...p.encode, ...p.frameRate])].sort((a, b) => a - b);
     const share = p.judged.size ? seconds.length / p.judged.size : null;
     return [name, {

@@ -2,6 +2,7 @@
 // summed over its remotes, second by second. A timeline entry describes one peer connection (peer, remote); in a full
 // mesh a peer sends its stream on every connection, so its uplink carries n − 1 copies (J16 §8-3).
 import { HarnessError } from '../system/errors.js';
+import { byCodeUnit } from '../stats/order.js';
 
 /** The SFU's name as a peer of the relay and of the pages (a page's publisher connection has this remote). */
 export const SFU_NODE = 'sfu';
@@ -85,7 +86,7 @@ export function peerSeconds(timeline) {
     if (videoSentKbps >= FLOWING_KBPS) row.videoStreamsSent += 1;
     if (videoReceivedKbps >= FLOWING_KBPS && kbps(entry.video?.recvFps) > 0) row.videoStreamsReceived += 1;
   }
-  return [...rows.values()].sort((a, b) => a.t - b.t || (a.peer < b.peer ? -1 : a.peer > b.peer ? 1 : 0));
+  return [...rows.values()].sort((a, b) => a.t - b.t || byCodeUnit(a.peer, b.peer));
 }
 
 /**
@@ -102,7 +103,7 @@ export function peerTotals(seconds, [fromS, toS]) {
   for (const row of seconds) if (row.t > fromS && row.t <= toS) (byPeer[row.peer] ??= []).push(row);
   /** @param {PeerSecond[]} rows @param {keyof PeerSecond} field */
   const meanOf = (rows, field) => rows.reduce((sum, row) => sum + Number(row[field]), 0) / rows.length;
-  return Object.fromEntries(Object.entries(byPeer).sort(([a], [b]) => (a < b ? -1 : 1)).map(([peer, rows]) => {
+  return Object.fromEntries(Object.entries(byPeer).sort(([a], [b]) => byCodeUnit(a, b)).map(([peer, rows]) => {
     const uplinkKbps = meanOf(rows, 'uplinkKbps');
     const downlinkKbps = meanOf(rows, 'downlinkKbps');
     return [peer, {
@@ -147,7 +148,7 @@ export function ratiosToTwoParty(runs) {
     entry.values.push(/** @type {number} */ (run.uplinkKbps));
   }
   const rows = [];
-  for (const [group, scenarios] of [...groups].sort(([a], [b]) => (a < b ? -1 : 1))) {
+  for (const [group, scenarios] of [...groups].sort(([a], [b]) => byCodeUnit(a, b))) {
     const two = [...scenarios.values()].find((entry) => entry.peers === 2);
     if (!two) continue;
     const twoPartyKbps = median(two.values);
