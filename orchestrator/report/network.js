@@ -4,7 +4,7 @@
 // last point repeats the final value at the end of the span so the line reaches the right edge.
 // What a route's capacity, delay and loss are is lib/network/link-model.js's pathConditions.
 
-import { pathConditions, sameLinkParams } from '../lib/network/link-model.js';
+import { LINK_FIELD_SPECS, pathConditions, sameLinkParams } from '../lib/network/link-model.js';
 
 /**
  * @typedef {import('../lib/network/link-model.js').LinkParams} LinkParams
@@ -39,16 +39,16 @@ export function linkHistories(network) {
 }
 
 /**
- * Missing or null fields as "not configured" (no cap, no delay, no loss), so partial results still chart.
+ * Missing or malformed fields as a scenario that leaves them out (no cap, no delay, no loss), so partial results still chart.
  * @param {RecordedLinkParams} p @returns {LinkParams}
  */
 function complete(p) {
-  /** @template {number|null} F @param {unknown} v @param {F} fallback @returns {number|F} */
-  const num = (v, fallback) => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
-  return {
-    queuePackets: null, queueMs: null, lossBurst: null, trace: null, ...p,
-    rateKbps: num(p.rateKbps, null), oneWayDelayMs: num(p.oneWayDelayMs, 0), jitterMs: num(p.jitterMs, 0), lossPct: num(p.lossPct, 0),
+  const value = (/** @type {import('../lib/network/link-model.js').LinkField} */ { field, unset, range }) => {
+    const v = p[field];
+    if (!range) return typeof v === 'string' ? v : unset;
+    return typeof v === 'number' && Number.isFinite(v) ? v : unset;
   };
+  return /** @type {LinkParams} */ (Object.fromEntries(LINK_FIELD_SPECS.map((spec) => [spec.field, value(spec)])));
 }
 
 /**

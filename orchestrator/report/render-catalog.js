@@ -1,6 +1,7 @@
 // docs/catalog.md from the loaded scenarios (pure): per scenario its parameters as the file sets them and the published
 // result it is compared against, with the source cited in full, so the repository documents its catalogue itself.
 // Written by `webrtc-testbed catalog`; test/unit/catalog.test.js fails when the committed file is stale.
+import { LINK_FIELD_SPECS, linkFieldSpec } from '../lib/network/link-model.js';
 import { metricByPath } from '../lib/result/metric-catalogue.js';
 
 /** The papers the scenario files cite by abbreviation (a reference's `source` starts with one). */
@@ -31,24 +32,17 @@ function clock(s) {
   return minutes < 60 ? `${minutes}:${ss}` : `${Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, '0')}:${ss}`;
 }
 
-/**
- * How a link field reads in a sentence; the order a link's parameters are listed in.
- * @type {Record<string, (v: unknown) => string>}
- */
-const FIELD_TEXT = {
-  rateKbps: (v) => (v === null ? 'no cap' : `cap ${v} kbps`),
-  trace: (v) => (v === null ? 'no trace' : `capacity from trace \`${v}\``),
-  queuePackets: (v) => `queue ${v} packets`,
-  queueMs: (v) => `queue ${v} ms`,
-  oneWayDelayMs: (v) => `delay ${v} ms one way`,
-  jitterMs: (v) => `jitter ±${v} ms`,
-  lossPct: (v) => `loss ${v} %`,
-  lossBurst: (v) => (v === null ? 'independent loss' : `loss in bursts of ${v} packets (mean)`),
-};
+/** The link fields in the order a sentence lists them: a setting's parts together (the rate or trace, then the queue). */
+const SENTENCE_ORDER = [...LINK_FIELD_SPECS].sort((a, b) => firstOfSetting(a) - firstOfSetting(b));
+
+/** @param {import('../lib/network/link-model.js').LinkField} spec @returns {number} where its setting's first field stands */
+function firstOfSetting(spec) {
+  return LINK_FIELD_SPECS.findIndex((other) => (other.part ?? other.field) === (spec.part ?? spec.field));
+}
 
 /** @param {Record<string, unknown>} params a link as written (or a step's `set`) @returns {string} */
 function linkText(params) {
-  const parts = Object.keys(FIELD_TEXT).filter((field) => params[field] !== undefined).map((field) => FIELD_TEXT[field](params[field]));
+  const parts = SENTENCE_ORDER.filter(({ field }) => params[field] !== undefined).map(({ field, text }) => text(params[field]));
   return parts.length ? parts.join(', ') : 'unconstrained';
 }
 
@@ -64,9 +58,7 @@ const targets = (links) => (Array.isArray(links) ? links.map((l) => `\`${l}\``).
 function scheduleLine(entry) {
   if (entry.set) return `${clock(entry.at)} ${targets(entry.links)}: ${linkText(entry.set)}`;
   const { field, from, to, durationS, shape = 'linear', everyS = 0.5 } = entry.ramp;
-  /** @type {Record<string, string>} */
-  const units = { rateKbps: 'kbps', oneWayDelayMs: 'ms one-way delay', jitterMs: 'ms jitter', lossPct: '% loss' };
-  const unit = units[field] ?? field;
+  const unit = linkFieldSpec(field)?.rampUnit ?? field;
   return `${clock(entry.at)}–${clock(entry.at + durationS)} ${targets(entry.links)}: ${from} → ${to} ${unit}, ${shape}, re-set every ${everyS} s`;
 }
 

@@ -8,6 +8,7 @@ import { buildSummaryTable, buildDerived } from './summary-table.js';
 import { describeChange } from './derived.js';
 import { STEADY } from '../lib/stats/steady-rate.js';
 import { CONVERGENCE } from '../lib/cross/fairness.js';
+import { LINK_FIELDS } from '../lib/network/link-model.js';
 import { renderPage } from './page.js';
 import { renderViewerSummary } from './render-viewer.js';
 import { renderGridPlacement } from './render-grid.js';
@@ -362,11 +363,10 @@ export function renderChartSections(charts) {
 /** @param {ReportResult} r */
 function renderNetworkDetails(r) {
   const net = r.network;
-  const keys = ['rateKbps', 'oneWayDelayMs', 'jitterMs', 'lossPct', 'lossBurst', 'queuePackets', 'queueMs'];
   /** @type {Array<[string, Record<string, unknown>]>} */
   const links = Object.entries(net.links);
   const linkTable = links.length
-    ? `<table class="summary compact"><thead><tr><th>Link</th>${keys.map((k) => `<th>${k}</th>`).join('')}</tr></thead><tbody>${links.map(([id, p]) => `<tr><td>${escapeHtml(id)}</td>${keys.map((k) => `<td>${p?.[k] === null || p?.[k] === undefined ? '—' : escapeHtml(p[k])}</td>`).join('')}</tr>`).join('')}</tbody></table>`
+    ? `<table class="summary compact"><thead><tr><th>Link</th>${LINK_FIELDS.map((k) => `<th>${k}</th>`).join('')}</tr></thead><tbody>${links.map(([id, p]) => `<tr><td>${escapeHtml(id)}</td>${LINK_FIELDS.map((k) => `<td>${p?.[k] === null || p?.[k] === undefined ? '—' : escapeHtml(p[k])}</td>`).join('')}</tr>`).join('')}</tbody></table>`
     : '<p class="empty">No links recorded.</p>';
   const routes = Object.entries(net.routes).map(([k, v]) => `<li><b>${escapeHtml(k)}</b>: ${escapeHtml((v ?? []).join(' → '))}</li>`).join('');
   /** @template T @param {T[]} items @param {(item: T) => string} fmt @param {number} [limit] */

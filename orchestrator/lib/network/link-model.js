@@ -28,12 +28,6 @@ export const UDP_IPV4_OVERHEAD_BYTES = 28;
 /** dummynet's default queue (50 slots), which J16 ran with. */
 export const DEFAULT_QUEUE_PACKETS = 50;
 
-/** Every link field, in the order results list them. @type {Array<keyof LinkParams>} */
-export const LINK_FIELDS = ['rateKbps', 'queuePackets', 'queueMs', 'oneWayDelayMs', 'jitterMs', 'lossPct', 'lossBurst', 'trace'];
-
-/** Fields a schedule ramp may vary continuously. */
-export const RAMPABLE_FIELDS = ['rateKbps', 'oneWayDelayMs', 'jitterMs', 'lossPct'];
-
 /*
  * Ranges (docs/scenario-format.md "Link parameters"): beyond them the emulators' commands break (tc writes
  * `rate 0bit` below 8 kbit/s, a bfifo limit is 32 bits) or the link stops being a network a call can cross.
@@ -47,16 +41,46 @@ export const MAX_QUEUE_PACKETS = 100_000;
 export const MAX_QUEUE_BYTES = 1_000_000_000;
 export const MAX_LOSS_BURST = 1000;
 
-/** @type {Record<string, {nullable: boolean, range: NumberRange}>} */
-const FIELD_RULES = {
-  rateKbps: { nullable: true, range: { min: MIN_RATE_KBPS, max: MAX_RATE_KBPS } },
-  queuePackets: { nullable: true, range: { min: 1, max: MAX_QUEUE_PACKETS, integer: true } },
-  queueMs: { nullable: true, range: { above: 0, max: MAX_QUEUE_MS } },
-  oneWayDelayMs: { nullable: false, range: { min: 0, max: MAX_DELAY_MS } },
-  jitterMs: { nullable: false, range: { min: 0, max: MAX_DELAY_MS } },
-  lossPct: { nullable: false, range: { min: 0, max: 100 } },
-  lossBurst: { nullable: true, range: { min: 1, max: MAX_LOSS_BURST } },
-};
+/**
+ * One link field: what it may hold, what it is when a scenario leaves it out, and how it reads.
+ * @typedef {object} LinkField
+ * @property {keyof LinkParams} field
+ * @property {number|null} unset  its value when a scenario leaves it out; null also means it may be given as null
+ * @property {NumberRange} [range]  every number field has one; the one without is the trace's name
+ * @property {'capacity'|'queue'} [part]  fields that are one setting: giving either replaces both (mergeLinkParams)
+ * @property {(value: unknown) => string} text  how a value reads in a sentence (docs/catalog.md)
+ * @property {string} [rampUnit]  a schedule ramp may vary it continuously; its from → to read in this unit
+ */
+
+/**
+ * Every link field, in the order results list them: the one list the validation, the schedule, the catalogue and the
+ * run report read, so that a new field is one entry here.
+ * @type {readonly LinkField[]}
+ */
+export const LINK_FIELD_SPECS = Object.freeze([
+  { field: 'rateKbps', unset: null, range: { min: MIN_RATE_KBPS, max: MAX_RATE_KBPS }, part: 'capacity',
+    text: (v) => (v === null ? 'no cap' : `cap ${v} kbps`), rampUnit: 'kbps' },
+  { field: 'queuePackets', unset: null, range: { min: 1, max: MAX_QUEUE_PACKETS, integer: true }, part: 'queue',
+    text: (v) => `queue ${v} packets` },
+  { field: 'queueMs', unset: null, range: { above: 0, max: MAX_QUEUE_MS }, part: 'queue', text: (v) => `queue ${v} ms` },
+  { field: 'oneWayDelayMs', unset: 0, range: { min: 0, max: MAX_DELAY_MS },
+    text: (v) => `delay ${v} ms one way`, rampUnit: 'ms one-way delay' },
+  { field: 'jitterMs', unset: 0, range: { min: 0, max: MAX_DELAY_MS }, text: (v) => `jitter ±${v} ms`, rampUnit: 'ms jitter' },
+  { field: 'lossPct', unset: 0, range: { min: 0, max: 100 }, text: (v) => `loss ${v} %`, rampUnit: '% loss' },
+  { field: 'lossBurst', unset: null, range: { min: 1, max: MAX_LOSS_BURST },
+    text: (v) => (v === null ? 'independent loss' : `loss in bursts of ${v} packets (mean)`) },
+  { field: 'trace', unset: null, part: 'capacity', text: (v) => (v === null ? 'no trace' : `capacity from trace \`${v}\``) },
+]);
+
+/** Every link field, in the order results list them. */
+export const LINK_FIELDS = LINK_FIELD_SPECS.map((spec) => spec.field);
+
+/** Fields a schedule ramp may vary continuously. */
+export const RAMPABLE_FIELDS = LINK_FIELD_SPECS.filter((spec) => spec.rampUnit).map((spec) => spec.field);
+
+/** @param {string} field @returns {LinkField|undefined} */
+export const linkFieldSpec = (field) => LINK_FIELD_SPECS.find((spec) => spec.field === field);
+
 /** The one text field: a trace's name (a file path or synthetic:…), resolved by the scenario loader. */
 const MAX_TRACE_NAME_LENGTH = 1000;
 
@@ -68,7 +92,9 @@ const MAX_TRACE_NAME_LENGTH = 1000;
  * @returns {number}
  */
 export function expectLinkValue(field, value, path) {
-  return expectNumber(value, path, FIELD_RULES[field].range);
+  const range = linkFieldSpec(field)?.range;
+  if (!range) throw new HarnessError(`expectLinkValue: '${field}' is not a number field of a link`);
+  return expectNumber(value, path, range);
 }
 
 /**
@@ -81,15 +107,15 @@ function normalizeFields(raw, where) {
   const given = expectObject(raw, where, LINK_FIELDS);
   /** @type {Record<string, number|string|null>} */
   const params = {};
-  for (const field of LINK_FIELDS) {
+  for (const { field, unset } of LINK_FIELD_SPECS) {
     const value = given[field];
     if (field === 'trace') {
       if (value !== undefined && value !== null && (typeof value !== 'string' || value === '' || value.length > MAX_TRACE_NAME_LENGTH)) {
         throw new InputError(`${where}.trace: must be a trace file (relative to the scenario file or orchestrator/traces/) or a synthetic:… name, got ${JSON.stringify(value)}`);
       }
       params.trace = value ?? null;
-    } else if (value === undefined || (FIELD_RULES[field].nullable && value === null)) {
-      params[field] = FIELD_RULES[field].nullable ? null : 0;
+    } else if (value === undefined || (unset === null && value === null)) {
+      params[field] = unset;
     } else {
       params[field] = expectLinkValue(field, value, `${where}.${field}`);
     }
@@ -142,8 +168,8 @@ export function normalizeLinkParams(raw, where) {
 
 /**
  * Applies a partial update (a schedule step's `set`, a per-peer override) to normalized params.
- * Giving either queue field replaces the queue limit as a whole, so the two never coexist; likewise rateKbps and
- * trace replace the capacity.
+ * Giving a field of a setting with parts (LinkField.part) replaces the setting as a whole: the queue's two limits
+ * never coexist, nor a rate and a trace.
  * @param {LinkParams} base
  * @param {unknown} patch
  * @param {string} where  names the patch in errors
@@ -153,11 +179,9 @@ export function normalizeLinkParams(raw, where) {
  */
 export function mergeLinkParams(base, patch, where, { betweenFields = true } = {}) {
   const given = expectObject(patch, where, LINK_FIELDS);
-  const replacesQueue = 'queuePackets' in given || 'queueMs' in given;
-  const queue = replacesQueue ? { queuePackets: given.queuePackets ?? null, queueMs: given.queueMs ?? null } : {};
-  const replacesCapacity = 'rateKbps' in given || 'trace' in given;
-  const capacity = replacesCapacity ? { rateKbps: given.rateKbps ?? null, trace: given.trace ?? null } : {};
-  const merged = normalizeFields({ ...base, ...given, ...queue, ...capacity }, where);
+  const replaced = LINK_FIELD_SPECS.filter(({ part }) => part && LINK_FIELD_SPECS.some((s) => s.part === part && s.field in given));
+  const parts = Object.fromEntries(replaced.map(({ field }) => [field, given[field] ?? null]));
+  const merged = normalizeFields({ ...base, ...given, ...parts }, where);
   return betweenFields ? checkLinkParams(merged, where) : merged;
 }
 

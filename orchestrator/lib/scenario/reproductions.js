@@ -10,6 +10,7 @@ import { percentile } from '../stats/statistics.js';
 import { CORES, HOST_RTT, J16_CHROME, J16_SOURCE, OPUS_DEFAULT } from './reproductions/causes.js';
 import { derivedMetric } from './reproductions/derived.js';
 import { FAMILY_TABLES } from './reproductions/families.js';
+import { J16_COLUMNS, J16_VIDEO, columnKey, reproductionTable } from './reproductions/tables.js';
 import { VERDICT_PATHS, expectedBehaviour, rmcatVerdict } from './reproductions/verdicts.js';
 
 /**
@@ -46,30 +47,16 @@ import { VERDICT_PATHS, expectedBehaviour, rmcatVerdict } from './reproductions/
  * @property {boolean} [verdicts]  judge each row by RFC 8868's criteria (lib/scenario/reproductions/verdicts.js)
  */
 
-const J16_COLUMNS = [
-  { path: 'audio.recvKbps', heading: 'Audio (kbps)' },
-  { path: 'video.recvKbps', heading: 'Video (kbps)' },
-  { path: 'rttMs', heading: 'RTT (ms)' },
-  { path: 'lossPct', heading: 'P.L.' },
-  { path: 'video.recvWidth', heading: 'Avg resolution (width)' },
-  { path: 'video.recvHeight', heading: 'Avg resolution (height)' },
-  { path: 'video.recvFps', heading: 'FPS' },
-];
 const F_CHROME = {
   id: 'rrtcc',
   text: 'F measured an RRTCC-era Chrome (receiver-side estimate, TFRC-style loss response) over 10-minute calls between '
     + 'two real hosts; today\'s GCC reacts to delay and loss differently, so F\'s figures are a shape to compare, not a target',
 };
 
-/** @type {Reproduction[]} */
-const TABLES = [
+const TABLES = /** @type {import('./reproductions/tables.js').TableData[]} */ ([
   {
-    id: 'j16-table-8-1',
-    source: 'J16',
-    citation: 'J16 §8-1-1, table 8-1',
-    title: 'Average results for unconstrained test',
-    columns: J16_COLUMNS,
-    rows: [{ label: 'Unconstrained', scenario: 'unconstrained', published: 'reference' }],
+    id: 'j16-table-8-1', source: 'J16', citation: 'J16 §8-1-1, table 8-1', title: 'Average results for unconstrained test',
+    columns: J16_COLUMNS, rows: { Unconstrained: 'unconstrained' },
     causes: [J16_SOURCE, CORES, {
       id: 'ceiling',
       text: 'J16\'s 2.5 Mbps is the 2016 browser\'s video cap; today\'s cap depends on the sent resolution (2 Mbps at 960×540)',
@@ -77,79 +64,34 @@ const TABLES = [
     }, OPUS_DEFAULT, HOST_RTT],
   },
   {
-    id: 'j16-table-8-2',
-    source: 'J16',
-    citation: 'J16 §8-1-2, table 8-2',
-    title: 'Average results of limiting latency',
-    columns: J16_COLUMNS,
-    rows: [
-      { label: '100ms', scenario: 'latency-100', published: 'reference' },
-      { label: '250ms', scenario: 'latency-250', published: 'reference' },
-      { label: '500ms', scenario: 'latency-500', published: 'reference' },
-    ],
+    id: 'j16-table-8-2', source: 'J16', citation: 'J16 §8-1-2, table 8-2', title: 'Average results of limiting latency',
+    columns: J16_COLUMNS, rows: { '100ms': 'latency-100', '250ms': 'latency-250', '500ms': 'latency-500' },
     causes: [J16_SOURCE, CORES, OPUS_DEFAULT],
   },
   {
-    id: 'j16-table-8-3',
-    source: 'J16',
-    citation: 'J16 §8-1-3, table 8-3',
-    title: 'Average results of adding packet loss',
+    id: 'j16-table-8-3', source: 'J16', citation: 'J16 §8-1-3, table 8-3', title: 'Average results of adding packet loss',
     note: 'J16 compares with 0 % loss: that is table 8-1 (unconstrained).',
-    columns: J16_COLUMNS,
-    rows: [
-      { label: '5%', scenario: 'loss-5', published: 'reference' },
-      { label: '10%', scenario: 'loss-10', published: 'reference' },
-      { label: '20%', scenario: 'loss-20', published: 'reference' },
-    ],
+    columns: J16_COLUMNS, rows: { '5%': 'loss-5', '10%': 'loss-10', '20%': 'loss-20' },
     causes: [J16_SOURCE, CORES, { ...J16_CHROME, columns: ['video.recvKbps', 'video.recvWidth', 'video.recvHeight', 'video.recvFps'] },
       OPUS_DEFAULT, HOST_RTT],
   },
   {
-    id: 'j16-table-8-4',
-    source: 'J16',
-    citation: 'J16 §8-1-4, table 8-4',
-    title: 'Average results of limiting bandwidth',
-    columns: J16_COLUMNS,
-    rows: [
-      { label: '1500kbps', scenario: 'bandwidth-1500', published: 'reference' },
-      { label: '750kbps', scenario: 'bandwidth-750', published: 'reference' },
-      { label: '250kbps', scenario: 'bandwidth-250', published: 'reference' },
-    ],
+    id: 'j16-table-8-4', source: 'J16', citation: 'J16 §8-1-4, table 8-4', title: 'Average results of limiting bandwidth',
+    columns: J16_COLUMNS, rows: { '1500kbps': 'bandwidth-1500', '750kbps': 'bandwidth-750', '250kbps': 'bandwidth-250' },
     causes: [J16_SOURCE, CORES, { ...J16_CHROME, columns: ['video.recvKbps', 'rttMs', 'lossPct'] }, OPUS_DEFAULT],
   },
   {
-    id: 'j16-table-8-8',
-    source: 'J16',
-    citation: 'J16 §8-5, tables 8-7 (procedure) and 8-8',
+    id: 'j16-table-8-8', source: 'J16', citation: 'J16 §8-5, tables 8-7 (procedure) and 8-8',
     title: 'Average receiving characteristics during 7 minute session (Chrome ↔ Chrome)',
     note: 'The row is the mean of J16\'s Chrome 1 and Chrome 2 columns; the iOS and Android columns need mobile peers.',
-    columns: [
-      { path: 'video.recvKbps', heading: 'Data rate (kbps)' },
-      { path: 'rttMs', heading: 'RTT (ms)' },
-      { path: 'lossPct', heading: 'Packet loss (%)' },
-      { path: 'video.recvWidth', heading: 'Resolution (width)' },
-      { path: 'video.recvHeight', heading: 'Resolution (height)' },
-      { path: 'video.recvFps', heading: 'Framerate (FPS)' },
-    ],
-    rows: [{ label: 'Chrome ↔ Chrome', scenario: 'seven-minute-mix', published: 'reference' }],
-    causes: [J16_SOURCE, CORES, J16_CHROME],
+    columns: J16_VIDEO, rows: { 'Chrome ↔ Chrome': 'seven-minute-mix' }, causes: [J16_SOURCE, CORES, J16_CHROME],
   },
   {
-    id: 'f-table-2',
-    source: 'F',
-    citation: 'F §4.1, table 2',
-    title: 'Summary of averaged results with different latency conditions',
+    id: 'f-table-2', source: 'F', citation: 'F §4.1, table 2', title: 'Summary of averaged results with different latency conditions',
     note: 'F\'s 50 ms and 200 ms rows have no shipped scenario; its residual-loss column has no catalogue metric of its own '
       + '(F\'s packet loss is compared with lossPct, as the queue-size references do).',
-    columns: [
-      { path: 'video.recvKbps', heading: 'bitRate (Kbit/s)' },
-      { path: 'rttMs', heading: 'RTT (ms)' },
-      { path: 'lossPct', heading: 'Packet Loss (%)' },
-    ],
-    rows: [
-      { label: '100ms', scenario: 'latency-100', published: { 'video.recvKbps': 1789.56, rttMs: 310, lossPct: 0.83 } },
-      { label: '500ms', scenario: 'latency-500', published: { 'video.recvKbps': 423.37, rttMs: 1245.81, lossPct: 0.65 } },
-    ],
+    columns: { 'video.recvKbps': 'bitRate (Kbit/s)', rttMs: 'RTT (ms)', lossPct: 'Packet Loss (%)' },
+    rows: { '100ms': ['latency-100', 1789.56, 310, 0.83], '500ms': ['latency-500', 423.37, 1245.81, 0.65] },
     causes: [F_CHROME, {
       id: 'f-path',
       text: 'F\'s RTT exceeds twice the added delay (250 ms at 50 ms each way): its path between two real hosts added delay '
@@ -158,50 +100,28 @@ const TABLES = [
     }],
   },
   {
-    id: 'f-table-3',
-    source: 'F',
-    citation: 'F §4.2, table 3',
-    title: 'Different Packet Loss Rates',
+    id: 'f-table-3', source: 'F', citation: 'F §4.2, table 3', title: 'Different Packet Loss Rates',
     note: 'F\'s 1 % row has no shipped scenario; its residual-loss column has no catalogue metric of its own.',
-    columns: [
-      { path: 'video.recvKbps', heading: 'bitRate (Kbps)' },
-      { path: 'rttMs', heading: 'RTT (ms)' },
-    ],
-    rows: [
-      { label: '5%', scenario: 'loss-5', published: { 'video.recvKbps': 1945.27, rttMs: 10.2 } },
-      { label: '10%', scenario: 'loss-10', published: { 'video.recvKbps': 1593.51, rttMs: 8.89 } },
-      { label: '20%', scenario: 'loss-20', published: { 'video.recvKbps': 379.42, rttMs: 5.59 } },
-    ],
+    columns: { 'video.recvKbps': 'bitRate (Kbps)', rttMs: 'RTT (ms)' },
+    rows: { '5%': ['loss-5', 1945.27, 10.2], '10%': ['loss-10', 1593.51, 8.89], '20%': ['loss-20', 379.42, 5.59] },
     causes: [F_CHROME],
   },
   {
-    id: 'f-table-4',
-    source: 'F',
-    citation: 'F §4.3, table 4',
-    title: 'Different Queue Sizes',
+    id: 'f-table-4', source: 'F', citation: 'F §4.3, table 4', title: 'Different Queue Sizes',
     note: 'F\'s residual-loss column has no catalogue metric of its own.',
-    columns: [
-      { path: 'video.recvKbps', heading: 'Rate (Kbps)' },
-      { path: 'rttMs', heading: 'RTT (ms)' },
-      { path: 'lossPct', heading: 'Loss (%)' },
-    ],
-    rows: [
-      { label: '1 Mbps, 100ms', scenario: 'queue-size-1000-100ms', published: 'reference' },
-      { label: '1 Mbps, 1s', scenario: 'queue-size-1000-1s', published: 'reference' },
-      { label: '1 Mbps, 10s', scenario: 'queue-size-1000-10s', published: 'reference' },
-      { label: '5 Mbps, 100ms', scenario: 'queue-size-5000-100ms', published: 'reference' },
-      { label: '5 Mbps, 1s', scenario: 'queue-size-5000-1s', published: 'reference' },
-      { label: '5 Mbps, 10s', scenario: 'queue-size-5000-10s', published: 'reference' },
-    ],
+    columns: { 'video.recvKbps': 'Rate (Kbps)', rttMs: 'RTT (ms)', lossPct: 'Loss (%)' },
+    rows: {
+      '1 Mbps, 100ms': 'queue-size-1000-100ms', '1 Mbps, 1s': 'queue-size-1000-1s', '1 Mbps, 10s': 'queue-size-1000-10s',
+      '5 Mbps, 100ms': 'queue-size-5000-100ms', '5 Mbps, 1s': 'queue-size-5000-1s', '5 Mbps, 10s': 'queue-size-5000-10s',
+    },
     causes: [F_CHROME],
   },
-];
+]).map(reproductionTable);
 
 /** @type {readonly Reproduction[]} */
 export const REPRODUCTIONS = Object.freeze([...TABLES, ...FAMILY_TABLES]);
 
-/** A column's key in `published` and in a row's cells: its path, or '×' + path for a ratio. @param {ReproductionColumn} column */
-export const columnKey = (column) => (column.ratioToBaseline ? `×${column.path}` : column.path);
+export { columnKey };
 
 /** A column path's label, unit and decimals: the catalogue's, else the derived metric's. @param {string} path */
 export const columnMetric = (path) => metricByPath(path) ?? derivedMetric(path);

@@ -3,61 +3,45 @@
 // criteria (lib/scenario/reproductions/verdicts.js). Values a scenario's reference carries are read from it (`published:
 // 'reference'`); only the others are written here, with `extra` for those a reference row adds.
 import { J16_SOURCE, CORES, J16_CHROME } from './causes.js';
+import { J16_VIDEO, reproductionTable, unpublishedRows } from './tables.js';
 import { RMCAT_CRITERIA } from './verdicts.js';
 
-const J16_VIDEO = [
-  { path: 'video.recvKbps', heading: 'Data rate (kbps)' },
-  { path: 'rttMs', heading: 'RTT (ms)' },
-  { path: 'lossPct', heading: 'Packet loss (%)' },
-  { path: 'video.recvWidth', heading: 'Resolution (width)' },
-  { path: 'video.recvHeight', heading: 'Resolution (height)' },
-  { path: 'video.recvFps', heading: 'Framerate (FPS)' },
-];
+/** The multi-party columns that are rates, not ratios: what the source and the cores bear on. */
+const RATE_COLUMNS = ['peerTotals.uplinkKbps', 'peerTotals.downlinkKbps'];
 
-/** @type {import('../reproductions.js').Reproduction[]} */
-export const FAMILY_TABLES = [
+export const FAMILY_TABLES = /** @type {import('./tables.js').TableData[]} */ ([
   {
-    id: 'j16-multi-party',
-    source: 'J16',
-    citation: 'J16 §8-3, figures 8-8 and 8-9',
+    id: 'j16-multi-party', source: 'J16', citation: 'J16 §8-3, figures 8-8 and 8-9',
     title: 'Multi-party: per-peer rates in a mesh and through an SFU',
     note: 'J16 gives ratios, not rates: a mesh peer\'s rate is ×2.03 (3 peers) and ×2.77 (4 peers, CPU-limited, volatile) '
       + 'the 2-party call\'s; through the SFU a peer\'s downlink is 2.00 (3 peers) and 2.95 (4 peers) times its uplink. '
       + 'The × 2-party column is the ratio of our medians to the 2-party row\'s (mesh-2, sfu-2). J16\'s ~30 s (SFU) against '
       + '~15 s (mesh) to a stable rate is in the run reports\' timelines.',
-    columns: [
-      { path: 'peerTotals.uplinkKbps', heading: 'Uplink per peer (kbps)' },
-      { path: 'peerTotals.downlinkKbps', heading: 'Downlink per peer (kbps)' },
-      { path: 'peerTotals.uplinkKbps', heading: 'Uplink × 2-party', ratioToBaseline: true },
-      { path: 'peerTotals.downlinkToUplink', heading: 'Downlink ÷ uplink' },
-    ],
-    rows: [
-      { label: 'Mesh, 2 peers', scenario: 'mesh-2', published: {}, why: 'the 2-party baseline of the mesh ratios' },
-      { label: 'Mesh, 3 peers', scenario: 'mesh-3', baseline: 'mesh-2', published: { '×peerTotals.uplinkKbps': 2.03 } },
-      { label: 'Mesh, 4 peers', scenario: 'mesh-4', baseline: 'mesh-2', published: { '×peerTotals.uplinkKbps': 2.77 } },
-      { label: 'SFU, 2 peers', scenario: 'sfu-2', published: {}, why: 'the 2-party baseline of the SFU rows' },
-      { label: 'SFU, 3 peers', scenario: 'sfu-3', baseline: 'sfu-2', published: { 'peerTotals.downlinkToUplink': 2.00 } },
-      { label: 'SFU, 4 peers', scenario: 'sfu-4', baseline: 'sfu-2', published: { 'peerTotals.downlinkToUplink': 2.95 } },
-    ],
-    causes: [{ ...J16_SOURCE, columns: ['peerTotals.uplinkKbps', 'peerTotals.downlinkKbps'] }, { ...CORES, columns: ['peerTotals.uplinkKbps', 'peerTotals.downlinkKbps'] }],
+    columns: {
+      'peerTotals.uplinkKbps': 'Uplink per peer (kbps)', 'peerTotals.downlinkKbps': 'Downlink per peer (kbps)',
+      '×peerTotals.uplinkKbps': 'Uplink × 2-party', 'peerTotals.downlinkToUplink': 'Downlink ÷ uplink',
+    },
+    rows: {
+      'Mesh, 2 peers': { scenario: 'mesh-2', published: {}, why: 'the 2-party baseline of the mesh ratios' },
+      'Mesh, 3 peers': { scenario: 'mesh-3', baseline: 'mesh-2', published: { '×peerTotals.uplinkKbps': 2.03 } },
+      'Mesh, 4 peers': { scenario: 'mesh-4', baseline: 'mesh-2', published: { '×peerTotals.uplinkKbps': 2.77 } },
+      'SFU, 2 peers': { scenario: 'sfu-2', published: {}, why: 'the 2-party baseline of the SFU rows' },
+      'SFU, 3 peers': { scenario: 'sfu-3', baseline: 'sfu-2', published: { 'peerTotals.downlinkToUplink': 2.00 } },
+      'SFU, 4 peers': { scenario: 'sfu-4', baseline: 'sfu-2', published: { 'peerTotals.downlinkToUplink': 2.95 } },
+    },
+    causes: [J16_SOURCE, CORES].map((cause) => ({ ...cause, columns: RATE_COLUMNS })),
   },
   {
-    id: 'j16-cross-traffic',
-    source: 'J16',
-    citation: 'J16 §8-4, figures 8-10 and 8-11',
+    id: 'j16-cross-traffic', source: 'J16', citation: 'J16 §8-4, figures 8-10 and 8-11',
     title: 'Cross traffic: utilisation, per-flow rates and Jain\'s index',
-    columns: [
-      { path: 'utilization', heading: 'Utilisation' },
-      { path: 'jainIndex', heading: 'Jain\'s index (over the phases)' },
-      { path: 'fairness.jain2Flows', heading: 'Jain, 2 flows' },
-      { path: 'fairness.jain3Flows', heading: 'Jain, 3 flows' },
-      { path: 'flowKbps.call:fwd', heading: 'RTP (kbps)' },
-      { path: 'flowKbps.tcp', heading: 'TCP (kbps)' },
-    ],
-    rows: [
-      { label: '3 RTP calls', scenario: 'rtp-cross-traffic', published: 'reference', extra: { 'fairness.jain2Flows': 0.98, 'fairness.jain3Flows': 0.94 } },
-      { label: 'RTP vs TCP', scenario: 'tcp-cross-traffic', published: 'reference', extra: { 'flowKbps.call:fwd': 1408, 'flowKbps.tcp': 451 } },
-    ],
+    columns: {
+      utilization: 'Utilisation', jainIndex: 'Jain\'s index (over the phases)', 'fairness.jain2Flows': 'Jain, 2 flows',
+      'fairness.jain3Flows': 'Jain, 3 flows', 'flowKbps.call:fwd': 'RTP (kbps)', 'flowKbps.tcp': 'TCP (kbps)',
+    },
+    rows: {
+      '3 RTP calls': { scenario: 'rtp-cross-traffic', published: 'reference', extra: { 'fairness.jain2Flows': 0.98, 'fairness.jain3Flows': 0.94 } },
+      'RTP vs TCP': { scenario: 'tcp-cross-traffic', published: 'reference', extra: { 'flowKbps.call:fwd': 1408, 'flowKbps.tcp': 451 } },
+    },
     causes: [J16_CHROME, {
       id: 'gcc-vs-tcp',
       text: 'Today\'s delay-based GCC yields to loss-based TCP: the 50-packet drop-tail queue is 300 ms at 2 Mbps, cubic keeps '
@@ -68,26 +52,19 @@ export const FAMILY_TABLES = [
     }],
   },
   {
-    id: 'j16-table-8-9',
-    source: 'J16',
-    citation: 'J16 §8-6, table 8-9',
-    title: 'Chrome ↔ Firefox, unconstrained (Firefox column)',
-    columns: J16_VIDEO,
-    rows: [{ label: 'Firefox', scenario: 'cross-browser-firefox', published: 'reference' }],
+    id: 'j16-table-8-9', source: 'J16', citation: 'J16 §8-6, table 8-9', title: 'Chrome ↔ Firefox, unconstrained (Firefox column)',
+    columns: J16_VIDEO, rows: { Firefox: 'cross-browser-firefox' },
     causes: [J16_SOURCE, CORES, {
       id: 'firefox-peer',
       text: 'J16\'s figures are what the Firefox client received; ours average both peers (the Firefox peer p1 alone is in the run report)',
     }],
   },
   {
-    id: 'j16-constrained-device',
-    source: 'J16',
-    citation: 'J16 §8-5 and §8-7, tables 8-7 and 8-8',
+    id: 'j16-constrained-device', source: 'J16', citation: 'J16 §8-5 and §8-7, tables 8-7 and 8-8',
     title: 'Constrained device (the iOS and Android columns of table 8-8)',
     note: 'The published row is the mean of J16\'s four phone columns (the scenario\'s reference); the phone here is a '
       + 'desktop Chromium held to 0.15 of a core and sending AV1 (the scenario file says why).',
-    columns: J16_VIDEO,
-    rows: [{ label: 'Phone ↔ Chrome', scenario: 'constrained-device', published: 'reference' }],
+    columns: J16_VIDEO, rows: { 'Phone ↔ Chrome': 'constrained-device' },
     causes: [J16_SOURCE, J16_CHROME, {
       id: 'emulated-phone',
       text: 'J16 used real phones (their OS capped the camera at 640×480 at 30 fps, their own encoders); here a CPU-limited '
@@ -95,25 +72,16 @@ export const FAMILY_TABLES = [
     }],
   },
   {
-    id: 'i22-media-vs-data',
-    source: 'I22',
-    citation: 'I22 §III-B figure 2, §VIII-A table 5',
+    id: 'i22-media-vs-data', source: 'I22', citation: 'I22 §III-B figure 2, §VIII-A table 5',
     title: 'Media vs data: GCC against an SCTP bulk flow on one bottleneck',
     note: 'I22 figure 2 (10 and 5 Mbps, each start order) shows GCC holding ~2 Mbps at 10 Mbps and starved by SCTP at '
       + '5 Mbps but gives no numbers: those rows show ours only. Table 5\'s uncoupled column is the 2 Mbps row.',
-    columns: [
-      { path: 'flowKbps.call:fwd', heading: 'GCC (kbps)' },
-      { path: 'flowKbps.data', heading: 'SCTP (kbps)' },
-      { path: 'jainIndex', heading: 'Jain\'s index' },
-      { path: 'rttMs', heading: 'GCC RTT (ms)' },
-    ],
-    rows: [
-      { label: '2 Mbps, uncoupled', scenario: 'media-vs-data-2m-uncoupled', published: 'reference', extra: { 'flowKbps.call:fwd': 106, 'flowKbps.data': 1889 } },
-      ...['10m', '5m'].flatMap((rate) => ['together', 'media-first', 'data-first'].map((order) => ({
-        label: `${rate.replace('m', ' Mbps')}, ${order.replace('-', ' ')}`, scenario: `media-vs-data-${rate}-${order}`,
-        published: {}, why: 'I22 figure 2 gives no numbers',
-      }))),
-    ],
+    columns: { 'flowKbps.call:fwd': 'GCC (kbps)', 'flowKbps.data': 'SCTP (kbps)', jainIndex: 'Jain\'s index', rttMs: 'GCC RTT (ms)' },
+    rows: {
+      '2 Mbps, uncoupled': { scenario: 'media-vs-data-2m-uncoupled', published: 'reference', extra: { 'flowKbps.call:fwd': 106, 'flowKbps.data': 1889 } },
+      ...unpublishedRows('I22 figure 2 gives no numbers', Object.fromEntries(['10m', '5m'].flatMap((rate) => ['together', 'media-first', 'data-first']
+        .map((order) => [`${rate.replace('m', ' Mbps')}, ${order.replace('-', ' ')}`, `media-vs-data-${rate}-${order}`])))),
+    },
     causes: [{
       id: 'audio',
       text: 'The call keeps Opus audio, which its rate counts; I22\'s GCC flow is video only',
@@ -127,19 +95,17 @@ export const FAMILY_TABLES = [
     }],
   },
   {
-    id: 'rfc8867-rmcat',
-    source: 'RFC 8867',
-    citation: 'RFC 8867 §5.1–5.8, judged by RFC 8868 §2',
+    id: 'rfc8867-rmcat', source: 'RFC 8867', citation: 'RFC 8867 §5.1–5.8, judged by RFC 8868 §2',
     title: 'RMCAT test cases: RFC 8868\'s criteria beside each case\'s expected behaviour',
     note: 'RFC 8867 publishes expected behaviours, not values; RFC 8868 §2 lists the criteria (utilisation, queuing '
       + 'delay, loss, fairness, convergence time) but sets no thresholds. A verdict uses this harness\'s convergence '
       + 'criterion (Jain\'s index ≥ 0.9 held for 10 s, lib/cross/fairness.js) and says so; other criteria show the measured value.',
-    columns: RMCAT_CRITERIA.map(({ path, heading }) => ({ path, heading })),
+    columns: Object.fromEntries(RMCAT_CRITERIA.map(({ path, heading }) => [path, heading])),
     verdicts: true,
-    rows: [
-      ['5.1', 'rmcat-5.1'], ['5.2', 'rmcat-5.2'], ['5.3', 'rmcat-5.3'], ['5.4', 'rmcat-5.4'], ['5.5', 'rmcat-5.5'],
-      ['5.6, 300 ms queue', 'rmcat-5.6-300ms'], ['5.6, 1 s queue', 'rmcat-5.6-1000ms'], ['5.7', 'rmcat-5.7'], ['5.8', 'rmcat-5.8'],
-    ].map(([label, scenario]) => ({ label: `§${label}`, scenario, published: {}, why: 'RFC 8867 publishes expected behaviours' })),
+    rows: unpublishedRows('RFC 8867 publishes expected behaviours', {
+      '§5.1': 'rmcat-5.1', '§5.2': 'rmcat-5.2', '§5.3': 'rmcat-5.3', '§5.4': 'rmcat-5.4', '§5.5': 'rmcat-5.5',
+      '§5.6, 300 ms queue': 'rmcat-5.6-300ms', '§5.6, 1 s queue': 'rmcat-5.6-1000ms', '§5.7': 'rmcat-5.7', '§5.8': 'rmcat-5.8',
+    }),
     causes: [{
       id: 'media-source',
       text: 'RFC 8867 §4.3 sends adaptive video between 150 kbps and 1.5 Mbps starting at 150 kbps; runs with the browser\'s '
@@ -147,4 +113,4 @@ export const FAMILY_TABLES = [
       when: { mediaSourceOtherThan: 'rfc8867' },
     }],
   },
-];
+]).map(reproductionTable);
