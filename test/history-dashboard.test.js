@@ -2,7 +2,7 @@
 // rendered by `history report` and served by `serve --store`; the test checks that the charts draw, and that the
 // planted slow drift and the planted browser change are marked where they were planted (pixels of the canvas).
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,9 @@ import { resolveBrowserPath } from '../orchestrator/run/browser-path.js';
 import { openStore } from '../orchestrator/history/store.js';
 import { writeRecords } from '../orchestrator/history/import.js';
 import { syntheticNights } from '../orchestrator/history/synthetic.js';
+import { trendsFromStore } from '../orchestrator/history/query.js';
+import { DASHBOARD_METRICS } from '../orchestrator/history/trends.js';
+import { renderTrendsPage } from '../orchestrator/report/render-trends.js';
 import { startServer } from '../orchestrator/report/server.js';
 import { runCli, tempDir } from './helpers/cli.js';
 
@@ -113,5 +116,45 @@ test('the dashboard of a synthetic year draws every chart and marks the planted 
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: path.join(ARTIFACTS, 'history-trends.png'), fullPage: true });
   assert.ok(readFileSync(html).length < 2_000_000, 'a year of 4 scenarios stays small');
+  await page.close();
+});
+
+test('a javascript: report link in the page data (a store shared by every runner) is not followed by a click on a point', async () => {
+  const store = await openStore(path.join(dir, 'history.sqlite'));
+  let rendered;
+  try {
+    rendered = renderTrendsPage(await trendsFromStore(store, { metrics: DASHBOARD_METRICS }), { store: 'the results store' });
+  } finally {
+    await store.close();
+  }
+  // The server drops such links (test/unit/hostile-trends-link.test.js); this page's data gets them back, so the
+  // page script's own check is what is attacked. The same page with a relative link shows the click does navigate.
+  const withLink = (link) => rendered.replace(/"report":"[^"]*"/g, `"report":${JSON.stringify(link)}`);
+  writeFileSync(path.join(dir, 'hostile-trends.html'), withLink('java\tscript:void(window.__pwned = 1)'));
+  writeFileSync(path.join(dir, 'linked-trends.html'), withLink('clicked.html'));
+  writeFileSync(path.join(dir, 'clicked.html'), '<!doctype html><title>clicked</title>');
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 900 });
+  /** Clicks the rttMs chart near its newest night. */
+  const clickNewest = async () => {
+    await page.waitForFunction(() => document.body.dataset.trendsDrawn === 'latency-250', { timeout: 30_000 });
+    const at = await page.evaluate(() => {
+      const { chart } = window['trendCharts'].find((e) => e.metric === 'rttMs');
+      chart.canvas.scrollIntoView();
+      const box = chart.canvas.getBoundingClientRect();
+      const point = chart.getDatasetMeta(chart.data.datasets.findIndex((d) => d.label.startsWith('median'))).data.at(-1);
+      return { x: box.left + point.x, y: box.top + point.y };
+    });
+    await page.mouse.click(at.x, at.y);
+  };
+  await page.goto(`${server.url}linked-trends.html#latency-250`, { waitUntil: 'load' });
+  await Promise.all([page.waitForNavigation({ timeout: 10_000 }), clickNewest()]);
+  assert.equal(new URL(page.url()).pathname, '/clicked.html', 'a click on a point follows a relative report link');
+
+  await page.goto(`${server.url}hostile-trends.html#latency-250`, { waitUntil: 'load' });
+  await clickNewest();
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  assert.equal(await page.evaluate(() => window['__pwned'] ?? null), null, 'the javascript: link did not run');
+  assert.equal(new URL(page.url()).pathname, '/hostile-trends.html');
   await page.close();
 });

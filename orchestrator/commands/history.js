@@ -4,6 +4,7 @@ import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../lib/system/errors.js';
 import { writeFileAtomic, writeJsonAtomic } from '../lib/system/files.js';
+import { oneLine, workflowCommand } from '../lib/system/workflow-command.js';
 import { displayPath } from '../lib/input/json-file.js';
 import { METRIC_PATHS } from '../lib/result/metric-catalogue.js';
 import { expectNumber } from '../lib/input/validate.js';
@@ -14,14 +15,15 @@ import { DEFAULT_DRIFT } from '../history/drift.js';
 import { nightBaselines } from '../history/baseline.js';
 import { readRecords, writeRecords } from '../history/import.js';
 import { readExportRows, readGreenNights, trendsFromStore } from '../history/query.js';
-import { DEFAULT_STORE, openStore } from '../history/store.js';
+import { openStore, storeTarget } from '../history/store.js';
 import { DASHBOARD_METRICS } from '../history/trends.js';
 import { toCsv } from '../history/export.js';
 
 export const command = 'history <action>';
 export const describe = 'The results store of every night: import, export, report (trend dashboard), drift, baseline';
 
-const storeOption = { type: /** @type {const} */ ('string'), default: process.env.HISTORY_STORE || DEFAULT_STORE, describe: 'SQLite file or postgres:// URL (default $HISTORY_STORE, else results/history.sqlite)' };
+// No yargs default: --help and usage errors print defaults, and $HISTORY_STORE may hold a password (storeTarget).
+const storeOption = { type: /** @type {const} */ ('string'), describe: 'SQLite file or postgres:// URL (default $HISTORY_STORE, else results/history.sqlite)' };
 /** @param {import('yargs').Argv} y */
 const filterOptions = (y) => y
   .option('store', storeOption)
@@ -78,7 +80,7 @@ function sinceOf(since) {
 }
 
 /**
- * @typedef {{ store: string, scenario?: string, metric?: string[], since?: string, suite?: string }} FilterArgv
+ * @typedef {{ store?: string, scenario?: string, metric?: string[], since?: string, suite?: string }} FilterArgv
  * @typedef {{ driftNights: number, driftPct: number }} DriftArgv
  */
 
@@ -100,11 +102,11 @@ const driftOf = (argv) => ({
 /**
  * Opens the store, runs work, closes it whatever happens.
  * @template T
- * @param {string} target @param {(store: import('../history/store.js').Store) => Promise<T>} work
+ * @param {string|undefined} target --store @param {(store: import('../history/store.js').Store) => Promise<T>} work
  * @returns {Promise<T>}
  */
 async function withStore(target, work) {
-  const store = await openStore(target);
+  const store = await openStore(storeTarget(target));
   try {
     return await work(store);
   } finally {
@@ -117,16 +119,17 @@ async function withStore(target, work) {
  * @param {Array<{ text: string }>} drifts
  */
 async function warnDrift(drifts) {
+  // A drift names a stored scenario: a store written by an older harness or another writer may hold any text.
   for (const drift of drifts) {
-    console.log(`drift: ${drift.text}`);
-    if (process.env.GITHUB_ACTIONS) console.log(`::warning title=drift::${drift.text}`);
+    console.log(`drift: ${oneLine(drift.text)}`);
+    if (process.env.GITHUB_ACTIONS) console.log(workflowCommand('warning', { title: 'drift' }, drift.text));
   }
   if (drifts.length && process.env.GITHUB_STEP_SUMMARY) {
-    await appendFile(process.env.GITHUB_STEP_SUMMARY, `\n### Drift (results store)\n\n${drifts.map((d) => `- ${d.text}`).join('\n')}\n`);
+    await appendFile(process.env.GITHUB_STEP_SUMMARY, `\n### Drift (results store)\n\n${drifts.map((d) => `- ${oneLine(d.text)}`).join('\n')}\n`);
   }
 }
 
-/** @param {DriftArgv & { store: string, dirs: string[], commit?: string, linkBase?: string }} argv */
+/** @param {DriftArgv & { store?: string, dirs: string[], commit?: string, linkBase?: string }} argv */
 async function importDirs(argv) {
   await withStore(argv.store, async (store) => {
     /** @type {Set<string>} */
@@ -179,7 +182,7 @@ async function drift(argv) {
   await warnDrift(trends.drifts);
 }
 
-/** @param {{ store: string, suite: string, keepNights: number, like?: string, out: string }} argv */
+/** @param {{ store?: string, suite: string, keepNights: number, like?: string, out: string }} argv */
 async function baseline(argv) {
   const keepNights = expectNumber(argv.keepNights, '--keep-nights', { min: 1, integer: true });
   const machine = argv.like === undefined ? undefined : machineClass((await readSuiteSummary(argv.like)).summary.environment ?? {});

@@ -1,4 +1,5 @@
 import { startServer } from '../report/server.js';
+import { storeTarget } from '../history/store.js';
 
 export const command = 'serve';
 export const describe = 'Browse the results directory (index and reports) on 127.0.0.1';
@@ -8,13 +9,17 @@ export function builder(yargs) {
   return yargs
     .option('port', { type: 'number', default: 8080, describe: 'TCP port; 0 picks a free one' })
     .option('dir', { type: 'string', default: 'results', describe: 'Results directory to serve' })
-    .option('store', { type: 'string', describe: 'results store (file or postgres:// URL) whose trend dashboard to serve at /trends.html' });
+    .option('store', {
+      type: 'string',
+      describe: 'results store (file or postgres:// URL) whose trend dashboard to serve at /trends.html, read-only; without a value: $HISTORY_STORE, else results/history.sqlite',
+    });
 }
 
 /** Serves until SIGINT or SIGTERM, then closes the server. @param {{port: number, dir: string, store?: string}} argv */
 export async function handler(argv) {
-  const server = await startServer({ dir: argv.dir, port: argv.port, trendsStore: argv.store ?? null });
-  console.log(`Serving ${argv.dir} at ${server.url} (Ctrl-C to stop)${argv.store ? `; trends at ${server.url}trends.html` : ''}`);
+  const trendsStore = argv.store === undefined ? null : storeTarget(argv.store);
+  const server = await startServer({ dir: argv.dir, port: argv.port, trendsStore });
+  console.log(`Serving ${argv.dir} at ${server.url} (Ctrl-C to stop)${trendsStore ? `; trends at ${server.url}trends.html` : ''}`);
   await /** @type {Promise<void>} */ (new Promise((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);

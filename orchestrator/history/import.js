@@ -6,6 +6,7 @@ import path from 'node:path';
 import { InputError } from '../lib/system/errors.js';
 import { displayPath } from '../lib/input/json-file.js';
 import { loadResult } from '../report/write.js';
+import { runFile } from '../suite/run-file.js';
 import { readSuiteSummary } from '../suite/suite-dir.js';
 import { refreshNightMetrics } from './night-metrics.js';
 import { nightRecord, runRecord } from './records.js';
@@ -60,7 +61,7 @@ export async function suiteRecords(suiteDir, summary, { commit, linkBase = null,
   // One result at a time: a nightly's results are a few MB each.
   for (const entry of summary.runs) {
     const resultFile = path.join(suiteDir, entry.dir, 'result.json');
-    const result = await loadResult(resultFile).catch(() => null);
+    const result = await loadResult(await runFile(suiteDir, entry, 'result.json'), resultFile).catch(() => null);
     if (!result) continue;
     runs.push(runRecord(result, {
       nightId: night.id, repetition: entry.repetition, resultPath: resultFile, commit,

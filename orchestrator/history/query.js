@@ -23,7 +23,7 @@ function whereOf({ scenario = null, metrics = null, since = null, suite = null }
 
 /**
  * Every night of the suite(s), oldest first.
- * @param {import('./store.js').Store} store @param {Filter} filter
+ * @param {import('./store.js').Reader} store @param {Filter} filter
  */
 export async function readNights(store, { since = null, suite = null } = {}) {
   const clauses = [since && 'started_at >= ?', suite && 'suite = ?'].filter(Boolean);
@@ -36,7 +36,7 @@ export async function readNights(store, { since = null, suite = null } = {}) {
 
 /**
  * The stored per-night aggregate (night-metrics.js) of the nights the filter keeps.
- * @param {import('./store.js').Store} store @param {Filter} filter
+ * @param {import('./store.js').Reader} store @param {Filter} filter
  * @returns {Promise<import('./night-metrics.js').NightMetricRow[]>}
  */
 export async function readNightAggregates(store, filter) {
@@ -48,7 +48,7 @@ export async function readNightAggregates(store, filter) {
   );
 }
 
-/** Runs per night, scenario and status (a night's verdict per scenario). @param {import('./store.js').Store} store */
+/** Runs per night, scenario and status (a night's verdict per scenario). @param {import('./store.js').Reader} store */
 export async function readRunStatuses(store) {
   const rows = await store.query('SELECT night_id, scenario, status, COUNT(*) AS runs FROM runs WHERE night_id IS NOT NULL GROUP BY night_id, scenario, status');
   return rows.map((row) => ({ ...row, runs: Number(row.runs) }));
@@ -56,7 +56,7 @@ export async function readRunStatuses(store) {
 
 /**
  * Every run and metric summary, for `history export` (one row per run × metric).
- * @param {import('./store.js').Store} store @param {Filter} filter
+ * @param {import('./store.js').Reader} store @param {Filter} filter
  */
 export async function readExportRows(store, filter) {
   const { where, params } = whereOf(filter, { scenario: 'r.scenario', time: 'r.started_at', metric: 'm.metric' });
@@ -74,7 +74,7 @@ export async function readExportRows(store, filter) {
  * The passed runs' values per night for the rolling baseline: newest nights first, green nights only, and none
  * before the newest night compared with no baseline (of the machine class, when given): such a night started a new
  * series, as the first night does and a reset of the rolling baseline does (the nightly workflow's reset_baseline).
- * @param {import('./store.js').Store} store @param {{ suite: string, limit: number, machineClass?: string|null }} options
+ * @param {import('./store.js').Reader} store @param {{ suite: string, limit: number, machineClass?: string|null }} options
  */
 export async function readGreenNights(store, { suite, limit, machineClass = null }) {
   const sameClass = machineClass ? ' AND machine_class = ?' : '';
@@ -96,7 +96,7 @@ export async function readGreenNights(store, { suite, limit, machineClass = null
 
 /**
  * The dashboard's data from the store's per-night aggregate.
- * @param {import('./store.js').Store} store
+ * @param {import('./store.js').Reader} store
  * @param {Filter & { metrics: string[], drift?: { nights: number, thresholdPct: number } }} options
  */
 export async function trendsFromStore(store, { metrics, drift, ...filter }) {

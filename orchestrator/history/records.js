@@ -1,5 +1,9 @@
 // What the results store keeps of a suite (a "night") and of each run (pure): the rows, derived from
 // summary.json and result.json. Keys come from the results themselves, so a second import finds the first's rows.
+import path from 'node:path';
+import { InputError } from '../lib/system/errors.js';
+import { displayPath } from '../lib/input/json-file.js';
+import { describeKind, expectName } from '../lib/input/validate.js';
 import { RUN_METRIC_PATHS, TIMELINE_METRIC_PATHS } from '../lib/result/metric-catalogue.js';
 import { percentile } from '../lib/stats/statistics.js';
 import { machineClass } from '../suite/baseline.js';
@@ -23,15 +27,53 @@ export function nightKey(summary) {
 /** The machine class as stored: JSON of lib's class object, so classes compare as text. @param {object|null} environment */
 export const machineClassText = (environment) => (environment ? JSON.stringify(machineClass(environment)) : null);
 
+// Every field the store keeps is checked here, naming the file and field: the store binds only text, finite numbers
+// and null (sql.js checks again), as better-sqlite3 spreads an array over several parameters and takes an object as
+// named ones: an array in a hostile file would move its values into another run's rows.
+const LEAVE_OUT = 'no run of this harness writes that: leave the directory out of the import';
+
+/**
+ * @param {unknown} value @param {string} where "file: field" @param {{ integer?: boolean, required?: boolean }} [options]
+ * @returns {number|null}
+ */
+function storedNumber(value, where, { integer = false, required = false } = {}) {
+  if ((value === undefined || value === null) && !required) return null;
+  if (typeof value === 'number' && Number.isFinite(value) && (!integer || (Number.isInteger(value) && value >= 0))) return value;
+  throw new InputError(`${where}: must be ${integer ? 'a whole number >= 0' : 'a finite number'}${required ? '' : ' or absent'}, got ${describeKind(value)}; ${LEAVE_OUT}`);
+}
+
+/** @param {unknown} value @param {string} where @param {{ required?: boolean }} [options] @returns {string|null} */
+function storedText(value, where, { required = false } = {}) {
+  if ((value === undefined || value === null) && !required) return null;
+  if (typeof value === 'string') return value;
+  throw new InputError(`${where}: must be text${required ? '' : ' or absent'}, got ${describeKind(value)}; ${LEAVE_OUT}`);
+}
+
+/** An ISO 8601 time: part of a run's or night's key. @param {unknown} value @param {string} where @returns {string} */
+function storedTime(value, where) {
+  if (typeof value === 'string' && Number.isFinite(Date.parse(value))) return value;
+  throw new InputError(`${where}: must be an ISO 8601 time, got ${describeKind(value)}; ${LEAVE_OUT}`);
+}
+
+/**
+ * The environment fields the machine class is made of. result.json's browser ({ name, version }) and summary.json's
+ * (text) are checked by their callers.
+ * @param {any} env  any: an environment of result.json or summary.json, checked here field by field
+ * @param {string} where "file: environment"
+ */
+function checkEnvironment(env, where) {
+  if (env === null || env === undefined) return;
+  if (typeof env !== 'object' || Array.isArray(env)) throw new InputError(`${where}: must be an object, got ${describeKind(env)}; ${LEAVE_OUT}`);
+  for (const field of ['os', 'cpuModel', 'emulator']) storedText(env[field], `${where}.${field}`);
+  storedNumber(env.cpus, `${where}.cpus`, { integer: true });
+}
+
 /**
  * @typedef {{ run_id: string, metric: string, median: number, mean: number|null, q1: number|null, q3: number|null,
  *   n: number, reference: number|null }} MetricRow
  * @typedef {{ id: string, night_id: string|null, scenario: string, repetition: number|null, started_at: string|null,
  *   status: string, commit_sha: string|null, browser: string|null, browser_version: string|null, emulator: string|null,
  *   machine_class: string|null, result_path: string|null, report: string|null }} RunRow
- * @typedef {{ metric: string, verdict: string, current?: { median?: number|null }, baseline?: { median?: number|null },
- *   pValue?: number|null, cliffsDelta?: number|null, relativeChange?: number|null }} SuiteCheck  one of summary.json's
- *   scenarios[].regressions (suite/baseline.js)
  */
 
 /**
@@ -62,18 +104,20 @@ function quartilesOverPeers(result, metric) {
  * summary.overall (what the gate compares) and the IQR of the per-second values in the measurement window,
  * averaged over peers as the median is; per-run metrics (utilisation, Jain, set-up, time to steady …) as one value.
  * @param {import('../report/result-file.js').ReportResult} result @param {string} runId
+ * @param {string} [file] the result.json as messages name it
  * @returns {MetricRow[]}
  */
-export function metricRows(result, runId) {
+export function metricRows(result, runId, file = 'result.json') {
   /** @param {string} metric */
-  const reference = (metric) => result.scenario?.reference?.metrics?.[metric]?.mean ?? null;
+  const reference = (metric) => storedNumber(result.scenario?.reference?.metrics?.[metric]?.mean, `${file}: scenario.reference.metrics.${metric}.mean`);
   const rows = [];
   for (const metric of TIMELINE_METRIC_PATHS) {
     const stat = result.summary?.overall?.[metric];
     if (!Number.isFinite(stat?.median)) continue;
     const { q1, q3, n } = quartilesOverPeers(result, metric);
-    const mean = stat.mean ?? null;
-    rows.push({ run_id: runId, metric, median: stat.median, mean, n: stat.n ?? n, q1, q3, reference: reference(metric) });
+    const mean = storedNumber(stat.mean, `${file}: summary.overall.${metric}.mean`);
+    const count = storedNumber(stat.n, `${file}: summary.overall.${metric}.n`, { integer: true }) ?? n;
+    rows.push({ run_id: runId, metric, median: stat.median, mean, n: count, q1, q3, reference: reference(metric) });
   }
   const values = runValues(result);
   for (const metric of RUN_METRIC_PATHS) {
@@ -90,41 +134,80 @@ export function metricRows(result, runId) {
  * @returns {{ run: RunRow, metrics: MetricRow[] }}
  */
 export function runRecord(result, { nightId = null, repetition = null, resultPath, report, commit }) {
-  const id = runKey(result);
-  const browser = result.environment?.browser ?? {};
+  const file = resultPath ? displayPath(resultPath) : 'result.json';
+  const env = result.environment;
+  checkEnvironment(env, `${file}: environment`);
+  const scenario = expectName(result.scenario.name, `${file}: scenario.name`);
+  const startedAt = storedTime(env.startedAt, `${file}: environment.startedAt`);
+  const name = storedText(env.browser.name, `${file}: environment.browser.name`);
+  const version = storedText(env.browser.version, `${file}: environment.browser.version`);
+  const id = runKey({ scenario: { name: scenario }, environment: { startedAt } });
   return {
     run: {
-      id, night_id: nightId, scenario: result.scenario.name, repetition, started_at: result.environment.startedAt,
-      status: result.status, commit_sha: commit, browser: [browser.name, browser.version].filter(Boolean).join(' ') || null,
-      browser_version: browser.version ?? null, emulator: result.environment.emulator ?? null,
-      machine_class: machineClassText(result.environment), result_path: resultPath, report,
+      id, night_id: nightId, scenario, repetition, started_at: startedAt,
+      status: result.status, commit_sha: commit, browser: [name, version].filter(Boolean).join(' ') || null,
+      browser_version: version, emulator: env.emulator ?? null,
+      machine_class: machineClassText(env), result_path: resultPath, report,
     },
-    metrics: metricRows(result, id),
+    metrics: metricRows(result, id, file),
   };
 }
 
 /**
  * The night's row and the gate's comparisons (every scenario × compared metric, with its verdict).
- * @param {any} summary summary.json (any: suite/summary.js builds it untyped)
+ * @param {any} summary summary.json (any: suite/summary.js builds it untyped; each field stored is checked here)
  * @param {{ suiteDir: string|null, report: string|null, commit: string|null, importedAt: string }} where
  */
 export function nightRecord(summary, { suiteDir, report, commit, importedAt }) {
-  const id = nightKey(summary);
+  const file = displayPath(path.join(suiteDir ?? '', 'summary.json'));
   const env = summary.environment ?? null;
+  checkEnvironment(env, `${file}: environment`);
+  expectName(summary.suite?.name, `${file}: suite.name`);
+  storedTime(summary.startedAt, `${file}: startedAt`);
+  if (summary.shard) for (const field of ['index', 'count']) storedNumber(summary.shard[field], `${file}: shard.${field}`, { integer: true, required: true });
+  const id = nightKey(summary);
   const night = {
-    id, suite: summary.suite.name, started_at: summary.startedAt, ended_at: summary.endedAt ?? null, outcome: summary.outcome,
-    exit_code: summary.exitCode ?? null, commit_sha: commit, browser: env?.browser ?? null, emulator: env?.emulator ?? null,
+    id, suite: summary.suite.name, started_at: summary.startedAt, ended_at: storedText(summary.endedAt, `${file}: endedAt`),
+    outcome: storedText(summary.outcome, `${file}: outcome`, { required: true }),
+    exit_code: storedNumber(summary.exitCode, `${file}: exitCode`, { integer: true }), commit_sha: commit,
+    browser: storedText(env?.browser, `${file}: environment.browser`), emulator: env?.emulator ?? null,
     machine_class: machineClassText(env), shard: summary.shard ? `${summary.shard.index}/${summary.shard.count}` : null,
     suite_dir: suiteDir, report, imported_at: importedAt,
     // '' when compared with nothing (the first night, or a reset of the rolling baseline): history/query.js readGreenNights.
-    compared_with: summary.baseline ? (summary.baseline.source ?? summary.baseline.file ?? 'baseline') : '',
+    compared_with: summary.baseline ? storedText(summary.baseline.source ?? summary.baseline.file ?? 'baseline', `${file}: baseline.source`) : '',
   };
-  /** @type {Array<{ name: string, regressions?: SuiteCheck[] }>} */
-  const scenarios = summary.scenarios ?? [];
-  const comparisons = scenarios.flatMap((scenario) => (scenario.regressions ?? []).map((check) => ({
-    night_id: id, scenario: scenario.name, metric: check.metric, verdict: check.verdict,
-    current_median: check.current?.median ?? null, baseline_median: check.baseline?.median ?? null,
-    p_value: check.pValue ?? null, cliffs_delta: check.cliffsDelta ?? null, relative_change: check.relativeChange ?? null,
-  })));
-  return { night, comparisons };
+  return { night, comparisons: comparisonsOf(summary.scenarios ?? [], id, file) };
+}
+
+/**
+ * @param {unknown} list @param {string} where @returns {unknown[]}
+ */
+function storedList(list, where) {
+  if (Array.isArray(list)) return list;
+  throw new InputError(`${where}: must be a list, got ${describeKind(list)}; ${LEAVE_OUT}`);
+}
+
+/**
+ * The gate's comparisons of summary.json's scenarios, checked field by field.
+ * @param {unknown} scenarios summary.json's @param {string} nightId @param {string} file as messages name it
+ */
+function comparisonsOf(scenarios, nightId, file) {
+  // any: entries of a parsed summary.json, each field checked before it is kept
+  return storedList(scenarios, `${file}: scenarios`).flatMap((/** @type {any} */ scenario, i) => {
+    const at = `${file}: scenarios[${i}]`;
+    const name = expectName(scenario?.name, `${at}.name`);
+    // any: a check of scenarios[i].regressions, each field checked before it is kept
+    return storedList(scenario.regressions ?? [], `${at}.regressions`).map((/** @type {any} */ check, j) => {
+      const where = `${at}.regressions[${j}]`;
+      /** @param {unknown} value @param {string} field */
+      const number = (value, field) => storedNumber(value, `${where}.${field}`);
+      return {
+        night_id: nightId, scenario: name, metric: storedText(check?.metric, `${where}.metric`, { required: true }),
+        verdict: storedText(check?.verdict, `${where}.verdict`, { required: true }),
+        current_median: number(check?.current?.median, 'current.median'), baseline_median: number(check?.baseline?.median, 'baseline.median'),
+        p_value: number(check?.pValue, 'pValue'), cliffs_delta: number(check?.cliffsDelta, 'cliffsDelta'),
+        relative_change: number(check?.relativeChange, 'relativeChange'),
+      };
+    });
+  });
 }

@@ -1,9 +1,10 @@
 // One small interface over the two results stores (docs/history.md): the embedded SQLite file (default) and a
-// shared PostgreSQL given by URL. Opening a store brings its schema to this harness's version.
+// shared PostgreSQL given by URL. Opening a store brings its schema to this harness's version; opening it to
+// read (serve) changes nothing and refuses a store of another version.
 import { InputError } from '../lib/system/errors.js';
 import { pendingMigrations, SCHEMA_VERSION, VERSION_TABLE } from './schema.js';
-import { openSqlite } from './store-sqlite.js';
-import { openPostgres } from './store-postgres.js';
+import { openSqlite, openSqliteReader } from './store-sqlite.js';
+import { openPostgres, openPostgresReader } from './store-postgres.js';
 
 /**
  * What each backend provides. SQL uses `?` placeholders; the PostgreSQL backend numbers them.
@@ -22,9 +23,17 @@ import { openPostgres } from './store-postgres.js';
  */
 
 /** @typedef {Backend & { transaction: <T>(work: () => Promise<T>) => Promise<T>, version: number }} Store */
+/** @typedef {Pick<Backend, 'kind'|'where'|'query'|'close'>} Reader a store opened read-only (serve): queries only */
 
 /** The default embedded store, relative to the working directory. */
 export const DEFAULT_STORE = 'results/history.sqlite';
+
+/**
+ * The store a command uses: the one given, else $HISTORY_STORE, else DEFAULT_STORE. Read when the command runs,
+ * not as a yargs default, which --help and every usage error would print with its password.
+ * @param {string|undefined} given undefined or '' (a flag given without a value): the default
+ */
+export const storeTarget = (given) => given || process.env.HISTORY_STORE || DEFAULT_STORE;
 
 /** @param {string} target */
 export const isPostgresUrl = (target) => /^postgres(ql)?:\/\//.test(target);
@@ -47,6 +56,41 @@ export async function openStore(target, { upTo = SCHEMA_VERSION } = {}) {
     throw error;
   }
   return store;
+}
+
+/**
+ * Opens a store to read, once, for `serve`: read-only, never created nor migrated, so a page neither waits for an
+ * importer nor holds one off. A store of another schema version is refused, naming what to run.
+ * @param {string} target a file path (embedded) or a postgres:// URL
+ * @returns {Promise<Reader & { version: number }>}
+ */
+export async function openStoreReader(target) {
+  const reader = isPostgresUrl(target) ? await openPostgresReader(target) : await openSqliteReader(target);
+  try {
+    const version = await storedVersion(reader);
+    if (version > SCHEMA_VERSION) {
+      throw new InputError(`--store ${reader.where}: the results store has schema version ${version}, this harness reads ${SCHEMA_VERSION}; update the harness (git pull)`);
+    }
+    if (version < SCHEMA_VERSION) {
+      throw new InputError(`--store ${reader.where}: the results store has schema version ${version}, this harness reads ${SCHEMA_VERSION}; serving never migrates: `
+        + 'migrate it with `history import <suite dir> --store <the same store>` (any history command migrates it), then serve again');
+    }
+    return { ...reader, version };
+  } catch (error) {
+    await reader.close();
+    throw error;
+  }
+}
+
+/** @param {Reader} reader @returns {Promise<number>} */
+async function storedVersion(reader) {
+  let rows;
+  try {
+    rows = await reader.query('SELECT version FROM schema_version');
+  } catch (error) {
+    throw new InputError(`--store ${reader.where}: not a results store (${error.message}); create one with \`history import <suite dir> --store <it>\``, { cause: error });
+  }
+  return rows.length ? Number(rows[0].version) : 0;
 }
 
 /**

@@ -13,6 +13,15 @@ export function escapeHtml(value) {
 }
 
 /**
+ * Text from a result inside Markdown: one line, and no character that starts a link, an image, an HTML tag or
+ * entity, emphasis, code or a table cell (Markdown reads a backslash before punctuation as the character itself).
+ * @param {unknown} value @returns {string}
+ */
+export function escapeMarkdown(value) {
+  return String(value ?? '').replace(/[\r\n]+/g, ' ').replace(/[\\`*_[\]<>|~!&#]/g, '\\$&');
+}
+
+/**
  * JSON for a <script type="application/json"> block: "<" is escaped so "</script>" in a
  * scenario description or error message cannot end the block early.
  * @param {unknown} value

@@ -29,10 +29,28 @@ function sparkline(series, nightCount) {
 }
 
 /**
- * @param {Trends} trends
+ * A stored report link as the page may follow it: http(s) or relative, else null (a shared store may hold
+ * `javascript:`). Resolved as a browser resolves it (tabs and newlines dropped, case folded), so no spelling slips
+ * through. assets/trends.js checks again where it navigates: the page script cannot import this.
+ * @param {unknown} link
+ * @returns {string|null}
+ */
+export function safeLink(link) {
+  if (typeof link !== 'string' || !link) return null;
+  try {
+    return ['http:', 'https:'].includes(new URL(link, 'http://relative.invalid/').protocol) ? link : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * @param {Trends} stored
  * @param {{ store: string, generatedAt?: string }} options store: where the data came from (shown)
  */
-export function renderTrendsPage(trends, { store, generatedAt = new Date().toISOString() }) {
+export function renderTrendsPage(stored, { store, generatedAt = new Date().toISOString() }) {
+  // Unsafe links go before anything is drawn: out of the overview's hrefs and out of the page's embedded data.
+  const trends = { ...stored, nights: stored.nights.map((night) => ({ ...night, report: safeLink(night.report) })) };
   const first = trends.metrics[0];
   /** @param {Trends['scenarios'][number]['latest']} latest */
   const verdictCell = (latest) => (latest

@@ -1,8 +1,9 @@
 // Reading result.json: clear errors for files that cannot be rendered, defaults for missing
 // sections so a partial result (aborted run, crashed peer) still renders.
 
-import { readFile } from 'node:fs/promises';
+import { readInputText } from '../lib/input/input-file.js';
 import { parseReason } from '../lib/input/json-file.js';
+import { MAX_RESULT_FILE_BYTES } from '../lib/input/limits.js';
 import { InputError } from '../lib/system/errors.js';
 import { SCHEMA_VERSION } from '../lib/result/result.js';
 
@@ -163,18 +164,14 @@ export function normalizeResult(raw) {
 }
 
 /**
- * Reads, checks and normalizes a result.json.
- * @param {string} file @returns {Promise<ReportResult>}
+ * Reads, checks and normalizes a result.json: only a regular file of at most MAX_RESULT_FILE_BYTES, so a FIFO,
+ * a device or a huge file put in a run directory is refused before it is read.
+ * @param {string} file @param {string} [shown] the file as messages name it
+ * @returns {Promise<ReportResult>}
  */
-export async function loadResult(file) {
-  let text;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (caught) {
-    const error = /** @type {NodeJS.ErrnoException} */ (caught);
-    if (error.code === 'ENOENT') throw new InputError(`${file} does not exist: pass a run directory that holds a result.json.`, { cause: error });
-    if (error.code === 'EISDIR') throw new InputError(`${file} is a directory: pass a run directory that holds a result.json.`, { cause: error });
-    throw new InputError(`cannot read ${file}: ${error.message}`, { cause: error });
-  }
-  return parseResult(text, file);
+export async function loadResult(file, shown = file) {
+  const text = readInputText(file, {
+    shown, what: 'result.json', maxBytes: MAX_RESULT_FILE_BYTES, nextStep: 'pass a run directory that holds a result.json',
+  });
+  return parseResult(text, shown);
 }

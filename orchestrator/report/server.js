@@ -4,15 +4,15 @@
 // directory (no symlink out of it); errors carry no stack or absolute path.
 
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import express from 'express';
 import { EnvironmentError, HarnessError, InputError } from '../lib/system/errors.js';
-import { collectRuns, parseResult } from './write.js';
+import { collectRuns, loadResult } from './write.js';
 import { renderIndex } from './render-index.js';
 import { renderRunReport } from './render-run.js';
 import { renderErrorPage } from './render-error.js';
 import { renderTrendsPage } from './render-trends.js';
-import { openStore } from '../history/store.js';
+import { openStoreReader } from '../history/store.js';
 import { trendsFromStore } from '../history/query.js';
 import { DASHBOARD_METRICS } from '../history/trends.js';
 
@@ -73,16 +73,11 @@ function checkRequest(allowedHosts) {
   };
 }
 
-/** @param {string} trendsStore @returns {import('express').RequestHandler} */
-function trendsPage(trendsStore) {
+/** @param {import('../history/store.js').Reader} store opened once, read-only @returns {import('express').RequestHandler} */
+function trendsPage(store) {
   return async (req, res, next) => {
     try {
-      const store = await openStore(trendsStore);
-      try {
-        res.type('html').send(renderTrendsPage(await trendsFromStore(store, { metrics: DASHBOARD_METRICS }), { store: 'the results store' }));
-      } finally {
-        await store.close();
-      }
+      res.type('html').send(renderTrendsPage(await trendsFromStore(store, { metrics: DASHBOARD_METRICS }), { store: 'the results store' }));
     } catch (error) {
       next(error);
     }
@@ -106,7 +101,7 @@ function fileOrReport({ realFileUnderRoot, shown }) {
       if (!resultFile) return res.status(404).type('text').send('Not found.\n');
       const sourcePath = shown(resultFile);
       try {
-        res.type('html').send(renderRunReport(parseResult(await readFile(resultFile, 'utf8'), sourcePath), { sourcePath }));
+        res.type('html').send(renderRunReport(await loadResult(resultFile, sourcePath), { sourcePath }));
       } catch (error) {
         if (!(error instanceof HarnessError)) throw error;
         res.status(422).type('html').send(renderErrorPage(error.message, sourcePath));
@@ -158,11 +153,27 @@ function hostHeaders(host, port) {
 
 /**
  * @param {{dir: string, port?: number, host?: string, trendsStore?: string|null}} options port 0 picks a free port;
- *   trendsStore: a results store (file or URL) whose trend dashboard /trends.html renders on each request
+ *   trendsStore: a results store (file or URL) whose trend dashboard /trends.html renders on each request; opened
+ *   here once, read-only, and closed by close()
  * @returns {Promise<{url: string, close: () => Promise<void>}>}
  */
 export async function startServer({ dir, port = 8080, host = '127.0.0.1', trendsStore = null }) {
   const served = await servedDirectory(dir);
+  const store = trendsStore ? await openStoreReader(trendsStore) : null;
+  try {
+    return await serving(served, { port, host, store });
+  } catch (error) {
+    await store?.close();
+    throw error;
+  }
+}
+
+/**
+ * @param {Served} served
+ * @param {{ port: number, host: string, store: import('../history/store.js').Reader|null }} options
+ * @returns {Promise<{url: string, close: () => Promise<void>}>}
+ */
+async function serving(served, { port, host, store }) {
   /** Host headers this server answers: set once it listens (the port may be chosen by the OS). */
   let allowedHosts = new Set();
   const app = express();
@@ -177,7 +188,7 @@ export async function startServer({ dir, port = 8080, host = '127.0.0.1', trends
       next(error);
     }
   });
-  if (trendsStore) app.get('/trends.html', trendsPage(trendsStore));
+  if (store) app.get('/trends.html', trendsPage(store));
   app.get(/.*/, fileOrReport(served));
   app.use(answerError);
 
@@ -187,9 +198,12 @@ export async function startServer({ dir, port = 8080, host = '127.0.0.1', trends
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${address.port}/`,
-    close: () => new Promise((done) => {
-      server.close(() => done(undefined));
-      server.closeAllConnections?.();
-    }),
+    close: async () => {
+      await new Promise((done) => {
+        server.close(() => done(undefined));
+        server.closeAllConnections?.();
+      });
+      await store?.close();
+    },
   };
 }

@@ -12,7 +12,7 @@ import { suiteExitCode } from './summary.js';
 import { PRESETS } from '../lib/media/media-presets.js';
 import { DEFAULT_DRIFT } from '../history/drift.js';
 import { rememberSuite } from '../history/remember.js';
-import { isPostgresUrl, openStore } from '../history/store.js';
+import { isPostgresUrl, openStore, storeTarget } from '../history/store.js';
 import { redact } from '../history/store-postgres.js';
 
 /**
@@ -36,7 +36,7 @@ export function comparisonOptions(yargs) {
     .option('min-effect', { type: 'number', describe: 'smallest |Cliff\'s delta| that counts as a regression (default 0.474)' })
     .option('min-change', { type: 'number', describe: 'smallest relative change of the medians that counts, e.g. 0.1 = 10 % (default 0.1)' })
     .option('metrics', { type: 'string', describe: `comma-separated metrics to compare with the baseline (default: ${DEFAULT_REGRESSION.metrics.join(',')})` })
-    .option('history', { type: 'string', describe: 'results store (SQLite file or postgres:// URL) to write this suite to; its slow drifts become warnings (docs/history.md)' })
+    .option('history', { type: 'string', describe: 'results store (SQLite file or postgres:// URL) to write this suite to; its slow drifts become warnings (docs/history.md). Without a value: $HISTORY_STORE, else results/history.sqlite' })
     .option('fail', { type: 'boolean', default: true, describe: 'exit non-zero on failed assertions, regressions and crashed runs (--no-fail: report only, exit 0)' });
 }
 
@@ -60,15 +60,14 @@ export function regressionFlags(argv) {
 
 /**
  * --history: the suite is written to this results store before its outputs (commit: $GITHUB_SHA).
- * @param {string|undefined} store
+ * @param {string|undefined} store '' (the flag without a value): $HISTORY_STORE, so a password stays off argv
  * @param {(line: string) => void} log
  * @returns {import('./suite-dir.js').Remember|null}
  */
 export function rememberFlag(store, log) {
   if (store === undefined) return null;
-  if (!store) throw new InputError('--history: name a results store (a SQLite file or a postgres:// URL)');
   const commit = process.env.GITHUB_SHA || null;
-  return (suiteDir, summary) => rememberSuite(suiteDir, summary, { store, commit, drift: DEFAULT_DRIFT, log });
+  return (suiteDir, summary) => rememberSuite(suiteDir, summary, { store: storeTarget(store), commit, drift: DEFAULT_DRIFT, log });
 }
 
 /**
@@ -77,11 +76,12 @@ export function rememberFlag(store, log) {
  * @param {string|undefined} store
  */
 export async function checkHistoryStore(store) {
-  if (!store) return;
+  if (store === undefined) return;
+  const target = storeTarget(store);
   try {
-    await (await openStore(store)).close();
+    await (await openStore(target)).close();
   } catch (error) {
-    const shown = isPostgresUrl(store) ? redact(store) : store;
+    const shown = isPostgresUrl(target) ? redact(target) : target;
     throw new EnvironmentError(`--history ${shown}: the results store cannot be opened (${error.message}); start it or fix the URL or path, `
       + 'or run without --history and import the suite later with `history import <suite dir>`');
   }

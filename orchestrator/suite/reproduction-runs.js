@@ -1,11 +1,11 @@
 // The runs a suite directory holds for the published tables: per run, the few numbers a table takes
 // (lib/scenario/reproductions.js reproductionValues) and what the run was made with. Read one result.json at a time:
 // a nightly has 100+ results of a few MB each.
-import path from 'node:path';
 import { loadResult } from '../report/write.js';
 import { reproductionValues } from '../lib/scenario/reproductions.js';
 import { listScenarios, loadScenario } from '../lib/scenario/scenario-file.js';
 import { hostLimitedOf } from './summary.js';
+import { runFile } from './run-file.js';
 
 /**
  * @typedef {import('../lib/scenario/reproductions.js').ReproductionRun & {
@@ -33,16 +33,17 @@ export async function collectTableRuns(suiteDir, summary, needed) {
   const runs = [];
   for (const run of summary.runs) {
     if (!needed.has(run.scenario)) continue;
-    const result = await loadResult(path.join(suiteDir, run.dir, 'result.json')).catch(() => null);
+    const result = await loadResult(await runFile(suiteDir, run, 'result.json')).catch(() => null);
     if (result && result.scenario?.file !== shippedFile.get(run.scenario)) continue;
     /** @type {Partial<import('../report/result-file.js').ReportEnvironment>} */
     const env = result?.environment ?? {};
     runs.push({
       scenario: run.scenario, repetition: run.repetition, status: result ? run.status : 'missing', report: run.report,
       ...reproductionValues(result),
-      startedAt: env.startedAt ?? null, commit: env.commit ?? null,
-      browser: [env.browser?.name, env.browser?.version].filter(Boolean).join(' ') || null,
-      video: env.media?.preset ?? null, cpus: env.cpus ?? null, mediaSource: env.mediaSource ?? 'browser',
+      startedAt: env.startedAt ?? null, commit: text(env.commit),
+      browser: [text(env.browser?.name), text(env.browser?.version)].filter(Boolean).join(' ') || null,
+      video: text(env.media?.preset), cpus: Number.isInteger(env.cpus) && Number(env.cpus) > 0 ? Number(env.cpus) : null,
+      mediaSource: text(env.mediaSource) ?? 'browser',
       emulator: emulatorOf(result),
       // From the result, not the suite's summary.json: a summary written before hostLimited counted a constrained device too.
       hostLimited: result ? hostLimitedOf(result) : run.cpuLimited === true, emulatorBehind: run.emulatorBehind === true,
@@ -51,6 +52,9 @@ export async function collectTableRuns(suiteDir, summary, needed) {
   }
   return runs;
 }
+
+/** A text field of a result as runs.json keeps it: anything else (a result is input) is not recorded. @param {unknown} value */
+const text = (value) => (typeof value === 'string' ? value : null);
 
 /**
  * How much the relay fell behind: one late datagram in 300 s and a minute of late ones are both "fell behind".

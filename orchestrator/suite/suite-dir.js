@@ -5,7 +5,7 @@ import { appendFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../lib/system/errors.js';
 import { writeFileAtomic, writeJsonAtomic } from '../lib/system/files.js';
-import { describeValue } from '../lib/input/validate.js';
+import { describeKind, describeValue, expectName, expectNumber, expectObject, expectText, isName } from '../lib/input/validate.js';
 import { RESULTS_ROOT } from '../lib/system/paths.js';
 import { loadResult, writeIndex } from '../report/write.js';
 import { displayPath, readJsonFile } from '../lib/input/json-file.js';
@@ -16,6 +16,7 @@ import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
 import { renderSuitePage } from './render-suite.js';
 import { SUMMARY_KIND, SUMMARY_SCHEMA_VERSION, compactResult } from './summary.js';
+import { runFile } from './run-file.js';
 
 /** @typedef {(suiteDir: string, summary: import('./summary.js').SuiteSummary) => Promise<string[]>} Remember */
 
@@ -43,7 +44,29 @@ export async function readSuiteSummary(target) {
   if (summary?.kind !== SUMMARY_KIND) throw new InputError(`${shown}: kind: must be "${SUMMARY_KIND}", got ${describeValue(summary?.kind)}; pass the summary.json a \`suite\` or \`merge\` run wrote`);
   if (summary.schemaVersion !== SUMMARY_SCHEMA_VERSION) throw new InputError(`${shown}: schemaVersion: this harness reads ${SUMMARY_SCHEMA_VERSION}, got ${describeValue(summary.schemaVersion)}`);
   if (!Array.isArray(summary.runs)) throw new InputError(`${shown}: runs: must be an array, got ${describeValue(summary.runs)}`);
+  summary.runs.forEach((/** @type {unknown} */ run, /** @type {number} */ i) => checkRun(run, `${shown}: runs[${i}]`));
   return { suiteDir: path.dirname(path.resolve(file)), file, summary };
+}
+
+/**
+ * One of summary.json's runs, checked before a path is made of it or a store or page keeps it: a summary may come
+ * from another machine (a shard, a shared results folder), and its dir must not lead out of the suite directory.
+ * @param {unknown} run @param {string} at "file: runs[i]"
+ */
+function checkRun(run, at) {
+  const record = expectObject(run, at);
+  expectName(record.scenario, `${at}.scenario`);
+  expectNumber(record.repetition, `${at}.repetition`, { min: 1, integer: true });
+  expectText(record.status, `${at}.status`);
+  expectInsidePath(record.dir, `${at}.dir`);
+  if (record.report !== null && record.report !== undefined) expectInsidePath(record.report, `${at}.report`);
+}
+
+/** A path relative to the suite directory and inside it: names joined by '/'. @param {unknown} value @param {string} where */
+function expectInsidePath(value, where) {
+  if (typeof value === 'string' && value.split('/').every(isName)) return;
+  const got = typeof value === 'string' ? 'a path that leaves it or has other characters' : describeKind(value);
+  throw new InputError(`${where}: must be a path inside the suite directory (names of letters, digits, '.', '_' and '-' joined by '/', no '..'), got ${got}; pass the summary.json a \`suite\` or \`merge\` run wrote`);
 }
 
 /**
@@ -55,7 +78,7 @@ export async function readRuns(suiteDir, summary) {
   const runs = [];
   // One at a time: a nightly has 100+ results of a few MB each, and only their compact form is kept.
   for (const run of summary.runs) {
-    const result = await loadResult(path.join(suiteDir, run.dir, 'result.json')).then(compactResult, () => null);
+    const result = await loadResult(await runFile(suiteDir, run, 'result.json')).then(compactResult, () => null);
     runs.push({ scenario: run.scenario, repetition: run.repetition, dir: run.dir, hasReport: Boolean(run.report), result });
   }
   return runs;

@@ -36,6 +36,15 @@ test('the shard matrix matches SHARDS, and the steps use the suite, merge and ba
   assert.match(text, /^\s+workflow_dispatch:/m);
 });
 
+test('the nightly never puts the results store (its URL may hold a password) on a command line: the CLI reads $HISTORY_STORE', () => {
+  // Every use of the value, in a script or an expression; the shell's own `case` reads it without handing it to a program.
+  const uses = text.split('\n').filter((line) => !/^\s*#/.test(line) && /\$\{?HISTORY_STORE\b|env\.HISTORY_STORE\b/.test(line));
+  assert.deepEqual(uses.map((line) => line.trim()), ['case "$HISTORY_STORE" in']);
+  assert.equal([...text.matchAll(/secrets\.HISTORY_STORE/g)].length, 1, 'the secret goes into the environment only');
+  assert.match(text, /^ {6}HISTORY_STORE: \$\{\{ secrets\.HISTORY_STORE \|\| 'history\/history\.sqlite' \}\}$/m);
+  assert.match(text, /cli merge shards\/shard-\* --out merged "\$\{baseline\[@\]\}" --history\n/);
+});
+
 /** The `run:` script of the merge job's step with this name. @param {string} name */
 function stepScript(name) {
   const match = new RegExp(`^ +- name: ${name}\\n(?: +(?!- name)[^\\n]*\\n)*? +run: \\|\\n((?: {10}[^\\n]*\\n|\\n)+)`, 'm').exec(text);

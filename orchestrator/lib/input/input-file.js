@@ -1,6 +1,7 @@
 // Reading one input file the harness was pointed at (scenario, suite, trace, …): only a regular file, only up to a
 // size limit, so /dev/zero, a FIFO or a huge file is refused before it is read. Errors name the file, never its content.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import path from 'node:path';
 import { InputError } from '../system/errors.js';
 
 /**
@@ -48,6 +49,15 @@ export function readInputBytes(file, { shown, what, maxBytes, nextStep, limitsDo
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Whether file is dir or inside it, by their paths (resolve symbolic links first to check real paths).
+ * @param {string} dir @param {string} file
+ */
+export function isInside(dir, file) {
+  const relative = path.relative(dir, file);
+  return relative === '' || (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative));
 }
 
 /** "16 MiB", "512 KiB", "100 bytes". @param {number} bytes */

@@ -47,3 +47,8 @@ export const MAX_TRACE_MS = MAX_DURATION_S * 1000;
  * the same data. A run whose estimated result exceeds this is refused at load (lib/result/result-size.js).
  */
 export const MAX_RESULT_BYTES = 256 * 1024 * 1024;
+/**
+ * A result.json read back (report, compare, suite, merge, history, reproduce): half again the largest a run may
+ * write, and under V8's 512 MiB string, so any real result fits and a huge or endless file is refused unread.
+ */
+export const MAX_RESULT_FILE_BYTES = MAX_RESULT_BYTES * 1.5;

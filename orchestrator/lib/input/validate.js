@@ -81,6 +81,26 @@ export function expectText(value, path, { what = 'a non-empty string', allowEmpt
  */
 export const NAME_PATTERN = /^[A-Za-z0-9._-]+$/;
 
+/** A name by NAME_PATTERN's rule. @param {unknown} value @returns {value is string} */
+export const isName = (value) => typeof value === 'string' && NAME_PATTERN.test(value) && value !== '.' && value !== '..';
+
+/**
+ * Throws InputError unless value is a name (NAME_PATTERN): a scenario or suite name read back from a result, a
+ * summary or a store, where a line break or a slash would reach a workflow command, a page or a path.
+ * @param {unknown} value @param {string} path @returns {string}
+ */
+export function expectName(value, path) {
+  if (isName(value)) return value;
+  throw new InputError(`${path}: must be a name of letters, digits, '.', '_' and '-' (not '.' or '..'), got ${typeof value === 'string' ? 'a string with other characters' : describeKind(value)}`);
+}
+
+/** What a value is, without quoting it (a hostile file's value may be long or hold control characters). @param {unknown} value */
+export function describeKind(value) {
+  if (value === null || value === undefined) return 'nothing';
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
 /**
  * The `name` of a scenario or suite file: a valid name, equal to the file's base name.
  * @param {unknown} name  the file's `name` field
@@ -90,7 +110,7 @@ export const NAME_PATTERN = /^[A-Za-z0-9._-]+$/;
  * @returns {string}
  */
 export function expectFileName(name, baseName, file, kind) {
-  if (!NAME_PATTERN.test(baseName) || baseName === '.' || baseName === '..') {
+  if (!isName(baseName)) {
     throw new InputError(`${file}: name: a ${kind}'s name is its file's base name, and ${describeValue(baseName)} is not a valid one: rename the file to letters, digits, '.', '_' and '-' only (not '.' or '..') and set name to match`);
   }
   if (name !== baseName) {

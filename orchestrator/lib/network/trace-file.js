@@ -5,19 +5,13 @@ import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../system/errors.js';
-import { readInputText } from '../input/input-file.js';
+import { isInside, readInputText } from '../input/input-file.js';
 import { displayPath } from '../input/json-file.js';
 import { MAX_TRACE_FILE_BYTES } from '../input/limits.js';
 import { SYNTHETIC_PREFIX, parseMahimahi, syntheticTrace } from './trace.js';
 
 /** The built-in traces folder. */
 export const TRACE_DIR = fileURLToPath(new URL('../../traces/', import.meta.url));
-
-/** Whether file is dir or inside it. @param {string} dir @param {string} file */
-const inside = (dir, file) => {
-  const relative = path.relative(dir, file);
-  return relative === '' || (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative));
-};
 
 /**
  * The file a trace name points at, looked for in each folder in turn.
@@ -31,7 +25,7 @@ export function traceFilePath(name, dirs, where) {
     throw new InputError(`${where}: trace '${name}' is an absolute path; name a file relative to ${allowed}, or pass its folder as --trace-dir`);
   }
   const roots = dirs.map((dir) => path.resolve(dir));
-  const candidates = roots.map((root) => path.resolve(root, name)).filter((candidate) => roots.some((root) => inside(root, candidate)));
+  const candidates = roots.map((root) => path.resolve(root, name)).filter((candidate) => roots.some((root) => isInside(root, candidate)));
   if (candidates.length === 0) {
     throw new InputError(`${where}: trace '${name}' leaves ${allowed}; move the file into one of them, or pass its folder as --trace-dir`);
   }
@@ -41,7 +35,7 @@ export function traceFilePath(name, dirs, where) {
   }
   const real = realpathSync(found);
   const realRoots = roots.filter((root) => existsSync(root)).map((root) => realpathSync(root));
-  if (!realRoots.some((root) => inside(root, real))) {
+  if (!realRoots.some((root) => isInside(root, real))) {
     throw new InputError(`${where}: trace '${name}' is a link to a file outside ${allowed}; copy the file into one of them, or pass its folder as --trace-dir`);
   }
   return real;

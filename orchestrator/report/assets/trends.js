@@ -30,6 +30,21 @@
   Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
   Chart.defaults.font.size = 11;
 
+  /**
+   * The report link of a night if the page may follow it: http(s) or relative (render-trends.js safeLink, which this
+   * page cannot import, drops the others before rendering; checked again here where the page navigates).
+   * @param {unknown} link
+   * @returns {string|null}
+   */
+  function safeLink(link) {
+    if (typeof link !== 'string' || !link) return null;
+    try {
+      return ['http:', 'https:'].indexOf(new URL(link, 'http://relative.invalid/').protocol) >= 0 ? link : null;
+    } catch (error) {
+      return null;
+    }
+  }
+
   /** @param {number} index */
   function day(index) {
     var night = data.nights[Math.round(index)];
@@ -123,7 +138,8 @@
         onClick: /** @param {unknown} event @param {Array<{ datasetIndex: number, index: number }>} elements */ function (event, elements) {
           var hit = elements[0];
           var night = hit && data.nights[chart.data.datasets[hit.datasetIndex].data[hit.index].x];
-          if (night && night.report) window.location.href = night.report;
+          var link = night && safeLink(night.report);
+          if (link) window.location.href = link;
         },
       },
       plugins: [markersFor(series.drift)],
