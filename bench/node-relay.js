@@ -50,8 +50,8 @@ const udpSocket = (address) => new Promise((resolve) => {
 });
 
 const relays = {
-  n1: await startNodeRelay({ address: NODES.n1, registrationSecret: SECRET, log: () => {} }),
-  n2: await startNodeRelay({ address: NODES.n2, registrationSecret: SECRET, log: () => {} }),
+  n1: await startNodeRelay({ address: NODES.n1, label: 'n1', registrationSecret: SECRET, log: () => {} }),
+  n2: await startNodeRelay({ address: NODES.n2, label: 'n2', registrationSecret: SECRET, log: () => {} }),
 };
 /** @type {Record<string, 'n1'|'n2'>} */
 const placement = { p0: 'n1', p1: 'n2' };

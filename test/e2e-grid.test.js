@@ -5,14 +5,13 @@
 // nodes' relays; and sfu-3 spread over both nodes through Janus on the orchestrator's host, shaped on the node relays.
 import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { processesTagged, runCli, runScenarioCli, runTag } from './helpers/cli.js';
 import { createNodeNamespaces, processNetnsInode } from './helpers/grid-namespaces.js';
 import { SECRET_ENV } from '../orchestrator/grid/secrets.js';
-import { gridJarsDir } from '../orchestrator/grid/versions.js';
 
 const HUB_PORT = 20_000 + Math.floor(Math.random() * 20_000);
 const LABELS = ['n1', 'n2'];
@@ -36,6 +35,12 @@ function startCli(args, ready, extraEnv, wrap = []) {
     exited.then((run) => { clearInterval(poll); reject(new Error(`${args.join(' ')} exited ${run.code}:\n${run.stdout}\n${run.stderr}`)); });
   });
   return { started, exited, stop: () => child?.kill('SIGINT'), output: () => output };
+}
+
+/** The hub's /status, with the router credentials from the secrets file the hub wrote. @param {string} hubUrl */
+async function hubStatusAt(hubUrl) {
+  const { password } = JSON.parse(readFileSync(path.join(config, 'webrtc-testbed', 'grid-secrets.json'), 'utf8'));
+  return (await fetch(`${hubUrl}/status`, { headers: { Authorization: `Basic ${Buffer.from(`wtb:${password}`).toString('base64')}` } })).json();
 }
 
 /** Chromium processes started with a fake-device file, among the pids given. */
@@ -86,8 +91,7 @@ async function withGrid(body, n2Args = []) {
         /grid node \S+: .*registered/, tags[label].env, hosts.wrap(label)));
     }
     await Promise.all(nodes.map((node) => node.started));
-    const { password } = JSON.parse(readFileSync(path.join(config, 'webrtc-testbed', 'grid-secrets.json'), 'utf8'));
-    const hubStatus = async () => (await fetch(`${hubUrl}/status`, { headers: { Authorization: `Basic ${Buffer.from(`wtb:${password}`).toString('base64')}` } })).json();
+    const hubStatus = () => hubStatusAt(hubUrl);
     await body({ tags, hubUrl, hubStatus, hosts, nodeOutput: (label) => nodes[LABELS.indexOf(label)].output() });
   } finally {
     for (const node of nodes) node.stop();
@@ -152,8 +156,8 @@ test('a two-party call on two grid-nodes in namespaces, shaped on the node relay
     for (const [peer, record] of Object.entries(grid.peers)) {
       assert.match(record.browserVersion, /^\d+\./, `${peer}'s browser version`);
       assert.equal(record.cores, os.availableParallelism(), `${peer}'s node's cores`);
-      // The node that made the session logged its id.
-      const nodeLog = readFileSync(path.join(path.dirname(gridJarsDir()), `grid-node-${HUB_PORT + 1 + LABELS.indexOf(record.node)}`, 'grid.log'), 'utf8');
+      // The node that made the session logged its id, in the log of its own folder (it names it when it starts).
+      const nodeLog = readFileSync(/** @type {string} */ (/\(log: (\S+)\)/.exec(nodeOutput(record.node))?.[1]), 'utf8');
       assert.ok(nodeLog.includes(record.sessionId), `${peer}'s session ${record.sessionId} is in ${record.node}'s log`);
     }
     assert.equal(seen.n1.size, 1, `one browser under n1: ${[...seen.n1]}`);
@@ -294,7 +298,7 @@ function checkObservations(result) {
 }
 
 test('a grid-node killed mid-call fails the run within 30 s naming the node; the other session is released', { timeout: 420_000 }, async () => {
-  await withGrid(async ({ tags, hubUrl, hubStatus, hosts }) => {
+  await withGrid(async ({ tags, hubUrl, hubStatus, hosts, nodeOutput }) => {
     let killedAtMs = 0;
     let scheduled = false;
     const java = () => processesTagged(tags.n2.tag).filter((pid) => {
@@ -331,6 +335,10 @@ test('a grid-node killed mid-call fails the run within 30 s naming the node; the
     assert.ok(after.length >= 1, 'the hub still lists n1');
     assert.equal(live(after).length, 1, `only n1 is up 30 s after the kill: ${JSON.stringify(after.map((node) => [node.uri, node.availability]))}`);
     assert.deepEqual(await held(), [], 'no live node holds a session 30 s after the kill');
+    // n2's grid-node saw its java die: it names its log and keeps it (removed here).
+    const log = /grid node n2 stopped \(exited with -?\d+; see (\S+)\)/.exec(nodeOutput('n2'))?.[1];
+    assert.ok(log && existsSync(log), nodeOutput('n2'));
+    rmSync(path.dirname(log), { recursive: true });
   });
 });
 
@@ -343,4 +351,43 @@ test('a session that cannot be had stops the run with exit 3 naming the node, an
     assert.equal(run.result, null, 'no result: no call ran');
     assert.deepEqual((await hubStatus()).value.nodes.flatMap((node) => node.slots).filter((slot) => slot.session), [], 'p0\'s session was released');
   }, ['--browser-path', '/bin/false']);
+});
+
+test('port squatting: a second grid-node on the port the first holds fails naming the port, and the first keeps its label on the hub', { timeout: 300_000 }, async () => {
+  const hubPort = HUB_PORT + 10;
+  const nodePort = hubPort + 1;
+  const hubUrl = `http://127.0.0.1:${hubPort}`;
+  const tags = { hub: runTag(), n1: runTag(), n2: runTag() };
+  const nodeArgs = (label) => ['grid-node', '--hub', hubUrl, '--label', label, '--port', String(nodePort), '--presets', '360p30'];
+  const hub = startCli(['grid-hub', '--port', String(hubPort)], /grid hub: /, tags.hub.env);
+  let n1 = null;
+  let folder = '';
+  try {
+    await hub.started;
+    n1 = startCli(nodeArgs('n1'), /grid node n1: .*registered/, tags.n1.env);
+    await n1.started;
+    // n1's config and log are in a private folder of its own.
+    folder = path.dirname(/** @type {string} */ (/\(log: (\S+)\)/.exec(n1.output())?.[1]));
+    assert.equal(statSync(folder).mode & 0o777, 0o700);
+    // Stopped at once if it claims to be registered, as a second node on a taken port did.
+    const second = await runCli(nodeArgs('n2'), {
+      env: { ...env, ...tags.n2.env }, timeoutMs: 120_000, onOutput: (text, child) => { if (/registered/.test(text)) child.kill('SIGINT'); },
+    });
+    assert.doesNotMatch(second.stdout, /registered/, `n2 claimed to be registered on n1's port:\n${second.stdout}`);
+    assert.equal(second.code, 3, `${second.stdout}\n${second.stderr}`);
+    assert.match(second.stderr, new RegExp(`--port: port ${nodePort} on 127\\.0\\.0\\.1 is already in use .*choose another --port`));
+    assert.deepEqual(processesTagged(tags.n2.tag), [], 'no java of n2 left');
+    // Two of the hub's health checks later, it still lists n1's own node (the id n1 answers with) under n1's label.
+    await new Promise((resolve) => setTimeout(resolve, 12_000));
+    const own = await (await fetch(`http://127.0.0.1:${nodePort}/status`)).json();
+    const listed = (await hubStatusAt(hubUrl)).value.nodes.map((node) => ({ id: node.id, uri: node.uri, label: node.slots[0]?.stereotype?.['wtb:label'] }));
+    assert.deepEqual(listed, [{ id: own.value.node.nodeId, uri: `http://127.0.0.1:${nodePort}`, label: 'n1' }]);
+  } finally {
+    n1?.stop();
+    await n1?.exited;
+    hub.stop();
+    await hub.exited;
+  }
+  assert.equal(existsSync(folder), false, `n1 removed its folder ${folder} when stopped`);
+  for (const [name, { tag }] of Object.entries(tags)) assert.deepEqual(processesTagged(tag), [], `nothing of ${name} left running`);
 });

@@ -1,6 +1,6 @@
 import { startGridProcess, serveUntilSignal } from '../grid/process.js';
 import { generateSecrets, writeLocalSecrets } from '../grid/secrets.js';
-import { hubConfig } from '../lib/grid/grid-config.js';
+import { eventPorts, hubConfig } from '../lib/grid/grid-config.js';
 import { InputError } from '../lib/system/errors.js';
 
 export const command = 'grid-hub';
@@ -24,8 +24,13 @@ export async function handler(argv) {
   try {
     hub = await startGridProcess({
       role: 'hub', name: `hub-${argv.port}`, config: hubConfig({ host: argv.host, port: argv.port, secrets }), log: console.log,
-      // Up once it answers /status at all: "ready" waits for a node.
-      isReady: async () => (await fetch(`${hubUrl}/status`, { signal: AbortSignal.timeout(2000) })).status < 500,
+      host: argv.host, ports: [{ port: argv.port, what: '--port' }, ...Object.values(eventPorts(argv.port)).map((port) => ({ port, what: 'the event bus (below --port)' }))],
+      // Up once it answers /status at all: "ready" waits for a node. Its body is not needed.
+      isReady: async () => {
+        const reply = await fetch(`${hubUrl}/status`, { signal: AbortSignal.timeout(2000) });
+        await reply.body?.cancel();
+        return reply.status < 500;
+      },
     });
   } catch (error) {
     secretsFile.remove();

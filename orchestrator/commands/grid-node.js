@@ -3,6 +3,7 @@ import os from 'node:os';
 import puppeteer from 'puppeteer';
 import { CACHE_DIR, ensureMedia } from '../../media/generate.js';
 import { startNodeRelay } from '../emulators/index.js';
+import { nodeRegistered } from '../grid/client.js';
 import { startGridProcess, serveUntilSignal } from '../grid/process.js';
 import { readSecrets } from '../grid/secrets.js';
 import { CHROMEDRIVER_PATH } from '../grid/versions.js';
@@ -40,7 +41,8 @@ export const builder = (yargs) => yargs
 // any: yargs's parsed options, validated by the builder above
 /** Runs until SIGINT or SIGTERM; then stops the node and every browser it started. @param {Record<string, any>} argv */
 export async function handler(argv) {
-  const { registrationSecret } = readSecrets(argv.gridSecrets);
+  const secrets = readSecrets(argv.gridSecrets);
+  const { registrationSecret } = secrets;
   const binary = resolveBrowserPath({ browserPath: argv.browserPath, puppeteerPath: () => puppeteer.executablePath() }).path;
   // The run names each peer's files; the node has the same ones under the same names (the names hash what made them).
   for (const preset of argv.presets) console.log(`staged ${preset}: ${(await ensureMedia(preset)).video}`);
@@ -48,20 +50,20 @@ export async function handler(argv) {
   let seleniumPid = null;
   // The relay that shapes this node's peers (--emulator node-relay); a node named by a host name has none.
   const relay = isIPv4(argv.host) ? await startNodeRelay({
-    address: argv.host, port: argv.relayPort, registrationSecret, log: console.log, processRoot: () => seleniumPid,
+    address: argv.host, port: argv.relayPort, label: argv.label, registrationSecret, log: console.log, processRoot: () => seleniumPid,
   }) : null;
   if (relay) console.log(`node relay: control on ${relay.control}`);
   const cores = os.availableParallelism();
   const stereotype = nodeStereotype({ label: argv.label, binary, mediaDir: CACHE_DIR, cores, relay: relay?.control });
   const nodeUrl = `http://${argv.host}:${argv.port}`;
   const node = await startGridProcess({
-    role: 'node', name: `node-${argv.port}`, log: console.log,
+    role: 'node', name: `node-${argv.port}`, log: console.log, host: argv.host, ports: [{ port: argv.port, what: '--port' }],
     config: nodeConfig({
       hubUrl: argv.hub, host: argv.host, port: argv.port, registrationSecret, maxSessions: argv.maxSessions,
       sessionTimeoutS: SESSION_TIMEOUT_S, driverPath: CHROMEDRIVER_PATH, stereotype, label: argv.label,
     }),
-    // Ready once registered with the hub's distributor.
-    isReady: async () => (await (await fetch(`${nodeUrl}/status`, { signal: AbortSignal.timeout(2000) })).json())?.value?.ready === true,
+    // Ready once the hub lists this node itself, not another one answering on its port.
+    isReady: () => nodeRegistered({ hubUrl: argv.hub, nodeUrl, label: argv.label, secrets }),
   }).catch(async (error) => { await relay?.close(); throw error; });
   seleniumPid = node.pid;
   console.log(`grid node ${argv.label}: ${nodeUrl}, ${argv.maxSessions} Chrome slots, registered with ${argv.hub} (Ctrl-C to stop)`);

@@ -1,8 +1,12 @@
 // Selenium Grid 4's HTTP API as the orchestrator uses it: the router's /status, new sessions, their deletion and a
 // keep-alive. Every request carries the router's credentials (basic auth); they are never logged.
+import { gridNodes, readyNodeId } from '../lib/grid/grid.js';
+import { readBoundedText } from '../lib/input/bounded-body.js';
 import { EnvironmentError } from '../lib/system/errors.js';
 
 const REQUEST_TIMEOUT_MS = 10_000;
+/** The longest reply read from a hub or node: a /status of 1000 two-slot nodes is about 2 MB. */
+export const MAX_REPLY_BYTES = 4 * 1024 * 1024;
 /** Chromium's start on a busy node, through chromedriver, takes a few seconds; the Grid queues a request this long. */
 const NEW_SESSION_TIMEOUT_MS = 60_000;
 
@@ -31,7 +35,12 @@ export async function gridRequest(gridUrl, urlPath, { method = 'GET', body, secr
       + 'start it with `npm run cli -- grid-hub` or check --grid', { cause: error });
   }
   if (response.status === 401) throw new EnvironmentError(`the Grid at ${url.origin} refused the router credentials; use the secrets its grid-hub wrote (--grid-secrets)`);
-  const text = await response.text();
+  let text;
+  try {
+    text = await readBoundedText(response, MAX_REPLY_BYTES, `its reply to ${method} ${url.pathname}`);
+  } catch (error) {
+    throw new EnvironmentError(`the Grid at ${url.origin}: ${error.message}; check that it is a Selenium Grid 4 router or hub`, { cause: error });
+  }
   let json = null;
   try { json = JSON.parse(text); } catch { /* not JSON: reported below */ }
   if (!response.ok) {
@@ -43,6 +52,24 @@ export async function gridRequest(gridUrl, urlPath, { method = 'GET', body, secr
 
 /** @param {string} gridUrl @param {import('../lib/grid/grid-config.js').GridSecrets} secrets */
 export const gridStatus = (gridUrl, secrets) => gridRequest(gridUrl, '/status', { secrets });
+
+/**
+ * Whether this grid-node's own Selenium node is registered: the node answering on its port says it is ready, and the
+ * hub lists that node (by its id) up with this node's URI and label. A Selenium node started earlier on the same port
+ * answers there with its own id and label, so it is never taken for this one.
+ * @param {{ hubUrl: string, nodeUrl: string, label: string, secrets: import('../lib/grid/grid-config.js').GridSecrets }} options
+ */
+export async function nodeRegistered({ hubUrl, nodeUrl, label, secrets }) {
+  // No credentials here: whatever listens on the node's port may not be this node.
+  const reply = await fetch(new URL('/status', nodeUrl), { signal: AbortSignal.timeout(2000) });
+  const text = await readBoundedText(reply, MAX_REPLY_BYTES, `the reply of ${nodeUrl}/status`);
+  let id = null;
+  try { id = readyNodeId(JSON.parse(text)); } catch { /* not JSON: not ready */ }
+  if (id === null) return false;
+  const origin = new URL(nodeUrl).origin;
+  const nodes = gridNodes(await gridStatus(hubUrl, secrets));
+  return nodes.some((node) => node.id === id && node.label === label && new URL(node.uri).origin === origin);
+}
 
 /**
  * @param {string} gridUrl @param {import('../lib/grid/grid-config.js').GridSecrets} secrets

@@ -3,10 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import puppeteer from 'puppeteer';
+import { childEnvironment } from '../grid/secrets.js';
 import { InputError } from '../lib/system/errors.js';
 import { findExecutable } from '../lib/system/paths.js';
 import { withoutFragment } from '../lib/system/peer-secrets.js';
-import { supportsPdeathsig } from '../sfu/janus.js';
+import { supportsPdeathsig } from '../lib/system/pdeathsig.js';
 
 /** Runs Firefox under `setpriv --pdeathsig KILL` (see the script). */
 export const FIREFOX_EXEC_SCRIPT = fileURLToPath(new URL('./firefox-exec.sh', import.meta.url));
@@ -130,7 +131,7 @@ export function launchOptions({ kind, executablePath, media, url, headful, launc
       browser: /** @type {const} */ ('firefox'),
       executablePath: launchSpec.executablePath ?? (tied ? FIREFOX_EXEC_SCRIPT : executablePath),
       args: launchSpec.args ?? [],
-      env: { ...process.env, ...(tied ? { WTB_BROWSER: executablePath } : {}), ...launchSpec.env },
+      env: childEnvironment({ ...(tied ? { WTB_BROWSER: executablePath } : {}), ...launchSpec.env }),
       extraPrefsFirefox: firefoxPrefs(),
       userDataDir: profileDir,
     };
@@ -139,7 +140,7 @@ export function launchOptions({ kind, executablePath, media, url, headful, launc
     ...common,
     executablePath: launchSpec.executablePath ?? executablePath,
     args: [...(launchSpec.args ?? []), ...chromiumArgs(media, new URL(url).origin)],
-    env: { ...process.env, ...launchSpec.env },
+    env: childEnvironment(launchSpec.env),
     // Over a pipe, Chromium shuts itself down when the orchestrator dies, even by SIGKILL: no orphaned browsers.
     pipe: true,
   };

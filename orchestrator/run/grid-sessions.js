@@ -5,7 +5,7 @@
 import { deleteSession, gridStatus, newSession, touchSession, authHeaders } from '../grid/client.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EnvironmentError, InputError } from '../lib/system/errors.js';
-import { cdpEndpoint, gridNodes, nodeAddress, nodeMediaPath, placePeers, sessionRequest } from '../lib/grid/grid.js';
+import { browserVersionOf, cdpEndpoint, gridNodes, nodeAddress, nodeMediaPath, placePeers, sessionRequest } from '../lib/grid/grid.js';
 import { chromiumArgs } from './browsers.js';
 
 const KEEP_ALIVE_MS = 5000;
@@ -77,15 +77,24 @@ export async function openGridSessions({ gridUrl, secrets, peers, spread, placem
   for (const [index, peer] of peers.entries()) {
     const { id, capabilities } = /** @type {PromiseFulfilledResult<Awaited<ReturnType<typeof newSession>>>} */ (opened[index]).value;
     const node = nodeOf(peer);
-    if (typeof capabilities['se:cdp'] !== 'string') {
+    /** @type {{ endpoint: string, browserVersion: string|null }} */
+    let checked;
+    try {
+      if (typeof capabilities['se:cdp'] !== 'string') {
+        throw new EnvironmentError(`--grid: grid-node ${node.label} gave ${peer}'s session no se:cdp endpoint; start the node with CDP enabled (grid-node does)`);
+      }
+      checked = {
+        endpoint: cdpEndpoint(capabilities['se:cdp'], gridUrl),
+        browserVersion: browserVersionOf(capabilities.browserVersion, `the Grid's new session for ${peer} on grid-node ${node.label}`),
+      };
+    } catch (error) {
       await release(ids);
-      throw new EnvironmentError(`--grid: grid-node ${node.label} gave ${peer}'s session no se:cdp endpoint; `
-        + 'start the node with CDP enabled (grid-node does)');
+      throw error;
     }
-    sessions.set(peer, { id, node, address: /** @type {string} */ (addresses.get(peer)), endpoint: cdpEndpoint(capabilities['se:cdp'], gridUrl), headers: authHeaders(secrets) });
-    const browserVersion = capabilities.browserVersion ?? null;
-    record.peers[peer] = { node: node.label, uri: node.uri, cores: node.cores, browserVersion, sessionId: id };
-    log(`${peer}: grid session on ${node.label} (${node.uri}), Chromium ${capabilities.browserVersion ?? '?'}`);
+    const address = /** @type {string} */ (addresses.get(peer));
+    sessions.set(peer, { id, node, address, endpoint: checked.endpoint, headers: authHeaders(secrets) });
+    record.peers[peer] = { node: node.label, uri: node.uri, cores: node.cores, browserVersion: checked.browserVersion, sessionId: id };
+    log(`${peer}: grid session on ${node.label} (${node.uri}), Chromium ${checked.browserVersion ?? '?'}`);
   }
   let timer = /** @type {NodeJS.Timeout|undefined} */ (undefined);
   return {

@@ -3,7 +3,8 @@
 // source size (what a viewer at the source size sees; a lower resolution counts against it), the code strip cut from
 // both, and scored with ffmpeg's psnr and ssim filters. One ffmpeg per sender and captured size.
 import { execFile } from 'node:child_process';
-import { open, readFile, rm, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, open, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { codeStripHeight, readFrameCode } from '../../client-app/frame-code.js';
@@ -25,18 +26,30 @@ export const VMAF_MODEL = 'vmaf_v0.6.1';
 /**
  * Whether VMAF can be scored: the static ffmpeg of PyPI's imageio-ffmpeg in the set-up's venv, with its libvmaf filter.
  * Debian's ffmpeg (which scores PSNR and SSIM) is built without libvmaf and Debian 12 packages none.
- * @param {{ python?: string }} [where]  the venv's python (default: the one `npm run setup` made)
+ * This runs as root under netem, started from any folder: Python runs isolated (-I: no working directory, PYTHON*
+ * variables or user site-packages on its import path) in the venv, without imageio-ffmpeg's IMAGEIO_FFMPEG_EXE
+ * override, and the ffmpeg it names runs only if it is an executable file inside the venv.
+ * @param {{ python?: string }} [where]  the venv's bin/python (default: the one `npm run setup` made)
  * @returns {Promise<VmafAvailability>}
  */
-export async function vmafAvailability({ python = path.join(VMAF_VENV, 'bin', 'python') } = {}) {
-  let ffmpeg;
+export async function vmafAvailability({ python: given = path.join(VMAF_VENV, 'bin', 'python') } = {}) {
+  // Absolute: it runs with the venv as its working directory.
+  const python = path.resolve(given);
+  const venv = path.dirname(path.dirname(python));
+  const { IMAGEIO_FFMPEG_EXE: _override, ...env } = process.env;
+  let named;
   let wrapper;
   try {
-    const { stdout } = await run(python, ['-c', 'import imageio_ffmpeg as m; print(m.get_ffmpeg_exe()); print(m.__version__)']);
-    [ffmpeg, wrapper] = stdout.trim().split('\n');
+    const { stdout } = await run(python, ['-I', '-c', 'import imageio_ffmpeg as m; print(m.get_ffmpeg_exe()); print(m.__version__)'],
+      { cwd: venv, env });
+    [named, wrapper] = stdout.trim().split('\n');
   } catch (error) {
     const why = error.code === 'ENOENT' ? `${python} does not exist` : error.stderr?.trim().split('\n').at(-1) ?? error.message;
     return { available: false, reason: `no imageio-ffmpeg to score VMAF with (${why}); run \`npm run setup\`` };
+  }
+  const ffmpeg = await executableInside(venv, named);
+  if (!ffmpeg) {
+    return { available: false, reason: `imageio-ffmpeg named ${JSON.stringify(named)}, not an executable file inside ${venv}; reinstall imageio-ffmpeg==${IMAGEIO_FFMPEG_VERSION} with \`npm run setup\`` };
   }
   try {
     const [{ stdout: filters }, { stdout: version }] = await Promise.all([
@@ -47,6 +60,22 @@ export async function vmafAvailability({ python = path.join(VMAF_VENV, 'bin', 'p
       : { available: false, reason: `${ffmpeg} has no libvmaf filter; reinstall imageio-ffmpeg==${IMAGEIO_FFMPEG_VERSION} with \`npm run setup\``, ...found };
   } catch (error) {
     return { available: false, reason: `${ffmpeg} -filters failed: ${error.message}` };
+  }
+}
+
+/**
+ * The real path of file when it is an absolute path to an executable regular file inside dir, else null.
+ * @param {string} dir @param {string|undefined} file @returns {Promise<string|null>}
+ */
+async function executableInside(dir, file) {
+  if (!file || !path.isAbsolute(file)) return null;
+  try {
+    const [real, root] = await Promise.all([realpath(file), realpath(dir)]);
+    if (!real.startsWith(root + path.sep) || !(await stat(real)).isFile()) return null;
+    await access(real, constants.X_OK);
+    return real;
+  } catch {
+    return null; // missing, unreadable or not executable: not the venv's ffmpeg
   }
 }
 
@@ -126,17 +155,17 @@ export async function scoreCaptures({ captures, media, workDir, vmaf }) {
       await handle.close();
     }
     group += 1;
-    const received = path.join(workDir, `received-${group}.gray`);
-    const original = path.join(workDir, `source-${group}.gray`);
-    await writeFile(received, Buffer.concat(usable.map((capture) => keptLuma(lumaOf, capture.file))));
-    await writeFile(original, Buffer.concat(sourceFrames));
+    const received = `received-${group}.gray`;
+    const original = `source-${group}.gray`;
+    await writeFile(path.join(workDir, received), Buffer.concat(usable.map((capture) => keptLuma(lumaOf, capture.file))));
+    await writeFile(path.join(workDir, original), Buffer.concat(sourceFrames));
     try {
       const scored = await scoreFiles({ received, original, size: `${width}x${height}`, layout, workDir, group, vmaf });
       vmafFailure = scored.vmafFailure ?? vmafFailure;
       usable.forEach(({ file, ...capture }, i) => scores.push({
         ...capture, psnrDb: scored.psnr[i] ?? null, ssim: scored.ssim[i] ?? null, vmaf: scored.vmaf[i] ?? null }));
     } finally {
-      await Promise.all([received, original].map((file) => rm(file, { force: true })));
+      await Promise.all([received, original].map((file) => rm(path.join(workDir, file), { force: true })));
     }
   }
   return { scores, unmatched, vmafFailure };
@@ -154,14 +183,18 @@ function keptLuma(lumaOf, file) {
 
 /**
  * ffmpeg's psnr and ssim (system ffmpeg) and libvmaf (`vmaf.ffmpeg`) on two raw luma files of paired frames.
+ * ffmpeg runs in workDir and sees only bare file names: workDir (a run's --out) never reaches the filter graph, where
+ * , : ' \ ; [ ] are syntax (a folder named with them wrote stray files and broke the scoring).
  * @param {{ received: string, original: string, size: string, layout: { width: number, height: number }, workDir: string,
- *   group: number, vmaf?: VmafAvailability }} input  size: the received frames' WxH
+ *   group: number, vmaf?: VmafAvailability }} input  received, original: file names in workDir; size: the received frames' WxH
  * @returns {Promise<{ psnr: Array<number|null>, ssim: Array<number|null>, vmaf: Array<number|null>, vmafFailure: string|null }>}
  */
 async function scoreFiles({ received, original, size, layout, workDir, group, vmaf }) {
-  const psnrLog = path.join(workDir, `psnr-${group}.log`);
-  const ssimLog = path.join(workDir, `ssim-${group}.log`);
-  const vmafLog = path.join(workDir, `vmaf-${group}.json`);
+  const psnrLog = `psnr-${group}.log`;
+  const ssimLog = `ssim-${group}.log`;
+  const vmafLog = `vmaf-${group}.json`;
+  const inWorkDir = (/** @type {string} */ file) => path.join(workDir, file);
+  const options = { cwd: workDir, maxBuffer: 1 << 22 };
   const strip = codeStripHeight(layout.height);
   const crop = `crop=${layout.width}:${layout.height - strip}:0:${strip}`;
   // The received frame scaled up to the source size: what a viewer at that size sees.
@@ -172,18 +205,18 @@ async function scoreFiles({ received, original, size, layout, workDir, group, vm
   try {
     await run('ffmpeg', [...inputs, '-filter_complex', `${pair},split[r1][r2];[1]${crop},split[s1][s2];`
       + `[r1][s1]psnr=stats_file=${psnrLog}[p];[r2][s2]ssim=stats_file=${ssimLog}[q]`,
-    '-map', '[p]', '-f', 'null', '-', '-map', '[q]', '-f', 'null', '-'], { maxBuffer: 1 << 22 });
-    const psnr = parseStatsFile(await readFile(psnrLog, 'utf8'), 'psnr');
-    const ssim = parseStatsFile(await readFile(ssimLog, 'utf8'), 'ssim');
+    '-map', '[p]', '-f', 'null', '-', '-map', '[q]', '-f', 'null', '-'], options);
+    const psnr = parseStatsFile(await readFile(inWorkDir(psnrLog), 'utf8'), 'psnr');
+    const ssim = parseStatsFile(await readFile(inWorkDir(ssimLog), 'utf8'), 'ssim');
     if (!vmaf?.available || !vmaf.ffmpeg) return { psnr, ssim, vmaf: [], vmafFailure: null };
     try {
       await run(vmaf.ffmpeg, [...inputs, '-filter_complex', `${pair}[r];[1]${crop}[s];`
-        + `[r][s]libvmaf=model=version=${VMAF_MODEL}:log_fmt=json:log_path=${vmafLog}`, '-f', 'null', '-'], { maxBuffer: 1 << 22 });
-      return { psnr, ssim, vmaf: parseVmafLog(await readFile(vmafLog, 'utf8')), vmafFailure: null };
+        + `[r][s]libvmaf=model=version=${VMAF_MODEL}:log_fmt=json:log_path=${vmafLog}`, '-f', 'null', '-'], options);
+      return { psnr, ssim, vmaf: parseVmafLog(await readFile(inWorkDir(vmafLog), 'utf8')), vmafFailure: null };
     } catch (error) {
       return { psnr, ssim, vmaf: [], vmafFailure: `${vmaf.ffmpeg} libvmaf failed: ${error.stderr?.trim() || error.message}` };
     }
   } finally {
-    await Promise.all([psnrLog, ssimLog, vmafLog].map((file) => rm(file, { force: true })));
+    await Promise.all([psnrLog, ssimLog, vmafLog].map((file) => rm(inWorkDir(file), { force: true })));
   }
 }

@@ -6,7 +6,7 @@
  * Janus in the same process, so the death signal and the pid carry over; its APIs then listen on the namespace's
  * address, which the orchestrator reaches through the netem router.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { constants, closeSync, existsSync, openSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { rm, symlink } from 'node:fs/promises';
@@ -15,9 +15,11 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { firstIpv4Address } from '../emulators/candidates.js';
 import { shellJoin } from '../emulators/script.js';
+import { childEnvironment } from '../grid/secrets.js';
 import { EnvironmentError } from '../lib/system/errors.js';
 import { makePrivateDir, writeSecretFile } from '../lib/system/files.js';
 import { findExecutable } from '../lib/system/paths.js';
+import { supportsPdeathsig } from '../lib/system/pdeathsig.js';
 import { janusPost } from './janus-api.js';
 import { ADMIN_BASE_PATH, API_BASE_PATH, VIDEOROOM_PLUGIN, janusConfig } from './janus-config.js';
 
@@ -192,7 +194,7 @@ function spawnJanus(argv, consoleFile, registerCleanup) {
   try {
     // Its own process group: a Ctrl-C at the terminal reaches the orchestrator, which stops Janus after writing
     // the aborted result, instead of Janus vanishing mid-run.
-    child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', consoleFd, consoleFd], detached: true });
+    child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', consoleFd, consoleFd], detached: true, env: childEnvironment() });
   } finally {
     closeSync(consoleFd);
   }
@@ -230,11 +232,6 @@ async function waitUntilReady({ apiUrl, adminUrl, adminSecret, readyTimeoutMs, e
     await sleep(100);
   }
   return exitReason() ?? `was not ready within ${readyTimeoutMs / 1000} s (API ${apiUrl}, Admin API ${adminUrl}: ${lastError})`;
-}
-
-/** util-linux before 2.33 has setpriv without --pdeathsig. @param {string} setpriv */
-export function supportsPdeathsig(setpriv) {
-  return spawnSync(setpriv, ['--help'], { encoding: 'utf8' }).stdout?.includes('--pdeathsig') ?? false;
 }
 
 /**

@@ -42,9 +42,9 @@ test('the Grid\'s /status gives this project\'s nodes that are up, with their la
     value: {
       ready: true,
       nodes: [
-        { nodeId: 'id1', uri: 'http://10.0.0.1:5555', availability: 'UP', maxSessions: 2, slots: [slot(null), slot({ sessionId: 's' })] },
-        { nodeId: 'id2', uri: 'http://10.0.0.2:5555', availability: 'DOWN', maxSessions: 2, slots: [slot(null)] },
-        { nodeId: 'id3', uri: 'http://10.0.0.3:5555', availability: 'UP', maxSessions: 1, slots: [{ session: null, stereotype: { browserName: 'chrome' } }] },
+        { id: 'id1', uri: 'http://10.0.0.1:5555', availability: 'UP', maxSessions: 2, slots: [slot(null), slot({ sessionId: 's' })] },
+        { id: 'id2', uri: 'http://10.0.0.2:5555', availability: 'DOWN', maxSessions: 2, slots: [slot(null)] },
+        { id: 'id3', uri: 'http://10.0.0.3:5555', availability: 'UP', maxSessions: 1, slots: [{ session: null, stereotype: { browserName: 'chrome' } }] },
       ],
     },
   };
@@ -56,7 +56,7 @@ test('the Grid\'s /status gives this project\'s nodes that are up, with their la
 });
 
 test('a node\'s relay address and its own address are checked at the edge, naming the node and the field', () => {
-  const statusWithRelay = (relay) => ({ value: { nodes: [{ nodeId: 'i', uri: 'http://10.0.0.1:5555', availability: 'UP', slots: [{ session: null, stereotype: { [CAP.label]: 'n1', [CAP.relay]: relay } }] }] } });
+  const statusWithRelay = (relay) => ({ value: { nodes: [{ id: 'i', uri: 'http://10.0.0.1:5555', availability: 'UP', maxSessions: 1, slots: [{ session: null, stereotype: { [CAP.label]: 'n1', [CAP.relay]: relay } }] }] } });
   assert.equal(gridNodes(statusWithRelay(undefined))[0].relay, null, 'a node without a relay');
   for (const bad of ['10.0.0.1', 'host:7000', '10.0.0.1:0', '10.0.0.1:70000', 7000, `10.0.0.1:7000${'0'.repeat(40)}`]) {
     assert.throws(() => gridNodes(statusWithRelay(bad)), /grid-node n1's stereotype field wtb:relay is not IPv4:port/, JSON.stringify(bad));
@@ -119,7 +119,7 @@ test('the Grid\'s secrets: a 0600 file for this machine, else --grid-secrets, el
     const fromEnv = { ...env, [SECRET_ENV.registrationSecret]: 'R', [SECRET_ENV.username]: 'U', [SECRET_ENV.password]: 'P' };
     assert.deepEqual(readSecrets(undefined, fromEnv), { registrationSecret: 'R', username: 'U', password: 'P' });
     const partial = path.join(config, 'partial.json');
-    writeFileSync(partial, JSON.stringify({ registrationSecret: 'r', username: 'u' }));
+    writeFileSync(partial, JSON.stringify({ registrationSecret: 'r', username: 'u' }), { mode: 0o600 });
     assert.throws(() => readSecrets(partial, env), /partial\.json: field password is missing/);
     written.remove();
     assert.throws(() => readSecrets(undefined, env), /grid-secrets\.json: cannot read the Grid's secrets file \(no such file\); on the hub's machine `grid-hub` writes it/);

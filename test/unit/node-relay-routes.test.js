@@ -47,3 +47,10 @@ test('relayPeer: Janus\'s side of a pair is its peer\'s node, a peer\'s its own'
   assert.equal(relayPeer('p1', 'sfu'), 'p1');
   assert.equal(relayPeer('p0', 'p1'), 'p0');
 });
+
+test('hostile labels: nodes labelled constructor and toString get their own share, not a TypeError', () => {
+  const shares = splitRoutes({ 'p0->p1': ['p0.up', 'bottleneck.fwd', 'p1.down'], 'p1->p0': ['p1.up', 'bottleneck.back', 'p0.down'] },
+    (peer) => (peer === 'p0' ? 'constructor' : 'toString'));
+  assert.deepEqual(Object.keys(shares).sort(), ['constructor', 'toString']);
+  assert.deepEqual(shares.constructor.links, ['p0.up', 'bottleneck.fwd', 'p0.down']);
+});

@@ -1,14 +1,16 @@
 // The orchestrator's side of a grid-node's relay (control-server.js): its methods as promises over HTTP, every reply
 // checked and bounded here, with errors that name the node and the field.
 import { checkMemoryReply, checkPidList } from '../../lib/devices/process-memory.js';
+import { readBoundedText } from '../../lib/input/bounded-body.js';
 import { EnvironmentError } from '../../lib/system/errors.js';
-import { openProof } from './control-server.js';
+import { AUTH_HEADER, authHeader, runKey } from './control-auth.js';
 
 const CONTROL_TIMEOUT_MS = 10_000;
 /** A reply's size and a truth reply's rows: a second of a few links, read every second. */
 const MAX_REPLY_BYTES = 1024 * 1024;
 const MAX_TRUTH_ROWS = 10_000;
 const MAX_LINK_NAME_CHARS = 64;
+const MAX_NONCE_CHARS = 200;
 
 /**
  * @typedef {object} NodeRelayClient
@@ -30,38 +32,30 @@ const MAX_LINK_NAME_CHARS = 64;
  */
 
 /**
- * Opens the node's relay for this run.
- * @param {{ label: string, control: string, registrationSecret: string, runSecret: string }} options
+ * Opens the node's relay for this run: a nonce from the node, then `open` proven with the registration secret over
+ * it (control-auth.js); every later request is signed with the key both ends derive for this node and run.
+ * @param {{ label: string, control: string, registrationSecret: string, probeToken: string }} options
+ *   probeToken: 32 hex digits, the same for every node of the run (their echoes answer the run's probes only)
  * @returns {Promise<NodeRelayClient>}
  */
-export async function openNodeRelay({ label, control, registrationSecret, runSecret }) {
+export async function openNodeRelay({ label, control, registrationSecret, probeToken }) {
   const where = `grid-node ${label}'s relay (${control})`;
-  /** @param {string} method @param {unknown} [params] @param {boolean} [open] */
-  const call = async (method, params, open = false) => {
-    const body = JSON.stringify(open ? { method, params } : { method, params, secret: runSecret });
-    let response;
-    try {
-      response = await fetch(`http://${control}/`, {
-        method: 'POST', body, headers: { 'Content-Type': 'application/json' }, signal: AbortSignal.timeout(CONTROL_TIMEOUT_MS),
-      });
-    } catch (error) {
-      throw new EnvironmentError(`${where} does not answer ${method}: ${error.cause?.message ?? error.message}; check that the node runs and its relay's port is open to this host`);
-    }
-    const text = await response.text();
-    if (text.length > MAX_REPLY_BYTES) throw new EnvironmentError(`${where}: the reply to ${method} is over ${MAX_REPLY_BYTES} bytes`);
-    let reply;
-    try {
-      reply = JSON.parse(text);
-    } catch {
-      throw new EnvironmentError(`${where}: the reply to ${method} is not JSON; is ${control} a grid-node's relay?`);
-    }
-    if (!response.ok) {
-      const error = typeof reply?.error === 'string' ? reply.error.slice(0, 300) : `HTTP ${response.status}`;
-      throw new EnvironmentError(`${where} refused ${method}: ${error}`);
-    }
-    return reply?.result;
+  /** @param {string} method @param {string} body @param {string|null} auth */
+  const post = (method, body, auth) => postControl({ where, control, method, body, auth });
+  const nonce = (await post('nonce', '', null))?.nonce;
+  if (typeof nonce !== 'string' || !/^\S+$/.test(nonce) || nonce.length > MAX_NONCE_CHARS) {
+    throw new EnvironmentError(`${where}: its nonce is not a word of up to ${MAX_NONCE_CHARS} characters; is ${control} a grid-node's relay of this version?`);
+  }
+  const openBody = JSON.stringify({ probeToken });
+  const opened = await post('open', openBody, authHeader(registrationSecret, { label, method: 'open', counter: nonce, body: openBody }));
+  const key = runKey(registrationSecret, label, nonce);
+  let sequence = 0;
+  /** @param {string} method @param {unknown} [params] */
+  const call = (method, params) => {
+    const body = params === undefined ? '' : JSON.stringify(params);
+    sequence += 1;
+    return post(method, body, authHeader(key, { label, method, counter: String(sequence), body }));
   };
-  const opened = await call('open', { runSecret, proof: openProof(registrationSecret, runSecret) }, true);
   const echoPort = opened?.echoPort;
   if (!Number.isInteger(echoPort) || echoPort < 1 || echoPort > 65535) {
     throw new EnvironmentError(`${where}: open's echoPort ${JSON.stringify(echoPort)?.slice(0, 40)} is not 1..65535`);
@@ -102,6 +96,41 @@ export async function openNodeRelay({ label, control, registrationSecret, runSec
     },
     close: async () => { await call('close'); },
   };
+}
+
+/**
+ * One request to a node relay: its reply's result, the reply read up to MAX_REPLY_BYTES.
+ * @param {{ where: string, control: string, method: string, body: string, auth: string|null }} request
+ *   auth: the x-wtb-auth header (control-auth.js), none for a nonce
+ * @returns {Promise<any>}  any: the node's JSON result, checked field by field by each method of openNodeRelay
+ */
+async function postControl({ where, control, method, body, auth }) {
+  let response;
+  let text;
+  try {
+    response = await fetch(`http://${control}/${method}`, {
+      method: 'POST', body, headers: { 'Content-Type': 'application/json', ...(auth ? { [AUTH_HEADER]: auth } : {}) },
+      signal: AbortSignal.timeout(CONTROL_TIMEOUT_MS),
+    });
+  } catch (error) {
+    throw new EnvironmentError(`${where} does not answer ${method}: ${error.cause?.message ?? error.message}; check that the node runs and its relay's port is open to this host`);
+  }
+  try {
+    text = await readBoundedText(response, MAX_REPLY_BYTES, `the reply to ${method}`);
+  } catch (error) {
+    throw new EnvironmentError(`${where}: ${error.message}; is ${control} a grid-node's relay, and does it answer?`);
+  }
+  let reply;
+  try {
+    reply = JSON.parse(text);
+  } catch {
+    throw new EnvironmentError(`${where}: the reply to ${method} is not JSON; is ${control} a grid-node's relay?`);
+  }
+  if (!response.ok) {
+    const error = typeof reply?.error === 'string' ? reply.error.slice(0, 300) : `HTTP ${response.status}`;
+    throw new EnvironmentError(`${where} refused ${method}: ${error}`);
+  }
+  return reply?.result;
 }
 
 /**

@@ -1,27 +1,46 @@
 // The relay a grid-node runs for the peers on its machine: the relay process of emulators/relay/ (the same link model),
-// controlled over HTTP by the orchestrator of one run at a time. A run opens it with a secret of its own, proven with the
-// Grid's registration secret (which only the hub's owner gives out); every later message must carry that run secret,
-// and one that does not is refused and counted. Each run gets a fresh relay process, closed with the run; a run that
-// has said nothing for RUN_IDLE_MS (its orchestrator died) keeps it until the next run opens, which closes it.
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+// controlled over HTTP by the orchestrator of one run at a time. A run opens it with a nonce the node issued and an
+// HMAC of the Grid's registration secret (which only the hub's owner gives out); every later request carries an HMAC
+// of the run's own key (control-auth.js). A request is admitted by its headers alone: one that is not the run's is
+// refused, counted and (at most every REFUSAL_LOG_INTERVAL_MS) logged before a byte of its body is read. Each run gets
+// a fresh relay process, closed with the run; a run that has said nothing for RUN_IDLE_MS (its orchestrator died)
+// keeps it until the next run opens, which closes it.
+import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { isIPv4 } from 'node:net';
 import { startRelayProcess } from '../relay/client.js';
+import { AUTH_HEADER, NONCE_TTL_MS, checkAuth, issueNonce, nonceIsFresh, runKey, sequenceGuard, sha256Hex } from './control-auth.js';
+import { PROBE_LIMITS, runParamsChecker } from './control-params.js';
 import { readProcessMemory } from './process-memory.js';
 
-/** A control message's body: a whole scenario's traces fit. */
+/** A control message's body: a whole scenario's traces fit. Only an admitted request's body is read. */
 export const MAX_CONTROL_BYTES = 4 * 1024 * 1024;
 /** A run that has sent nothing for this long may be replaced by another (the run reads truth every second). */
 export const RUN_IDLE_MS = 30_000;
+/** Connections the control port holds at once (a run uses a few); more are closed as they come. */
+export const MAX_CONNECTIONS = 32;
+/** A request's headers must come within HEADERS_TIMEOUT_MS, the whole request (4 MiB at 2 Mbit/s) within REQUEST_TIMEOUT_MS. */
+export const HEADERS_TIMEOUT_MS = 2_000;
+const REQUEST_TIMEOUT_MS = 20_000;
+/** Refusals are logged at most this often: each line counts those that were not. */
+const REFUSAL_LOG_INTERVAL_MS = 10_000;
 const METHODS = ['configure', 'restartTraces', 'register', 'truth', 'stats', 'probe', 'processMemory', 'close'];
-/** A path probe: at most this many datagrams, at least this far apart, and echoes awaited this long after the last. */
-export const PROBE_LIMITS = { maxCount: 200, minIntervalMs: 1, maxIntervalMs: 1000, waitMs: 1000 };
 const TOKEN_BYTES = 16;
+const PROBE_TOKEN = /^[0-9a-f]{32}$/;
+/** @type {Reply} */
+const HELD = { status: 409, body: { error: 'another run holds this node relay; retry when it ends' } };
 
-/** The first bytes of every probe datagram of a run: a node's echo answers only its open run's probes. @param {string} runSecret */
-const probeToken = (runSecret) => createHash('sha256').update(`wtb-node-relay-probe:${runSecret}`).digest().subarray(0, TOKEN_BYTES);
+/**
+ * @typedef {{ status: number, body: object }} Reply
+ *   (any: check gives each method's params in that method's own shape, as control-params.js checked them)
+ * @typedef {{ key: string, fresh: (counter: string) => boolean, check: (method: string, params: unknown) => any,
+ *   relay: import('../relay/client.js').RelayProcess, lastMs: number, token: Buffer }} Run
+ *   key: the run key; fresh: its sequence numbers; check: its params (control-params.js);
+ *   token: the first bytes of its path probes, the same on every node of the run
+ * @typedef {{ reply: Reply } | { bodySha256: string, nonce?: string, run?: Run }} Admission
+ *   reply: answered from the headers, the body left unread; else the body must have bodySha256 (nonce: an open's)
+ */
 
 /** A UDP socket bound on address (any free port). @param {string} address @returns {Promise<dgram.Socket>} */
 const udpSocket = (address) => new Promise((resolve, reject) => {
@@ -59,135 +78,187 @@ async function sendProbes({ address, token, to, count, intervalMs }) {
   return { sent: count, rttMs: inOrder.map((sequence) => Number(/** @type {number} */ (rtts.get(sequence)).toFixed(3))) };
 }
 
-// any: the request's JSON params, checked field by field below
-/** @param {any} params @returns {{ to: { address: string, port: number }, count: number, intervalMs: number }} */
-function checkProbe(params) {
-  const { address, port, count, intervalMs } = params ?? {};
-  if (!isIPv4(address) || !Number.isInteger(port) || port < 1 || port > 65535) throw new Error('probe: params.address and params.port must be an IPv4 address and 1..65535');
-  if (!Number.isInteger(count) || count < 1 || count > PROBE_LIMITS.maxCount) throw new Error(`probe: params.count must be 1..${PROBE_LIMITS.maxCount}`);
-  if (!Number.isInteger(intervalMs) || intervalMs < PROBE_LIMITS.minIntervalMs || intervalMs > PROBE_LIMITS.maxIntervalMs) {
-    throw new Error(`probe: params.intervalMs must be ${PROBE_LIMITS.minIntervalMs}..${PROBE_LIMITS.maxIntervalMs}`);
-  }
-  return { to: { address, port }, count, intervalMs };
-}
-
 /**
- * What a run sends to open a node relay: proof that it holds the registration secret, bound to its run secret.
- * @param {string} registrationSecret @param {string} runSecret
+ * The control port: each POST /<method> is admitted by its headers alone; only then is its body read (at most
+ * MAX_CONTROL_BYTES, with a Content-Length, its SHA-256 the one admitted) and handled. A reply given without reading
+ * the body closes the connection, so the rest of that body is never read.
+ * @param {{ admit: (method: string, auth: unknown, from: string) => Admission,
+ *   handle: (method: string, params: unknown, admitted: Exclude<Admission, { reply: Reply }>, from: string) => Promise<Reply> }} handlers
  */
-export const openProof = (registrationSecret, runSecret) => createHmac('sha256', registrationSecret).update(`wtb-node-relay-open:${runSecret}`).digest('hex');
-
-/** @param {unknown} given @param {string} expected */
-const sameSecret = (given, expected) => typeof given === 'string' && given.length === expected.length
-  && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
-
-/**
- * The control port: POSTed JSON messages, each at most MAX_CONTROL_BYTES, answered by handle.
- * @param {(message: any, from: string) => Promise<{ status: number, body: object }>} handle  any: a node's message, checked there
- * @returns {http.Server}
- */
-function controlServer(handle) {
-  return http.createServer((request, response) => {
+function controlServer({ admit, handle }) {
+  const timeouts = { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 500 };
+  /** @type {WeakMap<import('node:net').Socket, NodeJS.Timeout>} each connection's deadline for its first request */
+  const firstRequest = new WeakMap();
+  const server = http.createServer(timeouts, (request, response) => {
+    clearTimeout(firstRequest.get(request.socket));
     const from = `${request.socket.remoteAddress}:${request.socket.remotePort}`;
-    const reply = (/** @type {number} */ status, /** @type {object} */ body) => {
-      response.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+    const send = (/** @type {Reply} */ { status, body }, close = false) => {
+      response.writeHead(status, { 'Content-Type': 'application/json', ...(close ? { Connection: 'close' } : {}) }).end(JSON.stringify(body));
     };
-    if (request.method !== 'POST') return reply(405, { error: 'POST a JSON control message' });
-    let size = 0;
+    if (request.method !== 'POST') return send({ status: 405, body: { error: 'POST /<method> with its x-wtb-auth header' } }, true);
+    const admitted = admit((request.url ?? '').slice(1), request.headers[AUTH_HEADER], from);
+    if ('reply' in admitted) return send(admitted.reply, true);
+    const declared = Number(request.headers['content-length'] ?? 0);
+    if (request.headers['transfer-encoding'] !== undefined || !(declared <= MAX_CONTROL_BYTES)) {
+      return send({ status: 413, body: { error: `a control message is at most ${MAX_CONTROL_BYTES} bytes, sent with a Content-Length` } }, true);
+    }
     /** @type {Buffer[]} */
     const chunks = [];
-    request.on('data', (chunk) => {
-      size += chunk.length;
-      if (size > MAX_CONTROL_BYTES) { reply(413, { error: `a control message is at most ${MAX_CONTROL_BYTES} bytes` }); request.destroy(); } else chunks.push(chunk);
-    });
+    request.on('data', (chunk) => chunks.push(chunk));
     request.on('end', async () => {
-      if (size > MAX_CONTROL_BYTES) return;
-      let message;
+      const body = Buffer.concat(chunks);
+      if (sha256Hex(body) !== admitted.bodySha256) return send({ status: 400, body: { error: 'the body is not the one its x-wtb-auth header was made for' } });
+      let params;
       try {
-        message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        params = body.length === 0 ? undefined : JSON.parse(body.toString('utf8'));
       } catch {
-        return reply(400, { error: 'the body is not JSON' });
+        return send({ status: 400, body: { error: 'the body is not JSON' } });
       }
       try {
-        const { status, body } = await handle(message, from);
-        reply(status, body);
+        send(await handle((request.url ?? '').slice(1), params, admitted, from));
       } catch (error) {
-        reply(400, { error: String(error.message).slice(0, 500) });
+        send({ status: 400, body: { error: String(error.message).slice(0, 500) } });
       }
     });
   });
+  server.maxConnections = MAX_CONNECTIONS;
+  // headersTimeout counts from a request's first byte: a connection that sends no request in time is closed here.
+  server.on('connection', (socket) => {
+    const timer = setTimeout(() => socket.destroy(), HEADERS_TIMEOUT_MS);
+    firstRequest.set(socket, timer);
+    socket.once('close', () => clearTimeout(timer));
+  });
+  return server;
 }
 
 /**
- * @param {{ address: string, port?: number, registrationSecret: string, log: (line: string) => void,
+ * Counts refusals and logs them, at most one line every REFUSAL_LOG_INTERVAL_MS: a flood of them is one line.
+ * @param {(line: string) => void} log
+ */
+function refusals(log) {
+  let count = 0;
+  let unlogged = 0;
+  let loggedMs = -Infinity;
+  return {
+    count: () => count,
+    /** @param {string} why @param {string} from @returns {Reply} */
+    refuse(why, from) {
+      count += 1;
+      if (Date.now() - loggedMs >= REFUSAL_LOG_INTERVAL_MS) {
+        log(`node relay: refused a control message from ${from}: ${why} (${count} refused so far${unlogged ? `, ${unlogged} of them not logged` : ''})`);
+        loggedMs = Date.now();
+        unlogged = 0;
+      } else unlogged += 1;
+      return { status: 403, body: { error: `refused: ${why}` } };
+    },
+  };
+}
+
+/**
+ * One request of the open run (but close), its params checked first.
+ * @param {Run} run @param {string} method @param {unknown} params
+ * @param {{ address: string, processRoot: () => number|null, refused: number }} node
+ * @returns {Promise<Reply>}
+ */
+async function runRequest({ relay, token, check }, method, params, { address, processRoot, refused }) {
+  const checked = check(method, params);
+  if (method === 'probe') return { status: 200, body: { result: await sendProbes({ address, token, ...checked }) } };
+  if (method === 'processMemory') {
+    const rootPid = processRoot();
+    if (rootPid === null) return { status: 409, body: { error: 'this grid-node\'s Selenium node is not running yet; retry' } };
+    return { status: 200, body: { result: readProcessMemory({ pids: checked, rootPid }) } };
+  }
+  // any: each method's params, checked by control-params.js
+  const result = await /** @type {Record<string, (params: any) => Promise<unknown>>} */ ({
+    configure: (config) => relay.configure(config), restartTraces: (epochMs) => relay.restartTraces(epochMs),
+    register: (candidate) => relay.register(candidate), truth: () => relay.truth(),
+    stats: async () => ({ ...await relay.stats(), refused }),
+  })[method](checked);
+  return { status: 200, body: { result: result ?? null } };
+}
+
+/**
+ * @param {{ address: string, port?: number, label: string, registrationSecret: string, log: (line: string) => void,
  *   processRoot?: () => number|null }} options
- *   address: the node's IPv4 address, where the control server and the relay's sockets listen; processRoot: the
- *   Selenium node's pid once it runs, whose descendants' memory a run may read (processMemory)
+ *   address: the node's IPv4 address, where the control server and the relay's sockets listen; label: the node's
+ *   (grid-node --label), which every request's HMAC names; processRoot: the Selenium node's pid once it runs, whose
+ *   descendants' memory a run may read (processMemory)
  * @returns {Promise<{ control: string, refused: () => number, close: () => Promise<void> }>}  control: address:port
  */
-export async function startNodeRelay({ address, port = 0, registrationSecret, log, processRoot = () => null }) {
-  /** @type {{ secret: string, relay: import('../relay/client.js').RelayProcess, lastMs: number, token: Buffer }|null} */
+export async function startNodeRelay({ address, port = 0, label, registrationSecret, log, processRoot = () => null }) {
+  /** @type {Run|null} */
   let run = null;
-  let refused = 0;
+  let opening = false;
+  const nodeKey = randomBytes(32);
+  /** @type {Map<string, number>} nonces that opened a run (or tried to, with a valid proof), until they expire */
+  const usedNonces = new Map();
+  const refused = refusals(log);
   // Echoes the open run's path probes from other nodes (the real path between the machines, outside any link).
   const echo = await udpSocket(address);
   echo.on('message', (message, from) => {
     const ours = run && message.length === TOKEN_BYTES + 4 && message.subarray(0, TOKEN_BYTES).equals(run.token);
     if (ours) echo.send(message, from.port, from.address);
   });
+  // Another run holds the relay while it opens or talks; one silent for RUN_IDLE_MS is replaced.
+  const held = () => opening || (run !== null && Date.now() - run.lastMs < RUN_IDLE_MS);
   const closeRun = async () => {
     const closing = run;
     run = null;
     await closing?.relay.close();
   };
-  /** @param {string} why @param {string} from */
-  const refuse = (why, from) => {
-    refused += 1;
-    log(`node relay: refused a control message from ${from}: ${why} (${refused} refused so far)`);
-    return { status: 403, body: { error: `refused: ${why}` } };
+  /** @type {(method: string, auth: unknown, from: string) => Admission} */
+  const admit = (method, auth, from) => {
+    if (method === 'nonce') return { reply: { status: 200, body: { result: { nonce: issueNonce(nodeKey) } } } };
+    if (method === 'open') {
+      const proof = checkAuth(auth, registrationSecret, { label, method });
+      if (!proof || !nonceIsFresh(nodeKey, proof.counter) || usedNonces.has(proof.counter)) {
+        return { reply: refused.refuse('open without a fresh proof of the Grid\'s registration secret for this node', from) };
+      }
+      for (const [nonce, usedMs] of usedNonces) if (Date.now() - usedMs > NONCE_TTL_MS) usedNonces.delete(nonce);
+      usedNonces.set(proof.counter, Date.now());
+      if (held()) return { reply: HELD };
+      return { bodySha256: proof.bodySha256, nonce: proof.counter };
+    }
+    const current = run;
+    const request = current && checkAuth(auth, current.key, { label, method });
+    if (!current || !request || !current.fresh(request.counter)) return { reply: refused.refuse('not a request of the open run, or one seen before', from) };
+    if (!METHODS.includes(method)) return { reply: { status: 400, body: { error: `unknown method; use one of ${METHODS.join(', ')}` } } };
+    current.lastMs = Date.now();
+    return { bodySha256: request.bodySha256, run: current };
   };
-  // any: a parsed JSON request, checked field by field below
-  /** @param {any} message @param {string} from @returns {Promise<{ status: number, body: object }>} */
-  const handle = async (message, from) => {
-    if (message?.method === 'open') {
-      const secret = message.params?.runSecret;
-      if (typeof secret !== 'string' || secret.length < 32 || secret.length > 128) return { status: 400, body: { error: 'params.runSecret must be 32 to 128 characters' } };
-      if (!sameSecret(message.params?.proof, openProof(registrationSecret, secret))) return refuse('open without proof of the Grid\'s registration secret', from);
-      if (run && Date.now() - run.lastMs < RUN_IDLE_MS) return { status: 409, body: { error: 'another run holds this node relay; retry when it ends' } };
+  /** @param {string} nonce @param {unknown} params @param {string} from @returns {Promise<Reply>} */
+  const open = async (nonce, params, from) => {
+    const probeToken = /** @type {{ probeToken?: unknown }} */ (params)?.probeToken;
+    if (typeof probeToken !== 'string' || !PROBE_TOKEN.test(probeToken)) return { status: 400, body: { error: 'open: params.probeToken must be 32 hex digits' } };
+    if (held()) return HELD;
+    opening = true;
+    try {
       await closeRun();
-      run = { secret, relay: await startRelayProcess({ host: address }), lastMs: Date.now(), token: probeToken(secret) };
-      log(`node relay: opened for a run by ${from}`);
-      return { status: 200, body: { result: { echoPort: echo.address().port } } };
+      run = {
+        key: runKey(registrationSecret, label, nonce), fresh: sequenceGuard(), check: runParamsChecker(address),
+        relay: await startRelayProcess({ host: address }), lastMs: Date.now(), token: Buffer.from(probeToken, 'hex'),
+      };
+    } finally {
+      opening = false;
     }
-    if (!run || !sameSecret(message?.secret, run.secret)) return refuse('no open run with that secret', from);
-    if (!METHODS.includes(message.method)) return { status: 400, body: { error: `unknown method; use one of ${METHODS.join(', ')}` } };
-    run.lastMs = Date.now();
-    if (message.method === 'close') {
-      await closeRun();
-      return { status: 200, body: { result: null } };
-    }
-    const { relay, token } = run;
-    if (message.method === 'probe') {
-      return { status: 200, body: { result: await sendProbes({ address, token, ...checkProbe(message.params) }) } };
-    }
-    if (message.method === 'processMemory') {
-      const rootPid = processRoot();
-      if (rootPid === null) return { status: 409, body: { error: 'this grid-node\'s Selenium node is not running yet; retry' } };
-      return { status: 200, body: { result: readProcessMemory({ pids: message.params?.pids, rootPid }) } };
-    }
-    // any: the request's JSON params, whose shape depends on the method
-    const result = await /** @type {Record<string, (params: any) => Promise<unknown>>} */ ({
-      configure: (params) => relay.configure(params), restartTraces: (epochMs) => relay.restartTraces(epochMs),
-      register: (params) => relay.register(params), truth: () => relay.truth(), stats: async () => ({ ...await relay.stats(), refused }),
-    })[message.method](message.params);
-    return { status: 200, body: { result: result ?? null } };
+    log(`node relay: opened for a run by ${from}`);
+    return { status: 200, body: { result: { echoPort: echo.address().port } } };
   };
-  const server = controlServer(handle);
+  /** @type {Parameters<typeof controlServer>[0]['handle']} */
+  const handle = async (method, params, admitted, from) => {
+    if (admitted.nonce) return open(admitted.nonce, params, from);
+    if (!admitted.run || admitted.run !== run) return { status: 409, body: { error: 'the run was closed meanwhile' } };
+    if (method !== 'close') return runRequest(admitted.run, method, params, { address, processRoot, refused: refused.count() });
+    admitted.run.check(method, params);
+    await closeRun();
+    return { status: 200, body: { result: null } };
+  };
+  const server = controlServer({ admit, handle });
   await new Promise((resolve, reject) => server.once('error', reject).listen(port, address, () => resolve(undefined)));
   const bound = /** @type {import('node:net').AddressInfo} */ (server.address());
   return {
     control: `${address}:${bound.port}`,
-    refused: () => refused,
+    refused: refused.count,
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(() => resolve(undefined)));

@@ -74,7 +74,8 @@ async function createNodeRelayEmulator({ compiled, peers, remotePeers, registerC
       + 'address Janus gathers no candidate on; give --grid-listen the address of this host that the grid-nodes reach');
   }
   const grid = /** @type {Required<RemotePeers>} */ (remotePeers);
-  const runSecret = randomBytes(32).toString('hex');
+  // The first bytes of the run's path probes, on every node: each node's echo answers the open run's only.
+  const probeToken = randomBytes(16).toString('hex');
   let links = compiled.links;
   /** @type {number|null} */
   let mediaStartEpochMs = null;
@@ -90,7 +91,7 @@ async function createNodeRelayEmulator({ compiled, peers, remotePeers, registerC
       relays.set(node.label, (async () => {
         const share = splitRoutes(compiled.routes, (p) => nodeOf(p).label)[node.label];
         const { registrationSecret } = grid;
-        const client = await openNodeRelay({ label: node.label, control: node.relay, registrationSecret, runSecret });
+        const client = await openNodeRelay({ label: node.label, control: node.relay, registrationSecret, probeToken });
         const originEpochMs = Date.now();
         await client.configure({ links: subset(share.links, links), routes: share.routes, traces: compiled.traces });
         if (mediaStartEpochMs !== null) await client.restartTraces(mediaStartEpochMs);
@@ -153,6 +154,7 @@ export const nodeRelayBackend = {
   name: 'node-relay',
   summary: '--grid only: the relay every grid-node runs; each peer\'s uplink and downlink shaped on its own machine',
   supports: { sfu: true, kernelFlows: false, firefox: false, traceReplay: true },
+  gridNodes: true,
   why: {
     kernelFlows: 'which has no tunnels on the nodes yet',
     firefox: 'which runs Grid peers, and --grid runs Chromium only',

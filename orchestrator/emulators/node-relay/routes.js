@@ -25,7 +25,8 @@ export function splitRoutes(routes, nodeOf) {
   /** @type {Record<string, NodeShare>} */
   const shares = {};
   const add = (/** @type {string} */ label, /** @type {string} */ key, /** @type {string[]} */ links) => {
-    shares[label] ??= { links: [], routes: {} };
+    // hasOwn: a node may be labelled `constructor` or `toString`, which a plain object already has.
+    if (!Object.hasOwn(shares, label)) shares[label] = { links: [], routes: {} };
     shares[label].routes[key] = links;
     for (const link of links) if (!shares[label].links.includes(link)) shares[label].links.push(link);
   };

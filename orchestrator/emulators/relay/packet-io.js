@@ -180,7 +180,7 @@ function nativeIo(native, { onTimer, onSendErrors }) {
   const handlers = [];
   const addresses = new AddressCache();
   let flushQueued = false;
-  // The native handle is freed on close: nothing may reach it after.
+  // The native handle is destroyed on close and throws on every call after: nothing reaches it then.
   let closed = false;
   const flush = () => {
     flushQueued = false;

@@ -70,6 +70,12 @@ export function offsetAt({ start, end }, atMs) {
 export const clockErrorMs = ({ start, end }) => Math.max(start.errorMs, end?.errorMs ?? 0);
 
 /**
+ * A node's clock by its label: an own field only, so a node labelled "constructor" without a reading has none.
+ * @param {Record<string, NodeClock>} clocks @param {string|undefined} label
+ */
+const clockOf = (clocks, label) => (label !== undefined && Object.hasOwn(clocks, label) ? clocks[label] : undefined);
+
+/**
  * Frame times taken on the pages' nodes, on the orchestrator's clock. A peer without a node clock is left as it is.
  * @template {{ peer: string, epochMs: number[] }} B
  * @param {B[]} batches @param {Record<string, string>} nodeOfPeer @param {Record<string, NodeClock>} clocks
@@ -77,7 +83,7 @@ export const clockErrorMs = ({ start, end }) => Math.max(start.errorMs, end?.err
  */
 export function onOrchestratorClock(batches, nodeOfPeer, clocks) {
   return batches.map((batch) => {
-    const clock = clocks[nodeOfPeer[batch.peer]];
+    const clock = clockOf(clocks, nodeOfPeer[batch.peer]);
     if (!clock) return batch;
     return { ...batch, epochMs: batch.epochMs.map((epochMs) => Number((epochMs - offsetAt(clock, epochMs)).toFixed(1))) };
   });
@@ -95,7 +101,8 @@ export function glassToGlassClockError(streams, nodeOfPeer, clocks) {
     const [sender, receiver] = stream.split('->');
     const [from, to] = [nodeOfPeer[sender], nodeOfPeer[receiver]];
     if (from === to) return [stream, { sameNode: true, clockErrorMs: 0 }];
-    const known = clocks[from] && clocks[to];
-    return [stream, { sameNode: false, clockErrorMs: known ? round3(clockErrorMs(clocks[from]) + clockErrorMs(clocks[to])) : null }];
+    const [fromClock, toClock] = [clockOf(clocks, from), clockOf(clocks, to)];
+    const clockError = fromClock && toClock ? round3(clockErrorMs(fromClock) + clockErrorMs(toClock)) : null;
+    return [stream, { sameNode: false, clockErrorMs: clockError }];
   }));
 }

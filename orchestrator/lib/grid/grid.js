@@ -1,7 +1,7 @@
 // Selenium Grid 4, the pure part: the scenario's `placement`, which node each peer's browser goes to, the new-session
 // request, the node stereotype, reading the Grid's /status, and where Puppeteer attaches (se:cdp).
 import { isIPv4 } from 'node:net';
-import { InputError } from '../system/errors.js';
+import { EnvironmentError, InputError } from '../system/errors.js';
 import { expectObject } from '../input/validate.js';
 
 /** Our capabilities in a node's stereotype (W3C extension capabilities: a prefix and a colon). */
@@ -78,34 +78,143 @@ export function stereotypeRelay(value, label) {
   if (value === undefined) return null;
   const match = typeof value === 'string' && value.length <= 21 ? /^([\d.]+):(\d{1,5})$/.exec(value) : null;
   if (!match || !isIPv4(match[1]) || Number(match[2]) < 1 || Number(match[2]) > 65535) {
-    throw new InputError(`--grid: grid-node ${label}'s stereotype field ${CAP.relay} is not IPv4:port (got ${JSON.stringify(value)?.slice(0, 40)}); restart that node with this project's grid-node`);
+    throw new EnvironmentError(`--grid: grid-node ${label}'s stereotype field ${CAP.relay} is not IPv4:port (got ${preview(value)}); restart that node with this project's grid-node`);
   }
   return /** @type {string} */ (value);
 }
 
+/** What is read of a Grid's /status at most: far over any test bed, and a bound on the work a hostile hub can ask for. */
+export const STATUS_LIMITS = { nodes: 1000, slots: 1024 };
+/** Selenium's node ids are UUIDs. */
+const NODE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** A path on a node (its Chromium, its media folder), which goes into the browser's flags. */
+const NODE_PATH = /^\/\P{Cc}{0,1023}$/u;
+const BROWSER_VERSION = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** @param {unknown} value @returns {value is Record<string, unknown>} */
+const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** A bit of a value for a message, on one line. @param {unknown} value */
+const preview = (value) => {
+  const text = value === undefined ? 'nothing' : JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+};
+
+/** @param {string} where  the reply and the node @param {string} field @param {string} must @param {unknown} got */
+const badStatus = (where, field, must, got) => new EnvironmentError(`--grid: ${where}: ${field} must be ${must}, `
+  + `got ${preview(got)}; restart that grid-node with this project's grid-node, or check that --grid is a Selenium Grid 4 router or hub`);
+
 /**
- * The Grid's /status as nodes that are up, with their labels (a node without ours is not a grid-node of this project
- * and gets no peer).
- * any: the Grid's JSON answer, checked field by field below
- * @param {any} status  the JSON body of GET /status
+ * A string field matching `pattern`.
+ * @param {unknown} value @param {RegExp} pattern @param {string} where @param {string} field @param {string} must
+ */
+function textField(value, pattern, where, field, must) {
+  if (typeof value !== 'string' || !pattern.test(value)) throw badStatus(where, field, must, value);
+  return value;
+}
+
+/**
+ * The same, or null when absent.
+ * @param {unknown} value @param {RegExp} pattern @param {string} where @param {string} field @param {string} must
+ */
+const optionalText = (value, pattern, where, field, must) => (value === undefined || value === null ? null
+  : textField(value, pattern, where, field, must));
+
+/** @param {unknown} value @param {string} where @param {string} field @param {number} max */
+function countField(value, where, field, max) {
+  if (!Number.isInteger(value) || /** @type {number} */ (value) < 1 || /** @type {number} */ (value) > max) {
+    throw badStatus(where, field, `a whole number from 1 to ${max}`, value);
+  }
+  return /** @type {number} */ (value);
+}
+
+/**
+ * A browser version as a node or a session states it (it is shown in the report), or null when not stated.
+ * @param {unknown} value @param {string} where  the reply and the node
+ */
+export const browserVersionOf = (value, where) => optionalText(value, BROWSER_VERSION, where, 'browserVersion',
+  'a version (letters, digits, ".", "_", "-"; up to 64)');
+
+/** @param {unknown} value @param {string} where */
+function nodeUri(value, where) {
+  const ok = typeof value === 'string' && value.length <= 2048 && URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
+  if (!ok) throw badStatus(where, 'uri', 'an http:// or https:// URL of at most 2048 characters', value);
+  return value;
+}
+
+/**
+ * One node of /status: none when it is down or has no label of ours (not a grid-node of this project: nothing more of
+ * it is read), else its fields, each checked.
+ * @param {unknown} node @param {string} where  the Grid's /status: value.nodes[i]
+ * @returns {GridNode[]}
+ */
+function statusNode(node, where) {
+  if (!isObject(node)) throw badStatus(where, 'the node', 'an object', node);
+  if (node.availability !== 'UP') return [];
+  const { slots } = node;
+  if (!Array.isArray(slots) || slots.length > STATUS_LIMITS.slots) throw badStatus(where, 'slots', `a list of at most ${STATUS_LIMITS.slots} slots`, slots);
+  const stereotypes = slots.map((slot, index) => {
+    if (!isObject(slot) || !isObject(slot.stereotype)) throw badStatus(where, `slots[${index}].stereotype`, 'an object', slot);
+    return slot.stereotype;
+  });
+  if (stereotypes[0]?.[CAP.label] === undefined) return [];
+  const label = textField(stereotypes[0][CAP.label], LABEL, where, `stereotype ${CAP.label}`,
+    'a node label (letters, digits, ".", "_", "-"; up to 63, as grid-node --label)');
+  const at = `${where} (grid-node ${label})`;
+  const other = stereotypes.findIndex((stereotype) => stereotype[CAP.label] !== label);
+  if (other !== -1) throw badStatus(at, `slots[${other}].stereotype.${CAP.label}`, `${JSON.stringify(label)}, as its first slot's`, stereotypes[other][CAP.label]);
+  const badSession = slots.findIndex((slot) => slot.session !== null && slot.session !== undefined && !isObject(slot.session));
+  if (badSession !== -1) throw badStatus(at, `slots[${badSession}].session`, 'null or an object', slots[badSession].session);
+  const [stereotype] = stereotypes;
+  const chrome = stereotype['goog:chromeOptions'] ?? {};
+  if (!isObject(chrome)) throw badStatus(at, 'goog:chromeOptions', 'an object', chrome);
+  const path = 'an absolute path of at most 1024 printable characters';
+  return [{
+    id: textField(node.id, NODE_ID, at, 'id', 'a node id (letters, digits, ".", "_", ":", "-"; up to 128)'),
+    uri: nodeUri(node.uri, at),
+    label,
+    maxSessions: countField(node.maxSessions, at, 'maxSessions', STATUS_LIMITS.slots),
+    freeSlots: slots.filter((slot) => !slot.session).length,
+    binary: optionalText(chrome.binary, NODE_PATH, at, 'goog:chromeOptions.binary', path),
+    mediaDir: optionalText(stereotype[CAP.mediaDir], NODE_PATH, at, CAP.mediaDir, path),
+    cores: stereotype[CAP.cores] === undefined ? null : countField(stereotype[CAP.cores], at, CAP.cores, 65536),
+    browserVersion: browserVersionOf(stereotype.browserVersion, at),
+    relay: stereotypeRelay(stereotype[CAP.relay], label),
+  }];
+}
+
+/**
+ * The Grid's /status as this project's nodes that are up. The hub may be broken or hostile: every field read is
+ * checked, and an error names the node and the field.
+ * @param {unknown} status  the JSON body of GET /status
  * @returns {GridNode[]}
  */
 export function gridNodes(status) {
-  const nodes = status?.value?.nodes;
-  if (!Array.isArray(nodes)) throw new Error('the Grid\'s /status has no value.nodes list; is the URL a Selenium Grid 4 router or hub?');
-  return nodes.filter((node) => node.availability === 'UP').flatMap((node) => {
-    const slots = Array.isArray(node.slots) ? node.slots : [];
-    const stereotype = slots[0]?.stereotype ?? {};
-    if (typeof stereotype[CAP.label] !== 'string') return [];
-    return [{
-      id: String(node.nodeId), uri: String(node.externalUri ?? node.uri), label: stereotype[CAP.label],
-      maxSessions: Number(node.maxSessions) || slots.length,
-      freeSlots: slots.filter((/** @type {{ session?: unknown }} */ slot) => !slot.session).length,
-      binary: stereotype['goog:chromeOptions']?.binary ?? null, mediaDir: stereotype[CAP.mediaDir] ?? null,
-      cores: Number.isFinite(stereotype[CAP.cores]) ? stereotype[CAP.cores] : null, browserVersion: stereotype.browserVersion ?? null,
-      relay: stereotypeRelay(stereotype[CAP.relay], stereotype[CAP.label].slice(0, 63)),
-    }];
-  });
+  const nodes = isObject(status) && isObject(status.value) ? status.value.nodes : undefined;
+  if (!Array.isArray(nodes)) throw new EnvironmentError('--grid: the Grid\'s /status has no value.nodes list; is the URL a Selenium Grid 4 router or hub?');
+  if (nodes.length > STATUS_LIMITS.nodes) {
+    throw new EnvironmentError(`--grid: the Grid's /status lists ${nodes.length} nodes, over the ${STATUS_LIMITS.nodes} read here; check that --grid is a Selenium Grid 4 router or hub`);
+  }
+  const ours = nodes.flatMap((node, index) => statusNode(node, `the Grid's /status: value.nodes[${index}]`));
+  // Placement is by label: two nodes with one label would take each other's peers.
+  /** @type {Map<string, GridNode>} */
+  const byLabel = new Map();
+  for (const node of ours) {
+    const other = byLabel.get(node.label);
+    if (other) throw new EnvironmentError(`--grid: two grid-nodes up are labelled ${node.label} (${other.uri.slice(0, 200)} and ${node.uri.slice(0, 200)}); give each its own --label`);
+    byLabel.set(node.label, node);
+  }
+  return ours;
+}
+
+/**
+ * The id of the node that answers a node's own /status, when it says it is ready; else null.
+ * @param {unknown} status  the JSON body of GET <node>/status
+ */
+export function readyNodeId(status) {
+  const value = isObject(status) && isObject(status.value) ? status.value : {};
+  const node = isObject(value.node) ? value.node : {};
+  return value.ready === true && typeof node.nodeId === 'string' && NODE_ID.test(node.nodeId) ? node.nodeId : null;
 }
 
 /**
@@ -164,9 +273,11 @@ export function sessionRequest({ label, binary, args }) {
  * @param {string} gridUrl  --grid
  */
 export function cdpEndpoint(cdpUrl, gridUrl) {
-  const cdp = new URL(cdpUrl);
+  const cdp = URL.canParse(cdpUrl) ? new URL(cdpUrl) : null;
   const grid = new URL(gridUrl);
-  if (!/^wss?:$/.test(cdp.protocol)) throw new Error(`the session's se:cdp ${JSON.stringify(cdpUrl)} is not a WebSocket URL`);
+  if (!cdp || !/^wss?:$/.test(cdp.protocol)) {
+    throw new EnvironmentError(`--grid: the session's se:cdp ${preview(cdpUrl)} is not a WebSocket URL; check that --grid is a Selenium Grid 4 router or hub`);
+  }
   cdp.protocol = grid.protocol === 'https:' ? 'wss:' : 'ws:';
   cdp.hostname = grid.hostname;
   cdp.port = grid.port;

@@ -75,9 +75,14 @@ typedef struct {
   uint64_t turnStartNs, turnCpuNs, turnWaitedNs; /* at the last wait: wall, thread CPU and libuv's total epoll wait */
   uint64_t offCpuMaxNs;  /* since takeOffCpuMaxMs: the longest busy turn's wall time its thread did not run */
   int closedHandles;
+  int destroyed; /* by destroy(), the finalizer, or a shared array found detached: every call then throws */
+  int collected; /* its JS handle was collected: the Io is freed with its last libuv handle (relay_io.c) */
+  /*
+   * The arrays shared with JS: meta and arrivals, written by the reads; sends (MAX_SENDS rows of SEND_COLUMNS), written
+   * by JS and read by flush(). Held, but their data is looked up at each use, never kept: JS can detach or shrink
+   * their buffers at any time, which frees or unmaps the memory.
+   */
   napi_ref onEvents, meta, arrivals, sends;
-  uint32_t *metaData;
-  uint32_t *sendsData; /* MAX_SENDS rows of SEND_COLUMNS, written by JS, read by flush() */
   napi_async_context context;
   Sock **sockets;
   uint32_t socketCount, socketCapacity;
@@ -90,7 +95,6 @@ typedef struct {
   uint32_t recvSlots[SOCKET_BATCH];
   /* SCM_TIMESTAMPNS: when the kernel took each datagram in, on CLOCK_REALTIME */
   char recvControl[SOCKET_BATCH][CMSG_SPACE(sizeof(struct timespec))] __attribute__((aligned(8)));
-  double *arrivalsMs; /* by batch row: the arrival on CLOCK_MONOTONIC, in ms (JS's Float64Array) */
   uint32_t sendErrors;
 } Io;
 
@@ -257,8 +261,11 @@ static double arrivalMs(struct msghdr *msg, int64_t realNowNs, int64_t monoNowNs
   return (double)monoNowNs / 1e6;
 }
 
-/* Reads what is ready: up to MAX_BATCH datagrams into pool slots, meta rows and arrival stamps filled. */
-static uint32_t receive(Io *io) {
+/*
+ * Reads what is ready: up to MAX_BATCH datagrams into pool slots, their rows of meta (MAX_BATCH * META_COLUMNS) and
+ * arrivalsMs (MAX_BATCH: the arrival on CLOCK_MONOTONIC, in ms) filled.
+ */
+static uint32_t receive(Io *io, uint32_t *meta, double *arrivalsMs) {
   struct epoll_event events[64];
   int ready = epoll_wait(io->epfd, events, 64, 0);
   uint32_t count = 0;
@@ -287,13 +294,13 @@ static uint32_t receive(Io *io) {
     int got = want == 0 ? 0 : recvmmsg(sock->fd, io->recvMsgs, want, MSG_DONTWAIT, NULL);
     if (got < 0) got = 0;
     for (int i = 0; i < got; i++) {
-      uint32_t *row = io->metaData + (size_t)(count + i) * META_COLUMNS;
+      uint32_t *row = meta + (size_t)(count + i) * META_COLUMNS;
       row[0] = id;
       row[1] = ntohl(io->from[i].sin_addr.s_addr);
       row[2] = ntohs(io->from[i].sin_port);
       row[3] = io->recvMsgs[i].msg_len;
       row[4] = io->recvSlots[i];
-      io->arrivalsMs[count + i] = arrivalMs(&io->recvMsgs[i].msg_hdr, timespecNs(realNow), timespecNs(monoNow));
+      arrivalsMs[count + i] = arrivalMs(&io->recvMsgs[i].msg_hdr, timespecNs(realNow), timespecNs(monoNow));
       io->pool.lengths[io->recvSlots[i]] = io->recvMsgs[i].msg_len;
     }
     for (unsigned i = want; i-- > (unsigned)got;) releaseSlot(&io->pool, io->recvSlots[i]);

@@ -25,8 +25,16 @@
  *     for I/O to the next, less the wait) that its thread did not run: wall time minus the thread's CPU time. The
  *     relay blocks on nothing in a turn (non-blocking sockets), so that is the host's scheduling, not its work.
  *   closeSocket(io, socketId); destroy(io)
+ *
+ * Nothing JS does can crash it: a call on a destroyed io throws (the Io outlives its handles until its JS handle is
+ * collected); the shared arrays are looked up and checked (detached, type, size) at each use, so one detached or
+ * shrunk makes flush throw, or closes the io with an uncaught error at its next read; an io collected without
+ * destroy() is closed by its finalizer.
  */
 #include "batch.h"
+
+/* Marks the externals create returns: no other external passes for an io. */
+static const napi_type_tag IO_TAG = {0x7e1a9b0c4d2f4e31ULL, 0x9a55c3d1b2e07f48ULL};
 
 #define CHECK(env, call)                                              \
   do {                                                                \
@@ -45,12 +53,38 @@ static napi_value throwErrno(napi_env env, const char *what) {
 
 static Io *ioOf(napi_env env, napi_value value) {
   Io *io = NULL;
-  if (napi_get_value_external(env, value, (void **)&io) != napi_ok || !io || io->epfd < 0) {
+  bool tagged = false;
+  if (napi_check_object_type_tag(env, value, &IO_TAG, &tagged) != napi_ok || !tagged
+      || napi_get_value_external(env, value, (void **)&io) != napi_ok || !io) {
     napi_throw_error(env, NULL, "relay_io: not an open io handle");
+    return NULL;
+  }
+  if (io->destroyed) {
+    napi_throw_error(env, NULL, "relay_io: the io was destroyed");
     return NULL;
   }
   return io;
 }
+
+/* The data of a typed array of the given type, at least minLength elements and not detached, else NULL. */
+static void *typedArray(napi_env env, napi_value value, napi_typedarray_type type, size_t minLength) {
+  napi_typedarray_type actual;
+  size_t length;
+  void *data;
+  napi_value buffer;
+  bool detached = true;
+  if (napi_get_typedarray_info(env, value, &actual, &length, &data, &buffer, NULL) != napi_ok
+      || napi_is_detached_arraybuffer(env, buffer, &detached) != napi_ok) return NULL;
+  return !detached && actual == type && length >= minLength ? data : NULL;
+}
+
+/* A shared array's data as it is now (see Io in batch.h), else NULL; call inside a handle scope. */
+static void *sharedArray(napi_env env, napi_ref array, napi_typedarray_type type, size_t minLength) {
+  napi_value value;
+  return napi_get_reference_value(env, array, &value) == napi_ok && value ? typedArray(env, value, type, minLength) : NULL;
+}
+
+static void closeIo(Io *io);
 
 /* The arguments of a call on an io (its first): NULL, with the exception thrown, when fewer came or io is not one. */
 static Io *ioCall(napi_env env, napi_callback_info info, size_t count, napi_value *argv, const char *usage) {
@@ -73,10 +107,27 @@ static Sock *sockOf(napi_env env, Io *io, napi_value value, uint32_t *id) {
 /* Reads what is ready and hands it to JS with whether the send timer fired; returns whether there was anything. */
 static int deliverReady(Io *io, int timerFired, double timerWakeMs) {
   napi_env env = io->env;
-  uint32_t count = receive(io);
-  if (count == 0 && !timerFired) return 0;
   napi_handle_scope scope;
   if (napi_open_handle_scope(env, &scope) != napi_ok) return 1;
+  uint32_t *meta = sharedArray(env, io->meta, napi_uint32_array, MAX_BATCH * META_COLUMNS);
+  double *arrivalsMs = sharedArray(env, io->arrivals, napi_float64_array, MAX_BATCH);
+  if (!meta || !arrivalsMs) {
+    /* Nowhere to read into, and no JS call to throw from: the io closes, and the error goes to JS's uncaught ones. */
+    closeIo(io);
+    napi_value message, error;
+    napi_create_string_utf8(env, meta ? "relay_io: arrivals is detached or smaller than MAX_BATCH; the io is closed"
+                                      : "relay_io: meta is detached or smaller than MAX_BATCH * META_COLUMNS; the io is closed",
+                            NAPI_AUTO_LENGTH, &message);
+    napi_create_error(env, NULL, message, &error);
+    napi_fatal_exception(env, error);
+    napi_close_handle_scope(env, scope);
+    return 1;
+  }
+  uint32_t count = receive(io, meta, arrivalsMs);
+  if (count == 0 && !timerFired) {
+    napi_close_handle_scope(env, scope);
+    return 0;
+  }
   napi_value argv[3], callback, recv, result;
   napi_create_uint32(env, count, &argv[0]);
   napi_get_boolean(env, timerFired, &argv[1]);
@@ -144,7 +195,7 @@ static void onReadable(uv_poll_t *handle, int status, int events) {
   uint64_t nowNs = woke(io);
   int soon = nowNs - io->lastWakeNs < MIN_WAKE_GAP_NS;
   io->lastWakeNs = nowNs;
-  if (deliverReady(io, 0, -1) && soon && io->epfd >= 0) hold(io);
+  if (deliverReady(io, 0, -1) && soon && !io->destroyed) hold(io);
 }
 
 static void onTick(uv_poll_t *handle, int status, int events) {
@@ -153,7 +204,7 @@ static void onTick(uv_poll_t *handle, int status, int events) {
   if (read(io->tickFd, &expirations, sizeof expirations) != sizeof expirations) return;
   io->lastWakeNs = woke(io);
   if (deliverReady(io, 0, -1)) {
-    if (io->epfd >= 0) hold(io);
+    if (!io->destroyed) hold(io);
   } else {
     uv_poll_start(&io->poll, UV_READABLE, onReadable);
   }
@@ -173,7 +224,8 @@ static void onTimer(uv_poll_t *handle, int status, int events) {
   deliverReady(io, 1, idle ? (double)(io->wokeNs - io->timerDueNs) / 1e6 : -1);
 }
 
-static void freeIo(Io *io) {
+/* What the io holds (sockets, pool); the Io itself stays while its JS handle may still name it. */
+static void freeHeld(Io *io) {
   for (uint32_t i = 0; i < io->socketCount; i++) {
     if (io->sockets[i]) close(io->sockets[i]->fd);
     free(io->sockets[i]);
@@ -181,41 +233,37 @@ static void freeIo(Io *io) {
   free(io->sockets);
   free(io->dirty);
   freePool(&io->pool);
-  free(io);
 }
 
-/* The io is freed once its three poll handles and its prepare handle are closed. */
+/* What the io holds is freed once its three poll handles and its prepare handle are closed; the Io once also collected. */
 static void onPollClosed(uv_handle_t *handle) {
   Io *io = handle->data;
-  if (++io->closedHandles == 4) freeIo(io);
+  if (++io->closedHandles < 4) return;
+  freeHeld(io);
+  if (io->collected) free(io);
 }
 
-/* The data of a typed array of the given type and at least minLength elements, else NULL. */
-static void *typedArray(napi_env env, napi_value value, napi_typedarray_type type, size_t minLength) {
-  napi_typedarray_type actual;
-  size_t length;
-  void *data;
-  if (napi_get_typedarray_info(env, value, &actual, &length, &data, NULL, NULL) != napi_ok) return NULL;
-  return actual == type && length >= minLength ? data : NULL;
+/* The finalizer of the io's JS handle: an io dropped without destroy() closes here (its polls held the loop open). */
+static void onCollected(napi_env env, void *data, void *hint) {
+  Io *io = data;
+  io->collected = 1;
+  if (!io->destroyed) closeIo(io);
+  else if (io->closedHandles == 4) free(io);
 }
 
 static napi_value create(napi_env env, napi_callback_info info) {
   size_t argc = 4;
   napi_value argv[4], resource, name, external;
   CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  void *metaData = argc < 4 ? NULL : typedArray(env, argv[1], napi_uint32_array, MAX_BATCH * META_COLUMNS);
-  void *arrivalsData = argc < 4 ? NULL : typedArray(env, argv[2], napi_float64_array, MAX_BATCH);
-  void *sendsData = argc < 4 ? NULL : typedArray(env, argv[3], napi_uint32_array, MAX_SENDS * SEND_COLUMNS);
-  if (!metaData || !arrivalsData || !sendsData) {
+  if (argc < 4 || !typedArray(env, argv[1], napi_uint32_array, MAX_BATCH * META_COLUMNS)
+      || !typedArray(env, argv[2], napi_float64_array, MAX_BATCH)
+      || !typedArray(env, argv[3], napi_uint32_array, MAX_SENDS * SEND_COLUMNS)) {
     napi_throw_type_error(env, NULL, "relay_io.create(onEvents, meta, arrivals, sends): meta must be a Uint32Array of "
       "MAX_BATCH * META_COLUMNS, arrivals a Float64Array of MAX_BATCH, sends a Uint32Array of MAX_SENDS * SEND_COLUMNS");
     return NULL;
   }
   Io *io = calloc(1, sizeof(Io));
   io->env = env;
-  io->metaData = metaData;
-  io->arrivalsMs = arrivalsData;
-  io->sendsData = sendsData;
   io->epfd = epoll_create1(EPOLL_CLOEXEC);
   io->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
   io->tickFd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -224,7 +272,8 @@ static napi_value create(napi_env env, napi_callback_info info) {
     if (io->tfd >= 0) close(io->tfd);
     if (io->tickFd >= 0) close(io->tickFd);
     io->epfd = io->tfd = io->tickFd = -1;
-    freeIo(io);
+    freeHeld(io);
+    free(io);
     return throwErrno(env, "relay_io: epoll or timerfd");
   }
   CHECK(env, napi_create_reference(env, argv[0], 1, &io->onEvents));
@@ -249,7 +298,8 @@ static napi_value create(napi_env env, napi_callback_info info) {
   io->prepare.data = io;
   uv_prepare_start(&io->prepare, onPrepare);
   uv_unref((uv_handle_t *)&io->prepare); /* the polls keep the loop alive, not this */
-  CHECK(env, napi_create_external(env, io, NULL, NULL, &external));
+  CHECK(env, napi_create_external(env, io, onCollected, NULL, &external));
+  CHECK(env, napi_type_tag_object(env, external, &IO_TAG));
   return external;
 }
 
@@ -359,7 +409,12 @@ static napi_value flushSends(napi_env env, napi_callback_info info) {
     napi_throw_type_error(env, NULL, "relay_io.flush(io, count): count must be the rows of sends written, 0..MAX_SENDS");
     return NULL;
   }
-  for (uint32_t row = 0; row < count; row++) queueRow(io, &io->sendsData[row * SEND_COLUMNS]);
+  const uint32_t *sends = sharedArray(env, io->sends, napi_uint32_array, MAX_SENDS * SEND_COLUMNS);
+  if (!sends) {
+    napi_throw_type_error(env, NULL, "relay_io: sends is detached or smaller than MAX_SENDS * SEND_COLUMNS");
+    return NULL;
+  }
+  for (uint32_t row = 0; row < count; row++) queueRow(io, &sends[row * SEND_COLUMNS]);
   flushAll(io);
   CHECK(env, napi_create_uint32(env, io->sendErrors, &result));
   io->sendErrors = 0;
@@ -408,10 +463,10 @@ static napi_value closeSocket(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-static napi_value destroy(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
-  Io *io = ioCall(env, info, 1, argv, "relay_io.destroy(io)");
-  if (!io) return NULL;
+/* Sends what is queued and closes the io's handles (onPollClosed frees what it holds); every call then throws. */
+static void closeIo(Io *io) {
+  napi_env env = io->env;
+  io->destroyed = 1;
   flushAll(io);
   napi_delete_reference(env, io->onEvents);
   napi_delete_reference(env, io->meta);
@@ -430,6 +485,12 @@ static napi_value destroy(napi_env env, napi_callback_info info) {
   uv_close((uv_handle_t *)&io->tick, onPollClosed);
   uv_close((uv_handle_t *)&io->timer, onPollClosed);
   uv_close((uv_handle_t *)&io->prepare, onPollClosed);
+}
+
+static napi_value destroy(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  Io *io = ioCall(env, info, 1, argv, "relay_io.destroy(io)");
+  if (io) closeIo(io);
   return NULL;
 }
 
