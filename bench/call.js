@@ -12,7 +12,7 @@ import { runScenario } from '../orchestrator/run/run.js';
 import { loadScenario } from '../orchestrator/lib/scenario/scenario-file.js';
 import { SETUP_MILESTONES } from '../orchestrator/lib/result/setup-breakdown.js';
 import { describe } from '../orchestrator/lib/stats/statistics.js';
-import { runValues } from '../orchestrator/suite/metrics.js';
+import { runValues } from '../orchestrator/lib/result/metric-values.js';
 
 const { values } = parseArgs({
   options: { runs: { type: 'string', default: '1' }, duration: { type: 'string', default: '40' }, video: { type: 'string', default: '720p30' } },

@@ -20,7 +20,7 @@ import { installProcessHandlers } from '../orchestrator/lib/system/shutdown.js';
 import { expectNumber } from '../orchestrator/lib/input/validate.js';
 import { runScenario } from '../orchestrator/run/run.js';
 import { DEFAULT_REGRESSION, MIN_RUNS_PER_SIDE } from '../orchestrator/suite/baseline.js';
-import { runValues } from '../orchestrator/suite/metrics.js';
+import { runValues } from '../orchestrator/lib/result/metric-values.js';
 import { estimatePower, formatPowerTable, smallestDetected } from '../orchestrator/suite/power.js';
 
 const { values: flags } = parseArgs({

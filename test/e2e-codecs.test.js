@@ -9,7 +9,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { loadScenario } from '../orchestrator/lib/scenario/scenario-file.js';
 import { formatClock } from '../orchestrator/report/format.js';
-import { runValues } from '../orchestrator/suite/metrics.js';
+import { runValues } from '../orchestrator/lib/result/metric-values.js';
 import { runCli, runScenarioCli, tempDir } from './helpers/cli.js';
 
 const CODECS = { vp8: 'video/VP8', vp9: 'video/VP9', h264: 'video/H264', av1: 'video/AV1' };

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import { runCalibration, standardCases } from '../orchestrator/emulators/calibration.js';
 import { SUPPORT_FIELDS } from '../orchestrator/emulators/contract.js';
-import { BACKENDS, EMULATORS, checkSupport } from '../orchestrator/emulators/index.js';
+import { AUTO, BACKENDS, checkSupport, chooseBackend, runEmulators } from '../orchestrator/emulators/index.js';
 import { raisePriority } from '../orchestrator/emulators/priority.js';
 import { InputError } from '../orchestrator/lib/system/errors.js';
 import { normalizeLinkParams } from '../orchestrator/lib/network/link-model.js';
@@ -16,7 +16,7 @@ const CASES = ['rate-1000kbps', 'loss-5pct', 'delay-50ms'];
 const unavailable = Object.fromEntries(await Promise.all(BACKENDS.map(async (b) => [b.name, await b.unavailable()])));
 
 test('every backend declares its name, a summary, each supports field, and why it lacks what it lacks', () => {
-  assert.deepEqual(EMULATORS, [...BACKENDS.map((b) => b.name), 'auto']);
+  assert.deepEqual(runEmulators(), [...BACKENDS.map((b) => b.name), AUTO]);
   assert.ok(BACKENDS.length >= 3);
   for (const backend of BACKENDS) {
     assert.match(backend.name, /^[a-z]+(-[a-z]+)*$/);
@@ -29,6 +29,36 @@ test('every backend declares its name, a summary, each supports field, and why i
     assert.equal(typeof backend.create, 'function');
     const reason = unavailable[backend.name];
     assert.ok(reason === null || (typeof reason === 'string' && reason.length > 10), `${backend.name}: unavailable() is null or a reason`);
+    assert.ok(backend.gridNodes === undefined || typeof backend.gridNodes === 'boolean', `${backend.name}: gridNodes is a boolean`);
+    if (backend.auto) {
+      assert.ok(backend.auto.fits.length > 10, `${backend.name}: auto says why it fits`);
+      // A fallback is where `auto` ends: it must run anywhere, and carry every scenario another of its candidates carries.
+      if (backend.auto.fallback) assert.equal(reason, null, `${backend.name}: an auto fallback runs on any host`);
+      if (backend.auto.fallback) assert.equal(backend.auto.unmet, undefined, `${backend.name}: an auto fallback lacks nothing for a network`);
+      for (const fallback of BACKENDS.filter((b) => b.auto?.fallback)) {
+        const more = SUPPORT_FIELDS.filter((field) => backend.supports[field] && !fallback.supports[field]);
+        assert.deepEqual(more, [], `${fallback.name}, which \`auto\` is checked as, carries what ${backend.name} does`);
+      }
+    }
+  }
+  assert.ok(BACKENDS.some((b) => b.auto?.fallback), 'auto has a fallback');
+});
+
+test('auto chooses a backend that declares auto, carries the scenario and runs here, and says why', async () => {
+  const compiled = twoPeerNetwork();
+  for (const asks of [
+    { scenario: 's', sfu: false, kernelFlow: null, firefoxPeers: [] },
+    { scenario: 's', sfu: true, kernelFlow: { name: 'tcp1', kind: 'tcp' }, firefoxPeers: ['p1'] },
+  ]) {
+    assert.doesNotThrow(() => checkSupport(AUTO, asks));
+    const { backend, choice } = await chooseBackend(AUTO, asks, compiled);
+    assert.ok(backend.auto, `${backend.name} declares auto`);
+    assert.equal(unavailable[backend.name], null, `${backend.name} runs here`);
+    for (const field of /** @type {const} */ (['sfu', 'firefox', 'kernelFlows'])) {
+      const asked = { sfu: asks.sfu, firefox: asks.firefoxPeers.length > 0, kernelFlows: asks.kernelFlow !== null }[field];
+      assert.ok(!asked || backend.supports[field], `${backend.name} carries ${field}`);
+    }
+    assert.match(choice ?? '', new RegExp(`^auto: ${backend.name}[ ,]`));
   }
 });
 

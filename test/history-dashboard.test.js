@@ -14,7 +14,7 @@ import { syntheticNights } from '../orchestrator/history/synthetic.js';
 import { trendsFromStore } from '../orchestrator/history/query.js';
 import { DASHBOARD_METRICS } from '../orchestrator/history/trends.js';
 import { renderTrendsPage } from '../orchestrator/report/render-trends.js';
-import { startServer } from '../orchestrator/report/server.js';
+import { startServer } from '../orchestrator/commands/serve-server.js';
 import { runCli, tempDir } from './helpers/cli.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../results/test-artifacts/', import.meta.url));

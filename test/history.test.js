@@ -10,11 +10,12 @@ import { fileURLToPath } from 'node:url';
 import { runCli, tempDir } from './helpers/cli.js';
 import { copyBaseTables, nightMetrics } from './helpers/history.js';
 import { postgresUnavailable, startPostgres } from './helpers/postgres.js';
-import { readRecords, writeRecords } from '../orchestrator/history/import.js';
+import { writeRecords } from '../orchestrator/history/import.js';
+import { readRecords } from '../orchestrator/commands/history.js';
 import { openStore } from '../orchestrator/history/store.js';
 import { syntheticNights } from '../orchestrator/history/synthetic.js';
 import { SCHEMA_VERSION } from '../orchestrator/history/schema.js';
-import { runValues } from '../orchestrator/suite/metrics.js';
+import { runValues } from '../orchestrator/lib/result/metric-values.js';
 
 const SUITE = fileURLToPath(new URL('./fixtures/suites/e2e-history.json', import.meta.url));
 const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));

@@ -65,7 +65,8 @@ describe('kernel flows through the relay', { skip }, () => {
         { name: 'tcp', kind: 'tcp', startS: 1, stopS: 13 },
         { name: 'cbr', kind: 'udp', rateKbps: 500, startS: 0, stopS: 10, direction: 'backward' },
       ],
-      relay, runDir: tempRunDir(), runId, logCommand: (record) => commands.push(record), onError: (error) => errors.push(error.message),
+      tunnels: relay, runDir: tempRunDir(), runId,
+      logCommand: (record) => commands.push(record), onError: (error) => errors.push(error.message),
     });
     try {
       assert.ok(leftovers(runId).filter((name) => name.startsWith('netns')).length === 4, 'two namespaces per flow');
@@ -124,7 +125,7 @@ describe('kernel flows through the relay', { skip }, () => {
   test('an iperf3 that cannot start stops the set-up with a clear error and removes what was built', { timeout: 30_000 }, async () => {
     const runId = `kf-bad-${process.pid}`;
     await assert.rejects(
-      startKernelFlows({ flows: [{ name: 'tcp-2', kind: 'tcp', startS: 0, stopS: 5 }], relay, runDir: tempRunDir(), runId, executables: { iperf3: '/nonexistent/iperf3' } }),
+      startKernelFlows({ flows: [{ name: 'tcp-2', kind: 'tcp', startS: 0, stopS: 5 }], tunnels: relay, runDir: tempRunDir(), runId, executables: { iperf3: '/nonexistent/iperf3' } }),
       (error) => error instanceof EnvironmentError && /kernel flow "tcp-2": the iperf3 server did not start: it exited with code \d+.*\/nonexistent\/iperf3/s.test(error.message),
     );
     assert.deepEqual(leftovers(runId), []);
@@ -153,7 +154,7 @@ function startChild(runId, { extraFlows = [], runningAfterMs = 1500 } = {}) {
     const flows = await startKernelFlows({
       flows: [{ name: 'tcp', kind: 'tcp', startS: 0, stopS: 30 }, { name: 'cbr', kind: 'udp', rateKbps: 300, startS: 0, stopS: 30 },
         ...${JSON.stringify(extraFlows)}],
-      relay, runDir: ${JSON.stringify(runDir)}, runId: ${JSON.stringify(runId)}, registerCleanup: onCleanup,
+      tunnels: relay, runDir: ${JSON.stringify(runDir)}, runId: ${JSON.stringify(runId)}, registerCleanup: onCleanup,
     });
     flows.start();
     setTimeout(() => console.log('running'), ${runningAfterMs});

@@ -6,7 +6,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { startServer } from '../orchestrator/report/server.js';
+import { startServer } from '../orchestrator/commands/serve-server.js';
 import { writeResult } from './fixtures/results/make-result.js';
 import { tempDir } from './helpers/cli.js';
 

@@ -5,9 +5,9 @@ import { writeJsonAtomic } from '../lib/system/files.js';
 import { REPO_ROOT } from '../lib/system/paths.js';
 import { expectNumber } from '../lib/input/validate.js';
 import {
-  BASELINE_KIND, DEFAULT_KEEP_NIGHTS, MIN_RUNS_PER_SIDE, baselineFromSummary, describeMachineClass, machineClass, parseBaseline,
-  rollBaselines,
+  BASELINE_KIND, DEFAULT_KEEP_NIGHTS, MIN_RUNS_PER_SIDE, baselineFromSummary, parseBaseline, rollBaselines,
 } from '../suite/baseline.js';
+import { describeMachineClass, machineClass } from '../lib/result/machine-class.js';
 import { displayPath, readJsonFile } from '../lib/input/json-file.js';
 import { readSuiteSummary } from '../suite/suite-dir.js';
 

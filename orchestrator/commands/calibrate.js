@@ -2,31 +2,35 @@
 import { EnvironmentError, InputError } from '../lib/system/errors.js';
 import { readTraceArgument } from '../lib/network/trace-file.js';
 import { runCalibration, runTraceCalibration, standardCases, TOLERANCES } from '../emulators/calibration.js';
-import { BACKENDS, backendNamed } from '../emulators/index.js';
+import { backendNamed, emulatorFlagsWith, emulatorsWith } from '../emulators/index.js';
 import { raisePriority } from '../emulators/priority.js';
 import { kernelTcpCheck } from '../cross/calibrate.js';
 import { kernelFlowsUnavailable } from '../cross/kernel-flows.js';
 
-/** The backends that can open a probe path: what `--emulator` takes here. */
-const PROBED = BACKENDS.filter((backend) => backend.openProbePath).map((backend) => backend.name);
+/** @typedef {import('../emulators/contract.js').EmulatorBackend} EmulatorBackend */
+
+/** The backends that can open a probe path: what `--emulator` takes here. @param {EmulatorBackend} backend */
+const probed = (backend) => Boolean(backend.openProbePath);
+/** Those that also replay a trace packet by packet: what `--trace` takes. @param {EmulatorBackend} backend */
+const traceProbed = (backend) => probed(backend) && backend.supports.traceReplay;
 
 /**
- * Opens a backend's probe path; where kernel flows can enter it (the relay's tunnels), kernel TCP through its queues is
+ * Opens a backend's probe path; where kernel flows can enter it (its tunnels), kernel TCP through its queues is
  * checked too, where this machine can run it.
  * @param {string} name
  * @returns {Promise<import('../emulators/contract.js').ProbeSession>}
  */
 async function openProbeSession(name) {
   const backend = backendNamed(name);
-  if (!backend.openProbePath) throw new InputError(`calibrate --emulator ${name}: this backend has no probe path; use one of ${PROBED.join(', ')}`);
+  if (!backend.openProbePath) throw new InputError(`calibrate --emulator ${name}: this backend has no probe path; use one of ${emulatorsWith(probed).join(', ')}`);
   const session = await backend.openProbePath();
-  const relay = session.tunnelRelay;
-  if (!relay || session.extraChecks) return session;
+  const { tunnels } = session;
+  if (!tunnels || session.extraChecks) return session;
   /** @param {{onResult?: (result: object) => void}} [options] */
   const extraChecks = async ({ onResult } = {}) => {
     const unavailable = kernelFlowsUnavailable();
     if (unavailable && onResult) console.log(`iperf3-tcp-kernel: skipped: ${unavailable}`);
-    return unavailable ? [] : kernelTcpCheck(relay, { onResult });
+    return unavailable ? [] : kernelTcpCheck(tunnels, { onResult });
   };
   return { ...session, extraChecks };
 }
@@ -38,14 +42,14 @@ export const describe = 'Measure the emulator: achieved vs configured rate, one-
 
 /** @param {import('yargs').Argv} yargs */
 export const builder = (yargs) => yargs
-  .option('emulator', { choices: PROBED, default: 'relay', describe: 'Network emulator to calibrate' })
+  .option('emulator', { choices: emulatorsWith(probed), default: 'relay', describe: 'Network emulator to calibrate' })
   .option('case', { type: 'array', string: true, choices: CASE_NAMES, describe: 'Run only these cases (default: all)' })
   .option('json', { type: 'boolean', default: false, describe: 'Print the results as JSON on stdout' })
-  .option('trace', { type: 'string', describe: 'Replay this trace (a mahimahi file or synthetic:…) with a saturating probe instead of the cases: achieved vs trace capacity per second (relay)' })
+  .option('trace', { type: 'string', describe: `Replay this trace (a mahimahi file or synthetic:…) with a saturating probe instead of the cases: achieved vs trace capacity per second (${emulatorsWith(traceProbed).join(', ')})` })
   .option('duration', { type: 'number', default: 30, describe: 'With --trace: seconds to replay' })
   .check((argv) => {
-    if (argv.trace !== undefined && argv.emulator !== 'relay') {
-      throw new InputError(`--trace: replays delivery opportunities on --emulator relay only; netem runs a trace as rate steps, whose error \`scenario\` reports in network.traceSteps`);
+    if (argv.trace !== undefined && !traceProbed(backendNamed(argv.emulator))) {
+      throw new InputError(`--trace: replays delivery opportunities on ${emulatorFlagsWith(traceProbed)} only; ${argv.emulator} runs a trace as rate steps, whose error \`scenario\` reports in network.traceSteps`);
     }
     if (argv.trace !== undefined && argv.case) throw new InputError('--trace replaces the cases; drop --case');
     if (!(argv.duration >= 1 && argv.duration <= 3600)) throw new InputError(`--duration must be 1 to 3600 seconds, got ${argv.duration}`);
@@ -108,25 +112,26 @@ function tableRow(result) {
 }
 
 /**
- * Replays a trace through the relay with a saturating probe and prints achieved vs trace capacity per second.
+ * Replays a trace through a backend that replays it packet by packet (the relay) with a saturating probe, and prints
+ * achieved vs trace capacity per second.
  * @param {{emulator: string, trace: string, duration: number, json: boolean}} argv
  */
 async function calibrateTrace(argv) {
   const trace = readTraceArgument(argv.trace, '--trace');
   await raisePriority(process.pid);
-  const { path, stats, close } = await openProbeSession('relay');
+  const { path, stats, close } = await openProbeSession(argv.emulator);
   let result;
   /** @type {EmulatorStats} */
   let emulatorStats;
   try {
-    if (!argv.json) console.log(`Replaying ${trace.name} for ${argv.duration} s through the relay (probe p0 -> p1, trace on p0.up) ...`);
+    if (!argv.json) console.log(`Replaying ${trace.name} for ${argv.duration} s through the ${argv.emulator} (probe p0 -> p1, trace on p0.up) ...`);
     result = await runTraceCalibration(path, trace, { durationS: argv.duration });
     emulatorStats = await stats();
   } finally {
     await close();
   }
   if (argv.json) {
-    console.log(JSON.stringify({ emulator: 'relay', trace: result, emulatorStats }, null, 2));
+    console.log(JSON.stringify({ emulator: argv.emulator, trace: result, emulatorStats }, null, 2));
   } else {
     console.log(`offered ${result.offeredKbps} kbps (saturating)\n${'second'.padEnd(8)}${'trace kbps'.padStart(12)}${'achieved kbps'.padStart(15)}`);
     for (const row of result.seconds) console.log(`${String(row.t).padEnd(8)}${row.traceKbps.toFixed(1).padStart(12)}${row.achievedKbps.toFixed(1).padStart(15)}`);
@@ -138,7 +143,7 @@ async function calibrateTrace(argv) {
   }
   if (result.failures.length > 0) {
     throw new EnvironmentError(`calibrate --trace ${trace.name}: ${result.failures.length} of ${result.seconds.length} seconds outside ${TOLERANCES.rateErrorPct} % (${result.failures.slice(0, 3).join('; ')}). `
-      + 'Another load on this machine may be delaying the relay or the probe; stop it and re-run.');
+      + `Another load on this machine may be delaying the ${argv.emulator} or the probe; stop it and re-run.`);
   }
 }
 

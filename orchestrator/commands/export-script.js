@@ -3,13 +3,13 @@ import { writeFileAtomic } from '../lib/system/files.js';
 import { loadScenario } from '../lib/scenario/scenario-file.js';
 import { TRACE_DIR_OPTION, traceDirs } from './trace-dir.js';
 import { steppedNetwork } from '../lib/network/trace-steps.js';
-import { BACKENDS, backendNamed } from '../emulators/index.js';
+import { backendNamed, emulatorsWith } from '../emulators/index.js';
 
 export const command = 'export-script [scenario]';
 export const describe = 'Write a shell script that sets up a scenario\'s network, applies its schedule with sleeps, and tears down on exit';
 
 /** The backends that write scripts: what `--emulator` takes here. */
-const SCRIPTED = BACKENDS.filter((backend) => backend.exportScript).map((backend) => backend.name);
+const scripted = () => emulatorsWith((backend) => Boolean(backend.exportScript));
 
 /** @param {import('yargs').Argv} yargs */
 export const builder = (yargs) => yargs
@@ -19,7 +19,7 @@ export const builder = (yargs) => yargs
   .option('bottleneck', { describe: '--topology-only: add the shared bottleneck (its two directions, bottleneck.fwd and bottleneck.back)', type: 'boolean' })
   .option('run-id', { describe: 'netem only: namespaces are wtb-<id>-… (1-8 of a-z 0-9)', type: 'string', default: 'script' })
   .option('block', { describe: 'netem only: addresses from 10.201.<block>.0/24 (0-255; default: from the run id)', type: 'number' })
-  .option('emulator', { describe: 'netem: Linux namespaces + tc; dummynet: ipfw (FreeBSD) or dnctl + pf (macOS)', choices: SCRIPTED, default: 'netem' })
+  .option('emulator', { describe: 'netem: Linux namespaces + tc; dummynet: ipfw (FreeBSD) or dnctl + pf (macOS)', choices: scripted(), default: 'netem' })
   .option('platform', { describe: 'dummynet only: target system, freebsd or macos', type: 'string', default: 'freebsd' })
   .option('address', { describe: 'dummynet only: a peer\'s IPv4 address, as p0=10.0.0.1 (repeat per peer; default 10.0.0.<i+1>)', type: 'array', string: true, default: [] })
   .option('sch-netem', { describe: 'netem only: the target kernel has sch_netem (--no-sch-netem: loss on nftables, no delay)', type: 'boolean', default: true })
@@ -51,7 +51,7 @@ const scriptFlags = (argv) => ({
 function topologyScript(argv) {
   if (argv.scenario !== undefined) throw new InputError(`export-script ${argv.scenario} --topology-only: the topology has every link unconstrained; drop the scenario, or drop --topology-only for its script`);
   const backend = backendNamed(argv.emulator);
-  if (!backend.exportTopology) throw new InputError(`--topology-only: exists for --emulator ${BACKENDS.filter((b) => b.exportTopology).map((b) => b.name).join(', ')} only`);
+  if (!backend.exportTopology) throw new InputError(`--topology-only: exists for --emulator ${emulatorsWith((b) => Boolean(b.exportTopology)).join(', ')} only`);
   return backend.exportTopology(scriptFlags(argv));
 }
 
@@ -67,7 +67,7 @@ function scenarioScript(argv) {
   // tc and dummynet set rates: a trace becomes rate steps (lib/network/trace-steps.js steppedNetwork).
   const { compiled } = steppedNetwork(scenario.compiled, scenario.durationS);
   const backend = backendNamed(argv.emulator);
-  if (!backend.exportScript) throw new InputError(`export-script --emulator ${argv.emulator}: this backend writes no scripts; use ${SCRIPTED.join(' or ')}`);
+  if (!backend.exportScript) throw new InputError(`export-script --emulator ${argv.emulator}: this backend writes no scripts; use ${scripted().join(' or ')}`);
   return backend.exportScript(compiled, { scenario: scenario.name, durationS: scenario.durationS, peers }, scriptFlags(argv));
 }
 

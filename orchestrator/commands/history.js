@@ -1,5 +1,6 @@
 // `history`: the results store of every night (docs/history.md). import suites and runs, export them for
 // notebooks, render the trend dashboard, check for slow drift, and read the rolling baseline from the store.
+import { existsSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../lib/system/errors.js';
@@ -8,12 +9,12 @@ import { oneLine, workflowCommand } from '../lib/system/workflow-command.js';
 import { displayPath } from '../lib/input/json-file.js';
 import { METRIC_PATHS } from '../lib/result/metric-catalogue.js';
 import { expectNumber } from '../lib/input/validate.js';
-import { DEFAULT_KEEP_NIGHTS, describeMachineClass, machineClass, rollBaselines } from '../suite/baseline.js';
+import { describeMachineClass, machineClass } from '../lib/result/machine-class.js';
+import { DEFAULT_KEEP_NIGHTS, nightBaselines, rollBaselines } from '../suite/baseline.js';
 import { readSuiteSummary } from '../suite/suite-dir.js';
 import { renderTrendsPage } from '../report/render-trends.js';
-import { DEFAULT_DRIFT } from '../history/drift.js';
-import { nightBaselines } from '../history/baseline.js';
-import { readRecords, writeRecords } from '../history/import.js';
+import { DEFAULT_DRIFT } from '../lib/stats/drift.js';
+import { runDirRecords, suiteRecords, writeRecords } from '../history/import.js';
 import { readExportRows, readGreenNights, trendsFromStore } from '../history/query.js';
 import { openStore, storeTarget } from '../history/store.js';
 import { DASHBOARD_METRICS } from '../history/trends.js';
@@ -127,6 +128,24 @@ async function warnDrift(drifts) {
   if (drifts.length && process.env.GITHUB_STEP_SUMMARY) {
     await appendFile(process.env.GITHUB_STEP_SUMMARY, `\n### Drift (results store)\n\n${drifts.map((d) => `- ${oneLine(d.text)}`).join('\n')}\n`);
   }
+}
+
+/**
+ * What `history import` reads from a directory: a suite directory (its summary.json, checked as suite/suite-dir.js
+ * reads it, and every run's result.json) or a single run directory, as records.
+ * @param {string} target
+ * @param {{ commit: string|null, linkBase?: string|null, importedAt?: string }} options
+ */
+export async function readRecords(target, { commit, linkBase = null, importedAt = new Date().toISOString() }) {
+  const dir = path.resolve(target);
+  if (existsSync(path.join(dir, 'summary.json'))) {
+    const { suiteDir, summary } = await readSuiteSummary(dir);
+    return suiteRecords(suiteDir, summary, { commit, linkBase, importedAt });
+  }
+  if (!existsSync(path.join(dir, 'result.json'))) {
+    throw new InputError(`${displayPath(dir)}: neither summary.json nor result.json here; pass a suite directory (results/suites/<suite>/<time>) or a run directory`);
+  }
+  return runDirRecords(dir, { commit, linkBase });
 }
 
 /** @param {DriftArgv & { store?: string, dirs: string[], commit?: string, linkBase?: string }} argv */

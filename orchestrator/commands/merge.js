@@ -1,4 +1,4 @@
-import { comparisonOptions, finish, loadAssertionsFlag, loadBaselineFlag, regressionFlags, rememberFlag } from '../suite/cli.js';
+import { comparisonOptions, finish, loadAssertionsFlag, loadBaselineFlag, regressionFlags, rememberFlag } from './suite-options.js';
 import { mergeSuiteDirs } from '../suite/merge.js';
 
 export const command = 'merge <suite-dirs..>';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { PRESETS } from '../lib/media/media-presets.js';
-import { EMULATORS } from '../emulators/index.js';
+import { runEmulators } from '../emulators/index.js';
 import { InputError } from '../lib/system/errors.js';
 import { displayPath } from '../lib/input/json-file.js';
 import { REPRODUCTIONS, findReproduction, tableScenarios } from '../lib/scenario/reproductions.js';
@@ -15,7 +15,7 @@ import { DEFAULT_REGRESSION } from '../suite/baseline.js';
 import { reproductionFileName } from '../suite/render-reproduction.js';
 import { runSuite } from '../suite/runner.js';
 import { publishReproduction, skipPublished } from '../suite/publish-reproduction.js';
-import { checkVideoFlag } from '../suite/cli.js';
+import { checkVideoFlag } from './suite-options.js';
 import { suiteExitCode } from '../suite/summary.js';
 
 export const command = 'reproduce [table]';
@@ -50,7 +50,7 @@ export const builder = (yargs) => gridOptions(yargs)
   .option('time-scale', { type: 'number', default: 1, describe: 'compress every scenario\'s clock (a smoke check, not a reproduction)' })
   .option('video', { type: 'string', default: DEFAULTS.video, describe: `video preset (${Object.keys(PRESETS).join(', ')}; J16 used 1080p50) or a .y4m file` })
   .option('media-source', { choices: MEDIA_SOURCES, describe: 'video rates of every run: rfc8867 or browser (default: each scenario\'s; rmcat-* use rfc8867)' })
-  .option('emulator', { choices: EMULATORS, default: DEFAULTS.emulator, describe: 'network emulator' })
+  .option('emulator', { choices: runEmulators(), default: DEFAULTS.emulator, describe: 'network emulator' })
   .option('out', { type: 'string', describe: 'suite directory to write (default results/suites/reproduce-<table>/<UTC timestamp>)' })
   .option('browser-path', { type: 'string', describe: 'Chrome/Chromium executable (default: $CHROME_PATH, then well-known paths)' })
   .option('headful', { type: 'boolean', default: false, describe: 'show the browser windows' })

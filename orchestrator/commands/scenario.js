@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { DEFAULT_PRESET, PRESETS } from '../lib/media/media-presets.js';
-import { EMULATORS } from '../emulators/index.js';
+import { runEmulators } from '../emulators/index.js';
 import { BROWSER_KINDS, DEFAULT_BROWSER } from '../lib/scenario/peer-browsers.js';
 import { installProcessHandlers } from '../lib/system/shutdown.js';
 import { InputError } from '../lib/system/errors.js';
@@ -34,7 +34,7 @@ export const builder = (yargs) => gridOptions(yargs)
   .option('browser-path', { describe: 'Chrome/Chromium executable (default: $CHROME_PATH, then well-known paths)', type: 'string' })
   .option('firefox-path', { describe: 'Firefox executable (default: $FIREFOX_PATH, then /usr/bin/firefox-esr and other well-known paths)', type: 'string' })
   .option('video', { describe: `video preset (${Object.keys(PRESETS).join(', ')}) or a .y4m file`, type: 'string', default: DEFAULT_PRESET })
-  .option('emulator', { describe: 'network emulator', choices: EMULATORS, default: 'relay' })
+  .option('emulator', { describe: 'network emulator', choices: runEmulators(), default: 'relay' })
   .option('headful', { describe: 'show the browser windows', type: 'boolean', default: false })
   .option('media-source', {
     choices: MEDIA_SOURCES,

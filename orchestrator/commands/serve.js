@@ -1,4 +1,4 @@
-import { startServer } from '../report/server.js';
+import { startServer } from './serve-server.js';
 import { storeTarget } from '../history/store.js';
 
 export const command = 'serve';

@@ -1,11 +1,11 @@
 import { PRESETS } from '../lib/media/media-presets.js';
-import { EMULATORS } from '../emulators/index.js';
+import { runEmulators } from '../emulators/index.js';
 import { installProcessHandlers } from '../lib/system/shutdown.js';
 import { InputError } from '../lib/system/errors.js';
 import { CODEC_NAMES, parseCodecFlag } from '../lib/media/codec.js';
 import { loadAssertions } from '../suite/assertions.js';
 import { resolveRegressionOptions } from '../suite/baseline.js';
-import { checkVideoFlag, comparisonOptions, finish, loadAssertionsFlag, loadBaselineFlag, regressionFlags, rememberFlag, checkHistoryStore } from '../suite/cli.js';
+import { checkVideoFlag, comparisonOptions, finish, loadAssertionsFlag, loadBaselineFlag, regressionFlags, rememberFlag, checkHistoryStore } from './suite-options.js';
 import { displayPath } from '../lib/input/json-file.js';
 import { entryCostS, parseShard, planRuns, shardEntries } from '../suite/plan.js';
 import { runSuite } from '../suite/runner.js';
@@ -22,7 +22,7 @@ export const builder = (yargs) => comparisonOptions(gridOptions(yargs)
   .option('shard', { type: 'string', describe: 'run only slice k of n (e.g. 2/4), deterministic: for a CI matrix; join the slices with `merge`' })
   .option('repetitions', { type: 'number', describe: 'runs per scenario instead of the suite\'s' })
   .option('video', { type: 'string', describe: `video preset (${Object.keys(PRESETS).join(', ')}) or a .y4m file, instead of the suite's` })
-  .option('emulator', { choices: EMULATORS, describe: 'network emulator instead of the suite\'s' })
+  .option('emulator', { choices: runEmulators(), describe: 'network emulator instead of the suite\'s' })
   .option('codec', { type: 'string', describe: `video codec of every run (${CODEC_NAMES.join(', ')}, optionally :scalabilityMode=<mode>, :profile=<hex>), instead of the scenarios'` })
   .option('browser-path', { type: 'string', describe: 'Chrome/Chromium executable (default: $CHROME_PATH, then well-known paths)' })
   .option('headful', { type: 'boolean', default: false, describe: 'show the browser windows' })

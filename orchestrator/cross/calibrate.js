@@ -1,6 +1,6 @@
 /**
- * The calibrate command's kernel-flow check on the relay: one iperf3 TCP flow (cubic) through the relay's link queues,
- * 2000 kbps with 50 ms one-way delay each way and RFC 8867's 300 ms drop-tail queue (deep enough for TCP).
+ * The calibrate command's kernel-flow check on a probe path's tunnels (the relay's): one iperf3 TCP flow (cubic) through
+ * its link queues, 2000 kbps with 50 ms one-way delay each way and RFC 8867's 300 ms drop-tail queue (deep enough for TCP).
  * Goodput must be within 10 % of the cap, and the path's RTT (the kernel's minimum RTT sample on the data connection,
  * TCP_INFO) within 2 ms of 100 ms plus the time the sampled packet took to cross the cap: between a tiny one (~0) and
  * a full 1500-byte one (6 ms at 2000 kbps); which one the kernel sampled varies from run to run. iperf3's mean RTT is
@@ -18,20 +18,20 @@ export const TCP_CHECK = { rateKbps: 2000, oneWayDelayMs: 50, queueMs: 300, dura
 const LINKS = { forward: 'kernel-calibration.fwd', back: 'kernel-calibration.back' };
 
 /**
- * @param {Pick<import('../emulators/contract.js').TunnelHost['relay'], 'configure' | 'registerTunnel'>} relay  a started relay
+ * @param {import('../emulators/contract.js').ProbeTunnels} tunnels  a started probe path's
  * @param {{onResult?: (result: object) => void}} [options]
  * @returns {Promise<object[]>} one calibrate result row
  */
-export async function kernelTcpCheck(relay, { onResult } = {}) {
+export async function kernelTcpCheck(tunnels, { onResult } = {}) {
   const { rateKbps, oneWayDelayMs, queueMs, durationS, warmupS, rateErrorPct, rttErrorMs } = TCP_CHECK;
   const params = normalizeLinkParams({ rateKbps, oneWayDelayMs, queueMs }, 'kernel TCP calibration');
-  await relay.configure({ links: { [LINKS.forward]: params, [LINKS.back]: params } });
+  await tunnels.configure({ links: { [LINKS.forward]: params, [LINKS.back]: params } });
   const runDir = mkdtempSync(path.join(os.tmpdir(), 'calibrate-kernel-'));
   /** @type {string[]} */
   const errors = [];
   const flows = await startKernelFlows({
     flows: [{ name: 'calibration-tcp', kind: 'tcp', startS: 0, stopS: durationS }],
-    relay, runDir, runId: `cal-${process.pid}`, routes: { forward: [LINKS.forward], back: [LINKS.back] },
+    tunnels, runDir, runId: `cal-${process.pid}`, routes: { forward: [LINKS.forward], back: [LINKS.back] },
     onError: (error) => errors.push(error.message),
   });
   /** @type {import('../lib/cross/tcp-info.js').TcpInfo[]} */

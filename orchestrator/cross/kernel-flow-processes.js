@@ -7,7 +7,7 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findExecutable } from '../lib/system/paths.js';
 import { shellJoin } from '../emulators/script.js';
-import { supportsPdeathsig } from '../sfu/janus.js';
+import { supportsPdeathsig } from '../lib/system/pdeathsig.js';
 
 export const POLL_MS = 10;
 const READY_TIMEOUT_MS = 5_000;

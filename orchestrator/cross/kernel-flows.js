@@ -1,9 +1,9 @@
 /**
- * Kernel cross-traffic through the relay (contract section 4): TCP and UDP flows from real Linux stacks cross the
- * relay's link queues with the configured delay.
+ * Kernel cross-traffic through the emulator's tunnels (contract section 4; emulators/contract.js TunnelHost, the relay's
+ * today): TCP and UDP flows from real Linux stacks cross the emulated link queues with the configured delay.
  *
- *   [ns wtbx-<id>-<i>l] iperf3 ── TUN wx<id><i>l ══ socat ══ UDP ══▶ relay: forward route (bottleneck.fwd) ──┐
- *   [ns wtbx-<id>-<i>r] iperf3 ── TUN wx<id><i>r ══ socat ══ UDP ◀══════════════════════════════════════════┘
+ *   [ns wtbx-<id>-<i>l] iperf3 ── TUN wx<id><i>l ══ socat ══ UDP ══▶ tunnels: forward route (bottleneck.fwd) ──┐
+ *   [ns wtbx-<id>-<i>r] iperf3 ── TUN wx<id><i>r ══ socat ══ UDP ◀════════════════════════════════════════════┘
  *                                                      (and back over the back route, bottleneck.back)
  *
  * Each socat is started in the root namespace (its TUN is created there), the TUN is moved into the flow's
@@ -13,7 +13,7 @@
  *
  * The run's call:
  *
- *   const kernelFlows = await startKernelFlows({ flows, relay, runDir, runId, registerCleanup, logCommand, clock, onError });
+ *   const kernelFlows = await startKernelFlows({ flows, tunnels, runDir, runId, registerCleanup, logCommand, clock, onError });
  *   // before media start: namespaces, TUNs, bridges and iperf3 servers are up (throws, having removed them, if not)
  *   kernelFlows.start(mediaStartEpochMs);   // each client starts at its startS (each burst at its atS)
  *   …
@@ -82,7 +82,7 @@ const GUARDIAN_PATH = fileURLToPath(new URL('./guardian.js', import.meta.url));
  * @property {(record: CommandRecord) => void} record
  * @property {import('./kernel-flow-processes.js').SpawnOwned} spawnOwned
  * @property {(flow: string, message: string) => void} fail  reports a failed flow to the run
- * @property {Pick<import('../emulators/contract.js').TunnelHost['relay'], 'registerTunnel'>} relay
+ * @property {Pick<import('../emulators/contract.js').TunnelHost, 'registerTunnel'>} tunnels
  * @property {{forward: string[], back: string[]}} routes
  * @property {boolean} closing
  * @property {number|null} mediaStartEpochMs
@@ -100,8 +100,8 @@ const closeOnly = (/** @type {string} */ _name, /** @type {() => Promise<unknown
  * Builds every kernel flow's namespaces, TUN bridges and iperf3 servers (contract section 4).
  * @param {object} options
  * @param {KernelFlow[]} options.flows  kinds tcp, tcp-short (with bursts), udp; times on the media clock
- * @param {Pick<import('../emulators/contract.js').TunnelHost['relay'], 'registerTunnel'>} options.relay
- *   a relay whose links the routes name are configured
+ * @param {Pick<import('../emulators/contract.js').TunnelHost, 'registerTunnel'>} options.tunnels
+ *   the emulator's, whose links the routes name are configured
  * @param {string} options.runDir  iperf3's JSON, the bridges' and the guardian's logs go to <runDir>/kernel-flows/
  * @param {string} options.runId  names the namespaces (wtbx-<short id>-…)
  * @param {(name: string, close: () => Promise<unknown>, options?: {timeoutMs?: number, closeNow?: () => void}) => () => Promise<void>}
@@ -109,13 +109,13 @@ const closeOnly = (/** @type {string} */ _name, /** @type {() => Promise<unknown
  * @param {(record: CommandRecord) => void} [options.logCommand]  every ip/socat/iperf3 command, for network.commands
  * @param {() => number} [options.clock]  seconds on the run's clock for the command records (default: since this call)
  * @param {(error: Error) => void} [options.onError]  a client that fails (iperf3's message); the run fails on it
- * @param {{forward: string[], back: string[]}} [options.routes]  relay links crossed left -> right and right -> left
+ * @param {{forward: string[], back: string[]}} [options.routes]  emulated links crossed left -> right and right -> left
  * @param {string} [options.congestionControl]  TCP congestion control of the iperf3 senders (iperf3 -C)
  * @param {{iperf3?: string, socat?: string, setpriv?: string}} [options.executables]  paths instead of $PATH look-ups
  * @returns {Promise<KernelFlows>}
  */
 export async function startKernelFlows({
-  flows, relay, runDir, runId, registerCleanup = closeOnly, logCommand = () => {}, clock, onError = () => {},
+  flows, tunnels, runDir, runId, registerCleanup = closeOnly, logCommand = () => {}, clock, onError = () => {},
   routes = { forward: ['bottleneck.fwd'], back: ['bottleneck.back'] }, congestionControl = 'cubic', executables = {},
 }) {
   const plan = planKernelFlows(flows, { runId, congestionControl });
@@ -131,7 +131,7 @@ export async function startKernelFlows({
   const processes = createProcessOwner({ setpriv: tools.setpriv, guardian, now });
   /** @type {FlowContext} */
   const context = {
-    tools, dir, run, record, spawnOwned: processes.spawnOwned, relay, routes,
+    tools, dir, run, record, spawnOwned: processes.spawnOwned, tunnels, routes,
     fail: (flow, message) => onError(new HarnessError(`kernel flow "${flow}": ${message}`)),
     closing: false, mediaStartEpochMs: null, namespaces: [], timers: new Set(), outcomes: [],
     results: new Map(plan.flows.map(({ flow }) => [flow.name, []])), serverPids: new Map(),
@@ -200,7 +200,7 @@ function stopClients(context) {
 }
 
 /**
- * One flow's namespaces, its TUN bridges through the relay and its iperf3 servers; throws if one does not start.
+ * One flow's namespaces, its TUN bridges through the tunnels and its iperf3 servers; throws if one does not start.
  * @param {FlowContext} context @param {KernelFlowPlan} flowPlan
  */
 async function buildFlow(context, { flow, left, right, server, tests }) {
@@ -212,14 +212,14 @@ async function buildFlow(context, { flow, left, right, server, tests }) {
     await run(['ip', 'netns', 'exec', side.namespace, 'sysctl', '-q', '-w', 'net.ipv6.conf.all.disable_ipv6=1', 'net.ipv6.conf.default.disable_ipv6=1']);
   }
   const bridgePorts = [await freeUdpPort(), await freeUdpPort()];
-  const { leftPort, rightPort } = await context.relay.registerTunnel({
+  const { leftPort, rightPort } = await context.tunnels.registerTunnel({
     name: flow.name, forward: context.routes.forward, back: context.routes.back,
     left: { address: '127.0.0.1', port: bridgePorts[0] }, right: { address: '127.0.0.1', port: bridgePorts[1] },
   });
   const sides = /** @type {const} */ ([[left, leftPort, bridgePorts[0]], [right, rightPort, bridgePorts[1]]]);
-  for (const [side, relayPort, bridgePort] of sides) {
+  for (const [side, tunnelPort, bridgePort] of sides) {
     const bridge = spawnOwned(
-      [tools.socat, `TUN,tun-name=${side.tun},iff-no-pi,tun-type=tun`, `UDP:127.0.0.1:${relayPort},bind=127.0.0.1:${bridgePort}`],
+      [tools.socat, `TUN,tun-name=${side.tun},iff-no-pi,tun-type=tun`, `UDP:127.0.0.1:${tunnelPort},bind=127.0.0.1:${bridgePort}`],
       { background: true },
     );
     const failure = await waitFor(() => existsSync(`/sys/class/net/${side.tun}`), bridge.exited);

@@ -1,7 +1,8 @@
 // The emulator contract: what every network emulator backend (relay/, netem/, dummynet/, and any new one in a folder of
 // its own) provides, and what a scenario asks of it. Commands and the run talk to backends only through these types
-// and emulators/index.js; what a backend supports is declared here by the backend, never guessed by callers from its
-// name. test/emulator-conformance.test.js runs the same checks against every backend that can run on the host.
+// and emulators/index.js; what a backend can do is declared here by the backend (its supports, its optional fields and
+// methods), never guessed by callers from its name. test/emulator-conformance.test.js runs the same checks against
+// every backend that can run on the host.
 
 /** @typedef {import('../lib/network/link-model.js').LinkParams} LinkParams */
 /** @typedef {import('./command-runner.js').CommandRecord} CommandRecord */
@@ -108,10 +109,25 @@
 /** @typedef {import('../lib/grid/grid.js').PathProbe} PathProbe */
 
 /**
- * Where kernel flows enter the emulated links (orchestrator/cross/).
+ * Where kernel flows enter the emulated links (orchestrator/cross/): per flow two UDP sockets, whose datagrams (the
+ * flow's IP packets, from its two TUN bridges) cross the tunnel's links at their own size.
  * @typedef {object} TunnelHost
- * @property {import('./relay/client.js').RelayProcess} relay
+ * @property {(tunnel: Tunnel) => Promise<{ leftPort: number, rightPort: number }>} registerTunnel  opens a flow's two
+ *   sockets: the bridge at `left` sends to leftPort, the one at `right` to rightPort
  * @property {() => Promise<TunnelTruthRow[]>} truth  per tunnel, like the links'
+ */
+
+/**
+ * One kernel flow's tunnel: its bridges' UDP addresses and the links it crosses each way.
+ * @typedef {{ name: string, forward: string[], back: string[], left: { address: string, port: number },
+ *   right: { address: string, port: number } }} Tunnel
+ */
+
+/**
+ * Where `calibrate`'s kernel TCP check enters a probe path's emulator: tunnels over links of the check's own, which it
+ * puts in force first.
+ * @typedef {Pick<TunnelHost, 'registerTunnel'>
+ *   & { configure: (config: { links: Record<string, LinkParams> }) => Promise<void> }} ProbeTunnels
  */
 
 /**
@@ -130,17 +146,37 @@
  * @property {() => Promise<void>} close
  * @property {(c: { params: LinkParams }) => string|null} [skipCase]  why this host cannot run a case
  * @property {(options?: { onResult?: (result: object) => void }) => Promise<object[]>} [extraChecks]  e.g. iperf3
- * @property {TunnelHost['relay']} [tunnelRelay]  where kernel flows can enter the probed link (backends with kernelFlows)
+ * @property {ProbeTunnels} [tunnels]  where kernel flows can enter the probed emulator (backends with kernelFlows)
  */
 
 /**
- * One backend, in its own folder, registered in emulators/index.js.
+ * How `auto` may choose a backend. It tries the backends that declare this in the registry's order (emulators/index.js
+ * BACKENDS), every fallback after the others, and takes the first whose supports carry the scenario, whose preflight
+ * finds nothing missing and that can run the scenario's network on this host.
+ * @typedef {object} AutoChoice
+ * @property {string} fits  why it was chosen, when no backend before it was passed over
+ * @property {boolean} [fallback]  runs anywhere (unavailable() is null, nothing unmet): `auto` ends with it, and a
+ *   scenario is checked against it before anything starts
+ * @property {(compiled: import('../lib/network/schedule.js').CompiledNetwork) => Promise<string[]>} [unmet]  what this
+ *   host lacks to run this network on it (empty: it can); without it, unavailable() answers
+ */
+
+/**
+ * One backend, in its own folder, registered in emulators/index.js. Beside its supports, what it declares is what the
+ * run and the commands read of it: `gridNodes` and `auto` here, and which optional methods it has (openProbePath:
+ * `calibrate`, with supports.traceReplay also `calibrate --trace`; exportScript and exportTopology: `export-script`;
+ * removeLeftovers: `cleanup`). The commands' `--emulator` choices and every message that names a backend to use are
+ * computed from these declarations over the registry.
  * @typedef {object} EmulatorBackend
  * @property {string} name
  * @property {string} summary          one line for --help and docs
  * @property {EmulatorSupport} supports
  * @property {Partial<Record<keyof EmulatorSupport, string>>} [why]  why it lacks what it does not support, as the end of
  *   a sentence ("which …")
+ * @property {boolean} [gridNodes]     shapes each --grid peer's links on that peer's own node (the relay every grid-node
+ *   runs): Janus gathers on the Grid's side of this host (--grid-listen), which the nodes route to, result.json's
+ *   environment.grid.emulation is 'node relays', and the nodes read their browsers' memory (Emulator.processMemory)
+ * @property {AutoChoice} [auto]       `auto` may choose it
  * @property {() => Promise<string|null>} unavailable  why it cannot run on this host at all (null: it can)
  * @property {(requirements: EmulatorRequirements) => string[]} [preflight]  what this host lacks for these
  *   requirements (exit 3), checked before anything starts
@@ -193,6 +229,13 @@ export function requirementsOf(scenario, browserOfPeer, kernelFlowKinds) {
 }
 
 /**
+ * What a message tells the user to pass: `--emulator relay or --emulator netem`.
+ * @param {EmulatorBackend[]} backends
+ * @returns {string}
+ */
+export const emulatorFlags = (backends) => backends.map((backend) => `--emulator ${backend.name}`).join(' or ');
+
+/**
  * Why a backend cannot run these requirements by what it declares, with the backends that can: one sentence each.
  * @param {EmulatorBackend} backend
  * @param {EmulatorRequirements} requirements
@@ -200,7 +243,7 @@ export function requirementsOf(scenario, browserOfPeer, kernelFlowKinds) {
  * @returns {string[]}
  */
 export function unsupported(backend, requirements, all) {
-  const others = (/** @type {keyof EmulatorSupport} */ field) => all.filter((b) => b !== backend && b.supports[field]).map((b) => `--emulator ${b.name}`).join(' or ');
+  const others = (/** @type {keyof EmulatorSupport} */ field) => emulatorFlags(all.filter((b) => b !== backend && b.supports[field]));
   const plural = requirements.firefoxPeers.length === 1 ? 's' : '';
   /** @type {Array<[keyof EmulatorSupport, boolean, string]>} */
   const asks = [

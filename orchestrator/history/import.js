@@ -3,11 +3,8 @@
 // night's aggregate (night-metrics.js) is recomputed from its stored runs in the same transaction.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { InputError } from '../lib/system/errors.js';
-import { displayPath } from '../lib/input/json-file.js';
 import { loadResult } from '../report/write.js';
-import { runFile } from '../suite/run-file.js';
-import { readSuiteSummary } from '../suite/suite-dir.js';
+import { runFile } from '../lib/input/run-file.js';
 import { refreshNightMetrics } from './night-metrics.js';
 import { nightRecord, runRecord } from './records.js';
 import { insertRows } from './sql.js';
@@ -72,20 +69,13 @@ export async function suiteRecords(suiteDir, summary, { commit, linkBase = null,
 }
 
 /**
- * Reads a suite directory (summary.json and every run's result.json) or a single run directory into records.
- * @param {string} target
- * @param {{ commit: string|null, linkBase?: string|null, importedAt?: string }} options
+ * A single run directory's records: its result.json, with its report.html when there is one. (`history import`
+ * tells a suite directory from a run directory: commands/history.js readRecords.)
+ * @param {string} dir absolute, holding result.json
+ * @param {{ commit: string|null, linkBase?: string|null }} options
  */
-export async function readRecords(target, { commit, linkBase = null, importedAt = new Date().toISOString() }) {
-  const dir = path.resolve(target);
-  if (existsSync(path.join(dir, 'summary.json'))) {
-    const { suiteDir, summary } = await readSuiteSummary(dir);
-    return suiteRecords(suiteDir, summary, { commit, linkBase, importedAt });
-  }
+export async function runDirRecords(dir, { commit, linkBase = null }) {
   const resultFile = path.join(dir, 'result.json');
-  if (!existsSync(resultFile)) {
-    throw new InputError(`${displayPath(dir)}: neither summary.json nor result.json here; pass a suite directory (results/suites/<suite>/<time>) or a run directory`);
-  }
   const result = await loadResult(resultFile);
   const report = existsSync(path.join(dir, 'report.html')) ? linkTo(linkBase, dir, 'report.html') : null;
   return { night: null, comparisons: [], runs: [runRecord(result, { resultPath: resultFile, report, commit })] };

@@ -6,8 +6,8 @@ import { displayPath } from '../lib/input/json-file.js';
 import { describeKind, expectName } from '../lib/input/validate.js';
 import { RUN_METRIC_PATHS, TIMELINE_METRIC_PATHS } from '../lib/result/metric-catalogue.js';
 import { percentile } from '../lib/stats/statistics.js';
-import { machineClass } from '../suite/baseline.js';
-import { metricPool, runValues } from '../suite/metrics.js';
+import { machineClass } from '../lib/result/machine-class.js';
+import { metricPool, runValues } from '../lib/result/metric-values.js';
 
 /**
  * A run is one scenario started at one instant: the same key whether it is imported alone or with its suite.

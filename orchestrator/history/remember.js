@@ -1,7 +1,7 @@
 // `suite`/`merge --history <store>`: the suite is written to the results store before its outputs, and the
 // store's slow drifts of that suite come back as warnings for summary.json and its Markdown and HTML (never a
 // failure). A store that cannot be written is a warning too: the suite's own result must not be lost to it.
-import { driftWarnings } from './drift.js';
+import { driftWarnings } from '../lib/stats/drift.js';
 import { suiteRecords, writeRecords } from './import.js';
 import { trendsFromStore } from './query.js';
 import { isPostgresUrl, openStore } from './store.js';

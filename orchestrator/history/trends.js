@@ -1,7 +1,7 @@
 // The trend dashboard's data (pure): per scenario, metric and night the median and IQR of the night's per-run
 // medians (the stored aggregate, night-metrics.js), the gate's regressions, the published reference, browser
 // changes and drift. Per night, so a year of nights × 54 scenarios stays a few MB however many runs a night had.
-import { DEFAULT_DRIFT, describeDrift, detectDrift } from './drift.js';
+import { DEFAULT_DRIFT, describeDrift, detectDrift } from '../lib/stats/drift.js';
 import { RUN_METRIC_PATHS, headlinePaths, metricByPath } from '../lib/result/metric-catalogue.js';
 
 /** What the dashboard draws by default: the metrics the gate compares and the derived per-run figures. */
@@ -17,10 +17,8 @@ const roundOrNull = (value) => (value === null ? null : round(value));
  * @typedef {{ id: string, started_at: string, outcome: string, browser: string|null, commit_sha: string|null,
  *   report: string|null }} NightRecord
  * @typedef {{ night_id: string, scenario: string, status: string, runs: number }} StatusRow
- * @typedef {{ night: number, verdict: 'regression'|'failed'|'passed' }} Verdict
- * @typedef {{ x: number[], med: number[], q1: Array<number|null>, q3: Array<number|null>, n: number[],
- *   reference: number|null, regressions: number[],
- *   drift: (import('./drift.js').Drift & { fromNight: number, text: string })|null }} TrendSeries  one scenario's metric, per night
+ * @typedef {import('../report/render-trends.js').TrendVerdict} Verdict
+ * @typedef {import('../report/render-trends.js').TrendSeries} TrendSeries
  */
 
 /** The catalogue entry of a dashboard metric; throws naming it when it is none. @param {string} path */
@@ -37,6 +35,7 @@ function catalogued(path) {
  * @param {StatusRow[]} input.statuses
  * @param {string[]} input.metrics catalogue paths, in the order shown
  * @param {{ nights: number, thresholdPct: number }} [input.drift]
+ * @returns {import('../report/render-trends.js').Trends}
  */
 export function buildTrends({ nights, aggregates, statuses, metrics, drift = DEFAULT_DRIFT }) {
   const nightIndex = new Map(nights.map((night, index) => [night.id, index]));

@@ -22,7 +22,7 @@ import { finiteOrNull } from '../lib/stats/statistics.js';
 const BOTTLENECK_DIRECTIONS = { [BOTTLENECK_FWD]: 'left → right', [BOTTLENECK_BACK]: 'right → left' };
 /** The kernel flows' tunnel direction whose route crosses each direction of the bottleneck (cross/kernel-flows.js). */
 const TUNNEL_DIRECTIONS = { [BOTTLENECK_FWD]: 'forward', [BOTTLENECK_BACK]: 'back' };
-const RELAY_COLOR = '#555555';
+const EMULATOR_COLOR = '#555555';
 
 /**
  * The flows of result.flows.rows on one link as stacked-area series on a common time axis: a flow without a row in a
@@ -117,14 +117,14 @@ function kernelFlowPanels(result, link, id, colorOf) {
     {
       id: id('drops'), title: `Drops per second by flow: ${link} (queue and random loss)`, yLabel: 'packets',
       series: [
-        ...(linkRows.length ? [measured(linkRows, drops, { label: `${link}, every flow`, color: RELAY_COLOR, width: 1.5, stepped: true })] : []),
+        ...(linkRows.length ? [measured(linkRows, drops, { label: `${link}, every flow`, color: EMULATOR_COLOR, width: 1.5, stepped: true })] : []),
         ...flows.map((flow) => measured(of(flow), drops, { label: flow, color: colorOf(flow), width: 1.5, stepped: true })),
       ],
     },
     {
       id: id('delay'), title: `One-way delay p50 through the relay by flow: ${link}`, yLabel: 'ms',
       series: [
-        ...(linkRows.length ? [measured(linkRows, delayMs, { label: `${link}, every flow`, color: RELAY_COLOR, width: 1.5 })] : []),
+        ...(linkRows.length ? [measured(linkRows, delayMs, { label: `${link}, every flow`, color: EMULATOR_COLOR, width: 1.5 })] : []),
         ...flows.map((flow) => measured(of(flow), delayMs, { label: `${flow} (its route)`, color: colorOf(flow), width: 1.5 })),
       ],
     },
@@ -139,8 +139,9 @@ function kernelFlowPanels(result, link, id, colorOf) {
  */
 export function buildResourcesSection(rows, colorOf) {
   const names = [...new Set(rows.map((row) => row.process))].sort();
+  // Besides the peers' browsers and Janus, the one process tree is the emulator's, tracked under its backend's name.
   /** @param {string} name */
-  const color = (name) => (/^p\d+$/.test(name) ? colorOf(name) : name === 'relay' ? RELAY_COLOR : JANUS_COLOR);
+  const color = (name) => (/^p\d+$/.test(name) ? colorOf(name) : name === 'janus' ? JANUS_COLOR : EMULATOR_COLOR);
   /** @param {string} name */
   const of = (name) => rows.filter((row) => row.process === name).sort((a, b) => a.t - b.t);
   const panels = !names.length ? [] : [

@@ -8,7 +8,19 @@ const SPARK_WIDTH = 160;
 const SPARK_HEIGHT = 28;
 
 /**
- * @typedef {ReturnType<typeof import('../history/trends.js').buildTrends>} Trends
+ * The dashboard's data, as history/trends.js buildTrends makes it from the results store; assets/trends.js reads it
+ * from the page. Nights are indexed oldest first.
+ * @typedef {{ x: number[], med: number[], q1: Array<number|null>, q3: Array<number|null>, n: number[],
+ *   reference: number|null, regressions: number[],
+ *   drift: (import('../lib/stats/drift.js').Drift & { fromNight: number, text: string })|null }} TrendSeries  one
+ *   scenario's metric, per night: x the nights' indexes
+ * @typedef {{ night: number, verdict: 'regression'|'failed'|'passed' }} TrendVerdict  a scenario's newest night and what it said
+ * @typedef {{ nights: Array<{ t: string, outcome: string, browser: string|null, commit: string|null, report: string|null }>,
+ *   browserChanges: Array<{ night: number, from: string, to: string }>,
+ *   metrics: Array<{ path: string, label: string, unit: string, worseWhen: 'lower'|'higher', scale: number }>,
+ *   scenarios: Array<{ name: string, latest: TrendVerdict|null, series: Record<string, TrendSeries> }>,
+ *   drifts: Array<{ scenario: string, metric: string, worse: boolean, text: string }>,
+ *   drift: { nights: number, thresholdPct: number } }} Trends
  */
 
 /**

@@ -7,6 +7,7 @@ import { estimateOffset, nodeClocks, onOrchestratorClock } from '../lib/grid/clo
 import { browserCpuPct } from '../lib/devices/node-resources.js';
 import { browserMemoryMb } from '../lib/devices/process-memory.js';
 import { nodeOfPeers } from '../lib/grid/grid.js';
+import { emulatorFlagsWith } from '../emulators/index.js';
 
 /** Round trips per clock reading: the best of them bounds the offset. */
 export const CLOCK_SAMPLES = 15;
@@ -70,8 +71,9 @@ export async function measureClocks(pages, onWarning) {
  * @typedef {(peer: string, pids: number[]) => Promise<import('../lib/devices/process-memory.js').ProcessMemory[]>} ReadMemory
  */
 
-/** Why a Grid run has only the pages' JavaScript heaps. */
-const NO_MEMORY_READER = 'no node relay to read the browsers\' memory on their nodes (run with --emulator node-relay)';
+/** Why a Grid run has only the pages' JavaScript heaps: no emulator on the nodes to read their /proc. */
+const noMemoryReader = () => 'no node relay to read the browsers\' memory on their nodes '
+  + `(run with ${emulatorFlagsWith((b) => Boolean(b.gridNodes))})`;
 
 /**
  * A browser's memory from its node, or why not.
@@ -141,7 +143,7 @@ export function startBrowserSampler(pages, onWarning, readMemory) {
   }, SAMPLE_INTERVAL_MS);
   return {
     rows,
-    memory: { unavailable: readMemory ? null : NO_MEMORY_READER, errors: memoryErrors },
+    memory: { unavailable: readMemory ? null : noMemoryReader(), errors: memoryErrors },
     stop: async () => {
       clearInterval(timer);
       await Promise.allSettled([...sessions.values()].map(async (session) => withTimeout((await session).detach(), EVALUATE_TIMEOUT_MS)));

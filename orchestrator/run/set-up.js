@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { startSignalingServer } from '../../signaling/server.js';
-import { createEmulator } from '../emulators/index.js';
+import { backendNamed, chooseBackend, createChosen, emulatorFlagsWith } from '../emulators/index.js';
+import { requirementsOf } from '../emulators/contract.js';
 import { firstIpv4Address } from '../emulators/candidates.js';
 import { cgroupLimits } from '../lib/devices/devices.js';
 import { KERNEL_FLOW_KINDS, shortTcpBursts } from '../lib/cross/flows.js';
@@ -35,14 +36,10 @@ export const SFU_ROOM = 1;
 export async function setUpCall(call) {
   const { scenario, recorder } = call;
   const room = `run-${randomBytes(4).toString('hex')}`;
-  // The relay rewrites candidates towards the host address Janus will gather on; netem builds Janus a namespace. The
-  // node relays reach Janus on the Grid's side of this host (--grid-listen), which the nodes route to.
-  const nodeRelays = call.emulatorName === 'node-relay' && call.gridOptions;
-  const sfuAddress = scenario.topology === 'sfu' ? (nodeRelays ? nodeRelays.listen : firstIpv4Address() ?? undefined) : undefined;
   // Emulator commands are stamped on the run clock; buildResult moves them onto the media clock.
   const clock = () => (Date.now() - call.startedAt.getTime()) / 1000;
   await limitDevices(call, room, clock);
-  const emulator = await startEmulator(call, room, sfuAddress, clock);
+  const { emulator, sfuAddress } = await startEmulator(call, room, clock);
   const janus = scenario.topology === 'sfu' ? await startSfu(call, emulator, sfuAddress, clock) : null;
   await startCrossTraffic(call, emulator, room, clock);
   // Only the pages get them (in their URLs' fragments), and the server to check their joins.
@@ -74,13 +71,19 @@ async function limitDevices(call, runId, clock) {
 
 /**
  * The emulator, held on the call as soon as it exists; its closer is registered before its set-up starts, so an
- * interrupt half way removes what was built.
- * @param {Call} call @param {string} runId @param {string|undefined} sfuAddress @param {() => number} clock
- * @returns {Promise<Emulator>}
+ * interrupt half way removes what was built. In an SFU call, also the address Janus gathers on.
+ * @param {Call} call @param {string} runId @param {() => number} clock
+ * @returns {Promise<{ emulator: Emulator, sfuAddress: string|undefined }>}
  */
-async function startEmulator(call, runId, sfuAddress, clock) {
+async function startEmulator(call, runId, clock) {
   const peers = allPeerNames(call.scenario);
-  const emulator = await createEmulator(call.emulatorName, {
+  const asked = requirementsOf(call.scenario, call.kinds, KERNEL_FLOW_KINDS);
+  const chosen = await chooseBackend(call.emulatorName, asked, call.scenario.compiled);
+  // The relay rewrites candidates towards the host address Janus will gather on; netem builds Janus a namespace.
+  // Relays on the Grid's nodes reach Janus on the Grid's side of this host (--grid-listen), which the nodes route to.
+  const onNodes = chosen.backend.gridNodes && call.gridOptions;
+  const sfuAddress = call.scenario.topology === 'sfu' ? (onNodes ? onNodes.listen : firstIpv4Address() ?? undefined) : undefined;
+  const emulator = await createChosen(chosen, {
     compiled: call.scenario.compiled, durationS: call.scenario.durationS, peers, runId, browserPath: call.executables.chromium?.path,
     clock, log: call.log, sfuAddress, hostAddressPeers: peers.filter((peer) => call.kinds[peer] === 'firefox'),
     guardianLog: path.join(call.runDir, 'netem-guardian.log'), registerCleanup: holder(call),
@@ -89,7 +92,7 @@ async function startEmulator(call, runId, sfuAddress, clock) {
   call.emulator = emulator;
   call.log(`emulator: ${emulator.name}${emulator.choice ? ` (${emulator.choice})` : ''}`);
   if (emulator.pid) call.processes.track(emulator.name, emulator.pid);
-  return emulator;
+  return { emulator, sfuAddress };
 }
 
 /**
@@ -112,7 +115,7 @@ async function startSfu(call, emulator, iceAddress, clock) {
 }
 
 /**
- * The scenario's kernel flows (iperf3 TCP/UDP in namespaces, through the relay's tunnels): built before any browser
+ * The scenario's kernel flows (iperf3 TCP/UDP in namespaces, through the emulator's tunnels): built before any browser
  * starts, so a missing tool or a failed bridge stops the run early; their clients start on the media clock.
  * @param {Call} call @param {Emulator} emulator @param {string} runId @param {() => number} clock
  */
@@ -123,9 +126,9 @@ async function startCrossTraffic(call, emulator, runId, clock) {
   const flows = kernel.map((flow) => (flow.kind === 'tcp-short' ? { ...flow, bursts: shortTcpBursts(flow) } : flow));
   if (!flows.length) return;
   // checkSupport turned such a run away before anything started.
-  if (!emulator.tunnels) throw new Error(`emulator ${emulator.name} carries no kernel flows; run with --emulator relay`);
+  if (!emulator.tunnels) throw new Error(`emulator ${emulator.name} carries no kernel flows; run with ${emulatorFlagsWith((b) => b.supports.kernelFlows)}`);
   call.kernelFlows = await startKernelFlows({
-    flows, relay: emulator.tunnels.relay, runDir: call.runDir, runId, clock, registerCleanup: holder(call),
+    flows, tunnels: emulator.tunnels, runDir: call.runDir, runId, clock, registerCleanup: holder(call),
     logCommand: (record) => call.commands.push(record),
     onError: (error) => call.recorder.fail(`kernel flow: ${error.message}`),
   });
@@ -180,7 +183,7 @@ async function openGrid(call, pageOrigin) {
   });
   hold(call, 'grid sessions', () => call.grid?.release());
   const { emulator } = call;
-  if (emulator?.name === 'node-relay') call.grid.record.emulation = 'node relays';
+  if (emulator && backendNamed(emulator.name).gridNodes) call.grid.record.emulation = 'node relays';
   if (emulator?.probePaths) call.grid.record.paths = await emulator.probePaths();
   for (const p of call.grid.record.paths ?? []) {
     call.log(`path ${p.from} → ${p.to}: RTT min ${p.rttMsMin} ms, median ${p.rttMsMedian} ms, loss ${p.lossPct} %`);

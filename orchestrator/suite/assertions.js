@@ -5,7 +5,7 @@ import { InputError } from '../lib/system/errors.js';
 import { describeValue, expectObject, expectText } from '../lib/input/validate.js';
 import { percentile } from '../lib/stats/statistics.js';
 import { displayPath, readJsonFile } from '../lib/input/json-file.js';
-import { KNOWN_METRICS, metricPool } from './metrics.js';
+import { KNOWN_METRICS, metricPool } from '../lib/result/metric-values.js';
 
 export const DEFAULT_ASSERTIONS_FILE = fileURLToPath(new URL('../assertions/defaults.json', import.meta.url));
 export const LEVELS = ['off', 'warn', 'error'];

@@ -5,7 +5,8 @@ import { describeValue, expectNumber, expectObject, expectText } from '../lib/in
 import { cliffsDelta, mannWhitneyU } from '../lib/stats/significance.js';
 import { median } from '../lib/stats/statistics.js';
 import { headlinePaths } from '../lib/result/metric-catalogue.js';
-import { KNOWN_METRICS, WORSE_WHEN } from './metrics.js';
+import { MACHINE_CLASS_FIELDS, describeMachineClass, machineClass, sameMachineClass } from '../lib/result/machine-class.js';
+import { KNOWN_METRICS, WORSE_WHEN } from '../lib/result/metric-values.js';
 
 export const BASELINE_KIND = 'webrtc-testbed-baseline';
 export const BASELINE_SCHEMA_VERSION = 1;
@@ -54,49 +55,9 @@ function expectMetricList(value, where) {
   return [...value];
 }
 
-/**
- * @typedef {{ os: string|null, cpu: string|null, cores: number|null, browser: string|null, emulator: string|null }} MachineClass
- *   what makes two machines' numbers comparable (docs/suites.md "Machine class"): OS family with kernel
- *   major.minor and architecture, CPU model, core count, browser name and major version, network emulator
- */
+/** @typedef {import('../lib/result/machine-class.js').MachineClass} MachineClass */
 
-/** @type {Array<keyof MachineClass>} */
-const MACHINE_CLASS_FIELDS = ['os', 'cpu', 'cores', 'browser', 'emulator'];
 export const ALLOW_MISMATCH_FLAG = '--allow-machine-mismatch';
-
-/**
- * The machine class of a run or suite environment: result.json's `environment` (browser as { name, version })
- * or summary.json's (browser as "chromium 156.0.8078.79").
- * @param {{ os?: string|null, cpus?: number|null, cpuModel?: string|null, emulator?: string|null,
- *   browser?: string|{ name?: string|null, version?: string|null }|null }} environment
- * @returns {MachineClass}
- */
-export function machineClass(environment) {
-  // "linux 6.8.0-1017-azure x64" -> "linux 6.8 x64": patch releases of one kernel line behave alike.
-  const [platform, release, ...rest] = String(environment.os ?? '').trim().split(/\s+/);
-  const kernel = release?.match(/^\d+\.\d+/)?.[0] ?? release;
-  const browser = typeof environment.browser === 'string' ? environment.browser
-    : [environment.browser?.name, environment.browser?.version].filter(Boolean).join(' ');
-  const [browserName, browserVersion] = (browser ?? '').trim().split(/\s+/);
-  return {
-    os: [platform, kernel, ...rest].filter(Boolean).join(' ') || null,
-    cpu: environment.cpuModel?.replace(/\s+/g, ' ').trim() || null,
-    cores: environment.cpus ?? null,
-    browser: browserName ? [browserName, browserVersion?.split('.')[0]].filter(Boolean).join(' ') : null,
-    emulator: environment.emulator ?? null,
-  };
-}
-
-/** @param {MachineClass|null|undefined} machine */
-export function describeMachineClass(machine) {
-  if (!machine) return 'unknown (not recorded)';
-  return `${machine.os ?? '?'}, ${machine.cpu ?? '?'} × ${machine.cores ?? '?'}, ${machine.browser ?? '?'}, ${machine.emulator ?? '?'}`;
-}
-
-/** @param {MachineClass|null|undefined} a @param {MachineClass|null|undefined} b */
-export function sameMachineClass(a, b) {
-  return Boolean(a && b) && MACHINE_CLASS_FIELDS.every((field) => a?.[field] === b?.[field]);
-}
 
 /**
  * Refuses a comparison across machine classes unless allowed; a baseline without a recorded class (saved
@@ -245,6 +206,35 @@ export function compareMetric(metric, baselineValues, currentValues, { alpha, mi
 export function compareScenario(currentValues, baselineEntry, options) {
   const baselineValues = baselineEntry?.values ?? {};
   return options.metrics.map((metric) => compareMetric(metric, baselineValues[metric] ?? [], currentValues[metric] ?? [], options));
+}
+
+/**
+ * The rolling baseline read from the results store instead of the Actions cache: one baseline per green night,
+ * built from its passed runs' values (history/query.js readGreenNights), then joined by rollBaselines as the
+ * cache's files are.
+ * @param {{ id: string, suite: string, started_at: string, browser: string|null, emulator: string|null,
+ *   machine_class: string|null }[]} nights
+ * @param {{ night_id: string, run_id: string, scenario: string, metric: string, median: number }[]} values
+ * @returns {Baseline[]}
+ */
+export function nightBaselines(nights, values) {
+  return nights.map((night) => {
+    /** @type {Record<string, { runIds: Set<string>, values: Record<string, number[]> }>} */
+    const byScenario = {};
+    for (const row of values) {
+      if (row.night_id !== night.id || !Number.isFinite(row.median)) continue;
+      const entry = (byScenario[row.scenario] ??= { runIds: new Set(), values: {} });
+      entry.runIds.add(row.run_id);
+      (entry.values[row.metric] ??= []).push(row.median);
+    }
+    return {
+      kind: BASELINE_KIND, schemaVersion: BASELINE_SCHEMA_VERSION, suite: night.suite, createdAt: night.started_at,
+      source: `history: ${night.id}`, environment: { browser: night.browser, emulator: night.emulator },
+      machineClass: night.machine_class ? JSON.parse(night.machine_class) : null,
+      scenarios: Object.fromEntries(Object.entries(byScenario)
+        .map(([name, entry]) => [name, { runs: entry.runIds.size, values: entry.values }])),
+    };
+  });
 }
 
 /** Nights a rolling baseline keeps by default: 5 nights × 5 runs = 25 runs per scenario, a working week. */

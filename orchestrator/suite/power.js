@@ -5,7 +5,7 @@ import { median } from '../lib/stats/statistics.js';
 import { MIN_RUNS_PER_SIDE, compareMetric } from './baseline.js';
 
 /**
- * @typedef {Record<string, number>} RunValues one run's per-run values (suite/metrics.js runValues)
+ * @typedef {Record<string, number>} RunValues one run's per-run values (lib/result/metric-values.js runValues)
  * @typedef {{ label: string, effect: number, runs: RunValues[] }} Pool the runs of one configuration;
  *   effect: the degradation it applies, 0 for the unchanged configuration
  * @typedef {{ label: string, effect: number, metric: string, draws: number, regressionRate: number,

@@ -5,7 +5,7 @@ import { loadResult } from '../report/write.js';
 import { reproductionValues } from '../lib/scenario/reproductions.js';
 import { listScenarios, loadScenario } from '../lib/scenario/scenario-file.js';
 import { hostLimitedOf } from './summary.js';
-import { runFile } from './run-file.js';
+import { runFile } from '../lib/input/run-file.js';
 
 /**
  * @typedef {import('../lib/scenario/reproductions.js').ReproductionRun & {

@@ -16,7 +16,7 @@ import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
 import { renderSuitePage } from './render-suite.js';
 import { SUMMARY_KIND, SUMMARY_SCHEMA_VERSION, compactResult } from './summary.js';
-import { runFile } from './run-file.js';
+import { runFile } from '../lib/input/run-file.js';
 
 /** @typedef {(suiteDir: string, summary: import('./summary.js').SuiteSummary) => Promise<string[]>} Remember */
 

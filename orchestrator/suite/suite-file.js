@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PRESETS } from '../lib/media/media-presets.js';
-import { EMULATORS } from '../emulators/index.js';
+import { runEmulators } from '../emulators/index.js';
 import { builtinNames, isFilePath, resolveBuiltin } from '../lib/input/builtin-file.js';
 import { InputError } from '../lib/system/errors.js';
 import { describeValue, expectFileName, expectNumber, expectObject, expectText } from '../lib/input/validate.js';
@@ -83,8 +83,8 @@ export function loadSuite(nameOrPath, overrides = {}) {
   const description = expectText(raw.description, `${file}: description`);
 
   const emulator = overrides.emulator ?? raw.emulator ?? 'relay';
-  if (!EMULATORS.includes(emulator)) {
-    throw new InputError(`${overrides.emulator ? '--emulator' : `${file}: emulator`}: unknown emulator ${describeValue(emulator)}; use one of ${EMULATORS.join(', ')}`);
+  if (!runEmulators().includes(emulator)) {
+    throw new InputError(`${overrides.emulator ? '--emulator' : `${file}: emulator`}: unknown emulator ${describeValue(emulator)}; use one of ${runEmulators().join(', ')}`);
   }
   let video = overrides.video;
   if (video === undefined && raw.video !== undefined) {

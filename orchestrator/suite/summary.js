@@ -2,7 +2,7 @@
 // exit code. Pure: results come in as objects. Format: docs/suites.md "summary.json".
 import { evaluateAssertions } from './assertions.js';
 import { compareScenario } from './baseline.js';
-import { runValues } from './metrics.js';
+import { runValues } from '../lib/result/metric-values.js';
 import { meanPeerUplinkKbps, ratiosToTwoParty } from '../lib/network/topology.js';
 import { cpuLimitedPeers } from '../lib/devices/cpu-limit.js';
 import { constrainedPeers } from '../lib/devices/devices.js';

@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { BACKENDS } from '../../orchestrator/emulators/index.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const bin = (name) => path.join(ROOT, 'node_modules', '.bin', name);
@@ -72,20 +73,105 @@ test('lib/ folders are the listed layers, each in docs/architecture.md, and the 
   ]);
 });
 
+const ORCHESTRATOR_DIR = path.join(ROOT, 'orchestrator');
+/**
+ * orchestrator/'s top-level folders bottom first (docs/architecture.md "Layers"): a module imports, types included, only
+ * from its own folder or one listed before it. setup.js (`npm run setup`) is an entry point, like bin/.
+ */
+const ORCHESTRATOR_LAYERS = ['lib', 'emulators', 'cross', 'grid', 'sfu', 'report', 'history', 'run', 'suite', 'commands', 'bin', 'setup.js'];
+
+/**
+ * The imports between orchestrator's top-level folders that go up ORCHESTRATOR_LAYERS, JSDoc types included.
+ * @param {Array<{file: string, imports: RelativeImport[]}>} modules  paths absolute
+ * @returns {string[]}
+ */
+export function folderLayeringViolations(modules) {
+  const layerOf = (file) => ORCHESTRATOR_LAYERS.indexOf(path.relative(ORCHESTRATOR_DIR, file).split(path.sep)[0]);
+  return modules.flatMap(({ file, imports }) => imports
+    .filter(({ target }) => target.startsWith(ORCHESTRATOR_DIR + path.sep) && layerOf(target) > layerOf(file))
+    .map(({ specifier }) => `${path.relative(ROOT, file)} -> ${specifier}`));
+}
+
+test('orchestrator/\'s folders are layered: no import, types included, from a folder listed after the importer\'s', () => {
+  const modules = jsFiles(ORCHESTRATOR_DIR).map((file) => ({ file, imports: relativeImports(file) }));
+  const tops = [...new Set(modules.map(({ file }) => path.relative(ORCHESTRATOR_DIR, file).split(path.sep)[0]))];
+  assert.deepEqual(tops.filter((top) => !ORCHESTRATOR_LAYERS.includes(top)), [], 'a new folder of code goes into ORCHESTRATOR_LAYERS and docs/architecture.md');
+  assert.deepEqual(folderLayeringViolations(modules), [], 'move the code down to a folder the importer may use, or the importer up');
+});
+
+test('docs/architecture.md\'s "Layers" names orchestrator\'s folders in the tested order, and the check catches an upward import', () => {
+  const architecture = readFileSync(path.join(ROOT, 'docs', 'architecture.md'), 'utf8');
+  const layers = architecture.slice(architecture.indexOf('Layers, bottom up:')).split('\n\n')[0];
+  const named = [...layers.matchAll(/`([\w.-]+)\/?[^`]*`/g)].map(([, name]) => name).filter((name) => ORCHESTRATOR_LAYERS.includes(name));
+  assert.deepEqual([...new Set(named)], ORCHESTRATOR_LAYERS);
+  const at = (relative) => path.join(ORCHESTRATOR_DIR, relative);
+  const imported = (specifier, target, typeOnly = false) => ({ specifier, target, typeOnly });
+  // The check itself: down, sideways, into lib/ and out of orchestrator/ pass; up a layer, as a type too, is caught.
+  assert.deepEqual(folderLayeringViolations([
+    { file: at('suite/a.js'), imports: [imported('../history/b.js', at('history/b.js')), imported('./c.js', at('suite/c.js'))] },
+    { file: at('history/b.js'), imports: [imported('../lib/result/d.js', at('lib/result/d.js')), imported('../suite/a.js', at('suite/a.js'))] },
+    { file: at('report/e.js'), imports: [imported('../history/b.js', at('history/b.js'), true), imported('../../signaling/f.js', path.join(ROOT, 'signaling/f.js'))] },
+    { file: at('setup.js'), imports: [imported('./run/g.js', at('run/g.js'))] },
+  ]), ['orchestrator/history/b.js -> ../suite/a.js', 'orchestrator/report/e.js -> ../history/b.js']);
+});
+
+const EMULATORS_DIR = path.join(ROOT, 'orchestrator', 'emulators');
+/** The backends' folders under emulators/, each named as its backend. */
+const backendDirs = () => readdirSync(EMULATORS_DIR, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+
 test('outside emulators/, the code reaches a backend only through the contract: no import of a backend folder', () => {
-  const emulatorsDir = path.join(ROOT, 'orchestrator', 'emulators');
-  const backendDirs = readdirSync(emulatorsDir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
-  assert.deepEqual(backendDirs.sort(), ['dummynet', 'netem', 'node-relay', 'relay'], 'every backend has its folder');
+  const dirs = backendDirs();
+  assert.deepEqual([...dirs].sort(), BACKENDS.map((backend) => backend.name).sort(), 'each registered backend, and only it, has a folder named as it');
   const reaching = [];
-  for (const file of jsFiles(path.join(ROOT, 'orchestrator')).filter((f) => !f.startsWith(emulatorsDir + path.sep))) {
+  for (const file of jsFiles(path.join(ROOT, 'orchestrator')).filter((f) => !f.startsWith(EMULATORS_DIR + path.sep))) {
     const text = readFileSync(file, 'utf8');
     for (const [, specifier] of text.matchAll(/(?:\bfrom\s*|\bimport\(\s*)['"]([^'"]+)['"]/g)) {
       if (!specifier.startsWith('.')) continue;
-      const target = path.relative(emulatorsDir, path.resolve(path.dirname(file), specifier));
-      if (backendDirs.some((dir) => target.startsWith(dir + path.sep))) reaching.push(`${path.relative(ROOT, file)} -> ${specifier}`);
+      const target = path.relative(EMULATORS_DIR, path.resolve(path.dirname(file), specifier));
+      if (dirs.some((dir) => target.startsWith(dir + path.sep))) reaching.push(`${path.relative(ROOT, file)} -> ${specifier}`);
     }
   }
   assert.deepEqual(reaching, []);
+});
+
+/**
+ * Where a module's code (its comments left out) branches on a backend's name written as a string literal: the name
+ * compared (== or !=), a case label, in a list, passed to a call (`includes('relay')`, `backendNamed('relay')`) or picked
+ * by `?:`. A default (`default: 'relay'`, `= 'relay'`, `?? 'relay'`) and a value in data (`emulator: 'relay'`) are none.
+ * @param {string} text @param {string[]} names
+ * @returns {string[]} `<line>: <code>` of each
+ */
+export function backendNameBranches(text, names) {
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, (comment) => comment.replace(/[^\n]/g, ' ')).replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
+  const literal = `(['"\`])(?:${names.map((name) => name.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')).join('|')})\\1`;
+  const contexts = [`[=!]==?\\s*${literal}`, `${literal}\\s*[=!]==?`, `\\bcase\\s+${literal}\\s*:`, `[[,]\\s*${literal}\\s*(?=[,\\]])`,
+    `\\w\\s*\\(\\s*${literal}`, `\\?\\s*${literal}\\s*:`];
+  const lines = new Set(contexts.flatMap((context) => [...code.matchAll(new RegExp(context, 'g'))]
+    .map((match) => code.slice(0, match.index).split('\n').length)));
+  return [...lines].sort((a, b) => a - b).map((line) => `${line}: ${text.split('\n')[line - 1].trim()}`);
+}
+
+test('outside a backend\'s folder no code branches on a backend\'s name (it reads what the backend declares), and the check catches a branch', () => {
+  const names = BACKENDS.map((backend) => backend.name);
+  const inBackend = (file) => backendDirs().some((dir) => file.startsWith(path.join(EMULATORS_DIR, dir) + path.sep));
+  const branches = jsFiles(path.join(ROOT, 'orchestrator')).filter((file) => !inBackend(file))
+    .flatMap((file) => backendNameBranches(readFileSync(file, 'utf8'), names).map((found) => `${path.relative(ROOT, file)}:${found}`));
+  assert.deepEqual(branches, [], 'declare it in the backend (emulators/contract.js) and read that');
+  // The check itself: each kind of branch is caught, defaults, data, comments and other words are not.
+  const sample = [
+    "if (call.emulatorName === 'node-relay') x();",
+    "const backend = backendNamed(name === 'auto' ? 'relay' : name);",
+    'switch (name) { case "netem": break; }',
+    "const KERNEL = ['netem', 'dummynet'];",
+    "await openProbeSession('relay');",
+    "if ('relay' !== argv.emulator || [`dummynet`].includes(x)) y();",
+    ".option('emulator', { choices: runEmulators(), default: 'relay' })",
+    "const emulator = raw.emulator ?? 'relay'; function run({ emulator: chosen = 'relay' }) { rows.push({ emulator: 'relay' }); }",
+    "// if (name === 'relay') in a comment",
+    "/** @type {TunnelHost['relay']} */ const relays = name === 'relays' || log('the relay');",
+  ].join('\n');
+  assert.deepEqual(backendNameBranches(sample, ['relay', 'netem', 'dummynet', 'node-relay']).map((found) => Number(found.split(':')[0])), [1, 2, 3, 4, 5, 6]);
 });
 
 test('the JSDoc types check strictly (noImplicitAny, strictNullChecks): tsc --noEmit over orchestrator/, signaling/, client-app/, media/ and bench/ (jsconfig.json)', async () => {

@@ -2,7 +2,7 @@
 // baseline rolled from stored nights, the migration plan, and drift as a suite warning.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { detectDrift, driftWarnings } from '../../orchestrator/history/drift.js';
+import { detectDrift, driftWarnings } from '../../orchestrator/lib/stats/drift.js';
 import { DEFAULT_REGRESSION } from '../../orchestrator/suite/baseline.js';
 import { renderMarkdown } from '../../orchestrator/suite/markdown.js';
 import { renderSuitePage } from '../../orchestrator/suite/render-suite.js';
@@ -11,9 +11,8 @@ import { fakeResult } from '../fixtures/suites/make-suite-result.js';
 import { browserChanges, buildTrends } from '../../orchestrator/history/trends.js';
 import { nightMetricRows } from '../../orchestrator/history/night-metrics.js';
 import { toCsv } from '../../orchestrator/history/export.js';
-import { nightBaselines } from '../../orchestrator/history/baseline.js';
 import { MIGRATIONS, SCHEMA_VERSION, pendingMigrations } from '../../orchestrator/history/schema.js';
-import { rollBaselines } from '../../orchestrator/suite/baseline.js';
+import { nightBaselines, rollBaselines } from '../../orchestrator/suite/baseline.js';
 import { metricRows } from '../../orchestrator/history/records.js';
 import { summarize } from '../../orchestrator/lib/result/run-summary.js';
 

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFil
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { readRecords } from '../../orchestrator/history/import.js';
+import { readRecords } from '../../orchestrator/commands/history.js';
 import { loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
 import { mergeSuiteDirs } from '../../orchestrator/suite/merge.js';
 import { publishReproduction, skipPublished } from '../../orchestrator/suite/publish-reproduction.js';

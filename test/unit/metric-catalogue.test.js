@@ -22,7 +22,7 @@ import { normalizeResult } from '../../orchestrator/report/result-file.js';
 import { buildDerived, buildSummaryTable } from '../../orchestrator/report/summary-table.js';
 import { parseCondition } from '../../orchestrator/suite/assertions.js';
 import { DEFAULT_REGRESSION } from '../../orchestrator/suite/baseline.js';
-import { KNOWN_METRICS, WORSE_WHEN, metricPool, runValues } from '../../orchestrator/suite/metrics.js';
+import { KNOWN_METRICS, WORSE_WHEN, metricPool, runValues } from '../../orchestrator/lib/result/metric-values.js';
 
 // A getStats() report with every stats object and counter the page reads, as Chromium fills them mid-call.
 const report = (ts, k) => [

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { InputError } from '../../orchestrator/lib/system/errors.js';
 import {
-  DEFAULT_REGRESSION, MIN_RUNS_PER_SIDE, baselineFromSummary, checkMachineClass, compareMetric, compareScenario, machineClass,
-  parseBaseline, resolveRegressionOptions, rollBaselines, sameMachineClass,
+  DEFAULT_REGRESSION, MIN_RUNS_PER_SIDE, baselineFromSummary, checkMachineClass, compareMetric, compareScenario,
+  parseBaseline, resolveRegressionOptions, rollBaselines,
 } from '../../orchestrator/suite/baseline.js';
-import { KNOWN_METRICS, WORSE_WHEN, runValues } from '../../orchestrator/suite/metrics.js';
+import { machineClass, sameMachineClass } from '../../orchestrator/lib/result/machine-class.js';
+import { KNOWN_METRICS, WORSE_WHEN, runValues } from '../../orchestrator/lib/result/metric-values.js';
 import { buildSuiteSummary } from '../../orchestrator/suite/summary.js';
 import { fakeResult } from '../fixtures/suites/make-suite-result.js';
 

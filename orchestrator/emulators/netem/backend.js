@@ -4,7 +4,7 @@ import { findExecutable } from '../../lib/system/paths.js';
 import { parseCandidate } from '../candidates.js';
 import { createSteppedEmulator } from '../kernel-backend.js';
 import { openNetemProbePath } from './calibrate.js';
-import { netemCapabilities } from './capabilities.js';
+import { netemCapabilities, unmetRequirements } from './capabilities.js';
 import { removeLeftovers } from './cleanup.js';
 import { createNetemEmulator } from './index.js';
 import { exportNetemScript, exportNetemTopology } from './script.js';
@@ -31,6 +31,11 @@ export const netemBackend = {
   summary: 'Linux namespaces, htb/bfifo (+ sch_netem, or nftables loss without it); root only; traces as rate steps',
   supports: { sfu: true, kernelFlows: false, firefox: true, traceReplay: false },
   why: { kernelFlows: "which crosses the emulated bottleneck through the relay's tunnels only" },
+  // The kernel's own qdiscs: `auto` takes them where this host can run the network on them.
+  auto: {
+    fits: 'namespaces and tc can run this network',
+    unmet: async (compiled) => unmetRequirements(compiled, await netemCapabilities()),
+  },
   async unavailable() {
     if (process.platform !== 'linux') return `netem needs Linux (this is ${process.platform})`;
     const caps = await netemCapabilities();

@@ -92,7 +92,7 @@ async function createRelayEmulator({ compiled, registerCleanup = closeOnly, sfuA
     })),
     // Kernel flows (orchestrator/cross/) open their tunnels on this relay; their truth is per flow.
     tunnels: {
-      relay,
+      registerTunnel: relay.registerTunnel,
       truth: async () => (await relay.tunnelTruth()).map(({ t, ...row }) => ({ epochMs: originEpochMs + t * 1000, ...row })),
     },
     close: () => relay.close(),
@@ -108,7 +108,7 @@ async function openRelayProbePath() {
   const relay = await startRelayProcess();
   try {
     const path = await createRelayProbePath(relay);
-    return { path, stats: relay.stats, close: async () => { await path.close(); await relay.close(); }, tunnelRelay: relay };
+    return { path, stats: relay.stats, close: async () => { await path.close(); await relay.close(); }, tunnels: relay };
   } catch (error) {
     await relay.close();
     throw error;
@@ -120,6 +120,8 @@ export const relayBackend = {
   name: 'relay',
   summary: 'userspace UDP relay (default): any host, no root; traces replayed packet by packet; kernel flows through its tunnels',
   supports: { sfu: true, kernelFlows: true, firefox: true, traceReplay: true },
+  // It carries every scenario on any host: `auto` ends with it.
+  auto: { fallback: true, fits: 'the userspace relay runs anywhere' },
   unavailable: async () => null,
   create: createRelayEmulator,
   openProbePath: openRelayProbePath,

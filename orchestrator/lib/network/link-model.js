@@ -5,8 +5,6 @@
 import { HarnessError, InputError } from '../system/errors.js';
 import { expectNumber, expectObject } from '../input/validate.js';
 
-// suite/suite-dir.js and suite/cli.js still import these two from here; new code imports validate.js.
-
 /** @typedef {import('../input/validate.js').NumberRange} NumberRange */
 
 /**

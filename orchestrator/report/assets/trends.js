@@ -4,10 +4,10 @@
 (function () {
   'use strict';
   /**
-   * @typedef {ReturnType<typeof import('../../history/trends.js').buildTrends>} Trends
+   * @typedef {import('../render-trends.js').Trends} Trends
    * @typedef {Trends['scenarios'][number]} TrendScenario
    * @typedef {Trends['metrics'][number]} TrendMetric
-   * @typedef {import('../../history/trends.js').TrendSeries} TrendSeries
+   * @typedef {import('../render-trends.js').TrendSeries} TrendSeries
    */
   var dataElement = document.getElementById('report-data');
   if (!dataElement) throw new Error('trends.js: the page has no #report-data block: render it with render-trends.js');

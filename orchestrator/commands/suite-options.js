@@ -1,16 +1,16 @@
-// What the suite and merge commands share: the comparison flags, loading a baseline, and the closing report.
+// What the suite, merge and reproduce commands share: the comparison flags, loading a baseline, and the closing report.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { EnvironmentError, InputError } from '../lib/system/errors.js';
 import { expectNumber } from '../lib/input/validate.js';
-import { loadAssertions } from './assertions.js';
-import { DEFAULT_REGRESSION, parseBaseline } from './baseline.js';
+import { loadAssertions } from '../suite/assertions.js';
+import { DEFAULT_REGRESSION, parseBaseline } from '../suite/baseline.js';
 import { displayPath, readJsonFile } from '../lib/input/json-file.js';
-import { KNOWN_METRICS } from './metrics.js';
-import { renderMarkdown } from './markdown.js';
-import { suiteExitCode } from './summary.js';
+import { KNOWN_METRICS } from '../lib/result/metric-values.js';
+import { renderMarkdown } from '../suite/markdown.js';
+import { suiteExitCode } from '../suite/summary.js';
 import { PRESETS } from '../lib/media/media-presets.js';
-import { DEFAULT_DRIFT } from '../history/drift.js';
+import { DEFAULT_DRIFT } from '../lib/stats/drift.js';
 import { rememberSuite } from '../history/remember.js';
 import { isPostgresUrl, openStore, storeTarget } from '../history/store.js';
 import { redact } from '../history/store-postgres.js';
@@ -43,7 +43,7 @@ export function comparisonOptions(yargs) {
 /**
  * The regression settings given as flags, validated with the flag's name in messages.
  * @param {{ alpha?: number, minEffect?: number, minChange?: number, metrics?: string }} argv
- * @returns {Partial<import('./baseline.js').RegressionOptions>}
+ * @returns {Partial<import('../suite/baseline.js').RegressionOptions>}
  */
 export function regressionFlags(argv) {
   const flags = {};
@@ -62,7 +62,7 @@ export function regressionFlags(argv) {
  * --history: the suite is written to this results store before its outputs (commit: $GITHUB_SHA).
  * @param {string|undefined} store '' (the flag without a value): $HISTORY_STORE, so a password stays off argv
  * @param {(line: string) => void} log
- * @returns {import('./suite-dir.js').Remember|null}
+ * @returns {import('../suite/suite-dir.js').Remember|null}
  */
 export function rememberFlag(store, log) {
   if (store === undefined) return null;
@@ -89,7 +89,7 @@ export async function checkHistoryStore(store) {
 
 /**
  * @param {string|undefined} file
- * @returns {{ file: string, data: import('./baseline.js').Baseline }|null}
+ * @returns {{ file: string, data: import('../suite/baseline.js').Baseline }|null}
  */
 export function loadBaselineFlag(file) {
   if (file === undefined) return null;
@@ -100,7 +100,7 @@ export function loadBaselineFlag(file) {
 
 /**
  * @param {string|undefined} file
- * @returns {{ map: Record<string, import('./assertions.js').Assertion[]>, file: string }|undefined}
+ * @returns {{ map: Record<string, import('../suite/assertions.js').Assertion[]>, file: string }|undefined}
  */
 export function loadAssertionsFlag(file) {
   if (file === undefined) return undefined;
@@ -111,7 +111,7 @@ export function loadAssertionsFlag(file) {
 
 /**
  * Prints where the outputs are and the outcome, and sets the exit code.
- * @param {import('./summary.js').SuiteSummary} summary @param {Record<string, string>} paths @param {{ fail: boolean }} argv
+ * @param {import('../suite/summary.js').SuiteSummary} summary @param {Record<string, string>} paths @param {{ fail: boolean }} argv
  */
 export function finish(summary, paths, argv) {
   console.log(`\n${renderMarkdown(summary, { reportPath: displayPath(paths.page) })}Also: ${[paths.summary, paths.junit, paths.markdown].map(displayPath).join(', ')}`);

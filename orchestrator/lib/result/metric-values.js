@@ -1,7 +1,15 @@
-// The metrics suites assert on and compare, and how a value is taken from a result (pure).
-import { METRICS, METRIC_PATHS, RUN_METRIC_PATHS, metricByPath } from '../lib/result/metric-catalogue.js';
-import { valueAt } from '../lib/result/run-summary.js';
-import { finiteOrNull } from '../lib/stats/statistics.js';
+// The metrics suites assert on and compare, and how a value is taken from a result (pure): read by the suite's
+// assertions and baselines and by the results store's rows.
+import { METRICS, METRIC_PATHS, RUN_METRIC_PATHS, metricByPath } from './metric-catalogue.js';
+import { valueAt } from './run-summary.js';
+import { finiteOrNull } from '../stats/statistics.js';
+
+/**
+ * The parts of a result.json read here, of any schema version (suite/summary.js SuiteResult and
+ * report/result-file.js ReportResult have them).
+ * @typedef {{ summary?: { overall?: object, windowS?: number[], [field: string]: unknown }|null,
+ *   scenario?: { durationS?: number, warmupS?: number }, timeline?: Array<{ t: number, [field: string]: unknown }> }} ValuedResult
+ */
 
 /** Metrics with one value per run (not per second): summary.utilization.overall and summary.setupMs.max. */
 export const RUN_METRICS = RUN_METRIC_PATHS;
@@ -15,7 +23,7 @@ export const WORSE_WHEN = Object.fromEntries(METRICS.map((metric) => [metric.pat
 /** Every metric a suite may name: the numeric timeline paths of docs/results-schema.md plus the per-run ones. */
 export const KNOWN_METRICS = METRIC_PATHS;
 
-/** @param {import('./summary.js').SuiteResult} result a result.json @param {string} metric a per-run metric */
+/** @param {ValuedResult} result a result.json @param {string} metric a per-run metric */
 function runLevelValue(result, metric) {
   const fromSummary = metricByPath(metric)?.fromSummary;
   if (!fromSummary) return null;
@@ -25,7 +33,7 @@ function runLevelValue(result, metric) {
 /**
  * One number per metric for a run, the unit of the baseline comparison: summary.overall[metric].median
  * (the per-second median over the measurement window, averaged over peers); utilization and setupMs as above.
- * @param {import('./summary.js').SuiteResult} result a result.json
+ * @param {ValuedResult} result a result.json
  * @returns {Record<string, number>} metrics without a value are left out
  */
 export function runValues(result) {
@@ -47,7 +55,7 @@ export function runValues(result) {
 /**
  * The values an assertion aggregates: every per-second value of every peer inside each run's measurement
  * window, pooled over the runs; for utilization and setupMs one value per run.
- * @param {import('./summary.js').SuiteResult[]} results result.json objects
+ * @param {ValuedResult[]} results result.json objects
  * @param {string} metric
  * @returns {number[]}
  */

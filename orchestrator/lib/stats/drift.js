@@ -1,7 +1,7 @@
 // Slow drift (pure): a metric whose nightly medians of the last N nights moved more than X % from those of the
 // N nights before. Each night's gate compares with the last few green nights, so a drift of a few per cent a
 // week never trips it; this check compares two windows of nights instead.
-import { median } from '../lib/stats/statistics.js';
+import { median } from './statistics.js';
 
 export const DEFAULT_DRIFT = { nights: 7, thresholdPct: 10 };
 

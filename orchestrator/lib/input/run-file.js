@@ -1,10 +1,10 @@
 // A run's files inside its suite directory. summary.json's runs[].dir is checked by name when it is read
-// (suite-dir.js readSuiteSummary); a symbolic link on the way must not lead out of the suite directory either.
+// (suite/suite-dir.js readSuiteSummary); a symbolic link on the way must not lead out of the suite directory either.
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { InputError } from '../lib/system/errors.js';
-import { isInside } from '../lib/input/input-file.js';
-import { displayPath } from '../lib/input/json-file.js';
+import { InputError } from '../system/errors.js';
+import { isInside } from './input-file.js';
+import { displayPath } from './json-file.js';
 
 /**
  * The real path of a run's file, which must be inside the suite directory: a run's dir is checked by name
