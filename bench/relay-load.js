@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { UDP_IPV4_OVERHEAD_BYTES } from '../orchestrator/lib/network/link-model.js';
 import { parseStat } from '../orchestrator/lib/devices/proc-stat.js';
 import { raisePriority } from '../orchestrator/emulators/priority.js';
+import { errorMessage } from '../orchestrator/lib/system/errors.js';
 
 const SOURCE = fileURLToPath(new URL('./relay-load.c', import.meta.url));
 const HOST = '127.0.0.1';
@@ -23,7 +24,7 @@ function build() {
   try {
     execFileSync('cc', ['-O2', '-Wall', '-o', binary, SOURCE], { stdio: ['ignore', 'inherit', 'inherit'] });
   } catch (error) {
-    throw new Error(`cannot build ${SOURCE} with cc (${error.message}); install a C compiler (apt-get install gcc).`, { cause: error });
+    throw new Error(`cannot build ${SOURCE} with cc (${errorMessage(error)}); install a C compiler (apt-get install gcc).`, { cause: error });
   }
   return binary;
 }

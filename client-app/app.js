@@ -6,7 +6,7 @@ import { applyVideoEncodings, checkCodec, preferCodec } from './codec-setup.js';
 import { createDataFlows } from './data-flows.js';
 import { withVideoBitrates } from './media-source.js';
 import { createFrameReader, readsCameraFromTrack } from './frame-reader.js';
-import { captureLocalMedia } from './local-media.js';
+import { captureLocalMedia, describeMediaError } from './local-media.js';
 import { startSampler } from './sampler.js';
 import { snapshotFromStats } from './stats.js';
 
@@ -380,7 +380,7 @@ ws.onmessage = async ({ data }) => {
     // The server's message of this type has the shape its handler takes.
     await /** @type {(message: unknown) => unknown} */ (handlers[/** @type {keyof typeof handlers} */ (message.type)])(message);
   } catch (error) {
-    reportError(`${message.type}: ${error.stack ?? error}`);
+    reportError(`${message.type}: ${/** @type {Partial<Error>} */ (error).stack ?? error}`);
   }
 };
 
@@ -395,6 +395,6 @@ ws.onopen = async () => {
     report('media-ready', { video }, mediaReadyEpochMs);
   } catch (error) {
     const what = mediaElementUrl === null ? 'getUserMedia' : `media element ${mediaElementUrl}`;
-    reportError(`${what}: ${error.name}: ${error.message}${error.constraint ? ` (constraint ${error.constraint})` : ''}`);
+    reportError(`${what}: ${describeMediaError(error)}`);
   }
 };

@@ -18,3 +18,12 @@ export async function captureLocalMedia({ mediaElementUrl, videoConstraints }) {
   const capture = /** @type {any} */ (source).captureStream ?? /** @type {any} */ (source).mozCaptureStream;
   return capture.call(source);
 }
+
+/**
+ * What a failed capture says: its name and message, and the constraint an OverconstrainedError could not meet.
+ * @param {unknown} error @returns {string}
+ */
+export function describeMediaError(error) {
+  const { name, message, constraint } = /** @type {Partial<Error> & { constraint?: string }} */ (error);
+  return `${name}: ${message}${constraint ? ` (constraint ${constraint})` : ''}`;
+}

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { FRAME_CODE_VERSION } from '../client-app/frame-code.js';
-import { EnvironmentError, InputError } from '../orchestrator/lib/system/errors.js';
+import { EnvironmentError, InputError, errorCode, errorMessage, errorProperty } from '../orchestrator/lib/system/errors.js';
 import { DEFAULT_PRESET, PRESETS } from '../orchestrator/lib/media/media-presets.js';
 import { hasFrameCode, markY4mStream, readY4mLayout } from './y4m.js';
 
@@ -69,7 +69,7 @@ function runFfmpeg(args, onStdout) {
     child.stderr?.on('data', (chunk) => { stderr += chunk; });
     const reading = onStdout && child.stdout ? onStdout(child.stdout).catch((error) => { child.kill(); throw error; }) : undefined;
     // Settles once ffmpeg has exited and, with onStdout, its output has been consumed.
-    child.on('error', (/** @type {NodeJS.ErrnoException} */ error) => reject(error.code === 'ENOENT'
+    child.on('error', (/** @type {NodeJS.ErrnoException} */ error) => reject(errorCode(error) === 'ENOENT'
       ? new EnvironmentError('ffmpeg is not installed; run `npm run setup` (or apt-get install ffmpeg) to generate the test media')
       : error));
     child.on('exit', (code) => {
@@ -214,7 +214,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.ar
       }
     }
   } catch (error) {
-    console.error(error.message);
-    process.exitCode = error.exitCode ?? 1;
+    console.error(errorMessage(error));
+    process.exitCode = Number(errorProperty(error, 'exitCode') ?? 1);
   }
 }

@@ -4,7 +4,7 @@
 import { once } from 'node:events';
 import { open, stat } from 'node:fs/promises';
 import { CODE_BITS, CODE_MODULUS, codeStripHeight, readFrameCode, stampFrameCode } from '../client-app/frame-code.js';
-import { InputError } from '../orchestrator/lib/system/errors.js';
+import { InputError, errorCode } from '../orchestrator/lib/system/errors.js';
 
 const FRAME_MARKER = Buffer.from('FRAME');
 const MAX_HEADER_BYTES = 1024;
@@ -48,7 +48,7 @@ export async function readY4mLayout(file, name = file) {
   try {
     handle = await open(file, 'r');
   } catch (error) {
-    throw new InputError(`${name}: cannot open (${error.code}); give an existing .y4m file`);
+    throw new InputError(`${name}: cannot open (${errorCode(error)}); give an existing .y4m file`);
   }
   try {
     const { buffer, bytesRead } = await handle.read(Buffer.alloc(MAX_HEADER_BYTES), 0, MAX_HEADER_BYTES, 0);

@@ -2,6 +2,7 @@
 // answers and candidates to the other pages (or to the SFU bridge). What it sends is untrusted: a bad message is
 // refused and reported, never thrown.
 import { messageTypeOf, validateMessage } from './messages.js';
+import { errorMessage } from '../orchestrator/lib/system/errors.js';
 
 export const MAX_MESSAGE_BYTES = 64 * 1024;
 export const MAX_MESSAGES_PER_SECOND = 200;
@@ -85,14 +86,14 @@ export function acceptConnection(hub, socket) {
   };
 
   socket.on('error', (error) => {
-    hub.reject({ room: connection.member?.room, peer: connection.member?.peer, reason: `malformed frame: ${error.message}; connection closed` });
+    hub.reject({ room: connection.member?.room, peer: connection.member?.peer, reason: `malformed frame: ${errorMessage(error)}; connection closed` });
     socket.terminate();
   });
   socket.on('message', (data, isBinary) => {
     if (dropped || !withinRate(connection, Math.floor((Date.now() - connectedAtMs) / 1000))) return;
     // A listener of `events` that throws must not take the server down with it.
     onMessage(connection, /** @type {Buffer} */ (data), isBinary)
-      .catch((error) => connection.refuse(`the server failed on this message: ${error.message}`));
+      .catch((error) => connection.refuse(`the server failed on this message: ${errorMessage(error)}`));
   });
   socket.on('close', () => {
     clearTimeout(connection.joinTimer);
@@ -148,7 +149,7 @@ async function onMessage(connection, data, isBinary) {
   try {
     parsed = JSON.parse(data.toString('utf8'));
   } catch (error) {
-    return refuse(`malformed JSON: ${error.message}`);
+    return refuse(`malformed JSON: ${errorMessage(error)}`);
   }
   const messageType = messageTypeOf(parsed);
   if (messageType === 'join' && member) return refuse(`this socket already joined room "${member.room}" as "${member.peer}"; open another connection to join again`, 'join');
@@ -195,7 +196,7 @@ async function forward({ hub, refuse }, member, entry, message) {
     try {
       return await hub.bridge({ from: member.peer, ...message });
     } catch (error) {
-      return refuse(`${message.type} to "${message.to}" refused: ${error.message}`, message.type);
+      return refuse(`${message.type} to "${message.to}" refused: ${errorMessage(error)}`, message.type);
     }
   }
   const target = entry.members.get(message.to);
@@ -208,7 +209,7 @@ async function forward({ hub, refuse }, member, entry, message) {
       try {
         candidate = await hub.rewriteCandidate({ room: member.room, from: member.peer, to: message.to, candidate });
       } catch (error) {
-        return refuse(`candidate refused: ${error.message}`, 'candidate');
+        return refuse(`candidate refused: ${errorMessage(error)}`, 'candidate');
       }
       if (!candidate) return;
     }

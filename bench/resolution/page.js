@@ -8,6 +8,11 @@
  */
 
 /**
+ * An RTCPeerConnection method as the wrappers call it: whichever overload, with the arguments the page gave.
+ * @typedef {(this: RTCPeerConnection, ...args: unknown[]) => Promise<unknown>} PassThrough
+ */
+
+/**
  * The page's log of what the tweaks did, read back as window.__benchLog.
  * @returns {string[]}
  */
@@ -46,7 +51,9 @@ function installCodecPreference(config) {
     }
     log.push(`codec preference ${config.codec} (${first.length} entries)`);
   };
-  const { createOffer, createAnswer } = proto;
+  // Either overload (promise or legacy callbacks): the wrappers pass their arguments on as they came.
+  const createOffer = /** @type {PassThrough} */ (proto.createOffer);
+  const createAnswer = /** @type {PassThrough} */ (proto.createAnswer);
   // any: the DOM types' overloads (with legacy callbacks) admit no wrapper that passes its arguments on
   const patched = /** @type {any} */ (proto);
   /** @param {any[]} args any: as above */
@@ -92,7 +99,7 @@ function installSdpMunging(config) {
     return out.join('\r\n');
   };
   const proto = RTCPeerConnection.prototype;
-  const original = proto.setRemoteDescription;
+  const original = /** @type {PassThrough} */ (proto.setRemoteDescription);
   // any: the DOM types' overloads (with legacy callbacks) admit no wrapper that passes its arguments on
   const patched = /** @type {any} */ (proto);
   /** @param {RTCSessionDescriptionInit} description @param {any[]} rest any: as above */
@@ -111,7 +118,7 @@ function installSenderParameters(config) {
   if (!config.maxBitrateBps && !config.scaleResolutionDownBy && !config.degradationPreference) return;
   const log = /** @type {Window & { __benchLog?: string[] }} */ (window).__benchLog ??= [];
   const proto = RTCPeerConnection.prototype;
-  const original = proto.setLocalDescription;
+  const original = /** @type {PassThrough} */ (proto.setLocalDescription);
   // any: the DOM types' overloads (with legacy callbacks) admit no wrapper that passes its arguments on
   const patched = /** @type {any} */ (proto);
   /** @param {any[]} args any: as above */

@@ -3,7 +3,7 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { commands } from '../commands/index.js';
-import { HarnessError } from '../lib/system/errors.js';
+import { HarnessError, errorStack } from '../lib/system/errors.js';
 
 const cli = yargs(hideBin(process.argv))
   .scriptName('webrtc-testbed')
@@ -21,6 +21,6 @@ const cli = yargs(hideBin(process.argv))
 try {
   await cli.parseAsync();
 } catch (error) {
-  console.error(`error: ${error instanceof HarnessError ? error.message : error?.stack ?? error}`);
+  console.error(`error: ${error instanceof HarnessError ? error.message : errorStack(error)}`);
   process.exitCode = error instanceof HarnessError ? error.exitCode : 1;
 }

@@ -1,7 +1,7 @@
 // What the suite, merge and reproduce commands share: the comparison flags, loading a baseline, and the closing report.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { EnvironmentError, InputError } from '../lib/system/errors.js';
+import { EnvironmentError, InputError, errorMessage } from '../lib/system/errors.js';
 import { expectNumber } from '../lib/input/validate.js';
 import { loadAssertions } from '../suite/assertions.js';
 import { DEFAULT_REGRESSION, parseBaseline } from '../suite/baseline.js';
@@ -82,7 +82,7 @@ export async function checkHistoryStore(store) {
     await (await openStore(target)).close();
   } catch (error) {
     const shown = isPostgresUrl(target) ? redact(target) : target;
-    throw new EnvironmentError(`--history ${shown}: the results store cannot be opened (${error.message}); start it or fix the URL or path, `
+    throw new EnvironmentError(`--history ${shown}: the results store cannot be opened (${errorMessage(error)}); start it or fix the URL or path, `
       + 'or run without --history and import the suite later with `history import <suite dir>`');
   }
 }

@@ -2,7 +2,7 @@
 // keep-alive. Every request carries the router's credentials (basic auth); they are never logged.
 import { gridNodes, readyNodeId } from '../lib/grid/grid.js';
 import { readBoundedText } from '../lib/input/bounded-body.js';
-import { EnvironmentError } from '../lib/system/errors.js';
+import { EnvironmentError, errorMessage, errorCode, errorProperty } from '../lib/system/errors.js';
 
 const REQUEST_TIMEOUT_MS = 10_000;
 /** The longest reply read from a hub or node: a /status of 1000 two-slot nodes is about 2 MB. */
@@ -30,7 +30,7 @@ export async function gridRequest(gridUrl, urlPath, { method = 'GET', body, secr
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
-    const why = error.cause?.code ?? error.cause?.errors?.[0]?.code ?? error.cause?.message ?? error.message;
+    const why = errorCode(errorProperty(error, 'cause')) ?? errorCode(firstOf(errorProperty(errorProperty(error, 'cause'), 'errors'))) ?? String(errorProperty(errorProperty(error, 'cause'), 'message') ?? errorMessage(error));
     throw new EnvironmentError(`the Grid at ${url.origin} does not answer ${method} ${url.pathname} (${why}); `
       + 'start it with `npm run cli -- grid-hub` or check --grid', { cause: error });
   }
@@ -39,7 +39,7 @@ export async function gridRequest(gridUrl, urlPath, { method = 'GET', body, secr
   try {
     text = await readBoundedText(response, MAX_REPLY_BYTES, `its reply to ${method} ${url.pathname}`);
   } catch (error) {
-    throw new EnvironmentError(`the Grid at ${url.origin}: ${error.message}; check that it is a Selenium Grid 4 router or hub`, { cause: error });
+    throw new EnvironmentError(`the Grid at ${url.origin}: ${errorMessage(error)}; check that it is a Selenium Grid 4 router or hub`, { cause: error });
   }
   let json = null;
   try { json = JSON.parse(text); } catch { /* not JSON: reported below */ }
@@ -93,3 +93,8 @@ export const deleteSession = (gridUrl, secrets, id) => gridRequest(gridUrl, `/se
  * @param {string} gridUrl @param {import('../lib/grid/grid-config.js').GridSecrets} secrets @param {string} id
  */
 export const touchSession = (gridUrl, secrets, id) => gridRequest(gridUrl, `/session/${encodeURIComponent(id)}/window`, { secrets });
+
+/** The first element of an array (an AggregateError's errors), else undefined. @param {unknown} list @returns {unknown} */
+function firstOf(list) {
+  return Array.isArray(list) ? list[0] : undefined;
+}

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { EnvironmentError, InputError } from '../lib/system/errors.js';
+import { EnvironmentError, InputError, errorCode } from '../lib/system/errors.js';
 import { readJsonFile } from '../lib/input/json-file.js';
 import { writeSecretFile } from '../lib/system/files.js';
 
@@ -52,7 +52,7 @@ function isRunning(pid) {
     process.kill(/** @type {number} */ (pid), 0);
     return true;
   } catch (error) {
-    return error.code === 'EPERM';
+    return errorCode(error) === 'EPERM';
   }
 }
 

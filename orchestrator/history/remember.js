@@ -7,6 +7,7 @@ import { trendsFromStore } from './query.js';
 import { isPostgresUrl, openStore } from './store.js';
 import { redact } from './store-postgres.js';
 import { DASHBOARD_METRICS } from './trends.js';
+import { errorMessage } from '../lib/system/errors.js';
 
 /**
  * @param {string} suiteDir @param {any} summary  any: summary.json as suite/summary.js builds it (untyped there)
@@ -22,7 +23,7 @@ export async function rememberSuite(suiteDir, summary, { store: target, commit, 
     const trends = await trendsFromStore(store, { suite: summary.suite.name, metrics: DASHBOARD_METRICS, drift });
     return driftWarnings(trends.drifts);
   } catch (error) {
-    return [`results store ${isPostgresUrl(target) ? redact(target) : target}: this suite was not stored (${error.message}); import it later with \`history import ${suiteDir}\``];
+    return [`results store ${isPostgresUrl(target) ? redact(target) : target}: this suite was not stored (${errorMessage(error)}); import it later with \`history import ${suiteDir}\``];
   } finally {
     await store?.close();
   }

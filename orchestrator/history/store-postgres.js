@@ -1,7 +1,7 @@
 // The shared store: a PostgreSQL database given by URL (postgres://user@host/db), for nightlies that run on
 // several machines. Same schema as the embedded one; concurrent importers are serialised per row by the
 // primary keys (ON CONFLICT), and migrations by an advisory lock.
-import { EnvironmentError } from '../lib/system/errors.js';
+import { EnvironmentError, errorCode, errorMessage } from '../lib/system/errors.js';
 import { bindable } from './sql.js';
 
 /** Advisory lock key of schema migrations (any constant; "i25"). */
@@ -18,11 +18,11 @@ const READER_CONNECTIONS = 3;
 
 /**
  * @param {string} url
- * @param {Error & { code?: string }} error
+ * @param {unknown} error
  */
 const connectError = (url, error) => new EnvironmentError(
-  `cannot connect to the PostgreSQL store ${redact(url)} (${error.message}); check --store (or $HISTORY_STORE) and that the server accepts this user${
-    error.code === 'ERR_INVALID_URL' ? '; percent-encode "/", "?", "#", "@" and ":" in the password, or leave it out of the URL: PGPASSWORD or ~/.pgpass' : ''}`,
+  `cannot connect to the PostgreSQL store ${redact(url)} (${errorMessage(error)}); check --store (or $HISTORY_STORE) and that the server accepts this user${
+    errorCode(error) === 'ERR_INVALID_URL' ? '; percent-encode "/", "?", "#", "@" and ":" in the password, or leave it out of the URL: PGPASSWORD or ~/.pgpass' : ''}`,
   { cause: error },
 );
 

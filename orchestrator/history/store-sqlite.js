@@ -3,7 +3,7 @@
 // transaction instead of failing, and readers never block.
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { EnvironmentError, InputError } from '../lib/system/errors.js';
+import { EnvironmentError, InputError, errorMessage } from '../lib/system/errors.js';
 import { bindable } from './sql.js';
 
 /** How long a writer waits for another's transaction before giving up (an import of a nightly takes seconds). */
@@ -15,7 +15,7 @@ async function driver() {
     // @ts-ignore -- any: better-sqlite3 ships no types (@types/better-sqlite3 is not installed)
     return (await import('better-sqlite3')).default;
   } catch (error) {
-    throw new EnvironmentError(`better-sqlite3 cannot be loaded (${error.message}); run \`npm run setup\`, which builds it from source against this Node's headers`, { cause: error });
+    throw new EnvironmentError(`better-sqlite3 cannot be loaded (${errorMessage(error)}); run \`npm run setup\`, which builds it from source against this Node's headers`, { cause: error });
   }
 }
 
@@ -74,7 +74,7 @@ export async function openSqliteReader(file) {
     if (!existsSync(file)) {
       throw new InputError(`--store ${file}: no such file; serving never creates a store: name an existing one, or create it by importing a suite (\`history import <suite dir> --store ${file}\`)`);
     }
-    throw new EnvironmentError(`--store ${file}: cannot open the results store read-only (${error.message})`, { cause: error });
+    throw new EnvironmentError(`--store ${file}: cannot open the results store read-only (${errorMessage(error)})`, { cause: error });
   }
   const prepare = preparer(db);
   return {

@@ -1,7 +1,7 @@
 // One small interface over the two results stores (docs/history.md): the embedded SQLite file (default) and a
 // shared PostgreSQL given by URL. Opening a store brings its schema to this harness's version; opening it to
 // read (serve) changes nothing and refuses a store of another version.
-import { InputError } from '../lib/system/errors.js';
+import { InputError, errorMessage } from '../lib/system/errors.js';
 import { pendingMigrations, SCHEMA_VERSION, VERSION_TABLE } from './schema.js';
 import { openSqlite, openSqliteReader } from './store-sqlite.js';
 import { openPostgres, openPostgresReader } from './store-postgres.js';
@@ -88,7 +88,7 @@ async function storedVersion(reader) {
   try {
     rows = await reader.query('SELECT version FROM schema_version');
   } catch (error) {
-    throw new InputError(`--store ${reader.where}: not a results store (${error.message}); create one with \`history import <suite dir> --store <it>\``, { cause: error });
+    throw new InputError(`--store ${reader.where}: not a results store (${errorMessage(error)}); create one with \`history import <suite dir> --store <it>\``, { cause: error });
   }
   return rows.length ? Number(rows[0].version) : 0;
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import puppeteer from 'puppeteer';
 import { childEnvironment } from '../grid/secrets.js';
-import { InputError } from '../lib/system/errors.js';
+import { InputError, errorMessage } from '../lib/system/errors.js';
 import { findExecutable } from '../lib/system/paths.js';
 import { withoutFragment } from '../lib/system/peer-secrets.js';
 import { supportsPdeathsig } from '../lib/system/pdeathsig.js';
@@ -195,8 +195,8 @@ export async function launchPeer({
     // The tab the browser opened at start: a new one costs another target set-up, ~100 ms on a busy machine.
     const page = (await browser.pages())[0] ?? await browser.newPage();
     page.on('console', (message) => message.type() === 'error' && onConsole?.(withoutFragment(message.text(), url)));
-    page.on('pageerror', (/** @type {Error} */ error) => onCrash?.(withoutFragment(`page error: ${error.message}`, url)));
-    page.on('error', (/** @type {Error} */ error) => onCrash?.(withoutFragment(`page crashed: ${error.message}`, url)));
+    page.on('pageerror', (error) => onCrash?.(withoutFragment(`page error: ${errorMessage(error)}`, url)));
+    page.on('error', (error) => onCrash?.(withoutFragment(`page crashed: ${errorMessage(error)}`, url)));
     browser.on('disconnected', () => onCrash?.('browser disconnected'));
     if (cpuThrottlingRate > 1) await page.emulateCPUThrottling(cpuThrottlingRate);
     await beforeLoad?.(browser.process()?.pid);
@@ -205,8 +205,10 @@ export async function launchPeer({
   } catch (error) {
     await close().catch(() => {});
     // A navigation error quotes the whole URL.
-    error.message = withoutFragment(error.message, url);
-    error.stack = withoutFragment(error.stack ?? '', url);
+    if (error instanceof Error) {
+      error.message = withoutFragment(error.message, url);
+      error.stack = withoutFragment(error.stack ?? '', url);
+    }
     throw error;
   }
 }

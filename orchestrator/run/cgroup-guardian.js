@@ -13,6 +13,7 @@ import { stepCommand } from '../lib/devices/cpu-cgroup.js';
 import { guardOrchestrator, guardianLog } from '../lib/system/guardian-protocol.js';
 import { shellJoin } from '../emulators/script.js';
 import { revertSubtreeControl } from './cgroups.js';
+import { errorCode, errorMessage } from '../lib/system/errors.js';
 
 const [logFile, ownerFile, changeJson, ...dirs] = process.argv.slice(2);
 if (!logFile || !ownerFile || !changeJson || !dirs.length) {
@@ -52,7 +53,7 @@ guardOrchestrator({
         rmdirSync(dir);
         log(`ok: rmdir ${dir}`);
       } catch (error) {
-        if (error.code !== 'ENOENT') log(`failed: rmdir ${dir}: ${error.message}`);
+        if (errorCode(error) !== 'ENOENT') log(`failed: rmdir ${dir}: ${errorMessage(error)}`);
       }
     }
     if (!change) return;
@@ -62,7 +63,7 @@ guardOrchestrator({
         writeFileSync(step.file, step.value);
         log(`ok: ${stepCommand(step, shellJoin)}`);
       } catch (error) {
-        log(`failed: ${stepCommand(step, shellJoin)}: ${error.message}`);
+        log(`failed: ${stepCommand(step, shellJoin)}: ${errorMessage(error)}`);
       }
     });
     if (keptFor.length) log(`left ${change.enabled.map((c) => `+${c}`).join(' ')} in ${change.root}/cgroup.subtree_control: ${keptFor.join(', ')} still there`);

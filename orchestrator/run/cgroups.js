@@ -10,7 +10,7 @@ import { mkdir, readFile, rmdir, writeFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EnvironmentError } from '../lib/system/errors.js';
+import { EnvironmentError, errorCode, errorMessage } from '../lib/system/errors.js';
 import { startGuardian } from '../lib/system/guardian-protocol.js';
 import {
   chooseLayout, cgroupName, moveCommand, pageProcesses, parentSteps, parseCgroupMounts, parseCgroupName, parseCpuStat, peerCgroupPlan,
@@ -144,7 +144,7 @@ export async function createPeerCgroups({ limits, runId, where, clock, logComman
     }
     for (const dir of made.reverse()) {
       await emptyCgroup(dir);
-      await runStep({ op: 'rmdir', path: dir }).catch((error) => failures.push(`${dir}: ${error.message}`));
+      await runStep({ op: 'rmdir', path: dir }).catch((error) => failures.push(`${dir}: ${errorMessage(error)}`));
     }
     if (enabledByRun) await revertSubtreeControl(enabledByRun, runStep).catch((error) => failures.push(error.message));
     releaseOwner(ownerKey(id));
@@ -243,7 +243,7 @@ export async function removeStaleCgroups({ runId, dryRun = false } = {}) {
   if (!dryRun) {
     for (const { dir } of stale) {
       await emptyCgroup(dir, 0);
-      await rmdir(dir).catch((error) => failed.push(`rmdir ${dir}: ${error.message}`));
+      await rmdir(dir).catch((error) => failed.push(`rmdir ${dir}: ${errorMessage(error)}`));
     }
     for (const id of new Set(stale.map((entry) => entry.id))) releaseOwner(ownerKey(id));
   }
@@ -260,7 +260,7 @@ async function runCgroupStep(step, logLine) {
     else await (step.op === 'mkdir' ? mkdir : rmdir)(step.path);
     logLine(stepCommand(step, shellJoin), true);
   } catch (error) {
-    logLine(stepCommand(step, shellJoin), false, error.message);
+    logLine(stepCommand(step, shellJoin), false, errorMessage(error));
     throw error;
   }
 }
@@ -282,7 +282,7 @@ async function moveBrowser(peer, rootPid, procsFiles, logLine) {
     const failed = [];
     for (const pid of pids) {
       // A process that exited since the reading is no longer ours to move.
-      await writeFile(procsFile, `${pid}`).catch((error) => { if (error.code !== 'ESRCH') failed.push(`${pid}: ${error.message}`); });
+      await writeFile(procsFile, `${pid}`).catch((error) => { if (errorCode(error) !== 'ESRCH') failed.push(`${pid}: ${errorMessage(error)}`); });
     }
     logLine(moveCommand(pids, procsFile, shellJoin), failed.length === 0, failed.join('; '));
     if (failed.length) throw new Error(`moving ${peer}'s browser into ${procsFile}: ${failed.join('; ')}`);
@@ -292,15 +292,15 @@ async function moveBrowser(peer, rootPid, procsFiles, logLine) {
 
 /**
  * The error of a set-up that failed, with what to do about it.
- * @param {Error} error @param {string} fields  the scenario fields that asked for the limit
+ * @param {unknown} error @param {string} fields  the scenario fields that asked for the limit
  */
 function setupError(error, fields) {
-  const code = /** @type {NodeJS.ErrnoException} */ (error).code;
+  const code = errorCode(error);
   const fix = {
     EACCES: 'the hierarchy is not writable here (a container without a delegated cgroup?)',
     EROFS: 'the hierarchy is mounted read-only (a container?)',
     // cgroup v2 hands controllers to child cgroups only from a cgroup without processes of its own.
     EBUSY: 'the cgroup v2 root holds processes (a container?), so it cannot hand its cpu controller to child cgroups; run on the host',
   }[code ?? ''] ?? 'check the cgroup hierarchy named there';
-  return new EnvironmentError(`${fields}: could not set up the CPU limit (${error.message}): ${fix}; or drop the field from the scenario's devices`);
+  return new EnvironmentError(`${fields}: could not set up the CPU limit (${errorMessage(error)}): ${fix}; or drop the field from the scenario's devices`);
 }

@@ -8,6 +8,7 @@ import { scenarioPeers } from '../lib/network/topology.js';
 import { describeEnvironment } from './environment.js';
 import { gridObservations } from './grid-observer.js';
 import { scoreCaptures, vmafAvailability } from './picture-quality.js';
+import { errorMessage, errorStack } from '../lib/system/errors.js';
 
 /**
  * Never rejects.
@@ -21,7 +22,7 @@ export async function finalResult(call) {
     recorder.finish();
     return buildResult(resultInput(call, viewer));
   } catch (error) {
-    call.log(`error: building result.json failed: ${error?.stack ?? error}`);
+    call.log(`error: building result.json failed: ${errorStack(error)}`);
     return unbuiltResult({
       status: recorder.status, errors: recorder.errors, scenario, error, emulator: call.emulator?.name ?? call.emulatorName,
       commands: [...(call.emulator?.commands ?? []), ...call.commands], startedAt, endedAt: new Date(),
@@ -96,7 +97,7 @@ async function scoreViewer(call) {
   try {
     quality = await scoreCaptures({ captures: call.viewer.captures, media: call.media.peers, workDir: call.runDir, vmaf });
   } catch (error) {
-    call.recorder.event({ type: 'warning', source: 'picture-quality', message: `scoring the captured frames failed: ${error.message}` });
+    call.recorder.event({ type: 'warning', source: 'picture-quality', message: `scoring the captured frames failed: ${errorMessage(error)}` });
   } finally {
     await call.viewer.removeCaptures();
   }

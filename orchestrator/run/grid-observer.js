@@ -8,6 +8,7 @@ import { browserCpuPct } from '../lib/devices/node-resources.js';
 import { browserMemoryMb } from '../lib/devices/process-memory.js';
 import { nodeOfPeers } from '../lib/grid/grid.js';
 import { emulatorFlagsWith } from '../emulators/index.js';
+import { errorMessage } from '../lib/system/errors.js';
 
 /** Round trips per clock reading: the best of them bounds the offset. */
 export const CLOCK_SAMPLES = 15;
@@ -59,7 +60,7 @@ export async function measureClocks(pages, onWarning) {
     try {
       offsets[peer] = await measurePageClock(page);
     } catch (error) {
-      onWarning(`${peer}: reading its node's clock failed: ${error.message}`);
+      onWarning(`${peer}: reading its node's clock failed: ${errorMessage(error)}`);
     }
   }
   return offsets;
@@ -108,7 +109,7 @@ export function startBrowserSampler(pages, onWarning, readMemory) {
   const memoryOf = async (peer, pids) => {
     if (!readMemory) return { rssMb: null, pssMb: null };
     return browserMemory(readMemory, peer, pids).catch((error) => {
-      if (!memoryErrors[peer]) onWarning(`${peer}: reading its browser's memory on its node failed: ${error.message}`);
+      if (!memoryErrors[peer]) onWarning(`${peer}: reading its browser's memory on its node failed: ${errorMessage(error)}`);
       memoryErrors[peer] ??= String(error.message).slice(0, 300);
       return { rssMb: null, pssMb: null };
     });
@@ -136,7 +137,7 @@ export function startBrowserSampler(pages, onWarning, readMemory) {
       if (pending.has(peer)) continue;
       pending.add(peer);
       sample(peer, page).catch((error) => {
-        if (!warned.has(peer)) onWarning(`${peer}: reading its browser's CPU over CDP failed: ${error.message}`);
+        if (!warned.has(peer)) onWarning(`${peer}: reading its browser's CPU over CDP failed: ${errorMessage(error)}`);
         warned.add(peer);
       }).finally(() => pending.delete(peer));
     }

@@ -5,6 +5,7 @@ import { groupScheduleEvents } from '../lib/network/schedule.js';
 import { allPeerNames } from '../lib/network/topology.js';
 import { hold, sleep } from './call-lifecycle.js';
 import { createViewerCollector } from './viewer-collector.js';
+import { errorMessage } from '../lib/system/errors.js';
 
 /** @typedef {import('./call-state.js').Call} Call */
 /** @typedef {import('./call-state.js').LiveCall} LiveCall */
@@ -23,11 +24,11 @@ export async function holdCall(call) {
   const { scenario, recorder, emulator, log } = call;
   if (recorder.signal.aborted) return;
   // What a browser forked while its tree was being moved.
-  await call.cgroups?.sweep().catch((error) => recorder.fail(`limiting the devices' CPU: ${error.message}`));
+  await call.cgroups?.sweep().catch((error) => recorder.fail(`limiting the devices' CPU: ${errorMessage(error)}`));
   const mediaStartEpochMs = Date.now();
   recorder.mediaStartEpochMs = mediaStartEpochMs;
   // The relay's traces run on the media clock, like the schedule.
-  await emulator.startMedia?.(mediaStartEpochMs).catch((error) => recorder.fail(`starting the link traces: ${error.message}`));
+  await emulator.startMedia?.(mediaStartEpochMs).catch((error) => recorder.fail(`starting the link traces: ${errorMessage(error)}`));
   recorder.event({ type: 'call-started', epochMs: mediaStartEpochMs });
   call.signaling.broadcast(call.room, { type: 'start', mediaStartEpochMs });
   log(`call started; running ${scenario.durationS} s`);
@@ -42,7 +43,7 @@ export async function holdCall(call) {
   call.viewer = viewer;
   await viewer.start(mediaStartEpochMs);
   hold(call, 'viewer collector', () => viewer.stop());
-  const truthTimer = setInterval(() => readTruth(call, emulator).catch((error) => recorder.fail(`reading network truth: ${error.message}`)), 1000);
+  const truthTimer = setInterval(() => readTruth(call, emulator).catch((error) => recorder.fail(`reading network truth: ${errorMessage(error)}`)), 1000);
   hold(call, 'truth timer', () => clearInterval(truthTimer));
   const { sfuSampler } = call;
   if (sfuSampler) {
@@ -73,7 +74,7 @@ function startSchedules(call, mediaStartEpochMs) {
           else recorder.scheduleEvents.push({ atS, appliedAtS, link, params, cause });
         }
       } catch (error) {
-        recorder.fail(`applying the schedule at ${atS} s: ${error.message}`);
+        recorder.fail(`applying the schedule at ${atS} s: ${errorMessage(error)}`);
       }
     });
   });
@@ -85,7 +86,7 @@ function startSchedules(call, mediaStartEpochMs) {
       if (!call.signaling.sendCommand(call.room, peer, command)) recorder.fail(`flow command ${type} at ${atS} s not delivered: the page has left signaling`, peer);
     } catch (error) {
       // A timer's exception would take the orchestrator down without a result.
-      recorder.fail(`flow command ${type} at ${atS} s: ${error.message}`, peer);
+      recorder.fail(`flow command ${type} at ${atS} s: ${errorMessage(error)}`, peer);
     }
   });
   hold(call, 'flow timers', () => flowTimers.forEach(clearTimeout));

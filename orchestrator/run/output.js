@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { EnvironmentError, InputError } from '../lib/system/errors.js';
+import { EnvironmentError, InputError, errorCode, errorMessage } from '../lib/system/errors.js';
 import { writeJsonAtomic } from '../lib/system/files.js';
 import { RESULTS_ROOT } from '../lib/system/paths.js';
 
@@ -31,7 +31,7 @@ export async function prepareRunDir({ outDir, scenarioName, force = false, now =
   try {
     await mkdir(runDir, { recursive: true });
   } catch (error) {
-    throw new InputError(`${flag}: cannot create the directory (${error.code ?? error.message}); choose a writable --out.`, { cause: error });
+    throw new InputError(`${flag}: cannot create the directory (${errorCode(error) ?? errorMessage(error)}); choose a writable --out.`, { cause: error });
   }
   if (outDir && !force && await exists(path.join(runDir, RESULT_FILE))) {
     throw new InputError(`--out ${outDir} already holds a ${RESULT_FILE}: pass --force to replace it, or choose another --out.`);
@@ -42,7 +42,7 @@ export async function prepareRunDir({ outDir, scenarioName, force = false, now =
     await writeFile(probe, '', { flag: 'wx' });
     await rm(probe, { force: true });
   } catch (error) {
-    throw new InputError(`${flag}: the directory is not writable (${error.code ?? error.message}); choose a writable --out.`, { cause: error });
+    throw new InputError(`${flag}: the directory is not writable (${errorCode(error) ?? errorMessage(error)}); choose a writable --out.`, { cause: error });
   }
   return runDir;
 }
@@ -56,7 +56,7 @@ async function claimFreshDir(base) {
       await mkdir(candidate);
       return candidate;
     } catch (error) {
-      if (error.code !== 'EEXIST') return candidate;
+      if (errorCode(error) !== 'EEXIST') return candidate;
     }
   }
   throw new EnvironmentError(`${base}: 999 runs already started in this second; wait a second and run again.`);
@@ -77,7 +77,7 @@ export async function writeResultFile(runDir, result) {
   } catch (error) {
     const saved = await saveInTempDir(result).catch(() => null);
     throw new EnvironmentError(
-      `cannot write ${file} (${error.code ?? error.message}); ${saved ? `the result was saved to ${saved}` : 'the temp dir is not writable either, the result is lost'}. Free space or fix permissions, then move it back.`,
+      `cannot write ${file} (${errorCode(error) ?? errorMessage(error)}); ${saved ? `the result was saved to ${saved}` : 'the temp dir is not writable either, the result is lost'}. Free space or fix permissions, then move it back.`,
       { cause: error },
     );
   }

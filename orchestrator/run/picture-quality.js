@@ -11,6 +11,7 @@ import { codeStripHeight, readFrameCode } from '../../client-app/frame-code.js';
 import { readLuma, readY4mLayout } from '../../media/y4m.js';
 import { IMAGEIO_FFMPEG_VERSION, VMAF_VENV } from '../lib/system/paths.js';
 import { finiteOrNull } from '../lib/stats/statistics.js';
+import { errorCode, errorMessage, errorProperty } from '../lib/system/errors.js';
 
 const run = promisify(execFile);
 
@@ -44,7 +45,7 @@ export async function vmafAvailability({ python: given = path.join(VMAF_VENV, 'b
       { cwd: venv, env });
     [named, wrapper] = stdout.trim().split('\n');
   } catch (error) {
-    const why = error.code === 'ENOENT' ? `${python} does not exist` : error.stderr?.trim().split('\n').at(-1) ?? error.message;
+    const why = errorCode(error) === 'ENOENT' ? `${python} does not exist` : errorStderr(error)?.trim().split('\n').at(-1) ?? errorMessage(error);
     return { available: false, reason: `no imageio-ffmpeg to score VMAF with (${why}); run \`npm run setup\`` };
   }
   const ffmpeg = await executableInside(venv, named);
@@ -59,7 +60,7 @@ export async function vmafAvailability({ python: given = path.join(VMAF_VENV, 'b
       ? { available: true, reason: `scored by ${found.version} with libvmaf model ${VMAF_MODEL}`, ...found }
       : { available: false, reason: `${ffmpeg} has no libvmaf filter; reinstall imageio-ffmpeg==${IMAGEIO_FFMPEG_VERSION} with \`npm run setup\``, ...found };
   } catch (error) {
-    return { available: false, reason: `${ffmpeg} -filters failed: ${error.message}` };
+    return { available: false, reason: `${ffmpeg} -filters failed: ${errorMessage(error)}` };
   }
 }
 
@@ -214,9 +215,15 @@ async function scoreFiles({ received, original, size, layout, workDir, group, vm
         + `[r][s]libvmaf=model=version=${VMAF_MODEL}:log_fmt=json:log_path=${vmafLog}`, '-f', 'null', '-'], options);
       return { psnr, ssim, vmaf: parseVmafLog(await readFile(inWorkDir(vmafLog), 'utf8')), vmafFailure: null };
     } catch (error) {
-      return { psnr, ssim, vmaf: [], vmafFailure: `${vmaf.ffmpeg} libvmaf failed: ${error.stderr?.trim() || error.message}` };
+      return { psnr, ssim, vmaf: [], vmafFailure: `${vmaf.ffmpeg} libvmaf failed: ${errorStderr(error)?.trim() || errorMessage(error)}` };
     }
   } finally {
     await Promise.all([psnrLog, ssimLog, vmafLog].map((file) => rm(inWorkDir(file), { force: true })));
   }
+}
+
+/** A child process's stderr, from an execFile error. @param {unknown} error @returns {string | undefined} */
+function errorStderr(error) {
+  const stderr = errorProperty(error, 'stderr');
+  return stderr === undefined || stderr === null ? undefined : String(stderr);
 }

@@ -5,7 +5,7 @@ import puppeteer from 'puppeteer';
 import { ensureRunMedia } from '../../media/generate.js';
 import { checkSupport } from '../emulators/index.js';
 import { requirementsOf } from '../emulators/contract.js';
-import { EnvironmentError, InputError } from '../lib/system/errors.js';
+import { EnvironmentError, InputError, errorMessage } from '../lib/system/errors.js';
 import { cgroupLimits } from '../lib/devices/devices.js';
 import { BROWSER_FLOW_KINDS } from '../lib/cross/flow-commands.js';
 import { KERNEL_FLOW_KINDS } from '../lib/cross/flows.js';
@@ -104,7 +104,7 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
       if (!outDir) await rmdir(runDir).catch(() => {});
       throw error;
     }
-    recorder.fail(error.message);
+    recorder.fail(errorMessage(error));
   } finally {
     stopInterrupt();
     await tearDown(call);
@@ -126,6 +126,6 @@ async function tearDown(call) {
   // iperf3 writes its JSON when a test ends: the last ones end at their stopS, inside the call's grace.
   if (call.kernelFlows) await Promise.race([call.kernelFlows.done(), sleep(KERNEL_FLOWS_GRACE_MS)]);
   for (const release of call.releases.reverse()) {
-    await release().catch((error) => call.log(`cleanup: ${error.message}`));
+    await release().catch((error) => call.log(`cleanup: ${errorMessage(error)}`));
   }
 }

@@ -5,7 +5,7 @@
  * offer from that peer; the page's answer starts the subscription). Every candidate crosses the emulator both ways:
  * the pages' trickled ones towards SFU_NODE, and Janus's, which come inside its SDP, towards the page.
  */
-import { HarnessError } from '../lib/system/errors.js';
+import { HarnessError, errorMessage } from '../lib/system/errors.js';
 import { SFU_NODE } from '../lib/network/topology.js';
 import { janusPost } from './janus-api.js';
 import { rewriteSdpCandidates } from './sdp.js';
@@ -242,7 +242,7 @@ async function openSession(apiUrl, apiSecret, { onEvent, onError }) {
         const response = await fetch(`${sessionUrl}?maxev=10&apisecret=${apiSecret}`, { signal: AbortSignal.any([stop.signal, AbortSignal.timeout(POLL_TIMEOUT_MS)]) });
         events = await response.json();
       } catch (error) {
-        if (!stop.signal.aborted) onError(new HarnessError(`Janus long poll of ${sessionUrl} failed: ${error.message}`));
+        if (!stop.signal.aborted) onError(new HarnessError(`Janus long poll of ${sessionUrl} failed: ${errorMessage(error)}`));
         return;
       }
       for (const event of [events].flat()) {

@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { firstIpv4Address } from '../emulators/candidates.js';
 import { shellJoin } from '../emulators/script.js';
 import { childEnvironment } from '../grid/secrets.js';
-import { EnvironmentError } from '../lib/system/errors.js';
+import { EnvironmentError, errorMessage, errorCode, errorProperty } from '../lib/system/errors.js';
 import { makePrivateDir, writeSecretFile } from '../lib/system/files.js';
 import { findExecutable } from '../lib/system/paths.js';
 import { supportsPdeathsig } from '../lib/system/pdeathsig.js';
@@ -205,7 +205,7 @@ function spawnJanus(argv, consoleFile, registerCleanup) {
     exitReason = `exited with ${signal ?? `code ${code}`}`;
     resolve();
   }));
-  spawned.once('error', (error) => { exitReason = `could not be started: ${error.message}`; });
+  spawned.once('error', (error) => { exitReason = `could not be started: ${errorMessage(error)}`; });
   spawned.unref();
   return { pid: spawned.pid, release, closeNow, exitReason: () => exitReason };
 }
@@ -227,7 +227,7 @@ async function waitUntilReady({ apiUrl, adminUrl, adminSecret, readyTimeoutMs, e
       await janusPost(adminUrl, { janus: 'ping', admin_secret: adminSecret });
       return null;
     } catch (error) {
-      lastError = error.cause?.code ?? error.message;
+      lastError = errorCode(errorProperty(error, 'cause')) ?? errorMessage(error);
     }
     await sleep(100);
   }

@@ -4,7 +4,7 @@
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { onInterrupt } from '../lib/system/shutdown.js';
-import { EnvironmentError, HarnessError, InputError } from '../lib/system/errors.js';
+import { EnvironmentError, HarnessError, InputError, errorMessage, errorStack } from '../lib/system/errors.js';
 import { createProgress } from '../run/progress.js';
 import { runScenario } from '../run/run.js';
 import { resumeDecision } from '../lib/scenario/reproductions/resume.js';
@@ -102,17 +102,17 @@ export async function runSuite({
         progress.done();
         if (error instanceof HarnessError) {
           haltingError = error;
-          problems.push(`${entry.name} run ${repetition}: ${error.message}`);
+          problems.push(`${entry.name} run ${repetition}: ${errorMessage(error)}`);
           break;
         }
         // A harness bug: the run counts as crashed (no result.json) and the suite goes on.
-        log(`${entry.name} run ${repetition} crashed: ${error?.stack ?? error}`);
-        problems.push(`${entry.name} run ${repetition} crashed: ${error?.message ?? error}`);
+        log(`${entry.name} run ${repetition} crashed: ${errorStack(error)}`);
+        problems.push(`${entry.name} run ${repetition} crashed: ${errorMessage(error)}`);
         runs.push({ scenario: entry.name, repetition, dir, hasReport: false, result: null });
         continue;
       }
       progress.done();
-      const hasReport = await writeRunReport(runDir).then(() => true, (error) => { log(`report for ${dir} not written: ${error.message}`); return false; });
+      const hasReport = await writeRunReport(runDir).then(() => true, (error) => { log(`report for ${dir} not written: ${errorMessage(error)}`); return false; });
       log(`${entry.name} run ${repetition}: ${result.status}${result.errors.length ? ` (${result.errors[0].message})` : ''}`);
       runs.push({ scenario: entry.name, repetition, dir, hasReport, result: compactResult(result) });
       if (result.status === 'aborted') interrupted = true;

@@ -2,7 +2,7 @@
 // checked and bounded here, with errors that name the node and the field.
 import { checkMemoryReply, checkPidList } from '../../lib/devices/process-memory.js';
 import { readBoundedText } from '../../lib/input/bounded-body.js';
-import { EnvironmentError } from '../../lib/system/errors.js';
+import { EnvironmentError, errorMessage, errorProperty } from '../../lib/system/errors.js';
 import { AUTH_HEADER, authHeader, runKey } from './control-auth.js';
 
 const CONTROL_TIMEOUT_MS = 10_000;
@@ -91,7 +91,7 @@ export async function openNodeRelay({ label, control, registrationSecret, probeT
       try {
         return checkMemoryReply(reply, pids);
       } catch (error) {
-        throw new EnvironmentError(`${where}: ${error.message}`);
+        throw new EnvironmentError(`${where}: ${errorMessage(error)}`);
       }
     },
     close: async () => { await call('close'); },
@@ -113,12 +113,12 @@ async function postControl({ where, control, method, body, auth }) {
       signal: AbortSignal.timeout(CONTROL_TIMEOUT_MS),
     });
   } catch (error) {
-    throw new EnvironmentError(`${where} does not answer ${method}: ${error.cause?.message ?? error.message}; check that the node runs and its relay's port is open to this host`);
+    throw new EnvironmentError(`${where} does not answer ${method}: ${String(errorProperty(errorProperty(error, 'cause'), 'message') ?? errorMessage(error))}; check that the node runs and its relay's port is open to this host`);
   }
   try {
     text = await readBoundedText(response, MAX_REPLY_BYTES, `the reply to ${method}`);
   } catch (error) {
-    throw new EnvironmentError(`${where}: ${error.message}; is ${control} a grid-node's relay, and does it answer?`);
+    throw new EnvironmentError(`${where}: ${errorMessage(error)}; is ${control} a grid-node's relay, and does it answer?`);
   }
   let reply;
   try {

@@ -13,6 +13,7 @@ import { startRelayProcess } from '../relay/client.js';
 import { AUTH_HEADER, NONCE_TTL_MS, checkAuth, issueNonce, nonceIsFresh, runKey, sequenceGuard, sha256Hex } from './control-auth.js';
 import { PROBE_LIMITS, runParamsChecker } from './control-params.js';
 import { readProcessMemory } from './process-memory.js';
+import { errorMessage } from '../../lib/system/errors.js';
 
 /** A control message's body: a whole scenario's traces fit. Only an admitted request's body is read. */
 export const MAX_CONTROL_BYTES = 4 * 1024 * 1024;
@@ -117,7 +118,7 @@ function controlServer({ admit, handle }) {
       try {
         send(await handle((request.url ?? '').slice(1), params, admitted, from));
       } catch (error) {
-        send({ status: 400, body: { error: String(error.message).slice(0, 500) } });
+        send({ status: 400, body: { error: errorMessage(error).slice(0, 500) } });
       }
     });
   });

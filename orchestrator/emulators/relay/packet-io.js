@@ -6,7 +6,7 @@
 import dgram from 'node:dgram';
 import { performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
-import { EnvironmentError } from '../../lib/system/errors.js';
+import { EnvironmentError, errorCode, errorMessage } from '../../lib/system/errors.js';
 
 /**
  * @typedef {object} PacketSocket
@@ -63,7 +63,7 @@ function loadAddon() {
     }
     return { addon: built, note: 'native: recvmmsg/sendmmsg and a timerfd' };
   } catch (error) {
-    return { addon: null, note: `dgram: the native packet path is not built (${error.code ?? error.message}); run \`npm run setup\` with a C compiler for sub-millisecond timing at high packet rates` };
+    return { addon: null, note: `dgram: the native packet path is not built (${errorCode(error) ?? errorMessage(error)}); run \`npm run setup\` with a C compiler for sub-millisecond timing at high packet rates` };
   }
 }
 
@@ -152,8 +152,8 @@ function dgramIo({ onTimer, onSendErrors }) {
   };
 }
 
-/** @param {string} address @param {Error} error */
-const bindError = (address, error) => new EnvironmentError(`relay cannot bind a UDP socket on ${address} (${error.message}); check the host address and free ports.`, { cause: error });
+/** @param {string} address @param {unknown} error */
+const bindError = (address, error) => new EnvironmentError(`relay cannot bind a UDP socket on ${address} (${errorMessage(error)}); check the host address and free ports.`, { cause: error });
 
 /** @param {Addon} native @param {unknown} io @param {string} address @returns {[number, number]} socket id, port */
 function bindNative(native, io, address) {

@@ -6,7 +6,7 @@
  * media-clock second at which the receiver's interval 0 began. Each interval's bytes are spread evenly over the
  * interval and summed per media second, so the row of second t holds what arrived in (t-1, t] (the getStats clock).
  */
-import { InputError } from '../system/errors.js';
+import { InputError, errorMessage } from '../system/errors.js';
 
 /**
  * @typedef {object} Iperf3Interval
@@ -71,7 +71,7 @@ export function parseIperf3Client(text, where = 'iperf3 output') {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new InputError(`${where}: not JSON (${error.message}); iperf3 must run with -J.${text.trim() ? ` It printed: ${text.trim().slice(0, 300)}` : ' It printed nothing.'}`);
+    throw new InputError(`${where}: not JSON (${errorMessage(error)}); iperf3 must run with -J.${text.trim() ? ` It printed: ${text.trim().slice(0, 300)}` : ' It printed nothing.'}`);
   }
   if (typeof json?.error === 'string') throw new InputError(`${where}: iperf3 reported: ${json.error}`);
   const protocol = json?.start?.test_start?.protocol;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { chmod, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { EnvironmentError } from './errors.js';
+import { EnvironmentError, errorCode } from './errors.js';
 
 /**
  * Writes through a temporary file and a rename, so readers never see half a file. The data is fsynced before
@@ -63,7 +63,7 @@ export async function writeSecretFile(file, content) {
   try {
     handle = await open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   } catch (error) {
-    if (error.code !== 'EEXIST') throw error;
+    if (errorCode(error) !== 'EEXIST') throw error;
     throw new EnvironmentError(`refusing to write a secret to ${file}: something (a file or a symbolic link) is already there; remove it and run again`);
   }
   try {

@@ -11,6 +11,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, rmSync } from 'node:fs';
 import { startTicks } from './owners.js';
+import { errorMessage, errorStack, errorProperty } from './errors.js';
 
 /**
  * @typedef {object} Guardian
@@ -82,7 +83,7 @@ export function killOwned(processes, log) {
       process.kill(pid, 'SIGKILL');
       log(`ok: kill -KILL ${pid}`);
     } catch (error) {
-      log(`failed: kill -KILL ${pid}: ${error.message}`);
+      log(`failed: kill -KILL ${pid}: ${errorMessage(error)}`);
     }
   }
 }
@@ -107,7 +108,7 @@ export const guardianRunner = (log) => (argv) => {
     log(`ok: ${argv.join(' ')}`);
     return { ok: true, stdout, stderr: '' };
   } catch (error) {
-    const stderr = String(error.stderr || error.message).trim();
+    const stderr = String(errorProperty(error, 'stderr') || errorMessage(error)).trim();
     log(`failed: ${argv.join(' ')}: ${stderr}`);
     return { ok: false, stdout: '', stderr };
   }
@@ -133,7 +134,7 @@ export function guardOrchestrator({ log, ownerFile, onOrphaned }) {
     try {
       await onOrphaned({ processes });
     } catch (error) {
-      log(`failed: ${error?.stack ?? error}`);
+      log(`failed: ${errorStack(error)}`);
     }
     rmSync(ownerFile, { force: true });
     process.exit(0);

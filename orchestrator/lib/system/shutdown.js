@@ -1,3 +1,4 @@
+import { errorMessage } from './errors.js';
 // Everything a run starts (browsers, relay, servers, namespaces) registers its closer here, so it is undone on
 // success, failure, Ctrl-C, SIGTERM and uncaught errors alike. Closers run last-registered first; each has a
 // time limit, so one that hangs cannot keep the others (or the process) from finishing.
@@ -72,7 +73,7 @@ async function finish(entry) {
 export async function runCleanup(log = console.error) {
   for (let next = closers.findLast((c) => !c.running); next; next = closers.findLast((c) => !c.running)) {
     const closer = next;
-    await finish(closer).catch((error) => log(`cleanup: ${closer.name}: ${error.message}`));
+    await finish(closer).catch((error) => log(`cleanup: ${closer.name}: ${errorMessage(error)}`));
   }
 }
 
@@ -82,7 +83,7 @@ function closeAllNow(log = console.error) {
     try {
       closeNow?.();
     } catch (error) {
-      log(`cleanup: ${name}: ${error.message}`);
+      log(`cleanup: ${name}: ${errorMessage(error)}`);
     }
   }
 }
