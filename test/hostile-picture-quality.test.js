@@ -3,14 +3,12 @@
 // names an ffmpeg outside the venv, and a run directory (--out) whose name is ffmpeg filter-graph syntax. Real
 // ffmpeg and the set-up's imageio-ffmpeg (`npm run setup`); about 5 s.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import { createWriteStream, existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, open, readdir, realpath, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readdir, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { finished } from 'node:stream/promises';
 import { test } from 'node:test';
-import { markY4mStream, readLuma, readY4mLayout } from '../media/y4m.js';
+import { codedSource } from './helpers/coded-source.js';
 import { IDENTICAL_PSNR_DB, scoreCaptures, vmafAvailability } from '../orchestrator/run/picture-quality.js';
 import { VMAF_VENV } from '../orchestrator/lib/system/paths.js';
 
@@ -71,25 +69,9 @@ test('a venv whose Python names an ffmpeg outside the venv, or a relative one, i
  * @param {string} dir
  */
 async function sourceAndCaptures(dir) {
-  const video = path.join(dir, 'source.y4m');
-  const source = spawn('ffmpeg', ['-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=30,noise=alls=10:allf=t+u,format=yuv420p',
-    '-frames:v', '20', '-f', 'yuv4mpegpipe', 'pipe:1'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const sink = createWriteStream(video);
-  await markY4mStream(source.stdout, sink, 'source');
-  sink.end();
-  await finished(sink);
-  const layout = await readY4mLayout(video);
-  const handle = await open(video, 'r');
-  const halfSize = (luma) => execFileSync('ffmpeg', ['-loglevel', 'error', '-f', 'rawvideo', '-pix_fmt', 'gray', '-s', '320x180', '-i', 'pipe:0',
-    '-vf', 'scale=160:90', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1'], { input: luma });
-  const captures = [];
-  const frames = [[5, 320, 180, await readLuma(handle, layout, 5)], [7, 160, 90, halfSize(await readLuma(handle, layout, 7))]];
-  for (const [code, width, height, luma] of frames) {
-    const file = path.join(dir, `capture-${code}.gray`);
-    await writeFile(file, luma);
-    captures.push({ peer: 'p1', remote: 'p0', epochMs: 1e12 + code, code, width, height, file });
-  }
-  await handle.close();
+  const { video, frame, halfSize, capture, close } = await codedSource(dir);
+  const captures = [await capture('capture-5', await frame(5), 5, 320, 180), await capture('capture-7', halfSize(await frame(7)), 7, 160, 90)];
+  await close();
   return { media: { p0: { video, frameCode: true } }, captures };
 }
 

@@ -2,14 +2,11 @@
 // their own pixels to the source frame, scaled up to the source size, scored with psnr and ssim, and VMAF by the
 // set-up's imageio-ffmpeg (`npm run setup`).
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, open, writeFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { finished } from 'node:stream/promises';
 import { test } from 'node:test';
-import { markY4mStream, readLuma, readY4mLayout } from '../media/y4m.js';
+import { codedSource } from './helpers/coded-source.js';
 import { IDENTICAL_PSNR_DB, parseStatsFile, parseVmafLog, scoreCaptures, vmafAvailability, VMAF_MODEL } from '../orchestrator/run/picture-quality.js';
 
 test('stats files: psnr_avg and All per frame, inf as the identical-frame value', () => {
@@ -20,31 +17,14 @@ test('stats files: psnr_avg and All per frame, inf as the identical-frame value'
 
 test('captures are matched by their own code, scored at the source size; a lower resolution scores lower', async () => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'picture-quality-'));
-  const video = path.join(dir, 'source.y4m');
-  const source = spawn('ffmpeg', ['-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=30,noise=alls=10:allf=t+u,format=yuv420p',
-    '-frames:v', '20', '-f', 'yuv4mpegpipe', 'pipe:1'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const sink = createWriteStream(video);
-  await markY4mStream(source.stdout, sink, 'source');
-  sink.end();
-  await finished(sink);
-  const layout = await readY4mLayout(video);
-  const handle = await open(video, 'r');
-  const frame = (index) => readLuma(handle, layout, index);
-  /** @param {string} name @param {Buffer} luma @param {number} code @param {number} width @param {number} height */
-  const capture = async (name, luma, code, width, height) => {
-    const file = path.join(dir, `${name}.gray`);
-    await writeFile(file, luma);
-    return { peer: 'p1', remote: 'p0', epochMs: 1e12 + code, code, width, height, file };
-  };
-  const halfSize = (luma) => execFileSync('ffmpeg', ['-loglevel', 'error', '-f', 'rawvideo', '-pix_fmt', 'gray', '-s', '320x180', '-i', 'pipe:0',
-    '-vf', 'scale=160:90', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1'], { input: luma });
+  const { video, frame, halfSize, capture, close } = await codedSource(dir);
   const captures = [
     await capture('exact', await frame(5), 5, 320, 180),
     await capture('half', halfSize(await frame(7)), 7, 160, 90),
     // The page's word is checked: frame 8's pixels filed as frame 9 are not scored.
     await capture('wrong', await frame(8), 9, 320, 180),
   ];
-  await handle.close();
+  await close();
   const vmaf = await vmafAvailability();
   assert.ok(vmaf.available, `VMAF: ${vmaf.reason}`);
   const media = { p0: { video, frameCode: true } };
