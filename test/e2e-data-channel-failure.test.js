@@ -1,5 +1,5 @@
-// A data flow whose channel cannot open (issue 12): from 6 s every packet of the link is lost, so the data flow that
-// starts at 8 s renegotiates SCTP over signaling but its association never completes. The page reports the channel
+// A data flow whose channel cannot open (issue 12): from 3 s every packet of the link is lost, so the data flow that
+// starts at 4 s renegotiates SCTP over signaling but its association never completes. The page reports the channel
 // still connecting 10 s later; the run fails with that error, writes result.json, and leaves no browser behind.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -11,9 +11,9 @@ test('a data channel that does not open within 10 s fails the run, naming the fl
   const dir = tempDir('wtb-dc-fail-');
   const scenario = path.join(dir, 'data-channel-blocked.json');
   writeFileSync(scenario, JSON.stringify({
-    name: 'data-channel-blocked', description: 'the link drops everything from 6 s; a data flow starts at 8 s', durationS: 40, warmupS: 2, peers: 2,
-    network: { link: {}, schedule: [{ at: 6, set: { lossPct: 100 } }] },
-    flows: [{ name: 'bulk', kind: 'data', startS: 8, stopS: 35, from: 'p0', to: 'p1' }],
+    name: 'data-channel-blocked', description: 'the link drops everything from 3 s; a data flow starts at 4 s', durationS: 40, warmupS: 2, peers: 2,
+    network: { link: {}, schedule: [{ at: 3, set: { lossPct: 100 } }] },
+    flows: [{ name: 'bulk', kind: 'data', startS: 4, stopS: 35, from: 'p0', to: 'p1' }],
   }));
   const out = path.join(dir, 'out');
   const { env, tag } = runTag();

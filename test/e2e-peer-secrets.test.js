@@ -1,6 +1,6 @@
-// The pages' join secrets (issue 22) after a real short run: two Chromium peers through the relay, 12 s at 360p30. The
+// The pages' join secrets (issue 22) after a real short run: two Chromium peers through the relay, 8 s at 360p30. The
 // pages joined with them (the run passed), and no file of the run directory, result.json included, nor any line the
-// run logged holds one. About 30 s; run it alone:
+// run logged holds one. About 15 s; run it alone:
 //   node --test test/e2e-peer-secrets.test.js
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -28,7 +28,7 @@ test('after a real run no file of its directory and no logged line holds a page\
   const lines = [];
   const outDir = tempDir('wtb-peer-secrets-');
   const { result, runDir } = await runScenario({
-    scenario: loadScenario('unconstrained', { durationS: 12, warmupS: 4 }), video: '360p30', outDir, log: (line) => lines.push(line),
+    scenario: loadScenario('unconstrained', { durationS: 8, warmupS: 2 }), video: '360p30', outDir, log: (line) => lines.push(line),
     createSecrets: (peers) => {
       const made = createPeerSecrets(peers);
       secrets.push(...made.values());
