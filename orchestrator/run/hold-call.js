@@ -6,6 +6,7 @@ import { allPeerNames } from '../lib/network/topology.js';
 import { hold, sleep } from './call-lifecycle.js';
 import { createViewerCollector } from './viewer-collector.js';
 import { errorMessage } from '../lib/system/errors.js';
+import { createLastSampleWatch } from '../lib/result/last-samples.js';
 
 /** @typedef {import('./call-state.js').Call} Call */
 /** @typedef {import('./call-state.js').LiveCall} LiveCall */
@@ -14,7 +15,9 @@ import { errorMessage } from '../lib/system/errors.js';
  *   one of a trace's rate steps (lib/network/trace.js steppedNetwork)
  */
 
+// The longest the call waits after its last second for the pages' samples of it; it ends as soon as they are in.
 const LAST_SAMPLE_GRACE_MS = 2500;
+const LAST_SAMPLE_POLL_MS = 50;
 
 /**
  * Media start, the network schedule, network truth once a second, until the duration is over or the run stops early.
@@ -50,7 +53,12 @@ export async function holdCall(call) {
     sfuSampler.start();
     hold(call, 'Janus admin sampler', () => sfuSampler.stop());
   }
-  await sleep(mediaStartEpochMs + scenario.durationS * 1000 + LAST_SAMPLE_GRACE_MS - Date.now(), recorder.signal);
+  const lastSamples = createLastSampleWatch(recorder.samples);
+  const endEpochMs = mediaStartEpochMs + scenario.durationS * 1000;
+  await sleep(endEpochMs - Date.now(), recorder.signal);
+  while (!recorder.signal.aborted && Date.now() < endEpochMs + LAST_SAMPLE_GRACE_MS && !lastSamples.complete(Math.floor(scenario.durationS))) {
+    await sleep(LAST_SAMPLE_POLL_MS, recorder.signal);
+  }
   call.signaling.broadcast(call.room, { type: 'stop' });
 }
 
