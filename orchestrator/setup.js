@@ -7,16 +7,18 @@
 //      Central into ~/.cache/webrtc-testbed (versions pinned in grid/versions.js); a driver that is not Chromium's is an error
 //   4. PyPI's imageio-ffmpeg (pinned) in a venv of its own: its static ffmpeg has libvmaf, for VMAF scores
 //   5. the relay's native packet path (orchestrator/emulators/relay/native), compiled with npm's own node-gyp
-//   6. the default fake-device media (and the small preset the tests use), and their WebMs for Firefox peers
+//   6. livekit-server (the second SFU), built with the machine's Go (≥ 1.24) from the Go module proxy's source of the
+//      pinned release into ~/.cache/webrtc-testbed (lib/system/paths.js); without such a Go, LiveKit runs are refused
+//   7. the default fake-device media (and the small preset the tests use), and their WebMs for Firefox peers
 // `--npm-only`: step 2 alone (CI jobs that only merge and report).
 // Every command it runs is printed with a leading "$ " so the set-up can be audited and repeated by hand.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { CHROMEDRIVER_PACKAGE, JAVA_PACKAGE, driverMismatch, gridJarsDir, gridPom } from './grid/versions.js';
-import { IMAGEIO_FFMPEG_VERSION, VMAF_VENV } from './lib/system/paths.js';
+import { IMAGEIO_FFMPEG_VERSION, LIVEKIT_GO_MINIMUM, LIVEKIT_SERVER_VERSION, VMAF_VENV, livekitServerPath } from './lib/system/paths.js';
 import { FIREFOX_HINT, WELL_KNOWN_BROWSER_PATHS, WELL_KNOWN_FIREFOX_PATHS } from './run/browser-path.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -104,6 +106,7 @@ const npmEnv = { npm_config_nodedir: nodeHeadersPrefix(), ...(hasSystemBrowser()
 run('npm', [existsSync(path.join(root, 'package-lock.json')) ? 'ci' : 'install', '--no-audit', '--no-fund'], { env: npmEnv });
 if (!npmOnly) {
   buildRelayAddon();
+  buildLivekitServer();
   // A Firefox peer plays a WebM of the same media (media/generate.js ensureCaptureFile): encoded once, here.
   run(process.execPath, ['media/generate.js', ...(hasFirefox() ? ['--capture'] : []), '720p30', '360p30']);
 }
@@ -133,6 +136,44 @@ function buildRelayAddon() {
     ? spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root, env: { ...process.env, npm_config_nodedir: nodeHeadersPrefix() } })
     : { status: null };
   if (status !== 0) console.error(`setup: the relay's native packet path was not built (${existsSync(nodeGyp) ? `node-gyp exited with ${status}` : `no node-gyp at ${nodeGyp}`}); the relay falls back to Node's dgram, which saturates sooner and times in whole ms. Install build-essential and run \`npm run setup\` again for it.`);
+}
+
+/**
+ * livekit-server from its Go module's source (the proxy's zip, checked against the checksum database by `go`), built
+ * where the harness looks for it. GOTOOLCHAIN=local: an older Go must not fetch a newer toolchain by itself.
+ * Optional: without a Go that can build it, only LiveKit runs are refused, naming this step.
+ */
+function buildLivekitServer() {
+  const binary = livekitServerPath();
+  if (existsSync(binary)) return console.log(`livekit-server ${LIVEKIT_SERVER_VERSION} present: ${binary}`);
+  const env = { GOTOOLCHAIN: 'local', GOFLAGS: '-mod=mod' };
+  const goVersion = spawnSync('go', ['env', 'GOVERSION'], { encoding: 'utf8', env: { ...process.env, ...env } }).stdout?.trim() ?? '';
+  const [major, minor] = (/^go(\d+)\.(\d+)/.exec(goVersion) ?? []).slice(1).map(Number);
+  const [needMajor, needMinor] = LIVEKIT_GO_MINIMUM;
+  if (!(major > needMajor || (major === needMajor && minor >= needMinor))) {
+    return console.error(`setup: livekit-server was not built: it needs Go ≥ ${needMajor}.${needMinor} (${goVersion ? `this one is ${goVersion}` : 'no `go` on PATH'}; Debian 12's golang is 1.19). Install Go ${needMajor}.${needMinor} or newer (https://go.dev/doc/install) and run \`npm run setup\` again; until then only --sfu livekit runs are refused.`);
+  }
+  const module = `github.com/livekit/livekit-server@v${LIVEKIT_SERVER_VERSION}`;
+  console.log(`$ GOTOOLCHAIN=local go mod download -json ${module}`);
+  const download = spawnSync('go', ['mod', 'download', '-json', module], { encoding: 'utf8', cwd: os.tmpdir(), env: { ...process.env, ...env } });
+  /** @type {unknown} */
+  let info = null;
+  try { info = JSON.parse(download.stdout); } catch { /* reported below */ }
+  const sourceDir = info && typeof info === 'object' && 'Dir' in info && typeof info.Dir === 'string' ? info.Dir : null;
+  if (download.status !== 0 || !sourceDir) {
+    console.error(`setup: \`go mod download ${module}\` failed (exit ${download.status}): ${download.stderr.trim()}\nCheck that the Go module proxy ($GOPROXY) is reachable and run \`npm run setup\` again.`);
+    return process.exit(3);
+  }
+  // The module cache is read-only: build in a copy of it.
+  const work = mkdtempSync(path.join(os.tmpdir(), 'wtb-livekit-'));
+  try {
+    run('cp', ['-R', `${sourceDir}/.`, work]);
+    run('chmod', ['-R', 'u+w', work]);
+    mkdirSync(path.dirname(binary), { recursive: true });
+    run('go', ['build', '-trimpath', '-o', binary, './cmd/server'], { cwd: work, env });
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 }
 
 /** The Grid's jars with their dependencies, from Maven Central through Maven's own resolver (its ~/.m2 cache). */

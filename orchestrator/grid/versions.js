@@ -1,7 +1,7 @@
 // Selenium Grid's pinned versions and where `npm run setup` puts its jars: one place for setup, grid-hub and grid-node.
 // Node built-ins only: setup.js imports this before `npm install`.
-import os from 'node:os';
 import path from 'node:path';
+import { toolCacheDir } from '../lib/system/paths.js';
 
 export const SELENIUM_GRID_VERSION = '4.47.0';
 /** Maven Central coordinates; `mvn dependency:copy-dependencies` copies it with every dependency (77 jars). */
@@ -13,10 +13,7 @@ export const CHROMEDRIVER_PATH = '/usr/bin/chromedriver';
 export const JAVA_PACKAGE = 'default-jre-headless';
 
 /** The project-local cache of the Grid's jars ($XDG_CACHE_HOME or ~/.cache). */
-export function gridJarsDir(env = process.env) {
-  const cache = env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  return path.join(cache, 'webrtc-testbed', `selenium-grid-${SELENIUM_GRID_VERSION}`);
-}
+export const gridJarsDir = (env = process.env) => path.join(toolCacheDir(env), `selenium-grid-${SELENIUM_GRID_VERSION}`);
 
 /** The pom that copy-dependencies reads: the Grid as its only dependency. */
 export function gridPom() {

@@ -10,6 +10,16 @@ export const RESULTS_ROOT = path.join(REPO_ROOT, 'results');
 export const VMAF_VENV = process.env.WEBRTC_TESTBED_VMAF_VENV ?? path.join(os.homedir(), '.cache', 'webrtc-testbed', 'venv');
 /** Pinned: the ffmpeg it ships, and so the VMAF scores, change with its version. */
 export const IMAGEIO_FFMPEG_VERSION = '0.8.1';
+/**
+ * Pinned: the newest livekit-server whose dependencies the Go module proxy serves in full (from 1.10 it replaces pion
+ * with LiveKit's forks, github.com/livekit/webrtc-pion, which proxies may refuse). It needs Go ≥ 1.24 to build.
+ */
+export const LIVEKIT_SERVER_VERSION = '1.9.11';
+export const LIVEKIT_GO_MINIMUM = [1, 24];
+/** The harness's own cache of what `npm run setup` installs outside npm ($XDG_CACHE_HOME or ~/.cache). */
+export const toolCacheDir = (env = process.env) => path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'webrtc-testbed');
+/** Where `npm run setup` builds livekit-server from its Go module source. */
+export const livekitServerPath = (env = process.env) => path.join(toolCacheDir(env), `livekit-server-${LIVEKIT_SERVER_VERSION}`, 'livekit-server');
 
 /**
  * The first executable file of that name on a PATH-like list of folders, or null.
