@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { processesTagged, runCli, runScenarioCli, runTag } from './helpers/cli.js';
 import { createNodeNamespaces, processNetnsInode } from './helpers/grid-namespaces.js';
 import { SECRET_ENV } from '../orchestrator/grid/secrets.js';
@@ -107,6 +107,34 @@ async function withGrid(body, n2Args = []) {
   assert.ok(!left.includes(`${hosts.nodes.n1.netns.split('-')[1]}br`), 'the bridge is removed');
 }
 
+/**
+ * One Grid (hub, n1 and n2) for the two-party call test and then the kill test, which kills n2's java and so comes
+ * last on it: a hub and two Java nodes take 10-20 s to start and stop here (the test of a session that cannot be had,
+ * which does little else, took 11.3-20.9 s). The kill test releases it; withGrid's checks that nothing of the hub and
+ * nodes is left running, nor their namespaces, then run at the end of that test.
+ * @type {{ grid: Promise<Grid>, release: () => void, done: Promise<void> }|null}
+ */
+let shared = null;
+function sharedGrid() {
+  if (!shared) {
+    /** @type {() => void} */
+    let release = () => {};
+    const released = new Promise((resolve) => { release = () => resolve(undefined); });
+    /** @type {(grid: Grid) => void} */
+    let ready = () => {};
+    const started = new Promise((resolve) => { ready = resolve; });
+    const done = withGrid(async (grid) => { ready(grid); await released; });
+    const stopped = done.then(() => { throw new Error('the shared Grid stopped before its tests ran'); });
+    shared = { grid: /** @type {Promise<Grid>} */ (Promise.race([started, stopped])), release, done };
+  }
+  return shared;
+}
+// Stops the shared Grid when the kill test did not run (a --test-name-pattern).
+after(async () => {
+  shared?.release();
+  await shared?.done;
+});
+
 /** A two-party scenario file with p0 on n1 and p1 on n2. */
 function gridScenario(durationS) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'wtb-grid-scenario-'));
@@ -119,74 +147,73 @@ function gridScenario(durationS) {
 }
 
 test('a two-party call on two grid-nodes in namespaces, shaped on the node relays: each peer in its node\'s namespace, media through both relays, RTT the configured delay, nothing left', { timeout: 420_000 }, async () => {
-  await withGrid(async ({ tags, hubUrl, hubStatus, hosts, nodeOutput }) => {
-    // Which node's process tree each browser is in, and which network namespace, seen while the call runs.
-    const seen = { n1: new Set(), n2: new Set() };
-    /** @type {Record<string, Set<number|null>>} */
-    const netns = { n1: new Set(), n2: new Set() };
-    const watcher = setInterval(() => {
-      for (const label of LABELS) {
-        for (const pid of browsersAmong(processesTagged(tags[label].tag))) {
-          seen[label].add(pid);
-          const inode = processNetnsInode(pid);
-          if (inode !== null) netns[label].add(inode);
-        }
-      }
-    }, 1000);
-    const run = await runScenarioCli(gridScenario(20), ['--grid', hubUrl, '--grid-listen', hosts.hostAddress, '--emulator', 'node-relay'], env)
-      .finally(() => clearInterval(watcher));
-    assert.equal(run.code, 0, `scenario exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
-    const { grid } = run.result.environment;
-    assert.equal(grid.emulation, 'node relays');
-    // Each peer's links were shaped on its own node's relay, and only there: the media crossed both relays.
-    const packets = (node, link) => run.result.network.truth.filter((row) => row.node === node && row.link === link)
-      .reduce((sum, row) => sum + row.packetsOut, 0);
-    for (const [node, peer] of [['n1', 'p0'], ['n2', 'p1']]) {
-      for (const direction of ['up', 'down']) assert.ok(packets(node, `${peer}.${direction}`) > 500, `${node}'s relay carried ${peer}.${direction}: ${packets(node, `${peer}.${direction}`)} packets`);
-    }
-    assert.deepEqual(run.result.network.truth.filter((row) => row.link.startsWith(row.node === 'n1' ? 'p1.' : 'p0.')), [], 'no peer\'s link on the other node');
-    // A control message without the run's secret is refused, and the node counts it.
-    const control = /node relay: control on (\S+)/.exec(nodeOutput('n1'))?.[1];
-    const forged = await fetch(`http://${control}/`, { method: 'POST', body: JSON.stringify({ method: 'truth' }) });
-    assert.equal(forged.status, 403);
-    for (let waitedMs = 0; waitedMs < 3000 && !/refused so far/.test(nodeOutput('n1')); waitedMs += 100) await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.match(nodeOutput('n1'), /refused a control message .*\(1 refused so far\)/);
-    assert.equal(grid.url, hubUrl);
-    assert.deepEqual(Object.fromEntries(Object.entries(grid.peers).map(([peer, record]) => [peer, record.node])), { p0: 'n1', p1: 'n2' });
-    for (const [peer, record] of Object.entries(grid.peers)) {
-      assert.match(record.browserVersion, /^\d+\./, `${peer}'s browser version`);
-      assert.equal(record.cores, os.availableParallelism(), `${peer}'s node's cores`);
-      // The node that made the session logged its id, in the log of its own folder (it names it when it starts).
-      const nodeLog = readFileSync(/** @type {string} */ (/\(log: (\S+)\)/.exec(nodeOutput(record.node))?.[1]), 'utf8');
-      assert.ok(nodeLog.includes(record.sessionId), `${peer}'s session ${record.sessionId} is in ${record.node}'s log`);
-    }
-    assert.equal(seen.n1.size, 1, `one browser under n1: ${[...seen.n1]}`);
-    assert.equal(seen.n2.size, 1, `one browser under n2: ${[...seen.n2]}`);
+  const { tags, hubUrl, hubStatus, hosts, nodeOutput } = await sharedGrid().grid;
+  // Which node's process tree each browser is in, and which network namespace, seen while the call runs.
+  const seen = { n1: new Set(), n2: new Set() };
+  /** @type {Record<string, Set<number|null>>} */
+  const netns = { n1: new Set(), n2: new Set() };
+  const watcher = setInterval(() => {
     for (const label of LABELS) {
-      assert.deepEqual([...netns[label]], [hosts.netnsInode(label)], `${label}'s browser runs in ${hosts.nodes[label].netns}`);
-      assert.equal(grid.peers[label === 'n1' ? 'p0' : 'p1'].uri, `http://${hosts.nodes[label].address}:${HUB_PORT + 1 + LABELS.indexOf(label)}`);
+      for (const pid of browsersAmong(processesTagged(tags[label].tag))) {
+        seen[label].add(pid);
+        const inode = processNetnsInode(pid);
+        if (inode !== null) netns[label].add(inode);
+      }
     }
-    // The real path between the nodes, probed relay to relay before the call: a bridge, no loss. The median also holds
-    // the nodes' scheduling delay while the browsers start (9.9 ms seen once), the minimum is the path.
-    assert.deepEqual(grid.paths.map(({ from, to, probes }) => `${from}->${to} ${probes}`), ['n1->n2 20', 'n2->n1 20']);
-    for (const path of grid.paths) assert.ok(path.lossPct <= 10 && path.rttMsMin < 5 && path.rttMsMin <= path.rttMsMedian, `probed ${JSON.stringify(path)}`);
-    // 50 ms each way on the two relays, on top of the probed path.
-    const probedMs = Math.max(...grid.paths.map((path) => path.rttMsMin));
-    for (const peer of ['p0', 'p1']) {
-      const rtts = run.result.timeline.filter((e) => e.peer === peer && e.t > 8 && typeof e.rttMs === 'number').map((e) => e.rttMs).sort((a, b) => a - b);
-      assert.ok(rtts.length >= 5, `${peer} RTT samples: ${rtts}`);
-      const median = rtts[Math.floor(rtts.length / 2)];
-      assert.ok(median >= 95 + probedMs && median <= 140 + probedMs, `${peer} median RTT ${median} ms, configured 100 ms + the probed minimum ${probedMs} ms`);
-    }
-    checkObservations(run.result);
-    // Released at the end of the run: every slot free again.
-    const slots = (await hubStatus()).value.nodes.flatMap((node) => node.slots);
-    assert.equal(slots.length, 4);
-    assert.deepEqual(slots.filter((slot) => slot.session), [], 'no session left on the hub');
-    await checkSuiteOnGrid(hubUrl, hosts.hostAddress);
-    await checkSfuOnNodeRelays(hubUrl, hosts);
-    assert.deepEqual((await hubStatus()).value.nodes.flatMap((node) => node.slots).filter((slot) => slot.session), [], 'no session left after sfu-3');
-  });
+  }, 1000);
+  const run = await runScenarioCli(gridScenario(20), ['--grid', hubUrl, '--grid-listen', hosts.hostAddress, '--emulator', 'node-relay'], env)
+    .finally(() => clearInterval(watcher));
+  assert.equal(run.code, 0, `scenario exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
+  const { grid } = run.result.environment;
+  assert.equal(grid.emulation, 'node relays');
+  // Each peer's links were shaped on its own node's relay, and only there: the media crossed both relays.
+  const packets = (node, link) => run.result.network.truth.filter((row) => row.node === node && row.link === link)
+    .reduce((sum, row) => sum + row.packetsOut, 0);
+  for (const [node, peer] of [['n1', 'p0'], ['n2', 'p1']]) {
+    for (const direction of ['up', 'down']) assert.ok(packets(node, `${peer}.${direction}`) > 500, `${node}'s relay carried ${peer}.${direction}: ${packets(node, `${peer}.${direction}`)} packets`);
+  }
+  assert.deepEqual(run.result.network.truth.filter((row) => row.link.startsWith(row.node === 'n1' ? 'p1.' : 'p0.')), [], 'no peer\'s link on the other node');
+  // A control message without the run's secret is refused, and the node counts it.
+  const control = /node relay: control on (\S+)/.exec(nodeOutput('n1'))?.[1];
+  const forged = await fetch(`http://${control}/`, { method: 'POST', body: JSON.stringify({ method: 'truth' }) });
+  assert.equal(forged.status, 403);
+  for (let waitedMs = 0; waitedMs < 3000 && !/refused so far/.test(nodeOutput('n1')); waitedMs += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.match(nodeOutput('n1'), /refused a control message .*\(1 refused so far\)/);
+  assert.equal(grid.url, hubUrl);
+  assert.deepEqual(Object.fromEntries(Object.entries(grid.peers).map(([peer, record]) => [peer, record.node])), { p0: 'n1', p1: 'n2' });
+  for (const [peer, record] of Object.entries(grid.peers)) {
+    assert.match(record.browserVersion, /^\d+\./, `${peer}'s browser version`);
+    assert.equal(record.cores, os.availableParallelism(), `${peer}'s node's cores`);
+    // The node that made the session logged its id, in the log of its own folder (it names it when it starts).
+    const nodeLog = readFileSync(/** @type {string} */ (/\(log: (\S+)\)/.exec(nodeOutput(record.node))?.[1]), 'utf8');
+    assert.ok(nodeLog.includes(record.sessionId), `${peer}'s session ${record.sessionId} is in ${record.node}'s log`);
+  }
+  assert.equal(seen.n1.size, 1, `one browser under n1: ${[...seen.n1]}`);
+  assert.equal(seen.n2.size, 1, `one browser under n2: ${[...seen.n2]}`);
+  for (const label of LABELS) {
+    assert.deepEqual([...netns[label]], [hosts.netnsInode(label)], `${label}'s browser runs in ${hosts.nodes[label].netns}`);
+    assert.equal(grid.peers[label === 'n1' ? 'p0' : 'p1'].uri, `http://${hosts.nodes[label].address}:${HUB_PORT + 1 + LABELS.indexOf(label)}`);
+  }
+  // The real path between the nodes, probed relay to relay before the call: a bridge, no loss. The median also holds
+  // the nodes' scheduling delay while the browsers start (9.9 ms seen once), the minimum is the path.
+  assert.deepEqual(grid.paths.map(({ from, to, probes }) => `${from}->${to} ${probes}`), ['n1->n2 20', 'n2->n1 20']);
+  for (const path of grid.paths) assert.ok(path.lossPct <= 10 && path.rttMsMin < 5 && path.rttMsMin <= path.rttMsMedian, `probed ${JSON.stringify(path)}`);
+  // 50 ms each way on the two relays, on top of the probed path.
+  const probedMs = Math.max(...grid.paths.map((path) => path.rttMsMin));
+  for (const peer of ['p0', 'p1']) {
+    const rtts = run.result.timeline.filter((e) => e.peer === peer && e.t > 8 && typeof e.rttMs === 'number').map((e) => e.rttMs).sort((a, b) => a - b);
+    assert.ok(rtts.length >= 5, `${peer} RTT samples: ${rtts}`);
+    const median = rtts[Math.floor(rtts.length / 2)];
+    assert.ok(median >= 95 + probedMs && median <= 140 + probedMs, `${peer} median RTT ${median} ms, configured 100 ms + the probed minimum ${probedMs} ms`);
+  }
+  checkObservations(run.result);
+  // Released at the end of the run: every slot free again.
+  const slots = (await hubStatus()).value.nodes.flatMap((node) => node.slots);
+  assert.equal(slots.length, 4);
+  assert.deepEqual(slots.filter((slot) => slot.session), [], 'no session left on the hub');
+  await checkSuiteOnGrid(hubUrl, hosts.hostAddress);
+  await checkSfuOnNodeRelays(hubUrl, hosts);
+  assert.deepEqual((await hubStatus()).value.nodes.flatMap((node) => node.slots).filter((slot) => slot.session), [], 'no session left after sfu-3');
 });
 
 /**
@@ -298,7 +325,9 @@ function checkObservations(result) {
 }
 
 test('a grid-node killed mid-call fails the run within 30 s naming the node; the other session is released', { timeout: 420_000 }, async () => {
-  await withGrid(async ({ tags, hubUrl, hubStatus, hosts, nodeOutput }) => {
+  const { grid, release, done } = sharedGrid();
+  try {
+    const { tags, hubUrl, hubStatus, hosts, nodeOutput } = await grid;
     let killedAtMs = 0;
     let scheduled = false;
     const java = () => processesTagged(tags.n2.tag).filter((pid) => {
@@ -339,7 +368,13 @@ test('a grid-node killed mid-call fails the run within 30 s naming the node; the
     const log = /grid node n2 stopped \(exited with -?\d+; see (\S+)\)/.exec(nodeOutput('n2'))?.[1];
     assert.ok(log && existsSync(log), nodeOutput('n2'));
     rmSync(path.dirname(log), { recursive: true });
-  });
+  } finally {
+    release();
+    // Stopped before the next test starts a Grid of its own on the same ports.
+    await done.catch(() => {});
+  }
+  // Nothing of it left (withGrid's checks).
+  await done;
 });
 
 test('a session that cannot be had stops the run with exit 3 naming the node, and releases the one already made', { timeout: 300_000 }, async () => {
