@@ -5,8 +5,9 @@ import { negotiatedCodecs } from './codec.js';
 import { applyVideoEncodings, checkCodec, preferCodec } from './codec-setup.js';
 import { createDataFlows } from './data-flows.js';
 import { withVideoBitrates } from './media-source.js';
-import { createFrameReader, readsCameraFromTrack } from './frame-reader.js';
+import { createFrameReader, decodedEpochMs, readsCameraFromTrack } from './frame-reader.js';
 import { captureLocalMedia, describeMediaError } from './local-media.js';
+import { encodingCounters, readPublish, sendEncodingsOf } from './publish.js';
 import { startSampler } from './sampler.js';
 import { snapshotFromStats } from './stats.js';
 
@@ -32,9 +33,10 @@ if (secret) history.replaceState(null, '', `${location.pathname}${location.searc
 const peer = required('peer');
 const room = required('room');
 const sampleIntervalMs = Number(params.get('sampleIntervalMs') ?? 1000);
-// In an SFU call: the SFU's name. The page publishes once, to it, and every remote's stream arrives as an offer from
-// that remote (the orchestrator's bridge to Janus); without it the page calls every other peer (a full mesh).
-const sfu = params.get('sfu');
+// In an SFU call: the SFU node's name and how the page reaches it (orchestrator/sfu/contract.js SfuPageConfig; so far
+// `signaling`: it publishes once, to the node, and every remote's stream arrives as an offer from that remote through
+// the orchestrator's bridge). Without it the page calls every other peer (a full mesh).
+const [sfu, sfuProtocol] = [params.get('sfu'), params.get('sfuProtocol') ?? 'signaling'];
 // The peers this page calls once it joins (those already there); without it, every peer. An extra call's peers get
 // none: they call when the orchestrator says so.
 const callAtJoin = params.get('callAtJoin')?.split(',').filter(Boolean) ?? null;
@@ -44,6 +46,8 @@ const codecParam = params.get('codec');
  * @type {import('./codec.js').RequestedCodec|null}
  */
 const requestedCodec = codecParam === null ? null : JSON.parse(codecParam);
+/** In an SFU call: simulcast or SVC (client-app/publish.js), on the connection to the SFU; null: one encoding. */
+const publish = readPublish(params.get('publish'));
 /** RFC 8867 §4.3's video rates (`rfc8867`, client-app/media-source.js) or the browser's own (`browser`, the default). */
 const rfc8867Source = params.get('mediaSource') === 'rfc8867';
 /** getUserMedia's video constraints for a constrained device (orchestrator/lib/devices/devices.js videoConstraints). */
@@ -113,7 +117,7 @@ const localMedia = captureLocalMedia({ mediaElementUrl, videoConstraints }).then
 /** @type {{ stop: () => void }|undefined} the 1 s sampler, once the call started */
 let sampling;
 /** Why this browser cannot use the requested codec (reported once joined: the run fails before the call), or null. */
-const codecProblem = checkCodec(requestedCodec);
+const codecProblem = checkCodec(requestedCodec ?? publish?.codec ?? null);
 
 /**
  * Reports each video direction's codec with a remote when first seen and whenever it changes (the orchestrator checks
@@ -174,17 +178,6 @@ function connectionTo(remote) {
   return connection;
 }
 
-/**
- * When the first frame was decoded: for a WebRTC source, receiveTime (its last packet) plus processingDuration
- * (to decoded); the callback itself comes later, at the next paint.
- * @param {DOMHighResTimeStamp} now @param {VideoFrameCallbackMetadata & { receiveTime?: number, processingDuration?: number }} frame
- */
-function decodedEpochMs(now, frame) {
-  const { receiveTime, processingDuration } = frame;
-  const decodedAt = receiveTime !== undefined && processingDuration !== undefined ? receiveTime + processingDuration * 1000 : now;
-  return Math.round(performance.timeOrigin + decodedAt);
-}
-
 /** Puts the local tracks (if getUserMedia has resolved) on the senders of their kind. @param {RTCPeerConnection} pc */
 function giveTracks(pc) {
   for (const { sender, receiver } of pc.getTransceivers()) {
@@ -224,11 +217,13 @@ async function applyRemote(remote, description) {
 /** @param {string} remote @param {RTCRtpTransceiverDirection} direction */
 async function offerTo(remote, direction) {
   const { pc } = connectionTo(remote);
-  for (const kind of ['audio', 'video']) pc.addTransceiver(kind, { direction, streams: [localStream] });
+  // Only the SFU connection publishes with layers; the codec goes with them.
+  const layers = remote === sfu ? publish : null;
+  for (const kind of ['audio', 'video']) pc.addTransceiver(kind, { direction, streams: [localStream], ...sendEncodingsOf(kind, layers) });
   giveTracks(pc);
-  preferCodec(pc, requestedCodec);
+  preferCodec(pc, requestedCodec ?? layers?.codec ?? null);
   await sendOffer(remote, pc);
-  await applyVideoEncodings(pc, requestedCodec, rfc8867Source);
+  await applyVideoEncodings(pc, requestedCodec ?? layers?.codec ?? null, rfc8867Source);
   watchDtls(remote, pc);
   if (paused.has(remote)) await setSending(remote, false);
 }
@@ -259,7 +254,8 @@ async function snapshotAll() {
   return Promise.all([...connections].map(async ([remote, { pc }]) => {
     const stats = [...(await pc.getStats()).values()];
     noteCodecs(remote, stats);
-    return /** @type {[string, import('./stats.js').Snapshot]} */ ([remote, snapshotFromStats(stats)]);
+    const encodings = publish && remote === sfu ? encodingCounters(stats) : null;
+    return /** @type {[string, import('./stats.js').Snapshot]} */ ([remote, { ...snapshotFromStats(stats), encodings }]);
   }));
 }
 
@@ -274,6 +270,7 @@ const handlers = {
   async joined({ peers }) {
     // The codec problem is reported once the socket is open: no connection is made.
     if (await codecProblem) return;
+    if (sfu && sfuProtocol !== 'signaling') throw new Error(`SFU protocol ${sfuProtocol}: this page speaks only signaling`);
     if (sfu) {
       setStatus(`joined room ${room}; publishing to ${sfu}`);
       await offerTo(sfu, 'sendonly');

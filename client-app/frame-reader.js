@@ -175,6 +175,17 @@ export function unreadTimes(fromMs, toMs, count) {
   return Array.from({ length: frames }, (_, i) => Math.round((fromMs + ((i + 1) * (toMs - fromMs)) / (frames + 1)) * 10) / 10);
 }
 
+/**
+ * When the first frame was decoded: for a WebRTC source, receiveTime (its last packet) plus processingDuration
+ * (to decoded); the callback itself comes later, at the next paint.
+ * @param {DOMHighResTimeStamp} now @param {VideoFrameCallbackMetadata & { receiveTime?: number, processingDuration?: number }} frame
+ */
+export function decodedEpochMs(now, frame) {
+  const { receiveTime, processingDuration } = frame;
+  const decodedAt = receiveTime !== undefined && processingDuration !== undefined ? receiveTime + processingDuration * 1000 : now;
+  return Math.round(performance.timeOrigin + decodedAt);
+}
+
 /** Whether watchCamera reads the camera's track itself (MediaStreamTrackProcessor), so needs no preview playing. */
 // any: MediaStreamTrackProcessor is missing from TypeScript's DOM types (and from some browsers).
 export const readsCameraFromTrack = () => typeof (/** @type {any} */ (window).MediaStreamTrackProcessor) === 'function';

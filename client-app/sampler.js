@@ -1,5 +1,6 @@
 // The page's drift-free sampler: once per interval, each connection's getStats() over the interval (stats.js) and
 // its data flows' rates, sent to the orchestrator as one sample per remote.
+import { encodingMetrics } from './publish.js';
 import { dataMetrics, intervalMetrics } from './stats.js';
 
 /** @typedef {import('./stats.js').Snapshot} Snapshot */
@@ -41,7 +42,10 @@ export async function startSampler({ mediaStartEpochMs, intervalMs, snapshotAll,
         if (data) dataFlows.followRate(remote, data.sentKbps);
         const last = before.get(remote);
         if (!last || snapshot.timestampMs <= last.timestampMs) continue;
-        sendSample(t, remote, { ...intervalMetrics(last, snapshot), ...(data ? { data } : {}) });
+        // A publisher's encodings (simulcast rids, an SVC stream) beside the connection's sums.
+        const intervalS = (snapshot.timestampMs - last.timestampMs) / 1000;
+        const encodings = snapshot.encodings && encodingMetrics(last.encodings ?? [], snapshot.encodings, intervalS);
+        sendSample(t, remote, { ...intervalMetrics(last, snapshot), ...(data ? { data } : {}), ...(encodings ? { encodings } : {}) });
       }
     }, Math.max(0, mediaStartEpochMs + tick * intervalMs - Date.now()));
   };

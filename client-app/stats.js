@@ -19,7 +19,8 @@ const sumPresent = (items, field) => (items.some((item) => item[field] !== undef
  *
  * @typedef {{ timestampMs: number, video: MediaCounters, audio: MediaCounters,
  *   rtt: { totalS: number, measurements: number },
- *   candidatePair: { currentRttMs: number|null, availableOutgoingKbps: number|null } }} Snapshot
+ *   candidatePair: { currentRttMs: number|null, availableOutgoingKbps: number|null },
+ *   encodings?: import('./publish.js').EncodingCounters[]|null }} Snapshot  encodings: a publisher's, per rid (publish.js)
  * @typedef {{ out: StatsObject|null, in: StatsObject|null }} MediaCounters  the counters below, per direction
  */
 export function snapshotFromStats(stats) {

@@ -1,6 +1,8 @@
 // The shape of every message a page may send to the signaling server, checked at the edge before anything acts
 // on it. Pure: no I/O, never throws; a bad message yields a reason the server sends back and reports.
 
+import { checkEncodings } from './encodings.js';
+
 /** Room and peer names: what the orchestrator generates (`run-1a2b3c4d`, `p0`), safe in logs, paths and keys. */
 export const NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 export const MESSAGE_TYPES = Object.freeze(['join', 'offer', 'answer', 'candidate', 'stats', 'event']);
@@ -75,6 +77,9 @@ function checked(check) {
     throw error;
   }
 }
+
+/** A check's value, or its reason thrown as the message's first fault. @template T @param {Checked<T>} result @returns {T} */
+const shaped = (result) => { if (result.ok) return result.value; throw new ShapeError(/** @type {{ reason: string }} */ (result).reason); };
 
 /** A short, printable account of a hostile value for error messages. @param {unknown} value */
 export function describeValue(value) {
@@ -232,7 +237,7 @@ export const validateSample = (value, self) => checked(() => sample(value, self)
 
 /** @param {unknown} value @param {string} self @returns {Sample} */
 function sample(value, self) {
-  const { t, peer, remote, data, ...rest } = expectObject(value, 'sample');
+  const { t, peer, remote, data, encodings, ...rest } = expectObject(value, 'sample');
   expectOwnPeer(peer, 'sample.peer', self);
   return {
     t: expectNumber(t, 'sample.t', { min: 1, max: MAX_SAMPLE_T, integer: true }),
@@ -240,6 +245,7 @@ function sample(value, self) {
     remote: expectOtherPeer(remote, 'sample.remote', self),
     ...metrics(rest, 'sample', 1),
     ...(data === undefined ? {} : { data: dataRates(data) }),
+    ...(encodings === undefined ? {} : { encodings: shaped(checkEncodings(encodings)) }),
   };
 }
 

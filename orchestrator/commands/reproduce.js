@@ -16,6 +16,7 @@ import { reproductionFileName } from '../suite/render-reproduction.js';
 import { runSuite } from '../suite/runner.js';
 import { publishReproduction, skipPublished } from '../suite/publish-reproduction.js';
 import { checkVideoFlag } from './suite-options.js';
+import { sfuOption } from './sfu-option.js';
 import { suiteExitCode } from '../suite/summary.js';
 
 export const command = 'reproduce [table]';
@@ -51,6 +52,7 @@ export const builder = (yargs) => gridOptions(yargs)
   .option('video', { type: 'string', default: DEFAULTS.video, describe: `video preset (${Object.keys(PRESETS).join(', ')}; J16 used 1080p50) or a .y4m file` })
   .option('media-source', { choices: MEDIA_SOURCES, describe: 'video rates of every run: rfc8867 or browser (default: each scenario\'s; rmcat-* use rfc8867)' })
   .option('emulator', { choices: runEmulators(), default: DEFAULTS.emulator, describe: 'network emulator' })
+  .option('sfu', sfuOption())
   .option('out', { type: 'string', describe: 'suite directory to write (default results/suites/reproduce-<table>/<UTC timestamp>)' })
   .option('browser-path', { type: 'string', describe: 'Chrome/Chromium executable (default: $CHROME_PATH, then well-known paths)' })
   .option('headful', { type: 'boolean', default: false, describe: 'show the browser windows' })
@@ -74,7 +76,7 @@ export const builder = (yargs) => gridOptions(yargs)
 /**
  * @param {{ table?: string, list: boolean, all: boolean, resume: boolean, dryRun: boolean, repetitions: number,
  *   multiPartyRepetitions?: number, maxRuns?: number, publish?: string, skipPublished?: string,
- *   timeScale: number, video: string, mediaSource?: string, emulator: string, out?: string, browserPath?: string,
+ *   timeScale: number, video: string, mediaSource?: string, emulator: string, sfu: string, out?: string, browserPath?: string,
  *   headful: boolean, traceDir: string[], grid?: string, spread?: boolean, gridSecrets?: string }} argv
  */
 export async function handler(argv) {
@@ -92,6 +94,7 @@ export async function handler(argv) {
     description: argv.all ? `every published table (${tables.length})` : `${table.citation}: ${table.title}`,
     file: argv.all ? 'reproduce --all' : `reproduce ${table.id}`,
     emulator: argv.emulator,
+    sfu: argv.sfu,
     video: PRESETS[argv.video] ? argv.video : path.resolve(argv.video),
     assertionsFile: null,
     regression: DEFAULT_REGRESSION,

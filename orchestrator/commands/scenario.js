@@ -18,6 +18,7 @@ import { emulatorBehindWarning } from '../lib/devices/cpu-limit.js';
 import { saturatedNodesWarning } from '../lib/devices/node-resources.js';
 import { TRACE_DIR_OPTION, traceDirs } from './trace-dir.js';
 import { gridOptions, gridRunOption } from './grid-option.js';
+import { PUBLISH_OPTION, publishFlag, sfuOption } from './sfu-option.js';
 
 export const command = 'scenario <name>';
 export const describe = 'Run one scenario (a built-in name, or a path to a scenario .json file), or every scenario of a group in turn, and write its results';
@@ -35,6 +36,8 @@ export const builder = (yargs) => gridOptions(yargs)
   .option('firefox-path', { describe: 'Firefox executable (default: $FIREFOX_PATH, then /usr/bin/firefox-esr and other well-known paths)', type: 'string' })
   .option('video', { describe: `video preset (${Object.keys(PRESETS).join(', ')}) or a .y4m file`, type: 'string', default: DEFAULT_PRESET })
   .option('emulator', { describe: 'network emulator', choices: runEmulators(), default: 'relay' })
+  .option('sfu', sfuOption())
+  .option('publish', PUBLISH_OPTION)
   .option('headful', { describe: 'show the browser windows', type: 'boolean', default: false })
   .option('media-source', {
     choices: MEDIA_SOURCES,
@@ -45,6 +48,7 @@ export const builder = (yargs) => gridOptions(yargs)
   .option('trace-dir', TRACE_DIR_OPTION)
   .check((argv) => {
     parseCodecFlag(argv.codec);
+    publishFlag(argv.publish);
     if (!(argv.timeScale > 0)) throw new InputError(`--time-scale must be a number above 0, got ${argv.timeScale}`);
     if (argv.duration !== undefined && !(argv.duration > 0)) throw new InputError(`--duration must be a number of seconds above 0, got ${argv.duration}`);
     if (argv.warmup !== undefined && !(argv.warmup >= 0)) throw new InputError(`--warmup must be 0 or more seconds, got ${argv.warmup}`);
@@ -57,8 +61,8 @@ const EXIT_CODE = { passed: 0, failed: 4, aborted: 130 };
 /**
  * The options `scenario` reads, as yargs parses them (camelCase).
  * @typedef {{ name: string, duration?: number, timeScale: number, warmup?: number, out?: string, force: boolean,
- *   browser: string, browserPath?: string, firefoxPath?: string, video: string, emulator: string, headful: boolean,
- *   mediaSource?: string, codec?: string, traceStepMs?: number, traceDir: string[],
+ *   browser: string, browserPath?: string, firefoxPath?: string, video: string, emulator: string, sfu: string, headful: boolean,
+ *   mediaSource?: string, codec?: string, publish?: string, traceStepMs?: number, traceDir: string[],
  *   grid?: string, spread?: boolean, gridSecrets?: string }} ScenarioArgv
  */
 
@@ -134,8 +138,11 @@ export async function handler(argv) {
   const dirs = traceDirs(argv);
   const scenarios = names.map((name) => loadScenario(name, {
     timeScale: argv.timeScale, durationS: argv.duration, warmupS: argv.warmup, codec, traceStepMs: argv.traceStepMs, traceDirs: dirs,
-    mediaSource: argv.mediaSource,
+    mediaSource: argv.mediaSource, publish: publishFlag(argv.publish),
   }));
+  if (argv.publish !== undefined && !scenarios.some((scenario) => scenario.topology === 'sfu')) {
+    throw new InputError(`--publish: simulcast and SVC publish to an SFU, and ${argv.name} has no SFU call (topology sfu); drop --publish`);
+  }
   const grid = await gridRunOption(argv);
   if (!group) {
     process.exitCode = await runOne(scenarios[0], argv, argv.out, grid);
@@ -177,6 +184,7 @@ async function runOne(scenario, argv, outDir, grid) {
     browserPath: argv.browserPath,
     firefoxPath: argv.firefoxPath,
     emulator: argv.emulator,
+    sfu: argv.sfu,
     headful: argv.headful,
     outDir,
     force: argv.force,

@@ -12,6 +12,7 @@ import { runSuite } from '../suite/runner.js';
 import { listSuites, loadSuite } from '../suite/suite-file.js';
 import { TRACE_DIR_OPTION, traceDirs } from './trace-dir.js';
 import { gridOptions, gridRunOption } from './grid-option.js';
+import { PUBLISH_OPTION, publishFlag, suiteSfuOption } from './sfu-option.js';
 
 export const command = 'suite <suite>';
 export const describe = 'Run a suite of scenarios (built-in: smoke, nightly; or a suite .json file), check its assertions and compare with a baseline';
@@ -23,6 +24,8 @@ export const builder = (yargs) => comparisonOptions(gridOptions(yargs)
   .option('repetitions', { type: 'number', describe: 'runs per scenario instead of the suite\'s' })
   .option('video', { type: 'string', describe: `video preset (${Object.keys(PRESETS).join(', ')}) or a .y4m file, instead of the suite's` })
   .option('emulator', { choices: runEmulators(), describe: 'network emulator instead of the suite\'s' })
+  .option('sfu', suiteSfuOption())
+  .option('publish', PUBLISH_OPTION)
   .option('codec', { type: 'string', describe: `video codec of every run (${CODEC_NAMES.join(', ')}, optionally :scalabilityMode=<mode>, :profile=<hex>), instead of the scenarios'` })
   .option('browser-path', { type: 'string', describe: 'Chrome/Chromium executable (default: $CHROME_PATH, then well-known paths)' })
   .option('headful', { type: 'boolean', default: false, describe: 'show the browser windows' })
@@ -34,11 +37,13 @@ export const builder = (yargs) => comparisonOptions(gridOptions(yargs)
     }
     checkVideoFlag(argv.video);
     parseCodecFlag(argv.codec);
+    publishFlag(argv.publish);
     return true;
   });
 
 /**
- * @param {{ suite: string, shard?: string, repetitions?: number, video?: string, emulator?: string, codec?: string,
+ * @param {{ suite: string, shard?: string, repetitions?: number, video?: string, emulator?: string, sfu?: string, publish?: string,
+ *   codec?: string,
  *   browserPath?: string, headful: boolean, traceDir: string[], dryRun: boolean, out?: string, baseline?: string,
  *   allowMachineMismatch: boolean, assertions?: string, alpha?: number, minEffect?: number, minChange?: number,
  *   metrics?: string, history?: string, fail: boolean, grid?: string, spread?: boolean, gridSecrets?: string }} argv
@@ -46,7 +51,8 @@ export const builder = (yargs) => comparisonOptions(gridOptions(yargs)
 export async function handler(argv) {
   const shard = argv.shard === undefined ? null : parseShard(argv.shard);
   const suite = loadSuite(argv.suite, {
-    repetitions: argv.repetitions, video: argv.video, emulator: argv.emulator, codec: parseCodecFlag(argv.codec),
+    repetitions: argv.repetitions, video: argv.video, emulator: argv.emulator, sfu: argv.sfu, publish: publishFlag(argv.publish),
+    codec: parseCodecFlag(argv.codec),
     traceDirs: traceDirs(argv),
   });
   const regression = resolveRegressionOptions(regressionFlags(argv), 'flags', suite.regression);

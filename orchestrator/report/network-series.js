@@ -132,16 +132,18 @@ function kernelFlowPanels(result, link, id, colorOf) {
 }
 
 /**
- * CPU (% of one core) and memory of each sampled process tree: each browser with its helpers, the relay, Janus.
+ * CPU (% of one core) and memory of each sampled process tree: each browser with its helpers, the relay, the SFU.
  * @param {Array<{t: number, process: string, cpuPct: number, rssMb: number}>} rows
  * @param {(peer: string) => string} colorOf
+ * @param {unknown} [emulator]  the emulator's name (result.network.emulator), which its process tree is tracked under
  * @returns {Section}
  */
-export function buildResourcesSection(rows, colorOf) {
+export function buildResourcesSection(rows, colorOf, emulator) {
   const names = [...new Set(rows.map((row) => row.process))].sort();
-  // Besides the peers' browsers and Janus, the one process tree is the emulator's, tracked under its backend's name.
+  // Besides the peers' browsers and the emulator's tree (tracked under its backend's name), the one process tree is
+  // the SFU's, under its own name; a result without the emulator's name had only the emulator's.
   /** @param {string} name */
-  const color = (name) => (/^p\d+$/.test(name) ? colorOf(name) : name === 'janus' ? JANUS_COLOR : EMULATOR_COLOR);
+  const color = (name) => (/^p\d+$/.test(name) ? colorOf(name) : typeof emulator !== 'string' || name === emulator ? EMULATOR_COLOR : JANUS_COLOR);
   /** @param {string} name */
   const of = (name) => rows.filter((row) => row.process === name).sort((a, b) => a.t - b.t);
   const panels = !names.length ? [] : [
@@ -209,7 +211,6 @@ function truthPanels(truth, histories, span) {
  */
 export function buildNetworkSection(result, histories, span) {
   const panels = truthPanels(result.network.truth ?? [], histories, span);
-  /** @type {[number, number]} */
   const windowS = result.summary?.windowS ?? [span.startS, span.endS];
   // A run with flows has its Jain's index per second in the flows section, over every flow.
   const jain = result.flows.rows.length ? [] : jainBySharedLink(result.timeline, result.network.routes, windowS);

@@ -10,6 +10,7 @@ export const SOURCES = [
   { abbr: 'J18', citation: 'B. Jansen, T. Goodwin, V. Gupta, F. Kuipers, G. Zussman, *Performance Evaluation of WebRTC-based Video Conferencing*, 2018' },
   { abbr: 'F', citation: 'H. Fang, *Network Performance Analysis of WebRTC*, University of Colorado Boulder (RRTCC-era Chrome)' },
   { abbr: 'I22', citation: 'S. Islam, M. Welzl, K. Fladby, *Coupled Congestion Control for WebRTC Media and Data Flows*, IEEE Access, 2022' },
+  { abbr: 'KITE', citation: 'CoSMo Software, *KITE (Karoshi Interoperability Testing Engine)*, its simulcast test, github.com/webrtc/KITE' },
   { abbr: 'RFC 8867', citation: 'Z. Sarker, V. Singh, X. Zhu, M. Ramalho, *Test Cases for Evaluating Congestion Control for Interactive Real-Time Media*, RFC 8867, IETF, 2021' },
 ];
 const NO_SOURCE = 'Without a published result';
@@ -123,6 +124,14 @@ const perPeerText = (perPeer) => Object.entries(perPeer).map(([peer, value]) => 
  * @typedef {import('../lib/scenario/scenario-file.js').ResolvedScenario} Scenario
  */
 
+/** One peer's simulcast or SVC publishing (lib/media/publish.js). @param {import('../lib/media/publish.js').Publish} p */
+function publishText(p) {
+  const inactive = p.sendEncodings.filter((encoding) => encoding.active === false).map((encoding) => encoding.rid);
+  const mode = p.codec.scalabilityMode ? ` ${p.codec.scalabilityMode}` : '';
+  return p.kind === 'svc' ? `SVC ${p.codec.name}${mode}`
+    : `simulcast ${p.spatialLayers} (${p.codec.name}${mode})${inactive.length ? `, rid ${inactive.join(', ')} inactive` : ''}`;
+}
+
 /** @param {Scenario} s a loaded scenario @returns {string[]} markdown list items */
 function parameterLines(s) {
   // The network as written, checked by loadScenario (lib/scenario/scenario-file.js).
@@ -146,6 +155,8 @@ function parameterLines(s) {
   if (Object.keys(s.devices).length) lines.push(`**Devices**: ${devicesText(s.devices)}`);
   if (Object.keys(s.browsers).length) lines.push(`**Browsers**: ${perPeerText(s.browsers)} (the others run the run's --browser)`);
   if (Object.keys(s.media).length) lines.push(`**Media**: ${perPeerText(s.media)} (the others send the run's --video)`);
+  const publish = Object.entries(s.publish ?? {}).map(([peer, p]) => `${peer}: ${publishText(p)}`);
+  if (publish.length) lines.push(`**Publishing**: ${publish.join('; ')}${publish.length < s.peers ? ' (the others one encoding)' : ''}`);
   return lines;
 }
 

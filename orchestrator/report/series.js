@@ -87,7 +87,7 @@ export function buildRunCharts(result) {
   if (flowsSection.panels.length) sections.unshift(flowsSection);
   const networkSection = buildNetworkSection(result, histories, span);
   if (networkSection.panels.length) sections.push(networkSection);
-  const resourcesSection = buildResourcesSection(result.resources?.rows ?? [], colorOf);
+  const resourcesSection = buildResourcesSection(result.resources?.rows ?? [], colorOf, result.network.emulator);
   if (resourcesSection.panels.length) sections.push(resourcesSection);
 
   return { xMinS: span.startS, xMaxS: span.endS, warmupS: warmupOf(result), markers: markers(result, span.endS), sections };

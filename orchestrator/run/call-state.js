@@ -15,6 +15,7 @@
  * @property {RunMedia} media  the run's media and each peer's own
  * @property {boolean} headful
  * @property {string} emulatorName  as asked (emulators/index.js), before the backend is built
+ * @property {string} sfuName  the SFU of an SFU call (sfu/index.js), as asked
  * @property {Date} startedAt
  * @property {import('./recorder.js').Recorder} recorder
  * @property {(sample: Sample, elapsedS: number|null) => void} [onSample]
@@ -32,7 +33,9 @@
  * @property {SignalingServer} [signaling]  from set-up on
  * @property {string} [room]  the run's signaling room (its run id), from set-up on
  * @property {import('./cgroups.js').PeerCgroups|null} [cgroups]  the constrained devices' CPU cgroups
- * @property {import('../sfu/admin-sampler.js').AdminSampler} [sfuSampler]  an SFU call's Janus readings
+ * @property {import('../sfu/contract.js').Sfu} [sfu]  an SFU call's running SFU
+ * @property {import('../sfu/contract.js').SfuRoom} [sfuRoom]  its room of the run
+ * @property {import('../sfu/contract.js').SfuStatsSampler} [sfuSampler]  the SFU's own readings, where it has them
  * @property {import('../cross/kernel-flows.js').KernelFlows} [kernelFlows]
  * @property {import('./viewer-collector.js').ViewerCollector} [viewer]
  * @property {import('./run.js').RunOptions['grid']} [gridOptions]  --grid: the hub and placement options

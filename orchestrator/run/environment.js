@@ -24,12 +24,12 @@ function browserName(kind, executable) {
  *   version: string|null|undefined }>, emulator: { name: string, choice?: string|null } | null, emulatorName: string,
  *   media: object, startedAt: Date, endedAt: Date, codecs: import('../lib/media/codec.js').CodecSummary,
  *   cgroups: import('../lib/result/result.js').Environment['cgroups'], grid?: import('../lib/result/result.js').GridRecord|null,
- *   mediaSource?: 'browser'|'rfc8867' }} input
- *   browsers: every peer's, with the version its browser reported (null if it never started)
+ *   mediaSource?: 'browser'|'rfc8867', sfu?: { name: string, version: string|null }|null }} input
+ *   browsers: every peer's, with the version its browser reported (null if it never started); sfu: an SFU call's SFU
  * @returns {import('../lib/result/result.js').Environment}
  */
 export function describeEnvironment({
-  browsers, samples, emulator, emulatorName, media, startedAt, endedAt, codecs, cgroups, grid = null, mediaSource = 'browser',
+  browsers, samples, emulator, emulatorName, media, startedAt, endedAt, codecs, cgroups, grid = null, mediaSource = 'browser', sfu = null,
 }) {
   // any: the media options as the run command parsed them, copied into the result as they are
   const { preset, video, audio, width, height, fps, frames, frameCode, peers } = /** @type {any} */ (media);
@@ -62,5 +62,7 @@ export function describeEnvironment({
     codecs,
     cgroups,
     grid,
+    // Only an SFU call has one: a mesh run's environment is as before.
+    ...(sfu ? { sfu } : {}),
   };
 }

@@ -49,6 +49,7 @@ function resultInput(call, viewer) {
       endedAt: new Date(),
       codecs: codecSummary(recorder.events, scenario.codec), cgroups: call.cgroups?.record ?? null, grid: grid?.record ?? null,
       mediaSource: scenario.mediaSource ?? 'browser',
+      sfu: scenario.topology === 'sfu' ? { name: call.sfu?.name ?? call.sfuName, version: call.sfu?.version ?? null } : null,
     }),
     samples: recorder.samples,
     events: recorder.events,

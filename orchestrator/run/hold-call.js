@@ -5,6 +5,7 @@ import { groupScheduleEvents } from '../lib/network/schedule.js';
 import { allPeerNames } from '../lib/network/topology.js';
 import { hold, sleep } from './call-lifecycle.js';
 import { createViewerCollector } from './viewer-collector.js';
+import { startLayerChoice } from './layer-controller.js';
 import { errorMessage } from '../lib/system/errors.js';
 import { createLastSampleWatch } from '../lib/result/last-samples.js';
 
@@ -51,12 +52,16 @@ export async function holdCall(call) {
   const { sfuSampler } = call;
   if (sfuSampler) {
     sfuSampler.start();
-    hold(call, 'Janus admin sampler', () => sfuSampler.stop());
+    hold(call, 'SFU stats sampler', () => sfuSampler.stop());
   }
+  // Simulcast and SVC layers, where the SFU leaves their choice to the clients.
+  const layerChoice = startLayerChoice(call);
+  if (layerChoice) hold(call, 'layer choice', async () => layerChoice.stop());
   const lastSamples = createLastSampleWatch(recorder.samples);
   const endEpochMs = mediaStartEpochMs + scenario.durationS * 1000;
   await sleep(endEpochMs - Date.now(), recorder.signal);
-  while (!recorder.signal.aborted && Date.now() < endEpochMs + LAST_SAMPLE_GRACE_MS && !lastSamples.complete(Math.floor(scenario.durationS))) {
+  const lastSecond = Math.floor(scenario.durationS);
+  while (!recorder.signal.aborted && Date.now() < endEpochMs + LAST_SAMPLE_GRACE_MS && !lastSamples.complete(lastSecond)) {
     await sleep(LAST_SAMPLE_POLL_MS, recorder.signal);
   }
   call.signaling.broadcast(call.room, { type: 'stop' });

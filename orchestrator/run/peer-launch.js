@@ -141,6 +141,13 @@ export async function launchPeers(call, { viaSfu, secrets }) {
 }
 
 /**
+ * What the page publishes with (client-app/app.js): the codec (with the scalability mode every encoding gets once
+ * negotiated) and the simulcast rids.
+ * @param {import('../lib/media/publish.js').Publish} publish
+ */
+const pagePublish = ({ codec, sendEncodings }) => ({ codec, sendEncodings });
+
+/**
  * A peer's page URL: whom it calls at join (an extra call's peers call nobody, the main call's call each other
  * only), the main-call directions it holds until their start, and its codec, device and media source.
  * @param {LiveCall} call @param {string} peer @param {boolean} viaSfu @param {Map<string, string>} secrets
@@ -151,13 +158,17 @@ function peerPageUrl(call, peer, viaSfu, secrets) {
   const device = scenario.devices?.[peer];
   const media = call.media.peers[peer];
   const secret = secrets.get(peer);
+  // What the SFU's page needs (sfu/contract.js SfuPageConfig), passed on unread: the page acts on its protocol.
+  const sfuPage = viaSfu ? call.sfuRoom?.pageConfig(peer) : undefined;
+  if (viaSfu && !sfuPage) throw new Error(`${peer}: an SFU call without the SFU's room: set-up creates it before the pages load`);
   if (secret === undefined) throw new Error(`${peer} has no join secret: createSecrets must return one for every peer`);
   // Main-call directions that send nothing until their start (or ever, one way): inactive from the first offer.
   const holdTowards = mainCallHolds(scenario).filter((held) => held.peer === peer).map((held) => held.remote).join(',');
   return pageUrl(signaling.httpUrl, {
     peer, room, signal: signaling.wsUrl, callAtJoin: mainPeers.includes(peer) ? mainPeers.join(',') : '',
-    ...(holdTowards ? { hold: holdTowards } : {}), ...(viaSfu ? { sfu: SFU_NODE } : {}),
+    ...(holdTowards ? { hold: holdTowards } : {}), ...(sfuPage ? { sfu: SFU_NODE, sfuProtocol: sfuPage.protocol } : {}),
     ...(scenario.codec ? { codec: JSON.stringify(scenario.codec) } : {}),
+    ...(sfuPage && scenario.publish?.[peer] ? { publish: JSON.stringify(pagePublish(scenario.publish[peer])) } : {}),
     ...(scenario.mediaSource !== 'browser' ? { mediaSource: scenario.mediaSource } : {}),
     ...(device ? { videoConstraints: JSON.stringify(videoConstraints(device)) } : {}),
     ...(media.source === 'media-element' ? { source: media.source, media: mediaUrlPath(peer) } : {}),

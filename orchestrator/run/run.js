@@ -4,6 +4,8 @@ import { rmdir } from 'node:fs/promises';
 import puppeteer from 'puppeteer';
 import { ensureRunMedia } from '../../media/generate.js';
 import { checkSupport } from '../emulators/index.js';
+import { checkSfuSupport, defaultSfu } from '../sfu/index.js';
+import { checkPublishSources } from '../lib/media/publish.js';
 import { requirementsOf } from '../emulators/contract.js';
 import { EnvironmentError, InputError, errorMessage } from '../lib/system/errors.js';
 import { cgroupLimits } from '../lib/devices/devices.js';
@@ -33,6 +35,7 @@ const KERNEL_FLOWS_GRACE_MS = 5000;
  * @property {string} [browserPath]  Chromium's executable
  * @property {string} [firefoxPath]  Firefox's executable
  * @property {string} [emulator]     one of emulators/index.js EMULATORS
+ * @property {string} [sfu]          an SFU call's SFU: one of sfu/index.js sfuNames() (default: the registry's first)
  * @property {boolean} [headful]
  * @property {string} [outDir]       default results/<scenario>/<UTC timestamp>
  * @property {boolean} [force]       replace a result already in outDir
@@ -51,13 +54,15 @@ const KERNEL_FLOWS_GRACE_MS = 5000;
  * @returns {Promise<{ result: import('../lib/result/result.js').RunResult, runDir: string, resultFile: string }>}
  */
 export async function runScenario({ scenario, video, browser: runBrowser, browserPath, firefoxPath, emulator: emulatorName = 'relay', headful = false, outDir, force = false, onSample, log = () => {},
-  createSecrets = createPeerSecrets, grid }) {
+  createSecrets = createPeerSecrets, grid, sfu: sfuName = defaultSfu() }) {
   const kinds = peerBrowsers(allPeerNames(scenario), scenario.browsers, runBrowser);
   const firefoxPeers = Object.keys(kinds).filter((peer) => kinds[peer] === 'firefox');
   // Puppeteer attaches to a Grid session over CDP, which Firefox lacks.
   if (grid && firefoxPeers.length) throw new InputError(`--grid runs Chromium peers only (Puppeteer attaches over CDP); ${firefoxPeers.join(', ')} would run Firefox: drop --browser firefox or the scenario's browsers`);
   // What the emulator must carry (Firefox peers, an SFU, kernel flows), by what its backend declares.
   checkSupport(emulatorName, requirementsOf(scenario, kinds, KERNEL_FLOW_KINDS));
+  // The SFU must forward what the peers publish (simulcast, SVC), by what it declares.
+  checkSfuSupport(sfuName, scenario);
   // A constrained device is Chromium's: getUserMedia constraints on its fake camera (Firefox sends a <video>'s
   // captureStream()), the DevTools protocol's CPU throttling (Firefox speaks WebDriver BiDi) and a cgroup for its
   // renderers (Firefox's processes are others).
@@ -84,6 +89,8 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
   // Firefox has no file-backed fake devices: it plays the same media in a <video> and sends its captureStream().
   const sources = Object.fromEntries(firefoxPeers.map((peer) => [peer, /** @type {const} */ ('media-element')]));
   const media = await ensureRunMedia(video, allPeerNames(scenario), scenario.media, sources);
+  // A simulcast source too small for its layers (Chromium leaves the lowest empty) stops the run before any browser.
+  checkPublishSources(scenario.publish ?? {}, media.peers);
   const runDir = await prepareRunDir({ outDir, scenarioName: scenario.name, force });
   const startedAt = new Date();
   const recorder = createRecorder({ log, startedAtEpochMs: startedAt.getTime() });
@@ -91,8 +98,8 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
   const processes = startProcessSampler();
   /** @type {Call} */
   const call = {
-    scenario, kinds, executables, media, headful, emulatorName, startedAt, recorder, onSample, log, createSecrets, gridOptions: grid,
-    emulator: null, processes, releases: [], runDir, commands: [], flowTruth: [], traceStepLateMs: [], pages: new Map(),
+    scenario, kinds, executables, media, headful, emulatorName, sfuName, startedAt, recorder, onSample, log, createSecrets,
+    gridOptions: grid, emulator: null, processes, releases: [], runDir, commands: [], flowTruth: [], traceStepLateMs: [], pages: new Map(),
   };
   hold(call, 'process sampler', () => processes.stop().then(() => {}));
   const stopInterrupt = onInterrupt(recorder.interrupt);

@@ -1,5 +1,5 @@
-// A run's set-up: the devices' cgroups, the emulator, Janus, kernel flows and the signaling server, then the browsers
-// (peer-launch.js) up to a connected call.
+// A run's set-up: the devices' cgroups, the emulator, the SFU (sfu/index.js, through its contract), kernel flows and the
+// signaling server, then the browsers (peer-launch.js) up to a connected call.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { startSignalingServer } from '../../signaling/server.js';
@@ -10,10 +10,7 @@ import { cgroupLimits } from '../lib/devices/devices.js';
 import { KERNEL_FLOW_KINDS, shortTcpBursts } from '../lib/cross/flows.js';
 import { allPeerNames } from '../lib/network/topology.js';
 import { startKernelFlows } from '../cross/kernel-flows.js';
-import { createAdminSampler } from '../sfu/admin-sampler.js';
-import { createSfuBridge } from '../sfu/bridge.js';
-import { createVideoRoom } from '../sfu/janus-api.js';
-import { startJanus } from '../sfu/janus.js';
+import { sfuNamed } from '../sfu/index.js';
 import { hold, holder } from './call-lifecycle.js';
 import { createPeerCgroups } from './cgroups.js';
 import { openGridSessions, gridChromiumArgs, gridRemotePeers } from './grid-sessions.js';
@@ -22,10 +19,7 @@ import { launchPeers, mediaUrlPath, waitForConnections, watchConnections } from 
 /** @typedef {import('./call-state.js').Call} Call */
 /** @typedef {import('./call-state.js').LiveCall} LiveCall */
 /** @typedef {import('../emulators/contract.js').Emulator} Emulator */
-/** @typedef {Awaited<ReturnType<typeof startJanus>>} Janus */
-
-/** Janus's VideoRoom room of a run: the Janus is the run's own, so any id does. */
-export const SFU_ROOM = 1;
+/** @typedef {import('../sfu/contract.js').Sfu} Sfu */
 
 /**
  * Emulator, signaling server and one browser per peer, up to every peer of the main call connected to every other
@@ -40,16 +34,16 @@ export async function setUpCall(call) {
   const clock = () => (Date.now() - call.startedAt.getTime()) / 1000;
   await limitDevices(call, room, clock);
   const { emulator, sfuAddress } = await startEmulator(call, room, clock);
-  const janus = scenario.topology === 'sfu' ? await startSfu(call, emulator, sfuAddress, clock) : null;
+  const sfu = scenario.topology === 'sfu' ? await startSfu(call, emulator, sfuAddress, clock) : null;
   await startCrossTraffic(call, emulator, room, clock);
   // Only the pages get them (in their URLs' fragments), and the server to check their joins.
   const secrets = call.createSecrets(allPeerNames(scenario));
-  const signaling = await startSignaling(call, emulator, janus, room, secrets);
+  const signaling = await startSignaling(call, emulator, sfu, room, secrets);
   const live = Object.assign(call, { emulator, signaling, room });
-  const connections = watchConnections(live, Boolean(janus));
+  const connections = watchConnections(live, Boolean(sfu));
   if (recorder.signal.aborted) return live;
   if (call.gridOptions) await openGrid(call, new URL(signaling.httpUrl).origin);
-  await launchPeers(live, { viaSfu: Boolean(janus), secrets });
+  await launchPeers(live, { viaSfu: Boolean(sfu), secrets });
   await waitForConnections(live, connections);
   return live;
 }
@@ -96,22 +90,23 @@ async function startEmulator(call, runId, clock) {
 }
 
 /**
- * Janus with the run's VideoRoom room, where the emulator puts the SFU node: in a namespace of its own (netem's
- * sfuHost) or on the host, gathering on iceAddress. Its closer is registered before it starts; a Janus that cannot
- * start is an EnvironmentError (with its log tail) before any browser launches.
+ * The run's SFU (call.sfuName, from sfu/index.js), where the emulator puts the SFU node: in a namespace of its own
+ * (netem's sfuHost) or on the host, gathering on iceAddress. Its closer is registered before it starts; an SFU that
+ * cannot start is an EnvironmentError (with its log tail) before any browser launches.
  * @param {Call} call @param {Emulator} emulator @param {string|undefined} iceAddress @param {() => number} clock  seconds on the run clock
- * @returns {Promise<Janus>}
+ * @returns {Promise<Sfu>}
  */
 async function startSfu(call, emulator, iceAddress, clock) {
   const host = emulator.sfuHost ?? undefined;
-  const janus = await startJanus({
-    runDir: call.runDir, registerCleanup: holder(call),
-    logCommand: (record) => { call.commands.push(record); call.log(`janus: ${record.cmd}`); }, clock, ...(host ? { host } : { iceAddress }),
+  const backend = sfuNamed(call.sfuName);
+  const sfu = await backend.start({
+    runDir: call.runDir, registerCleanup: holder(call), publishers: call.scenario.peers,
+    logCommand: (record) => { call.commands.push(record); call.log(`${backend.name}: ${record.cmd}`); }, clock, ...(host ? { host } : { iceAddress }),
   });
-  call.processes.track('janus', janus.pid);
-  await createVideoRoom(janus, { room: SFU_ROOM, publishers: call.scenario.peers });
-  call.log(`janus: ${janus.apiUrl}, media on ${janus.iceAddress}, room ${SFU_ROOM}`);
-  return janus;
+  call.sfu = sfu;
+  call.processes.track(sfu.name, sfu.pid);
+  call.log(sfu.describe);
+  return sfu;
 }
 
 /**
@@ -136,36 +131,36 @@ async function startCrossTraffic(call, emulator, runId, clock) {
 }
 
 /**
- * The signaling server (and in an SFU call the bridge that speaks for Janus in it), serving each media-element
- * peer's WebM; with Janus, its admin sampler.
- * @param {Call} call @param {Emulator} emulator @param {Janus|null} janus @param {string} room @param {Map<string, string>} secrets
+ * The signaling server (and in an SFU call the SFU's room, whose bridge speaks for the SFU in it), serving each
+ * media-element peer's WebM; with an SFU that reads its own stats, its sampler.
+ * @param {Call} call @param {Emulator} emulator @param {Sfu|null} sfu @param {string} room @param {Map<string, string>} secrets
  */
-async function startSignaling(call, emulator, janus, room, secrets) {
+async function startSignaling(call, emulator, sfu, room, secrets) {
   const { recorder, log } = call;
-  const bridge = janus && createSfuBridge({
-    apiUrl: janus.apiUrl, apiSecret: janus.apiSecret, room: SFU_ROOM, peers: allPeerNames(call.scenario),
-    rewriteCandidate: emulator.rewriteCandidate, log,
+  const sfuRoom = sfu && await sfu.createRoom({
+    room, peers: allPeerNames(call.scenario), rewriteCandidate: emulator.rewriteCandidate, log,
+    videoCodecs: [...new Set(Object.values(call.scenario.publish ?? {}).map((publish) => publish.codec.name))],
     send: (peer, message) => signaling.sendTo(room, peer, message),
     onError: (error) => recorder.fail(`SFU bridge: ${error.message}`),
+    // A failed reading is a warning, never the run's failure.
+    onWarning: (source, message) => recorder.event({ type: 'warning', source, message }),
   });
   /** @type {Record<string, string>} */
-  const files = {};
+  const files = { ...sfuRoom?.pageFiles };
   for (const peer of allPeerNames(call.scenario)) {
     const capture = call.media.peers[peer].capture;
     if (capture) files[mediaUrlPath(peer)] = capture;
   }
   const signaling = await startSignalingServer({
     host: call.gridOptions?.listen ?? emulator.signalingHost, rewriteCandidate: emulator.rewriteCandidate, room, secrets,
-    bridge: bridge?.handle, files,
+    bridge: sfuRoom?.signalingBridge ?? undefined, files,
   });
   call.signaling = signaling;
   hold(call, 'signaling server', () => signaling.close());
-  if (janus && bridge) {
-    hold(call, 'SFU bridge', () => bridge.close());
-    // Janus's view of each leg beside the browsers'; a failed reading is a warning, never the run's failure.
-    call.sfuSampler = createAdminSampler({
-      admin: janus, ownerOf: bridge.handleOwner, onWarning: (message) => recorder.event({ type: 'warning', source: 'janus-admin', message }),
-    });
+  if (sfuRoom) {
+    hold(call, 'SFU room', () => sfuRoom.close());
+    call.sfuRoom = sfuRoom;
+    if (sfuRoom.sampler) call.sfuSampler = sfuRoom.sampler;
   }
   log(`signaling: ${signaling.wsUrl} room ${room}`);
   return signaling;

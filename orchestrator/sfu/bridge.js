@@ -122,6 +122,8 @@ export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteC
   const publisherHandles = new Map();
   /** @type {Set<string>} the peers whose (one) offer to SFU_NODE went to Janus */
   const offered = new Set();
+  /** @type {Map<string, string>} "peer\nremote" → the mid of the video stream of peer's subscription to remote */
+  const videoMids = new Map();
   const { sessionOf, handleOf, withHandle, owners, closeAll } = janusHandles({
     apiUrl, apiSecret, onEvent: onJanusEvent, onError: (error) => !closed && onError(error),
   });
@@ -162,13 +164,29 @@ export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteC
   async function subscribe(peer, remote) {
     if (closed) return;
     await withHandle({ peer, feed: remote, role: 'subscriber' }, remote, async (session, handleUrl) => {
-      const { jsep } = await session.request(handleUrl, { request: 'join', ptype: 'subscriber', room, streams: [{ feed: feedIds.get(remote) }] });
+      const { data, jsep } = await session.request(handleUrl, { request: 'join', ptype: 'subscriber', room, streams: [{ feed: feedIds.get(remote) }] });
       if (jsep?.type !== 'offer') throw new HarnessError(`Janus gave ${peer}'s subscription to ${remote} no SDP offer`);
+      const mid = videoMid(data);
+      if (mid !== null) videoMids.set(`${peer}\n${remote}`, mid);
       send(peer, { type: 'offer', from: remote, sdp: await relayedSdp(peer, jsep.sdp) });
     });
   }
 
   return {
+    /**
+     * Asks Janus to forward `remote`'s layer to `peer`: for simulcast `substream` (0 the lowest) and `temporal`, for SVC
+     * `spatial_layer` and `temporal_layer` (VideoRoom applies those that fit the publisher's stream). Resolves once
+     * VideoRoom accepted the request; the switch itself follows at the next keyframe of that layer.
+     * @param {string} peer @param {string} remote @param {import('./contract.js').LayerRequest} layer
+     */
+    async selectLayer(peer, remote, { spatial, temporal }) {
+      const mid = videoMids.get(`${peer}\n${remote}`);
+      if (mid === undefined) throw new HarnessError(`${peer} has no subscription to ${remote}'s video yet, so no layer can be chosen for it`);
+      const session = await sessionOf(peer);
+      await session.request(await handleOf(peer, remote).promise, {
+        request: 'configure', streams: [{ mid, substream: spatial, temporal, spatial_layer: spatial, temporal_layer: temporal }],
+      });
+    },
     /**
      * Whose a Janus handle is (handle_info does not name a subscriber's page): undefined for a handle not of this call.
      * @param {number} handleId
@@ -287,6 +305,19 @@ async function openSession(apiUrl, apiSecret, { onEvent, onError }) {
       await janusPost(sessionUrl, { janus: 'destroy' }, apiSecret).catch(() => {});
     },
   };
+}
+
+/**
+ * The mid of the video stream in a subscriber's `attached` answer (Janus 1.x: `streams: [{ type, mid, … }]`), checked:
+ * a short token, else null.
+ * @param {any} data  any: Janus's JSON has no published type
+ * @returns {string|null}
+ */
+function videoMid(data) {
+  /** @type {any[]} any: Janus's JSON has no published type */
+  const streams = Array.isArray(data?.streams) ? data.streams.slice(0, 16) : [];
+  const mid = streams.find((stream) => stream?.type === 'video')?.mid;
+  return typeof mid === 'string' && /^[\w-]{1,16}$/.test(mid) ? mid : null;
 }
 
 /** One line for the log. @param {any} event  any: Janus's JSON has no published type */

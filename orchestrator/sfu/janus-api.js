@@ -39,17 +39,21 @@ export async function janusPost(url, body, apiSecret) {
 /**
  * Creates a VideoRoom room through a short-lived session.
  * @param {{apiUrl: string, apiSecret: string}} janus  e.g. http://127.0.0.1:8088/janus, and its secret
- * @param {{room: number, publishers: number, bitrateBps?: number, description?: string}} options
- *   bitrateBps: the publishers' REMB cap (VideoRoom's `bitrate`; 0 or absent: no cap)
+ * @param {{room: number, publishers: number, bitrateBps?: number, description?: string, videoCodecs?: string[]}} options
+ *   bitrateBps: the publishers' REMB cap (VideoRoom's `bitrate`; 0 or absent: no cap); videoCodecs: the codecs the
+ *   room accepts, preferred first (VideoRoom's `videocodec`; empty or absent: its default, VP8)
  * @returns {Promise<number>} the room id
  */
-export async function createVideoRoom({ apiUrl, apiSecret }, { room, publishers, bitrateBps = 0, description = 'webrtc-testbed' }) {
+export async function createVideoRoom({ apiUrl, apiSecret }, { room, publishers, bitrateBps = 0, description = 'webrtc-testbed', videoCodecs = [] }) {
   const sessionUrl = `${apiUrl}/${(await janusPost(apiUrl, { janus: 'create' }, apiSecret)).data.id}`;
   try {
     const handleUrl = `${sessionUrl}/${(await janusPost(sessionUrl, { janus: 'attach', plugin: 'janus.plugin.videoroom' }, apiSecret)).data.id}`;
     const answer = await janusPost(handleUrl, {
       janus: 'message',
-      body: { request: 'create', room, publishers, bitrate: bitrateBps, description, permanent: false },
+      body: {
+        request: 'create', room, publishers, bitrate: bitrateBps, description, permanent: false,
+        ...(videoCodecs.length ? { videocodec: videoCodecs.join(',') } : {}),
+      },
     }, apiSecret);
     const data = answer.plugindata?.data;
     if (data?.videoroom !== 'created') throw new HarnessError(`Janus VideoRoom did not create room ${room}: ${data?.error ?? JSON.stringify(data)}`);

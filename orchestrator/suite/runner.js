@@ -95,8 +95,8 @@ export async function runSuite({
       let result;
       try {
         ({ result } = await runOne({
-          scenario: entry.scenario, video: suite.video, emulator: suite.emulator, browserPath, headful, grid, outDir: runDir, force: resume,
-          onSample: (sample) => progress.sample(sample), log: (line) => progress.log(line),
+          scenario: entry.scenario, video: suite.video, emulator: suite.emulator, sfu: suite.sfu, browserPath, headful, grid,
+          outDir: runDir, force: resume, onSample: (sample) => progress.sample(sample), log: (line) => progress.log(line),
         }));
       } catch (error) {
         progress.done();

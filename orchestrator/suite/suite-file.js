@@ -5,9 +5,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PRESETS } from '../lib/media/media-presets.js';
 import { runEmulators } from '../emulators/index.js';
+import { checkSfuSupport, defaultSfu, sfuNamed } from '../sfu/index.js';
 import { builtinNames, isFilePath, resolveBuiltin } from '../lib/input/builtin-file.js';
 import { InputError } from '../lib/system/errors.js';
-import { describeValue, expectFileName, expectNumber, expectObject, expectText } from '../lib/input/validate.js';
+import { describeValue, expectFileName, expectNumber, expectObject, expectText, isOneOf, isRecord } from '../lib/input/validate.js';
 import { listScenarios, loadScenario } from '../lib/scenario/scenario-file.js';
 import { groupsOf, shippedScenarios } from '../lib/scenario/scenario-groups.js';
 import { DEFAULT_ASSERTIONS_FILE } from './assertions.js';
@@ -16,7 +17,7 @@ import { displayPath, readJsonFile } from '../lib/input/json-file.js';
 
 export const SUITE_DIR = fileURLToPath(new URL('../suites/', import.meta.url));
 
-const SUITE_FIELDS = ['$comment', 'name', 'description', 'emulator', 'video', 'repetitions', 'timeScale', 'durationS', 'warmupS',
+const SUITE_FIELDS = ['$comment', 'name', 'description', 'emulator', 'sfu', 'video', 'repetitions', 'timeScale', 'durationS', 'warmupS',
   'assertions', 'regression', 'scenarios'];
 const ENTRY_FIELDS = ['scenario', 'repetitions', 'timeScale', 'durationS', 'warmupS'];
 
@@ -32,6 +33,7 @@ const ENTRY_FIELDS = ['scenario', 'repetitions', 'timeScale', 'durationS', 'warm
  * @property {string} description
  * @property {string} file               as the user sees it
  * @property {string} emulator
+ * @property {string} [sfu]          the SFU of its SFU calls (sfu/index.js; --sfu over the file's `sfu`, else the default)
  * @property {string|undefined} video    preset or .y4m path; undefined = the harness default
  * @property {string|null} assertionsFile  absolute; null = no assertions
  * @property {import('./baseline.js').RegressionOptions} regression
@@ -45,9 +47,8 @@ const ENTRY_FIELDS = ['scenario', 'repetitions', 'timeScale', 'durationS', 'warm
 export function listSuites() {
   return builtinNames(SUITE_DIR).map((name) => {
     const file = path.join(SUITE_DIR, `${name}.json`);
-    // any: a parsed JSON file, of which only the description is read, through String()
-    const raw = /** @type {any} */ (readJsonFile(file, 'suite', 'reinstall the harness'));
-    return { name, description: String(raw?.description ?? ''), file: displayPath(file) };
+    const raw = readJsonFile(file, 'suite', 'reinstall the harness');
+    return { name, description: String((isRecord(raw) ? raw.description : undefined) ?? ''), file: displayPath(file) };
   });
 }
 
@@ -70,7 +71,8 @@ function runSettings(raw, where) {
  * Loads a built-in suite by name, or a suite file by path (contains '/' or ends in .json).
  * Scenario paths and the assertions path are relative to the suite file.
  * @param {string} nameOrPath
- * @param {{ repetitions?: number, video?: string, emulator?: string,
+ * @param {{ repetitions?: number, video?: string, emulator?: string, sfu?: string,
+ *   publish?: import('../lib/media/publish.js').Publish|null,
  *   codec?: import('../lib/media/codec.js').RequestedCodec|null, traceDirs?: string[] }} [overrides] from flags
  * @returns {Suite}
  */
@@ -83,9 +85,11 @@ export function loadSuite(nameOrPath, overrides = {}) {
   const description = expectText(raw.description, `${file}: description`);
 
   const emulator = overrides.emulator ?? raw.emulator ?? 'relay';
-  if (!runEmulators().includes(emulator)) {
+  if (!isOneOf(runEmulators(), emulator)) {
     throw new InputError(`${overrides.emulator ? '--emulator' : `${file}: emulator`}: unknown emulator ${describeValue(emulator)}; use one of ${runEmulators().join(', ')}`);
   }
+  const sfu = overrides.sfu ?? (raw.sfu === undefined ? defaultSfu() : expectText(raw.sfu, `${file}: sfu`));
+  sfuNamed(sfu, overrides.sfu ? '--sfu' : `${file}: sfu`);
   let video = overrides.video;
   if (video === undefined && raw.video !== undefined) {
     video = expectText(raw.video, `${file}: video`);
@@ -123,11 +127,13 @@ export function loadSuite(nameOrPath, overrides = {}) {
       let scenario;
       try {
         const { timeScale, durationS, warmupS } = settings;
-        scenario = loadScenario(target, { timeScale, durationS, warmupS, codec: overrides.codec, traceDirs: overrides.traceDirs });
+        scenario = loadScenario(target, { timeScale, durationS, warmupS, codec: overrides.codec, traceDirs: overrides.traceDirs,
+          publish: overrides.publish });
       } catch (error) {
         if (error instanceof InputError) throw new InputError(`${where}: ${error.message}`, { cause: error });
         throw error;
       }
+      checkSfuSupport(sfu, scenario, overrides.sfu ? '--sfu' : `${file}: sfu`);
       return { name: scenario.name, source, repetitions: settings.repetitions, scenario };
     });
   });
@@ -136,5 +142,5 @@ export function loadSuite(nameOrPath, overrides = {}) {
     if (seen.has(entry.name)) throw new InputError(`${file}: scenarios[${index}]: scenario '${entry.name}' is listed twice; raise its repetitions instead`);
     seen.add(entry.name);
   }
-  return { name, description, file, emulator, video, assertionsFile, regression, entries };
+  return { name, description, file, emulator, sfu, video, assertionsFile, regression, entries };
 }

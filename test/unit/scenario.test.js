@@ -22,7 +22,7 @@ const CATALOG = [
   'changing-bandwidth', 'variable-loss', 'latency-variation', 'latency-bandwidth-handoff', 'seven-minute-mix',
   'queue-size-1000-100ms', 'queue-size-1000-1s', 'queue-size-1000-10s',
   'queue-size-5000-100ms', 'queue-size-5000-1s', 'queue-size-5000-10s', 'loss-latency',
-  'mesh-2', 'mesh-3', 'mesh-4', 'sfu-2', 'sfu-3', 'sfu-4',
+  'mesh-2', 'mesh-3', 'mesh-4', 'sfu-2', 'sfu-3', 'sfu-4', 'sfu-simulcast-3',
   'rtp-cross-traffic', 'tcp-cross-traffic',
   'media-vs-data-2m-uncoupled', 'media-vs-data-5m-data-first', 'media-vs-data-5m-media-first', 'media-vs-data-5m-together',
   'media-vs-data-10m-data-first', 'media-vs-data-10m-media-first', 'media-vs-data-10m-together',
@@ -149,6 +149,7 @@ test('a path loads any scenario file, with file shown repo-relative', () => {
 });
 
 test('loading errors are InputErrors (exit 2) naming the file and field', () => {
+  /** @type {Array<[string, RegExp|string]>} */
   const cases = [
     ['nope', /^unknown scenario 'nope'; known: bandwidth-250, bandwidth-750, bandwidth-1500, .*, variable-loss$/],
     [fixture('missing'), /^test\/fixtures\/scenarios\/missing\.json: cannot read the scenario \(no such file\)/],

@@ -13,6 +13,7 @@ import { withGetStatsFreezes } from '../viewer/viewer-summary.js';
 import { glassToGlassClockError } from '../grid/clock-offset.js';
 import { nodeOfPeers } from '../grid/grid.js';
 import { nodeResources } from '../devices/node-resources.js';
+import { layersSection } from './layers.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -20,10 +21,8 @@ export const SCHEMA_VERSION = 1;
  * @typedef {'passed'|'failed'|'aborted'} RunStatus
  * @typedef {{ atS: number|null, peer: string|null, message: string }} RunError
  * @typedef {{ atS: number|null, epochMs: number, type: string, peer?: string|null, [field: string]: unknown }} RunEvent
- * any: the field set depends on the browser and its version
- * @typedef {Record<string, any>} MediaMetrics  one kind's getStats fields as the page reported them (client-app/stats.js);
- *   any: the browsers' getStats dictionaries, a third party's, differ by browser and version; each reader checks the
- *   value it takes
+ * @typedef {Record<string, unknown>} MediaMetrics  one kind's getStats fields as the page reported them (client-app/stats.js):
+ *   the browsers' getStats dictionaries, a third party's, differ by browser and version; each reader checks the value it takes
  * @typedef {{ t: number, peer: string, remote: string, intervalS?: number, video?: MediaMetrics, audio?: MediaMetrics,
  *   data?: MediaMetrics, [metric: string]: unknown }} TimelineEntry
  * @typedef {{ atS: number, cmd: string, ok: boolean, [field: string]: unknown }} SystemCommand
@@ -60,6 +59,7 @@ export const SCHEMA_VERSION = 1;
  *   cpuStat: { periods: number, throttledPeriods: number, throttledMs: number }|null }> }|null} [cgroups]  the cgroups
  *   limiting constrained devices' pages (lib/devices/cpu-cgroup.js): hierarchy version, and per peer the directories, CFS quota and
  *   period, cores, and (cpuStat) how many CFS periods hit the quota over the run
+ * @property {{ name: string, version: string|null }} [sfu]  an SFU call's SFU (--sfu) and the version it reported
  * @property {GridRecord|null} [grid]  --grid: the Grid (its URL without credentials), how the network was emulated, and
  *   each peer's node (label, URI, cores) and browser version
  * @typedef {{ url: string, emulation: 'central relay'|'node relays', peers: Record<string, { node: string, uri: string,
@@ -88,14 +88,18 @@ export const SCHEMA_VERSION = 1;
  *   emulatorLoad: the emulator's own load per second (the relay's); null from one that does not measure itself
  *   traceSteps: a backend that sets rates (netem, dummynet) replayed the links' traces as rate steps, and how far
  *   they were from the traces; null on the relay (it replays every delivery opportunity) or without traces
- * @property {{ list: import('../cross/flows.js').FlowListEntry[], rows: FlowRow[] }} flows  the scenario's flows and the main
- *   call (lib/cross/flow-list.js flowList) and their rates per second; empty when the scenario has no flows
+ * @property {{ list: import('../cross/flows.js').FlowListEntry[], rows: FlowRow[],
+ *   truth: Array<{ t: number|null, bytesOut: number, rateKbps: number, [field: string]: unknown }> }} flows  the scenario's
+ *   flows and the main call (lib/cross/flow-list.js flowList) and their rates per second; empty when the scenario has no
+ *   flows; truth: the relay's per-tunnel count of each kernel flow per second
  * @property {import('./setup-breakdown.js').SetupBreakdown} setup  per peer: launch -> first decoded frame, step by step
  * @property {{ unavailable: string|null, rows: Array<{ t: number, process: string, cpuPct: number, rssMb: number, processCount: number }>,
  *   summary: Record<string, { cpuPct: object, peakRssMb: number }>, hostSaturation: ReturnType<typeof hostSaturation>,
  *   grid?: ReturnType<typeof nodeResources> }} resources
  *   per-process CPU and memory; on a Grid run each node's browsers and saturation
  * @property {{ rows: SfuRow[], unavailable: string|null }|null} sfu  Janus's own view of each leg once a second; null without an SFU
+ * @property {ReturnType<typeof layersSection>} [layers]  simulcast/SVC publishers' layers, received layers, switches and
+ *   checks (lib/result/layers.js); null without layered publishers
  * @property {ViewerResult|null} viewer  what the viewers saw (lib/viewer/viewer.js): freezes, captured frames' scores, the cost
  *   of reading the frame codes; null when the run did not collect it
  * @property {ReturnType<typeof summarize> & { loss: ReturnType<typeof lossSummary>,
@@ -136,7 +140,8 @@ export const SCHEMA_VERSION = 1;
  * @param {RunStatus} input.status
  * @param {RunError[]} input.errors
  * @param {{ compiled: import('../network/schedule.js').CompiledNetwork, durationS: number, warmupS: number, peers: number,
- *   flows?: import('../cross/flows.js').Flow[], network?: { bottleneck?: unknown } }
+ *   flows?: import('../cross/flows.js').Flow[], network?: { bottleneck?: unknown },
+ *   publish?: Record<string, import('../media/publish.js').Publish> }
  *   & Record<string, unknown>} input.scenario  the resolved scenario, compiled network included
  * @param {Environment} input.environment
  * @param {TimelineEntry[]} input.samples    as the pages sent them (validated at the signaling edge)
@@ -205,6 +210,12 @@ export function buildResult({
       ...resourcesSection(processes, atS, scenario, environment.cpus), ...gridResources(environment.grid, gridBrowsers, atS, scenario),
     },
     sfu: sfu ? sfuSection(sfu, atS, scenario.durationS) : null,
+    // Simulcast and SVC: each publisher's layers, each subscriber's received layer and switches, and their checks.
+    layers: Object.keys(scenario.publish ?? {}).length ? layersSection({
+      publish: scenario.publish ?? {}, media: environment.media?.peers ?? {}, timeline, compiled, peers,
+      warmupS: scenario.warmupS, durationS: scenario.durationS,
+      events: events.map((event) => ({ ...event, atS: atS(event.epochMs) })),
+    }) : null,
     viewer: seen && viewer ? {
       freezes: seen.freezes, quality: seen.quality, readCost: seen.readCost, captures: viewer.captures,
       unmatchedCaptures: viewer.unmatchedCaptures, droppedCaptures: viewer.droppedCaptures, vmaf: viewer.vmaf,

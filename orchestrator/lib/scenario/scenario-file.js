@@ -9,10 +9,11 @@ import { InputError } from '../system/errors.js';
 import { PRESETS } from '../media/media-presets.js';
 import { REPO_ROOT } from '../system/paths.js';
 import { readJsonFile } from '../input/json-file.js';
-import { describeValue, expectFileName, expectNumber, expectObject, expectText } from '../input/validate.js';
+import { describeValue, expectFileName, expectNumber, expectObject, expectText, isOneOf, isRecord } from '../input/validate.js';
 import { validateReference } from './reference.js';
 import { normalizeFlows, normalizeMainCall } from '../cross/flows.js';
 import { normalizeCodec } from '../media/codec.js';
+import { resolvePublish } from '../media/publish.js';
 import { normalizeDevices } from '../devices/devices.js';
 import { readTrace } from '../network/trace-file.js';
 import { validatePeerBrowsers } from './peer-browsers.js';
@@ -27,7 +28,7 @@ export const SCENARIO_DIR = fileURLToPath(new URL('../../scenarios/', import.met
 export const DEFAULT_WARMUP_S = 10;
 
 const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'topology', 'media', 'browsers', 'network', 'mainCall',
-  'flows', 'reference', 'codec', 'devices', 'placement', 'mediaSource'];
+  'flows', 'reference', 'codec', 'devices', 'placement', 'mediaSource', 'publish'];
 
 /** The video rates a scenario can ask for: `rfc8867` (RFC 8867 §4.3, applied by client-app/media-source.js) or `browser` (its own). */
 export const MEDIA_SOURCES = ['browser', 'rfc8867'];
@@ -49,6 +50,8 @@ export const TOPOLOGIES = ['mesh', 'sfu'];
  * @property {number} allPeers       the main call's and two per call flow (lib/cross/flow-list.js flowPeers)
  * @property {string} topology        'mesh' or 'sfu'
  * @property {Record<string, string>} media  peer → its own video preset; every other peer uses the run's (--video)
+ * @property {Record<string, import('../media/publish.js').Publish>} publish  main-call peer → its simulcast or SVC publishing
+ *   (docs/scenario-format.md "Publishing"; --publish over the file's); a peer not named publishes one encoding
  * @property {import('../media/codec.js').RequestedCodec|null} codec  the video codec every connection must use (--codec over the file's)
  * @property {'browser'|'rfc8867'} mediaSource  the video rates: the browser's own, or RFC 8867 §4.3's (--media-source over the file's)
  * @property {Record<string, import('../devices/devices.js').Device>} devices  peer → its capture size, frame rate, CPU throttling
@@ -72,12 +75,15 @@ function peerMedia(raw, peers, file) {
   if (raw === undefined) return {};
   const media = expectObject(raw, `${file}: media`, Array.from({ length: peers }, (_, i) => `p${i}`),
     { what: 'an object of peer names to video presets, e.g. {"p2": "180p30"}' });
+  /** @type {Record<string, string>} */
+  const presets = {};
   for (const [peer, preset] of Object.entries(media)) {
     if (typeof preset !== 'string' || !Object.hasOwn(PRESETS, preset)) {
       throw new InputError(`${file}: media.${peer}: ${describeValue(preset)} is not a video preset; use one of ${Object.keys(PRESETS).join(', ')}`);
     }
+    presets[peer] = preset;
   }
-  return { ...media };
+  return presets;
 }
 
 /** @param {string} filePath */
@@ -105,15 +111,16 @@ export function listScenarios() {
  * Loads a shipped scenario by name, or any scenario file by path (contains '/' or ends in .json).
  * @param {string} nameOrPath
  * @param {{timeScale?: number, durationS?: number, warmupS?: number, codec?: import('../media/codec.js').RequestedCodec|null,
- *   traceStepMs?: number, traceDirs?: string[], mediaSource?: string}} [options]
+ *   traceStepMs?: number, traceDirs?: string[], mediaSource?: string, publish?: import('../media/publish.js').Publish|null}} [options]
  *   timeScale compresses the schedule and duration (smoke runs); durationS, warmupS and codec (--codec) override the file's;
  *   traceStepMs (--trace-step-ms) overrides network.traceStepMs; traceDirs (--trace-dir): folders trace files may also
  *   come from, besides the scenario file's and orchestrator/traces/ (lib/network/trace-file.js); mediaSource (--media-source)
- *   overrides the file's
+ *   overrides the file's; publish (--publish) replaces the file's for every main-call peer
  * @returns {ResolvedScenario}
  */
 export function loadScenario(nameOrPath, {
   timeScale = 1, durationS, warmupS: warmupOverrideS, codec: codecOverride = null, traceStepMs, traceDirs = [], mediaSource: sourceOverride,
+  publish: publishOverride = null,
 } = {}) {
   expectNumber(timeScale, 'timeScale (--time-scale)', { above: 0 });
   if (durationS !== undefined) expectNumber(durationS, 'durationS (--duration)', { above: 0, max: MAX_DURATION_S });
@@ -134,7 +141,7 @@ export function loadScenario(nameOrPath, {
     throw new InputError(`${file}: group: must be a name of letters, digits, '.', '_' and '-' (it is typed on the command line), got '${group}'`);
   }
   const topology = raw.topology ?? 'mesh';
-  if (!TOPOLOGIES.includes(topology)) {
+  if (!isOneOf(TOPOLOGIES, topology)) {
     throw new InputError(`${file}: topology: ${describeValue(raw.topology)} is not supported: use one of ${TOPOLOGIES.join(', ')}`);
   }
   const reference = validateReference(raw.reference, `${file}: reference`);
@@ -150,13 +157,14 @@ export function loadScenario(nameOrPath, {
     const source = warmupOverrideS !== undefined ? 'set by --warmup' : 'from the file';
     throw new InputError(`${file}: warmupS (${warmupS} s, ${source}) must be less than the run's duration (${runDurationS} s, ${how}); pass --duration above ${warmupS}, a larger --time-scale, or a lower --warmup`);
   }
-  const hasBottleneck = raw.network?.bottleneck !== undefined;
+  const hasBottleneck = isRecord(raw.network) && raw.network.bottleneck !== undefined;
   const flows = normalizeFlows(raw.flows, {
     file, durationS: nominalDurationS, timeScale, peers, topology, hasBottleneck, maxPeers: MAX_PEERS,
   });
   const mainCall = normalizeMainCall(raw.mainCall, { file, durationS: nominalDurationS, timeScale, peers, topology });
   const allPeers = peers + 2 * flows.filter((flow) => flow.kind === 'call').length;
   const media = peerMedia(raw.media, allPeers, file);
+  const publish = resolvePublish(raw.publish, publishOverride, { peers, file, topology });
   const fileCodec = normalizeCodec(raw.codec, `${file}: codec`);
   const codec = codecOverride ?? fileCodec;
   // Janus's VideoRoom forwards the codec its room was created with (VP8), whatever the pages prefer.
@@ -174,7 +182,8 @@ export function loadScenario(nameOrPath, {
   }, durationS === undefined ? `${file}: durationS` : '--duration');
   return {
     name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers, allPeers, topology, media,
-    browsers, placement, network: raw.network ?? {}, mainCall, flows, reference, codec, devices, mediaSource, compiled,
+    browsers, placement, network: isRecord(raw.network) ? raw.network : {}, mainCall, flows, reference, codec, devices, mediaSource,
+    publish, compiled,
   };
 }
 

@@ -1,0 +1,140 @@
+// The checks of a simulcast/SVC call (pure), each able to fail: every layer asked for was sent at its resolution; a
+// lower layer never carries more than a higher one; a subscriber behind a capped downlink moves to a lower layer after
+// each cap and back up when it lifts, with the time each move took; a subscriber on an open link stays on the top layer.
+// lib/result/layers.js gives them the call's publishers, per-second sent encodings and received layers.
+
+/**
+ * @typedef {{ check: string, peer: string, passed: boolean, detail: string, [field: string]: unknown }} LayerCheck
+ * @typedef {{ layer: number, rid: string|null, widthPx: number, heightPx: number }} LayerSize
+ * @typedef {{ t: number, peer: string, rid: string|null, layer: number|null, widthPx: number|null, heightPx: number|null,
+ *   fps: number|null, kbps: number|null, active: boolean|null }} SentRow
+ * @typedef {{ t: number, peer: string, feed: string, layer: number|null, widthPx: number|null, heightPx: number|null,
+ *   fps: number|null, kbps: number|null }} ReceivedRow
+ * @typedef {{ atS: number, rateKbps: number|null }} DownlinkChange  a subscriber's downlink rate from atS on (null: unlimited)
+ */
+
+/** A layer counts as sent in a second above this rate: Chromium keeps a paused rid's RTCP and padding below it. */
+export const SENT_MIN_KBPS = 10;
+/** Share of the window's seconds a layer must be sent at its size, and an open-link subscriber on its top layer. */
+export const MIN_SHARE = 0.8;
+
+/** @param {number[]} values */
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length === 0 ? null : sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+const pct = (/** @type {number} */ share) => `${Math.round(share * 100)} %`;
+
+/**
+ * Every layer of a simulcast publisher was sent at its resolution in at least MIN_SHARE of the window's seconds.
+ * @param {string} peer @param {LayerSize[]} sizes @param {SentRow[]} rows  the publisher's, in the window
+ * @param {number} windowS @returns {LayerCheck}
+ */
+export function checkLayersSent(peer, sizes, rows, windowS) {
+  const missing = sizes.flatMap((size) => {
+    const mine = rows.filter((row) => row.layer === size.layer);
+    const atSize = mine.filter((row) => (row.kbps ?? 0) > SENT_MIN_KBPS && row.widthPx === size.widthPx && row.heightPx === size.heightPx);
+    if (atSize.length >= MIN_SHARE * windowS) return [];
+    const seen = [...new Set(mine.filter((row) => (row.kbps ?? 0) > SENT_MIN_KBPS).map((row) => `${row.widthPx}×${row.heightPx}`))];
+    return [`layer ${size.layer}${size.rid ? ` (rid ${size.rid})` : ''} at ${size.widthPx}×${size.heightPx} in ${atSize.length} of ${windowS} s`
+      + ` (sent: ${seen.join(', ') || 'nothing'})`];
+  });
+  return {
+    check: 'layersSent', peer, passed: missing.length === 0,
+    detail: missing.length ? `not every layer was sent at its resolution: ${missing.join('; ')}` : `${sizes.length} layers sent at their resolutions`,
+  };
+}
+
+/**
+ * A lower layer never out-bitrates a higher one: the window's median rate rises with each layer, and the seconds where
+ * a lower layer sent more than a higher one that was sending too are counted.
+ * @param {string} peer @param {LayerSize[]} sizes @param {SentRow[]} rows @returns {LayerCheck}
+ */
+export function checkLayerOrder(peer, sizes, rows) {
+  const medians = sizes.map((size) => median(rows.filter((row) => row.layer === size.layer).map((row) => row.kbps ?? 0)) ?? 0);
+  const inverted = medians.flatMap((kbps, layer) => (layer > 0 && kbps <= medians[layer - 1] ? [layer] : []));
+  const seconds = [...new Set(rows.map((row) => row.t))];
+  const invertedSeconds = seconds.filter((t) => {
+    const rates = sizes.map((size) => rows.find((row) => row.t === t && row.layer === size.layer)?.kbps ?? 0);
+    return rates.some((kbps, layer) => layer > 0 && kbps > SENT_MIN_KBPS && rates[layer - 1] > kbps);
+  }).length;
+  const list = medians.map((kbps, layer) => `${layer}: ${Math.round(kbps)}`).join(', ');
+  return {
+    check: 'lowerLayersBelowHigher', peer, passed: inverted.length === 0, medianKbps: medians, invertedSeconds,
+    detail: inverted.length
+      ? `a lower layer out-bitrated a higher one: median kbps per layer ${list}`
+      : `median kbps per layer ${list}; a lower layer sent more than a sending higher one in ${invertedSeconds} of ${seconds.length} s`,
+  };
+}
+
+/**
+ * A subscriber on an open downlink received every layered feed on its top layer in at least MIN_SHARE of the window.
+ * @param {string} peer @param {ReceivedRow[]} rows  the subscriber's, in the window
+ * @param {Record<string, number>} topLayers  per feed @param {number} windowS @returns {LayerCheck}
+ */
+export function checkStaysOnTop(peer, rows, topLayers, windowS) {
+  const short = Object.entries(topLayers).flatMap(([feed, top]) => {
+    const onTop = rows.filter((row) => row.feed === feed && row.layer === top).length;
+    return onTop >= MIN_SHARE * windowS ? [] : [`${feed} on layer ${top} in ${onTop} of ${windowS} s`];
+  });
+  return {
+    check: 'openLinkOnTop', peer, passed: short.length === 0,
+    detail: short.length ? `on an open downlink, not on the top layer: ${short.join('; ')}` : `every feed on its top layer in at least ${pct(MIN_SHARE)} of the window`,
+  };
+}
+
+/**
+ * The subscriber's received layers summed over its feeds at second t (null: no feed reported).
+ * @param {ReceivedRow[]} rows @param {number} t
+ */
+const levelAt = (rows, t) => {
+  const at = rows.filter((row) => row.t === t && row.layer !== null);
+  return at.length ? at.reduce((sum, row) => sum + /** @type {number} */ (row.layer), 0) : null;
+};
+
+/**
+ * A subscriber behind a capped downlink: after each change that lowers its rate it received lower layers than before
+ * it; after one that raises it, higher ones; after one back to its rate of the call's start (the cap lifted), its
+ * layers of before the first cap again; each with the time it took. Levels are the received layers summed over its
+ * feeds, a second at a time.
+ * @param {string} peer @param {ReceivedRow[]} rows  the subscriber's, the whole call
+ * @param {DownlinkChange[]} changes  its downlink's rate at the start (atS 0), then each change, in time
+ * @param {number} durationS @returns {LayerCheck & { moves: CapMove[] }}
+ * @typedef {{ atS: number, rateKbps: number|null, direction: 'down'|'up', fromLevel: number|null, targetLevel: number|null,
+ *   reachedAtS: number|null, afterS: number|null }} CapMove
+ */
+export function checkFollowsCap(peer, rows, changes, durationS) {
+  const seconds = [...new Set(rows.map((row) => row.t))].sort((a, b) => a - b);
+  /** The levels of the 3 s before atS. @param {number} atS */
+  const before = (atS) => /** @type {number[]} */ (seconds.filter((t) => t <= atS && t > atS - 3)
+    .map((t) => levelAt(rows, t)).filter((v) => v !== null));
+  const rate = (/** @type {number|null} */ kbps) => kbps ?? Infinity;
+  const uncapped = before(changes[1]?.atS ?? 0);
+  const moves = changes.slice(1).map((change, index) => {
+    const until = changes[index + 2]?.atS ?? durationS;
+    const lowered = rate(change.rateKbps) < rate(changes[index].rateKbps);
+    const lifted = !lowered && rate(change.rateKbps) >= rate(changes[0].rateKbps);
+    const start = before(change.atS);
+    const from = start.length ? (lowered ? Math.min(...start) : Math.max(...start)) : null;
+    const target = lifted && uncapped.length ? Math.max(...uncapped) : null;
+    const reached = from === null ? undefined : seconds.find((t) => {
+      const level = levelAt(rows, t);
+      if (t <= change.atS || t > until || level === null) return false;
+      // Up is a move too: above the level before the change, and (the cap lifted) at the level of before the first cap.
+      return lowered ? level < from : level > from && level >= (target ?? from + 1);
+    });
+    return {
+      atS: change.atS, rateKbps: change.rateKbps, direction: /** @type {'down'|'up'} */ (lowered ? 'down' : 'up'), fromLevel: from, targetLevel: target,
+      reachedAtS: reached ?? null, afterS: reached === undefined ? null : Number((reached - change.atS).toFixed(3)),
+    };
+  });
+  // A cap that leaves the subscriber already on its lowest layers (a second, lower cap) has nothing to move.
+  const failed = moves.filter((move) => move.reachedAtS === null && !(move.direction === 'down' && move.fromLevel === 0));
+  const describe = (/** @type {typeof moves[number]} */ m) => `${m.direction} at ${m.atS} s (${m.rateKbps ?? 'unlimited'} kbps): `
+    + `${m.afterS === null ? 'no move' : `after ${m.afterS} s`}`;
+  return {
+    check: 'followsDownlinkCap', peer, passed: moves.length > 0 && failed.length === 0, moves,
+    detail: `${moves.map(describe).join('; ')}${failed.length ? `; expected a move ${failed.map((m) => `${m.direction} after ${m.atS} s`).join(', ')}` : ''}`,
+  };
+}

@@ -1,0 +1,58 @@
+// The SFUs, each in its own folder and each implementing the contract in contract.js. Commands and the run reach an
+// SFU only through this registry, by what it declares; nothing here or outside compares an SFU's name.
+import { InputError } from '../lib/system/errors.js';
+import { janusSfu } from './janus/index.js';
+
+/** @typedef {import('./contract.js').SfuBackend} SfuBackend */
+
+/**
+ * The SFUs, one line each: `--sfu` lists them in this order, the first is the default.
+ * @type {SfuBackend[]}
+ */
+export const SFUS = [janusSfu];
+
+/** The SFU a run uses when none is named. @returns {string} */
+export const defaultSfu = () => SFUS[0].name;
+
+/** What `--sfu` takes, read from the registry when asked. @returns {string[]} */
+export const sfuNames = () => SFUS.map((sfu) => sfu.name);
+
+/**
+ * @param {string} name
+ * @param {string} [where]  what named it, for the message (`--sfu`, or a suite file's field)
+ * @returns {SfuBackend}
+ */
+export function sfuNamed(name, where = '--sfu') {
+  const sfu = SFUS.find((candidate) => candidate.name === name);
+  if (!sfu) throw new InputError(`${where} ${name}: unknown SFU; use one of ${sfuNames().join(', ')}`);
+  return sfu;
+}
+
+/**
+ * Stops a run before anything starts (exit 2) when its SFU is unknown or does not forward what a peer publishes
+ * (simulcast, SVC: lib/media/publish.js), by what the SFU declares. Only an SFU call asks anything of it.
+ * @param {string} name
+ * @param {{ topology: string, file?: string, publish?: Record<string, import('../lib/media/publish.js').Publish> }} scenario
+ * @param {string} [where]  what named the SFU, for the message
+ */
+export function checkSfuSupport(name, scenario, where = '--sfu') {
+  const sfu = sfuNamed(name, where);
+  if (scenario.topology !== 'sfu') return;
+  const { simulcastCodecs, svcCodecs, svcModes } = sfu.capabilities;
+  /** @param {(s: SfuBackend) => boolean} has */
+  const others = (has) => SFUS.filter((other) => other !== sfu && has(other)).map((other) => `--sfu ${other.name}`).join(' or ');
+  for (const [peer, publish] of Object.entries(scenario.publish ?? {})) {
+    const asked = `${scenario.file ?? 'the scenario'}: publish.${peer}`;
+    const { name: codec, scalabilityMode } = publish.codec;
+    if (publish.kind === 'simulcast' && !simulcastCodecs.includes(codec)) {
+      const alternative = others((s) => s.capabilities.simulcastCodecs.includes(codec));
+      throw new InputError(`${asked}: ${where} ${name} forwards simulcast of ${simulcastCodecs.join(', ') || 'no codec'}, not ${codec}; `
+        + `publish ${simulcastCodecs[0] ?? 'one encoding'}${alternative ? ` or use ${alternative}` : ''}`);
+    }
+    if (publish.kind === 'svc' && !(svcCodecs.includes(codec) && svcModes.includes(scalabilityMode ?? ''))) {
+      const alternative = others((s) => s.capabilities.svcCodecs.includes(codec) && s.capabilities.svcModes.includes(scalabilityMode ?? ''));
+      throw new InputError(`${asked}: ${where} ${name} forwards SVC of ${svcCodecs.join(', ') || 'no codec'} in modes ${svcModes.join(', ') || 'none'}, `
+        + `not ${codec} ${scalabilityMode}; choose one of those${alternative ? ` or use ${alternative}` : ''}`);
+    }
+  }
+}

@@ -1,0 +1,69 @@
+// Janus 1.1 (VideoRoom) behind the SFU contract (sfu/contract.js): the process (../janus.js), a room per run
+// (../janus-api.js), the bridge that speaks Janus's HTTP API for the pages (../bridge.js) and the Admin API sampler
+// (../admin-sampler.js). Those modules stay at sfu/'s top level, where their tests import them; outside sfu/ only
+// this backend, through the registry (sfu/index.js), is reached.
+import { createAdminSampler } from '../admin-sampler.js';
+import { createSfuBridge } from '../bridge.js';
+import { checkedVersion } from '../contract.js';
+import { createVideoRoom } from '../janus-api.js';
+import { startJanus } from '../janus.js';
+
+/** The run's own Janus holds one room, so any id does. */
+const ROOM_ID = 1;
+const INFO_TIMEOUT_MS = 2_000;
+
+/**
+ * Janus's version as its `info` answers it (`version_string`, e.g. "1.1.2"), checked: null when it says nothing usable.
+ * @param {string} apiUrl @returns {Promise<string|null>}
+ */
+async function janusVersion(apiUrl) {
+  try {
+    const response = await fetch(`${apiUrl}/info`, { signal: AbortSignal.timeout(INFO_TIMEOUT_MS) });
+    // Bounded: a version needs a few bytes, and the answer is not trusted further than its one field.
+    const text = (await response.text()).slice(0, 64 * 1024);
+    return checkedVersion(JSON.parse(text)?.version_string);
+  } catch {
+    return null;
+  }
+}
+
+/** @type {import('../contract.js').SfuBackend} */
+export const janusSfu = {
+  name: 'janus',
+  summary: 'Janus 1.1 VideoRoom (Debian package janus): the harness picks each subscriber\'s simulcast/SVC layer',
+  capabilities: {
+    // VideoRoom forwards VP8 and H.264 simulcast and VP9 SVC (AV1 SVC needs the dependency descriptor, off by default).
+    simulcastCodecs: ['vp8', 'h264'],
+    svcCodecs: ['vp9'],
+    svcModes: ['L1T2', 'L1T3', 'L2T2', 'L2T3', 'L3T3', 'L3T3_KEY'],
+    layerChoice: 'harness',
+    ownStats: true,
+  },
+  async start({ runDir, registerCleanup, logCommand, clock, iceAddress, host, publishers }) {
+    const janus = await startJanus({ runDir, registerCleanup, logCommand, clock, ...(host ? { host } : { iceAddress }) });
+    const version = await janusVersion(janus.apiUrl);
+    return {
+      name: 'janus',
+      version,
+      pid: janus.pid,
+      // The tests read this line as it was before the contract: `janus: <api>, media on <address>, room <id>`.
+      describe: `janus: ${janus.apiUrl}, media on ${janus.iceAddress}, room ${ROOM_ID} (Janus ${version ?? 'version unknown'})`,
+      close: janus.close,
+      async createRoom({ peers, videoCodecs, send, rewriteCandidate, onError, onWarning, log }) {
+        // VP8 stays first for the peers that publish one encoding, as before; H.264 and VP9 join it when asked.
+        const codecs = videoCodecs.length ? [...new Set(['vp8', ...videoCodecs])] : [];
+        await createVideoRoom(janus, { room: ROOM_ID, publishers, videoCodecs: codecs });
+        const bridge = createSfuBridge({
+          apiUrl: janus.apiUrl, apiSecret: janus.apiSecret, room: ROOM_ID, peers, rewriteCandidate, send, onError, log,
+        });
+        return {
+          pageConfig: () => ({ protocol: 'signaling' }),
+          signalingBridge: bridge.handle,
+          sampler: createAdminSampler({ admin: janus, ownerOf: bridge.handleOwner, onWarning: (message) => onWarning('janus-admin', message) }),
+          selectLayer: bridge.selectLayer,
+          close: () => bridge.close(),
+        };
+      },
+    };
+  },
+};
