@@ -213,6 +213,7 @@ const NO_BROWSER = ['--browser-path', '/nonexistent/chromium'];
 
 test('a scenario that would exhaust the machine exits 2 naming the file and field, before any browser starts', async () => {
   const deep = `{"name": "deep", "description": "d", "network": ${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
+  /** @type {Array<[string, object|string, RegExp]>} */
   const cases = [
     ['ramp', { durationS: 86_400, peers: 32, network: { schedule: [{ at: 0, links: 'all', ramp: { field: 'rateKbps', from: 5000, to: 100, durationS: 86_400, everyS: 0.1 } }] } },
       /ramp\.json: network\.schedule: compiles to 55296064 link changes .*at most 500000/],

@@ -45,8 +45,9 @@ test('a one-way call starting at 6 s and iperf3 share a bottleneck with 25 ms ea
   assert.ok(wire.length >= 25 && mean(wire.map((row) => row.rateKbps)) >= 0.9 * mean(tcp.map((row) => row.rateKbps)), `wire ${show(wire)}`);
   const call = flowRates(result, 'call:fwd', 12, 39);
   // mainCall: p0's media starts at 6 s; p1 never sends media (one way), only RTCP.
+  /** @param {string} peer @param {string} remote @returns {Array<[number, number]>} */
   const video = (peer, remote) => result.timeline.filter((e) => e.peer === peer && e.remote === remote)
-    .map((e) => [e.t, e.video?.recvKbps ?? 0]);
+    .map((e) => [e.t, /** @type {number} */ (e.video?.recvKbps ?? 0)]);
   assert.deepEqual(video('p1', 'p0').filter(([t, kbps]) => t <= 5 && kbps > 0), [], `p1 got video before 6 s: ${video('p1', 'p0')}`);
   assert.ok(mean(call.map((row) => row.rateKbps)) > 100, `the call's video flows after its start: ${show(call)}`);
   assert.deepEqual(video('p0', 'p1').filter(([, kbps]) => kbps > 0), [], `p0 got video from p1 in a one-way call: ${video('p0', 'p1')}`);
@@ -62,7 +63,7 @@ test('a one-way call starting at 6 s and iperf3 share a bottleneck with 25 ms ea
   const goodputKbps = mean(tcp.map((row) => row.rateKbps)) + mean(call.map((row) => row.rateKbps));
   assert.ok(goodputKbps <= 2000, `tcp + call goodput ${goodputKbps} kbps over 12–39 s`);
   // The delay is in force for the browsers: 50 ms configured RTT plus queueing.
-  const rtts = result.timeline.filter((e) => e.peer === 'p0' && e.t > 5 && typeof e.rttMs === 'number').map((e) => e.rttMs);
+  const rtts = result.timeline.filter((e) => e.peer === 'p0' && e.t > 5 && typeof e.rttMs === 'number').map((e) => /** @type {number} */ (e.rttMs));
   assert.ok(rtts.length > 20 && Math.min(...rtts) >= 47, `browser RTT ${rtts.join(' ')}`);
   // And for TCP: iperf3's own RTT.
   const tcpRtts = tcp.map((row) => row.rttMs).filter((v) => typeof v === 'number');

@@ -71,7 +71,7 @@ test('the extra call: p3 receives p2\'s video only while the call is up and not 
 test('the data flow: p1 receives and p0 sends only between 5 s and 20 s, through p0\'s capped uplink', () => {
   const received = rows('p1', 'p0');
   const sent = rows('p0', 'p1');
-  for (const [entries, field] of [[received, 'data.recvKbps'], [sent, 'data.sentKbps']]) {
+  for (const [entries, field] of /** @type {Array<[typeof received, string]>} */ ([[received, 'data.recvKbps'], [sent, 'data.sentKbps']])) {
     assert.deepEqual(inSeconds(entries, 1, 4).filter((entry) => entry.data), [], `${field} before the flow: ${show(entries, field)}`);
     assert.deepEqual(inSeconds(entries, 24, 30).filter((entry) => value(entry, field) > 0), [], `${field} after the flow: ${show(entries, field)}`);
     // SCTP's retransmission timeout after drop-tail losses at the capped uplink can leave a second with nothing sent

@@ -23,8 +23,10 @@ const DURATION_S = 20;
  */
 async function runWithHostileP1(script, arg) {
   const launch = puppeteer.launch;
+  // Puppeteer's types make launch read-only; the test swaps it for the run.
+  const patched = /** @type {{ launch: typeof launch }} */ (puppeteer);
   // The run launches every browser through this puppeteer; each opens its first tab, which the run navigates.
-  puppeteer.launch = async (options) => {
+  patched.launch = async (options) => {
     const browser = await launch.call(puppeteer, options);
     const [page] = await browser.pages();
     await page.evaluateOnNewDocument(`if (new URLSearchParams(location.search).get('peer') === 'p1') (${script})(${JSON.stringify(arg)});`);
@@ -36,7 +38,7 @@ async function runWithHostileP1(script, arg) {
     });
     return JSON.parse(readFileSync(resultFile, 'utf8'));
   } finally {
-    puppeteer.launch = launch;
+    patched.launch = launch;
   }
 }
 
@@ -68,7 +70,7 @@ function floodEvents({ consoleErrors, eventsPerSecond }) {
     }, 100);
   };
   window.WebSocket = class extends Socket {
-    constructor(/** @type {any[]} */ ...args) {
+    constructor(/** @type {ConstructorParameters<typeof WebSocket>} */ ...args) {
       super(...args);
       this.addEventListener('message', ({ data }) => JSON.parse(data).type === 'start' && flood(this));
     }

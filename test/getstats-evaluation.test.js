@@ -37,7 +37,9 @@ test('getstats 1.2 returns no stats on this Chromium (legacy callback getStats) 
   page.on('pageerror', (error) => pageErrors.push(error.message));
   await page.addScriptTag({ path: getstatsFile });
   const outcome = await page.evaluate(() => new Promise((resolve) => {
-    const { pc } = window.testbed.connections.get('p1');
+    // any: in-page globals, the app's (client-app/app.js) and the getstats package's script tag
+    const { testbed, getStats } = /** @type {any} */ (window);
+    const { pc } = testbed.connections.get('p1');
     const reports = [];
     getStats(pc, (result) => reports.push({ videoBytesSent: result.video?.bytesSent, sendWidth: result.resolutions?.send?.width }), 1000);
     setTimeout(async () => {

@@ -34,7 +34,7 @@ before(async () => {
   });
   await new Promise((resolve) => janus.listen(0, '127.0.0.1', resolve));
   const bridge = createSfuBridge({
-    apiUrl: `http://127.0.0.1:${janus.address().port}/janus`, apiSecret: 'unused0by0the0stand0in', room: 1, peers: PEERS,
+    apiUrl: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (janus.address()).port}/janus`, apiSecret: 'unused0by0the0stand0in', room: 1, peers: PEERS,
     send: (peer, message) => signaling.sendTo(ROOM, peer, message),
     rewriteCandidate: async ({ candidate }) => candidate,
     onError: (error) => seen.bridgeErrors.push(error.message),
@@ -58,6 +58,7 @@ const eventually = async (check, what) => {
 
 test('misdirected, broken and Janus-refused SFU messages are refused one by one; the call keeps its samples', async () => {
   const page = await joinedClient(signaling.wsUrl, ROOM, 'p0', SECRETS.get('p0'));
+  /** @type {Array<[object, RegExp]>} */
   const cases = [
     [{ type: 'answer', to: 'sfu', sdp: 'v=0\r\n' }, /refused: in an SFU call a page offers to sfu and answers the other peers/],
     [{ type: 'offer', to: 'p0', sdp: 'v=0\r\n' }, /offer\.to names the sender itself/],

@@ -90,6 +90,7 @@ describe('wrong-shape messages, unjoined sockets and candidates', () => {
   test('each wrong-shape message of a known type gets an error reply and a rejection, and the socket stays up', async () => {
     const p0 = await join('run-1', 'p0');
     const emittedBefore = run.seen.stats.length + run.seen.event.length;
+    /** @type {Array<[object, string, RegExp]>} */
     const cases = [
       [{ type: 'event' }, 'event', /event must be an object, got nothing/],
       [{ type: 'event', event: null }, 'event', /event must be an object, got null/],

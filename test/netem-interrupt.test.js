@@ -67,6 +67,7 @@ function startChild(runId) {
   return { child, exited, printed };
 }
 
+/** @type {Array<[string, number|null]>} */
 const points = [['0 ms into', 0], ['50 ms into', 50], ['150 ms into', 150], ['250 ms into', 250], ['400 ms into', 400], ['after', null]];
 for (const [when, delayMs] of points) {
   const title = `a Ctrl-C ${when} netem set-up leaves no namespace, veth, nft table or owner file of the run`;
@@ -79,7 +80,7 @@ for (const [when, delayMs] of points) {
       assert.ok(snapshot().some((name) => name.startsWith(`netns wtb-${shortRunId(runId)}-`)), 'set-up built the namespaces');
     } else {
       await printed('starting');
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      await /** @type {Promise<void>} */ (new Promise((resolve) => setTimeout(resolve, delayMs)));
     }
     child.kill('SIGINT');
     const { code, stdout, stderr } = await exited;

@@ -26,11 +26,12 @@ const hasIperf3 = (() => {
 const link = (overrides = {}) => ({
   rateKbps: null, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, ...overrides,
 });
-const twoPeers = (up0 = {}) => ({
+/** A compiled two-peer mesh; no link replays a trace, so it has no traces. @param {object} [up0] */
+const twoPeers = (up0 = {}) => /** @type {import('../orchestrator/lib/network/schedule.js').CompiledNetwork} */ (/** @type {unknown} */ ({
   links: { 'p0.up': link(up0), 'p0.down': link(), 'p1.up': link(), 'p1.down': link() },
   routes: { 'p0->p1': ['p0.up', 'p1.down'], 'p1->p0': ['p1.up', 'p0.down'] },
   events: [],
-});
+}));
 /** `ip netns list` complains on stderr about namespaces being deleted meanwhile; only stdout matters. */
 const sh = (file, args) => execFileSync(file, args, { stdio: ['ignore', 'pipe', 'ignore'] }).toString();
 const uniqueId = (tag) => `${tag}${process.pid.toString(36)}`.slice(0, 8);

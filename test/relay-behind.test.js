@@ -30,13 +30,13 @@ before(async () => {
   emulator = await relayBackend.create({ compiled, peers: ['p0', 'p1'], runId: 'behind-test' });
 });
 after(async () => {
-  await Promise.all(sockets.map((socket) => new Promise((resolve) => socket.close(resolve))));
+  await Promise.all(sockets.map((socket) => /** @type {Promise<void>} */ (new Promise((resolve) => socket.close(resolve)))));
   await emulator?.close();
 });
 
 async function udpSocket() {
   const socket = dgram.createSocket('udp4');
-  await new Promise((resolve) => socket.bind({ address: HOST, port: 0 }, resolve));
+  await /** @type {Promise<void>} */ (new Promise((resolve) => socket.bind({ address: HOST, port: 0 }, resolve)));
   sockets.push(socket);
   return socket;
 }

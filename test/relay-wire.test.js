@@ -98,7 +98,7 @@ async function startCapture(file, ports) {
 /** @returns {Promise<dgram.Socket>} */
 async function udpSocket() {
   const socket = dgram.createSocket('udp4');
-  await new Promise((resolve) => socket.bind({ address: HOST, port: 0 }, resolve));
+  await /** @type {Promise<void>} */ (new Promise((resolve) => socket.bind({ address: HOST, port: 0 }, resolve)));
   return socket;
 }
 

@@ -20,13 +20,14 @@ import {
 const HOST = '127.0.0.1';
 const CLIENT_URL = new URL('../orchestrator/emulators/relay/client.js', import.meta.url).href;
 
+/** @param {Partial<import('../orchestrator/lib/network/link-model.js').LinkParams>} overrides */
 const params = (overrides = {}) => ({
-  rateKbps: null, queuePackets: null, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, ...overrides,
+  rateKbps: null, queuePackets: null, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, trace: null, ...overrides,
 });
 
 async function udpSocket(address = HOST) {
   const socket = dgram.createSocket('udp4');
-  await new Promise((resolve) => socket.bind({ address, port: 0 }, resolve));
+  await /** @type {Promise<void>} */ (new Promise((resolve) => socket.bind({ address, port: 0 }, resolve)));
   return socket;
 }
 
@@ -409,7 +410,7 @@ describe('calibration arithmetic', () => {
 
 describe('relay packet paths (in-process relay)', () => {
   // Node's dgram always; the native addon too where `npm run setup` built it (then 'auto' must pick it).
-  const paths = /** @type {const} */ (['dgram', ...(packetPath.kind === 'native' ? ['native'] : [])]);
+  const paths = /** @type {Array<'dgram'|'native'>} */ (packetPath.kind === 'native' ? ['dgram', 'native'] : ['dgram']);
   for (const path of paths) {
     test(`the ${path} path forwards in both directions and names itself in stats and load rows`, async () => {
       const relay = new UdpRelay({ seed: 1, packetPath: path });

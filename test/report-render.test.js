@@ -13,6 +13,9 @@ import { writeResult } from './fixtures/results/make-result.js';
 import { writeRunReport, writeIndex, writeCompareReport } from '../orchestrator/report/write.js';
 import { InputError } from '../orchestrator/lib/system/errors.js';
 
+// any (the casts of `window` below): the report page's own globals, Chart.js's UMD build and the __reportReady flag,
+// which the page functions read untyped.
+
 const ARTIFACTS = fileURLToPath(new URL('../results/test-artifacts/', import.meta.url));
 const LAUNCH = {
   executablePath: resolveBrowserPath({ puppeteerPath: () => puppeteer.executablePath() }).path,
@@ -57,13 +60,13 @@ async function open(file, { waitForCharts = true } = {}) {
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('request', (r) => { if (!/^(file|data|about):/.test(r.url())) problems.push(`network request: ${r.url()}`); });
   await page.goto(pathToFileURL(file).href, { waitUntil: 'load', timeout: 60_000 });
-  if (waitForCharts) await page.waitForFunction(() => window.__reportReady, { timeout: 60_000 });
+  if (waitForCharts) await page.waitForFunction(() => /** @type {any} */ (window).__reportReady, { timeout: 60_000 });
   return { page, problems };
 }
 
 /** Every Chart.js instance of the page: its canvas, number of datasets and non-null points, gap settings. */
 function charts(page) {
-  return page.evaluate(() => Object.values(window.Chart.instances).map((c) => ({
+  return page.evaluate(() => Object.values(/** @type {any} */ (window).Chart.instances).map((c) => ({
     id: c.canvas.id,
     datasets: c.data.datasets.map((d) => ({
       label: d.label,
@@ -129,7 +132,7 @@ test('a scheduled run shows the capacity schedule as steps, time to steady, netw
     // Drag across the first chart's plot area: every chart, once scrolled into view, shows that range.
     const box = await page.$eval('#chart-p0-video-rate', (c) => {
       c.scrollIntoView({ block: 'center' });
-      const chart = window.Chart.getChart(c);
+      const chart = /** @type {any} */ (window).Chart.getChart(c);
       const r = c.getBoundingClientRect();
       return {
         x0: r.left + chart.scales.x.getPixelForValue(60),
@@ -147,7 +150,7 @@ test('a scheduled run shows the capacity schedule as steps, time to steady, netw
       for (const canvas of document.querySelectorAll('canvas')) {
         canvas.scrollIntoView();
         await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-        const c = window.Chart.getChart(canvas);
+        const c = /** @type {any} */ (window).Chart.getChart(canvas);
         out.push([Math.round(c.scales.x.min), Math.round(c.scales.x.max)]);
       }
       return out;
@@ -157,7 +160,8 @@ test('a scheduled run shows the capacity schedule as steps, time to steady, netw
     const reset = await page.$eval('#chart-p0-video-rate', async (c) => {
       c.scrollIntoView();
       await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-      return [window.Chart.getChart(c).scales.x.min, window.Chart.getChart(c).scales.x.max];
+      const { Chart } = /** @type {any} */ (window);
+      return [Chart.getChart(c).scales.x.min, Chart.getChart(c).scales.x.max];
     });
     assert.deepEqual(reset, [0, 300]);
     await page.evaluate(() => window.scrollTo(0, 0));
@@ -198,7 +202,7 @@ test('a run with cross traffic: flows stacked under the capacity, flow changes m
     // Chart.js stacks the flows (each area's top is the sum of the flows up to it) and leaves the capacity line alone.
     const stack = await page.$eval('#chart-flows-bottleneck_fwd-stacked', (canvas) => {
       canvas.scrollIntoView();
-      const chart = window.Chart.getChart(canvas);
+      const chart = /** @type {any} */ (window).Chart.getChart(canvas);
       const top = (dataset, t) => {
         const i = chart.data.datasets[dataset].data.findIndex((p) => p.x === t);
         return Math.round(chart.scales.y.getValueForPixel(chart.getDatasetMeta(dataset).data[i].y));
@@ -212,7 +216,7 @@ test('a run with cross traffic: flows stacked under the capacity, flow changes m
     // The marker of call-2 joining at 1:00, and its label, on a chart of another section: purple pixels in its column.
     const marked = await page.$eval('#chart-p0-rtt', (canvas) => {
       canvas.scrollIntoView();
-      const chart = window.Chart.getChart(canvas);
+      const chart = /** @type {any} */ (window).Chart.getChart(canvas);
       const ratio = chart.currentDevicePixelRatio;
       const area = chart.chartArea;
       // One readback (several make Chromium warn on the console).

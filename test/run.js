@@ -61,6 +61,6 @@ async function* events() {
 
 // Both reporters read every event; the summary is printed after the TAP stream's closing counts.
 const source = Readable.from(events(), { objectMode: true });
-const summary = source.compose(summaryReporter).toArray();
+const summary = /** @type {Readable} */ (source.compose(summaryReporter)).toArray();
 for await (const text of source.compose(tap)) process.stdout.write(text);
 process.stdout.write((await summary).join(''));

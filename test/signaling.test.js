@@ -125,6 +125,7 @@ test('a wrong join to a run\'s room hears "join refused" and nothing else, is cl
   run.events.on('rejected', (rejection) => rejections.push(rejection));
   try {
     await joinedClient(run.wsUrl, 'run-1', 'p0', secrets.get('p0'));
+    /** @type {Array<[object, string]>} */
     const wrongJoins = [
       [{ room: 'run-2', peer: 'p1', secret: secrets.get('p1') }, 'room "run-2" is not this run\'s'],
       [{ room: 'run-1', peer: 'p7', secret: secrets.get('p1') }, 'peer "p7" is not expected'],
@@ -155,7 +156,7 @@ test('a run\'s room needs a well-formed secret per peer; the error never quotes 
   await assert.rejects(startSignalingServer({ room: 'run-1' }), /room "run-1" needs secrets \(peer → secret\)/);
   await assert.rejects(startSignalingServer({ room: 'run-1', secrets: { '': 'A'.repeat(43) } }), /secrets: peer "" is not a name/);
   const short = 'shortButSecret';
-  await assert.rejects(startSignalingServer({ room: 'run-1', secrets: { p0: short } }), (error) => {
+  await assert.rejects(startSignalingServer({ room: 'run-1', secrets: { p0: short } }), (/** @type {Error & { exitCode?: number }} */ error) => {
     assert.match(error.message, /secrets\.p0 is not 22-128 base64url characters/);
     assert.ok(!error.message.includes(short));
     return true;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { InputError } from '../lib/system/errors.js';
 import { writeJsonAtomic } from '../lib/system/files.js';
 import { REPO_ROOT } from '../lib/system/paths.js';
-import { expectNumber } from '../lib/input/validate.js';
+import { expectNumber, isRecord } from '../lib/input/validate.js';
 import {
   BASELINE_KIND, DEFAULT_KEEP_NIGHTS, MIN_RUNS_PER_SIDE, baselineFromSummary, parseBaseline, rollBaselines,
 } from '../suite/baseline.js';
@@ -77,8 +77,8 @@ function machineOf(summary, shown) {
 async function printClass(argv) {
   const isDir = existsSync(argv.path) && statSync(argv.path).isDirectory();
   const raw = isDir ? null : readJsonFile(path.resolve(argv.path), 'suite summary or baseline', 'pass a suite directory, summary.json or baseline file');
-  // any: a baseline file or a suite summary, told apart by its kind before it is read as either
-  const machine = /** @type {any} */ (raw)?.kind === BASELINE_KIND ? readBaseline(argv.path).machineClass
+  // a baseline file or a suite summary, told apart by its kind before it is read as either
+  const machine = isRecord(raw) && raw.kind === BASELINE_KIND ? readBaseline(argv.path).machineClass
     : machineOf((await readSuiteSummary(argv.path)).summary, argv.path);
   console.log(describeMachineClass(machine));
 }

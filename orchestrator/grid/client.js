@@ -2,6 +2,7 @@
 // keep-alive. Every request carries the router's credentials (basic auth); they are never logged.
 import { gridNodes, readyNodeId } from '../lib/grid/grid.js';
 import { readBoundedText } from '../lib/input/bounded-body.js';
+import { fieldOf, isRecord } from '../lib/input/validate.js';
 import { EnvironmentError, errorMessage, errorCode, errorProperty } from '../lib/system/errors.js';
 
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -17,6 +18,7 @@ export const authHeaders = ({ username, password }) => ({ Authorization: `Basic 
  * One request to the Grid; the reply's JSON. A Grid that does not answer is an EnvironmentError (exit 3).
  * @param {string} gridUrl @param {string} urlPath
  * @param {{ method?: string, body?: object, secrets: import('../lib/grid/grid-config.js').GridSecrets, timeoutMs?: number }} options
+ * @returns {Promise<unknown>}
  */
 export async function gridRequest(gridUrl, urlPath, { method = 'GET', body, secrets, timeoutMs = REQUEST_TIMEOUT_MS }) {
   const url = new URL(urlPath, gridUrl);
@@ -41,10 +43,11 @@ export async function gridRequest(gridUrl, urlPath, { method = 'GET', body, secr
   } catch (error) {
     throw new EnvironmentError(`the Grid at ${url.origin}: ${errorMessage(error)}; check that it is a Selenium Grid 4 router or hub`, { cause: error });
   }
+  /** @type {unknown} */
   let json = null;
   try { json = JSON.parse(text); } catch { /* not JSON: reported below */ }
   if (!response.ok) {
-    const reason = json?.value?.message ?? text.slice(0, 300);
+    const reason = fieldOf(fieldOf(json, 'value'), 'message') ?? text.slice(0, 300);
     throw Object.assign(new Error(`${method} ${url.pathname}: HTTP ${response.status}: ${String(reason).split('\n')[0]}`), { status: response.status });
   }
   return json;
@@ -74,14 +77,15 @@ export async function nodeRegistered({ hubUrl, nodeUrl, label, secrets }) {
 /**
  * @param {string} gridUrl @param {import('../lib/grid/grid-config.js').GridSecrets} secrets
  * @param {object} request  lib/grid/grid.js sessionRequest
- * any: the capabilities the Grid answers with, vendor fields included; read field by field by the caller
- * @returns {Promise<{ id: string, capabilities: Record<string, any> }>}
+ * @returns {Promise<{ id: string, capabilities: Record<string, unknown> }>}  capabilities: as the Grid answers, vendor fields
+ *   included; read field by field by the caller
  */
 export async function newSession(gridUrl, secrets, request) {
   const reply = await gridRequest(gridUrl, '/session', { method: 'POST', body: request, secrets, timeoutMs: NEW_SESSION_TIMEOUT_MS });
-  const { sessionId, capabilities } = reply?.value ?? {};
+  const sessionId = fieldOf(fieldOf(reply, 'value'), 'sessionId');
+  const capabilities = fieldOf(fieldOf(reply, 'value'), 'capabilities');
   if (typeof sessionId !== 'string' || !capabilities) throw new Error('the Grid\'s new-session reply has no sessionId and capabilities');
-  return { id: sessionId, capabilities };
+  return { id: sessionId, capabilities: isRecord(capabilities) ? capabilities : {} };
 }
 
 /** @param {string} gridUrl @param {import('../lib/grid/grid-config.js').GridSecrets} secrets @param {string} id */

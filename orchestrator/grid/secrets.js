@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { EnvironmentError, InputError, errorCode } from '../lib/system/errors.js';
 import { readJsonFile } from '../lib/input/json-file.js';
+import { isRecord } from '../lib/input/validate.js';
 import { writeSecretFile } from '../lib/system/files.js';
 
 /** @typedef {import('../lib/grid/grid-config.js').GridSecrets} GridSecrets */
@@ -87,15 +88,18 @@ export function readSecrets(file, env = process.env) {
   }
   const where = file ?? localSecretsFile(env);
   // Bounded, regular files only, and no error quotes the file: --grid-secrets may name any file.
-  // any: a parsed JSON file, checked field by field below
-  const parsed = /** @type {any} */ (readJsonFile(where, "Grid's secrets file", `on the hub's machine \`grid-hub\` writes it, `
-    + `elsewhere copy it and pass --grid-secrets <file>, or set ${Object.values(SECRET_ENV).join(', ')}`));
+  const parsed = readJsonFile(where, "Grid's secrets file", `on the hub's machine \`grid-hub\` writes it, `
+    + `elsewhere copy it and pass --grid-secrets <file>, or set ${Object.values(SECRET_ENV).join(', ')}`);
   const mode = statSync(where).mode & 0o777;
   if (mode & 0o077) {
     throw new InputError(`${where}: other users may read or change the Grid's secrets in it (mode ${mode.toString(8)}); run chmod 600 ${where}`);
   }
-  for (const key of Object.keys(SECRET_ENV)) {
-    if (typeof parsed?.[key] !== 'string' || !parsed[key]) throw new InputError(`${where}: field ${key} is missing; copy the file grid-hub wrote again`);
-  }
-  return { registrationSecret: parsed.registrationSecret, username: parsed.username, password: parsed.password };
+  const fields = isRecord(parsed) ? parsed : {};
+  /** @param {keyof GridSecrets} key @returns {string} */
+  const secret = (key) => {
+    const value = fields[key];
+    if (typeof value !== 'string' || !value) throw new InputError(`${where}: field ${key} is missing; copy the file grid-hub wrote again`);
+    return value;
+  };
+  return { registrationSecret: secret('registrationSecret'), username: secret('username'), password: secret('password') };
 }

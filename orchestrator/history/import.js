@@ -18,6 +18,13 @@ const COMPARISON_COLUMNS = ['night_id', 'scenario', 'metric', 'verdict', 'curren
   'cliffs_delta', 'relative_change'];
 
 /**
+ * @typedef {Record<string, unknown> & { suite: { name: string },
+ *   runs: Array<{ dir: string, repetition: number, report?: string|null }> }} SummaryJson
+ *   summary.json as this layer reads it: suite/summary.js builds it, suite/suite-dir.js checks a read one's runs, and
+ *   nightRecord checks every other field it stores
+ */
+
+/**
  * Writes one night (or a lone run: night null) with its runs; returns the rows added.
  * @param {import('./store.js').Store} store
  * @param {{ night: ({ id: string } & Record<string, unknown>)|null, comparisons: Array<Record<string, unknown>>,
@@ -49,7 +56,7 @@ const linkTo = (linkBase, base, relative) => (linkBase ? `${linkBase.replace(/\/
 /**
  * A suite's records from its summary and its runs' result.json files (also before summary.json is written:
  * `suite`/`merge --history`).
- * @param {string} suiteDir @param {any} summary  any: summary.json as suite/summary.js builds it (untyped there)
+ * @param {string} suiteDir @param {SummaryJson} summary
  * @param {{ commit: string|null, linkBase?: string|null, importedAt?: string }} options
  */
 export async function suiteRecords(suiteDir, summary, { commit, linkBase = null, importedAt = new Date().toISOString() }) {

@@ -49,11 +49,13 @@ export function nightMetricRows(values, regressions) {
  * @returns {Promise<number>} rows written
  */
 export async function refreshNightMetrics(store, nightId) {
+  /** @type {Parameters<typeof nightMetricRows>[0]} */
   const values = await store.query(
     `SELECT r.night_id, r.scenario, r.browser_version, m.metric, m.median, m.reference
      FROM runs r JOIN run_metrics m ON m.run_id = r.id WHERE r.night_id = ? AND r.status = 'passed'`,
     [nightId],
   );
+  /** @type {Parameters<typeof nightMetricRows>[1]} */
   const regressions = await store.query("SELECT night_id, scenario, metric FROM comparisons WHERE night_id = ? AND verdict = 'regression'", [nightId]);
   const update = NIGHT_METRIC_COLUMNS.slice(3).map((column) => `${column} = excluded.${column}`).join(', ');
   return insertRows(store, 'night_metrics', NIGHT_METRIC_COLUMNS, nightMetricRows(values, regressions), `(night_id, scenario, metric) DO UPDATE SET ${update}`);
@@ -64,5 +66,7 @@ export async function refreshNightMetrics(store, nightId) {
  * @param {import('./store.js').Backend} store
  */
 export async function backfillNightMetrics(store) {
-  for (const { id } of await store.query('SELECT id FROM nights ORDER BY started_at')) await refreshNightMetrics(store, id);
+  /** @type {Array<{ id: string }>} */
+  const nights = await store.query('SELECT id FROM nights ORDER BY started_at');
+  for (const { id } of nights) await refreshNightMetrics(store, id);
 }

@@ -24,6 +24,7 @@ function whereOf({ scenario = null, metrics = null, since = null, suite = null }
 /**
  * Every night of the suite(s), oldest first.
  * @param {import('./store.js').Reader} store @param {Filter} filter
+ * @returns {Promise<Array<import('./trends.js').NightRecord & { suite: string, machine_class: string|null }>>}
  */
 export async function readNights(store, { since = null, suite = null } = {}) {
   const clauses = [since && 'started_at >= ?', suite && 'suite = ?'].filter(Boolean);
@@ -48,8 +49,12 @@ export async function readNightAggregates(store, filter) {
   );
 }
 
-/** Runs per night, scenario and status (a night's verdict per scenario). @param {import('./store.js').Reader} store */
+/**
+ * Runs per night, scenario and status (a night's verdict per scenario).
+ * @param {import('./store.js').Reader} store @returns {Promise<import('./trends.js').StatusRow[]>}
+ */
 export async function readRunStatuses(store) {
+  /** @type {Array<Omit<import('./trends.js').StatusRow, 'runs'> & { runs: number|string }>} runs: a COUNT, text from some drivers */
   const rows = await store.query('SELECT night_id, scenario, status, COUNT(*) AS runs FROM runs WHERE night_id IS NOT NULL GROUP BY night_id, scenario, status');
   return rows.map((row) => ({ ...row, runs: Number(row.runs) }));
 }
@@ -78,18 +83,25 @@ export async function readExportRows(store, filter) {
  */
 export async function readGreenNights(store, { suite, limit, machineClass = null }) {
   const sameClass = machineClass ? ' AND machine_class = ?' : '';
+  /**
+   * @type {Array<{ id: string, suite: string, started_at: string, browser: string|null, emulator: string|null,
+   *   machine_class: string|null }>}
+   */
   const nights = await store.query(
     `SELECT id, suite, started_at, browser, emulator, machine_class FROM nights WHERE suite = ? AND outcome = 'passed'
      AND started_at >= COALESCE((SELECT MAX(started_at) FROM nights WHERE suite = ? AND compared_with = ''${sameClass}), '')
      ORDER BY started_at DESC LIMIT ?`,
     [suite, suite, ...(machineClass ? [machineClass] : []), limit],
   );
+  /** @type {Array<{ night_id: string, run_id: string, scenario: string, metric: string, median: number }>} */
   const values = [];
   for (const night of nights) {
-    values.push(...await store.query(
+    /** @type {typeof values} */
+    const passed = await store.query(
       "SELECT r.night_id, r.id AS run_id, r.scenario, m.metric, m.median FROM runs r JOIN run_metrics m ON m.run_id = r.id WHERE r.night_id = ? AND r.status = 'passed'",
       [night.id],
-    ));
+    );
+    values.push(...passed);
   }
   return { nights, values };
 }

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { InputError } from '../lib/system/errors.js';
 import { displayPath } from '../lib/input/json-file.js';
-import { describeKind, expectName } from '../lib/input/validate.js';
+import { describeKind, expectName, isRecord } from '../lib/input/validate.js';
 import { RUN_METRIC_PATHS, TIMELINE_METRIC_PATHS } from '../lib/result/metric-catalogue.js';
 import { percentile } from '../lib/stats/statistics.js';
 import { machineClass } from '../lib/result/machine-class.js';
@@ -58,14 +58,16 @@ function storedTime(value, where) {
 /**
  * The environment fields the machine class is made of. result.json's browser ({ name, version }) and summary.json's
  * (text) are checked by their callers.
- * @param {any} env  any: an environment of result.json or summary.json, checked here field by field
+ * @param {unknown} env  an environment of result.json or summary.json, checked here field by field
  * @param {string} where "file: environment"
+ * @returns {Record<string, unknown>|null}
  */
 function checkEnvironment(env, where) {
-  if (env === null || env === undefined) return;
-  if (typeof env !== 'object' || Array.isArray(env)) throw new InputError(`${where}: must be an object, got ${describeKind(env)}; ${LEAVE_OUT}`);
+  if (env === null || env === undefined) return null;
+  if (!isRecord(env)) throw new InputError(`${where}: must be an object, got ${describeKind(env)}; ${LEAVE_OUT}`);
   for (const field of ['os', 'cpuModel', 'emulator']) storedText(env[field], `${where}.${field}`);
   storedNumber(env.cpus, `${where}.cpus`, { integer: true });
+  return env;
 }
 
 /**
@@ -113,7 +115,7 @@ export function metricRows(result, runId, file = 'result.json') {
   const rows = [];
   for (const metric of TIMELINE_METRIC_PATHS) {
     const stat = result.summary?.overall?.[metric];
-    if (!Number.isFinite(stat?.median)) continue;
+    if (typeof stat?.median !== 'number' || !Number.isFinite(stat.median)) continue;
     const { q1, q3, n } = quartilesOverPeers(result, metric);
     const mean = storedNumber(stat.mean, `${file}: summary.overall.${metric}.mean`);
     const count = storedNumber(stat.n, `${file}: summary.overall.${metric}.n`, { integer: true }) ?? n;
@@ -155,28 +157,36 @@ export function runRecord(result, { nightId = null, repetition = null, resultPat
 
 /**
  * The night's row and the gate's comparisons (every scenario × compared metric, with its verdict).
- * @param {any} summary summary.json (any: suite/summary.js builds it untyped; each field stored is checked here)
+ * @param {Record<string, unknown>} summary summary.json; each field stored is checked here
  * @param {{ suiteDir: string|null, report: string|null, commit: string|null, importedAt: string }} where
  */
 export function nightRecord(summary, { suiteDir, report, commit, importedAt }) {
   const file = displayPath(path.join(suiteDir ?? '', 'summary.json'));
-  const env = summary.environment ?? null;
-  checkEnvironment(env, `${file}: environment`);
-  expectName(summary.suite?.name, `${file}: suite.name`);
-  storedTime(summary.startedAt, `${file}: startedAt`);
-  if (summary.shard) for (const field of ['index', 'count']) storedNumber(summary.shard[field], `${file}: shard.${field}`, { integer: true, required: true });
-  const id = nightKey(summary);
+  const env = checkEnvironment(summary.environment ?? null, `${file}: environment`);
+  const suite = expectName(isRecord(summary.suite) ? summary.suite.name : undefined, `${file}: suite.name`);
+  const startedAt = storedTime(summary.startedAt, `${file}: startedAt`);
+  const shard = summary.shard ? storedShard(summary.shard, `${file}: shard`) : null;
+  const id = nightKey({ suite: { name: suite }, startedAt, shard });
+  const baseline = isRecord(summary.baseline) ? summary.baseline : null;
   const night = {
-    id, suite: summary.suite.name, started_at: summary.startedAt, ended_at: storedText(summary.endedAt, `${file}: endedAt`),
+    id, suite, started_at: startedAt, ended_at: storedText(summary.endedAt, `${file}: endedAt`),
     outcome: storedText(summary.outcome, `${file}: outcome`, { required: true }),
     exit_code: storedNumber(summary.exitCode, `${file}: exitCode`, { integer: true }), commit_sha: commit,
-    browser: storedText(env?.browser, `${file}: environment.browser`), emulator: env?.emulator ?? null,
-    machine_class: machineClassText(env), shard: summary.shard ? `${summary.shard.index}/${summary.shard.count}` : null,
+    browser: storedText(env?.browser, `${file}: environment.browser`), emulator: storedText(env?.emulator, `${file}: environment.emulator`),
+    machine_class: machineClassText(env), shard: shard ? `${shard.index}/${shard.count}` : null,
     suite_dir: suiteDir, report, imported_at: importedAt,
     // '' when compared with nothing (the first night, or a reset of the rolling baseline): history/query.js readGreenNights.
-    compared_with: summary.baseline ? storedText(summary.baseline.source ?? summary.baseline.file ?? 'baseline', `${file}: baseline.source`) : '',
+    compared_with: summary.baseline ? storedText(baseline?.source ?? baseline?.file ?? 'baseline', `${file}: baseline.source`) : '',
   };
   return { night, comparisons: comparisonsOf(summary.scenarios ?? [], id, file) };
+}
+
+/** @param {unknown} shard a truthy summary.shard @param {string} where "file: shard" @returns {{ index: number, count: number }} */
+function storedShard(shard, where) {
+  const given = isRecord(shard) ? shard : {};
+  // required: a number, or storedNumber throws
+  const whole = (/** @type {'index'|'count'} */ field) => /** @type {number} */ (storedNumber(given[field], `${where}.${field}`, { integer: true, required: true }));
+  return { index: whole('index'), count: whole('count') };
 }
 
 /**
@@ -192,21 +202,23 @@ function storedList(list, where) {
  * @param {unknown} scenarios summary.json's @param {string} nightId @param {string} file as messages name it
  */
 function comparisonsOf(scenarios, nightId, file) {
-  // any: entries of a parsed summary.json, each field checked before it is kept
-  return storedList(scenarios, `${file}: scenarios`).flatMap((/** @type {any} */ scenario, i) => {
+  /** @param {unknown} value @returns {Record<string, unknown>} its fields, none when it has none */
+  const fields = (value) => (isRecord(value) ? value : {});
+  return storedList(scenarios, `${file}: scenarios`).flatMap((entry, i) => {
     const at = `${file}: scenarios[${i}]`;
-    const name = expectName(scenario?.name, `${at}.name`);
-    // any: a check of scenarios[i].regressions, each field checked before it is kept
-    return storedList(scenario.regressions ?? [], `${at}.regressions`).map((/** @type {any} */ check, j) => {
+    const scenario = fields(entry);
+    const name = expectName(scenario.name, `${at}.name`);
+    return storedList(scenario.regressions ?? [], `${at}.regressions`).map((regression, j) => {
       const where = `${at}.regressions[${j}]`;
+      const check = fields(regression);
       /** @param {unknown} value @param {string} field */
       const number = (value, field) => storedNumber(value, `${where}.${field}`);
       return {
-        night_id: nightId, scenario: name, metric: storedText(check?.metric, `${where}.metric`, { required: true }),
-        verdict: storedText(check?.verdict, `${where}.verdict`, { required: true }),
-        current_median: number(check?.current?.median, 'current.median'), baseline_median: number(check?.baseline?.median, 'baseline.median'),
-        p_value: number(check?.pValue, 'pValue'), cliffs_delta: number(check?.cliffsDelta, 'cliffsDelta'),
-        relative_change: number(check?.relativeChange, 'relativeChange'),
+        night_id: nightId, scenario: name, metric: storedText(check.metric, `${where}.metric`, { required: true }),
+        verdict: storedText(check.verdict, `${where}.verdict`, { required: true }),
+        current_median: number(fields(check.current).median, 'current.median'), baseline_median: number(fields(check.baseline).median, 'baseline.median'),
+        p_value: number(check.pValue, 'pValue'), cliffs_delta: number(check.cliffsDelta, 'cliffsDelta'),
+        relative_change: number(check.relativeChange, 'relativeChange'),
       };
     });
   });

@@ -10,7 +10,7 @@ import { DASHBOARD_METRICS } from './trends.js';
 import { errorMessage } from '../lib/system/errors.js';
 
 /**
- * @param {string} suiteDir @param {any} summary  any: summary.json as suite/summary.js builds it (untyped there)
+ * @param {string} suiteDir @param {import('./import.js').SummaryJson} summary
  * @param {{ store: string, commit: string|null, drift: { nights: number, thresholdPct: number }, log?: (line: string) => void }} options
  * @returns {Promise<string[]>} warnings
  */

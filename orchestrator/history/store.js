@@ -11,8 +11,8 @@ import { openPostgres, openPostgresReader } from './store-postgres.js';
  * @typedef {object} Backend
  * @property {'sqlite'|'postgres'} kind
  * @property {string} where the file, or the URL without its password
- * @property {(sql: string, params?: unknown[]) => Promise<any[]>} query  any: rows of the untyped drivers (pg, better-sqlite3);
- *   each caller types its own
+ * @property {<Row = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<Row[]>} query  a caller names the rows
+ *   its SELECT gives, of the tables this module's migrations made
  * @property {(sql: string, params?: unknown[]) => Promise<{ changes: number }>} run
  * @property {(sql: string) => Promise<void>} exec
  * @property {() => Promise<void>} begin a write transaction (the embedded store's is exclusive)

@@ -8,7 +8,7 @@ import { meanOf } from '../lib/stats/steady-rate.js';
 /**
  * What a change point changed, e.g. "rateKbps 1000→3000 (p0.up, p1.up)", from the links' params
  * just before and the event params.
- * @param {Array<{link?: string, params?: object, cause?: string}>} events
+ * @param {Array<{atS?: number, link?: string, params?: object, cause?: string}>} events
  * @param {import('./network.js').NetworkSection} network
  * @param {number} atS
  * @returns {string}

@@ -33,7 +33,7 @@ export function indexEntry(r, { href, hasReport }) {
     videoRecvKbps: stats.overall['video.recvKbps']?.mean ?? null,
     rttMs: stats.overall.rttMs?.mean ?? null,
     lossPct: stats.overall.lossPct?.mean ?? null,
-    utilization: Number.isFinite(util) ? util : null,
+    utilization: isFiniteNumber(util) ? util : null,
     errors: r.errors.length,
     error: r.errors[0]?.message ?? null,
     href,

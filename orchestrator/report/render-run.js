@@ -101,10 +101,10 @@ function renderProblems(r) {
   }
   const harness = Object.entries(cpu?.harness?.peers ?? {}).filter(([, p]) => p?.limited);
   if (harness.length) {
-    const t = cpu.harness.thresholds ?? {};
-    items.push(`<li class="cpu-limited"><b>CPU-limited by the harness's verdict</b> (encode time per frame over ${formatNumber(t.encodeShareOfInterval, 1)} × `
-      + `the captured frame interval, or sent frame rate under ${formatPercent(t.sentShareOfCaptured)} of the captured one while the link was not the limit, `
-      + `in over ${formatPercent(t.share)} of a sender's seconds), whatever the browser's reason said: ${harness
+    const t = cpu?.harness?.thresholds;
+    items.push(`<li class="cpu-limited"><b>CPU-limited by the harness's verdict</b> (encode time per frame over ${formatNumber(t?.encodeShareOfInterval, 1)} × `
+      + `the captured frame interval, or sent frame rate under ${formatPercent(t?.sentShareOfCaptured)} of the captured one while the link was not the limit, `
+      + `in over ${formatPercent(t?.share)} of a sender's seconds), whatever the browser's reason said: ${harness
         .map(([peer, p]) => `<b>${escapeHtml(peer)}</b> ${formatNumber(p.limitedS, 0)} of ${formatNumber(p.judgedS, 0)} s (encode time ${formatNumber(p.encodeS, 0)} s, `
           + `frame rate ${formatNumber(p.frameRateS, 0)} s)`).join('; ')}.</li>`);
   }
@@ -130,7 +130,7 @@ function renderProblems(r) {
       + `of the call (${escapeHtml(spans)}) the ${escapeHtml(String(r.network?.emulator ?? 'emulator'))}'s datagrams left late beyond its limit at p99 (relay: 1 ms native, 2 ms dgram) `
       + `(the latest ${formatNumber(behind.lateMaxMs, 1)} ms): in those seconds the links were not the configured ones; `
       + 'a busy host starves the relay (fewer peers, a smaller video preset or a larger machine); see <code>network.emulatorLoad</code>.'
-      + (behind.hostStallSeconds > 0 ? ` In ${formatNumber(behind.hostStallSeconds, 0)} of those seconds the host held the relay off the CPU as long `
+      + ((behind.hostStallSeconds ?? 0) > 0 ? ` In ${formatNumber(behind.hostStallSeconds, 0)} of those seconds the host held the relay off the CPU as long `
         + '(other processes on its cores, a VM\'s vCPU not scheduled, a kernel that does not preempt).' : '')
       + '</li>');
   }
@@ -236,14 +236,13 @@ function renderDerived(d, peers, r) {
 /**
  * Multi-party calls: what each peer sends and receives over all its connections (lib/network/topology.js), and how often its
  * encoder was CPU-limited. Shown from three peers on: with two, each peer's totals are its one connection's.
- * any: result.summary of any harness version, read field by field as that version wrote it
- * @param {any} summary result.summary
+ * @param {import('./result-file.js').ReportResult['summary']} summary
  */
 function renderPeerTotals(summary) {
   const totals = summary?.peerTotals ?? {};
   const peers = Object.keys(totals).sort();
   if (peers.length < 3) return '';
-  const cpu = summary.cpuLimitation?.byPeer ?? {};
+  const cpu = summary?.cpuLimitation?.byPeer ?? {};
   const rows = peers.map((p) => {
     const t = totals[p];
     return `<tr data-peer="${escapeHtml(p)}"><th scope="row">${escapeHtml(p)}</th><td>${formatNumber(t.uplinkKbps, 0)}</td><td>${formatNumber(t.downlinkKbps, 0)}</td>`

@@ -8,22 +8,23 @@ import { escapeHtml, formatNumber, isFiniteNumber } from './format.js';
  * @returns {string} '' when the run collected nothing about what the viewers saw
  */
 export function renderViewerSummary(r) {
-  /** @type {Array<[string, any]>} any: summary.viewer.streams as result.json holds them (lib/viewer/viewer.js withGetStatsFreezes) */
-  const streams = Object.entries(r.summary?.viewer?.streams ?? {}).sort(([a], [b]) => a.localeCompare(b));
-  if (!streams.length || !r.summary) return '';
+  const summary = r.summary?.viewer;
+  const streams = Object.entries(summary?.streams ?? {}).sort(([a], [b]) => a.localeCompare(b));
+  if (!streams.length || !summary) return '';
   /** @param {unknown} value @param {number} [decimals] */
   const n = (value, decimals = 0) => formatNumber(isFiniteNumber(value) ? value : null, decimals);
-  /** @param {{ count?: number, totalMs?: number }|undefined} f */
+  /** @param {{ count?: number|null, totalMs?: number|null }|undefined} f */
   const freezes = (f) => (f && isFiniteNumber(f.count) ? `${n(f.count)} · ${n(isFiniteNumber(f.totalMs) ? f.totalMs / 1000 : null, 2)} s` : '—');
   const head = ['Stream', 'Glass-to-glass mean', 'p50', 'p95', 'max', 'Frames shown', 'Source frames never shown', 'Freezes as seen',
     'Freezes (getStats)', 'PSNR (dB)', 'SSIM', 'VMAF mean', 'VMAF p5 · p50 · p95', 'Captures'];
-  /** @param {{ mean?: number, p5?: number, p50?: number, p95?: number }|undefined} v */
+  /** @param {{ mean?: number|null, p5?: number|null, p50?: number|null, p95?: number|null }|null|undefined} v */
   const vmaf = (v) => `<td>${n(v?.mean, 1)}</td><td>${v ? `${n(v.p5, 1)} · ${n(v.p50, 1)} · ${n(v.p95, 1)}` : '—'}</td>`;
   const rows = streams.map(([key, s]) => `<tr data-stream="${escapeHtml(key)}"><th scope="row">${escapeHtml(key.replace('->', ' → '))}</th>`
     + `<td>${n(s.glassToGlassMs?.mean)}</td><td>${n(s.glassToGlassMs?.median)}</td><td>${n(s.glassToGlassMs?.p95)}</td><td>${n(s.glassToGlassMs?.max)}</td>`
     + `<td>${n(s.framesShown)}</td><td>${s.frameCode ? n(s.framesSkipped) : '—'}</td><td>${freezes(s.freezes)}</td><td>${freezes(s.getStatsFreezes)}</td>`
     + `<td>${n(s.quality?.psnrDb, 2)}</td><td>${n(s.quality?.ssim, 4)}</td>${vmaf(s.quality?.vmaf)}<td>${n(s.quality?.captures)}</td></tr>`);
-  const o = r.summary.viewer.overall ?? {};
+  /** @type {Partial<typeof summary.overall>} */
+  const o = summary.overall ?? {};
   rows.push(`<tr class="run"><th scope="row">All streams</th><td class="avg">${n(o.glassToGlassMs?.mean)}</td><td class="avg">${n(o.glassToGlassMs?.median)}</td>`
     + `<td class="avg">${n(o.glassToGlassMs?.p95)}</td><td class="avg">${n(o.glassToGlassMs?.max)}</td><td></td><td></td><td class="avg">${freezes(o.freezes)}</td><td></td>`
     + `<td class="avg">${n(o.quality?.psnrDb, 2)}</td><td class="avg">${n(o.quality?.ssim, 4)}</td>${vmaf(o.quality?.vmaf)}<td></td></tr>`);
@@ -34,7 +35,7 @@ export function renderViewerSummary(r) {
     viewer.droppedCaptures ? `${n(viewer.droppedCaptures)} captures were dropped over the disk budget` : ''].filter(Boolean);
   const uncoded = streams.filter(([, s]) => !s.frameCode).map(([key]) => escapeHtml(key));
   // A Grid run's streams between two nodes: their frame times were on two clocks, moved onto one by measured offsets.
-  const clockErrors = Object.entries(r.summary.viewer.clockErrors ?? {}).filter(([, e]) => e && !e.sameNode)
+  const clockErrors = Object.entries(summary.clockErrors ?? {}).filter(([, e]) => e && !e.sameNode)
     .map(([key, e]) => `${escapeHtml(key.replace('->', ' → '))} ± ${Number.isFinite(e.clockErrorMs) ? `${n(e.clockErrorMs, 1)} ms` : 'unknown (a node\'s clock was not read)'}`);
   const undelayed = streams.filter(([, s]) => s.frameCode && typeof s.unavailable === 'string')
     .map(([key, s]) => `${escapeHtml(key.replace('->', ' → '))}: ${escapeHtml(s.unavailable)}`);

@@ -5,6 +5,7 @@ import { readInputText } from '../lib/input/input-file.js';
 import { parseReason } from '../lib/input/json-file.js';
 import { MAX_RESULT_FILE_BYTES } from '../lib/input/limits.js';
 import { InputError } from '../lib/system/errors.js';
+import { isRecord } from '../lib/input/validate.js';
 import { SCHEMA_VERSION } from '../lib/result/result.js';
 
 /**
@@ -44,18 +45,15 @@ import { SCHEMA_VERSION } from '../lib/result/result.js';
  * @property {ReportEntry[]} timeline
  * @property {import('../lib/result/result.js').RunEvent[]} events
  * @property {ReportNetwork} network
- * @property {Record<string, any>|null} summary  any: lib/result/run-summary.js summarize's own type
+ * @property {Partial<RunResult['summary']>|null} summary
  * @property {Partial<RunResult['resources']> & { rows: ResourceRow[] }} resources
  * @property {{ rows: SfuRow[], unavailable?: string|null }|null} sfu
  * @property {(Partial<import('../lib/result/result.js').ViewerResult> & { freezes: ViewerFreeze[],
- *   readCost: Record<string, unknown> })|null} viewer
+ *   readCost: import('../lib/result/result.js').ViewerResult['readCost'] })|null} viewer
  * @property {{ list: Array<import('../lib/cross/flows.js').FlowListEntry>, rows: import('../lib/result/result.js').FlowRow[],
  *   truth: FlowTruthEntry[] }} flows
  * @property {RunResult['setup']} [setup]
  */
-
-/** @param {unknown} v @returns {v is Record<string, any>} any: a record of result.json, read field by field */
-const isRecord = (v) => Boolean(v) && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * Parses and checks the text of a result.json. Throws InputError naming the file for malformed
@@ -104,61 +102,63 @@ export function parseResult(text, file) {
 /**
  * Fills every section the renderers read with an empty default, so they never meet undefined.
  * Keeps unknown fields. Pure.
- * @param {Record<string, any>} raw  any: result.json as parsed, each section checked here
+ * @param {object} result  result.json as parsed, each section checked here
  * @returns {ReportResult}
  */
-export function normalizeResult(raw) {
-  /** @param {unknown} v @returns {Record<string, any>} any: a record of result.json, read field by field */
+export function normalizeResult(result) {
+  const raw = /** @type {Record<string, unknown>} */ (result);
+  /** @param {unknown} v @returns {Record<string, unknown>} */
   const obj = (v) => (isRecord(v) ? v : {});
   /** @param {unknown} v @returns {unknown[]} */
   const arr = (v) => (Array.isArray(v) ? v : []);
   /**
    * The records of a list, typed as the harness writes them (lib/result/result.js): a list here is checked to hold
    * records, and what a renderer needs of a record's fields (t, peer, …) is checked by the filters below.
-   * any: a record of a parsed result file, before the renderer's checks
-   * @template {object} T @param {unknown} v @param {(record: Record<string, any>) => unknown} [keep] @returns {T[]}
+   * @template {object} T @param {unknown} v @param {(record: Record<string, unknown>) => unknown} [keep] @returns {T[]}
    */
   const records = (v, keep = () => true) => /** @type {T[]} */ (arr(v).filter(isRecord).filter(keep));
   const scenario = obj(raw.scenario);
   const network = obj(raw.network);
+  const environment = obj(raw.environment);
   return {
     ...raw,
     status: typeof raw.status === 'string' ? raw.status : 'unknown',
     errors: arr(raw.errors).map((e) => (typeof e === 'string' ? { message: e } : obj(e))),
-    scenario: { ...scenario, name: typeof scenario.name === 'string' ? scenario.name : 'unnamed', reference: scenario.reference ?? null },
+    scenario: { ...scenario, name: typeof scenario.name === 'string' ? scenario.name : 'unnamed', reference: /** @type {ScenarioReference|null} */ (scenario.reference ?? null) },
     environment: {
-      ...obj(raw.environment),
-      startedAt: typeof raw.environment?.startedAt === 'string' ? raw.environment.startedAt : null,
-      browser: obj(raw.environment?.browser),
-      media: obj(raw.environment?.media),
+      ...environment,
+      startedAt: typeof environment.startedAt === 'string' ? environment.startedAt : null,
+      browser: obj(environment.browser),
+      media: obj(environment.media),
     },
     timeline: records(raw.timeline, (e) => Number.isFinite(e.t) && e.peer),
     events: records(raw.events),
     network: {
       ...network,
       links: Object.fromEntries(Object.entries(obj(network.links)).map(([k, v]) => [k, obj(v)])),
-      routes: Object.fromEntries(Object.entries(obj(network.routes)).filter(([, v]) => Array.isArray(v) && v.every((l) => typeof l === 'string'))),
+      routes: /** @type {Record<string, string[]>} */ (Object.fromEntries(Object.entries(obj(network.routes))
+        .filter(([, v]) => Array.isArray(v) && v.every((l) => typeof l === 'string')))),
       configured: records(network.configured),
       truth: Array.isArray(network.truth) ? records(network.truth) : null,
       commands: records(network.commands),
       scheduleEvents: records(network.scheduleEvents),
     },
-    summary: raw.summary && typeof raw.summary === 'object' ? raw.summary : null,
-    resources: { ...obj(raw.resources), rows: records(raw.resources?.rows, (row) => Number.isFinite(row.t) && typeof row.process === 'string') },
+    summary: raw.summary && typeof raw.summary === 'object' ? /** @type {Partial<RunResult['summary']>} */ (raw.summary) : null,
+    resources: { ...obj(raw.resources), rows: records(obj(raw.resources).rows, (row) => Number.isFinite(row.t) && typeof row.process === 'string') },
     sfu: raw.sfu && typeof raw.sfu === 'object' ? {
       ...obj(raw.sfu),
-      rows: records(raw.sfu.rows, (row) => Number.isFinite(row.t) && typeof row.peer === 'string' && typeof row.feed === 'string'),
+      rows: records(obj(raw.sfu).rows, (row) => Number.isFinite(row.t) && typeof row.peer === 'string' && typeof row.feed === 'string'),
     } : null,
     viewer: raw.viewer && typeof raw.viewer === 'object' ? {
-      ...obj(raw.viewer),
-      freezes: records(raw.viewer.freezes, (f) => Number.isFinite(f.atS) && Number.isFinite(f.durationMs) && typeof f.peer === 'string'),
-      readCost: obj(raw.viewer.readCost),
+      .../** @type {Partial<import('../lib/result/result.js').ViewerResult>} */ (obj(raw.viewer)),
+      freezes: records(obj(raw.viewer).freezes, (f) => Number.isFinite(f.atS) && Number.isFinite(f.durationMs) && typeof f.peer === 'string'),
+      readCost: /** @type {import('../lib/result/result.js').ViewerResult['readCost']} */ (obj(obj(raw.viewer).readCost)),
     } : null,
     flows: {
       ...obj(raw.flows),
-      list: records(raw.flows?.list, (f) => typeof f.name === 'string'),
-      rows: records(raw.flows?.rows, (row) => Number.isFinite(row.t) && typeof row.flow === 'string'),
-      truth: records(raw.flows?.truth, (row) => Number.isFinite(row.t) && typeof row.flow === 'string' && typeof row.direction === 'string'),
+      list: records(obj(raw.flows).list, (f) => typeof f.name === 'string'),
+      rows: records(obj(raw.flows).rows, (row) => Number.isFinite(row.t) && typeof row.flow === 'string'),
+      truth: records(obj(raw.flows).truth, (row) => Number.isFinite(row.t) && typeof row.flow === 'string' && typeof row.direction === 'string'),
     },
   };
 }

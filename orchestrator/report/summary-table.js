@@ -11,6 +11,7 @@ import { meanTimeToSteadyS, timeToSteadyTable } from '../lib/stats/steady-rate.j
 import { fairnessByLink, perChangeReference } from './derived.js';
 import { timeSpan } from './series.js';
 import { finiteOrNull } from '../lib/stats/statistics.js';
+import { isRecord } from '../lib/input/validate.js';
 
 const RESOLUTION_KEYS = ['video.recvWidth', 'video.recvHeight'];
 /** Rows of the main table, in the order of J16 table 8-1 (the catalogue's); resolution is one "W × H" row. */
@@ -29,8 +30,6 @@ export const EXTRA_ROWS = headlinePaths('detail').filter((key) => !headlinePaths
  *   setupMs: Record<string, number|null>, windowS: [number, number], computed: boolean}} RunStatistics
  */
 
-/** @param {unknown} v @returns {v is Record<string, any>} any: a summary section as result.json holds it */
-const isRecord = (v) => Boolean(v) && typeof v === 'object' && !Array.isArray(v);
 /** summary.windowS as written: [from, to] in seconds (lib/result/run-summary.js). @param {unknown} v @returns {v is [number, number]} */
 const isWindow = (v) => Array.isArray(v);
 
@@ -141,7 +140,7 @@ export function buildDerived(result) {
   const { fairness: flowLinks, ...fair } = fairnessFigures({
     timeline: result.timeline, routes, configured, windowS: stats.windowS, flows: result.flows,
   });
-  /** @type {Record<string, any>} any: the summary's per-run fields, as each catalogue entry's fromSummary reads them */
+  /** @type {Record<string, unknown>} */
   const figures = {
     utilization: stats.utilization, setupMs: stats.setupMs, timeToSteadyS: meanTimeToSteadyS(steady.changes), ...fair,
     cpuLimitation: { harness: harnessCpuLimitation(result.timeline, stats.windowS) },

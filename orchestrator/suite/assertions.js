@@ -2,12 +2,13 @@
 // with a level off|warn|error. Format: docs/suites.md "Assertions". Pure apart from loadAssertions.
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../lib/system/errors.js';
-import { describeValue, expectObject, expectText } from '../lib/input/validate.js';
+import { describeValue, expectObject, expectText, isOneOf } from '../lib/input/validate.js';
 import { percentile } from '../lib/stats/statistics.js';
 import { displayPath, readJsonFile } from '../lib/input/json-file.js';
 import { KNOWN_METRICS, metricPool } from '../lib/result/metric-values.js';
 
 export const DEFAULT_ASSERTIONS_FILE = fileURLToPath(new URL('../assertions/defaults.json', import.meta.url));
+/** @type {Array<Assertion['level']>} */
 export const LEVELS = ['off', 'warn', 'error'];
 export const STATISTICS = ['median', 'mean', 'p5', 'p95', 'min', 'max'];
 /** @type {Record<'>='|'<='|'>'|'<', (value: number, threshold: number) => boolean>} */
@@ -65,11 +66,11 @@ export function parseAssertions(raw, file) {
     parsed[name] = list.map((item, index) => {
       const where = `${file}: scenarios.${name}[${index}]`;
       const entry = expectObject(item, where, ['check', 'level', 'why']);
-      expectText(entry.check, `${where}.check`, { what: 'a condition string such as "video.recvKbps median >= 400"', allowEmpty: true });
+      const check = expectText(entry.check, `${where}.check`, { what: 'a condition string such as "video.recvKbps median >= 400"', allowEmpty: true });
       const level = entry.level ?? 'error';
-      if (!LEVELS.includes(level)) throw new InputError(`${where}.level: must be one of ${LEVELS.join(', ')}, got ${describeValue(entry.level)}`);
-      if (entry.why !== undefined && entry.why !== null) expectText(entry.why, `${where}.why`, { what: 'a string', allowEmpty: true });
-      return { check: entry.check.trim(), level, why: entry.why ?? null, condition: parseCondition(entry.check, `${where}.check`) };
+      if (!isOneOf(LEVELS, level)) throw new InputError(`${where}.level: must be one of ${LEVELS.join(', ')}, got ${describeValue(entry.level)}`);
+      const why = entry.why === undefined || entry.why === null ? null : expectText(entry.why, `${where}.why`, { what: 'a string', allowEmpty: true });
+      return { check: check.trim(), level, why, condition: parseCondition(check, `${where}.check`) };
     });
   }
   return parsed;

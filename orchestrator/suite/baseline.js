@@ -121,16 +121,16 @@ export function parseBaseline(raw, file) {
     const machine = expectObject(top.machineClass, `${file}: machineClass`, MACHINE_CLASS_FIELDS);
     for (const field of MACHINE_CLASS_FIELDS) {
       const value = machine[field];
-      const ok = value === null || (field === 'cores' ? Number.isInteger(value) && value > 0 : typeof value === 'string' && value !== '');
+      const ok = value === null || (field === 'cores' ? typeof value === 'number' && Number.isInteger(value) && value > 0 : typeof value === 'string' && value !== '');
       if (!ok) throw new InputError(`${file}: machineClass.${field}: must be ${field === 'cores' ? 'a positive integer' : 'a non-empty string'} or null, got ${describeValue(value)}; save the baseline again`);
     }
   }
   const scenarios = expectObject(top.scenarios, `${file}: scenarios`, null, { what: 'an object of scenario name -> { runs, values }' });
   for (const [name, entry] of Object.entries(scenarios)) {
     const where = `${file}: scenarios.${name}`;
-    expectObject(entry, where, ['runs', 'values']);
-    expectNumber(entry.runs, `${where}.runs`, { min: 0, integer: true });
-    const values = expectObject(entry.values, `${where}.values`, KNOWN_METRICS);
+    const scenario = expectObject(entry, where, ['runs', 'values']);
+    expectNumber(scenario.runs, `${where}.runs`, { min: 0, integer: true });
+    const values = expectObject(scenario.values, `${where}.values`, KNOWN_METRICS);
     for (const [metric, list] of Object.entries(values)) {
       if (!Array.isArray(list)) throw new InputError(`${where}.values.${metric}: must be an array of per-run numbers, got ${describeValue(list)}`);
       list.forEach((value, index) => expectNumber(value, `${where}.values.${metric}[${index}]`));

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { writeFileAtomic, writeJsonAtomic } from '../lib/system/files.js';
 import { InputError } from '../lib/system/errors.js';
 import { displayPath, readJsonFile } from '../lib/input/json-file.js';
+import { isRecord } from '../lib/input/validate.js';
 import { REPRODUCTIONS, tableScenarios } from '../lib/scenario/reproductions.js';
 import { collectTableRuns, referencesOf } from './reproduction-runs.js';
 import { renderReproductionMarkdown } from './render-reproduction-md.js';
@@ -25,11 +26,10 @@ const runKey = (run) => runDirName(run.scenario, run.repetition);
  */
 async function readPublished(file) {
   if (!(await access(file).then(() => true, () => false))) return [];
-  // any: a parsed JSON file, checked field by field below
-  const data = /** @type {any} */ (readJsonFile(file, 'published reproduction', 'publish into a new folder'));
-  // any: an entry of a parsed JSON file; this checks its fields
-  const valid = (/** @type {any} */ run) => typeof run?.scenario === 'string' && Number.isInteger(run?.repetition);
-  if (data?.kind !== PUBLISHED_KIND || !Array.isArray(data.runs) || !data.runs.every(valid)) {
+  const data = readJsonFile(file, 'published reproduction', 'publish into a new folder');
+  /** @param {unknown} run @returns {run is TableRun} */
+  const valid = (run) => isRecord(run) && typeof run.scenario === 'string' && Number.isInteger(run.repetition);
+  if (!isRecord(data) || data.kind !== PUBLISHED_KIND || !Array.isArray(data.runs) || !data.runs.every(valid)) {
     throw new InputError(`${displayPath(file)}: not a published reproduction (kind ${PUBLISHED_KIND}, runs with scenario and repetition): `
       + 'publish into another folder, or restore the file from git');
   }

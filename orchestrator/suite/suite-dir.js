@@ -5,7 +5,7 @@ import { appendFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../lib/system/errors.js';
 import { writeFileAtomic, writeJsonAtomic } from '../lib/system/files.js';
-import { describeKind, describeValue, expectName, expectNumber, expectObject, expectText, isName } from '../lib/input/validate.js';
+import { describeKind, describeValue, expectName, expectNumber, expectObject, expectText, isName, isRecord } from '../lib/input/validate.js';
 import { RESULTS_ROOT } from '../lib/system/paths.js';
 import { loadResult, writeIndex } from '../report/write.js';
 import { displayPath, readJsonFile } from '../lib/input/json-file.js';
@@ -39,13 +39,15 @@ export async function readSuiteSummary(target) {
   const info = await stat(target).catch(() => null);
   const file = info?.isDirectory() ? path.join(target, OUTPUT_FILES.summary) : target;
   const shown = displayPath(file);
-  // any: kind, schemaVersion and runs are checked below; the rest is as a suite or merge of this harness wrote it
-  const summary = /** @type {any} */ (readJsonFile(file, 'suite summary', 'pass a suite directory (results/suites/<suite>/<timestamp>) or its summary.json'));
-  if (summary?.kind !== SUMMARY_KIND) throw new InputError(`${shown}: kind: must be "${SUMMARY_KIND}", got ${describeValue(summary?.kind)}; pass the summary.json a \`suite\` or \`merge\` run wrote`);
+  const summary = readJsonFile(file, 'suite summary', 'pass a suite directory (results/suites/<suite>/<timestamp>) or its summary.json');
+  if (!isRecord(summary) || summary.kind !== SUMMARY_KIND) {
+    throw new InputError(`${shown}: kind: must be "${SUMMARY_KIND}", got ${describeValue(isRecord(summary) ? summary.kind : undefined)}; pass the summary.json a \`suite\` or \`merge\` run wrote`);
+  }
   if (summary.schemaVersion !== SUMMARY_SCHEMA_VERSION) throw new InputError(`${shown}: schemaVersion: this harness reads ${SUMMARY_SCHEMA_VERSION}, got ${describeValue(summary.schemaVersion)}`);
   if (!Array.isArray(summary.runs)) throw new InputError(`${shown}: runs: must be an array, got ${describeValue(summary.runs)}`);
   summary.runs.forEach((/** @type {unknown} */ run, /** @type {number} */ i) => checkRun(run, `${shown}: runs[${i}]`));
-  return { suiteDir: path.dirname(path.resolve(file)), file, summary };
+  // kind, schemaVersion and runs are checked above; the rest is as a suite or merge of this harness wrote it
+  return { suiteDir: path.dirname(path.resolve(file)), file, summary: /** @type {import('./summary.js').SuiteSummary} */ (summary) };
 }
 
 /**

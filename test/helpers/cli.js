@@ -12,6 +12,9 @@ export const tempDir = (prefix = 'wtb-test-') => mkdtempSync(path.join(os.tmpdir
 /**
  * Runs the CLI as a user would. `onOutput(text, child)` sees stdout+stderr as they arrive (e.g. to send SIGINT); `wrap`
  * is a command that execs the CLI (`ip netns exec <ns>`: the child's pid is then the CLI's).
+ * @param {string[]} args
+ * @param {{ onOutput?: (text: string, child: import('node:child_process').ChildProcess) => void, timeoutMs?: number,
+ *   env?: Record<string, string>, wrap?: string[] }} [options]
  * @returns {Promise<{ code: number|null, signal: string|null, stdout: string, stderr: string }>}
  */
 export function runCli(args, { onOutput, timeoutMs = 240_000, env = {}, wrap = [] } = {}) {

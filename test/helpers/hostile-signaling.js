@@ -62,7 +62,9 @@ export function hostileRun() {
     await eventually(() => run.seen.join.length === run.seen.leave.length);
   });
   before(async () => {
-    run.relay = await createEmulator('relay', { compiled: compileNetwork({ file: 'hostile-signaling', peers: 2, network: {} }) });
+    run.relay = await createEmulator('relay', {
+      compiled: compileNetwork({ file: 'hostile-signaling', peers: 2, network: {} }), peers: ['p0', 'p1'], runId: 'hostile-signaling',
+    });
     ({ server: run.server, seen: run.seen } = await watchedServer({ room: 'run-1', secrets: run.secrets, rewriteCandidate: run.relay.rewriteCandidate }));
   });
   after(async () => {

@@ -32,7 +32,8 @@ export const DEFAULT_MIN_SAMPLES = 4;
 /**
  * The configured RTT between two peers at every time network.configured has a row: the one-way delays of
  * both routes summed (lib/network/link-model.js pathConditions).
- * @param {{configured: Array<{t: number, link: string}>, routes: Record<string, string[]>}} network  result.json's
+ * @param {{configured: import('../../orchestrator/lib/result/run-summary.js').ConfiguredLink[],
+ *   routes: Record<string, string[]>}} network  result.json's
  * @param {string} from @param {string} to
  * @returns {RttPoint[]}
  */

@@ -7,7 +7,10 @@ import { createRandom } from '../../orchestrator/lib/stats/random.js';
 import { frame, rawClient, wsClient } from './signaling-clients.js';
 
 
-/** A sample as client-app/stats.js intervalMetrics makes it, with t, peer and remote. */
+/**
+ * A sample as client-app/stats.js intervalMetrics makes it, with t, peer and remote (hostile tests pass wrong kinds).
+ * @param {{ t?: unknown, peer?: unknown, remote?: unknown }} [fields]
+ */
 export function realSample({ t = 1, peer = 'p0', remote = 'p1' } = {}) {
   return {
     t, peer, remote, intervalS: 1.002,

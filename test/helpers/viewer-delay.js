@@ -5,6 +5,7 @@ import { pathConditions } from '../../orchestrator/lib/network/link-model.js';
 import { linksAt } from '../../orchestrator/lib/result/run-summary.js';
 
 /** The received streams of a two-party call: [remote, peer]. */
+/** @type {Array<[string, string]>} */
 export const STREAMS = [['p0', 'p1'], ['p1', 'p0']];
 
 /** Timeline entries of one received stream in the measurement window. */

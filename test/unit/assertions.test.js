@@ -18,7 +18,7 @@ test('conditions: comparisons and within-ranges parse into metric, statistic and
   assert.deepEqual(parseCondition('  rttMs   p95 <= 1100 ', 'f'), { metric: 'rttMs', statistic: 'p95', op: '<=', threshold: 1100 });
   assert.deepEqual(parseCondition('utilization median within 0.6..0.95', 'f'), { metric: 'utilization', statistic: 'median', op: 'within', min: 0.6, max: 0.95 });
   assert.deepEqual(parseCondition('lossPct max < 0.5', 'f'), { metric: 'lossPct', statistic: 'max', op: '<', threshold: 0.5 });
-  assert.deepEqual(parseCondition('audio.lossPct mean within 2 .. 8', 'f').max, 8);
+  assert.deepEqual(/** @type {{ max: number }} */ (parseCondition('audio.lossPct mean within 2 .. 8', 'f')).max, 8);
 });
 
 test('bad conditions name the field, the text and what is wrong', () => {
@@ -105,7 +105,7 @@ test('every error-level quality floor lies well below the shipped smoke baseline
   let checked = 0;
   for (const [scenario, list] of Object.entries(defaults)) {
     for (const assertion of list.filter((a) => a.level === 'error' && a.why.startsWith('floor:'))) {
-      const { metric, op, threshold } = assertion.condition;
+      const { metric, op, threshold } = /** @type {{ metric: string, op: string, threshold: number }} */ (assertion.condition);
       assert.ok(op === '>=' || op === '>', `${scenario}: '${assertion.check}': a floor is a lower bound`);
       const runs = baseline.scenarios[scenario]?.values[metric];
       if (!runs) continue;

@@ -31,7 +31,7 @@ test('v1 is used where it holds the controllers; v2 where its root lists them; e
   assert.deepEqual(chooseLayout({ mounts: mounts('none'), v2Controllers: '', needs: ['cpu', 'cpuset'] }),
     { missing: 'the cpu and cpuset controllers of cgroup v1 or v2 (found: v1 none; v2 at /mnt/my cgroups with no controllers)' });
   const onlyCpu = { v1: { cpu: '/sys/fs/cgroup/cpu', cpuset: null }, v2: null };
-  assert.match(chooseLayout({ mounts: onlyCpu, v2Controllers: null, needs: ['cpu', 'cpuset'] }).missing, /v1 cpu at \/sys\/fs\/cgroup\/cpu; v2 not mounted/);
+  assert.match(/** @type {{ missing: string }} */ (chooseLayout({ mounts: onlyCpu, v2Controllers: null, needs: ['cpu', 'cpuset'] })).missing, /v1 cpu at \/sys\/fs\/cgroup\/cpu; v2 not mounted/);
 });
 
 test('cgroup names carry the run and the peer; anything else is not ours', () => {
@@ -93,7 +93,7 @@ test('v2: one directory with cpu.max and cpuset.cpus, the controllers enabled fo
 
 test('more cores than the machine lets the run use is an environment error naming the field', () => {
   assert.throws(() => peerCgroupPlan({ layout: V1, name: 'n', limits: { cpuQuotaCores: null, cpuCount: 4 }, allowedCpus: '0-1', mems: '0', where: 'x.json: devices.p1' }),
-    (error) => error.name === 'EnvironmentError' && error.exitCode === 3
+    (/** @type {Error & { exitCode?: number }} */ error) => error.name === 'EnvironmentError' && error.exitCode === 3
       && /^x\.json: devices\.p1\.cpuCount: 4 cores asked, but this machine lets the run use 2 \(0-1\); give at most 2$/.test(error.message));
 });
 

@@ -1,7 +1,7 @@
 // The house rules that keep the code base readable as it grows, checked on every `npm test`.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -174,13 +174,28 @@ test('outside a backend\'s folder no code branches on a backend\'s name (it read
   assert.deepEqual(backendNameBranches(sample, ['relay', 'netem', 'dummynet', 'node-relay']).map((found) => Number(found.split(':')[0])), [1, 2, 3, 4, 5, 6]);
 });
 
-test('the JSDoc types check strictly (noImplicitAny, strictNullChecks): tsc --noEmit over orchestrator/, signaling/, client-app/, media/ and bench/ (jsconfig.json)', async () => {
+test('the JSDoc types check: strictly over orchestrator/, signaling/, client-app/, media/ and bench/ (jsconfig.json); over test/ '
+  + 'with implicit any, unchecked null and untyped catch variables allowed (test/jsconfig.json)', async () => {
   const { include, compilerOptions } = JSON.parse(readFileSync(path.join(ROOT, 'jsconfig.json'), 'utf8'));
   assert.equal(compilerOptions.noImplicitAny, true);
   assert.equal(compilerOptions.strictNullChecks, true);
   for (const dir of ['orchestrator', 'signaling', 'client-app', 'media', 'bench']) assert.ok(include.includes(`${dir}/**/*.js`), `jsconfig.json covers ${dir}/`);
-  const { code, output } = await run(bin('tsc'), ['-p', 'jsconfig.json']);
-  assert.equal(code, 0, output);
+  const product = await run(bin('tsc'), ['-p', 'jsconfig.json']);
+  assert.equal(product.code, 0, product.output);
+  // Tests build partial fixtures and read what they just asserted, so implicit any, null and catch variables are
+  // theirs to use; maxNodeModuleJsDepth is repeated because a jsconfig.json's own default (2) beats the extended one.
+  // Each file in exclude still has type errors to fix (issue 37).
+  const tests = JSON.parse(readFileSync(path.join(ROOT, 'test', 'jsconfig.json'), 'utf8'));
+  assert.equal(tests.extends, '../jsconfig.json');
+  assert.deepEqual(tests.include, ['./**/*.js']);
+  assert.deepEqual(tests.compilerOptions,
+    { maxNodeModuleJsDepth: 0, noImplicitAny: false, strictNullChecks: false, useUnknownInCatchVariables: false });
+  assert.deepEqual(tests.exclude.filter((file) => !existsSync(path.join(ROOT, 'test', file))), [], 'drop a removed file from exclude');
+  const { output } = await run(bin('tsc'), ['-p', 'test/jsconfig.json']);
+  // The product's files come along through the tests' imports, checked with the tests' relaxations: the strict run
+  // above is their verdict.
+  const errors = output.split('\n').filter((line) => line.startsWith('test/') || line.startsWith('error'));
+  assert.deepEqual(errors, [], output);
 });
 
 test('lint: no unused variables, no line over 140 characters, no product file over 400 lines or function over 80 (eslint.config.js)', async () => {

@@ -66,6 +66,7 @@ test('the flag overrides the scenario file; the file is still checked, and an SF
 });
 
 test('the preference list holds the chosen codec\'s entries in the browser\'s order, then RTX, RED and FEC, nothing else', () => {
+  /** @type {Array<[string, string[]]>} */
   const cases = [['vp8', ['video/VP8']], ['vp9', ['video/VP9', 'video/VP9']], ['h264', ['video/H264', 'video/H264', 'video/H264']], ['av1', ['video/AV1']]];
   for (const [name, expected] of cases) {
     assert.deepEqual(mimeTypes(preferredCodecs(RECEIVE, normalizeCodec(name, 'x'))), [...expected, ...RESILIENCE], name);

@@ -123,9 +123,10 @@ test('cpuLimitedPeers names the peers either verdict names; constrainedPeers the
   const harness = { peers: { p2: { limited: false }, p3: { limited: true } } };
   assert.deepEqual(cpuLimitedPeers({ byPeer: { p0: 0.1, p1: 0.9, p2: CPU_LIMITED_SHARE }, harness }), ['p1', 'p3']);
   assert.deepEqual(cpuLimitedPeers(null), []);
-  const devices = {
+  // p0's device sets only its screen size: not a CPU constraint.
+  const devices = /** @type {Parameters<typeof constrainedPeers>[0]} */ ({
     p0: { width: 640 }, p1: { cpuThrottlingRate: 4 }, p2: { cpuQuotaCores: 0.5 }, p3: { cpuCount: 1 }, p4: { cpuThrottlingRate: 1 },
-  };
+  });
   assert.deepEqual([...constrainedPeers(devices)], ['p1', 'p2', 'p3']);
   assert.deepEqual([...constrainedPeers(undefined)], []);
 });

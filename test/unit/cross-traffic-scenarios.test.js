@@ -14,12 +14,12 @@ const read = (name) => JSON.parse(readFileSync(new URL(`${name}.json`, DIR), 'ut
 // run to the end of the run (no stopS), like the main call, which runs from `mainCall.startS` to the end.
 /** RMCAT's and I22's media flows are one-way. */
 const ONE_WAY = { startS: 0, direction: 'forward' };
-const RUNS_TO_END = 'end';
+const RUNS_TO_END = /** @type {'end'} */ ('end');
 
 /**
  * @typedef {{ name: string, kind: string, startS: number, stopS?: number|'end', direction?: string,
  *   pauses?: {atS: number, durationS: number}[], count?: number, idleMeanS?: number, minBytes?: number,
- *   maxBytes?: number, from?: string, to?: string }} ExpectedFlow
+ *   maxBytes?: number, seed?: number, from?: string, to?: string }} ExpectedFlow
  * @typedef {{ group: string, durationS: number, fwd: number[][], back?: number[][], queueMs?: number,
  *   queuePackets?: number, bottleneckDelayMs: number, flows: ExpectedFlow[], source: RegExp,
  *   metrics?: Record<string, number>, accessDelaysMs?: number[], mainCall?: { startS: number, direction: string } }} Expected

@@ -10,8 +10,9 @@ import { compileNetwork } from '../../orchestrator/lib/network/schedule.js';
 
 const ADDRESSES = { p0: '10.0.0.1', p1: '10.0.0.2' };
 const compile = (network, durationS = 300) => compileNetwork({ file: 'x.json', durationS, network });
+/** @param {Partial<import('../../orchestrator/lib/network/link-model.js').LinkParams>} overrides */
 const link = (overrides = {}) => ({
-  rateKbps: null, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, ...overrides,
+  rateKbps: null, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, trace: null, ...overrides,
 });
 const plan = (platform, compiled) => planDummynet({ platform, peers: ['p0', 'p1'], links: Object.keys(compiled.links), routes: compiled.routes, addresses: ADDRESSES });
 
@@ -137,7 +138,7 @@ test('on Linux the dummynet backend stops with an EnvironmentError before runnin
   const caps = await dummynetCapabilities({ platform: 'linux' });
   assert.equal(caps.available, false);
   assert.match(caps.reasons[0], /macOS.*FreeBSD.*--emulator netem/);
-  const emulator = createDummynetEmulator({ peers: ['p0', 'p1'], compiled: compile({}), addresses: ADDRESSES });
+  const emulator = createDummynetEmulator({ peers: ['p0', 'p1'], compiled: compile({}) });
   await assert.rejects(emulator.setup(), EnvironmentError);
   assert.deepEqual(emulator.commands, []);
 });

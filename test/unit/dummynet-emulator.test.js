@@ -45,7 +45,9 @@ function fakeHost(platform, { failOn, onLine, network = compiled } = {}) {
 
 test('dummynet on macOS: pipes at set-up, pf rules per peer socket as its candidate passes, all removed at close', async () => {
   const host = fakeHost('macos');
-  const emulator = await createEmulator('dummynet', host.options);
+  // dummynet's own addition to the contract: the address each peer's media leaves from.
+  const emulator = /** @type {import('../../orchestrator/emulators/contract.js').Emulator & { addressOf: (peer: string) => string }} */ (
+    await createEmulator('dummynet', host.options));
   assert.deepEqual(host.closers.map(({ name, linesBefore }) => [name, linesBefore]), [['dummynet emulator', 0]], 'closer registered before any command');
   const setUpLines = host.lines.splice(0);
   assert.deepEqual(setUpLines.slice(0, 3), ['pfctl -q -a com.apple/wtb -F all', 'dnctl pipe 1001 delete', 'dnctl pipe 1002 delete'],

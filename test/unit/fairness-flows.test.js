@@ -167,7 +167,7 @@ test("the run's Jain figures come from the flows when the scenario has some on t
   const withFlows = fairnessFigures({ timeline, routes, configured: [], windowS: [0, 10], flows });
   assert.deepEqual([withFlows.jainIndex, withFlows.jainIndexPerSecond, Object.keys(withFlows.fairness.links)], [1, 1, ['bottleneck.fwd']]);
   // A data flow without a bottleneck: no link is reported, so the figures stay those of the shared routes.
-  const bulk = [{ series: [series('bulk', [[0, 10]], { links: ['p0.up'] })] }];
+  const bulk = /** @type {import('../../orchestrator/lib/cross/flows.js').FlowListEntry[]} */ ([{ series: [series('bulk', [[0, 10]], { links: ['p0.up'] })] }]);
   const offLink = fairnessFigures({ timeline, routes, configured: [], windowS: [0, 10], flows: { list: bulk, rows: [] } });
   assert.deepEqual([offLink.fairness, offLink.jainIndex], [{ links: {} }, 0.8]);
   const summary = summarize({ timeline, warmupS: 0, durationS: 10, setupMs: {}, configured: [], routes: {}, flows });

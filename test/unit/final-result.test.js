@@ -14,7 +14,10 @@ import { MAX_PAGE_EVENTS_PER_PEER, MAX_PAGE_EVENTS_PER_TYPE, createRecorder } fr
 const START_MS = 1_790_000_000_000;
 const MEDIA_MS = START_MS + 5000;
 
-/** What run.js holds once the browsers of a 5 s two-party call have closed, the pages' events recorded through `record`. */
+/**
+ * What run.js holds once the browsers of a 5 s two-party call have closed, the pages' events recorded through `record`.
+ * @param {(recorder: ReturnType<typeof createRecorder>, clock: { nowMs: number }) => void} [record]
+ */
 function finishedCall(record = () => {}) {
   const clock = { nowMs: START_MS };
   const recorder = createRecorder({ log: () => {}, startedAtEpochMs: START_MS, now: () => clock.nowMs });

@@ -65,6 +65,7 @@ test('pauses stop the sending side(s) and resume them, except a pause that lasts
 });
 
 test('a data flow: its sender opens the channel at startS and stops at stopS; default p0 -> p1', () => {
+  /** @type {import('../../orchestrator/lib/cross/flows.js').Flow[]} */
   const flows = [
     { name: 'bulk', kind: 'data', startS: 5, stopS: 20, from: 'p1', to: 'p0' },
     { name: 'plain', kind: 'data', startS: 0, stopS: 8 },

@@ -10,7 +10,8 @@ import { eventPorts, hubConfig, nodeConfig } from '../../orchestrator/lib/grid/g
 import { driverMismatch, gridJarsDir, gridPom, SELENIUM_GRID_VERSION } from '../../orchestrator/grid/versions.js';
 import { localSecretsFile, readSecrets, SECRET_ENV, writeLocalSecrets } from '../../orchestrator/grid/secrets.js';
 
-const node = (label, freeSlots = 2) => ({ id: label, uri: `http://${label}:5555`, label, maxSessions: 2, freeSlots, binary: '/usr/bin/chromium', mediaDir: '/m', cores: 2, browserVersion: null });
+/** A node without a relay: the fields placement reads. @param {string} label @param {number} [freeSlots] */
+const node = (label, freeSlots = 2) => /** @type {import('../../orchestrator/lib/grid/grid.js').GridNode} */ ({ id: label, uri: `http://${label}:5555`, label, maxSessions: 2, freeSlots, binary: '/usr/bin/chromium', mediaDir: '/m', cores: 2, browserVersion: null });
 
 test('--spread puts peers round-robin on the nodes; without it each node is filled first', () => {
   const nodes = [node('a'), node('b')];
@@ -132,7 +133,7 @@ test('--grid-secrets naming a file that is not one (a shadow-like text, a device
   const dir = mkdtempSync(path.join(os.tmpdir(), 'wtb-grid-secrets-'));
   const shadow = path.join(dir, 'shadow');
   writeFileSync(shadow, 'root:$6$saltsalt$hashhashhash:20000:0:99999:7:::\n');
-  assert.throws(() => readSecrets(shadow, {}), (error) => {
+  assert.throws(() => readSecrets(shadow, {}), (/** @type {Error & { exitCode?: number }} */ error) => {
     assert.match(error.message, /shadow:\d+:\d+: invalid JSON in the Grid's secrets file/);
     assert.doesNotMatch(error.message, /root|saltsalt|hashhash/);
     return true;

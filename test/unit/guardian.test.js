@@ -50,7 +50,7 @@ test('a guardian ignores Ctrl-C, hang-up and SIGTERM; when its stdin closes with
   const files = runFiles();
   const { child, exited } = await echoGuardian(files);
   child.stdin.write('pid 41 1\npid 42 2\n');
-  for (const signal of ['SIGINT', 'SIGHUP', 'SIGTERM']) child.kill(signal);
+  for (const signal of /** @type {NodeJS.Signals[]} */ (['SIGINT', 'SIGHUP', 'SIGTERM'])) child.kill(signal);
   await sleep(200);
   assert.equal(child.exitCode, null, 'still running after the signals');
   child.stdin.end('pid 4 4');

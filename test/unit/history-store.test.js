@@ -22,7 +22,7 @@ test('each imported night gets one aggregate row per scenario × metric, the sam
     const first = await nightMetrics(store);
     assert.equal(first.length, 16 * SCENARIOS.length * SYNTHETIC_METRICS.length);
     const last = all.at(-1);
-    const values = last.runs.filter(({ run }) => run.scenario === 'b').map(({ metrics }) => metrics.find((m) => m.metric === 'rttMs').median).sort((x, y) => x - y);
+    const values = last.runs.filter(({ run }) => run.scenario === 'b').map(({ metrics }) => /** @type {number} */ (metrics.find((m) => m.metric === 'rttMs').median)).sort((x, y) => x - y);
     const row = first.find((r) => r.night_id === last.night.id && r.scenario === 'b' && r.metric === 'rttMs');
     assert.deepEqual([row.median, row.n, row.regression], [values[1], 3, 1]);
     for (const night of all) await writeRecords(store, night);
@@ -61,7 +61,9 @@ test('a store of schema version 2 is back-filled with the aggregate an import wr
 test('the rolling baseline from the store starts at the newest night compared with no baseline (a reset)', async () => {
   const store = await openStore(path.join(tempDir('wtb-history-store-'), 'h.sqlite'));
   try {
-    const all = [...nights()].map(({ night, ...rest }, i) => ({ ...rest, night: { ...night, compared_with: i === 0 || i === 12 ? '' : 'rolling: 5 nights' } }));
+    const all = [...nights()].map(({ night, ...rest }, i) => ({
+      ...rest, night: /** @type {typeof night} */ ({ ...night, compared_with: i === 0 || i === 12 ? '' : 'rolling: 5 nights' }),
+    }));
     for (const night of all) await writeRecords(store, night);
     const green = all.filter(({ night }) => night.outcome === 'passed').map(({ night }) => night.id);
     const { nights: rolled, values } = await readGreenNights(store, { suite: 'nightly', limit: 20 });

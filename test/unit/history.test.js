@@ -109,7 +109,7 @@ test('a worse slow drift becomes a suite warning in summary.md and report.html, 
   assert.deepEqual(warnings, ['slow drift (results store): s video.recvKbps: drifted -20.0 % (worse): median of the last 7 nights 1200 vs 1500 the 7 before']);
 
   const summary = buildSuiteSummary({
-    suite: { name: 'smoke', description: 'd' }, regression: DEFAULT_REGRESSION, assertions: {}, assertionsFile: null, scenarios: ['s'],
+    suite: /** @type {Parameters<typeof buildSuiteSummary>[0]['suite']} */ ({ name: 'smoke', description: 'd' }), regression: DEFAULT_REGRESSION, assertions: {}, assertionsFile: null, scenarios: ['s'],
     runs: [{ scenario: 's', repetition: 1, dir: 's/run-1', hasReport: false, result: fakeResult({ seed: 1 }) }],
     startedAt: '2026-01-15T01:00:00Z', endedAt: '2026-01-15T01:10:00Z',
   });
@@ -129,7 +129,9 @@ test('a stored IQR holds its median when the peers have unequal counts of a spar
     else if (entry.t % 5 === 0) entry.video.vmaf = 96 + (entry.t % 2) / 10;
   }
   result.summary = summarize({ timeline: result.timeline, warmupS: 5, durationS: 20, setupMs: {}, configured: [], routes: {} });
-  const row = metricRows(result, 'run').find((r) => r.metric === 'video.vmaf');
+  // The fixture holds the parts of a result the metric rows read.
+  const rows = metricRows(/** @type {import('../../orchestrator/report/result-file.js').ReportResult} */ (/** @type {unknown} */ (result)), 'run');
+  const row = rows.find((r) => r.metric === 'video.vmaf');
   assert.ok(row && row.q1 !== null && row.q3 !== null, 'a VMAF row with quartiles');
   assert.ok(row.median < 98, `the median is the mean of the peers' medians: ${row.median}`);
   assert.ok(row.q1 <= row.median && row.median <= row.q3, `IQR ${row.q1}..${row.q3} around ${row.median}`);

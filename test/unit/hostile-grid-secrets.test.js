@@ -64,7 +64,7 @@ test('a second grid-hub neither replaces nor deletes a live hub\'s secrets file;
   const { env } = freshHome();
   await withEnv(env, async () => {
     const first = await writeLocalSecrets({ ...SECRETS, hubUrl: 'http://127.0.0.1:4444' });
-    await assert.rejects(writeLocalSecrets({ ...SECRETS, password: 'x'.repeat(48), hubUrl: 'http://127.0.0.1:5444' }), (error) => {
+    await assert.rejects(writeLocalSecrets({ ...SECRETS, password: 'x'.repeat(48), hubUrl: 'http://127.0.0.1:5444' }), (/** @type {Error & { exitCode?: number }} */ error) => {
       assert.ok(error.message.includes(first.file), error.message);
       assert.match(error.message, new RegExp(`grid-hub \\(pid ${process.pid}, http://127\\.0\\.0\\.1:4444\\) is running`));
       return true;

@@ -8,7 +8,10 @@ import { startEndlessServer } from '../helpers/endless-server.js';
 
 const secrets = { registrationSecret: 'r', username: 'u', password: 'p' };
 
-/** One node as the hub's /status lists it (Selenium 4.47: `id`, `uri`), our stereotype in each slot, with `patch` over it. */
+/**
+ * One node as the hub's /status lists it (Selenium 4.47: `id`, `uri`), our stereotype in each slot, with `patch` over it.
+ * @param {string} label @param {{ node?: object, stereotype?: object, slots?: number }} [patch]
+ */
 function statusNode(label, { node = {}, stereotype = {}, slots = 2 } = {}) {
   const ours = { ...nodeStereotype({ label, binary: '/usr/bin/chromium', mediaDir: '/srv/media/', cores: 2 }), ...stereotype };
   return {
@@ -24,7 +27,7 @@ test('hostile hub: a /status body that never ends is refused at the byte limit w
   let peak = before;
   const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 5);
   try {
-    await assert.rejects(gridStatus(hub.url, secrets), (error) => {
+    await assert.rejects(gridStatus(hub.url, secrets), (/** @type {Error & { exitCode?: number }} */ error) => {
       assert.match(error.message, /the Grid at http:\/\/127\.0\.0\.1:\d+: its reply to GET \/status is over 4194304 bytes; .*Selenium Grid 4/);
       assert.equal(error.exitCode, 3);
       return true;
@@ -39,7 +42,7 @@ test('hostile hub: a /status body that never ends is refused at the byte limit w
 
 test('hostile hub: a null node, or a node that is not an object, is an error naming value.nodes[i], not a TypeError', () => {
   for (const bad of [null, 7, 'node', []]) {
-    assert.throws(() => gridNodes(status(statusNode('n1'), bad)), (error) => {
+    assert.throws(() => gridNodes(status(statusNode('n1'), bad)), (/** @type {Error & { exitCode?: number }} */ error) => {
       assert.match(error.message, /the Grid's \/status: value\.nodes\[1\]: the node must be an object, got /);
       assert.equal(error.exitCode, 3, error.stack);
       return true;
@@ -51,7 +54,7 @@ test('hostile hub: a null node, or a node that is not an object, is an error nam
 
 test('hostile hub: labels of 10 000 characters, with a newline, HTML or a leading "_" are refused with the label rule of grid-node --label', () => {
   for (const label of ['n'.repeat(10_000), 'n1\nERROR: all tests passed', '<img src=x onerror=alert(1)>', '_n1', '', 7]) {
-    assert.throws(() => gridNodes(status(statusNode('n1', { stereotype: { [CAP.label]: label } }))), (error) => {
+    assert.throws(() => gridNodes(status(statusNode('n1', { stereotype: { [CAP.label]: label } }))), (/** @type {Error & { exitCode?: number }} */ error) => {
       assert.match(error.message, /value\.nodes\[0\]: stereotype wtb:label must be a node label \(letters, digits, "\.", "_", "-"; up to 63, as grid-node --label\)/);
       assert.ok(error.message.length < 400, `the message quotes at most a bit of the label: ${error.message.length} characters`);
       assert.doesNotMatch(error.message, /\n/);
@@ -100,8 +103,8 @@ test('hostile hub: id, uri, maxSessions, slots, sessions, binary, mediaDir, core
     [{ stereotype: { browserVersion: '<script>' } }, /browserVersion must be a version \(letters, digits, "\.", "_", "-"; up to 64\), got "<script>"/],
     [{ stereotype: { browserVersion: 'x'.repeat(10_000) } }, /browserVersion must be a version/],
   ];
-  for (const [patch, expected] of cases) {
-    assert.throws(() => gridNodes(status(statusNode('n1', patch))), (error) => {
+  for (const [patch, expected] of /** @type {Array<[{ node?: object, stereotype?: object }, RegExp]>} */ (cases)) {
+    assert.throws(() => gridNodes(status(statusNode('n1', patch))), (/** @type {Error & { exitCode?: number }} */ error) => {
       // A node is named by its label once that is read.
       assert.match(error.message, /^--grid: the Grid's \/status: value\.nodes\[0\]( \(grid-node n1\))?: /);
       assert.match(error.message, expected);

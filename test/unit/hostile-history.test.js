@@ -43,6 +43,7 @@ test('hostile result.json: an array-valued n cannot add a row to another run\'s 
 });
 
 /** Each field the store keeps, given a value no harness writes; the import must name the file and that field. */
+/** @type {Array<[string, (result: any) => void]>} any: each spoils a result.json fixture a field the types forbid */
 const BAD_RESULT_FIELDS = [
   ['summary.overall.video.recvKbps.mean', (r) => { r.summary.overall['video.recvKbps'].mean = { a: 1 }; }],
   ['summary.overall.video.recvKbps.n', (r) => { r.summary.overall['video.recvKbps'].n = 2.5; }],
@@ -58,7 +59,7 @@ test('hostile result.json: an object, array or fraction where the store keeps a 
     const result = makeResult('static');
     spoil(result);
     const dir = runDir(root, field, result);
-    await assert.rejects(readRecords(dir, { commit: null }), (error) => {
+    await assert.rejects(readRecords(dir, { commit: null }), (/** @type {Error & { exitCode?: number }} */ error) => {
       assert.equal(error.exitCode, 2, `${field}: ${error.stack}`);
       assert.ok(error.message.startsWith(`${path.join(dir, 'result.json')}: ${field}: must be `), error.message);
       return true;
@@ -83,6 +84,7 @@ function suiteDir(root, scenarios, extra = {}) {
 test('hostile summary.json: an array in a comparison or the night cannot shift the night\'s rows, and is named', async () => {
   const root = tempDir('wtb-hostile-summary-');
   const check = { metric: 'video.recvKbps', verdict: 'regression', current: { median: [1, 'other-night', 's', 'rttMs'] }, baseline: { median: 2 } };
+  /** @type {Array<[string, RegExp]>} */
   const cases = [
     [suiteDir(root, [{ name: 'unconstrained', regressions: [check] }]), /summary\.json: scenarios\[0\]\.regressions\[0\]\.current\.median: must be/],
     [suiteDir(root, [], { exitCode: [0, 1] }), /summary\.json: exitCode: must be/],

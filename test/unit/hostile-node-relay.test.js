@@ -67,7 +67,7 @@ test('a request\'s header is checked against the node, the method and the body i
   const request = { label: 'n1', method: 'stats', counter: '7', body: '' };
   const header = authHeader('key', request);
   assert.deepEqual(checkAuth(header, 'key', request), { counter: '7', bodySha256: header.split(' ')[1] });
-  for (const [what, other] of [['another node', { label: 'n2' }], ['another method', { method: 'close' }]]) {
+  for (const [what, other] of /** @type {Array<[string, object]>} */ ([['another node', { label: 'n2' }], ['another method', { method: 'close' }]])) {
     assert.equal(checkAuth(header, 'key', { ...request, ...other }), null, what);
   }
   assert.equal(checkAuth(header, 'another key', request), null);
@@ -90,7 +90,7 @@ test('a run\'s params are checked with the scenario\'s own validators before the
   const check = runParamsChecker('10.0.0.5');
   const candidate = { peer: 'p0', remotePeer: 'sfu', address: '10.0.0.9', port: 5000, bindAddress: '10.0.0.5' };
   assert.deepEqual(check('register', candidate), candidate);
-  assert.equal(check('register', { ...candidate, bindAddress: '127.0.0.1' }).bindAddress, '127.0.0.1');
+  assert.equal(/** @type {typeof candidate} */ (check('register', { ...candidate, bindAddress: '127.0.0.1' })).bindAddress, '127.0.0.1');
   /** @param {string} method @param {unknown} params @param {RegExp} pattern */
   const refused = (method, params, pattern) => assert.throws(() => check(method, params),
     (error) => error instanceof InputError && pattern.test(error.message), `${method} ${JSON.stringify(params)?.slice(0, 80)}`);
@@ -105,7 +105,7 @@ test('a run\'s params are checked with the scenario\'s own validators before the
   refused('probe', { address: '10.0.0.9', port: 9, count: 201, intervalMs: 10 }, /probe: params\.count: must be an integer from 1 to 200/);
   refused('processMemory', [1, 2], /processMemory: params: must be an object/);
   refused('truth', { any: 1 }, /truth: takes no params/);
-  assert.deepEqual(check('configure', { links: { 'p0.up': { oneWayDelayMs: 20 } }, routes: { 'p0->p1': ['p0.up'] } }).routes, { 'p0->p1': ['p0.up'] });
+  assert.deepEqual(/** @type {{ routes: object }} */ (check('configure', { links: { 'p0.up': { oneWayDelayMs: 20 } }, routes: { 'p0->p1': ['p0.up'] } })).routes, { 'p0->p1': ['p0.up'] });
   const nowMs = Date.now();
   assert.equal(check('restartTraces', nowMs), nowMs);
 });

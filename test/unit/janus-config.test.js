@@ -56,6 +56,7 @@ test('a WebSocket port adds the WebSocket transport on that port; another API ad
 });
 
 test('every input is checked, naming the field', () => {
+  /** @type {Array<[object, RegExp]>} */
   const cases = [
     [{ configDir: 'relative/janus' }, /configDir must be an absolute path/],
     [{ logFile: '/x/"quoted".log' }, /logFile must be an absolute path without quotes/],

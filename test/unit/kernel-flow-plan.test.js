@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FIRST_PORT, NAMESPACE_PREFIX, planKernelFlows } from '../../orchestrator/cross/kernel-flow-plan.js';
 
+/** @type {import('../../orchestrator/cross/kernel-flow-plan.js').KernelFlow[]} */
 const FLOWS = [
   { name: 'tcp', kind: 'tcp', startS: 60, stopS: 660.4 },
   { name: 'cbr', kind: 'udp', rateKbps: 500, startS: 30, stopS: 90, direction: 'backward' },

@@ -37,6 +37,7 @@ test('normalizeLinkParams names the file, field and reason', () => {
 });
 
 test('every field has a range: values that would break an emulator\'s command are rejected, naming field and range', () => {
+  /** @type {Array<[object, string|RegExp]>} */
   const cases = [
     // tc would get `rate 0bit`
     [{ rateKbps: 0.0001 }, 'x.json: network.link.rateKbps: must be a number from 8 to 10000000, got 0.0001'],

@@ -4,7 +4,7 @@ import { LinkQueue } from '../../orchestrator/emulators/relay/link-queue.js';
 
 /** @param {Partial<import('../../orchestrator/lib/network/link-model.js').LinkParams>} overrides */
 const params = (overrides = {}) => ({
-  rateKbps: null, queuePackets: null, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, ...overrides,
+  rateKbps: null, queuePackets: null, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, trace: null, ...overrides,
 });
 
 /** Polls the link at every event time up to endMs (as the relay's timer would) and collects deliveries. */

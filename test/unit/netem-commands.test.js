@@ -13,8 +13,9 @@ import { truthRow } from '../../orchestrator/emulators/netem/truth.js';
 import { compileNetwork } from '../../orchestrator/lib/network/schedule.js';
 import { shortRunId } from '../../orchestrator/lib/system/run-id.js';
 
+/** @param {Partial<import('../../orchestrator/lib/network/link-model.js').LinkParams>} overrides */
 const link = (overrides = {}) => ({
-  rateKbps: null, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, ...overrides,
+  rateKbps: null, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null, trace: null, ...overrides,
 });
 const LINKS = ['p0.up', 'p0.down', 'p1.up', 'p1.down'];
 const BOTTLENECK = ['bottleneck.fwd', 'bottleneck.back'];
@@ -296,7 +297,7 @@ test('shellQuote leaves plain words and quotes the rest', () => {
 
 test('netem-scripts/setup-namespaces.sh runs export-script --topology-only: exactly the emulator\'s set-up commands', () => {
   const script = fileURLToPath(new URL('../../netem-scripts/setup-namespaces.sh', import.meta.url));
-  for (const [peers, netem, bottleneck] of [[2, false, true], [3, true, false]]) {
+  for (const [peers, netem, bottleneck] of /** @type {Array<[number, boolean, boolean]>} */ ([[2, false, true], [3, true, false]])) {
     const compiled = compileNetwork({ file: 'x.json', durationS: 10, peers, network: bottleneck ? { bottleneck: {} } : {} });
     const names = Array.from({ length: peers }, (_, i) => `p${i}`);
     const expected = setupCommands(planTopology({ runId: 'abc123', peers: names, links: Object.keys(compiled.links), block: 7 }), compiled.links, { netem }).map(shellJoin);

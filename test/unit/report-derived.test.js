@@ -3,6 +3,8 @@ import { test } from 'node:test';
 import { changePoints, flows, meanTimeToSteadyS, timeToSteady, timeToSteadyTable } from '../../orchestrator/lib/stats/steady-rate.js';
 import { describeChange, perChangeReference } from '../../orchestrator/report/derived.js';
 
+/** @typedef {import('../../orchestrator/lib/stats/steady-rate.js').Points} Points */
+
 const entry = (t, peer, remote, videoKbps, audioKbps = 40) => ({
   t, peer, remote, video: { recvKbps: videoKbps }, audio: { recvKbps: audioKbps },
 });
@@ -22,6 +24,7 @@ test('change points: call start, step changes, and a ramp counted once at its la
 
 test('time to steady: the ramp ends where the 5 s mean stays within 15 % of the steady rate', () => {
   // 500 kbps, a change at 60 s, then a linear climb to 2000 kbps reached at 80 s and held.
+  /** @type {Points} */
   const points = [];
   for (let t = 60; t < 120; t += 1) points.push([t, t < 80 ? 500 + (1500 * (t - 60)) / 20 : 2000]);
   const r = timeToSteady(points, 60, 120);
@@ -33,7 +36,7 @@ test('time to steady: the ramp ends where the 5 s mean stays within 15 % of the 
 
 test('time to steady is null when the rate leaves the band at the end, and when there are too few samples', () => {
   // One second in three at 3000, the rest at 500: the steady (median) rate is 500 but every 5 s mean is 1500 or 2000.
-  const swinging = Array.from({ length: 30 }, (_, i) => [60 + i, i % 3 === 0 ? 3000 : 500]);
+  const swinging = /** @type {Points} */ (Array.from({ length: 30 }, (_, i) => [60 + i, i % 3 === 0 ? 3000 : 500]));
   const r = timeToSteady(swinging, 60, 90);
   assert.equal(r.steadyKbps, 500);
   assert.equal(r.timeToSteadyS, null);
@@ -41,9 +44,9 @@ test('time to steady is null when the rate leaves the band at the end, and when 
 });
 
 test('a flat rate is steady from the first sample; low rates use the ±20 kbps floor; no media is not timed', () => {
-  const flat = Array.from({ length: 40 }, (_, i) => [100 + i, 60 + (i % 2 ? 10 : -10)]);
+  const flat = /** @type {Points} */ (Array.from({ length: 40 }, (_, i) => [100 + i, 60 + (i % 2 ? 10 : -10)]));
   assert.equal(timeToSteady(flat, 100, 140).timeToSteadyS, 0);
-  const died = Array.from({ length: 40 }, (_, i) => [i, i < 20 ? 1000 : 0]);
+  const died = /** @type {Points} */ (Array.from({ length: 40 }, (_, i) => [i, i < 20 ? 1000 : 0]));
   assert.deepEqual(timeToSteady(died, 0, 40), { steadyKbps: 0, timeToSteadyS: null, n: 40 });
 });
 

@@ -30,6 +30,7 @@ test('stacked series: one per flow on a common time axis, 0 where a flow has no 
 });
 
 test('when flows join, leave, pause and resume: nothing for the main call, which runs throughout', () => {
+  /** @type {Parameters<typeof flowEvents>[0]} */
   const list = [
     { name: 'call', kind: 'call', main: true, startS: 0, stopS: 100, pauses: [] },
     { name: 'media-3', kind: 'call', startS: 0, stopS: 100, pauses: [{ atS: 40, durationS: 20 }] },
@@ -135,6 +136,7 @@ test('the fairness table: per direction, phases with each flow\'s rate and share
 test('each join or leave belongs to the phase holding the first second after it; one in no phase is listed, not lost', () => {
   const phase = (fromS, toS, flows) => ({ fromS, toS, seconds: toS - fromS, flows, meanKbps: {}, shareOfCapacity: {}, totalKbps: null,
     capacityKbps: 2000, utilization: 0.9, jainIndex: flows.length >= 2 ? 0.9 : null });
+  /** @type {Record<string, import('../../orchestrator/lib/cross/fairness.js').LinkFairness>} */
   const links = {
     'bottleneck.fwd': {
       flows: ['call:fwd', 'tcp'], phases: [phase(0, 30, ['call:fwd']), phase(30, 60, ['call:fwd', 'tcp'])],

@@ -24,7 +24,7 @@ test('a truncated result.json is reported as truncated, naming the file', () => 
 test('malformed JSON, an empty file, an array and a wrong or missing schemaVersion are clear errors', () => {
   rejects('{"schemaVersion": 1} trailing', /not valid JSON/);
   // A file that is not a result at all (a path given by mistake, or planted) is never quoted.
-  assert.throws(() => parseResult('root:$6$saltsalt$hash:20000:0:99999:7:::', 'x/result.json'), (error) => !/root|saltsalt/.test(error.message));
+  assert.throws(() => parseResult('root:$6$saltsalt$hash:20000:0:99999:7:::', 'x/result.json'), (/** @type {Error & { exitCode?: number }} */ error) => !/root|saltsalt/.test(error.message));
   rejects('   \n', /empty/);
   rejects('[1, 2]', /array/);
   rejects('{"schemaVersion": 2}', /schemaVersion 2.*reads schemaVersion 1/);

@@ -80,7 +80,9 @@ test('markers: schedule changes and errors', () => {
   const r = smallResult();
   const m = markers(r, 60);
   assert.deepEqual(m.map((x) => [x.tS, x.kind]), [[30, 'change'], [45, 'error']]);
-  const ramp = { ...r, network: { ...r.network, scheduleEvents: Array.from({ length: 100 }, (_, i) => ({ atS: 1 + i * 0.5, link: 'p0.up', params: {} })) } };
+  // Events with only the fields the markers read.
+  const scheduleEvents = /** @type {typeof r.network.scheduleEvents} */ (Array.from({ length: 100 }, (_, i) => ({ atS: 1 + i * 0.5, link: 'p0.up', params: {} })));
+  const ramp = { ...r, network: { ...r.network, scheduleEvents } };
   assert.deepEqual(markers(ramp, 100).filter((x) => x.kind === 'change').map((x) => x.tS), [50.5]);
 });
 

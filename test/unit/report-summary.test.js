@@ -3,6 +3,11 @@ import { test } from 'node:test';
 import { buildSummaryTable, buildDerived, runStatistics, MAIN_ROWS } from '../../orchestrator/report/summary-table.js';
 import { normalizeResult } from '../../orchestrator/report/result-file.js';
 
+/**
+ * @typedef {import('../../orchestrator/report/summary-table.js').SummaryRow} SummaryRow
+ * @typedef {import('../../orchestrator/report/summary-table.js').ResolutionRow} ResolutionRow
+ */
+
 const stat = (mean, sd = 1, n = 10) => ({ mean, sd, median: mean, p5: mean, p95: mean, n });
 const base = { rateKbps: 1000, queuePackets: 50, queueMs: null, oneWayDelayMs: 0, jitterMs: 0, lossPct: 0, lossBurst: null };
 
@@ -33,11 +38,11 @@ test('the table uses the written summary, per peer and averaged, with the refere
   assert.equal(table.computed, false);
   assert.deepEqual(table.windowS, [10, 30]);
   assert.deepEqual(table.rows.slice(0, MAIN_ROWS.length).map((r) => r.key), MAIN_ROWS);
-  const video = table.rows.find((r) => r.key === 'video.recvKbps');
+  const video = /** @type {SummaryRow} */ (table.rows.find((r) => r.key === 'video.recvKbps'));
   assert.equal(video.overall.mean, 700);
   assert.equal(video.perPeer.p1.mean, 600);
   assert.deepEqual(video.reference, { mean: 650, sd: 30 });
-  const res = table.rows.find((r) => r.key === 'resolution');
+  const res = /** @type {ResolutionRow} */ (table.rows.find((r) => r.key === 'resolution'));
   assert.equal(res.reference.width.mean, 1020);
   assert.equal(res.overall.height.mean, 720);
   const nacks = table.rows.find((r) => r.key === 'video.nackCount');
@@ -63,7 +68,7 @@ test('without a summary the statistics are computed from the timeline by lib/res
   assert.equal(stats.utilization.p0, 0.84);
   const table = buildSummaryTable(result({ summary: null, reference: null }));
   assert.equal(table.computed, true);
-  assert.equal(table.rows.find((r) => r.key === 'audio.recvKbps').overall.mean, 40);
+  assert.equal(/** @type {SummaryRow} */ (table.rows.find((r) => r.key === 'audio.recvKbps')).overall.mean, 40);
 });
 
 test('a result with nothing in it still gives a table of empty cells', () => {

@@ -101,7 +101,11 @@ test('a run\'s values are its window means (per-second metrics) and per-run valu
   assert.deepEqual(reproductionValues(null), { values: {}, clock: null });
 });
 
-/** Runs of a table's scenarios whose video rate is `base + 100 k` for repetition k. */
+/**
+ * Runs of a table's scenarios whose video rate is `base + 100 k` for repetition k.
+ * @param {Parameters<typeof tableScenarios>[0]} table
+ * @param {{ base?: number, repetitions?: number, status?: (k: number) => string }} [options]
+ */
 function runsOf(table, { base = 1000, repetitions = 3, status = () => 'passed' } = {}) {
   return tableScenarios(table).flatMap((scenario) => Array.from({ length: repetitions }, (_, k) => ({
     scenario, repetition: k + 1, status: status(k), report: `${scenario}/run-${k + 1}/report.html`,

@@ -7,7 +7,11 @@ import { parseResult } from '../../orchestrator/report/result-file.js';
 const START_MS = 1_700_000_000_000;
 const MEDIA_MS = START_MS + 4000;
 
-/** Two peers, 6 s of samples, as the signaling edge hands them over (out of order). */
+/**
+ * Two peers, 6 s of samples, as the signaling edge hands them over (out of order); the environment and network hold only
+ * what buildResult passes through or reads.
+ * @param {object} [overrides]
+ */
 function fixture(overrides = {}) {
   const scenario = loadScenario('bandwidth-750', { durationS: 5, warmupS: 1 });
   const samples = [];
@@ -16,7 +20,7 @@ function fixture(overrides = {}) {
       samples.push({ t, peer, remote, intervalS: 1, video: { recvKbps: 600 + t }, audio: { recvKbps: 40 }, rttMs: 20 });
     }
   }
-  return {
+  return /** @type {Parameters<typeof buildResult>[0]} */ ({
     status: 'passed',
     errors: [],
     scenario,
@@ -38,7 +42,7 @@ function fixture(overrides = {}) {
     clock: { startedAtEpochMs: START_MS, mediaStartEpochMs: MEDIA_MS },
     peers: ['p0', 'p1'],
     ...overrides,
-  };
+  });
 }
 
 test('buildResult: schema version, timeline sorted and cut at the duration, compiled network kept out of the scenario', () => {
@@ -150,5 +154,5 @@ test('buildResult: the emulator\'s own load goes onto the media clock and a seco
   const netem = buildResult(fixture());
   assert.equal(netem.network.emulatorLoad, null);
   assert.equal(netem.summary.emulatorBehind, null);
-  assert.deepEqual(parseResult(JSON.stringify(result)).network.emulatorLoad, result.network.emulatorLoad, 'the report reader keeps them');
+  assert.deepEqual(parseResult(JSON.stringify(result), 'result.json').network.emulatorLoad, result.network.emulatorLoad, 'the report reader keeps them');
 });

@@ -42,7 +42,7 @@ test('a result that cannot be written goes to the temp dir, and the error names 
   mkdirSync(dir);
   writeFileSync(path.join(dir, 'result.json'), '');
   const blocked = path.join(dir, 'result.json', 'sub'); // a file where the run directory should be
-  await assert.rejects(writeResultFile(blocked, { scenario: { name: 'x' }, status: 'passed' }), (error) => {
+  await assert.rejects(writeResultFile(blocked, /** @type {Parameters<typeof writeResultFile>[1]} */ ({ scenario: { name: 'x' }, status: 'passed' })), (error) => {
     assert.ok(error instanceof EnvironmentError);
     const saved = /saved to (\S+?\.json)/.exec(error.message)?.[1];
     assert.ok(saved, error.message);
@@ -64,7 +64,7 @@ test('the temp-dir fallback writes through no symlink planted at the names it co
   const predictable = `webrtc-testbed-x-${process.pid}-${nowMs}.json`;
   for (const name of [predictable, `.${predictable}.${process.pid}.${nowMs}.tmp`]) symlinkSync(outside, path.join(tmp, name));
   const blocked = path.join(outside, 'run'); // a file where the run directory should be
-  await assert.rejects(writeResultFile(blocked, { scenario: { name: 'x' }, status: 'passed' }), (error) => {
+  await assert.rejects(writeResultFile(blocked, /** @type {Parameters<typeof writeResultFile>[1]} */ ({ scenario: { name: 'x' }, status: 'passed' })), (/** @type {Error & { exitCode?: number }} */ error) => {
     const saved = /saved to (\S+?\.json)/.exec(error.message)?.[1];
     assert.ok(saved, error.message);
     assert.equal(lstatSync(saved).isFile(), true);

@@ -217,6 +217,7 @@ test('configuredTimeline samples every link at each step, including t = 0 and du
 
 test('schedule validation names the file, the entry and the field', () => {
   const ramp = (at, durationS, extra = {}) => ({ at, ramp: { field: 'oneWayDelayMs', from: 0, to: 100, durationS, ...extra } });
+  /** @type {Array<[object, string|RegExp]>} */
   const cases = [
     [{ schedule: [ramp(0, 60), ramp(30, 60)] },
       'x.json: network.schedule[1]: ramp 30–90 s changes oneWayDelayMs on p0.up while network.schedule[0] (ramp 0–60 s) does; make them follow one another (times after time scaling)'],

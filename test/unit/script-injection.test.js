@@ -16,6 +16,8 @@ import { loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
 import { compileNetwork } from '../../orchestrator/lib/network/schedule.js';
 import { createRandom } from '../../orchestrator/lib/stats/random.js';
 
+/** @typedef {import('../../orchestrator/lib/network/schedule.js').CompiledNetwork} CompiledNetwork */
+
 /** Every command a generated script may run. */
 const GENERATOR_COMMANDS = ['tc', 'ip', 'nft', 'ethtool', 'sysctl', 'sleep', 'ipfw', 'dnctl', 'pfctl', 'kldload', 'cat'];
 /** /bin/sh, and bash (macOS's sh) where installed: absolute, since the scripts run with only the stubs on PATH. */
@@ -108,6 +110,7 @@ function randomLink(rnd, { dummynet }) {
 function randomNetwork(rnd, options) {
   const durationS = 1 + Math.floor(rnd() * 600);
   const times = [...new Set(Array.from({ length: Math.floor(rnd() * 4) }, () => Math.round(rnd() * durationS * 1e6) / 1e6))];
+  /** @type {object[]} */
   const schedule = times.map((at) => ({ at, links: 'uplinks', set: randomLink(rnd, options) }));
   const rampAt = Math.floor(rnd() * (durationS - 1));
   schedule.push({ at: rampAt, links: 'downlinks', ramp: { field: 'rateKbps', from: 8 + Math.floor(rnd() * 5000), to: 8 + Math.floor(rnd() * 5000), durationS: 1, everyS: 0.3 } });
@@ -123,6 +126,7 @@ const ADDRESSES = { p0: '10.0.0.1', p1: '10.0.0.2', p2: '10.0.0.3' };
 
 test('seeded fuzz: hostile scenario names and causes with random in-range numbers never add or change a command', () => {
   const rnd = createRandom(9);
+  /** @type {Array<[string, (compiled: CompiledNetwork, scenario: string, o: { durationS: number, peerNames: string[] }) => string]>} */
   const generators = [
     ['netem', (compiled, scenario, o) => netemScript(compiled, { scenario, durationS: o.durationS, peers: o.peerNames, netem: true })],
     ['netem without sch_netem', (compiled, scenario, o) => netemScript(withoutDelay(compiled), { scenario, durationS: o.durationS, peers: o.peerNames, netem: false })],

@@ -36,7 +36,7 @@ test('two peers: every milestone in ms since the peer\'s own launch, whatever or
     browserLaunched: 285, pageLoaded: 1094, joined: 1101, mediaReady: 1311, negotiated: 1270,
     iceConnected: 1402, dtlsConnected: 1402, firstRtp: 1487, firstFrame: 1511,
   };
-  for (const [peer, remote, offsetMs] of [['p0', 'p1', 0], ['p1', 'p0', 2]]) {
+  for (const [peer, remote, offsetMs] of /** @type {Array<[string, string, number]>} */ ([['p0', 'p1', 0], ['p1', 'p0', 2]])) {
     assert.equal(peers[peer].launchEpochMs, LAUNCH_MS + offsetMs);
     assert.deepEqual(peers[peer].sinceLaunchMs, expected);
     assert.deepEqual(Object.keys(peers[peer].remotes), [remote]);

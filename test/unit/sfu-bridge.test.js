@@ -67,8 +67,8 @@ async function fakeJanus({ refuse = () => null } = {}) {
     }
     return reply({ janus: 'ack', transaction });
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { apiUrl: `http://127.0.0.1:${server.address().port}/janus`, requests, live, close: () => { server.closeAllConnections(); server.close(); } };
+  await /** @type {Promise<void>} */ (new Promise((resolve) => server.listen(0, '127.0.0.1', resolve)));
+  return { apiUrl: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/janus`, requests, live, close: () => { server.closeAllConnections(); server.close(); } };
 }
 
 test('publish, subscribe to every other publisher once its media is up, start, and trickle: all through the emulator\'s rewrite', async () => {

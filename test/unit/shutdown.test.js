@@ -41,11 +41,12 @@ function interruptChild(signals) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
+    let sent = false;
     const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
     child.stdout.on('data', (chunk) => {
       out += chunk;
-      if (out.includes('ready') && !child.sent) {
-        child.sent = true;
+      if (out.includes('ready') && !sent) {
+        sent = true;
         for (let i = 0; i < signals; i += 1) setTimeout(() => child.kill('SIGINT'), 100 * (i + 1));
       }
     });

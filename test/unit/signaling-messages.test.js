@@ -85,7 +85,9 @@ test('events: known types, finite epochMs, typed and bounded fields, nothing els
   assert.deepEqual(ok(validateEvent({ type: 'media-ready', epochMs, video: null }, 'p0')).video, null);
   assert.deepEqual(ok(validateEvent(CODEC, 'p0')), { ...CODEC, peer: 'p0' });
   assert.deepEqual(ok(validateEvent({ ...CODEC, payloadType: null, sdpFmtpLine: null, implementation: null, powerEfficient: null }, 'p0')).powerEfficient, null);
-  for (const [type, fields] of [['negotiated', {}], ['ice-state', { state: 'completed' }], ['dtls-state', { state: 'connected' }], ['first-rtp', {}]]) {
+  /** @type {Array<[string, object]>} */
+  const kinds = [['negotiated', {}], ['ice-state', { state: 'completed' }], ['dtls-state', { state: 'connected' }], ['first-rtp', {}]];
+  for (const [type, fields] of kinds) {
     assert.deepEqual(ok(validateEvent({ type, epochMs, remote: 'p1', ...fields }, 'p0')), { type, peer: 'p0', epochMs, remote: 'p1', ...fields });
   }
   const cases = [
@@ -126,6 +128,7 @@ test('events: known types, finite epochMs, typed and bounded fields, nothing els
 });
 
 test('the wrong-shape messages of issue 8 are refused with a reason, never thrown', () => {
+  /** @type {Array<[unknown, string|null, RegExp]>} */
   const cases = [
     [{ type: 'event' }, 'p0', /event must be an object, got nothing/],
     [{ type: 'event', event: null }, 'p0', /event must be an object, got null/],
@@ -177,7 +180,7 @@ test('a join carries its page\'s secret; a malformed one is refused without bein
 
 test('a long hostile value in a reason is cut short', () => {
   const checked = validateMessage({ type: 'join', room: 'x'.repeat(10_000), peer: 'p0' }, null);
-  assert.ok(checked.ok === false && checked.reason.length < 200, checked.reason);
+  assert.ok(checked.ok === false && checked.reason.length < 200, /** @type {{ reason?: string }} */ (checked).reason);
 });
 
 test('a sample\'s data-channel rates: only sentKbps and recvKbps, non-negative numbers or null', () => {

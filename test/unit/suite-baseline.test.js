@@ -49,6 +49,7 @@ test('a regression needs all three criteria: significant but small changes, or l
   assert.equal(compareMetric('video.recvKbps', base, base.map((v) => v * 0.98 - 20), { ...options, minRelativeChange: 0.01 }).verdict, 'regression');
   assert.equal(compareMetric('video.recvKbps', base, [400, 420, 390, 410, 405], { ...options, alpha: 0.005 }).verdict, 'unchanged');
   // U = 2 of 5 vs 5: p = 0.032 and delta = -0.84, a regression unless the effect size must reach 0.9.
+  /** @type {[number[], number[]]} */
   const overlapping = [[5, 6, 8, 9, 10], [1, 2, 3, 4, 7]];
   assert.equal(compareMetric('video.recvKbps', ...overlapping, options).cliffsDelta, -0.84);
   assert.equal(compareMetric('video.recvKbps', ...overlapping, options).verdict, 'regression');
@@ -118,7 +119,9 @@ test('machine class: kernel major.minor, CPU model, cores, browser major and emu
   assert.deepEqual(machineClass(runnerEnv), runnerClass);
   // result.json's shape gives the same class; a patch release or browser build does not change it.
   assert.deepEqual(machineClass({ ...runnerEnv, os: 'linux 6.8.0-1020-azure x64', browser: { name: 'chromium', version: '156.0.9000.1' } }), runnerClass);
-  for (const [patch, field] of [[{ os: 'linux 6.11.0-1 x64' }, 'os'], [{ cpus: 2 }, 'cores'], [{ cpuModel: 'Intel Xeon' }, 'cpu'], [{ browser: 'chromium 157.0.1' }, 'browser'], [{ emulator: 'netem' }, 'emulator']]) {
+  /** @type {Array<[object, string]>} */
+  const patches = [[{ os: 'linux 6.11.0-1 x64' }, 'os'], [{ cpus: 2 }, 'cores'], [{ cpuModel: 'Intel Xeon' }, 'cpu'], [{ browser: 'chromium 157.0.1' }, 'browser'], [{ emulator: 'netem' }, 'emulator']];
+  for (const [patch, field] of patches) {
     const other = machineClass({ ...runnerEnv, ...patch });
     assert.equal(sameMachineClass(other, runnerClass), false, field);
     assert.deepEqual(Object.keys(other).filter((key) => other[key] !== runnerClass[key]), [field]);
@@ -127,12 +130,14 @@ test('machine class: kernel major.minor, CPU model, cores, browser major and emu
 });
 
 test('a baseline of another machine class, or of none recorded, is refused without --allow-machine-mismatch', () => {
-  const baseline = { file: 'baselines/smoke.json', data: { machineClass: runnerClass } };
+  /** @typedef {Parameters<typeof checkMachineClass>[0]} BaselineFile */
+  // Baselines with only the machine class, the field the check reads.
+  const baseline = /** @type {BaselineFile} */ ({ file: 'baselines/smoke.json', data: { machineClass: runnerClass } });
   assert.equal(checkMachineClass(baseline, runnerClass), null);
   const laptop = machineClass({ ...runnerEnv, cpus: 2, cpuModel: 'Intel Core i5' });
   assert.throws(() => checkMachineClass(baseline, laptop), inputError(/^baseline baselines\/smoke\.json is of machine class linux 6\.8 x64, AMD EPYC 7763 64-Core Processor × 4, chromium 156, relay, these runs are of linux 6\.8 x64, Intel Core i5 × 2, chromium 156, relay; .*--allow-machine-mismatch/));
   assert.match(checkMachineClass(baseline, laptop, { allowMismatch: true }), /Intel Core i5 × 2.*compared anyway \(--allow-machine-mismatch\)$/);
-  const old = { file: 'old.json', data: {} };
+  const old = /** @type {BaselineFile} */ ({ file: 'old.json', data: {} });
   assert.throws(() => checkMachineClass(old, runnerClass), inputError(/^baseline old\.json is of machine class unknown \(not recorded\) \(saved before machine classes were recorded\), .*--allow-machine-mismatch/));
   assert.throws(() => parseBaseline({ kind: 'webrtc-testbed-baseline', schemaVersion: 1, suite: 's', createdAt: 'x', source: null, environment: {}, machineClass: { ...runnerClass, cores: 'four' }, scenarios: {} }, 'b.json'), inputError(/^b\.json: machineClass\.cores: must be a positive integer or null/));
 });

@@ -20,6 +20,7 @@ test('bad input exits 2 and names the file and field (or the flag)', async () =>
   const suite = file('bad-suite.json', { name: 'bad-suite', description: 'd', scenarios: [{ scenario: 'unconstrained', repetitions: 'five' }] });
   const assertions = file('bad-assertions.json', { scenarios: { unconstrained: [{ check: 'video.recvKbps median >= fast' }] } });
   const baseline = file('bad-baseline.json', { kind: 'webrtc-testbed-baseline', schemaVersion: 1, suite: 's', scenarios: { unconstrained: { runs: 5, values: { 'video.recvKbps': [1, 2, null] } } } });
+  /** @type {Array<[string[], RegExp]>} */
   const cases = [
     [['suite', 'nightlyy'], /unknown suite 'nightlyy'; built-in suites: nightly, smoke/],
     [['suite', suite], /bad-suite\.json: scenarios\[0\]\.repetitions: must be an integer >= 1, got "five"/],

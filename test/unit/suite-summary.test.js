@@ -8,6 +8,12 @@ import { renderSuitePage } from '../../orchestrator/suite/render-suite.js';
 import { EXIT_CODES, buildSuiteSummary, compactResult, suiteExitCode } from '../../orchestrator/suite/summary.js';
 import { fakeResult } from '../fixtures/suites/make-suite-result.js';
 
+/**
+ * The tests give a fixture's summary partial verdicts: the fields the suite reads.
+ * @typedef {ReturnType<typeof fakeResult>['summary']} FakeSummary
+ * @typedef {FakeSummary['cpuLimitation']} CpuLimitation
+ */
+
 const ASSERTIONS = parseAssertions({
   scenarios: {
     unconstrained: [
@@ -133,10 +139,11 @@ test('CPU-limited runs are counted per scenario and named in the Markdown, so a 
   const starved = summaryOf();
   const runs = Array.from({ length: 5 }, (_, i) => {
     const result = fakeResult({ videoKbps: 1700, seed: i + 1 });
-    if (i < 2) result.summary.cpuLimitation = { share: 0.6, byPeer: {}, limited: true, thresholdShare: 0.2, seconds: [] };
+    const verdict = { byPeer: {}, thresholdShare: 0.2, seconds: [] };
+    if (i < 2) result.summary.cpuLimitation = /** @type {CpuLimitation} */ ({ share: 0.6, ...verdict, limited: true });
     // The harness's own verdict marks a run whose browser said none.
     const harness = { limited: true };
-    if (i === 2) result.summary.cpuLimitation = { share: 0, byPeer: {}, limited: false, thresholdShare: 0.2, seconds: [], harness };
+    if (i === 2) result.summary.cpuLimitation = /** @type {CpuLimitation} */ ({ share: 0, ...verdict, limited: false, harness });
     // A saturated Grid node likewise, as compactResult keeps it.
     const nodes = { n1: { cores: 2, saturation: { saturated: true, share: 0.5 } } };
     if (i === 3) result.resources = compactResult({ resources: { grid: { nodes } } }).resources;
@@ -156,6 +163,7 @@ test('a run CPU-limited only in the peer its scenario constrains is not host-lim
   const base = summaryOf();
   // p1 is the constrained device (a quota and a slowed page); p0 is a plain desktop peer.
   const devices = { p1: { width: 640, height: 480, fps: 30, cpuThrottlingRate: 4, cpuQuotaCores: 0.15, cpuCount: null } };
+  /** @type {Array<{ byPeer: Record<string, number>, harness: { limited: boolean, peers?: Record<string, { limited: boolean }> } }>} */
   const verdicts = [
     { byPeer: { p0: 0, p1: 0.99 }, harness: { limited: true, peers: { p0: { limited: false }, p1: { limited: true } } } },
     { byPeer: { p0: 0.5, p1: 0.99 }, harness: { limited: true, peers: { p1: { limited: true } } } },
@@ -166,13 +174,15 @@ test('a run CPU-limited only in the peer its scenario constrains is not host-lim
   const runs = verdicts.map((verdict, i) => {
     const result = fakeResult({ videoKbps: 1700, seed: i + 1 });
     result.scenario = { ...result.scenario, devices };
-    result.summary.cpuLimitation = { share: 0.5, limited: true, thresholdShare: 0.2, seconds: [], ...verdict };
+    result.summary.cpuLimitation = /** @type {CpuLimitation} */ ({ share: 0.5, limited: true, thresholdShare: 0.2, seconds: [],
+      ...verdict });
     return { scenario: 'unconstrained', repetition: i + 1, dir: `unconstrained/run-${i + 1}`, hasReport: true, result };
   });
   const plain = fakeResult({ videoKbps: 1700, seed: 9 });
   plain.scenario = { ...plain.scenario, devices };
   plain.resources = { hostSaturation: { saturated: true } };
-  plain.summary.cpuLimitation = { share: 0.5, limited: true, thresholdShare: 0.2, seconds: [], ...verdicts[0] };
+  plain.summary.cpuLimitation = /** @type {CpuLimitation} */ ({ share: 0.5, limited: true, thresholdShare: 0.2, seconds: [],
+    ...verdicts[0] });
   runs.push({ scenario: 'unconstrained', repetition: 5, dir: 'unconstrained/run-5', hasReport: true, result: plain });
   const summary = buildSuiteSummary({
     suite: base.suite, regression: DEFAULT_REGRESSION, assertions: ASSERTIONS, assertionsFile: 'fixture.json', scenarios: ['unconstrained'], runs,
@@ -190,7 +200,8 @@ test('runs whose relay fell behind are counted per scenario and named in the Mar
   const base = summaryOf();
   const runs = Array.from({ length: 4 }, (_, i) => {
     const result = fakeResult({ videoKbps: 1700, seed: i + 1 });
-    result.summary.emulatorBehind = { behind: i === 1, seconds: i === 1 ? 2 : 0, measuredSeconds: 30, spans: [], lateMaxMs: 1 };
+    const own = /** @type {FakeSummary & { emulatorBehind?: object }} */ (result.summary);
+    own.emulatorBehind = { behind: i === 1, seconds: i === 1 ? 2 : 0, measuredSeconds: 30, spans: [], lateMaxMs: 1 };
     return { scenario: 'unconstrained', repetition: i + 1, dir: `unconstrained/run-${i + 1}`, hasReport: true, result };
   });
   const summary = buildSuiteSummary({
@@ -207,7 +218,8 @@ test('a suite with a group\'s 2-party and n-party calls reports each peer\'s rat
   const run = (scenario, peers, uplinkKbps, repetition) => {
     const result = fakeResult({ videoKbps: 1700, seed: repetition });
     result.scenario = { ...result.scenario, name: scenario, group: 'mesh', peers };
-    result.summary.peerTotals = Object.fromEntries(Array.from({ length: peers }, (_, i) => [`p${i}`, { uplinkKbps }]));
+    const totals = Object.fromEntries(Array.from({ length: peers }, (_, i) => [`p${i}`, { uplinkKbps }]));
+    result.summary.peerTotals = /** @type {FakeSummary['peerTotals']} */ (totals);
     return { scenario, repetition, dir: `${scenario}/run-${repetition}`, hasReport: true, result };
   };
   const summary = buildSuiteSummary({

@@ -229,7 +229,7 @@ test('a trace that is not one is refused by file and line without quoting a byte
   assert.throws(() => loadScenario(file), (error) => error instanceof InputError
     && /shadow:1: not a whole number of milliseconds/.test(error.message) && !/s3cr3t|root/.test(error.message));
   rejects(() => parseThroughputCsv('a,b\n1,2\nroot:s3cr3t\n', 'k.csv'), /^k\.csv:3: not numbers;/);
-  assert.throws(() => parseThroughputCsv('1\nroot:s3cr3t\n', 'k.csv'), (error) => !/s3cr3t/.test(error.message));
+  assert.throws(() => parseThroughputCsv('1\nroot:s3cr3t\n', 'k.csv'), (/** @type {Error & { exitCode?: number }} */ error) => !/s3cr3t/.test(error.message));
 });
 
 test('every trace number is bounded: a 309-digit timestamp is refused, not read as Infinity', () => {

@@ -6,6 +6,7 @@ import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { describeKind, fieldOf, pathOf } from '../../lib/input/validate.js';
 import { EnvironmentError, HarnessError } from '../../lib/system/errors.js';
 import { UDP_IPV4_OVERHEAD_BYTES } from '../../lib/network/link-model.js';
 import { binomialInterval99, decodeProbe, probeClockMs } from '../calibration.js';
@@ -14,6 +15,12 @@ import { createNetemEmulator } from './index.js';
 
 /** @typedef {import('../../lib/network/link-model.js').LinkParams} LinkParams */
 /** @typedef {ReturnType<typeof import('./index.js').createNetemEmulator>} NetemEmulator */
+/**
+ * What this file reads of iperf3's --json client report (iperf3 publishes no schema for it): the receiver's rate, and
+ * what turns it into an IP-level rate: a UDP test's datagram payload and counts, a TCP one's segment size.
+ * @typedef {{ protocol: 'UDP', bitsPerSecond: number, blksize: number, lostPackets: number, packets: number }
+ *   | { protocol: 'TCP', bitsPerSecond: number, mss: number }} Iperf3Result
+ */
 
 const ENDPOINT_SCRIPT = fileURLToPath(new URL('./udp-endpoint.js', import.meta.url));
 const PROBE_PORT = 5300;
@@ -45,11 +52,12 @@ async function startEndpoint(netns, mode, host, port) {
   const child = spawn(command, args, {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced',
   });
+  /** @type {unknown[]} */
   const [first] = await Promise.race([
     once(child, 'message'),
     once(child, 'exit').then(([code]) => { throw new HarnessError(`netem calibration: the ${mode} endpoint in ${netns} exited (code ${code}) before binding ${host}:${port}`); }),
   ]);
-  if (!first?.ready) throw new HarnessError(`netem calibration: unexpected first message from the ${mode} endpoint`);
+  if (!fieldOf(first, 'ready')) throw new HarnessError(`netem calibration: unexpected first message from the ${mode} endpoint`);
   return child;
 }
 
@@ -83,14 +91,34 @@ async function startCalibrationEmulator() {
   return emulator;
 }
 
-/** @param {string} text */
+/** @param {string} text @returns {unknown} */
 function parseJson(text) {
   try { return JSON.parse(text); } catch { return null; }
 }
 
 /**
- * iperf3 from p0's namespace to p1's, server started for this one test; the client's JSON report.
+ * The fields of an iperf3 client report this file reads; a report without one is a HarnessError naming it.
+ * @param {unknown} report @param {string} netns the client's @returns {Iperf3Result}
+ */
+function iperf3Result(report, netns) {
+  /** @param {string} path */
+  const number = (path) => {
+    const value = pathOf(report, ...path.split('.'));
+    if (typeof value === 'number' && Number.isFinite(value)) return value;
+    throw new HarnessError(`iperf3 client in ${netns}: its JSON report's ${path} is ${describeKind(value)}, not a number; run it again`);
+  };
+  const bitsPerSecond = number('end.sum_received.bits_per_second');
+  if (pathOf(report, 'start', 'test_start', 'protocol') !== 'UDP') return { protocol: 'TCP', bitsPerSecond, mss: number('start.tcp_mss_default') };
+  return {
+    protocol: 'UDP', bitsPerSecond, blksize: number('start.test_start.blksize'),
+    lostPackets: number('end.sum_received.lost_packets'), packets: number('end.sum_received.packets'),
+  };
+}
+
+/**
+ * iperf3 from p0's namespace to p1's, server started for this one test; what its client reported.
  * @param {NetemEmulator} emulator @param {string[]} args  client arguments (-t, -u, -b, …)
+ * @returns {Promise<Iperf3Result>}
  */
 export async function runIperf3(emulator, args) {
   const [sender, receiver] = emulator.plan.peers;
@@ -107,15 +135,16 @@ export async function runIperf3(emulator, args) {
         }));
       })]);
       const report = parseJson(stdout);
-      if (ok && report?.end?.sum_received && !report.error) return report;
-      const why = report?.error ?? (stderr.trim() || 'no output');
+      const error = fieldOf(report, 'error');
+      if (ok && pathOf(report, 'end', 'sum_received') && !error) return iperf3Result(report, sender.netns);
+      const why = typeof error === 'string' ? error : (stderr.trim() || 'no output');
       // The server needs a moment to listen after it is spawned.
       if (attempt < 10 && why.includes('unable to connect')) {
         await sleep(200);
         continue;
       }
       // Loss on the link can also hit iperf3's control connection, which then ends without the receiver's totals.
-      throw new HarnessError(`iperf3 client in ${sender.netns} failed: ${report?.error ? why : `${why}; no receiver totals (loss on the link may have hit iperf3's control connection)`}; run it again`);
+      throw new HarnessError(`iperf3 client in ${sender.netns} failed: ${error ? why : `${why}; no receiver totals (loss on the link may have hit iperf3's control connection)`}; run it again`);
     }
   } finally {
     server.kill();
@@ -124,16 +153,15 @@ export async function runIperf3(emulator, args) {
 
 /**
  * IP-level kbps (what htb charges) from an iperf3 client report.
- * any: iperf3's --json report, for which no type is published
- * @param {any} report
+ * @param {Iperf3Result} report
  */
 export function iperf3IpKbps(report) {
-  if (report.start.test_start.protocol === 'UDP') {
-    const payload = report.start.test_start.blksize;
-    return (report.end.sum_received.bits_per_second / 1000) * ((payload + UDP_IPV4_OVERHEAD_BYTES) / payload);
+  if (report.protocol === 'UDP') {
+    const payload = report.blksize;
+    return (report.bitsPerSecond / 1000) * ((payload + UDP_IPV4_OVERHEAD_BYTES) / payload);
   }
-  const mss = report.start.tcp_mss_default;
-  return (report.end.sum_received.bits_per_second / 1000) * ((mss + TCP_IPV4_OVERHEAD_BYTES) / mss);
+  const { mss } = report;
+  return (report.bitsPerSecond / 1000) * ((mss + TCP_IPV4_OVERHEAD_BYTES) / mss);
 }
 
 /**
@@ -150,8 +178,8 @@ export async function iperf3RateCheck(emulator, { rateKbps, protocol, durationS 
   const report = await runIperf3(emulator, args);
   const achievedKbps = Number(iperf3IpKbps(report).toFixed(1));
   const errorPct = (100 * Math.abs(achievedKbps - rateKbps)) / rateKbps;
-  const lost = protocol === 'udp' ? report.end.sum_received.lost_packets : 0;
-  const sent = protocol === 'udp' ? report.end.sum_received.packets : 0;
+  const lost = report.protocol === 'UDP' ? report.lostPackets : 0;
+  const sent = report.protocol === 'UDP' ? report.packets : 0;
   const [low, high] = binomialInterval99(lost, sent);
   return {
     name: `iperf3-${protocol}-${rateKbps}kbps`,
@@ -193,8 +221,13 @@ export async function openNetemProbePath() {
     /** @type {(payload: Buffer, recvMs: number) => void} */
     let handler = () => {};
     let handlerSinceMs = 0;
-    // any: a message from the receiving process, which sends nothing else
-    receiving.on('message', (/** @type {any} */ { payload, recvMs }) => {
+    receiving.on('message', (/** @type {unknown} */ message) => {
+      // The receiving process sends nothing else; anything else is a fault of this harness.
+      const payload = fieldOf(message, 'payload');
+      const recvMs = fieldOf(message, 'recvMs');
+      if (!(payload instanceof Uint8Array) || typeof recvMs !== 'number') {
+        throw new HarnessError(`netem calibration: the receive endpoint sent ${describeKind(message)} without a datagram's payload and recvMs`);
+      }
       const bytes = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
       // A previous case's stragglers (late through a loaded IPC hop) would count as this case's packets.
       if (decodeProbe(bytes).sendMs >= handlerSinceMs) handler(bytes, recvMs);

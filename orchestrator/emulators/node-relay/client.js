@@ -2,6 +2,7 @@
 // checked and bounded here, with errors that name the node and the field.
 import { checkMemoryReply, checkPidList } from '../../lib/devices/process-memory.js';
 import { readBoundedText } from '../../lib/input/bounded-body.js';
+import { fieldOf, isRecord } from '../../lib/input/validate.js';
 import { EnvironmentError, errorMessage, errorProperty } from '../../lib/system/errors.js';
 import { AUTH_HEADER, authHeader, runKey } from './control-auth.js';
 
@@ -42,7 +43,7 @@ export async function openNodeRelay({ label, control, registrationSecret, probeT
   const where = `grid-node ${label}'s relay (${control})`;
   /** @param {string} method @param {string} body @param {string|null} auth */
   const post = (method, body, auth) => postControl({ where, control, method, body, auth });
-  const nonce = (await post('nonce', '', null))?.nonce;
+  const nonce = fieldOf(await post('nonce', '', null), 'nonce');
   if (typeof nonce !== 'string' || !/^\S+$/.test(nonce) || nonce.length > MAX_NONCE_CHARS) {
     throw new EnvironmentError(`${where}: its nonce is not a word of up to ${MAX_NONCE_CHARS} characters; is ${control} a grid-node's relay of this version?`);
   }
@@ -56,8 +57,8 @@ export async function openNodeRelay({ label, control, registrationSecret, probeT
     sequence += 1;
     return post(method, body, authHeader(key, { label, method, counter: String(sequence), body }));
   };
-  const echoPort = opened?.echoPort;
-  if (!Number.isInteger(echoPort) || echoPort < 1 || echoPort > 65535) {
+  const echoPort = fieldOf(opened, 'echoPort');
+  if (typeof echoPort !== 'number' || !Number.isInteger(echoPort) || echoPort < 1 || echoPort > 65535) {
     throw new EnvironmentError(`${where}: open's echoPort ${JSON.stringify(echoPort)?.slice(0, 40)} is not 1..65535`);
   }
   return {
@@ -68,23 +69,25 @@ export async function openNodeRelay({ label, control, registrationSecret, probeT
     restartTraces: async (epochMs) => { await call('restartTraces', epochMs); },
     async register(candidate) {
       const port = await call('register', candidate);
-      if (!Number.isInteger(port) || port < 1 || port > 65535) throw new EnvironmentError(`${where}: register's port ${JSON.stringify(port)?.slice(0, 40)} is not 1..65535`);
+      if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) throw new EnvironmentError(`${where}: register's port ${JSON.stringify(port)?.slice(0, 40)} is not 1..65535`);
       return port;
     },
     truth: async () => checkTruth(await call('truth'), where),
     async stats() {
       const stats = await call('stats');
-      if (!Number.isInteger(stats?.refused) || stats.refused < 0) throw new EnvironmentError(`${where}: stats.refused is not a count`);
-      return stats;
+      if (!isRecord(stats) || typeof stats.refused !== 'number' || !Number.isInteger(stats.refused) || stats.refused < 0) {
+        throw new EnvironmentError(`${where}: stats.refused is not a count`);
+      }
+      return { ...stats, refused: stats.refused };
     },
     async probe(probe) {
       const reply = await call('probe', probe);
-      const rtts = reply?.rttMs;
+      const rtts = fieldOf(reply, 'rttMs');
       const valid = Array.isArray(rtts) && rtts.length <= probe.count && rtts.every((ms) => Number.isFinite(ms) && ms >= 0);
-      if (reply?.sent !== probe.count || !valid) {
+      if (fieldOf(reply, 'sent') !== probe.count || !valid) {
         throw new EnvironmentError(`${where}: probe's reply is not { sent: ${probe.count}, rttMs: up to ${probe.count} round trips in ms }`);
       }
-      return { sent: reply.sent, rttMs: rtts };
+      return { sent: probe.count, rttMs: rtts };
     },
     async processMemory(pids) {
       const reply = await call('processMemory', { pids: checkPidList(pids) });
@@ -102,7 +105,7 @@ export async function openNodeRelay({ label, control, registrationSecret, probeT
  * One request to a node relay: its reply's result, the reply read up to MAX_REPLY_BYTES.
  * @param {{ where: string, control: string, method: string, body: string, auth: string|null }} request
  *   auth: the x-wtb-auth header (control-auth.js), none for a nonce
- * @returns {Promise<any>}  any: the node's JSON result, checked field by field by each method of openNodeRelay
+ * @returns {Promise<unknown>}  the node's JSON result, checked field by field by each method of openNodeRelay
  */
 async function postControl({ where, control, method, body, auth }) {
   let response;
@@ -120,6 +123,7 @@ async function postControl({ where, control, method, body, auth }) {
   } catch (error) {
     throw new EnvironmentError(`${where}: ${errorMessage(error)}; is ${control} a grid-node's relay, and does it answer?`);
   }
+  /** @type {unknown} */
   let reply;
   try {
     reply = JSON.parse(text);
@@ -127,10 +131,11 @@ async function postControl({ where, control, method, body, auth }) {
     throw new EnvironmentError(`${where}: the reply to ${method} is not JSON; is ${control} a grid-node's relay?`);
   }
   if (!response.ok) {
-    const error = typeof reply?.error === 'string' ? reply.error.slice(0, 300) : `HTTP ${response.status}`;
+    const refusal = fieldOf(reply, 'error');
+    const error = typeof refusal === 'string' ? refusal.slice(0, 300) : `HTTP ${response.status}`;
     throw new EnvironmentError(`${where} refused ${method}: ${error}`);
   }
-  return reply?.result;
+  return fieldOf(reply, 'result');
 }
 
 /**

@@ -85,9 +85,19 @@ function checkTraces(traces, known) {
 }
 
 /**
+ * Each method's params as its checker returns them; a method not listed takes none.
+ * @typedef {{ links: Record<string, import('../../lib/network/link-model.js').LinkParams>, routes?: Record<string, string[]>,
+ *   traces: Record<string, import('../../lib/network/trace.js').Trace>, traceOriginEpochMs?: number }} CheckedConfig
+ * @typedef {{ configure: CheckedConfig, restartTraces: number,
+ *   register: { peer: string, remotePeer: string, address: string, port: number, bindAddress: string },
+ *   probe: { to: { address: string, port: number }, count: number, intervalMs: number }, processMemory: unknown }} CheckedParams
+ * @typedef {<M extends string>(method: M, params: unknown) => M extends keyof CheckedParams ? CheckedParams[M] : undefined} ParamsCheck
+ */
+
+/**
  * The checker of one run's requests: each method's params as the relay gets them, or an InputError naming the field.
  * @param {string} nodeAddress  the node's own address (grid-node --host), where the relay's sockets may listen
- * @returns {(method: string, params: unknown) => unknown}
+ * @returns {ParamsCheck}
  */
 export function runParamsChecker(nodeAddress) {
   /** @type {Set<string>} */
@@ -96,7 +106,7 @@ export function runParamsChecker(nodeAddress) {
   const links = new Set();
   /** @type {Set<string>} */
   const traces = new Set();
-  /** @type {Record<string, (params: unknown) => unknown>} */
+  /** @type {{ [M in keyof CheckedParams]: (params: unknown) => CheckedParams[M] }} */
   const checks = {
     configure(params) {
       const given = expectObject(params, 'configure: params', ['links', 'routes', 'traces', 'traceOriginEpochMs']);
@@ -115,15 +125,16 @@ export function runParamsChecker(nodeAddress) {
     restartTraces: (params) => checkEpochMs(params, 'restartTraces: params'),
     register(params) {
       const given = expectObject(params, 'register: params', ['peer', 'remotePeer', 'address', 'port', 'bindAddress']);
-      const candidate = {
-        peer: checkPeer(given.peer, 'register: params.peer'), remotePeer: checkPeer(given.remotePeer, 'register: params.remotePeer'),
-        address: checkUnicast(given.address, 'register: params.address'), port: checkPort(given.port, 'register: params.port'),
-        bindAddress: given.bindAddress,
-      };
+      const peer = checkPeer(given.peer, 'register: params.peer');
+      const remotePeer = checkPeer(given.remotePeer, 'register: params.remotePeer');
+      const address = checkUnicast(given.address, 'register: params.address');
+      const port = checkPort(given.port, 'register: params.port');
+      const { bindAddress } = given;
       // This node's own address or its loopback: never every interface (0.0.0.0) nor another host's address.
-      if (candidate.bindAddress !== nodeAddress && !(isIPv4(candidate.bindAddress) && candidate.bindAddress.startsWith('127.'))) {
-        throw new InputError(`register: params.bindAddress: must be this node's address ${nodeAddress} or a loopback one, got ${describeValue(candidate.bindAddress).slice(0, 80)}`);
+      if (typeof bindAddress !== 'string' || (bindAddress !== nodeAddress && !(isIPv4(bindAddress) && bindAddress.startsWith('127.')))) {
+        throw new InputError(`register: params.bindAddress: must be this node's address ${nodeAddress} or a loopback one, got ${describeValue(bindAddress).slice(0, 80)}`);
       }
+      const candidate = { peer, remotePeer, address, port, bindAddress };
       const key = JSON.stringify(candidate);
       if (!registrations.has(key) && registrations.size >= MAX_REGISTRATIONS) {
         throw new InputError(`register: a run registers at most ${MAX_REGISTRATIONS} candidates on a node relay`);
@@ -142,9 +153,12 @@ export function runParamsChecker(nodeAddress) {
     // The pids themselves are checked where they are read (lib/devices/process-memory.js checkPidList).
     processMemory: (params) => expectObject(params, 'processMemory: params', ['pids']).pids,
   };
-  return (method, params) => {
-    if (Object.hasOwn(checks, method)) return checks[method](params);
+  /** @param {string} method @param {unknown} params */
+  const check = (method, params) => {
+    if (Object.hasOwn(checks, method)) return checks[/** @type {keyof CheckedParams} */ (method)](params);
     if (params !== undefined) throw new InputError(`${method}: takes no params, got ${describeValue(params).slice(0, 80)}`);
     return undefined;
   };
+  // The checks above return each method's CheckedParams; the checker cannot follow a method name through the lookup.
+  return /** @type {ParamsCheck} */ (check);
 }

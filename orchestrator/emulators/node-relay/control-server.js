@@ -13,7 +13,7 @@ import { startRelayProcess } from '../relay/client.js';
 import { AUTH_HEADER, NONCE_TTL_MS, checkAuth, issueNonce, nonceIsFresh, runKey, sequenceGuard, sha256Hex } from './control-auth.js';
 import { PROBE_LIMITS, runParamsChecker } from './control-params.js';
 import { readProcessMemory } from './process-memory.js';
-import { errorMessage } from '../../lib/system/errors.js';
+import { HarnessError, errorMessage } from '../../lib/system/errors.js';
 
 /** A control message's body: a whole scenario's traces fit. Only an admitted request's body is read. */
 export const MAX_CONTROL_BYTES = 4 * 1024 * 1024;
@@ -34,8 +34,7 @@ const HELD = { status: 409, body: { error: 'another run holds this node relay; r
 
 /**
  * @typedef {{ status: number, body: object }} Reply
- *   (any: check gives each method's params in that method's own shape, as control-params.js checked them)
- * @typedef {{ key: string, fresh: (counter: string) => boolean, check: (method: string, params: unknown) => any,
+ * @typedef {{ key: string, fresh: (counter: string) => boolean, check: import('./control-params.js').ParamsCheck,
  *   relay: import('../relay/client.js').RelayProcess, lastMs: number, token: Buffer }} Run
  *   key: the run key; fresh: its sequence numbers; check: its params (control-params.js);
  *   token: the first bytes of its path probes, the same on every node of the run
@@ -162,20 +161,23 @@ function refusals(log) {
  * @returns {Promise<Reply>}
  */
 async function runRequest({ relay, token, check }, method, params, { address, processRoot, refused }) {
-  const checked = check(method, params);
-  if (method === 'probe') return { status: 200, body: { result: await sendProbes({ address, token, ...checked }) } };
-  if (method === 'processMemory') {
-    const rootPid = processRoot();
-    if (rootPid === null) return { status: 409, body: { error: 'this grid-node\'s Selenium node is not running yet; retry' } };
-    return { status: 200, body: { result: readProcessMemory({ pids: checked, rootPid }) } };
+  /** @param {unknown} result @returns {Reply} */
+  const ok = (result) => ({ status: 200, body: { result: result ?? null } });
+  switch (method) {
+    case 'probe': return ok(await sendProbes({ address, token, ...check('probe', params) }));
+    case 'processMemory': {
+      const pids = check('processMemory', params);
+      const rootPid = processRoot();
+      if (rootPid === null) return { status: 409, body: { error: 'this grid-node\'s Selenium node is not running yet; retry' } };
+      return ok(readProcessMemory({ pids, rootPid }));
+    }
+    case 'configure': return ok(await relay.configure(check('configure', params)));
+    case 'restartTraces': return ok(await relay.restartTraces(check('restartTraces', params)));
+    case 'register': return ok(await relay.register(check('register', params)));
+    case 'truth': check('truth', params); return ok(await relay.truth());
+    case 'stats': check('stats', params); return ok({ ...await relay.stats(), refused });
+    default: throw new HarnessError(`node relay: no handler for the admitted method ${method}`);
   }
-  // any: each method's params, checked by control-params.js
-  const result = await /** @type {Record<string, (params: any) => Promise<unknown>>} */ ({
-    configure: (config) => relay.configure(config), restartTraces: (epochMs) => relay.restartTraces(epochMs),
-    register: (candidate) => relay.register(candidate), truth: () => relay.truth(),
-    stats: async () => ({ ...await relay.stats(), refused }),
-  })[method](checked);
-  return { status: 200, body: { result: result ?? null } };
 }
 
 /**

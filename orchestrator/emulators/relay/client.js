@@ -62,8 +62,7 @@ export const RELAY_NODE_FLAGS = Object.freeze(['--no-memory-reducer', '--no-para
 export async function startRelayProcess(options = {}, { nodeFlags = RELAY_NODE_FLAGS } = {}) {
   // Not the parent's flags: --test, --input-type, --inspect … mean nothing to the relay.
   const child = fork(RELAY_PROCESS_PATH, [JSON.stringify(options)], { execArgv: [...nodeFlags], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  // any: the relay process's IPC answers, whose shape depends on the request
-  /** @type {Map<number, {resolve: (value: any) => void, reject: (error: Error) => void}>} */
+  /** @type {Map<number, {resolve: (value: unknown) => void, reject: (error: Error) => void}>} */
   const pending = new Map();
   let nextId = 0;
   /** @type {Error|null} */
@@ -105,14 +104,17 @@ export async function startRelayProcess(options = {}, { nodeFlags = RELAY_NODE_F
   // Don't hold the parent's event loop open: if it exits without close(), the child sees the disconnect and exits.
   child.unref();
 
-  /** @param {string} method @param {unknown} [params] */
-  const call = (method, params) => new Promise((resolve, reject) => {
+  /**
+   * The relay process is the harness's own (relay-process.js): its answer to a method is what UdpRelay's method returns.
+   * @template T @param {string} method @param {unknown} [params] @returns {Promise<T>}
+   */
+  const call = (method, params) => /** @type {Promise<T>} */ (new Promise((/** @type {(value: unknown) => void} */ resolve, reject) => {
     if (gone) return reject(gone);
     const id = nextId++;
     pending.set(id, { resolve, reject });
     child.channel?.ref();
     child.send({ id, method, params });
-  });
+  }));
 
   return {
     // A child that sent its ready message was spawned, so it has a pid.

@@ -4,6 +4,8 @@
  *
  * IPC: parent -> {id, method, params}; child -> {id, result} | {id, error: {name, message}}; {ready: true} once listening.
  */
+import { describeKind, fieldOf } from '../../lib/input/validate.js';
+import { HarnessError } from '../../lib/system/errors.js';
 import { raisePriority } from '../priority.js';
 import { UdpRelay } from './relay.js';
 
@@ -25,13 +27,26 @@ process.on('SIGINT', () => {});
 const priority = await raisePriority(process.pid);
 await relay.start();
 
-/** @typedef {import('./relay.js').UdpRelay} UdpRelayApi */
-/** @type {Record<string, (params: any) => unknown>} any: IPC carries JSON; UdpRelay validates its own inputs */
+/**
+ * A method's params object. Its fields are in the shape client.js's RelayProcess types them (the parent is this harness;
+ * a remote run's were checked by node-relay/control-params.js), and UdpRelay checks the config it applies itself.
+ * @template T @param {string} method @param {unknown} params @returns {T}
+ */
+function paramsObject(method, params) {
+  if (params !== null && typeof params === 'object' && !Array.isArray(params)) return /** @type {T} */ (params);
+  throw new HarnessError(`relay ${method}: params must be an object, got ${describeKind(params)}`);
+}
+
+/** @type {Record<string, (params: unknown) => unknown>} */
 const methods = {
-  configure: (/** @type {Parameters<UdpRelayApi['configure']>[0]} */ params) => relay.configure(params),
-  restartTraces: (/** @type {number} */ epochMs) => relay.restartTraces(epochMs),
-  register: (/** @type {Parameters<UdpRelayApi['register']>[0]} */ params) => relay.register(params),
-  registerTunnel: (/** @type {Parameters<UdpRelayApi['registerTunnel']>[0]} */ params) => relay.registerTunnel(params),
+  // Without params, UdpRelay's defaults: nothing changes.
+  configure: (params) => relay.configure(params === undefined ? undefined : paramsObject('configure', params)),
+  restartTraces: (epochMs) => {
+    if (typeof epochMs !== 'number') throw new HarnessError(`relay restartTraces: params must be a time in ms, got ${describeKind(epochMs)}`);
+    return relay.restartTraces(epochMs);
+  },
+  register: (params) => relay.register(paramsObject('register', params)),
+  registerTunnel: (params) => relay.registerTunnel(paramsObject('registerTunnel', params)),
   truth: () => relay.truth(),
   tunnelTruth: () => relay.tunnelTruth(),
   loadTruth: () => relay.loadTruth(),
@@ -42,9 +57,12 @@ const methods = {
 /** @param {object} message */
 const reply = (message) => process.send?.(message);
 
-process.on('message', async (/** @type {{id: number, method: string, params: unknown}} */ { id, method, params }) => {
+process.on('message', async (/** @type {unknown} */ request) => {
+  const id = fieldOf(request, 'id');
+  const method = fieldOf(request, 'method');
+  const params = fieldOf(request, 'params');
   try {
-    if (!Object.hasOwn(methods, method)) throw new Error(`unknown relay method "${method}"`);
+    if (typeof method !== 'string' || !Object.hasOwn(methods, method)) throw new Error(`unknown relay method "${method}"`);
     reply({ id, result: (await methods[method](params)) ?? null });
   } catch (error) {
     const { name, message } = error instanceof Error ? error : new Error(String(error));

@@ -5,6 +5,8 @@ import { finiteOrNull, jainIndex } from '../stats/statistics.js';
 import { meanOf } from '../stats/steady-rate.js';
 
 /**
+ * @typedef {{ t: number, peer: string, remote?: string, video?: Record<string, unknown>, audio?: Record<string, unknown> }} TimelineEntry
+ *   getStats fields as the page reported them (lib/result/result.js TimelineEntry, a layer above)
  * @typedef {Array<[number, number]>} JainSeries  [second, Jain's index of that second]
  * @typedef {{ fromS: number, toS: number, seconds: number, flows: string[], meanKbps: Record<string, number>,
  *   jainIndex: number|null }} Phase  seconds fromS..toS (inclusive) with the same active flows
@@ -14,7 +16,8 @@ import { meanOf } from '../stats/steady-rate.js';
  */
 
 /** Receive rate of an interval: video + audio; null when neither was measured.
- * @param {any} entry  a timeline entry (any: getStats fields as the page reported them, checked where read)
+ * @param {{ video?: Record<string, unknown>, audio?: Record<string, unknown> }|null|undefined} entry  a timeline entry: getStats
+ *   fields as the page reported them
  */
 export function totalRecvKbps(entry) {
   const v = finiteOrNull(entry?.video?.recvKbps);
@@ -103,8 +106,8 @@ function weightedJain(phaseList) {
  * - jainIndex (J16 §8-4): per phase on the flows' mean rates, then the mean over the phases with two or more flows,
  *   weighted by their length; J16's TCP figure is Jain(1408, 451) = 0.79.
  * - jainIndexPerSecond: per second with two or more flows, then the mean over those seconds.
- * any: timeline entries as the pages reported them, whose getStats fields depend on the browser
- * @param {Array<any>} timeline @param {Record<string, unknown>} routes @param {[number, number]} windowS
+ * @param {TimelineEntry[]} timeline  as the pages reported it
+ * @param {Record<string, unknown>} routes @param {[number, number]} windowS
  * @returns {SharedLinkFairness[]}
  */
 export function jainBySharedLink(timeline, routes, windowS) {
@@ -374,7 +377,7 @@ export function convergenceS(atS, firstSecond, lastSecond, jainAt, { jainIndex: 
  * bottleneck when it has flows (summary.fairness; convergenceS, the mean over the links' convergence times that were
  * reached), else over the routes that share links (jainBySharedLink; no fairness, no convergence).
  * any: timeline entries, configured flows and flow rows as result.json holds them (lib/result, a layer above)
- * @param {{ timeline: Array<any>, configured: Array<any>, flows?: { list: import('./flows.js').FlowListEntry[], rows: Array<any> },
+ * @param {{ timeline: TimelineEntry[], configured: Array<any>, flows?: { list: import('./flows.js').FlowListEntry[], rows: Array<any> },
  *   routes: Record<string, unknown>, windowS: [number, number] }} input
  * @returns {{ fairness: { links: Record<string, LinkFairness> }|null, jainIndex: number|null,
  *   jainIndexPerSecond: number|null, convergenceS: number|null }}

@@ -8,8 +8,9 @@ import { InputError } from '../system/errors.js';
 import { MAX_RATE_KBPS, MIN_RATE_KBPS } from '../network/link-model.js';
 import { MAX_BURST_BYTES, MAX_FLOWS, MAX_IPERF3_SERVERS, MAX_KERNEL_FLOWS, MAX_SHORT_TCP_BURSTS } from '../input/limits.js';
 import { createRandom, deriveSeed } from '../stats/random.js';
-import { describeValue, expectNumber, expectObject, expectText } from '../input/validate.js';
+import { describeValue, expectNumber, expectObject, expectText, isOneOf } from '../input/validate.js';
 
+/** @type {Array<Flow['kind']>} */
 export const FLOW_KINDS = ['call', 'tcp', 'tcp-short', 'udp', 'data'];
 /** Flows of iperf3 endpoints that cross only the bottleneck (contract: cross/). */
 export const KERNEL_FLOW_KINDS = ['tcp', 'tcp-short', 'udp'];
@@ -168,7 +169,7 @@ export function normalizeMainCall(raw, { file, durationS, timeScale = 1, peers, 
   const startS = given.startS === undefined ? 0 : expectNumber(given.startS, `${where}.startS`, { min: 0, max: durationS });
   if (startS >= durationS) throw new InputError(`${where}.startS: ${startS} s must be before the scenario's end (${durationS} s)`);
   const direction = given.direction ?? 'both';
-  if (!['both', 'forward'].includes(direction)) {
+  if (!isOneOf(/** @type {Array<MainCall['direction']>} */ (['both', 'forward']), direction)) {
     throw new InputError(`${where}.direction: must be "both" or "forward" (only p0 sends), got ${describeValue(direction)}`);
   }
   if (direction === 'forward' && (peers !== 2 || topology !== 'mesh')) {
@@ -185,11 +186,10 @@ export function normalizeMainCall(raw, { file, durationS, timeScale = 1, peers, 
 function normalizeFlow(raw, index, { file, durationS, timeScale, peers, hasBottleneck }) {
   const where = `${file}: flows[${index}]`;
   const given = expectObject(raw, where);
-  if (!FLOW_KINDS.includes(given.kind)) {
+  const kind = given.kind;
+  if (!isOneOf(FLOW_KINDS, kind)) {
     throw new InputError(`${where}.kind: must be one of ${FLOW_KINDS.join(', ')}, got ${describeValue(given.kind)}`);
   }
-  /** @type {Flow['kind']} */
-  const kind = given.kind;
   expectObject(given, where, FIELDS_BY_KIND[kind]);
   const name = flowName(given.name, `${where}.name`);
   const startS = given.startS === undefined ? 0 : expectNumber(given.startS, `${where}.startS`, { min: 0, max: durationS });

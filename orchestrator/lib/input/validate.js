@@ -46,8 +46,7 @@ function describeRange({ min, max, above }) {
  * @param {string} path
  * @param {readonly string[]|null} [allowedKeys]  null: any keys (a map keyed by names)
  * @param {{what?: string}} [options]  what the message says it must be
- * any: a plain object checked at the edge; each caller checks the fields it reads
- * @returns {Record<string, any>}
+ * @returns {Record<string, unknown>}  each caller checks the fields it reads
  */
 export function expectObject(value, path, allowedKeys = null, { what = 'an object' } = {}) {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
@@ -57,8 +56,33 @@ export function expectObject(value, path, allowedKeys = null, { what = 'an objec
   if (allowedKeys && unknown !== undefined) {
     throw new InputError(`${path}: unknown field '${unknown}'; allowed: ${allowedKeys.join(', ') || '(none)'}`);
   }
-  // any: a plain object checked at the edge; each caller checks the fields it reads
-  return /** @type {Record<string, any>} */ (value);
+  return /** @type {Record<string, unknown>} */ (value);
+}
+
+/** @param {unknown} value @returns {value is Record<string, unknown>} a plain object (not null, not an array) */
+export function isRecord(value) {
+  return Boolean(value) && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** @param {unknown} value @param {string} key @returns {unknown} value's field key, undefined when value is not a record */
+export function fieldOf(value, key) {
+  return isRecord(value) ? value[key] : undefined;
+}
+
+/**
+ * The value at a path of fields, undefined from the first step that is not a record: a reader of a file of any version.
+ * @param {unknown} value @param {...string} keys @returns {unknown}
+ */
+export function pathOf(value, ...keys) {
+  return keys.reduce(fieldOf, value);
+}
+
+/**
+ * Whether value is one of list's members: the check of an enumerated field, narrowing it to the members' type.
+ * @template {string} T @param {readonly T[]} list @param {unknown} value @returns {value is T}
+ */
+export function isOneOf(list, value) {
+  return list.includes(/** @type {T} */ (value));
 }
 
 /**

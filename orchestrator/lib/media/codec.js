@@ -8,6 +8,8 @@ import { describeValue, expectObject } from '../input/validate.js';
 /** The codecs a run can ask for, by the name used in scenario files and --codec, with their RTP mime type. */
 export const CODEC_MIME_TYPES = Object.freeze({ vp8: 'video/VP8', vp9: 'video/VP9', h264: 'video/H264', av1: 'video/AV1' });
 export const CODEC_NAMES = Object.keys(CODEC_MIME_TYPES);
+/** @param {unknown} name @returns {name is keyof typeof CODEC_MIME_TYPES} one of CODEC_NAMES */
+const isCodecName = (name) => typeof name === 'string' && Object.hasOwn(CODEC_MIME_TYPES, name);
 export const CODEC_FIELDS = ['name', 'scalabilityMode', 'profile'];
 /** webrtc-svc's modes: L/S spatial layers, T temporal layers, optional _KEY/_KEY_SHIFT and h (1.5:1 spatial ratio). */
 const SCALABILITY_MODE = /^[LS][1-3]T[1-3](h|_KEY|_KEY_SHIFT)?$/;
@@ -25,7 +27,7 @@ export function normalizeCodec(raw, where) {
   const object = typeof raw === 'string' ? { name: raw }
     : expectObject(raw, where, CODEC_FIELDS, { what: `a codec name (${CODEC_NAMES.join(', ')}) or an object { "name", "scalabilityMode"?, "profile"? }` });
   const name = typeof object.name === 'string' ? object.name.toLowerCase() : object.name;
-  if (!CODEC_NAMES.includes(name)) {
+  if (!isCodecName(name)) {
     throw new InputError(`${where}${typeof raw === 'string' ? '' : '.name'}: ${describeValue(object.name)} is not a codec the harness can select; use one of ${CODEC_NAMES.join(', ')}`);
   }
   const scalabilityMode = object.scalabilityMode ?? null;
@@ -37,8 +39,7 @@ export function normalizeCodec(raw, where) {
   if (profile !== null && !(typeof profile === 'string' && H264_PROFILE.test(profile))) {
     throw new InputError(`${where}.profile: ${describeValue(profile)} is not a profile-level-id prefix; give 2 to 6 hex digits, e.g. "42e0" (constrained baseline) or "64" (high)`);
   }
-  // A name the check above found in CODEC_NAMES.
-  const mimeType = CODEC_MIME_TYPES[/** @type {keyof typeof CODEC_MIME_TYPES} */ (name)];
+  const mimeType = CODEC_MIME_TYPES[name];
   return { name, mimeType, scalabilityMode, profile: profile?.toLowerCase() ?? null };
 }
 
@@ -66,6 +67,7 @@ export function parseCodecFlag(text) {
 /**
  * @typedef {import('../../../client-app/codec.js').NegotiatedCodec} NegotiatedCodec
  * @typedef {{ send: NegotiatedCodec|null, recv: NegotiatedCodec|null, changes: number }} ConnectionCodecs
+ * @typedef {{ type: 'codec', peer: string, remote: string, direction: string, epochMs: number } & NegotiatedCodec} CodecEvent
  * @typedef {{ requested: RequestedCodec|null, peers: Record<string, Record<string, ConnectionCodecs>> }} CodecSummary
  *   peers: peer → remote → the last codec each direction used; changes: how many times either changed after the first report
  */
@@ -80,10 +82,10 @@ export function codecSummary(events, requested) {
   const peers = {};
   for (const event of events) {
     if (event.type !== 'codec' || typeof event.peer !== 'string') continue;
-    // any: the event's type does not name a codec event's fields; signaling/messages.js checked them at the edge.
-    const { type, peer, remote, direction, epochMs, ...codec } = /** @type {any} */ (event);
-    if (direction !== 'send' && direction !== 'recv') continue;
-    const side = /** @type {'send'|'recv'} */ (direction);
+    // signaling/messages.js checked a codec event's fields at the edge: beside where it was seen, the negotiated codec.
+    const seen = /** @type {CodecEvent} */ (event);
+    const { type, peer, remote, direction: side, epochMs, ...codec } = seen;
+    if (side !== 'send' && side !== 'recv') continue;
     const entry = ((peers[peer] ??= {})[remote] ??= { send: null, recv: null, changes: 0 });
     if (entry[side]) entry.changes += 1;
     entry[side] = codec;

@@ -111,7 +111,7 @@ function normalizeFields(raw, where) {
       if (value !== undefined && value !== null && (typeof value !== 'string' || value === '' || value.length > MAX_TRACE_NAME_LENGTH)) {
         throw new InputError(`${where}.trace: must be a trace file (relative to the scenario file or orchestrator/traces/) or a synthetic:… name, got ${JSON.stringify(value)}`);
       }
-      params.trace = value ?? null;
+      params.trace = typeof value === 'string' ? value : null;
     } else if (value === undefined || (unset === null && value === null)) {
       params[field] = unset;
     } else {

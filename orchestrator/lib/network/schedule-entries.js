@@ -7,7 +7,7 @@ import { InputError } from '../system/errors.js';
 import { LINK_FIELDS, MAX_RATE_KBPS, RAMPABLE_FIELDS, expectLinkValue } from './link-model.js';
 import { MAX_DURATION_S, MIN_RAMP_EVERY_S } from '../input/limits.js';
 import { BOTTLENECK_LINKS } from './topology.js';
-import { describeValue, expectNumber, expectObject } from '../input/validate.js';
+import { describeValue, expectNumber, expectObject, isOneOf } from '../input/validate.js';
 
 /** @typedef {import('./link-model.js').LinkParams} LinkParams */
 
@@ -109,17 +109,18 @@ export function compileEntry(raw, index, { file, links, timeScale, nominalDurati
   }
 
   const ramp = expectObject(entry.ramp, `${where}.ramp`, RAMP_FIELDS);
-  if (!RAMPABLE_FIELDS.includes(ramp.field)) {
-    throw new InputError(`${where}.ramp.field: must be one of ${RAMPABLE_FIELDS.join(', ')}, got ${describeValue(ramp.field)}`);
+  const field = ramp.field;
+  if (!isOneOf(RAMPABLE_FIELDS, field)) {
+    throw new InputError(`${where}.ramp.field: must be one of ${RAMPABLE_FIELDS.join(', ')}, got ${describeValue(field)}`);
   }
-  const from = expectLinkValue(ramp.field, ramp.from, `${where}.ramp.from`);
-  const to = expectLinkValue(ramp.field, ramp.to, `${where}.ramp.to`);
+  const from = expectLinkValue(field, ramp.from, `${where}.ramp.from`);
+  const to = expectLinkValue(field, ramp.to, `${where}.ramp.to`);
   const durationS = expectNumber(ramp.durationS, `${where}.ramp.durationS`, { above: 0 });
   if (at + durationS > nominalDurationS) {
     throw new InputError(`${where}.ramp.durationS: the ramp ends at ${at + durationS} s, beyond the scenario's durationS (${nominalDurationS} s); shorten it or raise durationS`);
   }
   const shape = ramp.shape ?? 'linear';
-  if (!RAMP_SHAPES.includes(shape)) {
+  if (!isOneOf(RAMP_SHAPES, shape)) {
     throw new InputError(`${where}.ramp.shape: must be one of ${RAMP_SHAPES.join(', ')}, got ${describeValue(shape)}`);
   }
   if (ramp.floor !== undefined && shape !== 'exponential') {
@@ -141,7 +142,7 @@ export function compileEntry(raw, index, { file, links, timeScale, nominalDurati
       const value = roundValue(rampValue({ shape, from, to, floor }, offsetS / scaledS));
       for (const link of targets) {
         built.push({
-          atS: roundS(startS + offsetS), link, patch: { [ramp.field]: value },
+          atS: roundS(startS + offsetS), link, patch: { [field]: value },
           cause: `${cause} ramp step ${step}/${stepCount}`, where: `${where}.ramp`,
         });
       }
@@ -149,7 +150,7 @@ export function compileEntry(raw, index, { file, links, timeScale, nominalDurati
     return built;
   };
   return {
-    index, kind: 'ramp', links: targets, fields: [ramp.field], startS, endS: roundS(startS + scaledS),
+    index, kind: 'ramp', links: targets, fields: [field], startS, endS: roundS(startS + scaledS),
     changeCount: (stepCount + 1) * targets.length, changes,
   };
 }

@@ -67,11 +67,11 @@ export function compileNetwork(scenario, { timeScale = 1, loadTrace, traceStepMs
   rejectOverlaps(entries, file);
   const events = applyChanges(links, entries.flatMap((entry) => entry.changes()));
   const stepRange = { min: MIN_TRACE_STEP_MS, max: MAX_TRACE_STEP_MS };
-  if (network.traceStepMs !== undefined) {
-    expectNumber(network.traceStepMs, `${file}: network.traceStepMs`, stepRange);
-    if (Object.keys(traces).length === 0) throw new InputError(`${file}: network.traceStepMs: no link has a trace; remove it`);
+  const fileStepMs = network.traceStepMs === undefined ? undefined : expectNumber(network.traceStepMs, `${file}: network.traceStepMs`, stepRange);
+  if (fileStepMs !== undefined && Object.keys(traces).length === 0) {
+    throw new InputError(`${file}: network.traceStepMs: no link has a trace; remove it`);
   }
-  const traceStepMs = stepOverrideMs === undefined ? network.traceStepMs ?? DEFAULT_TRACE_STEP_MS
+  const traceStepMs = stepOverrideMs === undefined ? fileStepMs ?? DEFAULT_TRACE_STEP_MS
     : expectNumber(stepOverrideMs, '--trace-step-ms', stepRange);
   return { links, routes: buildRoutes(peers, scenario.topology ?? 'mesh', 'bottleneck.fwd' in links), events, traces, traceStepMs };
 }
@@ -89,8 +89,7 @@ function rejectTooManyChanges(entries, file) {
 }
 
 /**
- * any: a scenario's network section as parsed from JSON; each field is validated here as it is read
- * @param {Record<string, any>} network
+ * @param {Record<string, unknown>} network  as parsed from JSON; each field is validated here as it is read
  * @param {number} peers
  * @param {string} file
  * @param {(name: unknown, where: string) => void} useTrace  resolves a trace a section names (errors name the field)

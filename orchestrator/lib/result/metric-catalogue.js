@@ -1,5 +1,6 @@
 // The metric catalogue (pure): every metric the summary, the reports, the CLI and the suites know, once.
 // Adding a metric is one entry here; test/unit/metric-catalogue.test.js fails when a timeline field is missing.
+import { fieldOf as field, isRecord } from '../input/validate.js';
 
 /**
  * How prominently a metric is shown. Each level includes the ones before it, so the lists nest:
@@ -21,8 +22,8 @@
  * @property {HeadlineLevel} [headline]  omitted: listed wherever every metric is, never picked out
  * @property {number} [row]              headline metrics: position in the run summary tables (J16 table 8-1 first)
  * @property {number} [scale]            shown as value × scale (a fraction in %)
- * any: result.summary of any harness version, read field by field as that version wrote it
- * @property {(summary: Record<string, any>) => unknown} [fromSummary]  per-run metrics: the run's value in result.summary
+ * @property {(summary: Record<string, unknown>) => unknown} [fromSummary]  per-run metrics: the run's value in result.summary
+ *   of any harness version, read field by field as that version wrote it
  * @property {'sender'} [side]           per-second fields a peer fills only while it sends media (lib/scenario/peer-browsers.js);
  *                                       the others need media coming in
  * @property {{ row: number, title: string }} [compare]  a per-peer chart of the compare page (report/render-compare.js)
@@ -119,18 +120,19 @@ const PER_RUN = [
     // The harness's CPU verdict (lib/devices/cpu-limit.js): the share of the most limited sender's seconds, whatever the browser said.
     path: 'cpuLimitedSharePct', label: 'CPU-limited sender seconds (harness, worst peer)', unit: '%', scale: 100, decimals: 0,
     worseWhen: 'higher', fromSummary: (summary) => {
-      const shares = Object.values(summary.cpuLimitation?.harness?.peers ?? {}).map((peer) => peer.share).filter((share) => share !== null);
-      return shares.length ? Math.max(...shares) : undefined;
+      const peers = field(field(summary.cpuLimitation, 'harness'), 'peers');
+      const shares = Object.values(isRecord(peers) ? peers : {}).map((peer) => field(peer, 'share')).filter((share) => share !== null);
+      return shares.length ? Math.max(...shares.map(Number)) : undefined;
     },
   },
   {
     path: 'utilization', label: 'Utilisation', unit: '%', scale: 100, decimals: 1, worseWhen: 'lower',
-    fromSummary: (summary) => summary.utilization?.overall,
+    fromSummary: (summary) => field(summary.utilization, 'overall'),
   },
   {
     // The slowest peer: the call is set up when every peer shows video.
     path: 'setupMs', label: 'Set-up time', unit: 'ms', decimals: 0, worseWhen: 'higher',
-    fromSummary: (summary) => summary.setupMs?.max,
+    fromSummary: (summary) => field(summary.setupMs, 'max'),
   },
   {
     // J16 §8-4's definition (lib/cross/fairness.js): on each flow's mean rate per phase of constant active flows.

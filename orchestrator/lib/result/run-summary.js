@@ -96,6 +96,8 @@ export function summarize({ timeline, warmupS, durationS, setupMs, configured, r
   }
 
   // Utilisation (F's "ABU"): bits received over bits the path could carry, over the seconds that had a cap.
+  /** @param {import('./result.js').MediaMetrics|undefined} metrics */
+  const kbpsOf = (metrics) => (typeof metrics?.recvKbps === 'number' ? metrics.recvKbps : 0);
   /** @type {Record<string, number>} */
   const utilization = {};
   for (const peer of peers) {
@@ -105,7 +107,7 @@ export function summarize({ timeline, warmupS, durationS, setupMs, configured, r
       const route = routes[`${entry.remote}->${peer}`];
       const capKbps = route ? pathConditions(linksAt(configured, entry.t - 1), route).rateKbps : null;
       if (!capKbps) continue;
-      receivedKb += ((entry.video?.recvKbps ?? 0) + (entry.audio?.recvKbps ?? 0)) * (entry.intervalS ?? 1);
+      receivedKb += (kbpsOf(entry.video) + kbpsOf(entry.audio)) * (entry.intervalS ?? 1);
       capacityKb += capKbps * (entry.intervalS ?? 1);
     }
     if (capacityKb > 0) utilization[peer] = receivedKb / capacityKb;
@@ -121,8 +123,9 @@ export function summarize({ timeline, warmupS, durationS, setupMs, configured, r
   const bottleneckUtil = meanOf(Object.values(fairness.fairness?.links ?? {}).map((link) => link.utilization));
   if (bottleneckUtil !== null) utilization.overall = bottleneckUtil;
   return {
-    windowS: [warmupS, durationS],
-    setupMs: { ...setupMs, max: setupValues.length === setupPeers && setupPeers ? Math.max(...setupValues) : null },
+    windowS: /** @type {[number, number]} */ ([warmupS, durationS]),
+    setupMs: /** @type {Record<string, number|null> & { max: number|null }} */ (
+      { ...setupMs, max: setupValues.length === setupPeers && setupPeers ? Math.max(...setupValues) : null }),
     peers: perPeer,
     overall,
     utilization: utilValues.length || bottleneckUtil !== null ? utilization : null,

@@ -13,7 +13,7 @@
 // keyed by the change's time in the scenario as written: { "byChangeAtS": { "60": 16, "180": 18 } }; its mean is
 // then the mean over those changes (and may be left out), and a run is compared over the same changes.
 import { InputError } from '../system/errors.js';
-import { expectNumber, expectObject, expectText } from '../input/validate.js';
+import { expectNumber, expectObject, expectText, isRecord } from '../input/validate.js';
 import { METRIC_PATHS } from '../result/metric-catalogue.js';
 
 export const REFERENCE_FIELDS = ['source', 'notes', 'metrics'];
@@ -90,10 +90,10 @@ function validateByChange(raw, path, where) {
  * @returns {ReferenceValue|null}
  */
 export function referenceValue(reference, path) {
-  // any: a parsed reference file; the value read is checked below
-  const value = /** @type {any} */ (reference)?.metrics?.[path];
-  if (!value || typeof value !== 'object' || !Number.isFinite(value.mean)) return null;
-  const sd = Number.isFinite(value.sd) ? value.sd : null;
+  const metrics = isRecord(reference) ? reference.metrics : undefined;
+  const value = isRecord(metrics) ? metrics[path] : undefined;
+  if (!isRecord(value) || typeof value.mean !== 'number' || !Number.isFinite(value.mean)) return null;
+  const sd = typeof value.sd === 'number' && Number.isFinite(value.sd) ? value.sd : null;
   const byChange = value.byChangeAtS && typeof value.byChangeAtS === 'object'
     ? Object.entries(value.byChangeAtS).filter(([atS, v]) => Number.isFinite(Number(atS)) && Number.isFinite(v)) : [];
   return byChange.length ? { mean: value.mean, sd, byChangeAtS: Object.fromEntries(byChange) } : { mean: value.mean, sd };

@@ -6,7 +6,8 @@
 import { InputError } from '../system/errors.js';
 import { metricByPath } from '../result/metric-catalogue.js';
 import { referenceValue } from './reference.js';
-import { percentile } from '../stats/statistics.js';
+import { finiteOrNull, percentile } from '../stats/statistics.js';
+import { fieldOf, isRecord, pathOf } from '../input/validate.js';
 import { CORES, HOST_RTT, J16_CHROME, J16_SOURCE, OPUS_DEFAULT } from './reproductions/causes.js';
 import { derivedMetric } from './reproductions/derived.js';
 import { FAMILY_TABLES } from './reproductions/families.js';
@@ -174,23 +175,25 @@ export function publishedValue(row, key, reference) {
 /**
  * What a reproduction takes from one run: per catalogue path, the run's mean over its measurement window averaged
  * over peers (J16 and F report means), or a per-run metric's value; and how its clock was compressed.
- * any: a result.json of any harness version, read field by field as that version wrote it
- * @param {any} result a result.json
+ * @param {unknown} result a result.json of any harness version, read field by field; a value counts when it is a finite number
  * @param {string[]} paths
  * @returns {{ values: Record<string, number>, clock: ReproductionRun['clock'] }}
  */
 export function reproductionValues(result, paths = REPRODUCTION_PATHS) {
   /** @type {Record<string, number>} */
   const values = {};
+  const summary = fieldOf(result, 'summary');
   for (const path of paths) {
     const metric = metricByPath(path);
     const derived = derivedMetric(path);
     const value = derived ? derived.from(result)
-      : metric?.per === 'run' ? metric.fromSummary?.(result?.summary ?? {}) : result?.summary?.overall?.[path]?.mean;
-    if (typeof value === 'number' && Number.isFinite(value)) values[path] = value;
+      : metric?.per === 'run' ? metric.fromSummary?.(isRecord(summary) ? summary : {}) : pathOf(summary, 'overall', path, 'mean');
+    const figure = finiteOrNull(value);
+    if (figure !== null) values[path] = figure;
   }
-  const { timeScale, durationS, nominalDurationS } = result?.scenario ?? {};
-  const clock = [timeScale, durationS, nominalDurationS].every(Number.isFinite) ? { timeScale, durationS, nominalDurationS } : null;
+  const [timeScale, durationS, nominalDurationS] = ['timeScale', 'durationS', 'nominalDurationS']
+    .map((field) => finiteOrNull(pathOf(result, 'scenario', field)));
+  const clock = timeScale !== null && durationS !== null && nominalDurationS !== null ? { timeScale, durationS, nominalDurationS } : null;
   return { values, clock };
 }
 

@@ -19,7 +19,7 @@ export function meanOf(values) {
 
 /**
  * The flows in a timeline: one per (receiver, sender) pair, sorted.
- * @param {Array<{peer: string, remote: string}>} timeline @returns {Array<{receiver: string, sender: string}>}
+ * @param {Array<{peer: string, remote?: string}>} timeline @returns {Array<{receiver: string, sender: string}>}
  */
 export function flows(timeline) {
   const keys = new Set(timeline.filter((e) => e?.peer && e?.remote).map((e) => `${e.remote}->${e.peer}`));
@@ -31,7 +31,7 @@ export function flows(timeline) {
 
 /**
  * The finite video receive rate of a timeline entry, or null.
- * @param {any} entry  any: getStats fields as the page reported them, checked where read
+ * @param {{ video?: Record<string, unknown> }|null|undefined} entry  a timeline entry: getStats fields as the page reported them
  */
 function videoRecvKbps(entry) {
   return finiteOrNull(entry?.video?.recvKbps);
@@ -100,8 +100,8 @@ export function timeToSteady(points, fromS, toS, options = {}) {
 
 /**
  * Time to steady video rate for every flow after every change point.
- * any: timeline entries as the pages reported them, whose getStats fields depend on the browser
- * @param {Array<any>} timeline @param {ChangeEvent[]} scheduleEvents @param {number} endS
+ * @param {Array<{ t: number, peer: string, remote?: string, video?: Record<string, unknown> }>} timeline  as the pages reported it
+ * @param {ChangeEvent[]} scheduleEvents @param {number} endS
  * @returns {{flows: Array<{receiver: string, sender: string}>, changes: SteadyChange[]}}
  */
 export function timeToSteadyTable(timeline, scheduleEvents, endS) {

@@ -2,87 +2,115 @@
 // totals of a multi-party call, per-flow rates and Jain's index by number of competing flows (summary.fairness), and
 // the bottleneck's queuing delay (the emulator's truth). Pure: each reads one result.json.
 import { capacityOf } from '../../cross/fairness.js';
+import { fieldOf, pathOf } from '../../input/validate.js';
 import { finiteOrNull } from '../../stats/statistics.js';
 
 /**
- * @typedef {any} ResultJson  any: a result.json read back from disk, of any schema version; every read below is
- *   optional-chained and kept only when it is a finite number (finiteOrNull)
  * @typedef {object} DerivedMetric
  * @property {string} path
  * @property {string} label
  * @property {string} unit
  * @property {number|null} decimals
  * @property {number} [scale]
- * @property {(result: ResultJson) => number|null} from
+ * @property {(result: unknown) => number|null} from  result: a result.json read back from disk, of any schema version;
+ *   every read below checks the kind of what it takes, and a figure counts only when it is a finite number
  */
 
 /** @param {number|null} value @returns {value is number} */
 const known = (value) => value !== null;
 /** @param {number[]} values */
 const mean = (values) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : null);
+/** A map's values; nothing for a missing one. @param {unknown} value @returns {unknown[]} */
+const valuesOf = (value) => Object.values(value ?? {});
+/** @param {unknown} value */
+const countOf = (value) => (Array.isArray(value) ? value.length : undefined);
 
 /** The mean over peers of one summary.peerTotals field. @param {string} field */
-const peerTotal = (field) => (/** @type {ResultJson} */ result) => mean(Object.values(result?.summary?.peerTotals ?? {})
-  .map((totals) => finiteOrNull(totals?.[field])).filter(known));
+const peerTotal = (field) => (/** @type {unknown} */ result) => mean(valuesOf(pathOf(result, 'summary', 'peerTotals'))
+  .map((totals) => finiteOrNull(fieldOf(totals, field))).filter(known));
 
-/** @param {ResultJson} result @returns {ResultJson[]} every phase of every link in summary.fairness */
-const fairnessPhases = (result) => Object.values(result?.summary?.fairness?.links ?? {}).flatMap((link) => link?.phases ?? []);
+/** @param {unknown} result @returns {unknown[]} every phase of every link in summary.fairness */
+const fairnessPhases = (result) => valuesOf(pathOf(result, 'summary', 'fairness', 'links')).flatMap((link) => fieldOf(link, 'phases') ?? []);
 
 /**
  * The seconds-weighted mean of a phase value over the phases that pass a test.
- * @param {ResultJson[]} phases @param {(phase: ResultJson) => number|null} valueOf
+ * @param {unknown[]} phases @param {(phase: unknown) => number|null} valueOf
  */
 function weighted(phases, valueOf) {
   let seconds = 0;
   let sum = 0;
   for (const phase of phases) {
     const value = valueOf(phase);
-    if (value === null || !(phase.seconds > 0)) continue;
-    seconds += phase.seconds;
-    sum += value * phase.seconds;
+    const phaseS = fieldOf(phase, 'seconds');
+    if (value === null || !(typeof phaseS === 'number' && phaseS > 0)) continue;
+    seconds += phaseS;
+    sum += value * phaseS;
   }
   return seconds ? sum / seconds : null;
 }
 
 /** Jain's index over the phases with exactly n flows (J16 §8-4 gives it per number of calls). @param {number} n */
-const jainWithFlows = (n) => (/** @type {ResultJson} */ result) => weighted(fairnessPhases(result).filter((p) => p.flows?.length === n),
-  (p) => finiteOrNull(p.jainIndex));
+const jainWithFlows = (n) => (/** @type {unknown} */ result) => weighted(fairnessPhases(result).filter((p) => countOf(fieldOf(p, 'flows')) === n),
+  (p) => finiteOrNull(fieldOf(p, 'jainIndex')));
 
 /**
  * A flow series' mean rate over the phases where every flow of its link runs (J16's 1408 vs 451 kbps are over the TCP
  * phase, I22's 0.106 vs 1.889 Mbps over the interval both flows run).
  * @param {string} series
  */
-const flowKbps = (series) => (/** @type {ResultJson} */ result) => {
-  const links = Object.values(result?.summary?.fairness?.links ?? {}).filter((link) => link?.flows?.includes(series));
-  const phases = links.flatMap((link) => (link.phases ?? [])
-    .filter((/** @type {ResultJson} */ p) => p.flows?.length === link.flows.length));
-  return weighted(phases, (p) => finiteOrNull(p.meanKbps?.[series]));
+const flowKbps = (series) => (/** @type {unknown} */ result) => {
+  const phases = valuesOf(pathOf(result, 'summary', 'fairness', 'links')).flatMap((link) => {
+    const flows = fieldOf(link, 'flows');
+    const linkPhases = fieldOf(link, 'phases');
+    if (!Array.isArray(flows) || !flows.includes(series) || !Array.isArray(linkPhases)) return [];
+    return linkPhases.filter((p) => countOf(fieldOf(p, 'flows')) === flows.length);
+  });
+  return weighted(phases, (p) => finiteOrNull(pathOf(p, 'meanKbps', series)));
 };
 
-/** The mean over the measurement window of the bottleneck's per-second median queuing delay (network.truth). @param {ResultJson} result */
+/**
+ * Whether a second lies in the measurement window (summary.windowS, (fromS, toS]; all of the run without one).
+ * @param {unknown} result @returns {(t: unknown) => boolean}
+ */
+function inWindow(result) {
+  const windowS = pathOf(result, 'summary', 'windowS') ?? [0, Infinity];
+  const [fromS, toS] = Array.isArray(windowS) ? windowS : [];
+  return (t) => typeof t === 'number' && typeof fromS === 'number' && typeof toS === 'number' && t > fromS && t <= toS;
+}
+
+/** network.truth's rows; none without one. @param {unknown} result @returns {unknown[]} */
+function truthRows(result) {
+  const truth = pathOf(result, 'network', 'truth');
+  return Array.isArray(truth) ? truth : [];
+}
+
+/** The mean over the measurement window of the bottleneck's per-second median queuing delay (network.truth). @param {unknown} result */
 function queueDelayMs(result) {
-  const [fromS, toS] = result?.summary?.windowS ?? [0, Infinity];
-  return mean((result?.network?.truth ?? [])
-    .filter((/** @type {ResultJson} */ row) => row.link === 'bottleneck.fwd' && row.t > fromS && row.t <= toS)
-    .map((/** @type {ResultJson} */ row) => finiteOrNull(row.queueDelayMsP50)).filter(known));
+  const within = inWindow(result);
+  return mean(truthRows(result).filter((row) => fieldOf(row, 'link') === 'bottleneck.fwd' && within(fieldOf(row, 't')))
+    .map((row) => finiteOrNull(fieldOf(row, 'queueDelayMsP50'))).filter(known));
 }
 
 /**
  * A capped link's bytes out over its configured capacity in the measurement window, from the emulator's truth and
  * the configured rates (network.configured: each change of a link's parameters, from t = 0).
- * @param {ResultJson} result @param {string} link
+ * @param {unknown} result @param {string} link
  */
 function truthUtilization(result, link) {
-  const [fromS, toS] = result?.summary?.windowS ?? [0, Infinity];
-  const configured = result?.network?.configured;
-  const capacityAt = capacityOf(Array.isArray(configured) ? configured.filter((row) => finiteOrNull(row?.t) !== null) : [], link);
+  const within = inWindow(result);
+  const configured = pathOf(result, 'network', 'configured');
+  const changes = (Array.isArray(configured) ? configured : []).flatMap((row) => {
+    const t = finiteOrNull(fieldOf(row, 't'));
+    return t !== null && fieldOf(row, 'link') === link ? [{ t, link, rateKbps: finiteOrNull(fieldOf(row, 'rateKbps')) }] : [];
+  });
+  const capacityAt = capacityOf(changes, link);
   let sentKbps = 0;
   let capacityKbps = 0;
-  for (const row of result?.network?.truth ?? []) {
-    if (row?.link !== link || !(row.t > fromS && row.t <= toS)) continue;
-    const capacity = finiteOrNull(capacityAt(row.t - 1));
-    const bytes = finiteOrNull(row.bytesOut);
+  for (const row of truthRows(result)) {
+    const t = fieldOf(row, 't');
+    if (fieldOf(row, 'link') !== link || typeof t !== 'number' || !within(t)) continue;
+    const capacity = finiteOrNull(capacityAt(t - 1));
+    const bytes = finiteOrNull(fieldOf(row, 'bytesOut'));
     if (capacity === null || bytes === null) continue;
     sentKbps += (bytes * 8) / 1000;
     capacityKbps += capacity;
@@ -94,15 +122,14 @@ function truthUtilization(result, link) {
  * The bottleneck's utilisation from summary.fairness (every flow's bytes), else from the relay's truth (a single flow),
  * else the call's (summary.utilization: the peers' mean, which counts a one-way call's idle direction).
  */
-const bottleneckUtilization = (/** @type {ResultJson} */ result) => finiteOrNull(result?.summary?.fairness?.links?.['bottleneck.fwd']?.utilization)
-  ?? truthUtilization(result, 'bottleneck.fwd') ?? finiteOrNull(result?.summary?.utilization?.overall);
+const bottleneckUtilization = (/** @type {unknown} */ result) => finiteOrNull(pathOf(result, 'summary', 'fairness', 'links', 'bottleneck.fwd', 'utilization'))
+  ?? truthUtilization(result, 'bottleneck.fwd') ?? finiteOrNull(pathOf(result, 'summary', 'utilization', 'overall'));
 
 /** How many flows joined or left a bottleneck in the measurement window (summary.fairness's convergence events). */
-const flowChanges = (/** @type {ResultJson} */ result) => {
-  const links = Object.values(result?.summary?.fairness?.links ?? {});
-  return links.length ? links.reduce((sum, link) => sum + (Array.isArray(link?.convergence) ? link.convergence.length : 0), 0) : null;
+const flowChanges = (/** @type {unknown} */ result) => {
+  const links = valuesOf(pathOf(result, 'summary', 'fairness', 'links'));
+  return links.length ? links.reduce((/** @type {number} */ sum, link) => sum + (countOf(fieldOf(link, 'convergence')) ?? 0), 0) : null;
 };
-
 /** @type {readonly DerivedMetric[]} */
 export const DERIVED_METRICS = Object.freeze([
   { path: 'peerTotals.uplinkKbps', label: 'Uplink per peer (all its connections)', unit: 'kbps', decimals: null, from: peerTotal('uplinkKbps') },
