@@ -1,7 +1,7 @@
 // One peer of a test call: fake-device media, negotiation through the signaling server, and a drift-free
 // 1 s getStats() sampler whose per-interval values stream to the orchestrator over the same WebSocket. During the
 // call the orchestrator's commands (signaling/messages.js COMMAND_TYPES) start and end extra calls and bulk data flows.
-import { negotiatedCodecs } from './codec.js';
+import { createCodecNotes } from './codec-notes.js';
 import { applyVideoEncodings, checkCodec, preferCodec } from './codec-setup.js';
 import { createDataFlows } from './data-flows.js';
 import { withVideoBitrates } from './media-source.js';
@@ -28,14 +28,15 @@ const element = (id) => {
 };
 // The page's secret for its join (orchestrator/lib/system/peer-secrets.js) is the URL's fragment, which no HTTP request
 // carries. Out of the address at once, so no error, stack or later look at the URL can quote it.
-const secret = location.hash.slice(1);
+// An SFU that the page signals to itself (LiveKit) has its access token there too, after a `~`.
+const [secret, sfuToken] = location.hash.slice(1).split('~');
 if (secret) history.replaceState(null, '', `${location.pathname}${location.search}`);
 const peer = required('peer');
 const room = required('room');
 const sampleIntervalMs = Number(params.get('sampleIntervalMs') ?? 1000);
-// In an SFU call: the SFU node's name and how the page reaches it (orchestrator/sfu/contract.js SfuPageConfig; so far
-// `signaling`: it publishes once, to the node, and every remote's stream arrives as an offer from that remote through
-// the orchestrator's bridge). Without it the page calls every other peer (a full mesh).
+// In an SFU call: the SFU node's name and how the page reaches it (orchestrator/sfu/contract.js SfuPageConfig):
+// `signaling`, it publishes once, to the node, and every remote's stream arrives as an offer from that remote through
+// the orchestrator's bridge; `livekit`, livekit-client (livekit-session.js). Without it the page calls every peer (a mesh).
 const [sfu, sfuProtocol] = [params.get('sfu'), params.get('sfuProtocol') ?? 'signaling'];
 // The peers this page calls once it joins (those already there); without it, every peer. An extra call's peers get
 // none: they call when the orchestrator says so.
@@ -70,11 +71,7 @@ const reportError = (message) => report('error', { message: String(message).slic
 window.addEventListener('error', (e) => reportError(e.message));
 window.addEventListener('unhandledrejection', (e) => reportError(e.reason?.stack ?? e.reason));
 
-/**
- * codecs: the last reported codec of each video direction, as JSON (a `codec` event goes out when it changes).
- * @typedef {{ pc: RTCPeerConnection, pending: RTCIceCandidateInit[], hasRemote: boolean, videos: HTMLVideoElement[],
- *   codecs: Record<string, string> }} Connection
- */
+/** @typedef {{ pc: RTCPeerConnection, pending: RTCIceCandidateInit[], hasRemote: boolean, videos: HTMLVideoElement[] }} Connection */
 /** @type {Map<string, Connection>} */
 const connections = new Map();
 /** @type {Map<string, RTCRtpTransceiverDirection>} The media direction of an extra call, from its `call` command; else sendrecv. */
@@ -116,36 +113,12 @@ const localMedia = captureLocalMedia({ mediaElementUrl, videoConstraints }).then
 /** @type {any} */ (window).testbed = { connections, viewer }; // any: a property the page adds to window for tests
 /** @type {{ stop: () => void }|undefined} the 1 s sampler, once the call started */
 let sampling;
+/** @type {Awaited<ReturnType<typeof import('./livekit-session.js').joinLivekit>>|undefined} its LiveKit room (sfuProtocol livekit) */
+let livekit;
+/** The codecs each connection uses, reported to the orchestrator when they change. */
+const codecNotes = createCodecNotes(report);
 /** Why this browser cannot use the requested codec (reported once joined: the run fails before the call), or null. */
 const codecProblem = checkCodec(requestedCodec ?? publish?.codec ?? null);
-
-/**
- * Reports each video direction's codec with a remote when first seen and whenever it changes (the orchestrator checks
- * it against the requested one).
- * any: getStats entries, whose fields depend on their type and the browser
- * @param {string} remote @param {Array<Record<string, any>>} stats
- */
-function noteCodecs(remote, stats) {
-  const entry = connections.get(remote);
-  if (!entry) return;
-  for (const [direction, codec] of Object.entries(negotiatedCodecs(stats))) {
-    const json = codec && JSON.stringify(codec);
-    if (!json || entry.codecs[direction] === json) continue;
-    entry.codecs[direction] = json;
-    report('codec', { remote, direction, ...codec });
-  }
-}
-
-/**
- * Until sampling starts (its ticks take over), reads a connected remote's codecs four times a second.
- * @param {string} remote @param {RTCPeerConnection} pc
- */
-function watchCodecs(remote, pc) {
-  const timer = setInterval(async () => {
-    if (sampling || pc.connectionState === 'closed') clearInterval(timer);
-    else noteCodecs(remote, [...(await pc.getStats()).values()]);
-  }, 250);
-}
 
 /** The connection to a remote, made on first use. @param {string} remote */
 function connectionTo(remote) {
@@ -153,7 +126,7 @@ function connectionTo(remote) {
   if (entry) return entry;
   const pc = new RTCPeerConnection({ iceServers: [], bundlePolicy: 'max-bundle' });
   /** @type {Connection} */
-  const connection = { pc, pending: [], hasRemote: false, videos: [], codecs: {} };
+  const connection = { pc, pending: [], hasRemote: false, videos: [] };
   connections.set(remote, connection);
   pc.onicecandidate = ({ candidate }) => candidate && send({ type: 'candidate', to: remote, candidate: candidate.toJSON() });
   // The set-up milestones (orchestrator/lib/result/setup-breakdown.js): both descriptions set, ICE, DTLS, first RTP, first frame.
@@ -161,7 +134,7 @@ function connectionTo(remote) {
   pc.oniceconnectionstatechange = () => report('ice-state', { remote, state: pc.iceConnectionState });
   pc.onconnectionstatechange = () => {
     report('connection-state', { remote, state: pc.connectionState });
-    if (pc.connectionState === 'connected') watchCodecs(remote, pc);
+    if (pc.connectionState === 'connected') codecNotes.watch(remote, pc, () => sampling !== undefined);
   };
   pc.ontrack = ({ track, streams }) => {
     if (track.kind !== 'video') return;
@@ -251,12 +224,14 @@ async function setSending(remote, active) {
 
 /** @returns {Promise<Array<[string, import('./stats.js').Snapshot]>>} */
 async function snapshotAll() {
-  return Promise.all([...connections].map(async ([remote, { pc }]) => {
-    const stats = [...(await pc.getStats()).values()];
-    noteCodecs(remote, stats);
+  /** @type {(entry: [string, Connection]) => Promise<[string, Array<Record<string, unknown>>]>} */
+  const read = async ([remote, { pc }]) => [remote, [...(await pc.getStats()).values()]];
+  const legs = livekit ? await livekit.reports() : await Promise.all([...connections].map(read));
+  return legs.map(([remote, stats]) => {
+    codecNotes.note(remote, stats);
     const encodings = publish && remote === sfu ? encodingCounters(stats) : null;
     return /** @type {[string, import('./stats.js').Snapshot]} */ ([remote, { ...snapshotFromStats(stats), encodings }]);
-  }));
+  });
 }
 
 /**
@@ -270,7 +245,14 @@ const handlers = {
   async joined({ peers }) {
     // The codec problem is reported once the socket is open: no connection is made.
     if (await codecProblem) return;
-    if (sfu && sfuProtocol !== 'signaling') throw new Error(`SFU protocol ${sfuProtocol}: this page speaks only signaling`);
+    if (sfu && sfuProtocol === 'livekit') {
+      // Loaded only here: livekit-client is served in LiveKit runs alone.
+      const { joinLivekit } = await import('./livekit-session.js');
+      const hooks = { sfu, report, watchVideo: viewer.watch };
+      livekit = await joinLivekit({ url: required('sfuUrl'), token: sfuToken ?? '' }, await localMedia, hooks, publish);
+      return;
+    }
+    if (sfu && sfuProtocol !== 'signaling') throw new Error(`SFU protocol ${sfuProtocol}: this page speaks signaling and livekit only`);
     if (sfu) {
       setStatus(`joined room ${room}; publishing to ${sfu}`);
       await offerTo(sfu, 'sendonly');
@@ -335,6 +317,7 @@ const handlers = {
     connections.delete(remote);
     directions.delete(remote);
     paused.delete(remote);
+    codecNotes.forget(remote);
     entry?.pc.close();
     for (const video of entry?.videos ?? []) video.remove();
     setStatus(`hung up on ${remote}`);
@@ -361,6 +344,7 @@ const handlers = {
     stopping = true;
     sampling?.stop();
     for (const { pc } of connections.values()) pc.close();
+    await livekit?.close();
     setStatus('stopped');
   },
   /** @param {{ peer: string }} message */

@@ -21,7 +21,9 @@
  * What a backend can emulate at all. A scenario that needs something its backend lacks stops with exit 2 before
  * anything starts, naming the backends that have it.
  * @typedef {object} EmulatorSupport
- * @property {boolean} sfu          Janus on the emulated network (topology sfu)
+ * @property {boolean} sfu          an SFU on the emulated network (topology sfu)
+ * @property {boolean} directSfu    an SFU the pages signal to directly (sfu/contract.js signalsItself: LiveKit), whose ICE
+ *   candidates never cross the harness: only routing by address (namespaces) steers its media, not candidate rewriting
  * @property {boolean} kernelFlows  kernel cross traffic (iperf3 flows `tcp`, `tcp-short`, `udp`) through the bottleneck
  * @property {boolean} firefox      Firefox peers (they gather no ICE candidate on 127.0.0.1)
  * @property {boolean} traceReplay  replays a capacity trace packet by packet (else as rate steps, whose error is reported)
@@ -32,6 +34,7 @@
  * @typedef {object} EmulatorRequirements
  * @property {string} scenario        its name, for messages
  * @property {boolean} sfu
+ * @property {boolean} directSfu     its SFU signals to the pages itself
  * @property {{ name: string, kind: string }|null} kernelFlow  the first kernel flow, for messages
  * @property {string[]} firefoxPeers
  */
@@ -210,19 +213,21 @@
  */
 
 /** The supports fields, in the order messages list them. */
-export const SUPPORT_FIELDS = /** @type {const} */ (['sfu', 'kernelFlows', 'firefox', 'traceReplay']);
+export const SUPPORT_FIELDS = /** @type {const} */ (['sfu', 'directSfu', 'kernelFlows', 'firefox', 'traceReplay']);
 
 /**
  * @param {{ name: string, topology?: string, flows?: Array<{ name: string, kind: string }> }} scenario
  * @param {Record<string, string>} browserOfPeer  'chromium' | 'firefox' per peer
  * @param {readonly string[]} kernelFlowKinds
+ * @param {{ signalsItself: boolean }} [sfu]  the run's SFU's capabilities (sfu/contract.js)
  * @returns {EmulatorRequirements}
  */
-export function requirementsOf(scenario, browserOfPeer, kernelFlowKinds) {
+export function requirementsOf(scenario, browserOfPeer, kernelFlowKinds, sfu = { signalsItself: false }) {
   const kernelFlow = (scenario.flows ?? []).find((flow) => kernelFlowKinds.includes(flow.kind));
   return {
     scenario: scenario.name,
     sfu: scenario.topology === 'sfu',
+    directSfu: scenario.topology === 'sfu' && sfu.signalsItself,
     kernelFlow: kernelFlow ? { name: kernelFlow.name, kind: kernelFlow.kind } : null,
     firefoxPeers: Object.keys(browserOfPeer).filter((peer) => browserOfPeer[peer] === 'firefox'),
   };
@@ -249,6 +254,7 @@ export function unsupported(backend, requirements, all) {
   const asks = [
     ['firefox', requirements.firefoxPeers.length > 0, `${requirements.firefoxPeers.join(', ')} run${plural} Firefox`],
     ['sfu', requirements.sfu, `scenario ${requirements.scenario} has topology sfu`],
+    ['directSfu', requirements.directSfu, 'its SFU signals to the pages itself (its candidates never cross the harness)'],
     ['kernelFlows', requirements.kernelFlow !== null, `scenario ${requirements.scenario} has the kernel flow ${requirements.kernelFlow?.name} (${requirements.kernelFlow?.kind})`],
   ];
   return asks.filter(([field, asked]) => asked && !backend.supports[field])

@@ -162,15 +162,16 @@ function peerPageUrl(call, peer, viaSfu, secrets) {
   const sfuPage = viaSfu ? call.sfuRoom?.pageConfig(peer) : undefined;
   if (viaSfu && !sfuPage) throw new Error(`${peer}: an SFU call without the SFU's room: set-up creates it before the pages load`);
   if (secret === undefined) throw new Error(`${peer} has no join secret: createSecrets must return one for every peer`);
+  const sfuParams = sfuPage ? { sfu: SFU_NODE, sfuProtocol: sfuPage.protocol, ...(sfuPage.url ? { sfuUrl: sfuPage.url } : {}) } : {};
   // Main-call directions that send nothing until their start (or ever, one way): inactive from the first offer.
   const holdTowards = mainCallHolds(scenario).filter((held) => held.peer === peer).map((held) => held.remote).join(',');
   return pageUrl(signaling.httpUrl, {
     peer, room, signal: signaling.wsUrl, callAtJoin: mainPeers.includes(peer) ? mainPeers.join(',') : '',
-    ...(holdTowards ? { hold: holdTowards } : {}), ...(sfuPage ? { sfu: SFU_NODE, sfuProtocol: sfuPage.protocol } : {}),
+    ...(holdTowards ? { hold: holdTowards } : {}), ...sfuParams,
     ...(scenario.codec ? { codec: JSON.stringify(scenario.codec) } : {}),
     ...(sfuPage && scenario.publish?.[peer] ? { publish: JSON.stringify(pagePublish(scenario.publish[peer])) } : {}),
     ...(scenario.mediaSource !== 'browser' ? { mediaSource: scenario.mediaSource } : {}),
     ...(device ? { videoConstraints: JSON.stringify(videoConstraints(device)) } : {}),
     ...(media.source === 'media-element' ? { source: media.source, media: mediaUrlPath(peer) } : {}),
-  }, secret);
+  }, secret, sfuPage?.token);
 }

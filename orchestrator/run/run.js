@@ -4,7 +4,7 @@ import { rmdir } from 'node:fs/promises';
 import puppeteer from 'puppeteer';
 import { ensureRunMedia } from '../../media/generate.js';
 import { checkSupport } from '../emulators/index.js';
-import { checkSfuSupport, defaultSfu } from '../sfu/index.js';
+import { checkSfuSupport, defaultSfu, sfuNamed } from '../sfu/index.js';
 import { checkPublishSources } from '../lib/media/publish.js';
 import { requirementsOf } from '../emulators/contract.js';
 import { EnvironmentError, InputError, errorMessage } from '../lib/system/errors.js';
@@ -60,9 +60,9 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
   // Puppeteer attaches to a Grid session over CDP, which Firefox lacks.
   if (grid && firefoxPeers.length) throw new InputError(`--grid runs Chromium peers only (Puppeteer attaches over CDP); ${firefoxPeers.join(', ')} would run Firefox: drop --browser firefox or the scenario's browsers`);
   // What the emulator must carry (Firefox peers, an SFU, kernel flows), by what its backend declares.
-  checkSupport(emulatorName, requirementsOf(scenario, kinds, KERNEL_FLOW_KINDS));
   // The SFU must forward what the peers publish (simulcast, SVC), by what it declares.
   checkSfuSupport(sfuName, scenario);
+  checkSupport(emulatorName, requirementsOf(scenario, kinds, KERNEL_FLOW_KINDS, sfuNamed(sfuName).capabilities));
   // A constrained device is Chromium's: getUserMedia constraints on its fake camera (Firefox sends a <video>'s
   // captureStream()), the DevTools protocol's CPU throttling (Firefox speaks WebDriver BiDi) and a cgroup for its
   // renderers (Firefox's processes are others).

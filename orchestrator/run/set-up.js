@@ -71,7 +71,7 @@ async function limitDevices(call, runId, clock) {
  */
 async function startEmulator(call, runId, clock) {
   const peers = allPeerNames(call.scenario);
-  const asked = requirementsOf(call.scenario, call.kinds, KERNEL_FLOW_KINDS);
+  const asked = requirementsOf(call.scenario, call.kinds, KERNEL_FLOW_KINDS, sfuNamed(call.sfuName).capabilities);
   const chosen = await chooseBackend(call.emulatorName, asked, call.scenario.compiled);
   // The relay rewrites candidates towards the host address Janus will gather on; netem builds Janus a namespace.
   // Relays on the Grid's nodes reach Janus on the Grid's side of this host (--grid-listen), which the nodes route to.

@@ -21,6 +21,8 @@
  *   measured downlink through SfuRoom.selectLayer (Janus VideoRoom picks none by bandwidth); `sfu`, the SFU itself
  *   (LiveKit's adaptive stream and dynacast)
  * @property {boolean} ownStats  it exposes its own per-leg readings (SfuRoom.sampler), recorded as result.json's `sfu`
+ * @property {boolean} signalsItself  its pages exchange descriptions and ICE candidates with it directly (its own client
+ *   protocol), not through the harness: only an emulator that steers by address carries it (emulators/contract.js directSfu)
  */
 
 /**
@@ -111,7 +113,7 @@
  */
 
 /** The capability fields a backend declares, in the order the conformance test reads them. */
-export const CAPABILITY_FIELDS = /** @type {const} */ (['simulcastCodecs', 'svcCodecs', 'svcModes', 'layerChoice', 'ownStats']);
+export const CAPABILITY_FIELDS = /** @type {const} */ (['simulcastCodecs', 'svcCodecs', 'svcModes', 'layerChoice', 'ownStats', 'signalsItself']);
 
 /** Who may pick a subscriber's layer. */
 export const LAYER_CHOICES = /** @type {const} */ (['harness', 'sfu']);

@@ -2,6 +2,7 @@
 // SFU only through this registry, by what it declares; nothing here or outside compares an SFU's name.
 import { InputError } from '../lib/system/errors.js';
 import { janusSfu } from './janus/index.js';
+import { livekitSfu } from './livekit/index.js';
 
 /** @typedef {import('./contract.js').SfuBackend} SfuBackend */
 
@@ -9,7 +10,7 @@ import { janusSfu } from './janus/index.js';
  * The SFUs, one line each: `--sfu` lists them in this order, the first is the default.
  * @type {SfuBackend[]}
  */
-export const SFUS = [janusSfu];
+export const SFUS = [janusSfu, livekitSfu];
 
 /** The SFU a run uses when none is named. @returns {string} */
 export const defaultSfu = () => SFUS[0].name;

@@ -36,7 +36,7 @@ before(() => { BACKENDS.push(twin); });
 after(() => { BACKENDS.splice(BACKENDS.indexOf(twin), 1); });
 
 /** A scenario with a kernel flow: netem lacks kernel flows by declaration, so `auto` passes it over without probing the kernel. */
-const flowAsks = { scenario: 's', sfu: false, kernelFlow: { name: 'bulk', kind: 'tcp' }, firefoxPeers: [] };
+const flowAsks = { scenario: 's', sfu: false, directSfu: false, kernelFlow: { name: 'bulk', kind: 'tcp' }, firefoxPeers: [] };
 
 test('a registered backend is one more --emulator for scenarios and suites; an unknown one is still refused', () => {
   assert.deepEqual(runEmulators(), ['relay', 'netem', 'dummynet', 'node-relay', 'relay-twin', 'auto']);

@@ -26,7 +26,7 @@ const twin = {
   ...SFUS[0],
   name: 'sfu-twin',
   summary: 'an SFU registered by a test only',
-  capabilities: { simulcastCodecs: ['vp8'], svcCodecs: [], svcModes: [], layerChoice: 'sfu', ownStats: false },
+  capabilities: { simulcastCodecs: ['vp8'], svcCodecs: [], svcModes: [], layerChoice: 'sfu', ownStats: false, signalsItself: false },
 };
 
 test('every registered SFU declares the contract\'s capabilities, in shapes the run can read', () => {

@@ -153,10 +153,11 @@ async function createNodeRelayEmulator({ compiled, peers, remotePeers, registerC
 export const nodeRelayBackend = {
   name: 'node-relay',
   summary: '--grid only: the relay every grid-node runs; each peer\'s uplink and downlink shaped on its own machine',
-  supports: { sfu: true, kernelFlows: false, firefox: false, traceReplay: true },
+  supports: { sfu: true, directSfu: false, kernelFlows: false, firefox: false, traceReplay: true },
   gridNodes: true,
   why: {
     kernelFlows: 'which has no tunnels on the nodes yet',
+    directSfu: 'which the node relays steer only by rewriting the candidates the harness carries',
     firefox: 'which runs Grid peers, and --grid runs Chromium only',
   },
   unavailable: async () => 'it runs only with --grid, on the relays of the Grid\'s nodes',

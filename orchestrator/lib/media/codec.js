@@ -30,9 +30,9 @@ export function normalizeCodec(raw, where) {
   if (!isCodecName(name)) {
     throw new InputError(`${where}${typeof raw === 'string' ? '' : '.name'}: ${describeValue(object.name)} is not a codec the harness can select; use one of ${CODEC_NAMES.join(', ')}`);
   }
-  const scalabilityMode = object.scalabilityMode ?? null;
-  if (scalabilityMode !== null && !(typeof scalabilityMode === 'string' && SCALABILITY_MODE.test(scalabilityMode))) {
-    throw new InputError(`${where}.scalabilityMode: ${describeValue(scalabilityMode)} is not a scalability mode; use one such as L1T2, L1T3, L3T3 or L3T3_KEY (W3C webrtc-svc)`);
+  const mode = object.scalabilityMode ?? null;
+  if (mode !== null && !(typeof mode === 'string' && SCALABILITY_MODE.test(mode))) {
+    throw new InputError(`${where}.scalabilityMode: ${describeValue(mode)} is not a scalability mode; use one such as L1T2, L1T3, L3T3 or L3T3_KEY (W3C webrtc-svc)`);
   }
   const profile = object.profile ?? null;
   if (profile !== null && name !== 'h264') throw new InputError(`${where}.profile: only h264 takes a profile (a profile-level-id prefix); remove it for ${name}`);
@@ -40,7 +40,8 @@ export function normalizeCodec(raw, where) {
     throw new InputError(`${where}.profile: ${describeValue(profile)} is not a profile-level-id prefix; give 2 to 6 hex digits, e.g. "42e0" (constrained baseline) or "64" (high)`);
   }
   const mimeType = CODEC_MIME_TYPES[name];
-  return { name, mimeType, scalabilityMode, profile: profile?.toLowerCase() ?? null };
+  const scalabilityMode = typeof mode === 'string' ? mode : null;
+  return { name, mimeType, scalabilityMode, profile: typeof profile === 'string' ? profile.toLowerCase() : null };
 }
 
 /**

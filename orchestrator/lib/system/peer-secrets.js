@@ -16,10 +16,12 @@ export function createPeerSecrets(peers, random = randomBytes) {
 }
 
 /**
- * A peer's page URL: its parameters in the query, its secret in the fragment.
+ * A peer's page URL: its parameters in the query, its secret in the fragment, and there too, after a `~` (in neither
+ * alphabet), the access token of an SFU the page signals to itself (LiveKit).
  * @param {string} baseUrl the signaling server's httpUrl @param {Record<string, string>} params @param {string} secret
+ * @param {string} [sfuToken]
  */
-export const pageUrl = (baseUrl, params, secret) => `${baseUrl}?${new URLSearchParams(params)}#${secret}`;
+export const pageUrl = (baseUrl, params, secret, sfuToken) => `${baseUrl}?${new URLSearchParams(params)}#${secret}${sfuToken ? `~${sfuToken}` : ''}`;
 
 /**
  * Text with a URL's fragment (a page's secret) cut out wherever it appears: what a browser says about the page it

@@ -38,6 +38,7 @@ export const janusSfu = {
     svcModes: ['L1T2', 'L1T3', 'L2T2', 'L2T3', 'L3T3', 'L3T3_KEY'],
     layerChoice: 'harness',
     ownStats: true,
+    signalsItself: false,
   },
   async start({ runDir, registerCleanup, logCommand, clock, iceAddress, host, publishers }) {
     const janus = await startJanus({ runDir, registerCleanup, logCommand, clock, ...(host ? { host } : { iceAddress }) });

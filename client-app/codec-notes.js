@@ -1,0 +1,38 @@
+// The `codec` events the orchestrator checks against the requested codec: each video direction's codec with a remote,
+// reported when first seen and whenever it changes.
+import { negotiatedCodecs } from './codec.js';
+
+/** @param {(type: string, data?: object) => void} report  a page event to the orchestrator */
+export function createCodecNotes(report) {
+  /** @type {Map<string, string>} `<remote> <direction>` → the last reported codec, as JSON */
+  const last = new Map();
+  /**
+   * any: getStats entries, whose fields depend on their type and the browser
+   * @param {string} remote @param {Array<Record<string, any>>} stats
+   */
+  const note = (remote, stats) => {
+    for (const [direction, codec] of Object.entries(negotiatedCodecs(stats))) {
+      const json = codec && JSON.stringify(codec);
+      if (!json || last.get(`${remote} ${direction}`) === json) continue;
+      last.set(`${remote} ${direction}`, json);
+      report('codec', { remote, direction, ...codec });
+    }
+  };
+  return {
+    note,
+    /**
+     * Until sampling starts (its ticks take over), reads a connected remote's codecs four times a second.
+     * @param {string} remote @param {RTCPeerConnection} pc @param {() => boolean} sampling
+     */
+    watch(remote, pc, sampling) {
+      const timer = setInterval(async () => {
+        if (sampling() || pc.connectionState === 'closed') clearInterval(timer);
+        else note(remote, [...(await pc.getStats()).values()]);
+      }, 250);
+    },
+    /** A hung-up remote: a new call with it reports its codecs afresh. @param {string} remote */
+    forget(remote) {
+      for (const key of [...last.keys()]) if (key.startsWith(`${remote} `)) last.delete(key);
+    },
+  };
+}

@@ -1,0 +1,54 @@
+// LiveKit 1.9 behind the SFU contract (sfu/contract.js): livekit-server built by `npm run setup` (./server.js), a room
+// per run created through its RoomService (./room-service.js), one access token per peer (./token.js). The pages speak
+// LiveKit's own protocol with livekit-client (client-app/livekit-session.js), so no bridge carries their
+// descriptions, and LiveKit picks each subscriber's layer itself (its stream allocator; dynacast pauses layers nobody
+// receives): the same scenario on Janus and LiveKit compares the harness's layer choice with LiveKit's.
+import { fileURLToPath } from 'node:url';
+import { accessToken } from './token.js';
+import { createRoom, deleteRoom } from './room-service.js';
+import { startLivekit } from './server.js';
+
+/** The URL path the signaling server serves livekit-client's browser bundle at (client-app/livekit-session.js imports it). */
+export const LIVEKIT_CLIENT_PATH = '/vendor/livekit-client.esm.mjs';
+/** livekit-client's self-contained ES module build, from npm (its `import` export). */
+const livekitClientBundle = () => fileURLToPath(import.meta.resolve('livekit-client'));
+
+/** @type {import('../contract.js').SfuBackend} */
+export const livekitSfu = {
+  name: 'livekit',
+  summary: 'LiveKit 1.9.11 (built from source by npm run setup): picks each subscriber\'s simulcast/SVC layer itself',
+  capabilities: {
+    simulcastCodecs: ['vp8', 'h264'],
+    svcCodecs: ['vp9'],
+    svcModes: ['L3T3_KEY'],
+    layerChoice: 'sfu',
+    ownStats: false,
+    signalsItself: true,
+  },
+  async start({ runDir, registerCleanup, logCommand, clock, iceAddress, host, publishers }) {
+    const server = await startLivekit({ runDir, registerCleanup, logCommand, clock, iceAddress: host?.address ?? iceAddress ?? '127.0.0.1', host });
+    const wsUrl = server.url.replace(/^http/, 'ws');
+    return {
+      name: 'livekit',
+      version: server.version,
+      pid: server.pid,
+      describe: `livekit: ${server.url}, media on ${server.iceAddress} UDP ${server.udpPort} (LiveKit ${server.version ?? 'version unknown'})`,
+      close: server.close,
+      async createRoom({ peers, room }) {
+        const name = await createRoom(server, room, publishers + peers.length);
+        const nowS = Date.now() / 1000;
+        const tokens = new Map(peers.map((peer) => [peer, accessToken({
+          apiKey: server.apiKey, apiSecret: server.apiSecret, identity: peer, nowS,
+          grant: { room: name, roomJoin: true, canPublish: true, canSubscribe: true, canPublishData: true },
+        })]));
+        return {
+          pageConfig: (peer) => ({ protocol: 'livekit', url: wsUrl, token: tokens.get(peer) }),
+          pageFiles: { [LIVEKIT_CLIENT_PATH]: livekitClientBundle() },
+          signalingBridge: null,
+          sampler: null,
+          close: () => deleteRoom(server, name).catch(() => {}),
+        };
+      },
+    };
+  },
+};
