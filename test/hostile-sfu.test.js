@@ -1,4 +1,4 @@
-// Hostile pages in an SFU call: every offer, answer and candidate goes to the SFU bridge (orchestrator/sfu/bridge.js),
+// Hostile pages in an SFU call: every offer, answer and candidate goes to the SFU bridge (orchestrator/sfu/janus/bridge.js),
 // which drives Janus. Broken or misdirected messages, and a Janus that refuses everything, must be refused with an error
 // reply and a `rejected` event while the server keeps serving the call (samples still arrive); offers repeated or
 // refused by a real Janus must not pile up its handles and RTP ports. It starts Janus: run it alone on the machine.
@@ -11,10 +11,10 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createPeerSecrets } from '../orchestrator/lib/system/peer-secrets.js';
-import { createSfuBridge } from '../orchestrator/sfu/bridge.js';
-import { listHandles, listSessions } from '../orchestrator/sfu/janus-admin.js';
-import { createVideoRoom, janusPost } from '../orchestrator/sfu/janus-api.js';
-import { startJanus } from '../orchestrator/sfu/janus.js';
+import { createSfuBridge } from '../orchestrator/sfu/janus/bridge.js';
+import { listHandles, listSessions } from '../orchestrator/sfu/janus/janus-admin.js';
+import { createVideoRoom, janusPost } from '../orchestrator/sfu/janus/janus-api.js';
+import { startJanus } from '../orchestrator/sfu/janus/janus.js';
 import { startSignalingServer } from '../signaling/server.js';
 import { joinedClient } from './helpers/signaling-clients.js';
 import { realSample } from './helpers/signaling-fuzz.js';

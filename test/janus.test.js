@@ -15,9 +15,9 @@ import { fileURLToPath } from 'node:url';
 import { EnvironmentError } from '../orchestrator/lib/system/errors.js';
 import { parseStat } from '../orchestrator/lib/devices/proc-stat.js';
 import { onCleanup, runCleanup } from '../orchestrator/lib/system/shutdown.js';
-import { janusPost, createVideoRoom } from '../orchestrator/sfu/janus-api.js';
-import { listHandles, listSessions } from '../orchestrator/sfu/janus-admin.js';
-import { startJanus } from '../orchestrator/sfu/janus.js';
+import { janusPost, createVideoRoom } from '../orchestrator/sfu/janus/janus-api.js';
+import { listHandles, listSessions } from '../orchestrator/sfu/janus/janus-admin.js';
+import { startJanus } from '../orchestrator/sfu/janus/janus.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/janus/start-janus.js', import.meta.url));
 let root;

@@ -6,7 +6,7 @@
 /** @typedef {import('../emulators/contract.js').RegisterCleanup} RegisterCleanup */
 /** @typedef {import('../emulators/command-runner.js').CommandRecord} CommandRecord */
 /**
- * One media stream of one SFU leg in one reading (Janus: sfu/admin-sampler.js SfuRow, with more fields).
+ * One media stream of one SFU leg in one reading (Janus: sfu/janus/admin-sampler.js SfuRow, with more fields).
  * @typedef {{ epochMs: number, peer: string, feed: string, role: string, kind: string, direction: 'fromPeer'|'toPeer',
  *   bitrateKbps: number }} SfuRow
  */

@@ -12,8 +12,8 @@ import { startGridProcess } from '../../orchestrator/grid/process.js';
 import { localSecretsFile, readSecrets, SECRET_ENV, writeLocalSecrets } from '../../orchestrator/grid/secrets.js';
 import { gridJarsDir } from '../../orchestrator/grid/versions.js';
 import { launchOptions } from '../../orchestrator/run/browsers.js';
-import { startJanus } from '../../orchestrator/sfu/janus.js';
-import { VIDEOROOM_PLUGIN } from '../../orchestrator/sfu/janus-config.js';
+import { startJanus } from '../../orchestrator/sfu/janus/janus.js';
+import { VIDEOROOM_PLUGIN } from '../../orchestrator/sfu/janus/janus-config.js';
 import { InputError } from '../../orchestrator/lib/system/errors.js';
 
 const SECRETS = { registrationSecret: 'r'.repeat(48), username: 'wtb', password: 'p'.repeat(48) };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { parseHandleInfo } from '../../orchestrator/sfu/janus-admin.js';
+import { parseHandleInfo } from '../../orchestrator/sfu/janus/janus-admin.js';
 
 // handle_info from a real Janus 1.1.2 run (test/fixtures/janus/): one Chromium publishing 360p30 into a VideoRoom
 // room with a 300 kbps cap, another subscribed to it, read after 12 s; SDPs and fingerprints trimmed.

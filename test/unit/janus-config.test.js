@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { InputError } from '../../orchestrator/lib/system/errors.js';
-import { janusConfig, jcfg } from '../../orchestrator/sfu/janus-config.js';
+import { janusConfig, jcfg } from '../../orchestrator/sfu/janus/janus-config.js';
 
 const BASE = {
   configDir: '/runs/r1/janus',

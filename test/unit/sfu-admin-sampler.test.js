@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createAdminSampler, sfuRows } from '../../orchestrator/sfu/admin-sampler.js';
-import { parseHandleInfo } from '../../orchestrator/sfu/janus-admin.js';
+import { createAdminSampler, sfuRows } from '../../orchestrator/sfu/janus/admin-sampler.js';
+import { parseHandleInfo } from '../../orchestrator/sfu/janus/janus-admin.js';
 
 // handle_info from a real Janus 1.1.2 run: p0 publishing, another page (here p1) subscribed to p0's feed.
 const FIXTURE = JSON.parse(readFileSync(new URL('../fixtures/janus/handle-info.json', import.meta.url), 'utf8'));
 const PUBLISHER = FIXTURE.publisher.handle_id;
 const SUBSCRIBER = FIXTURE.subscriber.handle_id;
-/** @type {Map<number, import('../../orchestrator/sfu/bridge.js').HandleOwner>} */
+/** @type {Map<number, import('../../orchestrator/sfu/janus/bridge.js').HandleOwner>} */
 const OWNERS = new Map([
   [PUBLISHER, { peer: 'p0', feed: 'p0', role: 'publisher' }],
   [SUBSCRIBER, { peer: 'p1', feed: 'p0', role: 'subscriber' }],

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createSfuBridge } from '../../orchestrator/sfu/bridge.js';
+import { createSfuBridge } from '../../orchestrator/sfu/janus/bridge.js';
 
 const JANUS_SDP = (kind) => `v=0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=mid:0\r\na=${kind}\r\na=candidate:1 1 udp 2015363327 192.0.2.2 23604 typ host\r\n`;
 

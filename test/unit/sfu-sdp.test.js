@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseCandidate, withAddress } from '../../orchestrator/emulators/candidates.js';
-import { rewriteSdpCandidates } from '../../orchestrator/sfu/sdp.js';
+import { rewriteSdpCandidates } from '../../orchestrator/sfu/janus/sdp.js';
 
 const JANUS_ANSWER = [
   'v=0',

@@ -33,7 +33,7 @@ export const SCHEMA_VERSION = 1;
  *   t: the second on the media clock (the row covers (t − 1, t]); rateKbps: the goodput its receiver got;
  *   source: getStats | iperf3 | datachannel | relay
  * @typedef {{ t: number, peer: string, feed: string, role: string, kind: string, direction: 'fromPeer'|'toPeer',
- *   bitrateKbps: number, [metric: string]: unknown }} SfuRow  one media stream of one Janus handle (sfu/admin-sampler.js)
+ *   bitrateKbps: number, [metric: string]: unknown }} SfuRow  one media stream of one Janus handle (sfu/janus/admin-sampler.js)
  *
  * @typedef {object} Environment
  * @property {string} harnessVersion
@@ -159,7 +159,7 @@ export const SCHEMA_VERSION = 1;
  * @param {{ rows: Array<{ epochMs: number, process: string, cpuPct: number, rssMb: number, processCount: number }>,
  *   unavailable: string|null }} [input.processes]  per-process CPU and memory (run/process-sampler.js)
  * @param {{ rows: Array<{ epochMs: number, peer: string, feed: string, direction: string }>, unavailable: string|null }} [input.sfu]
- *   Janus's Admin API readings (sfu/admin-sampler.js), in an SFU call
+ *   Janus's Admin API readings (sfu/janus/admin-sampler.js), in an SFU call
  * @param {ViewerInput} [input.viewer]  the frames the pages presented and the captured frames' scores (run/viewer-collector.js)
  * @param {{ rows: Array<Omit<import('../devices/node-resources.js').BrowserRow, 't'> & { epochMs: number }>,
  *   unavailable: string|null, memory?: { unavailable: string|null, errors: Record<string, string> } }} [input.gridBrowsers]

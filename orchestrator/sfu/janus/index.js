@@ -1,12 +1,11 @@
-// Janus 1.1 (VideoRoom) behind the SFU contract (sfu/contract.js): the process (../janus.js), a room per run
-// (../janus-api.js), the bridge that speaks Janus's HTTP API for the pages (../bridge.js) and the Admin API sampler
-// (../admin-sampler.js). Those modules stay at sfu/'s top level, where their tests import them; outside sfu/ only
-// this backend, through the registry (sfu/index.js), is reached.
-import { createAdminSampler } from '../admin-sampler.js';
-import { createSfuBridge } from '../bridge.js';
+// Janus 1.1 (VideoRoom) behind the SFU contract (sfu/contract.js): the process (./janus.js), a room per run
+// (./janus-api.js), the bridge that speaks Janus's HTTP API for the pages (./bridge.js) and the Admin API sampler
+// (./admin-sampler.js). Outside sfu/ only this backend, through the registry (sfu/index.js), is reached.
+import { createAdminSampler } from './admin-sampler.js';
+import { createSfuBridge } from './bridge.js';
 import { checkedVersion } from '../contract.js';
-import { createVideoRoom } from '../janus-api.js';
-import { startJanus } from '../janus.js';
+import { createVideoRoom } from './janus-api.js';
+import { startJanus } from './janus.js';
 
 /** The run's own Janus holds one room, so any id does. */
 const ROOM_ID = 1;

@@ -5,8 +5,8 @@
  * offer from that peer; the page's answer starts the subscription). Every candidate crosses the emulator both ways:
  * the pages' trickled ones towards SFU_NODE, and Janus's, which come inside its SDP, towards the page.
  */
-import { HarnessError, errorMessage } from '../lib/system/errors.js';
-import { SFU_NODE } from '../lib/network/topology.js';
+import { HarnessError, errorMessage } from '../../lib/system/errors.js';
+import { SFU_NODE } from '../../lib/network/topology.js';
 import { janusPost } from './janus-api.js';
 import { rewriteSdpCandidates } from './sdp.js';
 
@@ -177,7 +177,7 @@ export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteC
      * Asks Janus to forward `remote`'s layer to `peer`: for simulcast `substream` (0 the lowest) and `temporal`, for SVC
      * `spatial_layer` and `temporal_layer` (VideoRoom applies those that fit the publisher's stream). Resolves once
      * VideoRoom accepted the request; the switch itself follows at the next keyframe of that layer.
-     * @param {string} peer @param {string} remote @param {import('./contract.js').LayerRequest} layer
+     * @param {string} peer @param {string} remote @param {import('../contract.js').LayerRequest} layer
      */
     async selectLayer(peer, remote, { spatial, temporal }) {
       const mid = videoMids.get(`${peer}\n${remote}`);

@@ -6,33 +6,29 @@
  * Janus in the same process, so the death signal and the pid carry over; its APIs then listen on the namespace's
  * address, which the orchestrator reaches through the netem router.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
-import { constants, closeSync, existsSync, openSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { rm, symlink } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { firstIpv4Address } from '../emulators/candidates.js';
-import { shellJoin } from '../emulators/script.js';
-import { childEnvironment } from '../grid/secrets.js';
-import { EnvironmentError, errorMessage, errorCode, errorProperty } from '../lib/system/errors.js';
-import { makePrivateDir, writeSecretFile } from '../lib/system/files.js';
-import { findExecutable } from '../lib/system/paths.js';
-import { supportsPdeathsig } from '../lib/system/pdeathsig.js';
+import { firstIpv4Address } from '../../emulators/candidates.js';
+import { shellJoin } from '../../emulators/script.js';
+import { EnvironmentError, errorMessage, errorCode, errorProperty } from '../../lib/system/errors.js';
+import { makePrivateDir, writeSecretFile } from '../../lib/system/files.js';
+import { findExecutable } from '../../lib/system/paths.js';
+import { freePort, logTail, ownedArgv, spawnOwned } from '../owned-process.js';
 import { janusPost } from './janus-api.js';
 import { ADMIN_BASE_PATH, API_BASE_PATH, VIDEOROOM_PLUGIN, janusConfig } from './janus-config.js';
 
 const READY_TIMEOUT_MS = 10_000;
 /** Janus stops its sessions and plugins on SIGTERM; it normally takes well under a second. */
 const STOP_TIMEOUT_MS = 5_000;
-const LOG_TAIL_LINES = 25;
 /** RTP ports come from below Linux's ephemeral range (32768-60999), where the browsers' own sockets live. */
 const RTP_RANGE = { lowest: 10_000, highest: 30_000, size: 200 };
 const INSTALL_HINT = 'install Janus with `npm run setup` (Debian package `janus`)';
 
 /**
- * @typedef {import('../emulators/command-runner.js').CommandRecord} CommandRecord
+ * @typedef {import('../../emulators/command-runner.js').CommandRecord} CommandRecord
  * @typedef {object} Janus
  * @property {string} apiUrl     the Janus API over HTTP, e.g. http://127.0.0.1:40123/janus
  * @property {string} adminUrl   the Admin API over HTTP
@@ -79,7 +75,7 @@ export async function startJanus(options) {
   const { address, logFile, consoleFile, argv, adminSecret } = setup;
   await writeJanusFiles(setup);
   const atS = Number(now().toFixed(3));
-  const janus = spawnJanus(argv, consoleFile, registerCleanup);
+  const janus = spawnOwned({ name: 'janus', argv, consoleFile, registerCleanup, stopTimeoutMs: STOP_TIMEOUT_MS });
 
   const apiUrl = `http://${address}:${setup.httpPort}${API_BASE_PATH}`;
   const adminUrl = `http://${address}:${setup.adminPort}${ADMIN_BASE_PATH}`;
@@ -124,8 +120,6 @@ async function planJanus({ runDir, websocket = false, ports = {}, searchPath = p
   }
   const libDir = findLibDir(executable);
   const address = host?.address ?? '127.0.0.1';
-  const ip = host ? findExecutable('ip', searchPath) : null;
-  if (host && !ip) throw new EnvironmentError(`Janus: no \`ip\` executable on PATH (${searchPath || 'empty'}) to run it in namespace ${host.netns}; install iproute2.`);
   const configDir = path.join(path.resolve(runDir), 'janus');
   const logFile = path.join(configDir, 'janus.log');
   const consoleFile = path.join(configDir, 'console.log');
@@ -145,9 +139,7 @@ async function planJanus({ runDir, websocket = false, ports = {}, searchPath = p
     configDir, libDir, logFile, adminSecret, apiSecret, httpPort, adminPort, wsPort, rtpPortRange, address,
     iceAddress: mediaAddress, debugLevel,
   });
-  const janusArgv = [...(host && ip ? [ip, 'netns', 'exec', host.netns] : []), executable, '-C', config.configFile, '-F', configDir];
-  const setpriv = process.platform === 'linux' ? findExecutable('setpriv', searchPath) : null;
-  const argv = setpriv && supportsPdeathsig(setpriv) ? [setpriv, '--pdeathsig', 'KILL', '--', ...janusArgv] : janusArgv;
+  const argv = ownedArgv([executable, '-C', config.configFile, '-F', configDir], { netns: host?.netns, searchPath, what: 'Janus' });
   return {
     address, configDir, logFile, consoleFile, httpPort, adminPort, wsPort, rtpPortRange, adminSecret, apiSecret,
     iceAddress: mediaAddress, config, argv,
@@ -166,48 +158,6 @@ async function writeJanusFiles({ configDir, config, logFile, consoleFile }) {
   for (const file of config.files) await writeSecretFile(path.join(configDir, file.path), file.content);
   for (const file of [logFile, consoleFile]) await writeSecretFile(file, '');
   for (const link of config.links) await symlink(link.target, path.join(configDir, link.path));
-}
-
-/**
- * Starts Janus as a process the run owns, its closer registered before it exists so an interrupt during start-up
- * still stops it.
- * @param {string[]} argv  @param {string} consoleFile  its stdout and stderr
- * @param {NonNullable<JanusOptions['registerCleanup']>} registerCleanup
- */
-function spawnJanus(argv, consoleFile, registerCleanup) {
-  /** @type {import('node:child_process').ChildProcess|null} */
-  let child = null;
-  /** @type {Promise<void>} */
-  let exited = Promise.resolve();
-  const stop = async () => {
-    const running = child;
-    if (!running || running.exitCode !== null || running.signalCode !== null) return;
-    running.kill('SIGTERM');
-    const timer = setTimeout(() => running.kill('SIGKILL'), STOP_TIMEOUT_MS);
-    await exited;
-    clearTimeout(timer);
-  };
-  const closeNow = () => { if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); };
-  const release = registerCleanup('janus', stop, { timeoutMs: STOP_TIMEOUT_MS + 2_000, closeNow });
-
-  const consoleFd = openSync(consoleFile, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
-  try {
-    // Its own process group: a Ctrl-C at the terminal reaches the orchestrator, which stops Janus after writing
-    // the aborted result, instead of Janus vanishing mid-run.
-    child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', consoleFd, consoleFd], detached: true, env: childEnvironment() });
-  } finally {
-    closeSync(consoleFd);
-  }
-  const spawned = child;
-  /** @type {string|null} */
-  let exitReason = null;
-  exited = new Promise((resolve) => spawned.once('close', (code, signal) => {
-    exitReason = `exited with ${signal ?? `code ${code}`}`;
-    resolve();
-  }));
-  spawned.once('error', (error) => { exitReason = `could not be started: ${errorMessage(error)}`; });
-  spawned.unref();
-  return { pid: spawned.pid, release, closeNow, exitReason: () => exitReason };
 }
 
 /**
@@ -249,34 +199,9 @@ function findLibDir(executable) {
   return found;
 }
 
-/** @param {string} address @returns {Promise<number>} */
-function freePort(address) {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, address, () => {
-      const { port } = /** @type {net.AddressInfo} */ (server.address());
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** A random block, so runs after one another do not reuse ports a previous run's sockets may still hold. */
 function randomRtpRange() {
   const blocks = Math.floor((RTP_RANGE.highest - RTP_RANGE.lowest) / RTP_RANGE.size);
   const minPort = RTP_RANGE.lowest + randomInt(blocks) * RTP_RANGE.size;
   return { minPort, maxPort: minPort + RTP_RANGE.size - 1 };
-}
-
-/** The last lines of each file that has any. @param {string[]} files */
-function logTail(files) {
-  return files.flatMap((file) => {
-    let lines;
-    try {
-      lines = readFileSync(file, 'utf8').trimEnd().split('\n').filter(Boolean);
-    } catch {
-      return [];
-    }
-    return lines.length ? [`--- ${path.basename(file)}`, ...lines.slice(-LOG_TAIL_LINES)] : [];
-  }).join('\n');
 }

@@ -9,7 +9,7 @@
  * links to the installed modules: Janus loads every module it finds in those folders.
  */
 import path from 'node:path';
-import { InputError } from '../lib/system/errors.js';
+import { InputError } from '../../lib/system/errors.js';
 
 export const API_BASE_PATH = '/janus';
 export const ADMIN_BASE_PATH = '/admin';

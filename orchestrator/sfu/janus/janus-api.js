@@ -3,7 +3,7 @@
  * its peers join.
  */
 import { randomBytes } from 'node:crypto';
-import { HarnessError } from '../lib/system/errors.js';
+import { HarnessError } from '../../lib/system/errors.js';
 
 const REQUEST_TIMEOUT_MS = 5_000;
 
