@@ -5,7 +5,8 @@ import { round2 } from './format.js';
 
 /**
  * @typedef {{label: string, x: number[], y: Array<number|null>, color: string, dash?: number[], width?: number,
- *   stepped?: boolean, axis?: 'y'|'y2', tips?: string[], configured?: boolean}} SeriesSpec
+ *   stepped?: boolean, axis?: 'y'|'y2', tips?: string[], configured?: boolean, points?: boolean}} SeriesSpec  points: markers
+ *   at its points, no line (the layer switches)
  * @typedef {Omit<SeriesSpec, 'x'|'y'>} LineStyle  a series without its points
  * @typedef {{id: string, title: string, yLabel: string, y2Label?: string, yCategories?: string[], series: SeriesSpec[],
  *   stacked?: boolean, spans?: Array<{fromS: number, toS: number, color: string}>}} PanelSpec  stacked: the measured series

@@ -12,6 +12,7 @@ import { LINK_FIELDS } from '../lib/network/link-model.js';
 import { renderPage } from './page.js';
 import { renderViewerSummary } from './render-viewer.js';
 import { renderGridPlacement } from './render-grid.js';
+import { layerTables } from './render-layers.js';
 import { escapeHtml, isFiniteNumber, formatClock, formatDifference, formatMeanSd, formatNumber, formatPercent, metricInfo, statusBadge } from './format.js';
 
 /** @typedef {import('./result-file.js').ReportResult} ReportResult */
@@ -38,7 +39,7 @@ export function renderRunReport(result, { sourcePath } = {}) {
     renderViewerSummary(r),
     renderGridPlacement(r),
     renderZoomBar(charts),
-    renderChartSections(charts),
+    renderChartSections(charts, layerTables(r)),
     renderNetworkDetails(r),
     renderDefinitions(),
   ].join('\n');
@@ -352,10 +353,10 @@ function renderZoomBar(charts) {
 <span class="legend-key"><i class="k-configured"></i>configured condition <i class="k-change"></i>schedule change ${charts.markers.some((m) => m.kind === 'flow') ? '<i class="k-flow"></i>flow joins, leaves, pauses or resumes ' : ''}<i class="k-error"></i>error ${charts.warmupS ? '<i class="k-warmup"></i>warm-up' : ''}</span></div>`;
 }
 
-/** @param {import('./series.js').ChartData} charts */
-export function renderChartSections(charts) {
+/** @param {import('./series.js').ChartData} charts @param {Record<string, string>} [below] HTML under a section's charts, by section id */
+export function renderChartSections(charts, below = {}) {
   return charts.sections.map((s) => `<section class="charts block" id="${escapeHtml(s.id)}"><h2>${escapeHtml(s.title)}${s.subtitle ? ` <small>${escapeHtml(s.subtitle)}</small>` : ''}</h2>
-<div class="grid">${s.panels.map((p) => `<figure class="panel"><figcaption>${escapeHtml(p.title)}</figcaption><div class="canvas-box"><canvas id="chart-${escapeHtml(p.id)}" aria-label="${escapeHtml(p.title)}"></canvas></div></figure>`).join('')}</div></section>`).join('\n') ||
+<div class="grid">${s.panels.map((p) => `<figure class="panel"><figcaption>${escapeHtml(p.title)}</figcaption><div class="canvas-box"><canvas id="chart-${escapeHtml(p.id)}" aria-label="${escapeHtml(p.title)}"></canvas></div></figure>`).join('')}</div>${Object.hasOwn(below, s.id) ? below[s.id] : ''}</section>`).join('\n') ||
     '<section class="charts block"><h2>Charts</h2><p class="empty">No per-second data was recorded, so there is nothing to plot.</p></section>';
 }
 

@@ -1,7 +1,8 @@
 // Chart series for the report pages: per peer and direction, with the configured condition as a
 // step line on the same time axis. Pure: result in, plain chart specs out (embedded as JSON and
 // drawn by assets/dashboard.js). The specs and their helpers are chart-series.js; the sections are built by
-// peer-series.js (each peer), viewer-series.js (what the viewer saw) and network-series.js (flows, network, host).
+// peer-series.js (each peer), viewer-series.js (what the viewer saw), layer-series.js (simulcast/SVC layers) and
+// network-series.js (flows, network, host).
 
 import { linkHistories } from './network.js';
 import { changePoints } from '../lib/stats/steady-rate.js';
@@ -10,6 +11,7 @@ import { PALETTE, isName, roundTime } from './chart-series.js';
 import { buildPeerSection } from './peer-series.js';
 import { buildViewerSection } from './viewer-series.js';
 import { buildFlowsSection, buildNetworkSection, buildResourcesSection } from './network-series.js';
+import { buildLayersSection } from './layer-series.js';
 
 /**
  * @typedef {import('./chart-series.js').ChartData} ChartData
@@ -81,6 +83,9 @@ export function buildRunCharts(result) {
     const section = buildPeerSection(result, peer, { span, histories, colorOf });
     if (section) sections.push(section);
   }
+  // An SFU run with simulcast/SVC: each subscriber's layers before the peers' sections (a run without `layers` has none).
+  const layersSection = buildLayersSection(result, { span, histories, colorOf });
+  if (layersSection) sections.unshift(layersSection);
   const viewerSection = buildViewerSection(result, { histories, span, colorOf });
   if (viewerSection.panels.length) sections.unshift(viewerSection);
   const flowsSection = buildFlowsSection(result, histories, span);

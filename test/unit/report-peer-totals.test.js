@@ -97,3 +97,30 @@ test("the report's header names the peers the scenario gave their own video pres
   result.environment.media = runMedia;
   assert.match(text(renderRunReport(result)), /Media 360p30, 640×360, 30 fps Host/);
 });
+
+test('an SFU call with simulcast draws each subscriber\'s received layers beside its downlink, with the switches and checks; one without has none', () => {
+  const result = makeResult('large');
+  const sizes = [{ layer: 0, rid: 'q', widthPx: 320, heightPx: 180 }, { layer: 1, rid: 'h', widthPx: 640, heightPx: 360 }];
+  const received = (t, peer, feed, layer) => ({ t, peer, feed, layer, ...sizes[layer], fps: 30, kbps: 400 });
+  result.layers = {
+    publishers: { p0: { kind: 'simulcast', codec: 'vp8', scalabilityMode: null, temporalLayers: 3, inactiveRids: [], layers: sizes } },
+    sent: [],
+    received: [1, 2, 3, 4].flatMap((t) => ['p1', 'p2'].map((peer) => received(t, peer, 'p0', peer === 'p2' && t > 2 ? 0 : 1))),
+    switches: [{ atS: 2.4, decidedAtS: 2, peer: 'p2', feed: 'p0', from: { spatial: 1, temporal: 2 }, to: { spatial: 0, temporal: 2 }, cause: 'loss <b>9 %</b>', budgetKbps: 300 }],
+    downlinks: { p1: [{ atS: 0, rateKbps: null }], p2: [{ atS: 0, rateKbps: 2500 }, { atS: 2, rateKbps: 500 }] },
+    checks: [{ check: 'followsDownlinkCap', peer: 'p2', passed: true, detail: 'down at 2 s (500 kbps): after 1 s' }],
+    passed: true,
+  };
+  const html = renderRunReport(result);
+  assert.match(html, /<nav class="toc">.*<a href="#layers">Received layers<\/a>/);
+  assert.match(html, /<section class="charts block" id="layers">.*<canvas id="chart-layers-p1".*<canvas id="chart-layers-p2".*Layer switches the harness asked for \(1, 0:02–0:02\).*<h3>Layer checks<\/h3>.*<\/section>/s);
+  assert.match(text(html), /followsDownlinkCap p2 passed down at 2 s \(500 kbps\): after 1 s/);
+  assert.match(html, /loss &lt;b&gt;9 %&lt;\/b&gt;/);
+  const panel = buildRunCharts(normalizeResult(result)).sections.find((s) => s.id === 'layers')?.panels.find((p) => p.id === 'layers-p2');
+  // The capacity is network.configured's, as in the other panels: this fixture's p2.down is unlimited, whatever `layers` says.
+  assert.deepEqual(panel?.series.map((s) => s.label), ['layer ← p0', 'switch asked ← p0']);
+  assert.match(panel?.title ?? '', /\(unlimited\)$/);
+  assert.deepEqual(panel?.series[0].y, [1, 1, 0, 0]);
+  delete result.layers;
+  assert.doesNotMatch(renderRunReport(result), /id="layers"|Layer checks|Received layers/);
+});
