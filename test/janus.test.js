@@ -2,45 +2,25 @@
 // can meet (with Janus's own log in the error), and no Janus left behind after close(), SIGINT or SIGKILL of the
 // orchestrator. Run it alone on the machine (it starts Janus).
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { EnvironmentError } from '../orchestrator/lib/system/errors.js';
-import { parseStat } from '../orchestrator/lib/devices/proc-stat.js';
 import { onCleanup, runCleanup } from '../orchestrator/lib/system/shutdown.js';
 import { janusPost, createVideoRoom } from '../orchestrator/sfu/janus/janus-api.js';
 import { listHandles, listSessions } from '../orchestrator/sfu/janus/janus-admin.js';
 import { startJanus } from '../orchestrator/sfu/janus/janus.js';
+import { assertGoneAfterInterruptAndKill, assertGoneWithin } from './helpers/server-process.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/janus/start-janus.js', import.meta.url));
 let root;
 before(async () => { root = await mkdtemp(path.join(os.tmpdir(), 'wtb-janus-')); });
 after(async () => { await rm(root, { recursive: true, force: true }); });
-
-/** Gone = no such process, or a zombie waiting for a reaper (it runs nothing and holds no port). @param {number} pid */
-async function isGone(pid) {
-  try {
-    return parseStat(await readFile(`/proc/${pid}/stat`, 'utf8')).state === 'Z';
-  } catch {
-    return true;
-  }
-}
-
-/** @param {number} pid @param {number} withinMs */
-async function assertGoneWithin(pid, withinMs) {
-  const deadline = Date.now() + withinMs;
-  while (!(await isGone(pid))) {
-    assert.ok(Date.now() < deadline, `Janus (pid ${pid}) still running ${withinMs} ms later`);
-    await sleep(50);
-  }
-}
 
 test('Janus starts on free loopback ports, answers info and the Admin API, creates a VideoRoom room only with the run\'s API secret, and is gone after close()',
   async () => {
@@ -74,7 +54,7 @@ test('Janus starts on free loopback ports, answers info and the Admin API, creat
     } finally {
       await janus.close();
     }
-    await assertGoneWithin(janus.pid, 1_000);
+    await assertGoneWithin(janus.pid, 1_000, 'Janus');
     await runCleanup();
   });
 
@@ -159,33 +139,6 @@ test('a port in use, a missing binary and a configuration Janus rejects each giv
   });
 });
 
-/**
- * Starts the stand-in orchestrator and waits for its Janus.
- * @returns {Promise<{child: import('node:child_process').ChildProcess, janusPid: number}>}
- */
-async function orchestratorWithJanus(name) {
-  const child = spawn(process.execPath, [CHILD, path.join(root, name)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let output = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk) => { output += chunk; });
-  const deadline = Date.now() + 15_000;
-  while (!output.includes('\n')) {
-    assert.ok(Date.now() < deadline && child.exitCode === null, `the stand-in orchestrator did not start Janus: ${output}`);
-    await sleep(50);
-  }
-  return { child, janusPid: JSON.parse(output).pid };
-}
-
 test('Janus is gone after SIGINT of the orchestrator (its closer runs) and after SIGKILL (the kernel kills it)', async () => {
-  const interrupted = await orchestratorWithJanus('sigint');
-  assert.equal(await isGone(interrupted.janusPid), false);
-  interrupted.child.kill('SIGINT');
-  const [code] = await once(interrupted.child, 'exit');
-  assert.equal(code, 130);
-  await assertGoneWithin(interrupted.janusPid, 3_000);
-
-  const killed = await orchestratorWithJanus('sigkill');
-  assert.equal(await isGone(killed.janusPid), false);
-  killed.child.kill('SIGKILL');
-  await once(killed.child, 'exit');
-  await assertGoneWithin(killed.janusPid, 3_000);
+  await assertGoneAfterInterruptAndKill(CHILD, (name) => path.join(root, name), 'Janus', 3_000);
 });

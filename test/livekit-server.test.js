@@ -2,44 +2,23 @@
 // ports with its API secret only in a 0600 file, answering LiveKit's RoomService only with a token signed by that
 // secret, and gone after close(), SIGINT or SIGKILL of the orchestrator. Run it alone on the machine.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { parseStat } from '../orchestrator/lib/devices/proc-stat.js';
 import { LIVEKIT_SERVER_VERSION } from '../orchestrator/lib/system/paths.js';
 import { EnvironmentError } from '../orchestrator/lib/system/errors.js';
 import { onCleanup } from '../orchestrator/lib/system/shutdown.js';
 import { startLivekit } from '../orchestrator/sfu/livekit/server.js';
 import { accessToken } from '../orchestrator/sfu/livekit/token.js';
+import { assertGoneAfterInterruptAndKill, assertGoneWithin } from './helpers/server-process.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/livekit/start-livekit.js', import.meta.url));
 /** @type {string} */
 let root;
 before(async () => { root = await mkdtemp(path.join(os.tmpdir(), 'wtb-livekit-')); });
 after(async () => { await rm(root, { recursive: true, force: true }); });
-
-/** Gone = no such process, or a zombie. @param {number} pid */
-async function isGone(pid) {
-  try {
-    return parseStat(await readFile(`/proc/${pid}/stat`, 'utf8')).state === 'Z';
-  } catch {
-    return true;
-  }
-}
-
-/** @param {number} pid @param {number} withinMs */
-async function assertGoneWithin(pid, withinMs) {
-  const deadline = Date.now() + withinMs;
-  while (!(await isGone(pid))) {
-    assert.ok(Date.now() < deadline, `livekit-server (pid ${pid}) still running ${withinMs} ms later`);
-    await sleep(50);
-  }
-}
 
 /**
  * A RoomService call (Twirp JSON) with a token for the grant.
@@ -79,7 +58,7 @@ test('livekit-server starts on free loopback ports with its secret in a 0600 fil
   } finally {
     await server.close();
   }
-  await assertGoneWithin(server.pid, 3_000);
+  await assertGoneWithin(server.pid, 3_000, 'livekit-server');
 });
 
 test('without the built livekit-server a run stops with an environment error naming npm run setup', async () => {
@@ -89,24 +68,6 @@ test('without the built livekit-server a run stops with an environment error nam
   );
 });
 
-/** @param {string} name */
-async function orchestratorWithLivekit(name) {
-  const child = spawn(process.execPath, [CHILD, path.join(root, name)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const [line] = await once(child.stdout, 'data');
-  return { child, pid: /** @type {{ pid: number }} */ (JSON.parse(String(line))).pid };
-}
-
 test('livekit-server is gone after SIGINT of the orchestrator (its closer runs) and after SIGKILL (the kernel kills it)', async () => {
-  const interrupted = await orchestratorWithLivekit('sigint');
-  assert.equal(await isGone(interrupted.pid), false);
-  interrupted.child.kill('SIGINT');
-  const [code] = await once(interrupted.child, 'exit');
-  assert.equal(code, 130);
-  await assertGoneWithin(interrupted.pid, 7_000);
-
-  const killed = await orchestratorWithLivekit('sigkill');
-  assert.equal(await isGone(killed.pid), false);
-  killed.child.kill('SIGKILL');
-  await once(killed.child, 'exit');
-  await assertGoneWithin(killed.pid, 3_000);
+  await assertGoneAfterInterruptAndKill(CHILD, (name) => path.join(root, name), 'livekit-server', 7_000);
 });
