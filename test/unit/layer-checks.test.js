@@ -51,6 +51,12 @@ test('followsDownlinkCap times each move down after a cap and back up after the 
   assert.match(stays.detail, /expected a move down after 10 s, down after 20 s, up after 30 s$/);
   const neverBack = checkFollowsCap('p2', receivedRows(45, (t) => (t < 12 ? 2 : t < 34 ? 0 : 1)), CHANGES, 45);
   assert.equal(neverBack.passed, false, 'back up means the layers of before the first cap');
+  // Feeds frozen in the seconds before the lift (no layer) are measured from their last layer, 0: the move up counts.
+  const frozen = receivedRows(45, (t) => (t < 12 ? 2 : t < 34 ? 0 : 2))
+    .map((row) => (row.t >= 27 && row.t <= 30 ? { ...row, layer: null } : row));
+  const afterFreeze = checkFollowsCap('p2', frozen, CHANGES, 45);
+  assert.equal(afterFreeze.passed, true, afterFreeze.detail);
+  assert.deepEqual(afterFreeze.moves.at(-1), { atS: 30, rateKbps: 2500, direction: 'up', fromLevel: 0, targetLevel: 4, reachedAtS: 34, afterS: 4 });
 });
 
 test('openLinkOnTop passes a subscriber on the top layers and fails one that is not', () => {
@@ -87,5 +93,12 @@ test('layers: from the timeline and the events to publishers, received layers, s
   assert.equal(section.passed, false);
   assert.equal(layersSection({ publish: {}, media, timeline, events, compiled: /** @type {any} */ (compiled), peers: ['p0'], warmupS: 2, durationS: 20 }), null);
   assert.equal(layerOfHeight(section.publishers.p0.layers, null), null);
+  // A frozen feed (no frame decoded in the second) is on no layer, whatever the size of its last frame.
+  const frozenTimeline = timeline.map((entry) => (entry.peer === 'p2' && entry.t > 15
+    ? { ...entry, video: { ...entry.video, recvFps: 0, recvKbps: 30 } } : entry));
+  const frozenSection = layersSection({
+    publish, media, timeline: frozenTimeline, events, compiled: /** @type {any} */ (compiled), peers: ['p0', 'p1', 'p2'], warmupS: 2, durationS: 20,
+  });
+  assert.deepEqual(frozenSection?.received.filter((row) => row.peer === 'p2').map((row) => row.layer), [...Array(15).fill(1), ...Array(5).fill(null)]);
   assert.deepEqual(downlinkChanges('p0', /** @type {any} */ (compiled)), [{ atS: 0, rateKbps: null }]);
 });

@@ -151,6 +151,9 @@ function namespaceCommands(plan) {
   for (const peer of plan.peers) {
     commands.push(
       ['ip', 'netns', 'add', peer.netns],
+      // IPv4 only: an IPv6 address finishing duplicate address detection a second after its veth is up is a network
+      // change to a browser starting there, which fails its in-flight page loads (net::ERR_NETWORK_CHANGED).
+      inNetns(peer.netns, 'sysctl', '-qw', 'net.ipv6.conf.all.disable_ipv6=1', 'net.ipv6.conf.default.disable_ipv6=1'),
       ['ip', '-n', peer.netns, 'link', 'set', 'dev', 'lo', 'up'],
       ['ip', 'link', 'add', 'name', peer.peerIf, 'netns', peer.netns, 'type', 'veth', 'peer', 'name', peer.routerIf, 'netns', R],
       ['ip', '-n', peer.netns, 'addr', 'add', `${peer.address}/30`, 'dev', peer.peerIf],

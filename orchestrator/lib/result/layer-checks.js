@@ -106,9 +106,9 @@ const levelAt = (rows, t) => {
  */
 export function checkFollowsCap(peer, rows, changes, durationS) {
   const seconds = [...new Set(rows.map((row) => row.t))].sort((a, b) => a - b);
-  /** The levels of the 3 s before atS. @param {number} atS */
-  const before = (atS) => /** @type {number[]} */ (seconds.filter((t) => t <= atS && t > atS - 3)
-    .map((t) => levelAt(rows, t)).filter((v) => v !== null));
+  /** The levels of the last 3 s before atS that had one (a frozen feed has none). @param {number} atS */
+  const before = (atS) => /** @type {number[]} */ (seconds.filter((t) => t <= atS)
+    .map((t) => levelAt(rows, t)).filter((v) => v !== null)).slice(-3);
   const rate = (/** @type {number|null} */ kbps) => kbps ?? Infinity;
   const uncapped = before(changes[1]?.atS ?? 0);
   const moves = changes.slice(1).map((change, index) => {

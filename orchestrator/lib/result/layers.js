@@ -69,9 +69,12 @@ export function layersSection({ publish, media, timeline, events, compiled, peer
   const received = timeline.filter((entry) => publishers[entry.remote] && peers.includes(entry.peer)).map((entry) => {
     const video = /** @type {Record<string, unknown>} */ (entry.video ?? {});
     const heightPx = num(video.recvHeight);
+    const fps = num(video.recvFps);
+    // A second without a decoded frame shows no layer: its height is the last frame's, from before (a frozen feed).
+    const layer = fps === 0 ? null : layerOfHeight(publishers[entry.remote].layers, heightPx);
     return {
-      t: entry.t, peer: entry.peer, feed: entry.remote, layer: layerOfHeight(publishers[entry.remote].layers, heightPx),
-      widthPx: num(video.recvWidth), heightPx, fps: num(video.recvFps), kbps: num(video.recvKbps),
+      t: entry.t, peer: entry.peer, feed: entry.remote, layer,
+      widthPx: num(video.recvWidth), heightPx, fps, kbps: num(video.recvKbps),
     };
   });
   const switches = events.filter((event) => event.type === 'layer-switch').map(({ atS, decidedAtS, peer, feed, from, to, cause, budgetKbps }) => ({
