@@ -1,5 +1,6 @@
 // The `encodings` of a stats sample (a simulcast/SVC publisher's per-encoding sender stats: client-app/publish.js),
 // checked at the signaling edge like the rest of a page's message (signaling/messages.js). Pure; never throws.
+import { describeValue } from './describe.js';
 
 /** What each field of an encoding may be besides null. */
 const ENCODING_KINDS = Object.freeze({
@@ -12,13 +13,6 @@ export const MAX_ENCODINGS = 4;
 const MAX_TEXT_CHARS = 16;
 /** Rates, sizes and frame rates: anything bigger is garbage (as signaling/messages.js MAX_SAMPLE_ABS_VALUE). */
 const MAX_NUMBER = 1e12;
-
-/** @param {unknown} value */
-const describe = (value) => {
-  let text;
-  try { text = JSON.stringify(value) ?? typeof value; } catch { text = typeof value; }
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
-};
 
 /**
  * One field's value, or why it is not one.
@@ -39,20 +33,20 @@ function fault(kind, value) {
  */
 export function checkEncodings(value) {
   if (!Array.isArray(value) || value.length > MAX_ENCODINGS) {
-    return { ok: false, reason: `sample.encodings must be an array of at most ${MAX_ENCODINGS} encodings, got ${describe(value)}` };
+    return { ok: false, reason: `sample.encodings must be an array of at most ${MAX_ENCODINGS} encodings, got ${describeValue(value)}` };
   }
   const rows = [];
   for (const [index, item] of value.entries()) {
     const path = `sample.encodings[${index}]`;
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) return { ok: false, reason: `${path} must be an object, got ${describe(item)}` };
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) return { ok: false, reason: `${path} must be an object, got ${describeValue(item)}` };
     const unknown = Object.keys(item).find((key) => !ENCODING_FIELDS.includes(key));
-    if (unknown !== undefined) return { ok: false, reason: `${path} has an unexpected field ${describe(unknown)}; allowed: ${ENCODING_FIELDS.join(', ')}` };
+    if (unknown !== undefined) return { ok: false, reason: `${path} has an unexpected field ${describeValue(unknown)}; allowed: ${ENCODING_FIELDS.join(', ')}` };
     /** @type {Record<string, unknown>} */
     const row = {};
     for (const [key, kind] of Object.entries(ENCODING_KINDS)) {
       const field = /** @type {Record<string, unknown>} */ (item)[key] ?? null;
       const why = fault(kind, field);
-      if (why) return { ok: false, reason: `${path}.${key} ${why}, got ${describe(field)}` };
+      if (why) return { ok: false, reason: `${path}.${key} ${why}, got ${describeValue(field)}` };
       row[key] = field;
     }
     rows.push(row);

@@ -1,7 +1,10 @@
 // The shape of every message a page may send to the signaling server, checked at the edge before anything acts
 // on it. Pure: no I/O, never throws; a bad message yields a reason the server sends back and reports.
 
+import { describeValue } from './describe.js';
 import { checkEncodings } from './encodings.js';
+
+export { describeValue };
 
 /** Room and peer names: what the orchestrator generates (`run-1a2b3c4d`, `p0`), safe in logs, paths and keys. */
 export const NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
@@ -80,19 +83,6 @@ function checked(check) {
 
 /** A check's value, or its reason thrown as the message's first fault. @template T @param {Checked<T>} result @returns {T} */
 const shaped = (result) => { if (result.ok) return result.value; throw new ShapeError(/** @type {{ reason: string }} */ (result).reason); };
-
-/** A short, printable account of a hostile value for error messages. @param {unknown} value */
-export function describeValue(value) {
-  if (value === undefined) return 'nothing';
-  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
-  let text;
-  try {
-    text = JSON.stringify(value) ?? typeof value;
-  } catch {
-    text = typeof value;
-  }
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
-}
 
 /** @param {unknown} value @returns {value is string} */
 export const isName = (value) => typeof value === 'string' && NAME_PATTERN.test(value);

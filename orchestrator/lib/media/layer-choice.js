@@ -81,6 +81,9 @@ export const initialState = (ladders) => ({
   cleanS: 0, holdS: LAYER_POLICY.upHoldS, baseHoldS: LAYER_POLICY.upHoldS, probeAtS: null, switchedAtS: null, deficitS: 0,
 });
 
+/** A ladder's temporal layers: its rungs on the lowest spatial layer. @param {Layer[]} rungs */
+const temporalLayersOf = (rungs) => rungs.filter((rung) => rung.spatial === 0).length;
+
 /**
  * What a rung carries by the publisher's last second: its spatial layer's rate times its temporal share; null unknown.
  * @param {Layer} layer @param {number} temporalLayers @param {Array<number|null>} layerKbps
@@ -99,8 +102,7 @@ function rungKbps(layer, temporalLayers, layerKbps) {
  */
 function fitBudget(ladders, readings, budgetKbps) {
   const feeds = Object.keys(ladders);
-  const temporalOf = (/** @type {string} */ feed) => ladders[feed][0] && ladders[feed].filter((rung) => rung.spatial === 0).length;
-  const cost = (/** @type {string} */ feed, /** @type {number} */ rung) => rungKbps(ladders[feed][rung], temporalOf(feed),
+  const cost = (/** @type {string} */ feed, /** @type {number} */ rung) => rungKbps(ladders[feed][rung], temporalLayersOf(ladders[feed]),
     readings[feed]?.layerKbps ?? []) ?? 0;
   // A spatial layer the publisher does not send (0 kbps) is no rung to ask for.
   const highestSent = (/** @type {string} */ feed) => {
@@ -133,8 +135,7 @@ function congestion(state, ladders, readings, policy, atS) {
   if (received === 0) return { why: null, deficit: false };
   const expected = readings.reduce((sum, reading) => {
     const rungs = ladders[reading.feed];
-    const temporal = rungs.filter((rung) => rung.spatial === 0).length;
-    return sum + (rungKbps(rungs[state.rungs[reading.feed]], temporal, reading.layerKbps) ?? 0);
+    return sum + (rungKbps(rungs[state.rungs[reading.feed]], temporalLayersOf(rungs), reading.layerKbps) ?? 0);
   }, 0);
   const deficit = expected > 0 && received < policy.deficitRatio * expected;
   if (!deficit || state.deficitS + 1 < policy.deficitS) return { why: null, deficit };
