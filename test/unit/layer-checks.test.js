@@ -59,6 +59,22 @@ test('followsDownlinkCap times each move down after a cap and back up after the 
   assert.deepEqual(afterFreeze.moves.at(-1), { atS: 30, rateKbps: 2500, direction: 'up', fromLevel: 0, targetLevel: 4, reachedAtS: 34, afterS: 4 });
 });
 
+test('followsDownlinkCap measures a move from the seconds since the previous change: frozen through a cap, any layer after the lift is up', () => {
+  // As in a CI run: a probe up just before the 150 kbps cap (level 2 at 19 s), then every feed frozen until after the lift.
+  const layerAt = (t) => (t < 12 ? 2 : t === 19 ? 2 : t < 21 ? 0 : t < 31 ? null : t < 35 ? 0 : 2);
+  const follows = checkFollowsCap('p2', receivedRows(45, layerAt), CHANGES, 45);
+  assert.equal(follows.passed, true, follows.detail);
+  assert.deepEqual(follows.moves.at(-1), { atS: 30, rateKbps: 2500, direction: 'up', fromLevel: null, targetLevel: 4, reachedAtS: 35, afterS: 5 });
+  // Still frozen after the lift: no move up.
+  const stuck = checkFollowsCap('p2', receivedRows(45, (t) => (t < 12 ? 2 : t < 21 ? 0 : null)), CHANGES, 45);
+  assert.equal(stuck.passed, false);
+  assert.match(stuck.detail, /expected a move up after 30 s$/);
+  // Nothing received before the first cap: the check cannot pass on caps alone.
+  const empty = checkFollowsCap('p2', receivedRows(45, () => null), CHANGES.slice(0, 3), 45);
+  assert.equal(empty.passed, false);
+  assert.match(empty.detail, /no layer received before the first change at 10 s/);
+});
+
 test('openLinkOnTop passes a subscriber on the top layers and fails one that is not', () => {
   assert.equal(checkStaysOnTop('p0', receivedRows(20, () => 2), { p0: 2, p1: 2 }, 20).passed, true);
   const low = checkStaysOnTop('p0', receivedRows(20, (t) => (t > 10 ? 1 : 2)), { p0: 2, p1: 2 }, 20);

@@ -97,7 +97,7 @@ const levelAt = (rows, t) => {
  * A subscriber behind a capped downlink: after each change that lowers its rate it received lower layers than before
  * it; after one that raises it, higher ones; after one back to its rate of the call's start (the cap lifted), its
  * layers of before the first cap again; each with the time it took. Levels are the received layers summed over its
- * feeds, a second at a time.
+ * feeds, a second at a time; a move's fromLevel is null when no layer arrived between the previous change and it.
  * @param {string} peer @param {ReceivedRow[]} rows  the subscriber's, the whole call
  * @param {DownlinkChange[]} changes  its downlink's rate at the start (atS 0), then each change, in time
  * @param {number} durationS @returns {LayerCheck & { moves: CapMove[] }}
@@ -106,35 +106,44 @@ const levelAt = (rows, t) => {
  */
 export function checkFollowsCap(peer, rows, changes, durationS) {
   const seconds = [...new Set(rows.map((row) => row.t))].sort((a, b) => a - b);
-  /** The levels of the last 3 s before atS that had one (a frozen feed has none). @param {number} atS */
-  const before = (atS) => /** @type {number[]} */ (seconds.filter((t) => t <= atS)
+  /**
+   * The levels of the last 3 s of (sinceS, atS] that had one: a frozen feed has none, and a level from before the
+   * previous change says nothing of the link since. @param {number} sinceS @param {number} atS
+   */
+  const levelsIn = (sinceS, atS) => /** @type {number[]} */ (seconds.filter((t) => t > sinceS && t <= atS)
     .map((t) => levelAt(rows, t)).filter((v) => v !== null)).slice(-3);
   const rate = (/** @type {number|null} */ kbps) => kbps ?? Infinity;
-  const uncapped = before(changes[1]?.atS ?? 0);
+  const uncapped = levelsIn(-Infinity, changes[1]?.atS ?? 0);
   const moves = changes.slice(1).map((change, index) => {
     const until = changes[index + 2]?.atS ?? durationS;
     const lowered = rate(change.rateKbps) < rate(changes[index].rateKbps);
     const lifted = !lowered && rate(change.rateKbps) >= rate(changes[0].rateKbps);
-    const start = before(change.atS);
+    const start = levelsIn(index === 0 ? -Infinity : changes[index].atS, change.atS);
+    // null: no layer received since the previous change (frozen feeds), below every layer.
     const from = start.length ? (lowered ? Math.min(...start) : Math.max(...start)) : null;
     const target = lifted && uncapped.length ? Math.max(...uncapped) : null;
-    const reached = from === null ? undefined : seconds.find((t) => {
+    const reached = uncapped.length === 0 ? undefined : seconds.find((t) => {
       const level = levelAt(rows, t);
       if (t <= change.atS || t > until || level === null) return false;
+      if (lowered) return from !== null && level < from;
       // Up is a move too: above the level before the change, and (the cap lifted) at the level of before the first cap.
-      return lowered ? level < from : level > from && level >= (target ?? from + 1);
+      return (from === null || level > from) && level >= (target ?? (from ?? -1) + 1);
     });
     return {
       atS: change.atS, rateKbps: change.rateKbps, direction: /** @type {'down'|'up'} */ (lowered ? 'down' : 'up'), fromLevel: from, targetLevel: target,
       reachedAtS: reached ?? null, afterS: reached === undefined ? null : Number((reached - change.atS).toFixed(3)),
     };
   });
-  // A cap that leaves the subscriber already on its lowest layers (a second, lower cap) has nothing to move.
-  const failed = moves.filter((move) => move.reachedAtS === null && !(move.direction === 'down' && move.fromLevel === 0));
+  // A cap that leaves the subscriber already on its lowest layers, or with nothing received, has nothing to move.
+  const failed = moves.filter((move) => move.reachedAtS === null && !(move.direction === 'down' && (move.fromLevel ?? 0) === 0));
   const describe = (/** @type {typeof moves[number]} */ m) => `${m.direction} at ${m.atS} s (${m.rateKbps ?? 'unlimited'} kbps): `
     + `${m.afterS === null ? 'no move' : `after ${m.afterS} s`}`;
+  const problems = [
+    ...(uncapped.length ? [] : [`no layer received before the first change at ${changes[1]?.atS ?? 0} s`]),
+    ...(failed.length ? [`expected a move ${failed.map((m) => `${m.direction} after ${m.atS} s`).join(', ')}`] : []),
+  ];
   return {
-    check: 'followsDownlinkCap', peer, passed: moves.length > 0 && failed.length === 0, moves,
-    detail: `${moves.map(describe).join('; ')}${failed.length ? `; expected a move ${failed.map((m) => `${m.direction} after ${m.atS} s`).join(', ')}` : ''}`,
+    check: 'followsDownlinkCap', peer, passed: moves.length > 0 && uncapped.length > 0 && failed.length === 0, moves,
+    detail: [moves.map(describe).join('; '), ...problems].join('; '),
   };
 }
