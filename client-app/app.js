@@ -1,6 +1,7 @@
 // One peer of a test call: fake-device media, negotiation through the signaling server, and a drift-free
 // 1 s getStats() sampler whose per-interval values stream to the orchestrator over the same WebSocket. During the
 // call the orchestrator's commands (signaling/messages.js COMMAND_TYPES) start and end extra calls and bulk data flows.
+import { createSteering } from './candidate-steering.js';
 import { createCodecNotes } from './codec-notes.js';
 import { applyVideoEncodings, checkCodec, preferCodec } from './codec-setup.js';
 import { createDataFlows } from './data-flows.js';
@@ -115,6 +116,8 @@ const localMedia = captureLocalMedia({ mediaElementUrl, videoConstraints }).then
 let sampling;
 /** @type {Awaited<ReturnType<typeof import('./livekit-session.js').joinLivekit>>|undefined} its LiveKit room (sfuProtocol livekit) */
 let livekit;
+/** An SFU call whose pages signal to the SFU themselves: their candidates still cross the harness (candidate-steering.js). */
+const steering = createSteering(send, reportError);
 /** The codecs each connection uses, reported to the orchestrator when they change. */
 const codecNotes = createCodecNotes(report);
 /** Why this browser cannot use the requested codec (reported once joined: the run fails before the call), or null. */
@@ -248,6 +251,7 @@ const handlers = {
     if (sfu && sfuProtocol === 'livekit') {
       // Loaded only here: livekit-client is served in LiveKit runs alone.
       const { joinLivekit } = await import('./livekit-session.js');
+      steering.install();
       const hooks = { sfu, report, watchVideo: viewer.watch };
       livekit = await joinLivekit({ url: required('sfuUrl'), token: sfuToken ?? '' }, await localMedia, hooks, publish);
       return;
@@ -347,6 +351,8 @@ const handlers = {
     await livekit?.close();
     setStatus('stopped');
   },
+  /** @param {{ id: number, candidate: RTCIceCandidateInit|null }} message  the harness's answer to a `steer` */
+  steered: (message) => steering.settle(message),
   /** @param {{ peer: string }} message */
   'peer-joined': ({ peer: remote }) => setStatus(`${remote} joined`),
   /** @param {{ error: string }} message  why the server refused what this page sent */

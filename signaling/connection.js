@@ -37,6 +37,7 @@ const MAX_BUFFERED_BYTES = 1024 * 1024;
  * @property {import('node:events').EventEmitter} events
  * @property {import('./server.js').Bridge} [bridge]
  * @property {import('./server.js').RewriteCandidate} [rewriteCandidate]
+ * @property {import('./server.js').SteerCandidate} [steerCandidate]
  * @property {number} joinTimeoutMs
  * @property {(rejection: RejectionInput) => void} reject
  */
@@ -162,7 +163,8 @@ async function onMessage(connection, data, isBinary) {
   if (!member || !entry) return refuse(`join a room before sending "${message.type}"`, message.type);
   if (message.type === 'stats') {
     // In an SFU call a page also samples its connection to the SFU.
-    const others = (hub.admission.peers ? hub.admission.peers.length - 1 : entry.members.size - 1) + (hub.bridge ? 1 : 0);
+    const sfuLeg = hub.bridge || hub.steerCandidate ? 1 : 0;
+    const others = (hub.admission.peers ? hub.admission.peers.length - 1 : entry.members.size - 1) + sfuLeg;
     const maxSamples = MAX_SAMPLES_PER_REMOTE_PER_SECOND * Math.max(1, others);
     if (!takeSampleToken(connection.rate, maxSamples, Date.now())) {
       return refuse(`over ${maxSamples} samples/s (${MAX_SAMPLES_PER_REMOTE_PER_SECOND} per remote peer, ${SAMPLE_BURST_S} s of them at once): sample dropped`, 'stats');
@@ -170,7 +172,47 @@ async function onMessage(connection, data, isBinary) {
     return hub.events.emit('stats', message.sample);
   }
   if (message.type === 'event') return hub.events.emit('event', message.event);
+  if (message.type === 'steer') return steer(connection, member, entry, message);
   return forward(connection, member, entry, message);
+}
+
+/**
+ * False (and refused) when the sender is over its candidates on this way (to a remote, or a steer direction).
+ * @param {Connection} connection @param {Room} entry @param {string} from @param {string} way
+ */
+function takeCandidate({ refuse }, entry, from, way) {
+  const pair = `${from}\n${way}`;
+  const count = (entry.candidates.get(pair) ?? 0) + 1;
+  if (count > MAX_CANDIDATES_PER_PEER_PAIR) {
+    refuse(`over ${MAX_CANDIDATES_PER_PEER_PAIR} candidates from "${from}" ${way}: candidate dropped`, 'candidate');
+    return false;
+  }
+  entry.candidates.set(pair, count);
+  return true;
+}
+
+/**
+ * A candidate between the page and an SFU it signals to itself, through the emulator (hub.steerCandidate), back to
+ * the page as `steered` with the message's id: null when dropped or refused, so the page never waits for it.
+ * @param {Connection} connection @param {{ room: string, peer: string }} member @param {Room} entry
+ * @param {import('./messages.js').SteerMessage} message
+ */
+async function steer(connection, member, entry, message) {
+  const { hub, socket, refuse } = connection;
+  /** @param {import('./messages.js').CandidateInit|null} candidate */
+  const answer = (candidate) => send(socket, { type: 'steered', id: message.id, candidate });
+  if (!hub.steerCandidate) {
+    refuse('no SFU of this run takes its pages\' candidates directly: send candidates to a peer with "candidate"', 'steer');
+    return answer(null);
+  }
+  if (!takeCandidate(connection, entry, member.peer, message.direction)) return answer(null);
+  try {
+    const { direction, candidate } = message;
+    return answer(await hub.steerCandidate({ room: member.room, peer: member.peer, direction, candidate }));
+  } catch (error) {
+    refuse(`candidate ${message.direction} refused: ${errorMessage(error)}`, 'steer');
+    return answer(null);
+  }
 }
 
 /**
@@ -179,18 +221,9 @@ async function onMessage(connection, data, isBinary) {
  * @param {Connection} connection @param {{ room: string, peer: string }} member @param {Room} entry
  * @param {import('./messages.js').DescriptionMessage | import('./messages.js').CandidateMessage} message
  */
-async function forward({ hub, refuse }, member, entry, message) {
-  /** False (and refused) when the sender is over its candidates to this remote. */
-  const countCandidate = () => {
-    const pair = `${member.peer}\n${message.to}`;
-    const count = (entry.candidates.get(pair) ?? 0) + 1;
-    if (count > MAX_CANDIDATES_PER_PEER_PAIR) {
-      refuse(`over ${MAX_CANDIDATES_PER_PEER_PAIR} candidates from "${member.peer}" to "${message.to}": candidate dropped`, 'candidate');
-      return false;
-    }
-    entry.candidates.set(pair, count);
-    return true;
-  };
+async function forward(connection, member, entry, message) {
+  const { hub, refuse } = connection;
+  const countCandidate = () => takeCandidate(connection, entry, member.peer, `to "${message.to}"`);
   if (hub.bridge) {
     if (message.type === 'candidate' && !countCandidate()) return;
     try {

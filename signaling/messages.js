@@ -8,7 +8,9 @@ export { describeValue };
 
 /** Room and peer names: what the orchestrator generates (`run-1a2b3c4d`, `p0`), safe in logs, paths and keys. */
 export const NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
-export const MESSAGE_TYPES = Object.freeze(['join', 'offer', 'answer', 'candidate', 'stats', 'event']);
+export const MESSAGE_TYPES = Object.freeze(['join', 'offer', 'answer', 'candidate', 'steer', 'stats', 'event']);
+/** A `steer` candidate's way: the page's own towards the SFU it signals to itself, or that SFU's towards the page. */
+export const STEER_DIRECTIONS = Object.freeze(['toSfu', 'fromSfu']);
 /** What client-app/app.js reports. */
 export const EVENT_TYPES = Object.freeze([
   'media-ready', 'negotiated', 'ice-state', 'dtls-state', 'connection-state', 'first-rtp', 'first-frame', 'data-channel', 'codec', 'error',
@@ -53,11 +55,12 @@ const KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
  * @typedef {{ type: 'offer'|'answer', to: string, sdp: string }} DescriptionMessage
  * @typedef {{ candidate: string, sdpMid?: string|null, sdpMLineIndex?: number|null, usernameFragment?: string|null }} CandidateInit
  * @typedef {{ type: 'candidate', to: string, candidate: CandidateInit }} CandidateMessage
+ * @typedef {{ type: 'steer', id: number, direction: 'toSfu'|'fromSfu', candidate: CandidateInit }} SteerMessage
  * @typedef {{ t: number, peer: string, remote: string, [metric: string]: unknown }} Sample
  * @typedef {{ type: string, peer: string, epochMs: number, [field: string]: unknown }} PeerEvent
  * @typedef {{ type: 'stats', sample: Sample }} StatsMessage
  * @typedef {{ type: 'event', event: PeerEvent }} EventMessage
- * @typedef {JoinMessage|DescriptionMessage|CandidateMessage|StatsMessage|EventMessage} Message
+ * @typedef {JoinMessage|DescriptionMessage|CandidateMessage|SteerMessage|StatsMessage|EventMessage} Message
  * @typedef {{ type: 'call', remote: string, direction: 'both'|'forward', role: 'offerer'|'answerer' }
  *   | { type: 'hang-up'|'pause'|'resume', remote: string }
  *   | { type: 'data-start'|'data-stop', remote: string, flow: string }} Command
@@ -161,8 +164,7 @@ function description(value, type, self) {
   return { type, to: expectOtherPeer(message.to, `${type}.to`, self), sdp: expectText(message.sdp, `${type}.sdp`, MAX_SDP_CHARS) };
 }
 
-/** Optional fields of RTCIceCandidateInit. */
-const CANDIDATE_FIELDS = ['sdpMid', 'sdpMLineIndex', 'usernameFragment'];
+const CANDIDATE_FIELDS = ['sdpMid', 'sdpMLineIndex', 'usernameFragment']; // RTCIceCandidateInit's optional ones
 
 /**
  * An optional field: absent stays absent, null stays null, anything else is checked.
@@ -170,24 +172,32 @@ const CANDIDATE_FIELDS = ['sdpMid', 'sdpMLineIndex', 'usernameFragment'];
  */
 const optional = (value, check) => (value === undefined ? undefined : value === null ? null : check(value));
 
-/** @param {unknown} value @param {string} self @returns {CandidateMessage} */
-function candidate(value, self) {
-  const message = expectObject(value, 'candidate', ['type', 'to', 'candidate']);
-  const to = expectOtherPeer(message.to, 'candidate.to', self);
-  const init = expectObject(message.candidate, 'candidate.candidate', ['candidate', ...CANDIDATE_FIELDS]);
-  const candidateText = expectText(init.candidate, 'candidate.candidate.candidate', MAX_CANDIDATE_CHARS);
-  const sdpMid = optional(init.sdpMid, (value) => expectText(value, 'candidate.candidate.sdpMid', 64));
-  const sdpMLineIndex = optional(init.sdpMLineIndex,
-    (value) => expectNumber(value, 'candidate.candidate.sdpMLineIndex', { min: 0, max: 1023, integer: true }));
-  const usernameFragment = optional(init.usernameFragment, (value) => expectText(value, 'candidate.candidate.usernameFragment', 256));
-  /** @type {CandidateInit} */
-  const result = {
-    candidate: candidateText,
+/** An RTCIceCandidateInit, rebuilt from its checked fields. @param {unknown} value @param {string} path @returns {CandidateInit} */
+function candidateInit(value, path) {
+  const init = expectObject(value, path, ['candidate', ...CANDIDATE_FIELDS]);
+  const sdpMid = optional(init.sdpMid, (mid) => expectText(mid, `${path}.sdpMid`, 64));
+  const sdpMLineIndex = optional(init.sdpMLineIndex, (index) => expectNumber(index, `${path}.sdpMLineIndex`, { min: 0, max: 1023, integer: true }));
+  const usernameFragment = optional(init.usernameFragment, (fragment) => expectText(fragment, `${path}.usernameFragment`, 256));
+  return {
+    candidate: expectText(init.candidate, `${path}.candidate`, MAX_CANDIDATE_CHARS),
     ...(sdpMid === undefined ? {} : { sdpMid }),
     ...(sdpMLineIndex === undefined ? {} : { sdpMLineIndex }),
     ...(usernameFragment === undefined ? {} : { usernameFragment }),
   };
-  return { type: 'candidate', to, candidate: result };
+}
+
+/** @param {unknown} value @param {string} self @returns {CandidateMessage} */
+function candidate(value, self) {
+  const message = expectObject(value, 'candidate', ['type', 'to', 'candidate']);
+  return { type: 'candidate', to: expectOtherPeer(message.to, 'candidate.to', self), candidate: candidateInit(message.candidate, 'candidate.candidate') };
+}
+
+/** A candidate the page asks the harness to steer; its id comes back in the answer. @param {unknown} value @returns {SteerMessage} */
+function steer(value) {
+  const message = expectObject(value, 'steer', ['type', 'id', 'direction', 'candidate']);
+  const direction = /** @type {SteerMessage['direction']} */ (oneOf(STEER_DIRECTIONS)(message.direction, 'steer.direction'));
+  const id = expectNumber(message.id, 'steer.id', { min: 0, max: 2 ** 31, integer: true });
+  return { type: 'steer', id, direction, candidate: candidateInit(message.candidate, 'steer.candidate') };
 }
 
 /**
@@ -354,6 +364,7 @@ export function validateMessage(value, self) {
   if (self === null) return { ok: false, reason: `join a room before sending "${type}"` };
   if (type === 'offer' || type === 'answer') return checked(() => description(value, type, self));
   if (type === 'candidate') return checked(() => candidate(value, self));
+  if (type === 'steer') return checked(() => steer(value));
   if (type === 'stats') return checked(() => ({ type, sample: sample(expectObject(value, type, ['type', 'sample']).sample, self) }));
   return checked(() => ({ type, event: event(expectObject(value, type, ['type', 'event']).event, self) }));
 }

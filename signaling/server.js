@@ -31,6 +31,15 @@ export const DEFAULT_JOIN_TIMEOUT_MS = 5000;
  */
 
 /**
+ * Steers a candidate between a page and an SFU the page signals to itself (LiveKit), which the harness carries no
+ * other way: the page's own on their way to the SFU (`toSfu`), the SFU's before the page uses them (`fromSfu`). The
+ * emulator's rewrite (or null: dropped). It may throw or reject: the candidate is then refused, and the page hears null.
+ * @callback SteerCandidate
+ * @param {{ room: string, peer: string, direction: 'toSfu'|'fromSfu', candidate: import('./messages.js').CandidateInit }} message
+ * @returns {Promise<import('./messages.js').CandidateInit|null>}
+ */
+
+/**
  * Takes a page's offer, answer or candidate in place of the page it names.
  * @callback Bridge
  * @param {{ from: string } & (import('./messages.js').DescriptionMessage | import('./messages.js').CandidateMessage)} message
@@ -70,17 +79,20 @@ export const DEFAULT_JOIN_TIMEOUT_MS = 5000;
  * `files` serves more files beside the client app, by URL path (a peer's media, client-app `source=media-element`).
  *
  * With `bridge` (an SFU call), every offer, answer and candidate goes to it instead of another page, unrewritten;
- * it answers the pages through `sendTo`. A bridge that throws gets the message refused.
+ * it answers the pages through `sendTo`. A bridge that throws gets the message refused. With `steerCandidate` (an SFU
+ * the pages signal to themselves), a page's `steer` message `{ id, direction, candidate }` is answered with
+ * `{ type: 'steered', id, candidate }` (null: dropped or refused); without it, `steer` is refused (and answered null).
  *
  * @param {{ host?: string, port?: number, rewriteCandidate?: RewriteCandidate, room?: string,
  *   secrets?: Map<string, string>|Record<string, string>, joinTimeoutMs?: number, bridge?: Bridge,
- *   files?: Record<string, string> }} [options]
+ *   steerCandidate?: SteerCandidate, files?: Record<string, string> }} [options]
  * @returns {Promise<{ httpUrl: string, wsUrl: string, port: number, events: EventEmitter,
  *   broadcast: (room: string, message: object) => void, sendTo: (room: string, peer: string, message: object) => boolean,
  *   sendCommand: (room: string, peer: string, command: import('./messages.js').Command) => boolean, close: () => Promise<void> }>}
  */
 export async function startSignalingServer({
-  host = '127.0.0.1', port = 0, rewriteCandidate, room: onlyRoom, secrets, joinTimeoutMs = DEFAULT_JOIN_TIMEOUT_MS, bridge, files = {},
+  host = '127.0.0.1', port = 0, rewriteCandidate, room: onlyRoom, secrets, joinTimeoutMs = DEFAULT_JOIN_TIMEOUT_MS, bridge, steerCandidate,
+  files = {},
 } = {}) {
   const admission = createAdmission({ room: onlyRoom, secrets });
   const events = new EventEmitter();
@@ -108,7 +120,9 @@ export async function startSignalingServer({
   server.on('upgrade', (request, socket, head) => upgrade({ request, socket, head }, { wss, admission, unjoined, origin, reject }));
 
   // handleUpgrade completes synchronously, so the caps above count every socket accepted before.
-  wss.on('connection', (socket) => acceptConnection({ rooms, unjoined, admission, events, bridge, rewriteCandidate, joinTimeoutMs, reject }, socket));
+  wss.on('connection', (socket) => acceptConnection({
+    rooms, unjoined, admission, events, bridge, rewriteCandidate, steerCandidate, joinTimeoutMs, reject,
+  }, socket));
 
   await new Promise((resolve, reject) => server.once('error', reject).listen(port, host, () => resolve(undefined)));
   const actualPort = /** @type {import('node:net').AddressInfo} */ (server.address()).port;

@@ -1,15 +1,17 @@
-// LiveKit, the second SFU (issue 38), with real Chromium peers and a real livekit-server in the netem backend's SFU
-// namespace: the pages speak livekit-client to it, so no candidate crosses the harness and only routing by namespace
-// steers its media (the relay refuses it, naming netem). sfu-simulcast-3 compressed 4× at 360p with two layers per
-// publisher: LiveKit picks p2's layers itself; the run records which SFU ran, each publisher's layers are sent at their
-// resolutions, p2 moves down under its 500 kbps cap, and nothing of LiveKit is left. About a minute; run it alone:
+// LiveKit, the second SFU (issue 38), with real Chromium peers and a real livekit-server, in the netem backend's SFU
+// namespace and on the relay: the pages speak livekit-client to it and steer each candidate through the harness to the
+// emulator (client-app/candidate-steering.js). sfu-simulcast-3 compressed 4× at 360p with two layers per publisher:
+// LiveKit picks p2's layers itself; the run records which SFU ran, each publisher's layers are sent at their
+// resolutions, p2 moves down under its 500 kbps cap, and nothing of LiveKit is left. On the relay, every peer's media
+// crosses its links. About a minute and a half; run it alone:
 //   node --test test/e2e-livekit.test.js
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import { netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
 import { LIVEKIT_SERVER_VERSION } from '../orchestrator/lib/system/paths.js';
-import { runScenarioCli } from './helpers/cli.js';
+import { runScenarioCli, tempDir } from './helpers/cli.js';
 
 const caps = await netemCapabilities();
 const skip = caps.netns && caps.htb ? false : `needs root with network namespaces and htb: ${caps.reasons.join('; ')}`;
@@ -51,8 +53,29 @@ test('sfu-simulcast-3 on LiveKit through netem: each peer receives both others, 
   assert.deepEqual(pidsMentioning(run.out), [], 'livekit-server is gone');
 });
 
-test('LiveKit on the relay stops before anything starts, naming the emulator that carries it', async () => {
-  const run = await runScenarioCli('sfu-3', ['--sfu', 'livekit', '--emulator', 'relay', '--duration', '5', '--warmup', '1']);
-  assert.equal(run.code, 2, `${run.stdout}\n${run.stderr}`);
-  assert.match(run.stderr, /--emulator relay: its SFU signals to the pages itself .*use --emulator netem/);
+test('LiveKit on the relay: every candidate steered through it, so each peer\'s media crosses its links both ways, and the p1 downlink cap holds', { timeout: 90_000 }, async () => {
+  // p1's downlink held to 300 kbps: LiveKit must send it less than the others, which only the relay's links can make it do.
+  const file = path.join(tempDir(), 'sfu-3-capped.json');
+  writeFileSync(file, JSON.stringify({
+    name: 'sfu-3-capped', description: 'sfu-3 with p1 behind a 300 kbps downlink', durationS: 16, warmupS: 6, peers: 3, topology: 'sfu',
+    network: { peers: { p1: { downlink: { rateKbps: 300 } } } },
+  }));
+  const run = await runScenarioCli(file, ['--sfu', 'livekit', '--emulator', 'relay']);
+  assert.equal(run.code, 0, `scenario exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
+  const { environment, network, timeline } = run.result;
+  assert.equal(environment.emulator, 'relay');
+  assert.equal(environment.sfu.name, 'livekit');
+  for (const peer of ['p0', 'p1', 'p2']) {
+    for (const direction of ['up', 'down']) {
+      const bytes = network.truth.filter((/** @type {any} */ row) => row.link === `${peer}.${direction}` && row.t > 6)
+        .reduce((sum, /** @type {any} */ row) => sum + row.bytesOut, 0);
+      assert.ok(bytes > 100_000, `${peer}.${direction} carried ${bytes} bytes in the measured seconds`);
+    }
+  }
+  /** @param {string} peer */
+  const receivedKbps = (peer) => timeline.filter((/** @type {any} */ e) => e.peer === peer && e.remote !== 'sfu' && e.t > 8)
+    .reduce((sum, /** @type {any} */ e) => sum + (e.video?.recvKbps ?? 0) + (e.audio?.recvKbps ?? 0), 0) / 8;
+  assert.ok(receivedKbps('p1') < 330, `p1 received ${receivedKbps('p1')} kbps behind its 300 kbps downlink`);
+  assert.ok(receivedKbps('p0') > 1.5 * receivedKbps('p1'), `p0 (open link) received ${receivedKbps('p0')} kbps, p1 ${receivedKbps('p1')}`);
+  assert.deepEqual(pidsMentioning(run.out), [], 'livekit-server is gone');
 });

@@ -36,9 +36,7 @@ test('every backend declares its name, a summary, each supports field, and why i
       if (backend.auto.fallback) assert.equal(reason, null, `${backend.name}: an auto fallback runs on any host`);
       if (backend.auto.fallback) assert.equal(backend.auto.unmet, undefined, `${backend.name}: an auto fallback lacks nothing for a network`);
       for (const fallback of BACKENDS.filter((b) => b.auto?.fallback)) {
-        // An SFU that signals itself needs routing by address, which the fallback lacks: `auto` is refused for it and
-        // names netem (docs/architecture.md "The SFU contract").
-        const more = SUPPORT_FIELDS.filter((field) => field !== 'directSfu' && backend.supports[field] && !fallback.supports[field]);
+        const more = SUPPORT_FIELDS.filter((field) => backend.supports[field] && !fallback.supports[field]);
         assert.deepEqual(more, [], `${fallback.name}, which \`auto\` is checked as, carries what ${backend.name} does`);
       }
     }
@@ -51,6 +49,7 @@ test('auto chooses a backend that declares auto, carries the scenario and runs h
   for (const asks of [
     { scenario: 's', sfu: false, directSfu: false, kernelFlow: null, firefoxPeers: [] },
     { scenario: 's', sfu: true, directSfu: false, kernelFlow: { name: 'tcp1', kind: 'tcp' }, firefoxPeers: ['p1'] },
+    { scenario: 's', sfu: true, directSfu: true, kernelFlow: null, firefoxPeers: [] },
   ]) {
     assert.doesNotThrow(() => checkSupport(AUTO, asks));
     const { backend, choice } = await chooseBackend(AUTO, asks, compiled);

@@ -49,6 +49,38 @@ test('relays offer/answer between room members, rewrites candidates, strips SDP 
   b.socket.close();
 });
 
+test('steer: answered with the rewrite under the same id, null when dropped, refused and answered null where no SFU takes it', async () => {
+  const steered = [];
+  const server = await startSignalingServer({
+    steerCandidate: async ({ peer, direction, candidate }) => {
+      steered.push({ peer, direction });
+      if (candidate.candidate.includes('throw')) throw new Error('port out of range');
+      return candidate.candidate.includes('drop-me') ? null : { ...candidate, candidate: `${candidate.candidate} via-relay` };
+    },
+  });
+  try {
+    const page = await joinedClient(server.wsUrl, 'r', 'p0');
+    const candidate = { candidate: 'candidate:1 1 udp 1 127.0.0.1 9 typ host', sdpMid: '0' };
+    page.send({ type: 'steer', id: 3, direction: 'fromSfu', candidate });
+    assert.deepEqual(await page.next(), { type: 'steered', id: 3, candidate: { ...candidate, candidate: `${candidate.candidate} via-relay` } });
+    page.send({ type: 'steer', id: 4, direction: 'toSfu', candidate: { candidate: 'candidate:2 1 udp 1 127.0.0.1 9 typ host drop-me' } });
+    assert.deepEqual(await page.next(), { type: 'steered', id: 4, candidate: null });
+    page.send({ type: 'steer', id: 5, direction: 'toSfu', candidate: { candidate: 'candidate:3 throw' } });
+    assert.deepEqual(await page.next(), { type: 'error', error: 'candidate toSfu refused: port out of range', inReplyTo: 'steer' });
+    assert.deepEqual(await page.next(), { type: 'steered', id: 5, candidate: null });
+    assert.deepEqual(steered, [{ peer: 'p0', direction: 'fromSfu' }, { peer: 'p0', direction: 'toSfu' }, { peer: 'p0', direction: 'toSfu' }]);
+    page.socket.close();
+  } finally {
+    await server.close();
+  }
+  // The shared server has no SFU the pages signal to: a steer is refused, and still answered.
+  const page = await joinedClient(signaling.wsUrl, 'r-steer', 'p0');
+  page.send({ type: 'steer', id: 9, direction: 'toSfu', candidate: { candidate: 'candidate:1 1 udp 1 127.0.0.1 9 typ host' } });
+  assert.match((await page.next()).error, /^no SFU of this run takes its pages' candidates directly/);
+  assert.deepEqual(await page.next(), { type: 'steered', id: 9, candidate: null });
+  page.socket.close();
+});
+
 test('bad messages get an error reply, are reported as rejected, and the connection stays usable', async () => {
   const c = await client();
   const before = rejected.length;

@@ -7,7 +7,7 @@ import { SFUS, defaultSfu, sfuNames } from '../sfu/index.js';
 /** What --help says of the SFUs whose pages signal to them directly, by what they declare. */
 const directNote = () => {
   const direct = SFUS.filter((sfu) => sfu.capabilities.signalsItself).map((sfu) => sfu.name);
-  return direct.length ? ` (${direct.join(', ')}: its pages signal to it directly, so only ${emulatorFlagsWith((backend) => backend.supports.directSfu)} carries it)` : '';
+  return direct.length ? ` (${direct.join(', ')}: its pages signal to it directly and steer their candidates through the harness; ${emulatorFlagsWith((backend) => backend.supports.directSfu)} carry it)` : '';
 };
 
 /** `scenario` and `reproduce`: the registry's first SFU unless named. */

@@ -22,8 +22,9 @@
  * anything starts, naming the backends that have it.
  * @typedef {object} EmulatorSupport
  * @property {boolean} sfu          an SFU on the emulated network (topology sfu)
- * @property {boolean} directSfu    an SFU the pages signal to directly (sfu/contract.js signalsItself: LiveKit), whose ICE
- *   candidates never cross the harness: only routing by address (namespaces) steers its media, not candidate rewriting
+ * @property {boolean} directSfu    an SFU the pages signal to directly (sfu/contract.js signalsItself: LiveKit): each page
+ *   steers its candidates with that SFU through the harness to rewriteCandidate (client-app/candidate-steering.js), and
+ *   must reach the SFU's own signaling URL
  * @property {boolean} kernelFlows  kernel cross traffic (iperf3 flows `tcp`, `tcp-short`, `udp`) through the bottleneck
  * @property {boolean} firefox      Firefox peers (they gather no ICE candidate on 127.0.0.1)
  * @property {boolean} traceReplay  replays a capacity trace packet by packet (else as rate steps, whose error is reported)

@@ -8,7 +8,7 @@ import { requirementsOf } from '../emulators/contract.js';
 import { firstIpv4Address } from '../emulators/candidates.js';
 import { cgroupLimits } from '../lib/devices/devices.js';
 import { KERNEL_FLOW_KINDS, shortTcpBursts } from '../lib/cross/flows.js';
-import { allPeerNames } from '../lib/network/topology.js';
+import { SFU_NODE, allPeerNames } from '../lib/network/topology.js';
 import { startKernelFlows } from '../cross/kernel-flows.js';
 import { sfuNamed } from '../sfu/index.js';
 import { hold, holder } from './call-lifecycle.js';
@@ -151,9 +151,11 @@ async function startSignaling(call, emulator, sfu, room, secrets) {
     const capture = call.media.peers[peer].capture;
     if (capture) files[mediaUrlPath(peer)] = capture;
   }
+  // An SFU the pages signal to themselves gets their candidates only through the page, which steers each through here.
+  const signalsItself = sfu !== null && sfuNamed(call.sfuName).capabilities.signalsItself;
   const signaling = await startSignalingServer({
     host: call.gridOptions?.listen ?? emulator.signalingHost, rewriteCandidate: emulator.rewriteCandidate, room, secrets,
-    bridge: sfuRoom?.signalingBridge ?? undefined, files,
+    bridge: sfuRoom?.signalingBridge ?? undefined, files, ...(signalsItself ? { steerCandidate: steerThrough(emulator) } : {}),
   });
   call.signaling = signaling;
   hold(call, 'signaling server', () => signaling.close());
@@ -165,6 +167,13 @@ async function startSignaling(call, emulator, sfu, room, secrets) {
   log(`signaling: ${signaling.wsUrl} room ${room}`);
   return signaling;
 }
+
+/**
+ * A page's candidate with an SFU it signals to itself, rewritten by the emulator as the Janus bridge's are.
+ * @param {Emulator} emulator @returns {import('../../signaling/server.js').SteerCandidate}
+ */
+const steerThrough = (emulator) => ({ peer, direction, candidate }) => emulator.rewriteCandidate(
+  direction === 'toSfu' ? { from: peer, to: SFU_NODE, candidate } : { from: SFU_NODE, to: peer, candidate });
 
 /**
  * Every peer's Grid session, before any page loads; they are released after the browsers' connections close.

@@ -22,7 +22,9 @@
  *   (LiveKit's adaptive stream and dynacast)
  * @property {boolean} ownStats  it exposes its own per-leg readings (SfuRoom.sampler), recorded as result.json's `sfu`
  * @property {boolean} signalsItself  its pages exchange descriptions and ICE candidates with it directly (its own client
- *   protocol), not through the harness: only an emulator that steers by address carries it (emulators/contract.js directSfu)
+ *   protocol), not through the harness's bridge: each page steers its candidates with it through the signaling server's
+ *   `steer` to the emulator's rewriteCandidate (client-app/candidate-steering.js), and an emulator carries it only if it
+ *   declares directSfu (emulators/contract.js)
  */
 
 /**

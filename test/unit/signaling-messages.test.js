@@ -147,6 +147,11 @@ test('the wrong-shape messages of issue 8 are refused with a reason, never throw
     [{ type: 'join', room: 'r\nrm -rf', peer: 'p0' }, null, /join\.room must be a name/],
     [{ type: 'stats', sample: realSample() }, null, /join a room before sending "stats"/],
     [{ type: 'event', event: { type: 'connection-state', state: 'failed', remote: 'p1', epochMs: 1 } }, null, /join a room before sending "event"/],
+    [{ type: 'steer', id: 1, direction: 'sideways', candidate: { candidate: 'c' } }, 'p0', /steer\.direction must be one of toSfu, fromSfu/],
+    [{ type: 'steer', id: -1, direction: 'toSfu', candidate: { candidate: 'c' } }, 'p0', /steer\.id must be an integer from 0/],
+    [{ type: 'steer', id: 1, direction: 'toSfu', candidate: { candidate: 'c' }, to: 'p1' }, 'p0', /steer has an unexpected field "to"/],
+    [{ type: 'steer', id: 1, direction: 'fromSfu', candidate: { candidate: 'c'.repeat(2000) } }, 'p0', /steer\.candidate\.candidate is 2000 characters/],
+    [{ type: 'steer', id: 1, direction: 'toSfu', candidate: { candidate: 'c' } }, null, /join a room before sending "steer"/],
     [{ type: 'teleport' }, 'p0', /unknown message type "teleport"/],
     [{}, 'p0', /unknown message type nothing/],
     [null, 'p0', /unknown message type null/],
@@ -160,6 +165,11 @@ test('candidates keep the RTCIceCandidateInit fields they had, null included', (
   const candidate = { candidate: 'candidate:1 1 udp 1 127.0.0.1 9 typ host', sdpMid: null, sdpMLineIndex: null, usernameFragment: null };
   assert.deepEqual(ok(validateMessage({ type: 'candidate', to: 'p1', candidate }, 'p0')).candidate, candidate);
   assert.deepEqual(ok(validateMessage({ type: 'candidate', to: 'p1', candidate: { candidate: '' } }, 'p0')).candidate, { candidate: '' });
+});
+
+test('a steer keeps its id, direction and candidate fields', () => {
+  const candidate = { candidate: 'candidate:1 1 udp 1 127.0.0.1 9 typ host', sdpMid: '0' };
+  assert.deepEqual(ok(validateMessage({ type: 'steer', id: 7, direction: 'fromSfu', candidate }, 'p0')), { type: 'steer', id: 7, direction: 'fromSfu', candidate });
 });
 
 test('messageTypeOf names only known types', () => {

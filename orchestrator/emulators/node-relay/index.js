@@ -157,7 +157,7 @@ export const nodeRelayBackend = {
   gridNodes: true,
   why: {
     kernelFlows: 'which has no tunnels on the nodes yet',
-    directSfu: 'which the node relays steer only by rewriting the candidates the harness carries',
+    directSfu: "which would need the SFU's own signaling URL reachable from the Grid's nodes (it listens on this host's loopback)",
     firefox: 'which runs Grid peers, and --grid runs Chromium only',
   },
   unavailable: async () => 'it runs only with --grid, on the relays of the Grid\'s nodes',

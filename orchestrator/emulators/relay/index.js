@@ -119,8 +119,7 @@ async function openRelayProbePath() {
 export const relayBackend = {
   name: 'relay',
   summary: 'userspace UDP relay (default): any host, no root; traces replayed packet by packet; kernel flows through its tunnels',
-  supports: { sfu: true, directSfu: false, kernelFlows: true, firefox: true, traceReplay: true },
-  why: { directSfu: 'which the relay steers only by rewriting the candidates the harness carries' },
+  supports: { sfu: true, directSfu: true, kernelFlows: true, firefox: true, traceReplay: true },
   // It carries every scenario on any host: `auto` ends with it.
   auto: { fallback: true, fits: 'the userspace relay runs anywhere' },
   unavailable: async () => null,
