@@ -50,6 +50,8 @@ const MAX_BUFFERED_BYTES = 1024 * 1024;
  * @property {{ room: string, peer: string } | null} member  once joined
  * @property {{ second: number, messages: number, secondsOver: number, sampleTokens: number, sampleRefillMs: number }} rate
  *   messages: this second's; sampleTokens and sampleRefillMs: the samples' token bucket (takeSampleToken)
+ * @property {Set<string>} steered  the candidates it steered, by direction: an SFU that sends one again on each
+ *   renegotiation (LiveKit) costs no more of the page's candidate budget, and the emulator's rewrite is the same
  * @property {NodeJS.Timeout} joinTimer
  * @property {(reason: string, messageType?: string|null) => void} refuse  the sender hears why; the message is dropped
  * @property {(reason: string, options?: { told?: string, messageType?: string|null }) => void} drop  closes the socket;
@@ -72,6 +74,7 @@ export function acceptConnection(hub, socket) {
   /** @type {Connection} */
   const connection = {
     hub, socket, member: null, rate: { second: -1, messages: 0, secondsOver: 0, sampleTokens: Infinity, sampleRefillMs: connectedAtMs },
+    steered: new Set(),
     joinTimer: setTimeout(() => connection.drop(`no join within ${hub.joinTimeoutMs} ms`), hub.joinTimeoutMs),
     refuse(reason, messageType = null) {
       if (socket.bufferedAmount < MAX_BUFFERED_BYTES) send(socket, { type: 'error', error: reason, inReplyTo: messageType });
@@ -205,7 +208,9 @@ async function steer(connection, member, entry, message) {
     refuse('no SFU of this run takes its pages\' candidates directly: send candidates to a peer with "candidate"', 'steer');
     return answer(null);
   }
-  if (!takeCandidate(connection, entry, member.peer, message.direction)) return answer(null);
+  const key = `${message.direction}\n${message.candidate.candidate}`;
+  if (!connection.steered.has(key) && !takeCandidate(connection, entry, member.peer, message.direction)) return answer(null);
+  connection.steered.add(key);
   try {
     const { direction, candidate } = message;
     return answer(await hub.steerCandidate({ room: member.room, peer: member.peer, direction, candidate }));

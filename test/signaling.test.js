@@ -69,6 +69,18 @@ test('steer: answered with the rewrite under the same id, null when dropped, ref
     assert.deepEqual(await page.next(), { type: 'error', error: 'candidate toSfu refused: port out of range', inReplyTo: 'steer' });
     assert.deepEqual(await page.next(), { type: 'steered', id: 5, candidate: null });
     assert.deepEqual(steered, [{ peer: 'p0', direction: 'fromSfu' }, { peer: 'p0', direction: 'toSfu' }, { peer: 'p0', direction: 'toSfu' }]);
+    // The SFU's candidates again in each renegotiation (LiveKit): the same one counts once against the page's budget,
+    // 32 new ones a direction (2 toSfu above), the 33rd refused.
+    for (let id = 10; id < 50; id++) page.send({ type: 'steer', id, direction: 'fromSfu', candidate });
+    for (let id = 10; id < 50; id++) assert.notEqual((await page.next()).candidate, null);
+    for (let n = 1; n <= 31; n++) page.send({ type: 'steer', id: 100 + n, direction: 'toSfu', candidate: { candidate: `candidate:${n} 1 udp 1 127.0.0.1 ${n} typ host` } });
+    // A refusal is answered at once, a rewrite once the emulator answers: collected by id.
+    const answers = await Promise.all(Array.from({ length: 32 }, () => page.next()));
+    assert.deepEqual(answers.filter((m) => m.type === 'error').map((m) => m.error), ['over 32 candidates from "p0" toSfu: candidate dropped']);
+    const byId = new Map(answers.filter((m) => m.type === 'steered').map((m) => [m.id, m.candidate]));
+    assert.deepEqual([...byId.keys()].sort(), Array.from({ length: 31 }, (_, n) => 101 + n));
+    assert.equal(byId.get(131), null);
+    assert.ok([...byId].every(([id, steered]) => id === 131 || steered !== null));
     page.socket.close();
   } finally {
     await server.close();
