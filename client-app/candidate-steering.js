@@ -94,10 +94,11 @@ function steerPeerConnections(steer, reportError) {
     const sdp = description?.sdp && await steeredSdp(description.sdp, steer);
     return setRemoteDescription.call(this, sdp ? { type: description.type, sdp } : description);
   };
+  // any: createOffer and createAnswer take different (and legacy callback) arguments, passed on as given
+  /** @typedef {(...args: any[]) => Promise<RTCSessionDescriptionInit>} CreateDescription */
   /** @param {typeof createOffer} create */
-  const stripped = (create) => /** @this {RTCPeerConnection} @param {any[]} args */ async function strippedDescription(...args) {
-    // any: createOffer and createAnswer take different (and legacy callback) arguments, passed on as given
-    const description = await /** @type {(...a: any[]) => Promise<RTCSessionDescriptionInit>} */ (create).apply(this, args);
+  const stripped = (create) => /** @this {RTCPeerConnection} @param {Parameters<CreateDescription>} args */ async function strip(...args) {
+    const description = await /** @type {CreateDescription} */ (create).apply(this, args);
     return description?.sdp ? { type: description.type, sdp: withoutCandidates(description.sdp) } : description;
   };
   proto.createOffer = /** @type {typeof createOffer} */ (stripped(createOffer));

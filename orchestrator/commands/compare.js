@@ -1,7 +1,7 @@
 import { writeCompareReport } from '../report/write.js';
 
 export const command = 'compare <run-dirs..>';
-export const describe = 'Overlay runs of one scenario in one HTML page and print its path';
+export const describe = 'Overlay runs of one scenario in one HTML page (runs through different SFUs also side by side) and print its path';
 
 /** @param {import('yargs').Argv} yargs */
 export function builder(yargs) {

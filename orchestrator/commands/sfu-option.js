@@ -19,7 +19,7 @@ export const sfuOption = () => ({
 /** `suite`: the suite file's `sfu` unless named. */
 export const suiteSfuOption = () => ({
   choices: sfuNames(),
-  describe: `the SFU of the suite's SFU calls instead of the suite's (${sfuNames().join(', ')}; default ${defaultSfu()})${directNote()}`,
+  describe: `the SFU of the suite's SFU calls instead of the suite's (${sfuNames().join(', ')}; default ${defaultSfu()}); an entry naming its own keeps it${directNote()}`,
 });
 
 /** `scenario` and `suite`: simulcast or SVC for every publisher of an SFU call (lib/media/publish.js), over the scenarios'. */

@@ -9,7 +9,7 @@ import { checkVideoFlag, comparisonOptions, finish, loadAssertionsFlag, loadBase
 import { displayPath } from '../lib/input/json-file.js';
 import { entryCostS, parseShard, planRuns, shardEntries } from '../suite/plan.js';
 import { runSuite } from '../suite/runner.js';
-import { listSuites, loadSuite } from '../suite/suite-file.js';
+import { entryAssertions, listSuites, loadSuite } from '../suite/suite-file.js';
 import { TRACE_DIR_OPTION, traceDirs } from './trace-dir.js';
 import { gridOptions, gridRunOption } from './grid-option.js';
 import { PUBLISH_OPTION, publishFlag, suiteSfuOption } from './sfu-option.js';
@@ -57,11 +57,12 @@ export async function handler(argv) {
   });
   const regression = resolveRegressionOptions(regressionFlags(argv), 'flags', suite.regression);
   const baseline = loadBaselineFlag(argv.baseline);
-  const assertions = loadAssertionsFlag(argv.assertions)
+  const loaded = loadAssertionsFlag(argv.assertions)
     ?? {
       map: suite.assertionsFile ? loadAssertions(suite.assertionsFile) : {},
       file: suite.assertionsFile ? displayPath(suite.assertionsFile) : null,
     };
+  const assertions = { map: entryAssertions(loaded.map, suite.entries), file: loaded.file };
 
   if (argv.dryRun) {
     const entries = shard ? shardEntries(suite.entries, shard) : suite.entries;

@@ -1,6 +1,7 @@
 // Runs of one scenario overlaid: per-peer charts with one line per run, and a table of each
 // run's averages with the mean over runs (as J16 averages 5 runs) next to the reference. Runs of different video
-// codecs (codec-vp8, codec-vp9, … or --codec) also get a table with one column per codec (codec-table.js). Pure.
+// codecs (codec-vp8, codec-vp9, … or --codec) also get a table with one column per codec (codec-table.js), runs through
+// different SFUs a section setting them side by side per subscriber (sfu-comparison.js). Pure.
 
 import { relative, dirname, join } from 'node:path';
 import { InputError } from '../lib/system/errors.js';
@@ -16,6 +17,8 @@ import { runStatistics, buildDerived } from './summary-table.js';
 import { renderPage } from './page.js';
 import { renderChartSections } from './render-run.js';
 import { codecOf, renderCodecTable } from './codec-table.js';
+import { compareSfus, differInSfu, sfuRunFigures } from './sfu-comparison.js';
+import { renderSfuSection } from './render-sfu-comparison.js';
 import { escapeHtml, formatClock, formatDifference, formatMeanSd, formatNumber, metricInfo, statusBadge } from './format.js';
 
 /** @typedef {import('./result-file.js').ReportResult} ReportResult */
@@ -85,6 +88,7 @@ ${first.scenario.description ? `<p class="description">${escapeHtml(first.scenar
     const href = baseDir ? relative(baseDir, report).split('\\').join('/') : report;
     return `<li><span class="swatch" style="color:${PALETTE[i % PALETTE.length]}">■</span> ${escapeHtml(label(x.r, i))} ${statusBadge(x.r.status)} · ${escapeHtml(x.r.environment.browser.name ?? '')} ${escapeHtml(x.r.environment.browser.version ?? '')} · ${escapeHtml(x.r.network.emulator ?? x.r.environment.emulator ?? '')} · <a href="${escapeHtml(href)}">report</a> <span class="note">${escapeHtml(x.sourcePath)}</span>${x.r.errors.length ? ` <span class="note">${x.r.errors.length} error(s): ${escapeHtml(x.r.errors[0].message ?? '')}</span>` : ''}</li>`;
   }).join('')}</ol></header>
+${differInSfu(rs.map((x) => x.result)) ? renderSfuSection([compareSfus(rs.map((x, i) => sfuRunFigures(x.result, { label: label(x.r, i) })))]) : ''}
 ${byCodec ? `<section class="block" id="codecs"><h2>Codecs side by side</h2>${renderCodecTable(rs.map((x) => x.r))}</section>` : ''}
 <section class="block" id="summary"><h2>Averages per run</h2>${renderCompareTable(rs.map((x) => x.r), names.length === 1)}</section>
 <div class="zoombar" id="zoombar"><span>Time <b id="zoom-range">${formatClock(span.startS)}–${formatClock(span.endS)}</b></span><button type="button" id="zoom-reset">Reset zoom</button><span class="hint">drag across a chart to zoom · shift-drag to pan · ctrl- or shift-wheel to zoom · double-click to reset</span></div>

@@ -5,6 +5,7 @@ import { percentile } from '../lib/stats/statistics.js';
 import { headlinePaths } from '../lib/result/metric-catalogue.js';
 import { renderPage } from '../report/page.js';
 import { escapeHtml, formatNumber, metricInfo, statusBadge } from '../report/format.js';
+import { renderSfuSection } from '../report/render-sfu-comparison.js';
 
 /** The per-run values listed beside each run. */
 const RUN_COLUMNS = headlinePaths('overview');
@@ -107,11 +108,12 @@ function renderReproductionLinks(reproductions) {
 
 /**
  * @param {import('./summary.js').SuiteSummary} summary a suite summary
- * @param {{ reproductions?: { id: string, citation: string, title: string, file: string }[] }} [options]
- *   the reproduction pages written beside it (suite-dir.js)
+ * @param {{ reproductions?: { id: string, citation: string, title: string, file: string }[],
+ *   sfuComparisons?: import('../report/sfu-comparison.js').SfuComparison[] }} [options]
+ *   the reproduction pages written beside it, the scenarios it ran through several SFUs (suite-dir.js)
  * @returns {string} the suite page HTML
  */
-export function renderSuitePage(summary, { reproductions = [] } = {}) {
+export function renderSuitePage(summary, { reproductions = [], sfuComparisons = [] } = {}) {
   const { suite, counts, regression } = summary;
   /** @type {Partial<import('./summary.js').SummaryEnvironment>} */
   const env = summary.environment ?? {};
@@ -137,6 +139,7 @@ export function renderSuitePage(summary, { reproductions = [] } = {}) {
 ${problems.length ? `<section class="problems ${summary.outcome === 'passed' ? 'warn' : 'bad'}"><h2>Problems</h2><ul>${problems.map((p) => `<li>${escapeHtml(p)}</li>`).join('')}</ul></section>` : ''}
 ${summary.warnings?.length ? `<section class="problems warn" id="warnings"><h2>Warnings <small class="note">(not failures)</small></h2><ul>${summary.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul></section>` : ''}
 ${renderReproductionLinks(reproductions)}
+${renderSfuSection(sfuComparisons, { titled: true })}
 ${sections.join('\n') || '<p class="empty">No runs.</p>'}
 <p class="caption">${rule}</p></main>`;
   return renderPage({ title: `Suite ${suite.name} · ${summary.outcome}`, body, script: null, generatedBy: 'webrtc-testbed suite' });

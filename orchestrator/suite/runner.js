@@ -95,7 +95,7 @@ export async function runSuite({
       let result;
       try {
         ({ result } = await runOne({
-          scenario: entry.scenario, video: suite.video, emulator: suite.emulator, sfu: suite.sfu, browserPath, headful, grid,
+          scenario: entry.scenario, video: suite.video, emulator: suite.emulator, sfu: entry.sfu ?? suite.sfu, browserPath, headful, grid,
           outDir: runDir, force: resume, onSample: (sample) => progress.sample(sample), log: (line) => progress.log(line),
         }));
       } catch (error) {

@@ -1,6 +1,6 @@
 // A suite directory on disk: <suite-dir>/summary.json, junit.xml, summary.md, report.html, one
-// reproduction-<table>.html per published table whose scenarios ran, and one <scenario>/run-<k>/ directory
-// (result.json + report.html) per run.
+// reproduction-<table>.html per published table whose scenarios ran, sfu-comparison.json when a scenario ran through
+// several SFUs, and one <scenario>/run-<k>/ directory (result.json + report.html) per run.
 import { appendFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../lib/system/errors.js';
@@ -17,10 +17,14 @@ import { renderMarkdown } from './markdown.js';
 import { renderSuitePage } from './render-suite.js';
 import { SUMMARY_KIND, SUMMARY_SCHEMA_VERSION, compactResult } from './summary.js';
 import { runFile } from '../lib/input/run-file.js';
+import { sfuComparisonsOf, sfuRunFigures } from '../report/sfu-comparison.js';
 
 /** @typedef {(suiteDir: string, summary: import('./summary.js').SuiteSummary) => Promise<string[]>} Remember */
 
 export const OUTPUT_FILES = { summary: 'summary.json', junit: 'junit.xml', markdown: 'summary.md', page: 'report.html' };
+/** Written beside them when the suite ran a scenario through several SFUs (docs/suites.md "SFUs side by side"). */
+export const SFU_COMPARISON_FILE = 'sfu-comparison.json';
+export const SFU_COMPARISON_KIND = 'webrtc-testbed-sfu-comparison';
 
 /**
  * results/suites/<suite>/<UTC timestamp>, e.g. results/suites/nightly/2026-11-21T02-00-00Z
@@ -107,13 +111,38 @@ export async function writeSuiteOutputs(suiteDir, summary, { log = () => {}, rem
   // The summary is the record: a reproduction page that cannot be made must not cost the suite page.
   const reproductions = await writeReproductionPages(suiteDir, summary)
     .catch((error) => { log(`reproduction pages not written: ${error.message}`); return []; });
-  await writeFileAtomic(paths.page, renderSuitePage(summary, { reproductions }));
+  const sfuComparisons = await writeSfuComparison(suiteDir, summary)
+    .catch((error) => { log(`SFU comparison not written: ${error.message}`); return []; });
+  await writeFileAtomic(paths.page, renderSuitePage(summary, { reproductions, sfuComparisons }));
   if (process.env.GITHUB_STEP_SUMMARY) {
     await appendFile(process.env.GITHUB_STEP_SUMMARY, `${markdown}\n`).catch((error) => log(`cannot append to $GITHUB_STEP_SUMMARY: ${error.message}`));
   }
   const inResults = !path.relative(RESULTS_ROOT, suiteDir).startsWith('..');
   await writeIndex(inResults ? RESULTS_ROOT : suiteDir).catch((error) => log(`results index not updated: ${error.message}`));
   return paths;
+}
+
+/**
+ * Writes sfu-comparison.json when the suite ran a scenario through several SFUs (an entry's `sfu` list): per scenario,
+ * its runs' figures per subscriber (report/sfu-comparison.js), which the suite page sets side by side.
+ * @param {string} suiteDir @param {import('./summary.js').SuiteSummary} summary
+ * @returns {Promise<import('../report/sfu-comparison.js').SfuComparison[]>} none when no scenario ran through two SFUs
+ */
+export async function writeSfuComparison(suiteDir, summary) {
+  // Runs of a summary written before runs recorded their SFU have none, and are not compared.
+  const candidates = summary.runs.filter((run) => typeof run.sfu === 'string');
+  if (new Set(candidates.map((run) => run.sfu)).size < 2) return [];
+  const runs = [];
+  // One result at a time, only its figures kept.
+  for (const run of candidates) {
+    const result = await loadResult(await runFile(suiteDir, run, 'result.json')).catch(() => null);
+    if (result) runs.push(sfuRunFigures(result, { label: `${run.scenario} run ${run.repetition}`, href: run.report }));
+  }
+  const comparisons = sfuComparisonsOf(runs);
+  if (comparisons.length) {
+    await writeJsonAtomic(path.join(suiteDir, SFU_COMPARISON_FILE), { kind: SFU_COMPARISON_KIND, suite: summary.suite.name, comparisons });
+  }
+  return comparisons;
 }
 
 /**

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PRESETS } from '../lib/media/media-presets.js';
 import { runEmulators } from '../emulators/index.js';
-import { checkSfuSupport, defaultSfu, sfuNamed } from '../sfu/index.js';
+import { checkSfuSupport, defaultSfu, sfuNamed, sfuNames } from '../sfu/index.js';
 import { builtinNames, isFilePath, resolveBuiltin } from '../lib/input/builtin-file.js';
 import { InputError } from '../lib/system/errors.js';
 import { describeValue, expectFileName, expectNumber, expectObject, expectText, isOneOf, isRecord } from '../lib/input/validate.js';
@@ -19,12 +19,14 @@ export const SUITE_DIR = fileURLToPath(new URL('../suites/', import.meta.url));
 
 const SUITE_FIELDS = ['$comment', 'name', 'description', 'emulator', 'sfu', 'video', 'repetitions', 'timeScale', 'durationS', 'warmupS',
   'assertions', 'regression', 'scenarios'];
-const ENTRY_FIELDS = ['scenario', 'repetitions', 'timeScale', 'durationS', 'warmupS'];
+const ENTRY_FIELDS = ['scenario', 'sfu', 'repetitions', 'timeScale', 'durationS', 'warmupS'];
 
 /**
  * @typedef {object} SuiteEntry
- * @property {string} name         the scenario's name: runs, assertions and baselines are keyed by it
+ * @property {string} name         the scenario's name, `<scenario>.<sfu>` for an entry naming its SFUs: runs and baselines are
+ *   keyed by it, assertions by it or else by the scenario's name (entryAssertions)
  * @property {string} source       as written in the suite (a scenario or group name, or a path)
+ * @property {string} [sfu]        the SFU the entry names for its run, over the suite's
  * @property {number} repetitions
  * @property {import('../lib/scenario/scenario-file.js').ResolvedScenario} scenario
  *
@@ -65,6 +67,45 @@ function runSettings(raw, where) {
   if (raw.durationS !== undefined) settings.durationS = expectNumber(raw.durationS, where('durationS'), { above: 0 });
   if (raw.warmupS !== undefined) settings.warmupS = expectNumber(raw.warmupS, where('warmupS'), { min: 0 });
   return settings;
+}
+
+/**
+ * An entry's own SFUs: one name or several, each of the registry (sfu/index.js); null when it names none (the suite's).
+ * @param {unknown} value the entry's `sfu` @param {string} where "file: scenarios[i].sfu"
+ * @returns {string[]|null}
+ */
+function entrySfus(value, where) {
+  if (value === undefined) return null;
+  const names = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(names) || names.length === 0) {
+    throw new InputError(`${where}: must be an SFU name or a non-empty array of them (${sfuNames().join(', ')}), got ${describeValue(value)}`);
+  }
+  names.forEach((name, index) => {
+    const at = typeof value === 'string' ? where : `${where}[${index}]`;
+    sfuNamed(expectText(name, at, { what: `an SFU name (${sfuNames().join(', ')})` }), at);
+  });
+  const twice = names.find((name, index) => names.indexOf(name) !== index);
+  if (twice !== undefined) throw new InputError(`${where}: ${describeValue(twice)} is listed twice; raise the entry's repetitions instead`);
+  return names;
+}
+
+/**
+ * The name of a scenario's runs on an SFU its entry names: its own directory, assertions of the scenario, a baseline of its own.
+ * @param {string} scenario @param {string} sfu
+ */
+export const sfuEntryName = (scenario, sfu) => `${scenario}.${sfu}`;
+
+/**
+ * The assertions of a suite's entries: an entry that names its SFU (`<scenario>.<sfu>`) takes its scenario's unless the
+ * file has some of its own name.
+ * @template T
+ * @param {Record<string, T[]>} assertions by name @param {SuiteEntry[]} entries
+ * @returns {Record<string, T[]>}
+ */
+export function entryAssertions(assertions, entries) {
+  const own = entries.filter(({ sfu, name }) => sfu && !Object.hasOwn(assertions, name))
+    .filter(({ scenario }) => Object.hasOwn(assertions, scenario.name)).map(({ name, scenario }) => [name, assertions[scenario.name]]);
+  return { ...assertions, ...Object.fromEntries(own) };
 }
 
 /**
@@ -123,7 +164,8 @@ export function loadSuite(nameOrPath, overrides = {}) {
       groups ??= groupsOf(shippedScenarios());
       targets = groups.find((group) => group.name === source)?.members ?? [source];
     }
-    return targets.map((target) => {
+    const sfus = entrySfus(entry.sfu, `${where}.sfu`);
+    return targets.flatMap((target) => {
       let scenario;
       try {
         const { timeScale, durationS, warmupS } = settings;
@@ -133,8 +175,17 @@ export function loadSuite(nameOrPath, overrides = {}) {
         if (error instanceof InputError) throw new InputError(`${where}: ${error.message}`, { cause: error });
         throw error;
       }
-      checkSfuSupport(sfu, scenario, overrides.sfu ? '--sfu' : `${file}: sfu`);
-      return { name: scenario.name, source, repetitions: settings.repetitions, scenario };
+      if (!sfus) {
+        checkSfuSupport(sfu, scenario, overrides.sfu ? '--sfu' : `${file}: sfu`);
+        return [{ name: scenario.name, source, repetitions: settings.repetitions, scenario }];
+      }
+      if (scenario.topology !== 'sfu') {
+        throw new InputError(`${where}.sfu: ${scenario.name} is a ${scenario.topology} call, which no SFU carries; drop the entry's sfu, or list SFU scenarios only`);
+      }
+      return sfus.map((name) => {
+        checkSfuSupport(name, scenario, `${where}.sfu`);
+        return { name: sfuEntryName(scenario.name, name), source, sfu: name, repetitions: settings.repetitions, scenario };
+      });
     });
   });
   const seen = new Set();

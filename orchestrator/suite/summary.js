@@ -6,6 +6,7 @@ import { runValues } from '../lib/result/metric-values.js';
 import { meanPeerUplinkKbps, ratiosToTwoParty } from '../lib/network/topology.js';
 import { cpuLimitedPeers } from '../lib/devices/cpu-limit.js';
 import { constrainedPeers } from '../lib/devices/devices.js';
+import { sfuOf } from '../report/sfu-comparison.js';
 
 export const SUMMARY_KIND = 'webrtc-testbed-suite';
 export const SUMMARY_SCHEMA_VERSION = 1;
@@ -88,6 +89,8 @@ function runRecordOf({ scenario, repetition, dir, hasReport, result }) {
     status: result?.status ?? 'missing',
     startedAt: result?.environment?.startedAt ?? null,
     durationS: result?.scenario?.durationS ?? null,
+    // An SFU call's SFU (environment.sfu): the suite page sets runs of one scenario on different SFUs side by side.
+    sfu: sfuOf(result),
     errors: (result?.errors ?? []).map((e) => (typeof e === 'string' ? e : e.message ?? 'no message')),
     values: result ? runValues(result) : {},
     // A starved host looks like a congested network: runs whose encoders were CPU-limited are named as such.

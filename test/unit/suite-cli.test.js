@@ -22,7 +22,7 @@ test('bad input exits 2 and names the file and field (or the flag)', async () =>
   const baseline = file('bad-baseline.json', { kind: 'webrtc-testbed-baseline', schemaVersion: 1, suite: 's', scenarios: { unconstrained: { runs: 5, values: { 'video.recvKbps': [1, 2, null] } } } });
   /** @type {Array<[string[], RegExp]>} */
   const cases = [
-    [['suite', 'nightlyy'], /unknown suite 'nightlyy'; built-in suites: nightly, smoke/],
+    [['suite', 'nightlyy'], /unknown suite 'nightlyy'; built-in suites: nightly, sfu-side-by-side, smoke/],
     [['suite', suite], /bad-suite\.json: scenarios\[0\]\.repetitions: must be an integer >= 1, got "five"/],
     [['suite', 'smoke', '--assertions', assertions], /bad-assertions\.json: scenarios\.unconstrained\[0\]\.check: 'video\.recvKbps median >= fast': 'fast' is not a number/],
     [['suite', 'smoke', '--baseline', baseline], /bad-baseline\.json: scenarios\.unconstrained\.values\.video\.recvKbps\[2\]: must be a number, got null/],

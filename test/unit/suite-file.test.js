@@ -7,7 +7,10 @@ import { InputError } from '../../orchestrator/lib/system/errors.js';
 import { listScenarios } from '../../orchestrator/lib/scenario/scenario-file.js';
 import { DEFAULT_ASSERTIONS_FILE } from '../../orchestrator/suite/assertions.js';
 import { DEFAULT_REGRESSION } from '../../orchestrator/suite/baseline.js';
-import { listSuites, loadSuite } from '../../orchestrator/suite/suite-file.js';
+import { entryAssertions, listSuites, loadSuite } from '../../orchestrator/suite/suite-file.js';
+import { planRuns } from '../../orchestrator/suite/plan.js';
+import { sfuNames } from '../../orchestrator/sfu/index.js';
+import { parsePublishFlag } from '../../orchestrator/lib/media/publish.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'wtb-suite-file-'));
 /** Writes <dir>/<name>.json and returns its path. */
@@ -19,7 +22,7 @@ const suiteFile = (name, content) => {
 const inputError = (pattern) => (error) => error instanceof InputError && pattern.test(error.message);
 
 test('built-in suites: smoke is four short issue-2 calls at 360p30, nightly runs every scenario 5 times at full length', () => {
-  assert.deepEqual(listSuites().map((s) => s.name), ['nightly', 'smoke']);
+  assert.deepEqual(listSuites().map((s) => s.name), ['nightly', 'sfu-side-by-side', 'smoke']);
   const smoke = loadSuite('smoke');
   assert.equal(smoke.video, '360p30');
   assert.equal(smoke.emulator, 'relay');
@@ -87,6 +90,52 @@ test('bad suite files name the file and the field', () => {
     assert.throws(() => loadSuite(suiteFile(`b${i + 1}`, content)), inputError(pattern), `case b${i + 1}`);
   });
   assert.throws(() => loadSuite(suiteFile('broken', '{"name": "broken",\n  "description": }')), inputError(/broken\.json:2:19: invalid JSON in the suite/));
-  assert.throws(() => loadSuite('nightlyy'), inputError(/unknown suite 'nightlyy'; built-in suites: nightly, smoke/));
+  assert.throws(() => loadSuite('nightlyy'), inputError(/unknown suite 'nightlyy'; built-in suites: nightly, sfu-side-by-side, smoke/));
   assert.throws(() => loadSuite(path.join(dir, 'nope.json')), inputError(/nope\.json: cannot read the suite \(no such file\)/));
+});
+
+test('sfu-side-by-side: sfu-simulcast-3 through each SFU of the registry, a run of its own per SFU', () => {
+  const suite = loadSuite('sfu-side-by-side');
+  assert.deepEqual(suite.entries.map((e) => [e.name, e.sfu, e.scenario.name, e.scenario.durationS]),
+    sfuNames().map((sfu) => [`sfu-simulcast-3.${sfu}`, sfu, 'sfu-simulcast-3', 160]));
+  // The entry's SFUs stand over --sfu: it names which SFUs to set side by side.
+  assert.deepEqual(loadSuite('sfu-side-by-side', { sfu: 'livekit' }).entries.map((e) => e.sfu), sfuNames());
+  assert.deepEqual(planRuns(suite.entries).map((run) => run.dir), sfuNames().map((sfu) => `sfu-simulcast-3.${sfu}/run-1`));
+});
+
+test('an entry\'s sfu: one SFU or several over the suite\'s; each runs as <scenario>.<sfu>, with the scenario\'s assertions', () => {
+  const file = suiteFile('sfus', {
+    name: 'sfus', description: 'd', sfu: 'livekit', durationS: 20, warmupS: 5,
+    scenarios: ['sfu-2', { scenario: 'sfu-3', sfu: 'janus' }, { scenario: 'sfu-simulcast-3', sfu: ['livekit', 'janus'], repetitions: 2 }, 'mesh-2'],
+  });
+  const suite = loadSuite(file);
+  assert.deepEqual(suite.entries.map((e) => [e.name, e.sfu, e.repetitions]), [
+    ['sfu-2', undefined, 1], ['sfu-3.janus', 'janus', 1], ['sfu-simulcast-3.livekit', 'livekit', 2], ['sfu-simulcast-3.janus', 'janus', 2],
+    ['mesh-2', undefined, 1],
+  ]);
+  assert.equal(suite.sfu, 'livekit', 'the entries without one take the suite\'s');
+  assert.equal(loadSuite(file, { sfu: 'janus' }).sfu, 'janus');
+  const check = { check: 'rttMs median <= 250', level: 'error', why: null };
+  const own = { check: 'rttMs median <= 100', level: 'warn', why: null };
+  const byEntry = entryAssertions({ 'sfu-3': [check], 'sfu-simulcast-3.janus': [own], 'sfu-simulcast-3': [check] }, suite.entries);
+  assert.deepEqual([byEntry['sfu-3.janus'], byEntry['sfu-simulcast-3.livekit'], byEntry['sfu-simulcast-3.janus'], byEntry['sfu-2']],
+    [[check], [check], [own], undefined]);
+});
+
+test('a bad entry sfu names the suite file and the entry', () => {
+  const cases = [
+    [{ scenario: 'sfu-3', sfu: 'mediasoup' }, /s1\.json: scenarios\[0\]\.sfu mediasoup: unknown SFU; use one of janus, livekit/],
+    [{ scenario: 'sfu-3', sfu: ['janus', 'mediasoup'] }, /s2\.json: scenarios\[0\]\.sfu\[1\] mediasoup: unknown SFU; use one of janus, livekit/],
+    [{ scenario: 'sfu-3', sfu: [] }, /s3\.json: scenarios\[0\]\.sfu: must be an SFU name or a non-empty array of them \(janus, livekit\), got \[\]/],
+    [{ scenario: 'sfu-3', sfu: ['janus', 'janus'] }, /s4\.json: scenarios\[0\]\.sfu: "janus" is listed twice; raise the entry's repetitions instead/],
+    [{ scenario: 'sfu-3', sfu: [7] }, /s5\.json: scenarios\[0\]\.sfu\[0\]: must be an SFU name \(janus, livekit\), got 7/],
+    [{ scenario: 'mesh-2', sfu: ['janus', 'livekit'] }, /s6\.json: scenarios\[0\]\.sfu: mesh-2 is a mesh call, which no SFU carries; drop the entry's sfu/],
+    // What the SFU does not forward stops the suite before any browser starts, naming the entry.
+    [{ scenario: 'sfu-3', sfu: ['janus', 'livekit'] }, /s7\.json: scenarios\[0\]\.sfu livekit forwards SVC of vp9 in modes L3T3_KEY, not vp9 L3T3/],
+  ];
+  cases.forEach(([entry, pattern], i) => {
+    const content = { name: `s${i + 1}`, description: 'd', durationS: 20, warmupS: 5, scenarios: [entry] };
+    const overrides = i === 6 ? { publish: parsePublishFlag('codec=vp9,scalabilityMode=L3T3') } : {};
+    assert.throws(() => loadSuite(suiteFile(`s${i + 1}`, content), overrides), inputError(pattern), `case s${i + 1}`);
+  });
 });
