@@ -3,12 +3,16 @@
 // sfu-comparison.json and a page section with both SFUs' figures per subscriber, and `compare` of the two runs sets
 // them side by side too. On netem (it carries both SFUs). About 2 minutes; run it alone:
 //   node --test test/e2e-sfu-side-by-side.test.js
+// The LiveKit run is also the test of LiveKit through netem (test/e2e-livekit.test.js has it on the relay): the run
+// records which SFU ran, each peer receives both others, each publisher's layers are sent at their resolutions, LiveKit
+// (not the harness) picks p2's layers, its tokens reach the pages only, and nothing of LiveKit is left.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
+import { LIVEKIT_SERVER_VERSION } from '../orchestrator/lib/system/paths.js';
 import { runCli, tempDir } from './helpers/cli.js';
 
 const caps = await netemCapabilities();
@@ -17,6 +21,37 @@ const SUITE = fileURLToPath(new URL('./fixtures/suites/e2e-sfu-side-by-side.json
 const SFUS = ['janus', 'livekit'];
 /** @param {string} file */
 const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
+/** @param {any} layers @param {string} check @param {string} peer */
+const checkOf = (layers, check, peer) => layers.checks.find((/** @type {any} */ c) => c.check === check && c.peer === peer);
+/** Pids whose command line mentions `text` (livekit-server's names its configuration in the run folder). @param {string} text */
+const pidsMentioning = (text) => readdirSync('/proc').filter((name) => /^\d+$/.test(name)).filter((pid) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text);
+  } catch {
+    return false;
+  }
+});
+
+/** The LiveKit run on its own, as a user of `--sfu livekit --emulator netem` reads it. @param {any} result @param {string} output */
+function checkLivekitRun(result, output) {
+  const { environment, layers, timeline } = result;
+  assert.deepEqual(environment.sfu, { name: 'livekit', version: LIVEKIT_SERVER_VERSION });
+  for (const peer of ['p0', 'p1', 'p2']) {
+    for (const remote of ['p0', 'p1', 'p2'].filter((other) => other !== peer)) {
+      const frames = timeline.filter((/** @type {any} */ e) => e.peer === peer && e.remote === remote && e.t > 6
+        && (e.video?.recvKbps ?? 0) > 20);
+      assert.ok(frames.length >= 15, `${peer} received ${remote}'s video in ${frames.length} of 34 measured seconds`);
+    }
+    const detail = JSON.stringify(layers.checks, null, 1);
+    assert.deepEqual(layers.publishers[peer].layers.map((/** @type {any} */ l) => `${l.rid} ${l.widthPx}×${l.heightPx}`), ['h 320×180', 'f 640×360']);
+    assert.equal(checkOf(layers, 'layersSent', peer).passed, true, detail);
+    assert.equal(checkOf(layers, 'lowerLayersBelowHigher', peer).passed, true, detail);
+  }
+  // LiveKit chooses; the harness switches nothing and only records what p2 received.
+  assert.equal(layers.switches.length, 0);
+  // Its access tokens (JWTs) reached the pages only: neither result.json nor the suite's output holds one.
+  assert.doesNotMatch(JSON.stringify(result) + output, /eyJhbGciOiJIUzI1Ni/);
+}
 
 test('sfu-simulcast-3 through Janus and LiveKit: a run directory per SFU, both SFUs side by side per subscriber on the suite page and in compare', { skip, timeout: 240_000 }, async () => {
   const out = tempDir('wtb-sfu-side-by-side-');
@@ -25,6 +60,8 @@ test('sfu-simulcast-3 through Janus and LiveKit: a run directory per SFU, both S
   const summary = readJson(path.join(out, 'summary.json'));
   assert.deepEqual(summary.runs.map((/** @type {any} */ r) => [r.dir, r.status, r.sfu]),
     SFUS.map((sfu) => [`sfu-simulcast-3.${sfu}/run-1`, 'passed', sfu]), JSON.stringify(summary.runs));
+  checkLivekitRun(readJson(path.join(out, 'sfu-simulcast-3.livekit/run-1/result.json')), run.stdout + run.stderr);
+  assert.deepEqual(pidsMentioning(out), [], 'livekit-server and Janus are gone');
   for (const sfu of SFUS) {
     assert.equal(readJson(path.join(out, `sfu-simulcast-3.${sfu}/run-1/result.json`)).environment.sfu.name, sfu);
     // The scenario's assertions hold for each SFU's runs too.
