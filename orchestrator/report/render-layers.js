@@ -23,7 +23,8 @@ export function renderLayerChecks(layers) {
 In the window after the warm-up: <b>layersSent</b>, each layer of a simulcast publisher sent at its resolution in at least 80 % of the seconds;
 <b>lowerLayersBelowHigher</b>, the median rate rises layer by layer; <b>openLinkOnTop</b>, a subscriber on an unlimited downlink receives every
 feed on its top layer in at least 80 % of the seconds. Over the call, <b>followsDownlinkCap</b>: after each change of a subscriber's downlink rate
-it receives lower layers (lowered) or higher ones (raised), and how long each move took.</p>`;
+it receives lower layers (lowered) or higher ones (raised), and how long each move took; <b>followsDownlinkTrace</b>, for a downlink on a
+capacity trace: higher layers in the third of the seconds the trace was highest (its mean over the 3 s before) than in the third it was lowest.</p>`;
 }
 
 /** @param {LayerPick|null} p */

@@ -73,6 +73,10 @@ test('followsDownlinkCap measures a move from the seconds since the previous cha
   const empty = checkFollowsCap('p2', receivedRows(45, () => null), CHANGES.slice(0, 3), 45);
   assert.equal(empty.passed, false);
   assert.match(empty.detail, /no layer received before the first change at 10 s/);
+  // On the lowest layers before the first cap (a publisher sending one layer): no move is possible, and none passes.
+  const lowest = checkFollowsCap('p2', receivedRows(45, () => 0), CHANGES, 45);
+  assert.equal(lowest.passed, false);
+  assert.match(lowest.detail, /on the lowest layers before the first change at 10 s: nothing to follow/);
 });
 
 test('openLinkOnTop passes a subscriber on the top layers and fails one that is not', () => {

@@ -6,7 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { InputError } from '../../orchestrator/lib/system/errors.js';
-import { layerSizes, normalizePublish, parsePublishFlag, simulcastLayerLimit } from '../../orchestrator/lib/media/publish.js';
+import {
+  checkPublishSources, layerSizes, normalizePublish, parsePublishFlag, simulcastLayerLimit, svcSpatialLayerLimit,
+} from '../../orchestrator/lib/media/publish.js';
 import { loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
 import { SFUS, checkSfuSupport } from '../../orchestrator/sfu/index.js';
 
@@ -57,6 +59,22 @@ test('Chromium sends as many simulcast layers as the source size allows (measure
   assert.equal(simulcastLayerLimit({ widthPx: 960, heightPx: 540 }), 3);
   assert.equal(simulcastLayerLimit({ widthPx: 640, heightPx: 360 }), 2);
   assert.equal(simulcastLayerLimit({ widthPx: 320, heightPx: 180 }), 1);
+});
+
+test('Chromium encodes as many VP9 SVC spatial layers as keep the lowest at least 240×135 (measured: L3T3 from 640×360 is L2T3)', () => {
+  assert.equal(svcSpatialLayerLimit({ widthPx: 1280, heightPx: 720 }), 3);
+  assert.equal(svcSpatialLayerLimit({ widthPx: 960, heightPx: 540 }), 3);
+  assert.equal(svcSpatialLayerLimit({ widthPx: 640, heightPx: 360 }), 2);
+  assert.equal(svcSpatialLayerLimit({ widthPx: 480, heightPx: 270 }), 2);
+  assert.equal(svcSpatialLayerLimit({ widthPx: 360, heightPx: 640 }), 2, 'portrait: the long side is the height');
+  assert.equal(svcSpatialLayerLimit({ widthPx: 320, heightPx: 180 }), 1);
+  const svc = { p0: normalizePublish({ codec: 'vp9', scalabilityMode: 'L3T3' }, 'w') };
+  assert.doesNotThrow(() => checkPublishSources(svc, { p0: { width: 1280, height: 720, preset: '720p30' } }));
+  assert.throws(() => checkPublishSources(svc, { p0: { width: 640, height: 360, preset: '360p15' } }), inputError(
+    /^publish\.p0: L3T3 has 3 spatial layers, but Chromium encodes only 2 from p0's 640×360 video \(360p15\) \(the lowest at least 240×135\); give p0 720p30 or larger \(the scenario's media, or --video 720p30\), or publish scalabilityMode L2T3$/));
+  assert.throws(() => checkPublishSources({ p1: normalizePublish({ simulcast: 3 }, 'w') }, { p1: { width: 640, height: 360, preset: '360p30' } }),
+    inputError(/^publish\.p1: 3 simulcast layers, but Chromium encodes only 2 from p1's 640×360 video \(360p30\); give p1 720p30 or larger .*, or publish simulcast 2$/));
+  assert.doesNotThrow(() => checkPublishSources({ p0: normalizePublish({ codec: 'vp9', scalabilityMode: 'L2T3' }, 'w') }, { p0: { width: 640, height: 360 } }));
 });
 
 /** A scenario file in a fresh folder. @param {object} fields */

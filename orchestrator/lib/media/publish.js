@@ -174,20 +174,39 @@ export function simulcastLayerLimit({ widthPx, heightPx }) {
 }
 
 /**
- * Stops a run whose simulcast publisher's source is too small for the layers it asks (Chromium would leave the lowest
- * rids empty): checked once the run's media are known, before any browser starts.
+ * How many VP9/AV1 SVC spatial layers Chromium encodes from a source this size: as many halvings as keep the lowest at
+ * least 240×135 (webrtc's svc_config; portrait 135×240). Measured with Chromium 156 through Janus: L3T3 from 640×360
+ * reports scalabilityMode L2T3 and sends 640×360 and 320×180.
+ * @param {{ widthPx: number, heightPx: number }} source
+ */
+export function svcSpatialLayerLimit({ widthPx, heightPx }) {
+  const [longPx, shortPx] = widthPx >= heightPx ? [widthPx, heightPx] : [heightPx, widthPx];
+  const fit = (/** @type {number} */ px, /** @type {number} */ minPx) => Math.floor(1 + Math.max(0, Math.log2(px / minPx)));
+  return Math.min(fit(longPx, 240), fit(shortPx, 135));
+}
+
+/**
+ * Stops a run whose simulcast or SVC publisher's source is too small for the layers it asks (Chromium would leave the
+ * lowest rids empty, or encode fewer spatial layers than the mode names): checked once the run's media are known,
+ * before any browser starts.
  * @param {Record<string, Publish>} publish
  * @param {Record<string, { width: number, height: number, preset?: string|null }>} sources  each peer's video
  */
 export function checkPublishSources(publish, sources) {
-  for (const [peer, { kind, spatialLayers }] of Object.entries(publish)) {
+  for (const [peer, { kind, spatialLayers, codec }] of Object.entries(publish)) {
     const source = sources[peer];
-    if (kind !== 'simulcast' || !source) continue;
-    const limit = simulcastLayerLimit({ widthPx: source.width, heightPx: source.height });
-    if (spatialLayers > limit) {
-      throw new InputError(`publish.${peer}: ${spatialLayers} simulcast layers, but Chromium encodes only ${limit} from ${peer}'s `
-        + `${source.width}×${source.height} video${source.preset ? ` (${source.preset})` : ''}; give ${peer} 720p30 or larger `
-        + `(the scenario's media, or --video 720p30), or publish ${limit > 1 ? `simulcast ${limit}` : 'one encoding'}`);
+    if (!source) continue;
+    const size = { widthPx: source.width, heightPx: source.height };
+    const limit = kind === 'simulcast' ? simulcastLayerLimit(size) : svcSpatialLayerLimit(size);
+    if (spatialLayers <= limit) continue;
+    const video = `${peer}'s ${source.width}×${source.height} video${source.preset ? ` (${source.preset})` : ''}`;
+    const larger = `give ${peer} 720p30 or larger (the scenario's media, or --video 720p30)`;
+    if (kind === 'simulcast') {
+      throw new InputError(`publish.${peer}: ${spatialLayers} simulcast layers, but Chromium encodes only ${limit} from ${video}; `
+        + `${larger}, or publish ${limit > 1 ? `simulcast ${limit}` : 'one encoding'}`);
     }
+    const fewer = (codec.scalabilityMode ?? '').replace(/^([LS])\d/, `$1${limit}`);
+    throw new InputError(`publish.${peer}: ${codec.scalabilityMode} has ${spatialLayers} spatial layers, but Chromium encodes only ${limit} `
+      + `from ${video} (the lowest at least 240×135); ${larger}, or publish scalabilityMode ${fewer}`);
   }
 }

@@ -1,6 +1,7 @@
 // The checks of a simulcast/SVC call (pure), each able to fail: every layer asked for was sent at its resolution; a
 // lower layer never carries more than a higher one; a subscriber behind a capped downlink moves to a lower layer after
-// each cap and back up when it lifts, with the time each move took; a subscriber on an open link stays on the top layer.
+// each cap and back up when it lifts, with the time each move took; one behind a capacity trace receives higher layers
+// while the trace is high than while it is low; a subscriber on an open link stays on the top layer.
 // lib/result/layers.js gives them the call's publishers, per-second sent encodings and received layers.
 
 /**
@@ -138,12 +139,75 @@ export function checkFollowsCap(peer, rows, changes, durationS) {
   const failed = moves.filter((move) => move.reachedAtS === null && !(move.direction === 'down' && (move.fromLevel ?? 0) === 0));
   const describe = (/** @type {typeof moves[number]} */ m) => `${m.direction} at ${m.atS} s (${m.rateKbps ?? 'unlimited'} kbps): `
     + `${m.afterS === null ? 'no move' : `after ${m.afterS} s`}`;
+  // On its lowest layers with the link still open, a subscriber has nothing to move down from: the check says so.
+  const followable = uncapped.length > 0 && Math.max(...uncapped) > 0;
   const problems = [
     ...(uncapped.length ? [] : [`no layer received before the first change at ${changes[1]?.atS ?? 0} s`]),
+    ...(uncapped.length && !followable ? [`on the lowest layers before the first change at ${changes[1]?.atS ?? 0} s: nothing to follow`] : []),
     ...(failed.length ? [`expected a move ${failed.map((m) => `${m.direction} after ${m.atS} s`).join(', ')}`] : []),
   ];
   return {
-    check: 'followsDownlinkCap', peer, passed: moves.length > 0 && uncapped.length > 0 && failed.length === 0, moves,
+    check: 'followsDownlinkCap', peer, passed: moves.length > 0 && followable && failed.length === 0, moves,
     detail: [moves.map(describe).join('; '), ...problems].join('; '),
+  };
+}
+
+/**
+ * Seconds the harness's choice lags its downlink: it decides on a complete second, steps down after 2 s of deficit, and
+ * a new layer starts at its next keyframe.
+ */
+export const TRACE_LAG_S = 3;
+/** The received level (layers summed over the feeds) while the trace is high must exceed its level while low by this. */
+export const MIN_TRACE_LEVEL_GAP = 0.5;
+/** Seconds each part of the window (trace high, trace low) needs for the comparison to say anything. */
+export const MIN_TRACE_PART_S = 5;
+/** The trace varied: the high third's mean capacity is at least this many times the low third's. */
+export const MIN_TRACE_CAPACITY_RATIO = 1.5;
+
+/** @param {number[]} values */
+const mean = (values) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : null);
+const round2 = (/** @type {number|null} */ value) => (value === null ? null : Math.round(value * 100) / 100);
+
+/**
+ * A subscriber whose downlink capacity follows a trace: it received higher layers while the trace was high than while it
+ * was low. Each second of the window with a received layer is paired with the trace's mean capacity over the
+ * TRACE_LAG_S seconds before it (what the harness could have answered to by then); the third of those seconds with the
+ * highest capacities is `high`, the third with the lowest `low` (the middle third, near the layers' own rates, may
+ * carry either). The high third's mean level must exceed the low third's by MIN_TRACE_LEVEL_GAP, each third having at
+ * least MIN_TRACE_PART_S seconds and the high third's mean capacity MIN_TRACE_CAPACITY_RATIO times the low third's (a
+ * trace that hardly varies in the window, or a subscriber with no picture, has nothing to follow and fails).
+ * @param {string} peer @param {ReceivedRow[]} rows  the subscriber's, in the window
+ * @param {Array<{ t: number, rateKbps: number|null }>} capacity  its downlink's mean capacity over each second [t, t + 1)
+ * @returns {LayerCheck & { lagS: number, high: TracePart, low: TracePart, levelGap: number|null }}
+ * @typedef {{ seconds: number, meanCapacityKbps: number|null, meanLevel: number|null }} TracePart
+ */
+export function checkFollowsTrace(peer, rows, capacity) {
+  const seconds = [...new Set(rows.map((row) => row.t))].sort((a, b) => a - b);
+  const paired = seconds.flatMap((t) => {
+    const level = levelAt(rows, t);
+    const before = /** @type {number[]} */ (capacity.filter((c) => c.t >= t - TRACE_LAG_S && c.t < t && c.rateKbps !== null)
+      .map((c) => c.rateKbps));
+    const capacityKbps = before.length === TRACE_LAG_S ? mean(before) : null;
+    return level === null || capacityKbps === null ? [] : [{ t, level, capacityKbps: /** @type {number} */ (capacityKbps) }];
+  }).sort((a, b) => a.capacityKbps - b.capacityKbps || a.t - b.t);
+  const third = Math.floor(paired.length / 3);
+  /** @param {typeof paired} list @returns {TracePart} */
+  const part = (list) => ({
+    seconds: list.length,
+    meanCapacityKbps: round2(mean(list.map((p) => p.capacityKbps))),
+    meanLevel: round2(mean(list.map((p) => p.level))),
+  });
+  const [high, low] = [part(third ? paired.slice(-third) : []), part(paired.slice(0, third))];
+  const gap = high.meanLevel === null || low.meanLevel === null ? null : round2(high.meanLevel - low.meanLevel);
+  const varied = third >= MIN_TRACE_PART_S && (high.meanCapacityKbps ?? 0) >= MIN_TRACE_CAPACITY_RATIO * (low.meanCapacityKbps ?? Infinity);
+  const passed = varied && gap !== null && gap >= MIN_TRACE_LEVEL_GAP;
+  const describe = (/** @type {TracePart} */ p) => `${p.seconds} s`
+    + `${p.seconds ? ` (${Math.round(/** @type {number} */ (p.meanCapacityKbps))} kbps on average): mean level ${p.meanLevel}` : ''}`;
+  const summary = `trace high ${describe(high)}; low ${describe(low)}`;
+  return {
+    check: 'followsDownlinkTrace', peer, passed, lagS: TRACE_LAG_S, high, low, levelGap: gap,
+    detail: !varied ? `${summary}; the trace did not vary in the window (under ${MIN_TRACE_PART_S} s a third, or high under `
+      + `${MIN_TRACE_CAPACITY_RATIO}× low), or no layer arrived`
+      : `${summary}; ${passed ? '' : 'not '}higher layers while the trace was high (gap ${gap}, at least ${MIN_TRACE_LEVEL_GAP})`,
   };
 }

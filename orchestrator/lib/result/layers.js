@@ -2,9 +2,10 @@
 // resolutions, what each encoding sent per second, each subscriber's received layer per feed per second, the layer
 // switches the harness asked for (time and cause), each subscriber's downlink rate changes, and the checks
 // (layer-checks.js). Null without layered publishers.
+import { configuredTimeline } from '../network/schedule.js';
 import { SFU_NODE } from '../network/topology.js';
 import { layerSizes } from '../media/publish.js';
-import { checkFollowsCap, checkLayerOrder, checkLayersSent, checkStaysOnTop } from './layer-checks.js';
+import { checkFollowsCap, checkFollowsTrace, checkLayerOrder, checkLayersSent, checkStaysOnTop } from './layer-checks.js';
 
 /** @typedef {import('./layer-checks.js').SentRow} SentRow @typedef {import('./layer-checks.js').ReceivedRow} ReceivedRow */
 /** @typedef {import('../media/publish.js').Publish} Publish */
@@ -35,6 +36,20 @@ export function downlinkChanges(peer, compiled) {
     if (rateKbps !== changes[changes.length - 1].rateKbps) changes.push({ atS: event.atS, rateKbps });
   }
   return changes;
+}
+
+/**
+ * A subscriber's downlink capacity per second [t, t + 1) when a trace drives it at any time of the call (the trace's
+ * mean, as network.configured shows it), else null: its rate changes are steps.
+ * @param {string} peer @param {import('../network/schedule.js').CompiledNetwork} compiled @param {number} durationS
+ * @returns {Array<{ t: number, rateKbps: number|null }>|null}
+ */
+export function downlinkTraceCapacity(peer, compiled, durationS) {
+  const link = `${peer}.down`;
+  const traced = Boolean(compiled.links[link]?.trace) || compiled.events.some((event) => event.link === link && event.params.trace);
+  if (!traced) return null;
+  return configuredTimeline(compiled, durationS).filter((row) => row.link === link)
+    .map(({ t, rateKbps }) => ({ t, rateKbps: rateKbps ?? null }));
 }
 
 /**
@@ -93,6 +108,8 @@ export function layersSection({ publish, media, timeline, events, compiled, peer
       const feeds = Object.keys(publishers).filter((feed) => feed !== peer);
       if (!feeds.length) return [];
       const mine = received.filter((row) => row.peer === peer);
+      const trace = downlinkTraceCapacity(peer, compiled, durationS);
+      if (trace) return [checkFollowsTrace(peer, mine.filter(inWindow), trace)];
       const changes = downlinks[peer];
       if (changes.length > 1) return [checkFollowsCap(peer, mine, changes, durationS)];
       if (changes[0].rateKbps !== null) return [];

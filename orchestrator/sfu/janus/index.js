@@ -50,9 +50,14 @@ export const janusSfu = {
       describe: `janus: ${janus.apiUrl}, media on ${janus.iceAddress}, room ${ROOM_ID} (Janus ${version ?? 'version unknown'})`,
       close: janus.close,
       async createRoom({ peers, videoCodecs, send, rewriteCandidate, onError, onWarning, log }) {
-        // VP8 stays first for the peers that publish one encoding, as before; H.264 and VP9 join it when asked.
-        const codecs = videoCodecs.length ? [...new Set(['vp8', ...videoCodecs])] : [];
-        await createVideoRoom(janus, { room: ROOM_ID, publishers, videoCodecs: codecs });
+        // VP8 stays first for the peers that publish one encoding, as before; H.264 and VP9 join it when asked. VP9 SVC
+        // alone makes a VP9-only room with video_svc, which Janus 1.1.3 needs to parse SVC and forward each subscriber
+        // the layers it asks; a peer publishing one encoding then sends VP9. Janus 1.1.2 stores video_svc but never
+        // applies it (only remote publishers' streams are parsed as SVC), so it forwards every layer: the reference
+        // notes of scenarios/sfu-svc-3.json give the evidence.
+        const svc = videoCodecs.length === 1 && videoCodecs[0] === 'vp9';
+        const codecs = svc ? ['vp9'] : videoCodecs.length ? [...new Set(['vp8', ...videoCodecs])] : [];
+        await createVideoRoom(janus, { room: ROOM_ID, publishers, videoCodecs: codecs, videoSvc: svc });
         const bridge = createSfuBridge({
           apiUrl: janus.apiUrl, apiSecret: janus.apiSecret, room: ROOM_ID, peers, rewriteCandidate, send, onError, log,
         });

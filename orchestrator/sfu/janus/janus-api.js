@@ -39,12 +39,17 @@ export async function janusPost(url, body, apiSecret) {
 /**
  * Creates a VideoRoom room through a short-lived session.
  * @param {{apiUrl: string, apiSecret: string}} janus  e.g. http://127.0.0.1:8088/janus, and its secret
- * @param {{room: number, publishers: number, bitrateBps?: number, description?: string, videoCodecs?: string[]}} options
+ * @param {{room: number, publishers: number, bitrateBps?: number, description?: string, videoCodecs?: string[],
+ *   videoSvc?: boolean}} options
  *   bitrateBps: the publishers' REMB cap (VideoRoom's `bitrate`; 0 or absent: no cap); videoCodecs: the codecs the
- *   room accepts, preferred first (VideoRoom's `videocodec`; empty or absent: its default, VP8)
+ *   room accepts, preferred first (VideoRoom's `videocodec`; empty or absent: its default, VP8); videoSvc: VideoRoom
+ *   parses VP9 SVC and forwards each subscriber the layers it asks for (`video_svc`; a VP9-only room, or Janus ignores
+ *   it; Janus 1.1.2 ignores it always: scenarios/sfu-svc-3.json's reference notes)
  * @returns {Promise<number>} the room id
  */
-export async function createVideoRoom({ apiUrl, apiSecret }, { room, publishers, bitrateBps = 0, description = 'webrtc-testbed', videoCodecs = [] }) {
+export async function createVideoRoom({ apiUrl, apiSecret }, {
+  room, publishers, bitrateBps = 0, description = 'webrtc-testbed', videoCodecs = [], videoSvc = false,
+}) {
   const sessionUrl = `${apiUrl}/${(await janusPost(apiUrl, { janus: 'create' }, apiSecret)).data.id}`;
   try {
     const handleUrl = `${sessionUrl}/${(await janusPost(sessionUrl, { janus: 'attach', plugin: 'janus.plugin.videoroom' }, apiSecret)).data.id}`;
@@ -53,6 +58,7 @@ export async function createVideoRoom({ apiUrl, apiSecret }, { room, publishers,
       body: {
         request: 'create', room, publishers, bitrate: bitrateBps, description, permanent: false,
         ...(videoCodecs.length ? { videocodec: videoCodecs.join(',') } : {}),
+        ...(videoSvc ? { video_svc: true } : {}),
       },
     }, apiSecret);
     const data = answer.plugindata?.data;

@@ -20,7 +20,7 @@ export const livekitSfu = {
   capabilities: {
     simulcastCodecs: ['vp8', 'h264'],
     svcCodecs: ['vp9'],
-    svcModes: ['L3T3_KEY'],
+    svcModes: ['L2T3_KEY', 'L3T3_KEY'],
     layerChoice: 'sfu',
     ownStats: false,
     signalsItself: true,
