@@ -1,0 +1,61 @@
+// The audio collector (orchestrator/run/audio-collector.js) against hostile pages, without a browser: what a page's
+// drain answers decides neither a file's name nor its size. Drains of the wrong shape are rejected, samples past a
+// recording's cap are counted as dropped, samples the page dropped are written as silence, and nothing is written
+// outside <runDir>/audio/.
+import assert from 'node:assert/strict';
+import { readdirSync, statSync } from 'node:fs';
+import { test } from 'node:test';
+import { createAudioCollector } from '../orchestrator/run/audio-collector.js';
+import { MAX_DRAIN_S, RECORDING_RATE_HZ } from '../orchestrator/run/audio-input.js';
+import { tempDir } from './helpers/cli.js';
+
+/**
+ * A page whose drain answers each of `answers` in turn, then null.
+ * @param {unknown[]} answers @returns {import('puppeteer').Page}
+ */
+// any: a stand-in for a Puppeteer page, with only the evaluate the collector calls.
+const fakePage = (answers) => /** @type {any} */ ({ evaluate: async () => answers.shift() ?? null });
+const pcm = (seconds) => Buffer.alloc(Math.round(seconds * RECORDING_RATE_HZ) * 2, 1).toString('base64');
+
+test('hostile drains: rejected or capped, files named by the orchestrator inside <runDir>/audio/ only', async () => {
+  const runDir = tempDir('wtb-audio-collector-');
+  const now = Date.now();
+  const chunk = (seconds) => ({
+    sampleRateHz: RECORDING_RATE_HZ, streams: { p0: { firstSampleEpochMs: now, pcm: pcm(seconds), droppedSamples: 0 } },
+  });
+  // p1 floods: a full drain every time, far past the call's length (2 s) plus the 30 s margin.
+  const flood = Array.from({ length: 3 }, () => chunk(MAX_DRAIN_S));
+  const p1 = fakePage([...flood]);
+  // p2 names a remote that is a path, then itself, then sends another rate: all rejected.
+  const hostile = (streams, sampleRateHz = RECORDING_RATE_HZ) => ({ sampleRateHz, streams });
+  const p2 = fakePage([
+    hostile({ '../escape': { firstSampleEpochMs: now, pcm: pcm(1), droppedSamples: 0 } }),
+    hostile({ p2: { firstSampleEpochMs: now, pcm: pcm(1), droppedSamples: 0 } }),
+    hostile({ p0: { firstSampleEpochMs: now, pcm: pcm(1), droppedSamples: 0 } }, 44100),
+  ]);
+  // p0 records 1 s, loses 0.5 s (the page says so), records 1 s more.
+  const p0 = fakePage([hostile({ p1: { firstSampleEpochMs: now, pcm: pcm(1), droppedSamples: 0 } }),
+    hostile({ p1: { firstSampleEpochMs: now + 500, pcm: pcm(1), droppedSamples: RECORDING_RATE_HZ / 2 } })]);
+  const rejections = [];
+  const collector = createAudioCollector({
+    pages: new Map([['p0', p0], ['p1', p1], ['p2', p2]]), peers: ['p0', 'p1', 'p2'], runDir, durationS: 2,
+    startedAtEpochMs: now - 1000, onRejected: (peer, reason) => rejections.push({ peer, reason }),
+  });
+  await collector.start();
+  for (let i = 0; i < 3; i += 1) await collector.stop(); // each stop drains every page once
+  assert.deepEqual(rejections.map((r) => r.peer), ['p2', 'p2', 'p2'], JSON.stringify(rejections));
+  assert.match(rejections[0].reason, /unknown remote/);
+  assert.match(rejections[2].reason, /sampleRateHz/);
+  assert.deepEqual(readdirSync(runDir), ['audio']);
+  assert.deepEqual(readdirSync(collector.dir).sort(), ['p0-p1.pcm', 'p1-p0.pcm']);
+  const capSamples = (2 + 30) * RECORDING_RATE_HZ;
+  const flooded = collector.recordings.get('p1\np0');
+  assert.equal(flooded.samples, capSamples);
+  assert.equal(statSync(flooded.file).size, capSamples * 2);
+  assert.equal(flooded.droppedSamples, 3 * MAX_DRAIN_S * RECORDING_RATE_HZ - capSamples);
+  const gapped = collector.recordings.get('p0\np1');
+  assert.equal(gapped.samples, 2.5 * RECORDING_RATE_HZ, 'the dropped half second is kept as silence: the index stays a clock');
+  assert.equal(gapped.droppedSamples, RECORDING_RATE_HZ / 2);
+  await collector.remove();
+  assert.deepEqual(readdirSync(runDir), []);
+});
