@@ -5,6 +5,7 @@ import { createSteering } from './candidate-steering.js';
 import { createCodecNotes } from './codec-notes.js';
 import { applyVideoEncodings, checkCodec, preferCodec } from './codec-setup.js';
 import { createDataFlows } from './data-flows.js';
+import { iceConfig } from './ice-config.js';
 import { withVideoBitrates } from './media-source.js';
 import { createFrameReader, decodedEpochMs, readsCameraFromTrack } from './frame-reader.js';
 import { captureLocalMedia, describeMediaError } from './local-media.js';
@@ -30,7 +31,8 @@ const element = (id) => {
 // The page's secret for its join (orchestrator/lib/system/peer-secrets.js) is the URL's fragment, which no HTTP request
 // carries. Out of the address at once, so no error, stack or later look at the URL can quote it.
 // An SFU that the page signals to itself (LiveKit) has its access token there too, after a `~`.
-const [secret, sfuToken] = location.hash.slice(1).split('~');
+// And a scenario's TURN server's credential, third (ice-config.js).
+const [secret, sfuToken, turnCredential] = location.hash.slice(1).split('~');
 if (secret) history.replaceState(null, '', `${location.pathname}${location.search}`);
 const peer = required('peer');
 const room = required('room');
@@ -109,9 +111,10 @@ const localMedia = captureLocalMedia({ mediaElementUrl, videoConstraints }).then
   viewer.watchCamera(stream.getVideoTracks()[0], source ?? local);
   return stream;
 });
+const audioRecorder = params.get('audioQuality') === null ? null : import('./audio-recorder.js').then((m) => m.createAudioRecorder());
 // Diagnostics hook for tests and --headful debugging (e.g. evaluating other stats libraries against ours); the
-// orchestrator drains `viewer`.
-/** @type {any} */ (window).testbed = { connections, viewer }; // any: a property the page adds to window for tests
+// orchestrator drains `viewer` and `audio` (what the page plays out, recorded only when the run scores it).
+/** @type {any} */ (window).testbed = { connections, viewer, audio: audioRecorder }; // any: a property the page adds to window for tests
 /** @type {{ stop: () => void }|undefined} the 1 s sampler, once the call started */
 let sampling;
 /** @type {Awaited<ReturnType<typeof import('./livekit-session.js').joinLivekit>>|undefined} its LiveKit room (sfuProtocol livekit) */
@@ -127,7 +130,7 @@ const codecProblem = checkCodec(requestedCodec ?? publish?.codec ?? null);
 function connectionTo(remote) {
   const entry = connections.get(remote);
   if (entry) return entry;
-  const pc = new RTCPeerConnection({ iceServers: [], bundlePolicy: 'max-bundle' });
+  const pc = new RTCPeerConnection({ ...iceConfig(params, turnCredential), bundlePolicy: 'max-bundle' });
   /** @type {Connection} */
   const connection = { pc, pending: [], hasRemote: false, videos: [] };
   connections.set(remote, connection);
@@ -140,6 +143,7 @@ function connectionTo(remote) {
     if (pc.connectionState === 'connected') codecNotes.watch(remote, pc, () => sampling !== undefined);
   };
   pc.ontrack = ({ track, streams }) => {
+    if (track.kind === 'audio') audioRecorder?.then((recorder) => recorder.watch(track, remote)).catch(reportError);
     if (track.kind !== 'video') return;
     // A remote track is unmuted when its first RTP packet arrives.
     track.addEventListener('unmute', () => report('first-rtp', { remote }), { once: true });

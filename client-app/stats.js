@@ -20,7 +20,8 @@ const sumPresent = (items, field) => (items.some((item) => item[field] !== undef
  * @typedef {{ timestampMs: number, video: MediaCounters, audio: MediaCounters,
  *   rtt: { totalS: number, measurements: number },
  *   candidatePair: { currentRttMs: number|null, availableOutgoingKbps: number|null },
- *   encodings?: import('./publish.js').EncodingCounters[]|null }} Snapshot  encodings: a publisher's, per rid (publish.js)
+ *   selectedPair: SelectedPair|null, encodings?: import('./publish.js').EncodingCounters[]|null }} Snapshot
+ *   encodings: a publisher's, per rid (publish.js)
  * @typedef {{ out: StatsObject|null, in: StatsObject|null }} MediaCounters  the counters below, per direction
  */
 export function snapshotFromStats(stats) {
@@ -82,6 +83,11 @@ export function snapshotFromStats(stats) {
         freezeCount: sumPresent(inbound, 'freezeCount'),
         totalFreezesDurationS: sumPresent(inbound, 'totalFreezesDuration'),
         qpSum: sumPresent(inbound, 'qpSum'),
+        // Audio playout (NetEq): samples played, and those it concealed (loss) or stretched or cut (jitter).
+        totalSamplesReceived: sumPresent(inbound, 'totalSamplesReceived'),
+        concealedSamples: sumPresent(inbound, 'concealedSamples'),
+        insertedSamplesForDeceleration: sumPresent(inbound, 'insertedSamplesForDeceleration'),
+        removedSamplesForAcceleration: sumPresent(inbound, 'removedSamplesForAcceleration'),
         codec: codecOf(inbound),
         implementation: last(inbound, 'decoderImplementation'),
       },
@@ -101,6 +107,25 @@ export function snapshotFromStats(stats) {
       currentRttMs: pairRttMs(selectedPair),
       availableOutgoingKbps: selectedPair?.availableOutgoingBitrate === undefined ? null : selectedPair.availableOutgoingBitrate / 1000,
     },
+    selectedPair: pairPath(selectedPair, byId),
+  };
+}
+
+/**
+ * The path ICE selected: each end's candidate type and transport, and how this end reaches its TURN server
+ * (relayProtocol, a relay candidate's only), so "this call ran over TURN/TLS" is read from the browser, not assumed.
+ * @param {StatsObject|undefined} pair @param {Map<string, StatsObject>} byId
+ * @returns {SelectedPair|null}
+ * @typedef {{ localType: string|null, localProtocol: string|null, relayProtocol: string|null, remoteType: string|null,
+ *   remoteProtocol: string|null }} SelectedPair
+ */
+function pairPath(pair, byId) {
+  if (!pair) return null;
+  const local = byId.get(pair.localCandidateId);
+  const remote = byId.get(pair.remoteCandidateId);
+  return {
+    localType: text(local?.candidateType), localProtocol: text(local?.protocol), relayProtocol: text(local?.relayProtocol),
+    remoteType: text(remote?.candidateType), remoteProtocol: text(remote?.protocol),
   };
 }
 
@@ -179,12 +204,16 @@ export function intervalMetrics(prev, cur) {
       jitterMs: read.jitterMs('audio'),
       jitterBufferDelayMs: read.jitterBufferDelayMs('audio'),
       lossPct: intervalLossPct(prev.audio.in, cur.audio.in),
+      concealedPct: read.playoutPct('concealedSamples'),
+      insertedForDecelerationPct: read.playoutPct('insertedSamplesForDeceleration'),
+      removedForAccelerationPct: read.playoutPct('removedSamplesForAcceleration'),
     },
     rttMs,
     lossPct: intervalLossPct(allIn(prev), allIn(cur)),
     // Opus is not retransmitted: audio's share of the loss after repair is audio.lossPct.
     residualLossPct: intervalLossPct(allIn(prev), allIn(cur), { afterRetransmission: true }),
     availableOutgoingKbps: round(cur.candidatePair.availableOutgoingKbps),
+    selectedPair: cur.selectedPair,
   };
 }
 
@@ -288,6 +317,12 @@ function intervalReader(prev, cur, intervalS) {
     jitterBufferDelayMs: (kind) => {
       const emitted = delta(kind, 'in', 'jitterBufferEmittedCount');
       return emitted !== null && emitted > 0 ? round((1000 * (delta(kind, 'in', 'jitterBufferDelayS') ?? 0)) / emitted) : null;
+    },
+    /** The share of the audio samples played out in the interval that the jitter buffer made up or changed, in %. @param {string} field */
+    playoutPct: (field) => {
+      const played = delta('audio', 'in', 'totalSamplesReceived');
+      const counted = delta('audio', 'in', field);
+      return played !== null && played > 0 && counted !== null ? round((100 * counted) / played, 2) : null;
     },
     /** @param {Kind} kind */
     sendDelayMs: (kind) => {

@@ -34,12 +34,25 @@ export function videoArgs({ width, height, fps }, outFile) {
   return ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', filter, '-t', String(LOOP_S), '-f', 'yuv4mpegpipe', outFile];
 }
 
-/** ffmpeg arguments for the audio loop: a gliding tone under pink noise, pulsed like speech. @param {string} outFile */
+/** Three of the IEEE 1969 "Harvard" sentences (public domain), in two voices, each followed by its pause (s). */
+const SPEECH = [
+  { text: 'The birch canoe slid on the smooth planks.', voice: 'slt', pauseS: 0.7 },
+  { text: 'Glue the sheet to the dark blue background.', voice: 'rms', pauseS: 0.9 },
+  { text: 'Four hours of steady work faced us.', voice: 'slt', pauseS: 0.6 },
+];
+
+/**
+ * ffmpeg arguments for the audio loop: speech with pauses, synthesised by ffmpeg's flite filter (libflite, in
+ * Debian's and Ubuntu's ffmpeg), so audio quality (ViSQOL) scores what it was made for and the codec's voice activity
+ * and the jitter buffer see talk spurts; at 16 kHz (flite's rate) resampled to 48 kHz, padded or cut to the loop.
+ * @param {string} outFile
+ */
 export function audioArgs(outFile) {
-  const source = `aevalsrc=0.25*sin(2*PI*(220+80*sin(2*PI*0.3*t))*t):s=${AUDIO_RATE_HZ}:d=${LOOP_S}`;
-  const noise = `anoisesrc=color=pink:amplitude=0.08:sample_rate=${AUDIO_RATE_HZ}:duration=${LOOP_S}`;
-  return ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', source, '-f', 'lavfi', '-i', noise,
-    '-filter_complex', '[0][1]amix=inputs=2:normalize=0,tremolo=f=2.5:d=0.7', '-ac', '1', '-c:a', 'pcm_s16le', '-f', 'wav', outFile];
+  const parts = SPEECH.map(({ text, voice, pauseS }, i) => `flite=text='${text}':voice=${voice},apad=pad_dur=${pauseS}[s${i}]`);
+  const joined = `${SPEECH.map((_, i) => `[s${i}]`).join('')}concat=n=${SPEECH.length}:v=0:a=1,aresample=${AUDIO_RATE_HZ},`
+    + `apad=whole_dur=${LOOP_S},atrim=end=${LOOP_S},volume=-3dB`;
+  return ['-hide_banner', '-loglevel', 'error', '-y', '-filter_complex', [...parts, joined].join(';'),
+    '-ac', '1', '-ar', String(AUDIO_RATE_HZ), '-c:a', 'pcm_s16le', '-f', 'wav', outFile];
 }
 
 /**

@@ -5,7 +5,8 @@
 //   2. npm dependencies (Puppeteer's own browser download skipped when a system Chromium exists)
 //   3. Selenium Grid (`--grid`, grid-hub, grid-node): Java and chromium-driver from Debian, the Grid's jars from Maven
 //      Central into ~/.cache/webrtc-testbed (versions pinned in grid/versions.js); a driver that is not Chromium's is an error
-//   4. PyPI's imageio-ffmpeg (pinned) in a venv of its own: its static ffmpeg has libvmaf, for VMAF scores
+//   4. PyPI's imageio-ffmpeg (pinned) in a venv of its own: its static ffmpeg has libvmaf, for VMAF scores; PyPI's
+//      visqol-python with numba (pinned) in the same venv, for audio quality (ViSQOL), its JIT cache warmed
 //   5. the relay's native packet path (orchestrator/emulators/relay/native), compiled with npm's own node-gyp
 //   6. livekit-server (the second SFU), built with the machine's Go (≥ 1.24) from the Go module proxy's source of the
 //      pinned release into ~/.cache/webrtc-testbed (lib/system/paths.js); without such a Go, LiveKit runs are refused
@@ -18,7 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { CHROMEDRIVER_PACKAGE, JAVA_PACKAGE, driverMismatch, gridJarsDir, gridPom } from './grid/versions.js';
-import { IMAGEIO_FFMPEG_VERSION, LIVEKIT_GO_MINIMUM, LIVEKIT_SERVER_VERSION, VMAF_VENV, livekitServerPath } from './lib/system/paths.js';
+import { IMAGEIO_FFMPEG_VERSION, LIVEKIT_GO_MINIMUM, LIVEKIT_SERVER_VERSION, VISQOL_PACKAGES, VMAF_VENV, livekitServerPath } from './lib/system/paths.js';
 import { FIREFOX_HINT, WELL_KNOWN_BROWSER_PATHS, WELL_KNOWN_FIREFOX_PATHS } from './run/browser-path.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -34,6 +35,8 @@ const SYSTEM_PACKAGES = {
   socat: 'socat',
   ethtool: 'ethtool',
   janus: 'janus',
+  // The TURN server of `turn` scenarios (run/turn-server.js); the package starts no service.
+  coturn: 'turnserver',
   'firefox-esr': 'firefox-esr',
   // better-sqlite3 (the results store) is built from source at npm ci (.prebuild-installrc): no binary download.
   'build-essential': 'g++',
@@ -100,6 +103,11 @@ if (!npmOnly) {
   const vmafPython = path.join(VMAF_VENV, 'bin', 'python');
   if (!existsSync(vmafPython)) run('python3', ['-m', 'venv', VMAF_VENV]);
   run(vmafPython, ['-m', 'pip', 'install', '--disable-pip-version-check', '--quiet', `imageio-ffmpeg==${IMAGEIO_FFMPEG_VERSION}`]);
+  // ViSQOL for audio quality (run/audio-quality.js), in the same venv; one score on noise compiles numba's kernels into
+  // its cache (~25 s), so a run's first scoring does not pay for it.
+  run(vmafPython, ['-m', 'pip', 'install', '--disable-pip-version-check', '--quiet', ...VISQOL_PACKAGES]);
+  run(vmafPython, ['-I', '-c', 'import numpy as n; from visqol import VisqolApi as V; a = V(); a.create(mode="audio"); '
+    + 'x = n.random.default_rng(0).standard_normal(96000) * 0.1; a.measure_from_arrays(x, x, 48000)']);
 }
 
 const npmEnv = { npm_config_nodedir: nodeHeadersPrefix(), ...(hasSystemBrowser() ? { PUPPETEER_SKIP_DOWNLOAD: 'true' } : {}) };

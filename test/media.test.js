@@ -64,7 +64,7 @@ test('a user .y4m is used as is, its size and rate read from the header', async 
 test('bad --video values are input errors naming the flag and what to give instead', async () => {
   const notY4m = path.join(tempDir(), 'clip.y4m');
   writeFileSync(notY4m, 'RIFF....');
-  await assert.rejects(ensureMedia('4k60'), { name: 'InputError', message: /--video 4k60: unknown preset .*360p30, 720p30, 1080p50/ });
+  await assert.rejects(ensureMedia('4k60'), { name: 'InputError', message: /--video 4k60: unknown preset .*360p30, 360p15, 720p30, 1080p50/ });
   await assert.rejects(ensureMedia(notY4m), { name: 'InputError', message: /not a YUV4MPEG2 \(\.y4m\) file; convert it with ffmpeg/ });
   await assert.rejects(ensureMedia('/nonexistent/x.y4m'), { name: 'InputError', message: /--video \/nonexistent\/x\.y4m: cannot open \(ENOENT\)/ });
 });

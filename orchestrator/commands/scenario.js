@@ -11,6 +11,7 @@ import { defaultRunDir } from '../run/output.js';
 import { runScenario } from '../run/run.js';
 import { writeIndex, writeRunReport } from '../report/write.js';
 import { MEDIA_SOURCES, loadScenario } from '../lib/scenario/scenario-file.js';
+import { AUDIO_QUALITY_MODES } from '../lib/audio/audio-windows.js';
 import { resolveScenarioOrGroup } from '../lib/scenario/scenario-groups.js';
 import { headlinePaths } from '../lib/result/metric-catalogue.js';
 import { referenceValue } from '../lib/scenario/reference.js';
@@ -43,6 +44,10 @@ export const builder = (yargs) => gridOptions(yargs)
     choices: MEDIA_SOURCES,
     describe: 'video rates: rfc8867 (150 kbps to 1.5 Mbps, starting at 150; the rmcat-* default) or browser (its own); overrides the scenario\'s',
   })
+  .option('audio-quality', {
+    choices: AUDIO_QUALITY_MODES,
+    describe: 'record what each page plays out and score it against the sent audio with ViSQOL in this mode (audio: 48 kHz, speech: 16 kHz); overrides the scenario\'s audioQuality',
+  })
   .option('codec', { describe: `video codec every connection must use (${CODEC_NAMES.join(', ')}), optionally :scalabilityMode=<mode> and, for h264, :profile=<hex>; overrides the scenario's`, type: 'string' })
   .option('trace-step-ms', { describe: 'netem, dummynet: replay link traces as rate steps this long (default: the scenario\'s network.traceStepMs, else 100)', type: 'number' })
   .option('trace-dir', TRACE_DIR_OPTION)
@@ -62,7 +67,7 @@ const EXIT_CODE = { passed: 0, failed: 4, aborted: 130 };
  * The options `scenario` reads, as yargs parses them (camelCase).
  * @typedef {{ name: string, duration?: number, timeScale: number, warmup?: number, out?: string, force: boolean,
  *   browser: string, browserPath?: string, firefoxPath?: string, video: string, emulator: string, sfu: string, headful: boolean,
- *   mediaSource?: string, codec?: string, publish?: string, traceStepMs?: number, traceDir: string[],
+ *   mediaSource?: string, audioQuality?: string, codec?: string, publish?: string, traceStepMs?: number, traceDir: string[],
  *   grid?: string, spread?: boolean, gridSecrets?: string }} ScenarioArgv
  */
 
@@ -138,7 +143,7 @@ export async function handler(argv) {
   const dirs = traceDirs(argv);
   const scenarios = names.map((name) => loadScenario(name, {
     timeScale: argv.timeScale, durationS: argv.duration, warmupS: argv.warmup, codec, traceStepMs: argv.traceStepMs, traceDirs: dirs,
-    mediaSource: argv.mediaSource, publish: publishFlag(argv.publish),
+    mediaSource: argv.mediaSource, publish: publishFlag(argv.publish), audioQuality: argv.audioQuality,
   }));
   if (argv.publish !== undefined && !scenarios.some((scenario) => scenario.topology === 'sfu')) {
     throw new InputError(`--publish: simulcast and SVC publish to an SFU, and ${argv.name} has no SFU call (topology sfu); drop --publish`);

@@ -28,6 +28,8 @@
  * @property {boolean} kernelFlows  kernel cross traffic (iperf3 flows `tcp`, `tcp-short`, `udp`) through the bottleneck
  * @property {boolean} firefox      Firefox peers (they gather no ICE candidate on 127.0.0.1)
  * @property {boolean} traceReplay  replays a capacity trace packet by packet (else as rate steps, whose error is reported)
+ * @property {boolean} turn         a TURN server between the peers (a scenario's `turn`): a middle node (sfuHost) that every
+ *   peer's packets to it reach across that peer's shaped links
  */
 
 /**
@@ -38,6 +40,7 @@
  * @property {boolean} directSfu     its SFU signals to the pages itself
  * @property {{ name: string, kind: string }|null} kernelFlow  the first kernel flow, for messages
  * @property {string[]} firefoxPeers
+ * @property {string|null} [turn]    the TURN transport the scenario asks for (lib/network/turn.js); null or absent: none
  */
 
 /**
@@ -55,6 +58,7 @@
  * @property {string[]} [hostAddressPeers]  peers whose browser gathers no loopback candidate (Firefox)
  * @property {RemotePeers} [remotePeers]  peers whose browsers run on other machines (--grid's nodes)
  * @property {string} [guardianLog]     where a guardian logs what it removes after a killed orchestrator
+ * @property {boolean} [middleNode]     a middle node (sfuHost) for a server between the peers even in a mesh call (TURN)
  */
 
 /**
@@ -214,10 +218,10 @@
  */
 
 /** The supports fields, in the order messages list them. */
-export const SUPPORT_FIELDS = /** @type {const} */ (['sfu', 'directSfu', 'kernelFlows', 'firefox', 'traceReplay']);
+export const SUPPORT_FIELDS = /** @type {const} */ (['sfu', 'directSfu', 'kernelFlows', 'firefox', 'traceReplay', 'turn']);
 
 /**
- * @param {{ name: string, topology?: string, flows?: Array<{ name: string, kind: string }> }} scenario
+ * @param {{ name: string, topology?: string, flows?: Array<{ name: string, kind: string }>, turn?: { transport: string }|null }} scenario
  * @param {Record<string, string>} browserOfPeer  'chromium' | 'firefox' per peer
  * @param {readonly string[]} kernelFlowKinds
  * @param {{ signalsItself: boolean }} [sfu]  the run's SFU's capabilities (sfu/contract.js)
@@ -231,6 +235,7 @@ export function requirementsOf(scenario, browserOfPeer, kernelFlowKinds, sfu = {
     directSfu: scenario.topology === 'sfu' && sfu.signalsItself,
     kernelFlow: kernelFlow ? { name: kernelFlow.name, kind: kernelFlow.kind } : null,
     firefoxPeers: Object.keys(browserOfPeer).filter((peer) => browserOfPeer[peer] === 'firefox'),
+    turn: scenario.turn?.transport ?? null,
   };
 }
 
@@ -255,8 +260,9 @@ export function unsupported(backend, requirements, all) {
   const asks = [
     ['firefox', requirements.firefoxPeers.length > 0, `${requirements.firefoxPeers.join(', ')} run${plural} Firefox`],
     ['sfu', requirements.sfu, `scenario ${requirements.scenario} has topology sfu`],
-    ['directSfu', requirements.directSfu, 'its SFU signals to the pages itself (its candidates never cross the harness)'],
+    ['directSfu', requirements.directSfu, 'its SFU signals to the pages itself (they steer its candidates through the harness)'],
     ['kernelFlows', requirements.kernelFlow !== null, `scenario ${requirements.scenario} has the kernel flow ${requirements.kernelFlow?.name} (${requirements.kernelFlow?.kind})`],
+    ['turn', Boolean(requirements.turn), `scenario ${requirements.scenario} has turn (a TURN server over ${requirements.turn})`],
   ];
   return asks.filter(([field, asked]) => asked && !backend.supports[field])
     .map(([field, , subject]) => `--emulator ${backend.name}: ${subject}, ${backend.why?.[field] ?? `which ${backend.name} cannot emulate`}; use ${others(field) || 'another emulator'}`);

@@ -69,7 +69,10 @@ function autoFallback() {
  * @param {import('./contract.js').EmulatorRequirements} requirements
  */
 export function checkSupport(name, requirements) {
-  const backend = name === AUTO ? autoFallback() : backendNamed(name);
+  // `auto` carries what one of its candidates declares (a TURN server: netem); which runs is chosen with the host.
+  const backend = name === AUTO
+    ? autoCandidates().find((candidate) => unsupported(candidate, requirements, BACKENDS).length === 0) ?? autoFallback()
+    : backendNamed(name);
   const unmet = unsupported(backend, requirements, BACKENDS);
   if (unmet.length) throw new InputError(unmet.join('; '));
   const missing = backend.preflight?.(requirements) ?? [];

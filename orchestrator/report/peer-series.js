@@ -55,6 +55,10 @@ export const LINE_STYLES = {
   audio: (r) => ({ label: `audio ← ${r.remote}`, color: r.color, width: 1.5 }),
   video: (r) => ({ label: `video ← ${r.remote}`, color: tint(r.color, 0.4), width: 1.5, dash: [4, 2] }),
   estimate: (r) => ({ label: `estimate → ${r.remote}`, color: r.color, width: 1.5 }),
+  concealed: (r) => ({ label: `concealed ← ${r.remote}`, color: r.color, width: 1.5 }),
+  inserted: (r) => ({ label: `inserted ← ${r.remote}`, color: tint(r.color, 0.5), width: 1, dash: [4, 2] }),
+  removed: (r) => ({ label: `removed ← ${r.remote}`, color: tint(r.color, 0.5), width: 1, dash: [2, 2] }),
+  mos: (r) => ({ label: `MOS-LQO (ViSQOL) ← ${r.remote}`, color: r.color, width: 2, axis: 'y2', stepped: true }),
   wire: () => ({ label: 'on the wire', color: LOSS_COLORS.wire, width: 2 }),
   'after-recovery': (r, kind) => ({ label: `${kind} after recovery`, color: lossColor(kind), width: 1.5 }),
   'before-retransmission': (r, kind) => ({
@@ -104,6 +108,7 @@ export const PEER_PANELS = [
   },
   { id: 'jitter', title: 'Jitter', yLabel: 'ms' },
   { id: 'jitter-buffer', title: 'Jitter-buffer delay (per emitted sample)', yLabel: 'ms' },
+  { id: 'audio-playout', title: 'Audio playout: samples concealed, inserted, removed; MOS-LQO', yLabel: '% of samples played', y2Label: 'MOS-LQO (1-5)' },
   {
     id: 'available-outgoing', title: 'Available outgoing bitrate (sender estimate)', yLabel: 'kbps', shared: 'configured capacity',
     configured: [capacityOut],

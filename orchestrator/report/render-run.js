@@ -13,6 +13,7 @@ import { renderPage } from './page.js';
 import { renderViewerSummary } from './render-viewer.js';
 import { renderGridPlacement } from './render-grid.js';
 import { layerTables } from './render-layers.js';
+import { renderIcePaths } from './render-paths.js';
 import { escapeHtml, isFiniteNumber, formatClock, formatDifference, formatMeanSd, formatNumber, formatPercent, metricInfo, statusBadge } from './format.js';
 
 /** @typedef {import('./result-file.js').ReportResult} ReportResult */
@@ -37,6 +38,7 @@ export function renderRunReport(result, { sourcePath } = {}) {
     `<section id="summary" class="block"><h2>Summary</h2>${renderSummaryTable(summary, r)}</section>`,
     `<section id="derived" class="block"><h2>Derived figures</h2>${renderDerived(derived, summary.peers, r)}</section>`,
     renderViewerSummary(r),
+    renderIcePaths(result),
     renderGridPlacement(r),
     renderZoomBar(charts),
     renderChartSections(charts, layerTables(r)),

@@ -36,8 +36,10 @@
  * @property {import('../sfu/contract.js').Sfu} [sfu]  an SFU call's running SFU
  * @property {import('../sfu/contract.js').SfuRoom} [sfuRoom]  its room of the run
  * @property {import('../sfu/contract.js').SfuStatsSampler} [sfuSampler]  the SFU's own readings, where it has them
+ * @property {import('./turn-server.js').TurnServer} [turn]  the scenario's TURN server (scenario.turn)
  * @property {import('../cross/kernel-flows.js').KernelFlows} [kernelFlows]
  * @property {import('./viewer-collector.js').ViewerCollector} [viewer]
+ * @property {import('./audio-collector.js').AudioCollector} [audio]  what each page played out (scenario.audioQuality)
  * @property {import('./run.js').RunOptions['grid']} [gridOptions]  --grid: the hub and placement options
  * @property {import('./grid-sessions.js').GridSessions} [grid]  --grid: every peer's Grid session
  * @property {import('./grid-observer.js').GridObserver} [gridObserver]  --grid: the nodes' clocks and browsers, read over CDP

@@ -8,6 +8,7 @@ import { scenarioPeers } from '../lib/network/topology.js';
 import { describeEnvironment } from './environment.js';
 import { gridObservations } from './grid-observer.js';
 import { scoreCaptures, vmafAvailability } from './picture-quality.js';
+import { scoreAudio, visqolAvailability } from './audio-quality.js';
 import { errorMessage, errorStack } from '../lib/system/errors.js';
 
 /**
@@ -19,8 +20,9 @@ export async function finalResult(call) {
   const { recorder, scenario, startedAt } = call;
   try {
     const viewer = await scoreViewer(call);
+    const audio = await scoreAudioQuality(call);
     recorder.finish();
-    return buildResult(resultInput(call, viewer));
+    return buildResult({ ...resultInput(call, viewer), audio });
   } catch (error) {
     call.log(`error: building result.json failed: ${errorStack(error)}`);
     return unbuiltResult({
@@ -107,4 +109,34 @@ async function scoreViewer(call) {
     unmatchedCaptures: quality.unmatched, droppedCaptures: call.viewer.droppedCaptures,
     vmaf: quality.vmafFailure ? { ...vmaf, available: false, reason: quality.vmafFailure } : vmaf,
   };
+}
+
+/**
+ * What each page played out, scored by ViSQOL over the measurement window (after the browsers closed, like the
+ * frames); the recordings are removed once scored. A scoring failure is a warning: the rest of the result stands.
+ * @param {import('./call-state.js').Call} call
+ * @returns {Promise<import('./audio-quality.js').AudioQuality|null>}
+ */
+async function scoreAudioQuality(call) {
+  const { audio, scenario, recorder } = call;
+  if (!audio || !scenario.audioQuality) return null;
+  /** @param {string} message */
+  const warn = (message) => recorder.event({ type: 'warning', source: 'audio-quality', message });
+  try {
+    if (recorder.mediaStartEpochMs === null) return null;
+    const scorer = await visqolAvailability();
+    if (!scorer.available) warn(scorer.reason);
+    const quality = await scoreAudio({
+      recordings: audio.recordings.values(), media: call.media.peers, mode: scenario.audioQuality,
+      mediaStartEpochMs: recorder.mediaStartEpochMs, fromS: scenario.warmupS, toS: scenario.durationS, workDir: audio.dir, scorer,
+      logCommand: (record) => call.commands.push(record), clockS: () => (Date.now() - call.startedAt.getTime()) / 1000,
+    });
+    if (quality.failure) warn(quality.failure);
+    return quality;
+  } catch (error) {
+    warn(`scoring the played-out audio failed: ${errorMessage(error)}`);
+    return null;
+  } finally {
+    await audio.remove();
+  }
 }

@@ -5,6 +5,7 @@ import { groupScheduleEvents } from '../lib/network/schedule.js';
 import { allPeerNames } from '../lib/network/topology.js';
 import { hold, sleep } from './call-lifecycle.js';
 import { createViewerCollector } from './viewer-collector.js';
+import { createAudioCollector } from './audio-collector.js';
 import { startLayerChoice } from './layer-controller.js';
 import { errorMessage } from '../lib/system/errors.js';
 import { createLastSampleWatch } from '../lib/result/last-samples.js';
@@ -47,6 +48,16 @@ export async function holdCall(call) {
   call.viewer = viewer;
   await viewer.start(mediaStartEpochMs);
   hold(call, 'viewer collector', () => viewer.stop());
+  if (scenario.audioQuality) {
+    const audio = createAudioCollector({
+      pages: call.pages, peers: allPeerNames(scenario), runDir: call.runDir, durationS: scenario.durationS,
+      startedAtEpochMs: call.startedAt.getTime(),
+      onRejected: (peer, reason) => recorder.rejected({ epochMs: Date.now(), peer, messageType: 'audio-drain', reason }),
+    });
+    call.audio = audio;
+    await audio.start();
+    hold(call, 'audio collector', () => audio.stop());
+  }
   const truthTimer = setInterval(() => readTruth(call, emulator).catch((error) => recorder.fail(`reading network truth: ${errorMessage(error)}`)), 1000);
   hold(call, 'truth timer', () => clearInterval(truthTimer));
   const { sfuSampler } = call;

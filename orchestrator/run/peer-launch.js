@@ -117,7 +117,7 @@ export async function launchPeers(call, { viaSfu, secrets }) {
         if (!pid) throw new Error(`${peer}: the browser's process id is unknown, so its CPU cannot be limited`);
         recorder.event({ type: 'cgroup-attached', peer, processes: await call.cgroups.attach(peer, pid) });
       },
-      launchSpec: call.grid ? {} : await emulator.launchSpec?.(peer, call.executables[kind].path, kind),
+      launchSpec: call.grid ? {} : trustingTurn(await emulator.launchSpec?.(peer, call.executables[kind].path, kind), kind, call.turn),
       attach: call.grid?.sessions.get(peer),
       onMilestone: (type) => recorder.event({ type, peer }),
       // As long as an event's text may be at the signaling edge: a page prints what it likes.
@@ -139,6 +139,15 @@ export async function launchPeers(call, { viaSfu, secrets }) {
   if (call.grid) call.gridObserver = await observeGrid(call.pages, gridWarning(recorder), readMemory);
   if (call.gridObserver) hold(call, 'grid observer', call.gridObserver.stop);
 }
+
+/**
+ * A Chromium launch that trusts the run's TURN server's throwaway certificate, and no other certificate it would not
+ * trust anyway: WebRTC checks a `turns:` server's certificate.
+ * @param {{ executablePath?: string, args?: string[], env?: Record<string, string> }|undefined} spec
+ * @param {string} kind @param {import('./turn-server.js').TurnServer|undefined} turn
+ */
+const trustingTurn = (spec, kind, turn) => (turn && kind === 'chromium'
+  ? { ...spec, args: [...(spec?.args ?? []), `--ignore-certificate-errors-spki-list=${turn.certificateSpki}`] } : spec);
 
 /**
  * What the page publishes with (client-app/app.js): the codec (with the scalability mode every encoding gets once
@@ -171,7 +180,9 @@ function peerPageUrl(call, peer, viaSfu, secrets) {
     ...(scenario.codec ? { codec: JSON.stringify(scenario.codec) } : {}),
     ...(sfuPage && scenario.publish?.[peer] ? { publish: JSON.stringify(pagePublish(scenario.publish[peer])) } : {}),
     ...(scenario.mediaSource !== 'browser' ? { mediaSource: scenario.mediaSource } : {}),
+    ...(scenario.audioQuality ? { audioQuality: scenario.audioQuality } : {}),
     ...(device ? { videoConstraints: JSON.stringify(videoConstraints(device)) } : {}),
     ...(media.source === 'media-element' ? { source: media.source, media: mediaUrlPath(peer) } : {}),
-  }, secret, sfuPage?.token);
+    ...(call.turn ? { turn: call.turn.url } : {}),
+  }, secret, sfuPage?.token, call.turn?.credential);
 }

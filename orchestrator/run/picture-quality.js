@@ -223,7 +223,7 @@ async function scoreFiles({ received, original, size, layout, workDir, group, vm
 }
 
 /** A child process's stderr, from an execFile error. @param {unknown} error @returns {string | undefined} */
-function errorStderr(error) {
+export function errorStderr(error) {
   const stderr = errorProperty(error, 'stderr');
   return stderr === undefined || stderr === null ? undefined : String(stderr);
 }

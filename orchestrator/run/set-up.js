@@ -15,6 +15,7 @@ import { hold, holder } from './call-lifecycle.js';
 import { createPeerCgroups } from './cgroups.js';
 import { openGridSessions, gridChromiumArgs, gridRemotePeers } from './grid-sessions.js';
 import { launchPeers, mediaUrlPath, waitForConnections, watchConnections } from './peer-launch.js';
+import { startTurnServer } from './turn-server.js';
 
 /** @typedef {import('./call-state.js').Call} Call */
 /** @typedef {import('./call-state.js').LiveCall} LiveCall */
@@ -35,6 +36,7 @@ export async function setUpCall(call) {
   await limitDevices(call, room, clock);
   const { emulator, sfuAddress } = await startEmulator(call, room, clock);
   const sfu = scenario.topology === 'sfu' ? await startSfu(call, emulator, sfuAddress, clock) : null;
+  if (scenario.turn) await startTurn(call, emulator, scenario.turn, clock);
   await startCrossTraffic(call, emulator, room, clock);
   // Only the pages get them (in their URLs' fragments), and the server to check their joins.
   const secrets = call.createSecrets(allPeerNames(scenario));
@@ -80,7 +82,7 @@ async function startEmulator(call, runId, clock) {
   const emulator = await createChosen(chosen, {
     compiled: call.scenario.compiled, durationS: call.scenario.durationS, peers, runId, browserPath: call.executables.chromium?.path,
     clock, log: call.log, sfuAddress, hostAddressPeers: peers.filter((peer) => call.kinds[peer] === 'firefox'),
-    guardianLog: path.join(call.runDir, 'netem-guardian.log'), registerCleanup: holder(call),
+    guardianLog: path.join(call.runDir, 'netem-guardian.log'), registerCleanup: holder(call), middleNode: Boolean(call.scenario.turn),
     ...(call.gridOptions ? { remotePeers: gridRemotePeers(call.gridOptions, () => call.grid) } : {}),
   });
   call.emulator = emulator;
@@ -107,6 +109,21 @@ async function startSfu(call, emulator, iceAddress, clock) {
   call.processes.track(sfu.name, sfu.pid);
   call.log(sfu.describe);
   return sfu;
+}
+
+/**
+ * The scenario's TURN server (run/turn-server.js) in the emulator's middle namespace, where every peer's packets to it
+ * cross that peer's shaped links; its closer is registered before it starts. The emulator's support was checked first.
+ * @param {Call} call @param {Emulator} emulator @param {import('../lib/network/turn.js').TurnRequest} turn @param {() => number} clock
+ */
+async function startTurn(call, emulator, turn, clock) {
+  if (!emulator.sfuHost) throw new Error(`emulator ${emulator.name} placed no middle namespace for the TURN server`);
+  call.turn = await startTurnServer({
+    runDir: call.runDir, registerCleanup: holder(call), host: emulator.sfuHost, transport: turn.transport, clock,
+    logCommand: (record) => { call.commands.push(record); call.log(`turnserver: ${record.cmd}`); },
+  });
+  call.processes.track('turnserver', call.turn.pid);
+  call.log(`turnserver: ${call.turn.url} (its log: ${path.relative(call.runDir, call.turn.logFile)})`);
 }
 
 /**

@@ -160,7 +160,7 @@ async function evaluateDrain(page, frames) {
 }
 
 /** Waits for `promise`, at most `ms`. @param {Promise<void>} promise @param {number} ms */
-function atMost(promise, ms) {
+export function atMost(promise, ms) {
   /** @type {NodeJS.Timeout|undefined} */
   let timer;
   const timeout = new Promise((resolve) => { timer = setTimeout(resolve, ms); });

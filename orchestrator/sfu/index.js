@@ -4,6 +4,9 @@ import { InputError } from '../lib/system/errors.js';
 import { janusSfu } from './janus/index.js';
 import { livekitSfu } from './livekit/index.js';
 
+// How the SFUs run as processes the run owns; the run's TURN server (run/turn-server.js) runs the same way.
+export { freePort, logTail, ownedArgv, spawnOwned } from './owned-process.js';
+
 /** @typedef {import('./contract.js').SfuBackend} SfuBackend */
 
 /**

@@ -22,7 +22,7 @@ const jsFiles = (dir) => readdirSync(dir, { withFileTypes: true, recursive: true
 
 const LIB_DIR = path.join(ROOT, 'orchestrator', 'lib');
 /** lib/'s folders bottom first (docs/architecture.md): a module imports from its own folder or one listed before it. */
-const LIB_LAYERS = ['system', 'input', 'grid', 'stats', 'media', 'network', 'devices', 'cross', 'viewer', 'result', 'scenario'];
+const LIB_LAYERS = ['system', 'input', 'grid', 'stats', 'media', 'network', 'devices', 'cross', 'viewer', 'audio', 'result', 'scenario'];
 
 /**
  * @typedef {{specifier: string, target: string, typeOnly: boolean}} RelativeImport  target: absolute;

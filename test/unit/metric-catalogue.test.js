@@ -6,6 +6,7 @@ import { dataMetrics, intervalMetrics, snapshotFromStats } from '../../client-ap
 import { flowList, pageFlowRows } from '../../orchestrator/lib/cross/flow-list.js';
 import { withWireLoss } from '../../orchestrator/lib/result/loss.js';
 import { viewerSection, withViewer } from '../../orchestrator/lib/viewer/viewer.js';
+import { withMosPerSecond } from '../../orchestrator/lib/audio/audio-windows.js';
 import {
   HEADLINE_LEVELS, METRICS, METRIC_PATHS as REFERENCE_METRIC_PATHS, RUN_METRIC_PATHS, TIMELINE_METRIC_PATHS, headlinePaths, metricByPath,
   metricsOfList,
@@ -39,7 +40,8 @@ const report = (ts, k) => [
   { id: 'MV', type: 'media-source', kind: 'video', timestamp: ts, frames: 30 * k, framesPerSecond: 30 },
   { id: 'OA', type: 'outbound-rtp', kind: 'audio', timestamp: ts, bytesSent: 5000 * k, codecId: 'CA' },
   { id: 'IA', type: 'inbound-rtp', kind: 'audio', timestamp: ts, bytesReceived: 4900 * k, packetsReceived: 50 * k, packetsLost: k,
-    jitter: 0.0021, codecId: 'CA', jitterBufferDelay: 2.4 * k, jitterBufferEmittedCount: 48_000 * k },
+    jitter: 0.0021, codecId: 'CA', jitterBufferDelay: 2.4 * k, jitterBufferEmittedCount: 48_000 * k, totalSamplesReceived: 48_000 * k,
+    concealedSamples: 480 * k, insertedSamplesForDeceleration: 96 * k, removedSamplesForAcceleration: 48 * k },
   { id: 'RV', type: 'remote-inbound-rtp', kind: 'video', timestamp: ts, totalRoundTripTime: 0.05 * k, roundTripTimeMeasurements: k },
   { id: 'T', type: 'transport', selectedCandidatePairId: 'CP' },
   { id: 'CP', type: 'candidate-pair', nominated: true, state: 'succeeded', currentRoundTripTime: 0.05, availableOutgoingBitrate: 2_500_000 },
@@ -56,7 +58,9 @@ function pageTimeline() {
     timeline.push({ t, peer: 'p0', remote: 'p1', ...metrics, data: { sentKbps } }, { t, peer: 'p1', remote: 'p0', ...metrics, data: { recvKbps } });
   }
   const truth = Object.keys(LINKS).flatMap((link) => timeline.map(({ t }) => ({ t, link, packetsIn: 400, dropsLoss: 4, dropsQueue: 2 })));
-  return withViewer(withWireLoss(timeline, truth, ROUTES), viewerFixture().perSecond);
+  // Audio quality (run/audio-quality.js): one scored 20 s window per direction.
+  const scored = ['p0', 'p1'].map((peer) => ({ peer, remote: peer === 'p0' ? 'p1' : 'p0', windows: [{ startS: 0, endS: 20, mosLqo: 4.2 }] }));
+  return withMosPerSecond(withViewer(withWireLoss(timeline, truth, ROUTES), viewerFixture().perSecond), scored);
 }
 
 /**

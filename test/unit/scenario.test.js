@@ -22,7 +22,7 @@ const CATALOG = [
   'changing-bandwidth', 'variable-loss', 'latency-variation', 'latency-bandwidth-handoff', 'seven-minute-mix',
   'queue-size-1000-100ms', 'queue-size-1000-1s', 'queue-size-1000-10s',
   'queue-size-5000-100ms', 'queue-size-5000-1s', 'queue-size-5000-10s', 'loss-latency',
-  'mesh-2', 'mesh-3', 'mesh-4', 'sfu-2', 'sfu-3', 'sfu-4', 'sfu-simulcast-3',
+  'mesh-2', 'mesh-3', 'mesh-4', 'sfu-2', 'sfu-3', 'sfu-4', 'sfu-simulcast-3', 'sfu-svc-3', 'sfu-simulcast-trace',
   'rtp-cross-traffic', 'tcp-cross-traffic',
   'media-vs-data-2m-uncoupled', 'media-vs-data-5m-data-first', 'media-vs-data-5m-media-first', 'media-vs-data-5m-together',
   'media-vs-data-10m-data-first', 'media-vs-data-10m-media-first', 'media-vs-data-10m-together',
@@ -30,6 +30,7 @@ const CATALOG = [
   'codec-vp8', 'codec-vp9', 'codec-h264', 'codec-av1', 'constrained-device',
   'trace-step-down', 'trace-outage',
   'cross-browser-firefox',
+  'turn-udp', 'turn-tcp', 'turn-tls',
 ];
 
 /** Round-trip time p0 → p1 → p0 as configured at tS. */
@@ -196,16 +197,16 @@ test('run length and peers have ranges: durationS and --duration up to a day, al
   // --duration does not shorten the schedule, which is compiled at the scaled length
   rejects({}, { timeScale: 1000, durationS: 60 }, /r\.json: durationS 300 × time scale 1000 is 300000 s; at most 86400 s: lower --time-scale/);
   // A day of 32 peers is a valid scenario; its result would fit only when --duration shortens the run.
-  assert.equal(loadScenario(scenarioFile('r', { name: 'r', description: 'd', durationS: 86_400, peers: 32 }), { durationS: 180 }).nominalDurationS, 86_400);
+  assert.equal(loadScenario(scenarioFile('r', { name: 'r', description: 'd', durationS: 86_400, peers: 32 }), { durationS: 160 }).nominalDurationS, 86_400);
 });
 
 test('a run whose result.json would not fit in one string is refused at load, naming the longest that fits', () => {
   const day = scenarioFile('day', { name: 'day', description: 'd', durationS: 86_400, peers: 4 });
   assert.throws(() => loadScenario(day), (error) => error instanceof InputError
-    && /day\.json: durationS: a 86400 s run of 4 peers makes a result\.json of about 1730 MiB; at most 256 MiB .*the longest run that fits for 4 peers is 12782 s: pass --duration 12782 or less/.test(error.message));
-  assert.throws(() => loadScenario(day, { durationS: 20_000 }), /^InputError: --duration: a 20000 s run of 4 peers .*is 12782 s/);
-  assert.equal(loadScenario(day, { durationS: 12_782 }).durationS, 12_782);
-  assert.ok(estimateResultBytes({ durationS: 12_782, peers: 4, allPeers: 4, links: 8, scheduleEvents: 0 }) <= MAX_RESULT_BYTES);
+    && /day\.json: durationS: a 86400 s run of 4 peers makes a result\.json of about 1879 MiB; at most 256 MiB .*the longest run that fits for 4 peers is 11773 s: pass --duration 11773 or less/.test(error.message));
+  assert.throws(() => loadScenario(day, { durationS: 20_000 }), /^InputError: --duration: a 20000 s run of 4 peers .*is 11773 s/);
+  assert.equal(loadScenario(day, { durationS: 11_773 }).durationS, 11_773);
+  assert.ok(estimateResultBytes({ durationS: 11_773, peers: 4, allPeers: 4, links: 8, scheduleEvents: 0 }) <= MAX_RESULT_BYTES);
 });
 
 test('an input file that is not a regular file, too large or too deep is refused before it is parsed', () => {
@@ -252,7 +253,7 @@ test('media gives a peer its own video preset; unknown peers, presets and shapes
   assert.deepEqual(load({}).media, {});
   assert.deepEqual(load({ media: { p2: '180p30', p0: '1080p50' } }).media, { p2: '180p30', p0: '1080p50' });
   assert.throws(() => load({ media: { p3: '180p30' } }), /m\.json: media: unknown field 'p3'; allowed: p0, p1, p2/);
-  assert.throws(() => load({ media: { p1: '4k60' } }), /m\.json: media\.p1: "4k60" is not a video preset; use one of 180p30, 360p30, 720p30, 1080p50$/);
+  assert.throws(() => load({ media: { p1: '4k60' } }), /m\.json: media\.p1: "4k60" is not a video preset; use one of 180p30, 360p30, 360p15, 720p30, 1080p50$/);
   // A .y4m file is the run's choice (--video), not a scenario's: the file would not travel with the scenario.
   assert.throws(() => load({ media: { p1: 'clip.y4m' } }), /m\.json: media\.p1: "clip\.y4m" is not a video preset/);
   assert.throws(() => load({ media: { p1: 360 } }), /m\.json: media\.p1: 360 is not a video preset/);

@@ -11,7 +11,7 @@ import { exportNetemScript, exportNetemTopology } from './script.js';
 
 /**
  * netem shapes by address: only a peer's UDP candidates on its own namespace's address are passed on, so media takes
- * the shaped path.
+ * the shaped path; and relay candidates on the middle node's (a run's TURN server, reached across the peers' links).
  * @param {import('../contract.js').EmulatorOptions} options
  * @returns {Promise<import('../contract.js').Emulator>}
  */
@@ -20,7 +20,8 @@ async function createNamespaceEmulator(options) {
     await createSteppedEmulator(createNetemEmulator, options));
   emulator.rewriteCandidate = async ({ from, candidate }) => {
     const parsed = parseCandidate(candidate.candidate);
-    return parsed?.transport === 'udp' && parsed.address === emulator.addressOf(from) ? candidate : null;
+    const own = parsed?.address === emulator.addressOf(from) || (parsed?.type === 'relay' && parsed.address === emulator.sfuHost?.address);
+    return parsed?.transport === 'udp' && own ? candidate : null;
   };
   return emulator;
 }
@@ -29,7 +30,7 @@ async function createNamespaceEmulator(options) {
 export const netemBackend = {
   name: 'netem',
   summary: 'Linux namespaces, htb/bfifo (+ sch_netem, or nftables loss without it); root only; traces as rate steps',
-  supports: { sfu: true, directSfu: true, kernelFlows: false, firefox: true, traceReplay: false },
+  supports: { sfu: true, directSfu: true, kernelFlows: false, firefox: true, traceReplay: false, turn: true },
   why: { kernelFlows: "which crosses the emulated bottleneck through the relay's tunnels only" },
   // The kernel's own qdiscs: `auto` takes them where this host can run the network on them.
   auto: {

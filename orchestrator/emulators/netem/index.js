@@ -55,19 +55,20 @@ async function usedAddressBlocks(run) {
 /**
  * @param {{peers: string[], compiled: import('../../lib/network/schedule.js').CompiledNetwork, runId: string,
  *   log?: (message: string) => void, clock?: () => number, browserPath?: string,
- *   capabilities?: import('./capabilities.js').NetemCapabilities, guardianLog?: string}} options
+ *   capabilities?: import('./capabilities.js').NetemCapabilities, guardianLog?: string, middleNode?: boolean}} options
  *   clock: seconds for each command's atS (the orchestrator's media clock); browserPath: the browser
  *   launchSpec wraps; capabilities: skips the probe (tests pretend sch_netem is missing or present); guardianLog: where
- *   the guardian logs what it removes after a killed orchestrator (default: beside the run's owner file)
+ *   the guardian logs what it removes after a killed orchestrator (default: beside the run's owner file); middleNode: a
+ *   namespace for a server between the peers (TURN) in a mesh call too
  */
 export function createNetemEmulator({
-  peers, compiled, runId, log = () => {}, clock, browserPath = '/usr/bin/chromium', capabilities, guardianLog,
+  peers, compiled, runId, log = () => {}, clock, browserPath = '/usr/bin/chromium', capabilities, guardianLog, middleNode = false,
 }) {
   const { run, begin, commands } = createCommandRunner({ clock });
   /** @type {Array<Awaited<ReturnType<typeof forwardIntoNamespace>>>} Firefox peers' WebDriver BiDi ports */
   const forwarders = [];
   const linkNames = Object.keys(compiled.links);
-  const nodes = namespaceNodes(peers, compiled.routes);
+  const nodes = namespaceNodes(peers, compiled.routes, middleNode);
   // Names do not depend on the address block, so teardown can use them before set-up has chosen one.
   let plan = planTopology({ runId, peers: nodes, links: linkNames, block: 0 });
   let netem = false;

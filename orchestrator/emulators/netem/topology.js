@@ -55,14 +55,17 @@ export function chooseAddressBlock(id, usedBlocks) {
 
 /**
  * The nodes that get a namespace: the peers, and in an SFU call the SFU node (Janus runs in it), which the compiled
- * routes name. The SFU node is planned like a peer on its side of the bottleneck, with no links of its own: a packet
- * from pi to it crosses pi.up (and the bottleneck between the sides), one from it to pj crosses pj.down, exactly
- * lib/network/schedule.js's SFU routes.
+ * routes name, or asked for (middleNode: a run's TURN server runs in it). The SFU node is planned like a peer on its
+ * side of the bottleneck, with no links of its own: a packet from pi to it crosses pi.up (and the bottleneck between
+ * the sides), one from it to pj crosses pj.down, exactly lib/network/schedule.js's SFU routes; so a packet relayed
+ * through it from pi to pj crosses the mesh route pi->pj's stages, in order.
  * @param {string[]} peers @param {Record<string, string[]>} [routes]  compiled.routes
+ * @param {boolean} [middleNode]
  * @returns {string[]}
  */
-export function namespaceNodes(peers, routes = {}) {
-  return Object.keys(routes).some((route) => route.endsWith(`->${SFU_NODE}`)) ? [...peers, SFU_NODE] : peers;
+export function namespaceNodes(peers, routes = {}, middleNode = false) {
+  const sfuCall = Object.keys(routes).some((route) => route.endsWith(`->${SFU_NODE}`));
+  return middleNode || sfuCall ? [...peers, SFU_NODE] : peers;
 }
 
 /**

@@ -99,6 +99,13 @@ const PER_SECOND = [
   { path: 'audio.jitterBufferDelayMs', label: 'Audio jitter-buffer delay', unit: 'ms', decimals: null, worseWhen: 'higher', chart: { panel: 'jitter-buffer', order: 1, line: 'audio' } },
   { path: 'audio.lossPct', label: 'Audio packet loss', unit: '%', decimals: 2, worseWhen: 'higher', chart: { panel: 'loss-recovery', order: 4, line: 'after-recovery' } },
   { path: 'audio.recoveredLossPct', label: 'Audio loss recovered', unit: '%', decimals: 2, worseWhen: 'lower' },
+  // Playout (client-app/stats.js): the share of the samples played that NetEq concealed (loss), or inserted and removed
+  // to slow or speed playout (jitter-buffer stretching); and what the listener heard, scored by ViSQOL per window
+  // (run/audio-quality.js; runs with --audio-quality only), each second carrying its window's score.
+  { path: 'audio.concealedPct', label: 'Audio samples concealed', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 35, chart: { panel: 'audio-playout', order: 1, line: 'concealed' } },
+  { path: 'audio.insertedForDecelerationPct', label: 'Audio samples inserted (playout slowed)', unit: '%', decimals: 2, worseWhen: 'higher', chart: { panel: 'audio-playout', order: 2, line: 'inserted' } },
+  { path: 'audio.removedForAccelerationPct', label: 'Audio samples removed (playout sped up)', unit: '%', decimals: 2, worseWhen: 'higher', chart: { panel: 'audio-playout', order: 3, line: 'removed' } },
+  { path: 'audio.mosLqo', label: 'Audio MOS-LQO (ViSQOL)', unit: '', decimals: 2, worseWhen: 'lower', headline: 'detail', row: 34, chart: { panel: 'audio-playout', order: 4, line: 'mos' } },
   // A bulk data-channel flow to or from the sample's remote (client-app/stats.js dataMetrics): the page's own byte counts.
   { path: 'data.sentKbps', label: 'Data channel send rate', unit: 'kbps', decimals: null, worseWhen: 'lower' },
   { path: 'data.recvKbps', label: 'Data channel receive rate', unit: 'kbps', decimals: null, worseWhen: 'lower' },

@@ -14,6 +14,8 @@ import { glassToGlassClockError } from '../grid/clock-offset.js';
 import { nodeOfPeers } from '../grid/grid.js';
 import { nodeResources } from '../devices/node-resources.js';
 import { layersSection } from './layers.js';
+import { pathsSection } from './ice-paths.js';
+import { withMosPerSecond } from '../audio/audio-windows.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -100,8 +102,12 @@ export const SCHEMA_VERSION = 1;
  * @property {{ rows: SfuRow[], unavailable: string|null }|null} sfu  Janus's own view of each leg once a second; null without an SFU
  * @property {ReturnType<typeof layersSection>} [layers]  simulcast/SVC publishers' layers, received layers, switches and
  *   checks (lib/result/layers.js); null without layered publishers
+ * @property {import('./ice-paths.js').PathsSection} [paths]  each connection's selected candidate pairs and, with a TURN
+ *   server, the turnPath checks (lib/result/ice-paths.js)
  * @property {ViewerResult|null} viewer  what the viewers saw (lib/viewer/viewer.js): freezes, captured frames' scores, the cost
  *   of reading the frame codes; null when the run did not collect it
+ * @property {import('../audio/audio-windows.js').AudioQuality|null} [audio]  what each page played out, scored by ViSQOL per
+ *   window (run/audio-quality.js); null when the run did not record it (scenario.audioQuality)
  * @property {ReturnType<typeof summarize> & { loss: ReturnType<typeof lossSummary>,
  *   viewer: ViewerSummary|null, emulatorBehind: ReturnType<typeof emulatorBehind> }} summary  loss: wire vs after
  *   recovery (lib/result/loss.js); emulatorBehind: the call's seconds in which the emulator fell behind its schedule
@@ -141,7 +147,7 @@ export const SCHEMA_VERSION = 1;
  * @param {RunError[]} input.errors
  * @param {{ compiled: import('../network/schedule.js').CompiledNetwork, durationS: number, warmupS: number, peers: number,
  *   flows?: import('../cross/flows.js').Flow[], network?: { bottleneck?: unknown },
- *   publish?: Record<string, import('../media/publish.js').Publish> }
+ *   publish?: Record<string, import('../media/publish.js').Publish>, turn?: { transport: string }|null }
  *   & Record<string, unknown>} input.scenario  the resolved scenario, compiled network included
  * @param {Environment} input.environment
  * @param {TimelineEntry[]} input.samples    as the pages sent them (validated at the signaling edge)
@@ -161,6 +167,7 @@ export const SCHEMA_VERSION = 1;
  * @param {{ rows: Array<{ epochMs: number, peer: string, feed: string, direction: string }>, unavailable: string|null }} [input.sfu]
  *   Janus's Admin API readings (sfu/janus/admin-sampler.js), in an SFU call
  * @param {ViewerInput} [input.viewer]  the frames the pages presented and the captured frames' scores (run/viewer-collector.js)
+ * @param {import('../audio/audio-windows.js').AudioQuality|null} [input.audio]  the played-out audio's scores (run/audio-quality.js)
  * @param {{ rows: Array<Omit<import('../devices/node-resources.js').BrowserRow, 't'> & { epochMs: number }>,
  *   unavailable: string|null, memory?: { unavailable: string|null, errors: Record<string, string> } }} [input.gridBrowsers]
  *   --grid: every browser's CPU over CDP, memory from its node and heap once a second (run/grid-observer.js)
@@ -168,7 +175,7 @@ export const SCHEMA_VERSION = 1;
  */
 export function buildResult({
   status, errors, scenario, environment, samples, events, network, clock, peers, processes, sfu, flowRows = [], flowTruth = [], viewer,
-  gridBrowsers,
+  gridBrowsers, audio = null,
 }) {
   /** @param {number} epochMs */
   const atS = (epochMs) => (clock.mediaStartEpochMs === null ? null : Number(((epochMs - clock.mediaStartEpochMs) / 1000).toFixed(3)));
@@ -181,7 +188,8 @@ export function buildResult({
     batches: viewer.batches, scores: viewer.scores, media: environment.media.peers, mediaStartEpochMs: clock.mediaStartEpochMs,
     durationS: scenario.durationS, warmupS: scenario.warmupS,
   }) : null;
-  const timeline = withViewer(withWireLoss(samplesInRun, truth, compiled.routes), seen?.perSecond ?? []);
+  const withSeen = withViewer(withWireLoss(samplesInRun, truth, compiled.routes), seen?.perSecond ?? []);
+  const timeline = withMosPerSecond(withSeen, audio?.streams ?? []);
   const setup = setupBreakdown({ events, peers });
   const setupMs = Object.fromEntries(peers.map((peer) => [peer, setup.peers[peer].sinceLaunchMs.firstFrame]));
   const flows = flowsSection(scenario, timeline, flowRows, flowTruth.map(({ epochMs, ...row }) => ({ t: atS(epochMs), ...row })));
@@ -216,10 +224,12 @@ export function buildResult({
       warmupS: scenario.warmupS, durationS: scenario.durationS,
       events: events.map((event) => ({ ...event, atS: atS(event.epochMs) })),
     }) : null,
+    paths: pathsSection(timeline, scenario.turn ?? null),
     viewer: seen && viewer ? {
       freezes: seen.freezes, quality: seen.quality, readCost: seen.readCost, captures: viewer.captures,
       unmatchedCaptures: viewer.unmatchedCaptures, droppedCaptures: viewer.droppedCaptures, vmaf: viewer.vmaf,
     } : null,
+    audio,
     summary: {
       ...summarize({
         timeline, warmupS: scenario.warmupS, durationS: scenario.durationS, setupMs, configured, routes: compiled.routes,

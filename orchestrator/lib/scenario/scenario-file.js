@@ -21,6 +21,8 @@ import { validatePlacement } from '../grid/grid.js';
 import { DEFAULT_DURATION_S, DEFAULT_PEERS, compileNetwork } from '../network/schedule.js';
 import { MAX_DURATION_S, MAX_PEERS } from '../input/limits.js';
 import { checkResultSize } from '../result/result-size.js';
+import { AUDIO_QUALITY_MODES } from '../audio/audio-windows.js';
+import { validateTurn } from '../network/turn.js';
 
 export const SCENARIO_DIR = fileURLToPath(new URL('../../scenarios/', import.meta.url));
 
@@ -28,7 +30,7 @@ export const SCENARIO_DIR = fileURLToPath(new URL('../../scenarios/', import.met
 export const DEFAULT_WARMUP_S = 10;
 
 const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'topology', 'media', 'browsers', 'network', 'mainCall',
-  'flows', 'reference', 'codec', 'devices', 'placement', 'mediaSource', 'publish'];
+  'flows', 'reference', 'codec', 'devices', 'placement', 'mediaSource', 'publish', 'audioQuality', 'turn'];
 
 /** The video rates a scenario can ask for: `rfc8867` (RFC 8867 §4.3, applied by client-app/media-source.js) or `browser` (its own). */
 export const MEDIA_SOURCES = ['browser', 'rfc8867'];
@@ -53,7 +55,11 @@ export const TOPOLOGIES = ['mesh', 'sfu'];
  * @property {Record<string, import('../media/publish.js').Publish>} publish  main-call peer → its simulcast or SVC publishing
  *   (docs/scenario-format.md "Publishing"; --publish over the file's); a peer not named publishes one encoding
  * @property {import('../media/codec.js').RequestedCodec|null} codec  the video codec every connection must use (--codec over the file's)
+ * @property {import('../network/turn.js').TurnRequest|null} turn  every connection relayed by the run's TURN server over this
+ *   transport (docs/scenario-format.md "TURN"), or null: direct
  * @property {'browser'|'rfc8867'} mediaSource  the video rates: the browser's own, or RFC 8867 §4.3's (--media-source over the file's)
+ * @property {'audio'|'speech'|null} audioQuality  ViSQOL's mode to score what each page plays out in, or null: not recorded
+ *   (--audio-quality over the file's)
  * @property {Record<string, import('../devices/devices.js').Device>} devices  peer → its capture size, frame rate, CPU throttling
  *   and CPU quota
  * @property {Record<string, string>} browsers  peer → its own browser (peer-browsers.js); every other peer runs the run's
@@ -111,16 +117,18 @@ export function listScenarios() {
  * Loads a shipped scenario by name, or any scenario file by path (contains '/' or ends in .json).
  * @param {string} nameOrPath
  * @param {{timeScale?: number, durationS?: number, warmupS?: number, codec?: import('../media/codec.js').RequestedCodec|null,
- *   traceStepMs?: number, traceDirs?: string[], mediaSource?: string, publish?: import('../media/publish.js').Publish|null}} [options]
+ *   traceStepMs?: number, traceDirs?: string[], mediaSource?: string, publish?: import('../media/publish.js').Publish|null,
+ *   audioQuality?: string}} [options]
  *   timeScale compresses the schedule and duration (smoke runs); durationS, warmupS and codec (--codec) override the file's;
  *   traceStepMs (--trace-step-ms) overrides network.traceStepMs; traceDirs (--trace-dir): folders trace files may also
  *   come from, besides the scenario file's and orchestrator/traces/ (lib/network/trace-file.js); mediaSource (--media-source)
- *   overrides the file's; publish (--publish) replaces the file's for every main-call peer
+ *   overrides the file's; publish (--publish) replaces the file's for every main-call peer; audioQuality (--audio-quality)
+ *   overrides the file's
  * @returns {ResolvedScenario}
  */
 export function loadScenario(nameOrPath, {
   timeScale = 1, durationS, warmupS: warmupOverrideS, codec: codecOverride = null, traceStepMs, traceDirs = [], mediaSource: sourceOverride,
-  publish: publishOverride = null,
+  publish: publishOverride = null, audioQuality: audioOverride,
 } = {}) {
   expectNumber(timeScale, 'timeScale (--time-scale)', { above: 0 });
   if (durationS !== undefined) expectNumber(durationS, 'durationS (--duration)', { above: 0, max: MAX_DURATION_S });
@@ -170,9 +178,11 @@ export function loadScenario(nameOrPath, {
   // Janus's VideoRoom forwards the codec its room was created with (VP8), whatever the pages prefer.
   if (codec && topology === 'sfu') throw new InputError(`${codecOverride ? '--codec' : `${file}: codec`}: codec selection needs a mesh call; scenario ${name} has topology sfu`);
   const mediaSource = mediaSourceOf(sourceOverride ?? raw.mediaSource, sourceOverride === undefined ? `${file}: mediaSource` : '--media-source');
+  const audioQuality = audioQualityOf(audioOverride ?? raw.audioQuality, audioOverride === undefined ? `${file}: audioQuality` : '--audio-quality');
   const devices = normalizeDevices(raw.devices, allPeers, file);
   const browsers = validatePeerBrowsers(raw.browsers, allPeers, file);
   const placement = validatePlacement(raw.placement, allPeers, file);
+  const turn = validateTurn(raw.turn, { file, topology });
   // Extra calls' peers have links of their own.
   const compiled = compileNetwork({ file, durationS: nominalDurationS, peers: allPeers, topology, network: raw.network }, {
     timeScale, traceStepMs, loadTrace: (traceName, where) => readTrace(traceName, { baseDir: path.dirname(filePath), traceDirs, where }),
@@ -183,7 +193,7 @@ export function loadScenario(nameOrPath, {
   return {
     name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers, allPeers, topology, media,
     browsers, placement, network: isRecord(raw.network) ? raw.network : {}, mainCall, flows, reference, codec, devices, mediaSource,
-    publish, compiled,
+    publish, audioQuality, turn, compiled,
   };
 }
 
@@ -193,4 +203,13 @@ function mediaSourceOf(value = 'browser', where) {
     throw new InputError(`${where}: ${describeValue(value)} is not a media source: use one of ${MEDIA_SOURCES.join(', ')}`);
   }
   return /** @type {'browser'|'rfc8867'} */ (value);
+}
+
+/** @param {unknown} value @param {string} where @returns {'audio'|'speech'|null} */
+function audioQualityOf(value, where) {
+  if (value === undefined || value === null) return null;
+  if (!isOneOf(AUDIO_QUALITY_MODES, value)) {
+    throw new InputError(`${where}: ${describeValue(value)} is not a ViSQOL mode: use one of ${AUDIO_QUALITY_MODES.join(', ')}`);
+  }
+  return value;
 }

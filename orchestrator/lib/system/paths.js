@@ -11,6 +11,13 @@ export const VMAF_VENV = process.env.WEBRTC_TESTBED_VMAF_VENV ?? path.join(os.ho
 /** Pinned: the ffmpeg it ships, and so the VMAF scores, change with its version. */
 export const IMAGEIO_FFMPEG_VERSION = '0.8.1';
 /**
+ * Pinned, installed by `npm run setup` into the same venv: ViSQOL v3 in pure Python (Apache-2.0) for audio quality, with
+ * its dependencies and numba (its optional JIT: ~3 s instead of ~21 s per 10 s window), so the scores do not move
+ * with a release of any of them.
+ */
+export const VISQOL_PACKAGES = ['visqol-python==3.8.0', 'numba==0.68.1', 'llvmlite==0.50.0', 'numpy==2.4.6', 'scipy==1.17.1',
+  'soundfile==0.14.0', 'libsvm-official==3.37.0', 'cffi==2.1.1', 'pycparser==3.12'];
+/**
  * Pinned: the newest livekit-server whose dependencies the Go module proxy serves in full (from 1.10 it replaces pion
  * with LiveKit's forks, github.com/livekit/webrtc-pion, which proxies may refuse). It needs Go ≥ 1.24 to build.
  */

@@ -17,11 +17,13 @@ export function createPeerSecrets(peers, random = randomBytes) {
 
 /**
  * A peer's page URL: its parameters in the query, its secret in the fragment, and there too, after a `~` (in neither
- * alphabet), the access token of an SFU the page signals to itself (LiveKit).
+ * alphabet), the access token of an SFU the page signals to itself (LiveKit), and after another the run's TURN
+ * credential (`<username>.<password>`, run/turn-server.js).
  * @param {string} baseUrl the signaling server's httpUrl @param {Record<string, string>} params @param {string} secret
- * @param {string} [sfuToken]
+ * @param {string} [sfuToken] @param {string} [turnCredential]
  */
-export const pageUrl = (baseUrl, params, secret, sfuToken) => `${baseUrl}?${new URLSearchParams(params)}#${secret}${sfuToken ? `~${sfuToken}` : ''}`;
+export const pageUrl = (baseUrl, params, secret, sfuToken, turnCredential) => `${baseUrl}?${new URLSearchParams(params)}#${secret}`
+  + `${sfuToken || turnCredential ? `~${sfuToken ?? ''}` : ''}${turnCredential ? `~${turnCredential}` : ''}`;
 
 /**
  * Text with a URL's fragment (a page's secret) cut out wherever it appears: what a browser says about the page it

@@ -1,0 +1,33 @@
+// The run report's "Network path" section (pure HTML): each connection's selected ICE candidate pairs and the seconds
+// each was in use (lib/result/ice-paths.js), so "this call ran over TURN/TLS" is read off the browsers' getStats; and
+// with a TURN server, the turnPath checks. Every value comes from result.json and is escaped; malformed rows are dropped.
+import { isRecord } from '../lib/input/validate.js';
+import { escapeHtml, statusBadge } from './format.js';
+
+/** @param {unknown} value @returns {Record<string, unknown>[]} */
+const recordsOf = (value) => (Array.isArray(value) ? value.filter(isRecord) : []);
+/** @param {unknown} value */
+const cell = (value) => escapeHtml(typeof value === 'string' || typeof value === 'number' ? value : '—');
+
+/**
+ * The section, or '' when the result has no paths (written before they were recorded).
+ * @param {unknown} result  result.json as read
+ */
+export function renderIcePaths(result) {
+  const paths = isRecord(result) ? result.paths : undefined;
+  if (!isRecord(paths)) return '';
+  const rows = recordsOf(paths.connections).flatMap((connection) => recordsOf(connection.paths).map((p) => `<tr data-peer="${cell(connection.peer)}" data-remote="${cell(connection.remote)}">`
+    + `<th scope="row">${cell(connection.peer)} → ${cell(connection.remote)}</th><td>${cell(p.localType)}/${cell(p.localProtocol)}</td>`
+    + `<td>${cell(p.relayProtocol)}</td><td>${cell(p.remoteType)}/${cell(p.remoteProtocol)}</td><td>${cell(p.seconds)}</td><td>${cell(p.firstT)}–${cell(p.lastT)}</td></tr>`));
+  const checks = recordsOf(paths.checks).map((c) => `<tr data-check="${cell(c.check)}"><th scope="row">${cell(c.check)}</th><td>${cell(c.peer)} → ${cell(c.remote)}</td>`
+    + `<td>${statusBadge(c.passed === true ? 'passed' : 'failed')}</td><td class="what">${cell(c.detail)}</td></tr>`);
+  const table = rows.length
+    ? `<div class="scroll"><table class="summary compact ice-paths"><thead><tr><th scope="col">Connection</th><th scope="col">Local candidate</th><th scope="col">To its TURN server over</th><th scope="col">Remote candidate</th><th scope="col">Seconds</th><th scope="col">From–to (s)</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`
+    : '<p class="empty">No page reported a selected candidate pair.</p>';
+  const checkTable = checks.length
+    ? `<h3>Path checks</h3><div class="scroll"><table class="summary path-checks"><thead><tr><th scope="col">Check</th><th scope="col">Connection</th><th scope="col">Passed</th><th scope="col">Detail</th></tr></thead><tbody>${checks.join('')}</tbody></table></div>
+<p class="caption"><b>turnPath</b>: every second with a selected pair was relayed at this end, over the scenario's TURN transport; recorded, not the run's status.</p>`
+    : '';
+  return `<section class="block" id="network-path"><h2>Network path</h2>
+<p>The candidate pair each page's ICE selected (getStats), per connection: <i>relay</i> is a TURN server's relayed address, reached over UDP, TCP or TLS.</p>${table}${checkTable}</section>`;
+}
