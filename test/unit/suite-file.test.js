@@ -94,13 +94,15 @@ test('bad suite files name the file and the field', () => {
   assert.throws(() => loadSuite(path.join(dir, 'nope.json')), inputError(/nope\.json: cannot read the suite \(no such file\)/));
 });
 
-test('sfu-side-by-side: sfu-simulcast-3 through each SFU of the registry, a run of its own per SFU', () => {
+test('sfu-side-by-side: the simulcast scenarios through each SFU of the registry, a run of its own per SFU', () => {
   const suite = loadSuite('sfu-side-by-side');
+  const scenarios = [['sfu-simulcast-3', 160], ['sfu-simulcast-trace', 120]];
   assert.deepEqual(suite.entries.map((e) => [e.name, e.sfu, e.scenario.name, e.scenario.durationS]),
-    sfuNames().map((sfu) => [`sfu-simulcast-3.${sfu}`, sfu, 'sfu-simulcast-3', 160]));
+    scenarios.flatMap(([name, durationS]) => sfuNames().map((sfu) => [`${name}.${sfu}`, sfu, name, durationS])));
   // The entry's SFUs stand over --sfu: it names which SFUs to set side by side.
-  assert.deepEqual(loadSuite('sfu-side-by-side', { sfu: 'livekit' }).entries.map((e) => e.sfu), sfuNames());
-  assert.deepEqual(planRuns(suite.entries).map((run) => run.dir), sfuNames().map((sfu) => `sfu-simulcast-3.${sfu}/run-1`));
+  assert.deepEqual(loadSuite('sfu-side-by-side', { sfu: 'livekit' }).entries.map((e) => e.sfu), [...sfuNames(), ...sfuNames()]);
+  assert.deepEqual(planRuns(suite.entries).map((run) => run.dir),
+    scenarios.flatMap(([name]) => sfuNames().map((sfu) => `${name}.${sfu}/run-1`)));
 });
 
 test('an entry\'s sfu: one SFU or several over the suite\'s; each runs as <scenario>.<sfu>, with the scenario\'s assertions', () => {
