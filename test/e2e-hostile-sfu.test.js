@@ -7,12 +7,12 @@
 // events, none of the forged data in its timeline, and Janus gone afterwards. About 60 s; run it alone:
 //   node --test test/e2e-hostile-sfu.test.js
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JOIN_REFUSED, MAX_MESSAGE_BYTES } from '../signaling/server.js';
-import { processesTagged, runCli, runTag, tempDir } from './helpers/cli.js';
+import { pidsMentioning, processesTagged, runCli, runTag, tempDir } from './helpers/cli.js';
 import { tryJoin, wsClient } from './helpers/signaling-clients.js';
 import { fuzzCases, realSample, sendFuzz } from './helpers/signaling-fuzz.js';
 
@@ -31,14 +31,6 @@ const BOGUS_CANDIDATES = [
   'not a candidate at all',
 ];
 
-/** Pids of processes whose command line mentions `text` (Janus's names its configuration in the run folder). */
-const pidsMentioning = (text) => readdirSync('/proc').filter((name) => /^\d+$/.test(name)).filter((pid) => {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text);
-  } catch {
-    return false;
-  }
-});
 
 /** @param {string} apiUrl  whether Janus answers `info` now */
 async function janusAnswers(apiUrl) {

@@ -4,19 +4,11 @@
 // the LiveKit half of test/e2e-sfu-side-by-side.test.js. About 30 s; run it alone:
 //   node --test test/e2e-livekit.test.js
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { runScenarioCli, tempDir } from './helpers/cli.js';
+import { pidsMentioning, runScenarioCli, tempDir } from './helpers/cli.js';
 
-/** Pids whose command line mentions `text` (livekit-server's names its configuration in the run folder). @param {string} text */
-const pidsMentioning = (text) => readdirSync('/proc').filter((name) => /^\d+$/.test(name)).filter((pid) => {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text);
-  } catch {
-    return false;
-  }
-});
 
 test('LiveKit on the relay: every candidate steered through it, so each peer\'s media crosses its links both ways, and the p1 downlink cap holds', { timeout: 90_000 }, async () => {
   // p1's downlink held to 300 kbps: LiveKit must send it less than the others, which only the relay's links can make it do.

@@ -7,13 +7,13 @@
 // records which SFU ran, each peer receives both others, each publisher's layers are sent at their resolutions, LiveKit
 // (not the harness) picks p2's layers, its tokens reach the pages only, and nothing of LiveKit is left.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
 import { LIVEKIT_SERVER_VERSION } from '../orchestrator/lib/system/paths.js';
-import { runCli, tempDir } from './helpers/cli.js';
+import { pidsMentioning, runCli, tempDir } from './helpers/cli.js';
 
 const caps = await netemCapabilities();
 const skip = caps.netns && caps.htb ? false : `needs root with network namespaces and htb: ${caps.reasons.join('; ')}`;
@@ -23,14 +23,6 @@ const SFUS = ['janus', 'livekit'];
 const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
 /** @param {any} layers @param {string} check @param {string} peer */
 const checkOf = (layers, check, peer) => layers.checks.find((/** @type {any} */ c) => c.check === check && c.peer === peer);
-/** Pids whose command line mentions `text` (livekit-server's names its configuration in the run folder). @param {string} text */
-const pidsMentioning = (text) => readdirSync('/proc').filter((name) => /^\d+$/.test(name)).filter((pid) => {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text);
-  } catch {
-    return false;
-  }
-});
 
 /** The LiveKit run on its own, as a user of `--sfu livekit --emulator netem` reads it. @param {any} result @param {string} output */
 function checkLivekitRun(result, output) {

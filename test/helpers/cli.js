@@ -55,9 +55,15 @@ export function runTag() {
 }
 
 /** Live processes whose environment carries the tag of runTag(). Linux (/proc). */
-export const processesTagged = (tag) => readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
+export const processesTagged = (tag) => pidsWhose('environ', tag);
+
+/** Live processes whose command line mentions `text` (an SFU's names its run folder's configuration). @param {string} text */
+export const pidsMentioning = (text) => pidsWhose('cmdline', text);
+
+/** @param {'environ'|'cmdline'} file @param {string} text */
+const pidsWhose = (file, text) => readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
   try {
-    return readFileSync(`/proc/${pid}/environ`, 'latin1').includes(tag);
+    return readFileSync(`/proc/${pid}/${file}`, 'latin1').includes(text);
   } catch {
     return false; // exited meanwhile, or not ours to read
   }
