@@ -4,7 +4,8 @@
 // epochMs 1 and 8.64e15 at the edge's message rate); in the second it replaces its frame reader's drain with garbage,
 // frames dated before the run, a throw and finally a drain that never answers: both runs must write result.json with
 // the other peer's figures intact and what was dropped or rejected counted. In the third its stats samples carry
-// broken per-encoding stats (the simulcast surface): the run fails naming the field, result.json written. About 2
+// broken per-encoding stats (the simulcast surface): the run fails naming the field, result.json written. In the
+// fourth it sends `steer` requests (the LiveKit candidate surface) broken and where no SFU takes them. About 2.5
 // minutes; run it alone:
 //   node --test test/e2e-hostile-page.test.js
 import assert from 'node:assert/strict';
@@ -176,4 +177,39 @@ test('a page sending broken per-encoding stats ends the run failed with result.j
   const rejects = result.events.filter((event) => event.type === 'rejected' && event.peer === 'p1');
   assert.ok(rejects.length >= 1 && rejects.every((event) => /sample\.encodings\[0\]\.kbps/.test(String(event.reason))), JSON.stringify(rejects));
   assert.equal(result.timeline.filter((entry) => entry.peer === 'p1').length, 0, 'no broken sample of p1 was kept');
+});
+
+/** In p1's page: once the call starts, candidate steers no mesh call takes, and broken ones. */
+function sendBrokenSteers() {
+  const Socket = window.WebSocket;
+  const candidate = { candidate: 'candidate:1 1 udp 1 127.0.0.1 9 typ host' };
+  window.WebSocket = class extends Socket {
+    constructor(/** @type {ConstructorParameters<typeof WebSocket>} */ ...args) {
+      super(...args);
+      this.addEventListener('message', ({ data }) => {
+        if (JSON.parse(data).type !== 'start') return;
+        for (const steer of [
+          { type: 'steer', id: 1, direction: 'sideways', candidate },
+          { type: 'steer', id: -5, direction: 'toSfu', candidate },
+          { type: 'steer', id: 2, direction: 'fromSfu', candidate: { candidate: 'x'.repeat(5000) } },
+          { type: 'steer', id: 3, direction: 'toSfu', candidate },
+        ]) this.send(JSON.stringify(steer));
+      });
+    }
+  };
+}
+
+// A mesh call has no SFU that signals to its pages: every steer is refused at the edge (the well-formed one answered
+// null), the page reports the refusals, and the run fails naming them, with result.json written.
+test('a page sending broken steer requests ends the run failed with result.json written, each refusal named', async () => {
+  const result = await runWithHostileP1(sendBrokenSteers, null);
+  assert.equal(result.status, 'failed');
+  const rejects = result.events.filter((event) => event.type === 'rejected' && event.peer === 'p1' && event.messageType === 'steer')
+    .map((event) => String(event.reason));
+  // The server refuses them in order; the run stops at the page's first report, so the later ones may not be recorded.
+  const expected = [/steer\.direction must be one of toSfu, fromSfu/, /steer\.id must be an integer from 0/,
+    /steer\.candidate\.candidate is 5000 characters/, /^no SFU of this run takes its pages' candidates directly/];
+  assert.match(rejects[0] ?? '', expected[0], rejects.join('\n'));
+  assert.ok(rejects.every((reason) => expected.some((pattern) => pattern.test(reason))), rejects.join('\n'));
+  assert.ok(result.errors.some((error) => error.peer === 'p1' && /^signaling: /.test(error.message)), JSON.stringify(result.errors));
 });
