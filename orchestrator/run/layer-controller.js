@@ -33,6 +33,20 @@ export function layerKbpsOf(publish, sample) {
 }
 
 /**
+ * What a publisher's layers carried that a subscriber could have received in a second: per layer the lower of that
+ * second's rate and the one before, as what was sent late in a second arrives in the next (a ramping publisher doubles
+ * its rate from one second to the next, and the subscriber's second then reads half of it).
+ * @param {Array<number|null>} now @param {Array<number|null>} before
+ * @returns {Array<number|null>}
+ */
+export function deliverableKbps(now, before) {
+  return now.map((kbps, layer) => {
+    const earlier = before[layer] ?? null;
+    return kbps === null || earlier === null ? kbps : Math.min(kbps, earlier);
+  });
+}
+
+/**
  * @param {object} options
  * @param {Record<string, Publish>} options.publish  the layered publishers
  * @param {string[]} options.peers     the main call's peers: every one subscribes to every other
@@ -52,15 +66,21 @@ export function createLayerController({ publish, peers, samples, selectLayer, re
   let read = 0;
   let nextT = 1;
 
+  /** @type {Map<string, TimelineEntry>} */
+  let previous = new Map();
+
   /** @param {number} t */
   function decide(t) {
     const second = bySecond.get(t) ?? new Map();
     bySecond.delete(t);
+    /** @param {string} feed */
+    const layerKbps = (feed) => deliverableKbps(layerKbpsOf(publish[feed], second.get(`${feed}\n${SFU_NODE}`)),
+      layerKbpsOf(publish[feed], previous.get(`${feed}\n${SFU_NODE}`)));
     for (const subscriber of subscribers) {
       const readings = Object.keys(subscriber.ladders).flatMap((feed) => {
         const own = second.get(`${subscriber.peer}\n${feed}`);
         const video = /** @type {{ recvKbps?: number|null, lossPct?: number|null }|undefined} */ (own?.video);
-        return own ? [{ feed, recvKbps: video?.recvKbps ?? null, lossPct: video?.lossPct ?? null, layerKbps: layerKbpsOf(publish[feed], second.get(`${feed}\n${SFU_NODE}`)) }] : [];
+        return own ? [{ feed, recvKbps: video?.recvKbps ?? null, lossPct: video?.lossPct ?? null, layerKbps: layerKbps(feed) }] : [];
       });
       const { state, switches } = chooseLayers(subscriber.state, subscriber.ladders, readings, { atS: t });
       subscriber.state = state;
@@ -69,6 +89,7 @@ export function createLayerController({ publish, peers, samples, selectLayer, re
         selectLayer(subscriber.peer, change.feed, change.to).catch((error) => warn(`layer of ${change.feed} for ${subscriber.peer}: ${errorMessage(error)}`));
       }
     }
+    previous = second;
   }
 
   return {
