@@ -4,7 +4,7 @@ import { createLayerController, deliverableKbps } from '../../orchestrator/run/l
 
 /** @type {import('../../orchestrator/lib/media/publish.js').Publish} */
 const SIMULCAST = {
-  kind: 'simulcast', codec: { mimeType: 'video/VP8' }, spatialLayers: 2, temporalLayers: 3,
+  kind: 'simulcast', codec: { name: 'vp8', mimeType: 'video/VP8', scalabilityMode: null, profile: null }, spatialLayers: 2, temporalLayers: 3,
   sendEncodings: [{ rid: 'f', scaleResolutionDownBy: 1 }, { rid: 'h', scaleResolutionDownBy: 2 }],
 };
 
