@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { missingTimelineFields } from '../lib/scenario/peer-browsers.js';
 import { REPO_ROOT } from '../lib/system/paths.js';
-import { harnessCommit } from '../lib/system/harness-commit.js';
+import { harnessCommit, harnessTreeDirty } from '../lib/system/harness-commit.js';
 
 const HARNESS_VERSION = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version;
 
@@ -46,6 +46,7 @@ export function describeEnvironment({
   return {
     harnessVersion: HARNESS_VERSION,
     commit: harnessCommit(REPO_ROOT),
+    treeDirty: harnessTreeDirty(REPO_ROOT),
     browser: { name: joined('name'), version: joined('version'), path: joined('path'), source: joined('source') },
     browsers: perPeer,
     emulator: emulator?.name ?? emulatorName,

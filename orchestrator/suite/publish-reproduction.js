@@ -71,10 +71,8 @@ function ordered(runs) {
 export async function publishReproduction(suiteDir, toDir, { planned }) {
   const { summary } = await readSuiteSummary(suiteDir);
   const needed = new Set(REPRODUCTIONS.flatMap(tableScenarios));
-  // Only finished runs: a missing or aborted one is still to do, not a figure.
-  const fresh = (await collectTableRuns(suiteDir, summary, needed))
-    .filter((run) => run.status === 'passed' || run.status === 'failed')
-    .map(({ report: _report, ...run }) => ({ ...run, report: null }));
+  // Only finished runs: a missing or aborted one is still to do, not a figure. Each keeps its report's path in its suite directory.
+  const fresh = (await collectTableRuns(suiteDir, summary, needed)).filter((run) => run.status === 'passed' || run.status === 'failed');
   const runsFile = path.join(toDir, 'runs.json');
   const byKey = new Map((await readPublished(runsFile)).map((run) => [runKey(run), run]));
   const before = byKey.size;

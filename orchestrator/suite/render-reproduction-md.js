@@ -5,6 +5,7 @@ import { escapeMarkdown, formatDifference } from '../report/format.js';
 import { REPRODUCTIONS, buildReproduction, columnKey, tableScenarios } from '../lib/scenario/reproductions.js';
 import { commonMediaSource } from './reproduction-runs.js';
 import { format, metricInfo, shown } from './render-reproduction.js';
+import { HOST_RULE, gradeFigure, gradePhrase } from '../lib/scenario/reproductions/host-bound.js';
 
 /** @typedef {import('./reproduction-runs.js').TableRun} TableRun */
 
@@ -37,18 +38,35 @@ function renderCell(c, causeNumbers) {
 }
 
 /**
+ * The row's heading: its runs, the figures marked host-limited, how far the host could have moved each graded figure
+ * (lib/scenario/reproductions/host-bound.js; figures whose grades read alike in one clause), and the runs whose relay
+ * fell behind or, in older records without evidence, that the suite flagged CPU-limited.
  * @param {ReturnType<typeof buildReproduction>['rows'][number]} row
  * @param {TableRun[]} runs the row's runs
+ * @param {import('../lib/scenario/reproductions.js').Reproduction} table
  */
-function rowHeading(row, runs) {
-  const flagged = runs.filter((run) => run.hostLimited || run.emulatorBehind);
+function rowHeading(row, runs, table) {
   const cited = runs.map((run) => `${run.repetition}${run.status === 'passed' ? '' : ` (${escapeMarkdown(run.status)})`}`).join(', ');
-  // Which runs and why: a CPU-limited host and a relay that fell behind call for different remedies.
-  const cpu = flagged.filter((r) => r.hostLimited).map((r) => String(r.repetition));
-  const relay = flagged.filter((r) => r.emulatorBehind).map(behindNote);
-  const why = [cpu.length ? `CPU-limited: ${cpu.join(', ')}` : '', relay.length ? `relay fell behind: ${relay.join(', ')}` : ''].filter(Boolean);
+  const passed = runs.filter((run) => run.status === 'passed');
+  const grades = row.cells.flatMap((c, i) => {
+    // A ratio of two rows' medians is not graded (HOST_RULE).
+    const grade = c.key.startsWith('×') ? null : gradeFigure(c.path, c.ours, passed);
+    return grade ? [{ grade, label: table.columns[i].heading }] : [];
+  });
+  const marked = grades.filter(({ grade }) => grade.hostLimited);
+  /** @type {Map<string, string[]>} the figures by how their grade reads */
+  const byPhrase = new Map();
+  for (const { grade, label } of grades) byPhrase.set(gradePhrase(grade), [...(byPhrase.get(gradePhrase(grade)) ?? []), label]);
+  const graded = [...byPhrase].map(([phrase, labels]) => `${labels.join(', ')}: ${phrase}`);
+  const relay = runs.filter((r) => r.emulatorBehind).map(behindNote);
+  const flagged = runs.filter((r) => r.hostLimited && !r.hostEvidence).map((r) => String(r.repetition));
+  const notes = [
+    ...graded,
+    relay.length ? `relay fell behind: ${relay.join(', ')}` : '', flagged.length ? `suite's CPU flag (older records): ${flagged.join(', ')}` : '',
+  ].filter(Boolean);
   return `${row.label} \`${row.scenario}\` — runs ${cited || 'none yet'}: ${row.passedRuns}/${runs.length} passed`
-    + (flagged.length ? ` · **host-limited in ${flagged.length}** (${why.join('; ')})` : '');
+    + (marked.length ? ` · **host-limited: ${marked.map(({ label }) => label).join(', ')}**` : '')
+    + (notes.length ? ` · ${notes.join('; ')}` : '');
 }
 
 /**
@@ -62,6 +80,16 @@ function behindNote(run) {
   const late = Number.isFinite(behind.lateMaxMs) ? `, latest ${formatMs(Number(behind.lateMaxMs))} ms` : '';
   const stalls = Number(behind.hostStallSeconds) > 0 ? `; the host did not run it in ${Number(behind.hostStallSeconds)}` : '';
   return `${run.repetition} (${behind.seconds} of ${behind.measuredSeconds} s${late}${stalls})`;
+}
+
+/**
+ * A run's commit and whether its checkout had uncommitted changes; "unknown" for what an older record did not keep.
+ * @param {TableRun} run
+ */
+function commitOf(run) {
+  const commit = typeof run.commit === 'string' ? run.commit.slice(0, 12) : 'commit unknown';
+  const tree = run.treeDirty === true ? 'with uncommitted changes' : run.treeDirty === false ? 'clean' : 'tree state unknown';
+  return `${commit} (${tree})`;
 }
 
 /** @param {number} ms */
@@ -91,7 +119,7 @@ function renderTable(table, runs, references) {
     ...reproduction.rows.map((row) => {
       const verdict = row.verdict ? [`${row.verdict.verdict} (expected: ${row.verdict.expected ?? 'see the scenario file'})`] : [];
       const cells = [...row.cells.map((c) => renderCell(c, causeNumbers)), ...verdict];
-      return `| ${cell(rowHeading(row, mine.filter((run) => run.scenario === row.scenario)))} | ${cells.map(cell).join(' | ')} |`;
+      return `| ${cell(rowHeading(row, mine.filter((run) => run.scenario === row.scenario), table))} | ${cells.map(cell).join(' | ')} |`;
     }),
     '',
     ...(reproduction.causes.length ? ['Known causes of deviation:', '', ...reproduction.causes.map((c, i) => `${i + 1}. ${c.text}`), ''] : []),
@@ -106,7 +134,7 @@ function renderTable(table, runs, references) {
  */
 export function renderReproductionMarkdown({ runs, references, planned }) {
   const dates = runs.map((run) => run.startedAt).filter(/** @returns {s is string} */ (s) => typeof s === 'string').sort();
-  const commits = distinct(runs.map((run) => (typeof run.commit === 'string' ? run.commit.slice(0, 12) : 'not recorded')));
+  const commits = counted(runs.map(commitOf));
   const header = [
     '# Reproduction of the published tables, measured here', '',
     'Generated by `npm run reproduce -- --all --out <dir> --publish docs/reproduction` from the runs in',
@@ -116,12 +144,12 @@ export function renderReproductionMarkdown({ runs, references, planned }) {
     `- Runs: ${runs.length} of the ${planned} planned (two-party rows 3 times, the rest once, at full length)`
       + `${runs.length < planned ? '; **in progress**: rows without runs show —' : ''}`,
     `- Dates: ${dates.length ? `${escapeMarkdown(dates[0].slice(0, 10))} to ${escapeMarkdown(dates[dates.length - 1].slice(0, 10))}` : '—'}`,
-    `- Commits: ${commits}`,
+    `- Commits (the checkout each run was made from): ${commits}`,
     `- Browsers: ${distinct(runs.map((run) => run.browser ?? ''))}`,
     `- Network emulator (the relay's packet path): ${counted(runs.map((run) => run.emulator ?? 'not recorded'))}`,
     `- Host: ${distinct(runs.map((run) => (run.cpus ? `${run.cpus} CPUs` : '')))}; video ${distinct(runs.map((run) => run.video ?? ''))}`,
-    '- A row marked **host-limited** had runs whose host or encoders were CPU-limited (a constrained device the scenario',
-    '  slows on purpose does not count), or whose relay fell behind: those figures measure this machine as much as the network.', '',
+    '', '**How far this host could have moved a figure** (derivation: [docs/reproductions.md](../reproductions.md)):', '',
+    ...HOST_RULE.map((rule) => `- ${rule}`), '',
   ];
   return [...header, ...REPRODUCTIONS.map((table) => renderTable(table, runs, references))].join('\n');
 }

@@ -1,21 +1,30 @@
 // The runs a suite directory holds for the published tables: per run, the few numbers a table takes
 // (lib/scenario/reproductions.js reproductionValues) and what the run was made with. Read one result.json at a time:
 // a nightly has 100+ results of a few MB each.
+import path from 'node:path';
 import { loadResult } from '../report/write.js';
 import { reproductionValues } from '../lib/scenario/reproductions.js';
 import { listScenarios, loadScenario } from '../lib/scenario/scenario-file.js';
 import { hostLimitedOf } from './summary.js';
 import { runFile } from '../lib/input/run-file.js';
+import { hostEvidenceOf } from '../lib/scenario/reproductions/host-evidence.js';
 
 /**
  * @typedef {import('../lib/scenario/reproductions.js').ReproductionRun & {
  *   startedAt: string|null, commit: string|null, browser: string|null, video: string|null, cpus: number|null,
  *   mediaSource: string, emulator: string|null, hostLimited: boolean, emulatorBehind: boolean,
- *   behindSeconds?: { seconds: number, measuredSeconds: number, lateMaxMs: number|null, hostStallSeconds?: number|null }|null }} TableRun
+ *   behindSeconds?: { seconds: number, measuredSeconds: number, lateMaxMs: number|null, hostStallSeconds?: number|null }|null,
+ *   hostEvidence?: import('../lib/scenario/reproductions/host-evidence.js').HostEvidence|null, treeDirty?: boolean|null,
+ *   suiteDir?: string|null }} TableRun
  *   emulator: the network emulator and, for the relay, its packet path ("relay (native)");
  *   hostLimited: the run's host, or an encoder the scenario does not constrain, was CPU-limited (the suite's verdict);
  *   emulatorBehind: its relay fell behind;
- *   behindSeconds: in how many of the call's seconds, and its latest datagram (absent from runs published before it)
+ *   behindSeconds: in how many of the call's seconds, and its latest datagram (absent from runs published before it; 0
+ *   seconds where measured and none fell behind since 2026-11-29);
+ *   hostEvidence: what the page's graded host verdicts are computed from (lib/scenario/reproductions/host-evidence.js;
+ *   absent from runs published before it, null for a result without a measurement window);
+ *   treeDirty: the checkout had uncommitted changes when the run started (null: unknown; absent from older runs);
+ *   suiteDir: the suite directory the run's report is in (report is relative to it; absent from older runs)
  */
 
 /**
@@ -48,6 +57,9 @@ export async function collectTableRuns(suiteDir, summary, needed) {
       // From the result, not the suite's summary.json: a summary written before hostLimited counted a constrained device too.
       hostLimited: result ? hostLimitedOf(result) : run.cpuLimited === true, emulatorBehind: run.emulatorBehind === true,
       behindSeconds: behindSecondsOf(result),
+      hostEvidence: result ? hostEvidenceOf(result) : null,
+      treeDirty: typeof env.treeDirty === 'boolean' ? env.treeDirty : null,
+      suiteDir: path.resolve(suiteDir),
     });
   }
   return runs;
@@ -57,13 +69,15 @@ export async function collectTableRuns(suiteDir, summary, needed) {
 const text = (value) => (typeof value === 'string' ? value : null);
 
 /**
- * How much the relay fell behind: one late datagram in 300 s and a minute of late ones are both "fell behind".
+ * How much the relay fell behind: one late datagram in 300 s and a minute of late ones are both "fell behind". Seconds
+ * 0 where the relay measured itself and never fell behind; null where it did not measure (runs published before
+ * 2026-11-29 have null for both).
  * @param {import('../report/result-file.js').ReportResult|null} result
  * @returns {TableRun['behindSeconds']}
  */
 function behindSecondsOf(result) {
   const behind = result?.summary?.emulatorBehind;
-  if (!behind?.behind) return null;
+  if (!behind) return null;
   const { seconds, measuredSeconds, lateMaxMs } = behind;
   return { seconds, measuredSeconds, lateMaxMs, hostStallSeconds: behind.hostStallSeconds ?? null };
 }

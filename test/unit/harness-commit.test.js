@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { harnessCommit } from '../../orchestrator/lib/system/harness-commit.js';
+import { harnessCommit, harnessTreeDirty } from '../../orchestrator/lib/system/harness-commit.js';
 import { REPO_ROOT } from '../../orchestrator/lib/system/paths.js';
 
 const A = 'a'.repeat(40);
@@ -41,4 +42,17 @@ test('null, not a guess, outside a checkout or on a ref that is missing, malform
 
 test('this repository\'s own checkout has one', () => {
   assert.match(String(harnessCommit(REPO_ROOT)), /^[0-9a-f]{40}$/);
+});
+
+test('the tree state: clean, then with an uncommitted file, and null outside a checkout', () => {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'wtb-tree-'));
+  assert.equal(harnessTreeDirty(root), null, 'no checkout');
+  const git = (/** @type {string[]} */ ...args) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: root, stdio: 'ignore' });
+  git('init', '-q');
+  writeFileSync(path.join(root, 'a.txt'), 'a');
+  git('add', 'a.txt');
+  git('commit', '-q', '-m', 'a');
+  assert.equal(harnessTreeDirty(root), false);
+  writeFileSync(path.join(root, 'a.txt'), 'changed');
+  assert.equal(harnessTreeDirty(root), true);
 });

@@ -78,5 +78,6 @@ test('hostile result.json: a browser string cannot add a link, an image, HTML or
   const browsers = readme.split('\n').find((line) => line.startsWith('- Browsers: ')) ?? '';
   assert.match(browsers, /^- Browsers: chromium 1 \\\[x\\\]\(https:\/\/evil\.example\) \\!\\\[i\\\]/);
   assert.doesNotMatch(readme, /[^\\]\]\(https|[^\\]<img|^# Owned/m);
-  assert.match(readme, /^- Commits: not recorded$/m, 'a commit that is not text is not recorded');
+  assert.match(readme, /^- Commits \(the checkout each run was made from\): commit unknown \(tree state unknown\) in 1 run$/m,
+    'a commit that is not text is not recorded');
 });

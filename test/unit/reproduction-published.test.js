@@ -68,6 +68,73 @@ test('every figure on the committed page is the median of the passed runs its ro
   assert.ok(checked > 0, 'the page shows at least one measured figure');
 });
 
+/** A quantile of values as the page takes it (linear between ranks). @param {number[]} values @param {number} p */
+function quantile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = p * (sorted.length - 1);
+  return sorted[Math.floor(rank)] + (sorted[Math.ceil(rank)] - sorted[Math.floor(rank)]) * (rank - Math.floor(rank));
+}
+
+/**
+ * How far the host could have moved one run's figure, by docs/reproductions.md's rule, read from the record alone;
+ * null when the record did not measure it, undefined for a figure the rule does not grade.
+ * @param {any} run @param {string} key
+ */
+function hostBound(run, key) {
+  const crossings = /** @type {Record<string, number>} */ ({ rttMs: 2, 'bottleneck.queueDelayMs': 1 })[key];
+  if (crossings) {
+    const relay = run.hostEvidence?.relay;
+    if (relay) {
+      const sum = relay.lateByMs
+        .reduce((/** @type {number} */ a, /** @type {any} */ b) => a + b.seconds * Math.min(b.upToMs, relay.lateMaxMs), 0);
+      return relay.lateS ? Math.min(crossings * 3 * sum / (relay.windowS[1] - relay.windowS[0]), crossings * relay.lateMaxMs) : 0;
+    }
+    const old = run.behindSeconds;
+    if (old?.seconds === 0) return 0;
+    if (old) return Math.min(crossings * 3 * old.seconds * old.lateMaxMs / old.measuredSeconds, crossings * old.lateMaxMs);
+    return run.emulatorBehind === false && /\((native|dgram)\)$/.test(run.emulator ?? '') ? 0 : null;
+  }
+  const cpuFigures = ['video.recvKbps', 'video.recvWidth', 'video.recvHeight', 'video.recvFps', 'peerTotals.uplinkKbps',
+    'peerTotals.downlinkKbps', 'flowKbps.call:fwd'];
+  if (!cpuFigures.includes(key)) return undefined;
+  const cpu = run.hostEvidence?.cpu;
+  if (!cpu) return null;
+  const shares = Object.values(cpu.peers).filter((/** @type {any} */ p) => !p.byDesign)
+    .map((/** @type {any} */ p) => p.limitedS / p.measuredS);
+  return Math.max(0, cpu.saturatedShare ?? 0, ...shares);
+}
+
+test('a row is marked host-limited for exactly the figures whose bound from runs.json exceeds their spread', () => {
+  const columnsOf = new Map(REPRODUCTIONS.map((t) => [t.citation, t.columns]));
+  let table = '';
+  let checked = 0;
+  let marked = 0;
+  for (const line of readme.split('\n')) {
+    if (line.startsWith('## ')) table = line.slice(3).split(':')[0];
+    const row = /^\| [^|]*? `([^`]+)` — runs [^:]*: \d+\/\d+ passed(?: · \*\*host-limited: ([^*]+)\*\*)?/.exec(line);
+    if (!row) continue;
+    const shownMarked = new Set(row[2] ? row[2].split(', ') : []);
+    const passed = published.runs.filter((/** @type {any} */ r) => r.scenario === row[1] && r.status === 'passed');
+    for (const column of columnsOf.get(table) ?? []) {
+      const bounds = passed.map((/** @type {any} */ r) => hostBound(r, column.path));
+      const values = passed.map((/** @type {any} */ r) => r.values[column.path]).filter(Number.isFinite);
+      if (column.ratioToBaseline || bounds.some((b) => b === undefined) || !values.length) {
+        assert.ok(!shownMarked.has(column.heading), `${table}, ${row[1]}: ${column.heading} is not graded`);
+        continue;
+      }
+      const mid = quantile(values, 0.5);
+      const iqr = quantile(values, 0.75) - quantile(values, 0.25);
+      const delay = column.path === 'rttMs' || column.path === 'bottleneck.queueDelayMs';
+      const spread = delay ? Math.max(iqr, 0.05 * Math.abs(mid)) : mid ? Math.max(iqr / Math.abs(mid), 0.05) : 0.05;
+      const limited = !bounds.includes(null) && Math.max(...bounds.map(Number)) > spread;
+      assert.equal(shownMarked.has(column.heading), limited, `${table}, ${row[1]}: ${column.heading}`);
+      checked += 1;
+      marked += limited ? 1 : 0;
+    }
+  }
+  assert.ok(checked > 0 && marked > 0, 'the page grades figures, and marks some');
+});
+
 test('publishing a chunk adds its finished runs, replaces a re-run one and keeps the others', async () => {
   const suiteDir = mkdtempSync(path.join(os.tmpdir(), 'wtb-publish-suite-'));
   const toDir = mkdtempSync(path.join(os.tmpdir(), 'wtb-publish-to-'));
@@ -75,12 +142,21 @@ test('publishing a chunk adds its finished runs, replaces a re-run one and keeps
     for (const [name, repetition, status, kbps] of runs) {
       const base = makeResult('static');
       const { file, durationS } = loadScenario(name);
-      // The relay's packet path comes from its load rows; a run without them names the emulator alone.
-      const emulatorLoad = name === 'latency-500' ? [{ t: 1, behind: false, packetPath: 'native' }] : undefined;
+      // The relay's packet path comes from its load rows; a run without them names the emulator alone. latency-500's
+      // relay was late in seconds 100 (the host's stall) and 200.
+      const lateMs = (/** @type {number} */ t) => (t === 100 ? 6.25 : t === 200 ? 4 : 0.3);
+      const emulatorLoad = name === 'latency-500'
+        ? Array.from({ length: durationS }, (_, i) => ({
+          t: i + 1, behind: lateMs(i + 1) > 1, lateP99Ms: lateMs(i + 1), lateMaxMs: lateMs(i + 1),
+          timerWakeMaxMs: i + 1 === 100 ? 6 : 0.1, offCpuMaxMs: 0, packetPath: 'native',
+        }))
+        : undefined;
       const result = { ...base, status, scenario: { ...base.scenario, name, file, durationS }, network: { ...base.network, emulatorLoad } };
       // unconstrained's run 2 was CPU-limited (its p0, which the scenario does not constrain).
       if (name === 'unconstrained' && repetition === 2) {
         result.summary.cpuLimitation = { share: 0.5, byPeer: { p0: 0.5 }, limited: true, thresholdShare: 0.2, seconds: [] };
+        result.timeline = result.timeline.map((entry) => (entry.peer === 'p0' && entry.t <= 155
+          ? { ...entry, video: { ...entry.video, qualityLimitationReason: 'cpu' } } : entry));
       }
       // latency-500's relay was late in 2 of its 300 s; unconstrained's run 2 says only that it fell behind (an older result).
       if (name === 'latency-500') {
@@ -107,14 +183,27 @@ test('publishing a chunk adds its finished runs, replaces a re-run one and keeps
   assert.deepEqual(data.runs.map((/** @type {any} */ r) => [r.scenario, r.repetition, Math.round(r.values['video.recvKbps'])]),
     [['unconstrained', 1, 2000], ['unconstrained', 2, 3000], ['latency-500', 1, 500]]);
   const page = readFileSync(path.join(toDir, 'README.md'), 'utf8');
-  assert.match(page, /`unconstrained` — runs 1, 2: 2\/2 passed · \*\*host-limited in 1\*\* \(CPU-limited: 2; relay fell behind: 2\) \| [^|]*\| \*\*2500\*\*/);
-  assert.match(page, /`latency-500` — runs 1: 1\/1 passed · \*\*host-limited in 1\*\* \(relay fell behind: 1 \(2 of 300 s, latest 6\.3 ms; the host did not run it in 1\)\) \|/);
+  // unconstrained's run 2 was CPU-limited in p0's 150 of 300 s: its video figures are host-limited, graded on the page.
+  assert.match(page, /`unconstrained` — runs 1, 2: 2\/2 passed · \*\*host-limited: Video \(kbps\), Avg resolution \(width\), Avg resolution \(height\), FPS\*\* · [^|]*run 2: p0 CPU-limited in 50 % of seconds, share 50 % > spread \d+ %: \*\*host-limited\*\*[^|]*\| [^|]*\| \*\*2500\*\*/);
+  assert.match(page, /`latency-500` — runs 1: 1\/1 passed · \*\*host-limited: RTT \(ms\)\*\* · [^|]*RTT \(ms\): run 1: 2 of \d+ s late by ≤ 6\.3 ms, effect ≤ 0\.2 ms > spread 0\.1 ms: \*\*host-limited\*\*; relay fell behind: 1 \(2 of 300 s, latest 6\.3 ms; the host did not run it in 1\)[^|]* \|/);
+  // Each record keeps its commit's tree state, its report's path and the evidence the page's verdicts are computed from.
+  const record = JSON.parse(readFileSync(path.join(toDir, 'runs.json'), 'utf8')).runs.find((/** @type {any} */ r) => r.scenario === 'latency-500');
+  assert.equal(record.suiteDir, suiteDir);
+  assert.equal(record.hostEvidence.relay.lateS, 2);
+  assert.ok(record.hostEvidence.cpu.peers.p0.measuredS > 0);
   assert.match(page, /^- Network emulator \(the relay's packet path\): relay in 2 runs, relay \(native\) in 1 run$/m);
   // A hand-edited record whose relay figures are not numbers still renders (its run number only).
   const edited = JSON.parse(readFileSync(path.join(toDir, 'runs.json'), 'utf8'));
   edited.runs[2].behindSeconds = { seconds: 'two', measuredSeconds: 300, lateMaxMs: '5', hostStallSeconds: {} };
+  // Likewise its evidence: a relay part that is not numbers is not measured, and a peer's name that is not a name is not shown.
+  edited.runs[2].hostEvidence = { relay: { ...edited.runs[2].hostEvidence.relay, lateByMs: 'many' },
+    cpu: { peers: { '<img src=x>': { limitedS: 300, measuredS: 300, byDesign: false } }, saturatedShare: null } };
   await writeFile(path.join(toDir, 'runs.json'), JSON.stringify(edited));
   await publishReproduction(suiteDir, toDir, { planned: 3 });
+  const editedPage = readFileSync(path.join(toDir, 'README.md'), 'utf8');
+  assert.match(editedPage, /`latency-500` — [^|]*RTT \(ms\): relay lateness not measured/);
+  assert.match(editedPage, /`latency-500` — [^|]*run 1: a peer CPU-limited in 100 % of seconds/);
+  assert.doesNotMatch(editedPage, /<img/);
   await writeFile(path.join(toDir, 'runs.json'), JSON.stringify({ kind: 'something else' }));
   await assert.rejects(publishReproduction(suiteDir, toDir, { planned: 3 }), /not a published reproduction.*restore the file from git/);
 });

@@ -57,7 +57,7 @@ export const HOST_STALL_SLACK_MS = 0.5;
  * The host held the emulator off the CPU about as long as its datagrams were late: idle, its own timer woke that late;
  * busy, its thread did not run for that long within one turn of its loop. @param {LoadEntry} row
  */
-const hostStalled = (row) => {
+export const hostStalled = (row) => {
   const heldMs = [row.timerWakeMaxMs, row.offCpuMaxMs].filter((ms) => typeof ms === 'number');
   return heldMs.length > 0 && typeof row.lateP99Ms === 'number' && Math.max(...heldMs) >= row.lateP99Ms - HOST_STALL_SLACK_MS;
 };

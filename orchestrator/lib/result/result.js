@@ -40,6 +40,7 @@ export const SCHEMA_VERSION = 1;
  * @typedef {object} Environment
  * @property {string} harnessVersion
  * @property {string|null} [commit]  the harness checkout's commit (null outside a git checkout; absent before it was recorded)
+ * @property {boolean|null} [treeDirty]  the checkout had uncommitted changes when the run was described (null: unknown)
  * @property {{ name: string|null, version: string|null, path: string|null, source: string|null }} browser  the run's in one line:
  *   each distinct value over the peers, ' + ' between them ('chromium + firefox-esr')
  * @property {Record<string, PeerBrowser>} browsers  every peer's browser

@@ -1,5 +1,7 @@
 // The commit of the harness checkout a run was made with, read from .git without running git: a figure on a
-// reproduction page names the code that measured it. Null outside a git checkout or on anything unexpected.
+// reproduction page names the code that measured it. Null outside a git checkout or on anything unexpected. Whether
+// the checkout had uncommitted changes asks git itself (harnessTreeDirty).
+import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
@@ -54,4 +56,19 @@ export function harnessCommit(root) {
   const line = packed.split('\n').find((l) => l.endsWith(` ${ref}`));
   const sha = line?.split(' ')[0];
   return sha && SHA.test(sha) ? sha : null;
+}
+
+/**
+ * Whether the checkout had uncommitted changes (tracked or untracked files), so a record can say its commit is not
+ * all that ran. This one question needs git's own index logic; --no-optional-locks keeps it from writing the index.
+ * @param {string} root the checkout's top folder
+ * @returns {boolean|null} null outside a git checkout, without git, or on any failure
+ */
+export function harnessTreeDirty(root) {
+  try {
+    const out = execFileSync('git', ['--no-optional-locks', 'status', '--porcelain'], { cwd: root, timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] });
+    return out.length > 0;
+  } catch {
+    return null;
+  }
 }
