@@ -44,6 +44,8 @@ import {
 /** @typedef {import('../lib/cross/iperf3.js').Iperf3Test} Iperf3Test */
 
 const GUARDIAN_PATH = fileURLToPath(new URL('./guardian.js', import.meta.url));
+// How long a failed device step waits for its bridge's exit to tell whether socat took the device with it.
+const BRIDGE_EXIT_WAIT_MS = 200;
 
 /**
  * @typedef {object} TestOutcome
@@ -228,10 +230,18 @@ async function buildFlow(context, { flow, left, right, server, tests }) {
     bridge.exited.then(({ code, signal, stderr }) => {
       if (!context.closing) context.fail(flow.name, `its TUN bridge (socat, ${side.tun}) exited with ${signal ?? `code ${code}`}: ${stderr.trim() || 'no error output'}`);
     });
-    await run(['ip', 'link', 'set', 'dev', side.tun, 'netns', side.namespace]);
-    await run(['ip', '-n', side.namespace, 'link', 'set', 'dev', 'lo', 'up']);
-    await run(['ip', '-n', side.namespace, 'addr', 'add', `${side.address}/30`, 'dev', side.tun]);
-    await run(['ip', '-n', side.namespace, 'link', 'set', 'dev', side.tun, 'mtu', String(TUN_MTU), 'up']);
+    try {
+      await run(['ip', 'link', 'set', 'dev', side.tun, 'netns', side.namespace]);
+      await run(['ip', '-n', side.namespace, 'link', 'set', 'dev', 'lo', 'up']);
+      await run(['ip', '-n', side.namespace, 'addr', 'add', `${side.address}/30`, 'dev', side.tun]);
+      await run(['ip', '-n', side.namespace, 'link', 'set', 'dev', side.tun, 'mtu', String(TUN_MTU), 'up']);
+    } catch (error) {
+      // A TUN vanishes with the socat that holds it: its exit, not the missing device, is the cause to report.
+      const exit = await Promise.race([bridge.exited, sleep(BRIDGE_EXIT_WAIT_MS).then(() => null)]);
+      if (!exit) throw error;
+      throw new EnvironmentError(`kernel flow "${flow.name}": its TUN bridge (socat, ${side.tun}) exited with ${exit.signal ?? `code ${exit.code}`} `
+        + `while its device was set up: ${exit.stderr.trim() || 'no error output'}. Command: ${bridge.cmd}`);
+    }
   }
   for (const test of tests) {
     const file = path.join(dir, `${flow.name}-${test.index}.server.json`);
