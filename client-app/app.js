@@ -109,12 +109,18 @@ const localMedia = captureLocalMedia({ mediaElementUrl, videoConstraints }).then
   const local = /** @type {HTMLVideoElement} */ (element('local'));
   if (source || readsCameraFromTrack()) local.hidden = true; else local.srcObject = stream;
   viewer.watchCamera(stream.getVideoTracks()[0], source ?? local);
+  const microphone = stream.getAudioTracks()[0];
+  if (microphone) lipSync?.then((sync) => sync.watch(microphone, 'local')).catch(reportError);
   return stream;
 });
 const audioRecorder = params.get('audioQuality') === null ? null : import('./audio-recorder.js').then((m) => m.createAudioRecorder());
+/** The lip-sync marks' tone onsets in what this page plays and captures, when the run measures lip sync (URL: the tone's Hz). */
+const lipSync = params.get('lipSync') === null ? null : import('./lip-sync.js').then((m) => m.createLipSync(Number(params.get('lipSync'))));
+/** A remote's audio track: recorded, heard for lip sync, as the run asks. @param {MediaStreamTrack} track @param {string} remote */
+const recordAudio = (track, remote) => [audioRecorder, lipSync].forEach((on) => on?.then((l) => l.watch(track, remote)).catch(reportError));
 // Diagnostics hook for tests and --headful debugging (e.g. evaluating other stats libraries against ours); the
-// orchestrator drains `viewer` and `audio` (what the page plays out, recorded only when the run scores it).
-/** @type {any} */ (window).testbed = { connections, viewer, audio: audioRecorder }; // any: a property the page adds to window for tests
+// orchestrator drains `viewer`, `audio` (what the page plays out, recorded only when the run scores it) and `lipSync`.
+/** @type {any} */ (window).testbed = { connections, viewer, audio: audioRecorder, lipSync }; // any: the page's own property, for tests
 /** @type {{ stop: () => void }|undefined} the 1 s sampler, once the call started */
 let sampling;
 /** @type {Awaited<ReturnType<typeof import('./livekit-session.js').joinLivekit>>|undefined} its LiveKit room (sfuProtocol livekit) */
@@ -143,7 +149,7 @@ function connectionTo(remote) {
     if (pc.connectionState === 'connected') codecNotes.watch(remote, pc, () => sampling !== undefined);
   };
   pc.ontrack = ({ track, streams }) => {
-    if (track.kind === 'audio') audioRecorder?.then((recorder) => recorder.watch(track, remote)).catch(reportError);
+    if (track.kind === 'audio') recordAudio(track, remote);
     if (track.kind !== 'video') return;
     // A remote track is unmuted when its first RTP packet arrives.
     track.addEventListener('unmute', () => report('first-rtp', { remote }), { once: true });
@@ -256,7 +262,7 @@ const handlers = {
       // Loaded only here: livekit-client is served in LiveKit runs alone.
       const { joinLivekit } = await import('./livekit-session.js');
       steering.install();
-      const hooks = { sfu, report, watchVideo: viewer.watch };
+      const hooks = { sfu, report, watchVideo: viewer.watch, watchAudio: recordAudio };
       livekit = await joinLivekit({ url: required('sfuUrl'), token: sfuToken ?? '' }, await localMedia, hooks, publish);
       return;
     }

@@ -19,6 +19,7 @@ const LIVEKIT_RIDS = ['q', 'h', 'f'];
  * @property {string} sfu       the SFU node's name, the `remote` of what this page publishes
  * @property {(type: string, data?: object, epochMs?: number) => void} report  a page event to the orchestrator
  * @property {(video: HTMLVideoElement, remote: string) => void} watchVideo    a remote's video shown (the viewer reads it)
+ * @property {(track: MediaStreamTrack, remote: string) => void} watchAudio    a remote's audio track (recorded when the run scores audio)
  * @property {(remote: string, video: HTMLVideoElement) => void} [onRemoteVideo]
  */
 
@@ -29,7 +30,7 @@ const LIVEKIT_RIDS = ['q', 'h', 'f'];
  *   orchestrator validated it against the SFU's declared support); null: one encoding, the browser's codec
  */
 export async function joinLivekit(config, stream, hooks, publish) {
-  const { sfu, report, watchVideo } = hooks;
+  const { sfu, report, watchVideo, watchAudio } = hooks;
   // Layers are the server's choice from each subscriber's bandwidth (its stream allocator); the page's element size
   // means nothing headless, so adaptive stream is off. Dynacast pauses layers nobody receives, as in production.
   const room = new Room({ adaptiveStream: false, dynacast: true });
@@ -44,6 +45,7 @@ export async function joinLivekit(config, stream, hooks, publish) {
       entry.connected = true;
       report('connection-state', { remote, state: 'connected' });
     }
+    if (track.kind === Track.Kind.Audio) watchAudio(track.mediaStreamTrack, remote);
     if (track.kind !== Track.Kind.Video) return;
     const video = /** @type {HTMLVideoElement} */ (track.attach());
     Object.assign(video, { autoplay: true, muted: true, playsInline: true });

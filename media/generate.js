@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -14,6 +14,8 @@ import { FRAME_CODE_VERSION } from '../client-app/frame-code.js';
 import { EnvironmentError, InputError, errorCode, errorMessage, errorProperty } from '../orchestrator/lib/system/errors.js';
 import { DEFAULT_PRESET, PRESETS } from '../orchestrator/lib/media/media-presets.js';
 import { hasFrameCode, markY4mStream, readY4mLayout } from './y4m.js';
+import { MARK_PARAMETERS, markedAudio } from '../orchestrator/lib/audio/lip-sync-marks.js';
+import { readWavPcm, wavFile } from '../orchestrator/lib/audio/audio-windows.js';
 
 export const CACHE_DIR = fileURLToPath(new URL('./cache/', import.meta.url));
 const LOOP_S = 10;
@@ -141,6 +143,21 @@ export async function markY4mFile(input, output = input.replace(/(\.y4m)?$/, '.m
 }
 
 /**
+ * The audio loop: the speech, or with lip-sync marks (lib/audio/lip-sync-marks.js) the speech marked, its audio
+ * `audioDelayMs` late against the video. The marked file is keyed by the speech file, the marks' parameters and the delay.
+ * @param {{ audioDelayMs: number }|null} lipSync
+ */
+async function ensureAudio(lipSync) {
+  const speech = await cached(path.join(CACHE_DIR, `audio-${hashOf(audioArgs('x'))}.wav`), (tmp) => runFfmpeg(audioArgs(tmp)));
+  if (!lipSync) return speech;
+  const key = hashOf({ speech: path.basename(speech), marks: MARK_PARAMETERS, audioDelayMs: lipSync.audioDelayMs });
+  return cached(path.join(CACHE_DIR, `audio-lip-sync-${key}.wav`), async (tmp) => {
+    const { rateHz, samples } = readWavPcm(await readFile(speech));
+    await writeFile(tmp, wavFile(markedAudio(samples, rateHz, lipSync.audioDelayMs), rateHz));
+  });
+}
+
+/**
  * @typedef {{ preset: string|null, video: string, audio: string, width: number, height: number, fps: number,
  *   frames: number, frameCode: boolean }} Media  frames: the video's length (the fake camera loops it);
  *   frameCode: whether its frames carry the frame code (generated media always; a user's file once marked)
@@ -149,10 +166,11 @@ export async function markY4mFile(input, output = input.replace(/(\.y4m)?$/, '.m
 /**
  * The video and audio files for a preset name or a user .y4m path, generating them if needed.
  * @param {string} [video] preset name or path to a .y4m file
+ * @param {{ audioDelayMs: number }|null} [lipSync]  the audio with lip-sync marks (ensureAudio)
  * @returns {Promise<Media>}
  */
-export async function ensureMedia(video = DEFAULT_PRESET) {
-  const audio = await cached(path.join(CACHE_DIR, `audio-${hashOf(audioArgs('x'))}.wav`), (tmp) => runFfmpeg(audioArgs(tmp)));
+export async function ensureMedia(video = DEFAULT_PRESET, lipSync = null) {
+  const audio = await ensureAudio(lipSync);
   if (PRESETS[video]) {
     const preset = PRESETS[video];
     // The frame code's version is part of the key: a new code is a new file, and runs of the old one keep theirs.
@@ -165,6 +183,11 @@ export async function ensureMedia(video = DEFAULT_PRESET) {
   }
   const file = path.resolve(video);
   const { width, height, fps, frames } = await readY4mLayout(file, `--video ${video}`);
+  // The marks are frame codes of the video and tones of the audio: both must loop together.
+  if (lipSync && (frames !== Math.round(LOOP_S * fps) || !await hasFrameCode(file))) {
+    throw new InputError(`--video ${video}: lip sync needs a video of exactly ${LOOP_S} s (${Math.round(LOOP_S * fps)} frames at ${fps} fps, the audio loop's length) `
+      + `carrying the frame code; it has ${frames} frames: use a preset, or cut and mark the video (node media/generate.js --mark)`);
+  }
   return { preset: null, video: file, audio, width, height, fps, frames, frameCode: await hasFrameCode(file) };
 }
 
@@ -189,16 +212,17 @@ export async function ensureCaptureFile(media) {
  * @param {string[]} peers
  * @param {Record<string, string>} [perPeer]  peer → preset, validated by the scenario loader
  * @param {Record<string, MediaSource>} [sources]  peer → how its browser reads the media; default fake-device
+ * @param {{ audioDelayMs: number }|null} [lipSync]  every peer's audio carries the lip-sync marks (ensureAudio)
  * @returns {Promise<Media & { peers: Record<string, PeerMedia> }>}
  * @typedef {'fake-device'|'media-element'} MediaSource
  * @typedef {Media & { source: MediaSource, capture?: string }} PeerMedia
  */
-export async function ensureRunMedia(video, peers, perPeer = {}, sources = {}) {
-  const runMedia = await ensureMedia(video);
+export async function ensureRunMedia(video, peers, perPeer = {}, sources = {}, lipSync = null) {
+  const runMedia = await ensureMedia(video, lipSync);
   /** @type {Map<string, Media>} */
   const byPreset = new Map();
   // One after another: two generations at once would share the audio file's temporary name.
-  for (const preset of new Set(Object.values(perPeer))) byPreset.set(preset, await ensureMedia(preset));
+  for (const preset of new Set(Object.values(perPeer))) byPreset.set(preset, await ensureMedia(preset, lipSync));
   /** @type {Record<string, PeerMedia>} */
   const byPeer = {};
   for (const peer of peers) {

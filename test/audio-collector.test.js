@@ -5,16 +5,24 @@
 import assert from 'node:assert/strict';
 import { readdirSync, statSync } from 'node:fs';
 import { test } from 'node:test';
-import { createAudioCollector } from '../orchestrator/run/audio-collector.js';
+import { createAudioCollector, drainLimits } from '../orchestrator/run/audio-collector.js';
 import { MAX_DRAIN_S, RECORDING_RATE_HZ } from '../orchestrator/run/audio-input.js';
 import { tempDir } from './helpers/cli.js';
 
 /**
- * A page whose drain answers each of `answers` in turn, then null.
+ * A page whose recorder's drain answers each of `answers` in turn (a function is called: it may throw or hang), then
+ * has no recorder. The collector's own in-page function runs on it, as page.evaluate would run it in the page.
  * @param {unknown[]} answers @returns {import('puppeteer').Page}
  */
-// any: a stand-in for a Puppeteer page, with only the evaluate the collector calls.
-const fakePage = (answers) => /** @type {any} */ ({ evaluate: async () => answers.shift() ?? null });
+// any: a stand-in for a Puppeteer page, with only the evaluate the collector calls; and the page's window.
+const fakePage = (answers) => /** @type {any} */ ({
+  evaluate: async (/** @type {(...args: any[]) => unknown} */ inPage, /** @type {any[]} */ ...args) => {
+    const next = answers.shift();
+    const drain = () => (typeof next === 'function' ? next() : next);
+    /** @type {any} */ (globalThis).window = { testbed: { audio: next === undefined ? null : Promise.resolve({ drain }) } };
+    return inPage(...args);
+  },
+});
 const pcm = (seconds) => Buffer.alloc(Math.round(seconds * RECORDING_RATE_HZ) * 2, 1).toString('base64');
 
 test('hostile drains: rejected or capped, files named by the orchestrator inside <runDir>/audio/ only', async () => {
@@ -58,4 +66,45 @@ test('hostile drains: rejected or capped, files named by the orchestrator inside
   assert.equal(gapped.droppedSamples, RECORDING_RATE_HZ / 2);
   await collector.remove();
   assert.deepEqual(readdirSync(runDir), []);
+});
+
+test('drains over the bounds are refused in the page, before DevTools carries them; a throw and a hang are counted', async () => {
+  const runDir = tempDir('wtb-audio-collector-');
+  const now = Date.now();
+  const { maxChars, maxKeys } = drainLimits(1);
+  const stream = (pcmValue) => ({
+    sampleRateHz: RECORDING_RATE_HZ, streams: { p0: { firstSampleEpochMs: now, pcm: pcmValue, droppedSamples: 0 } },
+  });
+  let getterReads = 0;
+  const p1 = fakePage([
+    stream('A'.repeat(maxChars + 4)), // one oversized chunk
+    { sampleRateHz: RECORDING_RATE_HZ, streams: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`p${i}`, null])) }, // too many chunks
+    stream(new Float32Array(48_000)), // samples of the wrong type
+    { sampleRateHz: RECORDING_RATE_HZ, streams: { ['x'.repeat(maxChars + 1)]: null } }, // a key as long as a chunk
+    { get sampleRateHz() { getterReads += 1; throw { limit: 'y'.repeat(10_000) }; }, streams: {} }, // a getter throwing a long reason
+    () => { throw new Error('tampered'); },
+    stream(pcm(1)), // and a good chunk still counts
+    () => new Promise(() => {}), // a drain that never answers
+  ]);
+  const rejections = [];
+  const collector = createAudioCollector({
+    pages: new Map([['p1', p1]]), peers: ['p0', 'p1'], runDir, durationS: 2, startedAtEpochMs: now - 1000, drainTimeoutMs: 200,
+    onRejected: (peer, reason) => rejections.push(reason),
+  });
+  await collector.start();
+  for (let i = 0; i < 8; i += 1) await collector.stop();
+  const expected = [
+    /^audio recorder of p1: drain refused in the page: a string of \d+ characters \(at most \d+/,
+    new RegExp(`^audio recorder of p1: drain refused in the page: an object of more than ${maxKeys} keys$`),
+    /^audio recorder of p1: streams\.p0\.pcm must be base64/, // deeper than a drain's levels: copied as null
+    /^audio recorder of p1: drain refused in the page: a string of \d+ characters/,
+    /^audio recorder of p1: drain refused in the page: it could not be copied$/,
+    /^audio recorder of p1: the drain threw$/,
+    /^audio recorder of p1: the drain has not answered for 0.2 s$/,
+  ];
+  assert.equal(rejections.length, expected.length, rejections.join('\n'));
+  rejections.forEach((reason, i) => assert.match(reason, expected[i]));
+  assert.equal(getterReads, 1, 'the page\'s getter is read once');
+  assert.equal(collector.recordings.get('p1\np0')?.samples, RECORDING_RATE_HZ, 'the good chunk between them is kept');
+  await collector.remove();
 });

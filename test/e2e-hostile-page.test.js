@@ -5,8 +5,9 @@
 // frames dated before the run, a throw and finally a drain that never answers: both runs must write result.json with
 // the other peer's figures intact and what was dropped or rejected counted. In the third its stats samples carry
 // broken per-encoding stats (the simulcast surface): the run fails naming the field, result.json written. In the
-// fourth it sends `steer` requests (the LiveKit candidate surface) broken and where no SFU takes them. About 2.5
-// minutes; run it alone:
+// fourth it sends `steer` requests (the LiveKit candidate surface) broken and where no SFU takes them. In the fifth,
+// with --audio-quality, its audio recorder's drain answers oversized, mistyped, absurdly rated and too many chunks, a
+// throw and finally never: p0's audio score must stand and every refusal be counted. About 3.2 minutes; run it alone:
 //   node --test test/e2e-hostile-page.test.js
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -23,8 +24,9 @@ const DURATION_S = 20;
  * Runs an unconstrained call in which p1's page runs `script` (with `arg`) before its own scripts; returns result.json
  * as read back from disk.
  * @param {(arg: any) => void} script @param {unknown} arg
+ * @param {{ audioQuality?: string }} [options] loadScenario's, over the call's duration and warm-up
  */
-async function runWithHostileP1(script, arg) {
+async function runWithHostileP1(script, arg, options = {}) {
   const launch = puppeteer.launch;
   // Puppeteer's types make launch read-only; the test swaps it for the run.
   const patched = /** @type {{ launch: typeof launch }} */ (puppeteer);
@@ -37,7 +39,7 @@ async function runWithHostileP1(script, arg) {
   };
   try {
     const { resultFile } = await runScenario({
-      scenario: loadScenario('unconstrained', { durationS: DURATION_S, warmupS: 3 }), video: '360p30', outDir: tempDir('wtb-hostile-page-'),
+      scenario: loadScenario('unconstrained', { durationS: DURATION_S, warmupS: 3, ...options }), video: '360p30', outDir: tempDir('wtb-hostile-page-'),
     });
     return JSON.parse(readFileSync(resultFile, 'utf8'));
   } finally {
@@ -99,6 +101,37 @@ function tamperWithDrain() {
           () => { throw new Error('tampered'); },
         ][drains % 4]();
       };
+    },
+  });
+}
+
+/** In p1's page: its audio recorder's drain (the recorder still records) answering garbage, then never. */
+function tamperWithAudioDrain() {
+  let testbed;
+  let drains = 0;
+  const now = () => Date.now();
+  const chunk = (/** @type {object} */ fields) => ({ sampleRateHz: 48000, streams: { p0: { firstSampleEpochMs: now(), pcm: 'AAAA', droppedSamples: 0, ...fields } } });
+  const answers = [
+    () => chunk({ pcm: 'A'.repeat(8 << 20) }), // 8 M characters: about 60 s of audio in one chunk
+    () => ({ sampleRateHz: 1e12, streams: {} }),
+    () => ({ sampleRateHz: '48000', streams: { p0: { firstSampleEpochMs: 'now', pcm: 12, droppedSamples: -1 } } }),
+    () => chunk({ pcm: [1, 2, 3], droppedSamples: 0.5 }),
+    () => ({ sampleRateHz: 48000, streams: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`p${i}`, {}])) }),
+    () => chunk({ firstSampleEpochMs: 1 }),
+    () => chunk({ droppedSamples: 1e12 }),
+    () => { throw new Error('tampered'); },
+  ];
+  Object.defineProperty(window, 'testbed', {
+    get: () => testbed,
+    set(value) {
+      testbed = value;
+      value.audio = value.audio.then(() => ({
+        drain: () => {
+          drains += 1;
+          if (drains > answers.length) return new Promise(() => {}); // and never again: the collector waits for this one
+          return answers[drains - 1]();
+        },
+      }));
     },
   });
 }
@@ -213,4 +246,29 @@ test('a page sending broken steer requests ends the run failed with result.json 
   assert.match(rejects[0], expected[0], rejects.join('\n'));
   assert.ok(rejects.every((reason) => expected.some((pattern) => pattern.test(reason))), rejects.join('\n'));
   assert.ok(result.errors.some((error) => error.peer === 'p1' && /^signaling: /.test(error.message)), JSON.stringify(result.errors));
+});
+
+// The audio drain (issue 39): oversized, mistyped, absurdly rated and too many chunks, a throw and a hang, all from p1.
+test('a page answering its audio drain with garbage leaves result.json written, the other peer\'s audio score intact, each refusal counted', async () => {
+  const result = await runWithHostileP1(tamperWithAudioDrain, null, { audioQuality: 'speech' });
+  assert.equal(result.status, 'passed', JSON.stringify(result.errors));
+  assert.ok(result.audio, 'result.json has no audio section');
+  assert.equal(result.audio.failure, null);
+
+  // p0 heard p1 as in any open call, scored by ViSQOL; nothing of p1's drains was kept.
+  const heard = result.audio.streams.find((/** @type {any} */ s) => s.peer === 'p0' && s.remote === 'p1');
+  assert.ok(heard?.mosLqo?.mean > 4, JSON.stringify(heard));
+  assert.deepEqual(result.audio.streams.filter((/** @type {any} */ s) => s.peer === 'p1'), []);
+  assert.ok(result.timeline.some((/** @type {any} */ e) => e.peer === 'p0' && e.audio?.mosLqo > 4), 'p0\'s seconds carry its score');
+
+  const rejects = result.events.filter((/** @type {any} */ e) => e.type === 'rejected' && e.messageType === 'audio-drain')
+    .map((/** @type {any} */ e) => `${e.peer}: ${e.reason}`);
+  const expected = [
+    /drain refused in the page: a string of 8388608 characters/, /sampleRateHz must be 48000/, /droppedSamples must be an integer/,
+    /drain refused in the page: an object of more than 8 keys/, /firstSampleEpochMs must be epoch milliseconds from/,
+    /the drain threw/, /the drain has not answered for 5 s/,
+  ];
+  for (const pattern of expected) assert.ok(rejects.some((reason) => pattern.test(reason)), `no refusal matching ${pattern} in:\n${rejects.join('\n')}`);
+  assert.ok(rejects.length >= 9, rejects.join('\n'));
+  assert.ok(rejects.every((reason) => reason.startsWith('p1: audio recorder of p1: ')), rejects.join('\n'));
 });

@@ -13,7 +13,7 @@ import { writeIndex, writeRunReport } from '../report/write.js';
 import { MEDIA_SOURCES, loadScenario } from '../lib/scenario/scenario-file.js';
 import { AUDIO_QUALITY_MODES } from '../lib/audio/audio-windows.js';
 import { resolveScenarioOrGroup } from '../lib/scenario/scenario-groups.js';
-import { headlinePaths } from '../lib/result/metric-catalogue.js';
+import { headlinePaths, metricByPath } from '../lib/result/metric-catalogue.js';
 import { referenceValue } from '../lib/scenario/reference.js';
 import { emulatorBehindWarning } from '../lib/devices/cpu-limit.js';
 import { saturatedNodesWarning } from '../lib/devices/node-resources.js';
@@ -48,6 +48,10 @@ export const builder = (yargs) => gridOptions(yargs)
     choices: AUDIO_QUALITY_MODES,
     describe: 'record what each page plays out and score it against the sent audio with ViSQOL in this mode (audio: 48 kHz, speech: 16 kHz); overrides the scenario\'s audioQuality',
   })
+  .option('lip-sync', {
+    type: 'boolean', default: false,
+    describe: 'mark the media with tone bursts at known frames and measure each page\'s audio-video offset (ITU-R BT.1359); on over a scenario without lipSync',
+  })
   .option('codec', { describe: `video codec every connection must use (${CODEC_NAMES.join(', ')}), optionally :scalabilityMode=<mode> and, for h264, :profile=<hex>; overrides the scenario's`, type: 'string' })
   .option('trace-step-ms', { describe: 'netem, dummynet: replay link traces as rate steps this long (default: the scenario\'s network.traceStepMs, else 100)', type: 'number' })
   .option('trace-dir', TRACE_DIR_OPTION)
@@ -67,7 +71,8 @@ const EXIT_CODE = { passed: 0, failed: 4, aborted: 130 };
  * The options `scenario` reads, as yargs parses them (camelCase).
  * @typedef {{ name: string, duration?: number, timeScale: number, warmup?: number, out?: string, force: boolean,
  *   browser: string, browserPath?: string, firefoxPath?: string, video: string, emulator: string, sfu: string, headful: boolean,
- *   mediaSource?: string, audioQuality?: string, codec?: string, publish?: string, traceStepMs?: number, traceDir: string[],
+ *   mediaSource?: string, audioQuality?: string, lipSync: boolean, codec?: string, publish?: string, traceStepMs?: number,
+ *   traceDir: string[],
  *   grid?: string, spread?: boolean, gridSecrets?: string }} ScenarioArgv
  */
 
@@ -104,13 +109,14 @@ function printTraceSteps(traceSteps) {
  */
 function printSummary({ summary, scenario, network, resources }) {
   printTraceSteps(network.traceSteps);
-  const rows = headlinePaths('table');
   /** @type {Record<string, Record<string, Stat>>} */
   const peers = byName(summary.peers);
   /** @type {Record<string, number|null>} */
   const setupMs = byName(summary.setupMs);
   /** @type {Record<string, Stat>} */
   const overall = byName(summary.overall);
+  // An opt-in metric (audio.mosLqo) only when the run measured it.
+  const rows = headlinePaths('table').filter((key) => !metricByPath(key)?.optIn || (overall[key]?.n ?? 0) > 0);
   const columns = [...Object.keys(peers), 'overall'];
   /** @param {string} column */
   const stats = (column) => (column === 'overall' ? overall : peers[column]);
@@ -144,6 +150,7 @@ export async function handler(argv) {
   const scenarios = names.map((name) => loadScenario(name, {
     timeScale: argv.timeScale, durationS: argv.duration, warmupS: argv.warmup, codec, traceStepMs: argv.traceStepMs, traceDirs: dirs,
     mediaSource: argv.mediaSource, publish: publishFlag(argv.publish), audioQuality: argv.audioQuality,
+    lipSync: argv.lipSync,
   }));
   if (argv.publish !== undefined && !scenarios.some((scenario) => scenario.topology === 'sfu')) {
     throw new InputError(`--publish: simulcast and SVC publish to an SFU, and ${argv.name} has no SFU call (topology sfu); drop --publish`);

@@ -30,6 +30,8 @@
  * @property {boolean} traceReplay  replays a capacity trace packet by packet (else as rate steps, whose error is reported)
  * @property {boolean} turn         a TURN server between the peers (a scenario's `turn`): a middle node (sfuHost) that every
  *   peer's packets to it reach across that peer's shaped links
+ * @property {boolean} peerNetwork  a NAT and a firewall per peer (a scenario's `peerNetwork`, lib/network/nat-profile.js),
+ *   on the peer's own kernel path, so every protocol (TCP too) meets them
  */
 
 /**
@@ -41,6 +43,7 @@
  * @property {{ name: string, kind: string }|null} kernelFlow  the first kernel flow, for messages
  * @property {string[]} firefoxPeers
  * @property {string|null} [turn]    the TURN transport the scenario asks for (lib/network/turn.js); null or absent: none
+ * @property {string[]} [peerNetwork]  the peers the scenario's `peerNetwork` puts behind a NAT or firewall; absent: none
  */
 
 /**
@@ -59,6 +62,7 @@
  * @property {RemotePeers} [remotePeers]  peers whose browsers run on other machines (--grid's nodes)
  * @property {string} [guardianLog]     where a guardian logs what it removes after a killed orchestrator
  * @property {boolean} [middleNode]     a middle node (sfuHost) for a server between the peers even in a mesh call (TURN)
+ * @property {import('../lib/network/nat-profile.js').PeerNetworks} [peerNetwork]  the peers' NATs and firewalls (supports.peerNetwork)
  */
 
 /**
@@ -218,10 +222,11 @@
  */
 
 /** The supports fields, in the order messages list them. */
-export const SUPPORT_FIELDS = /** @type {const} */ (['sfu', 'directSfu', 'kernelFlows', 'firefox', 'traceReplay', 'turn']);
+export const SUPPORT_FIELDS = /** @type {const} */ (['sfu', 'directSfu', 'kernelFlows', 'firefox', 'traceReplay', 'turn', 'peerNetwork']);
 
 /**
- * @param {{ name: string, topology?: string, flows?: Array<{ name: string, kind: string }>, turn?: { transport: string }|null }} scenario
+ * @param {{ name: string, topology?: string, flows?: Array<{ name: string, kind: string }>, turn?: { transport: string }|null,
+ *   peerNetwork?: Record<string, unknown> }} scenario
  * @param {Record<string, string>} browserOfPeer  'chromium' | 'firefox' per peer
  * @param {readonly string[]} kernelFlowKinds
  * @param {{ signalsItself: boolean }} [sfu]  the run's SFU's capabilities (sfu/contract.js)
@@ -236,6 +241,7 @@ export function requirementsOf(scenario, browserOfPeer, kernelFlowKinds, sfu = {
     kernelFlow: kernelFlow ? { name: kernelFlow.name, kind: kernelFlow.kind } : null,
     firefoxPeers: Object.keys(browserOfPeer).filter((peer) => browserOfPeer[peer] === 'firefox'),
     turn: scenario.turn?.transport ?? null,
+    peerNetwork: Object.keys(scenario.peerNetwork ?? {}),
   };
 }
 
@@ -263,6 +269,7 @@ export function unsupported(backend, requirements, all) {
     ['directSfu', requirements.directSfu, 'its SFU signals to the pages itself (they steer its candidates through the harness)'],
     ['kernelFlows', requirements.kernelFlow !== null, `scenario ${requirements.scenario} has the kernel flow ${requirements.kernelFlow?.name} (${requirements.kernelFlow?.kind})`],
     ['turn', Boolean(requirements.turn), `scenario ${requirements.scenario} has turn (a TURN server over ${requirements.turn})`],
+    ['peerNetwork', Boolean(requirements.peerNetwork?.length), `scenario ${requirements.scenario} has peerNetwork (a NAT or firewall for ${requirements.peerNetwork?.join(', ')})`],
   ];
   return asks.filter(([field, asked]) => asked && !backend.supports[field])
     .map(([field, , subject]) => `--emulator ${backend.name}: ${subject}, ${backend.why?.[field] ?? `which ${backend.name} cannot emulate`}; use ${others(field) || 'another emulator'}`);

@@ -1,12 +1,13 @@
 // A seeded synthetic history (pure) for the dashboard's screenshot test and bench/history.js: nights × scenarios ×
 // runs with noisy metric values, a planted browser change, a planted slow drift and a planted gate regression.
 import { createRandom, deriveSeed } from '../lib/stats/random.js';
-import { headlinePaths } from '../lib/result/metric-catalogue.js';
+import { headlinePaths, metricByPath } from '../lib/result/metric-catalogue.js';
 
 /** Typical per-run values (a 2-core machine at 360p30), scaled per scenario so the series differ. */
 /** @type {Record<string, number>} */
 const TYPICAL = { 'audio.recvKbps': 32, 'video.recvKbps': 1500, rttMs: 40, lossPct: 1, 'video.recvFps': 28, utilization: 0.8, setupMs: 1500 };
-export const SYNTHETIC_METRICS = [...headlinePaths('compared'), 'utilization', 'setupMs'];
+/** What a nightly without opt-in measurements (--audio-quality) stores of the dashboard's metrics. */
+export const SYNTHETIC_METRICS = [...headlinePaths('compared').filter((path) => !metricByPath(path)?.optIn), 'utilization', 'setupMs'];
 const DAY_MS = 86_400_000;
 
 /**

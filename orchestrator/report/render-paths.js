@@ -1,6 +1,7 @@
 // The run report's "Network path" section (pure HTML): each connection's selected ICE candidate pairs and the seconds
 // each was in use (lib/result/ice-paths.js), so "this call ran over TURN/TLS" is read off the browsers' getStats; and
-// with a TURN server, the turnPath checks. Every value comes from result.json and is escaped; malformed rows are dropped.
+// with a TURN server, the turnPath checks; with peer network profiles (NAT, firewall), each peer's and the networkPath
+// checks. Every value comes from result.json and is escaped; malformed rows are dropped.
 import { isRecord } from '../lib/input/validate.js';
 import { escapeHtml, statusBadge } from './format.js';
 
@@ -26,8 +27,13 @@ export function renderIcePaths(result) {
     : '<p class="empty">No page reported a selected candidate pair.</p>';
   const checkTable = checks.length
     ? `<h3>Path checks</h3><div class="scroll"><table class="summary path-checks"><thead><tr><th scope="col">Check</th><th scope="col">Connection</th><th scope="col">Passed</th><th scope="col">Detail</th></tr></thead><tbody>${checks.join('')}</tbody></table></div>
-<p class="caption"><b>turnPath</b>: every second with a selected pair was relayed at this end, over the scenario's TURN transport; recorded, not the run's status.</p>`
+<p class="caption"><b>turnPath</b>: every second with a selected pair was relayed at this end, over the scenario's TURN transport; <b>networkPath</b>: every second's pair is one the two ends' NATs and firewalls allow; recorded, not the run's status.</p>`
+    : '';
+  const profiles = Object.entries(isRecord(paths.profiles) ? paths.profiles : {}).flatMap(([peer, p]) => (isRecord(p)
+    ? [`<tr data-peer="${cell(peer)}"><th scope="row">${cell(peer)}</th><td>${cell(p.nat)}</td><td>${cell(p.firewall)}</td></tr>`] : []));
+  const profileTable = profiles.length
+    ? `<h3>Peer networks</h3><div class="scroll"><table class="summary compact peer-networks"><thead><tr><th scope="col">Peer</th><th scope="col">NAT</th><th scope="col">Firewall</th></tr></thead><tbody>${profiles.join('')}</tbody></table></div>`
     : '';
   return `<section class="block" id="network-path"><h2>Network path</h2>
-<p>The candidate pair each page's ICE selected (getStats), per connection: <i>relay</i> is a TURN server's relayed address, reached over UDP, TCP or TLS.</p>${table}${checkTable}</section>`;
+<p>The candidate pair each page's ICE selected (getStats), per connection: <i>relay</i> is a TURN server's relayed address, reached over UDP, TCP or TLS.</p>${profileTable}${table}${checkTable}</section>`;
 }

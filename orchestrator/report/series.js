@@ -12,6 +12,7 @@ import { buildPeerSection } from './peer-series.js';
 import { buildViewerSection } from './viewer-series.js';
 import { buildFlowsSection, buildNetworkSection, buildResourcesSection } from './network-series.js';
 import { buildLayersSection } from './layer-series.js';
+import { buildLipSyncSection } from './render-lip-sync.js';
 
 /**
  * @typedef {import('./chart-series.js').ChartData} ChartData
@@ -88,6 +89,8 @@ export function buildRunCharts(result) {
   if (layersSection) sections.unshift(layersSection);
   const viewerSection = buildViewerSection(result, { histories, span, colorOf });
   if (viewerSection.panels.length) sections.unshift(viewerSection);
+  const lipSyncSection = buildLipSyncSection(result, { span, colorOf });
+  if (lipSyncSection) sections.unshift(lipSyncSection);
   const flowsSection = buildFlowsSection(result, histories, span);
   if (flowsSection.panels.length) sections.unshift(flowsSection);
   const networkSection = buildNetworkSection(result, histories, span);

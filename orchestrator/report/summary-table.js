@@ -14,10 +14,12 @@ import { finiteOrNull } from '../lib/stats/statistics.js';
 import { isRecord } from '../lib/input/validate.js';
 
 const RESOLUTION_KEYS = ['video.recvWidth', 'video.recvHeight'];
+/** Table-level metrics every run has (an opt-in one is an extra row: shown when the run has it). */
+const TABLE_KEYS = headlinePaths('table').filter((key) => !metricByPath(key)?.optIn);
 /** Rows of the main table, in the order of J16 table 8-1 (the catalogue's); resolution is one "W × H" row. */
-export const MAIN_ROWS = [...new Set(headlinePaths('table').map((key) => (RESOLUTION_KEYS.includes(key) ? 'resolution' : key)))];
+export const MAIN_ROWS = [...new Set(TABLE_KEYS.map((key) => (RESOLUTION_KEYS.includes(key) ? 'resolution' : key)))];
 /** Further rows shown under the main ones when the run has data for them. */
-export const EXTRA_ROWS = headlinePaths('detail').filter((key) => !headlinePaths('table').includes(key));
+export const EXTRA_ROWS = headlinePaths('detail').filter((key) => !TABLE_KEYS.includes(key));
 
 /**
  * @typedef {ReturnType<typeof import('../lib/stats/statistics.js').describe>} Stat
@@ -144,6 +146,8 @@ export function buildDerived(result) {
   const figures = {
     utilization: stats.utilization, setupMs: stats.setupMs, timeToSteadyS: meanTimeToSteadyS(steady.changes), ...fair,
     cpuLimitation: { harness: harnessCpuLimitation(result.timeline, stats.windowS) },
+    // Paired per mark from the pages' onsets and frame logs, which the timeline does not keep: the summary's.
+    lipSync: result.summary?.lipSync ?? null,
   };
   const peers = Object.keys(stats.peers).sort();
   /** @param {unknown} v */

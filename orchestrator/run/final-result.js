@@ -9,6 +9,7 @@ import { describeEnvironment } from './environment.js';
 import { gridObservations } from './grid-observer.js';
 import { scoreCaptures, vmafAvailability } from './picture-quality.js';
 import { scoreAudio, visqolAvailability } from './audio-quality.js';
+import { lipSyncSection } from '../lib/audio/lip-sync.js';
 import { errorMessage, errorStack } from '../lib/system/errors.js';
 
 /**
@@ -22,7 +23,7 @@ export async function finalResult(call) {
     const viewer = await scoreViewer(call);
     const audio = await scoreAudioQuality(call);
     recorder.finish();
-    return buildResult({ ...resultInput(call, viewer), audio });
+    return buildResult({ ...resultInput(call, viewer), audio, lipSync: lipSyncOf(call) });
   } catch (error) {
     call.log(`error: building result.json failed: ${errorStack(error)}`);
     return unbuiltResult({
@@ -109,6 +110,20 @@ async function scoreViewer(call) {
     unmatchedCaptures: quality.unmatched, droppedCaptures: call.viewer.droppedCaptures,
     vmaf: quality.vmafFailure ? { ...vmaf, available: false, reason: quality.vmafFailure } : vmaf,
   };
+}
+
+/**
+ * Each page's tone onsets paired with the frames it showed, both on that page's clock (a Grid node's clock offset cancels).
+ * @param {import('./call-state.js').Call} call
+ * @returns {import('../lib/audio/lip-sync.js').LipSyncResult|null}
+ */
+function lipSyncOf(call) {
+  const { lipSync, scenario, recorder } = call;
+  if (!lipSync || !scenario.lipSync || recorder.mediaStartEpochMs === null) return null;
+  return lipSyncSection({
+    onsets: lipSync.onsets, batches: call.viewer?.batches ?? [], media: call.media.peers, mediaStartEpochMs: recorder.mediaStartEpochMs,
+    warmupS: scenario.warmupS, durationS: scenario.durationS, audioDelayMs: scenario.lipSync.audioDelayMs, droppedOnsets: lipSync.dropped(),
+  });
 }
 
 /**

@@ -6,6 +6,7 @@ import { allPeerNames } from '../lib/network/topology.js';
 import { hold, sleep } from './call-lifecycle.js';
 import { createViewerCollector } from './viewer-collector.js';
 import { createAudioCollector } from './audio-collector.js';
+import { createLipSyncCollector } from './lip-sync-collector.js';
 import { startLayerChoice } from './layer-controller.js';
 import { errorMessage } from '../lib/system/errors.js';
 import { createLastSampleWatch } from '../lib/result/last-samples.js';
@@ -57,6 +58,15 @@ export async function holdCall(call) {
     call.audio = audio;
     await audio.start();
     hold(call, 'audio collector', () => audio.stop());
+  }
+  if (scenario.lipSync) {
+    const lipSync = createLipSyncCollector({
+      pages: call.pages, peers: allPeerNames(scenario), durationS: scenario.durationS, startedAtEpochMs: call.startedAt.getTime(),
+      onRejected: (peer, reason) => recorder.rejected({ epochMs: Date.now(), peer, messageType: 'lip-sync-drain', reason }),
+    });
+    call.lipSync = lipSync;
+    lipSync.start();
+    hold(call, 'lip-sync collector', () => lipSync.stop());
   }
   const truthTimer = setInterval(() => readTruth(call, emulator).catch((error) => recorder.fail(`reading network truth: ${errorMessage(error)}`)), 1000);
   hold(call, 'truth timer', () => clearInterval(truthTimer));

@@ -7,6 +7,7 @@ import { mainCallHolds } from '../lib/cross/flow-commands.js';
 import { LAUNCH_EVENT } from '../lib/result/setup-breakdown.js';
 import { pageUrl } from '../lib/system/peer-secrets.js';
 import { SFU_NODE, allPeerNames, scenarioPeers } from '../lib/network/topology.js';
+import { TONE_HZ } from '../lib/audio/lip-sync-marks.js';
 import { hold, sleep } from './call-lifecycle.js';
 import { launchPeer } from './browsers.js';
 import { gridWarning, observeGrid } from './grid-observer.js';
@@ -181,8 +182,11 @@ function peerPageUrl(call, peer, viaSfu, secrets) {
     ...(sfuPage && scenario.publish?.[peer] ? { publish: JSON.stringify(pagePublish(scenario.publish[peer])) } : {}),
     ...(scenario.mediaSource !== 'browser' ? { mediaSource: scenario.mediaSource } : {}),
     ...(scenario.audioQuality ? { audioQuality: scenario.audioQuality } : {}),
+    ...(scenario.lipSync ? { lipSync: String(TONE_HZ) } : {}),
     ...(device ? { videoConstraints: JSON.stringify(videoConstraints(device)) } : {}),
     ...(media.source === 'media-element' ? { source: media.source, media: mediaUrlPath(peer) } : {}),
-    ...(call.turn ? { turn: call.turn.url } : {}),
-  }, secret, sfuPage?.token, call.turn?.credential);
+    // The scenario's TURN server; with peer networks, STUN too and ICE free to choose (client-app/ice-config.js).
+    ...(call.turn && scenario.turn ? { turn: call.turn.url } : {}),
+    ...(call.turn && Object.keys(scenario.peerNetwork ?? {}).length ? { stun: call.turn.stunUrl } : {}),
+  }, secret, sfuPage?.token, scenario.turn ? call.turn?.credential : undefined);
 }

@@ -16,6 +16,10 @@ import { createPeerCgroups } from './cgroups.js';
 import { openGridSessions, gridChromiumArgs, gridRemotePeers } from './grid-sessions.js';
 import { launchPeers, mediaUrlPath, waitForConnections, watchConnections } from './peer-launch.js';
 import { startTurnServer } from './turn-server.js';
+import { needsPort443 } from '../lib/network/nat-profile.js';
+
+/** @param {{ peerNetwork?: Record<string, unknown> }} scenario  a scenario read back from an older result has none */
+const hasPeerNetwork = (scenario) => Object.keys(scenario.peerNetwork ?? {}).length > 0;
 
 /** @typedef {import('./call-state.js').Call} Call */
 /** @typedef {import('./call-state.js').LiveCall} LiveCall */
@@ -36,7 +40,8 @@ export async function setUpCall(call) {
   await limitDevices(call, room, clock);
   const { emulator, sfuAddress } = await startEmulator(call, room, clock);
   const sfu = scenario.topology === 'sfu' ? await startSfu(call, emulator, sfuAddress, clock) : null;
-  if (scenario.turn) await startTurn(call, emulator, scenario.turn, clock);
+  // Peers behind a NAT or firewall get the server as their STUN server too, and ICE chooses among the paths left.
+  if (scenario.turn || hasPeerNetwork(scenario)) await startTurn(call, emulator, scenario, clock);
   await startCrossTraffic(call, emulator, room, clock);
   // Only the pages get them (in their URLs' fragments), and the server to check their joins.
   const secrets = call.createSecrets(allPeerNames(scenario));
@@ -82,7 +87,8 @@ async function startEmulator(call, runId, clock) {
   const emulator = await createChosen(chosen, {
     compiled: call.scenario.compiled, durationS: call.scenario.durationS, peers, runId, browserPath: call.executables.chromium?.path,
     clock, log: call.log, sfuAddress, hostAddressPeers: peers.filter((peer) => call.kinds[peer] === 'firefox'),
-    guardianLog: path.join(call.runDir, 'netem-guardian.log'), registerCleanup: holder(call), middleNode: Boolean(call.scenario.turn),
+    guardianLog: path.join(call.runDir, 'netem-guardian.log'), registerCleanup: holder(call),
+    middleNode: Boolean(call.scenario.turn) || hasPeerNetwork(call.scenario), peerNetwork: call.scenario.peerNetwork,
     ...(call.gridOptions ? { remotePeers: gridRemotePeers(call.gridOptions, () => call.grid) } : {}),
   });
   call.emulator = emulator;
@@ -112,14 +118,15 @@ async function startSfu(call, emulator, iceAddress, clock) {
 }
 
 /**
- * The scenario's TURN server (run/turn-server.js) in the emulator's middle namespace, where every peer's packets to it
- * cross that peer's shaped links; its closer is registered before it starts. The emulator's support was checked first.
- * @param {Call} call @param {Emulator} emulator @param {import('../lib/network/turn.js').TurnRequest} turn @param {() => number} clock
+ * The scenario's TURN (or, for its peer networks, STUN) server (run/turn-server.js) in the emulator's middle namespace,
+ * where every peer's packets to it cross that peer's shaped links; its closer is registered before it starts. The
+ * emulator's support was checked first. A tcp-443-only firewall has its TCP or TLS listener on 443.
+ * @param {Call} call @param {Emulator} emulator @param {Call['scenario']} scenario @param {() => number} clock
  */
-async function startTurn(call, emulator, turn, clock) {
+async function startTurn(call, emulator, { turn, peerNetwork }, clock) {
   if (!emulator.sfuHost) throw new Error(`emulator ${emulator.name} placed no middle namespace for the TURN server`);
   call.turn = await startTurnServer({
-    runDir: call.runDir, registerCleanup: holder(call), host: emulator.sfuHost, transport: turn.transport, clock,
+    runDir: call.runDir, registerCleanup: holder(call), host: emulator.sfuHost, transport: turn?.transport ?? 'udp', port443: needsPort443(peerNetwork), clock,
     logCommand: (record) => { call.commands.push(record); call.log(`turnserver: ${record.cmd}`); },
   });
   call.processes.track('turnserver', call.turn.pid);

@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { shellJoin } from '../emulators/script.js';
 import { coturnConfig, turnUrl } from '../lib/network/turn.js';
+import { OPEN_TCP_PORT } from '../lib/network/nat-profile.js';
 import { EnvironmentError } from '../lib/system/errors.js';
 import { makePrivateDir, writeSecretFile } from '../lib/system/files.js';
 import { findExecutable } from '../lib/system/paths.js';
@@ -25,6 +26,7 @@ const RELAY_PORTS = [49_160, 49_400];
 /**
  * @typedef {object} TurnServer
  * @property {string} url          what the pages put in their iceServers (no credential)
+ * @property {string} stunUrl      the same server as a STUN server (its UDP and TCP listener): server-reflexive candidates
  * @property {string} credential   `<username>.<password>`: the pages' URL fragment only
  * @property {{ address: string, port: number, tlsPort: number }} listeners
  * @property {string} certificateSpki  base64 SHA-256 of its throwaway certificate's public key: what Chromium is told to
@@ -40,12 +42,15 @@ const RELAY_PORTS = [49_160, 49_400];
  * @param {import('../emulators/contract.js').RegisterCleanup} options.registerCleanup
  * @param {{ netns: string, address: string }} options.host  the emulator's middle namespace
  * @param {import('../lib/network/turn.js').TurnRequest['transport']} options.transport
+ * @param {boolean} [options.port443]  the transport's TCP or TLS listener on port 443 (a peer's firewall lets only that out)
  * @param {(record: import('../emulators/command-runner.js').CommandRecord) => void} [options.logCommand]
  * @param {() => number} [options.clock]
  * @param {string} [options.searchPath]
  * @returns {Promise<TurnServer>}
  */
-export async function startTurnServer({ runDir, registerCleanup, host, transport, logCommand = () => {}, clock = () => 0, searchPath = process.env.PATH ?? '' }) {
+export async function startTurnServer({
+  runDir, registerCleanup, host, transport, port443 = false, logCommand = () => {}, clock = () => 0, searchPath = process.env.PATH ?? '',
+}) {
   const binary = findExecutable('turnserver', searchPath);
   const openssl = findExecutable('openssl', searchPath);
   if (!binary || !openssl) throw new EnvironmentError(`the run's TURN server needs coturn's turnserver and openssl on PATH; ${INSTALL_HINT}.`);
@@ -58,6 +63,7 @@ export async function startTurnServer({ runDir, registerCleanup, host, transport
   const password = randomBytes(24).toString('hex');
   // A run's namespace is new and holds nothing else, so ports free on the host's loopback are free there too.
   const listeners = { address: host.address, port: await freePort('127.0.0.1'), tlsPort: await freePort('127.0.0.1') };
+  if (port443) listeners[transport === 'tls' ? 'tlsPort' : 'port'] = OPEN_TCP_PORT;
   await writeSecretFile(files.config, coturnConfig({
     ...listeners, minRelayPort: RELAY_PORTS[0], maxRelayPort: RELAY_PORTS[1], username, password, realm: 'webrtc-testbed',
     certFile: files.cert, keyFile: files.key, pidFile: path.join(dir, 'turnserver.pid'), dbFile: path.join(dir, 'turndb'),
@@ -77,7 +83,7 @@ export async function startTurnServer({ runDir, registerCleanup, host, transport
       + `Its log (${files.log}) ends:\n${logTail([files.log]) || '(empty)'}\nThe lines above name the cause; or ${INSTALL_HINT}.`);
   }
   return {
-    url: turnUrl(transport, listeners), credential: `${username}.${password}`, listeners, certificateSpki, logFile: files.log, pid: server.pid,
+    url: turnUrl(transport, listeners), stunUrl: `stun:${listeners.address}:${listeners.port}`, credential: `${username}.${password}`, listeners, certificateSpki, logFile: files.log, pid: server.pid,
     close: server.release,
   };
 }

@@ -4,7 +4,7 @@ import { InputError } from '../lib/system/errors.js';
 import { describeValue, expectNumber, expectObject, expectText } from '../lib/input/validate.js';
 import { cliffsDelta, mannWhitneyU } from '../lib/stats/significance.js';
 import { median } from '../lib/stats/statistics.js';
-import { headlinePaths } from '../lib/result/metric-catalogue.js';
+import { headlinePaths, metricByPath } from '../lib/result/metric-catalogue.js';
 import { MACHINE_CLASS_FIELDS, describeMachineClass, machineClass, sameMachineClass } from '../lib/result/machine-class.js';
 import { KNOWN_METRICS, WORSE_WHEN } from '../lib/result/metric-values.js';
 
@@ -197,7 +197,8 @@ export function compareMetric(metric, baselineValues, currentValues, { alpha, mi
 }
 
 /**
- * Compares a scenario's current per-run values with a baseline scenario entry, metric by metric.
+ * Compares a scenario's current per-run values with a baseline scenario entry, metric by metric. An opt-in metric
+ * (audio.mosLqo: runs with --audio-quality) that neither side measured is left out: not inconclusive, not a check.
  * @param {Record<string, number[]>} currentValues metric -> per-run values of the passed runs
  * @param {{ values: Record<string, number[]> }|undefined} baselineEntry
  * @param {RegressionOptions} options
@@ -205,7 +206,10 @@ export function compareMetric(metric, baselineValues, currentValues, { alpha, mi
  */
 export function compareScenario(currentValues, baselineEntry, options) {
   const baselineValues = baselineEntry?.values ?? {};
-  return options.metrics.map((metric) => compareMetric(metric, baselineValues[metric] ?? [], currentValues[metric] ?? [], options));
+  /** @param {string} metric */
+  const measured = (metric) => !metricByPath(metric)?.optIn || Boolean(baselineValues[metric]?.length || currentValues[metric]?.length);
+  return options.metrics.filter(measured)
+    .map((metric) => compareMetric(metric, baselineValues[metric] ?? [], currentValues[metric] ?? [], options));
 }
 
 /**

@@ -2,7 +2,7 @@
 // the assertions, and each compared metric as dot strips of the baseline's and this suite's runs with their
 // medians. Pure; self-contained (inline SVG, no Chart.js).
 import { percentile } from '../lib/stats/statistics.js';
-import { headlinePaths } from '../lib/result/metric-catalogue.js';
+import { headlinePaths, metricByPath } from '../lib/result/metric-catalogue.js';
 import { renderPage } from '../report/page.js';
 import { escapeHtml, formatNumber, metricInfo, statusBadge } from '../report/format.js';
 import { renderSfuSection } from '../report/render-sfu-comparison.js';
@@ -86,6 +86,8 @@ function renderMetrics(summary, scenario) {
   const rows = summary.regression.metrics.map((metric) => {
     const c = comparisons.get(metric);
     const current = passed.filter((r) => Number.isFinite(r.values[metric])).map((r) => ({ value: r.values[metric], href: r.report, label: `run ${r.repetition}` }));
+    // An opt-in metric no run measured (baseline.js compareScenario left it out): no row.
+    if (!c && !current.length && metricByPath(metric)?.optIn) return '';
     const currentMedian = percentile(current.map((v) => v.value).sort((a, b) => a - b), 50);
     const info = metricInfo(metric);
     const verdict = c ? `<span class="verdict verdict-${c.verdict}" title="${escapeHtml(c.reason)}">${escapeHtml(c.verdict)}</span>` : '—';

@@ -8,7 +8,7 @@ import { renderMarkdown } from '../../orchestrator/suite/markdown.js';
 import { renderSuitePage } from '../../orchestrator/suite/render-suite.js';
 import { buildSuiteSummary } from '../../orchestrator/suite/summary.js';
 import { fakeResult } from '../fixtures/suites/make-suite-result.js';
-import { browserChanges, buildTrends } from '../../orchestrator/history/trends.js';
+import { DASHBOARD_METRICS, browserChanges, buildTrends } from '../../orchestrator/history/trends.js';
 import { nightMetricRows } from '../../orchestrator/history/night-metrics.js';
 import { toCsv } from '../../orchestrator/history/export.js';
 import { MIGRATIONS, SCHEMA_VERSION, pendingMigrations } from '../../orchestrator/history/schema.js';
@@ -136,4 +136,13 @@ test('a stored IQR holds its median when the peers have unequal counts of a spar
   assert.ok(row.median < 98, `the median is the mean of the peers' medians: ${row.median}`);
   assert.ok(row.q1 <= row.median && row.median <= row.q3, `IQR ${row.q1}..${row.q3} around ${row.median}`);
   assert.equal(row.n, 3 + 15);
+});
+
+test('the store keeps a run\'s audio MOS-LQO when it scored audio, and the dashboard draws it; a run without has no row', () => {
+  /** @param {object} result */
+  const rowsOf = (result) => metricRows(/** @type {import('../../orchestrator/report/result-file.js').ReportResult} */ (/** @type {unknown} */ (result)), 'run');
+  const mos = rowsOf(fakeResult({ mosLqo: 4.2 })).find((r) => r.metric === 'audio.mosLqo');
+  assert.ok(mos && mos.median > 4 && mos.median < 4.5 && mos.n === 30, JSON.stringify(mos));
+  assert.equal(rowsOf(fakeResult()).find((r) => r.metric === 'audio.mosLqo'), undefined);
+  assert.ok(DASHBOARD_METRICS.includes('audio.mosLqo'));
 });

@@ -7,6 +7,7 @@ import { flowList, pageFlowRows } from '../../orchestrator/lib/cross/flow-list.j
 import { withWireLoss } from '../../orchestrator/lib/result/loss.js';
 import { viewerSection, withViewer } from '../../orchestrator/lib/viewer/viewer.js';
 import { withMosPerSecond } from '../../orchestrator/lib/audio/audio-windows.js';
+import { summarizeOffsets, withLipSyncPerSecond } from '../../orchestrator/lib/audio/lip-sync.js';
 import {
   HEADLINE_LEVELS, METRICS, METRIC_PATHS as REFERENCE_METRIC_PATHS, RUN_METRIC_PATHS, TIMELINE_METRIC_PATHS, headlinePaths, metricByPath,
   metricsOfList,
@@ -60,8 +61,17 @@ function pageTimeline() {
   const truth = Object.keys(LINKS).flatMap((link) => timeline.map(({ t }) => ({ t, link, packetsIn: 400, dropsLoss: 4, dropsQueue: 2 })));
   // Audio quality (run/audio-quality.js): one scored 20 s window per direction.
   const scored = ['p0', 'p1'].map((peer) => ({ peer, remote: peer === 'p0' ? 'p1' : 'p0', windows: [{ startS: 0, endS: 20, mosLqo: 4.2 }] }));
-  return withMosPerSecond(withViewer(withWireLoss(timeline, truth, ROUTES), viewerFixture().perSecond), scored);
+  const seen = withViewer(withWireLoss(timeline, truth, ROUTES), viewerFixture().perSecond);
+  return withLipSyncPerSecond(withMosPerSecond(seen, scored), LIP_SYNC);
 }
+
+/** Lip sync (lib/audio/lip-sync.js): a mark every 2 s each way, the audio 20-28 ms after its frame. */
+const LIP_SYNC = ['p0', 'p1'].map((peer) => {
+  const marks = [1, 3, 5, 7, 9, 11, 13, 15, 17, 19].map((atS, i) => ({ atS: atS + 0.03, offsetMs: 20 + i, estimated: false }));
+  const counts = { onsets: 10, droppedOnsets: 0, unpaired: 0, expectedMarks: 10 };
+  const received = marks.map((mark) => ({ ...mark, seenMs: mark.offsetMs + 40, captureSkewMs: 40 }));
+  return { peer, remote: peer === 'p0' ? 'p1' : 'p0', ...counts, marks: received, summary: summarizeOffsets(marks), seen: summarizeOffsets(marks) };
+});
 
 /**
  * What the pages' frame readers saw over those 20 s: each peer's camera at 30 fps and the other's frames 80 ms later,
@@ -105,6 +115,10 @@ function pageResult() {
   const summary = summarize({
     timeline, warmupS: 5, durationS: 60, setupMs: { p0: 900, p1: 1100 }, configured, routes: ROUTES, scheduleEvents: SCHEDULE_EVENTS, flows,
   });
+  // The marks of the three 20 s copies: drift needs 20 s of them.
+  const marks = [0, 20, 40].flatMap((shiftS) => LIP_SYNC.flatMap((stream) => stream.marks)
+    .map(({ atS, offsetMs }) => ({ atS: atS + shiftS, offsetMs })));
+  Object.assign(summary, { lipSync: summarizeOffsets(marks) });
   const reference = { source: 'fixture', metrics: Object.fromEntries(REFERENCE_METRIC_PATHS.map((path) => [path, { mean: 1 }])) };
   return {
     schemaVersion: 1, status: 'passed', errors: [], timeline, summary, flows,

@@ -31,6 +31,8 @@ const CATALOG = [
   'trace-step-down', 'trace-outage',
   'cross-browser-firefox',
   'turn-udp', 'turn-tcp', 'turn-tls',
+  'lip-sync', 'lip-sync-audio-300',
+  'udp-blocked', 'symmetric-nat', 'port-restricted-nat', 'full-cone-nat', 'tcp-443-only',
 ];
 
 /** Round-trip time p0 → p1 → p0 as configured at tS. */

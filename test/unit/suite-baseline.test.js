@@ -162,3 +162,17 @@ test('rolling baseline: per scenario the runs of the newest K nights of one mach
   assert.equal(rollBaselines(nights, { machine: { ...runnerClass, cores: 64 } }), null);
   assert.equal(rollBaselines([]), null);
 });
+
+test('an opt-in metric (audio.mosLqo) neither side measured is left out; any other metric without values stays inconclusive', () => {
+  assert.ok(DEFAULT_REGRESSION.metrics.includes('audio.mosLqo'), 'the gate compares MOS-LQO');
+  assert.equal(WORSE_WHEN['audio.mosLqo'], 'lower');
+  const metrics = ['video.recvKbps', 'video.recvFps', 'audio.mosLqo'];
+  const checks = compareScenario({ 'video.recvKbps': base }, { values: { 'video.recvKbps': base } }, { ...options, metrics });
+  assert.deepEqual(checks.map((c) => [c.metric, c.verdict]), [['video.recvKbps', 'unchanged'], ['video.recvFps', 'inconclusive']]);
+  const mos = [4.3, 4.32, 4.28, 4.31, 4.29];
+  const onlyCurrent = compareScenario({ 'audio.mosLqo': mos }, undefined, { ...options, metrics: ['audio.mosLqo'] });
+  const onlyBaseline = compareScenario({}, { values: { 'audio.mosLqo': mos } }, { ...options, metrics: ['audio.mosLqo'] });
+  assert.deepEqual([...onlyCurrent, ...onlyBaseline].map((c) => c.verdict), ['inconclusive', 'inconclusive']);
+  const [dropped] = compareScenario({ 'audio.mosLqo': mos.map((v) => v - 1) }, { values: { 'audio.mosLqo': mos } }, { ...options, metrics: ['audio.mosLqo'] });
+  assert.equal(dropped.verdict, 'regression');
+});

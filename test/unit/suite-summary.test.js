@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { metricByPath } from '../../orchestrator/lib/result/metric-catalogue.js';
 import { parseAssertions } from '../../orchestrator/suite/assertions.js';
 import { DEFAULT_REGRESSION, baselineFromSummary } from '../../orchestrator/suite/baseline.js';
 import { renderJunit } from '../../orchestrator/suite/junit.js';
@@ -25,10 +26,12 @@ const ASSERTIONS = parseAssertions({
 }, 'fixture.json');
 
 /** A summary of `count` unconstrained runs at `videoKbps`, optionally against a baseline. */
-function summaryOf({ count = 5, videoKbps = 1700, statuses = [], baseline = null, interrupted = false, halted = null } = {}) {
+function summaryOf({
+  count = 5, videoKbps = 1700, statuses = [], baseline = null, interrupted = false, halted = null, mosLqo = null,
+} = {}) {
   const runs = Array.from({ length: count }, (_, i) => ({
     scenario: 'unconstrained', repetition: i + 1, dir: `unconstrained/run-${i + 1}`, hasReport: true,
-    result: fakeResult({ videoKbps: videoKbps + i * 7, seed: i + 1, status: statuses[i] ?? 'passed', errors: statuses[i] === 'failed' ? ['page crashed <here> & "there"'] : [] }),
+    result: fakeResult({ videoKbps: videoKbps + i * 7, seed: i + 1, status: statuses[i] ?? 'passed', errors: statuses[i] === 'failed' ? ['page crashed <here> & "there"'] : [], mosLqo }),
   }));
   return buildSuiteSummary({
     suite: { name: 'smoke', description: 'fixture', file: 'smoke.json', emulator: 'relay', video: '360p30' },
@@ -36,6 +39,9 @@ function summaryOf({ count = 5, videoKbps = 1700, statuses = [], baseline = null
     baseline, startedAt: '2026-11-21T02:00:00.000Z', endedAt: '2026-11-21T02:05:00.000Z', interrupted, halted,
   });
 }
+
+/** The compared metrics the fixture's runs measure: all but the opt-in ones (audio.mosLqo), which compareScenario leaves out. */
+const MEASURED = DEFAULT_REGRESSION.metrics.filter((metric) => !metricByPath(metric)?.optIn);
 
 const normal = summaryOf();
 const baseline = { file: 'baselines/smoke.json', data: baselineFromSummary(normal) };
@@ -78,7 +84,7 @@ test('outcomes and exit codes: pass with warnings, failed assertion, regression,
   assert.equal(few.outcome, 'passed');
   assert.ok(few.scenarios[0].regressions.length > 0, 'few.scenarios[0].regressions: nothing to check');
   assert.ok(few.scenarios[0].regressions.every((c) => c.verdict === 'inconclusive'));
-  assert.equal(few.counts.inconclusive, DEFAULT_REGRESSION.metrics.length);
+  assert.equal(few.counts.inconclusive, MEASURED.length);
 });
 
 test('JUnit: one testsuite per scenario; testcases per run, assertion and regression check, with matching counts', () => {
@@ -86,7 +92,7 @@ test('JUnit: one testsuite per scenario; testcases per run, assertion and regres
   const xml = renderJunit(summary);
   assert.match(xml, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="webrtc-testbed suite smoke" /);
   const testcases = xml.match(/<testcase /g).length;
-  assert.equal(testcases, 6 + 3 + DEFAULT_REGRESSION.metrics.length);
+  assert.equal(testcases, 6 + 3 + MEASURED.length);
   // failures: the error-level assertion and the video regression; errors: the crash; skipped: the level-off check.
   assert.match(xml, /<testsuites [^>]*tests="14" failures="2" errors="1" skipped="1"/);
   const failures = Number(/<testsuites [^>]*failures="(\d+)"/.exec(xml)[1]);
@@ -119,10 +125,10 @@ test('Markdown: outcome headline, a row per scenario, the failing checks and the
 test('HTML page: dot strips of baseline and current runs with medians, linking each run\'s report', () => {
   const html = renderSuitePage(summaryOf({ videoKbps: 400, baseline }));
   assert.match(html, /^<!doctype html>/);
-  assert.equal((html.match(/<svg class="strip"/g) ?? []).length, DEFAULT_REGRESSION.metrics.length);
-  assert.equal((html.match(/<circle class="base"/g) ?? []).length, 5 * DEFAULT_REGRESSION.metrics.length);
-  assert.equal((html.match(/<circle class="cur"/g) ?? []).length, 5 * DEFAULT_REGRESSION.metrics.length);
-  assert.ok((html.match(/<line class="med"/g) ?? []).length >= 2 * DEFAULT_REGRESSION.metrics.length - 1);
+  assert.equal((html.match(/<svg class="strip"/g) ?? []).length, MEASURED.length);
+  assert.equal((html.match(/<circle class="base"/g) ?? []).length, 5 * MEASURED.length);
+  assert.equal((html.match(/<circle class="cur"/g) ?? []).length, 5 * MEASURED.length);
+  assert.ok((html.match(/<line class="med"/g) ?? []).length >= 2 * MEASURED.length - 1);
   assert.match(html, /<a href="unconstrained\/run-3\/report\.html"><circle class="cur"/);
   assert.match(html, /<a href="unconstrained\/run-1\/report\.html">report<\/a>/);
   assert.match(html, /<span class="verdict verdict-regression"/);
@@ -130,7 +136,7 @@ test('HTML page: dot strips of baseline and current runs with medians, linking e
   // Without a baseline the strips show this suite's runs only.
   const alone = renderSuitePage(normal);
   assert.equal((alone.match(/<circle class="base"/g) ?? []).length, 0);
-  assert.equal((alone.match(/<circle class="cur"/g) ?? []).length, 5 * DEFAULT_REGRESSION.metrics.length);
+  assert.equal((alone.match(/<circle class="cur"/g) ?? []).length, 5 * MEASURED.length);
 });
 
 test('CPU-limited runs are counted per scenario and named in the Markdown, so a starved host is not read as a regression', () => {
@@ -229,4 +235,35 @@ test('a suite with a group\'s 2-party and n-party calls reports each peer\'s rat
   assert.deepEqual(summary.twoPartyRatios.map((r) => [r.scenario, r.peers, r.twoPartyKbps, r.ratio]), [['mesh-3', 3, 1725, 3451 / 1725]]);
   assert.match(renderMarkdown(summary), /\| mesh \| `mesh-3` \| 3 \| 3451 \| 1725 \| ×2\.00 \|/);
   assert.deepEqual(normal.twoPartyRatios, []);
+});
+
+test('audio MOS-LQO in the gate: a drop fails the suite (higher is better); suites without --audio-quality have no check and no row for it', () => {
+  const mosOf = (/** @type {any} */ summary) => summary.scenarios[0].regressions.find((/** @type {any} */ c) => c.metric === 'audio.mosLqo');
+  const scored = summaryOf({ mosLqo: 4.3 });
+  assert.equal(scored.runs.filter((run) => run.values['audio.mosLqo'] > 4).length, 5, JSON.stringify(scored.runs.map((run) => run.values)));
+  const scoredBaseline = { file: 'baselines/audio.json', data: baselineFromSummary(scored) };
+
+  const worse = summaryOf({ mosLqo: 3.1, baseline: scoredBaseline });
+  assert.equal(mosOf(worse)?.verdict, 'regression', JSON.stringify(mosOf(worse)));
+  assert.equal(mosOf(worse).worseWhen, 'lower');
+  assert.equal(worse.outcome, 'failed');
+  assert.equal(worse.counts.regressions, 1);
+  assert.match(renderJunit(worse), /name="regression audio\.mosLqo \(worse when lower\)"[^>]*><failure /);
+  assert.equal(mosOf(summaryOf({ mosLqo: 4.3, baseline: scoredBaseline }))?.verdict, 'unchanged');
+  assert.equal(mosOf(summaryOf({ mosLqo: 4.9, baseline: { file: 'b.json', data: baselineFromSummary(summaryOf({ mosLqo: 3.1 })) } }))?.verdict, 'improvement');
+
+  // Neither side asked for audio quality: no check, no inconclusive, no strip; the suite passes.
+  const without = summaryOf({ baseline });
+  assert.equal(without.outcome, 'passed');
+  assert.equal(mosOf(without), undefined);
+  assert.equal(without.counts.inconclusive, 0);
+  assert.ok(without.scenarios[0].regressions.length === MEASURED.length && MEASURED.length > 0);
+  assert.doesNotMatch(renderSuitePage(without), /audio\.mosLqo/);
+  assert.doesNotMatch(renderJunit(without), /audio\.mosLqo/);
+  // One side without it (a baseline from before, or the suite stopped asking): inconclusive, shown, never a failure.
+  for (const oneSided of [summaryOf({ mosLqo: 4.3, baseline }), summaryOf({ baseline: scoredBaseline })]) {
+    assert.equal(mosOf(oneSided)?.verdict, 'inconclusive');
+    assert.equal(oneSided.outcome, 'passed');
+    assert.match(renderSuitePage(oneSided), /audio\.mosLqo/);
+  }
 });

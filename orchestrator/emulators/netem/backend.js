@@ -30,7 +30,7 @@ async function createNamespaceEmulator(options) {
 export const netemBackend = {
   name: 'netem',
   summary: 'Linux namespaces, htb/bfifo (+ sch_netem, or nftables loss without it); root only; traces as rate steps',
-  supports: { sfu: true, directSfu: true, kernelFlows: false, firefox: true, traceReplay: false, turn: true },
+  supports: { sfu: true, directSfu: true, kernelFlows: false, firefox: true, traceReplay: false, turn: true, peerNetwork: true },
   why: { kernelFlows: "which crosses the emulated bottleneck through the relay's tunnels only" },
   // The kernel's own qdiscs: `auto` takes them where this host can run the network on them.
   auto: {

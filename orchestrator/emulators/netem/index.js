@@ -15,6 +15,7 @@ import { SFU_NODE } from '../../lib/network/topology.js';
 import { ADDRESS_SECOND_OCTET, chooseAddressBlock, namespaceNodes, planTopology } from './topology.js';
 import { linkTruth } from './truth.js';
 import { forwardIntoNamespace } from './bidi-forward.js';
+import { profileSetupCommands } from './profiles.js';
 import { shortRunId } from '../../lib/system/run-id.js';
 
 /** Runs a command (the browser) inside a namespace: WTB_NETNS, WTB_BROWSER, then the browser's arguments. */
@@ -55,14 +56,16 @@ async function usedAddressBlocks(run) {
 /**
  * @param {{peers: string[], compiled: import('../../lib/network/schedule.js').CompiledNetwork, runId: string,
  *   log?: (message: string) => void, clock?: () => number, browserPath?: string,
- *   capabilities?: import('./capabilities.js').NetemCapabilities, guardianLog?: string, middleNode?: boolean}} options
+ *   capabilities?: import('./capabilities.js').NetemCapabilities, guardianLog?: string, middleNode?: boolean,
+ *   peerNetwork?: import('../../lib/network/nat-profile.js').PeerNetworks}} options
  *   clock: seconds for each command's atS (the orchestrator's media clock); browserPath: the browser
  *   launchSpec wraps; capabilities: skips the probe (tests pretend sch_netem is missing or present); guardianLog: where
  *   the guardian logs what it removes after a killed orchestrator (default: beside the run's owner file); middleNode: a
- *   namespace for a server between the peers (TURN) in a mesh call too
+ *   namespace for a server between the peers (TURN) in a mesh call too; peerNetwork: the peers' NATs and firewalls
+ *   (profiles.js), built in their namespaces after the topology
  */
 export function createNetemEmulator({
-  peers, compiled, runId, log = () => {}, clock, browserPath = '/usr/bin/chromium', capabilities, guardianLog, middleNode = false,
+  peers, compiled, runId, log = () => {}, clock, browserPath = '/usr/bin/chromium', capabilities, guardianLog, middleNode = false, peerNetwork = {},
 }) {
   const { run, begin, commands } = createCommandRunner({ clock });
   /** @type {Array<Awaited<ReturnType<typeof forwardIntoNamespace>>>} Firefox peers' WebDriver BiDi ports */
@@ -101,7 +104,8 @@ export function createNetemEmulator({
     guardian = startGuardian(GUARDIAN_PATH, [plan.id, guardianLog ?? `${ownerFile(plan.id)}.guardian.log`, ownerFile(plan.id)]);
     const block = chooseAddressBlock(shortRunId(runId), await usedAddressBlocks(run));
     plan = planTopology({ runId, peers: nodes, links: linkNames, block });
-    await runSetup(run, plan, compiled.links, netem, () => closing);
+    const commands = [...setupCommands(plan, compiled.links, { netem }), ...profileSetupCommands(plan, peerNetwork)];
+    await runSetup(run, commands, plan, () => closing);
     lastCounters.clear();
     lastApplied.clear();
     log(`netem: ${nodes.length} namespaces (${nodes.join(', ')}) behind ${plan.routerNetns}, ${netem ? 'netem' : 'nftables'} for loss, signaling on ${plan.control.rootAddress}`);
@@ -221,11 +225,10 @@ const changedCommands = (commands, previous) => commands.filter((argv, index) =>
 
 /**
  * Runs set-up's commands one by one; stops once the run is closing, so close() removes what was made.
- * @param {RunCommand} run @param {TopologyPlan} plan @param {Record<string, LinkParams>} links @param {boolean} netem
- * @param {() => boolean} closing
+ * @param {RunCommand} run @param {string[][]} commands @param {TopologyPlan} plan @param {() => boolean} closing
  */
-async function runSetup(run, plan, links, netem, closing) {
-  for (const argv of setupCommands(plan, links, { netem })) {
+async function runSetup(run, commands, plan, closing) {
+  for (const argv of commands) {
     if (closing()) throw new HarnessError(`netem: set-up of ${plan.routerNetns} interrupted; everything it made is being removed`);
     await run(argv);
   }

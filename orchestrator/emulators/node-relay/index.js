@@ -153,13 +153,14 @@ async function createNodeRelayEmulator({ compiled, peers, remotePeers, registerC
 export const nodeRelayBackend = {
   name: 'node-relay',
   summary: '--grid only: the relay every grid-node runs; each peer\'s uplink and downlink shaped on its own machine',
-  supports: { sfu: true, directSfu: false, kernelFlows: false, firefox: false, traceReplay: true, turn: false },
+  supports: { sfu: true, directSfu: false, kernelFlows: false, firefox: false, traceReplay: true, turn: false, peerNetwork: false },
   gridNodes: true,
   why: {
     kernelFlows: 'which has no tunnels on the nodes yet',
     directSfu: "which would need the SFU's own signaling URL reachable from the Grid's nodes (it listens on this host's loopback)",
     firefox: 'which runs Grid peers, and --grid runs Chromium only',
     turn: "which carries only the candidates the harness rewrites: a TURN server's relayed media would bypass its links, unshaped",
+    peerNetwork: "which forwards the rewritten candidates in userspace: a NAT or firewall needs the peer's own kernel path",
   },
   unavailable: async () => 'it runs only with --grid, on the relays of the Grid\'s nodes',
   create: createNodeRelayEmulator,

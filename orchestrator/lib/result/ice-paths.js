@@ -1,6 +1,8 @@
 // The network path each connection took (pure): the candidate pair ICE selected, second by second as each page's
 // getStats reported it (client-app/stats.js selectedPair), folded per connection, and with a scenario's `turn` the
-// check that every second after connection was relayed over the asked transport.
+// check that every second after connection was relayed over the asked transport; with its `peerNetwork` (NATs and
+// firewalls, lib/network/nat-profile.js), the check that every second's pair is one the two ends' profiles allow instead.
+import { forbiddenBy } from '../network/nat-profile.js';
 
 /** A TURN server's relayed address, as RTCIceCandidateType names it. */
 const RELAY_CANDIDATE = 'relay';
@@ -11,8 +13,9 @@ const RELAY_CANDIDATE = 'relay';
  * @typedef {SelectedPair & { label: string, seconds: number, firstT: number, lastT: number }} PathRun  one path and the
  *   seconds it was selected
  * @typedef {{ peer: string, remote: string, paths: PathRun[] }} ConnectionPaths
- * @typedef {{ check: 'turnPath', peer: string, remote: string, passed: boolean, detail: string }} PathCheck
- * @typedef {{ connections: ConnectionPaths[], checks: PathCheck[] }} PathsSection
+ * @typedef {{ check: 'turnPath'|'networkPath', peer: string, remote: string, passed: boolean, detail: string }} PathCheck
+ * @typedef {{ connections: ConnectionPaths[], checks: PathCheck[],
+ *   profiles?: import('../network/nat-profile.js').PeerNetworks }} PathsSection  profiles: as configured, when any
  */
 
 /**
@@ -29,9 +32,10 @@ export function pathLabel(pair) {
  * any: timeline entries as result.json holds them; selectedPair is read field by field
  * @param {Array<Record<string, any>>} timeline
  * @param {{ transport: string }|null} turn  the scenario's
+ * @param {import('../network/nat-profile.js').PeerNetworks} [profiles]  the scenario's peerNetwork
  * @returns {PathsSection}
  */
-export function pathsSection(timeline, turn) {
+export function pathsSection(timeline, turn, profiles = {}) {
   /** @type {Map<string, ConnectionPaths>} */
   const connections = new Map();
   for (const entry of timeline) {
@@ -46,7 +50,31 @@ export function pathsSection(timeline, turn) {
     else connection.paths.push({ ...pair, label, seconds: 1, firstT: entry.t, lastT: entry.t });
   }
   const list = [...connections.values()];
+  if (Object.keys(profiles).length) {
+    const checks = sampledConnections(timeline).map(([peer, remote]) => networkCheck(list, peer, remote, profiles));
+    return { connections: list, checks, profiles };
+  }
   return { connections: list, checks: turn ? turnChecks(timeline, list, turn.transport) : [] };
+}
+
+/** Each connection the pages sampled, [peer, remote]. any: timeline entries, as above @param {Array<Record<string, any>>} timeline */
+const sampledConnections = (timeline) => [...new Set(timeline.map((entry) => `${entry.peer}->${entry.remote}`))].map((key) => key.split('->'));
+
+/**
+ * `networkPath`: every second's selected pair is one the two ends' profiles allow (nat-profile.js forbiddenBy); a
+ * connection that never reported a pair fails.
+ * @param {ConnectionPaths[]} connections @param {string} peer @param {string} remote
+ * @param {import('../network/nat-profile.js').PeerNetworks} profiles
+ * @returns {PathCheck}
+ */
+function networkCheck(connections, peer, remote, profiles) {
+  const paths = connections.find((c) => c.peer === peer && c.remote === remote)?.paths ?? [];
+  const wrong = paths.map((p) => ({ p, why: forbiddenBy(p, profiles[peer], profiles[remote]) })).filter(({ why }) => why !== null);
+  const seconds = paths.reduce((sum, p) => sum + p.seconds, 0);
+  const detail = !paths.length ? 'no second with a selected candidate pair'
+    : wrong.length ? `${wrong.reduce((sum, { p }) => sum + p.seconds, 0)} of ${seconds} s on a path the profiles forbid: ${wrong.map(({ p, why }) => `${p.label} (${why})`).join('; ')}`
+      : `${seconds} of ${seconds} s on a path the profiles allow: ${paths.map((p) => p.label).join('; ')}`;
+  return { check: 'networkPath', peer, remote, passed: paths.length > 0 && !wrong.length, detail };
 }
 
 /**
@@ -57,8 +85,7 @@ export function pathsSection(timeline, turn) {
  * @returns {PathCheck[]}
  */
 function turnChecks(timeline, connections, transport) {
-  const sampled = [...new Set(timeline.map((entry) => `${entry.peer}->${entry.remote}`))].map((key) => key.split('->'));
-  return sampled.map(([peer, remote]) => {
+  return sampledConnections(timeline).map(([peer, remote]) => {
     const paths = connections.find((c) => c.peer === peer && c.remote === remote)?.paths ?? [];
     const wrong = paths.filter((p) => p.localType !== RELAY_CANDIDATE || p.relayProtocol !== transport);
     const seconds = paths.reduce((sum, p) => sum + p.seconds, 0);

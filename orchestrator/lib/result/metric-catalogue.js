@@ -24,6 +24,9 @@ import { fieldOf as field, isRecord } from '../input/validate.js';
  * @property {number} [scale]            shown as value × scale (a fraction in %)
  * @property {(summary: Record<string, unknown>) => unknown} [fromSummary]  per-run metrics: the run's value in result.summary
  *   of any harness version, read field by field as that version wrote it
+ * @property {string} [optIn]            measured only in runs that ask for it (the flag named): a summary table shows it
+ *                                       when the run has it, and a baseline comparison where neither side has a value
+ *                                       leaves it out, so runs without it neither fail nor regress the gate
  * @property {'sender'} [side]           per-second fields a peer fills only while it sends media (lib/scenario/peer-browsers.js);
  *                                       the others need media coming in
  * @property {{ row: number, title: string }} [compare]  a per-peer chart of the compare page (report/render-compare.js)
@@ -105,7 +108,10 @@ const PER_SECOND = [
   { path: 'audio.concealedPct', label: 'Audio samples concealed', unit: '%', decimals: 2, worseWhen: 'higher', headline: 'detail', row: 35, chart: { panel: 'audio-playout', order: 1, line: 'concealed' } },
   { path: 'audio.insertedForDecelerationPct', label: 'Audio samples inserted (playout slowed)', unit: '%', decimals: 2, worseWhen: 'higher', chart: { panel: 'audio-playout', order: 2, line: 'inserted' } },
   { path: 'audio.removedForAccelerationPct', label: 'Audio samples removed (playout sped up)', unit: '%', decimals: 2, worseWhen: 'higher', chart: { panel: 'audio-playout', order: 3, line: 'removed' } },
-  { path: 'audio.mosLqo', label: 'Audio MOS-LQO (ViSQOL)', unit: '', decimals: 2, worseWhen: 'lower', headline: 'detail', row: 34, chart: { panel: 'audio-playout', order: 4, line: 'mos' } },
+  { path: 'audio.mosLqo', label: 'Audio MOS-LQO (ViSQOL)', unit: '', decimals: 2, worseWhen: 'lower', headline: 'compared', row: 34, optIn: '--audio-quality', chart: { panel: 'audio-playout', order: 4, line: 'mos' } },
+  // Lip sync (lib/audio/lip-sync.js; runs with --lip-sync only): a mark's audio onset minus its frame's display, on the
+  // second the frame was shown; positive: the sound after the picture. Worse the later the audio (BT.1359 tolerates less early).
+  { path: 'audio.lipSyncOffsetMs', label: 'Lip sync offset (audio − video)', unit: 'ms', decimals: 0, worseWhen: 'higher', headline: 'detail', row: 36, optIn: '--lip-sync' },
   // A bulk data-channel flow to or from the sample's remote (client-app/stats.js dataMetrics): the page's own byte counts.
   { path: 'data.sentKbps', label: 'Data channel send rate', unit: 'kbps', decimals: null, worseWhen: 'lower' },
   { path: 'data.recvKbps', label: 'Data channel receive rate', unit: 'kbps', decimals: null, worseWhen: 'lower' },
@@ -154,6 +160,15 @@ const PER_RUN = [
     // Mean over the schedule changes after the call start (lib/stats/steady-rate.js).
     path: 'timeToSteadyS', label: 'Time to steady rate', unit: 's', decimals: 1, worseWhen: 'higher',
     fromSummary: (summary) => summary.timeToSteadyS,
+  },
+  {
+    // Lip sync over every received stream's marks in the measurement window (lib/audio/lip-sync.js summarizeOffsets).
+    path: 'lipSyncP95AbsMs', label: 'Lip sync offset, p95 of |audio − video|', unit: 'ms', decimals: 0, worseWhen: 'higher', optIn: '--lip-sync',
+    fromSummary: (summary) => field(summary.lipSync, 'p95AbsMs'),
+  },
+  {
+    path: 'lipSyncDriftMsPerMin', label: 'Lip sync drift (audio − video)', unit: 'ms/min', decimals: 1, worseWhen: 'higher', optIn: '--lip-sync',
+    fromSummary: (summary) => field(summary.lipSync, 'driftMsPerMin'),
   },
   {
     // Mean over the flows' joins and leaves on the bottleneck of the seconds until Jain's index holds >= 0.9 (lib/cross/fairness.js).

@@ -16,6 +16,7 @@ import { nodeResources } from '../devices/node-resources.js';
 import { layersSection } from './layers.js';
 import { pathsSection } from './ice-paths.js';
 import { withMosPerSecond } from '../audio/audio-windows.js';
+import { withLipSyncPerSecond } from '../audio/lip-sync.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -103,14 +104,17 @@ export const SCHEMA_VERSION = 1;
  * @property {{ rows: SfuRow[], unavailable: string|null }|null} sfu  Janus's own view of each leg once a second; null without an SFU
  * @property {ReturnType<typeof layersSection>} [layers]  simulcast/SVC publishers' layers, received layers, switches and
  *   checks (lib/result/layers.js); null without layered publishers
- * @property {import('./ice-paths.js').PathsSection} [paths]  each connection's selected candidate pairs and, with a TURN
- *   server, the turnPath checks (lib/result/ice-paths.js)
+ * @property {import('./ice-paths.js').PathsSection} [paths]  each connection's selected candidate pairs, the peers' network
+ *   profiles, and the turnPath or networkPath checks (lib/result/ice-paths.js)
  * @property {ViewerResult|null} viewer  what the viewers saw (lib/viewer/viewer.js): freezes, captured frames' scores, the cost
  *   of reading the frame codes; null when the run did not collect it
  * @property {import('../audio/audio-windows.js').AudioQuality|null} [audio]  what each page played out, scored by ViSQOL per
  *   window (run/audio-quality.js); null when the run did not record it (scenario.audioQuality)
+ * @property {import('../audio/lip-sync.js').LipSyncResult|null} [lipSync]  each stream's audio-video offset per lip-sync
+ *   mark, its summary and BT.1359 verdict (lib/audio/lip-sync.js); null when the run did not measure it (scenario.lipSync)
  * @property {ReturnType<typeof summarize> & { loss: ReturnType<typeof lossSummary>,
- *   viewer: ViewerSummary|null, emulatorBehind: ReturnType<typeof emulatorBehind> }} summary  loss: wire vs after
+ *   viewer: ViewerSummary|null, emulatorBehind: ReturnType<typeof emulatorBehind>,
+ *   lipSync?: import('../audio/lip-sync.js').OffsetSummary|null }} summary  loss: wire vs after
  *   recovery (lib/result/loss.js); emulatorBehind: the call's seconds in which the emulator fell behind its schedule
  * @typedef {object} EmulatorLoadRow  one second of an emulator's own load, from a backend that measures itself
  *   (Emulator.load in emulators/contract.js: the relay; a kernel qdisc cannot)
@@ -148,8 +152,9 @@ export const SCHEMA_VERSION = 1;
  * @param {RunError[]} input.errors
  * @param {{ compiled: import('../network/schedule.js').CompiledNetwork, durationS: number, warmupS: number, peers: number,
  *   flows?: import('../cross/flows.js').Flow[], network?: { bottleneck?: unknown },
- *   publish?: Record<string, import('../media/publish.js').Publish>, turn?: { transport: string }|null }
- *   & Record<string, unknown>} input.scenario  the resolved scenario, compiled network included
+ *   publish?: Record<string, import('../media/publish.js').Publish>, turn?: { transport: string }|null,
+ *   peerNetwork?: import('../network/nat-profile.js').PeerNetworks } & Record<string, unknown>} input.scenario  the resolved
+ *   scenario, compiled network included
  * @param {Environment} input.environment
  * @param {TimelineEntry[]} input.samples    as the pages sent them (validated at the signaling edge)
  * @param {Array<{ epochMs: number, type: string, peer?: string|null }>} input.events  the set-up breakdown comes from them
@@ -169,6 +174,8 @@ export const SCHEMA_VERSION = 1;
  *   Janus's Admin API readings (sfu/janus/admin-sampler.js), in an SFU call
  * @param {ViewerInput} [input.viewer]  the frames the pages presented and the captured frames' scores (run/viewer-collector.js)
  * @param {import('../audio/audio-windows.js').AudioQuality|null} [input.audio]  the played-out audio's scores (run/audio-quality.js)
+ * @param {import('../audio/lip-sync.js').LipSyncResult|null} [input.lipSync]  the offsets per mark (run/final-result.js: paired on the
+ *   pages' own clocks, before a Grid run's frame times are moved onto the orchestrator's)
  * @param {{ rows: Array<Omit<import('../devices/node-resources.js').BrowserRow, 't'> & { epochMs: number }>,
  *   unavailable: string|null, memory?: { unavailable: string|null, errors: Record<string, string> } }} [input.gridBrowsers]
  *   --grid: every browser's CPU over CDP, memory from its node and heap once a second (run/grid-observer.js)
@@ -176,7 +183,7 @@ export const SCHEMA_VERSION = 1;
  */
 export function buildResult({
   status, errors, scenario, environment, samples, events, network, clock, peers, processes, sfu, flowRows = [], flowTruth = [], viewer,
-  gridBrowsers, audio = null,
+  gridBrowsers, audio = null, lipSync = null,
 }) {
   /** @param {number} epochMs */
   const atS = (epochMs) => (clock.mediaStartEpochMs === null ? null : Number(((epochMs - clock.mediaStartEpochMs) / 1000).toFixed(3)));
@@ -190,7 +197,7 @@ export function buildResult({
     durationS: scenario.durationS, warmupS: scenario.warmupS,
   }) : null;
   const withSeen = withViewer(withWireLoss(samplesInRun, truth, compiled.routes), seen?.perSecond ?? []);
-  const timeline = withMosPerSecond(withSeen, audio?.streams ?? []);
+  const timeline = withLipSyncPerSecond(withMosPerSecond(withSeen, audio?.streams ?? []), lipSync?.streams ?? []);
   const setup = setupBreakdown({ events, peers });
   const setupMs = Object.fromEntries(peers.map((peer) => [peer, setup.peers[peer].sinceLaunchMs.firstFrame]));
   const flows = flowsSection(scenario, timeline, flowRows, flowTruth.map(({ epochMs, ...row }) => ({ t: atS(epochMs), ...row })));
@@ -225,12 +232,13 @@ export function buildResult({
       warmupS: scenario.warmupS, durationS: scenario.durationS,
       events: events.map((event) => ({ ...event, atS: atS(event.epochMs) })),
     }) : null,
-    paths: pathsSection(timeline, scenario.turn ?? null),
+    paths: pathsSection(timeline, scenario.turn ?? null, scenario.peerNetwork ?? {}),
     viewer: seen && viewer ? {
       freezes: seen.freezes, quality: seen.quality, readCost: seen.readCost, captures: viewer.captures,
       unmatchedCaptures: viewer.unmatchedCaptures, droppedCaptures: viewer.droppedCaptures, vmaf: viewer.vmaf,
     } : null,
     audio,
+    lipSync,
     summary: {
       ...summarize({
         timeline, warmupS: scenario.warmupS, durationS: scenario.durationS, setupMs, configured, routes: compiled.routes,
@@ -239,6 +247,7 @@ export function buildResult({
       loss: lossSummary({ truth, timeline, routes: compiled.routes, windowS: [scenario.warmupS, scenario.durationS] }),
       // Over the whole call: a second the emulator fell behind in warm-up still shaped what the browsers adapted to.
       emulatorBehind: emulatorBehind(emulatorLoad, [0, scenario.durationS]),
+      lipSync: lipSync?.overall ?? null,
       viewer: seen && {
         streams: withGetStatsFreezes(seen.streams, timeline, [scenario.warmupS, scenario.durationS]), overall: seen.overall,
         ...(environment.grid?.clocks ? { clockErrors: gridClockErrors(Object.keys(seen.streams), environment.grid) } : {}),

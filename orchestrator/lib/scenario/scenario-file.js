@@ -22,7 +22,9 @@ import { DEFAULT_DURATION_S, DEFAULT_PEERS, compileNetwork } from '../network/sc
 import { MAX_DURATION_S, MAX_PEERS } from '../input/limits.js';
 import { checkResultSize } from '../result/result-size.js';
 import { AUDIO_QUALITY_MODES } from '../audio/audio-windows.js';
+import { MAX_AUDIO_DELAY_MS } from '../audio/lip-sync-marks.js';
 import { validateTurn } from '../network/turn.js';
+import { validatePeerNetwork } from '../network/nat-profile.js';
 
 export const SCENARIO_DIR = fileURLToPath(new URL('../../scenarios/', import.meta.url));
 
@@ -30,7 +32,8 @@ export const SCENARIO_DIR = fileURLToPath(new URL('../../scenarios/', import.met
 export const DEFAULT_WARMUP_S = 10;
 
 const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'topology', 'media', 'browsers', 'network', 'mainCall',
-  'flows', 'reference', 'codec', 'devices', 'placement', 'mediaSource', 'publish', 'audioQuality', 'turn'];
+  'flows', 'reference', 'codec', 'devices', 'placement', 'mediaSource', 'publish', 'audioQuality', 'lipSync', 'turn',
+  'peerNetwork'];
 
 /** The video rates a scenario can ask for: `rfc8867` (RFC 8867 §4.3, applied by client-app/media-source.js) or `browser` (its own). */
 export const MEDIA_SOURCES = ['browser', 'rfc8867'];
@@ -57,9 +60,14 @@ export const TOPOLOGIES = ['mesh', 'sfu'];
  * @property {import('../media/codec.js').RequestedCodec|null} codec  the video codec every connection must use (--codec over the file's)
  * @property {import('../network/turn.js').TurnRequest|null} turn  every connection relayed by the run's TURN server over this
  *   transport (docs/scenario-format.md "TURN"), or null: direct
+ * @property {import('../network/nat-profile.js').PeerNetworks} peerNetwork  main-call peer → its NAT and firewall
+ *   (docs/scenario-format.md "Peer networks"); a peer not named is on the open network
  * @property {'browser'|'rfc8867'} mediaSource  the video rates: the browser's own, or RFC 8867 §4.3's (--media-source over the file's)
  * @property {'audio'|'speech'|null} audioQuality  ViSQOL's mode to score what each page plays out in, or null: not recorded
  *   (--audio-quality over the file's)
+ * @property {{ audioDelayMs: number }|null} lipSync  the media carries lip-sync marks and every page measures the offset of
+ *   what it plays (docs/scenario-format.md "Lip sync"; --lip-sync turns it on), every source's audio audioDelayMs late
+ *   against its video; null: not measured
  * @property {Record<string, import('../devices/devices.js').Device>} devices  peer → its capture size, frame rate, CPU throttling
  *   and CPU quota
  * @property {Record<string, string>} browsers  peer → its own browser (peer-browsers.js); every other peer runs the run's
@@ -118,17 +126,17 @@ export function listScenarios() {
  * @param {string} nameOrPath
  * @param {{timeScale?: number, durationS?: number, warmupS?: number, codec?: import('../media/codec.js').RequestedCodec|null,
  *   traceStepMs?: number, traceDirs?: string[], mediaSource?: string, publish?: import('../media/publish.js').Publish|null,
- *   audioQuality?: string}} [options]
+ *   audioQuality?: string, lipSync?: boolean}} [options]
  *   timeScale compresses the schedule and duration (smoke runs); durationS, warmupS and codec (--codec) override the file's;
  *   traceStepMs (--trace-step-ms) overrides network.traceStepMs; traceDirs (--trace-dir): folders trace files may also
  *   come from, besides the scenario file's and orchestrator/traces/ (lib/network/trace-file.js); mediaSource (--media-source)
  *   overrides the file's; publish (--publish) replaces the file's for every main-call peer; audioQuality (--audio-quality)
- *   overrides the file's
+ *   overrides the file's; lipSync (--lip-sync) turns lip sync on over a file without it
  * @returns {ResolvedScenario}
  */
 export function loadScenario(nameOrPath, {
   timeScale = 1, durationS, warmupS: warmupOverrideS, codec: codecOverride = null, traceStepMs, traceDirs = [], mediaSource: sourceOverride,
-  publish: publishOverride = null, audioQuality: audioOverride,
+  publish: publishOverride = null, audioQuality: audioOverride, lipSync: lipSyncFlag = false,
 } = {}) {
   expectNumber(timeScale, 'timeScale (--time-scale)', { above: 0 });
   if (durationS !== undefined) expectNumber(durationS, 'durationS (--duration)', { above: 0, max: MAX_DURATION_S });
@@ -179,10 +187,12 @@ export function loadScenario(nameOrPath, {
   if (codec && topology === 'sfu') throw new InputError(`${codecOverride ? '--codec' : `${file}: codec`}: codec selection needs a mesh call; scenario ${name} has topology sfu`);
   const mediaSource = mediaSourceOf(sourceOverride ?? raw.mediaSource, sourceOverride === undefined ? `${file}: mediaSource` : '--media-source');
   const audioQuality = audioQualityOf(audioOverride ?? raw.audioQuality, audioOverride === undefined ? `${file}: audioQuality` : '--audio-quality');
+  const lipSync = lipSyncOf(raw.lipSync, `${file}: lipSync`) ?? (lipSyncFlag ? { audioDelayMs: 0 } : null);
   const devices = normalizeDevices(raw.devices, allPeers, file);
   const browsers = validatePeerBrowsers(raw.browsers, allPeers, file);
   const placement = validatePlacement(raw.placement, allPeers, file);
   const turn = validateTurn(raw.turn, { file, topology });
+  const peerNetwork = validatePeerNetwork(raw.peerNetwork, { file, peers, topology, turn });
   // Extra calls' peers have links of their own.
   const compiled = compileNetwork({ file, durationS: nominalDurationS, peers: allPeers, topology, network: raw.network }, {
     timeScale, traceStepMs, loadTrace: (traceName, where) => readTrace(traceName, { baseDir: path.dirname(filePath), traceDirs, where }),
@@ -193,7 +203,7 @@ export function loadScenario(nameOrPath, {
   return {
     name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers, allPeers, topology, media,
     browsers, placement, network: isRecord(raw.network) ? raw.network : {}, mainCall, flows, reference, codec, devices, mediaSource,
-    publish, audioQuality, turn, compiled,
+    publish, audioQuality, lipSync, turn, peerNetwork, compiled,
   };
 }
 
@@ -212,4 +222,15 @@ function audioQualityOf(value, where) {
     throw new InputError(`${where}: ${describeValue(value)} is not a ViSQOL mode: use one of ${AUDIO_QUALITY_MODES.join(', ')}`);
   }
   return value;
+}
+
+/**
+ * `lipSync`: true, false, or `{ "audioDelayMs": n }` (every source's audio n ms late against its video; negative: early).
+ * @param {unknown} value @param {string} where @returns {{ audioDelayMs: number }|null}
+ */
+function lipSyncOf(value, where) {
+  if (value === undefined || value === false) return null;
+  if (value === true) return { audioDelayMs: 0 };
+  const { audioDelayMs = 0 } = expectObject(value, where, ['audioDelayMs'], { what: 'true, false or { "audioDelayMs": <ms> }' });
+  return { audioDelayMs: expectNumber(audioDelayMs, `${where}.audioDelayMs`, { min: -MAX_AUDIO_DELAY_MS, max: MAX_AUDIO_DELAY_MS, integer: true }) };
 }
