@@ -3,30 +3,18 @@
 // pages' getStats selected; nothing (namespace, rule, coturn) is left on success or a SIGKILL. And the hostile side: a
 // profile on an emulator that cannot build it, and a bad profile, refused at load naming the field.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
 import { findExecutable } from '../orchestrator/lib/system/paths.js';
-import { runCli, runScenarioCli, tempDir } from './helpers/cli.js';
+import { harnessNamespaces, runCli, runScenarioCli, tempDir, turnserversOf } from './helpers/cli.js';
 
 const caps = await netemCapabilities();
 const skip = !(caps.netns && caps.htb && caps.nftables) ? `needs root with network namespaces, htb and nftables: ${caps.reasons.join('; ')}`
   : !findExecutable('turnserver', process.env.PATH ?? '') ? 'needs coturn (npm run setup: apt-get install coturn)' : false;
 
-const harnessNamespaces = () => execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }).split('\n').filter((line) => line.startsWith('wtb-'));
-
-/** Live turnserver processes started for this run folder (their command line names its configuration). @param {string} out */
-const turnserversOf = (out) => readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
-  try {
-    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    return argv.some((arg) => arg.endsWith('turnserver')) && argv.some((arg) => arg.startsWith(out));
-  } catch {
-    return false; // exited meanwhile
-  }
-});
 
 const SHORT = ['--emulator', 'netem', '--duration', '12', '--warmup', '4'];
 

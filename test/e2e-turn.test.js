@@ -3,14 +3,13 @@
 // links, and nothing left afterwards: no turnserver process, no credential in the run's folder, result or output.
 // And the hostile side: a bad `turn` field, and a TURN scenario on an emulator that cannot shape it, refused at load.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
 import { findExecutable } from '../orchestrator/lib/system/paths.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { runCli, runScenarioCli, tempDir } from './helpers/cli.js';
+import { harnessNamespaces, runCli, runScenarioCli, tempDir, turnserversOf } from './helpers/cli.js';
 
 const caps = await netemCapabilities();
 const skip = !(caps.netns && caps.htb) ? `needs root with network namespaces and htb: ${caps.reasons.join('; ')}`
@@ -22,17 +21,6 @@ const filesUnder = (dir) => readdirSync(dir).flatMap((name) => {
   return statSync(file).isDirectory() ? filesUnder(file) : [file];
 });
 
-const harnessNamespaces = () => execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }).split('\n').filter((line) => line.startsWith('wtb-'));
-
-/** Live turnserver processes started for this run folder (their command line names its configuration). @param {string} out */
-const turnserversOf = (out) => readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
-  try {
-    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    return argv.some((arg) => arg.endsWith('turnserver')) && argv.some((arg) => arg.startsWith(out));
-  } catch {
-    return false; // exited meanwhile
-  }
-});
 
 for (const transport of ['udp', 'tcp', 'tls']) {
   test(`TURN/${transport.toUpperCase()}: every second of both connections is relayed over ${transport}, shaped, and nothing is left`, { skip }, async () => {

@@ -8,10 +8,9 @@
 import { appendFile, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { MAX_DRAIN_S, RECORDING_RATE_HZ, checkAudioDrain } from './audio-input.js';
-import { DRAIN_TIMEOUT_MS, atMost } from './viewer-collector.js';
+import { DRAIN_TIMEOUT_MS, createPageDrains } from './page-drains.js';
 import { errorMessage } from '../lib/system/errors.js';
 
-const DRAIN_INTERVAL_MS = 1000;
 /** A recording may run this much longer than the call (it starts before the media clock and ends after it). */
 const RECORDING_MARGIN_S = 30;
 /** All recordings together: a 32-peer mesh would otherwise write gigabytes. */
@@ -34,11 +33,6 @@ export function createAudioCollector({ pages, peers, runDir, durationS, startedA
   /** @type {Map<string, Recording>} */
   const recordings = new Map();
   let bytes = 0;
-  /** @type {NodeJS.Timeout|null} */
-  let timer = null;
-  /** @type {Map<string, Promise<void>>} */
-  const inFlight = new Map();
-
   /** @param {string} peer @param {import('puppeteer').Page} page */
   async function drainPage(peer, page) {
     const remotes = peers.filter((other) => other !== peer);
@@ -69,28 +63,18 @@ export function createAudioCollector({ pages, peers, runDir, durationS, startedA
     }
   }
 
-  const drainAll = () => Promise.all([...pages].map(([peer, page]) => {
-    if (!inFlight.has(peer)) {
-      inFlight.set(peer, drainPage(peer, page).catch((error) => onRejected(peer, `writing the audio ${peer} played: ${errorMessage(error)}`))
-        .finally(() => inFlight.delete(peer)));
-    }
-    return inFlight.get(peer);
-  })).then(() => {});
+  const drains = createPageDrains(pages, (peer, page) => drainPage(peer, page)
+    .catch((error) => onRejected(peer, `writing the audio ${peer} played: ${errorMessage(error)}`)), drainTimeoutMs);
 
   return {
     recordings,
     dir,
     async start() {
       await mkdir(dir, { recursive: true });
-      timer = setInterval(drainAll, DRAIN_INTERVAL_MS);
+      drains.start();
     },
     /** The last drain, while the pages are still open; a page that hangs is given up on. */
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      await atMost(Promise.all(inFlight.values()).then(() => {}), drainTimeoutMs);
-      await atMost(drainAll(), drainTimeoutMs);
-    },
+    stop: drains.stop,
     /** Removes the recordings once scored. */
     remove: () => rm(dir, { recursive: true, force: true }),
   };

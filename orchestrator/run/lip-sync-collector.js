@@ -4,9 +4,8 @@
 // per mark interval of the call per stream, beyond which they are counted as dropped) nor their times' range.
 import { MAX_DRAIN_ONSETS, checkLipSyncDrain } from '../lib/audio/lip-sync-input.js';
 import { MARK_INTERVAL_S } from '../lib/audio/lip-sync-marks.js';
-import { DRAIN_TIMEOUT_MS, atMost } from './viewer-collector.js';
+import { createPageDrains } from './page-drains.js';
 
-const DRAIN_INTERVAL_MS = 1000;
 /** Onsets kept per stream: one per mark is expected; a few times that, plus the time before the media clock, is plenty. */
 const ONSETS_PER_MARK = 3;
 const MARGIN_MARKS = 30;
@@ -21,10 +20,6 @@ export function createLipSyncCollector({ pages, peers, durationS, startedAtEpoch
   const onsets = [];
   /** @type {Map<string, { kept: number, dropped: number }>} per `peer\nsource` */
   const counts = new Map();
-  /** @type {NodeJS.Timeout|null} */
-  let timer = null;
-  /** @type {Map<string, Promise<void>>} */
-  const inFlight = new Map();
 
   /** @param {string} peer @param {import('puppeteer').Page} page */
   async function drainPage(peer, page) {
@@ -45,25 +40,15 @@ export function createLipSyncCollector({ pages, peers, durationS, startedAtEpoch
     }
   }
 
-  const drainAll = () => Promise.all([...pages].map(([peer, page]) => {
-    if (!inFlight.has(peer)) inFlight.set(peer, drainPage(peer, page).finally(() => inFlight.delete(peer)));
-    return inFlight.get(peer);
-  })).then(() => {});
+  const drains = createPageDrains(pages, drainPage);
 
   return {
     onsets,
     /** Onsets the pages or the cap dropped, per `peer\nsource`. */
     dropped: () => Object.fromEntries([...counts].map(([key, count]) => [key, count.dropped])),
-    start() {
-      timer = setInterval(drainAll, DRAIN_INTERVAL_MS);
-    },
+    start: drains.start,
     /** The last drain, while the pages are still open; a page that hangs is given up on. */
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      await atMost(Promise.all(inFlight.values()).then(() => {}), DRAIN_TIMEOUT_MS);
-      await atMost(drainAll(), DRAIN_TIMEOUT_MS);
-    },
+    stop: drains.stop,
   };
 }
 

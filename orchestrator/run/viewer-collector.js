@@ -7,13 +7,8 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkDrain } from './viewer-input.js';
+import { DRAIN_TIMEOUT_MS, createPageDrains } from './page-drains.js';
 
-const DRAIN_INTERVAL_MS = 1000;
-/**
- * A page whose drain has not answered for this long is reported (once per drain) and, at the end, given up on; until it
- * answers it is not asked again, and the other pages are drained as usual.
- */
-export const DRAIN_TIMEOUT_MS = 5000;
 /** Frame times may be this far off the orchestrator's clock (a video's expected display time is a little ahead). */
 const FRAME_CLOCK_MARGIN_MS = 1000;
 const BURST_CAPTURES_PER_S = 5;
@@ -52,13 +47,9 @@ export function createViewerCollector({
   const captures = [];
   let captureBytes = 0;
   let droppedCaptures = 0;
-  /** @type {NodeJS.Timeout|null} */
-  let timer = null;
   let mediaStartEpochMs = 0;
   /** @type {Map<string, number>} the capture step each page was last told */
   const told = new Map();
-  /** @type {Map<string, Promise<void>>} each page's drain still running: one page that hangs holds up no other */
-  const inFlight = new Map();
 
   /** Capture every this many source frames now. */
   const captureEveryNow = () => {
@@ -102,13 +93,8 @@ export function createViewerCollector({
     }
   }
 
-  /** Drains every page not still answering the last drain; resolves when all have answered. */
-  const drainAll = () => Promise.all([...pages].map(([peer, page]) => {
-    if (!inFlight.has(peer)) inFlight.set(peer, drainPage(peer, page).finally(() => inFlight.delete(peer)));
-    return inFlight.get(peer);
-  })).then(() => {});
-  /** Waits for `promise`, at most drainTimeoutMs. @param {Promise<void>} promise */
-  const atMostTimeout = (promise) => atMost(promise, drainTimeoutMs);
+  // A page whose drain has not answered for drainTimeoutMs is reported (once per drain) and, at the end, given up on.
+  const drains = createPageDrains(pages, drainPage, drainTimeoutMs);
 
   return {
     batches,
@@ -118,15 +104,10 @@ export function createViewerCollector({
     async start(startEpochMs) {
       mediaStartEpochMs = startEpochMs;
       await mkdir(captureDir, { recursive: true });
-      timer = setInterval(drainAll, DRAIN_INTERVAL_MS);
+      drains.start();
     },
     /** The last drain (the pages must still be open), after the running ones; a page that hangs is given up on. */
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      await atMostTimeout(Promise.all(inFlight.values()).then(() => {}));
-      await atMostTimeout(drainAll());
-    },
+    stop: drains.stop,
     /** Removes the captured frames once they are scored. */
     removeCaptures: () => rm(captureDir, { recursive: true, force: true }),
   };
@@ -157,12 +138,4 @@ async function evaluateDrain(page, frames) {
   } catch {
     return { answered: false };
   }
-}
-
-/** Waits for `promise`, at most `ms`. @param {Promise<void>} promise @param {number} ms */
-export function atMost(promise, ms) {
-  /** @type {NodeJS.Timeout|undefined} */
-  let timer;
-  const timeout = new Promise((resolve) => { timer = setTimeout(resolve, ms); });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -66,5 +66,17 @@ const pidsWhose = (file, text) => readdirSync('/proc').filter((pid) => /^\d+$/.t
     return readFileSync(`/proc/${pid}/${file}`, 'latin1').includes(text);
   } catch {
     return false; // exited meanwhile, or not ours to read
+  }
+});
+
+/** The harness's network namespaces alive now (netem's, named wtb-…). */
+export const harnessNamespaces = () => execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }).split('\n').filter((line) => line.startsWith('wtb-'));
+
+/** Live turnserver processes started for a run folder (their command line names its configuration). @param {string} out */
+export const turnserversOf = (out) => pidsMentioning(out).filter((pid) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').some((arg) => arg.endsWith('turnserver'));
+  } catch {
+    return false; // exited meanwhile
   }
 });
