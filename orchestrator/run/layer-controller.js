@@ -2,7 +2,7 @@
 // `harness`: Janus VideoRoom): once a second, each subscriber's last complete second of samples goes through
 // lib/media/layer-choice.js, and each switch it decides is asked of the SFU (SfuRoom.selectLayer) and recorded as a
 // `layer-switch` event with its time and cause.
-import { chooseLayers, initialState, ladder } from '../lib/media/layer-choice.js';
+import { chooseLayers, initialState, ladder, upstreamLossFeeds } from '../lib/media/layer-choice.js';
 import { SFU_NODE, scenarioPeers } from '../lib/network/topology.js';
 import { errorMessage } from '../lib/system/errors.js';
 import { sfuNamed } from '../sfu/index.js';
@@ -76,12 +76,14 @@ export function createLayerController({ publish, peers, samples, selectLayer, re
     /** @param {string} feed */
     const layerKbps = (feed) => deliverableKbps(layerKbpsOf(publish[feed], second.get(`${feed}\n${SFU_NODE}`)),
       layerKbpsOf(publish[feed], previous.get(`${feed}\n${SFU_NODE}`)));
-    for (const subscriber of subscribers) {
-      const readings = Object.keys(subscriber.ladders).flatMap((feed) => {
-        const own = second.get(`${subscriber.peer}\n${feed}`);
-        const video = /** @type {{ recvKbps?: number|null, lossPct?: number|null }|undefined} */ (own?.video);
-        return own ? [{ feed, recvKbps: video?.recvKbps ?? null, lossPct: video?.lossPct ?? null, layerKbps: layerKbps(feed) }] : [];
-      });
+    const readingsOf = subscribers.map((subscriber) => Object.keys(subscriber.ladders).flatMap((feed) => {
+      const own = second.get(`${subscriber.peer}\n${feed}`);
+      const video = /** @type {{ recvKbps?: number|null, lossPct?: number|null }|undefined} */ (own?.video);
+      return own ? [{ feed, recvKbps: video?.recvKbps ?? null, lossPct: video?.lossPct ?? null, layerKbps: layerKbps(feed) }] : [];
+    }));
+    const upstream = upstreamLossFeeds(readingsOf);
+    for (const [index, subscriber] of subscribers.entries()) {
+      const readings = readingsOf[index].map((reading) => (upstream.has(reading.feed) ? { ...reading, lossPct: null } : reading));
       const { state, switches } = chooseLayers(subscriber.state, subscriber.ladders, readings, { atS: t });
       subscriber.state = state;
       for (const change of switches) {

@@ -46,3 +46,30 @@ test('a ramping publisher read a second late by its subscriber is no congestion;
   assert.equal(steady[0].to.spatial, 0, JSON.stringify(steady));
   assert.match(steady[0].cause, /^received 3\d\d kbps < 75 %/);
 });
+
+test('loss every subscriber of a feed sees is upstream of the SFU and moves nobody; loss on one downlink moves that subscriber', () => {
+  /** @type {any[]} */
+  const samples = [];
+  /** @type {any[]} */
+  const events = [];
+  const publish = { p0: SIMULCAST, p1: SIMULCAST, p2: SIMULCAST };
+  const controller = createLayerController({ publish, peers: ['p0', 'p1', 'p2'], samples, selectLayer: async () => {}, record: (event) => events.push(event), warn: () => {} });
+  // A CI run at 27 s: p2's starved sender lost half its few packets before the SFU, at both its subscribers.
+  const lossOf = (/** @type {number} */ t, /** @type {string} */ peer, /** @type {string} */ feed) => {
+    if (t >= 3 && t <= 4 && feed === 'p2') return 50;
+    if (t >= 6 && peer === 'p2') return 30;
+    return 0;
+  };
+  for (let t = 1; t <= 9; t += 1) {
+    for (const feed of ['p0', 'p1', 'p2']) samples.push({ t, peer: feed, remote: 'sfu', encodings: [{ rid: 'h', kbps: 60 }, { rid: 'f', kbps: 600 }] });
+    for (const peer of ['p0', 'p1', 'p2']) {
+      for (const feed of ['p0', 'p1', 'p2'].filter((other) => other !== peer)) {
+        samples.push({ t, peer, remote: feed, video: { recvKbps: 650, lossPct: lossOf(t, peer, feed) } });
+      }
+    }
+    controller.tick();
+  }
+  assert.ok(events.length > 0, 'p2\'s own downlink loss moves it');
+  assert.deepEqual([...new Set(events.map((event) => event.peer))], ['p2'], JSON.stringify(events));
+  assert.ok(events.every((event) => event.decidedAtS >= 6 && /^loss 30\.0 %/.test(event.cause)), JSON.stringify(events));
+});

@@ -144,6 +144,26 @@ function congestion(state, ladders, readings, policy, atS) {
 }
 
 /**
+ * Feeds whose loss this second is upstream of the SFU's forwarding: every subscriber of the feed (two or more) lost
+ * over the policy's share of it, as when its publisher's own uplink or sender falters. No subscriber's layer choice
+ * mends that, so its loss must not move anyone's layers down.
+ * @param {FeedReading[][]} readingsBySubscriber  one list per subscriber, this second
+ * @param {LayerPolicy} [policy]
+ * @returns {Set<string>}
+ */
+export function upstreamLossFeeds(readingsBySubscriber, policy = LAYER_POLICY) {
+  /** @type {Map<string, { subscribers: number, lossy: number }>} */
+  const byFeed = new Map();
+  for (const reading of readingsBySubscriber.flat()) {
+    const counts = byFeed.get(reading.feed) ?? { subscribers: 0, lossy: 0 };
+    counts.subscribers += 1;
+    if ((reading.lossPct ?? 0) > policy.lossPct) counts.lossy += 1;
+    byFeed.set(reading.feed, counts);
+  }
+  return new Set([...byFeed].filter(([, { subscribers, lossy }]) => subscribers >= 2 && lossy === subscribers).map(([feed]) => feed));
+}
+
+/**
  * One second of one subscriber: the state after it and the switches to ask the SFU for.
  * @param {SubscriberState} state
  * @param {Record<string, Layer[]>} ladders  per feed
