@@ -154,7 +154,8 @@ function connectionTo(remote) {
     // A remote track is unmuted when its first RTP packet arrives.
     track.addEventListener('unmute', () => report('first-rtp', { remote }), { once: true });
     const video = document.createElement('video');
-    Object.assign(video, { autoplay: true, muted: true, playsInline: true, srcObject: streams[0] });
+    // Unmuted for speaking turns: getStats' received audio energy is measured after the element's volume (muted reads 0).
+    Object.assign(video, { autoplay: true, muted: params.get('playAudio') === null, playsInline: true, srcObject: streams[0] });
     element('remotes').append(video);
     connection.videos.push(video);
     viewer.watch(video, remote);

@@ -88,6 +88,8 @@ export function snapshotFromStats(stats) {
         concealedSamples: sumPresent(inbound, 'concealedSamples'),
         insertedSamplesForDeceleration: sumPresent(inbound, 'insertedSamplesForDeceleration'),
         removedSamplesForAcceleration: sumPresent(inbound, 'removedSamplesForAcceleration'),
+        totalAudioEnergy: sumPresent(inbound, 'totalAudioEnergy'),
+        totalSamplesDurationS: sumPresent(inbound, 'totalSamplesDuration'),
         codec: codecOf(inbound),
         implementation: last(inbound, 'decoderImplementation'),
       },
@@ -207,6 +209,7 @@ export function intervalMetrics(prev, cur) {
       concealedPct: read.playoutPct('concealedSamples'),
       insertedForDecelerationPct: read.playoutPct('insertedSamplesForDeceleration'),
       removedForAccelerationPct: read.playoutPct('removedSamplesForAcceleration'),
+      recvLevel: read.audioLevel(),
     },
     rttMs,
     lossPct: intervalLossPct(allIn(prev), allIn(cur)),
@@ -323,6 +326,15 @@ function intervalReader(prev, cur, intervalS) {
       const played = delta('audio', 'in', 'totalSamplesReceived');
       const counted = delta('audio', 'in', field);
       return played !== null && played > 0 && counted !== null ? round((100 * counted) / played, 2) : null;
+    },
+    /**
+     * The played-out audio's RMS level over the interval, 0 to 1 of full scale: webrtc-stats' sqrt(Δenergy / Δduration),
+     * not the instantaneous audioLevel a one-second sample would catch at a random point of a spurt or pause.
+     */
+    audioLevel: () => {
+      const durationS = delta('audio', 'in', 'totalSamplesDurationS');
+      const energy = delta('audio', 'in', 'totalAudioEnergy');
+      return durationS !== null && durationS > 0 && energy !== null ? round(Math.sqrt(Math.max(0, energy) / durationS), 5) : null;
     },
     /** @param {Kind} kind */
     sendDelayMs: (kind) => {

@@ -16,6 +16,7 @@ import { DEFAULT_PRESET, PRESETS } from '../orchestrator/lib/media/media-presets
 import { hasFrameCode, markY4mStream, readY4mLayout } from './y4m.js';
 import { MARK_PARAMETERS, markedAudio } from '../orchestrator/lib/audio/lip-sync-marks.js';
 import { readWavPcm, wavFile } from '../orchestrator/lib/audio/audio-windows.js';
+import { TALK_AUDIO_VERSION, talkAudio } from '../orchestrator/lib/audio/talk.js';
 
 export const CACHE_DIR = fileURLToPath(new URL('./cache/', import.meta.url));
 const LOOP_S = 10;
@@ -158,6 +159,20 @@ async function ensureAudio(lipSync) {
 }
 
 /**
+ * A peer's talk file (lib/audio/talk.js talkAudio): the default speech in its spurts, silence elsewhere, one period long
+ * (Chromium's fake microphone loops it). Keyed by the speech file, the spurts, the period and the generator's version.
+ * @param {import('../orchestrator/lib/audio/talk.js').Spurts} spurts @param {number} periodS
+ */
+async function ensureTalkAudio(spurts, periodS) {
+  const speech = await ensureAudio(null);
+  const key = hashOf({ speech: path.basename(speech), spurts, periodS, version: TALK_AUDIO_VERSION });
+  return cached(path.join(CACHE_DIR, `audio-talk-${key}.wav`), async (tmp) => {
+    const { rateHz, samples } = readWavPcm(await readFile(speech));
+    await writeFile(tmp, wavFile(talkAudio(samples, rateHz, spurts, periodS), rateHz));
+  });
+}
+
+/**
  * @typedef {{ preset: string|null, video: string, audio: string, width: number, height: number, fps: number,
  *   frames: number, frameCode: boolean }} Media  frames: the video's length (the fake camera loops it);
  *   frameCode: whether its frames carry the frame code (generated media always; a user's file once marked)
@@ -213,11 +228,12 @@ export async function ensureCaptureFile(media) {
  * @param {Record<string, string>} [perPeer]  peer → preset, validated by the scenario loader
  * @param {Record<string, MediaSource>} [sources]  peer → how its browser reads the media; default fake-device
  * @param {{ audioDelayMs: number }|null} [lipSync]  every peer's audio carries the lip-sync marks (ensureAudio)
+ * @param {import('../orchestrator/lib/audio/talk.js').TalkPattern|null} [talk]  the named peers' audio is their talk file
  * @returns {Promise<Media & { peers: Record<string, PeerMedia> }>}
  * @typedef {'fake-device'|'media-element'} MediaSource
  * @typedef {Media & { source: MediaSource, capture?: string }} PeerMedia
  */
-export async function ensureRunMedia(video, peers, perPeer = {}, sources = {}, lipSync = null) {
+export async function ensureRunMedia(video, peers, perPeer = {}, sources = {}, lipSync = null, talk = null) {
   const runMedia = await ensureMedia(video, lipSync);
   /** @type {Map<string, Media>} */
   const byPreset = new Map();
@@ -226,8 +242,12 @@ export async function ensureRunMedia(video, peers, perPeer = {}, sources = {}, l
   /** @type {Record<string, PeerMedia>} */
   const byPeer = {};
   for (const peer of peers) {
-    const media = byPreset.get(perPeer[peer]) ?? runMedia;
+    const spurts = talk?.peers[peer];
+    const shared = byPreset.get(perPeer[peer]) ?? runMedia;
+    const media = talk && spurts ? { ...shared, audio: await ensureTalkAudio(spurts, talk.periodS) } : shared;
     const source = sources[peer] ?? 'fake-device';
+    // A media element loops a WebM cut to the video's 10 s: the talk file's period would be lost.
+    if (spurts && source === 'media-element') throw new InputError(`talk: peer ${peer} runs Firefox, which has no file-backed microphone; speaking turns need Chromium peers`);
     byPeer[peer] = source === 'media-element' ? { ...media, source, capture: await ensureCaptureFile(media) } : { ...media, source };
   }
   return { ...runMedia, peers: byPeer };

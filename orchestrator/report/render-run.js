@@ -11,7 +11,7 @@ import { CONVERGENCE } from '../lib/cross/fairness.js';
 import { LINK_FIELDS } from '../lib/network/link-model.js';
 import { renderPage } from './page.js';
 import { renderViewerSummary } from './render-viewer.js';
-import { renderLipSync } from './render-lip-sync.js';
+import { renderAudioSections } from './render-talk.js';
 import { renderGridPlacement } from './render-grid.js';
 import { layerTables } from './render-layers.js';
 import { renderIcePaths } from './render-paths.js';
@@ -39,7 +39,7 @@ export function renderRunReport(result, { sourcePath } = {}) {
     `<section id="summary" class="block"><h2>Summary</h2>${renderSummaryTable(summary, r)}</section>`,
     `<section id="derived" class="block"><h2>Derived figures</h2>${renderDerived(derived, summary.peers, r)}</section>`,
     renderViewerSummary(r),
-    renderLipSync(result),
+    renderAudioSections(result),
     renderIcePaths(result),
     renderGridPlacement(r),
     renderZoomBar(charts),

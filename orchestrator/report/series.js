@@ -13,6 +13,7 @@ import { buildViewerSection } from './viewer-series.js';
 import { buildFlowsSection, buildNetworkSection, buildResourcesSection } from './network-series.js';
 import { buildLayersSection } from './layer-series.js';
 import { buildLipSyncSection } from './render-lip-sync.js';
+import { buildTalkSection } from './render-talk.js';
 
 /**
  * @typedef {import('./chart-series.js').ChartData} ChartData
@@ -91,6 +92,8 @@ export function buildRunCharts(result) {
   if (viewerSection.panels.length) sections.unshift(viewerSection);
   const lipSyncSection = buildLipSyncSection(result, { span, colorOf });
   if (lipSyncSection) sections.unshift(lipSyncSection);
+  const talkSection = buildTalkSection(result, { colorOf });
+  if (talkSection) sections.unshift(talkSection);
   const flowsSection = buildFlowsSection(result, histories, span);
   if (flowsSection.panels.length) sections.unshift(flowsSection);
   const networkSection = buildNetworkSection(result, histories, span);

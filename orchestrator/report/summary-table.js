@@ -148,6 +148,7 @@ export function buildDerived(result) {
     cpuLimitation: { harness: harnessCpuLimitation(result.timeline, stats.windowS) },
     // Paired per mark from the pages' onsets and frame logs, which the timeline does not keep: the summary's.
     lipSync: result.summary?.lipSync ?? null,
+    talk: result.summary?.talk ?? null,
   };
   const peers = Object.keys(stats.peers).sort();
   /** @param {unknown} v */

@@ -183,6 +183,7 @@ function peerPageUrl(call, peer, viaSfu, secrets) {
     ...(scenario.mediaSource !== 'browser' ? { mediaSource: scenario.mediaSource } : {}),
     ...(scenario.audioQuality ? { audioQuality: scenario.audioQuality } : {}),
     ...(scenario.lipSync ? { lipSync: String(TONE_HZ) } : {}),
+    ...(scenario.talk ? { playAudio: '1' } : {}),
     ...(device ? { videoConstraints: JSON.stringify(videoConstraints(device)) } : {}),
     ...(media.source === 'media-element' ? { source: media.source, media: mediaUrlPath(peer) } : {}),
     // The scenario's TURN server; with peer networks, STUN too and ICE free to choose (client-app/ice-config.js).

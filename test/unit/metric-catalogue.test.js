@@ -42,7 +42,8 @@ const report = (ts, k) => [
   { id: 'OA', type: 'outbound-rtp', kind: 'audio', timestamp: ts, bytesSent: 5000 * k, codecId: 'CA' },
   { id: 'IA', type: 'inbound-rtp', kind: 'audio', timestamp: ts, bytesReceived: 4900 * k, packetsReceived: 50 * k, packetsLost: k,
     jitter: 0.0021, codecId: 'CA', jitterBufferDelay: 2.4 * k, jitterBufferEmittedCount: 48_000 * k, totalSamplesReceived: 48_000 * k,
-    concealedSamples: 480 * k, insertedSamplesForDeceleration: 96 * k, removedSamplesForAcceleration: 48 * k },
+    concealedSamples: 480 * k, insertedSamplesForDeceleration: 96 * k, removedSamplesForAcceleration: 48 * k,
+    totalAudioEnergy: 0.01 * k, totalSamplesDuration: k },
   { id: 'RV', type: 'remote-inbound-rtp', kind: 'video', timestamp: ts, totalRoundTripTime: 0.05 * k, roundTripTimeMeasurements: k },
   { id: 'T', type: 'transport', selectedCandidatePairId: 'CP' },
   { id: 'CP', type: 'candidate-pair', nominated: true, state: 'succeeded', currentRoundTripTime: 0.05, availableOutgoingBitrate: 2_500_000 },
@@ -118,7 +119,7 @@ function pageResult() {
   // The marks of the three 20 s copies: drift needs 20 s of them.
   const marks = [0, 20, 40].flatMap((shiftS) => LIP_SYNC.flatMap((stream) => stream.marks)
     .map(({ atS, offsetMs }) => ({ atS: atS + shiftS, offsetMs })));
-  Object.assign(summary, { lipSync: summarizeOffsets(marks) });
+  Object.assign(summary, { lipSync: summarizeOffsets(marks), talk: { minCorrelation: 0.9 } });
   const reference = { source: 'fixture', metrics: Object.fromEntries(REFERENCE_METRIC_PATHS.map((path) => [path, { mean: 1 }])) };
   return {
     schemaVersion: 1, status: 'passed', errors: [], timeline, summary, flows,

@@ -31,7 +31,7 @@ const CATALOG = [
   'trace-step-down', 'trace-outage',
   'cross-browser-firefox',
   'turn-udp', 'turn-tcp', 'turn-tls',
-  'lip-sync', 'lip-sync-audio-300', 'speech-open', 'speech-loss-10',
+  'lip-sync', 'lip-sync-audio-300', 'speech-open', 'speech-loss-10', 'meeting-3-talk',
   'udp-blocked', 'symmetric-nat', 'port-restricted-nat', 'full-cone-nat', 'tcp-443-only',
 ];
 

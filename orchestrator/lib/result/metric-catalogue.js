@@ -109,6 +109,9 @@ const PER_SECOND = [
   { path: 'audio.insertedForDecelerationPct', label: 'Audio samples inserted (playout slowed)', unit: '%', decimals: 2, worseWhen: 'higher', chart: { panel: 'audio-playout', order: 2, line: 'inserted' } },
   { path: 'audio.removedForAccelerationPct', label: 'Audio samples removed (playout sped up)', unit: '%', decimals: 2, worseWhen: 'higher', chart: { panel: 'audio-playout', order: 3, line: 'removed' } },
   { path: 'audio.mosLqo', label: 'Audio MOS-LQO (ViSQOL)', unit: '', decimals: 2, worseWhen: 'lower', headline: 'compared', row: 34, optIn: '--audio-quality', chart: { panel: 'audio-playout', order: 4, line: 'mos' } },
+  // The played-out level per interval, sqrt(ΔtotalAudioEnergy / ΔtotalSamplesDuration), 0-1 of full scale: what follows
+  // the sender's talk spurts (lib/audio/talk.js). Worse when lower only for a talking sender; pauses are meant to be silent.
+  { path: 'audio.recvLevel', label: 'Audio level received (RMS, 0-1)', unit: '', decimals: 4, worseWhen: 'lower' },
   // Lip sync (lib/audio/lip-sync.js; runs with --lip-sync only): a mark's audio onset minus its frame's display, on the
   // second the frame was shown; positive: the sound after the picture. Worse the later the audio (BT.1359 tolerates less early).
   { path: 'audio.lipSyncOffsetMs', label: 'Lip sync offset (audio − video)', unit: 'ms', decimals: 0, worseWhen: 'higher', headline: 'detail', row: 36, optIn: '--lip-sync' },
@@ -169,6 +172,12 @@ const PER_RUN = [
   {
     path: 'lipSyncDriftMsPerMin', label: 'Lip sync drift (audio − video)', unit: 'ms/min', decimals: 1, worseWhen: 'higher', optIn: '--lip-sync',
     fromSummary: (summary) => field(summary.lipSync, 'driftMsPerMin'),
+  },
+  {
+    // Speaking turns (lib/audio/talk.js; scenarios with `talk` only): the lowest correlation of a received stream's level per
+    // second with its sender's talk spurts; the follows-spurts check wants MIN_TALK_CORRELATION (0.6) or more.
+    path: 'talkCorrelation', label: 'Received level vs talk spurts, lowest correlation', unit: '', decimals: 2, worseWhen: 'lower', optIn: 'talk',
+    fromSummary: (summary) => field(summary.talk, 'minCorrelation'),
   },
   {
     // Mean over the flows' joins and leaves on the bottleneck of the seconds until Jain's index holds >= 0.9 (lib/cross/fairness.js).

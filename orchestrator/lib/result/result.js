@@ -17,6 +17,7 @@ import { layersSection } from './layers.js';
 import { pathsSection } from './ice-paths.js';
 import { withMosPerSecond } from '../audio/audio-windows.js';
 import { withLipSyncPerSecond } from '../audio/lip-sync.js';
+import { talkSection } from '../audio/talk.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -112,9 +113,12 @@ export const SCHEMA_VERSION = 1;
  *   window (run/audio-quality.js); null when the run did not record it (scenario.audioQuality)
  * @property {import('../audio/lip-sync.js').LipSyncResult|null} [lipSync]  each stream's audio-video offset per lip-sync
  *   mark, its summary and BT.1359 verdict (lib/audio/lip-sync.js); null when the run did not measure it (scenario.lipSync)
+ * @property {import('../audio/talk.js').TalkResult|null} [talk]  speaking turns: each peer's spurts and each received stream's
+ *   level per second with its follows-spurts check (lib/audio/talk.js); null without scenario.talk
  * @property {ReturnType<typeof summarize> & { loss: ReturnType<typeof lossSummary>,
  *   viewer: ViewerSummary|null, emulatorBehind: ReturnType<typeof emulatorBehind>,
- *   lipSync?: import('../audio/lip-sync.js').OffsetSummary|null }} summary  loss: wire vs after
+ *   lipSync?: import('../audio/lip-sync.js').OffsetSummary|null, talk?: import('../audio/talk.js').TalkOverall|null }} summary
+ *   loss: wire vs after
  *   recovery (lib/result/loss.js); emulatorBehind: the call's seconds in which the emulator fell behind its schedule
  * @typedef {object} EmulatorLoadRow  one second of an emulator's own load, from a backend that measures itself
  *   (Emulator.load in emulators/contract.js: the relay; a kernel qdisc cannot)
@@ -153,7 +157,8 @@ export const SCHEMA_VERSION = 1;
  * @param {{ compiled: import('../network/schedule.js').CompiledNetwork, durationS: number, warmupS: number, peers: number,
  *   flows?: import('../cross/flows.js').Flow[], network?: { bottleneck?: unknown },
  *   publish?: Record<string, import('../media/publish.js').Publish>, turn?: { transport: string }|null,
- *   peerNetwork?: import('../network/nat-profile.js').PeerNetworks } & Record<string, unknown>} input.scenario  the resolved
+ *   peerNetwork?: import('../network/nat-profile.js').PeerNetworks, talk?: import('../audio/talk.js').TalkPattern|null }
+ *   & Record<string, unknown>} input.scenario  the resolved
  *   scenario, compiled network included
  * @param {Environment} input.environment
  * @param {TimelineEntry[]} input.samples    as the pages sent them (validated at the signaling edge)
@@ -201,6 +206,10 @@ export function buildResult({
   const setup = setupBreakdown({ events, peers });
   const setupMs = Object.fromEntries(peers.map((peer) => [peer, setup.peers[peer].sinceLaunchMs.firstFrame]));
   const flows = flowsSection(scenario, timeline, flowRows, flowTruth.map(({ epochMs, ...row }) => ({ t: atS(epochMs), ...row })));
+  const talk = scenario.talk ? talkSection({
+    talk: scenario.talk, events: events.map((event) => ({ ...event, atS: atS(event.epochMs) })), timeline,
+    warmupS: scenario.warmupS, durationS: scenario.durationS,
+  }) : null;
   return {
     schemaVersion: SCHEMA_VERSION,
     status,
@@ -239,6 +248,7 @@ export function buildResult({
     } : null,
     audio,
     lipSync,
+    talk,
     summary: {
       ...summarize({
         timeline, warmupS: scenario.warmupS, durationS: scenario.durationS, setupMs, configured, routes: compiled.routes,
@@ -248,6 +258,7 @@ export function buildResult({
       // Over the whole call: a second the emulator fell behind in warm-up still shaped what the browsers adapted to.
       emulatorBehind: emulatorBehind(emulatorLoad, [0, scenario.durationS]),
       lipSync: lipSync?.overall ?? null,
+      talk: talk?.overall ?? null,
       viewer: seen && {
         streams: withGetStatsFreezes(seen.streams, timeline, [scenario.warmupS, scenario.durationS]), overall: seen.overall,
         ...(environment.grid?.clocks ? { clockErrors: gridClockErrors(Object.keys(seen.streams), environment.grid) } : {}),

@@ -25,6 +25,7 @@ import { AUDIO_QUALITY_MODES } from '../audio/audio-windows.js';
 import { MAX_AUDIO_DELAY_MS } from '../audio/lip-sync-marks.js';
 import { validateTurn } from '../network/turn.js';
 import { validatePeerNetwork } from '../network/nat-profile.js';
+import { talkOf } from '../audio/talk.js';
 
 export const SCENARIO_DIR = fileURLToPath(new URL('../../scenarios/', import.meta.url));
 
@@ -33,7 +34,7 @@ export const DEFAULT_WARMUP_S = 10;
 
 const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'topology', 'media', 'browsers', 'network', 'mainCall',
   'flows', 'reference', 'codec', 'devices', 'placement', 'mediaSource', 'publish', 'audioQuality', 'lipSync', 'turn',
-  'peerNetwork'];
+  'peerNetwork', 'talk'];
 
 /** The video rates a scenario can ask for: `rfc8867` (RFC 8867 §4.3, applied by client-app/media-source.js) or `browser` (its own). */
 export const MEDIA_SOURCES = ['browser', 'rfc8867'];
@@ -68,6 +69,8 @@ export const TOPOLOGIES = ['mesh', 'sfu'];
  * @property {{ audioDelayMs: number }|null} lipSync  the media carries lip-sync marks and every page measures the offset of
  *   what it plays (docs/scenario-format.md "Lip sync"; --lip-sync turns it on), every source's audio audioDelayMs late
  *   against its video; null: not measured
+ * @property {import('../audio/talk.js').TalkPattern|null} talk  every main-call peer's talk spurts over its talk file's period
+ *   (docs/scenario-format.md "Speaking turns"), or null: every peer sends the default speech
  * @property {Record<string, import('../devices/devices.js').Device>} devices  peer → its capture size, frame rate, CPU throttling
  *   and CPU quota
  * @property {Record<string, string>} browsers  peer → its own browser (peer-browsers.js); every other peer runs the run's
@@ -193,6 +196,8 @@ export function loadScenario(nameOrPath, {
   const placement = validatePlacement(raw.placement, allPeers, file);
   const turn = validateTurn(raw.turn, { file, topology });
   const peerNetwork = validatePeerNetwork(raw.peerNetwork, { file, peers, topology, turn });
+  const talk = talkOf(raw.talk, { file, name, peers, nominalDurationS, timeScale, runDurationS });
+  if (talk && lipSync) throw new InputError(`${file}: talk: speaking turns and lip sync (lipSync, --lip-sync) each make their own audio; use one`);
   // Extra calls' peers have links of their own.
   const compiled = compileNetwork({ file, durationS: nominalDurationS, peers: allPeers, topology, network: raw.network }, {
     timeScale, traceStepMs, loadTrace: (traceName, where) => readTrace(traceName, { baseDir: path.dirname(filePath), traceDirs, where }),
@@ -203,7 +208,7 @@ export function loadScenario(nameOrPath, {
   return {
     name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers, allPeers, topology, media,
     browsers, placement, network: isRecord(raw.network) ? raw.network : {}, mainCall, flows, reference, codec, devices, mediaSource,
-    publish, audioQuality, lipSync, turn, peerNetwork, compiled,
+    publish, audioQuality, lipSync, turn, peerNetwork, talk, compiled,
   };
 }
 
