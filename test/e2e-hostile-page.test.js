@@ -24,7 +24,7 @@ const DURATION_S = 20;
  * Runs an unconstrained call in which p1's page runs `script` (with `arg`) before its own scripts; returns result.json
  * as read back from disk.
  * @param {(arg: any) => void} script @param {unknown} arg
- * @param {{ audioQuality?: string }} [options] loadScenario's, over the call's duration and warm-up
+ * @param {{ audioQuality?: string, lipSync?: boolean }} [options] loadScenario's, over the call's duration and warm-up
  */
 async function runWithHostileP1(script, arg, options = {}) {
   const launch = puppeteer.launch;
@@ -132,6 +132,27 @@ function tamperWithAudioDrain() {
           return answers[drains - 1]();
         },
       }));
+    },
+  });
+}
+
+/** In p1's page: its lip-sync listener answers every drain with garbage, then throws. */
+function tamperWithLipSyncDrain() {
+  let testbed;
+  let drains = 0;
+  const answers = [
+    () => 'not an object',
+    () => ({ sources: Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`p${i}`, { onsetsEpochMs: [], droppedOnsets: 0 }])) }),
+    () => ({ sources: { p0: { onsetsEpochMs: Array.from({ length: 1e6 }, () => Date.now()), droppedOnsets: 0 } } }),
+    () => ({ sources: { p0: { onsetsEpochMs: [1, 8.64e15], droppedOnsets: 0 } } }),
+    () => ({ sources: { p0: { onsetsEpochMs: [Date.now()], droppedOnsets: -1 } } }),
+    () => { throw new Error('tampered'); },
+  ];
+  Object.defineProperty(window, 'testbed', {
+    get: () => testbed,
+    set(value) {
+      testbed = value;
+      value.lipSync = { drain: () => answers[Math.min(drains++, answers.length - 1)]() };
     },
   });
 }
@@ -271,4 +292,23 @@ test('a page answering its audio drain with garbage leaves result.json written, 
   for (const pattern of expected) assert.ok(rejects.some((reason) => pattern.test(reason)), `no refusal matching ${pattern} in:\n${rejects.join('\n')}`);
   assert.ok(rejects.length >= 9, rejects.join('\n'));
   assert.ok(rejects.every((reason) => reason.startsWith('p1: audio recorder of p1: ')), rejects.join('\n'));
+});
+
+// The lip-sync drain (issue 39): not an object, too many sources, too many onsets, times off the clock, a negative
+// count, a throw, all from p1; p0's own listener sees p1's marks as in any open call.
+test('a page answering its lip-sync drain with garbage leaves result.json written, the other peer\'s offsets intact, each refusal counted', async () => {
+  const result = await runWithHostileP1(tamperWithLipSyncDrain, null, { lipSync: true });
+  assert.equal(result.status, 'passed', JSON.stringify(result.errors));
+  assert.ok(result.lipSync, 'result.json has no lipSync section');
+  const heard = result.lipSync.streams.find((/** @type {any} */ s) => s.peer === 'p0' && s.remote === 'p1');
+  // What p0 saw of p1's marks is intact; the correction needs p1's own capture skew, which p1's tampered listener withheld.
+  assert.ok(heard?.seen?.n >= 4, JSON.stringify(heard));
+  assert.deepEqual(result.lipSync.streams.filter((/** @type {any} */ s) => s.peer === 'p1' && s.summary?.n > 0), []);
+  const rejects = result.events.filter((/** @type {any} */ e) => e.type === 'rejected' && e.messageType === 'lip-sync-drain')
+    .map((/** @type {any} */ e) => `${e.peer}: ${e.reason}`);
+  const expected = [/drain must be \{ sources/, /more than \d+ sources/, /onsetsEpochMs must be an array of at most/,
+    /onsetsEpochMs must be epoch milliseconds from/, /droppedOnsets must be an integer/, /the drain threw/];
+  for (const pattern of expected) assert.ok(rejects.some((reason) => pattern.test(reason)), `no refusal matching ${pattern} in:\n${rejects.join('\n')}`);
+  assert.ok(rejects.length >= expected.length, rejects.join('\n'));
+  assert.ok(rejects.every((reason) => reason.startsWith('p1: lip-sync listener of p1: ')), rejects.join('\n'));
 });
