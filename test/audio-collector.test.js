@@ -8,21 +8,10 @@ import { test } from 'node:test';
 import { createAudioCollector, drainLimits } from '../orchestrator/run/audio-collector.js';
 import { MAX_DRAIN_S, RECORDING_RATE_HZ } from '../orchestrator/run/audio-input.js';
 import { tempDir } from './helpers/cli.js';
+import { fakePage as fakeHookPage } from './helpers/fake-page.js';
 
-/**
- * A page whose recorder's drain answers each of `answers` in turn (a function is called: it may throw or hang), then
- * has no recorder. The collector's own in-page function runs on it, as page.evaluate would run it in the page.
- * @param {unknown[]} answers @returns {import('puppeteer').Page}
- */
-// any: a stand-in for a Puppeteer page, with only the evaluate the collector calls; and the page's window.
-const fakePage = (answers) => /** @type {any} */ ({
-  evaluate: async (/** @type {(...args: any[]) => unknown} */ inPage, /** @type {any[]} */ ...args) => {
-    const next = answers.shift();
-    const drain = () => (typeof next === 'function' ? next() : next);
-    /** @type {any} */ (globalThis).window = { testbed: { audio: next === undefined ? null : Promise.resolve({ drain }) } };
-    return inPage(...args);
-  },
-});
+/** A page whose recorder's drain answers each of `answers` in turn. @param {unknown[]} answers */
+const fakePage = (answers) => fakeHookPage('audio', answers);
 const pcm = (seconds) => Buffer.alloc(Math.round(seconds * RECORDING_RATE_HZ) * 2, 1).toString('base64');
 
 test('hostile drains: rejected or capped, files named by the orchestrator inside <runDir>/audio/ only', async () => {
@@ -95,7 +84,7 @@ test('drains over the bounds are refused in the page, before DevTools carries th
   for (let i = 0; i < 8; i += 1) await collector.stop();
   const expected = [
     /^audio recorder of p1: drain refused in the page: a string of \d+ characters \(at most \d+/,
-    new RegExp(`^audio recorder of p1: drain refused in the page: an object of more than ${maxKeys} keys$`),
+    new RegExp(`^audio recorder of p1: drain refused in the page: an object of more than ${maxKeys} keys at streams$`),
     /^audio recorder of p1: streams\.p0\.pcm must be base64/, // deeper than a drain's levels: copied as null
     /^audio recorder of p1: drain refused in the page: a string of \d+ characters/,
     /^audio recorder of p1: drain refused in the page: it could not be copied$/,

@@ -7,7 +7,10 @@
 // broken per-encoding stats (the simulcast surface): the run fails naming the field, result.json written. In the
 // fourth it sends `steer` requests (the LiveKit candidate surface) broken and where no SFU takes them. In the fifth,
 // with --audio-quality, its audio recorder's drain answers oversized, mistyped, absurdly rated and too many chunks, a
-// throw and finally never: p0's audio score must stand and every refusal be counted. About 3.2 minutes; run it alone:
+// throw and finally never: p0's audio score must stand and every refusal be counted. In the sixth, with --lip-sync,
+// its lip-sync listener's drain answers garbage, once behind replaced Object.keys, Array.from, Array.prototype methods
+// and Object.prototype.then, a throw and finally never: p0's offsets must stand and every refusal be counted, the
+// hang by name. About 3.3 minutes; run it alone:
 //   node --test test/e2e-hostile-page.test.js
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -136,23 +139,56 @@ function tamperWithAudioDrain() {
   });
 }
 
-/** In p1's page: its lip-sync listener answers every drain with garbage, then throws. */
+/**
+ * In p1's page: its lip-sync listener answers its drains with garbage, once behind globals replaced to lie about the
+ * answer (a copy using them would see no source, or a million onsets, or answer what Object.prototype.then gives), then
+ * throws, then never answers. The replaced globals act only on the answer's objects: the page's own app keeps working.
+ */
 function tamperWithLipSyncDrain() {
   let testbed;
   let drains = 0;
+  const lies = new WeakSet();
+  /** @param {object} owner @param {string} key @param {(...args: any[]) => unknown} lie */
+  const replace = (owner, key, lie) => {
+    // any: the global replaced, as a hostile page would.
+    const real = /** @type {any} */ (owner)[key];
+    /** @type {any} */ (owner)[key] = function (/** @type {any[]} */ ...args) {
+      return lies.has(this) || lies.has(args[0]) ? lie(...args) : real.apply(this, args);
+    };
+  };
+  const lying = () => {
+    replace(Object, 'keys', () => []);
+    replace(Object, 'entries', () => []);
+    replace(Array, 'isArray', () => false);
+    replace(Array, 'from', () => new Array(1e6).fill(Date.now()));
+    for (const method of ['slice', 'map', 'filter', 'push']) replace(Array.prototype, method, () => new Array(1e6).fill(Date.now()));
+    // A `then` for the answer of an in-page copy, which would resolve page.evaluate with 50 M characters instead.
+    const hijack = (/** @type {(value: string) => void} */ resolve) => resolve('x'.repeat(50 << 20));
+    Object.defineProperty(Object.prototype, 'then', {
+      configurable: true, get() { return Object.hasOwn(this, 'drained') || Object.hasOwn(this, 'copied') ? hijack : undefined; },
+    });
+    const onsetsEpochMs = [Date.now()];
+    const p7 = { onsetsEpochMs, droppedOnsets: 0 };
+    const sources = { p7 };
+    const drain = { sources };
+    for (const made of [onsetsEpochMs, p7, sources, drain]) lies.add(made);
+    return drain;
+  };
   const answers = [
     () => 'not an object',
     () => ({ sources: Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`p${i}`, { onsetsEpochMs: [], droppedOnsets: 0 }])) }),
     () => ({ sources: { p0: { onsetsEpochMs: Array.from({ length: 1e6 }, () => Date.now()), droppedOnsets: 0 } } }),
     () => ({ sources: { p0: { onsetsEpochMs: [1, 8.64e15], droppedOnsets: 0 } } }),
     () => ({ sources: { p0: { onsetsEpochMs: [Date.now()], droppedOnsets: -1 } } }),
+    lying,
     () => { throw new Error('tampered'); },
   ];
   Object.defineProperty(window, 'testbed', {
     get: () => testbed,
     set(value) {
       testbed = value;
-      value.lipSync = { drain: () => answers[Math.min(drains++, answers.length - 1)]() };
+      // And never again: the collector reports it and waits for this one.
+      value.lipSync = { drain: () => (drains < answers.length ? answers[drains++]() : new Promise(() => {})) };
     },
   });
 }
@@ -295,8 +331,9 @@ test('a page answering its audio drain with garbage leaves result.json written, 
 });
 
 // The lip-sync drain (issue 39): not an object, too many sources, too many onsets, times off the clock, a negative
-// count, a throw, all from p1; p0's own listener sees p1's marks as in any open call.
-test('a page answering its lip-sync drain with garbage leaves result.json written, the other peer\'s offsets intact, each refusal counted', async () => {
+// count, an unknown source behind lying globals, a throw and a hang, all from p1; p0's own listener sees p1's marks as
+// in any open call.
+test('a page answering its lip-sync drain with garbage, behind lying globals, then never, leaves result.json written, the other peer\'s offsets intact, each refusal counted', async () => {
   const result = await runWithHostileP1(tamperWithLipSyncDrain, null, { lipSync: true });
   assert.equal(result.status, 'passed', JSON.stringify(result.errors));
   assert.ok(result.lipSync, 'result.json has no lipSync section');
@@ -306,8 +343,10 @@ test('a page answering its lip-sync drain with garbage leaves result.json writte
   assert.deepEqual(result.lipSync.streams.filter((/** @type {any} */ s) => s.peer === 'p1' && s.summary?.n > 0), []);
   const rejects = result.events.filter((/** @type {any} */ e) => e.type === 'rejected' && e.messageType === 'lip-sync-drain')
     .map((/** @type {any} */ e) => `${e.peer}: ${e.reason}`);
-  const expected = [/drain must be \{ sources/, /more than \d+ sources/, /onsetsEpochMs must be an array of at most/,
-    /onsetsEpochMs must be epoch milliseconds from/, /droppedOnsets must be an integer/, /the drain threw/];
+  const expected = [/drain must be \{ sources/, /drain refused in the page: an object of more than \d+ keys at sources$/,
+    /drain refused in the page: a list of 1000000 items \(at most 100\) at sources\.p0\.onsetsEpochMs$/,
+    /onsetsEpochMs must be epoch milliseconds from/, /droppedOnsets must be an integer/, /unknown source "p7"/, /the drain threw/,
+    /the drain has not answered for 5 s/];
   for (const pattern of expected) assert.ok(rejects.some((reason) => pattern.test(reason)), `no refusal matching ${pattern} in:\n${rejects.join('\n')}`);
   assert.ok(rejects.length >= expected.length, rejects.join('\n'));
   assert.ok(rejects.every((reason) => reason.startsWith('p1: lip-sync listener of p1: ')), rejects.join('\n'));

@@ -5,21 +5,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createLipSyncCollector } from '../orchestrator/run/lip-sync-collector.js';
 import { MAX_DRAIN_ONSETS } from '../orchestrator/lib/audio/lip-sync-input.js';
+import { fakePage as fakeHookPage } from './helpers/fake-page.js';
 
-/**
- * A page whose listener's drain answers each of `answers` in turn, then has no listener; the collector's own in-page
- * function runs on it, as page.evaluate would run it in the page.
- * @param {unknown[]} answers @returns {import('puppeteer').Page}
- */
-// any: a stand-in for a Puppeteer page, with only the evaluate the collector calls; and the page's window.
-const fakePage = (answers) => /** @type {any} */ ({
-  evaluate: async (/** @type {(...args: any[]) => unknown} */ inPage, /** @type {any[]} */ ...args) => {
-    const next = answers.shift();
-    const drain = () => (typeof next === 'function' ? next() : next);
-    /** @type {any} */ (globalThis).window = { testbed: { lipSync: next === undefined ? null : Promise.resolve({ drain }) } };
-    return inPage(...args);
-  },
-});
+/** A page whose listener's drain answers each of `answers` in turn. @param {unknown[]} answers */
+const fakePage = (answers) => fakeHookPage('lipSync', answers);
 
 test('hostile lip-sync drains are refused with a reason; a flood is capped and counted as dropped', async () => {
   const now = Date.now();
@@ -43,8 +32,8 @@ test('hostile lip-sync drains are refused with a reason; a flood is capped and c
   for (let i = 0; i < 5; i += 1) await collector.stop(); // each stop drains every page once
   assert.equal(rejections.length, 4, JSON.stringify(rejections));
   assert.ok(rejections.every(({ peer }) => peer === 'p1'));
-  assert.match(rejections[0].reason, /onsetsEpochMs must be an array of at most 100 times/);
-  assert.match(rejections[1].reason, /more than 3 sources/);
+  assert.match(rejections[0].reason, /^lip-sync listener of p1: drain refused in the page: a list of 101 items \(at most 100\) at sources\.p0\.onsetsEpochMs$/);
+  assert.match(rejections[1].reason, /^lip-sync listener of p1: drain refused in the page: an object of more than 3 keys at sources$/);
   assert.match(rejections[2].reason, /must be epoch milliseconds/);
   assert.match(rejections[3].reason, /the drain threw/);
   const kept = (peer, source) => collector.onsets.filter((onset) => onset.peer === peer && onset.source === source).length;

@@ -3,11 +3,11 @@
 // them. What a page returns is checked (run/audio-input.js); a bad drain is a rejected event, never the run's failure.
 // A page decides neither a file's name (the orchestrator's peer names) nor its size: each recording stops at the
 // call's length plus a margin, and all of them at MAX_AUDIO_BYTES; samples past either are counted as dropped. Nor
-// what crosses DevTools: the drain is copied in the page within bounds (boundedAudioDrain) before it is sent, so an
-// oversized answer is refused there instead of being serialized whole into the orchestrator's memory.
+// what crosses DevTools: the drain is copied in the page within drainLimits (page-copy.js) before it is sent.
 import { appendFile, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { MAX_DRAIN_S, RECORDING_RATE_HZ, checkAudioDrain } from './audio-input.js';
+import { drainPageCopy } from './page-copy.js';
 import { DRAIN_TIMEOUT_MS, createPageDrains } from './page-drains.js';
 import { errorMessage } from '../lib/system/errors.js';
 
@@ -36,11 +36,10 @@ export function createAudioCollector({ pages, peers, runDir, durationS, startedA
   /** @param {string} peer @param {import('puppeteer').Page} page */
   async function drainPage(peer, page) {
     const remotes = peers.filter((other) => other !== peer);
-    const slow = setTimeout(() => onRejected(peer, `audio recorder of ${peer}: the drain has not answered for ${drainTimeoutMs / 1000} s`), drainTimeoutMs);
-    const answer = await evaluateDrain(page, drainLimits(remotes.length)).finally(() => clearTimeout(slow));
-    if (answer === undefined || 'none' in answer) return; // closing, crashed, or no recorder (yet)
-    if ('threw' in answer) return onRejected(peer, `audio recorder of ${peer}: the drain threw`);
-    if ('refused' in answer) return onRejected(peer, `audio recorder of ${peer}: ${answer.refused}`);
+    const answer = await drainPageCopy(page, { hook: 'audio', tell: null, limits: drainLimits(remotes.length) },
+      { label: `audio recorder of ${peer}`, onRejected: (reason) => onRejected(peer, reason), timeoutMs: drainTimeoutMs });
+    // Closing, crashed, no recorder (yet), or already reported.
+    if (answer === undefined || !('drained' in answer)) return;
     const checked = checkAudioDrain(answer.drained, peer, remotes, { fromEpochMs: startedAtEpochMs - 1000, toEpochMs: Date.now() + 1000 });
     if ('reason' in checked) {
       onRejected(peer, checked.reason);
@@ -83,78 +82,11 @@ export function createAudioCollector({ pages, peers, runDir, durationS, startedA
 /** @typedef {ReturnType<typeof createAudioCollector>} AudioCollector */
 
 /**
- * @typedef {{ maxChars: number, maxKeys: number, budgetChars: number }} DrainLimits  maxChars: of one string; maxKeys: of one
- *   object; budgetChars: of every string and key of a drain together
- * @typedef {{ none: true } | { threw: true } | { refused: string } | { drained: unknown }} PageDrain
- */
-
-/**
- * What one drain of a page hearing `remotes` remotes may carry: MAX_DRAIN_S of base64 PCM per remote, little else.
- * @param {number} remotes @returns {DrainLimits}
+ * What one drain of a page hearing `remotes` remotes may carry: MAX_DRAIN_S of base64 PCM per remote, little else (no
+ * list, nothing deeper than a stream's fields).
+ * @param {number} remotes @returns {import('./page-copy.js').CopyLimits}
  */
 export function drainLimits(remotes) {
   const maxChars = 4 * Math.ceil((MAX_DRAIN_S * RECORDING_RATE_HZ * 2) / 3);
-  return { maxChars, maxKeys: Math.max(8, remotes), budgetChars: remotes * maxChars + 64 * 1024 };
-}
-
-/**
- * Runs in the page (page.evaluate): its recorder drained and copied within `limits`, or why not. The page's code may
- * have replaced any global, so the copy uses syntax only (for-in, typeof, a primitive string's length, object
- * literals, which define their keys without setters) and reads each value once; anything over a limit refuses the
- * whole drain. Objects deeper than a drain's three levels are copied as null (checkAudioDrain refuses them).
- * @param {DrainLimits} limits @returns {Promise<PageDrain>}
- */
-export async function boundedAudioDrain({ maxChars, maxKeys, budgetChars }) {
-  let budget = budgetChars;
-  /** @param {string} text */
-  const charge = (text) => {
-    budget -= text.length;
-    // A plain object, not an Error: the page may have replaced the Error classes.
-    if (text.length > maxChars || budget < 0) throw { limit: `a string of ${text.length} characters (at most ${maxChars}, ${budgetChars} in all)` };
-    return text;
-  };
-  /** @param {unknown} value @param {number} depth @returns {unknown} */
-  const copy = (value, depth) => {
-    if (typeof value === 'string') return charge(value);
-    if (typeof value === 'number' || typeof value === 'boolean' || value === null) return value;
-    if (typeof value !== 'object' || depth > 2) return null;
-    /** @type {Record<string, unknown>} */
-    let out = {};
-    let keys = 0;
-    for (const key in value) {
-      keys += 1;
-      if (keys > maxKeys) throw { limit: `an object of more than ${maxKeys} keys` };
-      // any: a key for-in found on the page's object, read once.
-      out = { ...out, [charge(key)]: copy(/** @type {any} */ (value)[key], depth + 1) };
-    }
-    return out;
-  };
-  let drained;
-  try {
-    // any: the page's diagnostics hook (client-app/app.js), which the DOM types do not know.
-    const recorder = await /** @type {any} */ (window).testbed?.audio;
-    if (!recorder) return { none: true };
-    drained = await recorder.drain();
-  } catch {
-    return { threw: true };
-  }
-  try {
-    return { drained: copy(drained, 0) };
-  } catch (error) {
-    // Read once: what a getter of the page's threw may carry nothing long.
-    const limit = /** @type {{ limit?: unknown }|null} */ (error)?.limit;
-    return { refused: `drain refused in the page: ${typeof limit === 'string' && limit.length <= 200 ? limit : 'it could not be copied'}` };
-  }
-}
-
-/**
- * The page's recorder drained within `limits`: undefined when the page is closing or crashed.
- * @param {import('puppeteer').Page} page @param {DrainLimits} limits @returns {Promise<PageDrain|undefined>}
- */
-async function evaluateDrain(page, limits) {
-  try {
-    return await page.evaluate(boundedAudioDrain, limits);
-  } catch {
-    return undefined;
-  }
+  return { maxChars, maxKeys: Math.max(8, remotes), maxItems: 0, maxDepth: 2, budgetChars: remotes * maxChars + 64 * 1024 };
 }

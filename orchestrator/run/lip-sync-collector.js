@@ -1,10 +1,12 @@
 // Drains every page's lip-sync listener (client-app/lip-sync.js) once a second over the browser's DevTools connection:
 // the tone onsets each page heard per source. What a page returns is checked (lib/audio/lip-sync-input.js); a bad
 // drain is a rejected event, never the run's failure. A page decides neither how many onsets are kept (at most a few
-// per mark interval of the call per stream, beyond which they are counted as dropped) nor their times' range.
+// per mark interval of the call per stream, beyond which they are counted as dropped) nor their times' range, nor
+// what crosses DevTools: the drain is copied in the page within drainLimits (page-copy.js) before it is sent.
 import { MAX_DRAIN_ONSETS, checkLipSyncDrain } from '../lib/audio/lip-sync-input.js';
 import { MARK_INTERVAL_S } from '../lib/audio/lip-sync-marks.js';
-import { createPageDrains } from './page-drains.js';
+import { VALUE_CHARS, drainPageCopy } from './page-copy.js';
+import { DRAIN_TIMEOUT_MS, createPageDrains } from './page-drains.js';
 
 /** Onsets kept per stream: one per mark is expected; a few times that, plus the time before the media clock, is plenty. */
 const ONSETS_PER_MARK = 3;
@@ -12,9 +14,10 @@ const MARGIN_MARKS = 30;
 
 /**
  * @param {{ pages: Map<string, import('puppeteer').Page>, peers: string[], durationS: number, startedAtEpochMs: number,
- *   onRejected: (peer: string, reason: string) => void }} options
+ *   onRejected: (peer: string, reason: string) => void, drainTimeoutMs?: number }} options
+ *   drainTimeoutMs: a drain unanswered this long is reported (once per drain), and at the end given up on
  */
-export function createLipSyncCollector({ pages, peers, durationS, startedAtEpochMs, onRejected }) {
+export function createLipSyncCollector({ pages, peers, durationS, startedAtEpochMs, onRejected, drainTimeoutMs = DRAIN_TIMEOUT_MS }) {
   const maxOnsets = Math.ceil((durationS / MARK_INTERVAL_S) * ONSETS_PER_MARK) + MARGIN_MARKS;
   /** @type {import('../lib/audio/lip-sync.js').Onset[]} */
   const onsets = [];
@@ -23,10 +26,10 @@ export function createLipSyncCollector({ pages, peers, durationS, startedAtEpoch
 
   /** @param {string} peer @param {import('puppeteer').Page} page */
   async function drainPage(peer, page) {
-    const answer = await evaluateDrain(page, peers.length);
-    if (answer === undefined || 'none' in answer) return; // closing, crashed, or no listener (yet)
-    if ('threw' in answer) return onRejected(peer, `lip-sync listener of ${peer}: the drain threw`);
-    if ('refused' in answer) return onRejected(peer, `lip-sync listener of ${peer}: ${answer.refused}`);
+    const answer = await drainPageCopy(page, { hook: 'lipSync', tell: null, limits: drainLimits(peers.length) },
+      { label: `lip-sync listener of ${peer}`, onRejected: (reason) => onRejected(peer, reason), timeoutMs: drainTimeoutMs });
+    // Closing, crashed, no listener (yet), or already reported.
+    if (answer === undefined || !('drained' in answer)) return;
     const checked = checkLipSyncDrain(answer.drained, peer, peers.filter((other) => other !== peer),
       { fromEpochMs: startedAtEpochMs - 1000, toEpochMs: Date.now() + 1000 });
     if ('reason' in checked) return onRejected(peer, checked.reason);
@@ -40,7 +43,7 @@ export function createLipSyncCollector({ pages, peers, durationS, startedAtEpoch
     }
   }
 
-  const drains = createPageDrains(pages, drainPage);
+  const drains = createPageDrains(pages, drainPage, drainTimeoutMs);
 
   return {
     onsets,
@@ -55,34 +58,13 @@ export function createLipSyncCollector({ pages, peers, durationS, startedAtEpoch
 /** @typedef {ReturnType<typeof createLipSyncCollector>} LipSyncCollector */
 
 /**
- * The page's listener drained, copied in the page within the bounds (at most `maxSources` sources of MAX_DRAIN_ONSETS
- * onsets, short names), so DevTools never carries more: undefined when the page is closing or crashed.
- * @param {import('puppeteer').Page} page @param {number} maxSources
- * @returns {Promise<{ none: true } | { threw: true } | { refused: string } | { drained: unknown } | undefined>}
+ * What one drain of a page may carry: `{ sources }` of at most `sources` sources (its own microphone and every remote),
+ * each MAX_DRAIN_ONSETS times and a count, under names of at most 64 characters.
+ * @param {number} sources @returns {import('./page-copy.js').CopyLimits}
  */
-async function evaluateDrain(page, maxSources) {
-  try {
-    return await page.evaluate(async (most, maxOnsets) => {
-      try {
-        // any: the page's diagnostics hook (client-app/app.js), which the DOM types do not know; what it drains is unknown.
-        const listener = await /** @type {any} */ (window).testbed?.lipSync;
-        if (!listener) return { none: /** @type {const} */ (true) };
-        const sources = listener.drain()?.sources;
-        if (sources === null || typeof sources !== 'object') return { refused: 'drain must be { sources: {…} }' };
-        /** @type {Record<string, { onsetsEpochMs: unknown[], droppedOnsets: unknown }>} */
-        const copy = {};
-        for (const name of Object.keys(sources).slice(0, most + 1)) {
-          if (Object.keys(copy).length >= most || name.length > 64) return { refused: `more than ${most} sources, or a name over 64 characters` };
-          const onsets = sources[name]?.onsetsEpochMs;
-          if (!Array.isArray(onsets) || onsets.length > maxOnsets) return { refused: `sources.${name}.onsetsEpochMs must be an array of at most ${maxOnsets} times` };
-          copy[name] = { onsetsEpochMs: Array.from(onsets, (v) => (typeof v === 'number' ? v : null)), droppedOnsets: Number(sources[name].droppedOnsets) };
-        }
-        return { drained: { sources: copy } };
-      } catch {
-        return { threw: /** @type {const} */ (true) };
-      }
-    }, maxSources, MAX_DRAIN_ONSETS);
-  } catch {
-    return undefined;
-  }
+function drainLimits(sources) {
+  return {
+    maxChars: 64, maxKeys: Math.max(2, sources), maxItems: MAX_DRAIN_ONSETS, maxDepth: 3,
+    budgetChars: sources * (3 * 64 + (MAX_DRAIN_ONSETS + 2) * VALUE_CHARS) + 1024,
+  };
 }

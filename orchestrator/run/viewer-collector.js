@@ -1,12 +1,14 @@
 // Drains every page's frame reader (client-app/frame-reader.js) once a second over the browser's DevTools
 // connection: the frame codes and display times of every video, and the captured received frames, which go to
 // <runDir>/captures/ until run/picture-quality.js scores them. What a page returns is checked (run/viewer-input.js);
-// a bad drain is a rejected event, never the run's failure. The pages capture the source frames whose code is a
+// a bad drain is a rejected event, never the run's failure, and the drain is copied in the page within drainLimits
+// (page-copy.js) before it crosses DevTools. The pages capture the source frames whose code is a
 // multiple of the source's frame rate (one a second, the same frames in every run), and around each schedule change
 // every sixth one (five a second).
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { checkDrain } from './viewer-input.js';
+import { MAX_CAPTURE_SIDE_PX, MAX_FRAMES_PER_SOURCE, checkDrain } from './viewer-input.js';
+import { VALUE_CHARS, drainPageCopy } from './page-copy.js';
 import { DRAIN_TIMEOUT_MS, createPageDrains } from './page-drains.js';
 
 /** Frame times may be this far off the orchestrator's clock (a video's expected display time is a little ahead). */
@@ -50,6 +52,7 @@ export function createViewerCollector({
   let mediaStartEpochMs = 0;
   /** @type {Map<string, number>} the capture step each page was last told */
   const told = new Map();
+  const limits = drainLimits(peers.length);
 
   /** Capture every this many source frames now. */
   const captureEveryNow = () => {
@@ -62,19 +65,14 @@ export function createViewerCollector({
   async function drainPage(peer, page) {
     const every = captureEveryNow();
     const tell = told.get(peer) === every ? null : every;
-    const slow = setTimeout(() => onRejected(peer, `frame reader of ${peer}: the drain has not answered for ${drainTimeoutMs / 1000} s`), drainTimeoutMs);
-    const answer = await evaluateDrain(page, tell).finally(() => clearTimeout(slow));
-    // A page that is closing or crashed: the run's own checks report that.
-    if (!answer.answered) return;
-    const drained = answer.value;
-    if (drained === null) return;
+    const answer = await drainPageCopy(page, { hook: 'viewer', tell: tell === null ? null : { method: 'setCaptureEvery', value: tell }, limits },
+      { label: `frame reader of ${peer}`, onRejected: (reason) => onRejected(peer, reason), timeoutMs: drainTimeoutMs });
+    // A page that is closing or crashed (the run's own checks report that), or has no frame reader (yet).
+    if (answer === undefined) return;
     told.set(peer, every);
-    if (typeof drained === 'object' && 'threw' in drained && drained.threw === true) {
-      onRejected(peer, `frame reader of ${peer}: the drain threw`);
-      return;
-    }
+    if (!('drained' in answer)) return; // reported
     const within = { fromEpochMs: startedAtEpochMs - FRAME_CLOCK_MARGIN_MS, toEpochMs: Date.now() + FRAME_CLOCK_MARGIN_MS };
-    const checked = checkDrain(drained, peer, peers.filter((other) => other !== peer), within);
+    const checked = checkDrain(answer.drained, peer, peers.filter((other) => other !== peer), within);
     if ('reason' in checked) {
       onRejected(peer, checked.reason);
       return;
@@ -116,26 +114,14 @@ export function createViewerCollector({
 /** @typedef {ReturnType<typeof createViewerCollector>} ViewerCollector */
 
 /**
- * The page's frame reader drained (telling it first how often to capture, unless `frames` is null): not answered
- * when the page is closing or crashed; null when it has no frame reader, `{ threw: true }` when it threw.
- * @param {import('puppeteer').Page} page @param {number|null} frames
- * @returns {Promise<{ answered: false } | { answered: true, value: unknown }>}  value: checked by viewer-input.js checkDrain
+ * What one drain of a page may carry: the frame log of at most `sources` sources (its own camera and every remote) and
+ * captures of at most MAX_CAPTURE_SIDE_PX a side, four of the largest in all (checkDrain bounds their count).
+ * @param {number} sources @returns {import('./page-copy.js').CopyLimits}
  */
-async function evaluateDrain(page, frames) {
-  try {
-    const value = await page.evaluate((captureEvery) => {
-      try {
-        // any: the page's diagnostics hook (client-app/app.js), which the DOM types do not know.
-        const viewer = /** @type {any} */ (window).testbed?.viewer;
-        if (!viewer) return null;
-        if (captureEvery !== null) viewer.setCaptureEvery(captureEvery);
-        return viewer.drain();
-      } catch {
-        return { threw: true };
-      }
-    }, frames);
-    return { answered: true, value };
-  } catch {
-    return { answered: false };
-  }
+function drainLimits(sources) {
+  const maxChars = 4 * Math.ceil((MAX_CAPTURE_SIDE_PX * MAX_CAPTURE_SIDE_PX) / 3);
+  return {
+    maxChars, maxKeys: Math.max(8, sources), maxItems: MAX_FRAMES_PER_SOURCE, maxDepth: 3,
+    budgetChars: 4 * maxChars + sources * (2 * MAX_FRAMES_PER_SOURCE + 8) * VALUE_CHARS + 64 * 1024,
+  };
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createViewerCollector } from '../../orchestrator/run/viewer-collector.js';
+import { fakePage } from '../helpers/fake-page.js';
 
 const luma = Buffer.alloc(32 * 18, 7).toString('base64');
 /** A drain of frames shown just now. */
@@ -24,12 +25,13 @@ const hostile = [
 
 test('the viewer collector rejects every broken drain of a hostile page, keeps a good page\'s, and writes captures only in its folder', async () => {
   const runDir = mkdtempSync(path.join(os.tmpdir(), 'wtb-viewer-collector-'));
-  let next = 0;
-  const pages = new Map([
-    ['p0', { evaluate: async () => hostile[next++ % hostile.length] }],
-    ['p1', { evaluate: async () => goodDrain() }],
+  /** @type {{ told: number[] }} */
+  const seen = { told: [] };
+  const pages = new Map(/** @type {Array<[string, any]>} */ ([
+    ['p0', fakePage('viewer', [...hostile])],
+    ['p1', fakePage('viewer', hostile.map(() => () => goodDrain()), seen)],
     ['p2', { evaluate: async () => { throw new Error('Target closed'); } }],
-  ]);
+  ]));
   /** @type {Array<[string, string]>} */
   const rejected = [];
   const collector = createViewerCollector({
@@ -43,6 +45,7 @@ test('the viewer collector rejects every broken drain of a hostile page, keeps a
   // Only p1's batches and captures were kept, each capture a file inside the run's captures folder.
   assert.ok(collector.batches.length > 0 && collector.batches.every((batch) => batch.peer === 'p1'), JSON.stringify(collector.batches[0]));
   assert.equal(collector.captures.length, hostile.length);
+  assert.deepEqual(seen.told, [30], 'told how often to capture once, then only on a change');
   const captureDir = path.join(runDir, 'captures');
   assert.deepEqual(readdirSync(runDir), ['captures']);
   assert.ok(collector.captures.every((capture) => path.dirname(capture.file) === captureDir && existsSync(capture.file)));
@@ -51,7 +54,7 @@ test('the viewer collector rejects every broken drain of a hostile page, keeps a
 });
 
 /** A collector over stub pages (what page.evaluate returns or does), and the rejections it reported. */
-function collectorOf(/** @type {Record<string, () => Promise<unknown>>} */ evaluators, options = {}) {
+function collectorOf(/** @type {Record<string, (...args: any[]) => Promise<unknown>>} */ evaluators, options = {}) {
   const runDir = mkdtempSync(path.join(os.tmpdir(), 'wtb-viewer-collector-'));
   /** @type {Array<[string, string]>} */
   const rejected = [];
@@ -66,8 +69,8 @@ function collectorOf(/** @type {Record<string, () => Promise<unknown>>} */ evalu
 test('a page whose drain never answers holds up no other page, is reported, and the last drain gives up on it', async () => {
   let p1Drains = 0;
   const { collector, rejected } = collectorOf({
-    p0: () => new Promise(() => {}),
-    p1: async () => { p1Drains += 1; return goodDrain(); },
+    p0: fakePage('viewer', [() => new Promise(() => {})]).evaluate,
+    p1: fakePage('viewer', Array.from({ length: 10 }, () => () => { p1Drains += 1; return goodDrain(); })).evaluate,
   }, { drainTimeoutMs: 300 });
   await collector.start(Date.now());
   await sleep(2500);
@@ -84,11 +87,10 @@ test('a drain dating its frames before the run or in the future, or throwing in 
     () => ({ ...goodDrain(), frames: { local: { codes: [1], epochMs: [1], readMs: 0 } } }),
     () => ({ ...goodDrain(), frames: { local: { codes: [1], epochMs: [8.64e15], readMs: 0 } } }),
     () => ({ ...goodDrain(), captures: [{ ...goodDrain().captures[0], epochMs: 1 }] }),
-    () => ({ threw: true }),
+    () => { throw new Error('tampered'); },
     () => goodDrain(),
   ];
-  let next = 0;
-  const { collector, rejected } = collectorOf({ p1: async () => drains[next++]() });
+  const { collector, rejected } = collectorOf({ p1: fakePage('viewer', [...drains]).evaluate });
   await collector.start(Date.now());
   for (let i = 0; i < drains.length; i++) await collector.stop();
   assert.deepEqual(rejected.map(([peer, reason]) => [peer, reason.replace(/\d{6,}/g, 'T')]), [
