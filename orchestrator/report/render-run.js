@@ -15,6 +15,7 @@ import { renderAudioSections } from './render-talk.js';
 import { renderGridPlacement } from './render-grid.js';
 import { layerTables } from './render-layers.js';
 import { renderIcePaths } from './render-paths.js';
+import { renderSetupByPath, renderSetupTable } from './render-setup.js';
 import { escapeHtml, isFiniteNumber, formatClock, formatDifference, formatMeanSd, formatNumber, formatPercent, metricInfo, statusBadge } from './format.js';
 
 /** @typedef {import('./result-file.js').ReportResult} ReportResult */
@@ -235,7 +236,7 @@ function renderDerived(d, peers, r) {
     ? `<table class="summary derived"><thead><tr>${head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>
 <p class="caption">Utilisation per receiving peer. Set-up time: browser launch to first decoded video frame; the run's is the slowest peer's. Jain's index over the flows that share a link; time to steady rate averaged over the schedule changes after the call start. Definitions at the end of the page.</p>`
     : '<p class="empty">No per-run figure: no capacity was set, no peer showed video, no link was shared and no schedule change was timed.</p>';
-  return `${table}${renderPeerTotals(r.summary)}${renderSetupTable(r.setup)}${renderSteadyTable(d.steady, r)}${renderFairness(d.fairness, r)}`;
+  return `${table}${renderPeerTotals(r.summary)}${renderSetupTable(r.setup)}${renderSetupByPath(r)}${renderSteadyTable(d.steady, r)}${renderFairness(d.fairness, r)}`;
 }
 
 /**
@@ -257,28 +258,6 @@ function renderPeerTotals(summary) {
   const head = ['Peer', 'Uplink (kbps)', 'Downlink (kbps)', 'Downlink / uplink', 'Video streams sent', 'Video streams received', 'CPU-limited seconds'];
   return `<h3>Per-peer totals</h3><table class="summary peer-totals"><thead><tr>${head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>
 <p class="caption">Means over the measurement window of each peer's audio + video rates summed over its connections; a stream counts while it carries ≥ 20 kbps (received: with frames). In a full mesh a peer sends n − 1 copies, so downlink / uplink ≈ 1 (an SFU's is n − 1 over 1).</p>`;
-}
-
-const MILESTONE_LABELS = {
-  browserLaunched: 'Browser started', pageLoaded: 'Page loaded', joined: 'Joined signaling', mediaReady: 'getUserMedia resolved',
-  negotiated: 'Offer/answer done', iceConnected: 'ICE connected', dtlsConnected: 'DTLS connected', firstRtp: 'First RTP',
-  firstFrame: 'First decoded frame',
-};
-
-/**
- * Where each peer's set-up time went: ms since its browser launch at every milestone (result.setup).
- * @param {{ milestones?: string[], peers?: Record<string, { sinceLaunchMs?: Record<string, number|null> }> }|undefined} setup
- */
-function renderSetupTable(setup) {
-  const peers = Object.keys(setup?.peers ?? {}).sort();
-  if (!setup?.milestones?.length || peers.length === 0) return '';
-  /** @type {Record<string, string>} */
-  const labels = MILESTONE_LABELS;
-  const rows = setup.milestones.map((name) => `<tr data-milestone="${escapeHtml(name)}"><th scope="row">${escapeHtml(labels[name] ?? name)}</th>`
-    + `${peers.map((peer) => `<td>${formatNumber(setup.peers?.[peer].sinceLaunchMs?.[name] ?? null, 0)}</td>`).join('')}</tr>`);
-  return `<table class="summary setup"><thead><tr><th scope="col">Set-up milestone <span class="unit">(ms since the peer's browser launch)</span></th>`
-    + `${peers.map((peer) => `<th scope="col">${escapeHtml(peer)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>
-<p class="caption">Milestones overlap: negotiation, ICE and DTLS run while getUserMedia is pending. Per-remote milestones count the first remote.</p>`;
 }
 
 /** @param {ReturnType<typeof buildDerived>['steady']} steady @param {ReportResult} r */

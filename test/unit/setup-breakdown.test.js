@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { REMOTE_MILESTONES, SETUP_MILESTONES, setupBreakdown } from '../../orchestrator/lib/result/setup-breakdown.js';
+import { REMOTE_MILESTONES, SETUP_MILESTONES, setupBreakdown, setupByPath } from '../../orchestrator/lib/result/setup-breakdown.js';
 
 const LAUNCH_MS = 1_790_000_000_000;
 
@@ -114,4 +114,24 @@ test('200 000 events of one milestone cannot make the breakdown throw: the earli
   assert.equal(peers.p0.sinceLaunchMs.firstFrame, 1511);
   assert.equal(peers.p0.remotes.p1.firstFrame, 1511);
   assert.equal(peers.p1.sinceLaunchMs.firstFrame, 1511);
+});
+
+test('set-up by path: each connection\'s phases on the path ICE selected first; a connection without a pair or milestones is left out', () => {
+  const events = [...peerEvents('p0', 'p1'), ...peerEvents('p1', 'p0', 2)];
+  const setup = setupBreakdown({ events, peers: ['p0', 'p1'] });
+  const rows = setupByPath(setup, [
+    { peer: 'p0', remote: 'p1', paths: [{ label: 'relay/udp over TCP → host/udp', firstT: 9 }, { label: 'host/udp → host/udp', firstT: 1 }] },
+    { peer: 'p1', remote: 'p0', paths: [] },
+    { peer: 'p0', remote: 'sfu', paths: [{ label: 'host/udp → host/udp', firstT: 1 }] },
+  ]);
+  assert.deepEqual(rows, [{ peer: 'p0', remote: 'p1', path: 'host/udp → host/udp', negotiatedMs: 1270, iceMs: 132, dtlsMs: 0, firstFrameMs: 109, totalMs: 1511 }]);
+});
+
+test('set-up by path: a phase whose end was not reached is null, not a negative or a zero', () => {
+  const events = peerEvents('p0', 'p1').filter((e) => e.type !== 'first-frame' && e.type !== 'dtls-state');
+  const [row] = setupByPath(setupBreakdown({ events, peers: ['p0', 'p1'] }), [{ peer: 'p0', remote: 'p1', paths: [{ label: 'x', firstT: 1 }] }]);
+  assert.equal(row.iceMs, 132);
+  assert.equal(row.dtlsMs, null);
+  assert.equal(row.firstFrameMs, null);
+  assert.equal(row.totalMs, null);
 });

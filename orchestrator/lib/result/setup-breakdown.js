@@ -75,3 +75,33 @@ function smallest(values) {
   for (const value of values) if (value !== null && Number.isFinite(value) && (min === null || value < min)) min = value;
   return min;
 }
+
+/**
+ * One connection's set-up on the path ICE selected first: the phases between its per-remote milestones, so a TURN/TCP
+ * call's slower ICE or DTLS reads beside a direct one's. null where either end of a phase was not reached.
+ * @typedef {{ peer: string, remote: string, path: string, negotiatedMs: number|null, iceMs: number|null,
+ *   dtlsMs: number|null, firstFrameMs: number|null, totalMs: number|null }} PathSetup
+ */
+
+/**
+ * Each connection that has both set-up milestones and a selected pair. `negotiatedMs` and `totalMs` are since the
+ * peer's browser launch; `iceMs` (negotiated → ICE connected), `dtlsMs` (→ DTLS connected) and `firstFrameMs`
+ * (→ first decoded frame) are the phases.
+ * @param {{ peers: Record<string, PeerSetup> }} setup  result.setup
+ * @param {Array<{ peer: string, remote: string, paths: Array<{ label: string, firstT: number }> }>} connections
+ *   result.paths.connections (lib/result/ice-paths.js)
+ * @returns {PathSetup[]}
+ */
+export function setupByPath(setup, connections) {
+  return connections.flatMap(({ peer, remote, paths }) => {
+    const milestones = setup.peers[peer]?.remotes[remote];
+    if (!milestones || !paths.length) return [];
+    const first = paths.reduce((a, b) => (b.firstT < a.firstT ? b : a));
+    /** @param {string} from @param {string} to */
+    const phase = (from, to) => (milestones[from] === null || milestones[to] === null ? null : milestones[to] - milestones[from]);
+    return [{
+      peer, remote, path: first.label, negotiatedMs: milestones.negotiated, iceMs: phase('negotiated', 'iceConnected'),
+      dtlsMs: phase('iceConnected', 'dtlsConnected'), firstFrameMs: phase('dtlsConnected', 'firstFrame'), totalMs: milestones.firstFrame,
+    }];
+  });
+}
