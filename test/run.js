@@ -2,8 +2,9 @@
 // browsers (test/*.test.js) one file at a time, as they measure rates and delays on the host's cores. One TAP stream
 // and one summary for the whole run (test/helpers/summary-reporter.js: the slowest tests and files, the failures), with
 // node's closing counts (`# pass N`, `# fail N`) once; exit 1 when a test failed. Files given as arguments
-// (`node test/run.js test/e2e-sfu.test.js`) run the same way; without any, every file.
-import { readdirSync } from 'node:fs';
+// (`node test/run.js test/e2e-sfu.test.js`) run the same way; without any, every file. Temporary files live in one
+// folder per run (below).
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -15,6 +16,11 @@ import summaryReporter from './helpers/summary-reporter.js';
 const TEST_DIR = path.dirname(fileURLToPath(import.meta.url));
 const UNIT_DIR = path.join(TEST_DIR, 'unit');
 const testFiles = (dir) => readdirSync(dir).filter((name) => name.endsWith('.test.js')).sort().map((name) => path.join(dir, name));
+
+// Every temporary file of the run (tempDir's folders, browser profiles, run folders) goes under one folder: removed
+// when every test passed, kept and named when one failed, so its runs can be read.
+const runTmpDir = mkdtempSync(path.join(os.tmpdir(), 'wtb-npm-test-'));
+process.env.TMPDIR = runTmpDir;
 
 const given = process.argv.slice(2).map((file) => path.resolve(file));
 const files = given.length ? given : [...testFiles(UNIT_DIR), ...testFiles(TEST_DIR)];
@@ -64,3 +70,5 @@ const source = Readable.from(events(), { objectMode: true });
 const summary = /** @type {Readable} */ (source.compose(summaryReporter)).toArray();
 for await (const text of source.compose(tap)) process.stdout.write(text);
 process.stdout.write((await summary).join(''));
+if (process.exitCode === 1) process.stdout.write(`# the run's temporary files are kept in ${runTmpDir}\n`);
+else rmSync(runTmpDir, { recursive: true, force: true });
