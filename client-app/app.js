@@ -8,26 +8,22 @@ import { createDataFlows } from './data-flows.js';
 import { iceConfig } from './ice-config.js';
 import { withVideoBitrates } from './media-source.js';
 import { createFrameReader, decodedEpochMs, readsCameraFromTrack } from './frame-reader.js';
+import { watchIce } from './ice-restart.js';
 import { captureLocalMedia, describeMediaError } from './local-media.js';
 import { encodingCounters, readPublish, sendEncodingsOf } from './publish.js';
 import { startSampler } from './sampler.js';
 import { snapshotFromStats } from './stats.js';
+import { SCREEN_SUFFIX, createScreenShare } from './screen-share.js';
 
 /** @typedef {import('../signaling/messages.js').Command} Command */
 
 const params = new URLSearchParams(location.search);
 /** A parameter the orchestrator's page URL always carries (orchestrator/lib/system/peer-secrets.js pageUrl). @param {string} name */
-const required = (name) => {
-  const value = params.get(name);
-  if (value === null) throw new Error(`the page's URL lacks ${name}=; open the page through the orchestrator`);
-  return value;
-};
+const required = (name) => params.get(name) ?? fail(`the page's URL lacks ${name}=; open the page through the orchestrator`);
 /** An element of index.html. @param {string} id */
-const element = (id) => {
-  const found = document.getElementById(id);
-  if (!found) throw new Error(`index.html lacks #${id}`);
-  return found;
-};
+const element = (id) => document.getElementById(id) ?? fail(`index.html lacks #${id}`);
+/** @param {string} message @returns {never} */
+function fail(message) { throw new Error(message); }
 // The page's secret for its join (orchestrator/lib/system/peer-secrets.js) is the URL's fragment, which no HTTP request
 // carries. Out of the address at once, so no error, stack or later look at the URL can quote it.
 // An SFU that the page signals to itself (LiveKit) has its access token there too, after a `~`.
@@ -75,10 +71,9 @@ window.addEventListener('error', (e) => reportError(e.message));
 window.addEventListener('unhandledrejection', (e) => reportError(e.reason?.stack ?? e.reason));
 
 /** @typedef {{ pc: RTCPeerConnection, pending: RTCIceCandidateInit[], hasRemote: boolean, videos: HTMLVideoElement[] }} Connection */
-/** @type {Map<string, Connection>} */
-const connections = new Map();
-/** @type {Map<string, RTCRtpTransceiverDirection>} The media direction of an extra call, from its `call` command; else sendrecv. */
-const directions = new Map();
+const connections = /** @type {Map<string, Connection>} */ (new Map());
+/** The media direction of an extra call, from its `call` command; else sendrecv. */
+const directions = /** @type {Map<string, RTCRtpTransceiverDirection>} */ (new Map());
 /** Remotes whose media this page does not send right now (a `pause` command, or held from the start: URL `hold`). */
 const paused = new Set(params.get('hold')?.split(',').filter(Boolean) ?? []);
 /** Remotes of extra calls that ended: their late messages must not open a new connection. */
@@ -99,7 +94,9 @@ let mediaReadyEpochMs = 0;
 const viewer = createFrameReader();
 /** With `source=media-element`, the WebM that this page plays and sends (Firefox); else the fake devices (Chromium). */
 const mediaElementUrl = params.get('source') === 'media-element' ? required('media') : null;
-const localMedia = captureLocalMedia({ mediaElementUrl, videoConstraints }).then((stream) => {
+/** The screens shared in a mesh call (screen-share.js): who shares, and this page's slides if it does. */
+const screen = createScreenShare(params, peer);
+const localMedia = Promise.all([captureLocalMedia({ mediaElementUrl, videoConstraints }), screen.track]).then(([stream]) => {
   mediaReadyEpochMs = Date.now();
   for (const track of stream.getTracks()) localStream.addTrack(track);
   for (const { pc } of connections.values()) giveTracks(pc);
@@ -143,23 +140,24 @@ function connectionTo(remote) {
   pc.onicecandidate = ({ candidate }) => candidate && send({ type: 'candidate', to: remote, candidate: candidate.toJSON() });
   // The set-up milestones (orchestrator/lib/result/setup-breakdown.js): both descriptions set, ICE, DTLS, first RTP, first frame.
   pc.onsignalingstatechange = () => pc.signalingState === 'stable' && report('negotiated', { remote });
-  pc.oniceconnectionstatechange = () => report('ice-state', { remote, state: pc.iceConnectionState });
+  watchIce(remote, pc, { report, renegotiate: sendOffer, reportError, restart: !sfu });
   pc.onconnectionstatechange = () => {
     report('connection-state', { remote, state: pc.connectionState });
     if (pc.connectionState === 'connected') codecNotes.watch(remote, pc, () => sampling !== undefined);
   };
-  pc.ontrack = ({ track, streams }) => {
+  pc.ontrack = ({ track, streams, transceiver }) => {
     if (track.kind === 'audio') recordAudio(track, remote);
     if (track.kind !== 'video') return;
-    // A remote track is unmuted when its first RTP packet arrives.
-    track.addEventListener('unmute', () => report('first-rtp', { remote }), { once: true });
+    // A remote track is unmuted when its first RTP packet arrives. The set-up milestones are the camera's, not a screen's.
+    const shared = screen.transceiverOf(pc) === transceiver;
+    if (!shared) track.addEventListener('unmute', () => report('first-rtp', { remote }), { once: true });
     const video = document.createElement('video');
     // Unmuted for speaking turns: getStats' received audio energy is measured after the element's volume (muted reads 0).
-    Object.assign(video, { autoplay: true, muted: params.get('playAudio') === null, playsInline: true, srcObject: streams[0] });
+    Object.assign(video, { autoplay: true, muted: shared || params.get('playAudio') === null, playsInline: true, srcObject: streams[0] });
     element('remotes').append(video);
     connection.videos.push(video);
-    viewer.watch(video, remote);
-    video.requestVideoFrameCallback((now, frame) => report('first-frame', { remote }, decodedEpochMs(now, frame)));
+    viewer.watch(video, shared ? `${remote}${SCREEN_SUFFIX}` : remote);
+    if (!shared) video.requestVideoFrameCallback((now, frame) => report('first-frame', { remote }, decodedEpochMs(now, frame)));
   };
   pc.ondatachannel = ({ channel }) => dataFlows.receive(remote, channel);
   return connection;
@@ -167,8 +165,9 @@ function connectionTo(remote) {
 
 /** Puts the local tracks (if getUserMedia has resolved) on the senders of their kind. @param {RTCPeerConnection} pc */
 function giveTracks(pc) {
-  for (const { sender, receiver } of pc.getTransceivers()) {
-    const track = localStream.getTracks().find((candidate) => candidate.kind === receiver.track.kind);
+  for (const transceiver of pc.getTransceivers()) {
+    const { sender, receiver } = transceiver;
+    const track = screen.sourceOf(pc, transceiver, localStream).getTracks().find((candidate) => candidate.kind === receiver.track.kind);
     if (track && sender.track !== track) sender.replaceTrack(track);
   }
 }
@@ -207,6 +206,7 @@ async function offerTo(remote, direction) {
   // Only the SFU connection publishes with layers; the codec goes with them.
   const layers = remote === sfu ? publish : null;
   for (const kind of ['audio', 'video']) pc.addTransceiver(kind, { direction, streams: [localStream], ...sendEncodingsOf(kind, layers) });
+  screen.offer(pc, remote);
   giveTracks(pc);
   preferCodec(pc, requestedCodec ?? layers?.codec ?? null);
   await sendOffer(remote, pc);
@@ -244,7 +244,8 @@ async function snapshotAll() {
   return legs.map(([remote, stats]) => {
     codecNotes.note(remote, stats);
     const encodings = publish && remote === sfu ? encodingCounters(stats) : null;
-    return /** @type {[string, import('./stats.js').Snapshot]} */ ([remote, { ...snapshotFromStats(stats), encodings }]);
+    const snapshot = snapshotFromStats(stats, screen.midOf(connections.get(remote)?.pc));
+    return /** @type {[string, import('./stats.js').Snapshot]} */ ([remote, { ...snapshot, encodings }]);
   });
 }
 
@@ -287,6 +288,7 @@ const handlers = {
         transceiver.direction = directions.get(from) ?? 'sendrecv';
         transceiver.sender.setStreams(localStream);
       }
+      screen.answer(pc, from);
       giveTracks(pc);
     }
     preferCodec(pc, requestedCodec);

@@ -15,25 +15,27 @@ const sumPresent = (items, field) => (items.some((item) => item[field] !== undef
 /**
  * Reduce one RTCStatsReport (as an array of stats objects) to the cumulative counters the harness needs.
  * @param {StatsObject[]} stats
+ * @param {string|null} [screenMid]  the m-line of a shared screen (client-app/screen-share.js): its streams are `screen`,
+ *   not `video`
  * @returns {Snapshot}
  *
- * @typedef {{ timestampMs: number, video: MediaCounters, audio: MediaCounters,
+ * @typedef {{ timestampMs: number, video: MediaCounters, audio: MediaCounters, screen?: MediaCounters,
  *   rtt: { totalS: number, measurements: number },
  *   candidatePair: { currentRttMs: number|null, availableOutgoingKbps: number|null },
  *   selectedPair: SelectedPair|null, encodings?: import('./publish.js').EncodingCounters[]|null }} Snapshot
  *   encodings: a publisher's, per rid (publish.js)
  * @typedef {{ out: StatsObject|null, in: StatsObject|null }} MediaCounters  the counters below, per direction
  */
-export function snapshotFromStats(stats) {
-  /** @param {string} type @param {string} [kind] */
-  const byType = (type, kind) => stats.filter((s) => s.type === type && (kind === undefined || s.kind === kind));
+export function snapshotFromStats(stats, screenMid = null) {
+  /** @param {string} type @param {string} [kind] @param {boolean} [screen] the shared screen's streams, else the others */
+  const byType = (type, kind, screen = false) => stats.filter((s) => s.type === type && (kind === undefined || s.kind === kind)
+    && onScreen(s, screenMid) === screen);
   const byId = new Map(stats.map((s) => [s.id, s]));
   const timestampMs = Math.max(0, ...stats.map((s) => s.timestamp || 0));
 
-  /** @param {Kind} kind @returns {MediaCounters} */
-  const media = (kind) => {
-    const outbound = byType('outbound-rtp', kind);
-    const inbound = byType('inbound-rtp', kind);
+  /** @param {'video'|'audio'} kind @param {boolean} [screen] the screen's streams, else the others @returns {MediaCounters} */
+  const media = (kind, screen = false) => {
+    const [outbound, inbound] = [byType('outbound-rtp', kind, screen), byType('inbound-rtp', kind, screen)];
     /** @param {StatsObject[]} list */
     const codecOf = (list) => {
       const codec = list.map((s) => byId.get(s.codecId)).find(Boolean);
@@ -56,7 +58,7 @@ export function snapshotFromStats(stats) {
         packetSendDelayS: sumPresent(outbound, 'totalPacketSendDelay'),
         framesEncoded: sumPresent(outbound, 'framesEncoded'),
         // The camera track's frames (media-source): what the sender had to encode, against what it sent.
-        framesCaptured: kind === 'video' ? sumPresent(byType('media-source', 'video'), 'frames') : null,
+        framesCaptured: kind === 'video' ? sumPresent(videoSources(stats, screenMid, screen), 'frames') : null,
         encodeTimeS: sumPresent(outbound, 'totalEncodeTime'),
         width: last(outbound, 'frameWidth'),
         height: last(outbound, 'frameHeight'),
@@ -104,6 +106,7 @@ export function snapshotFromStats(stats) {
     timestampMs,
     video: media('video'),
     audio: media('audio'),
+    ...(screenMid === null ? {} : { screen: media('video', true) }),
     rtt: { totalS: sumBy(remoteInbound, 'totalRoundTripTime'), measurements: sumBy(remoteInbound, 'roundTripTimeMeasurements') },
     candidatePair: {
       currentRttMs: pairRttMs(selectedPair),
@@ -113,13 +116,27 @@ export function snapshotFromStats(stats) {
   };
 }
 
+/** Whether a stream is of the shared screen's m-line. @param {StatsObject} s @param {string|null} screenMid */
+const onScreen = (s, screenMid) => screenMid !== null && s.mid === screenMid;
+
+/**
+ * The camera's (screen false) or the shared screen's video media-source stats: the screen's is the one its outbound
+ * stream names, the camera's every other.
+ * @param {StatsObject[]} stats @param {string|null} screenMid @param {boolean} screen
+ */
+function videoSources(stats, screenMid, screen) {
+  const named = new Set(stats.filter((s) => s.type === 'outbound-rtp' && onScreen(s, screenMid)).map((s) => s.mediaSourceId));
+  return stats.filter((s) => s.type === 'media-source' && s.kind === 'video' && named.has(s.id) === screen);
+}
+
 /**
  * The path ICE selected: each end's candidate type and transport, and how this end reaches its TURN server
  * (relayProtocol, a relay candidate's only), so "this call ran over TURN/TLS" is read from the browser, not assumed.
  * @param {StatsObject|undefined} pair @param {Map<string, StatsObject>} byId
  * @returns {SelectedPair|null}
  * @typedef {{ localType: string|null, localProtocol: string|null, relayProtocol: string|null, remoteType: string|null,
- *   remoteProtocol: string|null }} SelectedPair
+ *   remoteProtocol: string|null, localAddress: string|null, remoteAddress: string|null }} SelectedPair  the addresses show a
+ *   handover's new pair
  */
 function pairPath(pair, byId) {
   if (!pair) return null;
@@ -128,6 +145,7 @@ function pairPath(pair, byId) {
   return {
     localType: text(local?.candidateType), localProtocol: text(local?.protocol), relayProtocol: text(local?.relayProtocol),
     remoteType: text(remote?.candidateType), remoteProtocol: text(remote?.protocol),
+    localAddress: text(local?.address ?? local?.ip), remoteAddress: text(remote?.address ?? remote?.ip),
   };
 }
 
@@ -183,7 +201,7 @@ function dominantLimitation(prevOut, curOut) {
   return best ?? curOut.qualityLimitationReason;
 }
 
-/** @typedef {'video'|'audio'} Kind @typedef {'out'|'in'} Direction */
+/** @typedef {'video'|'audio'|'screen'} Kind @typedef {'out'|'in'} Direction */
 
 /**
  * Per-interval values between two snapshots of the same peer connection (the timeline entry minus t/peer/remote).
@@ -200,6 +218,7 @@ export function intervalMetrics(prev, cur) {
   return {
     intervalS: round(intervalS),
     video: videoMetrics(prev, cur, read),
+    ...(cur.screen ? { screen: screenMetrics(videoMetrics(prev, cur, read, 'screen')) } : {}),
     audio: {
       sendKbps: read.rate('audio', 'out'),
       recvKbps: read.rate('audio', 'in'),
@@ -221,29 +240,28 @@ export function intervalMetrics(prev, cur) {
 }
 
 /**
- * The video stream's values over the interval.
- * @param {Snapshot} prev @param {Snapshot} cur @param {ReturnType<typeof intervalReader>} read
+ * The video stream's values over the interval: the camera's, or a shared screen's (kind `screen`).
+ * @param {Snapshot} prev @param {Snapshot} cur @param {ReturnType<typeof intervalReader>} read @param {'video'|'screen'} [kind]
  */
-function videoMetrics(prev, cur, { delta, rate, perSecond, msOf, jitterMs, jitterBufferDelayMs, sendDelayMs }) {
-  const vOut = cur.video.out;
-  const vIn = cur.video.in;
-  const framesDecoded = delta('video', 'in', 'framesDecoded');
-  const qpSum = delta('video', 'in', 'qpSum');
+function videoMetrics(prev, cur, { delta, rate, perSecond, msOf, jitterMs, jitterBufferDelayMs, sendDelayMs }, kind = 'video') {
+  const [vOut, vIn] = [cur[kind]?.out, cur[kind]?.in];
+  const framesDecoded = delta(kind, 'in', 'framesDecoded');
+  const qpSum = delta(kind, 'in', 'qpSum');
   // The mean time the encoder took per frame it encoded in the interval: WebRTC adapts for the CPU (reason `cpu`) when
   // this nears the frame interval.
-  const encodedFrames = delta('video', 'out', 'framesEncoded');
-  const encodeTimeS = delta('video', 'out', 'encodeTimeS');
+  const encodedFrames = delta(kind, 'out', 'framesEncoded');
+  const encodeTimeS = delta(kind, 'out', 'encodeTimeS');
   return {
-    sendKbps: rate('video', 'out'),
-    recvKbps: rate('video', 'in'),
+    sendKbps: rate(kind, 'out'),
+    recvKbps: rate(kind, 'in'),
     sentWidth: vOut?.width ?? null,
     sentHeight: vOut?.height ?? null,
-    sentFps: perSecond(delta('video', 'out', 'frames')) ?? vOut?.fps ?? null,
-    capturedFps: perSecond(delta('video', 'out', 'framesCaptured')),
+    sentFps: perSecond(delta(kind, 'out', 'frames')) ?? vOut?.fps ?? null,
+    capturedFps: perSecond(delta(kind, 'out', 'framesCaptured')),
     recvWidth: vIn?.width ?? null,
     recvHeight: vIn?.height ?? null,
     recvFps: perSecond(framesDecoded),
-    qualityLimitationReason: vOut ? dominantLimitation(prev.video.out, vOut) : null,
+    qualityLimitationReason: vOut ? dominantLimitation(prev[kind]?.out ?? null, vOut) : null,
     encodeMsPerFrame: encodedFrames !== null && encodedFrames > 0 && encodeTimeS !== null
       ? round((1000 * encodeTimeS) / encodedFrames, 1) : null,
     codec: vOut?.codec ?? vIn?.codec ?? null,
@@ -253,21 +271,31 @@ function videoMetrics(prev, cur, { delta, rate, perSecond, msOf, jitterMs, jitte
     qpPerFrame: framesDecoded !== null && framesDecoded > 0 && qpSum !== null ? round(qpSum / framesDecoded, 2) : null,
     // The mean time a video packet sent in the interval waited in the sender's pacer: glass-to-glass delay beyond
     // the network's and the receiver's, large when the rate estimate collapses (Firefox does not report it).
-    packetSendDelayMs: sendDelayMs('video'),
-    nackCount: delta('video', 'in', 'nackCount'),
-    pliCount: delta('video', 'in', 'pliCount'),
-    freezeCount: delta('video', 'in', 'freezeCount'),
+    packetSendDelayMs: sendDelayMs(kind),
+    nackCount: delta(kind, 'in', 'nackCount'),
+    pliCount: delta(kind, 'in', 'pliCount'),
+    freezeCount: delta(kind, 'in', 'freezeCount'),
     // The decoder-side freezes' time (W3C definition, as lib/viewer/viewer.js applies it to what was shown).
-    freezeDurationMs: msOf(delta('video', 'in', 'totalFreezesDurationS')),
+    freezeDurationMs: msOf(delta(kind, 'in', 'totalFreezesDurationS')),
     // Packets that arrived as retransmissions (RTX after a NACK) or as FEC: what recovered wire loss.
-    retransmittedPacketsReceived: delta('video', 'in', 'retransmittedPacketsReceived'),
-    fecPacketsReceived: delta('video', 'in', 'fecPacketsReceived'),
-    lossPct: intervalLossPct(prev.video.in, vIn),
-    residualLossPct: intervalLossPct(prev.video.in, vIn, { afterRetransmission: true }),
-    jitterMs: jitterMs('video'),
-    jitterBufferDelayMs: jitterBufferDelayMs('video'),
+    retransmittedPacketsReceived: delta(kind, 'in', 'retransmittedPacketsReceived'),
+    fecPacketsReceived: delta(kind, 'in', 'fecPacketsReceived'),
+    lossPct: intervalLossPct(prev[kind]?.in ?? null, vIn ?? null),
+    residualLossPct: intervalLossPct(prev[kind]?.in ?? null, vIn ?? null, { afterRetransmission: true }),
+    jitterMs: jitterMs(kind),
+    jitterBufferDelayMs: jitterBufferDelayMs(kind),
   };
 }
+
+/**
+ * A shared screen's values: what shows its content behaviour (the resolution kept, the frame rate given up when bits
+ * are short) and its rate.
+ * @param {ReturnType<typeof videoMetrics>} video  videoMetrics of the screen's streams
+ */
+const screenMetrics = (video) => {
+  const { sendKbps, recvKbps, sentHeight, sentFps, recvWidth, recvHeight, recvFps, qualityLimitationReason, qpPerFrame } = video;
+  return { sendKbps, recvKbps, sentHeight, sentFps, recvWidth, recvHeight, recvFps, qualityLimitationReason, qpPerFrame };
+};
 
 /** The signaling edge refuses longer texts (signaling/messages.js MAX_SAMPLE_TEXT_CHARS). @param {unknown} value */
 const text = (value) => (typeof value === 'string' && value !== '' ? value.slice(0, 64) : null);
@@ -292,8 +320,8 @@ const allIn = (snap) => {
 function intervalReader(prev, cur, intervalS) {
   /** @param {Kind} kind @param {Direction} dir @param {string} field @returns {number|null} */
   const delta = (kind, dir, field) => {
-    const a = prev[kind][dir]?.[field];
-    const b = cur[kind][dir]?.[field];
+    const a = prev[kind]?.[dir]?.[field];
+    const b = cur[kind]?.[dir]?.[field];
     return a === null || a === undefined || b === null || b === undefined ? null : b - a;
   };
   return {
@@ -301,7 +329,7 @@ function intervalReader(prev, cur, intervalS) {
     /** @param {Kind} kind @param {Direction} dir */
     rate: (kind, dir) => {
       const bytes = delta(kind, dir, 'bytes');
-      const current = cur[kind][dir];
+      const current = cur[kind]?.[dir];
       // A stream that appears mid-interval counts from zero.
       if (bytes === null) return current ? kbps(current.bytes, intervalS) : null;
       return kbps(bytes, intervalS);
@@ -313,7 +341,7 @@ function intervalReader(prev, cur, intervalS) {
     perSecond: (value) => (value === null ? null : round(value / intervalS, 2)),
     /** @param {Kind} kind */
     jitterMs: (kind) => {
-      const jitterS = cur[kind].in?.jitterS;
+      const jitterS = cur[kind]?.in?.jitterS;
       return jitterS == null ? null : round(jitterS * 1000);
     },
     /** The mean time a sample emitted in the interval spent in the jitter buffer. @param {Kind} kind */

@@ -17,6 +17,7 @@ import { hasFrameCode, markY4mStream, readY4mLayout } from './y4m.js';
 import { MARK_PARAMETERS, markedAudio } from '../orchestrator/lib/audio/lip-sync-marks.js';
 import { readWavPcm, wavFile } from '../orchestrator/lib/audio/audio-windows.js';
 import { TALK_AUDIO_VERSION, talkAudio } from '../orchestrator/lib/audio/talk.js';
+import { SCREEN_VERSION, checkScreenFont, screenArgs, screenCaptureArgs } from './screen.js';
 
 export const CACHE_DIR = fileURLToPath(new URL('./cache/', import.meta.url));
 const LOOP_S = 10;
@@ -219,6 +220,62 @@ export async function ensureCaptureFile(media) {
 }
 
 /**
+ * The screen-share source (media/screen.js) at a preset's size and rate: the marked slides as .y4m, the picture
+ * quality's reference, and their lossless WebM, which the sharing page plays and captures. Keyed like a preset's video.
+ * @param {string} preset
+ * @returns {Promise<ScreenMedia>}
+ * @typedef {{ video: string, capture: string, width: number, height: number, fps: number, frames: number, frameCode: boolean }} ScreenMedia
+ */
+export async function ensureScreenMedia(preset) {
+  const layout = PRESETS[preset];
+  if (!layout) throw new InputError(`screen share: ${preset} is not a video preset; use one of ${Object.keys(PRESETS).join(', ')}`);
+  checkScreenFont();
+  const key = hashOf({ args: screenArgs(layout, LOOP_S, 'x'), frameCode: FRAME_CODE_VERSION, version: SCREEN_VERSION });
+  const video = path.join(CACHE_DIR, `screen-${preset}-${key}.y4m`);
+  await cached(video, (tmp) => runFfmpeg(screenArgs(layout, LOOP_S, 'pipe:1'), (stdout) => writeMarked(stdout, tmp, `screen ${preset}`)));
+  const capture = await cached(video.replace(/\.y4m$/, '.webm'), (tmp) => runFfmpeg(screenCaptureArgs(video, tmp)));
+  return { video, capture, ...layout, frames: Math.round(LOOP_S * layout.fps), frameCode: true };
+}
+
+/** The preset a peer's screen is drawn at: its video's. @param {string} peer @param {string|null} preset */
+function screenPreset(peer, preset) {
+  if (preset) return preset;
+  throw new InputError(`screen share: ${peer} sends a .y4m file of its own, and the slides are drawn at a preset's size; use --video <preset> (${Object.keys(PRESETS).join(', ')})`);
+}
+
+/**
+ * ffmpeg arguments for a load participant's files (pure): the video as three VP8 simulcast layers in IVF (rid `f` at
+ * the source's size, `h` at half, `q` at a quarter; a keyframe every 30 frames, so a PLI is answered from the file within
+ * a second) or the audio as Opus in Ogg, one packet per page (sfu/load-peer reads a page as a packet).
+ * @param {{ video: string, audio: string, width: number, height: number, fps: number }} media @param {'f'|'h'|'q'|'audio'} part
+ * @param {string} outFile
+ */
+export function loadMediaArgs({ video, audio, width, height, fps }, part, outFile) {
+  const head = ['-hide_banner', '-loglevel', 'error', '-y'];
+  if (part === 'audio') return [...head, '-i', audio, '-c:a', 'libopus', '-b:a', '32k', '-ac', '1', '-page_duration', '20000', '-f', 'ogg', outFile];
+  const scale = { f: 1, h: 2, q: 4 }[part];
+  // Even sizes, as a browser's simulcast layers; about 0.1 bit per pixel, near what Chromium spends at 360p.
+  const [w, h] = [width, height].map((size) => 2 * Math.max(1, Math.round(size / scale / 2)));
+  const kbps = Math.max(30, Math.round((w * h * fps * 0.1) / 1000));
+  return [...head, '-i', video, '-vf', `scale=${w}:${h}`, '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-g', '30',
+    '-keyint_min', '30', '-b:v', `${kbps}k`, '-an', '-f', 'ivf', outFile];
+}
+
+/**
+ * A load participant's files (loadMediaArgs) in a folder of their own, made once per video and audio file.
+ * @param {Media} media @returns {Promise<string>} the folder: f.ivf, h.ivf, q.ivf, audio.ogg
+ */
+export async function ensureLoadMedia(media) {
+  const [video, audio] = await Promise.all([stat(media.video), stat(media.audio)]);
+  const key = hashOf([loadMediaArgs(media, 'f', 'x'), loadMediaArgs(media, 'audio', 'x'), video.size, video.mtimeMs, audio.size, audio.mtimeMs]);
+  const dir = path.join(CACHE_DIR, `${path.basename(media.video, '.y4m')}-load-${key}`);
+  for (const part of /** @type {const} */ (['f', 'h', 'q', 'audio'])) {
+    await cached(path.join(dir, part === 'audio' ? 'audio.ogg' : `${part}.ivf`), (tmp) => runFfmpeg(loadMediaArgs(media, part, tmp)));
+  }
+  return dir;
+}
+
+/**
  * A run's media: the run's own (`video`, the CLI's --video) with, per peer, the files its browser sends: the
  * scenario's preset for that peer (its `media` field), else the run's. Peers with the same choice share files. How a
  * peer's browser reads them is its `source`: `fake-device` (Chromium's fake camera and microphone read the .y4m and
@@ -229,11 +286,13 @@ export async function ensureCaptureFile(media) {
  * @param {Record<string, MediaSource>} [sources]  peer → how its browser reads the media; default fake-device
  * @param {{ audioDelayMs: number }|null} [lipSync]  every peer's audio carries the lip-sync marks (ensureAudio)
  * @param {import('../orchestrator/lib/audio/talk.js').TalkPattern|null} [talk]  the named peers' audio is their talk file
+ * @param {import('../orchestrator/lib/media/screen-share.js').ScreenShare|null} [screenShare]  the named peers also send
+ *   a screen (ensureScreenMedia) at their video's preset
  * @returns {Promise<Media & { peers: Record<string, PeerMedia> }>}
  * @typedef {'fake-device'|'media-element'} MediaSource
- * @typedef {Media & { source: MediaSource, capture?: string }} PeerMedia
+ * @typedef {Media & { source: MediaSource, capture?: string, screen?: ScreenMedia }} PeerMedia
  */
-export async function ensureRunMedia(video, peers, perPeer = {}, sources = {}, lipSync = null, talk = null) {
+export async function ensureRunMedia(video, peers, perPeer = {}, sources = {}, lipSync = null, talk = null, screenShare = null) {
   const runMedia = await ensureMedia(video, lipSync);
   /** @type {Map<string, Media>} */
   const byPreset = new Map();
@@ -249,6 +308,7 @@ export async function ensureRunMedia(video, peers, perPeer = {}, sources = {}, l
     // A media element loops a WebM cut to the video's 10 s: the talk file's period would be lost.
     if (spurts && source === 'media-element') throw new InputError(`talk: peer ${peer} runs Firefox, which has no file-backed microphone; speaking turns need Chromium peers`);
     byPeer[peer] = source === 'media-element' ? { ...media, source, capture: await ensureCaptureFile(media) } : { ...media, source };
+    if (screenShare?.peers.includes(peer)) byPeer[peer].screen = await ensureScreenMedia(screenPreset(peer, media.preset));
   }
   return { ...runMedia, peers: byPeer };
 }

@@ -39,6 +39,7 @@ const MAX_BUFFERED_BYTES = 1024 * 1024;
  * @property {import('./server.js').RewriteCandidate} [rewriteCandidate]
  * @property {import('./server.js').SteerCandidate} [steerCandidate]
  * @property {number} joinTimeoutMs
+ * @property {number} otherRemotes  remotes a page samples beside the room's peers (an SFU room's load participants)
  * @property {(rejection: RejectionInput) => void} reject
  */
 
@@ -167,7 +168,7 @@ async function onMessage(connection, data, isBinary) {
   if (message.type === 'stats') {
     // In an SFU call a page also samples its connection to the SFU.
     const sfuLeg = hub.bridge || hub.steerCandidate ? 1 : 0;
-    const others = (hub.admission.peers ? hub.admission.peers.length - 1 : entry.members.size - 1) + sfuLeg;
+    const others = (hub.admission.peers ? hub.admission.peers.length - 1 : entry.members.size - 1) + sfuLeg + hub.otherRemotes;
     const maxSamples = MAX_SAMPLES_PER_REMOTE_PER_SECOND * Math.max(1, others);
     if (!takeSampleToken(connection.rate, maxSamples, Date.now())) {
       return refuse(`over ${maxSamples} samples/s (${MAX_SAMPLES_PER_REMOTE_PER_SECOND} per remote peer, ${SAMPLE_BURST_S} s of them at once): sample dropped`, 'stats');

@@ -12,9 +12,8 @@ export const MESSAGE_TYPES = Object.freeze(['join', 'offer', 'answer', 'candidat
 /** A `steer` candidate's way: the page's own towards the SFU it signals to itself, or that SFU's towards the page. */
 export const STEER_DIRECTIONS = Object.freeze(['toSfu', 'fromSfu']);
 /** What client-app/app.js reports. */
-export const EVENT_TYPES = Object.freeze([
-  'media-ready', 'negotiated', 'ice-state', 'dtls-state', 'connection-state', 'first-rtp', 'first-frame', 'data-channel', 'codec', 'error',
-]);
+export const EVENT_TYPES = Object.freeze(['media-ready', 'negotiated', 'ice-state', 'ice-restart', 'dtls-state', 'connection-state',
+  'first-rtp', 'first-frame', 'data-channel', 'codec', 'error']);
 /** RTCPeerConnectionState. */
 export const CONNECTION_STATES = Object.freeze(['new', 'connecting', 'connected', 'disconnected', 'failed', 'closed']);
 /** RTCIceConnectionState. */
@@ -292,6 +291,7 @@ const EVENT_FIELDS = {
   'media-ready': { video: settings },
   negotiated: { remote: remotePeer },
   'ice-state': { remote: remotePeer, state: oneOf(ICE_STATES) },
+  'ice-restart': { remote: remotePeer, state: oneOf(['disconnected', 'failed']) },
   'dtls-state': { remote: remotePeer, state: oneOf(DTLS_STATES) },
   'connection-state': { remote: remotePeer, state: oneOf(CONNECTION_STATES) },
   'first-rtp': { remote: remotePeer },

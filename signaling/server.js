@@ -64,7 +64,7 @@ export const DEFAULT_JOIN_TIMEOUT_MS = 5000;
  * Limits: MAX_MESSAGE_BYTES per message, MAX_MESSAGES_PER_SECOND
  * per socket (the excess is dropped, with one error reply per second; FLOOD_CLOSE_AFTER_S seconds over it in a
  * row closes the socket), MAX_SAMPLES_PER_REMOTE_PER_SECOND per peer per other peer in the room (SAMPLE_BURST_S
- * seconds of them at once, for a starved page catching up),
+ * seconds of them at once, for a starved page catching up; `otherRemotes` more: an SFU room's load participants),
  * MAX_CANDIDATES_PER_PEER_PAIR candidates per peer per remote peer while the room exists.
  *
  * `events` emits:
@@ -85,14 +85,14 @@ export const DEFAULT_JOIN_TIMEOUT_MS = 5000;
  *
  * @param {{ host?: string, port?: number, rewriteCandidate?: RewriteCandidate, room?: string,
  *   secrets?: Map<string, string>|Record<string, string>, joinTimeoutMs?: number, bridge?: Bridge,
- *   steerCandidate?: SteerCandidate, files?: Record<string, string> }} [options]
+ *   steerCandidate?: SteerCandidate, files?: Record<string, string>, otherRemotes?: number }} [options]
  * @returns {Promise<{ httpUrl: string, wsUrl: string, port: number, events: EventEmitter,
  *   broadcast: (room: string, message: object) => void, sendTo: (room: string, peer: string, message: object) => boolean,
  *   sendCommand: (room: string, peer: string, command: import('./messages.js').Command) => boolean, close: () => Promise<void> }>}
  */
 export async function startSignalingServer({
   host = '127.0.0.1', port = 0, rewriteCandidate, room: onlyRoom, secrets, joinTimeoutMs = DEFAULT_JOIN_TIMEOUT_MS, bridge, steerCandidate,
-  files = {},
+  files = {}, otherRemotes = 0,
 } = {}) {
   const admission = createAdmission({ room: onlyRoom, secrets });
   const events = new EventEmitter();
@@ -121,7 +121,7 @@ export async function startSignalingServer({
 
   // handleUpgrade completes synchronously, so the caps above count every socket accepted before.
   wss.on('connection', (socket) => acceptConnection({
-    rooms, unjoined, admission, events, bridge, rewriteCandidate, steerCandidate, joinTimeoutMs, reject,
+    rooms, unjoined, admission, events, bridge, rewriteCandidate, steerCandidate, joinTimeoutMs, reject, otherRemotes,
   }, socket));
 
   await new Promise((resolve, reject) => server.once('error', reject).listen(port, host, () => resolve(undefined)));

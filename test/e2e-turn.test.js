@@ -46,8 +46,17 @@ for (const transport of ['udp', 'tcp', 'tls']) {
     }
     assert.ok(network.commands.some((c) => / netns exec wtb-\S+-sfu \S*turnserver -c \S+turnserver\.conf$/.test(c.cmd)), 'coturn started in the middle namespace');
     assert.ok(run.result.resources.summary.turnserver?.cpuPct.n > 0, 'coturn\'s CPU sampled like the browsers\'');
+    // coturn's own load each second: its two allocations open, the relayed media on its link both ways, its CPU.
+    const load = run.result.resources.turn;
+    assert.ok(load.rows.filter((row) => row.t > 4).length >= 6, JSON.stringify(load));
+    for (const row of load.rows.filter((r) => r.t > 4)) {
+      assert.ok(row.allocations >= 1 && row.inKbps > 50 && row.outKbps > 50 && row.cpuPct !== null, JSON.stringify(row));
+    }
+    const { summary } = load;
+    assert.ok(summary.maxAllocations >= 1 && summary.inKbpsMean > 100 && summary.outKbpsMean > 100, JSON.stringify(summary));
     const report = readFileSync(path.join(run.out, 'report.html'), 'utf8');
     assert.match(report, new RegExp(`<h2>Network path</h2>[\\s\\S]*<td>relay/udp</td><td>${transport}</td>`));
+    assert.match(report, /<h2>TURN server load<\/h2>/);
 
     // Nothing left: no process, no configuration or key; the credential (username.password in the page's fragment,
     // username:password in coturn's configuration) nowhere in the folder, the result or the output.

@@ -68,7 +68,13 @@ function scenarioScript(argv) {
   const { compiled } = steppedNetwork(scenario.compiled, scenario.durationS);
   const backend = backendNamed(argv.emulator);
   if (!backend.exportScript) throw new InputError(`export-script --emulator ${argv.emulator}: this backend writes no scripts; use ${scripted().join(' or ')}`);
-  return backend.exportScript(compiled, { scenario: scenario.name, durationS: scenario.durationS, peers }, scriptFlags(argv));
+  const profiled = Object.keys(scenario.peerNetwork).length > 0;
+  if (profiled && !backend.supports.peerNetwork) {
+    throw new InputError(`export-script ${argv.scenario} --emulator ${argv.emulator}: the scenario's peerNetwork (NAT and firewall rules) needs --emulator ${scripted().filter((name) => backendNamed(name).supports.peerNetwork).join(' or ')}`);
+  }
+  // The profiles' rules, and the middle namespace the TURN server would run in (the script starts no coturn).
+  const network = profiled || scenario.turn ? { peerNetwork: scenario.peerNetwork, middleNode: true } : {};
+  return backend.exportScript(compiled, { scenario: scenario.name, durationS: scenario.durationS, peers, ...network }, scriptFlags(argv));
 }
 
 /** @param {ExportArgv} argv */

@@ -52,6 +52,10 @@ export const builder = (yargs) => gridOptions(yargs)
     type: 'boolean', default: false,
     describe: 'mark the media with tone bursts at known frames and measure each page\'s audio-video offset (ITU-R BT.1359); on over a scenario without lipSync',
   })
+  .option('screen-share', {
+    type: 'string',
+    describe: 'these peers (comma-separated, e.g. p0) send generated slides as a second video track with contentHint "detail" (mesh calls); overrides the scenario\'s screenShare',
+  })
   .option('codec', { describe: `video codec every connection must use (${CODEC_NAMES.join(', ')}), optionally :scalabilityMode=<mode> and, for h264, :profile=<hex>; overrides the scenario's`, type: 'string' })
   .option('trace-step-ms', { describe: 'netem, dummynet: replay link traces as rate steps this long (default: the scenario\'s network.traceStepMs, else 100)', type: 'number' })
   .option('trace-dir', TRACE_DIR_OPTION)
@@ -71,7 +75,8 @@ const EXIT_CODE = { passed: 0, failed: 4, aborted: 130 };
  * The options `scenario` reads, as yargs parses them (camelCase).
  * @typedef {{ name: string, duration?: number, timeScale: number, warmup?: number, out?: string, force: boolean,
  *   browser: string, browserPath?: string, firefoxPath?: string, video: string, emulator: string, sfu: string, headful: boolean,
- *   mediaSource?: string, audioQuality?: string, lipSync: boolean, codec?: string, publish?: string, traceStepMs?: number,
+ *   mediaSource?: string, audioQuality?: string, lipSync: boolean, screenShare?: string, codec?: string, publish?: string,
+ *   traceStepMs?: number,
  *   traceDir: string[],
  *   grid?: string, spread?: boolean, gridSecrets?: string }} ScenarioArgv
  */
@@ -150,7 +155,7 @@ export async function handler(argv) {
   const scenarios = names.map((name) => loadScenario(name, {
     timeScale: argv.timeScale, durationS: argv.duration, warmupS: argv.warmup, codec, traceStepMs: argv.traceStepMs, traceDirs: dirs,
     mediaSource: argv.mediaSource, publish: publishFlag(argv.publish), audioQuality: argv.audioQuality,
-    lipSync: argv.lipSync,
+    lipSync: argv.lipSync, screenShare: argv.screenShare?.split(','),
   }));
   if (argv.publish !== undefined && !scenarios.some((scenario) => scenario.topology === 'sfu')) {
     throw new InputError(`--publish: simulcast and SVC publish to an SFU, and ${argv.name} has no SFU call (topology sfu); drop --publish`);

@@ -32,6 +32,8 @@
  *   peer's packets to it reach across that peer's shaped links
  * @property {boolean} peerNetwork  a NAT and a firewall per peer (a scenario's `peerNetwork`, lib/network/nat-profile.js),
  *   on the peer's own kernel path, so every protocol (TCP too) meets them
+ * @property {boolean} handover     a peer changes network mid-call (a schedule entry's `handover`, lib/network/handover.js):
+ *   it gets a new address and its old one's path dies (Emulator.handover)
  */
 
 /**
@@ -44,6 +46,7 @@
  * @property {string[]} firefoxPeers
  * @property {string|null} [turn]    the TURN transport the scenario asks for (lib/network/turn.js); null or absent: none
  * @property {string[]} [peerNetwork]  the peers the scenario's `peerNetwork` puts behind a NAT or firewall; absent: none
+ * @property {string[]} [handover]    the peers the scenario's schedule moves to a new network; absent: none
  */
 
 /**
@@ -115,6 +118,8 @@
  *   the call (node-relay: node to node, relay to relay)
  * @property {(peer: string, pids: number[]) => Promise<import('../lib/devices/process-memory.js').ProcessMemory[]>} [processMemory]
  *   the memory of a remote peer's browser processes, read on its machine (node-relay: by the node's relay)
+ * @property {(peer: string) => Promise<{ fromAddress: string, toAddress: string }>} [handover]  moves a peer to a new
+ *   address and kills its old one's path (present exactly when supports.handover); rewriteCandidate then takes the new one
  * @property {() => Promise<unknown>} close
  */
 
@@ -197,7 +202,9 @@
  * @property {(run: RunCommand, options: { runId?: string, dryRun?: boolean }) => Promise<Leftovers>} [removeLeftovers]
  *   what killed runs left (`cleanup`)
  * @property {(compiled: import('../lib/network/schedule.js').CompiledNetwork, request: { scenario: string, durationS: number,
- *   peers: string[] }, flags: ScriptFlags) => string} [exportScript]  a standalone shell script (`export-script`)
+ *   peers: string[], peerNetwork?: import('../lib/network/nat-profile.js').PeerNetworks, middleNode?: boolean },
+ *   flags: ScriptFlags) => string}
+ *   [exportScript]  a standalone shell script (`export-script`); peerNetwork, middleNode: with supports.peerNetwork
  * @property {(flags: ScriptFlags) => string} [exportTopology]  the bare topology, nothing shaped (`--topology-only`)
  */
 
@@ -222,11 +229,11 @@
  */
 
 /** The supports fields, in the order messages list them. */
-export const SUPPORT_FIELDS = /** @type {const} */ (['sfu', 'directSfu', 'kernelFlows', 'firefox', 'traceReplay', 'turn', 'peerNetwork']);
+export const SUPPORT_FIELDS = /** @type {const} */ (['sfu', 'directSfu', 'kernelFlows', 'firefox', 'traceReplay', 'turn', 'peerNetwork', 'handover']);
 
 /**
  * @param {{ name: string, topology?: string, flows?: Array<{ name: string, kind: string }>, turn?: { transport: string }|null,
- *   peerNetwork?: Record<string, unknown> }} scenario
+ *   peerNetwork?: Record<string, unknown>, compiled?: { handovers?: Array<{ peer: string }> } }} scenario
  * @param {Record<string, string>} browserOfPeer  'chromium' | 'firefox' per peer
  * @param {readonly string[]} kernelFlowKinds
  * @param {{ signalsItself: boolean }} [sfu]  the run's SFU's capabilities (sfu/contract.js)
@@ -242,6 +249,7 @@ export function requirementsOf(scenario, browserOfPeer, kernelFlowKinds, sfu = {
     firefoxPeers: Object.keys(browserOfPeer).filter((peer) => browserOfPeer[peer] === 'firefox'),
     turn: scenario.turn?.transport ?? null,
     peerNetwork: Object.keys(scenario.peerNetwork ?? {}),
+    handover: [...new Set((scenario.compiled?.handovers ?? []).map((handover) => handover.peer))],
   };
 }
 
@@ -270,6 +278,7 @@ export function unsupported(backend, requirements, all) {
     ['kernelFlows', requirements.kernelFlow !== null, `scenario ${requirements.scenario} has the kernel flow ${requirements.kernelFlow?.name} (${requirements.kernelFlow?.kind})`],
     ['turn', Boolean(requirements.turn), `scenario ${requirements.scenario} has turn (a TURN server over ${requirements.turn})`],
     ['peerNetwork', Boolean(requirements.peerNetwork?.length), `scenario ${requirements.scenario} has peerNetwork (a NAT or firewall for ${requirements.peerNetwork?.join(', ')})`],
+    ['handover', Boolean(requirements.handover?.length), `scenario ${requirements.scenario} moves ${requirements.handover?.join(', ')} to a new network (a schedule handover)`],
   ];
   return asks.filter(([field, asked]) => asked && !backend.supports[field])
     .map(([field, , subject]) => `--emulator ${backend.name}: ${subject}, ${backend.why?.[field] ?? `which ${backend.name} cannot emulate`}; use ${others(field) || 'another emulator'}`);

@@ -52,6 +52,7 @@ export const LINE_STYLES = {
   loss: (r) => ({ label: `loss ← ${r.remote}`, color: r.color, width: 1.5 }),
   fps: (r) => ({ label: `fps ← ${r.remote}`, color: r.color, width: 1.5 }),
   height: (r) => ({ label: `height ← ${r.remote}`, color: r.color, width: 1.25, dash: [2, 2], axis: 'y2', stepped: true }),
+  'screen-height': (r) => ({ label: `screen height ← ${r.remote}`, color: r.color, width: 1.25, dash: [2, 2], axis: 'y2', stepped: true }),
   audio: (r) => ({ label: `audio ← ${r.remote}`, color: r.color, width: 1.5 }),
   video: (r) => ({ label: `video ← ${r.remote}`, color: tint(r.color, 0.4), width: 1.5, dash: [4, 2] }),
   estimate: (r) => ({ label: `estimate → ${r.remote}`, color: r.color, width: 1.5 }),
@@ -100,6 +101,8 @@ export const PEER_PANELS = [
     yLabel: '%', y2Label: 'retransmissions (packets/s)', shared: 'configured loss', configured: [lossIn],
   },
   { id: 'frames', title: 'Received frame rate and resolution', yLabel: 'fps', y2Label: 'height (px)' },
+  // A shared screen (--screen-share): contentHint "detail" should hold the height and give up frames.
+  { id: 'screen', title: 'Shared screen: received frame rate and height', yLabel: 'fps', y2Label: 'height (px)' },
   {
     id: 'quality-limitation', title: 'Quality-limitation reason (sender)', yLabel: '', yCategories: QUALITY_REASONS,
     lines: (r) => measured(r.entries, (e) => qualityReasonIndex(e.video?.qualityLimitationReason), {

@@ -51,13 +51,15 @@ function linkText(params) {
 const targets = (links) => (Array.isArray(links) ? links.map((l) => `\`${l}\``).join(', ') : String(links ?? 'uplinks'));
 
 /**
- * @typedef {{ at: number, links?: unknown, set?: Record<string, unknown>, ramp: { field: string, from: number, to: number,
- *   durationS: number, shape?: string, everyS?: number } }} ScheduleEntry  as written (docs/scenario-format.md), checked by loadScenario
+ * @typedef {{ at: number, links?: unknown, set?: Record<string, unknown>, handover?: string, ramp: { field: string, from: number,
+ *   to: number, durationS: number, shape?: string, everyS?: number } }} ScheduleEntry  as written (docs/scenario-format.md),
+ *   checked by loadScenario
  */
 
 /** @param {ScheduleEntry} entry a schedule entry as written @returns {string} */
 function scheduleLine(entry) {
   if (entry.set) return `${clock(entry.at)} ${targets(entry.links)}: ${linkText(entry.set)}`;
+  if (entry.handover) return `${clock(entry.at)} handover: \`${entry.handover}\` moves to a new address, its old path dead`;
   const { field, from, to, durationS, shape = 'linear', everyS = 0.5 } = entry.ramp;
   const unit = linkFieldSpec(field)?.rampUnit ?? field;
   return `${clock(entry.at)}–${clock(entry.at + durationS)} ${targets(entry.links)}: ${from} → ${to} ${unit}, ${shape}, re-set every ${everyS} s`;
@@ -145,6 +147,8 @@ function parameterLines(s) {
     ...(s.group ? [`**Group**: \`${s.group}\` (\`npm run scenario ${s.group}\` runs every member)`] : []),
     `**Duration**: ${s.nominalDurationS} s (${clock(s.nominalDurationS)}), measured after a ${s.warmupS} s warm-up`,
     `**Peers**: ${s.peers}, ${topology}${s.allPeers > s.peers ? ` (${s.allPeers} with the extra calls' peers)` : ''}`,
+    ...(s.load ? [`**Load participants**: ${s.load.participants} beside the browsers, subscribing to ${s.load.subscribe === 'all' ? 'everyone' : 'nothing'} `
+      + '(Pion, pre-encoded simulcast; their links not shaped)'] : []),
     ...networkLines(network).map((line) => `**Network**: ${line}`),
   ];
   const schedule = network.schedule ?? [];
@@ -155,6 +159,7 @@ function parameterLines(s) {
   if (Object.keys(s.devices).length) lines.push(`**Devices**: ${devicesText(s.devices)}`);
   if (Object.keys(s.browsers).length) lines.push(`**Browsers**: ${perPeerText(s.browsers)} (the others run the run's --browser)`);
   if (Object.keys(s.media).length) lines.push(`**Media**: ${perPeerText(s.media)} (the others send the run's --video)`);
+  if (s.screenShare) lines.push(`**Screen share**: ${s.screenShare.peers.join(', ')} also send generated slides (contentHint "detail") beside the camera`);
   const publish = Object.entries(s.publish ?? {}).map(([peer, p]) => `${peer}: ${publishText(p)}`);
   if (publish.length) lines.push(`**Publishing**: ${publish.join('; ')}${publish.length < s.peers ? ' (the others one encoding)' : ''}`);
   return lines;

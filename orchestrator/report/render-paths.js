@@ -1,9 +1,11 @@
 // The run report's "Network path" section (pure HTML): each connection's selected ICE candidate pairs and the seconds
 // each was in use (lib/result/ice-paths.js), so "this call ran over TURN/TLS" is read off the browsers' getStats; and
 // with a TURN server, the turnPath checks; with peer network profiles (NAT, firewall), each peer's and the networkPath
-// checks. Every value comes from result.json and is escaped; malformed rows are dropped.
+// checks; with handovers, each one's outage and pairs (render-handovers.js). Every value comes from result.json and is
+// escaped; malformed rows are dropped.
 import { isRecord } from '../lib/input/validate.js';
 import { escapeHtml, statusBadge } from './format.js';
+import { renderHandovers } from './render-handovers.js';
 
 /** @param {unknown} value @returns {Record<string, unknown>[]} */
 const recordsOf = (value) => (Array.isArray(value) ? value.filter(isRecord) : []);
@@ -35,5 +37,5 @@ export function renderIcePaths(result) {
     ? `<h3>Peer networks</h3><div class="scroll"><table class="summary compact peer-networks"><thead><tr><th scope="col">Peer</th><th scope="col">NAT</th><th scope="col">Firewall</th></tr></thead><tbody>${profiles.join('')}</tbody></table></div>`
     : '';
   return `<section class="block" id="network-path"><h2>Network path</h2>
-<p>The candidate pair each page's ICE selected (getStats), per connection: <i>relay</i> is a TURN server's relayed address, reached over UDP, TCP or TLS.</p>${profileTable}${table}${checkTable}</section>`;
+<p>The candidate pair each page's ICE selected (getStats), per connection: <i>relay</i> is a TURN server's relayed address, reached over UDP, TCP or TLS.</p>${profileTable}${table}${checkTable}${renderHandovers(result)}</section>`;
 }

@@ -1,6 +1,5 @@
 // The run report (report.html): header, errors, summary and derived-figure tables with the
 // published reference, and the chart panels. Pure apart from the inlined assets (page.js).
-
 import { basename } from 'node:path';
 import { normalizeResult } from './result-file.js';
 import { buildRunCharts } from './series.js';
@@ -16,6 +15,8 @@ import { renderGridPlacement } from './render-grid.js';
 import { layerTables } from './render-layers.js';
 import { renderIcePaths } from './render-paths.js';
 import { renderSetupByPath, renderSetupTable } from './render-setup.js';
+import { renderLoad } from './render-load.js';
+import { renderTurnLoad } from './render-turn-load.js';
 import { escapeHtml, isFiniteNumber, formatClock, formatDifference, formatMeanSd, formatNumber, formatPercent, metricInfo, statusBadge } from './format.js';
 
 /** @typedef {import('./result-file.js').ReportResult} ReportResult */
@@ -41,7 +42,7 @@ export function renderRunReport(result, { sourcePath } = {}) {
     `<section id="derived" class="block"><h2>Derived figures</h2>${renderDerived(derived, summary.peers, r)}</section>`,
     renderViewerSummary(r),
     renderAudioSections(result),
-    renderIcePaths(result),
+    renderIcePaths(result), renderTurnLoad(result), renderLoad(result),
     renderGridPlacement(r),
     renderZoomBar(charts),
     renderChartSections(charts, layerTables(r)),

@@ -149,6 +149,7 @@ export function buildDerived(result) {
     // Paired per mark from the pages' onsets and frame logs, which the timeline does not keep: the summary's.
     lipSync: result.summary?.lipSync ?? null,
     talk: result.summary?.talk ?? null,
+    handover: result.summary?.handover ?? null,
   };
   const peers = Object.keys(stats.peers).sort();
   /** @param {unknown} v */

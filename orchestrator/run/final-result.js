@@ -10,6 +10,7 @@ import { gridObservations } from './grid-observer.js';
 import { scoreCaptures, vmafAvailability } from './picture-quality.js';
 import { scoreAudio, visqolAvailability } from './audio-quality.js';
 import { lipSyncSection } from '../lib/audio/lip-sync.js';
+import { turnLoadSection } from '../lib/devices/turn-load.js';
 import { errorMessage, errorStack } from '../lib/system/errors.js';
 
 /**
@@ -66,8 +67,12 @@ function resultInput(call, viewer) {
     },
     clock: { startedAtEpochMs: startedAt.getTime(), mediaStartEpochMs: recorder.mediaStartEpochMs },
     peers: scenarioPeers(scenario),
-    processes: { rows: processes.rows, unavailable: processes.unavailable },
+    processes: {
+      rows: processes.rows, unavailable: processes.unavailable,
+      turn: call.turn && turnLoadSection(call.turn.load, recorder.mediaStartEpochMs, scenario),
+    },
     sfu: call.sfuSampler && { rows: call.sfuSampler.rows, unavailable: call.sfuSampler.unavailable },
+    load: scenario.load && call.load ? { request: scenario.load, readings: call.load.readings, commands: call.load.commands } : undefined,
     flowRows: call.kernelFlows?.rows() ?? [],
     flowTruth: call.flowTruth,
     // Frame times taken on several nodes' clocks compare only on one clock: the orchestrator's.

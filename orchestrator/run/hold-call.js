@@ -4,7 +4,9 @@ import { browserFlowTimeline } from '../lib/cross/flow-commands.js';
 import { groupScheduleEvents } from '../lib/network/schedule.js';
 import { allPeerNames } from '../lib/network/topology.js';
 import { hold, sleep } from './call-lifecycle.js';
+import { scheduleHandovers } from './handovers.js';
 import { createViewerCollector } from './viewer-collector.js';
+import { screenSources } from '../lib/media/screen-share.js';
 import { createAudioCollector } from './audio-collector.js';
 import { createLipSyncCollector } from './lip-sync-collector.js';
 import { startLayerChoice } from './layer-controller.js';
@@ -42,7 +44,7 @@ export async function holdCall(call) {
   call.kernelFlows?.start(mediaStartEpochMs);
   // What the viewers saw: drained from the pages once a second; the last drain runs before the browsers close.
   const viewer = createViewerCollector({
-    pages: call.pages, peers: allPeerNames(scenario), runDir: call.runDir,
+    pages: call.pages, peers: [...allPeerNames(scenario), ...screenSources(scenario.screenShare ?? null)], runDir: call.runDir,
     changeTimesS: scenario.compiled.events.map((event) => event.atS), fps: call.media.fps, startedAtEpochMs: call.startedAt.getTime(),
     onRejected: (peer, reason) => recorder.rejected({ epochMs: Date.now(), peer, messageType: 'viewer-drain', reason }),
   });
@@ -113,6 +115,8 @@ function startSchedules(call, mediaStartEpochMs) {
     });
   });
   hold(call, 'schedule timers', () => timers.forEach(clearTimeout));
+  const handoverTimers = scheduleHandovers(call, mediaStartEpochMs);
+  hold(call, 'handover timers', () => handoverTimers.forEach(clearTimeout));
   const flowTimers = scheduleFlows(browserFlowTimeline(scenario), mediaStartEpochMs, (atS, peer, command) => {
     const { type, ...fields } = command;
     recorder.event({ type: 'flow-command', peer, command: type, ...fields, scheduledAtS: atS });

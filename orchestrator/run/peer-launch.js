@@ -186,6 +186,9 @@ function peerPageUrl(call, peer, viaSfu, secrets) {
     ...(scenario.talk ? { playAudio: '1' } : {}),
     ...(device ? { videoConstraints: JSON.stringify(videoConstraints(device)) } : {}),
     ...(media.source === 'media-element' ? { source: media.source, media: mediaUrlPath(peer) } : {}),
+    // Every main-call peer learns who shares (each connection to a sharer has a screen m-line); a sharer, its slides' WebM.
+    ...(scenario.screenShare && mainPeers.includes(peer) ? { screenShare: scenario.screenShare.peers.join(',') } : {}),
+    ...(media.screen ? { screenMedia: mediaUrlPath(`${peer}-screen`) } : {}),
     // The scenario's TURN server; with peer networks, STUN too and ICE free to choose (client-app/ice-config.js).
     ...(call.turn && scenario.turn ? { turn: call.turn.url } : {}),
     ...(call.turn && Object.keys(scenario.peerNetwork ?? {}).length ? { stun: call.turn.stunUrl } : {}),

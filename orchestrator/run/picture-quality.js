@@ -12,6 +12,7 @@ import { readLuma, readY4mLayout } from '../../media/y4m.js';
 import { IMAGEIO_FFMPEG_VERSION, VMAF_VENV } from '../lib/system/paths.js';
 import { finiteOrNull } from '../lib/stats/statistics.js';
 import { errorCode, errorMessage, errorProperty } from '../lib/system/errors.js';
+import { sourceMedia } from '../lib/media/screen-share.js';
 
 const run = promisify(execFile);
 
@@ -110,8 +111,9 @@ export function parseStatsFile(text, kind) {
 /**
  * Scores every capture whose own pixels carry the code it was filed under (the page's word is checked); VMAF too when
  * `vmaf` is available, by its ffmpeg on the same pairs, scaled and cut alike. A failed VMAF leaves PSNR and SSIM.
- * @param {{ captures: StoredCapture[], media: Record<string, { video: string, frameCode: boolean }>, workDir: string,
- *   vmaf?: VmafAvailability }} input  media: each sending peer's video file
+ * @param {{ captures: StoredCapture[], media: Record<string, SenderVideo & { screen?: SenderVideo }>, workDir: string,
+ *   vmaf?: VmafAvailability }} input  media: each sending peer's video, and its screen's (lib/media/screen-share.js sourceMedia)
+ * @typedef {{ video: string, frameCode: boolean }} SenderVideo file
  * @returns {Promise<{ scores: import('../lib/viewer/viewer.js').QualityScore[], unmatched: number, vmafFailure: string|null }>}
  */
 export async function scoreCaptures({ captures, media, workDir, vmaf }) {
@@ -123,7 +125,7 @@ export async function scoreCaptures({ captures, media, workDir, vmaf }) {
   for (const capture of captures) {
     const luma = await readFile(capture.file);
     const read = readFrameCode(luma, capture.width, codeStripHeight(capture.height));
-    if (!media[capture.remote]?.frameCode || read?.code !== capture.code) {
+    if (!sourceMedia(media, capture.remote)?.frameCode || read?.code !== capture.code) {
       unmatched += 1;
       continue;
     }
@@ -140,7 +142,7 @@ export async function scoreCaptures({ captures, media, workDir, vmaf }) {
   let vmafFailure = null;
   for (const members of groups.values()) {
     const { remote, width, height } = members[0];
-    const source = media[remote].video;
+    const source = /** @type {SenderVideo} */ (sourceMedia(media, remote)).video;
     const layout = await readY4mLayout(source);
     const handle = await open(source, 'r');
     const usable = members.filter((capture) => capture.code < layout.frames);

@@ -101,7 +101,7 @@ export async function readTrees(procDir, roots) {
 }
 
 /** USER_HZ; 100 on every Linux architecture in practice, asked once in case it is not. */
-function clockTicksPerSecond() {
+export function clockTicksPerSecond() {
   try {
     const value = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
     return Number.isInteger(value) && value > 0 ? value : 100;

@@ -88,7 +88,8 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
   };
   // Firefox has no file-backed fake devices: it plays the same media in a <video> and sends its captureStream().
   const sources = Object.fromEntries(firefoxPeers.map((peer) => [peer, /** @type {const} */ ('media-element')]));
-  const media = await ensureRunMedia(video, allPeerNames(scenario), scenario.media, sources, scenario.lipSync, scenario.talk);
+  const media = await ensureRunMedia(video, allPeerNames(scenario), scenario.media, sources, scenario.lipSync, scenario.talk,
+    scenario.screenShare);
   // A simulcast source too small for its layers (Chromium leaves the lowest empty) stops the run before any browser.
   checkPublishSources(scenario.publish ?? {}, media.peers);
   const runDir = await prepareRunDir({ outDir, scenarioName: scenario.name, force });

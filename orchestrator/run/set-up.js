@@ -10,13 +10,14 @@ import { cgroupLimits } from '../lib/devices/devices.js';
 import { KERNEL_FLOW_KINDS, shortTcpBursts } from '../lib/cross/flows.js';
 import { SFU_NODE, allPeerNames } from '../lib/network/topology.js';
 import { startKernelFlows } from '../cross/kernel-flows.js';
-import { sfuNamed } from '../sfu/index.js';
+import { sfuNamed, startLoadParticipants } from '../sfu/index.js';
+import { ensureLoadMedia } from '../../media/generate.js';
 import { hold, holder } from './call-lifecycle.js';
 import { createPeerCgroups } from './cgroups.js';
 import { openGridSessions, gridChromiumArgs, gridRemotePeers } from './grid-sessions.js';
 import { launchPeers, mediaUrlPath, waitForConnections, watchConnections } from './peer-launch.js';
 import { startTurnServer } from './turn-server.js';
-import { needsPort443 } from '../lib/network/nat-profile.js';
+import { needsPort443, udpBlockedPeers } from '../lib/network/nat-profile.js';
 
 /** @param {{ peerNetwork?: Record<string, unknown> }} scenario  a scenario read back from an older result has none */
 const hasPeerNetwork = (scenario) => Object.keys(scenario.peerNetwork ?? {}).length > 0;
@@ -40,12 +41,14 @@ export async function setUpCall(call) {
   await limitDevices(call, room, clock);
   const { emulator, sfuAddress } = await startEmulator(call, room, clock);
   const sfu = scenario.topology === 'sfu' ? await startSfu(call, emulator, sfuAddress, clock) : null;
-  // Peers behind a NAT or firewall get the server as their STUN server too, and ICE chooses among the paths left.
-  if (scenario.turn || hasPeerNetwork(scenario)) await startTurn(call, emulator, scenario, clock);
+  // Peers behind a NAT or firewall get the server as their STUN server too, and ICE chooses among the paths left. An
+  // SFU call needs none: the SFU is reachable, and learns a NATed peer's address from its checks.
+  if (scenario.turn || (hasPeerNetwork(scenario) && !sfu)) await startTurn(call, emulator, scenario, clock);
   await startCrossTraffic(call, emulator, room, clock);
   // Only the pages get them (in their URLs' fragments), and the server to check their joins.
   const secrets = call.createSecrets(allPeerNames(scenario));
   const signaling = await startSignaling(call, emulator, sfu, room, secrets);
+  if (call.scenario.load && call.sfuRoom) await startLoad(call, call.scenario.load, call.sfuRoom);
   const live = Object.assign(call, { emulator, signaling, room });
   const connections = watchConnections(live, Boolean(sfu));
   if (recorder.signal.aborted) return live;
@@ -108,7 +111,8 @@ async function startSfu(call, emulator, iceAddress, clock) {
   const host = emulator.sfuHost ?? undefined;
   const backend = sfuNamed(call.sfuName);
   const sfu = await backend.start({
-    runDir: call.runDir, registerCleanup: holder(call), publishers: call.scenario.peers,
+    runDir: call.runDir, registerCleanup: holder(call), publishers: call.scenario.peers + (call.scenario.load?.participants ?? 0),
+    iceTcp: udpBlockedPeers(call.scenario.peerNetwork ?? {}).length > 0,
     logCommand: (record) => { call.commands.push(record); call.log(`${backend.name}: ${record.cmd}`); }, clock, ...(host ? { host } : { iceAddress }),
   });
   call.sfu = sfu;
@@ -168,18 +172,21 @@ async function startSignaling(call, emulator, sfu, room, secrets) {
     onError: (error) => recorder.fail(`SFU bridge: ${error.message}`),
     // A failed reading is a warning, never the run's failure.
     onWarning: (source, message) => recorder.event({ type: 'warning', source, message }),
+    ...(call.scenario.load ? { load: { names: call.scenario.load.names, subscribe: call.scenario.load.subscribe } } : {}),
   });
   /** @type {Record<string, string>} */
   const files = { ...sfuRoom?.pageFiles };
   for (const peer of allPeerNames(call.scenario)) {
-    const capture = call.media.peers[peer].capture;
+    const { capture, screen } = call.media.peers[peer];
     if (capture) files[mediaUrlPath(peer)] = capture;
+    if (screen) files[mediaUrlPath(`${peer}-screen`)] = screen.capture;
   }
   // An SFU the pages signal to themselves gets their candidates only through the page, which steers each through here.
   const signalsItself = sfu !== null && sfuNamed(call.sfuName).capabilities.signalsItself;
   const signaling = await startSignalingServer({
     host: call.gridOptions?.listen ?? emulator.signalingHost, rewriteCandidate: emulator.rewriteCandidate, room, secrets,
     bridge: sfuRoom?.signalingBridge ?? undefined, files, ...(signalsItself ? { steerCandidate: steerThrough(emulator) } : {}),
+    otherRemotes: call.scenario.load?.participants ?? 0,
   });
   call.signaling = signaling;
   hold(call, 'signaling server', () => signaling.close());
@@ -190,6 +197,24 @@ async function startSignaling(call, emulator, sfu, room, secrets) {
   }
   log(`signaling: ${signaling.wsUrl} room ${room}`);
   return signaling;
+}
+
+/**
+ * The scenario's load participants (sfu/load-participants.js), publishing into the room before the browsers join:
+ * files made once from the run's media, each process owned like the SFU's and sampled like a browser.
+ * @param {Call} call @param {import('../lib/media/load-participants.js').LoadRequest} request
+ * @param {import('../sfu/contract.js').SfuRoom} room
+ */
+async function startLoad(call, request, room) {
+  const { recorder } = call;
+  call.load = await startLoadParticipants({
+    request, room, mediaDir: await ensureLoadMedia(call.media), runDir: call.runDir, registerCleanup: holder(call),
+    log: call.log,
+    onError: (error) => recorder.fail(error.message),
+    onWarning: (message) => recorder.event({ type: 'warning', source: 'load', message }),
+    track: (name, pid) => call.processes.track(name, pid),
+  });
+  hold(call, 'load participants\' counters', async () => call.load?.stop());
 }
 
 /**

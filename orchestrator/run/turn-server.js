@@ -16,6 +16,7 @@ import { EnvironmentError } from '../lib/system/errors.js';
 import { makePrivateDir, writeSecretFile } from '../lib/system/files.js';
 import { findExecutable } from '../lib/system/paths.js';
 import { freePort, logTail, ownedArgv, spawnOwned } from '../sfu/index.js';
+import { startTurnLoadSampler } from './turn-load-sampler.js';
 
 const READY_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 3_000;
@@ -33,7 +34,8 @@ const RELAY_PORTS = [49_160, 49_400];
  *   trust (--ignore-certificate-errors-spki-list), this certificate and no other
  * @property {string} logFile
  * @property {number} pid
- * @property {() => Promise<void>} close
+ * @property {import('./turn-load-sampler.js').TurnLoadSampler} load  its allocations, traffic, CPU and memory once a second
+ * @property {() => Promise<void>} close  stops the sampler, then coturn
  */
 
 /**
@@ -82,9 +84,13 @@ export async function startTurnServer({
     throw new EnvironmentError(`turnserver did not start: it ${failure ?? 'has no process id'}. Command: ${record.cmd}\n`
       + `Its log (${files.log}) ends:\n${logTail([files.log]) || '(empty)'}\nThe lines above name the cause; or ${INSTALL_HINT}.`);
   }
+  const relayPorts = { minPort: RELAY_PORTS[0], maxPort: RELAY_PORTS[1], exclude: [listeners.port, listeners.tlsPort] };
+  const load = startTurnLoadSampler({ pid: server.pid, relayPorts });
+  // Registered after coturn's closer, so it stops first: its last second is one coturn lived through.
+  const stopLoad = registerCleanup('turnserver load sampler', load.stop);
   return {
     url: turnUrl(transport, listeners), stunUrl: `stun:${listeners.address}:${listeners.port}`, credential: `${username}.${password}`, listeners, certificateSpki, logFile: files.log, pid: server.pid,
-    close: server.release,
+    load, close: () => stopLoad().then(server.release),
   };
 }
 

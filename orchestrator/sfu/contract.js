@@ -25,6 +25,10 @@
  *   protocol), not through the harness's bridge: each page steers its candidates with it through the signaling server's
  *   `steer` to the emulator's rewriteCandidate (client-app/candidate-steering.js), and an emulator carries it only if it
  *   declares directSfu (emulators/contract.js)
+ * @property {boolean} loadParticipants  a room takes load participants (SfuRoom.addLoadParticipant): cheap publishers beside
+ *   the browsers (sfu/load-participants.js), whose streams the browsers receive like a peer's
+ * @property {boolean} iceTcp  it offers passive TCP candidates when SfuOptions.iceTcp asks (ICE-TCP, RFC 6544), so a peer
+ *   whose firewall blocks UDP (a scenario's peerNetwork udp-blocked) still reaches it
  */
 
 /**
@@ -65,6 +69,15 @@
  * @property {(error: Error) => void} onError    a failure outside a page's request: the run fails
  * @property {(source: string, message: string) => void} onWarning  a failed stats reading (source: what failed, e.g. janus-admin)
  * @property {(line: string) => void} [log]
+ * @property {{ names: string[], subscribe: 'none'|'all' }} [load]  the room's load participants (capabilities.loadParticipants),
+ *   publishers beside `peers`, each added with SfuRoom.addLoadParticipant
+ */
+
+/**
+ * A description between a load participant and the SFU (lib/media/load-participants.js LoadDescription): `pc` `pub` is
+ * its publishing connection, another its subscription to that publisher's stream.
+ * @typedef {import('../lib/media/load-participants.js').LoadDescription} LoadDescription
+ * @typedef {(name: string, deliver: (message: LoadDescription) => void) => (message: LoadDescription) => Promise<void>} AddLoadParticipant
  */
 
 /**
@@ -78,6 +91,9 @@
  *   by the signaling server (an SFU's client library)
  * @property {((subscriber: string, feed: string, layer: LayerRequest) => Promise<void>)|undefined} [selectLayer]  asks
  *   the SFU to forward `feed`'s layer to `subscriber` (capabilities.layerChoice `harness`)
+ * @property {AddLoadParticipant|undefined} [addLoadParticipant]  joins one of RoomOptions.load's participants: the SFU's
+ *   descriptions for it go to `deliver`; the returned function takes its own (its publishing offer, its answers). Its
+ *   media reaches the SFU directly, unshaped (capabilities.loadParticipants)
  * @property {() => Promise<void>} close
  */
 
@@ -101,7 +117,8 @@
  * @property {() => number} clock   seconds on the run clock, for the command record
  * @property {string} [iceAddress]  the one address its media uses (the emulator rewrites candidates towards it)
  * @property {{ netns: string, address: string }} [host]  run it in this namespace (the emulator's sfuHost)
- * @property {number} publishers    how many peers publish
+ * @property {number} publishers    how many peers publish, load participants included
+ * @property {boolean} [iceTcp]     offer TCP candidates too (capabilities.iceTcp): a peer of the run has no UDP
  */
 
 /**
@@ -115,7 +132,7 @@
  */
 
 /** The capability fields a backend declares, in the order the conformance test reads them. */
-export const CAPABILITY_FIELDS = /** @type {const} */ (['simulcastCodecs', 'svcCodecs', 'svcModes', 'layerChoice', 'ownStats', 'signalsItself']);
+export const CAPABILITY_FIELDS = /** @type {const} */ (['simulcastCodecs', 'svcCodecs', 'svcModes', 'layerChoice', 'ownStats', 'signalsItself', 'loadParticipants', 'iceTcp']);
 
 /** Who may pick a subscriber's layer. */
 export const LAYER_CHOICES = /** @type {const} */ (['harness', 'sfu']);

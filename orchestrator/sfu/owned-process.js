@@ -35,10 +35,11 @@ export function ownedArgv(argv, { netns, searchPath, what }) {
  * Starts the process, its closer registered before it exists so an interrupt during start-up still stops it.
  * Its own process group: a Ctrl-C at the terminal reaches the orchestrator, which stops it after writing the aborted
  * result, instead of the server vanishing mid-run.
- * @param {{ name: string, argv: string[], consoleFile: string, registerCleanup: RegisterCleanup, stopTimeoutMs: number }} options
- *   consoleFile: its stdout and stderr (exists, 0600)
+ * @param {{ name: string, argv: string[], consoleFile: string, registerCleanup: RegisterCleanup, stopTimeoutMs: number,
+ *   pipes?: boolean }} options  consoleFile: its stdout and stderr (exists, 0600); pipes: its stdin and stdout are the
+ *   caller's to speak with it (a load participant), only stderr goes to consoleFile
  */
-export function spawnOwned({ name, argv, consoleFile, registerCleanup, stopTimeoutMs }) {
+export function spawnOwned({ name, argv, consoleFile, registerCleanup, stopTimeoutMs, pipes = false }) {
   /** @type {import('node:child_process').ChildProcess|null} */
   let child = null;
   /** @type {Promise<void>} */
@@ -56,7 +57,7 @@ export function spawnOwned({ name, argv, consoleFile, registerCleanup, stopTimeo
 
   const consoleFd = openSync(consoleFile, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
   try {
-    child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', consoleFd, consoleFd], detached: true, env: childEnvironment() });
+    child = spawn(argv[0], argv.slice(1), { stdio: pipes ? ['pipe', 'pipe', consoleFd] : ['ignore', consoleFd, consoleFd], detached: true, env: childEnvironment() });
   } finally {
     closeSync(consoleFd);
   }
@@ -69,7 +70,7 @@ export function spawnOwned({ name, argv, consoleFile, registerCleanup, stopTimeo
   }));
   spawned.once('error', (error) => { exitReason = `could not be started: ${errorMessage(error)}`; });
   spawned.unref();
-  return { pid: spawned.pid, release, closeNow, exitReason: () => exitReason };
+  return { pid: spawned.pid, release, closeNow, exitReason: () => exitReason, stdin: spawned.stdin, stdout: spawned.stdout, exited };
 }
 
 /** A port free on the address now. @param {string} address @returns {Promise<number>} */

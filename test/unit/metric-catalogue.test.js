@@ -49,11 +49,18 @@ const report = (ts, k) => [
   { id: 'CP', type: 'candidate-pair', nominated: true, state: 'succeeded', currentRoundTripTime: 0.05, availableOutgoingBitrate: 2_500_000 },
 ];
 
+// p0 also shares a screen (lib/media/screen-share.js): a second video m-line, mid 2, at a lower frame rate.
+const withScreen = (ts, k) => [...report(ts, k),
+  { id: 'OS', type: 'outbound-rtp', kind: 'video', mid: '2', timestamp: ts, bytesSent: 90_000 * k, framesSent: 5 * k, frameHeight: 720,
+    qualityLimitationDurations: { none: k }, codecId: 'CV' },
+  { id: 'IS', type: 'inbound-rtp', kind: 'video', mid: '2', timestamp: ts, bytesReceived: 89_000 * k, packetsReceived: 90 * k, packetsLost: 0,
+    framesDecoded: 5 * k, frameWidth: 1280, frameHeight: 720, qpSum: 5 * 30 * k, codecId: 'CV' }];
+
 /** A 2-peer, 20 s timeline as result.json holds it: what the page sends (`{ t, peer, remote, ...intervalMetrics() }`) and the wire loss. */
 function pageTimeline() {
   const timeline = [];
   for (let t = 1; t <= 20; t += 1) {
-    const metrics = intervalMetrics(snapshotFromStats(report(t * 1000, t)), snapshotFromStats(report((t + 1) * 1000, t + 1)));
+    const metrics = intervalMetrics(snapshotFromStats(withScreen(t * 1000, t), '2'), snapshotFromStats(withScreen((t + 1) * 1000, t + 1), '2'));
     // p0 also sends p1 a bulk data-channel flow.
     const counters = (k) => ({ sentBytes: 250_000 * k, receivedBytes: 249_000 * k });
     const { sentKbps, recvKbps } = dataMetrics(counters(t), counters(t + 1), 1);
@@ -90,9 +97,14 @@ function viewerFixture() {
     vmaf: 80 + (i % 4),
   })));
   return viewerSection({
-    batches: [batch('p0', 'local', frames), batch('p1', 'local', frames), batch('p0', 'p1', shown), batch('p1', 'p0', shown)],
-    media: { p0: { fps: 30, frames: 300, frameCode: true }, p1: { fps: 30, frames: 300, frameCode: true } },
-    mediaStartEpochMs: startMs, durationS: 20, warmupS: 0, scores,
+    batches: [batch('p0', 'local', frames), batch('p1', 'local', frames), batch('p0', 'p1', shown), batch('p1', 'p0', shown),
+      batch('p1', 'p0:screen', shown)],
+    media: {
+      p0: { fps: 30, frames: 300, frameCode: true, screen: { fps: 30, frames: 300, frameCode: true } },
+      p1: { fps: 30, frames: 300, frameCode: true },
+    },
+    mediaStartEpochMs: startMs, durationS: 20, warmupS: 0,
+    scores: [...scores, ...scores.filter((score) => score.remote === 'p0').map((score) => ({ ...score, remote: 'p0:screen', psnrDb: 40 }))],
   });
 }
 
@@ -119,7 +131,8 @@ function pageResult() {
   // The marks of the three 20 s copies: drift needs 20 s of them.
   const marks = [0, 20, 40].flatMap((shiftS) => LIP_SYNC.flatMap((stream) => stream.marks)
     .map(({ atS, offsetMs }) => ({ atS: atS + shiftS, offsetMs })));
-  Object.assign(summary, { lipSync: summarizeOffsets(marks), talk: { minCorrelation: 0.9 } });
+  const handover = { outageMs: 2400, newPairShare: 1, timeToSteadyS: 6 };
+  Object.assign(summary, { lipSync: summarizeOffsets(marks), talk: { minCorrelation: 0.9 }, handover });
   const reference = { source: 'fixture', metrics: Object.fromEntries(REFERENCE_METRIC_PATHS.map((path) => [path, { mean: 1 }])) };
   return {
     schemaVersion: 1, status: 'passed', errors: [], timeline, summary, flows,
@@ -198,8 +211,8 @@ test('the sender fields, the compare charts and the codec table come from the ca
   const senders = METRICS.filter((m) => m.side === 'sender');
   assert.ok(senders.length > 0 && senders.every((m) => m.per === 'second'));
   // What a peer that only sends measures (no inbound-rtp in its stats) is exactly the catalogue's sender side.
-  const sendOnly = (ts, k) => report(ts, k).filter((s) => s.type !== 'inbound-rtp');
-  const sendingTimeline = [{ t: 1, peer: 'p0', remote: 'p1', ...intervalMetrics(snapshotFromStats(sendOnly(1000, 1)), snapshotFromStats(sendOnly(2000, 2))) }];
+  const sendOnly = (ts, k) => withScreen(ts, k).filter((s) => s.type !== 'inbound-rtp');
+  const sendingTimeline = [{ t: 1, peer: 'p0', remote: 'p1', ...intervalMetrics(snapshotFromStats(sendOnly(1000, 1), '2'), snapshotFromStats(sendOnly(2000, 2), '2')) }];
   assert.deepEqual(metricKeys(sendingTimeline).sort(), senders.map((m) => m.path).sort());
   for (const m of TIMELINE_METRIC_PATHS.map(metricByPath)) {
     const [kind, field] = m.path.includes('.') ? m.path.split('.') : [null, m.path];

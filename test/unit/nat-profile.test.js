@@ -31,7 +31,7 @@ test('peerNetwork: a NAT type and/or a firewall per main-call peer; anything els
     [{ p0: { nat: 'symmetric', mtu: 1200 } }, where, /x\.json: peerNetwork\.p0.*mtu/],
     [{ p0: 'symmetric' }, where, /x\.json: peerNetwork\.p0/],
     [['p0'], where, /x\.json: peerNetwork/],
-    [{ p0: { nat: 'symmetric' } }, { ...where, topology: 'sfu' }, /x\.json: peerNetwork: network profiles need topology mesh/],
+    [{ p0: { firewall: 'tcp-443-only' } }, { ...where, topology: 'sfu', turn: null }, /x\.json: peerNetwork\.p0\.firewall: tcp-443-only leaves p0 no path to the SFU.*"udp-blocked"/],
     [{ p0: { firewall: 'udp-blocked' } }, { ...where, turn: null }, /x\.json: peerNetwork\.p0\.firewall: udp-blocked leaves p0 no UDP.*"turn": \{"transport": "tcp"\}/],
     [{ p0: { firewall: 'tcp-443-only' } }, { ...where, turn: { transport: 'udp' } }, /x\.json: peerNetwork\.p0\.firewall: tcp-443-only/],
   ];

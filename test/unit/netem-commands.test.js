@@ -1,12 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { unmetRequirements } from '../../orchestrator/emulators/netem/capabilities.js';
 import {
   gilbertElliott, htbArgs, linkCommands, netemArgs, qdiscLayout, setupCommands, teardownCommands,
 } from '../../orchestrator/emulators/netem/commands.js';
-import { netemTopologyScript } from '../../orchestrator/emulators/netem/script.js';
+import { netemScript, netemTopologyScript } from '../../orchestrator/emulators/netem/script.js';
+import { profileSetupCommands } from '../../orchestrator/emulators/netem/profiles.js';
+import { loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
 import { shellJoin, shellQuote } from '../../orchestrator/emulators/script.js';
 import { chooseAddressBlock, namespaceNodes, planTopology } from '../../orchestrator/emulators/netem/topology.js';
 import { truthRow } from '../../orchestrator/emulators/netem/truth.js';
@@ -308,4 +310,35 @@ test('netem-scripts/setup-namespaces.sh runs export-script --topology-only: exac
     const lines = printed.split('\n');
     assert.deepEqual(lines.slice(lines.indexOf('set -eu') + 2, lines.findIndex((line) => line.startsWith('echo ')) - 1), expected);
   }
+});
+
+test('export-script of a profiled scenario carries the run\'s NAT and firewall rules after the topology, with the middle namespace', () => {
+  const scenario = loadScenario('tcp-443-only', { warmupS: 0 });
+  const peers = ['p0', 'p1'];
+  const nodes = namespaceNodes(peers, scenario.compiled.routes, true);
+  const plan = planTopology({ runId: 'abc123', peers: nodes, links: Object.keys(scenario.compiled.links), block: 7 });
+  // What the emulator runs at set-up (emulators/netem/index.js), in the same order.
+  const expected = [...setupCommands(plan, scenario.compiled.links, { netem: true }), ...profileSetupCommands(plan, scenario.peerNetwork)]
+    .map(shellJoin);
+  const script = netemScript(scenario.compiled, {
+    scenario: scenario.name, durationS: 10, peers, runId: 'abc123', block: 7, peerNetwork: scenario.peerNetwork, middleNode: true,
+  });
+  const lines = script.split('\n');
+  const start = lines.indexOf(expected[0]);
+  assert.ok(start > 0, script);
+  assert.deepEqual(lines.slice(start, start + expected.length), expected);
+  assert.ok(expected.some((line) => / nft add chain ip wtb_profile output .* policy drop /.test(line)), 'the firewall\'s drop policy is among them');
+  assert.ok(lines.includes(`  ip netns del ${plan.peers.find((p) => p.name === 'sfu')?.netns} 2>/dev/null || true`), 'the middle namespace torn down');
+  assert.match(script, /# Network profiles .*: p0 port-restricted NAT \+ tcp-443-only\./);
+  assert.match(script, /# No TURN server is started: .*ip netns exec wtb-abc123-sfu turnserver/);
+  // Without profiles the script is as before: no middle namespace, no rules.
+  assert.doesNotMatch(netemScript(loadScenario('loss-5', { warmupS: 0 }).compiled, { scenario: 'loss-5', durationS: 10, peers, runId: 'abc123', block: 7 }), /wtb_profile|-sfu/);
+});
+
+test('export-script refuses a profiled scenario on a backend without network profiles, naming the field and the backend to use', () => {
+  const cli = fileURLToPath(new URL('../../orchestrator/bin/cli.js', import.meta.url));
+  const run = spawnSync(process.execPath, [cli, 'export-script', 'symmetric-nat', '--emulator', 'dummynet'], { encoding: 'utf8' });
+  assert.equal(run.status, 2, run.stderr);
+  assert.match(run.stderr, /export-script symmetric-nat --emulator dummynet: the scenario's peerNetwork \(NAT and firewall rules\) needs --emulator netem/);
+  assert.equal(run.stdout, '');
 });

@@ -231,7 +231,7 @@ test('schedule validation names the file, the entry and the field', () => {
     [{ schedule: [{ at: 1, set: { delayMs: 1 } }] }, /^x\.json: network\.schedule\[0\]\.set: unknown field 'delayMs'/],
     [{ schedule: [{ at: 1, set: { lossPct: 120 } }] }, 'x.json: network.schedule[0].set.lossPct: must be a number from 0 to 100, got 120'],
     [{ schedule: [{ at: 1, set: {} }] }, /network\.schedule\[0\]\.set: is empty/],
-    [{ schedule: [{ at: 1 }] }, 'x.json: network.schedule[0]: needs exactly one of "set" (a step) or "ramp"'],
+    [{ schedule: [{ at: 1 }] }, 'x.json: network.schedule[0]: needs exactly one of "set" (a step), "ramp" or "handover" (a peer changes network)'],
     [{ schedule: [{ at: -1, set: { lossPct: 1 } }] }, /network\.schedule\[0\]\.at: must be a number >= 0, got -1/],
     [{ schedule: [ramp(0, 60, { shape: 'cubic' })] }, /\.ramp\.shape: must be one of linear, exponential, got "cubic"/],
     [{ schedule: [ramp(0, 60, { floor: 2 })] }, /\.ramp\.floor: applies only to shape "exponential"/],

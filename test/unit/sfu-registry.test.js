@@ -26,7 +26,9 @@ const twin = {
   ...SFUS[0],
   name: 'sfu-twin',
   summary: 'an SFU registered by a test only',
-  capabilities: { simulcastCodecs: ['vp8'], svcCodecs: [], svcModes: [], layerChoice: 'sfu', ownStats: false, signalsItself: false },
+  capabilities: {
+    simulcastCodecs: ['vp8'], svcCodecs: [], svcModes: [], layerChoice: 'sfu', ownStats: false, signalsItself: false, loadParticipants: false, iceTcp: false,
+  },
 };
 
 test('every registered SFU declares the contract\'s capabilities, in shapes the run can read', () => {
@@ -38,13 +40,14 @@ test('every registered SFU declares the contract\'s capabilities, in shapes the 
     assert.ok(typeof sfu.summary === 'string' && sfu.summary.length > 10, `${where}: a summary`);
     assert.equal(typeof sfu.start, 'function', `${where}: start()`);
     assert.deepEqual(Object.keys(sfu.capabilities).sort(), [...CAPABILITY_FIELDS].sort(), `${where}: every capability declared, no other`);
-    const { simulcastCodecs, svcCodecs, svcModes, layerChoice, ownStats } = sfu.capabilities;
+    const { simulcastCodecs, svcCodecs, svcModes, layerChoice, ownStats, loadParticipants } = sfu.capabilities;
     for (const codec of [...simulcastCodecs, ...svcCodecs]) assert.ok(CODEC_NAMES.includes(codec), `${where}: ${codec} is a codec the harness selects`);
     // A mode the scenario validation would refuse could never be asked for.
     for (const mode of svcModes) assert.doesNotThrow(() => normalizeCodec({ name: 'vp9', scalabilityMode: mode }, where), `${where}: ${mode}`);
     assert.equal(svcModes.length > 0, svcCodecs.length > 0, `${where}: SVC modes exactly when SVC codecs`);
     assert.ok(LAYER_CHOICES.includes(layerChoice), `${where}: layerChoice ${layerChoice}`);
     assert.equal(typeof ownStats, 'boolean', `${where}: ownStats`);
+    assert.equal(typeof loadParticipants, 'boolean', `${where}: loadParticipants`);
   }
   assert.equal(defaultSfu(), SFUS[0].name);
 });
@@ -120,4 +123,23 @@ test('a registered SFU is one more --sfu for scenario, suite and reproduce; an u
   }
   await assert.rejects(runScenario({ scenario: loadScenario('sfu-3'), sfu: 'sfu-twin' }),
     (error) => error instanceof InputError && /^--sfu sfu-twin: unknown SFU; use one of /.test(error.message));
+});
+
+test('load participants are asked of an SFU by what it declares: one without them stops the run before anything starts', async () => {
+  const scenario = loadScenario('sfu-load-4');
+  assert.deepEqual(scenario.load, { participants: 2, subscribe: 'all', names: ['load0', 'load1'] });
+  const takers = SFUS.filter((sfu) => sfu.capabilities.loadParticipants);
+  assert.ok(takers.length >= 1, 'at least one SFU takes load participants');
+  for (const sfu of takers) assert.doesNotThrow(() => checkSfuSupport(sfu.name, scenario));
+  SFUS.push(twin);
+  try {
+    assert.throws(() => checkSfuSupport('sfu-twin', scenario), (error) => error instanceof InputError
+      && error.message === `${scenario.file}: load: --sfu sfu-twin takes no load participants; drop load or use ${takers.map((sfu) => `--sfu ${sfu.name}`).join(' or ')}`);
+    // Refused by runScenario itself, before an emulator, SFU or browser starts (nothing to stop: no closer ran).
+    await assert.rejects(runScenario({ scenario, sfu: 'sfu-twin' }), (error) => error instanceof InputError && /takes no load participants/.test(error.message));
+    // A mesh call asks nothing of the SFU.
+    assert.doesNotThrow(() => checkSfuSupport('sfu-twin', { ...scenario, topology: 'mesh' }));
+  } finally {
+    SFUS.splice(SFUS.indexOf(twin), 1);
+  }
 });

@@ -86,13 +86,13 @@ test('events: known types, finite epochMs, typed and bounded fields, nothing els
   assert.deepEqual(ok(validateEvent(CODEC, 'p0')), { ...CODEC, peer: 'p0' });
   assert.deepEqual(ok(validateEvent({ ...CODEC, payloadType: null, sdpFmtpLine: null, implementation: null, powerEfficient: null }, 'p0')).powerEfficient, null);
   /** @type {Array<[string, object]>} */
-  const kinds = [['negotiated', {}], ['ice-state', { state: 'completed' }], ['dtls-state', { state: 'connected' }], ['first-rtp', {}]];
+  const kinds = [['negotiated', {}], ['ice-state', { state: 'completed' }], ['ice-restart', { state: 'disconnected' }], ['dtls-state', { state: 'connected' }], ['first-rtp', {}]];
   for (const [type, fields] of kinds) {
     assert.deepEqual(ok(validateEvent({ type, epochMs, remote: 'p1', ...fields }, 'p0')), { type, peer: 'p0', epochMs, remote: 'p1', ...fields });
   }
   const cases = [
     [null, /event must be an object/],
-    [{ epochMs }, /event\.type must be one of media-ready, negotiated, ice-state, dtls-state, connection-state, first-rtp, first-frame, data-channel, codec, error, got nothing/],
+    [{ epochMs }, /event\.type must be one of media-ready, negotiated, ice-state, ice-restart, dtls-state, connection-state, first-rtp, first-frame, data-channel, codec, error, got nothing/],
     [{ ...CODEC, direction: 'both' }, /event\.direction must be one of send, recv, got "both"/],
     [{ ...CODEC, payloadType: 128 }, /event\.payloadType must be an integer from 0 to 127/],
     [{ ...CODEC, powerEfficient: 'yes' }, /event\.powerEfficient must be true, false or null, got "yes"/],
@@ -109,6 +109,9 @@ test('events: known types, finite epochMs, typed and bounded fields, nothing els
     [{ type: 'ice-state', epochMs, remote: 'p1', state: 'connecting' }, /event\.state must be one of new, checking, connected, completed, disconnected, failed, closed, got "connecting"/],
     [{ type: 'ice-state', epochMs, remote: 'p1' }, /event\.state must be one of .*, got nothing/],
     [{ type: 'ice-state', epochMs, state: 'connected' }, /event\.remote must be a name/],
+    // A restart is the page's answer to a lost path only: a restart "because connected" is garbage.
+    [{ type: 'ice-restart', epochMs, remote: 'p1', state: 'connected' }, /event\.state must be one of disconnected, failed, got "connected"/],
+    [{ type: 'ice-restart', epochMs, remote: 'p1', state: 'failed', reason: 'x' }, /ice-restart event has an unexpected field "reason"/],
     [{ type: 'dtls-state', epochMs, remote: 'p1', state: 'checking' }, /event\.state must be one of new, connecting, connected, closed, failed, got "checking"/],
     [{ type: 'dtls-state', epochMs, remote: 'p0', state: 'connected' }, /event\.remote names the sender itself/],
     [{ type: 'dtls-state', epochMs, remote: 'p1', state: 'connected', role: 'client' }, /dtls-state event has an unexpected field "role"/],

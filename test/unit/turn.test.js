@@ -79,13 +79,17 @@ const statsWith = (local, remote, ts) => [
 ];
 
 test('the page reports the transport\'s selected pair: both candidate types and protocols, and the relay protocol of a relay', () => {
-  const relayTls = { candidateType: 'relay', protocol: 'udp', relayProtocol: 'tls' };
-  const peerRelay = { candidateType: 'relay', protocol: 'udp' };
+  const relayTls = { candidateType: 'relay', protocol: 'udp', relayProtocol: 'tls', address: '10.201.7.2' };
+  const peerRelay = { candidateType: 'relay', protocol: 'udp', ip: '10.201.7.194' };
   const [before, now] = [1000, 2000].map((ts) => snapshotFromStats(statsWith(relayTls, peerRelay, ts)));
   const metrics = intervalMetrics(before, now);
-  assert.deepEqual(metrics.selectedPair, { localType: 'relay', localProtocol: 'udp', relayProtocol: 'tls', remoteType: 'relay', remoteProtocol: 'udp' });
+  assert.deepEqual(metrics.selectedPair, {
+    localType: 'relay', localProtocol: 'udp', relayProtocol: 'tls', remoteType: 'relay', remoteProtocol: 'udp', localAddress: '10.201.7.2', remoteAddress: '10.201.7.194',
+  });
   const host = snapshotFromStats(statsWith({ candidateType: 'host', protocol: 'udp' }, { candidateType: 'host', protocol: 'udp' }, 1000));
-  assert.deepEqual(host.selectedPair, { localType: 'host', localProtocol: 'udp', relayProtocol: null, remoteType: 'host', remoteProtocol: 'udp' });
+  assert.deepEqual(host.selectedPair, {
+    localType: 'host', localProtocol: 'udp', relayProtocol: null, remoteType: 'host', remoteProtocol: 'udp', localAddress: null, remoteAddress: null,
+  });
   assert.equal(snapshotFromStats([]).selectedPair, null, 'no pair before ICE connects');
 });
 

@@ -8,7 +8,9 @@ import { exportDummynetScript } from './script.js';
 export const dummynetBackend = {
   name: 'dummynet',
   summary: 'dummynet pipes: macOS (dnctl + pf) or FreeBSD (ipfw), root only; traces as rate steps',
-  supports: { sfu: false, directSfu: false, kernelFlows: false, firefox: false, traceReplay: false, turn: false, peerNetwork: false },
+  supports: {
+    sfu: false, directSfu: false, kernelFlows: false, firefox: false, traceReplay: false, turn: false, peerNetwork: false, handover: false,
+  },
   why: {
     firefox: 'which gathers no ICE candidate on 127.0.0.1, where dummynet tells the peers apart',
     sfu: 'which dummynet cannot shape (it steers media by the port of loopback candidates, and Janus gathers none on loopback)',
@@ -16,6 +18,7 @@ export const dummynetBackend = {
     directSfu: 'which dummynet steers only by the ports of the candidates the harness carries',
     turn: 'which would need a TURN server between the peers, where dummynet shapes loopback ports only',
     peerNetwork: 'which shapes loopback ports only: a NAT or firewall needs each peer in a network of its own',
+    handover: 'which shapes loopback ports only: a handover needs each peer on an address of its own',
   },
   async unavailable() {
     const caps = await dummynetCapabilities();

@@ -1,5 +1,6 @@
 // The netem backend as the emulator contract (../contract.js) sees it: peers in network namespaces behind a router
 // whose tc stages shape every link (index.js), root only, Linux only.
+import { SFU_NODE } from '../../lib/network/topology.js';
 import { findExecutable } from '../../lib/system/paths.js';
 import { parseCandidate } from '../candidates.js';
 import { createSteppedEmulator } from '../kernel-backend.js';
@@ -12,6 +13,7 @@ import { exportNetemScript, exportNetemTopology } from './script.js';
 /**
  * netem shapes by address: only a peer's UDP candidates on its own namespace's address are passed on, so media takes
  * the shaped path; and relay candidates on the middle node's (a run's TURN server, reached across the peers' links).
+ * The SFU's TCP candidates pass too (ICE-TCP, for a peer whose firewall blocks UDP): TCP crosses the same shaped links.
  * @param {import('../contract.js').EmulatorOptions} options
  * @returns {Promise<import('../contract.js').Emulator>}
  */
@@ -21,7 +23,8 @@ async function createNamespaceEmulator(options) {
   emulator.rewriteCandidate = async ({ from, candidate }) => {
     const parsed = parseCandidate(candidate.candidate);
     const own = parsed?.address === emulator.addressOf(from) || (parsed?.type === 'relay' && parsed.address === emulator.sfuHost?.address);
-    return parsed?.transport === 'udp' && own ? candidate : null;
+    const transport = parsed?.transport === 'udp' || (parsed?.transport === 'tcp' && from === SFU_NODE);
+    return transport && own ? candidate : null;
   };
   return emulator;
 }
@@ -30,7 +33,9 @@ async function createNamespaceEmulator(options) {
 export const netemBackend = {
   name: 'netem',
   summary: 'Linux namespaces, htb/bfifo (+ sch_netem, or nftables loss without it); root only; traces as rate steps',
-  supports: { sfu: true, directSfu: true, kernelFlows: false, firefox: true, traceReplay: false, turn: true, peerNetwork: true },
+  supports: {
+    sfu: true, directSfu: true, kernelFlows: false, firefox: true, traceReplay: false, turn: true, peerNetwork: true, handover: true,
+  },
   why: { kernelFlows: "which crosses the emulated bottleneck through the relay's tunnels only" },
   // The kernel's own qdiscs: `auto` takes them where this host can run the network on them.
   auto: {

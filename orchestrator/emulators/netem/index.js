@@ -16,6 +16,7 @@ import { ADDRESS_SECOND_OCTET, chooseAddressBlock, namespaceNodes, planTopology 
 import { linkTruth } from './truth.js';
 import { forwardIntoNamespace } from './bidi-forward.js';
 import { profileSetupCommands } from './profiles.js';
+import { freeSlot, handoverCommands } from './handover.js';
 import { shortRunId } from '../../lib/system/run-id.js';
 
 /** Runs a command (the browser) inside a namespace: WTB_NETNS, WTB_BROWSER, then the browser's arguments. */
@@ -84,13 +85,11 @@ export function createNetemEmulator({
   const lastApplied = new Map();
   /** @type {import('../../lib/system/guardian-protocol.js').Guardian|null} removes the topology if the orchestrator is killed */
   let guardian = null;
+  /** @type {Parameters<typeof handOver>[1]} what a handover reads and changes of the run (handOver) */
+  const moves = { plan: () => plan, replan: (next) => { plan = next; }, left: [], log };
 
   /** The run no longer owns its id: nothing of it is left for `cleanup` or the guardian. */
-  const release = () => {
-    releaseOwner(plan.id);
-    guardian?.finish();
-    guardian = null;
-  };
+  const release = () => { releaseOwner(plan.id); guardian?.finish(); guardian = null; };
 
   const teardown = () => removeTopology(run, plan).then(release);
 
@@ -151,6 +150,8 @@ export function createNetemEmulator({
     async launchSpec(peer, browser = browserPath, kind = 'chromium') {
       return netnsLaunchSpec({ netns: peerPlanOf(plan, peer).netns, browser, kind, begin, forwarders });
     },
+    /** Moves a peer to a new address, its old one's media path dead (handOver); addressOf then answers the new one. */
+    handover: (/** @type {string} */ peer) => handOver(run, moves, peer),
     /** @param {string} peer  a peer or the SFU node */
     addressOf(peer) {
       return peerPlanOf(plan, peer).address;
@@ -232,6 +233,24 @@ async function runSetup(run, commands, plan, closing) {
     if (closing()) throw new HarnessError(`netem: set-up of ${plan.routerNetns} interrupted; everything it made is being removed`);
     await run(argv);
   }
+}
+
+/**
+ * Moves a peer to a new address in a free /30 of its side, then kills its old one's media path (handover.js); the plan's
+ * peer has the new address after it. The old addresses stay on the peers (their signaling sockets): `left` keeps them taken.
+ * @param {RunCommand} run
+ * @param {{ plan: () => TopologyPlan, replan: (plan: TopologyPlan) => void, left: string[], log: (message: string) => void }} state
+ * @param {string} peer
+ */
+async function handOver(run, { plan, replan, left, log }, peer) {
+  const current = plan();
+  const before = peerPlanOf(current, peer);
+  const next = freeSlot(current, before, new Set([...current.peers.flatMap((p) => [p.address, p.routerAddress]), ...left]));
+  for (const argv of handoverCommands(current, before, next)) await run(argv);
+  left.push(before.address, before.routerAddress);
+  replan({ ...current, peers: current.peers.map((p) => (p === before ? { ...p, ...next } : p)) });
+  log(`netem: ${peer} handed over from ${before.address} to ${next.address}`);
+  return { fromAddress: before.address, toAddress: next.address };
 }
 
 /** A node's plan. @param {TopologyPlan} plan @param {string} peer  a peer or the SFU node */

@@ -11,6 +11,9 @@ import { renderScheduleScript, renderSetupScript, shellJoin, shellQuote } from '
 import { unmetRequirements } from './capabilities.js';
 import { linkCommands, setupCommands, teardownCommands } from './commands.js';
 import { chooseAddressBlock, namespaceNodes, planTopology } from './topology.js';
+import { profileSetupCommands } from './profiles.js';
+import { PROFILE_TABLE } from '../../lib/network/nat-profile.js';
+import { SFU_NODE } from '../../lib/network/topology.js';
 import { shortRunId } from '../../lib/system/run-id.js';
 
 /** @typedef {import('../../lib/network/schedule.js').CompiledNetwork} CompiledNetwork */
@@ -24,16 +27,22 @@ export const defaultBlock = (runId) => chooseAddressBlock(shortRunId(runId), new
 /**
  * The netem backend's script for a compiled network.
  * @param {CompiledNetwork} compiled
- * @param {{scenario: string, durationS: number, peers: string[], netem?: boolean, runId?: string, block?: number}} options
+ * @param {{scenario: string, durationS: number, peers: string[], netem?: boolean, runId?: string, block?: number,
+ *   peerNetwork?: import('../../lib/network/nat-profile.js').PeerNetworks, middleNode?: boolean}} options
  *   netem: the target kernel has sch_netem (default); without it loss goes to nftables and delay is refused;
- *   runId names the namespaces (wtb-<id>-…); block: addresses from 10.201.<block>.0/24
+ *   runId names the namespaces (wtb-<id>-…); block: addresses from 10.201.<block>.0/24; peerNetwork: the peers' NAT and
+ *   firewall rules (the run's, emulators/netem/profiles.js); middleNode: the namespace a TURN server runs in
  * @returns {string}
  */
-export function netemScript(compiled, { scenario, durationS, peers, netem = true, runId = SCRIPT_RUN_ID, block = defaultBlock(runId) }) {
+export function netemScript(compiled, {
+  scenario, durationS, peers, netem = true, runId = SCRIPT_RUN_ID, block = defaultBlock(runId), peerNetwork = {}, middleNode = false,
+}) {
   const caps = { netns: true, htb: true, ifb: true, nftables: true, netem, reasons: [] };
   const missing = unmetRequirements(compiled, caps);
   if (missing.length > 0) throw new InputError(`export-script ${scenario} --no-sch-netem: ${missing.join('; ')}`);
-  const plan = planTopology({ runId, peers: namespaceNodes(peers, compiled.routes), links: Object.keys(compiled.links), block });
+  const nodes = namespaceNodes(peers, compiled.routes, middleNode);
+  const plan = planTopology({ runId, peers: nodes, links: Object.keys(compiled.links), block });
+  const middle = middleNode ? plan.peers.find((peer) => peer.name === SFU_NODE) : undefined;
   const everything = {
     netns: new Set([plan.routerNetns, ...plan.peers.map((peer) => peer.netns)]),
     rootLinks: new Set([plan.control.rootIf]),
@@ -55,8 +64,11 @@ export function netemScript(compiled, { scenario, durationS, peers, netem = true
       `Peers: ${plan.peers.map((peer) => `${shellQuote(peer.name)} in netns ${shellQuote(peer.netns)} at ${shellQuote(peer.address)}`).join(', ')}.`,
       `Start each browser with: ip netns exec <netns> chromium …; signaling must listen on ${shellQuote(plan.control.rootAddress)} (root namespace).`,
       'Topology and stages: netem-scripts/README.md.',
+      ...(Object.keys(peerNetwork).length ? [`Network profiles (nftables table ip ${PROFILE_TABLE} in each profiled peer's namespace): ${Object.entries(peerNetwork)
+        .map(([peer, { nat, firewall }]) => `${shellQuote(peer)} ${[nat && `${nat} NAT`, firewall].filter(Boolean).join(' + ')}`).join(', ')}.`] : []),
+      ...(middle ? [`No TURN server is started: run one (e.g. coturn) with: ip netns exec ${shellQuote(middle.netns)} turnserver … listening on ${shellQuote(middle.address)}.`] : []),
     ],
-    setup: setupCommands(plan, compiled.links, { netem }).map(shellJoin),
+    setup: [...setupCommands(plan, compiled.links, { netem }), ...profileSetupCommands(plan, peerNetwork)].map(shellJoin),
     steps,
     durationS,
     teardown: teardownCommands(plan, everything).map(shellJoin),

@@ -153,7 +153,9 @@ async function createNodeRelayEmulator({ compiled, peers, remotePeers, registerC
 export const nodeRelayBackend = {
   name: 'node-relay',
   summary: '--grid only: the relay every grid-node runs; each peer\'s uplink and downlink shaped on its own machine',
-  supports: { sfu: true, directSfu: false, kernelFlows: false, firefox: false, traceReplay: true, turn: false, peerNetwork: false },
+  supports: {
+    sfu: true, directSfu: false, kernelFlows: false, firefox: false, traceReplay: true, turn: false, peerNetwork: false, handover: false,
+  },
   gridNodes: true,
   why: {
     kernelFlows: 'which has no tunnels on the nodes yet',
@@ -161,6 +163,7 @@ export const nodeRelayBackend = {
     firefox: 'which runs Grid peers, and --grid runs Chromium only',
     turn: "which carries only the candidates the harness rewrites: a TURN server's relayed media would bypass its links, unshaped",
     peerNetwork: "which forwards the rewritten candidates in userspace: a NAT or firewall needs the peer's own kernel path",
+    handover: "which relays each node's browsers from the node's one address: there is no address of a peer's own to leave",
   },
   unavailable: async () => 'it runs only with --grid, on the relays of the Grid\'s nodes',
   create: createNodeRelayEmulator,

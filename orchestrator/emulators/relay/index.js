@@ -119,10 +119,13 @@ async function openRelayProbePath() {
 export const relayBackend = {
   name: 'relay',
   summary: 'userspace UDP relay (default): any host, no root; traces replayed packet by packet; kernel flows through its tunnels',
-  supports: { sfu: true, directSfu: true, kernelFlows: true, firefox: true, traceReplay: true, turn: false, peerNetwork: false },
+  supports: {
+    sfu: true, directSfu: true, kernelFlows: true, firefox: true, traceReplay: true, turn: false, peerNetwork: false, handover: false,
+  },
   why: {
     turn: "which carries only the candidates the harness rewrites: a TURN server's relayed media would bypass its links, unshaped",
     peerNetwork: "which forwards the rewritten candidates in userspace: a NAT or firewall needs the peer's own kernel path",
+    handover: 'which carries every peer on 127.0.0.1: there is no address of its own for a peer to leave',
   },
   // It carries every scenario but a TURN server's on any host: `auto` ends with it.
   auto: { fallback: true, fits: 'the userspace relay runs anywhere' },

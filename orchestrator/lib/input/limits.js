@@ -20,6 +20,16 @@ export const MAX_SCHEDULE_ENTRIES = 100_000;
  */
 export const MAX_SCHEDULE_CHANGES = 500_000;
 
+/**
+ * Load participants of an SFU room (`load.participants`): one Go process each (sfu/load-participants.js), 360p
+ * simulcast from files; the issue's target room is 50.
+ */
+export const MAX_LOAD_PARTICIPANTS = 50;
+/** A line a load participant writes (an SDP is a few kB): longer is refused unread and the participant failed. */
+export const MAX_LOAD_LINE_CHARS = 256 * 1024;
+/** Lines a load participant may write per second of its life (one counters line, states, descriptions), plus a start's worth. */
+export const MAX_LOAD_LINES_PER_S = 20;
+
 /** Entries in a scenario's `flows`. */
 export const MAX_FLOWS = 100;
 /** Kernel flows (tcp, tcp-short, udp): two network namespaces, two TUN devices and two socat bridges each. */

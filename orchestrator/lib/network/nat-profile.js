@@ -28,8 +28,10 @@ export const OPEN_TCP_PORT = 443;
  */
 
 /**
- * The scenario's `peerNetwork`: `{ "p0": { "nat": "symmetric", "firewall": "udp-blocked" } }`. A mesh call's main peers
- * only; a firewall without UDP needs the scenario's TURN server over TCP or TLS, the only path left.
+ * The scenario's `peerNetwork`: `{ "p0": { "nat": "symmetric", "firewall": "udp-blocked" } }`, for the main call's peers.
+ * In a mesh call a firewall leaves a peer only the scenario's TURN server over TCP or TLS. In an SFU call (no TURN server)
+ * udp-blocked leaves it the SFU's ICE-TCP, which the SFU must declare (sfu/index.js checkSfuSupport), and tcp-443-only
+ * nothing: the SFU listens on ports of its own.
  * @param {unknown} value @param {{ file: string, peers: number, topology: string, turn: { transport: string }|null }} where
  * @returns {PeerNetworks}
  */
@@ -37,7 +39,6 @@ export function validatePeerNetwork(value, { file, peers, topology, turn }) {
   if (value === undefined || value === null) return {};
   const names = Array.from({ length: peers }, (_, i) => `p${i}`);
   const field = expectObject(value, `${file}: peerNetwork`, names, { what: 'an object of peer names to {nat, firewall}, e.g. {"p0": {"nat": "symmetric"}}' });
-  if (topology !== 'mesh') throw new InputError(`${file}: peerNetwork: network profiles need topology mesh (this scenario has topology ${topology}); remove peerNetwork or the topology`);
   /** @type {PeerNetworks} */
   const profiles = {};
   for (const [peer, raw] of Object.entries(field)) {
@@ -45,7 +46,10 @@ export function validatePeerNetwork(value, { file, peers, topology, turn }) {
     const nat = optionalOneOf(NAT_TYPES, entry.nat, `${file}: peerNetwork.${peer}.nat`, 'a NAT type');
     const firewall = optionalOneOf(FIREWALLS, entry.firewall, `${file}: peerNetwork.${peer}.firewall`, 'a firewall');
     if (nat === null && firewall === null) throw new InputError(`${file}: peerNetwork.${peer}: give nat (${NAT_TYPES.join(', ')}) or firewall (${FIREWALLS.join(', ')}), or remove ${peer}`);
-    if (firewall !== null && turn?.transport !== 'tcp' && turn?.transport !== 'tls') {
+    if (firewall === 'tcp-443-only' && topology === 'sfu') {
+      throw new InputError(`${file}: peerNetwork.${peer}.firewall: tcp-443-only leaves ${peer} no path to the SFU, which listens on ports of its own (an SFU call has no TURN server on 443); use "udp-blocked" (ICE over TCP) or topology mesh with "turn"`);
+    }
+    if (firewall !== null && topology !== 'sfu' && turn?.transport !== 'tcp' && turn?.transport !== 'tls') {
       throw new InputError(`${file}: peerNetwork.${peer}.firewall: ${firewall} leaves ${peer} no UDP, so its only path is a TURN server over TCP or TLS: add "turn": {"transport": "tcp"} (or "tls")`);
     }
     profiles[peer] = { nat, firewall };
@@ -63,6 +67,9 @@ function optionalOneOf(list, value, path, what) {
   if (isOneOf(list, value)) return value;
   throw new InputError(`${path}: ${describeValue(value)} is not ${what}: use one of ${list.join(', ')}`);
 }
+
+/** @param {PeerNetworks} profiles @returns {string[]} the peers whose firewall blocks UDP, who reach an SFU only over ICE-TCP */
+export const udpBlockedPeers = (profiles) => Object.keys(profiles).filter((peer) => profiles[peer].firewall === 'udp-blocked');
 
 /** @param {PeerNetworks} profiles @returns {boolean} whether any profile uses port 443 only (the TURN server listens there) */
 export const needsPort443 = (profiles) => Object.values(profiles).some((p) => p.firewall === 'tcp-443-only');
@@ -147,15 +154,24 @@ const RELAY_CANDIDATE = 'relay';
 
 /**
  * Why a selected pair is one the two ends' profiles forbid, or null when it is allowed: a firewalled end reaches the
- * TURN server over TCP or TLS (its UDP is gone), an end behind a NAT is never reached on a host candidate (its host
- * address is private or dead), and two symmetric NATs meet only through a relay.
+ * TURN server over TCP or TLS (its UDP is gone), or with udp-blocked the other end straight over TCP (ICE-TCP to an
+ * SFU), an end behind a NAT is never reached on a host candidate (its host address is private or dead), and two
+ * symmetric NATs meet only through a relay.
  * @param {PairTypes} pair @param {PeerNetwork|undefined} local @param {PeerNetwork|undefined} remote
  * @returns {string|null}
  */
 export function forbiddenBy(pair, local, remote) {
   const tcpRelay = pair.localType === RELAY_CANDIDATE && (pair.relayProtocol === 'tcp' || pair.relayProtocol === 'tls');
-  if (local?.firewall && !tcpRelay) return `this end's firewall (${local.firewall}) leaves only a relay over TCP or TLS`;
-  if (remote?.firewall && pair.remoteType !== RELAY_CANDIDATE) return `the remote end's firewall (${remote.firewall}) leaves it only its relay`;
+  // A relay's own candidate is UDP towards the other end whatever the leg to the TURN server runs over.
+  const directTcp = pair.localType !== RELAY_CANDIDATE && pair.localProtocol === 'tcp';
+  /** @param {PeerNetwork|undefined} end */
+  const tcpPasses = (end) => end?.firewall === 'udp-blocked' && directTcp;
+  if (local?.firewall && !tcpRelay && !tcpPasses(local)) {
+    return `this end's firewall (${local.firewall}) leaves only ${local.firewall === 'udp-blocked' ? 'TCP (ICE-TCP) or ' : ''}a relay over TCP or TLS`;
+  }
+  if (remote?.firewall && pair.remoteType !== RELAY_CANDIDATE && !tcpPasses(remote)) {
+    return `the remote end's firewall (${remote.firewall}) leaves it only ${remote.firewall === 'udp-blocked' ? 'TCP or ' : ''}its relay`;
+  }
   if (local?.nat && pair.localType === 'host') return `this end is behind a ${local.nat} NAT: its host candidate is not reachable`;
   if (remote?.nat && pair.remoteType === 'host') return `the remote end is behind a ${remote.nat} NAT: its host candidate is not reachable`;
   if (local?.nat === 'symmetric' && remote?.nat === 'symmetric' && pair.localType !== RELAY_CANDIDATE && pair.remoteType !== RELAY_CANDIDATE) {

@@ -94,7 +94,7 @@ export function compileEntry(raw, index, { file, links, timeScale, nominalDurati
   }
   const targets = resolveLinks(entry.links ?? 'uplinks', `${where}.links`, links);
   if (('set' in entry) === ('ramp' in entry)) {
-    throw new InputError(`${where}: needs exactly one of "set" (a step) or "ramp"`);
+    throw new InputError(`${where}: needs exactly one of "set" (a step), "ramp" or "handover" (a peer changes network)`);
   }
   const startS = roundS(at * timeScale);
   const cause = `network.schedule[${index}]`;

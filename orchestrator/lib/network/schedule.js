@@ -6,6 +6,7 @@ import { HarnessError, InputError } from '../system/errors.js';
 import { checkLinkParams, mergeLinkParams, normalizeLinkParams, sameLinkParams } from './link-model.js';
 import { MAX_SCHEDULE_CHANGES, MAX_SCHEDULE_ENTRIES } from '../input/limits.js';
 import { compileEntry, rejectOverlaps, roundS } from './schedule-entries.js';
+import { compileHandover, isHandoverEntry } from './handover.js';
 import { BOTTLENECK_LINKS, SFU_NODE, bottleneckBetween } from './topology.js';
 import {
   DEFAULT_TRACE_STEP_MS, MAX_TRACE_STEP_MS, MIN_TRACE_STEP_MS, SYNTHETIC_PREFIX, capacityKbps, syntheticTrace,
@@ -23,6 +24,7 @@ import { describeValue, expectNumber, expectObject } from '../input/validate.js'
  * @property {{atS: number, link: string, params: LinkParams, cause: string}[]} events  sorted by atS, all atS > 0
  * @property {Record<string, import('./trace.js').Trace>} traces  every trace a link uses, by the name params.trace gives
  * @property {number} traceStepMs  the rate steps' length where a backend cannot replay a trace (lib/network/trace-steps.js traceSteps)
+ * @property {import('./handover.js').Handover[]} [handovers]  peers that change network mid-call (lib/network/handover.js), by atS
  */
 /** @typedef {(name: string, where: string) => import('./trace.js').Trace} LoadTrace  reads a trace file (the loader's I/O) */
 
@@ -62,7 +64,10 @@ export function compileNetwork(scenario, { timeScale = 1, loadTrace, traceStepMs
     throw new InputError(`${file}: network.schedule: ${schedule.length} entries; at most ${MAX_SCHEDULE_ENTRIES} (docs/scenario-format.md "Limits"): use ramps instead of many steps`);
   }
   const context = { file, links, timeScale, nominalDurationS: scenario.durationS ?? DEFAULT_DURATION_S, useTrace };
-  const entries = schedule.map((entry, index) => compileEntry(entry, index, context));
+  const handoverContext = { ...context, peers, topology: scenario.topology ?? 'mesh' };
+  const handovers = schedule.flatMap((entry, index) => (isHandoverEntry(entry) ? [compileHandover(entry, index, handoverContext)] : []))
+    .sort((a, b) => a.atS - b.atS);
+  const entries = schedule.flatMap((entry, index) => (isHandoverEntry(entry) ? [] : [compileEntry(entry, index, context)]));
   rejectTooManyChanges(entries, file);
   rejectOverlaps(entries, file);
   const events = applyChanges(links, entries.flatMap((entry) => entry.changes()));
@@ -73,7 +78,8 @@ export function compileNetwork(scenario, { timeScale = 1, loadTrace, traceStepMs
   }
   const traceStepMs = stepOverrideMs === undefined ? fileStepMs ?? DEFAULT_TRACE_STEP_MS
     : expectNumber(stepOverrideMs, '--trace-step-ms', stepRange);
-  return { links, routes: buildRoutes(peers, scenario.topology ?? 'mesh', 'bottleneck.fwd' in links), events, traces, traceStepMs };
+  const routes = buildRoutes(peers, scenario.topology ?? 'mesh', 'bottleneck.fwd' in links);
+  return { links, routes, events, traces, traceStepMs, ...(handovers.length ? { handovers } : {}) };
 }
 
 /**

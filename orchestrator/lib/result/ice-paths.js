@@ -9,7 +9,8 @@ const RELAY_CANDIDATE = 'relay';
 
 /**
  * @typedef {{ localType: string|null, localProtocol: string|null, relayProtocol: string|null, remoteType: string|null,
- *   remoteProtocol: string|null }} SelectedPair
+ *   remoteProtocol: string|null, localAddress?: string|null, remoteAddress?: string|null }} SelectedPair  addresses: where
+ *   the page reported them (a handover's new pair differs in them only)
  * @typedef {SelectedPair & { label: string, seconds: number, firstT: number, lastT: number }} PathRun  one path and the
  *   seconds it was selected
  * @typedef {{ peer: string, remote: string, paths: PathRun[] }} ConnectionPaths
@@ -33,9 +34,10 @@ export function pathLabel(pair) {
  * @param {Array<Record<string, any>>} timeline
  * @param {{ transport: string }|null} turn  the scenario's
  * @param {import('../network/nat-profile.js').PeerNetworks} [profiles]  the scenario's peerNetwork
+ * @param {{ sfu?: boolean }} [call]  sfu: every connection ends at the SFU, which has no profile (not at its `remote`)
  * @returns {PathsSection}
  */
-export function pathsSection(timeline, turn, profiles = {}) {
+export function pathsSection(timeline, turn, profiles = {}, { sfu = false } = {}) {
   /** @type {Map<string, ConnectionPaths>} */
   const connections = new Map();
   for (const entry of timeline) {
@@ -45,13 +47,14 @@ export function pathsSection(timeline, turn, profiles = {}) {
     const connection = connections.get(key) ?? { peer: entry.peer, remote: entry.remote, paths: /** @type {PathRun[]} */ ([]) };
     connections.set(key, connection);
     const label = pathLabel(pair);
-    const run = connection.paths.find((p) => p.label === label);
+    const run = connection.paths.find((p) => p.label === label && p.localAddress === pair.localAddress
+      && p.remoteAddress === pair.remoteAddress);
     if (run) Object.assign(run, { seconds: run.seconds + 1, lastT: Math.max(run.lastT, entry.t) });
     else connection.paths.push({ ...pair, label, seconds: 1, firstT: entry.t, lastT: entry.t });
   }
   const list = [...connections.values()];
   if (Object.keys(profiles).length) {
-    const checks = sampledConnections(timeline).map(([peer, remote]) => networkCheck(list, peer, remote, profiles));
+    const checks = sampledConnections(timeline).map(([peer, remote]) => networkCheck(list, peer, remote, profiles, sfu));
     return { connections: list, checks, profiles };
   }
   return { connections: list, checks: turn ? turnChecks(timeline, list, turn.transport) : [] };
@@ -64,12 +67,13 @@ const sampledConnections = (timeline) => [...new Set(timeline.map((entry) => `${
  * `networkPath`: every second's selected pair is one the two ends' profiles allow (nat-profile.js forbiddenBy); a
  * connection that never reported a pair fails.
  * @param {ConnectionPaths[]} connections @param {string} peer @param {string} remote
- * @param {import('../network/nat-profile.js').PeerNetworks} profiles
+ * @param {import('../network/nat-profile.js').PeerNetworks} profiles @param {boolean} sfu  the far end is the SFU
  * @returns {PathCheck}
  */
-function networkCheck(connections, peer, remote, profiles) {
+function networkCheck(connections, peer, remote, profiles, sfu) {
   const paths = connections.find((c) => c.peer === peer && c.remote === remote)?.paths ?? [];
-  const wrong = paths.map((p) => ({ p, why: forbiddenBy(p, profiles[peer], profiles[remote]) })).filter(({ why }) => why !== null);
+  const far = sfu ? undefined : profiles[remote];
+  const wrong = paths.map((p) => ({ p, why: forbiddenBy(p, profiles[peer], far) })).filter(({ why }) => why !== null);
   const seconds = paths.reduce((sum, p) => sum + p.seconds, 0);
   const detail = !paths.length ? 'no second with a selected candidate pair'
     : wrong.length ? `${wrong.reduce((sum, { p }) => sum + p.seconds, 0)} of ${seconds} s on a path the profiles forbid: ${wrong.map(({ p, why }) => `${p.label} (${why})`).join('; ')}`
@@ -102,8 +106,11 @@ function selectedPairOf(value) {
   const record = /** @type {Record<string, unknown>} */ (value);
   /** @param {string} key */
   const text = (key) => (typeof record[key] === 'string' ? /** @type {string} */ (record[key]) : null);
+  const addresses = { localAddress: text('localAddress'), remoteAddress: text('remoteAddress') };
   return {
     localType: text('localType'), localProtocol: text('localProtocol'), relayProtocol: text('relayProtocol'),
     remoteType: text('remoteType'), remoteProtocol: text('remoteProtocol'),
+    // Only where the page reported them: results from before pages did keep their shape.
+    ...(addresses.localAddress !== null || addresses.remoteAddress !== null ? addresses : {}),
   };
 }

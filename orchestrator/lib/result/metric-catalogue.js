@@ -97,6 +97,21 @@ const PER_SECOND = [
   // compare it between runs of one codec, not across codecs.
   { path: 'video.qpPerFrame', label: 'Received QP per frame (codec\'s scale)', unit: 'QP', decimals: 1, worseWhen: 'higher', headline: 'detail', row: 27, codecTable: 7 },
   { path: 'audio.sendKbps', label: 'Audio send rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'detail', row: 8, side: 'sender', chart: { panel: 'audio-rate', order: 2, line: 'send' } },
+  // A shared screen (lib/media/screen-share.js; runs with --screen-share only), its own m-line beside the camera's:
+  // contentHint "detail" keeps the resolution and gives up frame rate when bits are short; its legibility as PSNR/VMAF of
+  // the slides (run/picture-quality.js), its frame rate as seen by the page's frame reader.
+  { path: 'screen.sendKbps', label: 'Screen send rate', unit: 'kbps', decimals: null, worseWhen: 'lower', side: 'sender', optIn: '--screen-share' },
+  { path: 'screen.recvKbps', label: 'Screen rate', unit: 'kbps', decimals: null, worseWhen: 'lower', optIn: '--screen-share' },
+  { path: 'screen.sentHeight', label: 'Screen sent height', unit: 'px', decimals: 0, worseWhen: 'lower', side: 'sender', optIn: '--screen-share' },
+  { path: 'screen.sentFps', label: 'Screen sent frame rate', unit: 'fps', decimals: 1, worseWhen: 'lower', side: 'sender', optIn: '--screen-share' },
+  { path: 'screen.recvWidth', label: 'Screen received width', unit: 'px', decimals: 0, worseWhen: 'lower', optIn: '--screen-share' },
+  { path: 'screen.recvHeight', label: 'Screen received height', unit: 'px', decimals: 0, worseWhen: 'lower', headline: 'detail', row: 37, optIn: '--screen-share', chart: { panel: 'screen', order: 2, line: 'screen-height' } },
+  { path: 'screen.recvFps', label: 'Screen received frame rate', unit: 'fps', decimals: 1, worseWhen: 'lower', headline: 'detail', row: 38, optIn: '--screen-share', chart: { panel: 'screen', order: 1, line: 'fps' } },
+  { path: 'screen.qpPerFrame', label: 'Screen QP per frame (codec\'s scale)', unit: 'QP', decimals: 1, worseWhen: 'higher', optIn: '--screen-share' },
+  { path: 'screen.shownFps', label: 'Screen frame rate as seen', unit: 'fps', decimals: 1, worseWhen: 'lower', optIn: '--screen-share' },
+  { path: 'screen.psnrDb', label: 'Screen PSNR (luma)', unit: 'dB', decimals: 2, worseWhen: 'lower', headline: 'detail', row: 39, optIn: '--screen-share' },
+  { path: 'screen.ssim', label: 'Screen SSIM (luma)', unit: '', decimals: 4, worseWhen: 'lower', optIn: '--screen-share' },
+  { path: 'screen.vmaf', label: 'Screen VMAF (luma)', unit: '', decimals: 2, worseWhen: 'lower', headline: 'detail', row: 40, optIn: '--screen-share' },
   { path: 'audio.recvKbps', label: 'Audio rate', unit: 'kbps', decimals: null, worseWhen: 'lower', headline: 'compared', row: 1, compare: { row: 2, title: 'Audio receive rate' }, chart: { panel: 'audio-rate', order: 1, line: 'receive' } },
   { path: 'audio.jitterMs', label: 'Audio jitter', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 11, chart: { panel: 'jitter', order: 1, line: 'audio' } },
   { path: 'audio.jitterBufferDelayMs', label: 'Audio jitter-buffer delay', unit: 'ms', decimals: null, worseWhen: 'higher', chart: { panel: 'jitter-buffer', order: 1, line: 'audio' } },
@@ -183,6 +198,20 @@ const PER_RUN = [
     // Mean over the flows' joins and leaves on the bottleneck of the seconds until Jain's index holds >= 0.9 (lib/cross/fairness.js).
     path: 'convergenceS', label: 'Convergence time after a flow joins or leaves', unit: 's', decimals: 1, worseWhen: 'higher',
     fromSummary: (summary) => summary.convergenceS,
+  },
+  // Handovers (lib/result/handover.js; scenarios whose schedule moves a peer to a new network only).
+  {
+    // The longest over the handovers' streams, the last frame shown before → the first after; none when a stream never came back.
+    path: 'handoverOutageMs', label: 'Handover outage, longest (as seen)', unit: 'ms', decimals: 0, worseWhen: 'higher', optIn: 'handover',
+    fromSummary: (summary) => field(summary.handover, 'outageMs'),
+  },
+  {
+    path: 'handoverNewPairShare', label: "Handover: moved peers' connections on a new candidate pair", unit: '%', scale: 100, decimals: 0,
+    worseWhen: 'lower', optIn: 'handover', fromSummary: (summary) => field(summary.handover, 'newPairShare'),
+  },
+  {
+    path: 'handoverTimeToSteadyS', label: 'Time to steady rate after a handover', unit: 's', decimals: 1, worseWhen: 'higher', optIn: 'handover',
+    fromSummary: (summary) => field(summary.handover, 'timeToSteadyS'),
   },
 ];
 

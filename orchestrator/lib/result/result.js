@@ -1,6 +1,5 @@
-// The owner of result.json's shape (docs/results-schema.md): its version, its type, and the one pure function
-// that assembles it from what a run collected. The writer (run/run.js) and the reader (report/result-file.js)
-// both use this module.
+// The owner of result.json's shape (docs/results-schema.md): its version, its type, and the one pure function that assembles
+// it from what a run collected. The writer (run/run.js) and the reader (report/result-file.js) both use this module.
 import { flowList, pageFlowRows } from '../cross/flow-list.js';
 import { lossSummary, withWireLoss } from './loss.js';
 import { configuredTimeline } from '../network/schedule.js';
@@ -15,9 +14,11 @@ import { nodeOfPeers } from '../grid/grid.js';
 import { nodeResources } from '../devices/node-resources.js';
 import { layersSection } from './layers.js';
 import { pathsSection } from './ice-paths.js';
+import { handoverSection, handoverSummary } from './handover.js';
 import { withMosPerSecond } from '../audio/audio-windows.js';
 import { withLipSyncPerSecond } from '../audio/lip-sync.js';
 import { talkSection } from '../audio/talk.js';
+import { loadSection } from '../media/load-participants.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -38,7 +39,6 @@ export const SCHEMA_VERSION = 1;
  *   source: getStats | iperf3 | datachannel | relay
  * @typedef {{ t: number, peer: string, feed: string, role: string, kind: string, direction: 'fromPeer'|'toPeer',
  *   bitrateKbps: number, [metric: string]: unknown }} SfuRow  one media stream of one Janus handle (sfu/janus/admin-sampler.js)
- *
  * @typedef {object} Environment
  * @property {string} harnessVersion
  * @property {string|null} [commit]  the harness checkout's commit (null outside a git checkout; absent before it was recorded)
@@ -100,13 +100,15 @@ export const SCHEMA_VERSION = 1;
  * @property {import('./setup-breakdown.js').SetupBreakdown} setup  per peer: launch -> first decoded frame, step by step
  * @property {{ unavailable: string|null, rows: Array<{ t: number, process: string, cpuPct: number, rssMb: number, processCount: number }>,
  *   summary: Record<string, { cpuPct: object, peakRssMb: number }>, hostSaturation: ReturnType<typeof hostSaturation>,
- *   grid?: ReturnType<typeof nodeResources> }} resources
- *   per-process CPU and memory; on a Grid run each node's browsers and saturation
+ *   grid?: ReturnType<typeof nodeResources>, turn?: import('../devices/turn-load.js').TurnLoadSection }} resources
+ *   per-process CPU and memory; on a Grid run each node's browsers and saturation; with a TURN server, coturn's load
  * @property {{ rows: SfuRow[], unavailable: string|null }|null} sfu  Janus's own view of each leg once a second; null without an SFU
+ * @property {ReturnType<typeof loadSection>|null} [load]  an SFU room's load participants: per participant and second (unshaped)
  * @property {ReturnType<typeof layersSection>} [layers]  simulcast/SVC publishers' layers, received layers, switches and
  *   checks (lib/result/layers.js); null without layered publishers
  * @property {import('./ice-paths.js').PathsSection} [paths]  each connection's selected candidate pairs, the peers' network
  *   profiles, and the turnPath or networkPath checks (lib/result/ice-paths.js)
+ * @property {import('./handover.js').HandoverResult[]|null} [handovers]  each handover's outage, pairs, restarts (lib/result/handover.js)
  * @property {ViewerResult|null} viewer  what the viewers saw (lib/viewer/viewer.js): freezes, captured frames' scores, the cost
  *   of reading the frame codes; null when the run did not collect it
  * @property {import('../audio/audio-windows.js').AudioQuality|null} [audio]  what each page played out, scored by ViSQOL per
@@ -116,10 +118,9 @@ export const SCHEMA_VERSION = 1;
  * @property {import('../audio/talk.js').TalkResult|null} [talk]  speaking turns: each peer's spurts and each received stream's
  *   level per second with its follows-spurts check (lib/audio/talk.js); null without scenario.talk
  * @property {ReturnType<typeof summarize> & { loss: ReturnType<typeof lossSummary>,
- *   viewer: ViewerSummary|null, emulatorBehind: ReturnType<typeof emulatorBehind>,
+ *   viewer: ViewerSummary|null, emulatorBehind: ReturnType<typeof emulatorBehind>, handover?: import('./handover.js').HandoverSummary|null,
  *   lipSync?: import('../audio/lip-sync.js').OffsetSummary|null, talk?: import('../audio/talk.js').TalkOverall|null }} summary
- *   loss: wire vs after
- *   recovery (lib/result/loss.js); emulatorBehind: the call's seconds in which the emulator fell behind its schedule
+ *   loss: wire vs after recovery (lib/result/loss.js); emulatorBehind: the call's seconds in which the emulator fell behind its schedule
  * @typedef {object} EmulatorLoadRow  one second of an emulator's own load, from a backend that measures itself
  *   (Emulator.load in emulators/contract.js: the relay; a kernel qdisc cannot)
  * @property {number} epochMs      end of the second
@@ -158,14 +159,12 @@ export const SCHEMA_VERSION = 1;
  *   flows?: import('../cross/flows.js').Flow[], network?: { bottleneck?: unknown },
  *   publish?: Record<string, import('../media/publish.js').Publish>, turn?: { transport: string }|null,
  *   peerNetwork?: import('../network/nat-profile.js').PeerNetworks, talk?: import('../audio/talk.js').TalkPattern|null }
- *   & Record<string, unknown>} input.scenario  the resolved
- *   scenario, compiled network included
+ *   & Record<string, unknown>} input.scenario  the resolved scenario, compiled network included
  * @param {Environment} input.environment
  * @param {TimelineEntry[]} input.samples    as the pages sent them (validated at the signaling edge)
  * @param {Array<{ epochMs: number, type: string, peer?: string|null }>} input.events  the set-up breakdown comes from them
- * @param {{ emulator: string, truth: Array<{ epochMs: number }>, commands: SystemCommand[],
- *   scheduleEvents: ScheduleEvent[], traceSteps?: TraceSteps|null,
- *   emulatorLoad?: EmulatorLoadRow[]|null }} input.network  commands are stamped in
+ * @param {{ emulator: string, truth: Array<{ epochMs: number }>, commands: SystemCommand[], scheduleEvents: ScheduleEvent[],
+ *   traceSteps?: TraceSteps|null, emulatorLoad?: EmulatorLoadRow[]|null }} input.network  commands are stamped in
  *   seconds since the run started; emulatorLoad: null (or absent) when the emulator does not measure itself
  * @param {{ startedAtEpochMs: number, mediaStartEpochMs: number|null }} input.clock
  * @param {string[]} input.peers
@@ -174,9 +173,10 @@ export const SCHEMA_VERSION = 1;
  * @param {Array<{ epochMs: number, flow: string, direction: string, bytesOut: number, [field: string]: unknown }>} [input.flowTruth]
  *   the relay's per-tunnel truth of kernel flows, once a second
  * @param {{ rows: Array<{ epochMs: number, process: string, cpuPct: number, rssMb: number, processCount: number }>,
- *   unavailable: string|null }} [input.processes]  per-process CPU and memory (run/process-sampler.js)
+ *   unavailable: string|null, turn?: import('../devices/turn-load.js').TurnLoadSection }} [input.processes]  CPU, memory; coturn's load
  * @param {{ rows: Array<{ epochMs: number, peer: string, feed: string, direction: string }>, unavailable: string|null }} [input.sfu]
  *   Janus's Admin API readings (sfu/janus/admin-sampler.js), in an SFU call
+ * @param {Parameters<typeof loadSection>[0]} [input.load]  the load participants' counters (sfu/load-participants.js)
  * @param {ViewerInput} [input.viewer]  the frames the pages presented and the captured frames' scores (run/viewer-collector.js)
  * @param {import('../audio/audio-windows.js').AudioQuality|null} [input.audio]  the played-out audio's scores (run/audio-quality.js)
  * @param {import('../audio/lip-sync.js').LipSyncResult|null} [input.lipSync]  the offsets per mark (run/final-result.js: paired on the
@@ -188,7 +188,7 @@ export const SCHEMA_VERSION = 1;
  */
 export function buildResult({
   status, errors, scenario, environment, samples, events, network, clock, peers, processes, sfu, flowRows = [], flowTruth = [], viewer,
-  gridBrowsers, audio = null, lipSync = null,
+  gridBrowsers, audio = null, lipSync = null, load,
 }) {
   /** @param {number} epochMs */
   const atS = (epochMs) => (clock.mediaStartEpochMs === null ? null : Number(((epochMs - clock.mediaStartEpochMs) / 1000).toFixed(3)));
@@ -210,6 +210,7 @@ export function buildResult({
     talk: scenario.talk, events: events.map((event) => ({ ...event, atS: atS(event.epochMs) })), timeline,
     warmupS: scenario.warmupS, durationS: scenario.durationS,
   }) : null;
+  const handoverInput = { compiled, events, atS, freezes: seen?.freezes ?? null, timeline, durationS: scenario.durationS };
   return {
     schemaVersion: SCHEMA_VERSION,
     status,
@@ -234,14 +235,15 @@ export function buildResult({
     resources: {
       ...resourcesSection(processes, atS, scenario, environment.cpus), ...gridResources(environment.grid, gridBrowsers, atS, scenario),
     },
-    sfu: sfu ? sfuSection(sfu, atS, scenario.durationS) : null,
+    sfu: sfu ? sfuSection(sfu, atS, scenario.durationS) : null, load: load ? loadSection(load, atS, scenario.durationS) : null,
     // Simulcast and SVC: each publisher's layers, each subscriber's received layer and switches, and their checks.
     layers: Object.keys(scenario.publish ?? {}).length ? layersSection({
       publish: scenario.publish ?? {}, media: environment.media?.peers ?? {}, timeline, compiled, peers,
       warmupS: scenario.warmupS, durationS: scenario.durationS,
       events: events.map((event) => ({ ...event, atS: atS(event.epochMs) })),
     }) : null,
-    paths: pathsSection(timeline, scenario.turn ?? null, scenario.peerNetwork ?? {}),
+    paths: pathsSection(timeline, scenario.turn ?? null, scenario.peerNetwork ?? {}, { sfu: scenario.topology === 'sfu' }),
+    handovers: handoverSection(handoverInput),
     viewer: seen && viewer ? {
       freezes: seen.freezes, quality: seen.quality, readCost: seen.readCost, captures: viewer.captures,
       unmatchedCaptures: viewer.unmatchedCaptures, droppedCaptures: viewer.droppedCaptures, vmaf: viewer.vmaf,
@@ -259,6 +261,7 @@ export function buildResult({
       emulatorBehind: emulatorBehind(emulatorLoad, [0, scenario.durationS]),
       lipSync: lipSync?.overall ?? null,
       talk: talk?.overall ?? null,
+      handover: handoverSummary(handoverSection(handoverInput)),
       viewer: seen && {
         streams: withGetStatsFreezes(seen.streams, timeline, [scenario.warmupS, scenario.durationS]), overall: seen.overall,
         ...(environment.grid?.clocks ? { clockErrors: gridClockErrors(Object.keys(seen.streams), environment.grid) } : {}),
@@ -319,7 +322,7 @@ function flowsSection(scenario, timeline, flowRows, truth) {
  * result.json `resources`: each sampled process tree's CPU (% of one core) and memory per second on the media clock,
  * and per process over the measurement window: mean and p95 CPU, peak memory.
  * @param {{ rows: Array<{ epochMs: number, process: string, cpuPct: number, rssMb: number, processCount: number }>,
- *   unavailable: string|null }|undefined} processes
+ *   unavailable: string|null, turn?: import('../devices/turn-load.js').TurnLoadSection }|undefined} processes
  * @param {(epochMs: number) => number|null} atS
  * @param {{ warmupS: number, durationS: number }} window
  * @param {number} cores
@@ -336,7 +339,8 @@ function resourcesSection(processes, atS, { warmupS, durationS }, cores) {
     summary[name] = { cpuPct: describe(mine.map((row) => row.cpuPct)), peakRssMb };
   }
   const inWindow = rows.filter((row) => row.t > warmupS && row.t <= durationS);
-  return { unavailable: processes.unavailable, rows, summary, hostSaturation: hostSaturation(inWindow, cores) };
+  const turn = processes.turn ? { turn: processes.turn } : {};
+  return { unavailable: processes.unavailable, rows, summary, hostSaturation: hostSaturation(inWindow, cores), ...turn };
 }
 
 /**
@@ -362,16 +366,14 @@ function gridResources(grid, browsers, atS, { warmupS, durationS }) {
  * @param {string[]} streams @param {GridRecord} grid
  */
 function gridClockErrors(streams, grid) {
-  const nodeOfPeer = nodeOfPeers(grid);
-  return glassToGlassClockError(streams, nodeOfPeer, grid.clocks ?? {});
+  return glassToGlassClockError(streams, nodeOfPeers(grid), grid.clocks ?? {});
 }
 
 /**
  * result.json `sfu`: Janus's readings on the media clock up to the end of the call (like the timeline's), in time,
  * peer, feed order.
  * @param {{ rows: Array<{ epochMs: number, peer: string, feed: string, direction: string }>, unavailable: string|null }} sfu
- * @param {(epochMs: number) => number|null} atS
- * @param {number} durationS
+ * @param {(epochMs: number) => number|null} atS @param {number} durationS
  */
 function sfuSection(sfu, atS, durationS) {
   const rows = onMediaClock(sfu.rows, atS).filter((row) => row.t <= durationS)

@@ -47,7 +47,8 @@ export const SENDER_FIELDS = new Set([
   ...METRICS.filter((metric) => metric.side === 'sender').map((metric) => metric.path.split('.').at(-1)),
   'qualityLimitationReason', 'encoderImplementation',
 ]);
-const KINDS = ['video', 'audio'];
+// A shared screen's streams (lib/media/screen-share.js) are judged like the camera's.
+const KINDS = ['video', 'audio', 'screen'];
 
 /**
  * The timeline fields a peer's browser never filled although the media they describe flowed: null in every one of

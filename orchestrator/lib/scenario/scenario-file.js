@@ -19,6 +19,7 @@ import { readTrace } from '../network/trace-file.js';
 import { validatePeerBrowsers } from './peer-browsers.js';
 import { validatePlacement } from '../grid/grid.js';
 import { DEFAULT_DURATION_S, DEFAULT_PEERS, compileNetwork } from '../network/schedule.js';
+import { rejectProfiledHandovers } from '../network/handover.js';
 import { MAX_DURATION_S, MAX_PEERS } from '../input/limits.js';
 import { checkResultSize } from '../result/result-size.js';
 import { AUDIO_QUALITY_MODES } from '../audio/audio-windows.js';
@@ -26,6 +27,8 @@ import { MAX_AUDIO_DELAY_MS } from '../audio/lip-sync-marks.js';
 import { validateTurn } from '../network/turn.js';
 import { validatePeerNetwork } from '../network/nat-profile.js';
 import { talkOf } from '../audio/talk.js';
+import { loadOf } from '../media/load-participants.js';
+import { screenShareOf } from '../media/screen-share.js';
 
 export const SCENARIO_DIR = fileURLToPath(new URL('../../scenarios/', import.meta.url));
 
@@ -34,7 +37,7 @@ export const DEFAULT_WARMUP_S = 10;
 
 const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'topology', 'media', 'browsers', 'network', 'mainCall',
   'flows', 'reference', 'codec', 'devices', 'placement', 'mediaSource', 'publish', 'audioQuality', 'lipSync', 'turn',
-  'peerNetwork', 'talk'];
+  'peerNetwork', 'talk', 'load', 'screenShare'];
 
 /** The video rates a scenario can ask for: `rfc8867` (RFC 8867 §4.3, applied by client-app/media-source.js) or `browser` (its own). */
 export const MEDIA_SOURCES = ['browser', 'rfc8867'];
@@ -71,6 +74,10 @@ export const TOPOLOGIES = ['mesh', 'sfu'];
  *   against its video; null: not measured
  * @property {import('../audio/talk.js').TalkPattern|null} talk  every main-call peer's talk spurts over its talk file's period
  *   (docs/scenario-format.md "Speaking turns"), or null: every peer sends the default speech
+ * @property {import('../media/screen-share.js').ScreenShare|null} [screenShare]  the main-call peers that send a screen beside
+ *   their camera (docs/scenario-format.md "Screen share"; --screen-share over the file's), or null: cameras only
+ * @property {import('../media/load-participants.js').LoadRequest|null} [load]  an SFU call's load participants (docs/scenario-format.md
+ *   "Load participants"), or null: browsers only
  * @property {Record<string, import('../devices/devices.js').Device>} devices  peer → its capture size, frame rate, CPU throttling
  *   and CPU quota
  * @property {Record<string, string>} browsers  peer → its own browser (peer-browsers.js); every other peer runs the run's
@@ -129,17 +136,18 @@ export function listScenarios() {
  * @param {string} nameOrPath
  * @param {{timeScale?: number, durationS?: number, warmupS?: number, codec?: import('../media/codec.js').RequestedCodec|null,
  *   traceStepMs?: number, traceDirs?: string[], mediaSource?: string, publish?: import('../media/publish.js').Publish|null,
- *   audioQuality?: string, lipSync?: boolean}} [options]
+ *   audioQuality?: string, lipSync?: boolean, screenShare?: string[]}} [options]
  *   timeScale compresses the schedule and duration (smoke runs); durationS, warmupS and codec (--codec) override the file's;
  *   traceStepMs (--trace-step-ms) overrides network.traceStepMs; traceDirs (--trace-dir): folders trace files may also
  *   come from, besides the scenario file's and orchestrator/traces/ (lib/network/trace-file.js); mediaSource (--media-source)
  *   overrides the file's; publish (--publish) replaces the file's for every main-call peer; audioQuality (--audio-quality)
- *   overrides the file's; lipSync (--lip-sync) turns lip sync on over a file without it
+ *   overrides the file's; lipSync (--lip-sync) turns lip sync on over a file without it; screenShare (--screen-share):
+ *   the peers that share a screen, over the file's
  * @returns {ResolvedScenario}
  */
 export function loadScenario(nameOrPath, {
   timeScale = 1, durationS, warmupS: warmupOverrideS, codec: codecOverride = null, traceStepMs, traceDirs = [], mediaSource: sourceOverride,
-  publish: publishOverride = null, audioQuality: audioOverride, lipSync: lipSyncFlag = false,
+  publish: publishOverride = null, audioQuality: audioOverride, lipSync: lipSyncFlag = false, screenShare: screenShareFlag,
 } = {}) {
   expectNumber(timeScale, 'timeScale (--time-scale)', { above: 0 });
   if (durationS !== undefined) expectNumber(durationS, 'durationS (--duration)', { above: 0, max: MAX_DURATION_S });
@@ -196,19 +204,22 @@ export function loadScenario(nameOrPath, {
   const placement = validatePlacement(raw.placement, allPeers, file);
   const turn = validateTurn(raw.turn, { file, topology });
   const peerNetwork = validatePeerNetwork(raw.peerNetwork, { file, peers, topology, turn });
+  const load = loadOf(raw.load, { file, topology });
+  const screenShare = screenShareOf(raw.screenShare, screenShareFlag, { file, peers, topology });
   const talk = talkOf(raw.talk, { file, name, peers, nominalDurationS, timeScale, runDurationS });
   if (talk && lipSync) throw new InputError(`${file}: talk: speaking turns and lip sync (lipSync, --lip-sync) each make their own audio; use one`);
   // Extra calls' peers have links of their own.
   const compiled = compileNetwork({ file, durationS: nominalDurationS, peers: allPeers, topology, network: raw.network }, {
     timeScale, traceStepMs, loadTrace: (traceName, where) => readTrace(traceName, { baseDir: path.dirname(filePath), traceDirs, where }),
   });
+  rejectProfiledHandovers(compiled.handovers ?? [], peerNetwork, file);
   checkResultSize({
     durationS: runDurationS, peers, allPeers, links: Object.keys(compiled.links).length, scheduleEvents: compiled.events.length,
   }, durationS === undefined ? `${file}: durationS` : '--duration');
   return {
     name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers, allPeers, topology, media,
     browsers, placement, network: isRecord(raw.network) ? raw.network : {}, mainCall, flows, reference, codec, devices, mediaSource,
-    publish, audioQuality, lipSync, turn, peerNetwork, talk, compiled,
+    publish, audioQuality, lipSync, turn, peerNetwork, talk, load, screenShare, compiled,
   };
 }
 

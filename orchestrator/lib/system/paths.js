@@ -1,5 +1,6 @@
 // Where the harness lives and where runs write: one definition for every command.
-import { accessSync, constants } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { accessSync, constants, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +28,20 @@ export const LIVEKIT_GO_MINIMUM = [1, 24];
 export const toolCacheDir = (env = process.env) => path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'webrtc-testbed');
 /** Where `npm run setup` builds livekit-server from its Go module source. */
 export const livekitServerPath = (env = process.env) => path.join(toolCacheDir(env), `livekit-server-${LIVEKIT_SERVER_VERSION}`, 'livekit-server');
+
+/** The load participant's Go source (issue 41: Pion, go.mod and go.sum beside it), which `npm run setup` builds. */
+export const LOAD_PEER_SOURCE = path.join(REPO_ROOT, 'orchestrator', 'sfu', 'load-peer');
+/**
+ * Where `npm run setup` builds it: keyed by a hash of its source files, so an edited source is built again and a run
+ * never uses a binary of other source.
+ */
+export function loadPeerPath(env = process.env) {
+  const hash = createHash('sha256');
+  for (const name of readdirSync(LOAD_PEER_SOURCE).filter((file) => /\.go$|^go\.(mod|sum)$/.test(file)).sort()) {
+    hash.update(`${name}\0`).update(readFileSync(path.join(LOAD_PEER_SOURCE, name))).update('\0');
+  }
+  return path.join(toolCacheDir(env), `load-peer-${hash.digest('hex').slice(0, 12)}`, 'load-peer');
+}
 
 /**
  * The first executable file of that name on a PATH-like list of folders, or null.

@@ -4,6 +4,7 @@
 // picture-quality scores of the captured frames (run/picture-quality.js) per second.
 import { percentile } from '../stats/statistics.js';
 import { addQualityPerSecond, overallSummary, round, streamSummary, sum } from './viewer-summary.js';
+import { SCREEN_SUFFIX, sourceMedia } from '../media/screen-share.js';
 
 /**
  * Whether VMAF could be scored, and by what (run/picture-quality.js finds it).
@@ -152,7 +153,7 @@ export function codeAdvance(from, to, loopFrames) {
  * Everything result.json holds about what the viewers saw.
  * @param {object} input
  * @param {FrameBatch[]} input.batches  in drain order
- * @param {Record<string, SourceMedia>} input.media  each sending peer's video
+ * @param {Record<string, SourceMedia & { screen?: SourceMedia }>} input.media  each sending peer's video (and screen)
  * @param {number} input.mediaStartEpochMs
  * @param {number} input.durationS
  * @param {number} input.warmupS
@@ -162,7 +163,8 @@ export function codeAdvance(from, to, loopFrames) {
  *   readCost: Record<string, { framesRead: number, readMsPerFrame: number|null, cpuPct: number|null }>,
  *   streams: Record<string, ReturnType<typeof streamSummary>>,
  *   overall: ReturnType<typeof overallSummary> }}
- *   streams are keyed `${remote}->${peer}` (the route's name), over the measurement window
+ *   streams are keyed `${remote}->${peer}` (the route's name), over the measurement window; a shared screen (source
+ *   `<remote>:screen`) has its per-second rows and scores only: its seconds go to the timeline's `screen` (withViewer)
  */
 export function viewerSection({ batches, media, mediaStartEpochMs, durationS, warmupS, scores = [] }) {
   /** @type {ViewerClock} */
@@ -184,9 +186,11 @@ export function viewerSection({ batches, media, mediaStartEpochMs, durationS, wa
   /** @type {QualityScore[]} */
   const windowScores = [];
   for (const log of [...logs.values()].filter(({ source }) => source !== 'local').sort(byPeerSource)) {
-    const stream = viewedStream(log, media[log.source], logs.get(`${log.source}\nlocal`), scores, clock);
+    const stream = viewedStream(log, sourceMedia(media, log.source), logs.get(`${log.source}\nlocal`), scores, clock);
     // One by one: a spread of a long call's frames would overflow the stack.
     for (const row of stream.perSecond) perSecond.push(row);
+    // A screen's slides stand still by design: its frames are not the camera's streams, freezes or delays.
+    if (log.source.endsWith(SCREEN_SUFFIX)) continue;
     for (const freeze of stream.freezes) freezes.push(freeze);
     for (const delay of stream.summary.delays) windowDelays.push(delay);
     for (const score of stream.summary.scores) windowScores.push(score);
@@ -337,15 +341,22 @@ const byPeerSource = (a, b) => a.peer.localeCompare(b.peer) || a.source.localeCo
 
 /**
  * Adds the per-second viewer values into the timeline entries of the same second, peer and remote (their `video`
- * object); a second without a stats sample gets none.
- * @template {{ t: number, peer: string, remote: string, video?: object }} T
+ * object), and a received screen's frame rate as seen and picture quality into their `screen` object; a second
+ * without a stats sample gets none.
+ * @template {{ t: number, peer: string, remote: string, video?: object, screen?: object }} T
  * @param {T[]} timeline @param {ReturnType<typeof viewerSection>['perSecond']} perSecond
  * @returns {T[]}
  */
 export function withViewer(timeline, perSecond) {
   const rows = new Map(perSecond.map((row) => [`${row.t}\n${row.peer}\n${row.remote}`, row.video]));
   return timeline.map((entry) => {
-    const video = rows.get(`${entry.t}\n${entry.peer}\n${entry.remote}`);
-    return video ? { ...entry, video: { ...entry.video, ...video } } : entry;
+    const key = `${entry.t}\n${entry.peer}\n${entry.remote}`;
+    const [video, screen] = [rows.get(key), rows.get(`${key}${SCREEN_SUFFIX}`)];
+    const withVideo = video ? { ...entry, video: { ...entry.video, ...video } } : entry;
+    if (!screen || !entry.screen) return withVideo;
+    /** @type {Record<string, unknown>} */
+    const seen = { shownFps: screen.shownFps };
+    for (const field of /** @type {const} */ (['psnrDb', 'ssim', 'vmaf'])) if (field in screen) seen[field] = /** @type {Record<string, unknown>} */ (screen)[field];
+    return { ...withVideo, screen: { ...entry.screen, ...seen } };
   });
 }

@@ -112,8 +112,13 @@ function janusHandles({ apiUrl, apiSecret, onEvent, onError }) {
  * @param {EmulatorRewrite} options.rewriteCandidate
  * @param {(error: Error) => void} options.onError  a failure outside a page's request (a subscription, the long poll)
  * @param {(line: string) => void} [options.log]
+ * @param {{ names: string[], subscribe: 'none'|'all' }} [options.load]  load participants among `peers`: their media reaches
+ *   Janus directly (their SDPs are not rewritten) and, with subscribe `none`, they take no subscription
  */
-export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteCandidate, onError, log = () => {} }) {
+export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteCandidate, onError, log = () => {}, load }) {
+  const direct = new Set(load?.names ?? []);
+  /** @param {string} peer */
+  const subscribes = (peer) => !direct.has(peer) || load?.subscribe === 'all';
   // Fixed feed ids: a subscriber names its publisher's feed without waiting for the publisher's join answer.
   const feedIds = new Map(peers.map((peer, index) => [peer, index + 1]));
   const published = new Map(peers.map((peer) => [peer, /** @type {ReturnType<typeof deferred<void>>} */ (deferred())]));
@@ -130,6 +135,7 @@ export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteC
 
   /** Janus's SDP with its candidates moved onto the emulator, towards `peer`. @param {string} peer @param {string} sdp */
   const relayedSdp = async (peer, sdp) => {
+    if (direct.has(peer)) return sdp;
     const rewritten = await rewriteSdpCandidates(sdp, (candidate) => rewriteCandidate({ from: SFU_NODE, to: peer, candidate }));
     if (rewritten.kept === 0) throw new HarnessError(`Janus's SDP for ${peer} has no candidate the emulator can relay (${rewritten.dropped} dropped)`);
     return rewritten.sdp;
@@ -155,7 +161,7 @@ export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteC
       send(peer, { type: 'answer', from: SFU_NODE, sdp: await relayedSdp(peer, jsep.sdp) });
     });
     // The page is joined (it offered): it can take a subscription to each publisher once that one's media is up.
-    for (const remote of peers.filter((other) => other !== peer)) {
+    for (const remote of subscribes(peer) ? peers.filter((other) => other !== peer) : []) {
       published.get(remote)?.promise.then(() => subscribe(peer, remote)).catch((error) => !closed && onError(error));
     }
   }

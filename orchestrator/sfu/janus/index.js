@@ -6,6 +6,7 @@ import { createSfuBridge } from './bridge.js';
 import { checkedVersion } from '../contract.js';
 import { createVideoRoom } from './janus-api.js';
 import { startJanus } from './janus.js';
+import { SFU_NODE } from '../../lib/network/topology.js';
 
 /** The run's own Janus holds one room, so any id does. */
 const ROOM_ID = 1;
@@ -38,9 +39,11 @@ export const janusSfu = {
     layerChoice: 'harness',
     ownStats: true,
     signalsItself: false,
+    loadParticipants: true,
+    iceTcp: true,
   },
-  async start({ runDir, registerCleanup, logCommand, clock, iceAddress, host, publishers }) {
-    const janus = await startJanus({ runDir, registerCleanup, logCommand, clock, ...(host ? { host } : { iceAddress }) });
+  async start({ runDir, registerCleanup, logCommand, clock, iceAddress, host, publishers, iceTcp = false }) {
+    const janus = await startJanus({ runDir, registerCleanup, logCommand, clock, iceTcp, ...(host ? { host } : { iceAddress }) });
     const version = await janusVersion(janus.apiUrl);
     return {
       name: 'janus',
@@ -49,7 +52,18 @@ export const janusSfu = {
       // The tests read this line as it was before the contract: `janus: <api>, media on <address>, room <id>`.
       describe: `janus: ${janus.apiUrl}, media on ${janus.iceAddress}, room ${ROOM_ID} (Janus ${version ?? 'version unknown'})`,
       close: janus.close,
-      async createRoom({ peers, videoCodecs, send, rewriteCandidate, onError, onWarning, log }) {
+      async createRoom({ peers: browsers, videoCodecs, send: sendToPage, rewriteCandidate, onError, onWarning, log, load }) {
+        // Load participants publish beside the pages: their feeds follow the pages', and Janus's messages for them go
+        // to their processes instead of the signaling server.
+        const peers = [...browsers, ...(load?.names ?? [])];
+        /** @type {Map<string, (message: import('../contract.js').LoadDescription) => void>} */
+        const loadRoutes = new Map();
+        /** @param {string} peer @param {any} message  the bridge's offer or answer (any: as the pages get it) */
+        const send = (peer, message) => {
+          const deliver = loadRoutes.get(peer);
+          if (deliver) deliver({ type: message.type, pc: message.from === SFU_NODE ? 'pub' : message.from, sdp: message.sdp });
+          else sendToPage(peer, message);
+        };
         // VP8 stays first for the peers that publish one encoding, as before; H.264 and VP9 join it when asked. VP9 SVC
         // alone makes a VP9-only room with video_svc, which Janus 1.1.3 needs to parse SVC and forward each subscriber
         // the layers it asks; a peer publishing one encoding then sends VP9. Janus 1.1.2 stores video_svc but never
@@ -60,12 +74,17 @@ export const janusSfu = {
         await createVideoRoom(janus, { room: ROOM_ID, publishers, videoCodecs: codecs, videoSvc: svc });
         const bridge = createSfuBridge({
           apiUrl: janus.apiUrl, apiSecret: janus.apiSecret, room: ROOM_ID, peers, rewriteCandidate, send, onError, log,
+          ...(load ? { load } : {}),
         });
         return {
           pageConfig: () => ({ protocol: 'signaling' }),
           signalingBridge: bridge.handle,
           sampler: createAdminSampler({ admin: janus, ownerOf: bridge.handleOwner, onWarning: (message) => onWarning('janus-admin', message) }),
           selectLayer: bridge.selectLayer,
+          addLoadParticipant(name, deliver) {
+            loadRoutes.set(name, deliver);
+            return ({ type, pc, sdp }) => bridge.handle({ from: name, type, to: pc === 'pub' ? SFU_NODE : pc, sdp });
+          },
           close: () => bridge.close(),
         };
       },

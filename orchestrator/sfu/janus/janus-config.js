@@ -32,6 +32,7 @@ export const WEBSOCKET_TRANSPORT = 'libjanus_websockets.so';
  * @property {string} iceAddress   IPv4 address of a non-loopback interface: the only one Janus gathers candidates on
  * @property {string} [address]    IPv4 address every API binds to (default 127.0.0.1)
  * @property {number} [debugLevel] 0-7 (default 4)
+ * @property {boolean} [iceTcp]    also offer passive TCP candidates (ICE-TCP), for a peer without UDP
  *
  * @typedef {object} JanusConfig
  * @property {string[]} dirs                           folders to create, relative to configDir
@@ -99,7 +100,7 @@ export function janusConfig(options) {
           interface: iceAddress,
         },
         media: { ipv6: false, rtp_port_range: `${minPort}-${maxPort}` },
-        nat: { nice_debug: false, ice_enforce_list: iceAddress, ignore_mdns: true },
+        nat: natSection(iceAddress, options.iceTcp ?? false),
         events: { broadcast: false },
       }),
     },
@@ -130,6 +131,15 @@ export function janusConfig(options) {
     configFile: path.join(configDir, CONFIG_FILE),
   };
 }
+
+/**
+ * ICE: candidates on one address only; with iceTcp, passive TCP ones too, which Janus offers in ICE-Lite mode only
+ * (its janus.jcfg): the browser, the full agent, opens the TCP connection.
+ * @param {string} iceAddress @param {boolean} iceTcp
+ */
+const natSection = (iceAddress, iceTcp) => ({
+  nice_debug: false, ice_enforce_list: iceAddress, ignore_mdns: true, ...(iceTcp ? { ice_lite: true, ice_tcp: true } : {}),
+});
 
 /**
  * Renders sections in Janus's libconfig syntax.

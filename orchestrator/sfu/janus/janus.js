@@ -61,6 +61,7 @@ const closeOnly = (/** @type {string} */ _name, /** @type {() => Promise<unknown
  * @property {string} [searchPath]   where to look for `janus` and `setpriv` (default $PATH)
  * @property {number} [readyTimeoutMs]
  * @property {number} [debugLevel]
+ * @property {boolean} [iceTcp]      also offer passive TCP candidates (janus-config.js)
  */
 
 /**
@@ -113,7 +114,7 @@ export async function startJanus(options) {
  * to install, when an executable or an address is missing.
  * @param {JanusOptions} options
  */
-async function planJanus({ runDir, websocket = false, ports = {}, searchPath = process.env.PATH ?? '', debugLevel, host, iceAddress }) {
+async function planJanus({ runDir, websocket = false, ports = {}, searchPath = process.env.PATH ?? '', debugLevel, host, iceAddress, iceTcp = false }) {
   const executable = findExecutable('janus', searchPath);
   if (!executable) {
     throw new EnvironmentError(`Janus not found: no \`janus\` executable on PATH (${searchPath || 'empty'}), so it has no log yet; ${INSTALL_HINT}.`);
@@ -137,7 +138,7 @@ async function planJanus({ runDir, websocket = false, ports = {}, searchPath = p
   }
   const config = janusConfig({
     configDir, libDir, logFile, adminSecret, apiSecret, httpPort, adminPort, wsPort, rtpPortRange, address,
-    iceAddress: mediaAddress, debugLevel,
+    iceAddress: mediaAddress, debugLevel, iceTcp,
   });
   const argv = ownedArgv([executable, '-C', config.configFile, '-F', configDir], { netns: host?.netns, searchPath, what: 'Janus' });
   return {

@@ -24,6 +24,10 @@ export const livekitSfu = {
     layerChoice: 'sfu',
     ownStats: false,
     signalsItself: true,
+    // Its rooms take no load participants yet (issue 41: LiveKit's own load tester would publish into them).
+    loadParticipants: false,
+    // Its config opens rtc.tcp_port, but no run has yet shown a page without UDP reaching it over that port.
+    iceTcp: false,
   },
   async start({ runDir, registerCleanup, logCommand, clock, iceAddress, host, publishers }) {
     const server = await startLivekit({ runDir, registerCleanup, logCommand, clock, iceAddress: host?.address ?? iceAddress ?? '127.0.0.1', host });

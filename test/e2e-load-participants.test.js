@@ -1,0 +1,97 @@
+// Load participants beside the measured browsers (issue 41): sfu-load-4 through Janus and the relay at 360p30, 2
+// Chromium peers and 2 Pion load participants publishing pre-encoded VP8 simulcast and Opus and receiving everyone.
+// The browsers receive the load participants' video as a peer's, the participants' own counts match what Janus says
+// it sent them, and nothing is left running. A participant that stops answering is noticed.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { runCli, runScenarioCli, tempDir } from './helpers/cli.js';
+import { describe as stats } from '../orchestrator/lib/stats/statistics.js';
+
+const median = (values) => stats(values).median;
+const LOADS = ['load0', 'load1'];
+const BROWSERS = ['p0', 'p1'];
+
+/** The load-peer processes running now (the binary lives in the tool cache as load-peer-<hash>/load-peer). */
+function loadPeerProcesses() {
+  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).flatMap((pid) => {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      return /webrtc-testbed\/load-peer-[0-9a-f]+\/load-peer /.test(cmdline) ? [{ pid: Number(pid), cmdline }] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+test('sfu-load-4: the browsers receive the load participants\' video through Janus; their counts match Janus\'s; nothing is left', { timeout: 240_000 }, async () => {
+  assert.deepEqual(loadPeerProcesses(), [], 'no load participant running before the run');
+  const run = await runScenarioCli('sfu-load-4', ['--duration', '30', '--warmup', '15', '--video', '360p30']);
+  assert.equal(run.code, 0, `scenario exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
+  const { timeline, scenario, sfu, load, resources, events } = run.result;
+  const inWindow = (row) => row.t > scenario.warmupS && row.t <= scenario.durationS;
+  assert.deepEqual(load.participants, LOADS);
+  assert.equal(load.subscribe, 'all');
+  assert.equal(load.linksShaped, false, 'the result says their links are not shaped');
+  // Their command lines are in the result, under the death signal, with nothing secret on them.
+  assert.equal(load.commands.length, 2);
+  for (const argv of load.commands) {
+    assert.ok(argv.includes('--pdeathsig') && argv.includes('KILL'), argv.join(' '));
+    assert.deepEqual(argv.slice(-2)[0], '-media');
+  }
+  for (const browser of BROWSERS) {
+    for (const remote of LOADS) {
+      const seconds = timeline.filter((e) => inWindow(e) && e.peer === browser && e.remote === remote);
+      assert.ok(seconds.length >= 10, `${browser} sampled ${remote} ${seconds.length} s`);
+      const fps = median(seconds.map((e) => e.video.recvFps ?? 0));
+      const kbps = median(seconds.map((e) => e.video.recvKbps ?? 0));
+      const width = median(seconds.map((e) => e.video.recvWidth ?? 0));
+      // Janus forwards the top layer unless the harness picks another: the load participant's 640×360 at 30 fps.
+      assert.ok(fps >= 20 && kbps > 300 && width === 640, `${browser} receives ${remote} at ${fps} fps, ${kbps} kbps, width ${width}`);
+      assert.ok(median(seconds.map((e) => e.audio.recvKbps ?? 0)) > 5, `${browser} receives ${remote}'s audio`);
+      const forwarded = sfu.rows.filter((row) => inWindow(row) && row.peer === browser && row.feed === remote && row.kind === 'video' && row.direction === 'toPeer');
+      assert.ok(median(forwarded.map((row) => row.bitrateKbps)) > 300, `Janus forwards ${remote}'s video to ${browser}`);
+    }
+  }
+  for (const name of LOADS) {
+    const rows = load.rows.filter((row) => inWindow(row) && row.participant === name);
+    assert.ok(rows.length >= scenario.durationS - scenario.warmupS - 2, `${rows.length} seconds of ${name}'s counts`);
+    assert.ok(median(rows.map((row) => row.sentKbps)) > 300 && rows.every((row) => row.sentPackets > 0), `${name} sends: ${rows.map((row) => row.sentKbps).join(', ')}`);
+    // It receives both browsers' and the other participant's audio and video: what Janus says it sent it, second by second.
+    const ratios = rows.map((row) => {
+      const janus = sfu.rows.filter((r) => r.peer === name && r.direction === 'toPeer' && Math.abs(r.t - row.t) < 0.5);
+      return row.receivedKbps / janus.reduce((sum, r) => sum + r.bitrateKbps, 0);
+    }).filter(Number.isFinite);
+    assert.ok(ratios.length >= rows.length - 2 && median(ratios) >= 0.85 && median(ratios) <= 1.15,
+      `${name} received / Janus sent it: ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}`);
+    assert.ok(median(rows.map((row) => row.receivedKbps)) > 2 * 300, `${name} receives three videos`);
+    // Sampled like a browser, and cheap: a fraction of one browser's core.
+    const cpu = resources.summary[name]?.cpuPct;
+    assert.ok(cpu && cpu.median < 30, `${name}'s CPU ${JSON.stringify(cpu)}`);
+  }
+  assert.deepEqual(events.filter((event) => event.source === 'load'), [], 'no participant fell silent');
+  assert.ok(readFileSync(`${run.out}/report.html`, 'utf8').includes('<h2>Load participants</h2>'), 'the report shows them apart');
+  assert.deepEqual(loadPeerProcesses(), [], 'load participants still running after the run');
+});
+
+test('a load participant that stops answering (SIGSTOP) is noticed as a warning, and is killed at the end', { timeout: 240_000 }, async () => {
+  const out = tempDir('wtb-load-stop-');
+  /** @type {number|null} */
+  let stopped = null;
+  const run = await runCli(['scenario', 'sfu-load-4', '--duration', '20', '--warmup', '5', '--video', '360p30', '--out', out], {
+    onOutput: (text) => {
+      if (stopped !== null || !text.includes('call started')) return;
+      const [victim] = loadPeerProcesses();
+      if (!victim) return;
+      stopped = victim.pid;
+      process.kill(victim.pid, 'SIGSTOP');
+    },
+  });
+  assert.ok(stopped !== null, `no load participant was found to stop:\n${run.stdout}`);
+  assert.equal(run.code, 0, `scenario exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
+  const result = JSON.parse(readFileSync(`${out}/result.json`, 'utf8'));
+  const warnings = result.events.filter((event) => event.type === 'warning' && event.source === 'load');
+  assert.equal(warnings.length, 1, JSON.stringify(warnings));
+  assert.match(warnings[0].message, /^load participant load[01] wrote no counters for 5 s: it no longer answers$/);
+  assert.deepEqual(loadPeerProcesses(), [], 'the stopped participant was killed');
+});

@@ -1,0 +1,95 @@
+// ICE over TCP to the SFU when a peer's UDP is blocked (issue 40 part 3): sfu-udp-blocked on netem, p2 behind nftables
+// dropping all its UDP in its own namespace, real Janus (ICE-Lite with ice_tcp, turned on for this run only), real
+// Chromium at 360p30. p2's path is asserted from its own getStats every second (TCP to Janus's passive candidate),
+// the others' stays UDP, video crosses both ways; NATs in an SFU call need no STUN or TURN server. And the hostile
+// side: an SFU that declares no ICE-TCP and a firewall no SFU can pass are refused at load naming the field. About
+// a minute and a half.
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
+import { describe as stats } from '../orchestrator/lib/stats/statistics.js';
+import { harnessNamespaces, pidsMentioning, runCli, runScenarioCli, tempDir } from './helpers/cli.js';
+
+const caps = await netemCapabilities();
+const skip = caps.netns && caps.htb && caps.nftables ? false : `needs root with network namespaces, htb and nftables: ${caps.reasons.join('; ')}`;
+
+/**
+ * What a peer received from `remote` after the warm-up, median kbps. any: result.json
+ * @param {any} result @param {string} peer @param {string} remote
+ */
+const receivedKbps = (result, peer, remote) => stats(result.timeline
+  .filter((/** @type {any} */ e) => e.t > result.scenario.warmupS && e.peer === peer && e.remote === remote)
+  .map((/** @type {any} */ e) => e.video?.recvKbps ?? 0)).median;
+
+test('sfu-udp-blocked: p2 reaches Janus over ICE-TCP every second, p0 and p1 over UDP, and video flows both ways', { skip, timeout: 240_000 }, async () => {
+  const run = await runScenarioCli('sfu-udp-blocked', ['--emulator', 'netem', '--duration', '20', '--warmup', '8']);
+  assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+  const { paths, timeline, network } = run.result;
+  assert.equal(paths.checks.length, 9, 'every connection of the three pages checked');
+  for (const check of paths.checks) assert.ok(check.passed, `${check.peer}->${check.remote}: ${check.detail}`);
+  for (const peer of ['p0', 'p1', 'p2']) {
+    const seconds = timeline.filter((/** @type {any} */ e) => e.peer === peer && e.selectedPair);
+    // Three connections (its own to Janus, two subscriptions) sampled for most of the 20 s.
+    assert.ok(seconds.length >= 45, `${peer}: ${seconds.length} connection-seconds with a selected pair`);
+    const wanted = peer === 'p2' ? 'tcp' : 'udp';
+    for (const { t, remote, selectedPair: pair } of seconds) {
+      assert.equal(pair.localProtocol, wanted, `${peer}->${remote} at ${t} s: ${JSON.stringify(pair)}`);
+      assert.notEqual(pair.localType, 'relay', `${peer}->${remote} at ${t} s: no TURN server in an SFU call`);
+      if (peer === 'p2') assert.equal(pair.remoteType, 'host', `p2->${remote} at ${t} s: Janus's passive TCP candidate`);
+    }
+  }
+  for (const [peer, remote] of [['p2', 'p0'], ['p2', 'p1'], ['p0', 'p2'], ['p1', 'p2']]) {
+    const kbps = receivedKbps(run.result, peer, remote);
+    assert.ok(kbps > 500, `${peer} receives ${remote}'s video at ${kbps} kbps`);
+  }
+  assert.ok(network.commands.some((/** @type {any} */ c) => /^ip netns exec wtb-\S+-p2 nft add rule ip wtb_profile output meta l4proto udp drop$/.test(c.cmd)),
+    'p2\'s UDP dropped in its namespace');
+  assert.ok(!network.commands.some((/** @type {any} */ c) => /turnserver/.test(c.cmd)), 'no TURN server in an SFU call');
+  const jcfg = readFileSync(path.join(run.out, 'janus', 'janus.jcfg'), 'utf8');
+  assert.match(jcfg, /\tice_tcp = true\n/);
+  assert.match(readFileSync(path.join(run.out, 'janus', 'janus.log'), 'utf8'), /Initializing ICE stuff \(Lite mode, ICE-TCP candidates enabled/);
+  assert.deepEqual(pidsMentioning(run.out), [], 'Janus outlived the run');
+  assert.deepEqual(harnessNamespaces(), []);
+});
+
+test('NATs in an SFU call need nothing more: a symmetric NAT reaches Janus on a peer-reflexive UDP pair, a NATed udp-blocked peer over TCP', { skip, timeout: 240_000 }, async () => {
+  const file = path.join(tempDir(), 'sfu-nat.json');
+  writeFileSync(file, JSON.stringify({
+    name: 'sfu-nat', description: 'an SFU call with p1 behind a symmetric NAT and p2 behind a NAT without UDP', durationS: 30, peers: 3,
+    topology: 'sfu', peerNetwork: { p1: { nat: 'symmetric' }, p2: { nat: 'port-restricted', firewall: 'udp-blocked' } },
+  }));
+  const run = await runScenarioCli(file, ['--emulator', 'netem', '--duration', '12', '--warmup', '4']);
+  assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+  const { paths, timeline } = run.result;
+  assert.equal(paths.checks.length, 9);
+  for (const check of paths.checks) assert.ok(check.passed, `${check.peer}->${check.remote}: ${check.detail}`);
+  for (const [peer, wanted] of [['p1', 'udp'], ['p2', 'tcp']]) {
+    const seconds = timeline.filter((/** @type {any} */ e) => e.peer === peer && e.selectedPair);
+    assert.ok(seconds.length >= 27, `${peer}: ${seconds.length} connection-seconds with a selected pair`);
+    // Behind its NAT the page's socket is on the private address: Janus answers the translated one, peer-reflexive.
+    for (const { t, remote, selectedPair: pair } of seconds) {
+      assert.deepEqual([pair.localType, pair.localProtocol], ['prflx', wanted], `${peer}->${remote} at ${t} s: ${JSON.stringify(pair)}`);
+    }
+  }
+  assert.deepEqual(harnessNamespaces(), []);
+});
+
+test('udp-blocked on an SFU without ICE-TCP, and tcp-443-only on any SFU, are refused at load naming the field (exit 2)', async () => {
+  const livekit = await runCli(['scenario', 'sfu-udp-blocked', '--sfu', 'livekit', '--emulator', 'netem', '--out', tempDir()]);
+  assert.equal(livekit.code, 2, livekit.stderr);
+  assert.match(livekit.stderr, new RegExp('sfu-udp-blocked\\.json: peerNetwork\\.p2\\.firewall: udp-blocked leaves p2 only ICE over TCP, '
+    + 'and --sfu livekit offers none \\(capabilities\\.iceTcp\\); use --sfu janus or remove the firewall'));
+  assert.doesNotMatch(livekit.stdout + livekit.stderr, /launched|livekit-server:/);
+
+  const file = path.join(tempDir(), 'sfu-443.json');
+  writeFileSync(file, JSON.stringify({
+    name: 'sfu-443', description: 'only TCP 443 open, through an SFU', durationS: 30, peers: 3, topology: 'sfu',
+    peerNetwork: { p1: { firewall: 'tcp-443-only' } },
+  }));
+  const closed = await runCli(['scenario', file, '--emulator', 'netem', '--out', tempDir()]);
+  assert.equal(closed.code, 2, closed.stderr);
+  assert.match(closed.stderr, /sfu-443\.json: peerNetwork\.p1\.firewall: tcp-443-only leaves p1 no path to the SFU/);
+  assert.doesNotMatch(closed.stdout + closed.stderr, /launched|janus:/);
+});
