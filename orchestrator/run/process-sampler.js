@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { cpuPercent, parseStat, parseStatusRssKb, processTree, rssMb } from '../lib/devices/proc-stat.js';
+import { readEvery } from './interval-reader.js';
 
 /**
  * @typedef {object} ProcessRow
@@ -39,14 +40,9 @@ export function startProcessSampler({ intervalMs = 1_000, procDir = '/proc', onR
   const ticksPerS = clockTicksPerSecond();
   /** @type {Map<string, import('../lib/devices/proc-stat.js').ProcReading>} */
   const previous = new Map();
-  /** @type {Promise<void>} */
-  let inFlight = Promise.resolve();
-  let busy = false;
-
-  const sample = async () => {
-    if (busy || roots.size === 0) return;
-    busy = true;
-    inFlight = readTrees(procDir, roots).then((readings) => {
+  const reader = readEvery(async () => {
+    if (roots.size === 0) return;
+    await readTrees(procDir, roots).then((readings) => {
       for (const [name, reading] of readings) {
         const before = previous.get(name);
         previous.set(name, reading);
@@ -59,21 +55,16 @@ export function startProcessSampler({ intervalMs = 1_000, procDir = '/proc', onR
         rows.push(row);
         onRow(row);
       }
-    }).catch(() => {
+    }, () => {
       // /proc can be unreadable for a moment (a racing exit); the next reading tries again.
-    }).finally(() => { busy = false; });
-    await inFlight;
-  };
-  const timer = setInterval(sample, intervalMs);
-  timer.unref();
-  void sample();
+    });
+  }, intervalMs);
   return {
     track,
     rows,
     unavailable: null,
     async stop() {
-      clearInterval(timer);
-      await inFlight;
+      await reader.stop();
       return rows;
     },
   };

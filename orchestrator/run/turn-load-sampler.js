@@ -5,6 +5,7 @@ import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { parseStat, parseStatusRssKb } from '../lib/devices/proc-stat.js';
 import { parseNetDev, relaySocketCount, turnLoadRow } from '../lib/devices/turn-load.js';
+import { readEvery } from './interval-reader.js';
 import { clockTicksPerSecond } from './process-sampler.js';
 
 /** More than any of these files holds for one process in a namespace of its own. */
@@ -33,36 +34,22 @@ export function startTurnLoadSampler({ pid, relayPorts, procDir = '/proc', inter
   let previous = null;
   /** @type {string|null} */
   let lastFailure = null;
-  let busy = false;
-  /** @type {Promise<void>} */
-  let inFlight = Promise.resolve();
   const dir = path.join(procDir, String(pid));
 
-  const sample = async () => {
-    if (busy) return;
-    busy = true;
-    inFlight = readTurn(dir, pid, relayPorts).then((reading) => {
-      const row = previous && turnLoadRow(previous, reading, ticksPerS);
-      if (row) rows.push(row);
-      previous = reading;
-    }, (error) => {
-      lastFailure = error.message;
-    }).finally(() => { busy = false; });
-    await inFlight;
-  };
-  const timer = setInterval(sample, intervalMs);
-  timer.unref();
-  void sample();
+  const reader = readEvery(() => readTurn(dir, pid, relayPorts).then((reading) => {
+    const row = previous && turnLoadRow(previous, reading, ticksPerS);
+    if (row) rows.push(row);
+    previous = reading;
+  }, (error) => {
+    lastFailure = error.message;
+  }), intervalMs);
   return {
     rows,
     get unavailable() {
       if (rows.length) return null;
       return lastFailure ? `reading coturn's /proc files failed: ${lastFailure}` : 'no second of coturn was read';
     },
-    async stop() {
-      clearInterval(timer);
-      await inFlight;
-    },
+    stop: reader.stop,
   };
 }
 
