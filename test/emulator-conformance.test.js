@@ -36,9 +36,10 @@ test('every backend declares its name, a summary, each supports field, and why i
       if (backend.auto.fallback) assert.equal(reason, null, `${backend.name}: an auto fallback runs on any host`);
       if (backend.auto.fallback) assert.equal(backend.auto.unmet, undefined, `${backend.name}: an auto fallback lacks nothing for a network`);
       for (const fallback of BACKENDS.filter((b) => b.auto?.fallback)) {
-        // Except a TURN server, which needs a middle namespace, and a peer's NAT or firewall, which needs its own kernel
-        // path: `auto` takes netem for them where netem runs, else refuses.
-        const more = SUPPORT_FIELDS.filter((field) => !['turn', 'peerNetwork'].includes(field) && backend.supports[field] && !fallback.supports[field]);
+        // Except a TURN server, which needs a middle namespace, a peer's NAT or firewall, which needs its own kernel
+        // path, and a handover, which needs an address of the peer's own to leave: `auto` takes netem for them where
+        // netem runs, else refuses.
+        const more = SUPPORT_FIELDS.filter((field) => !['turn', 'peerNetwork', 'handover'].includes(field) && backend.supports[field] && !fallback.supports[field]);
         assert.deepEqual(more, [], `${fallback.name}, which \`auto\` is checked as, carries what ${backend.name} does`);
       }
     }

@@ -4,7 +4,7 @@
 // node's closing counts (`# pass N`, `# fail N`) once; exit 1 when a test failed. Files given as arguments
 // (`node test/run.js test/e2e-sfu.test.js`) run the same way; without any, every file. Temporary files live in one
 // folder per run (below).
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -18,8 +18,10 @@ const UNIT_DIR = path.join(TEST_DIR, 'unit');
 const testFiles = (dir) => readdirSync(dir).filter((name) => name.endsWith('.test.js')).sort().map((name) => path.join(dir, name));
 
 // Every temporary file of the run (tempDir's folders, browser profiles, run folders) goes under one folder: removed
-// when every test passed, kept and named when one failed, so its runs can be read.
+// when every test passed, kept and named when one failed, so its runs can be read. Others may pass through it, as
+// through /tmp: tests run PostgreSQL as `postgres` and read files as `nobody` in folders of their own below it.
 const runTmpDir = mkdtempSync(path.join(os.tmpdir(), 'wtb-npm-test-'));
+chmodSync(runTmpDir, 0o755);
 process.env.TMPDIR = runTmpDir;
 
 const given = process.argv.slice(2).map((file) => path.resolve(file));
