@@ -2,7 +2,8 @@
 // new address and its old one's path dies (the emulator's `handover`, emulators/contract.js). Pure: no I/O.
 // docs/scenario-format.md "Handovers".
 import { InputError } from '../system/errors.js';
-import { describeValue, expectNumber, expectObject } from '../input/validate.js';
+import { describeValue, expectObject } from '../input/validate.js';
+import { entryAt, roundS } from './schedule-entries.js';
 
 /** The fields of a handover entry of network.schedule. */
 const HANDOVER_FIELDS = ['at', 'handover'];
@@ -24,10 +25,7 @@ export const isHandoverEntry = (entry) => typeof entry === 'object' && entry !==
 export function compileHandover(raw, index, { file, peers, topology, timeScale, nominalDurationS }) {
   const where = `${file}: network.schedule[${index}]`;
   const entry = expectObject(raw, where, HANDOVER_FIELDS);
-  const at = expectNumber(entry.at, `${where}.at`, { above: 0 });
-  if (at > nominalDurationS) {
-    throw new InputError(`${where}.at: ${at} s is beyond the scenario's durationS (${nominalDurationS} s); move it earlier or raise durationS`);
-  }
+  const at = entryAt(entry, where, nominalDurationS, { above: 0 });
   const names = Array.from({ length: peers }, (_, i) => `p${i}`);
   if (typeof entry.handover !== 'string' || !names.includes(entry.handover)) {
     throw new InputError(`${where}.handover: must name the peer that changes network, one of ${names.join(', ')}, got ${describeValue(entry.handover)}`);
@@ -36,7 +34,7 @@ export function compileHandover(raw, index, { file, peers, topology, timeScale, 
   if (topology !== 'mesh') {
     throw new InputError(`${where}.handover: a handover needs topology mesh (the pages restart ICE with each other), got ${topology}; remove it or use a mesh call`);
   }
-  return { atS: Math.round(at * timeScale * 1e6) / 1e6, peer: entry.handover, cause: `network.schedule[${index}] handover` };
+  return { atS: roundS(at * timeScale), peer: entry.handover, cause: `network.schedule[${index}] handover` };
 }
 
 /**

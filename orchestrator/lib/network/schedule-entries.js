@@ -79,6 +79,19 @@ function resolveLinks(selector, path, links) {
  */
 
 /**
+ * A schedule entry's `at` (nominal seconds), within the scenario's duration.
+ * @param {Record<string, unknown>} entry @param {string} where @param {number} nominalDurationS
+ * @param {{ min?: number, above?: number }} bound
+ */
+export function entryAt(entry, where, nominalDurationS, bound) {
+  const at = expectNumber(entry.at, `${where}.at`, bound);
+  if (at > nominalDurationS) {
+    throw new InputError(`${where}.at: ${at} s is beyond the scenario's durationS (${nominalDurationS} s); move it earlier or raise durationS`);
+  }
+  return at;
+}
+
+/**
  * @param {unknown} raw
  * @param {number} index
  * @param {{file: string, links: Record<string, LinkParams>, timeScale: number, nominalDurationS: number,
@@ -88,10 +101,7 @@ function resolveLinks(selector, path, links) {
 export function compileEntry(raw, index, { file, links, timeScale, nominalDurationS, useTrace }) {
   const where = `${file}: network.schedule[${index}]`;
   const entry = expectObject(raw, where, ENTRY_FIELDS);
-  const at = expectNumber(entry.at, `${where}.at`, { min: 0 });
-  if (at > nominalDurationS) {
-    throw new InputError(`${where}.at: ${at} s is beyond the scenario's durationS (${nominalDurationS} s); move it earlier or raise durationS`);
-  }
+  const at = entryAt(entry, where, nominalDurationS, { min: 0 });
   const targets = resolveLinks(entry.links ?? 'uplinks', `${where}.links`, links);
   if (('set' in entry) === ('ramp' in entry)) {
     throw new InputError(`${where}: needs exactly one of "set" (a step), "ramp" or "handover" (a peer changes network)`);
