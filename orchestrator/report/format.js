@@ -1,4 +1,5 @@
 // Formatting helpers shared by the report renderers. Pure.
+import { isRecord } from '../lib/input/validate.js';
 import { metricByPath } from '../lib/result/metric-catalogue.js';
 
 /** @type {Record<string, string>} */
@@ -11,6 +12,12 @@ export const isFiniteNumber = (v) => typeof v === 'number' && Number.isFinite(v)
 export function escapeHtml(value) {
   return String(value ?? '').replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
 }
+
+/** A result's text or number as a table cell, escaped; anything else '—'. @param {unknown} value */
+export const textCell = (value) => escapeHtml(typeof value === 'string' || typeof value === 'number' ? value : '—');
+
+/** The records of a list read from a result; nothing for what is not a list. @param {unknown} value @returns {Record<string, unknown>[]} */
+export const recordsOf = (value) => (Array.isArray(value) ? value.filter(isRecord) : []);
 
 /**
  * Text from a result inside Markdown: one line, and no character that starts a link, an image, an HTML tag or

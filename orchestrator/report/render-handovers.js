@@ -2,12 +2,8 @@
 // moved peer's old and new address, the outage each stream's viewer saw, each connection's candidate pair before and
 // after, the pages' ICE restarts and the time back to a steady rate. Every value comes from result.json and is escaped.
 import { isRecord } from '../lib/input/validate.js';
-import { escapeHtml, statusBadge } from './format.js';
+import { recordsOf, statusBadge, textCell as cell } from './format.js';
 
-/** @param {unknown} value @returns {Record<string, unknown>[]} */
-const recordsOf = (value) => (Array.isArray(value) ? value.filter(isRecord) : []);
-/** @param {unknown} value */
-const cell = (value) => escapeHtml(typeof value === 'string' || typeof value === 'number' ? value : '—');
 /** A candidate pair as the Network path table names it, with its addresses. @param {unknown} pair */
 const pairCell = (pair) => (isRecord(pair)
   ? `${cell(pair.localType)}/${cell(pair.localProtocol)} → ${cell(pair.remoteType)}/${cell(pair.remoteProtocol)}<br>${cell(pair.localAddress)} → ${cell(pair.remoteAddress)}`

@@ -4,13 +4,9 @@
 // checks; with handovers, each one's outage and pairs (render-handovers.js). Every value comes from result.json and is
 // escaped; malformed rows are dropped.
 import { isRecord } from '../lib/input/validate.js';
-import { escapeHtml, statusBadge } from './format.js';
+import { recordsOf, statusBadge, textCell as cell } from './format.js';
 import { renderHandovers } from './render-handovers.js';
 
-/** @param {unknown} value @returns {Record<string, unknown>[]} */
-const recordsOf = (value) => (Array.isArray(value) ? value.filter(isRecord) : []);
-/** @param {unknown} value */
-const cell = (value) => escapeHtml(typeof value === 'string' || typeof value === 'number' ? value : '—');
 
 /**
  * The section, or '' when the result has no paths (written before they were recorded).
