@@ -254,3 +254,27 @@ test('a scenario cannot make the harness read /etc/shadow, /dev/zero or a file o
   assert.equal(code, 2, stderr);
   assert.match(stderr, /--trace-dir .*missing: not a folder/);
 });
+
+test('broken load, screenShare and handover fields and --screen-share exit 2 naming the file and field (or the flag) before any browser starts', async () => {
+  const dir = tempDir();
+  const base = { name: 'broken', description: 'x', durationS: 20 };
+  const cases = [
+    [{ ...base, topology: 'sfu', peers: 3, load: { participants: 10_000, subscribe: 'none' } }, /load\.participants/],
+    [{ ...base, load: { participants: 2, subscribe: 'none' } }, /load/],
+    [{ ...base, screenShare: { peers: ['p9'] } }, /screenShare\.peers/],
+    [{ ...base, network: { schedule: [{ at: 5, handover: 'p9' }] } }, /network\.schedule\[0\]\.handover/],
+    [{ ...base, network: { schedule: [{ at: 50, handover: 'p0' }] } }, /network\.schedule\[0\]\.at/],
+  ];
+  for (const [i, [scenario, field]] of cases.entries()) {
+    const file = path.join(dir, `broken-${i}.json`);
+    writeFileSync(file, JSON.stringify({ ...scenario, name: `broken-${i}` }));
+    const { code, stderr } = await runCli(['scenario', file, '--emulator', 'netem']);
+    assert.equal(code, 2, `case ${i}: ${stderr}`);
+    assert.match(stderr, new RegExp(`broken-${i}\\.json`), `case ${i}`);
+    assert.match(stderr, field, `case ${i}: ${stderr}`);
+    assert.doesNotMatch(stderr, /launched/, `case ${i}: no browser started`);
+  }
+  const flag = await runCli(['scenario', 'unconstrained', '--screen-share', 'p9']);
+  assert.equal(flag.code, 2, flag.stderr);
+  assert.match(flag.stderr, /--screen-share/);
+});
