@@ -258,6 +258,7 @@ test('a scenario cannot make the harness read /etc/shadow, /dev/zero or a file o
 test('broken load, screenShare and handover fields and --screen-share exit 2 naming the file and field (or the flag) before any browser starts', async () => {
   const dir = tempDir();
   const base = { name: 'broken', description: 'x', durationS: 20 };
+  /** @type {Array<[Record<string, unknown>, RegExp]>} */
   const cases = [
     [{ ...base, topology: 'sfu', peers: 3, load: { participants: 10_000, subscribe: 'none' } }, /load\.participants/],
     [{ ...base, load: { participants: 2, subscribe: 'none' } }, /load/],
