@@ -20,7 +20,7 @@ const compile = (schedule, scenario = {}) => compileNetwork({ file: 'x.json', du
 
 test('a handover entry is checked at load, naming the file and field; its time scales like a step', () => {
   const compiled = compile([{ at: 60, handover: 'p0' }, { at: 60, links: ['p0.up'], set: { rateKbps: 2500 } }]);
-  assert.deepEqual(compiled.handovers, [{ atS: 30, peer: 'p0', cause: 'network.schedule[0] handover' }]);
+  assert.deepEqual(compiled.handovers, [{ atS: 30, peer: 'p0', cause: 'network.schedule[0] handover', field: 'network.schedule[0].handover' }]);
   assert.equal(compiled.events.length, 1, 'the link step beside it is compiled as ever');
   assert.equal(compile([{ at: 60, links: ['p0.up'], set: { rateKbps: 2500 } }]).handovers, undefined, 'no handovers: no field');
   /** @type {Array<[unknown[], object, RegExp]>} */
@@ -39,7 +39,7 @@ test('a handover entry is checked at load, naming the file and field; its time s
 
 test('the shipped scenario loads; a handover of a peer behind a NAT profile is refused at load', () => {
   const scenario = loadScenario('handover-wifi-to-cellular', { timeScale: 0.25 });
-  assert.deepEqual(scenario.compiled.handovers, [{ atS: 15, peer: 'p0', cause: 'network.schedule[0] handover' }]);
+  assert.deepEqual(scenario.compiled.handovers, [{ atS: 15, peer: 'p0', cause: 'network.schedule[0] handover', field: 'network.schedule[0].handover' }]);
   const dir = mkdtempSync(path.join(tmpdir(), 'wtb-handover-'));
   try {
     const file = path.join(dir, 'moved.json');
@@ -110,7 +110,7 @@ function run() {
     { type: 'ice-restart', peer: 'p1', remote: 'p0', state: 'failed', epochMs: start + 5_000 },
   ];
   const atS = (/** @type {number} */ epochMs) => (epochMs - start) / 1000;
-  return { compiled: { handovers: [{ atS: 30, peer: 'p0', cause: 'network.schedule[0] handover' }] }, events, atS, freezes, timeline, durationS: 60 };
+  return { compiled: { handovers: [{ atS: 30, peer: 'p0', cause: 'network.schedule[0] handover', field: 'network.schedule[0].handover' }] }, events, atS, freezes, timeline, durationS: 60 };
 }
 
 test('result: the outage as seen, the pairs before and after, the ICE restarts and the time back to a steady rate', () => {

@@ -8,7 +8,7 @@ import { entryAt, roundS } from './schedule-entries.js';
 /** The fields of a handover entry of network.schedule. */
 const HANDOVER_FIELDS = ['at', 'handover'];
 
-/** @typedef {{ atS: number, peer: string, cause: string }} Handover  one move, at a scaled time */
+/** @typedef {{ atS: number, peer: string, cause: string, field: string }} Handover  one move, at a scaled time; field: its entry */
 
 /**
  * Whether a schedule entry is a handover (it has a `handover` field; the rest of it is checked by compileHandover).
@@ -34,7 +34,7 @@ export function compileHandover(raw, index, { file, peers, topology, timeScale, 
   if (topology !== 'mesh') {
     throw new InputError(`${where}.handover: a handover needs topology mesh (the pages restart ICE with each other), got ${topology}; remove it or use a mesh call`);
   }
-  return { atS: roundS(at * timeScale), peer: entry.handover, cause: `network.schedule[${index}] handover` };
+  return { atS: roundS(at * timeScale), peer: entry.handover, cause: `network.schedule[${index}] handover`, field: `network.schedule[${index}].handover` };
 }
 
 /**
@@ -45,6 +45,6 @@ export function compileHandover(raw, index, { file, peers, topology, timeScale, 
 export function rejectProfiledHandovers(handovers, peerNetwork, file) {
   const moved = handovers.find((handover) => Object.hasOwn(peerNetwork, handover.peer));
   if (moved) {
-    throw new InputError(`${file}: ${moved.cause.replace(' handover', '')}.handover: ${moved.peer} has a peerNetwork profile, whose NAT and firewall rules name the address it would leave; move another peer or remove peerNetwork.${moved.peer}`);
+    throw new InputError(`${file}: ${moved.field}: ${moved.peer} has a peerNetwork profile, whose NAT and firewall rules name the address it would leave; move another peer or remove peerNetwork.${moved.peer}`);
   }
 }
