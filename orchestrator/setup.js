@@ -10,8 +10,9 @@
 //   5. the relay's native packet path (orchestrator/emulators/relay/native), compiled with npm's own node-gyp
 //   6. livekit-server (the second SFU), built with the machine's Go (≥ 1.24) from the Go module proxy's source of the
 //      pinned release into ~/.cache/webrtc-testbed (lib/system/paths.js); without such a Go, LiveKit runs are refused
-//   6b. the load participant (orchestrator/sfu/load-peer, Pion), built with the same Go from its committed go.mod/go.sum
-//      into ~/.cache/webrtc-testbed keyed by its source's hash; without it, scenarios with load participants are refused
+//   6b. the load participant (orchestrator/sfu/load-peer, Pion and LiveKit's Go SDK), built with the same Go (≥ 1.26)
+//      from its committed go.mod/go.sum into ~/.cache/webrtc-testbed keyed by its source's hash; without it, scenarios
+//      with load participants are refused
 //   7. the default fake-device media (and the small preset the tests use), and their WebMs for Firefox peers
 // `--npm-only`: step 2 alone (CI jobs that only merge and report).
 // Every command it runs is printed with a leading "$ " so the set-up can be audited and repeated by hand.
@@ -22,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { CHROMEDRIVER_PACKAGE, JAVA_PACKAGE, driverMismatch, gridJarsDir, gridPom } from './grid/versions.js';
 import {
-  IMAGEIO_FFMPEG_VERSION, LIVEKIT_GO_MINIMUM, LIVEKIT_SERVER_VERSION, LOAD_PEER_SOURCE, VISQOL_PACKAGES, VMAF_VENV,
+  IMAGEIO_FFMPEG_VERSION, LIVEKIT_GO_MINIMUM, LIVEKIT_SERVER_VERSION, LOAD_PEER_GO_MINIMUM, LOAD_PEER_SOURCE, VISQOL_PACKAGES, VMAF_VENV,
   livekitServerPath, loadPeerPath,
 } from './lib/system/paths.js';
 import { FIREFOX_HINT, WELL_KNOWN_BROWSER_PATHS, WELL_KNOWN_FIREFOX_PATHS } from './run/browser-path.js';
@@ -160,7 +161,7 @@ function buildRelayAddon() {
 function buildLivekitServer() {
   const binary = livekitServerPath();
   if (existsSync(binary)) return console.log(`livekit-server ${LIVEKIT_SERVER_VERSION} present: ${binary}`);
-  const env = goEnvironment('livekit-server', 'only --sfu livekit runs are refused');
+  const env = goEnvironment('livekit-server', 'only --sfu livekit runs are refused', LIVEKIT_GO_MINIMUM);
   if (!env) return undefined;
   const module = `github.com/livekit/livekit-server@v${LIVEKIT_SERVER_VERSION}`;
   console.log(`$ GOTOOLCHAIN=local go mod download -json ${module}`);
@@ -188,26 +189,26 @@ function buildLivekitServer() {
 /**
  * GOTOOLCHAIN=local (an older Go must not fetch a newer toolchain by itself) when the machine's Go is new enough, else
  * null after saying what is refused until one is installed.
- * @param {string} what @param {string} refused
+ * @param {string} what @param {string} refused @param {number[]} minimum  [major, minor]
  */
-function goEnvironment(what, refused) {
+function goEnvironment(what, refused, minimum) {
   const env = { GOTOOLCHAIN: 'local', GOFLAGS: '-mod=mod' };
   const goVersion = spawnSync('go', ['env', 'GOVERSION'], { encoding: 'utf8', env: { ...process.env, ...env } }).stdout?.trim() ?? '';
   const [major, minor] = (/^go(\d+)\.(\d+)/.exec(goVersion) ?? []).slice(1).map(Number);
-  const [needMajor, needMinor] = LIVEKIT_GO_MINIMUM;
+  const [needMajor, needMinor] = minimum;
   if (major > needMajor || (major === needMajor && minor >= needMinor)) return env;
   console.error(`setup: ${what} was not built: it needs Go ≥ ${needMajor}.${needMinor} (${goVersion ? `this one is ${goVersion}` : 'no `go` on PATH'}; Debian 12's golang is 1.19). Install Go ${needMajor}.${needMinor} or newer (https://go.dev/doc/install) and run \`npm run setup\` again; until then ${refused}.`);
   return null;
 }
 
 /**
- * The load participant (issue 41) from its source in the repository; its dependencies (Pion) come from the Go module
- * proxy, checked by go.sum and the checksum database.
+ * The load participant (issue 41) from its source in the repository; its dependencies (Pion, LiveKit's Go SDK) come
+ * from the Go module proxy, checked by go.sum and the checksum database.
  */
 function buildLoadPeer() {
   const binary = loadPeerPath();
   if (existsSync(binary)) return console.log(`load-peer present: ${binary}`);
-  const env = goEnvironment('load-peer', 'scenarios with load participants are refused');
+  const env = goEnvironment('load-peer', 'scenarios with load participants are refused', LOAD_PEER_GO_MINIMUM);
   if (!env) return undefined;
   mkdirSync(path.dirname(binary), { recursive: true });
   return run('go', ['build', '-trimpath', '-o', binary, '.'], { cwd: LOAD_PEER_SOURCE, env });

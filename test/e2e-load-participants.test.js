@@ -3,30 +3,20 @@
 // The browsers receive the load participants' video as a peer's, the participants' own counts match what Janus says
 // it sent them, and nothing is left running. A participant that stops answering is noticed.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { runCli, runScenarioCli, tempDir } from './helpers/cli.js';
+import { loadPeerProcesses } from './helpers/load-peer.js';
 import { describe as stats } from '../orchestrator/lib/stats/statistics.js';
 
 const median = (values) => stats(values).median;
 const LOADS = ['load0', 'load1'];
 const BROWSERS = ['p0', 'p1'];
 
-/** The load-peer processes running now (the binary lives in the tool cache as load-peer-<hash>/load-peer). */
-function loadPeerProcesses() {
-  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).flatMap((pid) => {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      return /webrtc-testbed\/load-peer-[0-9a-f]+\/load-peer /.test(cmdline) ? [{ pid: Number(pid), cmdline }] : [];
-    } catch {
-      return [];
-    }
-  });
-}
-
 test('sfu-load-4: the browsers receive the load participants\' video through Janus; their counts match Janus\'s; nothing is left', { timeout: 240_000 }, async () => {
   assert.deepEqual(loadPeerProcesses(), [], 'no load participant running before the run');
-  const run = await runScenarioCli('sfu-load-4', ['--duration', '30', '--warmup', '15', '--video', '360p30']);
+  // Wiring, not convergence: the participants send pre-encoded video at its rate from the start.
+  const run = await runScenarioCli('sfu-load-4', ['--duration', '22', '--warmup', '8', '--video', '360p30']);
   assert.equal(run.code, 0, `scenario exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
   const { timeline, scenario, sfu, load, resources, events } = run.result;
   const inWindow = (row) => row.t > scenario.warmupS && row.t <= scenario.durationS;
@@ -78,7 +68,8 @@ test('a load participant that stops answering (SIGSTOP) is noticed as a warning,
   const out = tempDir('wtb-load-stop-');
   /** @type {number|null} */
   let stopped = null;
-  const run = await runCli(['scenario', 'sfu-load-4', '--duration', '20', '--warmup', '5', '--video', '360p30', '--out', out], {
+  // Stopped as the call starts, it is noticed 5-6 s later (its watchdog looks once a second): 12 s hold that.
+  const run = await runCli(['scenario', 'sfu-load-4', '--duration', '12', '--warmup', '2', '--video', '360p30', '--out', out], {
     onOutput: (text) => {
       if (stopped !== null || !text.includes('call started')) return;
       const [victim] = loadPeerProcesses();

@@ -77,7 +77,16 @@
  * A description between a load participant and the SFU (lib/media/load-participants.js LoadDescription): `pc` `pub` is
  * its publishing connection, another its subscription to that publisher's stream.
  * @typedef {import('../lib/media/load-participants.js').LoadDescription} LoadDescription
- * @typedef {(name: string, deliver: (message: LoadDescription) => void) => (message: LoadDescription) => Promise<void>} AddLoadParticipant
+ */
+
+/**
+ * How a load participant joins, which its process acts on (sfu/load-peer `-join`) and the caller passes on unread.
+ * `descriptions`: its descriptions travel through the harness, `take` gets its own (Janus). An SFU with its own client
+ * protocol (LiveKit) names it, with the server's `url`, the participant's `token` (a secret: it reaches the process on
+ * its stdin, never its command line) and whether it receives the others' streams.
+ * @typedef {{ protocol: 'descriptions', take: (message: LoadDescription) => Promise<void> }
+ *   | { protocol: 'livekit', url: string, token: string, subscribe: boolean }} LoadJoin
+ * @typedef {(name: string, deliver: (message: LoadDescription) => void) => LoadJoin} AddLoadParticipant
  */
 
 /**
@@ -91,9 +100,9 @@
  *   by the signaling server (an SFU's client library)
  * @property {((subscriber: string, feed: string, layer: LayerRequest) => Promise<void>)|undefined} [selectLayer]  asks
  *   the SFU to forward `feed`'s layer to `subscriber` (capabilities.layerChoice `harness`)
- * @property {AddLoadParticipant|undefined} [addLoadParticipant]  joins one of RoomOptions.load's participants: the SFU's
- *   descriptions for it go to `deliver`; the returned function takes its own (its publishing offer, its answers). Its
- *   media reaches the SFU directly, unshaped (capabilities.loadParticipants)
+ * @property {AddLoadParticipant|undefined} [addLoadParticipant]  joins one of RoomOptions.load's participants: how it
+ *   joins (LoadJoin); with `descriptions`, the SFU's descriptions for it go to `deliver`. Its media reaches the SFU
+ *   directly, unshaped (capabilities.loadParticipants)
  * @property {() => Promise<void>} close
  */
 

@@ -1,8 +1,9 @@
-// The load participants of an SFU room (issue 41): one process each of the Go program in ./load-peer (Pion), built by
-// `npm run setup`, publishing the run's media as pre-encoded VP8 simulcast and Opus. Each runs as the SFUs do
-// (./owned-process.js: death signal, own process group, closer registered before it starts) and speaks JSON lines:
-// every line it writes is checked (lib/media/load-participants.js parseLoadLine), bounded in size and count, before
-// anything reads it. Its descriptions go to the room's addLoadParticipant; its counters become result.json `load`.
+// The load participants of an SFU room (issue 41): one process each of the Go program in ./load-peer (Pion, and
+// LiveKit's Go SDK), built by `npm run setup`, publishing the run's media as pre-encoded VP8 simulcast and Opus. Each
+// runs as the SFUs do (./owned-process.js: death signal, own process group, closer registered before it starts) and
+// speaks JSON lines: every line it writes is checked (lib/media/load-participants.js parseLoadLine), bounded in size
+// and count, before anything reads it. How it joins is the room's (addLoadParticipant: its descriptions through the
+// harness, or the SFU's own protocol with a token sent on its stdin); its counters become result.json `load`.
 import { constants, existsSync, openSync, closeSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -72,7 +73,7 @@ export async function startLoadParticipants({
   const { addLoadParticipant } = room;
   if (!addLoadParticipant) throw new HarnessError('this SFU room takes no load participants (capabilities.loadParticipants): the scenario should have been refused');
   const binary = loadPeerPath();
-  if (!existsSync(binary)) throw new EnvironmentError(`load participants: no load-peer binary at ${binary}; run \`npm run setup\` (it builds orchestrator/sfu/load-peer with Go ≥ 1.24 from the Go module proxy)`);
+  if (!existsSync(binary)) throw new EnvironmentError(`load participants: no load-peer binary at ${binary}; run \`npm run setup\` (it builds orchestrator/sfu/load-peer with Go ≥ 1.26 from the Go module proxy)`);
   const logDir = path.join(runDir, 'load');
   await mkdir(logDir, { recursive: true, mode: 0o700 });
   /** @type {LoadReading[]} */
@@ -84,7 +85,10 @@ export async function startLoadParticipants({
   const watchdogs = [];
 
   for (const name of request.names) {
-    const argv = ownedArgv([binary, '-media', mediaDir], { searchPath: process.env.PATH ?? '', what: `load participant ${name}` });
+    /** @type {import('node:stream').Writable|null} */
+    let input = null;
+    const join = addLoadParticipant(name, (message) => input?.write(`${JSON.stringify(message)}\n`));
+    const argv = ownedArgv([binary, '-join', join.protocol, '-media', mediaDir], { searchPath: process.env.PATH ?? '', what: `load participant ${name}` });
     commands.push(argv);
     const consoleFile = path.join(logDir, `${name}.log`);
     closeSync(openSync(consoleFile, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600));
@@ -92,14 +96,15 @@ export async function startLoadParticipants({
     if (!child.stdin || !child.stdout || child.pid === undefined) throw new HarnessError(`load participant ${name}: ${child.exitReason() ?? 'no process'}`);
     track(name, child.pid);
     const { stdin } = child;
+    input = stdin;
     // A participant that died mid-write is reported by its exit, not by an unhandled pipe error.
     stdin.on('error', () => {});
+    if (join.protocol !== 'descriptions') stdin.write(`${JSON.stringify({ type: 'join', url: join.url, token: join.token, subscribe: join.subscribe })}\n`);
     const fail = (/** @type {string} */ reason) => {
       if (stopping) return;
       stopping = true;
       onError(new HarnessError(`load participant ${name}: ${reason}`));
     };
-    const take = addLoadParticipant(name, (message) => stdin.write(`${JSON.stringify(message)}\n`));
     const startedMs = Date.now();
     let lines = 0;
     let lastCountsMs = Date.now();
@@ -118,8 +123,10 @@ export async function startLoadParticipants({
         if (line.state === 'failed') fail(`its connection ${line.pc} failed`);
       } else if (line.type === 'error') {
         fail(line.error);
+      } else if (join.protocol === 'descriptions') {
+        join.take(line).catch((/** @type {Error} */ error) => fail(error.message));
       } else {
-        take(line).catch((/** @type {Error} */ error) => fail(error.message));
+        fail(`wrote a description, but it joins by ${join.protocol}`);
       }
     }, fail);
     child.exited.then(() => fail(child.exitReason() ?? 'exited'));

@@ -31,6 +31,8 @@ export const livekitServerPath = (env = process.env) => path.join(toolCacheDir(e
 
 /** The load participant's Go source (issue 41: Pion, go.mod and go.sum beside it), which `npm run setup` builds. */
 export const LOAD_PEER_SOURCE = path.join(REPO_ROOT, 'orchestrator', 'sfu', 'load-peer');
+/** LiveKit's Go SDK (github.com/livekit/server-sdk-go/v2 2.18.0), which it joins LiveKit rooms with, needs Go ≥ 1.26. */
+export const LOAD_PEER_GO_MINIMUM = [1, 26];
 /**
  * Where `npm run setup` builds it: keyed by a hash of its source files, so an edited source is built again and a run
  * never uses a binary of other source.

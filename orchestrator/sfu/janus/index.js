@@ -83,7 +83,7 @@ export const janusSfu = {
           selectLayer: bridge.selectLayer,
           addLoadParticipant(name, deliver) {
             loadRoutes.set(name, deliver);
-            return ({ type, pc, sdp }) => bridge.handle({ from: name, type, to: pc === 'pub' ? SFU_NODE : pc, sdp });
+            return { protocol: 'descriptions', take: ({ type, pc, sdp }) => bridge.handle({ from: name, type, to: pc === 'pub' ? SFU_NODE : pc, sdp }) };
           },
           close: () => bridge.close(),
         };

@@ -2,7 +2,8 @@
 // per run created through its RoomService (./room-service.js), one access token per peer (./token.js). The pages speak
 // LiveKit's own protocol with livekit-client (client-app/livekit-session.js), so no bridge carries their
 // descriptions, and LiveKit picks each subscriber's layer itself (its stream allocator; dynacast pauses layers nobody
-// receives): the same scenario on Janus and LiveKit compares the harness's layer choice with LiveKit's.
+// receives): the same scenario on Janus and LiveKit compares the harness's layer choice with LiveKit's. Load
+// participants join by themselves too (sfu/load-peer -join livekit), each with a token of its own.
 import { fileURLToPath } from 'node:url';
 import { accessToken } from './token.js';
 import { createRoom, deleteRoom } from './room-service.js';
@@ -24,8 +25,8 @@ export const livekitSfu = {
     layerChoice: 'sfu',
     ownStats: false,
     signalsItself: true,
-    // Its rooms take no load participants yet (issue 41: LiveKit's own load tester would publish into them).
-    loadParticipants: false,
+    // Load participants join with LiveKit's Go SDK (sfu/load-peer -join livekit), each with a token of its own.
+    loadParticipants: true,
     // Its config opens rtc.tcp_port, but no run has yet shown a page without UDP reaching it over that port.
     iceTcp: false,
   },
@@ -38,15 +39,21 @@ export const livekitSfu = {
       pid: server.pid,
       describe: `livekit: ${server.url}, media on ${server.iceAddress} UDP ${server.udpPort} (LiveKit ${server.version ?? 'version unknown'})`,
       close: server.close,
-      async createRoom({ peers, room }) {
+      async createRoom({ peers, room, load }) {
         const name = await createRoom(server, room, publishers + peers.length);
         const nowS = Date.now() / 1000;
-        const tokens = new Map(peers.map((peer) => [peer, accessToken({
-          apiKey: server.apiKey, apiSecret: server.apiSecret, identity: peer, nowS,
-          grant: { room: name, roomJoin: true, canPublish: true, canSubscribe: true, canPublishData: true },
-        })]));
+        /** @param {string} identity @param {boolean} canSubscribe */
+        const token = (identity, canSubscribe) => accessToken({
+          apiKey: server.apiKey, apiSecret: server.apiSecret, identity, nowS,
+          grant: { room: name, roomJoin: true, canPublish: true, canSubscribe, canPublishData: true },
+        });
+        const tokens = new Map(peers.map((peer) => [peer, token(peer, true)]));
+        const subscribe = load?.subscribe === 'all';
         return {
           pageConfig: (peer) => ({ protocol: 'livekit', url: wsUrl, token: tokens.get(peer) }),
+          ...(load ? {
+            addLoadParticipant: (/** @type {string} */ loadName) => ({ protocol: 'livekit', url: wsUrl, token: token(loadName, subscribe), subscribe }),
+          } : {}),
           pageFiles: { [LIVEKIT_CLIENT_PATH]: livekitClientBundle() },
           signalingBridge: null,
           sampler: null,

@@ -1,8 +1,10 @@
 // load-peer: a cheap participant of an SFU room (issue 41). It publishes pre-encoded VP8 simulcast (three rids from IVF
 // files) and Opus (an Ogg file) through Pion, answers NACKs (Pion's responder) and PLI/FIR (the layer jumps to its
 // next keyframe in the file), sends receiver reports and transport-wide feedback, and may receive what the SFU
-// offers it without decoding. It speaks JSON lines: descriptions in on stdin, descriptions, states and cumulative
-// counters out on stdout, once a second. The orchestrator (sfu/load-participants.js) treats every line as hostile.
+// offers it without decoding. It speaks JSON lines: in on stdin, states and cumulative counters out on stdout, once a
+// second. How it joins is the SFU's (-join): `descriptions`, its descriptions travel through the orchestrator (Janus);
+// `livekit`, it joins with LiveKit's Go SDK itself (livekit.go). The orchestrator (sfu/load-participants.js) treats
+// every line it writes as hostile.
 package main
 
 import (
@@ -37,6 +39,10 @@ type message struct {
 	SDP   string `json:"sdp,omitempty"`
 	State string `json:"state,omitempty"`
 	Error string `json:"error,omitempty"`
+	// A join (stdin, -join livekit only): where and as whom it joins, and whether it receives the others.
+	URL       string `json:"url,omitempty"`
+	Token     string `json:"token,omitempty"`
+	Subscribe bool   `json:"subscribe,omitempty"`
 	*counts
 }
 
@@ -145,7 +151,8 @@ func publisher(api *webrtc.API, t *tagger, layers map[string]*videoLayer, audio 
 	audioSender := audioTransceiver.Sender()
 	go drainRTCP(func() ([]rtcp.Packet, interceptor.Attributes, error) { return audioSender.ReadRTCP() })
 	for _, rid := range rids {
-		player := &layerPlayer{layer: layers[rid], track: tracks[rid]}
+		player := &layerPlayer{layer: layers[rid]}
+		track := tracks[rid]
 		go drainRTCP(func() ([]rtcp.Packet, interceptor.Attributes, error) {
 			packets, attributes, err := sender.ReadSimulcastRTCP(rid)
 			for _, packet := range packets {
@@ -156,9 +163,9 @@ func publisher(api *webrtc.API, t *tagger, layers map[string]*videoLayer, audio 
 			}
 			return packets, attributes, err
 		})
-		go player.play(pc)
+		go player.play(func(sample media.Sample) error { return track.WriteSample(sample) }, closed(pc))
 	}
-	go playAudio(pc, audioTrack, audio)
+	go playAudio(func(sample media.Sample) error { return audioTrack.WriteSample(sample) }, closed(pc), audio)
 	return pc, nil
 }
 
@@ -171,10 +178,14 @@ func drainRTCP(read func() ([]rtcp.Packet, interceptor.Attributes, error)) {
 	}
 }
 
+// closed tells a player its connection is gone.
+func closed(pc *webrtc.PeerConnection) func() bool {
+	return func() bool { return pc.ConnectionState() == webrtc.PeerConnectionStateClosed }
+}
+
 type layerPlayer struct {
 	mu       sync.Mutex
 	layer    *videoLayer
-	track    *webrtc.TrackLocalStaticSample
 	at       int
 	keyframe bool
 }
@@ -197,26 +208,37 @@ func (p *layerPlayer) next() []byte {
 	return frame
 }
 
-func (p *layerPlayer) play(pc *webrtc.PeerConnection) {
+// play writes the layer's frames in real time through write until done.
+func (p *layerPlayer) play(write func(media.Sample) error, done func() bool) {
 	ticker := time.NewTicker(p.layer.frameTime)
 	defer ticker.Stop()
 	for range ticker.C {
-		if pc.ConnectionState() == webrtc.PeerConnectionStateClosed {
+		if done() {
 			return
 		}
-		if err := p.track.WriteSample(media.Sample{Data: p.next(), Duration: p.layer.frameTime}); err != nil && err != io.ErrClosedPipe {
+		if err := write(media.Sample{Data: p.next(), Duration: p.layer.frameTime}); err != nil && err != io.ErrClosedPipe {
 			return
 		}
 	}
 }
 
-func playAudio(pc *webrtc.PeerConnection, track *webrtc.TrackLocalStaticSample, packets []opusPacket) {
-	for i := 0; pc.ConnectionState() != webrtc.PeerConnectionStateClosed; i = (i + 1) % len(packets) {
+func playAudio(write func(media.Sample) error, done func() bool, packets []opusPacket) {
+	for i := 0; !done(); i = (i + 1) % len(packets) {
 		packet := packets[i]
-		if err := track.WriteSample(media.Sample{Data: packet.payload, Duration: packet.duration}); err != nil && err != io.ErrClosedPipe {
+		if err := write(media.Sample{Data: packet.payload, Duration: packet.duration}); err != nil && err != io.ErrClosedPipe {
 			return
 		}
 		time.Sleep(packet.duration)
+	}
+}
+
+// readUndecoded reads a received track until it ends: reading runs the counters and the receiver reports.
+func readUndecoded(track *webrtc.TrackRemote) {
+	buffer := make([]byte, 1500)
+	for {
+		if _, _, err := track.Read(buffer); err != nil {
+			return
+		}
 	}
 }
 
@@ -227,14 +249,7 @@ func subscriber(api *webrtc.API, name, offer string, out *output) (*webrtc.PeerC
 		return nil, "", err
 	}
 	watch(pc, name, out)
-	pc.OnTrack(func(track *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
-		buffer := make([]byte, 1500)
-		for {
-			if _, _, err := track.Read(buffer); err != nil {
-				return
-			}
-		}
-	})
+	pc.OnTrack(func(track *webrtc.TrackRemote, _ *webrtc.RTPReceiver) { readUndecoded(track) })
 	if err = pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeOffer, SDP: offer}); err != nil {
 		return pc, "", err
 	}
@@ -244,6 +259,7 @@ func subscriber(api *webrtc.API, name, offer string, out *output) (*webrtc.PeerC
 
 func main() {
 	mediaDir := flag.String("media", "", "folder with f.ivf, h.ivf, q.ivf (VP8) and audio.ogg (Opus)")
+	join := flag.String("join", "descriptions", "how it joins: descriptions (they travel on stdin and stdout) or livekit (a join line on stdin)")
 	flag.Parse()
 	out := &output{enc: json.NewEncoder(os.Stdout)}
 	layers := map[string]*videoLayer{}
@@ -259,6 +275,40 @@ func main() {
 		fail(out, err)
 	}
 	c := &counter{}
+	lines := bufio.NewScanner(os.Stdin)
+	lines.Buffer(make([]byte, 64*1024), maxLineBytes)
+	switch *join {
+	case "descriptions":
+		joinByDescriptions(c, layers, audio, lines, out)
+	case "livekit":
+		joinLivekit(c, layers, audio, lines, out)
+	default:
+		fail(out, fmt.Errorf("-join %q: use descriptions or livekit", *join))
+	}
+}
+
+// reportCounts writes the counters once a second.
+func reportCounts(c *counter, out *output) {
+	for range time.Tick(time.Second) {
+		snapshot := c.snapshot()
+		out.send(message{Type: "counts", counts: &snapshot})
+	}
+}
+
+// next reads one stdin line as a message; false when stdin is closed (the orchestrator is done with it).
+func next(lines *bufio.Scanner, out *output) (message, bool) {
+	var in message
+	if !lines.Scan() {
+		return in, false
+	}
+	if err := json.Unmarshal(lines.Bytes(), &in); err != nil {
+		fail(out, fmt.Errorf("stdin: not a JSON message: %w", err))
+	}
+	return in, true
+}
+
+// joinByDescriptions offers its publishing connection and answers the SFU's offers, all through the orchestrator.
+func joinByDescriptions(c *counter, layers map[string]*videoLayer, audio []opusPacket, lines *bufio.Scanner, out *output) {
 	t := &tagger{}
 	api, err := newAPI(c, t)
 	if err != nil {
@@ -275,19 +325,8 @@ func main() {
 		fail(out, err)
 	}
 	out.send(message{Type: "offer", PC: "pub", SDP: offer})
-	go func() {
-		for range time.Tick(time.Second) {
-			snapshot := c.snapshot()
-			out.send(message{Type: "counts", counts: &snapshot})
-		}
-	}()
-	lines := bufio.NewScanner(os.Stdin)
-	lines.Buffer(make([]byte, 64*1024), maxLineBytes)
-	for lines.Scan() {
-		var in message
-		if err := json.Unmarshal(lines.Bytes(), &in); err != nil {
-			fail(out, fmt.Errorf("stdin: not a JSON message: %w", err))
-		}
+	go reportCounts(c, out)
+	for in, ok := next(lines, out); ok; in, ok = next(lines, out) {
 		switch {
 		case in.Type == "answer" && in.PC == "pub":
 			err = pub.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeAnswer, SDP: in.SDP})
@@ -308,7 +347,6 @@ func main() {
 			fail(out, err)
 		}
 	}
-	// Stdin closed: the orchestrator is done with this participant.
 	for _, pc := range connections {
 		_ = pc.Close()
 	}

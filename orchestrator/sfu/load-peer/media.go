@@ -20,9 +20,19 @@ const maxFrames = 100_000
 
 // videoLayer is one rid's frames; keyframes holds the indices of its keyframes, so a PLI is answered from the file.
 type videoLayer struct {
-	frames    [][]byte
-	keyframes []int
-	frameTime time.Duration
+	frames        [][]byte
+	keyframes     []int
+	frameTime     time.Duration
+	width, height int
+}
+
+// bitrate is the layer's mean rate in bits per second (LiveKit's simulcast layers declare one).
+func (l *videoLayer) bitrate() uint32 {
+	bytes := 0
+	for _, frame := range l.frames {
+		bytes += len(frame)
+	}
+	return uint32(float64(bytes*8) / (l.frameTime.Seconds() * float64(len(l.frames))))
 }
 
 func checkedOpen(file string) (*os.File, error) {
@@ -49,7 +59,10 @@ func readIVF(file string) (*videoLayer, error) {
 	if string(header.FourCC[:]) != "VP80" || header.TimebaseDenominator == 0 || header.TimebaseNumerator == 0 {
 		return nil, fmt.Errorf("%s: not a VP8 IVF file with a time base", file)
 	}
-	layer := &videoLayer{frameTime: time.Duration(float64(time.Second) * float64(header.TimebaseNumerator) / float64(header.TimebaseDenominator))}
+	layer := &videoLayer{
+		frameTime: time.Duration(float64(time.Second) * float64(header.TimebaseNumerator) / float64(header.TimebaseDenominator)),
+		width:     int(header.Width), height: int(header.Height),
+	}
 	for len(layer.frames) < maxFrames {
 		frame, _, err := reader.ParseNextFrame()
 		if errors.Is(err, io.EOF) {
