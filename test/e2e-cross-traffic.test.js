@@ -1,6 +1,8 @@
 // Cross traffic on a shared bottleneck with real browsers, iperf3 and the relay (issue 12), compressed and at 360p:
 // TCP against a call with the configured delay in force, three calls joining and one leaving, a data channel
-// against the video, and an RMCAT case with two media flows and capacity steps. Each test is one run.
+// against the video, and an RMCAT case with two media flows and capacity steps. Each test is one run, as short as its
+// checks allow: they check wiring (each flow present, in its phase, at a rate; the delay, the steps, the counts in
+// force), not a converged share, so a window lets a few seconds of start-up go missing and no more.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -24,26 +26,32 @@ async function run(scenario) {
 const flowRates = (result, flow, fromS, toS) => result.flows.rows.filter((row) => row.flow === flow && row.t >= fromS && row.t <= toS);
 const mean = (values) => values.reduce((sum, v) => sum + v, 0) / values.length;
 const show = (rows) => rows.map((row) => `${row.t}:${Math.round(row.rateKbps)}`).join(' ');
+/** The rows a per-second window [fromS, toS] holds, less `missingS` seconds of slack. */
+const rowsAtLeast = (fromS, toS, missingS) => toS - fromS + 1 - missingS;
 /** @param {any} result */
 const forwardFairness = (result) => result.summary.fairness?.links?.['bottleneck.fwd'];
 
 test('a one-way call starting at 6 s and iperf3 share a bottleneck with 25 ms each way: both rates, the delay in the browsers\' and TCP\'s RTT', { timeout: RUN_TIMEOUT_MS }, async () => {
+  // TCP runs 18 s: cubic fills the 300 ms queue within 2 s of its start and holds it full (docs/reproductions.md), so
+  // every second judged (12–27 s) is one of the shared bottleneck.
+  const [tcpStartS, tcpStopS, fromS, toS] = [10, 28, 12, 27];
+  const minRows = rowsAtLeast(fromS, toS, 3);
   const file = path.join(tempDir('wtb-tcp-scenario-'), 'tcp-e2e.json');
   writeFileSync(file, JSON.stringify({
-    name: 'tcp-e2e', description: 'a call and one TCP flow on a 2000 kbps bottleneck with 50 ms RTT', durationS: 45, warmupS: 5,
+    name: 'tcp-e2e', description: 'a call and one TCP flow on a 2000 kbps bottleneck with 50 ms RTT', durationS: 32, warmupS: 5,
     network: { bottleneck: { rateKbps: 2000, queueMs: 300, oneWayDelayMs: 25 } },
     mainCall: { startS: 6, direction: 'forward' },
-    flows: [{ name: 'tcp', kind: 'tcp', startS: 10, stopS: 40 }],
+    flows: [{ name: 'tcp', kind: 'tcp', startS: tcpStartS, stopS: tcpStopS }],
   }));
   const result = await run(loadScenario(file));
-  const tcp = flowRates(result, 'tcp', 12, 39);
-  assert.ok(tcp.length >= 25 && tcp.every((row) => row.source === 'iperf3'), `iperf3 rows ${show(tcp)}`);
+  const tcp = flowRates(result, 'tcp', fromS, toS);
+  assert.ok(tcp.length >= minRows && tcp.every((row) => row.source === 'iperf3'), `iperf3 rows ${show(tcp)}`);
   assert.ok(mean(tcp.map((row) => row.rateKbps)) > 200, `TCP gets a share: ${show(tcp)}`);
   assert.deepEqual(flowRates(result, 'tcp', 0, 9), [], 'no TCP before it starts');
   // The relay's view of the same flow: what left the bottleneck carries at least the goodput (headers, retransmissions).
-  const wire = result.flows.truth.filter((row) => row.flow === 'tcp' && row.direction === 'forward' && row.t >= 12 && row.t <= 39);
-  assert.ok(wire.length >= 25 && mean(wire.map((row) => row.rateKbps)) >= 0.9 * mean(tcp.map((row) => row.rateKbps)), `wire ${show(wire)}`);
-  const call = flowRates(result, 'call:fwd', 12, 39);
+  const wire = result.flows.truth.filter((row) => row.flow === 'tcp' && row.direction === 'forward' && row.t >= fromS && row.t <= toS);
+  assert.ok(wire.length >= minRows && mean(wire.map((row) => row.rateKbps)) >= 0.9 * mean(tcp.map((row) => row.rateKbps)), `wire ${show(wire)}`);
+  const call = flowRates(result, 'call:fwd', fromS, toS);
   // mainCall: p0's media starts at 6 s; p1 never sends media (one way), only RTCP.
   /** @param {string} peer @param {string} remote @returns {Array<[number, number]>} */
   const video = (peer, remote) => result.timeline.filter((e) => e.peer === peer && e.remote === remote)
@@ -55,15 +63,17 @@ test('a one-way call starting at 6 s and iperf3 share a bottleneck with 25 ms ea
   // Both share one 2000 kbps link. The link's own count, every second, holds at its cap (2 %: a datagram or two
   // crossing a second's edge); the two goodputs together stay under it over the phase. iperf3's one-second intervals
   // are not the relay's seconds: one alone read 2144 kbps (a CI run), so a per-second sum of goodputs cannot judge it.
-  const bottleneck = result.network.truth.filter((row) => row.link === 'bottleneck.fwd' && row.t >= 12 && row.t <= 39);
-  assert.ok(bottleneck.length >= 25, `bottleneck.fwd truth rows ${bottleneck.length}`);
+  const bottleneck = result.network.truth.filter((row) => row.link === 'bottleneck.fwd' && row.t >= fromS && row.t <= toS);
+  assert.ok(bottleneck.length >= minRows, `bottleneck.fwd truth rows ${bottleneck.length}`);
   for (const row of bottleneck) {
     assert.ok((row.bytesOut * 8) / 1000 <= 2000 * 1.02, `${row.t} s: bottleneck.fwd delivered ${(row.bytesOut * 8) / 1000} kbps`);
   }
   const goodputKbps = mean(tcp.map((row) => row.rateKbps)) + mean(call.map((row) => row.rateKbps));
-  assert.ok(goodputKbps <= 2000, `tcp + call goodput ${goodputKbps} kbps over 12–39 s`);
+  assert.ok(goodputKbps <= 2000, `tcp + call goodput ${goodputKbps} kbps over ${fromS}–${toS} s`);
   // The delay is in force for the browsers: 50 ms configured RTT plus queueing.
   const rtts = result.timeline.filter((e) => e.peer === 'p0' && e.t > 5 && typeof e.rttMs === 'number').map((e) => /** @type {number} */ (e.rttMs));
+  console.log(`${fromS}–${toS} s: TCP ${Math.round(mean(tcp.map((row) => row.rateKbps)))} kbps (> 200) in ${tcp.length} rows (>= ${minRows}), `
+    + `the call ${Math.round(mean(call.map((row) => row.rateKbps)))} kbps (> 100); ${rtts.length} browser RTTs (> 20)`);
   assert.ok(rtts.length > 20 && Math.min(...rtts) >= 47, `browser RTT ${rtts.join(' ')}`);
   // And for TCP: iperf3's own RTT.
   const tcpRtts = tcp.map((row) => row.rttMs).filter((v) => typeof v === 'number');
@@ -75,21 +85,24 @@ test('a one-way call starting at 6 s and iperf3 share a bottleneck with 25 ms ea
   // TCP's own drops and delay per second (its tunnel's truth): its drops are among the link's, and in the one FIFO its
   // packets wait what every packet there waits (the link's own one-way delay), above the configured 25 ms.
   const tcpTruth = result.flows.truth.filter((row) => row.flow === 'tcp' && row.direction === 'forward');
-  assert.ok(tcpTruth.length >= 30 && tcpTruth.every((row) => Number.isInteger(row.dropsQueue) && Number.isInteger(row.dropsLoss)),
+  const countsDrops = (row) => Number.isInteger(row.dropsQueue) && Number.isInteger(row.dropsLoss);
+  assert.ok(tcpTruth.length >= tcpStopS - tcpStartS && tcpTruth.every(countsDrops),
     `tcp truth rows ${tcpTruth.length}: ${JSON.stringify(tcpTruth[0])}`);
   const sum = (rows, field) => rows.reduce((total, row) => total + row[field], 0);
   const linkTruth = result.network.truth.filter((row) => row.link === 'bottleneck.fwd');
   assert.ok(sum(tcpTruth, 'dropsQueue') <= sum(linkTruth, 'dropsQueue'), `tcp dropped ${sum(tcpTruth, 'dropsQueue')}, the link ${sum(linkTruth, 'dropsQueue')}`);
-  const delayMs = (rows) => mean(rows.filter((row) => row.t >= 20 && row.t <= 39 && row.oneWayDelayMsP50 !== null)
+  const delayFromS = tcpStartS + 8;
+  const delayMs = (rows) => mean(rows.filter((row) => row.t >= delayFromS && row.t <= toS && row.oneWayDelayMsP50 !== null)
     .map((row) => row.oneWayDelayMsP50));
   const [tcpDelayMs, linkDelayMs] = [delayMs(tcpTruth), delayMs(linkTruth)];
-  assert.ok(tcpDelayMs >= 25 && Math.abs(tcpDelayMs - linkDelayMs) < 20, `one-way p50, 20–39 s: tcp ${tcpDelayMs} ms, the link ${linkDelayMs} ms`);
+  assert.ok(tcpDelayMs >= 25 && Math.abs(tcpDelayMs - linkDelayMs) < 20, `one-way p50, ${delayFromS}–${toS} s: tcp ${tcpDelayMs} ms, the link ${linkDelayMs} ms`);
   const panels = buildRunCharts(normalizeResult(result)).sections.flatMap((section) => section.panels).map((panel) => panel.id);
   assert.ok(panels.includes('flows-bottleneck_fwd-drops') && panels.includes('flows-bottleneck_fwd-delay'), `report panels ${panels}`);
 });
 
-test('rtp-cross-traffic (x0.12): three calls join and one leaves, Jain per phase', { timeout: RUN_TIMEOUT_MS }, async () => {
-  const result = await run(loadScenario('rtp-cross-traffic', { timeScale: 0.12, warmupS: 3 }));
+test('rtp-cross-traffic (x0.1): three calls join and one leaves, Jain per phase', { timeout: RUN_TIMEOUT_MS }, async () => {
+  // 30 s: call-2 joins at 6 s, call-3 is up from 12 s to 24 s.
+  const result = await run(loadScenario('rtp-cross-traffic', { timeScale: 0.1, warmupS: 3 }));
   const phases = forwardFairness(result).phases;
   const sets = phases.map((phase) => [...phase.flows].sort().join('+'));
   for (const set of [['call:fwd', 'call-2:fwd'], ['call:fwd', 'call-2:fwd', 'call-3:fwd']].map((flows) => flows.sort().join('+'))) {
@@ -98,32 +111,38 @@ test('rtp-cross-traffic (x0.12): three calls join and one leaves, Jain per phase
   for (const phase of phases.filter((p) => p.flows.length >= 2)) {
     assert.ok(phase.jainIndex > 0 && phase.jainIndex <= 1, `Jain of ${phase.flows} = ${phase.jainIndex}`);
   }
-  const third = flowRates(result, 'call-3:fwd', 16, 28);
-  assert.ok(third.length >= 10 && mean(third.map((r) => r.rateKbps)) > 50, `call-3 while up: ${show(third)}`);
-  assert.deepEqual(flowRates(result, 'call-3:fwd', 31, 36).filter((r) => r.rateKbps > 0), [], 'call-3 gone after it left');
+  const third = flowRates(result, 'call-3:fwd', 14, 23);
+  console.log(`call-3 ${Math.round(mean(third.map((r) => r.rateKbps)))} kbps (> 50) in ${third.length} rows (>= ${rowsAtLeast(14, 23, 3)}); phases ${sets.join(', ')}`);
+  assert.ok(third.length >= rowsAtLeast(14, 23, 3) && mean(third.map((r) => r.rateKbps)) > 50, `call-3 while up: ${show(third)}`);
+  assert.deepEqual(flowRates(result, 'call-3:fwd', 26, 30).filter((r) => r.rateKbps > 0), [], 'call-3 gone after it left');
 });
 
-test('media-vs-data-2m-uncoupled (x0.3): the data channel and the video on one bottleneck', { timeout: RUN_TIMEOUT_MS }, async () => {
-  const result = await run(loadScenario('media-vs-data-2m-uncoupled', { timeScale: 0.3, warmupS: 3 }));
-  const data = flowRates(result, 'data', 6, 34);
-  assert.ok(data.length >= 25 && data.every((r) => r.source === 'datachannel') && mean(data.map((r) => r.rateKbps)) > 200, `data ${show(data)}`);
-  const video = flowRates(result, 'call:fwd', 6, 34);
-  assert.ok(video.length >= 25, `video ${show(video)}`);
+test('media-vs-data-2m-uncoupled (x0.2): the data channel and the video on one bottleneck', { timeout: RUN_TIMEOUT_MS }, async () => {
+  // 24 s: the data channel from 2 s on.
+  const result = await run(loadScenario('media-vs-data-2m-uncoupled', { timeScale: 0.2, warmupS: 3 }));
+  const minRows = rowsAtLeast(5, 22, 4);
+  const data = flowRates(result, 'data', 5, 22);
+  assert.ok(data.length >= minRows && data.every((r) => r.source === 'datachannel') && mean(data.map((r) => r.rateKbps)) > 200, `data ${show(data)}`);
+  const video = flowRates(result, 'call:fwd', 5, 22);
+  console.log(`data ${Math.round(mean(data.map((r) => r.rateKbps)))} kbps (> 200) in ${data.length} rows, video in ${video.length} (>= ${minRows})`);
+  assert.ok(video.length >= minRows, `video ${show(video)}`);
   const shared = forwardFairness(result).phases.find((p) => p.flows.includes('data') && p.flows.includes('call:fwd'));
   assert.ok(shared && shared.jainIndex !== null, 'a phase with both');
 });
 
-test('rmcat-5.2 (x0.3): two media flows and the capacity steps', { timeout: RUN_TIMEOUT_MS }, async () => {
-  const scenario = loadScenario('rmcat-5.2', { timeScale: 0.3, warmupS: 3 });
+test('rmcat-5.2 (x0.2): two media flows and the capacity steps', { timeout: RUN_TIMEOUT_MS }, async () => {
+  // 25 s: the capacity steps at 5, 10, 15 and 20 s.
+  const scenario = loadScenario('rmcat-5.2', { timeScale: 0.2, warmupS: 3 });
   const result = await run(scenario);
   const flows = result.flows.list.filter((f) => f.kind === 'call').map((f) => f.name);
   assert.equal(flows.length, 2, `two media flows: ${flows}`);
   for (const series of ['call:fwd', `${flows.find((f) => f !== 'call')}:fwd`]) {
-    const rows = flowRates(result, series, 4, 37);
-    assert.ok(rows.length >= 25 && mean(rows.map((r) => r.rateKbps)) > 50, `${series}: ${show(rows)}`);
+    const rows = flowRates(result, series, 4, 24);
+    console.log(`${series}: ${Math.round(mean(rows.map((r) => r.rateKbps)))} kbps (> 50) in ${rows.length} rows (>= ${rowsAtLeast(4, 24, 9)})`);
+    assert.ok(rows.length >= rowsAtLeast(4, 24, 9) && mean(rows.map((r) => r.rateKbps)) > 50, `${series}: ${show(rows)}`);
   }
   const steps = result.network.scheduleEvents.filter((e) => e.link === 'bottleneck.fwd').map((e) => e.params.rateKbps);
   assert.deepEqual(steps, [2000, 3500, 1000, 2000]);
-  const capacity = result.network.configured.filter((row) => row.link === 'bottleneck.fwd' && row.t === 20);
+  const capacity = result.network.configured.filter((row) => row.link === 'bottleneck.fwd' && row.t === 12);
   assert.equal(capacity[0]?.rateKbps, 3500);
 });

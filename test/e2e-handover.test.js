@@ -15,10 +15,16 @@ const caps = await netemCapabilities();
 const skip = !(caps.netns && caps.htb && caps.nftables) ? `needs root with network namespaces, htb and nftables: ${caps.reasons.join('; ')}` : false;
 
 const SCENARIO = 'handover-wifi-to-cellular';
-/** The nominal 120 s at a quarter: the move at 15 s, 15 s after it to come back and settle. */
-const SHORT = ['--emulator', 'netem', '--time-scale', '0.25', '--warmup', '4'];
 /** Chromium notices a dead path in a few seconds (ICE consent); the restart's round trip adds little. */
 const MAX_OUTAGE_MS = 12_000;
+/**
+ * The nominal 120 s at a quarter: the move at 15 s, 15 s after it to come back and settle (6.2 s outage and 7.8 s to a
+ * steady rate seen; at a fifth the steady rate came after the call's end).
+ */
+const SHORT = ['--emulator', 'netem', '--time-scale', '0.25', '--warmup', '4'];
+const MOVE_AT_S = 15;
+/** The kill test needs only the move: at a tenth it comes 6 s into the call. */
+const SHORTEST = ['--emulator', 'netem', '--time-scale', '0.1', '--warmup', '2'];
 
 /** The harness's links in the root namespace (the control veths' ends, `wtb<id>c`). */
 const rootLinks = () => [...execFileSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' }).matchAll(/^\d+: (wtb[^:@\s]*)/gm)].map((m) => m[1]);
@@ -33,7 +39,7 @@ test('handover: p0 moves to a new address mid-call, the pages restart ICE, the c
     + `(${handover.streams.map((s) => `${s.remote}->${s.peer} ${s.lastFrameAtS}–${s.firstFrameAtS} s`).join(', ')}), `
     + `${handover.iceRestarts} ICE restart(s), steady after ${handover.timeToSteadyS} s`);
   assert.equal(handover.peer, 'p0');
-  assert.ok(handover.atS >= 15 && handover.atS < 17, `moved at ${handover.atS} s`);
+  assert.ok(handover.atS >= MOVE_AT_S && handover.atS < MOVE_AT_S + 2, `moved at ${handover.atS} s`);
   assert.match(handover.toAddress, /^10\.201\.\d+\.\d+$/);
   assert.notEqual(handover.toAddress, handover.fromAddress);
   // The call came back: both streams showed frames after the move, after a bounded, real outage.
@@ -67,7 +73,7 @@ test('handover: p0 moves to a new address mid-call, the pages restart ICE, the c
 test('SIGKILL after the move leaves no namespace and no veth', { skip }, async () => {
   const out = tempDir();
   let sent = false;
-  const { signal, stderr } = await runCli(['scenario', SCENARIO, ...SHORT, '--video', '360p30', '--out', out], {
+  const { signal, stderr } = await runCli(['scenario', SCENARIO, ...SHORTEST, '--video', '360p30', '--out', out], {
     onOutput: (text, child) => {
       if (sent || !/p0 handed over/.test(text)) return;
       sent = true;

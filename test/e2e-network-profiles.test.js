@@ -15,8 +15,9 @@ const caps = await netemCapabilities();
 const skip = !(caps.netns && caps.htb && caps.nftables) ? `needs root with network namespaces, htb and nftables: ${caps.reasons.join('; ')}`
   : !findExecutable('turnserver', process.env.PATH ?? '') ? 'needs coturn (npm run setup: apt-get install coturn)' : false;
 
-
-const SHORT = ['--emulator', 'netem', '--duration', '12', '--warmup', '4'];
+// Each call checks a path, the rules and the clean-up, not a rate: 9 s, a pair selected in nearly every one of them.
+const CALL_S = 9;
+const SHORT = ['--emulator', 'netem', '--duration', String(CALL_S), '--warmup', '3'];
 
 /**
  * Runs a profile scenario and checks what every one shares: both connections sampled, the networkPath check passed on
@@ -32,7 +33,9 @@ async function runProfile(name) {
   assert.deepEqual(paths.profiles, run.result.scenario.peerNetwork);
   for (const connection of paths.connections) {
     const seconds = connection.paths.reduce((sum, p) => sum + p.seconds, 0);
-    assert.ok(seconds >= 10, `${connection.peer}: ${seconds} s with a pair`);
+    console.log(`${name}: ${connection.peer} ${seconds} s with a pair`);
+    // As in the 12 s calls before (10 s asserted): every second but the first two.
+    assert.ok(seconds >= CALL_S - 2, `${connection.peer}: ${seconds} s with a pair`);
   }
   for (const peer of Object.keys(paths.profiles)) {
     assert.ok(network.commands.some((c) => new RegExp(`^ip netns exec wtb-\\S+-${peer} nft add table ip wtb_profile$`).test(c.cmd)), `${peer}'s rules logged`);
