@@ -3,10 +3,13 @@
 // The browsers receive the load participants' video as a peer's, the participants' own counts match what Janus says
 // it sent them, and nothing is left running. A participant that stops answering is noticed.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import { runCli, runScenarioCli, tempDir } from './helpers/cli.js';
 import { assertBrowsersReceiveLoad, loadPeerProcesses } from './helpers/load-peer.js';
+import { MAX_LOAD_LINE_CHARS } from '../orchestrator/lib/input/limits.js';
+import { loadPeerPath } from '../orchestrator/lib/system/paths.js';
 import { describe as stats } from '../orchestrator/lib/stats/statistics.js';
 
 const median = (values) => stats(values).median;
@@ -77,4 +80,23 @@ test('a load participant that stops answering (SIGSTOP) is noticed as a warning,
   assert.equal(warnings.length, 1, JSON.stringify(warnings));
   assert.match(warnings[0].message, /^load participant load[01] wrote no counters for 5 s: it no longer answers$/);
   assert.deepEqual(loadPeerProcesses(), [], 'the stopped participant was killed');
+});
+
+test('a load participant writing a line over the bound fails the run naming it, with result.json written and nothing left', { timeout: 240_000 }, async () => {
+  // A hostile load-peer in a tool cache of its own (XDG_CACHE_HOME): a line over the bound, then it hangs on (its
+  // shell keeps the command line that loadPeerProcesses looks for).
+  const cache = tempDir('wtb-load-hostile-cache-');
+  const env = { XDG_CACHE_HOME: cache };
+  const binary = loadPeerPath({ ...process.env, ...env });
+  mkdirSync(path.dirname(binary), { recursive: true });
+  writeFileSync(binary, `#!/bin/sh\nhead -c ${2 * MAX_LOAD_LINE_CHARS} /dev/zero | tr '\\0' x\nwhile :; do sleep 1; done\n`);
+  chmodSync(binary, 0o755);
+  const run = await runScenarioCli('sfu-load-4', ['--duration', '10', '--warmup', '2', '--video', '360p30'], env);
+  assert.notEqual(run.code, 0, `the run passed:\n${run.stdout}`);
+  assert.ok(run.result, `no result.json (exit ${run.code}):\n${run.stderr}`);
+  assert.equal(run.result.status, 'failed');
+  const errors = JSON.stringify(run.result.errors);
+  assert.match(errors, new RegExp(`load participant load[01]: a line over ${MAX_LOAD_LINE_CHARS} characters`), errors);
+  assert.ok(existsSync(path.join(run.out, 'result.json')));
+  assert.deepEqual(loadPeerProcesses(), [], 'the hostile participants were killed');
 });
