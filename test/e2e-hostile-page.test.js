@@ -88,11 +88,12 @@ function floodEvents({ consoleErrors, eventsPerSecond }) {
       { type: 'negotiated', remote: 'p0' }, { type: 'ice-state', remote: 'p0', state: 'checking' },
       { type: 'dtls-state', remote: 'p0', state: 'connecting' }, { type: 'connection-state', remote: 'p0', state: 'connecting' },
       { type: 'first-rtp', remote: 'p0' }, { type: 'first-frame', remote: 'p0' }, { type: 'media-ready', video: null },
-      { type: 'data-channel', remote: 'p0', flow: 'x', state: 'open' },
+      { type: 'data-channel', remote: 'p0', flow: 'x', state: 'open' }, { type: 'ice-restart', remote: 'p0', state: 'failed' },
     ];
     let sent = 0;
     setInterval(() => {
-      // Under the edge's message rate (200/s with the page's own samples), so the socket stays open.
+      // Half the edge's message rate (200/s with the page's own samples): the orchestrator, busy with the console
+      // flood, reads the socket late and a second's count can take in the next one's (150/s went over once).
       for (let i = 0; i < eventsPerSecond / 10; i++, sent++) {
         const epochMs = [1, 8.64e15, Date.now()][sent % 3];
         socket.send(JSON.stringify({ type: 'event', event: { ...events[sent % events.length], peer: 'p1', epochMs } }));
@@ -205,7 +206,7 @@ const drainsRun = () => (drainsAttacked ??= runWithHostileP1(onTestbed([tamperWi
   { durationS: DRAINS_DURATION_S, audioQuality: 'speech', lipSync: true }));
 
 test('a page flooding 200 000 console errors and signaling events with absurd times leaves result.json written, the run\'s figures intact, the drops counted', async (t) => {
-  const result = await runWithHostileP1(calling(floodEvents, { consoleErrors: 200_000, eventsPerSecond: 150 }), { durationS: DURATION_S });
+  const result = await runWithHostileP1(calling(floodEvents, { consoleErrors: 200_000, eventsPerSecond: 100 }), { durationS: DURATION_S });
   assert.equal(result.status, 'passed', JSON.stringify(result.errors));
 
   // The run's own figures: p0's samples every second, with its video rate and RTT (measured: the flood loads both cores,

@@ -46,6 +46,15 @@ export function realMessages({ room, peer, remote }) {
     { type: 'event', event: { type: 'first-rtp', peer, epochMs, remote } },
     { type: 'event', event: { type: 'first-frame', peer, epochMs, remote } },
     { type: 'event', event: { type: 'data-channel', peer, epochMs, remote, flow: 'bulk', state: 'open' } },
+    // A handover's restart (client-app/ice-restart.js) and a codec report (client-app/app.js), mutated like the rest.
+    { type: 'event', event: { type: 'ice-restart', peer, epochMs, remote, state: 'failed' } },
+    {
+      type: 'event',
+      event: {
+        type: 'codec', peer, epochMs, remote, direction: 'recv', mimeType: 'video/VP8', payloadType: 96, sdpFmtpLine: null,
+        implementation: 'libvpx', powerEfficient: false, scalabilityMode: null,
+      },
+    },
     { type: 'event', event: { type: 'error', peer, epochMs, message: 'getUserMedia: NotFoundError' } },
   ];
 }
