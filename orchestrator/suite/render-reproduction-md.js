@@ -25,6 +25,20 @@ function counted(values) {
 }
 
 /**
+ * How many runs each scenario has, most first: "5 runs for 1 scenario, 3 for 30, 1 for 12".
+ * @param {TableRun[]} runs
+ */
+function runsPerScenario(runs) {
+  const perScenario = new Map();
+  for (const run of runs) perScenario.set(run.scenario, (perScenario.get(run.scenario) ?? 0) + 1);
+  const scenarios = new Map();
+  for (const n of perScenario.values()) scenarios.set(n, (scenarios.get(n) ?? 0) + 1);
+  return [...scenarios].sort(([a], [b]) => b - a)
+    .map(([n, count], i) => (i === 0 ? `${n} run${n === 1 ? '' : 's'} for ${count} scenario${count === 1 ? '' : 's'}` : `${n} for ${count}`))
+    .join(', ') || 'none';
+}
+
+/**
  * @param {ReturnType<typeof buildReproduction>['rows'][number]['cells'][number]} c
  * @param {Map<string, number>} causeNumbers
  */
@@ -141,7 +155,7 @@ export function renderReproductionMarkdown({ runs, references, planned }) {
     '[runs.json](runs.json) (one record per run: what the tables take from its result.json, and what it ran with).',
     'Do not edit by hand: a test re-derives every number below from runs.json. How the tables are built, and what',
     'each cause means: [docs/reproductions.md](../reproductions.md).', '',
-    `- Runs: ${runs.length} of the ${planned} planned (two-party rows 3 times, the rest once, at full length)`
+    `- Runs: ${runs.length} of the ${planned} planned (${runsPerScenario(runs)}; at full length)`
       + `${runs.length < planned ? '; **in progress**: rows without runs show —' : ''}`,
     `- Dates: ${dates.length ? `${escapeMarkdown(dates[0].slice(0, 10))} to ${escapeMarkdown(dates[dates.length - 1].slice(0, 10))}` : '—'}`,
     `- Commits (the checkout each run was made from): ${commits}`,

@@ -36,6 +36,19 @@ test('docs/reproduction/README.md is what its runs.json renders to (npm run repr
   assert.equal(readme, expected, 'stale: publish again from the suite directory the runs came from');
 });
 
+test('the page counts the runs per scenario from runs.json, most first', () => {
+  /** @type {Map<string, number>} */
+  const perScenario = new Map();
+  for (const run of published.runs) perScenario.set(run.scenario, (perScenario.get(run.scenario) ?? 0) + 1);
+  const counts = [...perScenario.values()];
+  const most = Math.max(...counts);
+  const line = readme.split('\n').find((text) => text.startsWith('- Runs: '));
+  assert.ok(line, 'a "- Runs:" line');
+  assert.ok(line.startsWith(`- Runs: ${published.runs.length} of the ${published.planned} planned (${most} run${most === 1 ? '' : 's'} for `
+    + `${counts.filter((n) => n === most).length} scenario`), line);
+  for (const n of new Set(counts)) if (n !== most) assert.match(line, new RegExp(`, ${n} for ${counts.filter((c) => c === n).length}[,;]`), line);
+});
+
 test('every figure on the committed page is the median of the passed runs its row cites', () => {
   const baselineOf = new Map(REPRODUCTIONS.flatMap((t) => t.rows.map((r) => [`${t.citation}|${r.scenario}`, r.baseline])));
   let table = '';
