@@ -51,12 +51,13 @@ const { subscribe } = values;
 if (!LOAD_SUBSCRIBE.some((mode) => mode === subscribe)) throw new RangeError(`--subscribe must be one of ${LOAD_SUBSCRIBE.join(', ')}, got ${subscribe}`);
 const publish = parsePublishFlag(values.publish);
 const loadSfus = SFUS.filter((sfu) => sfu.capabilities.loadParticipants);
-for (const name of values.sfus?.split(',') ?? []) {
+const wantedSfus = values.sfus?.split(',') ?? loadSfus.map((sfu) => sfu.name);
+for (const name of wantedSfus) {
   if (!loadSfus.some((sfu) => sfu.name === name)) {
     throw new RangeError(`--sfus: ${name} is not an SFU that takes load participants; use some of ${loadSfus.map((sfu) => sfu.name).join(', ')}`);
   }
 }
-const roomSfus = loadSfus.filter((sfu) => values.sfus?.split(',').includes(sfu.name) ?? true);
+const roomSfus = loadSfus.filter((sfu) => wantedSfus.includes(sfu.name));
 installProcessHandlers();
 
 /** The browsers a load-participant room measures: the target room is 2 of them beside its load participants. */
