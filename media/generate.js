@@ -74,6 +74,9 @@ export function captureArgs({ video, audio }, outFile) {
 /** @param {unknown} args */
 const hashOf = (args) => createHash('sha256').update(JSON.stringify(args)).digest('hex').slice(0, 12);
 
+/** The default audio loop's file name: named by its arguments, so a result's media names the loop its peers sent. */
+export const SPEECH_AUDIO_FILE = `audio-${hashOf(audioArgs('x'))}.wav`;
+
 /**
  * Runs ffmpeg; with `onStdout`, its standard output is handed over (and awaited) instead of ignored.
  * @param {string[]} args @param {(stdout: import('node:stream').Readable) => Promise<unknown>} [onStdout]
@@ -150,7 +153,7 @@ export async function markY4mFile(input, output = input.replace(/(\.y4m)?$/, '.m
  * @param {{ audioDelayMs: number }|null} lipSync
  */
 async function ensureAudio(lipSync) {
-  const speech = await cached(path.join(CACHE_DIR, `audio-${hashOf(audioArgs('x'))}.wav`), (tmp) => runFfmpeg(audioArgs(tmp)));
+  const speech = await cached(path.join(CACHE_DIR, SPEECH_AUDIO_FILE), (tmp) => runFfmpeg(audioArgs(tmp)));
   if (!lipSync) return speech;
   const key = hashOf({ speech: path.basename(speech), marks: MARK_PARAMETERS, audioDelayMs: lipSync.audioDelayMs });
   return cached(path.join(CACHE_DIR, `audio-lip-sync-${key}.wav`), async (tmp) => {

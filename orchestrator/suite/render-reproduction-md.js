@@ -6,6 +6,7 @@ import { REPRODUCTIONS, buildReproduction, columnKey, tableScenarios } from '../
 import { commonMediaSource } from './reproduction-runs.js';
 import { format, metricInfo, shown } from './render-reproduction.js';
 import { HOST_RULE, gradeFigure, gradePhrase } from '../lib/scenario/reproductions/host-bound.js';
+import { differencePhrase, unrecordedAudioNote } from '../lib/scenario/reproductions/run-kinds.js';
 
 /** @typedef {import('./reproduction-runs.js').TableRun} TableRun */
 
@@ -53,8 +54,9 @@ function renderCell(c, causeNumbers) {
 
 /**
  * The row's heading: its runs, the figures marked host-limited, how far the host could have moved each graded figure
- * (lib/scenario/reproductions/host-bound.js; figures whose grades read alike in one clause), and the runs whose relay
- * fell behind or, in older records without evidence, that the suite flagged CPU-limited.
+ * (lib/scenario/reproductions/host-bound.js; figures whose grades read alike in one clause), the runs whose relay
+ * fell behind or, in older records without evidence, that the suite flagged CPU-limited, and how its runs differ in
+ * emulator or audio loop (lib/scenario/reproductions/run-kinds.js).
  * @param {ReturnType<typeof buildReproduction>['rows'][number]} row
  * @param {TableRun[]} runs the row's runs
  * @param {import('../lib/scenario/reproductions.js').Reproduction} table
@@ -74,9 +76,11 @@ function rowHeading(row, runs, table) {
   const graded = [...byPhrase].map(([phrase, labels]) => `${labels.join(', ')}: ${phrase}`);
   const relay = runs.filter((r) => r.emulatorBehind).map(behindNote);
   const flagged = runs.filter((r) => r.hostLimited && !r.hostEvidence).map((r) => String(r.repetition));
+  const differ = differencePhrase(runs);
   const notes = [
     ...graded,
     relay.length ? `relay fell behind: ${relay.join(', ')}` : '', flagged.length ? `suite's CPU flag (older records): ${flagged.join(', ')}` : '',
+    differ ? `runs differ in ${escapeMarkdown(differ)}` : '',
   ].filter(Boolean);
   return `${row.label} \`${row.scenario}\` — runs ${cited || 'none yet'}: ${row.passedRuns}/${runs.length} passed`
     + (marked.length ? ` · **host-limited: ${marked.map(({ label }) => label).join(', ')}**` : '')
@@ -161,6 +165,8 @@ export function renderReproductionMarkdown({ runs, references, planned }) {
     `- Commits (the checkout each run was made from): ${commits}`,
     `- Browsers: ${distinct(runs.map((run) => run.browser ?? ''))}`,
     `- Network emulator (the relay's packet path): ${counted(runs.map((run) => run.emulator ?? 'not recorded'))}`,
+    `- Audio (the fake microphone's loop): ${counted(runs.map((run) => run.audio ?? 'not recorded'))}`
+      + `${unrecordedAudioNote(runs) ? ` (${unrecordedAudioNote(runs)})` : ''}`,
     `- Host: ${distinct(runs.map((run) => (run.cpus ? `${run.cpus} CPUs` : '')))}; video ${distinct(runs.map((run) => run.video ?? ''))}`,
     '', '**How far this host could have moved a figure** (derivation: [docs/reproductions.md](../reproductions.md)):', '',
     ...HOST_RULE.map((rule) => `- ${rule}`), '',

@@ -8,15 +8,19 @@ import { listScenarios, loadScenario } from '../lib/scenario/scenario-file.js';
 import { hostLimitedOf } from './summary.js';
 import { runFile } from '../lib/input/run-file.js';
 import { hostEvidenceOf } from '../lib/scenario/reproductions/host-evidence.js';
+import { audioLoopOf } from '../lib/scenario/reproductions/run-kinds.js';
+import { SPEECH_AUDIO_FILE } from '../../media/generate.js';
 
 /**
  * @typedef {import('../lib/scenario/reproductions.js').ReproductionRun & {
  *   startedAt: string|null, commit: string|null, browser: string|null, video: string|null, cpus: number|null,
- *   mediaSource: string, emulator: string|null, hostLimited: boolean, emulatorBehind: boolean,
+ *   mediaSource: string, emulator: string|null, audio?: string|null, hostLimited: boolean, emulatorBehind: boolean,
  *   behindSeconds?: { seconds: number, measuredSeconds: number, lateMaxMs: number|null, hostStallSeconds?: number|null }|null,
  *   hostEvidence?: import('../lib/scenario/reproductions/host-evidence.js').HostEvidence|null, treeDirty?: boolean|null,
  *   suiteDir?: string|null }} TableRun
  *   emulator: the network emulator and, for the relay, its packet path ("relay (native)");
+ *   audio: the fake microphone's loop its peers sent, from the result's environment.media (run-kinds.js audioLoopOf:
+ *   'speech', 'tone', or a loop file's name; null when the result names none; absent from runs published before it);
  *   hostLimited: the run's host, or an encoder the scenario does not constrain, was CPU-limited (the suite's verdict);
  *   emulatorBehind: its relay fell behind;
  *   behindSeconds: in how many of the call's seconds, and its latest datagram (absent from runs published before it; 0
@@ -54,6 +58,7 @@ export async function collectTableRuns(suiteDir, summary, needed) {
       video: text(env.media?.preset), cpus: Number.isInteger(env.cpus) && Number(env.cpus) > 0 ? Number(env.cpus) : null,
       mediaSource: text(env.mediaSource) ?? 'browser',
       emulator: emulatorOf(result),
+      audio: audioLoopOf(env.media, SPEECH_AUDIO_FILE),
       // From the result, not the suite's summary.json: a summary written before hostLimited counted a constrained device too.
       hostLimited: result ? hostLimitedOf(result) : run.cpuLimited === true, emulatorBehind: run.emulatorBehind === true,
       behindSeconds: behindSecondsOf(result),

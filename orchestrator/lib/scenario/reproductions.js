@@ -10,6 +10,8 @@ import { finiteOrNull, percentile } from '../stats/statistics.js';
 import { fieldOf, isRecord, pathOf } from '../input/validate.js';
 import { CORES, HOST_RTT, J16_CHROME, J16_SOURCE, OPUS_DEFAULT } from './reproductions/causes.js';
 import { derivedMetric } from './reproductions/derived.js';
+import { runCpuLimited } from './reproductions/host-bound.js';
+import { measuredPhrase } from './reproductions/run-kinds.js';
 import { FAMILY_TABLES } from './reproductions/families.js';
 import { J16_COLUMNS, J16_VIDEO, columnKey, reproductionTable } from './reproductions/tables.js';
 import { VERDICT_PATHS, expectedBehaviour, rmcatVerdict } from './reproductions/verdicts.js';
@@ -31,10 +33,14 @@ import { VERDICT_PATHS, expectedBehaviour, rmcatVerdict } from './reproductions/
  *
  * @typedef {object} KnownCause
  * @property {string} id
- * @property {string} text      one line; {video} and {cpus} are replaced by the runs' own
+ * @property {string} text      one line; {video} and {cpus} are replaced by the runs' own, {measured} by `measured`'s figures
  * @property {string[]} [columns]  the columns it bears on; all when omitted
  * @property {string[]} [rows]     the rows (scenarios) it bears on; all when omitted
- * @property {{ videoOtherThan?: string, cpusAtMost?: number, mediaSourceOtherThan?: string }} [when]  applies only to runs like these
+ * @property {{ videoOtherThan?: string, cpusAtMost?: number, mediaSourceOtherThan?: string, cpuLimitedRows?: boolean }} [when]
+ *   applies only to runs like these; cpuLimitedRows: only to the rows with a passed run whose record shows CPU
+ *   limitation (host-bound.js runCpuLimited)
+ * @property {{ path: string, by: 'emulator'|'audio' }} [measured]  the figure the text quotes per row and per kind of
+ *   run (reproductions/run-kinds.js measuredPhrase): the median of the rows' passed runs
  *
  * @typedef {object} Reproduction
  * @property {string} id        typed on the command line: `reproduce <id>`
@@ -170,6 +176,10 @@ export function publishedValue(row, key, reference) {
  * @property {string|null} report  relative to the suite directory
  * @property {Record<string, number>} values  by catalogue path
  * @property {{ timeScale: number, durationS: number, nominalDurationS: number }|null} clock
+ * @property {string|null} [emulator]  the network emulator and the relay's packet path (suite/reproduction-runs.js)
+ * @property {string|null} [audio]     the audio loop its peers sent
+ * @property {import('./reproductions/host-evidence.js').HostEvidence|null} [hostEvidence]
+ * @property {boolean} [hostLimited]   the suite's CPU flag
  */
 
 /**
@@ -250,14 +260,17 @@ function ratioOf(ours, base) {
  * @param {{ video?: string|null, cpus?: number|null, mediaSource?: string|null }} [input.environment] of the runs
  */
 export function buildReproduction(table, { runs, references, environment = {} }) {
-  const causes = table.causes.filter((cause) => causeApplies(cause, environment)).map((cause) => ({
-    ...cause,
-    text: cause.text.replaceAll('{video}', environment.video ?? 'another source').replaceAll('{cpus}', String(environment.cpus ?? '?')),
-  }));
   const passedOf = (/** @type {string} */ scenario) => runs.filter((run) => run.scenario === scenario && run.status === 'passed');
+  const applicable = table.causes.filter((cause) => causeApplies(cause, environment)).map((cause) => ({
+    ...cause,
+    text: cause.text.replaceAll('{video}', environment.video ?? 'another source').replaceAll('{cpus}', String(environment.cpus ?? '?'))
+      .replaceAll('{measured}', cause.measured ? measuredOf(cause.measured, table, cause.rows, passedOf) : ''),
+  }));
   const rows = table.rows.map((row) => {
     const mine = runs.filter((run) => run.scenario === row.scenario);
     const passed = passedOf(row.scenario);
+    const cpuLimited = passed.some(runCpuLimited);
+    const rowCauses = applicable.filter((c) => (!c.rows || c.rows.includes(row.scenario)) && (!c.when?.cpuLimitedRows || cpuLimited));
     /** @type {ReproductionCell[]} */
     const cells = table.columns.map((column) => {
       const { path } = column;
@@ -269,8 +282,7 @@ export function buildReproduction(table, { runs, references, environment = {} })
       return {
         path, key, published, ours, deviation,
         relativeDeviation: deviation !== null && published !== null && published !== 0 ? deviation / Math.abs(published) : null,
-        causes: causes.filter((c) => (!c.columns || c.columns.includes(path)) && (!c.rows || c.rows.includes(row.scenario)))
-          .map((c) => c.id),
+        causes: rowCauses.filter((c) => !c.columns || c.columns.includes(path)).map((c) => c.id),
       };
     });
     const verdict = table.verdicts
@@ -285,5 +297,18 @@ export function buildReproduction(table, { runs, references, environment = {} })
     return { label: row.label, scenario: row.scenario, runs: mine, passedRuns: passed.length, cells, verdict };
   });
   const compressed = runs.some((run) => run.clock && (run.clock.timeScale !== 1 || run.clock.durationS < run.clock.nominalDurationS));
+  // A cause no cell carries (a row condition no row met) is not listed.
+  const causes = applicable.filter((c) => rows.some((row) => row.cells.some((cell) => cell.causes.includes(c.id))));
   return { table, rows, causes, compressed };
+}
+
+/**
+ * A cause's `measured` figure over the table's rows it bears on.
+ * @param {NonNullable<KnownCause['measured']>} measured @param {Reproduction} table @param {string[]|undefined} scenarios
+ * @param {(scenario: string) => ReproductionRun[]} passedOf
+ */
+function measuredOf({ path, by }, table, scenarios, passedOf) {
+  const rows = table.rows.filter((row) => !scenarios || scenarios.includes(row.scenario))
+    .map((row) => ({ label: row.label, runs: passedOf(row.scenario) }));
+  return measuredPhrase({ path, by, unit: columnMetric(path)?.unit ?? '' }, rows);
 }

@@ -17,25 +17,34 @@ export const J16_CHROME = {
 };
 export const CORES = {
   id: 'cores',
-  text: 'Both peers encode and decode on this machine\'s {cpus} cores (J16: a machine per peer), so CPU can cap frame rate '
-    + 'and resolution (see qualityLimitationReason in the run reports)',
+  text: 'Both peers encode and decode on this machine\'s {cpus} cores (J16: a machine per peer), and in the marked rows '
+    + 'CPU capped the video: marked only where a passed run\'s record shows a CPU-limited second (an encoder the scenario '
+    + 'does not constrain, by Chromium\'s qualityLimitationReason or the harness\'s verdict, or the cores ≥ 90 % busy; a '
+    + 'record without that evidence, by the suite\'s CPU flag), whose share or flag the row\'s heading gives',
   columns: ['video.recvWidth', 'video.recvHeight', 'video.recvFps'],
-  when: { cpusAtMost: 4 },
+  when: { cpusAtMost: 4, cpuLimitedRows: true },
 };
 /** Measured in docs/reproductions.md, "Audio at 32 kbps and the RTT of an open link". */
 export const OPUS_DEFAULT = {
   id: 'opus-default',
-  text: 'Chromium encodes the fake microphone with Opus at libwebrtc\'s one-channel default, 32 kbps (the encoder\'s target '
-    + 'whatever the link: 32.0 kbps of payload measured), and getStats counts payload only (RTP headers add 11.6 kbps); J16\'s '
-    + '62–69 kbps matches Opus\'s two-channel target (64.4 kbps here with stereo=1), but J16 states neither its channels nor '
-    + 'how it counted bytes: an open question',
+  text: 'Chromium encodes the fake microphone with Opus at libwebrtc\'s one-channel default target, 32 kbps, whatever the '
+    + 'link, in VBR: what it spends follows the audio, and getStats counts payload only (RTP headers add 11.6 kbps). The '
+    + 'harness\'s loop was a gliding tone under pink noise, without pauses, until ed77610 (2026-11-29) and is speech with '
+    + 'pauses since, which costs fewer bits '
+    + '(ffmpeg\'s libopus at 32 kbps VBR, 20 ms frames: 31.1 kbps of payload for the tone, 28.3 for the speech; 32.0 '
+    + 'for both at a constant rate). '
+    + 'Received, median per row and audio loop ("not recorded": records made before the field, see the page\'s header): '
+    + '{measured}. J16\'s 62–69 kbps matches Opus\'s two-channel target (64.4 kbps here with '
+    + 'stereo=1), but J16 states neither its channels nor how it counted bytes: an open question',
   columns: ['audio.recvKbps'],
+  measured: { path: 'audio.recvKbps', by: /** @type {const} */ ('audio') },
 };
 export const HOST_RTT = {
   id: 'host-rtt',
   text: 'With no delay added the RTT is the hosts\' own: RTCP\'s round trip through two browsers sharing {cpus} cores (per-second '
-    + 'median 3.3 ms on the kernel path, 2.6 ms at 360p30) plus under 1 ms of the relay\'s userspace hop (median 4.2 ms '
-    + 'through it); J16\'s 1.13 ms was two dedicated machines',
+    + 'median 3.3 ms on the kernel path, 2.6 ms at 360p30) plus the relay\'s userspace hop, which depends on its packet '
+    + 'path; median per row and relay: {measured}. J16\'s 1.13 ms was two dedicated machines',
   columns: ['rttMs'],
   when: { cpusAtMost: 4 },
+  measured: { path: 'rttMs', by: /** @type {const} */ ('emulator') },
 };

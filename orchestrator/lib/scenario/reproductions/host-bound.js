@@ -102,6 +102,17 @@ export function cpuShareOf(run) {
 }
 
 /**
+ * Whether a run's record shows the host's CPU holding its video back (the `cores` cause): a CPU-limited second of a
+ * peer the scenario does not constrain, or of the cores ≥ 90 % busy (cpuShareOf); a record without that evidence
+ * counts only with the suite's CPU flag.
+ * @param {BoundRun} run
+ */
+export function runCpuLimited(run) {
+  const cpu = cpuShareOf(run);
+  return cpu ? cpu.share > 0 : run.hostLimited === true;
+}
+
+/**
  * @typedef {object} FigureGrade
  * @property {string} path
  * @property {'delay'|'cpu'} kind
