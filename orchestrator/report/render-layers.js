@@ -22,7 +22,7 @@ export function renderLayerChecks(layers) {
 <p class="caption">${failed ? `${failed} of ${layers.checks.length} checks failed` : `All ${layers.checks.length} checks passed`}; they are recorded, not the run's status.
 In the window after the warm-up: <b>layersSent</b>, each layer of a simulcast publisher sent at its resolution in at least 80 % of the seconds;
 <b>lowerLayersBelowHigher</b>, the median rate rises layer by layer; <b>openLinkOnTop</b>, a subscriber on an unlimited downlink receives every
-feed on its top layer in at least 80 % of the seconds. Over the call, <b>followsDownlinkCap</b>: after each change of a subscriber's downlink rate
+feed on its top layer (or the lower one its publisher was sending) in at least 80 % of the seconds. Over the call, <b>followsDownlinkCap</b>: after each change of a subscriber's downlink rate
 it receives lower layers (lowered) or higher ones (raised), and how long each move took; <b>followsDownlinkTrace</b>, for a downlink on a
 capacity trace: higher layers in the third of the seconds the trace was highest (its mean over the 3 s before) than in the third it was lowest.</p>`;
 }

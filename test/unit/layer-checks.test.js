@@ -80,10 +80,26 @@ test('followsDownlinkCap measures a move from the seconds since the previous cha
 });
 
 test('openLinkOnTop passes a subscriber on the top layers and fails one that is not', () => {
-  assert.equal(checkStaysOnTop('p0', receivedRows(20, () => 2), { p0: 2, p1: 2 }, 20).passed, true);
-  const low = checkStaysOnTop('p0', receivedRows(20, (t) => (t > 10 ? 1 : 2)), { p0: 2, p1: 2 }, 20);
+  const offering = (/** @type {(t: number) => number|null} */ sentTopAt) => ({ p0: { top: 2, sentTopAt }, p1: { top: 2, sentTopAt } });
+  assert.equal(checkStaysOnTop('p0', receivedRows(20, () => 2), offering(() => 2), 20).passed, true);
+  const low = checkStaysOnTop('p0', receivedRows(20, (t) => (t > 10 ? 1 : 2)), offering(() => 2), 20);
   assert.equal(low.passed, false);
   assert.match(low.detail, /p0 on layer 2 in 10 of 20 s; p1 on layer 2 in 10 of 20 s$/);
+  // Unknown sent layers: judged against the top.
+  assert.equal(checkStaysOnTop('p0', receivedRows(20, (t) => (t > 10 ? 1 : 2)), offering(() => null), 20).passed, false);
+});
+
+test('openLinkOnTop judges a subscriber against what its publisher sent: a publisher that adapted down is not the subscriber\'s fault', () => {
+  // The publisher sent layer 1 from second 5 on; the subscriber received layer 1 from second 6 (a second later).
+  const sentTopAt = (/** @type {number} */ t) => (t >= 5 ? 1 : 2);
+  const rows = receivedRows(20, (t) => (t >= 6 ? 1 : 2));
+  const adapted = checkStaysOnTop('p0', rows, { p0: { top: 2, sentTopAt }, p1: { top: 2, sentTopAt } }, 20);
+  assert.equal(adapted.passed, true, adapted.detail);
+  assert.match(adapted.detail, /judged against what was sent: p0 sent below its top layer in 16 s; p1 sent below its top layer in 16 s\)$/);
+  // Below what was sent is still short: the publisher sent layer 1, the subscriber got layer 0.
+  const starved = checkStaysOnTop('p0', receivedRows(20, (t) => (t >= 6 ? 0 : 2)), { p0: { top: 2, sentTopAt }, p1: { top: 2, sentTopAt } }, 20);
+  assert.equal(starved.passed, false);
+  assert.match(starved.detail, /^on an open downlink, not on the top layer: p0 on layer 2 in 5 of 20 s/);
 });
 
 test('layers: from the timeline and the events to publishers, received layers, switches, downlinks and checks', () => {

@@ -70,18 +70,30 @@ export function checkLayerOrder(peer, sizes, rows) {
 }
 
 /**
- * A subscriber on an open downlink received every layered feed on its top layer in at least MIN_SHARE of the window.
+ * A subscriber on an open downlink received every layered feed on the top layer its publisher was sending in at least
+ * MIN_SHARE of the window. A publisher whose own encoder sent less (Chromium adapting its picture) is judged by
+ * layersSent, not its subscribers: a second counts against them only below what the feed offered in it and the second
+ * before (the two stats clocks are up to a second apart).
  * @param {string} peer @param {ReceivedRow[]} rows  the subscriber's, in the window
- * @param {Record<string, number>} topLayers  per feed @param {number} windowS @returns {LayerCheck}
+ * @param {Record<string, { top: number, sentTopAt: (t: number) => number|null }>} feeds  per feed: its top layer, and the
+ *   highest layer its publisher sent at second t (null: not known)
+ * @param {number} windowS @returns {LayerCheck}
  */
-export function checkStaysOnTop(peer, rows, topLayers, windowS) {
-  const short = Object.entries(topLayers).flatMap(([feed, top]) => {
-    const onTop = rows.filter((row) => row.feed === feed && row.layer === top).length;
-    return onTop >= MIN_SHARE * windowS ? [] : [`${feed} on layer ${top} in ${onTop} of ${windowS} s`];
+export function checkStaysOnTop(peer, rows, feeds, windowS) {
+  const judged = Object.entries(feeds).map(([feed, { top, sentTopAt }]) => {
+    const mine = rows.filter((row) => row.feed === feed);
+    const known = (/** @type {number} */ t) => [sentTopAt(t), sentTopAt(t - 1)].filter((layer) => layer !== null);
+    const offered = (/** @type {number} */ t) => Math.min(top, .../** @type {number[]} */ (known(t)));
+    const onTop = mine.filter((row) => row.layer !== null && row.layer >= offered(row.t)).length;
+    return { feed, top, onTop, belowS: mine.filter((row) => offered(row.t) < top).length };
   });
+  const below = judged.filter((j) => j.belowS > 0).map((j) => `${j.feed} sent below its top layer in ${j.belowS} s`);
+  const short = judged.filter((j) => j.onTop < MIN_SHARE * windowS).map((j) => `${j.feed} on layer ${j.top} in ${j.onTop} of ${windowS} s`);
+  const note = below.length ? ` (judged against what was sent: ${below.join('; ')})` : '';
   return {
     check: 'openLinkOnTop', peer, passed: short.length === 0,
-    detail: short.length ? `on an open downlink, not on the top layer: ${short.join('; ')}` : `every feed on its top layer in at least ${pct(MIN_SHARE)} of the window`,
+    detail: short.length ? `on an open downlink, not on the top layer: ${short.join('; ')}${note}`
+      : `every feed on its top layer in at least ${pct(MIN_SHARE)} of the window${note}`,
   };
 }
 

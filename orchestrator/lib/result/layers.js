@@ -5,9 +5,10 @@
 import { configuredTimeline } from '../network/schedule.js';
 import { SFU_NODE } from '../network/topology.js';
 import { layerSizes } from '../media/publish.js';
-import { checkFollowsCap, checkFollowsTrace, checkLayerOrder, checkLayersSent, checkStaysOnTop } from './layer-checks.js';
+import { SENT_MIN_KBPS, checkFollowsCap, checkFollowsTrace, checkLayerOrder, checkLayersSent, checkStaysOnTop } from './layer-checks.js';
 
 /** @typedef {import('./layer-checks.js').SentRow} SentRow @typedef {import('./layer-checks.js').ReceivedRow} ReceivedRow */
+/** @typedef {import('./layer-checks.js').LayerSize} LayerSize */
 /** @typedef {import('../media/publish.js').Publish} Publish */
 /** @typedef {{ t: number, peer: string, remote: string, [metric: string]: unknown }} Entry */
 
@@ -21,6 +22,16 @@ const num = (value) => (typeof value === 'number' && Number.isFinite(value) ? va
 export function layerOfHeight(sizes, heightPx) {
   if (heightPx === null || !sizes.length) return null;
   return sizes.reduce((best, size) => (Math.abs(size.heightPx - heightPx) < Math.abs(best.heightPx - heightPx) ? size : best)).layer;
+}
+
+/**
+ * The layer of the largest picture a publisher sent at second t (a layer sending above SENT_MIN_KBPS), or null.
+ * @param {SentRow[]} sent @param {LayerSize[]} sizes @param {string} peer @param {number} t
+ */
+function sentTopLayer(sent, sizes, peer, t) {
+  const heights = sent.filter((row) => row.peer === peer && row.t === t && (row.kbps ?? 0) > SENT_MIN_KBPS && row.heightPx !== null)
+    .map((row) => /** @type {number} */ (row.heightPx));
+  return heights.length ? layerOfHeight(sizes, Math.max(...heights)) : null;
 }
 
 /**
@@ -113,8 +124,11 @@ export function layersSection({ publish, media, timeline, events, compiled, peer
       const changes = downlinks[peer];
       if (changes.length > 1) return [checkFollowsCap(peer, mine, changes, durationS)];
       if (changes[0].rateKbps !== null) return [];
-      const tops = Object.fromEntries(feeds.map((feed) => [feed, publishers[feed].layers.length - 1]));
-      return [checkStaysOnTop(peer, mine.filter(inWindow), tops, windowS)];
+      const offered = Object.fromEntries(feeds.map((feed) => [feed, {
+        top: publishers[feed].layers.length - 1,
+        sentTopAt: (/** @type {number} */ t) => sentTopLayer(sent, publishers[feed].layers, feed, t),
+      }]));
+      return [checkStaysOnTop(peer, mine.filter(inWindow), offered, windowS)];
     }),
   ];
   return { publishers, sent, received, switches, downlinks, checks, passed: checks.every((check) => check.passed) };
