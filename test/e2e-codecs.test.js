@@ -129,23 +129,31 @@ test('constrained-device: the peer held to a CPU quota has its capture capped, i
   assert.ok(cgroup.cpuStat.throttledPeriods > 0 && cgroup.cpuStat.throttledMs > 0, JSON.stringify(cgroup.cpuStat));
 });
 
-// The quota starves the whole renderer, and AV1's software encoder, the costliest part of it, falls behind the frames:
-// WebRTC adapts for the CPU. At 0.2 cores, or without DevTools' throttling of the main thread, the frames reached the
-// encoder too slowly for it to be busy more than 85 % of the time in about half the runs, and it never adapted.
-test('constrained-device: the throttled peer\'s encoder reports cpu, in the timeline, the summary and the report', () => {
+// The quota starves the whole renderer, and AV1's software encoder, the costliest part of it, falls behind the frames.
+// Chromium's own detector then adapts for the CPU 17–24 s into most calls (6 of 7 on 29–30 November 2026), but in one
+// its usage estimate stayed under its 85 % threshold for the whole 50 s although each frame took ~120 ms to encode:
+// the harness's own verdict (the next test) is the one judged; Chromium's reason is carried as it came.
+test('constrained-device: Chromium\'s cpu reason reaches the timeline, the summary and the report as it came; the encoder behind it is slow', () => {
   const { result } = constrained;
-  const p1 = result.timeline.filter((entry) => entry.peer === 'p1');
-  const cpu = p1.filter((entry) => entry.video.qualityLimitationReason === 'cpu');
-  assert.ok(cpu.length > 0, `p1 never CPU-limited: ${JSON.stringify(p1.map((entry) => entry.video.qualityLimitationReason))}`);
   const { peers } = result.summary.cpuLimitation;
-  assert.ok(peers.p1.limitedS > 0 && peers.p1.episodes.length > 0, JSON.stringify(peers));
+  const inWindow = (peer) => result.timeline.filter((entry) => entry.peer === peer && entry.t > 3 && entry.t <= 50);
+  const cpuSeconds = (peer) => new Set(inWindow(peer).filter((entry) => entry.video.qualityLimitationReason === 'cpu').map((entry) => Math.round(entry.t)));
+  assert.ok(inWindow('p1').length >= 40, `${inWindow('p1').length} seconds of p1`);
+  assert.equal(peers.p1.limitedS, cpuSeconds('p1').size, JSON.stringify(peers));
   assert.equal(peers.p0.limitedS, 0, `the unconstrained peer is not CPU-limited: ${JSON.stringify(peers)}`);
+  assert.equal(cpuSeconds('p0').size, 0);
   // Why: p1's encoder took longer per frame than the 30 fps frame interval (33 ms), p0's, on 3 times the pixels, did not.
   const median = (peer) => result.summary.peers[peer]['video.encodeMsPerFrame'].median;
   assert.ok(median('p1') > 1000 / 30 && median('p0') < median('p1'), `encode ms per frame: p0 ${median('p0')}, p1 ${median('p1')}`);
-  // It adapted for the CPU: below the 640 px it started at.
-  assert.ok(cpu.some((entry) => entry.video.sentWidth < 640), JSON.stringify(cpu.map((entry) => entry.video.sentWidth)));
   const report = readFileSync(path.join(constrained.out, 'report.html'), 'utf8');
+  console.log(`Chromium reported cpu for p1 in ${peers.p1.limitedS} s (${JSON.stringify(peers.p1.episodes)})`);
+  if (peers.p1.limitedS === 0) {
+    assert.ok(!report.includes('<b>CPU-limited seconds</b>'), 'no CPU-limited seconds in the report when Chromium gave none');
+    return;
+  }
+  // It adapted for the CPU: below the 640 px it started at.
+  const cpu = inWindow('p1').filter((entry) => entry.video.qualityLimitationReason === 'cpu');
+  assert.ok(cpu.some((entry) => entry.video.sentWidth < 640), JSON.stringify(cpu.map((entry) => entry.video.sentWidth)));
   const spans = peers.p1.episodes.map((span) => `${formatClock(span.fromS)}–${formatClock(span.toS)}`).join(', ');
   assert.ok(report.includes(`<b>p1</b> ${peers.p1.limitedS} s (${spans})`), 'the report names p1\'s CPU-limited seconds and spans');
 });
