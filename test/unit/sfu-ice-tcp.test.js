@@ -1,13 +1,16 @@
-// ICE over TCP to an SFU (issue 40 part 3), its pure parts: Janus's ICE-TCP configuration, the load-time check against
-// what each SFU declares, peerNetwork in an SFU call, which TCP pairs a firewall allows, and the SFU call's networkPath
-// check (every connection ends at the SFU, not at the peer it carries). The real call is test/e2e-sfu-ice-tcp.test.js.
+// ICE over TCP to an SFU (issue 40 part 3), its pure parts: Janus's and LiveKit's ICE-TCP configuration, the load-time
+// check against what each SFU declares (a test-only SFU without iceTcp is refused), peerNetwork in an SFU call, which
+// TCP pairs a firewall allows, and the SFU call's networkPath check (every connection ends at the SFU, not at the peer
+// it carries). The real calls are test/e2e-sfu-ice-tcp.test.js.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { forbiddenBy, udpBlockedPeers, validatePeerNetwork } from '../../orchestrator/lib/network/nat-profile.js';
 import { pathsSection } from '../../orchestrator/lib/result/ice-paths.js';
 import { loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
 import { InputError } from '../../orchestrator/lib/system/errors.js';
+import { runScenario } from '../../orchestrator/run/run.js';
 import { janusConfig } from '../../orchestrator/sfu/janus/janus-config.js';
+import { livekitConfig } from '../../orchestrator/sfu/livekit/config.js';
 import { SFUS, checkSfuSupport } from '../../orchestrator/sfu/index.js';
 
 const JANUS = {
@@ -25,22 +28,42 @@ test('Janus offers TCP candidates only when asked, and then in ICE-Lite mode, wh
   for (const line of ['ice_lite = true', 'ice_tcp = true', 'ice_enforce_list = "192.0.2.2"']) assert.ok(nat.includes(`\t${line}\n`), `nat section lacks ${line}:\n${nat}`);
 });
 
-test('sfu-udp-blocked loads through an SFU; each SFU takes it exactly when it declares iceTcp, else naming the field', () => {
+test('LiveKit listens for ICE-TCP only when asked: otherwise tcp_port 0, since left out it would open its default 7881', () => {
+  const options = { address: '10.1.0.2', httpPort: 7880, iceAddress: '10.1.0.2', udpPort: 7882, apiKey: 'k', apiSecret: 's' };
+  const asked = JSON.parse(livekitConfig({ ...options, tcpPort: 40003 })).rtc;
+  assert.deepEqual([asked.udp_port, asked.tcp_port, asked.node_ip], [7882, 40003, '10.1.0.2'], 'its TCP candidate carries the address the emulator steers');
+  assert.equal(JSON.parse(livekitConfig({ ...options, tcpPort: null })).rtc.tcp_port, 0);
+});
+
+/** @type {import('../../orchestrator/sfu/contract.js').SfuBackend} a test-only SFU: the first one's declarations, without ICE-TCP */
+const withoutIceTcp = { ...SFUS[0], name: 'sfu-no-tcp', capabilities: { ...SFUS[0].capabilities, iceTcp: false } };
+
+test('sfu-udp-blocked loads through an SFU exactly when it declares iceTcp; one without it stops the run before anything starts, naming the field', async () => {
   const scenario = loadScenario('sfu-udp-blocked');
   assert.equal(scenario.topology, 'sfu');
   assert.deepEqual(udpBlockedPeers(scenario.peerNetwork), ['p2']);
   assert.equal(scenario.turn, null);
-  assert.ok(SFUS.some((sfu) => sfu.capabilities.iceTcp), 'at least one SFU offers ICE-TCP');
-  for (const sfu of SFUS) {
-    if (sfu.capabilities.iceTcp) {
-      assert.doesNotThrow(() => checkSfuSupport(sfu.name, scenario), sfu.name);
-      continue;
+  const takers = SFUS.filter((sfu) => sfu.capabilities.iceTcp);
+  assert.ok(takers.length >= 1, 'at least one SFU offers ICE-TCP');
+  SFUS.push(withoutIceTcp);
+  try {
+    for (const sfu of SFUS) {
+      if (sfu.capabilities.iceTcp) {
+        assert.doesNotThrow(() => checkSfuSupport(sfu.name, scenario), sfu.name);
+        continue;
+      }
+      assert.throws(() => checkSfuSupport(sfu.name, scenario), (error) => error instanceof InputError
+        && error.message === `${scenario.file}: peerNetwork.p2.firewall: udp-blocked leaves p2 only ICE over TCP, and --sfu ${sfu.name} offers none `
+          + `(capabilities.iceTcp); use ${takers.map((taker) => `--sfu ${taker.name}`).join(' or ')} or remove the firewall`, sfu.name);
     }
-    const named = /sfu-udp-blocked\.json: peerNetwork\.p2\.firewall: udp-blocked leaves p2 only ICE over TCP, and --sfu \S+ offers none \(capabilities\.iceTcp\); use --sfu /;
-    assert.throws(() => checkSfuSupport(sfu.name, scenario), (error) => error instanceof InputError && named.test(error.message), sfu.name);
+    // Refused by runScenario itself, before an emulator, SFU or browser starts (nothing to stop: no closer ran).
+    await assert.rejects(runScenario({ scenario, sfu: withoutIceTcp.name }), (error) => error instanceof InputError && /offers none \(capabilities\.iceTcp\)/.test(error.message));
+    // A mesh call asks nothing of the SFU; a NAT alone asks nothing more of one: it learns the peer's address from its checks.
+    assert.doesNotThrow(() => checkSfuSupport(withoutIceTcp.name, { ...scenario, topology: 'mesh' }));
+    for (const sfu of SFUS) assert.doesNotThrow(() => checkSfuSupport(sfu.name, { topology: 'sfu', peerNetwork: { p0: { nat: 'symmetric', firewall: null } } }));
+  } finally {
+    SFUS.splice(SFUS.indexOf(withoutIceTcp), 1);
   }
-  // A NAT alone asks nothing more of an SFU: it is reachable, and learns the peer's address from its checks.
-  for (const sfu of SFUS) assert.doesNotThrow(() => checkSfuSupport(sfu.name, { topology: 'sfu', peerNetwork: { p0: { nat: 'symmetric', firewall: null } } }));
 });
 
 test('peerNetwork in an SFU call: NATs and udp-blocked without a TURN server; tcp-443-only refused naming the field', () => {

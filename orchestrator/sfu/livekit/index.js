@@ -27,17 +27,19 @@ export const livekitSfu = {
     signalsItself: true,
     // Load participants join with LiveKit's Go SDK (sfu/load-peer -join livekit), each with a token of its own.
     loadParticipants: true,
-    // Its config opens rtc.tcp_port, but no run has yet shown a page without UDP reaching it over that port.
-    iceTcp: false,
+    // rtc.tcp_port, opened when the run asks (./config.js): its passive TCP candidate carries node_ip, the address the
+    // emulator steers, and a page without UDP selects it (test/e2e-sfu-ice-tcp.test.js).
+    iceTcp: true,
   },
-  async start({ runDir, registerCleanup, logCommand, clock, iceAddress, host, publishers }) {
-    const server = await startLivekit({ runDir, registerCleanup, logCommand, clock, iceAddress: host?.address ?? iceAddress ?? '127.0.0.1', host });
+  async start({ runDir, registerCleanup, logCommand, clock, iceAddress, host, publishers, iceTcp = false }) {
+    const server = await startLivekit({ runDir, registerCleanup, logCommand, clock, iceAddress: host?.address ?? iceAddress ?? '127.0.0.1', host, iceTcp });
     const wsUrl = server.url.replace(/^http/, 'ws');
     return {
       name: 'livekit',
       version: server.version,
       pid: server.pid,
-      describe: `livekit: ${server.url}, media on ${server.iceAddress} UDP ${server.udpPort} (LiveKit ${server.version ?? 'version unknown'})`,
+      describe: `livekit: ${server.url}, media on ${server.iceAddress} UDP ${server.udpPort}${server.tcpPort ? ` and ICE-TCP ${server.tcpPort}` : ''} `
+        + `(LiveKit ${server.version ?? 'version unknown'})`,
       close: server.close,
       async createRoom({ peers, room, load }) {
         const name = await createRoom(server, room, publishers + peers.length);

@@ -27,6 +27,7 @@ const INSTALL_HINT = `build it with \`npm run setup\` (livekit-server ${LIVEKIT_
  * @property {string} apiSecret
  * @property {string} iceAddress
  * @property {number} udpPort
+ * @property {number|null} tcpPort  its ICE-TCP port, when asked
  * @property {string|null} version
  * @property {string} logFile
  * @property {number} pid
@@ -41,11 +42,14 @@ const INSTALL_HINT = `build it with \`npm run setup\` (livekit-server ${LIVEKIT_
  * @param {() => number} [options.clock]
  * @param {string} options.iceAddress
  * @param {{ netns: string, address: string }} [options.host]
+ * @param {boolean} [options.iceTcp]   also offer passive TCP candidates (a peer of the run has no UDP)
  * @param {string} [options.binary]   default: where setup builds it
  * @param {string} [options.searchPath]
  * @returns {Promise<LivekitServer>}
  */
-export async function startLivekit({ runDir, registerCleanup, logCommand = () => {}, clock, iceAddress, host, binary = livekitServerPath(), searchPath = process.env.PATH ?? '' }) {
+export async function startLivekit({
+  runDir, registerCleanup, logCommand = () => {}, clock, iceAddress, host, iceTcp = false, binary = livekitServerPath(), searchPath = process.env.PATH ?? '',
+}) {
   if (!existsSync(binary)) throw new EnvironmentError(`livekit-server not found at ${binary}; ${INSTALL_HINT}.`);
   const startedMs = Date.now();
   const address = host?.address ?? '127.0.0.1';
@@ -55,7 +59,7 @@ export async function startLivekit({ runDir, registerCleanup, logCommand = () =>
   const apiKey = `wtb${randomBytes(6).toString('hex')}`;
   const apiSecret = randomBytes(24).toString('hex');
   // A run's namespace is new and holds nothing else, so ports free on the host's loopback are free there too.
-  const [httpPort, udpPort, tcpPort] = [await freePort('127.0.0.1'), await freeUdpPort(), await freePort('127.0.0.1')];
+  const [httpPort, udpPort, tcpPort] = [await freePort('127.0.0.1'), await freeUdpPort(), iceTcp ? await freePort('127.0.0.1') : null];
   await rm(dir, { recursive: true, force: true });
   await makePrivateDir(dir);
   await writeSecretFile(configFile, livekitConfig({ address, httpPort, iceAddress, udpPort, tcpPort, apiKey, apiSecret }));
@@ -73,7 +77,7 @@ export async function startLivekit({ runDir, registerCleanup, logCommand = () =>
       + `The lines above name the cause (a port in use, a configuration error); fix it and run again, or rebuild: ${INSTALL_HINT}.`);
   }
   const version = checkedVersion(LIVEKIT_SERVER_VERSION);
-  return { url, apiKey, apiSecret, iceAddress, udpPort, version, logFile, pid: server.pid, close: server.release };
+  return { url, apiKey, apiSecret, iceAddress, udpPort, tcpPort, version, logFile, pid: server.pid, close: server.release };
 }
 
 /** A UDP port free on loopback now (its media port). @returns {Promise<number>} */
