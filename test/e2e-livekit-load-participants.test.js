@@ -2,11 +2,12 @@
 // peers and 2 load participants joining with LiveKit's Go SDK (sfu/load-peer -join livekit), publishing pre-encoded
 // VP8 simulcast and Opus and receiving everyone. The browsers receive the load participants' video as a peer's; LiveKit
 // reports no per-participant counts (capabilities.ownStats false), so each participant's received rate is checked
-// against what the browsers receive of the same streams; its token never reaches a command line; nothing is left.
+// against what the browsers receive of the same streams; its token never reaches a command line; nothing is left. A
+// participant that writes a description (only one joining through the harness may) fails the run.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { pidsMentioning, runScenarioCli } from './helpers/cli.js';
-import { assertBrowsersReceiveLoad, loadPeerProcesses } from './helpers/load-peer.js';
+import { pidsMentioning, processesTagged, runScenarioCli, runTag } from './helpers/cli.js';
+import { assertBrowsersReceiveLoad, hostileLoadPeerCache, loadPeerProcesses } from './helpers/load-peer.js';
 import { describe as stats } from '../orchestrator/lib/stats/statistics.js';
 
 const median = (values) => stats(values).median;
@@ -56,4 +57,20 @@ test('sfu-load-4 on LiveKit: the browsers receive the load participants\' video;
   assert.deepEqual(events.filter((event) => event.source === 'load'), [], 'no participant fell silent');
   assert.deepEqual(loadPeerProcesses(), [], 'load participants still running after the run');
   assert.deepEqual(pidsMentioning(run.out), [], 'livekit-server is gone');
+});
+
+test('a load participant joining LiveKit that writes a description fails the run naming it, with result.json written and nothing left', { timeout: 240_000 }, async () => {
+  const { tag, env } = runTag();
+  const run = await runScenarioCli('sfu-load-4', ['--sfu', 'livekit', '--duration', '10', '--warmup', '2', '--video', '360p30'],
+    { ...env, ...hostileLoadPeerCache('description') });
+  assert.notEqual(run.code, 0, `the run passed:\n${run.stdout}`);
+  assert.ok(run.result, `no result.json (exit ${run.code}):\n${run.stderr}`);
+  assert.equal(run.result.status, 'failed');
+  assert.equal(run.result.environment.sfu.name, 'livekit');
+  const errors = JSON.stringify(run.result.errors);
+  assert.match(errors, /load participant load[01]: wrote a description, but it joins by livekit/, errors);
+  assert.deepEqual(loadPeerProcesses(), [], 'the hostile participants were killed');
+  assert.deepEqual(pidsMentioning(run.out), [], 'livekit-server is gone');
+  // Browsers and every other descendant of the run carry its tag.
+  assert.deepEqual(processesTagged(tag), [], 'nothing of the run is left');
 });

@@ -3,13 +3,12 @@
 // The browsers receive the load participants' video as a peer's, the participants' own counts match what Janus says
 // it sent them, and nothing is left running. A participant that stops answering is noticed.
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { runCli, runScenarioCli, tempDir } from './helpers/cli.js';
-import { assertBrowsersReceiveLoad, loadPeerProcesses } from './helpers/load-peer.js';
+import { assertBrowsersReceiveLoad, hostileLoadPeerCache, loadPeerProcesses } from './helpers/load-peer.js';
 import { MAX_LOAD_LINE_CHARS } from '../orchestrator/lib/input/limits.js';
-import { loadPeerPath } from '../orchestrator/lib/system/paths.js';
 import { describe as stats } from '../orchestrator/lib/stats/statistics.js';
 
 const median = (values) => stats(values).median;
@@ -83,14 +82,7 @@ test('a load participant that stops answering (SIGSTOP) is noticed as a warning,
 });
 
 test('a load participant writing a line over the bound fails the run naming it, with result.json written and nothing left', { timeout: 240_000 }, async () => {
-  // A hostile load-peer in a tool cache of its own (XDG_CACHE_HOME): a line over the bound, then it hangs on (its
-  // shell keeps the command line that loadPeerProcesses looks for).
-  const cache = tempDir('wtb-load-hostile-cache-');
-  const env = { XDG_CACHE_HOME: cache };
-  const binary = loadPeerPath({ ...process.env, ...env });
-  mkdirSync(path.dirname(binary), { recursive: true });
-  writeFileSync(binary, `#!/bin/sh\nhead -c ${2 * MAX_LOAD_LINE_CHARS} /dev/zero | tr '\\0' x\nwhile :; do sleep 1; done\n`);
-  chmodSync(binary, 0o755);
+  const env = hostileLoadPeerCache('longLine');
   const run = await runScenarioCli('sfu-load-4', ['--duration', '10', '--warmup', '2', '--video', '360p30'], env);
   assert.notEqual(run.code, 0, `the run passed:\n${run.stdout}`);
   assert.ok(run.result, `no result.json (exit ${run.code}):\n${run.stderr}`);

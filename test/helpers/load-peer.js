@@ -1,8 +1,37 @@
 // The load participants' processes (sfu/load-peer), found by their binary's path in the tool cache
-// (load-peer-<hash>/load-peer), for the tests that check none is left after a run; and what the browsers receive of them.
+// (load-peer-<hash>/load-peer), for the tests that check none is left after a run; hostile ones in a tool cache of
+// their own; and what the browsers receive of them.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { tempDir } from './cli.js';
+import { MAX_LOAD_LINE_CHARS } from '../../orchestrator/lib/input/limits.js';
+import { livekitServerPath, loadPeerPath } from '../../orchestrator/lib/system/paths.js';
 import { describe as stats } from '../../orchestrator/lib/stats/statistics.js';
+
+/** What a hostile load participant writes before it hangs on: shell commands writing its stdout. */
+const HOSTILE_OUTPUT = {
+  /** One line twice over the bound. */
+  longLine: `head -c ${2 * MAX_LOAD_LINE_CHARS} /dev/zero | tr '\\0' x`,
+  /** A well-formed offer of its publishing connection: a line only a participant joining by descriptions may write. */
+  description: `printf '%s\\n' '{"type":"offer","pc":"pub","sdp":"v=0\\r\\n"}'`,
+};
+
+/**
+ * A tool cache of its own whose load-peer is a hostile shell script (it writes `mode`'s output, then hangs on: its shell
+ * keeps the command line that loadPeerProcesses looks for); its livekit-server is the real one's, linked.
+ * @param {keyof typeof HOSTILE_OUTPUT} mode
+ * @returns {{ XDG_CACHE_HOME: string }}  the environment of a run that uses it
+ */
+export function hostileLoadPeerCache(mode) {
+  const env = { XDG_CACHE_HOME: tempDir('wtb-load-hostile-cache-') };
+  const binary = loadPeerPath({ ...process.env, ...env });
+  mkdirSync(path.dirname(binary), { recursive: true });
+  writeFileSync(binary, `#!/bin/sh\n${HOSTILE_OUTPUT[mode]}\nwhile :; do sleep 1; done\n`);
+  chmodSync(binary, 0o755);
+  symlinkSync(path.dirname(livekitServerPath()), path.dirname(livekitServerPath({ ...process.env, ...env })));
+  return env;
+}
 
 /** The load-peer processes running now. @returns {Array<{ pid: number, cmdline: string }>} */
 export function loadPeerProcesses() {
