@@ -52,7 +52,7 @@ export function snapshotFromStats(stats, screenMid = null) {
     }
     return {
       out: outbound.length === 0 ? null : {
-        bytes: sumBy(outbound, 'bytesSent'),
+        bytes: sumBy(outbound, 'bytesSent'), retransmittedBytes: sumPresent(outbound, 'retransmittedBytesSent'),
         frames: sumPresent(outbound, 'framesSent'),
         packetsSent: sumPresent(outbound, 'packetsSent'),
         packetSendDelayS: sumPresent(outbound, 'totalPacketSendDelay'),
@@ -69,7 +69,7 @@ export function snapshotFromStats(stats, screenMid = null) {
         implementation: last(outbound, 'encoderImplementation'),
       },
       in: inbound.length === 0 ? null : {
-        bytes: sumBy(inbound, 'bytesReceived'),
+        bytes: sumBy(inbound, 'bytesReceived'), retransmittedBytes: sumPresent(inbound, 'retransmittedBytesReceived'),
         packetsReceived: sumBy(inbound, 'packetsReceived'),
         packetsLost: sumBy(inbound, 'packetsLost'),
         framesDecoded: sumPresent(inbound, 'framesDecoded'),
@@ -280,6 +280,9 @@ function videoMetrics(prev, cur, { delta, rate, perSecond, msOf, jitterMs, jitte
     // Packets that arrived as retransmissions (RTX after a NACK) or as FEC: what recovered wire loss.
     retransmittedPacketsReceived: delta(kind, 'in', 'retransmittedPacketsReceived'),
     fecPacketsReceived: delta(kind, 'in', 'fecPacketsReceived'),
+    // The retransmissions' payload, a part of sendKbps / recvKbps (webrtc-stats bytesSent / bytesReceived count RTX).
+    retransmittedSentKbps: rate(kind, 'out', 'retransmittedBytes'),
+    retransmittedKbps: rate(kind, 'in', 'retransmittedBytes'),
     lossPct: intervalLossPct(prev[kind]?.in ?? null, vIn ?? null),
     residualLossPct: intervalLossPct(prev[kind]?.in ?? null, vIn ?? null, { afterRetransmission: true }),
     jitterMs: jitterMs(kind),
@@ -326,12 +329,12 @@ function intervalReader(prev, cur, intervalS) {
   };
   return {
     delta,
-    /** @param {Kind} kind @param {Direction} dir */
-    rate: (kind, dir) => {
-      const bytes = delta(kind, dir, 'bytes');
-      const current = cur[kind]?.[dir];
+    /** A byte counter's rate; one the browser lacks is null. @param {Kind} kind @param {Direction} dir @param {string} [field] */
+    rate: (kind, dir, field = 'bytes') => {
+      const bytes = delta(kind, dir, field);
+      const counter = cur[kind]?.[dir]?.[field];
       // A stream that appears mid-interval counts from zero.
-      if (bytes === null) return current ? kbps(current.bytes, intervalS) : null;
+      if (bytes === null) return typeof counter === 'number' ? kbps(counter, intervalS) : null;
       return kbps(bytes, intervalS);
     },
     // A field the browser does not report stays null rather than 0 ms.

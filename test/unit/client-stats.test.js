@@ -78,7 +78,7 @@ test('video jitter, jitter-buffer delay per emitted sample, and retransmitted / 
   const inbound = (ts, k) => [
     { id: 'IV', type: 'inbound-rtp', kind: 'video', timestamp: ts, bytesReceived: 1000 * k, packetsReceived: 100 * k, packetsLost: 2 * k,
       jitter: 0.0125, jitterBufferDelay: 1.5 * k * k, jitterBufferEmittedCount: 30 * k,
-      retransmittedPacketsReceived: 4 * k, fecPacketsReceived: k },
+      retransmittedPacketsReceived: 4 * k, retransmittedBytesReceived: 250 * k, fecPacketsReceived: k },
     { id: 'IA', type: 'inbound-rtp', kind: 'audio', timestamp: ts, bytesReceived: 100 * k, packetsReceived: 50 * k, packetsLost: 0,
       jitter: 0.002, jitterBufferDelay: 4.8 * k, jitterBufferEmittedCount: 48_000 * k },
   ];
@@ -89,6 +89,9 @@ test('video jitter, jitter-buffer delay per emitted sample, and retransmitted / 
   assert.equal(m.audio.jitterBufferDelayMs, 0.1);
   assert.equal(m.video.retransmittedPacketsReceived, 4);
   assert.equal(m.video.fecPacketsReceived, 1);
+  assert.equal(m.video.retransmittedKbps, 2); // 250 of the 1000 bytes received in 1 s were RTX
+  assert.equal(m.video.recvKbps, 8);
+  assert.equal(m.video.retransmittedSentKbps, null, 'no outbound stream: unknown');
   // 2 lost, 4 retransmissions received: nothing left missing (never below 0); audio lost nothing either.
   assert.equal(m.video.lossPct, 1.961);
   assert.equal(m.video.residualLossPct, 0);
@@ -137,4 +140,20 @@ test('captured frame rate: the camera track\'s frames (media-source) per second;
   const m = intervalMetrics(at(1000, 100, 300), at(3000, 112, 360)).video;
   assert.deepEqual([m.capturedFps, m.sentFps], [30, 6]);
   assert.equal(intervalMetrics(at(1000, 100), at(2000, 130)).video.capturedFps, null);
+});
+
+test('retransmission rates: RTX bytes sent and received over the interval; a browser without the counter gives null', () => {
+  const at = (ts, k, rtx) => snapshotFromStats([
+    { id: 'OV', type: 'outbound-rtp', kind: 'video', timestamp: ts, bytesSent: 250_000 * k, ...(rtx ? { retransmittedBytesSent: 50_000 * k } : {}) },
+    { id: 'IV', type: 'inbound-rtp', kind: 'video', timestamp: ts, bytesReceived: 500_000 * k, packetsReceived: 0, packetsLost: 0,
+      ...(rtx ? { retransmittedBytesReceived: 300_000 * k } : {}) },
+  ]);
+  const m = intervalMetrics(at(1000, 1, true), at(3000, 2, true));
+  assert.equal(m.video.retransmittedSentKbps, 200); // 50 kB * 8 / 2 s
+  assert.equal(m.video.retransmittedKbps, 1200);
+  assert.equal(m.video.recvKbps, 2000);
+  const firefox = intervalMetrics(at(1000, 1, false), at(3000, 2, false));
+  assert.equal(firefox.video.retransmittedKbps, null);
+  assert.equal(firefox.video.retransmittedSentKbps, null);
+  assert.equal(firefox.video.recvKbps, 2000);
 });

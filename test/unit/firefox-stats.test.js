@@ -31,6 +31,7 @@ test('what Firefox does not report stays null: no 0 that was never measured', ()
   const { video } = interval;
   assert.equal(video.qualityLimitationReason, null);
   assert.equal(video.retransmittedPacketsReceived, null);
+  assert.equal(video.retransmittedKbps, null);
   assert.equal(video.fecPacketsReceived, null);
   // Its inbound-rtp has no qpSum: the received frames' mean QP is unknown, not 0.
   assert.equal(video.qpPerFrame, null);
@@ -56,7 +57,7 @@ test('missingTimelineFields lists the fields null in every second that had their
   assert.deepEqual(missingTimelineFields(firefox), [
     'availableOutgoingKbps', 'residualLossPct', 'video.decoderImplementation', 'video.encoderImplementation',
     'video.fecPacketsReceived', 'video.packetSendDelayMs', 'video.qpPerFrame', 'video.qualityLimitationReason',
-    'video.residualLossPct', 'video.retransmittedPacketsReceived',
+    'video.residualLossPct', 'video.retransmittedKbps', 'video.retransmittedPacketsReceived',
   ]);
   // A field filled in one second is not missing; a peer that only receives lacks no sender field.
   const once = firefox.map((sample, i) => (i === 1 ? { ...sample, availableOutgoingKbps: 900 } : sample));

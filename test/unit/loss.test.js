@@ -45,7 +45,10 @@ function truth() {
 /** A page's entry: video loss after retransmission, audio loss, and the after-recovery loss of both. */
 const entry = (t, peer, remote, videoResidualPct, audioLossPct, residualLossPct) => ({
   t, peer, remote,
-  video: { recvKbps: 500, lossPct: 9, residualLossPct: videoResidualPct, retransmittedPacketsReceived: 8, fecPacketsReceived: 0 },
+  video: {
+    recvKbps: 500, lossPct: 9, residualLossPct: videoResidualPct, retransmittedPacketsReceived: 8, retransmittedKbps: 90,
+    fecPacketsReceived: 0,
+  },
   audio: { lossPct: audioLossPct }, lossPct: 9, residualLossPct,
 });
 
@@ -87,5 +90,6 @@ test('the loss summary: link counters summed over the window and their ratio, pe
   assert.equal(p0ToP1['video.recoveredLossPct'].mean, 14);
   assert.equal(p0ToP1['audio.recoveredLossPct'].mean, 5);
   assert.equal(p0ToP1['video.retransmittedPacketsReceived'].mean, 8);
+  assert.equal(p0ToP1['video.retransmittedKbps'].mean, 90);
   assert.equal(flows['p1->p0'].wireLossPct.mean, 0);
 });

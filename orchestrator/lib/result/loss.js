@@ -95,7 +95,7 @@ export function withWireLoss(timeline, truth, routes) {
 export const FLOW_LOSS_PATHS = [
   'wireLossPct', 'lossPct', 'residualLossPct', 'video.lossPct', 'video.residualLossPct', 'audio.lossPct',
   'recoveredLossPct', 'video.recoveredLossPct', 'audio.recoveredLossPct',
-  'video.retransmittedPacketsReceived', 'video.fecPacketsReceived',
+  'video.retransmittedPacketsReceived', 'video.retransmittedKbps', 'video.fecPacketsReceived',
 ];
 
 /**

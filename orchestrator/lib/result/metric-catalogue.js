@@ -91,6 +91,11 @@ const PER_SECOND = [
   { path: 'video.recoveredLossPct', label: 'Video loss recovered', unit: '%', decimals: 2, worseWhen: 'lower', chart: { panel: 'loss-recovery', order: 5, line: 'recovered' } },
   { path: 'video.retransmittedPacketsReceived', label: 'Video retransmissions received', unit: 'per s', decimals: 1, worseWhen: 'higher', chart: { panel: 'loss-recovery', order: 6, line: 'retransmissions' } },
   { path: 'video.fecPacketsReceived', label: 'Video FEC packets received', unit: 'per s', decimals: 1, worseWhen: 'higher' },
+  // The RTX payload within the video rates (webrtc-stats counts it in bytesSent / bytesReceived). The receiver's also
+  // counts the padding Chromium re-sends on the RTX stream to fill up to its estimate, which the sender counts as
+  // padding: loss-5's video rate above the open link's (docs/reproductions.md).
+  { path: 'video.retransmittedKbps', label: 'Video retransmission rate received', unit: 'kbps', decimals: null, worseWhen: 'higher' },
+  { path: 'video.retransmittedSentKbps', label: 'Video retransmission rate sent', unit: 'kbps', decimals: null, worseWhen: 'higher', side: 'sender' },
   { path: 'video.jitterMs', label: 'Video jitter', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 25, chart: { panel: 'jitter', order: 2, line: 'video' } },
   { path: 'video.jitterBufferDelayMs', label: 'Video jitter-buffer delay', unit: 'ms', decimals: null, worseWhen: 'higher', headline: 'detail', row: 26, chart: { panel: 'jitter-buffer', order: 2, line: 'video' }, viewerChart: { panel: 'delay', order: 4, line: 'getstats', label: 'jitter-buffer delay (getStats)' } },
   // qpSum over framesDecoded per interval: on the codec's own scale (VP8 0-127, VP9 and AV1 0-255, H.264 0-51), so

@@ -8,7 +8,7 @@ import { metricByPath } from '../result/metric-catalogue.js';
 import { referenceValue } from './reference.js';
 import { finiteOrNull, percentile } from '../stats/statistics.js';
 import { fieldOf, isRecord, pathOf } from '../input/validate.js';
-import { CORES, HOST_RTT, J16_CHROME, J16_SOURCE, OPUS_DEFAULT } from './reproductions/causes.js';
+import { CORES, HOST_RTT, J16_CHROME, J16_SOURCE, OPUS_DEFAULT, RTX_PADDING } from './reproductions/causes.js';
 import { derivedMetric } from './reproductions/derived.js';
 import { runCpuLimited } from './reproductions/host-bound.js';
 import { measuredPhrase } from './reproductions/run-kinds.js';
@@ -80,7 +80,7 @@ const TABLES = /** @type {import('./reproductions/tables.js').TableData[]} */ ([
     note: 'J16 compares with 0 % loss: that is table 8-1 (unconstrained).',
     columns: J16_COLUMNS, rows: { '5%': 'loss-5', '10%': 'loss-10', '20%': 'loss-20' },
     causes: [J16_SOURCE, CORES, { ...J16_CHROME, columns: ['video.recvKbps', 'video.recvWidth', 'video.recvHeight', 'video.recvFps'] },
-      OPUS_DEFAULT, HOST_RTT],
+      OPUS_DEFAULT, HOST_RTT, RTX_PADDING],
   },
   {
     id: 'j16-table-8-4', source: 'J16', citation: 'J16 §8-1-4, table 8-4', title: 'Average results of limiting bandwidth',
@@ -111,7 +111,7 @@ const TABLES = /** @type {import('./reproductions/tables.js').TableData[]} */ ([
     note: 'F\'s 1 % row has no shipped scenario; its residual-loss column has no catalogue metric of its own.',
     columns: { 'video.recvKbps': 'bitRate (Kbps)', rttMs: 'RTT (ms)' },
     rows: { '5%': ['loss-5', 1945.27, 10.2], '10%': ['loss-10', 1593.51, 8.89], '20%': ['loss-20', 379.42, 5.59] },
-    causes: [F_CHROME],
+    causes: [F_CHROME, { ...RTX_PADDING, columns: ['video.recvKbps'] }],
   },
   {
     id: 'f-table-4', source: 'F', citation: 'F §4.3, table 4', title: 'Different Queue Sizes',

@@ -48,3 +48,19 @@ export const HOST_RTT = {
   when: { cpusAtMost: 4 },
   measured: { path: 'rttMs', by: /** @type {const} */ ('emulator') },
 };
+/** Measured in docs/reproductions.md, "Video above the open link's rate at 5 % loss". */
+export const RTX_PADDING = {
+  id: 'rtx-padding',
+  text: 'The rate above the open link\'s is padding, not media: in spells the sender fills up to its estimate by re-sending '
+    + 'recent video packets on the RTX stream, and getStats\' bytesSent / bytesReceived count their payload (FEC is off). '
+    + 'Measured in loss-5 runs 4 and 5 (2026-11-30, 300 s, 720p30, relay, each peer\'s timeline): per second, video '
+    + 'received = 1.90–2.01 Mbps + ~1040 bytes × RTX packets received (r² 0.96–0.97 in the three flows with spells); in '
+    + 'the spells (13–38 % of a flow\'s seconds) 440–880 RTX packets/s arrive against ~12 NACKs/s and the relay carries '
+    + '0.85–0.89 of the sender\'s estimate; outside them ~14 RTX/s and 2.02–2.14 Mbps received, the open link\'s rate '
+    + '(the runs\' means 2718 and 3627 kbps, medians 2095 and 2036). A 60 s loss-5 call at 360p30 with '
+    + 'video.retransmittedKbps (2026-11-30) shows whose count it is: in its spells the receiver counted 0.86–1.9 Mbps of '
+    + 'retransmissions, the sender\'s retransmittedBytesSent 40–114 kbps of its 2.6–3.7 Mbps. The padding also counts as '
+    + 'received packets, so getStats\' loss reads 1.9–2.1 % in the spells where the relay dropped 4.8–5.1 %',
+  columns: ['video.recvKbps', 'lossPct'],
+  rows: ['loss-5'],
+};
