@@ -3,7 +3,7 @@
 // are computed by lib/stats/steady-rate.js and lib/cross/fairness.js, for the run summary and the report alike. Pure.
 
 import { linkHistories } from './network.js';
-import { meanOf } from '../lib/stats/steady-rate.js';
+import { isChangeAt, meanOf } from '../lib/stats/steady-rate.js';
 
 /**
  * What a change point changed, e.g. "rateKbps 1000→3000 (p0.up, p1.up)", from the links' params
@@ -42,14 +42,13 @@ export function describeChange(events, network, atS) {
  */
 export function perChangeReference(changes, byChangeAtS, timeScale) {
   if (!byChangeAtS) return null;
-  const scale = timeScale > 0 ? timeScale : 1;
   const keys = Object.keys(byChangeAtS);
   const published = changes.map((c) => {
-    const key = keys.find((atS) => c.atS > 0 && Math.abs(c.atS / scale - Number(atS)) <= 1);
+    const key = keys.find((atS) => isChangeAt(c, Number(atS), timeScale));
     return key === undefined ? null : byChangeAtS[key];
   });
   const matched = changes.filter((_, i) => published[i] !== null);
-  const unmatched = keys.filter((atS) => !changes.some((c) => c.atS > 0 && Math.abs(c.atS / scale - Number(atS)) <= 1));
+  const unmatched = keys.filter((atS) => !changes.some((c) => isChangeAt(c, Number(atS), timeScale)));
   return { published, runMeanS: meanOf(matched.map((c) => c.meanS)), unmatched };
 }
 

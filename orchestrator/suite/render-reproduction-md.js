@@ -140,7 +140,9 @@ function renderTable(table, runs, references) {
       return `| ${cell(rowHeading(row, mine.filter((run) => run.scenario === row.scenario), table))} | ${cells.map(cell).join(' | ')} |`;
     }),
     '',
-    ...(reproduction.causes.length ? ['Known causes of deviation:', '', ...reproduction.causes.map((c, i) => `${i + 1}. ${c.text}`), ''] : []),
+    // Causes describe runs ("these runs sent …"): a table without any has no deviation to explain yet.
+    ...(reproduction.causes.length && mine.length
+      ? ['Known causes of deviation:', '', ...reproduction.causes.map((c, i) => `${i + 1}. ${c.text}`), ''] : []),
   ];
   return lines.join('\n');
 }

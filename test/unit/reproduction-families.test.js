@@ -6,9 +6,31 @@ import { rmcatVerdict } from '../../orchestrator/lib/scenario/reproductions/verd
 import { loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
 import { renderReproductionPage } from '../../orchestrator/suite/render-reproduction.js';
 
+/** A change each minute, as J16 §8-2-1's schedule, and the seconds after each until the video rate steps to its new level. */
+const SETTLE_S = { 60: 17, 120: 5, 180: 19, 240: 5 };
+
+/**
+ * Both directions' video rate per second and the schedule's changes, on a clock compressed by timeScale: at each change
+ * the rate drops to 1000 kbps and steps to 2000 after the change's SETTLE_S run seconds, so its time to a steady rate
+ * (lib/stats/steady-rate.js: the first second whose 5 s forward mean stays within ±15 % of 2000) is SETTLE_S − 1.
+ * @param {number} [timeScale]
+ */
+function steppedRun(timeScale = 1) {
+  const changes = Object.entries(SETTLE_S).map(([atS, settleS]) => ({ atS: Number(atS) * timeScale, settleS }));
+  const rateAt = (t) => {
+    const last = changes.filter((c) => c.atS <= t).at(-1);
+    return last && t < last.atS + last.settleS ? 1000 : 2000;
+  };
+  const timeline = Array.from({ length: 300 * timeScale }, (_, i) => i + 1).flatMap((t) => [['p0', 'p1'], ['p1', 'p0']]
+    .map(([peer, remote]) => ({ t, peer, remote, video: { recvKbps: rateAt(t) } })));
+  const scheduleEvents = changes.flatMap(({ atS }) => ['p0.up', 'p1.up'].map((link) => ({ atS, link, params: {}, cause: 'schedule' })));
+  return { timeline, scheduleEvents };
+}
+
 /**
  * A result.json as the runner writes it (docs/results-schema.md), with the fields the family tables read: the call's
- * means, per-peer totals, the bottleneck's fairness phases and the emulator's truth. `scale` varies it per scenario.
+ * means, per-peer totals, the bottleneck's fairness phases, the emulator's truth and the video rate around the
+ * schedule's changes. `scale` varies it per scenario.
  */
 function fixtureResult({ scale = 1, jain = 0.95 } = {}) {
   const phase = (fromS, toS, flows, kbps) => ({
@@ -16,10 +38,12 @@ function fixtureResult({ scale = 1, jain = 0.95 } = {}) {
     meanKbps: Object.fromEntries(flows.map((f, i) => [f, kbps[i]])), jainIndex: jain - (flows.length - 2) * 0.1,
   });
   const overall = { 'video.recvKbps': 1500 * scale, rttMs: 120, lossPct: 0.5, 'video.recvWidth': 960, 'video.recvHeight': 540, 'video.recvFps': 30 };
+  const { timeline, scheduleEvents } = steppedRun();
   return {
-    scenario: { timeScale: 1, durationS: 120, nominalDurationS: 120 },
+    scenario: { timeScale: 1, durationS: 300, nominalDurationS: 300 },
+    timeline,
     summary: {
-      windowS: [10, 120],
+      windowS: [10, 300],
       overall: Object.fromEntries(Object.entries(overall).map(([path, mean]) => [path, { mean }])),
       utilization: { overall: 0.7 }, jainIndex: jain, convergenceS: 12,
       peerTotals: {
@@ -35,7 +59,7 @@ function fixtureResult({ scale = 1, jain = 0.95 } = {}) {
         },
       },
     },
-    network: { truth: [9, 11, 12, 121].map((t) => ({ t, link: 'bottleneck.fwd', queueDelayMsP50: t })) },
+    network: { truth: [9, 11, 12, 301].map((t) => ({ t, link: 'bottleneck.fwd', queueDelayMsP50: t })), scheduleEvents },
   };
 }
 
@@ -48,17 +72,38 @@ test('the derived values: per-peer totals, per-flow rates while every flow runs,
   assert.equal(value('flowKbps.data'), 400);
   assert.ok(Math.abs(value('fairness.jain2Flows') - 0.95) < 1e-9);
   assert.ok(Math.abs(value('fairness.jain3Flows') - 0.85) < 1e-9);
-  assert.equal(value('bottleneck.queueDelayMs'), 11.5, 'only the window (10, 120]');
+  assert.equal(value('bottleneck.queueDelayMs'), 11.5, 'only the window (10, 300]');
   assert.equal(value('bottleneck.utilization'), 0.9);
   assert.equal(derivedMetric('flowKbps.tcp').from({ summary: { fairness: null } }), null);
   assert.equal(derivedMetric('bottleneck.queueDelayMs').from({}), null);
 });
 
+test('the time to a steady rate after one change of the schedule, matched by its nominal second on a compressed clock too', () => {
+  const result = fixtureResult();
+  const after = (/** @type {string} */ path, /** @type {unknown} */ of = result) => derivedMetric(path).from(of);
+  assert.deepEqual([after('timeToSteadyS@60'), after('timeToSteadyS@120'), after('timeToSteadyS@180')], [16, 4, 18]);
+  assert.equal(after('timeToSteadyS@90'), null, 'no change at 1:30');
+  const { timeline, scheduleEvents } = steppedRun(0.5);
+  const compressed = {
+    ...result, timeline, network: { scheduleEvents }, scenario: { timeScale: 0.5, durationS: 150, nominalDurationS: 300 },
+    summary: { ...result.summary, windowS: [5, 150] },
+  };
+  assert.deepEqual([after('timeToSteadyS@60', compressed), after('timeToSteadyS@180', compressed)], [16, 18], 'run seconds, as the run report');
+  assert.equal(after('timeToSteadyS@60', { ...result, timeline: null }), null);
+  assert.equal(after('timeToSteadyS@60', {}), null);
+  assert.equal(derivedMetric('timeToSteadyS@60').unit, 's');
+  assert.equal(derivedMetric('timeToSteadyS@soon'), undefined);
+  assert.equal(derivedMetric('timeToSteadyS'), undefined, 'the mean over every change is the catalogue\'s');
+});
+
 const PUBLISHED_FIGURES = {
+  'j16-changing-conditions': ['paper 77.0', 'paper 16.0', 'paper 18.0', 'paper 30.0', 'paper 69.0'],
   'j16-multi-party': ['paper 2.03', 'paper 2.77', 'paper 2.00', 'paper 2.95'],
   'j16-cross-traffic': ['paper 78.0', 'paper 0.960', 'paper 0.790', 'paper 0.980', 'paper 0.940', 'paper 1408', 'paper 451'],
   'j16-table-8-9': ['paper 2457', 'paper 973', 'paper 547', 'paper 48.9'],
   'j16-constrained-device': ['paper 1148', 'paper 102', 'paper 772', 'paper 35.8'],
+  'j16-table-8-11': ['paper 1440', 'paper 83.6', 'paper 2.51', 'paper 858', 'paper 483', 'paper 47.4', 'paper 1423', 'paper 892',
+    'paper 45.5', 'paper 1154', 'paper 77.6', 'paper 2.43', 'paper 1279', 'paper 719', 'paper 36.1'],
   'i22-media-vs-data': ['paper 106', 'paper 1889', 'paper 0.556', 'paper 268'],
 };
 
@@ -164,8 +209,9 @@ test('a single flow\'s bottleneck utilisation is its bytes out over the configur
     configured: [{ t: 0, link: 'bottleneck.fwd', rateKbps: 1000 }, { t: 12, link: 'bottleneck.fwd', rateKbps: 2000 }, { t: 0, link: 'p0.up', rateKbps: null }],
     // (10, 14]: 900 kbps of 1000 twice, then 1500 of 2000 twice; second 10 is outside the window.
     truth: [10, 11, 12, 13, 14].map((t) => ({ t, link: 'bottleneck.fwd', bytesOut: (t <= 12 ? 900 : 1500) * 125, queueDelayMsP50: 1 })),
+    scheduleEvents: [],
   };
   assert.equal(Number(reproductionValues(result).values['bottleneck.utilization'].toFixed(4)), Number((4800 / 6000).toFixed(4)));
-  result.network = { configured: [], truth: [] };
+  result.network = { configured: [], truth: [], scheduleEvents: [] };
   assert.equal(reproductionValues(result).values['bottleneck.utilization'], 0.45, 'without truth, the call\'s');
 });

@@ -148,6 +148,23 @@ test('a row is marked host-limited for exactly the figures whose bound from runs
   assert.ok(checked > 0 && marked > 0, 'the page grades figures, and marks some');
 });
 
+test('a table without runs shows each row as none yet and each cell the paper\'s value beside —, and no causes until it has a run', () => {
+  const references = referencesOf(new Set(REPRODUCTIONS.flatMap((t) => t.rows.map((r) => r.scenario))));
+  const codecs = (/** @type {string} */ page) => page.split('\n## ').find((part) => part.startsWith('J16 §8-7, tables 8-7 (procedure) and 8-11:')) ?? '';
+  const empty = renderReproductionMarkdown({ runs: [], references, planned: 15 });
+  assert.match(empty, /^- Runs: 0 of the 15 planned \(none; at full length\); \*\*in progress\*\*: rows without runs show —$/m);
+  const rows = codecs(empty).split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| Row |'));
+  assert.deepEqual(rows.map((line) => /`([^`]+)`/.exec(line)?.[1]), ['codec-vp8', 'codec-vp9', 'codec-h264']);
+  assert.equal(rows[0], '| VP8 `codec-vp8` — runs none yet: 0/0 passed | — · paper 1440 | — · paper 83.6 | — · paper 2.51 | — · paper 858 '
+    + '| — · paper 483 | — · paper 47.4 |');
+  assert.match(empty, /\| §8-2-3 latency variation `latency-variation` — runs none yet: 0\/0 passed( \| — · paper n\/a){6} \|/, 'a row J16 gives no figure for');
+  assert.doesNotMatch(codecs(empty), /Known causes/);
+  const run = { ...published.runs[0], scenario: 'codec-vp8', repetition: 1, status: 'passed' };
+  const withRun = codecs(renderReproductionMarkdown({ runs: [run], references, planned: 15 }));
+  assert.match(withRun, /\| VP8 `codec-vp8` — runs 1: 1\/1 passed[^|]*\| \*\*\d+\*\*/);
+  assert.match(withRun, /Known causes of deviation:\n\n1\. For the codecs J16 injected a 720p variant of its 50 fps source/);
+});
+
 test('publishing a chunk adds its finished runs, replaces a re-run one and keeps the others', async () => {
   const suiteDir = mkdtempSync(path.join(os.tmpdir(), 'wtb-publish-suite-'));
   const toDir = mkdtempSync(path.join(os.tmpdir(), 'wtb-publish-to-'));

@@ -10,11 +10,12 @@ import { listScenarios, loadScenario } from '../../orchestrator/lib/scenario/sce
 import { renderReproductionPage } from '../../orchestrator/suite/render-reproduction.js';
 
 const SHIPPED = listScenarios().map((s) => s.name);
-/** The tables of J16 §8-1, §8-5 and F, whose every cell has a published value. */
-const ORIGINAL = ['j16-table-8-1', 'j16-table-8-2', 'j16-table-8-3', 'j16-table-8-4', 'j16-table-8-8', 'f-table-2', 'f-table-3', 'f-table-4'];
+/** The tables of J16 §8-1, §8-5, §8-7 (codecs) and F, whose every cell has a published value. */
+const ORIGINAL = ['j16-table-8-1', 'j16-table-8-2', 'j16-table-8-3', 'j16-table-8-4', 'j16-table-8-8', 'j16-table-8-11', 'f-table-2', 'f-table-3',
+  'f-table-4'];
 const referenceOf = (name) => loadScenario(name).reference;
-/** The table and figure numbers a citation names: ["8-7", "8-8"] of "J16 §8-5 and §8-7, tables 8-7 and 8-8". */
-const citedNumbers = (citation) => [...citation.matchAll(/(?:tables?|figures?|and) (\d+(?:-\d+)?)\b/g)].map((m) => m[1]);
+/** The table and figure numbers a citation names: ["8-7", "8-8"] of "J16 §8-5 and §8-7, tables 8-7 and 8-8"; also lists ("8-4, 8-5"). */
+const citedNumbers = (citation) => [...citation.matchAll(/(?:tables?|figures?|and|,) (\d+(?:-\d+)?)\b/g)].map((m) => m[1]);
 /** Whether a reference's source names one of the table's tables or figures. */
 const namesTable = (source, table) => source.startsWith(table.source)
   && citedNumbers(table.citation).some((n) => new RegExp(`(?:tables?|figures?) (?:[\\d-]+ and )?${n}\\b`).test(source));
@@ -23,7 +24,8 @@ test('the issue\'s tables are all defined, with unique ids', () => {
   const ids = REPRODUCTIONS.map((t) => t.id);
   assert.equal(new Set(ids).size, ids.length);
   for (const id of ['j16-table-8-1', 'j16-table-8-2', 'j16-table-8-3', 'j16-table-8-4', 'j16-table-8-8', 'f-table-2', 'f-table-3', 'f-table-4',
-    'j16-multi-party', 'j16-cross-traffic', 'j16-table-8-9', 'j16-constrained-device', 'i22-media-vs-data', 'rfc8867-rmcat']) {
+    'j16-changing-conditions', 'j16-multi-party', 'j16-cross-traffic', 'j16-table-8-9', 'j16-constrained-device', 'j16-table-8-11',
+    'i22-media-vs-data', 'rfc8867-rmcat']) {
     assert.ok(ids.includes(id), id);
   }
 });
@@ -78,6 +80,19 @@ test('a reference row reads the scenario\'s reference, so a changed reference ch
   assert.equal(publishedValue(row, 'video.recvKbps', null), null);
 });
 
+test('a per-change column reads the reference\'s value for that change (byChangeAtS), and none for a change it does not give', () => {
+  const row = findReproduction('j16-changing-conditions').rows.find((r) => r.scenario === 'changing-bandwidth');
+  const reference = referenceOf(row.scenario);
+  const byChange = reference.metrics.timeToSteadyS.byChangeAtS;
+  assert.deepEqual([publishedValue(row, 'timeToSteadyS@60', reference), publishedValue(row, 'timeToSteadyS@180', reference)],
+    [byChange['60'], byChange['180']]);
+  assert.equal(publishedValue(row, 'timeToSteadyS@120', reference), null, 'J16 timed the increases only');
+  const changed = { ...reference, metrics: { timeToSteadyS: { mean: 20, sd: null, byChangeAtS: { 60: 20 } } } };
+  assert.equal(publishedValue(row, 'timeToSteadyS@60', changed), 20);
+  assert.equal(publishedValue(row, 'timeToSteadyS@180', changed), null);
+  assert.equal(publishedValue(row, 'utilization', reference), reference.metrics.utilization.mean);
+});
+
 test('an unknown table id is bad input listing the known ones', () => {
   assert.throws(() => findReproduction('j16-table-9-9'), (error) => error instanceof InputError
     && /unknown reproduction 'j16-table-9-9'; known: j16-table-8-1, .*f-table-4/.test(error.message));
@@ -86,7 +101,8 @@ test('an unknown table id is bad input listing the known ones', () => {
 test('reproductionsOf picks the tables with a row among the scenarios', () => {
   assert.deepEqual(reproductionsOf(['unconstrained']).map((t) => t.id), ['j16-table-8-1']);
   assert.deepEqual(reproductionsOf(['loss-20', 'nothing']).map((t) => t.id), ['j16-table-8-3', 'f-table-3']);
-  assert.deepEqual(reproductionsOf(['variable-loss']), []);
+  assert.deepEqual(reproductionsOf(['variable-loss']).map((t) => t.id), ['j16-changing-conditions']);
+  assert.deepEqual(reproductionsOf(['codec-av1']), [], 'J16 compared no AV1');
   assert.deepEqual(tableScenarios(findReproduction('f-table-4')).length, 6);
 });
 

@@ -9,7 +9,7 @@ import { referenceValue } from './reference.js';
 import { finiteOrNull, percentile } from '../stats/statistics.js';
 import { fieldOf, isRecord, pathOf } from '../input/validate.js';
 import { CORES, HOST_RTT, J16_CHROME, J16_SOURCE, OPUS_DEFAULT, RTX_PADDING } from './reproductions/causes.js';
-import { derivedMetric } from './reproductions/derived.js';
+import { derivedMetric, perChangePath } from './reproductions/derived.js';
 import { runCpuLimited } from './reproductions/host-bound.js';
 import { measuredPhrase } from './reproductions/run-kinds.js';
 import { FAMILY_TABLES } from './reproductions/families.js';
@@ -18,7 +18,8 @@ import { VERDICT_PATHS, expectedBehaviour, rmcatVerdict } from './reproductions/
 
 /**
  * @typedef {object} ReproductionColumn
- * @property {string} path      a catalogue path (lib/result/metric-catalogue.js) or a derived one (lib/scenario/reproductions/derived.js)
+ * @property {string} path      a catalogue path (lib/result/metric-catalogue.js) or a derived one (lib/scenario/reproductions/derived.js,
+ *   e.g. 'timeToSteadyS@60': after the change at 1:00, published as its reference's byChangeAtS entry)
  * @property {string} heading   the paper's column heading
  * @property {boolean} [ratioToBaseline]  the row's median over its baseline row's (published under '×' + path)
  *
@@ -157,6 +158,18 @@ export const reproductionsOf = (scenarios) => REPRODUCTIONS.filter((table) => ta
 export const REPRODUCTION_PATHS = [...new Set([...REPRODUCTIONS.flatMap((table) => table.columns.map((c) => c.path)), ...VERDICT_PATHS])];
 
 /**
+ * A reference's value for a column key: its mean, or for a per-change column ('timeToSteadyS@60') the value it gives
+ * for that change (byChangeAtS); null when it has none.
+ * @param {unknown} reference @param {string} key
+ */
+function referenceFigure(reference, key) {
+  const change = perChangePath(key);
+  if (!change) return referenceValue(reference, key)?.mean ?? null;
+  const byChange = Object.entries(referenceValue(reference, change.path)?.byChangeAtS ?? {});
+  return byChange.find(([atS]) => Number(atS) === change.atS)?.[1] ?? null;
+}
+
+/**
  * The published value of a cell, or null when the paper gives none.
  * @param {ReproductionRow} row
  * @param {string} key a column key (columnKey)
@@ -164,7 +177,8 @@ export const REPRODUCTION_PATHS = [...new Set([...REPRODUCTIONS.flatMap((table) 
  */
 export function publishedValue(row, key, reference) {
   const values = row.published === 'reference' ? row.extra ?? {} : row.published;
-  if (row.published === 'reference' && referenceValue(reference, key)) return referenceValue(reference, key)?.mean ?? null;
+  const fromReference = row.published === 'reference' ? referenceFigure(reference, key) : null;
+  if (fromReference !== null) return fromReference;
   return Number.isFinite(values[key]) ? values[key] : null;
 }
 

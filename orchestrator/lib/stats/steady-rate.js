@@ -118,6 +118,15 @@ export function timeToSteadyTable(timeline, scheduleEvents, endS) {
 }
 
 /**
+ * Whether a run's change is the scenario's change at nominalS as written (a reference's byChangeAtS key): within 1 s
+ * once the run's time scale is undone. The call start is no change.
+ * @param {{ atS: number }} change from timeToSteadyTable, in run seconds
+ * @param {number} nominalS @param {number} timeScale the run's (nominal seconds × timeScale = run seconds)
+ */
+export const isChangeAt = (change, nominalS, timeScale) => change.atS > 0
+  && Math.abs(change.atS / (timeScale > 0 ? timeScale : 1) - nominalS) <= 1;
+
+/**
  * The run's time to steady rate (timeToSteadyS): the mean over the schedule changes after the call start of each
  * change's mean over flows; null when no change was followed by a long enough segment.
  * @param {SteadyChange[]} changes from timeToSteadyTable

@@ -1,9 +1,11 @@
 // Per-run values the published tables compare that the metric catalogue (lib/result/metric-catalogue.js) does not hold: per-peer
-// totals of a multi-party call, per-flow rates and Jain's index by number of competing flows (summary.fairness), and
-// the bottleneck's queuing delay (the emulator's truth). Pure: each reads one result.json.
+// totals of a multi-party call, per-flow rates and Jain's index by number of competing flows (summary.fairness), the
+// bottleneck's queuing delay (the emulator's truth), and the time to a steady rate after one schedule change
+// ('timeToSteadyS@60': the catalogue's timeToSteadyS is the mean over every change). Pure: each reads one result.json.
 import { capacityOf } from '../../cross/fairness.js';
-import { fieldOf, pathOf } from '../../input/validate.js';
+import { fieldOf, isRecord, pathOf } from '../../input/validate.js';
 import { finiteOrNull } from '../../stats/statistics.js';
+import { isChangeAt, timeToSteadyTable } from '../../stats/steady-rate.js';
 
 /**
  * @typedef {object} DerivedMetric
@@ -130,6 +132,38 @@ const flowChanges = (/** @type {unknown} */ result) => {
   const links = valuesOf(pathOf(result, 'summary', 'fairness', 'links'));
   return links.length ? links.reduce((/** @type {number} */ sum, link) => sum + (countOf(fieldOf(link, 'convergence')) ?? 0), 0) : null;
 };
+/**
+ * The time to a steady video rate after the scenario's change at nominalS (as written, e.g. J16 §8-2-1's 1:00): the
+ * mean over flows that the run report's per-change table shows (lib/stats/steady-rate.js), the change matched as a
+ * reference's byChangeAtS is; null without such a change or when no flow settled.
+ * @param {number} nominalS
+ */
+const steadyAfterChange = (nominalS) => (/** @type {unknown} */ result) => {
+  const timeline = fieldOf(result, 'timeline');
+  const events = pathOf(result, 'network', 'scheduleEvents');
+  const windowS = pathOf(result, 'summary', 'windowS');
+  const endS = finiteOrNull(Array.isArray(windowS) ? windowS[1] : pathOf(result, 'scenario', 'durationS'));
+  if (!Array.isArray(timeline) || !Array.isArray(events) || endS === null) return null;
+  // timeToSteadyTable reads each entry's fields by kind (finite t, video.recvKbps) and skips the others.
+  const entries = /** @type {Parameters<typeof timeToSteadyTable>[0]} */ (timeline.filter(isRecord));
+  const changeEvents = /** @type {Parameters<typeof timeToSteadyTable>[1]} */ (events.filter(isRecord));
+  const { changes } = timeToSteadyTable(entries, changeEvents, endS);
+  const timeScale = finiteOrNull(pathOf(result, 'scenario', 'timeScale')) ?? 1;
+  return changes.find((change) => isChangeAt(change, nominalS, timeScale))?.meanS ?? null;
+};
+
+/** A per-change column's path: the catalogue metric, '@', the change's nominal second ('timeToSteadyS@60'). */
+const PER_CHANGE = /^(timeToSteadyS)@(\d+(?:\.\d+)?)$/;
+
+/**
+ * A per-change column's metric and the change's nominal second, or null for any other path.
+ * @param {string} path @returns {{ path: string, atS: number }|null}
+ */
+export function perChangePath(path) {
+  const match = PER_CHANGE.exec(path);
+  return match ? { path: match[1], atS: Number(match[2]) } : null;
+}
+
 /** @type {readonly DerivedMetric[]} */
 export const DERIVED_METRICS = Object.freeze([
   { path: 'peerTotals.uplinkKbps', label: 'Uplink per peer (all its connections)', unit: 'kbps', decimals: null, from: peerTotal('uplinkKbps') },
@@ -148,4 +182,10 @@ export const DERIVED_METRICS = Object.freeze([
 const BY_PATH = new Map(DERIVED_METRICS.map((metric) => [metric.path, metric]));
 
 /** @param {string} path @returns {DerivedMetric|undefined} */
-export const derivedMetric = (path) => BY_PATH.get(path);
+export function derivedMetric(path) {
+  const change = perChangePath(path);
+  if (!change) return BY_PATH.get(path);
+  return Object.freeze({
+    path, label: `Time to steady rate after the change at ${change.atS} s`, unit: 's', decimals: 1, from: steadyAfterChange(change.atS),
+  });
+}

@@ -1,7 +1,8 @@
-// The published figures of the families beyond J16's static tables and F (pure): J16 §8-3 multi-party, §8-4 cross
-// traffic, §8-6 browsers, §8-5/§8-7 constrained device, I22 media vs data, and RFC 8867 §5 judged by RFC 8868's
-// criteria (lib/scenario/reproductions/verdicts.js). Values a scenario's reference carries are read from it (`published:
-// 'reference'`); only the others are written here, with `extra` for those a reference row adds.
+// The published figures of the families beyond J16's static tables and F (pure): J16 §8-2 changing conditions, §8-3
+// multi-party, §8-4 cross traffic, §8-6 browsers, §8-5/§8-7 constrained device, §8-7 codecs, I22 media vs data, and
+// RFC 8867 §5 judged by RFC 8868's criteria (lib/scenario/reproductions/verdicts.js). Values a scenario's reference
+// carries are read from it (`published: 'reference'`); only the others are written here, with `extra` for those a
+// reference row adds.
 import { J16_SOURCE, CORES, J16_CHROME } from './causes.js';
 import { J16_VIDEO, reproductionTable, unpublishedRows } from './tables.js';
 import { RMCAT_CRITERIA } from './verdicts.js';
@@ -9,7 +10,39 @@ import { RMCAT_CRITERIA } from './verdicts.js';
 /** The multi-party columns that are rates, not ratios: what the source and the cores bear on. */
 const RATE_COLUMNS = ['peerTotals.uplinkKbps', 'peerTotals.downlinkKbps'];
 
+/** J16 §8-2-1's two increases, at 1:00 and 3:00, after which it timed the rate to a steady one. */
+const STEADY_COLUMNS = ['timeToSteadyS@60', 'timeToSteadyS@180'];
+
 export const FAMILY_TABLES = /** @type {import('./tables.js').TableData[]} */ ([
+  {
+    id: 'j16-changing-conditions', source: 'J16', citation: 'J16 §8-2, figures 8-4, 8-5, 8-6 and 8-7',
+    title: 'Changing conditions: utilisation and the time to a steady rate',
+    note: 'J16 §8-2 prints no table: the published figures are from its text (utilisation, and the seconds to a steady '
+      + 'rate after the changes at 1:00 and 3:00). Utilisation here is each peer\'s received audio and video over its path\'s cap, '
+      + 'averaged over the peers (J16 does not define it); the handoff\'s caps differ per direction. Rate, RTT and loss '
+      + 'are shown as measured: J16 plots them (figures 8-4 to 8-7) without means, and the shapes it describes (the '
+      + 'resolution held at 480×270 after 2:00 in §8-2-1, at 240×135 after 2:00 in §8-2-4) are in the run reports\' timelines.',
+    columns: {
+      utilization: 'Utilisation', 'timeToSteadyS@60': 'Steady after 1:00 (s)', 'timeToSteadyS@180': 'Steady after 3:00 (s)',
+      'video.recvKbps': 'Data rate (kbps)', rttMs: 'RTT (ms)', lossPct: 'Packet loss (%)',
+    },
+    rows: {
+      '§8-2-1 changing bandwidth': 'changing-bandwidth',
+      '§8-2-2 variable packet loss': 'variable-loss',
+      '§8-2-3 latency variation': {
+        scenario: 'latency-variation', published: {},
+        why: 'J16 §8-2-3 gives no figure for these columns (GCC reacting only ~40 s into the rise is in the scenario\'s reference notes)',
+      },
+      '§8-2-4 latency and bandwidth (handoff)': 'latency-bandwidth-handoff',
+    },
+    causes: [{ ...J16_SOURCE, columns: ['utilization', ...STEADY_COLUMNS, 'video.recvKbps'] }, J16_CHROME, {
+      id: 'steady-definition',
+      text: 'J16 read the seconds to a steady rate off its plots (GCC\'s ~5 % a second increase under REMB); ours are the '
+        + 'harness\'s definition (the first second from which the 5 s mean of the video rate stays within ±15 % of the '
+        + 'median over the last third of the time until the next change; lib/stats/steady-rate.js), averaged over both directions',
+      columns: STEADY_COLUMNS,
+    }],
+  },
   {
     id: 'j16-multi-party', source: 'J16', citation: 'J16 §8-3, figures 8-8 and 8-9',
     title: 'Multi-party: per-peer rates in a mesh and through an SFU',
@@ -70,6 +103,19 @@ export const FAMILY_TABLES = /** @type {import('./tables.js').TableData[]} */ ([
       text: 'J16 used real phones (their OS capped the camera at 640×480 at 30 fps, their own encoders); here a CPU-limited '
         + 'desktop Chromium sends AV1',
     }],
+  },
+  {
+    id: 'j16-table-8-11', source: 'J16', citation: 'J16 §8-7, tables 8-7 (procedure) and 8-11',
+    title: 'Average call characteristics for different video codecs',
+    note: 'Each codec forced on both peers under table 8-7\'s seven-minute procedure (the scenarios\' `codec`); J16\'s '
+      + 'single resolution column is two here, and its data rate is compared with the video rate, as in table 8-8.',
+    columns: J16_VIDEO, rows: { VP8: 'codec-vp8', VP9: 'codec-vp9', 'H.264': 'codec-h264' },
+    causes: [{
+      id: 'source-720p50',
+      text: 'For the codecs J16 injected a 720p variant of its 50 fps source (to keep the encoders off the CPU limit); '
+        + 'these runs sent {video}, which bounds the frame rate and resolution',
+      columns: ['video.recvKbps', 'video.recvWidth', 'video.recvHeight', 'video.recvFps'],
+    }, CORES, J16_CHROME],
   },
   {
     id: 'i22-media-vs-data', source: 'I22', citation: 'I22 §III-B figure 2, §VIII-A table 5',
