@@ -44,6 +44,10 @@ export const builder = (yargs) => gridOptions(yargs)
     choices: MEDIA_SOURCES,
     describe: 'video rates: rfc8867 (150 kbps to 1.5 Mbps, starting at 150; the rmcat-* default) or browser (its own); overrides the scenario\'s',
   })
+  .option('field-trials', {
+    type: 'string',
+    describe: 'Chromium field trials for every Chromium peer, as --force-fieldtrials reads them (e.g. WebRTC-Bwe-LossBasedBweV2/Enabled:false/); overrides the scenario\'s fieldTrials',
+  })
   .option('audio-quality', {
     choices: AUDIO_QUALITY_MODES,
     describe: 'record what each page plays out and score it against the sent audio with ViSQOL in this mode (audio: 48 kHz, speech: 16 kHz); overrides the scenario\'s audioQuality',
@@ -75,8 +79,8 @@ const EXIT_CODE = { passed: 0, failed: 4, aborted: 130 };
  * The options `scenario` reads, as yargs parses them (camelCase).
  * @typedef {{ name: string, duration?: number, timeScale: number, warmup?: number, out?: string, force: boolean,
  *   browser: string, browserPath?: string, firefoxPath?: string, video: string, emulator: string, sfu: string, headful: boolean,
- *   mediaSource?: string, audioQuality?: string, lipSync: boolean, screenShare?: string, codec?: string, publish?: string,
- *   traceStepMs?: number,
+ *   mediaSource?: string, fieldTrials?: string, audioQuality?: string, lipSync: boolean, screenShare?: string, codec?: string,
+ *   publish?: string, traceStepMs?: number,
  *   traceDir: string[],
  *   grid?: string, spread?: boolean, gridSecrets?: string }} ScenarioArgv
  */
@@ -155,7 +159,7 @@ export async function handler(argv) {
   const scenarios = names.map((name) => loadScenario(name, {
     timeScale: argv.timeScale, durationS: argv.duration, warmupS: argv.warmup, codec, traceStepMs: argv.traceStepMs, traceDirs: dirs,
     mediaSource: argv.mediaSource, publish: publishFlag(argv.publish), audioQuality: argv.audioQuality,
-    lipSync: argv.lipSync, screenShare: argv.screenShare?.split(','),
+    lipSync: argv.lipSync, screenShare: argv.screenShare?.split(','), fieldTrials: argv.fieldTrials,
   }));
   if (argv.publish !== undefined && !scenarios.some((scenario) => scenario.topology === 'sfu')) {
     throw new InputError(`--publish: simulcast and SVC publish to an SFU, and ${argv.name} has no SFU call (topology sfu); drop --publish`);

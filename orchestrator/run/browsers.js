@@ -20,8 +20,9 @@ const PROFILE_PREFIX = 'wtb-firefox-';
  * @param {{ video: string, audio: string }} media
  * @param {string} pageOrigin the client page's origin: getUserMedia needs a secure context, and a namespace
  *   address (netem backend) is not one unless declared
+ * @param {string|null} [fieldTrials]  the scenario's Chromium field trials (lib/scenario/field-trials.js, validated)
  */
-export function chromiumArgs(media, pageOrigin) {
+export function chromiumArgs(media, pageOrigin, fieldTrials = null) {
   return [
     `--unsafely-treat-insecure-origin-as-secure=${pageOrigin}`,
     '--use-fake-ui-for-media-stream',
@@ -47,6 +48,7 @@ export function chromiumArgs(media, pageOrigin) {
     '--disable-backgrounding-occluded-windows',
     '--disable-gpu',
     ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
+    ...(fieldTrials ? [`--force-fieldtrials=${fieldTrials}`] : []),
   ];
 }
 
@@ -112,9 +114,10 @@ function canTieToOrchestrator() {
  * orchestrator dies). Firefox: WebDriver BiDi over a WebSocket (Firefox has no pipe), started through
  * firefox-exec.sh (`setpriv --pdeathsig KILL`) where it can be, or the emulator's launchSpec, with a profile of its own.
  * @param {{ kind: 'chromium'|'firefox', executablePath: string, media: { video: string, audio: string }, url: string,
- *   headful: boolean, launchSpec: { executablePath?: string, args?: string[], env?: Record<string,string> }, profileDir?: string }} options
+ *   headful: boolean, launchSpec: { executablePath?: string, args?: string[], env?: Record<string,string> }, profileDir?: string,
+ *   fieldTrials?: string|null }} options  fieldTrials: Chromium's only
  */
-export function launchOptions({ kind, executablePath, media, url, headful, launchSpec, profileDir }) {
+export function launchOptions({ kind, executablePath, media, url, headful, launchSpec, profileDir, fieldTrials = null }) {
   const common = {
     headless: !headful,
     // The orchestrator owns signal handling so it can write an "aborted" result before closing browsers.
@@ -139,7 +142,7 @@ export function launchOptions({ kind, executablePath, media, url, headful, launc
   return {
     ...common,
     executablePath: launchSpec.executablePath ?? executablePath,
-    args: [...(launchSpec.args ?? []), ...chromiumArgs(media, new URL(url).origin)],
+    args: [...(launchSpec.args ?? []), ...chromiumArgs(media, new URL(url).origin, fieldTrials)],
     env: childEnvironment(launchSpec.env),
     // Over a pipe, Chromium shuts itself down when the orchestrator dies, even by SIGKILL: no orphaned browsers.
     pipe: true,
@@ -156,7 +159,7 @@ export function launchOptions({ kind, executablePath, media, url, headful, launc
  * the browser says about the page (errors thrown, console texts, crash messages) comes out without it.
  * @param {{ kind?: 'chromium'|'firefox', executablePath: string, media: { video: string, audio: string }, url: string, headful?: boolean,
  *   launchSpec?: { executablePath?: string, args?: string[], env?: Record<string,string> },
- *   cpuThrottlingRate?: number, beforeLoad?: (pid: number|undefined) => Promise<unknown>,
+ *   cpuThrottlingRate?: number, fieldTrials?: string|null, beforeLoad?: (pid: number|undefined) => Promise<unknown>,
  *   onMilestone?: (type: 'browser-launched'|'page-loaded') => void, onConsole?: (text: string) => void,
  *   onCrash?: (message: string) => void, attach?: { endpoint: string, headers: Record<string, string> } }} options
  *   attach: a browser already running (a Grid session's se:cdp) to connect to instead of launching one; `close` then
@@ -164,7 +167,8 @@ export function launchOptions({ kind, executablePath, media, url, headful, launc
  * @returns {Promise<{ browser: import('puppeteer').Browser, page: import('puppeteer').Page, version: string, close: () => Promise<void> }>}
  */
 export async function launchPeer({
-  kind = 'chromium', executablePath, media, url, headful = false, launchSpec = {}, cpuThrottlingRate = 1, beforeLoad, onMilestone, onConsole, onCrash, attach,
+  kind = 'chromium', executablePath, media, url, headful = false, launchSpec = {}, cpuThrottlingRate = 1, fieldTrials = null, beforeLoad, onMilestone,
+  onConsole, onCrash, attach,
 }) {
   if (kind === 'firefox' && cpuThrottlingRate > 1) throw new InputError(`CPU throttling (${cpuThrottlingRate}×) needs Chromium's DevTools protocol; Firefox has none`);
   /** @type {string|undefined} */
@@ -178,7 +182,7 @@ export async function launchPeer({
   try {
     browser = attach
       ? await puppeteer.connect({ browserWSEndpoint: attach.endpoint, headers: attach.headers, protocolTimeout: 60_000 })
-      : await puppeteer.launch(launchOptions({ kind, executablePath, media, url, headful, launchSpec, profileDir }));
+      : await puppeteer.launch(launchOptions({ kind, executablePath, media, url, headful, launchSpec, profileDir, fieldTrials }));
   } catch (error) {
     await removeProfile();
     throw error;

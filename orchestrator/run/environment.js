@@ -24,12 +24,13 @@ function browserName(kind, executable) {
  *   version: string|null|undefined }>, emulator: { name: string, choice?: string|null } | null, emulatorName: string,
  *   media: object, startedAt: Date, endedAt: Date, codecs: import('../lib/media/codec.js').CodecSummary,
  *   cgroups: import('../lib/result/result.js').Environment['cgroups'], grid?: import('../lib/result/result.js').GridRecord|null,
- *   mediaSource?: 'browser'|'rfc8867', sfu?: { name: string, version: string|null }|null }} input
+ *   mediaSource?: 'browser'|'rfc8867', fieldTrials?: string|null, sfu?: { name: string, version: string|null }|null }} input
  *   browsers: every peer's, with the version its browser reported (null if it never started); sfu: an SFU call's SFU
  * @returns {import('../lib/result/result.js').Environment}
  */
 export function describeEnvironment({
-  browsers, samples, emulator, emulatorName, media, startedAt, endedAt, codecs, cgroups, grid = null, mediaSource = 'browser', sfu = null,
+  browsers, samples, emulator, emulatorName, media, startedAt, endedAt, codecs, cgroups, grid = null, mediaSource = 'browser', fieldTrials = null,
+  sfu = null,
 }) {
   // any: the media options as the run command parsed them, copied into the result as they are
   const { preset, video, audio, width, height, fps, frames, frameCode, peers } = /** @type {any} */ (media);
@@ -60,6 +61,8 @@ export function describeEnvironment({
     media: { preset, video, audio, width, height, fps, frames, frameCode, peers },
     // RFC 8867 §4.3's video rates (150 kbps to 1.5 Mbps, starting at 150) or the browser's own (client-app/media-source.js)
     mediaSource,
+    // Chromium field trials its peers ran with (--force-fieldtrials), null: the browser's own
+    fieldTrials,
     codecs,
     cgroups,
     grid,

@@ -52,7 +52,7 @@ function resultInput(call, viewer) {
       samples: recorder.samples, emulator: call.emulator, emulatorName: call.emulatorName, media: call.media, startedAt,
       endedAt: new Date(),
       codecs: codecSummary(recorder.events, scenario.codec), cgroups: call.cgroups?.record ?? null, grid: grid?.record ?? null,
-      mediaSource: scenario.mediaSource ?? 'browser',
+      mediaSource: scenario.mediaSource ?? 'browser', fieldTrials: scenario.fieldTrials ?? null,
       sfu: scenario.topology === 'sfu' ? { name: call.sfu?.name ?? call.sfuName, version: call.sfu?.version ?? null } : null,
     }),
     samples: recorder.samples,

@@ -118,11 +118,11 @@ export async function openGridSessions({ gridUrl, secrets, peers, spread, placem
  * A Grid peer's Chromium flags: the local ones with the fake-device files in the media folder its node staged, and
  * headless unless asked (a node needs no display).
  * @param {{ video: string, audio: string }} media @param {string} pageOrigin @param {import('../lib/grid/grid.js').GridNode} node
- * @param {boolean} headful
+ * @param {boolean} headful @param {string|null} [fieldTrials]
  */
-export function gridChromiumArgs(media, pageOrigin, node, headful) {
+export function gridChromiumArgs(media, pageOrigin, node, headful, fieldTrials = null) {
   const onNode = { video: nodeMediaPath(media.video, node.mediaDir), audio: nodeMediaPath(media.audio, node.mediaDir) };
-  return [...chromiumArgs(onNode, pageOrigin), ...(headful ? [] : ['--headless=new'])];
+  return [...chromiumArgs(onNode, pageOrigin, fieldTrials), ...(headful ? [] : ['--headless=new'])];
 }
 
 /**

@@ -111,7 +111,7 @@ export async function launchPeers(call, { viaSfu, secrets }) {
     const kind = call.kinds[peer];
     const launched = await launchPeer({
       kind, executablePath: call.executables[kind].path, media, url: peerPageUrl(call, peer, viaSfu, secrets), headful: call.headful,
-      cpuThrottlingRate: device?.cpuThrottlingRate,
+      cpuThrottlingRate: device?.cpuThrottlingRate, fieldTrials: scenario.fieldTrials,
       // Before the page loads, so the call never runs unlimited; the processes forked later inherit the cgroup.
       beforeLoad: async (pid) => {
         if (!call.cgroups?.record.peers[peer]) return;

@@ -232,7 +232,7 @@ async function openGrid(call, pageOrigin) {
   const { url, secrets, spread } = /** @type {NonNullable<Call['gridOptions']>} */ (call.gridOptions);
   call.grid = await openGridSessions({
     gridUrl: url, secrets, spread, peers: allPeerNames(call.scenario), placement: call.scenario.placement ?? {}, log: call.log,
-    argsFor: (peer, node) => gridChromiumArgs(call.media.peers[peer], pageOrigin, node, call.headful),
+    argsFor: (peer, node) => gridChromiumArgs(call.media.peers[peer], pageOrigin, node, call.headful, call.scenario.fieldTrials),
   });
   hold(call, 'grid sessions', () => call.grid?.release());
   const { emulator } = call;

@@ -52,11 +52,11 @@ export const SCHEMA_VERSION = 1;
  * @property {number} cpus
  * @property {string|null} cpuModel
  * @property {string} node
- * @property {string} startedAt  ISO time
- * @property {string} endedAt    ISO time
+ * @property {string} startedAt  ISO time @property {string} endedAt  ISO time
  * @property {MediaFiles & { peers: Record<string, MediaFiles> }} media  the run's (--video), and what each peer's browser
  *   was fed: the scenario's per-peer preset, else the run's
  * @property {'browser'|'rfc8867'} [mediaSource]  the video rates: the browser's own or RFC 8867 §4.3's (client-app/media-source.js)
+ * @property {string|null} [fieldTrials]  Chromium field trials its peers ran with (--force-fieldtrials); null: none
  * @property {import('../media/codec.js').CodecSummary} [codecs]  the requested video codec and, per peer and remote, what each
  *   direction last used (mime type, payload type, fmtp line, encoder/decoder implementation, power efficiency)
  * @property {{ version: 1|2, peers: Record<string, { name: string, paths: string[], cpuQuotaCores: number|null, quotaUs: number|null,

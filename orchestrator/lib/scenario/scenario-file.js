@@ -13,6 +13,7 @@ import { describeValue, expectFileName, expectNumber, expectObject, expectText, 
 import { validateReference } from './reference.js';
 import { normalizeFlows, normalizeMainCall } from '../cross/flows.js';
 import { normalizeCodec } from '../media/codec.js';
+import { normalizeFieldTrials } from './field-trials.js';
 import { resolvePublish } from '../media/publish.js';
 import { normalizeDevices } from '../devices/devices.js';
 import { readTrace } from '../network/trace-file.js';
@@ -37,7 +38,7 @@ export const DEFAULT_WARMUP_S = 10;
 
 const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'topology', 'media', 'browsers', 'network', 'mainCall',
   'flows', 'reference', 'codec', 'devices', 'placement', 'mediaSource', 'publish', 'audioQuality', 'lipSync', 'turn',
-  'peerNetwork', 'talk', 'load', 'screenShare'];
+  'peerNetwork', 'talk', 'load', 'screenShare', 'fieldTrials'];
 
 /** The video rates a scenario can ask for: `rfc8867` (RFC 8867 §4.3, applied by client-app/media-source.js) or `browser` (its own). */
 export const MEDIA_SOURCES = ['browser', 'rfc8867'];
@@ -67,6 +68,7 @@ export const TOPOLOGIES = ['mesh', 'sfu'];
  * @property {import('../network/nat-profile.js').PeerNetworks} peerNetwork  main-call peer → its NAT and firewall
  *   (docs/scenario-format.md "Peer networks"); a peer not named is on the open network
  * @property {'browser'|'rfc8867'} mediaSource  the video rates: the browser's own, or RFC 8867 §4.3's (--media-source over the file's)
+ * @property {string|null} fieldTrials  Chromium field trials for its peers (--field-trials over the file's; field-trials.js)
  * @property {'audio'|'speech'|null} audioQuality  ViSQOL's mode to score what each page plays out in, or null: not recorded
  *   (--audio-quality over the file's)
  * @property {{ audioDelayMs: number }|null} lipSync  the media carries lip-sync marks and every page measures the offset of
@@ -136,18 +138,19 @@ export function listScenarios() {
  * @param {string} nameOrPath
  * @param {{timeScale?: number, durationS?: number, warmupS?: number, codec?: import('../media/codec.js').RequestedCodec|null,
  *   traceStepMs?: number, traceDirs?: string[], mediaSource?: string, publish?: import('../media/publish.js').Publish|null,
- *   audioQuality?: string, lipSync?: boolean, screenShare?: string[]}} [options]
+ *   audioQuality?: string, lipSync?: boolean, screenShare?: string[], fieldTrials?: string}} [options]
  *   timeScale compresses the schedule and duration (smoke runs); durationS, warmupS and codec (--codec) override the file's;
  *   traceStepMs (--trace-step-ms) overrides network.traceStepMs; traceDirs (--trace-dir): folders trace files may also
  *   come from, besides the scenario file's and orchestrator/traces/ (lib/network/trace-file.js); mediaSource (--media-source)
  *   overrides the file's; publish (--publish) replaces the file's for every main-call peer; audioQuality (--audio-quality)
  *   overrides the file's; lipSync (--lip-sync) turns lip sync on over a file without it; screenShare (--screen-share):
- *   the peers that share a screen, over the file's
+ *   the peers that share a screen, over the file's; fieldTrials (--field-trials) overrides the file's
  * @returns {ResolvedScenario}
  */
 export function loadScenario(nameOrPath, {
   timeScale = 1, durationS, warmupS: warmupOverrideS, codec: codecOverride = null, traceStepMs, traceDirs = [], mediaSource: sourceOverride,
   publish: publishOverride = null, audioQuality: audioOverride, lipSync: lipSyncFlag = false, screenShare: screenShareFlag,
+  fieldTrials: trialsOverride,
 } = {}) {
   expectNumber(timeScale, 'timeScale (--time-scale)', { above: 0 });
   if (durationS !== undefined) expectNumber(durationS, 'durationS (--duration)', { above: 0, max: MAX_DURATION_S });
@@ -197,6 +200,7 @@ export function loadScenario(nameOrPath, {
   // Janus's VideoRoom forwards the codec its room was created with (VP8), whatever the pages prefer.
   if (codec && topology === 'sfu') throw new InputError(`${codecOverride ? '--codec' : `${file}: codec`}: codec selection needs a mesh call; scenario ${name} has topology sfu`);
   const mediaSource = mediaSourceOf(sourceOverride ?? raw.mediaSource, sourceOverride === undefined ? `${file}: mediaSource` : '--media-source');
+  const fieldTrials = normalizeFieldTrials(trialsOverride ?? raw.fieldTrials, trialsOverride === undefined ? `${file}: fieldTrials` : '--field-trials');
   const audioQuality = audioQualityOf(audioOverride ?? raw.audioQuality, audioOverride === undefined ? `${file}: audioQuality` : '--audio-quality');
   const lipSync = lipSyncOf(raw.lipSync, `${file}: lipSync`) ?? (lipSyncFlag ? { audioDelayMs: 0 } : null);
   const devices = normalizeDevices(raw.devices, allPeers, file);
@@ -219,7 +223,7 @@ export function loadScenario(nameOrPath, {
   return {
     name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers, allPeers, topology, media,
     browsers, placement, network: isRecord(raw.network) ? raw.network : {}, mainCall, flows, reference, codec, devices, mediaSource,
-    publish, audioQuality, lipSync, turn, peerNetwork, talk, load, screenShare, compiled,
+    fieldTrials, publish, audioQuality, lipSync, turn, peerNetwork, talk, load, screenShare, compiled,
   };
 }
 
