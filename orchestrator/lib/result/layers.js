@@ -8,7 +8,6 @@ import { layerSizes } from '../media/publish.js';
 import { SENT_MIN_KBPS, checkFollowsCap, checkFollowsTrace, checkLayerOrder, checkLayersSent, checkStaysOnTop } from './layer-checks.js';
 
 /** @typedef {import('./layer-checks.js').SentRow} SentRow @typedef {import('./layer-checks.js').ReceivedRow} ReceivedRow */
-/** @typedef {import('./layer-checks.js').LayerSize} LayerSize */
 /** @typedef {import('../media/publish.js').Publish} Publish */
 /** @typedef {{ t: number, peer: string, remote: string, [metric: string]: unknown }} Entry */
 
@@ -25,13 +24,19 @@ export function layerOfHeight(sizes, heightPx) {
 }
 
 /**
- * The layer of the largest picture a publisher sent at second t (a layer sending above SENT_MIN_KBPS), or null.
- * @param {SentRow[]} sent @param {LayerSize[]} sizes @param {string} peer @param {number} t
+ * Each publisher's largest picture sent per second (a layer sending above SENT_MIN_KBPS), by `${peer}@${t}`: built
+ * once, read for every subscriber's every second.
+ * @param {SentRow[]} sent @returns {Map<string, number>}
  */
-function sentTopLayer(sent, sizes, peer, t) {
-  const heights = sent.filter((row) => row.peer === peer && row.t === t && (row.kbps ?? 0) > SENT_MIN_KBPS && row.heightPx !== null)
-    .map((row) => /** @type {number} */ (row.heightPx));
-  return heights.length ? layerOfHeight(sizes, Math.max(...heights)) : null;
+function sentTopHeights(sent) {
+  /** @type {Map<string, number>} */
+  const tops = new Map();
+  for (const row of sent) {
+    if ((row.kbps ?? 0) <= SENT_MIN_KBPS || row.heightPx === null) continue;
+    const key = `${row.peer}@${row.t}`;
+    tops.set(key, Math.max(tops.get(key) ?? 0, row.heightPx));
+  }
+  return tops;
 }
 
 /**
@@ -108,6 +113,7 @@ export function layersSection({ publish, media, timeline, events, compiled, peer
   }));
   const downlinks = Object.fromEntries(peers.map((peer) => [peer, downlinkChanges(peer, compiled)]));
   const inWindow = (/** @type {{ t: number }} */ row) => row.t > warmupS && row.t <= durationS;
+  const sentTops = sentTopHeights(sent);
   const windowS = Math.max(1, Math.floor(durationS - warmupS));
   const checks = [
     ...Object.entries(publishers).flatMap(([peer, { layers, kind }]) => {
@@ -126,7 +132,7 @@ export function layersSection({ publish, media, timeline, events, compiled, peer
       if (changes[0].rateKbps !== null) return [];
       const offered = Object.fromEntries(feeds.map((feed) => [feed, {
         top: publishers[feed].layers.length - 1,
-        sentTopAt: (/** @type {number} */ t) => sentTopLayer(sent, publishers[feed].layers, feed, t),
+        sentTopAt: (/** @type {number} */ t) => layerOfHeight(publishers[feed].layers, sentTops.get(`${feed}@${t}`) ?? null),
       }]));
       return [checkStaysOnTop(peer, mine.filter(inWindow), offered, windowS)];
     }),
