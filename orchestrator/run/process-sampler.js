@@ -85,8 +85,12 @@ export async function readTrees(procDir, roots) {
   for (const [name, rootPid] of roots) {
     const tree = new Set(processTree(stats, rootPid));
     const members = stats.filter((stat) => tree.has(stat.pid));
-    const rss = await Promise.all(members.map((stat) => readFile(path.join(procDir, String(stat.pid), 'status'), 'utf8').then(parseStatusRssKb, () => 0)));
-    result.set(name, { atMs, processes: new Map(members.map((stat, i) => [stat.pid, { ...stat, rssKb: rss[i] }])) });
+    const rss = await Promise.all(members.map((stat) => readFile(path.join(procDir, String(stat.pid), 'status'), 'utf8').then(parseStatusRssKb, () => null)));
+    /** @type {Map<number, import('../lib/devices/proc-stat.js').ProcInfo>} */
+    const processes = new Map();
+    // A process whose status is gone exited between the two reads: not counted, rather than counted with no memory.
+    members.forEach((stat, i) => { if (rss[i] !== null) processes.set(stat.pid, { ...stat, rssKb: rss[i] }); });
+    result.set(name, { atMs, processes });
   }
   return result;
 }

@@ -133,6 +133,8 @@ async function tearDown(call) {
   if (call.emulator && call.recorder.mediaStartEpochMs !== null) await readTruth(call, call.emulator).catch(() => {});
   // iperf3 writes its JSON when a test ends: the last ones end at their stopS, inside the call's grace.
   if (call.kernelFlows) await Promise.race([call.kernelFlows.done(), sleep(KERNEL_FLOWS_GRACE_MS)]);
+  // The call is over: a reading while the browsers close would describe half a process tree.
+  await call.processes.stop();
   for (const release of call.releases.reverse()) {
     await release().catch((error) => call.log(`cleanup: ${errorMessage(error)}`));
   }

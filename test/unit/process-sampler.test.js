@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startProcessSampler } from '../../orchestrator/run/process-sampler.js';
+import { readTrees, startProcessSampler } from '../../orchestrator/run/process-sampler.js';
 
 // A parent that idles while its child spins: the busy process is a descendant, not the tracked root.
 const BUSY_TREE = "require('node:child_process').spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'inherit' }); setInterval(() => {}, 1000)";
@@ -53,4 +56,20 @@ test('a root that exits stops producing rows; no /proc gives a reason and no row
   none.track('x', process.pid);
   assert.match(none.unavailable, /\/nonexistent-proc does not exist/);
   assert.deepEqual(await none.stop(), []);
+});
+
+// A child listed in the directory whose status is gone by the second read exited in between: it is not counted.
+test('a process that exits between its stat and its status is left out of the tree, not counted with no memory', async (t) => {
+  const procDir = await mkdtemp(path.join(tmpdir(), 'wtb-proc-'));
+  t.after(() => rm(procDir, { recursive: true, force: true }));
+  const stat = (/** @type {number} */ pid, /** @type {number} */ ppid) => `${pid} (chrome) S ${ppid} ${'0 '.repeat(9)}7 3 ${'0 '.repeat(6)}42 0`;
+  for (const [pid, ppid] of [[100, 1], [101, 100]]) {
+    await mkdir(path.join(procDir, String(pid)));
+    await writeFile(path.join(procDir, String(pid), 'stat'), stat(pid, ppid));
+  }
+  await writeFile(path.join(procDir, '100', 'status'), 'Name:\tchrome\nVmRSS:\t  51200 kB\n');
+  const reading = (await readTrees(procDir, new Map([['p0', 100]]))).get('p0');
+  assert.deepEqual([...(reading?.processes.keys() ?? [])], [100]);
+  assert.equal(reading?.processes.get(100)?.rssKb, 51200);
+  assert.equal(reading?.processes.get(100)?.cpuTicks, 10);
 });
