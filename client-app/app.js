@@ -6,7 +6,7 @@ import { createCodecNotes } from './codec-notes.js';
 import { applyVideoEncodings, checkCodec, preferCodec } from './codec-setup.js';
 import { createDataFlows } from './data-flows.js';
 import { iceConfig } from './ice-config.js';
-import { withVideoBitrates } from './media-source.js';
+import { negotiatedDescription } from './negotiation.js';
 import { createFrameReader, decodedEpochMs, readsCameraFromTrack } from './frame-reader.js';
 import { watchIce } from './ice-restart.js';
 import { captureLocalMedia, describeMediaError } from './local-media.js';
@@ -50,6 +50,8 @@ const requestedCodec = codecParam === null ? null : JSON.parse(codecParam);
 const publish = readPublish(params.get('publish'));
 /** RFC 8867 §4.3's video rates (`rfc8867`, client-app/media-source.js) or the browser's own (`browser`, the default). */
 const rfc8867Source = params.get('mediaSource') === 'rfc8867';
+/** Receive-side bandwidth estimation (REMB) instead of the browser's transport-wide feedback (bandwidth-estimation.js). */
+const rembOnly = params.get('bandwidthEstimation') === 'remb';
 /** getUserMedia's video constraints for a constrained device (orchestrator/lib/devices/devices.js videoConstraints). */
 const constraintsParam = params.get('videoConstraints');
 /** @type {MediaTrackConstraints|true} */
@@ -184,17 +186,10 @@ function watchDtls(remote, pc) {
   transport.addEventListener('statechange', () => report('dtls-state', { remote, state: transport.state }));
 }
 
-/**
- * With the RFC 8867 source, a remote description whose video codecs carry its start, minimum and maximum rate
- * (Chromium's sender reads them from the remote description). @param {RTCSessionDescriptionInit} description
- */
-const withMediaSource = (description) => (rfc8867Source
-  ? { type: description.type, sdp: withVideoBitrates(description.sdp ?? '') } : description);
-
 /** @param {string} remote @param {RTCSessionDescriptionInit} description */
 async function applyRemote(remote, description) {
   const entry = connectionTo(remote);
-  await entry.pc.setRemoteDescription(withMediaSource(description));
+  await entry.pc.setRemoteDescription(negotiatedDescription(description, { rfc8867Source, rembOnly }));
   entry.hasRemote = true;
   for (const candidate of entry.pending.splice(0)) await entry.pc.addIceCandidate(candidate);
   return entry;
@@ -242,7 +237,7 @@ async function snapshotAll() {
   const read = async ([remote, { pc }]) => [remote, [...(await pc.getStats()).values()]];
   const legs = livekit ? await livekit.reports() : await Promise.all([...connections].map(read));
   return legs.map(([remote, stats]) => {
-    codecNotes.note(remote, stats);
+    codecNotes.note(remote, stats, livekit ? undefined : connections.get(remote)?.pc);
     const encodings = publish && remote === sfu ? encodingCounters(stats) : null;
     const snapshot = snapshotFromStats(stats, screen.midOf(connections.get(remote)?.pc));
     return /** @type {[string, import('./stats.js').Snapshot]} */ ([remote, { ...snapshot, encodings }]);

@@ -1,5 +1,6 @@
 // The `codec` events the orchestrator checks against the requested codec: each video direction's codec with a remote,
-// reported when first seen and whenever it changes.
+// and whether it negotiated transport-wide feedback, reported when first seen and whenever it changes.
+import { negotiatedTransportCc } from './bandwidth-estimation.js';
 import { negotiatedCodecs } from './codec.js';
 
 /** @param {(type: string, data?: object) => void} report  a page event to the orchestrator */
@@ -8,14 +9,16 @@ export function createCodecNotes(report) {
   const last = new Map();
   /**
    * any: getStats entries, whose fields depend on their type and the browser
-   * @param {string} remote @param {Array<Record<string, any>>} stats
+   * @param {string} remote @param {Array<Record<string, any>>} stats @param {RTCPeerConnection} [pc]  absent: a LiveKit leg
    */
-  const note = (remote, stats) => {
+  const note = (remote, stats, pc) => {
+    const video = pc?.getTransceivers().find((transceiver) => transceiver.receiver.track.kind === 'video');
+    const transportWideCc = { send: negotiatedTransportCc(video?.sender), recv: negotiatedTransportCc(video?.receiver) };
     for (const [direction, codec] of Object.entries(negotiatedCodecs(stats))) {
-      const json = codec && JSON.stringify(codec);
+      const json = codec && JSON.stringify({ ...codec, transportWideCc: transportWideCc[/** @type {'send'|'recv'} */ (direction)] });
       if (!json || last.get(`${remote} ${direction}`) === json) continue;
       last.set(`${remote} ${direction}`, json);
-      report('codec', { remote, direction, ...codec });
+      report('codec', { remote, direction, ...JSON.parse(json) });
     }
   };
   return {
@@ -27,7 +30,7 @@ export function createCodecNotes(report) {
     watch(remote, pc, sampling) {
       const timer = setInterval(async () => {
         if (sampling() || pc.connectionState === 'closed') clearInterval(timer);
-        else note(remote, [...(await pc.getStats()).values()]);
+        else note(remote, [...(await pc.getStats()).values()], pc);
       }, 250);
     },
     /** A hung-up remote: a new call with it reports its codecs afresh. @param {string} remote */

@@ -65,9 +65,10 @@ export function unsupportedReason(capabilities, requested) {
 /**
  * The video codec of one direction of a connection as getStats() shows it.
  * @typedef {{ mimeType: string, payloadType: number|null, sdpFmtpLine: string|null, implementation: string|null,
- *   powerEfficient: boolean|null, scalabilityMode: string|null }} NegotiatedCodec
+ *   powerEfficient: boolean|null, scalabilityMode: string|null, transportWideCc?: boolean|null }} NegotiatedCodec
  *   implementation: encoderImplementation (send) or decoderImplementation (receive); powerEfficient:
- *   powerEfficientEncoder/Decoder (the browser's hint that hardware does it); scalabilityMode: the sender's only
+ *   powerEfficientEncoder/Decoder (the browser's hint that hardware does it); scalabilityMode: the sender's only;
+ *   transportWideCc: whether the direction negotiated transport-wide feedback (codec-notes.js adds it; not from getStats)
  */
 
 /**

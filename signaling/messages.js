@@ -18,12 +18,9 @@ export const EVENT_TYPES = Object.freeze(['media-ready', 'negotiated', 'ice-stat
 export const CONNECTION_STATES = Object.freeze(['new', 'connecting', 'connected', 'disconnected', 'failed', 'closed']);
 /** RTCIceConnectionState. */
 export const ICE_STATES = Object.freeze(['new', 'checking', 'connected', 'completed', 'disconnected', 'failed', 'closed']);
-/** RTCDtlsTransportState. */
-export const DTLS_STATES = Object.freeze(['new', 'connecting', 'connected', 'closed', 'failed']);
-/** The two directions of a connection's video whose codec a `codec` event reports (client-app/codec.js negotiatedCodecs). */
-export const CODEC_DIRECTIONS = Object.freeze(['send', 'recv']);
-/** RTCDataChannelState. */
-export const DATA_CHANNEL_STATES = Object.freeze(['connecting', 'open', 'closing', 'closed']);
+export const DTLS_STATES = Object.freeze(['new', 'connecting', 'connected', 'closed', 'failed']); // RTCDtlsTransportState
+export const CODEC_DIRECTIONS = Object.freeze(['send', 'recv']); // the video directions a `codec` event reports (client-app/codec.js)
+export const DATA_CHANNEL_STATES = Object.freeze(['connecting', 'open', 'closing', 'closed']); // RTCDataChannelState
 /**
  * What the orchestrator tells one page during the call to drive the scenario's flows (`sendCommand`): an extra
  * call starts ('call') and ends ('hang-up'), its sender pauses and resumes, a data flow starts and stops.
@@ -72,6 +69,8 @@ const KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 
 /** Thrown inside this module only: the first thing wrong with a message. */
 class ShapeError extends Error {}
+/** @param {string} reason @returns {never} */
+const refuse = (reason) => { throw new ShapeError(reason); };
 
 /** Runs a check that throws ShapeError and turns the outcome into a Checked. @template T @param {() => T} check @returns {Checked<T>} */
 function checked(check) {
@@ -286,6 +285,8 @@ const text = (maxChars) => (value, path) => expectText(value, path, maxChars);
 /** @param {unknown} value @param {string} path @param {string} self */
 const remotePeer = (value, path, self) => expectOtherPeer(value, path, self);
 
+/** @param {unknown} value @param {string} path @returns {boolean} */
+const boolean = (value, path) => (typeof value === 'boolean' ? value : refuse(`${path} must be true, false or null, got ${describeValue(value)}`));
 /** Fields of each event type besides type, peer and epochMs. */
 const EVENT_FIELDS = {
   'media-ready': { video: settings },
@@ -306,11 +307,10 @@ const EVENT_FIELDS = {
     payloadType: orNull((value, path) => expectNumber(value, path, { min: 0, max: 127, integer: true })),
     sdpFmtpLine: orNull(text(MAX_SETTINGS_TEXT_CHARS)),
     implementation: orNull(text(MAX_SETTINGS_TEXT_CHARS)),
-    powerEfficient: orNull((value, path) => {
-      if (typeof value !== 'boolean') throw new ShapeError(`${path} must be true, false or null, got ${describeValue(value)}`);
-      return value;
-    }),
+    powerEfficient: orNull(boolean),
     scalabilityMode: orNull(text(32)),
+    // The direction negotiated transport-wide feedback (client-app/bandwidth-estimation.js); null: the browser does not say.
+    transportWideCc: orNull(boolean),
   },
   error: { message: text(MAX_EVENT_TEXT_CHARS) },
 };

@@ -43,6 +43,8 @@ for (const [name, mimeType] of Object.entries(CODECS)) {
         assert.ok(Number.isInteger(codec.payloadType) && dynamic, `${peer} ${direction} payload type ${codec.payloadType}`);
         assert.ok(codec.implementation, `${peer} ${direction}: no ${direction === 'send' ? 'encoder' : 'decoder'} implementation`);
         assert.equal(typeof codec.powerEfficient, 'boolean', `${peer} ${direction} powerEfficient`);
+        // The browsers' default feedback (test/e2e-bandwidth-estimation.test.js runs without it).
+        assert.equal(codec.transportWideCc, true, `${peer} ${direction} negotiated transport-wide feedback`);
         if (name !== 'vp8') assert.ok(codec.sdpFmtpLine, `${peer} ${direction}: ${name} has an fmtp line`);
       }
     }

@@ -10,7 +10,7 @@ import { RESULTS_ROOT } from '../lib/system/paths.js';
 import { defaultRunDir } from '../run/output.js';
 import { runScenario } from '../run/run.js';
 import { writeIndex, writeRunReport } from '../report/write.js';
-import { MEDIA_SOURCES, loadScenario } from '../lib/scenario/scenario-file.js';
+import { BANDWIDTH_ESTIMATIONS, MEDIA_SOURCES, loadScenario } from '../lib/scenario/scenario-file.js';
 import { AUDIO_QUALITY_MODES } from '../lib/audio/audio-windows.js';
 import { resolveScenarioOrGroup } from '../lib/scenario/scenario-groups.js';
 import { headlinePaths, metricByPath } from '../lib/result/metric-catalogue.js';
@@ -48,6 +48,10 @@ export const builder = (yargs) => gridOptions(yargs)
     type: 'string',
     describe: 'Chromium field trials for every Chromium peer, as --force-fieldtrials reads them (e.g. WebRTC-Bwe-LossBasedBweV2/Enabled:false/); overrides the scenario\'s fieldTrials',
   })
+  .option('bandwidth-estimation', {
+    choices: BANDWIDTH_ESTIMATIONS,
+    describe: 'the feedback congestion control runs on: send-side (transport-wide, the browsers\' default) or remb (receive-side, as J16\'s Chrome); mesh calls only; overrides the scenario\'s bandwidthEstimation',
+  })
   .option('audio-quality', {
     choices: AUDIO_QUALITY_MODES,
     describe: 'record what each page plays out and score it against the sent audio with ViSQOL in this mode (audio: 48 kHz, speech: 16 kHz); overrides the scenario\'s audioQuality',
@@ -79,9 +83,8 @@ const EXIT_CODE = { passed: 0, failed: 4, aborted: 130 };
  * The options `scenario` reads, as yargs parses them (camelCase).
  * @typedef {{ name: string, duration?: number, timeScale: number, warmup?: number, out?: string, force: boolean,
  *   browser: string, browserPath?: string, firefoxPath?: string, video: string, emulator: string, sfu: string, headful: boolean,
- *   mediaSource?: string, fieldTrials?: string, audioQuality?: string, lipSync: boolean, screenShare?: string, codec?: string,
- *   publish?: string, traceStepMs?: number,
- *   traceDir: string[],
+ *   mediaSource?: string, fieldTrials?: string, bandwidthEstimation?: string, audioQuality?: string, lipSync: boolean,
+ *   screenShare?: string, codec?: string, publish?: string, traceStepMs?: number, traceDir: string[],
  *   grid?: string, spread?: boolean, gridSecrets?: string }} ScenarioArgv
  */
 
@@ -160,6 +163,7 @@ export async function handler(argv) {
     timeScale: argv.timeScale, durationS: argv.duration, warmupS: argv.warmup, codec, traceStepMs: argv.traceStepMs, traceDirs: dirs,
     mediaSource: argv.mediaSource, publish: publishFlag(argv.publish), audioQuality: argv.audioQuality,
     lipSync: argv.lipSync, screenShare: argv.screenShare?.split(','), fieldTrials: argv.fieldTrials,
+    bandwidthEstimation: argv.bandwidthEstimation,
   }));
   if (argv.publish !== undefined && !scenarios.some((scenario) => scenario.topology === 'sfu')) {
     throw new InputError(`--publish: simulcast and SVC publish to an SFU, and ${argv.name} has no SFU call (topology sfu); drop --publish`);

@@ -181,6 +181,7 @@ function peerPageUrl(call, peer, viaSfu, secrets) {
     ...(scenario.codec ? { codec: JSON.stringify(scenario.codec) } : {}),
     ...(sfuPage && scenario.publish?.[peer] ? { publish: JSON.stringify(pagePublish(scenario.publish[peer])) } : {}),
     ...(scenario.mediaSource !== 'browser' ? { mediaSource: scenario.mediaSource } : {}),
+    ...(scenario.bandwidthEstimation === 'remb' ? { bandwidthEstimation: 'remb' } : {}),
     ...(scenario.audioQuality ? { audioQuality: scenario.audioQuality } : {}),
     ...(scenario.lipSync ? { lipSync: String(TONE_HZ) } : {}),
     ...(scenario.talk ? { playAudio: '1' } : {}),

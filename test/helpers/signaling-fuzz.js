@@ -52,7 +52,7 @@ export function realMessages({ room, peer, remote }) {
       type: 'event',
       event: {
         type: 'codec', peer, epochMs, remote, direction: 'recv', mimeType: 'video/VP8', payloadType: 96, sdpFmtpLine: null,
-        implementation: 'libvpx', powerEfficient: false, scalabilityMode: null,
+        implementation: 'libvpx', powerEfficient: false, scalabilityMode: null, transportWideCc: false,
       },
     },
     { type: 'event', event: { type: 'error', peer, epochMs, message: 'getUserMedia: NotFoundError' } },

@@ -76,7 +76,7 @@ test('samples: t, remote and every value are checked', () => {
 
 const CODEC = {
   type: 'codec', epochMs: 1_790_000_000_000, remote: 'p1', direction: 'send', mimeType: 'video/VP9', payloadType: 98,
-  sdpFmtpLine: 'profile-id=0', implementation: 'libvpx', powerEfficient: false, scalabilityMode: 'L1T3',
+  sdpFmtpLine: 'profile-id=0', implementation: 'libvpx', powerEfficient: false, scalabilityMode: 'L1T3', transportWideCc: true,
 };
 
 test('events: known types, finite epochMs, typed and bounded fields, nothing else', () => {
@@ -85,6 +85,7 @@ test('events: known types, finite epochMs, typed and bounded fields, nothing els
   assert.deepEqual(ok(validateEvent({ type: 'media-ready', epochMs, video: null }, 'p0')).video, null);
   assert.deepEqual(ok(validateEvent(CODEC, 'p0')), { ...CODEC, peer: 'p0' });
   assert.deepEqual(ok(validateEvent({ ...CODEC, payloadType: null, sdpFmtpLine: null, implementation: null, powerEfficient: null }, 'p0')).powerEfficient, null);
+  assert.equal(ok(validateEvent({ ...CODEC, transportWideCc: null }, 'p0')).transportWideCc, null);
   /** @type {Array<[string, object]>} */
   const kinds = [['negotiated', {}], ['ice-state', { state: 'completed' }], ['ice-restart', { state: 'disconnected' }], ['dtls-state', { state: 'connected' }], ['first-rtp', {}]];
   for (const [type, fields] of kinds) {
@@ -96,6 +97,7 @@ test('events: known types, finite epochMs, typed and bounded fields, nothing els
     [{ ...CODEC, direction: 'both' }, /event\.direction must be one of send, recv, got "both"/],
     [{ ...CODEC, payloadType: 128 }, /event\.payloadType must be an integer from 0 to 127/],
     [{ ...CODEC, powerEfficient: 'yes' }, /event\.powerEfficient must be true, false or null, got "yes"/],
+    [{ ...CODEC, transportWideCc: 1 }, /event\.transportWideCc must be true, false or null, got 1/],
     [{ ...CODEC, implementation: 'x'.repeat(300) }, /event\.implementation is 300 characters long; at most 256/],
     [{ ...CODEC, mimeType: null }, /event\.mimeType must be a string/],
     [{ ...CODEC, bitrate: 1 }, /codec event has an unexpected field "bitrate"/],

@@ -38,10 +38,16 @@ export const DEFAULT_WARMUP_S = 10;
 
 const SCENARIO_FIELDS = ['name', 'description', 'group', 'durationS', 'warmupS', 'peers', 'topology', 'media', 'browsers', 'network', 'mainCall',
   'flows', 'reference', 'codec', 'devices', 'placement', 'mediaSource', 'publish', 'audioQuality', 'lipSync', 'turn',
-  'peerNetwork', 'talk', 'load', 'screenShare', 'fieldTrials'];
+  'peerNetwork', 'talk', 'load', 'screenShare', 'fieldTrials', 'bandwidthEstimation'];
 
 /** The video rates a scenario can ask for: `rfc8867` (RFC 8867 §4.3, applied by client-app/media-source.js) or `browser` (its own). */
 export const MEDIA_SOURCES = ['browser', 'rfc8867'];
+
+/**
+ * The feedback the peers' congestion control runs on (client-app/bandwidth-estimation.js): `send-side`, the browsers'
+ * transport-wide feedback (the default); `remb`, receive-side estimation sent back in REMB messages (J16's Chrome).
+ */
+export const BANDWIDTH_ESTIMATIONS = ['send-side', 'remb'];
 
 /** How the peers' media travels: `mesh`, every peer to every other; `sfu`, every peer to Janus and back (lib/network/topology.js). */
 export const TOPOLOGIES = ['mesh', 'sfu'];
@@ -69,6 +75,8 @@ export const TOPOLOGIES = ['mesh', 'sfu'];
  *   (docs/scenario-format.md "Peer networks"); a peer not named is on the open network
  * @property {'browser'|'rfc8867'} mediaSource  the video rates: the browser's own, or RFC 8867 §4.3's (--media-source over the file's)
  * @property {string|null} fieldTrials  Chromium field trials for its peers (--field-trials over the file's; field-trials.js)
+ * @property {'send-side'|'remb'} bandwidthEstimation  the feedback its congestion control runs on (--bandwidth-estimation over
+ *   the file's; BANDWIDTH_ESTIMATIONS)
  * @property {'audio'|'speech'|null} audioQuality  ViSQOL's mode to score what each page plays out in, or null: not recorded
  *   (--audio-quality over the file's)
  * @property {{ audioDelayMs: number }|null} lipSync  the media carries lip-sync marks and every page measures the offset of
@@ -138,19 +146,20 @@ export function listScenarios() {
  * @param {string} nameOrPath
  * @param {{timeScale?: number, durationS?: number, warmupS?: number, codec?: import('../media/codec.js').RequestedCodec|null,
  *   traceStepMs?: number, traceDirs?: string[], mediaSource?: string, publish?: import('../media/publish.js').Publish|null,
- *   audioQuality?: string, lipSync?: boolean, screenShare?: string[], fieldTrials?: string}} [options]
+ *   audioQuality?: string, lipSync?: boolean, screenShare?: string[], fieldTrials?: string, bandwidthEstimation?: string}} [options]
  *   timeScale compresses the schedule and duration (smoke runs); durationS, warmupS and codec (--codec) override the file's;
  *   traceStepMs (--trace-step-ms) overrides network.traceStepMs; traceDirs (--trace-dir): folders trace files may also
  *   come from, besides the scenario file's and orchestrator/traces/ (lib/network/trace-file.js); mediaSource (--media-source)
  *   overrides the file's; publish (--publish) replaces the file's for every main-call peer; audioQuality (--audio-quality)
  *   overrides the file's; lipSync (--lip-sync) turns lip sync on over a file without it; screenShare (--screen-share):
- *   the peers that share a screen, over the file's; fieldTrials (--field-trials) overrides the file's
+ *   the peers that share a screen, over the file's; fieldTrials (--field-trials) and bandwidthEstimation
+ *   (--bandwidth-estimation) override the file's
  * @returns {ResolvedScenario}
  */
 export function loadScenario(nameOrPath, {
   timeScale = 1, durationS, warmupS: warmupOverrideS, codec: codecOverride = null, traceStepMs, traceDirs = [], mediaSource: sourceOverride,
   publish: publishOverride = null, audioQuality: audioOverride, lipSync: lipSyncFlag = false, screenShare: screenShareFlag,
-  fieldTrials: trialsOverride,
+  fieldTrials: trialsOverride, bandwidthEstimation: estimationOverride,
 } = {}) {
   expectNumber(timeScale, 'timeScale (--time-scale)', { above: 0 });
   if (durationS !== undefined) expectNumber(durationS, 'durationS (--duration)', { above: 0, max: MAX_DURATION_S });
@@ -201,6 +210,9 @@ export function loadScenario(nameOrPath, {
   if (codec && topology === 'sfu') throw new InputError(`${codecOverride ? '--codec' : `${file}: codec`}: codec selection needs a mesh call; scenario ${name} has topology sfu`);
   const mediaSource = mediaSourceOf(sourceOverride ?? raw.mediaSource, sourceOverride === undefined ? `${file}: mediaSource` : '--media-source');
   const fieldTrials = normalizeFieldTrials(trialsOverride ?? raw.fieldTrials, trialsOverride === undefined ? `${file}: fieldTrials` : '--field-trials');
+  const bandwidthEstimation = bandwidthEstimationOf(estimationOverride ?? raw.bandwidthEstimation, {
+    where: estimationOverride === undefined ? `${file}: bandwidthEstimation` : '--bandwidth-estimation', name, topology,
+  });
   const audioQuality = audioQualityOf(audioOverride ?? raw.audioQuality, audioOverride === undefined ? `${file}: audioQuality` : '--audio-quality');
   const lipSync = lipSyncOf(raw.lipSync, `${file}: lipSync`) ?? (lipSyncFlag ? { audioDelayMs: 0 } : null);
   const devices = normalizeDevices(raw.devices, allPeers, file);
@@ -223,7 +235,7 @@ export function loadScenario(nameOrPath, {
   return {
     name, description, group, file, durationS: runDurationS, nominalDurationS, timeScale, warmupS, peers, allPeers, topology, media,
     browsers, placement, network: isRecord(raw.network) ? raw.network : {}, mainCall, flows, reference, codec, devices, mediaSource,
-    fieldTrials, publish, audioQuality, lipSync, turn, peerNetwork, talk, load, screenShare, compiled,
+    fieldTrials, bandwidthEstimation, publish, audioQuality, lipSync, turn, peerNetwork, talk, load, screenShare, compiled,
   };
 }
 
@@ -233,6 +245,21 @@ function mediaSourceOf(value = 'browser', where) {
     throw new InputError(`${where}: ${describeValue(value)} is not a media source: use one of ${MEDIA_SOURCES.join(', ')}`);
   }
   return /** @type {'browser'|'rfc8867'} */ (value);
+}
+
+/**
+ * @param {unknown} value @param {{ where: string, name: string, topology: string }} context
+ * @returns {'send-side'|'remb'}
+ */
+function bandwidthEstimationOf(value = 'send-side', { where, name, topology }) {
+  if (!BANDWIDTH_ESTIMATIONS.includes(/** @type {string} */ (value))) {
+    throw new InputError(`${where}: ${describeValue(value)} is not a bandwidth estimation: use one of ${BANDWIDTH_ESTIMATIONS.join(', ')}`);
+  }
+  // The SFU writes its own descriptions and terminates each peer's feedback: what a page negotiates with it is the SFU's.
+  if (value !== 'send-side' && topology === 'sfu') {
+    throw new InputError(`${where}: ${value} needs a mesh call (the SFU negotiates its own feedback); scenario ${name} has topology sfu`);
+  }
+  return /** @type {'send-side'|'remb'} */ (value);
 }
 
 /** @param {unknown} value @param {string} where @returns {'audio'|'speech'|null} */
