@@ -100,6 +100,29 @@ test('a one-way call starting at 6 s and iperf3 share a bottleneck with 25 ms ea
   assert.ok(panels.includes('flows-bottleneck_fwd-drops') && panels.includes('flows-bottleneck_fwd-delay'), `report panels ${panels}`);
 });
 
+// A TCP flow whose socket buffers are capped (windowBytes, iperf3 -w) sends about a window per round trip, on a 4 Mbps
+// link it could otherwise fill: 602-621 kbps a second against 8 KB per 100 ms = 655 kbps (2026-11-30). Linux doubles the
+// buffer asked for (half of it for its own bookkeeping), so twice that is the ceiling judged.
+test('a TCP flow with windowBytes 8192 is held to its window per round trip, far under a link it could fill, and -w is on its command', { timeout: RUN_TIMEOUT_MS }, async () => {
+  const [windowBytes, rttMs, fromS, toS] = [8192, 100, 8, 15];
+  const file = path.join(tempDir('wtb-tcp-window-'), 'tcp-window.json');
+  writeFileSync(file, JSON.stringify({
+    name: 'tcp-window', description: 'a window-limited TCP flow on a 4000 kbps bottleneck with 100 ms RTT', durationS: 16, warmupS: 3,
+    network: { bottleneck: { rateKbps: 4000, queueMs: 300, oneWayDelayMs: rttMs / 2 } },
+    mainCall: { direction: 'forward' },
+    flows: [{ name: 'tcp', kind: 'tcp', startS: 4, stopS: 16, windowBytes }],
+  }));
+  const result = await run(loadScenario(file));
+  assert.equal(result.flows.list.find((flow) => flow.name === 'tcp')?.windowBytes, windowBytes);
+  assert.ok(result.network.commands.some((c) => /iperf3 .*-c .* -w 8192 /.test(c.cmd)), 'iperf3 ran with -w 8192');
+  const tcp = flowRates(result, 'tcp', fromS, toS);
+  const ceilingKbps = (2 * windowBytes * 8) / rttMs;
+  console.log(`windowBytes ${windowBytes}: TCP ${show(tcp)} kbps (ceiling ${ceilingKbps})`);
+  assert.ok(tcp.length >= rowsAtLeast(fromS, toS, 2), `iperf3 rows ${show(tcp)}`);
+  assert.ok(mean(tcp.map((row) => row.rateKbps)) > 200, `TCP still flows: ${show(tcp)}`);
+  assert.ok(tcp.every((row) => row.rateKbps <= ceilingKbps * 1.1), `TCP over its window per round trip: ${show(tcp)}`);
+});
+
 test('rtp-cross-traffic (x0.1): three calls join and one leaves, Jain per phase', { timeout: RUN_TIMEOUT_MS }, async () => {
   // 30 s: call-2 joins at 6 s, call-3 is up from 12 s to 24 s.
   const result = await run(loadScenario('rtp-cross-traffic', { timeScale: 0.1, warmupS: 3 }));

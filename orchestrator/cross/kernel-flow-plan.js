@@ -30,6 +30,7 @@ export const TUN_MTU = 1500;
  * @property {number} startS
  * @property {number} stopS
  * @property {number} [rateKbps]  udp: the constant bitrate
+ * @property {number} [windowBytes]  tcp, tcp-short: iperf3 -w, the socket buffers that cap the window
  * @property {{atS: number, bytes: number}[]} [bursts]  tcp-short: lib/cross/flows.js shortTcpBursts(flow)
  */
 
@@ -66,7 +67,7 @@ export const TUN_MTU = 1500;
  */
 function testsOf(flow, { congestionControl }) {
   const durationS = String(Math.max(1, Math.round(flow.stopS - flow.startS)));
-  const tcp = ['-C', congestionControl];
+  const tcp = ['-C', congestionControl, ...(flow.windowBytes === undefined ? [] : ['-w', String(flow.windowBytes)])];
   switch (flow.kind) {
     case 'tcp':
       return [{ index: 0, atS: flow.startS, port: FIRST_PORT, protocol: 'tcp', clientArgs: [...tcp, '-t', durationS] }];

@@ -47,7 +47,11 @@ test('flows are normalised with their defaults, every time scaled by the time sc
 test('every wrong flow is an InputError naming the file, flows[i].field, what is allowed and what to do', () => {
   rejects({ name: 'x' }, /flows: must be an array/);
   rejects([{ name: 'x', kind: 'video' }], /flows\[0\]\.kind: must be one of call, tcp, tcp-short, udp, data, got "video"/);
-  rejects([{ name: 'x', kind: 'tcp', rateKbps: 500 }], /flows\[0\]: unknown field 'rateKbps'; allowed: name, kind, startS, stopS, direction$/);
+  rejects([{ name: 'x', kind: 'tcp', rateKbps: 500 }], /flows\[0\]: unknown field 'rateKbps'; allowed: name, kind, startS, stopS, direction, windowBytes$/);
+  rejects([{ name: 'x', kind: 'udp', rateKbps: 500, windowBytes: 8192 }], /flows\[0\]: unknown field 'windowBytes'/);
+  for (const windowBytes of [1024, 17 * 1024 * 1024, 8192.5, '8k']) {
+    rejects([{ name: 'x', kind: 'tcp', windowBytes }], /flows\[0\]\.windowBytes: must be an integer from 2048 to 16777216/);
+  }
   rejects([{ name: 'a b', kind: 'tcp' }], /flows\[0\]\.name: must be 1 to 32 letters, digits/);
   rejects([{ kind: 'tcp' }], /flows\[0\]\.name: must be a name/);
   rejects([{ name: 'x'.repeat(33), kind: 'tcp' }], /flows\[0\]\.name/);
@@ -73,6 +77,7 @@ test('every wrong flow is an InputError naming the file, flows[i].field, what is
   rejects([{ name: 'a', kind: 'data' }, { name: 'b', kind: 'data', startS: 5 }], /flows\[1\]: flows\[0\] already sends data from p0 to p1/);
   rejects(Array.from({ length: 16 }, (_, i) => ({ name: `c${i}`, kind: 'call' })), /make 34 peers; at most 32/);
   rejects([{ name: 'a', kind: 'data' }], /flows: need topology "mesh"/, { topology: 'sfu' });
+  assert.equal(normalizeFlows([{ name: 't', kind: 'tcp', windowBytes: 16384 }], CONTEXT)[0].windowBytes, 16384, 'a valid window is kept');
   // Data flows need no bottleneck; a reverse data flow on the same connection is another direction.
   assert.equal(normalizeFlows([{ name: 'a', kind: 'data' }, { name: 'b', kind: 'data', from: 'p1', to: 'p0' }], { ...CONTEXT, hasBottleneck: false }).length, 2);
 });

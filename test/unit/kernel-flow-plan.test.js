@@ -39,6 +39,10 @@ test('tests: one per long flow, one per burst on its own port; durations in whol
   assert.deepEqual(short.tests.map(({ atS, port, clientArgs }) => [atS, port, clientArgs.at(-1)]), [[3.5, FIRST_PORT, '30000'], [20, FIRST_PORT + 1, '50000']]);
   assert.deepEqual(planKernelFlows([FLOWS[0]], { runId: 'r1', congestionControl: 'reno' }).flows[0].tests[0].clientArgs.slice(0, 2), ['-C', 'reno']);
   assert.deepEqual(planKernelFlows([{ ...FLOWS[0], stopS: 60.2 }], { runId: 'r1' }).flows[0].tests[0].clientArgs.at(-1), '1', 'at least 1 s');
+  // A window cap (windowBytes) is iperf3's -w on every TCP test, a long flow's and each burst's.
+  const capped = planKernelFlows([{ ...FLOWS[0], windowBytes: 16384 }, { ...FLOWS[2], windowBytes: 4096 }], { runId: 'r1' }).flows;
+  assert.deepEqual(capped[0].tests[0].clientArgs, ['-C', 'cubic', '-w', '16384', '-t', '600']);
+  assert.ok(capped[1].tests.every((burst) => burst.clientArgs.join(' ').startsWith('-C cubic -w 4096 -n ')), JSON.stringify(capped[1].tests));
 });
 
 test('a flow iperf3 cannot run is refused by name', () => {

@@ -6,7 +6,9 @@
  */
 import { InputError } from '../system/errors.js';
 import { MAX_RATE_KBPS, MIN_RATE_KBPS } from '../network/link-model.js';
-import { MAX_BURST_BYTES, MAX_FLOWS, MAX_IPERF3_SERVERS, MAX_KERNEL_FLOWS, MAX_SHORT_TCP_BURSTS } from '../input/limits.js';
+import {
+  MAX_BURST_BYTES, MAX_FLOWS, MAX_IPERF3_SERVERS, MAX_KERNEL_FLOWS, MAX_SHORT_TCP_BURSTS, MAX_TCP_WINDOW_BYTES, MIN_TCP_WINDOW_BYTES,
+} from '../input/limits.js';
 import { createRandom, deriveSeed } from '../stats/random.js';
 import { describeValue, expectNumber, expectObject, expectText, isOneOf } from '../input/validate.js';
 
@@ -28,8 +30,8 @@ const COMMON_FIELDS = ['name', 'kind', 'startS', 'stopS'];
 /** @type {Record<string, string[]>} */
 const FIELDS_BY_KIND = {
   call: [...COMMON_FIELDS, 'direction', 'pauses'],
-  tcp: [...COMMON_FIELDS, 'direction'],
-  'tcp-short': [...COMMON_FIELDS, 'direction', 'count', 'idleMeanS', 'minBytes', 'maxBytes', 'seed'],
+  tcp: [...COMMON_FIELDS, 'direction', 'windowBytes'],
+  'tcp-short': [...COMMON_FIELDS, 'direction', 'windowBytes', 'count', 'idleMeanS', 'minBytes', 'maxBytes', 'seed'],
   udp: [...COMMON_FIELDS, 'direction', 'rateKbps'],
   data: [...COMMON_FIELDS, 'from', 'to'],
 };
@@ -47,6 +49,8 @@ const PAUSE_FIELDS = ['atS', 'durationS'];
  * @property {string} [direction]   call: both | forward; kernel flows: forward | backward
  * @property {Array<{ atS: number, durationS: number }>} [pauses]  call
  * @property {number} [rateKbps]    udp
+ * @property {number} [windowBytes] tcp, tcp-short: the socket buffers iperf3 asks for (-w), which cap the TCP window;
+ *   absent: the kernel's own
  * @property {number} [count]       tcp-short: bursts at most (default and limit MAX_SHORT_TCP_BURSTS)
  * @property {number} [idleMeanS]   tcp-short
  * @property {number} [minBytes]    tcp-short
@@ -217,6 +221,10 @@ function normalizeFlow(raw, index, { file, durationS, timeScale, peers, hasBottl
     throw new InputError(`${where}: a "${kind}" flow crosses the bottleneck, and the scenario has none: add network.bottleneck (link parameters, docs/scenario-format.md)`);
   }
   flow.direction = oneOf(given.direction, KERNEL_DIRECTIONS, `${where}.direction`);
+  if (kind !== 'udp' && given.windowBytes !== undefined) {
+    const bounds = { min: MIN_TCP_WINDOW_BYTES, max: MAX_TCP_WINDOW_BYTES, integer: true };
+    flow.windowBytes = expectNumber(given.windowBytes, `${where}.windowBytes`, bounds);
+  }
   if (kind === 'udp') {
     flow.rateKbps = expectNumber(given.rateKbps, `${where}.rateKbps`, { min: MIN_RATE_KBPS, max: MAX_RATE_KBPS });
   }

@@ -39,6 +39,12 @@ export const MAX_SHORT_TCP_BURSTS = 1_000;
 /** iperf3 servers of one run (one per tcp and udp flow, one per tcp-short burst), all started before the call. */
 export const MAX_IPERF3_SERVERS = 1_000;
 export const MAX_BURST_BYTES = 1_000_000_000;
+/**
+ * A TCP flow's socket buffers (iperf3 -w, which caps its window): from Linux's smallest send buffer to 16 MiB; the kernel
+ * doubles what is asked and caps it at net.core.wmem_max / rmem_max.
+ */
+export const MIN_TCP_WINDOW_BYTES = 2_048;
+export const MAX_TCP_WINDOW_BYTES = 16 * 1024 * 1024;
 
 /** A scenario, suite, assertions file, baseline or suite summary: bytes on disk. */
 export const MAX_JSON_FILE_BYTES = 16 * 1024 * 1024;
