@@ -79,7 +79,9 @@ export const FAMILY_TABLES = /** @type {import('./tables.js').TableData[]} */ ([
       id: 'gcc-vs-tcp',
       text: 'Today\'s delay-based GCC yields to loss-based TCP: the 50-packet drop-tail queue is 300 ms at 2 Mbps, cubic keeps '
         + 'it ~180 ms deep, and the call backs off to ~75 kbps (320×180 at ~3 fps) while its reverse direction, through the '
-        + 'same browsers and relay, keeps 1.6–1.7 Mbps; measured, with the recovery after TCP leaves, in docs/reproductions.md',
+        + 'same browsers and relay, keeps 1.6–1.7 Mbps. Neither REMB feedback nor today\'s loss-based estimator off changes it; a TCP '
+        + 'held to a 16 KB window gives Jain 0.77 (J16: 0.79), to 8 KB 0.95: J16\'s TCP was likely limited by its own host. Measured, '
+        + 'with the recovery after TCP leaves, in docs/reproductions.md',
       columns: ['jainIndex', 'flowKbps.call:fwd', 'flowKbps.tcp'],
       rows: ['tcp-cross-traffic'],
     }],
