@@ -10,7 +10,8 @@ import { RESULTS_ROOT } from '../lib/system/paths.js';
 import { defaultRunDir } from '../run/output.js';
 import { runScenario } from '../run/run.js';
 import { writeIndex, writeRunReport } from '../report/write.js';
-import { BANDWIDTH_ESTIMATIONS, MEDIA_SOURCES, loadScenario } from '../lib/scenario/scenario-file.js';
+import { MEDIA_SOURCES, loadScenario } from '../lib/scenario/scenario-file.js';
+import { BANDWIDTH_ESTIMATION_OPTION, FIELD_TRIALS_OPTION } from './congestion-options.js';
 import { AUDIO_QUALITY_MODES } from '../lib/audio/audio-windows.js';
 import { resolveScenarioOrGroup } from '../lib/scenario/scenario-groups.js';
 import { headlinePaths, metricByPath } from '../lib/result/metric-catalogue.js';
@@ -44,14 +45,8 @@ export const builder = (yargs) => gridOptions(yargs)
     choices: MEDIA_SOURCES,
     describe: 'video rates: rfc8867 (150 kbps to 1.5 Mbps, starting at 150; the rmcat-* default) or browser (its own); overrides the scenario\'s',
   })
-  .option('field-trials', {
-    type: 'string',
-    describe: 'Chromium field trials for every Chromium peer, as --force-fieldtrials reads them (e.g. WebRTC-Bwe-LossBasedBweV2/Enabled:false/); overrides the scenario\'s fieldTrials',
-  })
-  .option('bandwidth-estimation', {
-    choices: BANDWIDTH_ESTIMATIONS,
-    describe: 'the feedback congestion control runs on: send-side (transport-wide, the browsers\' default) or remb (receive-side, as J16\'s Chrome); mesh calls only; overrides the scenario\'s bandwidthEstimation',
-  })
+  .option('field-trials', FIELD_TRIALS_OPTION)
+  .option('bandwidth-estimation', BANDWIDTH_ESTIMATION_OPTION)
   .option('audio-quality', {
     choices: AUDIO_QUALITY_MODES,
     describe: 'record what each page plays out and score it against the sent audio with ViSQOL in this mode (audio: 48 kHz, speech: 16 kHz); overrides the scenario\'s audioQuality',

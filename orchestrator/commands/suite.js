@@ -13,6 +13,7 @@ import { entryAssertions, listSuites, loadSuite } from '../suite/suite-file.js';
 import { TRACE_DIR_OPTION, traceDirs } from './trace-dir.js';
 import { gridOptions, gridRunOption } from './grid-option.js';
 import { PUBLISH_OPTION, publishFlag, suiteSfuOption } from './sfu-option.js';
+import { BANDWIDTH_ESTIMATION_OPTION, FIELD_TRIALS_OPTION } from './congestion-options.js';
 
 export const command = 'suite <suite>';
 export const describe = 'Run a suite of scenarios (built-in: smoke, nightly; or a suite .json file), check its assertions and compare with a baseline';
@@ -26,6 +27,8 @@ export const builder = (yargs) => comparisonOptions(gridOptions(yargs)
   .option('emulator', { choices: runEmulators(), describe: 'network emulator instead of the suite\'s' })
   .option('sfu', suiteSfuOption())
   .option('publish', PUBLISH_OPTION)
+  .option('field-trials', FIELD_TRIALS_OPTION)
+  .option('bandwidth-estimation', BANDWIDTH_ESTIMATION_OPTION)
   .option('codec', { type: 'string', describe: `video codec of every run (${CODEC_NAMES.join(', ')}, optionally :scalabilityMode=<mode>, :profile=<hex>), instead of the scenarios'` })
   .option('browser-path', { type: 'string', describe: 'Chrome/Chromium executable (default: $CHROME_PATH, then well-known paths)' })
   .option('headful', { type: 'boolean', default: false, describe: 'show the browser windows' })
@@ -43,7 +46,7 @@ export const builder = (yargs) => comparisonOptions(gridOptions(yargs)
 
 /**
  * @param {{ suite: string, shard?: string, repetitions?: number, video?: string, emulator?: string, sfu?: string, publish?: string,
- *   codec?: string,
+ *   codec?: string, fieldTrials?: string, bandwidthEstimation?: string,
  *   browserPath?: string, headful: boolean, traceDir: string[], dryRun: boolean, out?: string, baseline?: string,
  *   allowMachineMismatch: boolean, assertions?: string, alpha?: number, minEffect?: number, minChange?: number,
  *   metrics?: string, history?: string, fail: boolean, grid?: string, spread?: boolean, gridSecrets?: string }} argv
@@ -52,7 +55,7 @@ export async function handler(argv) {
   const shard = argv.shard === undefined ? null : parseShard(argv.shard);
   const suite = loadSuite(argv.suite, {
     repetitions: argv.repetitions, video: argv.video, emulator: argv.emulator, sfu: argv.sfu, publish: publishFlag(argv.publish),
-    codec: parseCodecFlag(argv.codec),
+    codec: parseCodecFlag(argv.codec), fieldTrials: argv.fieldTrials, bandwidthEstimation: argv.bandwidthEstimation,
     traceDirs: traceDirs(argv),
   });
   const regression = resolveRegressionOptions(regressionFlags(argv), 'flags', suite.regression);
@@ -68,6 +71,8 @@ export async function handler(argv) {
     const entries = shard ? shardEntries(suite.entries, shard) : suite.entries;
     const totalS = entries.reduce((sum, entry) => sum + entryCostS(entry), 0);
     console.log(`suite ${suite.name}${shard ? ` shard ${shard.index}/${shard.count}` : ''}: ${planRuns(entries).length} runs, about ${Math.round(totalS / 60)} min`);
+    const congestion = [argv.fieldTrials && `field trials ${argv.fieldTrials}`, argv.bandwidthEstimation && `${argv.bandwidthEstimation} estimation`];
+    if (congestion.some(Boolean)) console.log(`  every run with ${congestion.filter(Boolean).join(' and ')}`);
     for (const entry of entries) {
       const checks = (assertions.map[entry.name] ?? []).filter((a) => a.level !== 'off').length;
       console.log(`  ${entry.name.padEnd(28)} ${entry.repetitions} × ${entry.scenario.durationS} s (time scale ${entry.scenario.timeScale}, warm-up ${entry.scenario.warmupS} s), ${checks} assertions`);

@@ -114,7 +114,8 @@ export function entryAssertions(assertions, entries) {
  * @param {string} nameOrPath
  * @param {{ repetitions?: number, video?: string, emulator?: string, sfu?: string,
  *   publish?: import('../lib/media/publish.js').Publish|null,
- *   codec?: import('../lib/media/codec.js').RequestedCodec|null, traceDirs?: string[] }} [overrides] from flags
+ *   codec?: import('../lib/media/codec.js').RequestedCodec|null, traceDirs?: string[], fieldTrials?: string,
+ *   bandwidthEstimation?: string }} [overrides] from flags
  * @returns {Suite}
  */
 export function loadSuite(nameOrPath, overrides = {}) {
@@ -169,8 +170,8 @@ export function loadSuite(nameOrPath, overrides = {}) {
       let scenario;
       try {
         const { timeScale, durationS, warmupS } = settings;
-        scenario = loadScenario(target, { timeScale, durationS, warmupS, codec: overrides.codec, traceDirs: overrides.traceDirs,
-          publish: overrides.publish });
+        const { codec, traceDirs, publish, fieldTrials, bandwidthEstimation } = overrides;
+        scenario = loadScenario(target, { timeScale, durationS, warmupS, codec, traceDirs, publish, fieldTrials, bandwidthEstimation });
       } catch (error) {
         if (error instanceof InputError) throw new InputError(`${where}: ${error.message}`, { cause: error });
         throw error;

@@ -61,6 +61,17 @@ test('entries: names or paths relative to the suite file, settings per entry ove
   assert.equal(loadSuite(suiteFile('none', { name: 'none', description: 'd', assertions: null, scenarios: ['unconstrained'] })).assertionsFile, null);
 });
 
+test('--field-trials and --bandwidth-estimation reach every entry\'s scenario; one an entry cannot take names the suite file and entry', () => {
+  const trials = 'WebRTC-Bwe-LossBasedBweV2/Enabled:false/';
+  const smoke = loadSuite('smoke', { fieldTrials: trials, bandwidthEstimation: 'remb' });
+  assert.ok(smoke.entries.length > 0, 'smoke.entries: nothing to check');
+  assert.ok(smoke.entries.every((e) => e.scenario.fieldTrials === trials && e.scenario.bandwidthEstimation === 'remb'));
+  assert.ok(loadSuite('smoke').entries.every((e) => e.scenario.fieldTrials === null && e.scenario.bandwidthEstimation === 'send-side'));
+  assert.throws(() => loadSuite('nightly', { bandwidthEstimation: 'remb' }),
+    inputError(/^orchestrator\/suites\/nightly\.json: scenarios\[\d+\]: --bandwidth-estimation: remb needs a mesh call/));
+  assert.throws(() => loadSuite('smoke', { fieldTrials: 'A/b --no-sandbox/' }), inputError(/smoke\.json: scenarios\[0\]: --field-trials: /));
+});
+
 test('a suite whose file name carries shell lines, or is . or .., is rejected naming the file and field', () => {
   for (const bad of ['x\n$(id)', '..']) {
     const message = `: name: a suite's name is its file's base name, and ${JSON.stringify(bad)} is not a valid one`;
