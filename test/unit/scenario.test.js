@@ -17,7 +17,7 @@ const fixture = (name) => fileURLToPath(new URL(`../fixtures/scenarios/${name}.j
 
 /** J16 §8-1 to §8-3 and F §4.3–4.4 (mesh so far), with queue-size split into its six combinations. */
 const CATALOG = [
-  'unconstrained', 'latency-100', 'latency-250', 'latency-500', 'loss-5', 'loss-10', 'loss-20',
+  'unconstrained', 'latency-50', 'latency-100', 'latency-200', 'latency-250', 'latency-500', 'loss-1', 'loss-5', 'loss-10', 'loss-20',
   'bandwidth-1500', 'bandwidth-750', 'bandwidth-250',
   'changing-bandwidth', 'variable-loss', 'latency-variation', 'latency-bandwidth-handoff', 'seven-minute-mix',
   'queue-size-1000-100ms', 'queue-size-1000-1s', 'queue-size-1000-10s',
@@ -47,7 +47,7 @@ test('listScenarios lists every catalog scenario in natural order, with a descri
   const names = listed.map((s) => s.name);
   assert.deepEqual([...names].sort(), [...CATALOG].sort());
   assert.deepEqual(names.filter((name) => /^(loss|bandwidth)-\d/.test(name)),
-    ['bandwidth-250', 'bandwidth-750', 'bandwidth-1500', 'loss-5', 'loss-10', 'loss-20']);
+    ['bandwidth-250', 'bandwidth-750', 'bandwidth-1500', 'loss-1', 'loss-5', 'loss-10', 'loss-20']);
   for (const { name, description, file } of listed) {
     assert.equal(file, `orchestrator/scenarios/${name}.json`);
     assert.ok(description.length > 10, `${name} has a description`);

@@ -96,10 +96,13 @@ const TABLES = /** @type {import('./reproductions/tables.js').TableData[]} */ ([
   },
   {
     id: 'f-table-2', source: 'F', citation: 'F §4.1, table 2', title: 'Summary of averaged results with different latency conditions',
-    note: 'F\'s 50 ms and 200 ms rows have no shipped scenario; its residual-loss column has no catalogue metric of its own '
-      + '(F\'s packet loss is compared with lossPct, as the queue-size references do).',
-    columns: { 'video.recvKbps': 'bitRate (Kbit/s)', rttMs: 'RTT (ms)', lossPct: 'Packet Loss (%)' },
-    rows: { '100ms': ['latency-100', 1789.56, 310, 0.83], '500ms': ['latency-500', 423.37, 1245.81, 0.65] },
+    columns: {
+      'video.recvKbps': 'bitRate (Kbit/s)', rttMs: 'RTT (ms)', residualLossPct: 'Residual Loss (%)', lossPct: 'Packet Loss (%)',
+    },
+    rows: {
+      '50ms': 'latency-50', '100ms': ['latency-100', 1789.56, 310, 0.12, 0.83], '200ms': 'latency-200',
+      '500ms': ['latency-500', 423.37, 1245.81, 0.91, 0.65],
+    },
     causes: [F_CHROME, {
       id: 'f-path',
       text: 'F\'s RTT exceeds twice the added delay (250 ms at 50 ms each way): its path between two real hosts added delay '
@@ -109,18 +112,27 @@ const TABLES = /** @type {import('./reproductions/tables.js').TableData[]} */ ([
   },
   {
     id: 'f-table-3', source: 'F', citation: 'F §4.2, table 3', title: 'Different Packet Loss Rates',
-    note: 'F\'s 1 % row has no shipped scenario; its residual-loss column has no catalogue metric of its own.',
-    columns: { 'video.recvKbps': 'bitRate (Kbps)', rttMs: 'RTT (ms)' },
-    rows: { '5%': ['loss-5', 1945.27, 10.2], '10%': ['loss-10', 1593.51, 8.89], '20%': ['loss-20', 379.42, 5.59] },
+    columns: { 'video.recvKbps': 'bitRate (Kbps)', rttMs: 'RTT (ms)', residualLossPct: 'Residual Loss (%)' },
+    rows: {
+      '1%': 'loss-1', '5%': ['loss-5', 1945.27, 10.2, 0.52], '10%': ['loss-10', 1593.51, 8.89, 0.86], '20%': ['loss-20', 379.42, 5.59, 3.24],
+    },
     causes: [F_CHROME, { ...RTX_PADDING, columns: ['video.recvKbps'] }],
   },
   {
     id: 'f-table-4', source: 'F', citation: 'F §4.3, table 4', title: 'Different Queue Sizes',
-    note: 'F\'s residual-loss column has no catalogue metric of its own.',
-    columns: { 'video.recvKbps': 'Rate (Kbps)', rttMs: 'RTT (ms)', lossPct: 'Loss (%)' },
+    columns: { 'video.recvKbps': 'Rate (Kbps)', rttMs: 'RTT (ms)', residualLossPct: 'Residual Loss (%)', lossPct: 'Loss (%)' },
     rows: {
       '1 Mbps, 100ms': 'queue-size-1000-100ms', '1 Mbps, 1s': 'queue-size-1000-1s', '1 Mbps, 10s': 'queue-size-1000-10s',
       '5 Mbps, 100ms': 'queue-size-5000-100ms', '5 Mbps, 1s': 'queue-size-5000-1s', '5 Mbps, 10s': 'queue-size-5000-10s',
+    },
+    causes: [F_CHROME],
+  },
+  {
+    id: 'f-figure-13', source: 'F', citation: 'F §4.4, figure 13', title: 'Loss and latency: 10 % loss and 50 ms delay in a 1 Mbit/s limit',
+    note: 'F shows the rate falling and the RTT constant through the call, in a figure without values.',
+    columns: { 'video.recvKbps': 'Rate (Kbps)', rttMs: 'RTT (ms)', residualLossPct: 'Residual Loss (%)', lossPct: 'Loss (%)' },
+    rows: {
+      '1 Mbps, 500 ms queue, 10 % loss, 50 ms': { scenario: 'loss-latency', published: {}, why: 'F §4.4 gives a figure (13) and no values' },
     },
     causes: [F_CHROME],
   },
