@@ -42,6 +42,7 @@ test('tests: one per long flow, one per burst on its own port; durations in whol
   // A window cap (windowBytes) is iperf3's -w on every TCP test, a long flow's and each burst's.
   const capped = planKernelFlows([{ ...FLOWS[0], windowBytes: 16384 }, { ...FLOWS[2], windowBytes: 4096 }], { runId: 'r1' }).flows;
   assert.deepEqual(capped[0].tests[0].clientArgs, ['-C', 'cubic', '-w', '16384', '-t', '600']);
+  assert.equal(capped[1].tests.length, 2);
   assert.ok(capped[1].tests.every((burst) => burst.clientArgs.join(' ').startsWith('-C cubic -w 4096 -n ')), JSON.stringify(capped[1].tests));
 });
 
