@@ -65,6 +65,12 @@ test('followsDownlinkCap measures a move from the seconds since the previous cha
   const follows = checkFollowsCap('p2', receivedRows(45, layerAt), CHANGES, 45);
   assert.equal(follows.passed, true, follows.detail);
   assert.deepEqual(follows.moves.at(-1), { atS: 30, rateKbps: 2500, direction: 'up', fromLevel: null, targetLevel: 4, reachedAtS: 35, afterS: 5 });
+  // As in another CI run: a probe up as the 150 kbps cap came (top layers at 21–22 s), taken back at 23 s, frozen, the
+  // lowest layer in the second of the lift: the move up is measured from that second, not from the probe.
+  const probed = (t) => (t < 12 ? 2 : t < 21 ? 0 : t < 23 ? 2 : t < 30 ? null : t < 35 ? 0 : 2);
+  const afterProbe = checkFollowsCap('p2', receivedRows(45, probed), CHANGES, 45);
+  assert.equal(afterProbe.passed, true, afterProbe.detail);
+  assert.deepEqual(afterProbe.moves.at(-1), { atS: 30, rateKbps: 2500, direction: 'up', fromLevel: 0, targetLevel: 4, reachedAtS: 35, afterS: 5 });
   // Still frozen after the lift: no move up.
   const stuck = checkFollowsCap('p2', receivedRows(45, (t) => (t < 12 ? 2 : t < 21 ? 0 : null)), CHANGES, 45);
   assert.equal(stuck.passed, false);

@@ -132,8 +132,10 @@ export function checkFollowsCap(peer, rows, changes, durationS) {
     const lowered = rate(change.rateKbps) < rate(changes[index].rateKbps);
     const lifted = !lowered && rate(change.rateKbps) >= rate(changes[0].rateKbps);
     const start = levelsIn(index === 0 ? -Infinity : changes[index].atS, change.atS);
-    // null: no layer received since the previous change (frozen feeds), below every layer.
-    const from = start.length ? (lowered ? Math.min(...start) : Math.max(...start)) : null;
+    // null: no layer received since the previous change (frozen feeds), below every layer. Down is measured from the
+    // lowest of those seconds; up from the last, since a probe up the harness then took back says nothing of where
+    // the subscriber was when the change came.
+    const from = start.length ? (lowered ? Math.min(...start) : start[start.length - 1]) : null;
     const target = lifted && uncapped.length ? Math.max(...uncapped) : null;
     const reached = uncapped.length === 0 ? undefined : seconds.find((t) => {
       const level = levelAt(rows, t);
