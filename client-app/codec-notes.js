@@ -15,10 +15,12 @@ export function createCodecNotes(report) {
     const video = pc?.getTransceivers().find((transceiver) => transceiver.receiver.track.kind === 'video');
     const transportWideCc = { send: negotiatedTransportCc(video?.sender), recv: negotiatedTransportCc(video?.receiver) };
     for (const [direction, codec] of Object.entries(negotiatedCodecs(stats))) {
-      const json = codec && JSON.stringify({ ...codec, transportWideCc: transportWideCc[/** @type {'send'|'recv'} */ (direction)] });
-      if (!json || last.get(`${remote} ${direction}`) === json) continue;
+      if (!codec) continue;
+      const noted = { ...codec, transportWideCc: transportWideCc[/** @type {'send'|'recv'} */ (direction)] };
+      const json = JSON.stringify(noted);
+      if (last.get(`${remote} ${direction}`) === json) continue;
       last.set(`${remote} ${direction}`, json);
-      report('codec', { remote, direction, ...JSON.parse(json) });
+      report('codec', { remote, direction, ...noted });
     }
   };
   return {
