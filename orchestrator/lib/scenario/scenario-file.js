@@ -239,36 +239,36 @@ export function loadScenario(nameOrPath, {
   };
 }
 
-/** @param {unknown} value @param {string} where @returns {'browser'|'rfc8867'} */
-function mediaSourceOf(value = 'browser', where) {
-  if (!MEDIA_SOURCES.includes(/** @type {string} */ (value))) {
-    throw new InputError(`${where}: ${describeValue(value)} is not a media source: use one of ${MEDIA_SOURCES.join(', ')}`);
-  }
-  return /** @type {'browser'|'rfc8867'} */ (value);
+/**
+ * A field that takes one of a list: the value, or an InputError naming the field, what it must be and the choices.
+ * @template {string} T @param {unknown} value @param {readonly T[]} choices @param {string} where @param {string} what
+ * @returns {T}
+ */
+function choiceOf(value, choices, where, what) {
+  if (!isOneOf(choices, value)) throw new InputError(`${where}: ${describeValue(value)} is not ${what}: use one of ${choices.join(', ')}`);
+  return value;
 }
+
+/** @param {unknown} value @param {string} where */
+const mediaSourceOf = (value = 'browser', where) => choiceOf(value, /** @type {Array<'browser'|'rfc8867'>} */ (MEDIA_SOURCES), where, 'a media source');
 
 /**
  * @param {unknown} value @param {{ where: string, name: string, topology: string }} context
  * @returns {'send-side'|'remb'}
  */
 function bandwidthEstimationOf(value = 'send-side', { where, name, topology }) {
-  if (!BANDWIDTH_ESTIMATIONS.includes(/** @type {string} */ (value))) {
-    throw new InputError(`${where}: ${describeValue(value)} is not a bandwidth estimation: use one of ${BANDWIDTH_ESTIMATIONS.join(', ')}`);
-  }
+  const estimation = choiceOf(value, /** @type {Array<'send-side'|'remb'>} */ (BANDWIDTH_ESTIMATIONS), where, 'a bandwidth estimation');
   // The SFU writes its own descriptions and terminates each peer's feedback: what a page negotiates with it is the SFU's.
-  if (value !== 'send-side' && topology === 'sfu') {
-    throw new InputError(`${where}: ${value} needs a mesh call (the SFU negotiates its own feedback); scenario ${name} has topology sfu`);
+  if (estimation !== 'send-side' && topology === 'sfu') {
+    throw new InputError(`${where}: ${estimation} needs a mesh call (the SFU negotiates its own feedback); scenario ${name} has topology sfu`);
   }
-  return /** @type {'send-side'|'remb'} */ (value);
+  return estimation;
 }
 
 /** @param {unknown} value @param {string} where @returns {'audio'|'speech'|null} */
 function audioQualityOf(value, where) {
   if (value === undefined || value === null) return null;
-  if (!isOneOf(AUDIO_QUALITY_MODES, value)) {
-    throw new InputError(`${where}: ${describeValue(value)} is not a ViSQOL mode: use one of ${AUDIO_QUALITY_MODES.join(', ')}`);
-  }
-  return value;
+  return choiceOf(value, AUDIO_QUALITY_MODES, where, 'a ViSQOL mode');
 }
 
 /**
