@@ -12,13 +12,13 @@ test('--field-trials reaches every Chromium peer\'s command line as one element 
   const own = `WTB-E2E-${randomUUID().slice(0, 8)}`;
   const trials = `${own}/On/WebRTC-Bwe-LossBasedBweV2/Enabled:false/`;
   const out = tempDir('wtb-field-trials-');
-  /** @type {Set<string>} */
-  const seen = new Set();
+  /** Each process seen with the flag and no --type=, with its parent's pid. @type {Map<string, string>} */
+  const seen = new Map();
   const poll = setInterval(() => {
     for (const pid of pidsMentioning(own)) {
       try {
         const argv = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
-        if (argv.includes(`--force-fieldtrials=${trials}`) && !argv.some((arg) => arg.startsWith('--type='))) seen.add(pid);
+        if (argv.includes(`--force-fieldtrials=${trials}`) && !argv.some((arg) => arg.startsWith('--type='))) seen.set(pid, parentPid(pid));
       } catch {
         // exited meanwhile
       }
@@ -27,13 +27,21 @@ test('--field-trials reaches every Chromium peer\'s command line as one element 
   const run = await runCli(['scenario', 'unconstrained', '--video', '360p30', '--duration', '6', '--warmup', '2', '--field-trials', trials, '--out', out])
     .finally(() => clearInterval(poll));
   assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
-  // Two peers, two browser processes (not their renderers) with the flag.
-  assert.equal(seen.size, 2, `browser processes with the flag: ${[...seen].join(', ')}`);
+  // Two peers, two browser processes (not their renderers) with the flag. A child the browser has forked but not yet
+  // exec'd (a utility or zygote process starting) briefly carries the browser's own command line: not a browser.
+  const browsers = [...seen.keys()].filter((pid) => !seen.has(seen.get(pid) ?? ''));
+  assert.equal(browsers.length, 2, `browser processes with the flag: ${browsers.join(', ')} (all seen, pid→parent: ${JSON.stringify(Object.fromEntries(seen))})`);
   const result = JSON.parse(readFileSync(path.join(out, 'result.json'), 'utf8'));
   assert.equal(result.environment.fieldTrials, trials);
   assert.ok(result.timeline.some((entry) => entry.video?.recvKbps > 100), 'the call carried video');
   assert.deepEqual(pidsMentioning(own), [], 'nothing left running');
 });
+
+/** The parent's pid from /proc/<pid>/stat (its fourth field, after the command name in parentheses). @param {string} pid */
+function parentPid(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] ?? '';
+}
 
 test('a --field-trials string that could carry another flag stops the run with exit 2 naming it, before any browser starts', { timeout: 30_000 }, async () => {
   const out = tempDir('wtb-field-trials-');
