@@ -188,6 +188,19 @@ test('reproduce: --list names every table; an unknown table or a bad flag exits 
   const publish = await runCli(['reproduce', '--all', '--publish', tempDir('wtb-publish-')]);
   assert.equal(publish.code, 2);
   assert.match(publish.stderr, /--publish needs --out/);
+
+  // The browsers' congestion control as an experiment on a table: planned with it, refused where a scenario cannot take it.
+  const trials = 'WebRTC-Bwe-LossBasedBweV2/Enabled:false/';
+  const remb = await runCli(['reproduce', 'j16-cross-traffic', '--bandwidth-estimation', 'remb', '--field-trials', trials, '--repetitions', '1', '--dry-run']);
+  assert.equal(remb.code, 0, remb.stderr);
+  assert.match(remb.stdout, /^tcp-cross-traffic\/run-1 +720 s +run$/m);
+  assert.ok(remb.stdout.includes(`every run with field trials ${trials} and remb estimation (an experiment: --publish refuses its runs)`), remb.stdout);
+  const sfu = await runCli(['reproduce', '--all', '--bandwidth-estimation', 'remb', '--dry-run']);
+  assert.equal(sfu.code, 2);
+  assert.match(sfu.stderr, /--bandwidth-estimation: remb needs a mesh call .* scenario sfu-2 has topology sfu/);
+  const badTrials = await runCli(['reproduce', 'j16-table-8-1', '--field-trials', 'WebRTC-A/x --no-sandbox/', '--dry-run']);
+  assert.equal(badTrials.code, 2);
+  assert.match(badTrials.stderr, /--field-trials: WebRTC-A's group "x --no-sandbox" must be letters, digits/);
 });
 
 test('kernel cross traffic on a backend that cannot carry it exits 2 naming --emulator relay, before any browser', async () => {

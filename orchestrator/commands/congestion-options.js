@@ -13,3 +13,12 @@ export const BANDWIDTH_ESTIMATION_OPTION = {
   describe: 'the feedback congestion control runs on: send-side (transport-wide, the browsers\' default) or remb (receive-side, as J16\'s '
     + 'Chrome); mesh calls only; overrides the scenario\'s bandwidthEstimation',
 };
+
+/**
+ * What a dry run says of these flags: "every run with field trials … and remb estimation", or null without them.
+ * @param {{ fieldTrials?: string, bandwidthEstimation?: string }} argv
+ */
+export function congestionPlanLine({ fieldTrials, bandwidthEstimation }) {
+  const changes = [fieldTrials && `field trials ${fieldTrials}`, bandwidthEstimation && `${bandwidthEstimation} estimation`].filter(Boolean);
+  return changes.length ? `every run with ${changes.join(' and ')}` : null;
+}

@@ -17,6 +17,7 @@ import { runSuite } from '../suite/runner.js';
 import { publishReproduction, skipPublished } from '../suite/publish-reproduction.js';
 import { checkVideoFlag } from './suite-options.js';
 import { sfuOption } from './sfu-option.js';
+import { BANDWIDTH_ESTIMATION_OPTION, FIELD_TRIALS_OPTION, congestionPlanLine } from './congestion-options.js';
 import { suiteExitCode } from '../suite/summary.js';
 
 export const command = 'reproduce [table]';
@@ -51,6 +52,8 @@ export const builder = (yargs) => gridOptions(yargs)
   .option('time-scale', { type: 'number', default: 1, describe: 'compress every scenario\'s clock (a smoke check, not a reproduction)' })
   .option('video', { type: 'string', default: DEFAULTS.video, describe: `video preset (${Object.keys(PRESETS).join(', ')}; J16 used 1080p50) or a .y4m file` })
   .option('media-source', { choices: MEDIA_SOURCES, describe: 'video rates of every run: rfc8867 or browser (default: each scenario\'s; rmcat-* use rfc8867)' })
+  .option('field-trials', { ...FIELD_TRIALS_OPTION, describe: `${FIELD_TRIALS_OPTION.describe} (an experiment: --publish refuses its runs)` })
+  .option('bandwidth-estimation', { ...BANDWIDTH_ESTIMATION_OPTION, describe: `${BANDWIDTH_ESTIMATION_OPTION.describe} (an experiment: --publish refuses its runs)` })
   .option('emulator', { choices: runEmulators(), default: DEFAULTS.emulator, describe: 'network emulator' })
   .option('sfu', sfuOption())
   .option('out', { type: 'string', describe: 'suite directory to write (default results/suites/reproduce-<table>/<UTC timestamp>)' })
@@ -76,7 +79,8 @@ export const builder = (yargs) => gridOptions(yargs)
 /**
  * @param {{ table?: string, list: boolean, all: boolean, resume: boolean, dryRun: boolean, repetitions: number,
  *   multiPartyRepetitions?: number, maxRuns?: number, publish?: string, skipPublished?: string,
- *   timeScale: number, video: string, mediaSource?: string, emulator: string, sfu: string, out?: string, browserPath?: string,
+ *   timeScale: number, video: string, mediaSource?: string, fieldTrials?: string, bandwidthEstimation?: string, emulator: string,
+ *   sfu: string, out?: string, browserPath?: string,
  *   headful: boolean, traceDir: string[], grid?: string, spread?: boolean, gridSecrets?: string }} argv
  */
 export async function handler(argv) {
@@ -125,11 +129,13 @@ export async function handler(argv) {
  * The suite's entries for these tables: each scenario once, two-party calls with --repetitions, larger ones with
  * --multi-party-repetitions (the issue: 3 runs at least for rows with a published spread, the rest 1).
  * @param {readonly import('../lib/scenario/reproductions.js').Reproduction[]} tables
- * @param {{ timeScale: number, mediaSource?: string, repetitions: number, multiPartyRepetitions?: number, traceDir: string[] }} argv
+ * @param {{ timeScale: number, mediaSource?: string, fieldTrials?: string, bandwidthEstimation?: string, repetitions: number,
+ *   multiPartyRepetitions?: number, traceDir: string[] }} argv
  */
 function entriesOf(tables, argv) {
   return [...new Set(tables.flatMap(tableScenarios))].map((name) => {
-    const scenario = loadScenario(name, { timeScale: argv.timeScale, traceDirs: traceDirs(argv), mediaSource: argv.mediaSource });
+    const { timeScale, mediaSource, fieldTrials, bandwidthEstimation } = argv;
+    const scenario = loadScenario(name, { timeScale, traceDirs: traceDirs(argv), mediaSource, fieldTrials, bandwidthEstimation });
     const repetitions = scenario.allPeers > 2 ? argv.multiPartyRepetitions ?? argv.repetitions : argv.repetitions;
     return { name, source: name, repetitions, scenario };
   });
@@ -137,8 +143,8 @@ function entriesOf(tables, argv) {
 
 /**
  * One line per planned run: its directory and, with --resume, whether the run there is kept and why.
- * @param {{ name: string, repetitions: number, scenario: { name: string, durationS: number } }[]} entries
- * @param {{ out?: string, resume: boolean }} argv
+ * @param {{ name: string, repetitions: number, scenario: import('../lib/scenario/reproductions/resume.js').ResumeScenario }[]} entries
+ * @param {{ out?: string, resume: boolean, fieldTrials?: string, bandwidthEstimation?: string }} argv
  * @param {(scenario: string, repetition: number) => string|null} skipRun
  */
 async function printPlan(entries, argv, skipRun) {
@@ -153,4 +159,6 @@ async function printPlan(entries, argv, skipRun) {
     console.log(`${dir}  ${scenario.durationS} s${decision ? `  ${decision.keep ? 'keep' : 'run'}: ${decision.why}` : '  run'}`);
   }
   console.log(`${plan.length} runs of ${entries.length} scenarios${skips ? ` (${skips} skipped)` : ''}${argv.out ? ` into ${displayPath(path.resolve(argv.out))}` : ''}`);
+  const congestion = congestionPlanLine(argv);
+  if (congestion) console.log(`${congestion} (an experiment: --publish refuses its runs)`);
 }

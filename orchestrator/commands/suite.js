@@ -13,7 +13,7 @@ import { entryAssertions, listSuites, loadSuite } from '../suite/suite-file.js';
 import { TRACE_DIR_OPTION, traceDirs } from './trace-dir.js';
 import { gridOptions, gridRunOption } from './grid-option.js';
 import { PUBLISH_OPTION, publishFlag, suiteSfuOption } from './sfu-option.js';
-import { BANDWIDTH_ESTIMATION_OPTION, FIELD_TRIALS_OPTION } from './congestion-options.js';
+import { BANDWIDTH_ESTIMATION_OPTION, FIELD_TRIALS_OPTION, congestionPlanLine } from './congestion-options.js';
 
 export const command = 'suite <suite>';
 export const describe = 'Run a suite of scenarios (built-in: smoke, nightly; or a suite .json file), check its assertions and compare with a baseline';
@@ -71,8 +71,8 @@ export async function handler(argv) {
     const entries = shard ? shardEntries(suite.entries, shard) : suite.entries;
     const totalS = entries.reduce((sum, entry) => sum + entryCostS(entry), 0);
     console.log(`suite ${suite.name}${shard ? ` shard ${shard.index}/${shard.count}` : ''}: ${planRuns(entries).length} runs, about ${Math.round(totalS / 60)} min`);
-    const congestion = [argv.fieldTrials && `field trials ${argv.fieldTrials}`, argv.bandwidthEstimation && `${argv.bandwidthEstimation} estimation`];
-    if (congestion.some(Boolean)) console.log(`  every run with ${congestion.filter(Boolean).join(' and ')}`);
+    const congestion = congestionPlanLine(argv);
+    if (congestion) console.log(`  ${congestion}`);
     for (const entry of entries) {
       const checks = (assertions.map[entry.name] ?? []).filter((a) => a.level !== 'off').length;
       console.log(`  ${entry.name.padEnd(28)} ${entry.repetitions} × ${entry.scenario.durationS} s (time scale ${entry.scenario.timeScale}, warm-up ${entry.scenario.warmupS} s), ${checks} assertions`);

@@ -73,6 +73,11 @@ export async function publishReproduction(suiteDir, toDir, { planned }) {
   const needed = new Set(REPRODUCTIONS.flatMap(tableScenarios));
   // Only finished runs: a missing or aborted one is still to do, not a figure. Each keeps its report's path in its suite directory.
   const fresh = (await collectTableRuns(suiteDir, summary, needed)).filter((run) => run.status === 'passed' || run.status === 'failed');
+  const variants = fresh.filter((run) => run.variant?.length);
+  if (variants.length) {
+    throw new InputError(`${displayPath(suiteDir)}: ${variants.map((run) => `${run.scenario} run ${run.repetition} ran with ${run.variant?.join(' and ')}`).join('; ')}: `
+      + 'an experiment on the paper\'s scenario, not its set-up, so it is not published; publish a suite run without --field-trials and --bandwidth-estimation');
+  }
   const runsFile = path.join(toDir, 'runs.json');
   const byKey = new Map((await readPublished(runsFile)).map((run) => [runKey(run), run]));
   const before = byKey.size;

@@ -82,6 +82,8 @@ export function renderReproductionPage(reproduction, { suiteName, suitePage = 'r
   ];
   const notes = [
     ...(reproduction.compressed ? ['These runs were compressed (a time scale or a duration shorter than the scenario\'s): a smoke check of the page, not a reproduction.'] : []),
+    ...(reproduction.variants.length ? [`These runs changed the browsers' congestion control (${reproduction.variants.join('; ')}): an experiment on the `
+      + 'paper\'s scenarios, not its set-up, which reproduce --publish does not take.'] : []),
     ...(table.note ? [table.note] : []),
   ];
   const html = `${STYLE}<main class="report"><header class="report-header"><p class="kicker">WebRTC test bed · reproduction · <a href="${escapeHtml(suitePage)}">suite ${escapeHtml(suiteName)}</a></p>

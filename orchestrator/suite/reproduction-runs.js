@@ -8,7 +8,7 @@ import { listScenarios, loadScenario } from '../lib/scenario/scenario-file.js';
 import { hostLimitedOf } from './summary.js';
 import { runFile } from '../lib/input/run-file.js';
 import { hostEvidenceOf } from '../lib/scenario/reproductions/host-evidence.js';
-import { audioLoopOf } from '../lib/scenario/reproductions/run-kinds.js';
+import { audioLoopOf, congestionVariantOf } from '../lib/scenario/reproductions/run-kinds.js';
 import { SPEECH_AUDIO_FILE } from '../../media/generate.js';
 
 /**
@@ -17,7 +17,7 @@ import { SPEECH_AUDIO_FILE } from '../../media/generate.js';
  *   mediaSource: string, emulator: string|null, audio?: string|null, hostLimited: boolean, emulatorBehind: boolean,
  *   behindSeconds?: { seconds: number, measuredSeconds: number, lateMaxMs: number|null, hostStallSeconds?: number|null }|null,
  *   hostEvidence?: import('../lib/scenario/reproductions/host-evidence.js').HostEvidence|null, treeDirty?: boolean|null,
- *   suiteDir?: string|null }} TableRun
+ *   suiteDir?: string|null, variant?: string[] }} TableRun
  *   emulator: the network emulator and, for the relay, its packet path ("relay (native)");
  *   audio: the fake microphone's loop its peers sent, from the result's environment.media (run-kinds.js audioLoopOf:
  *   'speech', 'tone', or a loop file's name; null when the result names none; absent from runs published before it);
@@ -28,7 +28,8 @@ import { SPEECH_AUDIO_FILE } from '../../media/generate.js';
  *   hostEvidence: what the page's graded host verdicts are computed from (lib/scenario/reproductions/host-evidence.js;
  *   absent from runs published before it, null for a result without a measurement window);
  *   treeDirty: the checkout had uncommitted changes when the run started (null: unknown; absent from older runs);
- *   suiteDir: the suite directory the run's report is in (report is relative to it; absent from older runs)
+ *   suiteDir: the suite directory the run's report is in (report is relative to it; absent from older runs);
+ *   variant: how the run changed the browsers' congestion control from the shipped scenario ([] for none; run-kinds.js)
  */
 
 /**
@@ -42,6 +43,14 @@ import { SPEECH_AUDIO_FILE } from '../../media/generate.js';
  */
 export async function collectTableRuns(suiteDir, summary, needed) {
   const shippedFile = new Map(listScenarios().map((s) => [s.name, s.file]));
+  /** @type {Map<string, import('../lib/scenario/scenario-file.js').ResolvedScenario>} */
+  const shipped = new Map();
+  /** @param {string} name */
+  const shippedScenario = (name) => {
+    const known = shipped.get(name) ?? loadScenario(name);
+    shipped.set(name, known);
+    return known;
+  };
   /** @type {TableRun[]} */
   const runs = [];
   for (const run of summary.runs) {
@@ -65,6 +74,7 @@ export async function collectTableRuns(suiteDir, summary, needed) {
       hostEvidence: result ? hostEvidenceOf(result) : null,
       treeDirty: typeof env.treeDirty === 'boolean' ? env.treeDirty : null,
       suiteDir: path.resolve(suiteDir),
+      variant: result ? congestionVariantOf(result.scenario, shippedScenario(run.scenario)) : [],
     });
   }
   return runs;

@@ -18,7 +18,8 @@ import { defaultSuiteDir, writeSuiteOutputs } from './suite-dir.js';
 /**
  * With --resume, the run already complete in its directory (lib/scenario/reproductions/resume.js), or null to run it.
  * @param {string} runDir
- * @param {{ entry: { name: string, scenario: { name: string, durationS: number } }, repetition: number, dir: string }} planned
+ * @param {{ entry: { name: string, scenario: import('../lib/scenario/reproductions/resume.js').ResumeScenario }, repetition: number,
+ *   dir: string }} planned
  * @param {(line: string) => void} log
  * @returns {Promise<import('./summary.js').RunInput|null>}
  */

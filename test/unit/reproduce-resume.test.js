@@ -39,8 +39,8 @@ function fakeRunner() {
   return { ran, runOne };
 }
 
-test('resume keeps only a finished result of the same scenario and length', () => {
-  const scenario = { name: 'bandwidth-750', durationS: 300 };
+test('resume keeps only a finished result of the same scenario, length and congestion control', () => {
+  const scenario = { name: 'bandwidth-750', durationS: 300, fieldTrials: null, bandwidthEstimation: 'send-side' };
   assert.deepEqual(resumeDecision(resultOf('bandwidth-750'), scenario), { keep: true, why: 'complete (passed)' });
   assert.equal(resumeDecision(resultOf('bandwidth-750', 'failed'), scenario).keep, true);
   assert.equal(resumeDecision(resultOf('bandwidth-750', 'aborted'), scenario).keep, false);
@@ -48,6 +48,14 @@ test('resume keeps only a finished result of the same scenario and length', () =
   assert.equal(resumeDecision(resultOf('bandwidth-250'), scenario).keep, false);
   assert.match(resumeDecision(resultOf('bandwidth-750'), { ...scenario, durationS: 30 }).why, /another --time-scale/);
   assert.equal(resumeDecision(null, scenario).keep, false);
+  const remb = resultOf('bandwidth-750');
+  remb.scenario = { ...remb.scenario, bandwidthEstimation: 'remb' };
+  assert.deepEqual(resumeDecision(remb, scenario), {
+    keep: false, why: 'ran with remb bandwidth estimation, unlike this plan (another --field-trials or --bandwidth-estimation?)',
+  });
+  assert.equal(resumeDecision(remb, { ...scenario, bandwidthEstimation: 'remb' }).keep, true);
+  const trials = { ...scenario, fieldTrials: 'WebRTC-Bwe-LossBasedBweV2/Enabled:false/' };
+  assert.match(resumeDecision(resultOf('bandwidth-750'), trials).why, /^ran with field trials none, unlike this plan/);
 });
 
 test('a resumed suite re-runs only the partial and missing runs and renders the page from all of them', async () => {

@@ -237,3 +237,29 @@ test('publishing a chunk adds its finished runs, replaces a re-run one and keeps
   await writeFile(path.join(toDir, 'runs.json'), JSON.stringify({ kind: 'something else' }));
   await assert.rejects(publishReproduction(suiteDir, toDir, { planned: 3 }), /not a published reproduction.*restore the file from git/);
 });
+
+test('a chunk with a run under other field trials or REMB is not published: the error names the run and the flags, runs.json stays', async () => {
+  const suiteDir = mkdtempSync(path.join(os.tmpdir(), 'wtb-publish-variant-'));
+  const toDir = mkdtempSync(path.join(os.tmpdir(), 'wtb-publish-to-'));
+  const write = async (/** @type {string} */ name, /** @type {number} */ repetition, /** @type {object} */ congestion) => {
+    const base = makeResult('static');
+    const { file, durationS } = loadScenario(name);
+    await mkdir(path.join(suiteDir, name, `run-${repetition}`), { recursive: true });
+    await writeFile(path.join(suiteDir, name, `run-${repetition}`, 'result.json'),
+      JSON.stringify({ ...base, status: 'passed', scenario: { ...base.scenario, name, file, durationS, ...congestion } }));
+  };
+  await write('unconstrained', 1, {});
+  const runs = [{ scenario: 'unconstrained', repetition: 1, status: 'passed', dir: 'unconstrained/run-1', report: null }];
+  await writeFile(path.join(suiteDir, 'summary.json'), JSON.stringify({ kind: 'webrtc-testbed-suite', schemaVersion: 1, runs }));
+  await publishReproduction(suiteDir, toDir, { planned: 3 });
+  const before = readFileSync(path.join(toDir, 'runs.json'), 'utf8');
+  assert.deepEqual(JSON.parse(before).runs[0].variant, [], 'a run with the shipped congestion control says so');
+
+  await write('tcp-cross-traffic', 1, { bandwidthEstimation: 'remb', fieldTrials: 'WebRTC-Bwe-LossBasedBweV2/Enabled:false/' });
+  runs.push({ scenario: 'tcp-cross-traffic', repetition: 1, status: 'passed', dir: 'tcp-cross-traffic/run-1', report: null });
+  await writeFile(path.join(suiteDir, 'summary.json'), JSON.stringify({ kind: 'webrtc-testbed-suite', schemaVersion: 1, runs }));
+  await assert.rejects(publishReproduction(suiteDir, toDir, { planned: 3 }), (error) => error instanceof Error
+    && /tcp-cross-traffic run 1 ran with field trials WebRTC-Bwe-LossBasedBweV2\/Enabled:false\/ and remb bandwidth estimation: an experiment/.test(error.message)
+    && /publish a suite run without --field-trials and --bandwidth-estimation/.test(error.message));
+  assert.equal(readFileSync(path.join(toDir, 'runs.json'), 'utf8'), before, 'nothing published');
+});

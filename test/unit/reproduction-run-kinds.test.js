@@ -6,9 +6,10 @@ import { test } from 'node:test';
 import { buildReproduction, findReproduction, tableScenarios } from '../../orchestrator/lib/scenario/reproductions.js';
 import { runCpuLimited } from '../../orchestrator/lib/scenario/reproductions/host-bound.js';
 import {
-  TONE_AUDIO_FILE, audioLoopOf, differencePhrase, groupsOf, measuredPhrase, unrecordedAudioNote,
+  TONE_AUDIO_FILE, audioLoopOf, congestionVariantOf, differencePhrase, groupsOf, measuredPhrase, unrecordedAudioNote,
 } from '../../orchestrator/lib/scenario/reproductions/run-kinds.js';
 import { SPEECH_AUDIO_FILE } from '../../media/generate.js';
+import { renderReproductionPage } from '../../orchestrator/suite/render-reproduction.js';
 
 /** A CPU record: p0 and p1 each measured 290 s, p1 CPU-limited for `limitedS` of them. */
 const cpuEvidence = (limitedS, { byDesign = false, saturatedShare = 0 } = {}) => ({
@@ -119,4 +120,25 @@ test('the page says which records do not name their loop, and whether all predat
   assert.match(old, /^2 records do not name the loop, made before the field; all started before ed77610 of 2026-11-29/);
   assert.equal(unrecordedAudioNote([{ startedAt: '2026-11-30T00:00:00Z' }]), '1 record does not name the loop, made before the field');
   assert.equal(unrecordedAudioNote([{ startedAt: null }]), '1 record does not name the loop, made before the field');
+});
+
+test('a run\'s congestion control against its shipped scenario: none, other field trials, REMB; a record\'s text is bounded', () => {
+  const shipped = { fieldTrials: null, bandwidthEstimation: 'send-side' };
+  assert.deepEqual(congestionVariantOf({}, shipped), [], 'an older record without the fields ran the defaults');
+  assert.deepEqual(congestionVariantOf({ fieldTrials: null, bandwidthEstimation: 'send-side' }, shipped), []);
+  assert.deepEqual(congestionVariantOf({ fieldTrials: 'A/B/', bandwidthEstimation: 'remb' }, shipped), ['field trials A/B/', 'remb bandwidth estimation']);
+  assert.deepEqual(congestionVariantOf({}, { fieldTrials: 'A/B/', bandwidthEstimation: 'send-side' }), ['field trials none']);
+  assert.deepEqual(congestionVariantOf({ fieldTrials: `<b>${'x'.repeat(400)}`, bandwidthEstimation: 7 }, shipped),
+    ['field trials another', 'another bandwidth estimation']);
+  assert.deepEqual(congestionVariantOf(null, shipped), []);
+});
+
+test('a table of runs under changed congestion control says so on its page', () => {
+  const table = findReproduction('j16-cross-traffic');
+  const run = (/** @type {string[]} */ variant) => ({ scenario: 'tcp-cross-traffic', repetition: 1, status: 'passed', report: null, values: {}, clock: null, variant });
+  assert.deepEqual(buildReproduction(table, { runs: [run([])], references: {} }).variants, []);
+  const remb = buildReproduction(table, { runs: [run(['remb bandwidth estimation']), { ...run(['remb bandwidth estimation']), repetition: 2 }], references: {} });
+  assert.deepEqual(remb.variants, ['remb bandwidth estimation']);
+  assert.match(renderReproductionPage(remb, { suiteName: 'x' }),
+    /These runs changed the browsers&#39; congestion control \(remb bandwidth estimation\): an experiment on the paper&#39;s scenarios/);
 });

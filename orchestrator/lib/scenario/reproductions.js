@@ -206,6 +206,7 @@ export function publishedValue(row, key, reference) {
  * @property {string|null} [audio]     the audio loop its peers sent
  * @property {import('./reproductions/host-evidence.js').HostEvidence|null} [hostEvidence]
  * @property {boolean} [hostLimited]   the suite's CPU flag
+ * @property {string[]} [variant]     how it changed the browsers' congestion control from the shipped scenario
  */
 
 /**
@@ -325,7 +326,9 @@ export function buildReproduction(table, { runs, references, environment = {} })
   const compressed = runs.some((run) => run.clock && (run.clock.timeScale !== 1 || run.clock.durationS < run.clock.nominalDurationS));
   // A cause no cell carries (a row condition no row met) is not listed.
   const causes = applicable.filter((c) => rows.some((row) => row.cells.some((cell) => cell.causes.includes(c.id))));
-  return { table, rows, causes, compressed };
+  // An experiment on the table's scenarios (--field-trials, --bandwidth-estimation), which the page says.
+  const variants = [...new Set(runs.flatMap((run) => run.variant ?? []))];
+  return { table, rows, causes, compressed, variants };
 }
 
 /**

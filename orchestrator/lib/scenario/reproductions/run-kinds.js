@@ -39,6 +39,24 @@ export function audioLoopOf(media, speechFile) {
 }
 
 /**
+ * How a run changed the browsers' congestion control from its shipped scenario (--field-trials, --bandwidth-estimation):
+ * one phrase per change, [] for none. Such a run is an experiment on the paper's scenario, not its set-up.
+ * @param {unknown} recorded the run's result.scenario, of any harness version (a field it lacks is the default)
+ * @param {{ fieldTrials: string|null, bandwidthEstimation: string }} shipped the scenario file's own
+ * @returns {string[]}
+ */
+export function congestionVariantOf(recorded, shipped) {
+  const fieldTrials = fieldOf(recorded, 'fieldTrials') ?? null;
+  const estimation = fieldOf(recorded, 'bandwidthEstimation');
+  // A record is input: what it names goes into a message and onto a page only as a short plain text.
+  const named = (/** @type {unknown} */ value, /** @type {RegExp} */ shape) => (typeof value === 'string' && shape.test(value) ? value : 'another');
+  return [
+    ...(fieldTrials !== shipped.fieldTrials ? [`field trials ${fieldTrials === null ? 'none' : named(fieldTrials, /^[\x21-\x7e]{1,300}$/)}`] : []),
+    ...((estimation ?? 'send-side') !== shipped.bandwidthEstimation ? [`${named(estimation, /^[a-z-]{1,20}$/)} bandwidth estimation`] : []),
+  ];
+}
+
+/**
  * A run's value of a kind field as the page names it: "not recorded" for a record without one; runs.json is a committed
  * file, and a value that is not a plain name (a hand-edited record) goes onto the page as "another".
  * @param {KindRun} run @param {typeof RUN_KINDS[number]} field
