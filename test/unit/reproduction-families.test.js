@@ -96,6 +96,26 @@ test('the time to a steady rate after one change of the schedule, matched by its
   assert.equal(derivedMetric('timeToSteadyS'), undefined, 'the mean over every change is the catalogue\'s');
 });
 
+test('the time to a steady rate from the call\'s start, and the peak rate each direction held for 5 s', () => {
+  const callOf = (/** @type {(t: number, peer: string) => number} */ kbps) => ({
+    scenario: { timeScale: 1, durationS: 120, nominalDurationS: 120 }, summary: { windowS: [10, 120] }, network: { scheduleEvents: [] },
+    timeline: Array.from({ length: 120 }, (_, i) => i + 1).flatMap((t) => [['p0', 'p1'], ['p1', 'p0']]
+      .map(([peer, remote]) => ({ t, peer, remote, video: { recvKbps: kbps(t, peer) } }))),
+  });
+  // Both directions ramp up 100 kbps a second to 1500 at 12 s, then hold 2000: the 5 s mean from 11 s is 1780, within
+  // 15 % of 2000, and from 10 s 1640 is not.
+  const ramp = callOf((t) => (t <= 12 ? 300 + t * 100 : 2000));
+  assert.equal(derivedMetric('timeToSteadyS@0').from(ramp), 11);
+  assert.equal(derivedMetric('timeToSteadyS@0').label, 'Time to steady rate after the call starts');
+  // p0 receives 2600 for 5 s, p1 3000 for 4 s: their best 5 s means are 2600 and 2800; one second alone is no peak.
+  const peaks = callOf((t, peer) => (peer === 'p0' && t >= 30 && t < 35 ? 2600 : peer === 'p1' && t >= 30 && t < 34 ? 3000 : 2000));
+  assert.equal(derivedMetric('video.peakRecvKbps')?.from(peaks), 2700);
+  // Seconds outside the measurement window (t ≤ 10) do not count.
+  assert.equal(derivedMetric('video.peakRecvKbps')?.from(callOf((t) => (t <= 10 ? 5000 : 1000))), 1000);
+  assert.equal(derivedMetric('video.peakRecvKbps')?.from({ ...peaks, timeline: 'x' }), null);
+  assert.equal(derivedMetric('video.peakRecvKbps')?.from({ ...peaks, timeline: peaks.timeline.filter((e) => e.t <= 14) }), null, 'under 5 s in the window');
+});
+
 const PUBLISHED_FIGURES = {
   'j16-changing-conditions': ['paper 77.0', 'paper 16.0', 'paper 18.0', 'paper 30.0', 'paper 69.0'],
   'j16-multi-party': ['paper 2.03', 'paper 2.77', 'paper 2.00', 'paper 2.95'],

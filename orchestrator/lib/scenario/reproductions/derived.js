@@ -1,7 +1,8 @@
 // Per-run values the published tables compare that the metric catalogue (lib/result/metric-catalogue.js) does not hold: per-peer
 // totals of a multi-party call, per-flow rates and Jain's index by number of competing flows (summary.fairness), the
-// bottleneck's queuing delay (the emulator's truth), and the time to a steady rate after one schedule change
-// ('timeToSteadyS@60': the catalogue's timeToSteadyS is the mean over every change). Pure: each reads one result.json.
+// bottleneck's queuing delay (the emulator's truth), the time to a steady rate after the call's start or one schedule
+// change ('timeToSteadyS@0', 'timeToSteadyS@60': the catalogue's timeToSteadyS is the mean over every change) and the
+// peak video rate. Pure: each reads one result.json.
 import { capacityOf } from '../../cross/fairness.js';
 import { fieldOf, isRecord, pathOf } from '../../input/validate.js';
 import { finiteOrNull } from '../../stats/statistics.js';
@@ -149,7 +150,35 @@ const steadyAfterChange = (nominalS) => (/** @type {unknown} */ result) => {
   const changeEvents = /** @type {Parameters<typeof timeToSteadyTable>[1]} */ (events.filter(isRecord));
   const { changes } = timeToSteadyTable(entries, changeEvents, endS);
   const timeScale = finiteOrNull(pathOf(result, 'scenario', 'timeScale')) ?? 1;
-  return changes.find((change) => isChangeAt(change, nominalS, timeScale))?.meanS ?? null;
+  // @0 is the call's start (J16 §8-3's "15 s vs 30 s to a stable rate"), which isChangeAt leaves out.
+  return changes.find((change) => (nominalS === 0 ? change.atS === 0 : isChangeAt(change, nominalS, timeScale)))?.meanS ?? null;
+};
+
+/** The seconds a peak rate is held over: one second's rate is a frame burst, not a rate the call reached. */
+const PEAK_HOLD_S = 5;
+
+/**
+ * The highest rate each direction's video reached and held for PEAK_HOLD_S seconds in the measurement window,
+ * averaged over the directions (J16 §8-7: the phones' maximum data rate, 1750 against Chrome's 2500 kbps).
+ * @param {unknown} result
+ */
+const peakVideoKbps = (result) => {
+  const timeline = fieldOf(result, 'timeline');
+  if (!Array.isArray(timeline)) return null;
+  const within = inWindow(result);
+  /** @type {Map<string, number[]>} per direction, its per-second rates in time order */
+  const series = new Map();
+  for (const entry of [...timeline].filter((e) => within(fieldOf(e, 't'))).sort((a, b) => Number(fieldOf(a, 't')) - Number(fieldOf(b, 't')))) {
+    const kbps = finiteOrNull(pathOf(entry, 'video', 'recvKbps'));
+    const key = `${fieldOf(entry, 'remote')}->${fieldOf(entry, 'peer')}`;
+    if (kbps === null) continue;
+    const rates = series.get(key) ?? [];
+    rates.push(kbps);
+    series.set(key, rates);
+  }
+  const heldMeans = (/** @type {number[]} */ rates) => rates.slice(PEAK_HOLD_S - 1)
+    .map((_, i) => rates.slice(i, i + PEAK_HOLD_S).reduce((a, b) => a + b, 0) / PEAK_HOLD_S);
+  return mean([...series.values()].filter((rates) => rates.length >= PEAK_HOLD_S).map((rates) => Math.max(...heldMeans(rates))));
 };
 
 /** A per-change column's path: the catalogue metric, '@', the change's nominal second ('timeToSteadyS@60'). */
@@ -177,6 +206,7 @@ export const DERIVED_METRICS = Object.freeze([
   { path: 'bottleneck.utilization', label: 'Bottleneck utilisation (all flows)', unit: '%', scale: 100, decimals: 1, from: bottleneckUtilization },
   { path: 'fairness.changes', label: 'Flows joining or leaving in the window', unit: '', decimals: 0, from: flowChanges },
   { path: 'bottleneck.queueDelayMs', label: 'Queuing delay at the bottleneck (per-second median, mean)', unit: 'ms', decimals: 1, from: queueDelayMs },
+  { path: 'video.peakRecvKbps', label: `Peak video rate (highest ${PEAK_HOLD_S} s mean per direction)`, unit: 'kbps', decimals: null, from: peakVideoKbps },
 ].map((metric) => Object.freeze(metric)));
 
 const BY_PATH = new Map(DERIVED_METRICS.map((metric) => [metric.path, metric]));
@@ -185,7 +215,6 @@ const BY_PATH = new Map(DERIVED_METRICS.map((metric) => [metric.path, metric]));
 export function derivedMetric(path) {
   const change = perChangePath(path);
   if (!change) return BY_PATH.get(path);
-  return Object.freeze({
-    path, label: `Time to steady rate after the change at ${change.atS} s`, unit: 's', decimals: 1, from: steadyAfterChange(change.atS),
-  });
+  const label = change.atS === 0 ? 'Time to steady rate after the call starts' : `Time to steady rate after the change at ${change.atS} s`;
+  return Object.freeze({ path, label, unit: 's', decimals: 1, from: steadyAfterChange(change.atS) });
 }

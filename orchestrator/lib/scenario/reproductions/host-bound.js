@@ -10,7 +10,7 @@ export const SPREAD_SHARE = 0.05;
 const DELAY_CROSSINGS = Object.freeze({ rttMs: 2, 'bottleneck.queueDelayMs': 1 });
 
 /** Figures an encoder short of CPU lowers (sent or received video, and the totals it dominates). */
-const CPU_FIGURES = Object.freeze(['video.recvKbps', 'video.recvWidth', 'video.recvHeight', 'video.recvFps',
+const CPU_FIGURES = Object.freeze(['video.recvKbps', 'video.recvWidth', 'video.recvHeight', 'video.recvFps', 'video.peakRecvKbps',
   'peerTotals.uplinkKbps', 'peerTotals.downlinkKbps', 'flowKbps.call:fwd']);
 
 /** The rule as the page states it. */
