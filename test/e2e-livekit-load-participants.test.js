@@ -5,6 +5,7 @@
 // against what the browsers receive of the same streams; its token never reaches a command line; nothing is left. A
 // participant that writes a description (only one joining through the harness may) fails the run.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { pidsMentioning, processesTagged, runScenarioCli, runTag } from './helpers/cli.js';
 import { assertBrowsersReceiveLoad, hostileLoadPeerCache, loadPeerProcesses } from './helpers/load-peer.js';
@@ -24,6 +25,10 @@ test('sfu-load-4 on LiveKit: the browsers receive the load participants\' video;
   assert.deepEqual(load.participants, LOADS);
   assert.equal(load.subscribe, 'all');
   assert.equal(load.linksShaped, false);
+  assert.match(load.linksUnshapedWhy, /^--sfu livekit: its load participants signal to it themselves/, 'the result says why not');
+  // Their links left the run's network: the relay carried none.
+  assert.deepEqual(run.result.network.truth.filter((row) => row.link.startsWith('load')), []);
+  assert.match(readFileSync(`${run.out}/report.html`, 'utf8'), /<strong>Their links are not shaped<\/strong>: [^<]*\(--sfu livekit: its load participants signal/);
   // They join by LiveKit's protocol; their tokens (JWTs, `eyJ…`) went to their stdin, never their command lines.
   assert.equal(load.commands.length, 2);
   for (const argv of load.commands) {

@@ -1,9 +1,10 @@
 // Load participants beside the measured browsers (issue 41): sfu-load-4 through Janus and the relay at 360p30, 2
 // Chromium peers and 2 Pion load participants publishing pre-encoded VP8 simulcast and Opus and receiving everyone.
 // The browsers receive the load participants' video as a peer's, the participants' own counts match what Janus says
-// it sent them, and nothing is left running. A participant that stops answering is noticed.
+// it sent them, their media crosses links of their own on the relay, and nothing is left running. A participant that
+// stops answering is noticed.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { runCli, runScenarioCli, tempDir } from './helpers/cli.js';
@@ -15,16 +16,46 @@ const median = (values) => stats(values).median;
 const LOADS = ['load0', 'load1'];
 const BROWSERS = ['p0', 'p1'];
 
-test('sfu-load-4: the browsers receive the load participants\' video through Janus; their counts match Janus\'s; nothing is left', { timeout: 240_000 }, async () => {
+/** LOAD_DELAY_MS one way on load1's uplink alone, from the start: a delay moves no rate, so the other checks hold. */
+const LOAD_DELAY_MS = 100;
+
+/** sfu-load-4 with load1's uplink delayed, as a scenario file of the test's own. */
+function delayedLoadScenario() {
+  const shipped = JSON.parse(readFileSync(new URL('../orchestrator/scenarios/sfu-load-4.json', import.meta.url), 'utf8'));
+  const file = path.join(tempDir('wtb-sfu-load-4-delayed-'), 'sfu-load-4-delayed.json');
+  writeFileSync(file, JSON.stringify({
+    ...shipped, name: 'sfu-load-4-delayed', network: { schedule: [{ at: 0, links: ['load1.up'], set: { oneWayDelayMs: LOAD_DELAY_MS } }] },
+  }));
+  return file;
+}
+
+test('sfu-load-4: the browsers receive the load participants\' video through Janus; their counts match Janus\'s; their links carry them; nothing is left', { timeout: 240_000 }, async () => {
   assert.deepEqual(loadPeerProcesses(), [], 'no load participant running before the run');
   // Wiring, not convergence: the participants send pre-encoded video at its rate from the start.
-  const run = await runScenarioCli('sfu-load-4', ['--duration', '22', '--warmup', '8', '--video', '360p30']);
+  const run = await runScenarioCli(delayedLoadScenario(), ['--duration', '22', '--warmup', '8', '--video', '360p30']);
   assert.equal(run.code, 0, `scenario exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
-  const { timeline, scenario, sfu, load, resources, events } = run.result;
+  const { timeline, scenario, sfu, load, resources, events, network } = run.result;
   const inWindow = (row) => row.t > scenario.warmupS && row.t <= scenario.durationS;
   assert.deepEqual(load.participants, LOADS);
   assert.equal(load.subscribe, 'all');
-  assert.equal(load.linksShaped, false, 'the result says their links are not shaped');
+  assert.equal(load.linksShaped, true, 'the result says their links are shaped');
+  assert.equal(load.linksUnshapedWhy, null);
+  // Their media crossed their own links on the relay: its truth counts their bytes each way, near what they count.
+  for (const name of LOADS) {
+    const rows = load.rows.filter((row) => inWindow(row) && row.participant === name);
+    for (const [link, field] of [[`${name}.up`, 'sentKbps'], [`${name}.down`, 'receivedKbps']]) {
+      const truth = network.truth.filter((row) => inWindow(row) && row.link === link);
+      const relayedKbps = truth.reduce((sum, row) => sum + row.bytesOut * 8 / 1000, 0);
+      const countedKbps = rows.reduce((sum, row) => sum + row[field], 0);
+      assert.ok(countedKbps > 0 && relayedKbps > 0.8 * countedKbps && relayedKbps < 1.25 * countedKbps,
+        `${link}: the relay forwarded ${relayedKbps.toFixed(0)} kbit, ${name} counted ${countedKbps.toFixed(0)}`);
+    }
+  }
+  // load1's uplink held its packets the delay it was given, load0's did not (Janus measures no RTT to Pion's reports).
+  const linkDelayMs = (link) => median(network.truth.filter((row) => inWindow(row) && row.link === link)
+    .map((row) => row.oneWayDelayMsP50));
+  assert.ok(Math.abs(linkDelayMs('load1.up') - LOAD_DELAY_MS) < 2, `load1.up held packets ${linkDelayMs('load1.up')} ms`);
+  assert.ok(linkDelayMs('load0.up') < 2, `load0.up held packets ${linkDelayMs('load0.up')} ms`);
   // Their command lines are in the result, under the death signal, with nothing secret on them.
   assert.equal(load.commands.length, 2);
   for (const argv of load.commands) {
@@ -54,7 +85,9 @@ test('sfu-load-4: the browsers receive the load participants\' video through Jan
     assert.ok(cpu && cpu.median < 30, `${name}'s CPU ${JSON.stringify(cpu)}`);
   }
   assert.deepEqual(events.filter((event) => event.source === 'load'), [], 'no participant fell silent');
-  assert.ok(readFileSync(`${run.out}/report.html`, 'utf8').includes('<h2>Load participants</h2>'), 'the report shows them apart');
+  const report = readFileSync(`${run.out}/report.html`, 'utf8');
+  assert.ok(report.includes('<h2>Load participants</h2>'), 'the report shows them apart');
+  assert.ok(report.includes('Their media crossed links of their own'), 'the report says their links were shaped');
   assert.deepEqual(loadPeerProcesses(), [], 'load participants still running after the run');
 });
 

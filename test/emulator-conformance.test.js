@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import { runCalibration, standardCases } from '../orchestrator/emulators/calibration.js';
-import { SUPPORT_FIELDS } from '../orchestrator/emulators/contract.js';
+import { PREFERENCE_FIELDS, SUPPORT_FIELDS } from '../orchestrator/emulators/contract.js';
 import { AUTO, BACKENDS, checkSupport, chooseBackend, runEmulators } from '../orchestrator/emulators/index.js';
 import { raisePriority } from '../orchestrator/emulators/priority.js';
 import { InputError } from '../orchestrator/lib/system/errors.js';
@@ -24,6 +24,7 @@ test('every backend declares its name, a summary, each supports field, and why i
     assert.deepEqual(Object.keys(backend.supports).sort(), [...SUPPORT_FIELDS].sort(), `${backend.name}: every supports field`);
     for (const field of SUPPORT_FIELDS) {
       assert.equal(typeof backend.supports[field], 'boolean', `${backend.name}.supports.${field}`);
+      // A backend that replays no trace steps it instead, as the result records: nothing to explain.
       if (!backend.supports[field] && field !== 'traceReplay') assert.match(backend.why?.[field] ?? '', /^which /, `${backend.name}: why no ${field}`);
     }
     assert.equal(typeof backend.create, 'function');
@@ -74,7 +75,9 @@ test('a scenario that needs what a backend lacks stops with exit 2 naming the ba
   const asks = { scenario: 's', sfu: true, directSfu: true, kernelFlow: { name: 'tcp1', kind: 'tcp' }, firefoxPeers: ['p1'], turn: 'tcp' };
   let checked = 0;
   for (const backend of BACKENDS) {
-    const lacking = SUPPORT_FIELDS.filter((field) => field !== 'traceReplay' && !backend.supports[field]);
+    // What a backend lacks of PREFERENCE_FIELDS changes how a run goes, never whether it runs.
+    const preferences = /** @type {readonly string[]} */ (PREFERENCE_FIELDS);
+    const lacking = SUPPORT_FIELDS.filter((field) => !preferences.includes(field) && !backend.supports[field]);
     if (lacking.length === 0) {
       assert.doesNotThrow(() => checkSupport(backend.name, asks), `${backend.name} supports everything`);
       continue;

@@ -34,6 +34,9 @@
  *   on the peer's own kernel path, so every protocol (TCP too) meets them
  * @property {boolean} handover     a peer changes network mid-call (a schedule entry's `handover`, lib/network/handover.js):
  *   it gets a new address and its old one's path dies (Emulator.handover)
+ * @property {boolean} loadParticipantLinks  an SFU room's load participants (sfu/load-participants.js, on this host) on
+ *   links of their own (`load0.up`, `load0.down`) through rewriteCandidate, as a page's; without it (or with an SFU they
+ *   signal to themselves) their media reaches the SFU directly and result.json's `load.linksShaped` is false
  */
 
 /**
@@ -229,7 +232,11 @@
  */
 
 /** The supports fields, in the order messages list them. */
-export const SUPPORT_FIELDS = /** @type {const} */ (['sfu', 'directSfu', 'kernelFlows', 'firefox', 'traceReplay', 'turn', 'peerNetwork', 'handover']);
+export const SUPPORT_FIELDS = /** @type {const} */ (['sfu', 'directSfu', 'kernelFlows', 'firefox', 'traceReplay', 'turn', 'peerNetwork', 'handover',
+  'loadParticipantLinks']);
+
+/** The supports fields that change how a run goes, never whether it runs: traces as rate steps, load participants unshaped. */
+export const PREFERENCE_FIELDS = /** @type {const} */ (['traceReplay', 'loadParticipantLinks']);
 
 /**
  * @param {{ name: string, topology?: string, flows?: Array<{ name: string, kind: string }>, turn?: { transport: string }|null,

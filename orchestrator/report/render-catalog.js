@@ -148,7 +148,7 @@ function parameterLines(s) {
     `**Duration**: ${s.nominalDurationS} s (${clock(s.nominalDurationS)}), measured after a ${s.warmupS} s warm-up`,
     `**Peers**: ${s.peers}, ${topology}${s.allPeers > s.peers ? ` (${s.allPeers} with the extra calls' peers)` : ''}`,
     ...(s.load ? [`**Load participants**: ${s.load.participants} beside the browsers, subscribing to ${s.load.subscribe === 'all' ? 'everyone' : 'nothing'} `
-      + '(Pion, pre-encoded simulcast; their links not shaped)'] : []),
+      + '(Pion, pre-encoded simulcast; their links shaped as a peer\'s where the emulator and the SFU can)'] : []),
     ...networkLines(network).map((line) => `**Network**: ${line}`),
   ];
   const schedule = network.schedule ?? [];

@@ -35,6 +35,9 @@ export function renderLoad(result) {
 <p class="caption">Not measured peers: Pion processes (orchestrator/sfu/load-peer) publishing the run's media as pre-encoded VP8 simulcast
 (three layers) and Opus, subscribing to ${escapeHtml(load.subscribe === 'all' ? 'every other publisher' : 'nothing')}, without decoding.
 RTP on the wire over the whole call (header included, retransmissions included), from their own counters once a second.
-${load.linksShaped ? '' : '<strong>Their links are not shaped</strong>: their media reaches the SFU directly, outside the emulated network.'}</p>
+${load.linksShaped ? 'Their media crossed links of their own (<code>load0.up</code>, …: the scenario\'s <code>network.link</code> up, unshaped down), '
+    + 'as a page\'s does: the network section has their links.'
+    : `<strong>Their links are not shaped</strong>: their media reaches the SFU directly, outside the emulated network${
+      typeof load.linksUnshapedWhy === 'string' ? ` (${escapeHtml(load.linksUnshapedWhy)})` : ''}.`}</p>
 </section>`;
 }

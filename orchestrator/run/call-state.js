@@ -37,6 +37,8 @@
  * @property {import('../sfu/contract.js').SfuRoom} [sfuRoom]  its room of the run
  * @property {import('../sfu/contract.js').SfuStatsSampler} [sfuSampler]  the SFU's own readings, where it has them
  * @property {Awaited<ReturnType<typeof import('../sfu/index.js').startLoadParticipants>>} [load]  the SFU room's load participants
+ * @property {import('../lib/media/load-participants.js').LoadLinks} [loadLinks]  whether their media crosses links of
+ *   their own, and why not (set-up.js, from what the emulator and the SFU declare)
  * @property {import('./turn-server.js').TurnServer} [turn]  the scenario's TURN server (scenario.turn)
  * @property {import('../cross/kernel-flows.js').KernelFlows} [kernelFlows]
  * @property {import('./viewer-collector.js').ViewerCollector} [viewer]

@@ -72,7 +72,10 @@ function resultInput(call, viewer) {
       turn: call.turn && turnLoadSection(call.turn.load, recorder.mediaStartEpochMs, scenario),
     },
     sfu: call.sfuSampler && { rows: call.sfuSampler.rows, unavailable: call.sfuSampler.unavailable },
-    load: scenario.load && call.load ? { request: scenario.load, readings: call.load.readings, commands: call.load.commands } : undefined,
+    load: scenario.load && call.load ? {
+      request: scenario.load, readings: call.load.readings, commands: call.load.commands,
+      links: call.loadLinks ?? { shaped: false, why: null },
+    } : undefined,
     flowRows: call.kernelFlows?.rows() ?? [],
     flowTruth: call.flowTruth,
     // Frame times taken on several nodes' clocks compare only on one clock: the orchestrator's.

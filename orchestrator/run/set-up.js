@@ -9,6 +9,7 @@ import { firstIpv4Address } from '../emulators/candidates.js';
 import { cgroupLimits } from '../lib/devices/devices.js';
 import { KERNEL_FLOW_KINDS, shortTcpBursts } from '../lib/cross/flows.js';
 import { SFU_NODE, allPeerNames } from '../lib/network/topology.js';
+import { withoutPeers } from '../lib/network/schedule.js';
 import { startKernelFlows } from '../cross/kernel-flows.js';
 import { sfuNamed, startLoadParticipants } from '../sfu/index.js';
 import { ensureLoadMedia } from '../../media/generate.js';
@@ -83,6 +84,7 @@ async function startEmulator(call, runId, clock) {
   const peers = allPeerNames(call.scenario);
   const asked = requirementsOf(call.scenario, call.kinds, KERNEL_FLOW_KINDS, sfuNamed(call.sfuName).capabilities);
   const chosen = await chooseBackend(call.emulatorName, asked, call.scenario.compiled);
+  if (call.scenario.load) shapeLoadLinks(call, chosen.backend);
   // The relay rewrites candidates towards the host address Janus will gather on; netem builds Janus a namespace.
   // Relays on the Grid's nodes reach Janus on the Grid's side of this host (--grid-listen), which the nodes route to.
   const onNodes = chosen.backend.gridNodes && call.gridOptions;
@@ -98,6 +100,23 @@ async function startEmulator(call, runId, clock) {
   call.log(`emulator: ${emulator.name}${emulator.choice ? ` (${emulator.choice})` : ''}`);
   if (emulator.pid) call.processes.track(emulator.name, emulator.pid);
   return { emulator, sfuAddress };
+}
+
+/**
+ * Whether the load participants' media crosses their links (`load0.up`, …): the emulator must carry them
+ * (supports.loadParticipantLinks) and the SFU must leave their descriptions to the harness (not signalsItself); else their
+ * links leave the network the run builds, and the result says why.
+ * @param {Call} call @param {import('../emulators/contract.js').EmulatorBackend} backend
+ */
+function shapeLoadLinks(call, backend) {
+  const { scenario } = call;
+  if (!scenario.load) return;
+  const sfu = sfuNamed(call.sfuName);
+  const why = !backend.supports.loadParticipantLinks ? `--emulator ${backend.name}: ${backend.why?.loadParticipantLinks ?? 'it declares no load participant links'}`
+    : sfu.capabilities.signalsItself ? `--sfu ${sfu.name}: its load participants signal to it themselves, so the harness sees no candidate of theirs to steer`
+      : null;
+  call.loadLinks = { shaped: why === null, why };
+  if (why !== null) call.scenario = { ...scenario, compiled: withoutPeers(scenario.compiled, scenario.load.names) };
 }
 
 /**
@@ -172,7 +191,9 @@ async function startSignaling(call, emulator, sfu, room, secrets) {
     onError: (error) => recorder.fail(`SFU bridge: ${error.message}`),
     // A failed reading is a warning, never the run's failure.
     onWarning: (source, message) => recorder.event({ type: 'warning', source, message }),
-    ...(call.scenario.load ? { load: { names: call.scenario.load.names, subscribe: call.scenario.load.subscribe } } : {}),
+    ...(call.scenario.load ? {
+      load: { names: call.scenario.load.names, subscribe: call.scenario.load.subscribe, shaped: Boolean(call.loadLinks?.shaped) },
+    } : {}),
   });
   /** @type {Record<string, string>} */
   const files = { ...sfuRoom?.pageFiles };

@@ -69,8 +69,9 @@
  * @property {(error: Error) => void} onError    a failure outside a page's request: the run fails
  * @property {(source: string, message: string) => void} onWarning  a failed stats reading (source: what failed, e.g. janus-admin)
  * @property {(line: string) => void} [log]
- * @property {{ names: string[], subscribe: 'none'|'all' }} [load]  the room's load participants (capabilities.loadParticipants),
- *   publishers beside `peers`, each added with SfuRoom.addLoadParticipant
+ * @property {{ names: string[], subscribe: 'none'|'all', shaped: boolean }} [load]  the room's load participants
+ *   (capabilities.loadParticipants), publishers beside `peers`, each added with SfuRoom.addLoadParticipant; shaped: their
+ *   descriptions' candidates go through rewriteCandidate as a page's (an SFU that signals to them itself ignores it)
  */
 
 /**
@@ -101,8 +102,8 @@
  * @property {((subscriber: string, feed: string, layer: LayerRequest) => Promise<void>)|undefined} [selectLayer]  asks
  *   the SFU to forward `feed`'s layer to `subscriber` (capabilities.layerChoice `harness`)
  * @property {AddLoadParticipant|undefined} [addLoadParticipant]  joins one of RoomOptions.load's participants: how it
- *   joins (LoadJoin); with `descriptions`, the SFU's descriptions for it go to `deliver`. Its media reaches the SFU
- *   directly, unshaped (capabilities.loadParticipants)
+ *   joins (LoadJoin); with `descriptions`, the SFU's descriptions for it go to `deliver`, and with RoomOptions.load.shaped
+ *   its media crosses its links, as a page's (capabilities.loadParticipants)
  * @property {() => Promise<void>} close
  */
 

@@ -94,13 +94,16 @@ test('the load section: rates between readings on the media clock, a counter tha
   const request = { participants: 2, subscribe: /** @type {const} */ ('none'), names: ['load0', 'load1'] };
   // Media starts at 10.6 s: the first row (11.0 s) is at 0.4 s; nothing after the call's 2 s.
   const atS = (/** @type {number} */ epochMs) => (epochMs - 10_600) / 1000;
-  const section = loadSection({ request, readings, commands: [['load-peer', '-media', 'dir']] }, atS, 2);
+  const why = '--emulator netem: which shapes each peer in a namespace of its own';
+  const section = loadSection({ request, readings, commands: [['load-peer', '-media', 'dir']], links: { shaped: false, why } }, atS, 2);
   assert.equal(section.linksShaped, false);
+  assert.equal(section.linksUnshapedWhy, why);
   assert.deepEqual(section.rows.map((row) => [row.t, row.participant]), [[0.4, 'load0'], [0.9, 'load1']]);
   assert.deepEqual(section.summary, {
     load0: { sentKbpsMean: 1000, receivedKbpsMean: 2000 }, load1: { sentKbpsMean: 1000, receivedKbpsMean: 0 },
   });
-  const empty = loadSection({ request, readings: [], commands: [] }, () => null, 2);
+  const empty = loadSection({ request, readings: [], commands: [], links: { shaped: true, why: null } }, () => null, 2);
+  assert.equal(empty.linksShaped, true);
   assert.deepEqual(empty.summary.load0, { sentKbpsMean: null, receivedKbpsMean: null });
 });
 

@@ -4,6 +4,7 @@ import { InputError } from '../../orchestrator/lib/system/errors.js';
 import { loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
 import {
   compileNetwork, configuredAt, configuredTimeline, groupScheduleEvents,
+  withoutPeers,
 } from '../../orchestrator/lib/network/schedule.js';
 import { findScheduleClash, rampValue } from '../../orchestrator/lib/network/schedule-entries.js';
 import { MAX_DURATION_S, MAX_SCHEDULE_CHANGES, MAX_SCHEDULE_ENTRIES } from '../../orchestrator/lib/input/limits.js';
@@ -337,4 +338,24 @@ test('a step inside a long ramp is an overlap even with other entries sorted bet
   assert.equal(findScheduleClash([entry(0, 0, 'ramp', 100), entry(0, 1), entry(100, 2), entry(100, 3, 'ramp', 120)]).clash, null);
   const ramps = findScheduleClash([entry(0, 0, 'ramp', 100), entry(10, 1, 'ramp', 20), entry(50, 2, 'ramp', 60)]);
   assert.deepEqual([ramps.clash?.a.index, ramps.clash?.b.index], [0, 1]);
+});
+
+test('an SFU room\'s load participants get links of their own: network.link up, unshaped down, routes to the SFU only; withoutPeers takes them out', () => {
+  const compiled = compileNetwork({
+    file: 'f.json', topology: 'sfu', peers: 2, loadPeers: ['load0', 'load1'],
+    network: { link: { rateKbps: 2000 }, bottleneck: { rateKbps: 5000 }, schedule: [{ at: 30, set: { rateKbps: 1000 } }, { at: 60, links: ['load1.up'], set: { oneWayDelayMs: 40 } }] },
+  });
+  assert.equal(compiled.links['load0.up'].rateKbps, 2000);
+  assert.equal(compiled.links['load0.down'].rateKbps, null, 'unshaped');
+  assert.deepEqual(compiled.routes['load1->sfu'], ['load1.up'], 'no bottleneck: a load participant sits on no side');
+  assert.deepEqual(compiled.routes['sfu->load1'], ['load1.down']);
+  // "uplinks" (a step's default) takes theirs too; a step may name one.
+  assert.deepEqual(compiled.events.filter((e) => e.atS === 30).map((e) => e.link).sort(), ['load0.up', 'load1.up', 'p0.up', 'p1.up']);
+  assert.deepEqual(compiled.events.filter((e) => e.atS === 60).map((e) => [e.link, e.params.oneWayDelayMs]), [['load1.up', 40]]);
+
+  const browsersOnly = withoutPeers(compiled, ['load0', 'load1']);
+  assert.deepEqual(Object.keys(browsersOnly.links).sort(), ['bottleneck.back', 'bottleneck.fwd', 'p0.down', 'p0.up', 'p1.down', 'p1.up']);
+  assert.deepEqual(Object.keys(browsersOnly.routes).sort(), ['p0->sfu', 'p1->sfu', 'sfu->p0', 'sfu->p1']);
+  assert.deepEqual(browsersOnly.events.map((e) => e.link).sort(), ['p0.up', 'p1.up']);
+  assert.ok(compiled.links['load0.up'], 'the compiled network itself is left as it was');
 });

@@ -172,3 +172,56 @@ test('a publish or subscription Janus refuses detaches its handle, and a page\'s
     janus.close();
   }
 });
+
+test('a shaped load participant\'s SDPs and Janus\'s for it go through the emulator\'s rewrite; one with no relayable candidate never reaches Janus', async () => {
+  const janus = await fakeJanus();
+  const sent = [];
+  const rewrites = [];
+  const errors = [];
+  const LOAD_SDP = (address) => `v=0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=candidate:7 1 udp 2130706431 ${address} 41000 typ host\r\n`;
+  const bridge = createSfuBridge({
+    apiUrl: janus.apiUrl, apiSecret: API_SECRET, room: 1, peers: ['p0', 'load0', 'load1'],
+    send: (peer, message) => sent.push({ peer, ...message }),
+    // The emulator relays this host's candidates only: a foreign address is dropped.
+    rewriteCandidate: async ({ from, to, candidate }) => {
+      rewrites.push(`${from}->${to}`);
+      return candidate.candidate.includes('198.51.100.9') ? null : { ...candidate, candidate: candidate.candidate.replace(/ \S+ (\d+) typ/, ' 127.0.0.1 40000 typ') };
+    },
+    onError: (error) => errors.push(error),
+    load: { names: ['load0', 'load1'], subscribe: 'all', shaped: true },
+  });
+  try {
+    await bridge.handle({ from: 'load0', type: 'offer', to: 'sfu', sdp: LOAD_SDP('10.0.0.5') });
+    const publish = janus.requests.find((r) => r.body?.display === 'load0');
+    assert.match(publish.jsep.sdp, /a=candidate:7 1 udp 2130706431 127\.0\.0\.1 40000 typ host/, 'its own candidate moved onto its link');
+    assert.doesNotMatch(publish.jsep.sdp, /10\.0\.0\.5/);
+    const answer = sent.find((m) => m.peer === 'load0' && m.type === 'answer');
+    assert.match(answer.sdp, /127\.0\.0\.1 40000 typ host/, 'Janus\'s candidate for it moved onto its link');
+    assert.deepEqual([...new Set(rewrites)].sort(), ['load0->sfu', 'sfu->load0']);
+
+    // All of its candidates foreign: refused, naming it, before Janus hears of it.
+    const before = janus.requests.length;
+    await assert.rejects(bridge.handle({ from: 'load1', type: 'offer', to: 'sfu', sdp: LOAD_SDP('198.51.100.9') }),
+      /load1's SDP has no candidate the emulator can relay \(1 dropped\)/);
+    assert.equal(janus.requests.slice(before).filter((r) => r.body?.request === 'joinandconfigure').length, 0);
+    assert.deepEqual(errors, []);
+  } finally {
+    await bridge.close();
+    janus.close();
+  }
+
+  // Unshaped (an emulator that does not carry them): their SDPs pass as they are.
+  const direct = await fakeJanus();
+  const unshaped = createSfuBridge({
+    apiUrl: direct.apiUrl, apiSecret: API_SECRET, room: 1, peers: ['p0', 'load0'], send: (peer, message) => sent.push({ peer, ...message }),
+    rewriteCandidate: async () => { throw new Error('no rewrite for an unshaped participant'); },
+    onError: (error) => errors.push(error), load: { names: ['load0'], subscribe: 'none', shaped: false },
+  });
+  try {
+    await unshaped.handle({ from: 'load0', type: 'offer', to: 'sfu', sdp: LOAD_SDP('10.0.0.5') });
+    assert.match(direct.requests.find((r) => r.body?.display === 'load0').jsep.sdp, /10\.0\.0\.5 41000 typ host/);
+  } finally {
+    await unshaped.close();
+    direct.close();
+  }
+});

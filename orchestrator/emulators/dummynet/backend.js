@@ -10,6 +10,7 @@ export const dummynetBackend = {
   summary: 'dummynet pipes: macOS (dnctl + pf) or FreeBSD (ipfw), root only; traces as rate steps',
   supports: {
     sfu: false, directSfu: false, kernelFlows: false, firefox: false, traceReplay: false, turn: false, peerNetwork: false, handover: false,
+    loadParticipantLinks: false,
   },
   why: {
     firefox: 'which gathers no ICE candidate on 127.0.0.1, where dummynet tells the peers apart',
@@ -19,6 +20,7 @@ export const dummynetBackend = {
     turn: 'which would need a TURN server between the peers, where dummynet shapes loopback ports only',
     peerNetwork: 'which shapes loopback ports only: a NAT or firewall needs each peer in a network of its own',
     handover: 'which shapes loopback ports only: a handover needs each peer on an address of its own',
+    loadParticipantLinks: 'which carries no SFU, so no load participant',
   },
   async unavailable() {
     const caps = await dummynetCapabilities();

@@ -155,6 +155,7 @@ export const nodeRelayBackend = {
   summary: '--grid only: the relay every grid-node runs; each peer\'s uplink and downlink shaped on its own machine',
   supports: {
     sfu: true, directSfu: false, kernelFlows: false, firefox: false, traceReplay: true, turn: false, peerNetwork: false, handover: false,
+    loadParticipantLinks: false,
   },
   gridNodes: true,
   why: {
@@ -164,6 +165,7 @@ export const nodeRelayBackend = {
     turn: "which carries only the candidates the harness rewrites: a TURN server's relayed media would bypass its links, unshaped",
     peerNetwork: "which forwards the rewritten candidates in userspace: a NAT or firewall needs the peer's own kernel path",
     handover: "which relays each node's browsers from the node's one address: there is no address of a peer's own to leave",
+    loadParticipantLinks: "which relays the nodes' browsers on the nodes, and the load participants run on this host",
   },
   unavailable: async () => 'it runs only with --grid, on the relays of the Grid\'s nodes',
   create: createNodeRelayEmulator,

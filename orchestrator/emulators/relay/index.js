@@ -121,6 +121,7 @@ export const relayBackend = {
   summary: 'userspace UDP relay (default): any host, no root; traces replayed packet by packet; kernel flows through its tunnels',
   supports: {
     sfu: true, directSfu: true, kernelFlows: true, firefox: true, traceReplay: true, turn: false, peerNetwork: false, handover: false,
+    loadParticipantLinks: true,
   },
   why: {
     turn: "which carries only the candidates the harness rewrites: a TURN server's relayed media would bypass its links, unshaped",

@@ -100,13 +100,18 @@ export function loadRates(readings) {
 }
 
 /**
- * result.json `load`: who the load participants were, that their links are not shaped (the emulator carries the
- * browsers only), their command lines, and their rows on the media clock up to the end of the call.
- * @param {{ request: LoadRequest, readings: LoadReading[], commands: string[][] }} load
+ * @typedef {{ shaped: boolean, why: string|null }} LoadLinks  whether the load participants' media crossed links of their
+ *   own (the scenario's network.link up, unshaped down), and why not (what the emulator or the SFU declares)
+ */
+
+/**
+ * result.json `load`: who the load participants were, whether their links were shaped and why not, their command
+ * lines, and their rows on the media clock up to the end of the call.
+ * @param {{ request: LoadRequest, readings: LoadReading[], commands: string[][], links: LoadLinks }} load
  * @param {(epochMs: number) => number|null} atS  the media clock
  * @param {number} durationS
  */
-export function loadSection({ request, readings, commands }, atS, durationS) {
+export function loadSection({ request, readings, commands, links }, atS, durationS) {
   const rows = loadRates(readings).flatMap(({ epochMs, ...row }) => {
     const t = atS(epochMs);
     return t === null || t < 0 || t > durationS ? [] : [{ t, ...row }];
@@ -119,8 +124,9 @@ export function loadSection({ request, readings, commands }, atS, durationS) {
   return {
     participants: request.names,
     subscribe: request.subscribe,
-    // A declared fact: their media reaches the SFU directly, outside the emulated links.
-    linksShaped: false,
+    // From what the emulator and the SFU declare: shaped, their media crossed their own links (network.truth has them).
+    linksShaped: links.shaped,
+    linksUnshapedWhy: links.why,
     commands,
     rows,
     summary: Object.fromEntries(request.names.map((name) => [name, { sentKbpsMean: mean(name, 'sentKbps'), receivedKbpsMean: mean(name, 'receivedKbps') }])),

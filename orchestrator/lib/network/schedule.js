@@ -25,6 +25,7 @@ import { describeValue, expectNumber, expectObject } from '../input/validate.js'
  * @property {Record<string, import('./trace.js').Trace>} traces  every trace a link uses, by the name params.trace gives
  * @property {number} traceStepMs  the rate steps' length where a backend cannot replay a trace (lib/network/trace-steps.js traceSteps)
  * @property {import('./handover.js').Handover[]} [handovers]  peers that change network mid-call (lib/network/handover.js), by atS
+ *   (an SFU room's load participants have links and routes too: `load0.up`, "load0->sfu")
  */
 /** @typedef {(name: string, where: string) => import('./trace.js').Trace} LoadTrace  reads a trace file (the loader's I/O) */
 
@@ -35,8 +36,10 @@ const NETWORK_FIELDS = ['link', 'peers', 'bottleneck', 'bottleneckBack', 'schedu
 const roundValue = (/** @type {number} */ value) => Math.round(value * 1e3) / 1e3;
 
 /**
- * @param {{name?: string, file?: string, durationS?: number, peers?: number, topology?: string, network?: unknown}} scenario
- *   validated top-level fields (loadScenario checks them); network is validated here
+ * @param {{name?: string, file?: string, durationS?: number, peers?: number, topology?: string, network?: unknown,
+ *   loadPeers?: string[]}} scenario validated top-level fields (loadScenario checks them); network is validated here;
+ *   loadPeers: an SFU room's load participants (lib/media/load-participants.js), each with links of its own: its
+ *   uplink network.link, its downlink unshaped, as a peer network.peers does not name; they cross no bottleneck
  * @param {{timeScale?: number, loadTrace?: LoadTrace, traceStepMs?: number}} [options] timeScale multiplies every
  *   `at` and ramp durationS, not everyS (nor traces: they are recordings); loadTrace reads a trace file (synthetic
  *   traces are generated here); traceStepMs (--trace-step-ms) overrides network.traceStepMs
@@ -55,7 +58,12 @@ export function compileNetwork(scenario, { timeScale = 1, loadTrace, traceStepMs
     else if (loadTrace) traces[name] = loadTrace(name, where);
     else throw new InputError(`${where}: trace file ${name} cannot be read here; load the scenario with loadScenario`);
   };
+  const loadPeers = scenario.loadPeers ?? [];
   const links = initialLinks(network, peers, file, useTrace);
+  for (const name of loadPeers) {
+    links[`${name}.up`] = normalizeLinkParams(network.link ?? {}, `${file}: network.link`);
+    links[`${name}.down`] = normalizeLinkParams({}, `${file}: network.link`);
+  }
   const schedule = network.schedule ?? [];
   if (!Array.isArray(schedule)) {
     throw new InputError(`${file}: network.schedule: must be an array of steps and ramps, got ${describeValue(schedule)}`);
@@ -79,7 +87,28 @@ export function compileNetwork(scenario, { timeScale = 1, loadTrace, traceStepMs
   const traceStepMs = stepOverrideMs === undefined ? fileStepMs ?? DEFAULT_TRACE_STEP_MS
     : expectNumber(stepOverrideMs, '--trace-step-ms', stepRange);
   const routes = buildRoutes(peers, scenario.topology ?? 'mesh', 'bottleneck.fwd' in links);
+  for (const name of loadPeers) {
+    routes[`${name}->${SFU_NODE}`] = [`${name}.up`];
+    routes[`${SFU_NODE}->${name}`] = [`${name}.down`];
+  }
   return { links, routes, events, traces, traceStepMs, ...(handovers.length ? { handovers } : {}) };
+}
+
+/**
+ * The network without these peers' links, routes and changes: an SFU room's load participants where the emulator or the
+ * SFU cannot put their media on their links (their media then reaches the SFU directly, and the result says so).
+ * @param {CompiledNetwork} compiled @param {string[]} peers
+ * @returns {CompiledNetwork}
+ */
+export function withoutPeers(compiled, peers) {
+  const owned = (/** @type {string} */ link) => peers.some((peer) => link === `${peer}.up` || link === `${peer}.down`);
+  const routed = (/** @type {string} */ pair) => pair.split('->').some((node) => peers.includes(node));
+  return {
+    ...compiled,
+    links: Object.fromEntries(Object.entries(compiled.links).filter(([link]) => !owned(link))),
+    routes: Object.fromEntries(Object.entries(compiled.routes).filter(([pair]) => !routed(pair))),
+    events: compiled.events.filter((event) => !owned(event.link)),
+  };
 }
 
 /**

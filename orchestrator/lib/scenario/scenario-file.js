@@ -225,7 +225,9 @@ export function loadScenario(nameOrPath, {
   const talk = talkOf(raw.talk, { file, name, peers, nominalDurationS, timeScale, runDurationS });
   if (talk && lipSync) throw new InputError(`${file}: talk: speaking turns and lip sync (lipSync, --lip-sync) each make their own audio; use one`);
   // Extra calls' peers have links of their own.
-  const compiled = compileNetwork({ file, durationS: nominalDurationS, peers: allPeers, topology, network: raw.network }, {
+  const compiled = compileNetwork({
+    file, durationS: nominalDurationS, peers: allPeers, topology, network: raw.network, loadPeers: load?.names,
+  }, {
     timeScale, traceStepMs, loadTrace: (traceName, where) => readTrace(traceName, { baseDir: path.dirname(filePath), traceDirs, where }),
   });
   rejectProfiledHandovers(compiled.handovers ?? [], peerNetwork, file);

@@ -103,6 +103,27 @@ function janusHandles({ apiUrl, apiSecret, onEvent, onError }) {
 }
 
 /**
+ * SDPs with their candidates moved onto the emulator, each rewritten or dropped so no media bypasses the links: Janus's
+ * towards a peer (relayedSdp), a shaped load participant's towards Janus (loadSdp: it puts its candidates in its SDPs,
+ * as it does not trickle); a direct (unshaped) load participant's and Janus's for it stay as they are.
+ * @param {EmulatorRewrite} rewriteCandidate @param {Set<string>} loadNames @param {Set<string>} direct
+ */
+function sdpRewriters(rewriteCandidate, loadNames, direct) {
+  /** @param {string} sdp @param {string} from @param {string} to @param {string} whose */
+  const rewrite = async (sdp, from, to, whose) => {
+    const rewritten = await rewriteSdpCandidates(sdp, (candidate) => rewriteCandidate({ from, to, candidate }));
+    if (rewritten.kept === 0) throw new HarnessError(`${whose} has no candidate the emulator can relay (${rewritten.dropped} dropped)`);
+    return rewritten.sdp;
+  };
+  return {
+    /** @param {string} peer @param {string} sdp */
+    relayedSdp: async (peer, sdp) => (direct.has(peer) ? sdp : rewrite(sdp, SFU_NODE, peer, `Janus's SDP for ${peer}`)),
+    /** @param {string} peer @param {string} sdp */
+    loadSdp: async (peer, sdp) => (!loadNames.has(peer) || direct.has(peer) ? sdp : rewrite(sdp, peer, SFU_NODE, `${peer}'s SDP`)),
+  };
+}
+
+/**
  * @param {object} options
  * @param {string} options.apiUrl   the Janus API over HTTP
  * @param {string} options.apiSecret  what Janus demands in every API request
@@ -112,13 +133,15 @@ function janusHandles({ apiUrl, apiSecret, onEvent, onError }) {
  * @param {EmulatorRewrite} options.rewriteCandidate
  * @param {(error: Error) => void} options.onError  a failure outside a page's request (a subscription, the long poll)
  * @param {(line: string) => void} [options.log]
- * @param {{ names: string[], subscribe: 'none'|'all' }} [options.load]  load participants among `peers`: their media reaches
- *   Janus directly (their SDPs are not rewritten) and, with subscribe `none`, they take no subscription
+ * @param {{ names: string[], subscribe: 'none'|'all', shaped: boolean }} [options.load]  load participants among `peers`:
+ *   shaped, their descriptions' candidates (in their SDPs: they do not trickle) and Janus's for them are rewritten as a
+ *   page's are; unshaped, their media reaches Janus directly; with subscribe `none`, they take no subscription
  */
 export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteCandidate, onError, log = () => {}, load }) {
-  const direct = new Set(load?.names ?? []);
+  const loadNames = new Set(load?.names ?? []);
+  const direct = new Set(load?.shaped ? [] : loadNames);
   /** @param {string} peer */
-  const subscribes = (peer) => !direct.has(peer) || load?.subscribe === 'all';
+  const subscribes = (peer) => !loadNames.has(peer) || load?.subscribe === 'all';
   // Fixed feed ids: a subscriber names its publisher's feed without waiting for the publisher's join answer.
   const feedIds = new Map(peers.map((peer, index) => [peer, index + 1]));
   const published = new Map(peers.map((peer) => [peer, /** @type {ReturnType<typeof deferred<void>>} */ (deferred())]));
@@ -133,13 +156,7 @@ export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteC
     apiUrl, apiSecret, onEvent: onJanusEvent, onError: (error) => !closed && onError(error),
   });
 
-  /** Janus's SDP with its candidates moved onto the emulator, towards `peer`. @param {string} peer @param {string} sdp */
-  const relayedSdp = async (peer, sdp) => {
-    if (direct.has(peer)) return sdp;
-    const rewritten = await rewriteSdpCandidates(sdp, (candidate) => rewriteCandidate({ from: SFU_NODE, to: peer, candidate }));
-    if (rewritten.kept === 0) throw new HarnessError(`Janus's SDP for ${peer} has no candidate the emulator can relay (${rewritten.dropped} dropped)`);
-    return rewritten.sdp;
-  };
+  const { relayedSdp, loadSdp } = sdpRewriters(rewriteCandidate, loadNames, direct);
 
   /**
    * Janus accepts subscribers to a feed only once the publisher's media is up (`webrtcup`).
@@ -214,10 +231,10 @@ export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteC
         // A page publishes once; every further offer would cost Janus a handle and an RTP port until it refuses it.
         if (offered.has(from)) throw new HarnessError(`${from} already offered to ${SFU_NODE}: a page publishes once, so this offer never reaches Janus`);
         offered.add(from);
-        await publish(from, sdp);
+        await publish(from, await loadSdp(from, sdp));
       } else if (type === 'answer' && to !== SFU_NODE && sdp) {
         const session = await sessionOf(from);
-        await session.request(await handleOf(from, to).promise, { request: 'start' }, { type: 'answer', sdp });
+        await session.request(await handleOf(from, to).promise, { request: 'start' }, { type: 'answer', sdp: await loadSdp(from, sdp) });
       } else {
         throw new HarnessError(`in an SFU call a page offers to ${SFU_NODE} and answers the other peers, not ${type} to ${to}`);
       }
