@@ -54,10 +54,14 @@ test('reproduce j16-table-8-1 renders the table from a real compressed suite run
   assert.match(publish.stdout, new RegExp(`^published 1 runs \\(1 new\\) of ${planned} planned`, 'm'));
   assert.match(readFileSync(path.join(publishTo, 'README.md'), 'utf8'), new RegExp(`Runs: 1 of the ${planned} planned`));
 
-  // Going on from the page: the published run is skipped, the table's other repetition planned.
-  const next = await runCli(['reproduce', 'j16-table-8-1', '--repetitions', '2', '--skip-published', publishTo, '--dry-run']);
+  // Going on from the page at the same length: the published run is skipped, the table's other repetition planned.
+  const next = await runCli(['reproduce', 'j16-table-8-1', '--repetitions', '2', '--time-scale', '0.05', '--skip-published', publishTo, '--dry-run']);
   assert.equal(next.code, 0, next.stderr);
-  assert.match(next.stdout, /^unconstrained\/run-1 +300 s +skip: published in .*runs\.json \(started 20\d\d-/m);
-  assert.match(next.stdout, /^unconstrained\/run-2 +300 s +run$/m);
+  assert.match(next.stdout, /^unconstrained\/run-1 +15 s +skip: published in .*runs\.json \(started 20\d\d-/m);
+  assert.match(next.stdout, /^unconstrained\/run-2 +15 s +run$/m);
   assert.match(next.stdout, /^2 runs of 1 scenarios \(1 skipped\)/m);
+  // At full length the compressed run published is run again.
+  const full = await runCli(['reproduce', 'j16-table-8-1', '--repetitions', '1', '--skip-published', publishTo, '--dry-run']);
+  assert.equal(full.code, 0, full.stderr);
+  assert.match(full.stdout, /^unconstrained\/run-1 +300 s +run$/m);
 });

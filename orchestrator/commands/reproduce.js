@@ -145,14 +145,14 @@ function entriesOf(tables, argv) {
  * One line per planned run: its directory and, with --resume, whether the run there is kept and why.
  * @param {{ name: string, repetitions: number, scenario: import('../lib/scenario/reproductions/resume.js').ResumeScenario }[]} entries
  * @param {{ out?: string, resume: boolean, fieldTrials?: string, bandwidthEstimation?: string }} argv
- * @param {(scenario: string, repetition: number) => string|null} skipRun
+ * @param {(scenario: string, repetition: number, durationS: number) => string|null} skipRun
  */
 async function printPlan(entries, argv, skipRun) {
   const plan = planRuns(entries);
   let skips = 0;
   for (const { entry, dir, repetition } of plan) {
     const scenario = entry.scenario;
-    const skipped = skipRun(entry.name, repetition);
+    const skipped = skipRun(entry.name, repetition, scenario.durationS);
     if (skipped) { skips += 1; console.log(`${dir}  ${scenario.durationS} s  skip: ${skipped}`); continue; }
     const decision = argv.resume && argv.out
       ? resumeDecision(await loadResult(path.join(argv.out, dir, 'result.json')).catch(() => null), scenario) : null;

@@ -38,9 +38,10 @@ async function readPublished(file) {
 
 /**
  * `reproduce --skip-published`: the runs already in the reproduction in this folder are not run again, so a
- * reproduction goes on from its committed page when the suite directory that made it is gone.
+ * reproduction goes on from its committed page when the suite directory that made it is gone; a run published shorter
+ * than the plan runs it (a scenario lengthened to its paper's duration since) is run again, and replaces it.
  * @param {string} toDir e.g. docs/reproduction
- * @returns {Promise<(scenario: string, repetition: number) => string|null>} why a run is skipped, or null
+ * @returns {Promise<(scenario: string, repetition: number, durationS: number) => string|null>} why a run is skipped, or null
  */
 export async function skipPublished(toDir) {
   const file = path.join(toDir, 'runs.json');
@@ -48,9 +49,11 @@ export async function skipPublished(toDir) {
     throw new InputError(`--skip-published ${displayPath(toDir)}: no runs.json there: name the folder of a published reproduction (docs/reproduction)`);
   }
   const published = new Map((await readPublished(file)).map((run) => [runKey(run), run]));
-  return (scenario, repetition) => {
+  return (scenario, repetition, durationS) => {
     const run = published.get(runDirName(scenario, repetition));
-    return run ? `published in ${displayPath(file)} (started ${run.startedAt ?? 'at an unknown time'})` : null;
+    const ranS = run?.clock?.durationS;
+    if (!run || (typeof ranS === 'number' && ranS < durationS)) return null;
+    return `published in ${displayPath(file)} (started ${run.startedAt ?? 'at an unknown time'})`;
   };
 }
 

@@ -52,7 +52,7 @@ async function keptRun(runDir, { entry, repetition, dir }, log) {
  *   (lib/scenario/reproductions/resume.js)
  * @param {number} [options.maxNewRuns] run at most this many runs (kept ones not counted), then stop: a long
  *   reproduction runs in chunks, each resumed with `resume`
- * @param {(scenario: string, repetition: number) => string|null} [options.skipRun] why a planned run is not this
+ * @param {(scenario: string, repetition: number, durationS: number) => string|null} [options.skipRun] why a planned run is not this
  *   suite's to run (e.g. it is already published), or null to run it; a skipped run is left out of the summary
  * @param {typeof runScenario} [options.runOne] runs one scenario (a test's fake; default the real run)
  * @returns {Promise<{ summary: import('./summary.js').SuiteSummary, suiteDir: string, paths: Record<string, string> }>}
@@ -83,7 +83,7 @@ export async function runSuite({
   try {
     for (const [i, { entry, repetition, dir }] of plan.entries()) {
       if (interrupted) break;
-      const skipped = skipRun(entry.name, repetition);
+      const skipped = skipRun(entry.name, repetition, entry.scenario.durationS);
       if (skipped) { log(`[${i + 1}/${plan.length}] ${entry.name} run ${repetition}: skipped, ${skipped}`); continue; }
       const runDir = path.join(suiteDir, dir);
       const kept = resume ? await keptRun(runDir, { entry, repetition, dir }, (why) => log(`[${i + 1}/${plan.length}] ${why}`)) : null;

@@ -63,7 +63,7 @@ test('hostile summary.json: a string repetition is refused, so it cannot break e
   const good = suiteWith([{}]);
   writeResult(good, 'unconstrained/run-1', shippedResult('unconstrained'));
   assert.deepEqual(await publishReproduction(good, page, { planned: 1 }).then((r) => [r.runs, r.added]), [1, 1]);
-  assert.match((await skipPublished(page))('unconstrained', 1) ?? '', /published in/);
+  assert.match((await skipPublished(page))('unconstrained', 1, 300) ?? '', /published in/);
 });
 
 test('hostile result.json: a browser string cannot add a link, an image, HTML or a heading to the published page', async () => {

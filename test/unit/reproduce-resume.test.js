@@ -116,7 +116,13 @@ test('--skip-published leaves out the runs the committed page already has, and n
   const out = mkdtempSync(path.join(os.tmpdir(), 'wtb-skip-'));
   const pageDir = path.join(out, 'page');
   await mkdir(pageDir);
-  const published = [{ scenario: 'bandwidth-750', repetition: 1, startedAt: '2026-11-20T10:00:00.000Z' }];
+  // bandwidth-750's run 1 as long as the plan's; run 3 shorter (its scenario has been lengthened since); run 4 an older
+  // record without a clock.
+  const published = [
+    { scenario: 'bandwidth-750', repetition: 1, startedAt: '2026-11-20T10:00:00.000Z', clock: { timeScale: 1, durationS: 300, nominalDurationS: 300 } },
+    { scenario: 'bandwidth-750', repetition: 3, startedAt: '2026-11-20T11:00:00.000Z', clock: { timeScale: 1, durationS: 150, nominalDurationS: 150 } },
+    { scenario: 'bandwidth-750', repetition: 4, startedAt: '2026-11-20T12:00:00.000Z' },
+  ];
   await writeFile(path.join(pageDir, 'runs.json'), JSON.stringify({ kind: PUBLISHED_KIND, schemaVersion: 1, planned: 4, runs: published }));
   await assert.rejects(skipPublished(out), /--skip-published .*no runs\.json there/);
   const broken = path.join(out, 'broken');
@@ -124,8 +130,11 @@ test('--skip-published leaves out the runs the committed page already has, and n
   await writeFile(path.join(broken, 'runs.json'), '{"kind": "something else", "runs": [{"scenario": 7}]}');
   await assert.rejects(skipPublished(broken), /broken\/runs\.json: not a published reproduction.*restore the file from git/);
   const skipRun = await skipPublished(pageDir);
-  assert.match(skipRun('bandwidth-750', 1) ?? '', /published in .*runs\.json \(started 2026-11-20T10:00:00\.000Z\)/);
-  assert.equal(skipRun('bandwidth-750', 2), null);
+  assert.match(skipRun('bandwidth-750', 1, 300) ?? '', /published in .*runs\.json \(started 2026-11-20T10:00:00\.000Z\)/);
+  assert.equal(skipRun('bandwidth-750', 2, 300), null);
+  assert.equal(skipRun('bandwidth-750', 3, 300), null, 'published shorter than the plan runs it: run again');
+  assert.match(skipRun('bandwidth-750', 3, 150) ?? '', /published in/);
+  assert.match(skipRun('bandwidth-750', 4, 300) ?? '', /published in/, 'a record without its length is kept, as before');
   const { ran, runOne } = fakeRunner();
   const names = ['bandwidth-1500', 'bandwidth-750'];
   const suite = tableSuite(names, 2);

@@ -61,6 +61,11 @@ const F_CHROME = {
     + 'two real hosts; today\'s GCC reacts to delay and loss differently, so F\'s figures are a shape to compare, not a target',
 };
 
+/** F ran every call 10 minutes, 5 times; its own scenarios run 600 s since 2026-11-30 (their runs.json clocks say each run's). */
+const F_LENGTH = 'F ran each call 10 minutes, 5 times: F\'s own rows here run 600 s (runs published before 2026-11-30 ran 300 s, '
+  + 'and are measured again at 600 s, a run\'s length in runs.json\'s clock)';
+const F_SHARED = `${F_LENGTH}; the rows F shares with J16 are J16's 5-minute runs, one set of runs per condition.`;
+
 const TABLES = /** @type {import('./reproductions/tables.js').TableData[]} */ ([
   {
     id: 'j16-table-8-1', source: 'J16', citation: 'J16 §8-1-1, table 8-1', title: 'Average results for unconstrained test',
@@ -96,6 +101,7 @@ const TABLES = /** @type {import('./reproductions/tables.js').TableData[]} */ ([
   },
   {
     id: 'f-table-2', source: 'F', citation: 'F §4.1, table 2', title: 'Summary of averaged results with different latency conditions',
+    note: F_SHARED,
     columns: {
       'video.recvKbps': 'bitRate (Kbit/s)', rttMs: 'RTT (ms)', residualLossPct: 'Residual Loss (%)', lossPct: 'Packet Loss (%)',
     },
@@ -111,7 +117,7 @@ const TABLES = /** @type {import('./reproductions/tables.js').TableData[]} */ ([
     }],
   },
   {
-    id: 'f-table-3', source: 'F', citation: 'F §4.2, table 3', title: 'Different Packet Loss Rates',
+    id: 'f-table-3', source: 'F', citation: 'F §4.2, table 3', title: 'Different Packet Loss Rates', note: F_SHARED,
     columns: { 'video.recvKbps': 'bitRate (Kbps)', rttMs: 'RTT (ms)', residualLossPct: 'Residual Loss (%)' },
     rows: {
       '1%': 'loss-1', '5%': ['loss-5', 1945.27, 10.2, 0.52], '10%': ['loss-10', 1593.51, 8.89, 0.86], '20%': ['loss-20', 379.42, 5.59, 3.24],
@@ -119,7 +125,7 @@ const TABLES = /** @type {import('./reproductions/tables.js').TableData[]} */ ([
     causes: [F_CHROME, { ...RTX_PADDING, columns: ['video.recvKbps'] }],
   },
   {
-    id: 'f-table-4', source: 'F', citation: 'F §4.3, table 4', title: 'Different Queue Sizes',
+    id: 'f-table-4', source: 'F', citation: 'F §4.3, table 4', title: 'Different Queue Sizes', note: `${F_LENGTH}.`,
     columns: { 'video.recvKbps': 'Rate (Kbps)', rttMs: 'RTT (ms)', residualLossPct: 'Residual Loss (%)', lossPct: 'Loss (%)' },
     rows: {
       '1 Mbps, 100ms': 'queue-size-1000-100ms', '1 Mbps, 1s': 'queue-size-1000-1s', '1 Mbps, 10s': 'queue-size-1000-10s',
@@ -129,7 +135,7 @@ const TABLES = /** @type {import('./reproductions/tables.js').TableData[]} */ ([
   },
   {
     id: 'f-figure-13', source: 'F', citation: 'F §4.4, figure 13', title: 'Loss and latency: 10 % loss and 50 ms delay in a 1 Mbit/s limit',
-    note: 'F shows the rate falling and the RTT constant through the call, in a figure without values.',
+    note: `F shows the rate falling and the RTT constant through the call, in a figure without values. ${F_LENGTH}.`,
     columns: { 'video.recvKbps': 'Rate (Kbps)', rttMs: 'RTT (ms)', residualLossPct: 'Residual Loss (%)', lossPct: 'Loss (%)' },
     rows: {
       '1 Mbps, 500 ms queue, 10 % loss, 50 ms': { scenario: 'loss-latency', published: {}, why: 'F §4.4 gives a figure (13) and no values' },
