@@ -7,13 +7,27 @@ import { negotiatedCodecs } from './codec.js';
 export function createCodecNotes(report) {
   /** @type {Map<string, string>} `<remote> <direction>` → the last reported codec, as JSON */
   const last = new Map();
+  /** @type {WeakMap<RTCPeerConnection, { sdp: string, send: boolean|null, recv: boolean|null }>} what each negotiation gave */
+  const feedback = new WeakMap();
+  /**
+   * Whether each video direction negotiated transport-wide feedback, read once per negotiation (its remote description).
+   * @param {RTCPeerConnection} [pc]
+   */
+  const transportWideCcOf = (pc) => {
+    const sdp = pc?.currentRemoteDescription?.sdp ?? '';
+    const known = pc && feedback.get(pc);
+    if (!pc || known?.sdp === sdp) return known ?? { send: null, recv: null };
+    const video = pc.getTransceivers().find((transceiver) => transceiver.receiver.track.kind === 'video');
+    const read = { sdp, send: negotiatedTransportCc(video?.sender), recv: negotiatedTransportCc(video?.receiver) };
+    feedback.set(pc, read);
+    return read;
+  };
   /**
    * any: getStats entries, whose fields depend on their type and the browser
    * @param {string} remote @param {Array<Record<string, any>>} stats @param {RTCPeerConnection} [pc]  absent: a LiveKit leg
    */
   const note = (remote, stats, pc) => {
-    const video = pc?.getTransceivers().find((transceiver) => transceiver.receiver.track.kind === 'video');
-    const transportWideCc = { send: negotiatedTransportCc(video?.sender), recv: negotiatedTransportCc(video?.receiver) };
+    const transportWideCc = transportWideCcOf(pc);
     for (const [direction, codec] of Object.entries(negotiatedCodecs(stats))) {
       if (!codec) continue;
       const noted = { ...codec, transportWideCc: transportWideCc[/** @type {'send'|'recv'} */ (direction)] };
