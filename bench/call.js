@@ -1,22 +1,28 @@
 #!/usr/bin/env node
 // Benchmark: call set-up time (browser launch -> first decoded video frame) with its breakdown per peer, and the
 // orchestrator's own CPU share while it carries a full-rate call (unconstrained, 720p30). With --runs N it runs N
-// calls one after another and prints medians.
-// Usage: node bench/call.js [--runs 5] [--duration 40] [--video 720p30]. Prints figures; asserts nothing.
+// calls one after another and prints medians. With --pool the calls share a pool of kept browsers, as a suite's runs
+// do (run/browser-pool.js): the first launches them, the others reuse them, and the medians are the others'.
+// Usage: node bench/call.js [--runs 5] [--duration 40] [--video 720p30] [--pool]. Prints figures; asserts nothing.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { installProcessHandlers } from '../orchestrator/lib/system/shutdown.js';
 import { runScenario } from '../orchestrator/run/run.js';
+import { createBrowserPool } from '../orchestrator/run/browser-pool.js';
 import { loadScenario } from '../orchestrator/lib/scenario/scenario-file.js';
 import { SETUP_MILESTONES } from '../orchestrator/lib/result/setup-breakdown.js';
 import { describe } from '../orchestrator/lib/stats/statistics.js';
 import { runValues } from '../orchestrator/lib/result/metric-values.js';
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '1' }, duration: { type: 'string', default: '40' }, video: { type: 'string', default: '720p30' } },
+  options: {
+    runs: { type: 'string', default: '1' }, duration: { type: 'string', default: '40' }, video: { type: 'string', default: '720p30' },
+    pool: { type: 'boolean', default: false },
+  },
 });
+const browserPool = values.pool ? createBrowserPool() : undefined;
 const runs = Number(values.runs);
 installProcessHandlers();
 const scenario = loadScenario('unconstrained', { durationS: Number(values.duration) });
@@ -34,7 +40,7 @@ async function benchOnce() {
     if (sample.t === scenario.durationS) cpuWindow.end = now;
   };
   try {
-    const { result } = await runScenario({ scenario, video: values.video, outDir: out, onSample });
+    const { result } = await runScenario({ scenario, video: values.video, outDir: out, onSample, browserPool });
     const { start, end } = cpuWindow;
     const cpuMs = start && end ? (end.cpu.user + end.cpu.system - start.cpu.user - start.cpu.system) / 1000 : null;
     return { result, cpuSharePct: start && end && cpuMs !== null ? (100 * cpuMs) / (end.wallMs - start.wallMs) : null };
@@ -49,18 +55,26 @@ const median = (list) => describe(list).median;
 const cell = (value, width = 8) => (value === null ? '–' : value.toFixed(0)).padStart(width);
 
 /** @type {Array<Awaited<ReturnType<typeof benchOnce>>>} */
-const measured = [];
+const all = [];
 for (let run = 1; run <= runs; run += 1) {
   const { result, cpuSharePct } = await benchOnce();
-  measured.push({ result, cpuSharePct });
+  all.push({ result, cpuSharePct });
   const { setupMs } = result.summary;
   const perPeer = Object.entries(setupMs).filter(([peer]) => peer !== 'max').map(([peer, ms]) => `${peer} ${cell(ms, 0)} ms`).join(', ');
-  console.log(`run ${run}/${runs}: ${result.status}; set-up ${perPeer} (max ${cell(setupMs.max, 0)} ms)`);
+  const reused = Object.values(result.environment.browsers).map((browser) => browser.reused);
+  console.log(`run ${run}/${runs}: ${result.status}; set-up ${perPeer} (max ${cell(setupMs.max, 0)} ms)${browserPool ? `; browsers reused: ${reused.join(', ')}` : ''}`);
 }
+await browserPool?.close();
+// With the pool, the runs that reused both browsers: what a suite's runs after its first cost.
+/** @param {typeof all[number]} run */
+const allReused = ({ result }) => Object.values(result.environment.browsers).every((browser) => browser.reused);
+const measured = browserPool ? all.filter(allReused) : all;
+if (!measured.length) throw new Error('--pool: no run reused its browsers; give --runs 2 or more');
 
 const peers = Object.keys(measured[0].result.setup.peers);
 // Milestones overlap (the page negotiates while getUserMedia runs), so a step is counted from the latest one reached before it.
-console.log(`\nset-up breakdown: ms since each peer's browser launch (median of ${runs}); +ms: after the latest milestone before it`);
+const which = browserPool ? ' runs that reused their browsers' : '';
+console.log(`\nset-up breakdown: ms since each peer's browser launch (median of ${measured.length}${which}); +ms: after the latest milestone before it`);
 console.log(`${'milestone'.padEnd(18)}${peers.map((peer) => `${peer.padStart(8)}${'+ms'.padStart(8)}`).join('')}`);
 for (const [index, name] of SETUP_MILESTONES.entries()) {
   const columns = peers.map((peer) => {

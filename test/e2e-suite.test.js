@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { runCli, tempDir } from './helpers/cli.js';
+import { pidsMentioning, runCli, tempDir } from './helpers/cli.js';
 
 const fixture = (name) => fileURLToPath(new URL(`./fixtures/suites/${name}`, import.meta.url));
 const SUITE_TIMEOUT_MS = 7 * 60_000;
@@ -23,6 +23,10 @@ async function suite(name, extraArgs = []) {
   return { ...run, out, summary: readJson(summaryFile) };
 }
 
+/** Per run of a suite, whether each peer's browser came from its pool (environment.browsers[peer].reused). */
+const reusedBrowsers = ({ out, summary }) => summary.runs.map((run) => Object.values(readJson(path.join(out, run.dir, 'result.json')).environment.browsers)
+  .map((browser) => browser.reused));
+
 const videoCheck = (summary) => summary.scenarios[0].regressions.find((c) => c.metric === 'video.recvKbps');
 
 test('a capped call is a regression against the normal baseline; the normal call against it is not', async () => {
@@ -32,6 +36,10 @@ test('a capped call is a regression against the normal baseline; the normal call
   assert.ok(normal.summary.scenarios[0].assertions[0].passed, 'video flows');
   for (const run of normal.summary.runs) assert.ok(existsSync(path.join(normal.out, run.report)), `${run.dir}/report.html`);
   assert.ok(existsSync(path.join(normal.out, 'index.html')), 'results index beside the runs');
+  // The suite kept its browsers between runs (run/browser-pool.js): the first run launched them, every later one
+  // reused them, each page in a fresh context; none is left once the suite is over.
+  assert.deepEqual(reusedBrowsers(normal), [[false, false], ...Array(4).fill([true, true])]);
+  assert.deepEqual(pidsMentioning('--use-file-for-fake-video-capture'), [], 'no browser of the suite left');
 
   const baselineFile = path.join(tempDir('wtb-e2e-baseline-'), 'e2e.json');
   const saved = await runCli(['baseline', 'save', normal.out, '--out', baselineFile]);
@@ -46,8 +54,9 @@ test('a capped call is a regression against the normal baseline; the normal call
   assert.match(readFileSync(path.join(degraded.out, 'junit.xml'), 'utf8'), /<failure message="[^"]*" type="regression">/);
   assert.match(readFileSync(path.join(degraded.out, 'report.html'), 'utf8'), /verdict-regression/);
 
-  const again = await suite('e2e-normal', ['--baseline', baselineFile]);
+  const again = await suite('e2e-normal', ['--baseline', baselineFile, '--no-browser-pool']);
   assert.equal(again.code, 0, `normal vs its baseline exited ${again.code}:\n${again.stdout}\n${again.stderr}`);
+  assert.deepEqual(reusedBrowsers(again), Array(5).fill([null, null]), 'without the pool every run launched its own');
   assert.notEqual(videoCheck(again.summary).verdict, 'regression');
   assert.notEqual(videoCheck(again.summary).verdict, 'inconclusive');
 });

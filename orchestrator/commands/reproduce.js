@@ -15,7 +15,7 @@ import { DEFAULT_REGRESSION } from '../suite/baseline.js';
 import { reproductionFileName } from '../suite/render-reproduction.js';
 import { runSuite } from '../suite/runner.js';
 import { publishReproduction, skipPublished } from '../suite/publish-reproduction.js';
-import { checkVideoFlag } from './suite-options.js';
+import { BROWSER_POOL_OPTION, checkVideoFlag } from './suite-options.js';
 import { sfuOption } from './sfu-option.js';
 import { BANDWIDTH_ESTIMATION_OPTION, FIELD_TRIALS_OPTION, congestionPlanLine } from './congestion-options.js';
 import { suiteExitCode } from '../suite/summary.js';
@@ -59,6 +59,7 @@ export const builder = (yargs) => gridOptions(yargs)
   .option('out', { type: 'string', describe: 'suite directory to write (default results/suites/reproduce-<table>/<UTC timestamp>)' })
   .option('browser-path', { type: 'string', describe: 'Chrome/Chromium executable (default: $CHROME_PATH, then well-known paths)' })
   .option('headful', { type: 'boolean', default: false, describe: 'show the browser windows' })
+  .option('browser-pool', BROWSER_POOL_OPTION)
   .option('trace-dir', TRACE_DIR_OPTION)
   .check((argv) => {
     if (!argv.list && !argv.all && argv.table === undefined) {
@@ -81,7 +82,7 @@ export const builder = (yargs) => gridOptions(yargs)
  *   multiPartyRepetitions?: number, maxRuns?: number, publish?: string, skipPublished?: string,
  *   timeScale: number, video: string, mediaSource?: string, fieldTrials?: string, bandwidthEstimation?: string, emulator: string,
  *   sfu: string, out?: string, browserPath?: string,
- *   headful: boolean, traceDir: string[], grid?: string, spread?: boolean, gridSecrets?: string }} argv
+ *   headful: boolean, browserPool: boolean, traceDir: string[], grid?: string, spread?: boolean, gridSecrets?: string }} argv
  */
 export async function handler(argv) {
   if (argv.list) {
@@ -118,7 +119,7 @@ export async function handler(argv) {
   const { summary, suiteDir, paths } = await runSuite({
     suite, assertions: {}, assertionsFile: null, regression: suite.regression, outDir: argv.out, resume: argv.resume,
     browserPath: argv.browserPath, headful: argv.headful, grid, log: (line) => console.error(line), maxNewRuns: argv.maxRuns,
-    skipRun,
+    skipRun, browserPool: argv.browserPool,
   });
   const pages = tables.map((t) => `reproduction: ${displayPath(path.join(suiteDir, reproductionFileName(t.id)))}`).join('\n');
   console.log(`\n${summary.outcome}: ${summary.counts.passedRuns} of ${summary.counts.runs} runs passed\n${pages}\nsuite: ${displayPath(paths.page)}`);

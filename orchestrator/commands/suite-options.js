@@ -15,6 +15,13 @@ import { rememberSuite } from '../history/remember.js';
 import { isPostgresUrl, openStore, storeTarget } from '../history/store.js';
 import { redact } from '../history/store-postgres.js';
 
+/** --browser-pool of suite and reproduce (run/browser-pool.js). */
+export const BROWSER_POOL_OPTION = {
+  type: /** @type {const} */ ('boolean'), default: true,
+  describe: 'keep each run\'s Chromium browsers for the next runs (a fresh browser context per run; not with a netem namespace, a '
+    + 'device\'s cgroup or --grid); --no-browser-pool launches fresh ones for every run',
+};
+
 /**
  * --video of suite and reproduce: a preset name or an existing .y4m file.
  * @param {string|undefined} video

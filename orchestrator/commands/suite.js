@@ -5,7 +5,7 @@ import { InputError } from '../lib/system/errors.js';
 import { CODEC_NAMES, parseCodecFlag } from '../lib/media/codec.js';
 import { loadAssertions } from '../suite/assertions.js';
 import { resolveRegressionOptions } from '../suite/baseline.js';
-import { checkVideoFlag, comparisonOptions, finish, loadAssertionsFlag, loadBaselineFlag, regressionFlags, rememberFlag, checkHistoryStore } from './suite-options.js';
+import { BROWSER_POOL_OPTION, checkVideoFlag, comparisonOptions, finish, loadAssertionsFlag, loadBaselineFlag, regressionFlags, rememberFlag, checkHistoryStore } from './suite-options.js';
 import { displayPath } from '../lib/input/json-file.js';
 import { entryCostS, parseShard, planRuns, shardEntries } from '../suite/plan.js';
 import { runSuite } from '../suite/runner.js';
@@ -29,6 +29,7 @@ export const builder = (yargs) => comparisonOptions(gridOptions(yargs)
   .option('publish', PUBLISH_OPTION)
   .option('field-trials', FIELD_TRIALS_OPTION)
   .option('bandwidth-estimation', BANDWIDTH_ESTIMATION_OPTION)
+  .option('browser-pool', BROWSER_POOL_OPTION)
   .option('codec', { type: 'string', describe: `video codec of every run (${CODEC_NAMES.join(', ')}, optionally :scalabilityMode=<mode>, :profile=<hex>), instead of the scenarios'` })
   .option('browser-path', { type: 'string', describe: 'Chrome/Chromium executable (default: $CHROME_PATH, then well-known paths)' })
   .option('headful', { type: 'boolean', default: false, describe: 'show the browser windows' })
@@ -47,7 +48,7 @@ export const builder = (yargs) => comparisonOptions(gridOptions(yargs)
 /**
  * @param {{ suite: string, shard?: string, repetitions?: number, video?: string, emulator?: string, sfu?: string, publish?: string,
  *   codec?: string, fieldTrials?: string, bandwidthEstimation?: string,
- *   browserPath?: string, headful: boolean, traceDir: string[], dryRun: boolean, out?: string, baseline?: string,
+ *   browserPath?: string, headful: boolean, browserPool: boolean, traceDir: string[], dryRun: boolean, out?: string, baseline?: string,
  *   allowMachineMismatch: boolean, assertions?: string, alpha?: number, minEffect?: number, minChange?: number,
  *   metrics?: string, history?: string, fail: boolean, grid?: string, spread?: boolean, gridSecrets?: string }} argv
  */
@@ -87,7 +88,7 @@ export async function handler(argv) {
   const { summary, paths } = await runSuite({
     suite, assertions: assertions.map, assertionsFile: assertions.file,
     baseline, regression, allowMachineMismatch: argv.allowMachineMismatch,
-    shard, outDir: argv.out, browserPath: argv.browserPath, headful: argv.headful, grid,
+    shard, outDir: argv.out, browserPath: argv.browserPath, headful: argv.headful, grid, browserPool: argv.browserPool,
     log: (line) => console.error(line),
     remember: rememberFlag(argv.history, (line) => console.error(line)),
   });

@@ -23,8 +23,11 @@ const PROFILE_PREFIX = 'wtb-firefox-';
  * @param {string|null} [fieldTrials]  the scenario's Chromium field trials (lib/scenario/field-trials.js, validated)
  */
 export function chromiumArgs(media, pageOrigin, fieldTrials = null) {
+  // A loopback page is a secure context already; naming its origin (its port is the run's) would make every run's
+  // arguments differ, and no kept browser fit the next run (browser-pool.js).
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(pageOrigin).hostname);
   return [
-    `--unsafely-treat-insecure-origin-as-secure=${pageOrigin}`,
+    ...(loopback ? [] : [`--unsafely-treat-insecure-origin-as-secure=${pageOrigin}`]),
     '--use-fake-ui-for-media-stream',
     '--use-fake-device-for-media-stream',
     `--use-file-for-fake-video-capture=${media.video}`,
@@ -161,14 +164,18 @@ export function launchOptions({ kind, executablePath, media, url, headful, launc
  *   launchSpec?: { executablePath?: string, args?: string[], env?: Record<string,string> },
  *   cpuThrottlingRate?: number, fieldTrials?: string|null, beforeLoad?: (pid: number|undefined) => Promise<unknown>,
  *   onMilestone?: (type: 'browser-launched'|'page-loaded') => void, onConsole?: (text: string) => void,
- *   onCrash?: (message: string) => void, attach?: { endpoint: string, headers: Record<string, string> } }} options
+ *   onCrash?: (message: string) => void, attach?: { endpoint: string, headers: Record<string, string> },
+ *   pool?: import('./browser-pool.js').BrowserPool }} options
  *   attach: a browser already running (a Grid session's se:cdp) to connect to instead of launching one; `close` then
- *   disconnects, and the session's owner ends it
- * @returns {Promise<{ browser: import('puppeteer').Browser, page: import('puppeteer').Page, version: string, close: () => Promise<void> }>}
+ *   disconnects, and the session's owner ends it. pool: a Chromium launched as this one would be is taken from it when it
+ *   keeps one, the page opens in a browser context of its own, and `close` closes that context and gives the browser back
+ *   (the caller passes a pool only for a plain launch: no wrapper, cgroup or Grid session)
+ * @returns {Promise<{ browser: import('puppeteer').Browser, page: import('puppeteer').Page, version: string, close: () => Promise<void>,
+ *   reused: boolean|null }>}  reused: the browser came from the pool (null without one)
  */
 export async function launchPeer({
   kind = 'chromium', executablePath, media, url, headful = false, launchSpec = {}, cpuThrottlingRate = 1, fieldTrials = null, beforeLoad, onMilestone,
-  onConsole, onCrash, attach,
+  onConsole, onCrash, attach, pool,
 }) {
   if (kind === 'firefox' && cpuThrottlingRate > 1) throw new InputError(`CPU throttling (${cpuThrottlingRate}×) needs Chromium's DevTools protocol; Firefox has none`);
   /** @type {string|undefined} */
@@ -178,34 +185,48 @@ export async function launchPeer({
     profileDir = await mkdtemp(path.join(os.tmpdir(), `${PROFILE_PREFIX}${process.pid}-`));
   }
   const removeProfile = async () => { if (profileDir) await rm(profileDir, { recursive: true, force: true }); };
+  const options = launchOptions({ kind, executablePath, media, url, headful, launchSpec, profileDir, fieldTrials });
+  const poolKey = pool && kind === 'chromium' && !attach ? JSON.stringify(options) : null;
+  const kept = poolKey === null ? null : pool?.take(poolKey) ?? null;
   let browser;
   try {
     browser = attach
       ? await puppeteer.connect({ browserWSEndpoint: attach.endpoint, headers: attach.headers, protocolTimeout: 60_000 })
-      : await puppeteer.launch(launchOptions({ kind, executablePath, media, url, headful, launchSpec, profileDir, fieldTrials }));
+      : kept ?? await puppeteer.launch(options);
   } catch (error) {
     await removeProfile();
     throw error;
   }
+  const onDisconnected = () => onCrash?.('browser disconnected');
+  /** @type {import('puppeteer').BrowserContext|null} */
+  let context = null;
   const close = async () => {
+    browser.off('disconnected', onDisconnected);
     try {
-      await (attach ? browser.disconnect() : browser.close());
+      if (poolKey !== null && pool) {
+        await context?.close().catch(() => {});
+        await pool.give(poolKey, browser);
+      } else {
+        await (attach ? browser.disconnect() : browser.close());
+      }
     } finally {
       await removeProfile();
     }
   };
   onMilestone?.('browser-launched');
   try {
-    // The tab the browser opened at start: a new one costs another target set-up, ~100 ms on a busy machine.
-    const page = (await browser.pages())[0] ?? await browser.newPage();
+    // A pooled browser's page gets a context of its own, a fresh profile. Otherwise the tab the browser opened at start:
+    // a new one costs another target set-up, ~100 ms on a busy machine.
+    context = poolKey === null ? null : await browser.createBrowserContext();
+    const page = context ? await context.newPage() : (await browser.pages())[0] ?? await browser.newPage();
     page.on('console', (message) => message.type() === 'error' && onConsole?.(withoutFragment(message.text(), url)));
     page.on('pageerror', (error) => onCrash?.(withoutFragment(`page error: ${errorMessage(error)}`, url)));
     page.on('error', (error) => onCrash?.(withoutFragment(`page crashed: ${errorMessage(error)}`, url)));
-    browser.on('disconnected', () => onCrash?.('browser disconnected'));
+    browser.on('disconnected', onDisconnected);
     if (cpuThrottlingRate > 1) await page.emulateCPUThrottling(cpuThrottlingRate);
     await beforeLoad?.(browser.process()?.pid);
     const [version] = await Promise.all([browser.version(), page.goto(url, { waitUntil: 'load' }).then(() => onMilestone?.('page-loaded'))]);
-    return { browser, page, version, close };
+    return { browser, page, version, close, reused: poolKey === null ? null : kept !== null };
   } catch (error) {
     await close().catch(() => {});
     // A navigation error quotes the whole URL.

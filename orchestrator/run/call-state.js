@@ -45,6 +45,7 @@
  * @property {import('./audio-collector.js').AudioCollector} [audio]  what each page played out (scenario.audioQuality)
  * @property {import('./lip-sync-collector.js').LipSyncCollector} [lipSync]  the tone onsets each page heard (scenario.lipSync)
  * @property {import('./run.js').RunOptions['grid']} [gridOptions]  --grid: the hub and placement options
+ * @property {import('./browser-pool.js').BrowserPool} [browserPool]  browsers kept between a suite's runs (browser-pool.js)
  * @property {import('./grid-sessions.js').GridSessions} [grid]  --grid: every peer's Grid session
  * @property {import('./grid-observer.js').GridObserver} [gridObserver]  --grid: the nodes' clocks and browsers, read over CDP
  */

@@ -20,12 +20,14 @@ function browserName(kind, executable) {
 
 /**
  * any: samples are the pages' getStats fields, whose set depends on the browser
- * @param {{ samples: Array<Record<string, any>>, browsers: Record<string, { kind: string, path: string, source: string,
- *   version: string|null|undefined }>, emulator: { name: string, choice?: string|null } | null, emulatorName: string,
+ * @param {{ samples: Array<Record<string, any>>,
+ *   browsers: Record<string, { kind: string, path: string, source: string, version: string|null|undefined, reused?: boolean|null }>,
+ *   emulator: { name: string, choice?: string|null } | null, emulatorName: string,
  *   media: object, startedAt: Date, endedAt: Date, codecs: import('../lib/media/codec.js').CodecSummary,
  *   cgroups: import('../lib/result/result.js').Environment['cgroups'], grid?: import('../lib/result/result.js').GridRecord|null,
  *   mediaSource?: 'browser'|'rfc8867', fieldTrials?: string|null, sfu?: { name: string, version: string|null }|null }} input
- *   browsers: every peer's, with the version its browser reported (null if it never started); sfu: an SFU call's SFU
+ *   browsers: every peer's, with the version its browser reported (null if it never started) and whether it came from a
+ *   suite's pool of kept browsers (null: no pool, or it never started); sfu: an SFU call's SFU
  * @returns {import('../lib/result/result.js').Environment}
  */
 export function describeEnvironment({
@@ -34,13 +36,16 @@ export function describeEnvironment({
 }) {
   // any: the media options as the run command parsed them, copied into the result as they are
   const { preset, video, audio, width, height, fps, frames, frameCode, peers } = /** @type {any} */ (media);
-  const perPeer = Object.fromEntries(Object.entries(browsers).map(([peer, { kind, path: executable, source, version }]) => [peer, {
+  /** @param {[string, typeof browsers[string]]} entry */
+  const describePeer = ([peer, { kind, path: executable, source, version, reused = null }]) => [peer, {
     name: browserName(kind, executable),
     version: version?.replace(/^[^/]*\//, '') ?? null,
     path: executable,
     source,
+    reused,
     missingFields: missingTimelineFields(samples.filter((sample) => sample.peer === peer)),
-  }]));
+  }];
+  const perPeer = Object.fromEntries(Object.entries(browsers).map(describePeer));
   // One line for the run (reports, run lists, a baseline's machine class): each distinct value, ' + ' between them.
   /** @param {'name'|'version'|'path'|'source'} field */
   const joined = (field) => [...new Set(Object.values(perPeer).map((entry) => entry[field]).filter((value) => value !== null))].join(' + ') || null;

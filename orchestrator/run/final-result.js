@@ -48,7 +48,9 @@ function resultInput(call, viewer) {
     scenario,
     environment: describeEnvironment({
       browsers: Object.fromEntries(Object.entries(kinds)
-        .map(([peer, kind]) => [peer, { kind, ...executables[kind], version: recorder.browserVersions[peer] }])),
+        .map(([peer, kind]) => [peer, {
+          kind, ...executables[kind], version: recorder.browserVersions[peer], reused: recorder.browserReused[peer] ?? null,
+        }])),
       samples: recorder.samples, emulator: call.emulator, emulatorName: call.emulatorName, media: call.media, startedAt,
       endedAt: new Date(),
       codecs: codecSummary(recorder.events, scenario.codec), cgroups: call.cgroups?.record ?? null, grid: grid?.record ?? null,

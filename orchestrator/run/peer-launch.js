@@ -109,6 +109,10 @@ export async function launchPeers(call, { viaSfu, secrets }) {
     const device = scenario.devices?.[peer];
     const media = call.media.peers[peer];
     const kind = call.kinds[peer];
+    const spec = call.grid ? {} : trustingTurn(await emulator.launchSpec?.(peer, call.executables[kind].path, kind), kind, call.turn);
+    const launchSpec = spec ?? {};
+    // Only a plain launch is kept between runs: an emulator's wrapper, a device's cgroup or a Grid session are the run's.
+    const plain = !call.grid && !device && !launchSpec.executablePath && !launchSpec.args?.length && !launchSpec.env;
     const launched = await launchPeer({
       kind, executablePath: call.executables[kind].path, media, url: peerPageUrl(call, peer, viaSfu, secrets), headful: call.headful,
       cpuThrottlingRate: device?.cpuThrottlingRate, fieldTrials: scenario.fieldTrials,
@@ -118,14 +122,14 @@ export async function launchPeers(call, { viaSfu, secrets }) {
         if (!pid) throw new Error(`${peer}: the browser's process id is unknown, so its CPU cannot be limited`);
         recorder.event({ type: 'cgroup-attached', peer, processes: await call.cgroups.attach(peer, pid) });
       },
-      launchSpec: call.grid ? {} : trustingTurn(await emulator.launchSpec?.(peer, call.executables[kind].path, kind), kind, call.turn),
-      attach: call.grid?.sessions.get(peer),
+      launchSpec, attach: call.grid?.sessions.get(peer), pool: plain ? call.browserPool : undefined,
       onMilestone: (type) => recorder.event({ type, peer }),
       // As long as an event's text may be at the signaling edge: a page prints what it likes.
       onConsole: (text) => recorder.pageEvent({ type: 'console-error', peer, text: text.slice(0, MAX_EVENT_TEXT_CHARS) }),
       onCrash: (message) => !closing && recorder.fail(call.grid ? `${message} (grid-node ${call.grid.record.peers[peer].node})` : message, peer),
     });
     recorder.browserVersions[peer] = launched.version;
+    recorder.browserReused[peer] = launched.reused;
     call.pages.set(peer, launched.page);
     const pid = launched.browser.process()?.pid;
     if (pid) call.processes.track(peer, pid);

@@ -42,6 +42,8 @@ export function createRecorder({ log, startedAtEpochMs = Date.now(), now = Date.
     emulatorLoad: [],
     /** @type {Record<string, string>} peer → the version its browser reported */
     browserVersions: {},
+    /** @type {Record<string, boolean|null>} peer → its browser came from the suite's pool (run/browser-pool.js; null: no pool) */
+    browserReused: {},
     /** @type {number|null} */
     mediaStartEpochMs: null,
     /** @type {import('../lib/result/result.js').RunStatus} */

@@ -45,6 +45,8 @@ const KERNEL_FLOWS_GRACE_MS = 5000;
  *   every peer's browser a Selenium Grid session (run/grid-sessions.js); the pages and the relay on `listen`, which the nodes reach
  * @property {(peers: string[]) => Map<string, string>} [createSecrets]  the pages' join secrets (default
  *   lib/system/peer-secrets.js createPeerSecrets; a test passes one that remembers them, to look for them in the run's files)
+ * @property {import('./browser-pool.js').BrowserPool} [browserPool]  browsers kept between a suite's runs: a peer takes one
+ *   whose launch matches its own, and gives it back at the end (browser-pool.js)
  */
 
 /**
@@ -54,7 +56,7 @@ const KERNEL_FLOWS_GRACE_MS = 5000;
  * @returns {Promise<{ result: import('../lib/result/result.js').RunResult, runDir: string, resultFile: string }>}
  */
 export async function runScenario({ scenario, video, browser: runBrowser, browserPath, firefoxPath, emulator: emulatorName = 'relay', headful = false, outDir, force = false, onSample, log = () => {},
-  createSecrets = createPeerSecrets, grid, sfu: sfuName = defaultSfu() }) {
+  createSecrets = createPeerSecrets, grid, sfu: sfuName = defaultSfu(), browserPool }) {
   const kinds = peerBrowsers(allPeerNames(scenario), scenario.browsers, runBrowser);
   const firefoxPeers = Object.keys(kinds).filter((peer) => kinds[peer] === 'firefox');
   // Puppeteer attaches to a Grid session over CDP, which Firefox lacks.
@@ -101,6 +103,7 @@ export async function runScenario({ scenario, video, browser: runBrowser, browse
   const call = {
     scenario, kinds, executables, media, headful, emulatorName, sfuName, startedAt, recorder, onSample, log, createSecrets,
     gridOptions: grid, emulator: null, processes, releases: [], runDir, commands: [], flowTruth: [], traceStepLateMs: [], pages: new Map(),
+    ...(browserPool ? { browserPool } : {}),
   };
   hold(call, 'process sampler', () => processes.stop().then(() => {}));
   const stopInterrupt = onInterrupt(recorder.interrupt);

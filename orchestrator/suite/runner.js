@@ -3,7 +3,8 @@
 // suite with what ran so far; Ctrl-C finishes the current run as aborted and stops.
 import { access } from 'node:fs/promises';
 import path from 'node:path';
-import { onInterrupt } from '../lib/system/shutdown.js';
+import { onCleanup, onInterrupt } from '../lib/system/shutdown.js';
+import { createBrowserPool } from '../run/browser-pool.js';
 import { EnvironmentError, HarnessError, InputError, errorMessage, errorStack } from '../lib/system/errors.js';
 import { createProgress } from '../run/progress.js';
 import { runScenario } from '../run/run.js';
@@ -55,13 +56,15 @@ async function keptRun(runDir, { entry, repetition, dir }, log) {
  * @param {(scenario: string, repetition: number, durationS: number) => string|null} [options.skipRun] why a planned run is not this
  *   suite's to run (e.g. it is already published), or null to run it; a skipped run is left out of the summary
  * @param {typeof runScenario} [options.runOne] runs one scenario (a test's fake; default the real run)
+ * @param {boolean} [options.browserPool] keep the runs' Chromium browsers for the next runs (run/browser-pool.js); each
+ *   run's page still opens in a fresh browser context
  * @returns {Promise<{ summary: import('./summary.js').SuiteSummary, suiteDir: string, paths: Record<string, string> }>}
  * @throws {HarnessError} after writing the outputs, when the environment (or an input only a run could check) stopped the suite
  */
 export async function runSuite({
   suite, assertions, assertionsFile, baseline = null, regression, allowMachineMismatch = false, shard = null, outDir, browserPath,
   headful = false, grid, log = () => {}, remember = null, resume = false, maxNewRuns = Infinity, skipRun = () => null,
-  runOne = runScenario,
+  runOne = runScenario, browserPool = false,
 }) {
   const startedAt = new Date();
   const suiteDir = path.resolve(outDir ?? defaultSuiteDir(suite.name, startedAt));
@@ -78,6 +81,8 @@ export async function runSuite({
   let newRuns = 0;
   let notYetRun = 0;
   const stopListening = onInterrupt(() => { interrupted = true; });
+  const pool = browserPool ? createBrowserPool() : undefined;
+  const closePool = onCleanup('browser pool', async () => pool?.close());
 
   log(`suite ${suite.name}${shard ? ` shard ${shard.index}/${shard.count}` : ''}: ${plan.length} runs of ${entries.map((e) => e.name).join(', ') || 'nothing (empty shard)'} -> ${suiteDir}`);
   try {
@@ -98,6 +103,7 @@ export async function runSuite({
         ({ result } = await runOne({
           scenario: entry.scenario, video: suite.video, emulator: suite.emulator, sfu: entry.sfu ?? suite.sfu, browserPath, headful, grid,
           outDir: runDir, force: resume, onSample: (sample) => progress.sample(sample), log: (line) => progress.log(line),
+          browserPool: pool,
         }));
       } catch (error) {
         progress.done();
@@ -120,20 +126,14 @@ export async function runSuite({
       // The machine class is known once a browser has run: refuse a foreign baseline before the other runs.
       if (baseline && !machineChecked) {
         machineChecked = true;
-        try {
-          const note = checkMachineClass(baseline, machineClass(result.environment), { allowMismatch: allowMachineMismatch });
-          if (note) { problems.push(note); log(note); }
-        } catch (error) {
-          if (!(error instanceof InputError)) throw error;
-          haltingError = error;
-          problems.push(error.message);
-          baseline = null;
-          break;
-        }
+        const { note, refusal } = machineCheck(baseline, result, allowMachineMismatch);
+        if (note) { problems.push(note); log(note); }
+        if (refusal) { haltingError = refusal; problems.push(refusal.message); baseline = null; break; }
       }
     }
   } finally {
     stopListening();
+    await closePool();
   }
   if (notYetRun) problems.push(`${notYetRun} run(s) not run yet (--max-runs ${maxNewRuns}): run the same command again, with --resume, to go on`);
 
@@ -145,4 +145,20 @@ export async function runSuite({
   const paths = await writeSuiteOutputs(suiteDir, summary, { log, remember });
   if (haltingError) throw haltingError;
   return { summary, suiteDir, paths };
+}
+
+/**
+ * The baseline's machine class against the suite's first run (known once a browser has run): a note for the summary,
+ * or the refusal that stops the suite (a foreign baseline).
+ * @param {NonNullable<Parameters<typeof checkMachineClass>[0]>} baseline @param {import('../lib/result/result.js').RunResult} result
+ * @param {boolean} allowMismatch
+ * @returns {{ note: string|null, refusal: InputError|null }}
+ */
+function machineCheck(baseline, result, allowMismatch) {
+  try {
+    return { note: checkMachineClass(baseline, machineClass(result.environment), { allowMismatch }) ?? null, refusal: null };
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    return { note: null, refusal: error };
+  }
 }

@@ -76,8 +76,8 @@ export const SCHEMA_VERSION = 1;
  *   frames?: number, frameCode?: boolean, source?: 'fake-device'|'media-element', capture?: string }} MediaFiles
  *   frames: the loop's length; frameCode: frames carry the frame code; source and capture: per peer, how its browser
  *   read the media (media/generate.js ensureRunMedia)
- * @typedef {{ name: string, version: string|null, path: string, source: string, missingFields: string[] }} PeerBrowser
- *   missingFields: the timeline fields this browser's getStats() never filled while their media flowed (lib/scenario/peer-browsers.js)
+ * @typedef {{name: string, version: string|null, path: string, source: string, missingFields: string[], reused: boolean|null}} PeerBrowser
+ *   missingFields: timeline fields its getStats() never filled while media flowed; reused: from its suite's pool (browser-pool.js)
  *
  * @typedef {object} RunResult  result.json
  * @property {number} schemaVersion
