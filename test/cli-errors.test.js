@@ -189,6 +189,13 @@ test('reproduce: --list names every table; an unknown table or a bad flag exits 
   assert.equal(publish.code, 2);
   assert.match(publish.stderr, /--publish needs --out/);
 
+  // Each table's paper's repetitions unless --repetitions says otherwise: I22 ran 10, J16 and F 5.
+  const i22 = await runCli(['reproduce', 'i22-media-vs-data', '--dry-run']);
+  assert.match(i22.stdout, /^media-vs-data-2m-uncoupled\/run-10 +120 s +run$/m);
+  assert.match(i22.stdout, /^70 runs of 7 scenarios/m);
+  assert.match((await runCli(['reproduce', 'i22-media-vs-data', '--repetitions', '2', '--dry-run'])).stdout, /^14 runs of 7 scenarios/m);
+  assert.match((await runCli(['reproduce', 'j16-table-8-4', '--dry-run'])).stdout, /^15 runs of 3 scenarios/m);
+
   // The browsers' congestion control as an experiment on a table: planned with it, refused where a scenario cannot take it.
   const trials = 'WebRTC-Bwe-LossBasedBweV2/Enabled:false/';
   const remb = await runCli(['reproduce', 'j16-cross-traffic', '--bandwidth-estimation', 'remb', '--field-trials', trials, '--repetitions', '1', '--dry-run']);

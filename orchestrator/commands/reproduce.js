@@ -23,7 +23,7 @@ import { suiteExitCode } from '../suite/summary.js';
 export const command = 'reproduce [table]';
 export const describe = 'Run the scenarios of a published table (e.g. j16-table-8-1), or of all of them (--all), as a suite and render the reproduction pages';
 
-/** As the nightly: J16 averages 5 runs (§7-4); 720p30 on this machine's cores. */
+/** As the nightly: J16 and F average 5 runs (J16 §7-4), a table whose paper ran more plans its own; 720p30 on this machine's cores. */
 const DEFAULTS = { repetitions: 5, video: '720p30', emulator: 'relay' };
 
 /** @param {import('yargs').Argv} yargs */
@@ -36,7 +36,7 @@ export const builder = (yargs) => gridOptions(yargs)
     describe: 'keep the runs already complete in --out (their result.json finished, same scenario and length) and run the rest',
   })
   .option('dry-run', { type: 'boolean', default: false, describe: 'print each planned run (and with --resume whether it is kept), run nothing' })
-  .option('repetitions', { type: 'number', default: DEFAULTS.repetitions, describe: 'runs per scenario' })
+  .option('repetitions', { type: 'number', describe: `runs per scenario (default: its paper's, ${DEFAULTS.repetitions} for J16 and F, 10 for I22)` })
   .option('multi-party-repetitions', { type: 'number', describe: 'runs per scenario with more than two browsers (default --repetitions)' })
   .option('publish', {
     type: 'string',
@@ -78,7 +78,7 @@ export const builder = (yargs) => gridOptions(yargs)
   });
 
 /**
- * @param {{ table?: string, list: boolean, all: boolean, resume: boolean, dryRun: boolean, repetitions: number,
+ * @param {{ table?: string, list: boolean, all: boolean, resume: boolean, dryRun: boolean, repetitions?: number,
  *   multiPartyRepetitions?: number, maxRuns?: number, publish?: string, skipPublished?: string,
  *   timeScale: number, video: string, mediaSource?: string, fieldTrials?: string, bandwidthEstimation?: string, emulator: string,
  *   sfu: string, out?: string, browserPath?: string,
@@ -127,17 +127,19 @@ export async function handler(argv) {
 }
 
 /**
- * The suite's entries for these tables: each scenario once, two-party calls with --repetitions, larger ones with
- * --multi-party-repetitions (the issue: 3 runs at least for rows with a published spread, the rest 1).
+ * The suite's entries for these tables: each scenario once, as many times as --repetitions or else its paper ran it
+ * (the most any of its tables' papers did), larger calls --multi-party-repetitions times where given.
  * @param {readonly import('../lib/scenario/reproductions.js').Reproduction[]} tables
- * @param {{ timeScale: number, mediaSource?: string, fieldTrials?: string, bandwidthEstimation?: string, repetitions: number,
+ * @param {{ timeScale: number, mediaSource?: string, fieldTrials?: string, bandwidthEstimation?: string, repetitions?: number,
  *   multiPartyRepetitions?: number, traceDir: string[] }} argv
  */
 function entriesOf(tables, argv) {
   return [...new Set(tables.flatMap(tableScenarios))].map((name) => {
     const { timeScale, mediaSource, fieldTrials, bandwidthEstimation } = argv;
     const scenario = loadScenario(name, { timeScale, traceDirs: traceDirs(argv), mediaSource, fieldTrials, bandwidthEstimation });
-    const repetitions = scenario.allPeers > 2 ? argv.multiPartyRepetitions ?? argv.repetitions : argv.repetitions;
+    const papers = tables.filter((table) => tableScenarios(table).includes(name)).map((table) => table.repetitions ?? DEFAULTS.repetitions);
+    const twoParty = argv.repetitions ?? Math.max(...papers);
+    const repetitions = scenario.allPeers > 2 ? argv.multiPartyRepetitions ?? twoParty : twoParty;
     return { name, source: name, repetitions, scenario };
   });
 }

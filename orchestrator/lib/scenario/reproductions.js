@@ -53,6 +53,7 @@ import { VERDICT_PATHS, expectedBehaviour, rmcatVerdict } from './reproductions/
  * @property {ReproductionRow[]} rows
  * @property {KnownCause[]} causes
  * @property {boolean} [verdicts]  judge each row by RFC 8868's criteria (lib/scenario/reproductions/verdicts.js)
+ * @property {number} [repetitions]  the paper's runs of each row where not the plan's 5 (J16's and F's): `reproduce` plans as many
  */
 
 const F_CHROME = {

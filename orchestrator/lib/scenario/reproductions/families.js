@@ -141,9 +141,10 @@ export const FAMILY_TABLES = /** @type {import('./tables.js').TableData[]} */ ([
   },
   {
     id: 'i22-media-vs-data', source: 'I22', citation: 'I22 §III-B figure 2, §VIII-A table 5',
-    title: 'Media vs data: GCC against an SCTP bulk flow on one bottleneck',
+    title: 'Media vs data: GCC against an SCTP bulk flow on one bottleneck', repetitions: 10,
     note: 'I22 figure 2 (10 and 5 Mbps, each start order) shows GCC holding ~2 Mbps at 10 Mbps and starved by SCTP at '
-      + '5 Mbps but gives no numbers: those rows show ours only. Table 5\'s uncoupled column is the 2 Mbps row.',
+      + '5 Mbps but gives no numbers: those rows show ours only. Table 5\'s uncoupled column is the 2 Mbps row. I22 ran each '
+      + 'experiment 10 times, as these rows are planned.',
     columns: { 'flowKbps.call:fwd': 'GCC (kbps)', 'flowKbps.data': 'SCTP (kbps)', jainIndex: 'Jain\'s index', rttMs: 'GCC RTT (ms)' },
     rows: {
       '2 Mbps, uncoupled': { scenario: 'media-vs-data-2m-uncoupled', published: 'reference', extra: { 'flowKbps.call:fwd': 106, 'flowKbps.data': 1889 } },

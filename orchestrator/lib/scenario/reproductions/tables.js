@@ -45,10 +45,10 @@ function rowOf(label, data, keys) {
  * @param {TableData} table
  * @returns {Reproduction}
  */
-export function reproductionTable({ id, source, citation, title, note, columns, verdicts, rows, causes }) {
+export function reproductionTable({ id, source, citation, title, note, columns, verdicts, rows, causes, repetitions }) {
   const keys = Object.keys(columns);
   return {
-    id, source, citation, title, ...(note === undefined ? {} : { note }),
+    id, source, citation, title, ...(note === undefined ? {} : { note }), ...(repetitions === undefined ? {} : { repetitions }),
     columns: keys.map((key) => columnOf(key, columns[key])),
     ...(verdicts === undefined ? {} : { verdicts }),
     rows: Object.entries(rows).map(([label, data]) => rowOf(label, data, keys)),
