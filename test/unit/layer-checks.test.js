@@ -51,12 +51,12 @@ test('followsDownlinkCap times each move down after a cap and back up after the 
   assert.match(stays.detail, /expected a move down after 10 s, down after 20 s, up after 30 s$/);
   const neverBack = checkFollowsCap('p2', receivedRows(45, (t) => (t < 12 ? 2 : t < 34 ? 0 : 1)), CHANGES, 45);
   assert.equal(neverBack.passed, false, 'back up means the layers of before the first cap');
-  // Feeds frozen in the seconds before the lift (no layer) are measured from their last layer, 0: the move up counts.
+  // Feeds frozen in the seconds before the lift (no layer) are below every layer: the move back to the top counts.
   const frozen = receivedRows(45, (t) => (t < 12 ? 2 : t < 34 ? 0 : 2))
     .map((row) => (row.t >= 27 && row.t <= 30 ? { ...row, layer: null } : row));
   const afterFreeze = checkFollowsCap('p2', frozen, CHANGES, 45);
   assert.equal(afterFreeze.passed, true, afterFreeze.detail);
-  assert.deepEqual(afterFreeze.moves.at(-1), { atS: 30, rateKbps: 2500, direction: 'up', fromLevel: 0, targetLevel: 4, reachedAtS: 34, afterS: 4 });
+  assert.deepEqual(afterFreeze.moves.at(-1), { atS: 30, rateKbps: 2500, direction: 'up', fromLevel: null, targetLevel: 4, reachedAtS: 34, afterS: 4 });
 });
 
 test('followsDownlinkCap measures a move from the seconds since the previous change: frozen through a cap, any layer after the lift is up', () => {
@@ -71,6 +71,18 @@ test('followsDownlinkCap measures a move from the seconds since the previous cha
   const afterProbe = checkFollowsCap('p2', receivedRows(45, probed), CHANGES, 45);
   assert.equal(afterProbe.passed, true, afterProbe.detail);
   assert.deepEqual(afterProbe.moves.at(-1), { atS: 30, rateKbps: 2500, direction: 'up', fromLevel: 0, targetLevel: 4, reachedAtS: 35, afterS: 5 });
+  // As in a third CI run: a probe up in the last second before the lift (top layers at 29 s): already at the top when
+  // the cap lifts, measured from the settled seconds before it, and up since.
+  const probedLast = (t) => (t < 12 ? 2 : t < 29 ? 0 : 2);
+  const probeAtLift = checkFollowsCap('p2', receivedRows(45, probedLast), CHANGES, 45);
+  assert.equal(probeAtLift.passed, true, probeAtLift.detail);
+  assert.deepEqual(probeAtLift.moves.at(-1), { atS: 30, rateKbps: 2500, direction: 'up', fromLevel: 0, targetLevel: 4, reachedAtS: 31, afterS: 1 });
+  // As in a fourth CI run (sfu-simulcast-3 on a fresh clone, 2026-11-30): a probe up as the 150 kbps cap came (21 s),
+  // taken back at 22 s, every feed frozen from then to the lift at 27.5 s, the lowest layers from 28 s, the top from 35 s.
+  const lift = [...CHANGES.slice(0, 3), { atS: 27.5, rateKbps: 2500 }];
+  const frozenAtLift = checkFollowsCap('p2', receivedRows(40, (t) => (t < 12 ? 2 : t < 21 ? 0 : t < 22 ? 2 : t < 28 ? null : t < 35 ? 0 : 2)), lift, 40);
+  assert.equal(frozenAtLift.passed, true, frozenAtLift.detail);
+  assert.deepEqual(frozenAtLift.moves.at(-1), { atS: 27.5, rateKbps: 2500, direction: 'up', fromLevel: null, targetLevel: 4, reachedAtS: 35, afterS: 7.5 });
   // Still frozen after the lift: no move up.
   const stuck = checkFollowsCap('p2', receivedRows(45, (t) => (t < 12 ? 2 : t < 21 ? 0 : null)), CHANGES, 45);
   assert.equal(stuck.passed, false);

@@ -120,11 +120,12 @@ const levelAt = (rows, t) => {
 export function checkFollowsCap(peer, rows, changes, durationS) {
   const seconds = [...new Set(rows.map((row) => row.t))].sort((a, b) => a - b);
   /**
-   * The levels of the last 3 s of (sinceS, atS] that had one: a frozen feed has none, and a level from before the
-   * previous change says nothing of the link since. @param {number} sinceS @param {number} atS
+   * The levels in the last 3 s of (sinceS, atS], those seconds that had one: a frozen feed has none (frozen through
+   * those seconds, none at all), and a level from before the previous change says nothing of the link since.
+   * @param {number} sinceS @param {number} atS
    */
-  const levelsIn = (sinceS, atS) => /** @type {number[]} */ (seconds.filter((t) => t > sinceS && t <= atS)
-    .map((t) => levelAt(rows, t)).filter((v) => v !== null)).slice(-3);
+  const levelsIn = (sinceS, atS) => /** @type {number[]} */ (seconds.filter((t) => t > sinceS && t <= atS).slice(-3)
+    .map((t) => levelAt(rows, t)).filter((v) => v !== null));
   const rate = (/** @type {number|null} */ kbps) => kbps ?? Infinity;
   const uncapped = levelsIn(-Infinity, changes[1]?.atS ?? 0);
   const moves = changes.slice(1).map((change, index) => {
@@ -132,10 +133,10 @@ export function checkFollowsCap(peer, rows, changes, durationS) {
     const lowered = rate(change.rateKbps) < rate(changes[index].rateKbps);
     const lifted = !lowered && rate(change.rateKbps) >= rate(changes[0].rateKbps);
     const start = levelsIn(index === 0 ? -Infinity : changes[index].atS, change.atS);
-    // null: no layer received since the previous change (frozen feeds), below every layer. Down is measured from the
-    // lowest of those seconds; up from the last, since a probe up the harness then took back says nothing of where
-    // the subscriber was when the change came.
-    const from = start.length ? (lowered ? Math.min(...start) : start[start.length - 1]) : null;
+    // null: no layer received in the seconds before the change (frozen feeds), below every layer. Both ways from the
+    // lowest of those seconds: a probe up the harness takes back a second later (before the change or after it) says
+    // nothing of where the subscriber was settled when the change came.
+    const from = start.length ? Math.min(...start) : null;
     const target = lifted && uncapped.length ? Math.max(...uncapped) : null;
     const reached = uncapped.length === 0 ? undefined : seconds.find((t) => {
       const level = levelAt(rows, t);
