@@ -99,6 +99,19 @@ export function timeToSteady(points, fromS, toS, options = {}) {
 }
 
 /**
+ * Each flow's video receive rate per second, in time order: [t, kbps or null].
+ * @param {Array<{ t: number, peer: string, remote?: string, video?: Record<string, unknown> }>} timeline  as the pages reported it
+ * @param {Array<{receiver: string, sender: string}>} [of]  the flows (default: every flow of the timeline)
+ * @returns {Points[]}
+ */
+export function videoRateSeries(timeline, of = flows(timeline)) {
+  return of.map((f) => timeline
+    .filter((e) => e && e.peer === f.receiver && e.remote === f.sender && Number.isFinite(e.t))
+    .sort((a, b) => a.t - b.t)
+    .map((e) => /** @type {[number, number|null]} */ ([e.t, videoRecvKbps(e)])));
+}
+
+/**
  * Time to steady video rate for every flow after every change point.
  * @param {Array<{ t: number, peer: string, remote?: string, video?: Record<string, unknown> }>} timeline  as the pages reported it
  * @param {ChangeEvent[]} scheduleEvents @param {number} endS
@@ -106,10 +119,7 @@ export function timeToSteady(points, fromS, toS, options = {}) {
  */
 export function timeToSteadyTable(timeline, scheduleEvents, endS) {
   const fl = flows(timeline);
-  const series = fl.map((f) => timeline
-    .filter((e) => e && e.peer === f.receiver && e.remote === f.sender && Number.isFinite(e.t))
-    .sort((a, b) => a.t - b.t)
-    .map((e) => /** @type {[number, number|null]} */ ([e.t, videoRecvKbps(e)])));
+  const series = videoRateSeries(timeline, fl);
   const changes = changePoints(scheduleEvents, endS).map((c) => {
     const perFlow = series.map((pts) => timeToSteady(pts, c.atS, c.untilS));
     return { ...c, perFlow, meanS: meanOf(perFlow.map((r) => r.timeToSteadyS)) };

@@ -6,7 +6,7 @@
 import { capacityOf } from '../../cross/fairness.js';
 import { fieldOf, isRecord, pathOf } from '../../input/validate.js';
 import { finiteOrNull } from '../../stats/statistics.js';
-import { isChangeAt, timeToSteadyTable } from '../../stats/steady-rate.js';
+import { isChangeAt, timeToSteadyTable, videoRateSeries } from '../../stats/steady-rate.js';
 
 /**
  * @typedef {object} DerivedMetric
@@ -166,19 +166,12 @@ const peakVideoKbps = (result) => {
   const timeline = fieldOf(result, 'timeline');
   if (!Array.isArray(timeline)) return null;
   const within = inWindow(result);
-  /** @type {Map<string, number[]>} per direction, its per-second rates in time order */
-  const series = new Map();
-  for (const entry of [...timeline].filter((e) => within(fieldOf(e, 't'))).sort((a, b) => Number(fieldOf(a, 't')) - Number(fieldOf(b, 't')))) {
-    const kbps = finiteOrNull(pathOf(entry, 'video', 'recvKbps'));
-    const key = `${fieldOf(entry, 'remote')}->${fieldOf(entry, 'peer')}`;
-    if (kbps === null) continue;
-    const rates = series.get(key) ?? [];
-    rates.push(kbps);
-    series.set(key, rates);
-  }
+  // videoRateSeries reads each entry's fields by kind (finite t, video.recvKbps) and skips the others.
+  const series = videoRateSeries(/** @type {Parameters<typeof videoRateSeries>[0]} */ (timeline.filter(isRecord)))
+    .map((points) => points.flatMap(([t, kbps]) => (within(t) && kbps !== null ? [kbps] : [])));
   const heldMeans = (/** @type {number[]} */ rates) => rates.slice(PEAK_HOLD_S - 1)
     .map((_, i) => rates.slice(i, i + PEAK_HOLD_S).reduce((a, b) => a + b, 0) / PEAK_HOLD_S);
-  return mean([...series.values()].filter((rates) => rates.length >= PEAK_HOLD_S).map((rates) => Math.max(...heldMeans(rates))));
+  return mean(series.filter((rates) => rates.length >= PEAK_HOLD_S).map((rates) => Math.max(...heldMeans(rates))));
 };
 
 /** A per-change column's path: the catalogue metric, '@', the change's nominal second ('timeToSteadyS@60'). */
