@@ -91,12 +91,13 @@ test('VP9 SVC at 360p15 (L2T3): each publisher sends one L2T3 stream, every open
 // Through Janus 1.1.2, sfu-svc-3 cannot pass (measured three times): VideoRoom 1.1.2 parses SVC only for remote
 // publishers' streams, never applying a room's video_svc (fixed in Janus 1.1.3; evidence in scenarios/sfu-svc-3.json's
 // reference notes), so it forwards every VP9 layer whatever the harness asks and p2's capped downlink floods. LiveKit
-// picks SVC layers itself: on it the same call shows p2 moving down under each cap.
-test('sfu-svc-3 on LiveKit (VP9 L2T3_KEY at 360p15): p0 and p1 send their top layer, LiveKit moves p2 down under each cap', { timeout: 150_000 }, async () => {
-  // Its caps come at 10 s (500 kbps) and 20 s (150 kbps) of the 4× compressed schedule; the lift at 27.5 s is not
-  // checked, so the call ends 6 s after the second cap (measured: p2 down 3 s after the first, and on its lowest
-  // layer when the second came).
-  const run = await runScenarioCli('sfu-svc-3', ['--sfu', 'livekit', '--time-scale', '0.25', '--duration', '26', '--warmup', '6', '--video', '360p15', '--publish', 'codec=vp9,scalabilityMode=L2T3_KEY']);
+// picks SVC layers itself: on it the same call shows p2 moving down under the cap.
+test('sfu-svc-3 on LiveKit (VP9 L2T3_KEY at 360p15): p0 and p1 send their top layer, LiveKit moves p2 down under the 500 kbps cap', { timeout: 150_000 }, async () => {
+  // The first cap comes at 10 s of the 4× compressed schedule (500 kbps); the call ends 8 s after it, before the 150 kbps
+  // one at 20 s (measured: p2 down 2–4 s after the first in 3 of 3 runs). Under 150 kbps p2's two feeds froze within
+  // 3 s in 3 of 3 runs, frames sent before the cap still arriving behind the queue (up to 3 s late), so no layer move
+  // can be read there (a CI run caught p2 on a feed's upper layer as it came, and never saw a lower one).
+  const run = await runScenarioCli('sfu-svc-3', ['--sfu', 'livekit', '--time-scale', '0.25', '--duration', '18', '--warmup', '6', '--video', '360p15', '--publish', 'codec=vp9,scalabilityMode=L2T3_KEY']);
   assert.equal(run.code, 0, `scenario exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
   const { environment, layers } = run.result;
   assert.equal(environment.sfu.name, 'livekit');
@@ -107,9 +108,11 @@ test('sfu-svc-3 on LiveKit (VP9 L2T3_KEY at 360p15): p0 and p1 send their top la
     assert.equal(checkOf(layers, 'layersSent', peer).passed, true, detail);
   }
   assert.equal(layers.switches.length, 0, 'LiveKit chooses; the harness asks for nothing');
-  const [first, second] = checkOf(layers, 'followsDownlinkCap', 'p2').moves;
-  assert.ok(first.direction === 'down' && first.afterS !== null && first.afterS <= 8, `p2 under the 500 kbps cap: ${JSON.stringify(first)}`);
-  assert.ok(second.direction === 'down' && (second.afterS !== null || second.fromLevel === 0), `p2 under the 150 kbps cap: ${JSON.stringify(second)}`);
+  assert.deepEqual(layers.downlinks.p2.map((change) => change.atS), [0, 10], 'the changes of the call, none after its end');
+  const follows = checkOf(layers, 'followsDownlinkCap', 'p2');
+  const [move] = follows.moves;
+  assert.ok(move.direction === 'down' && move.afterS !== null && move.afterS <= 8, `p2 under the 500 kbps cap: ${JSON.stringify(move)}`);
+  assert.equal(follows.passed, true, follows.detail);
 });
 
 test('an SVC mode with more spatial layers than Chromium encodes from the source stops the run before any browser starts', { timeout: 30_000 }, async () => {

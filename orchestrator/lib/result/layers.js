@@ -40,14 +40,15 @@ function sentTopHeights(sent) {
 }
 
 /**
- * A subscriber's downlink rate at the start and at each change during the call.
- * @param {string} peer @param {import('../network/schedule.js').CompiledNetwork} compiled
+ * A subscriber's downlink rate at the start and at each change during the call: a change the schedule makes after the
+ * call ended (a shortened call) had no seconds to be followed in.
+ * @param {string} peer @param {import('../network/schedule.js').CompiledNetwork} compiled @param {number} durationS
  * @returns {Array<{ atS: number, rateKbps: number|null }>}
  */
-export function downlinkChanges(peer, compiled) {
+export function downlinkChanges(peer, compiled, durationS) {
   const link = `${peer}.down`;
   const changes = [{ atS: 0, rateKbps: compiled.links[link]?.rateKbps ?? null }];
-  for (const event of compiled.events.filter((e) => e.link === link)) {
+  for (const event of compiled.events.filter((e) => e.link === link && e.atS < durationS)) {
     const rateKbps = event.params.rateKbps ?? null;
     if (rateKbps !== changes[changes.length - 1].rateKbps) changes.push({ atS: event.atS, rateKbps });
   }
@@ -111,7 +112,7 @@ export function layersSection({ publish, media, timeline, events, compiled, peer
   const switches = events.filter((event) => event.type === 'layer-switch').map(({ atS, decidedAtS, peer, feed, from, to, cause, budgetKbps }) => ({
     atS, decidedAtS, peer, feed, from, to, cause, budgetKbps,
   }));
-  const downlinks = Object.fromEntries(peers.map((peer) => [peer, downlinkChanges(peer, compiled)]));
+  const downlinks = Object.fromEntries(peers.map((peer) => [peer, downlinkChanges(peer, compiled, durationS)]));
   const inWindow = (/** @type {{ t: number }} */ row) => row.t > warmupS && row.t <= durationS;
   const sentTops = sentTopHeights(sent);
   const windowS = Math.max(1, Math.floor(durationS - warmupS));
