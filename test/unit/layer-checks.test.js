@@ -157,7 +157,9 @@ test('layers: from the timeline and the events to publishers, received layers, s
   assert.deepEqual(downlinkChanges('p0', /** @type {any} */ (compiled), 20), [{ atS: 0, rateKbps: null }]);
   // A call shortened to end before the cap (or at it) has no change to follow: judged as the open link it was.
   assert.deepEqual(downlinkChanges('p2', /** @type {any} */ (compiled), 8), [{ atS: 0, rateKbps: 2500 }]);
-  const shortened = layersSection({ publish, media, timeline: timeline.filter((entry) => entry.t <= 8), events: [], compiled: /** @type {any} */ (compiled),
-    peers: ['p0', 'p1', 'p2'], warmupS: 2, durationS: 8 });
+  const shortened = layersSection({
+    publish, media, timeline: timeline.filter((entry) => entry.t <= 8), events: [], compiled: /** @type {any} */ (compiled),
+    peers: ['p0', 'p1', 'p2'], warmupS: 2, durationS: 8,
+  });
   assert.equal(shortened?.checks.some((c) => c.check === 'followsDownlinkCap'), false, JSON.stringify(shortened?.checks));
 });
