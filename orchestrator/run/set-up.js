@@ -236,6 +236,7 @@ async function startLoad(call, request, room) {
     track: (name, pid) => call.processes.track(name, pid),
   });
   hold(call, 'load participants\' counters', async () => call.load?.stop());
+  call.log(call.loadLinks?.shaped ? 'load participants\' links: shaped like the peers\'' : `load participants' links: not shaped (${call.loadLinks?.why})`);
 }
 
 /**

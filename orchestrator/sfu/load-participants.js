@@ -143,7 +143,7 @@ export async function startLoadParticipants({
       stdin.end();
     });
   }
-  log(`load participants: ${request.names.join(', ')} (subscribe ${request.subscribe}), media from ${mediaDir}; their links are not shaped`);
+  log(`load participants: ${request.names.join(', ')} (subscribe ${request.subscribe}), media from ${mediaDir}`);
   return {
     readings,
     commands,
