@@ -1,9 +1,9 @@
-// The results store with real suite results: a small suite (two scenarios × 2 runs of 5 s, 360p30, real Chromium
+// The results store with real suite results: a small suite (two scenarios × 2 runs of 4 s, 360p30, real Chromium
 // through the relay) is run once, then imported into the embedded SQLite store and into a real PostgreSQL
 // (a throwaway cluster of Debian's server, started and removed here): twice, from two writers at once, and into
 // a store of schema version 1. The rows are checked against summary.json and the runs' result.json: what the runs
-// wrote, not a rate they reach, so 5 s calls with 2 s of warm-up (the first test, which waits for the suite, took
-// 38-47 s in two runs; 68 s with 10 s calls).
+// wrote, not a rate they reach, so 4 s calls with 2 s of warm-up (the first test, which waits for the suite, took
+// 38-47 s in two runs with 5 s calls; 68 s with 10 s calls).
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
