@@ -1,8 +1,8 @@
 // A suite with real browsers through the relay: 5 short runs of a normal call make the baseline; 5 runs of the
 // same call capped at 150 kbps are flagged as a regression (exit 1); 5 more normal runs are not (exit 0).
-// 15 runs of 5 s (2 s warm-up) at 360p30: about 3 minutes on 2 cores. What is checked is the gate's verdicts, not a
+// 15 runs of 4 s (2 s warm-up) at 360p30: under 2 minutes on 2 cores. What is checked is the gate's verdicts, not a
 // rate the call converges to: a normal call's median over seconds 2-5 was 1510-1680 kbps in 30 runs here, the capped
-// one's 50-80 in 15, so 3 measured seconds tell them apart as surely as 6.
+// one's 50-80 in 15; over seconds 2-4, 1284-1679 and 67-81 in 30 and 15 runs, so 2 measured seconds tell them apart too.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
