@@ -1,39 +1,30 @@
 // The built-in `smoke` suite: real two-browser calls through the userspace relay, checked against issue 2's bounds
-// and the default assertions. The suite file is run as shipped but for its length: 20 s calls instead of 30, the same
-// 10 s warm-up, so the checks read the first 10 s of the window they read at 30 s (each a cap, a delay, a configured
-// loss or media flowing, not a rate still converging). The built-in's own plan is checked by a dry run beside it.
+// and the default assertions. It runs as shipped but for its length (`suite smoke --duration 20`): 20 s calls instead
+// of 30, the same 10 s warm-up, so the checks read the first 10 s of the window they read at 30 s (each a cap, a delay,
+// a configured loss or media flowing, not a rate still converging). The built-in's own plan is checked by a dry run.
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { runCli, tempDir } from './helpers/cli.js';
 
-const SMOKE = fileURLToPath(new URL('../orchestrator/suites/smoke.json', import.meta.url));
 /** The calls' length here; the shipped suite's is 30 s. */
 const DURATION_S = 20;
-
-/** The built-in suite with only its durationS changed, as a file named like it (a suite's name is its file's). */
-function shortenedSmoke() {
-  const file = path.join(tempDir('wtb-smoke-suite-'), 'smoke.json');
-  writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(SMOKE, 'utf8')), durationS: DURATION_S }));
-  return file;
-}
+const SHORTENED = ['--duration', String(DURATION_S)];
 
 let suite;
 const results = {};
-/** @type {{ builtin: string, shortened: string }} the two suites' dry runs */
+/** @type {{ builtin: string, shortened: string }} the suite's dry runs, as shipped and shortened */
 const plans = { builtin: '', shortened: '' };
 
 before(async () => {
-  const file = shortenedSmoke();
-  for (const [key, name] of [['builtin', 'smoke'], ['shortened', file]]) {
-    const dry = await runCli(['suite', name, '--dry-run']);
-    assert.equal(dry.code, 0, `suite ${name} --dry-run exited ${dry.code}:\n${dry.stderr}`);
+  for (const [key, flags] of /** @type {Array<['builtin'|'shortened', string[]]>} */ ([['builtin', []], ['shortened', SHORTENED]])) {
+    const dry = await runCli(['suite', 'smoke', '--dry-run', ...flags]);
+    assert.equal(dry.code, 0, `suite smoke --dry-run ${flags.join(' ')} exited ${dry.code}:\n${dry.stderr}`);
     plans[key] = dry.stdout;
   }
   const out = tempDir('wtb-smoke-');
-  const run = await runCli(['suite', file, '--out', out], { timeoutMs: 8 * 60_000, env: { GITHUB_STEP_SUMMARY: '' } });
+  const run = await runCli(['suite', 'smoke', ...SHORTENED, '--out', out], { timeoutMs: 8 * 60_000, env: { GITHUB_STEP_SUMMARY: '' } });
   suite = { ...run, summary: JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8')) };
   for (const record of suite.summary.runs) results[record.scenario] = JSON.parse(readFileSync(path.join(out, record.dir, 'result.json'), 'utf8'));
 });

@@ -23,6 +23,8 @@ export const builder = (yargs) => comparisonOptions(gridOptions(yargs)
   .positional('suite', { type: 'string', describe: `built-in suite (${listSuites().map((s) => s.name).join(', ')}) or path to a suite file` })
   .option('shard', { type: 'string', describe: 'run only slice k of n (e.g. 2/4), deterministic: for a CI matrix; join the slices with `merge`' })
   .option('repetitions', { type: 'number', describe: 'runs per scenario instead of the suite\'s' })
+  .option('duration', { type: 'number', describe: 'every run this many seconds instead of the suite\'s or scenario\'s duration (after --time-scale in the file)' })
+  .option('warmup', { type: 'number', describe: 'seconds of every run excluded from the summary statistics, instead of the suite\'s or scenario\'s' })
   .option('video', { type: 'string', describe: `video preset (${Object.keys(PRESETS).join(', ')}) or a .y4m file, instead of the suite's` })
   .option('emulator', { choices: runEmulators(), describe: 'network emulator instead of the suite\'s' })
   .option('sfu', suiteSfuOption())
@@ -39,6 +41,8 @@ export const builder = (yargs) => comparisonOptions(gridOptions(yargs)
     if (argv.repetitions !== undefined && !(Number.isInteger(argv.repetitions) && argv.repetitions >= 1)) {
       throw new InputError(`--repetitions must be an integer of at least 1, got ${argv.repetitions}`);
     }
+    if (argv.duration !== undefined && !(argv.duration > 0)) throw new InputError(`--duration must be a number of seconds above 0, got ${argv.duration}`);
+    if (argv.warmup !== undefined && !(argv.warmup >= 0)) throw new InputError(`--warmup must be 0 or more seconds, got ${argv.warmup}`);
     checkVideoFlag(argv.video);
     parseCodecFlag(argv.codec);
     publishFlag(argv.publish);
@@ -46,8 +50,8 @@ export const builder = (yargs) => comparisonOptions(gridOptions(yargs)
   });
 
 /**
- * @param {{ suite: string, shard?: string, repetitions?: number, video?: string, emulator?: string, sfu?: string, publish?: string,
- *   codec?: string, fieldTrials?: string, bandwidthEstimation?: string,
+ * @param {{ suite: string, shard?: string, repetitions?: number, duration?: number, warmup?: number, video?: string, emulator?: string,
+ *   sfu?: string, publish?: string, codec?: string, fieldTrials?: string, bandwidthEstimation?: string,
  *   browserPath?: string, headful: boolean, browserPool: boolean, traceDir: string[], dryRun: boolean, out?: string, baseline?: string,
  *   allowMachineMismatch: boolean, assertions?: string, alpha?: number, minEffect?: number, minChange?: number,
  *   metrics?: string, history?: string, fail: boolean, grid?: string, spread?: boolean, gridSecrets?: string }} argv
@@ -55,7 +59,8 @@ export const builder = (yargs) => comparisonOptions(gridOptions(yargs)
 export async function handler(argv) {
   const shard = argv.shard === undefined ? null : parseShard(argv.shard);
   const suite = loadSuite(argv.suite, {
-    repetitions: argv.repetitions, video: argv.video, emulator: argv.emulator, sfu: argv.sfu, publish: publishFlag(argv.publish),
+    repetitions: argv.repetitions, durationS: argv.duration, warmupS: argv.warmup, video: argv.video, emulator: argv.emulator,
+    sfu: argv.sfu, publish: publishFlag(argv.publish),
     codec: parseCodecFlag(argv.codec), fieldTrials: argv.fieldTrials, bandwidthEstimation: argv.bandwidthEstimation,
     traceDirs: traceDirs(argv),
   });

@@ -112,7 +112,7 @@ export function entryAssertions(assertions, entries) {
  * Loads a built-in suite by name, or a suite file by path (contains '/' or ends in .json).
  * Scenario paths and the assertions path are relative to the suite file.
  * @param {string} nameOrPath
- * @param {{ repetitions?: number, video?: string, emulator?: string, sfu?: string,
+ * @param {{ repetitions?: number, durationS?: number, warmupS?: number, video?: string, emulator?: string, sfu?: string,
  *   publish?: import('../lib/media/publish.js').Publish|null,
  *   codec?: import('../lib/media/codec.js').RequestedCodec|null, traceDirs?: string[], fieldTrials?: string,
  *   bandwidthEstimation?: string }} [overrides] from flags
@@ -148,6 +148,11 @@ export function loadSuite(nameOrPath, overrides = {}) {
 
   const regression = resolveRegressionOptions(raw.regression, `${file}: regression`);
   const suiteSettings = runSettings(raw, (field) => `${file}: ${field}`);
+  // Flags win over the suite's and its entries' own (--repetitions, --duration, --warmup).
+  const flagSettings = Object.fromEntries(['repetitions', 'durationS', 'warmupS'].flatMap((field) => {
+    const value = overrides[/** @type {'repetitions'|'durationS'|'warmupS'} */ (field)];
+    return value === undefined ? [] : [[field, value]];
+  }));
   const written = raw.scenarios === 'all' ? listScenarios().map((s) => s.name) : raw.scenarios;
   if (!Array.isArray(written) || written.length === 0) {
     throw new InputError(`${file}: scenarios: must be "all" or a non-empty array of scenario or group names, paths or { "scenario": … } objects, got ${describeValue(raw.scenarios)}`);
@@ -159,7 +164,7 @@ export function loadSuite(nameOrPath, overrides = {}) {
     const where = `${file}: scenarios[${index}]`;
     const entry = typeof item === 'string' ? { scenario: item } : expectObject(item, where, ENTRY_FIELDS);
     const source = expectText(entry.scenario, typeof item === 'string' ? where : `${where}.scenario`);
-    const settings = { repetitions: 1, ...suiteSettings, ...runSettings(entry, (field) => `${where}.${field}`), ...(overrides.repetitions ? { repetitions: overrides.repetitions } : {}) };
+    const settings = { repetitions: 1, ...suiteSettings, ...runSettings(entry, (field) => `${where}.${field}`), ...flagSettings };
     let targets = [path.resolve(path.dirname(filePath), source)];
     if (!isFilePath(source)) {
       groups ??= groupsOf(shippedScenarios());

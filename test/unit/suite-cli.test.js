@@ -32,6 +32,9 @@ test('bad input exits 2 and names the file and field (or the flag)', async () =>
     [['suite', 'smoke', '--alpha', '2'], /--alpha: must be a number > 0 and <= 0\.5, got 2/],
     [['suite', 'smoke', '--video', '4k'], /--video 4k: neither a preset/],
     [['suite', 'smoke', '--repetitions', '0'], /--repetitions must be an integer of at least 1/],
+    [['suite', 'smoke', '--duration', '0'], /--duration must be a number of seconds above 0, got 0/],
+    [['suite', 'smoke', '--warmup', '-1'], /--warmup must be 0 or more seconds, got -1/],
+    [['suite', 'smoke', '--duration', '5'], /smoke\.json: scenarios\[0\]: .*warmupS \(10 s, from the file\) must be less than the run's duration \(5 s, set by --duration\)/],
     [['baseline', 'save', dir], /summary\.json: cannot read the suite summary \(no such file\)/],
     [['merge', path.join(dir, 'bad-suite.json')], /bad-suite\.json: kind: must be "webrtc-testbed-suite"/],
   ];

@@ -56,6 +56,10 @@ test('entries: names or paths relative to the suite file, settings per entry ove
   assert.ok(overridden.entries.length > 0, 'overridden.entries: nothing to check');
   assert.ok(overridden.entries.every((e) => e.repetitions === 7));
   assert.equal(overridden.video, '720p30');
+  // --duration and --warmup (suite command) over the suite's and each entry's own, after its time scale.
+  const shortened = loadSuite(file, { durationS: 12, warmupS: 4 });
+  assert.deepEqual(shortened.entries.map((e) => [e.name, e.repetitions, e.scenario.durationS, e.scenario.warmupS, e.scenario.timeScale]),
+    [['unconstrained', 2, 12, 4, 1], ['my-call', 3, 12, 4, 1], ['changing-bandwidth', 2, 12, 4, 0.1]]);
   const scaled = loadSuite(suiteFile('scaled', { name: 'scaled', description: 'd', scenarios: [{ scenario: 'changing-bandwidth', timeScale: 0.2 }] }));
   assert.equal(scaled.entries[0].scenario.durationS, 60);
   assert.equal(loadSuite(suiteFile('none', { name: 'none', description: 'd', assertions: null, scenarios: ['unconstrained'] })).assertionsFile, null);
