@@ -57,10 +57,11 @@ function assertIceTcpCall({ out, result }, minKbps) {
 }
 
 test('sfu-udp-blocked: p2 reaches Janus over ICE-TCP every second, p0 and p1 over UDP, and video flows both ways', { skip, timeout: 240_000 }, async () => {
-  // Wiring (each second's path) more than rates: 16 s, the video's rate read after 6 s.
+  // Wiring (each second's path) more than rates: 16 s, the video's rate read after 6 s. A publisher whose estimate
+  // starts low (290 kbps, in 2 of about 6 calls here) is at 370–630 kbps in that window: 300 kbps is video, with margin.
   const run = await runScenarioCli('sfu-udp-blocked', ['--emulator', 'netem', '--duration', '16', '--warmup', '6']);
   assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
-  assertIceTcpCall(run, 500);
+  assertIceTcpCall(run, 300);
   const jcfg = readFileSync(path.join(run.out, 'janus', 'janus.jcfg'), 'utf8');
   assert.match(jcfg, /\tice_tcp = true\n/);
   assert.match(readFileSync(path.join(run.out, 'janus', 'janus.log'), 'utf8'), /Initializing ICE stuff \(Lite mode, ICE-TCP candidates enabled/);
