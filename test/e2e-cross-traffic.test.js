@@ -139,7 +139,8 @@ test('rtp-cross-traffic (x0.08): three calls join and one leaves, Jain per phase
     assert.ok(phase.jainIndex > 0 && phase.jainIndex <= 1, `Jain of ${phase.flows} = ${phase.jainIndex}`);
   }
   const third = flowRates(result, 'call-3:fwd', 12, 19);
-  console.log(`call-3 ${Math.round(mean(third.map((r) => r.rateKbps)))} kbps (> 50) in ${third.length} rows (>= ${rowsAtLeast(12, 19, 3)}); phases ${sets.join(', ')}`);
+  console.log(`call-3 ${Math.round(mean(third.map((r) => r.rateKbps)))} kbps (> 50) in ${third.length} rows `
+    + `(>= ${rowsAtLeast(12, 19, 3)}); phases ${sets.join(', ')}`);
   assert.ok(third.length >= rowsAtLeast(12, 19, 3) && mean(third.map((r) => r.rateKbps)) > 50, `call-3 while up: ${show(third)}`);
   assert.deepEqual(flowRates(result, 'call-3:fwd', 21, 24).filter((r) => r.rateKbps > 0), [], 'call-3 gone after it left');
 });
@@ -167,7 +168,8 @@ test('rmcat-5.2 (x0.12): two media flows and the capacity steps', { timeout: RUN
   assert.equal(flows.length, 2, `two media flows: ${flows}`);
   for (const series of ['call:fwd', `${flows.find((f) => f !== 'call')}:fwd`]) {
     const rows = flowRates(result, series, 4, 14);
-    console.log(`${series}: ${Math.round(mean(rows.map((r) => r.rateKbps)))} kbps (> 50) in ${rows.length} rows (>= ${rowsAtLeast(4, 14, 4)})`);
+    console.log(`${series}: ${Math.round(mean(rows.map((r) => r.rateKbps)))} kbps (> 50) in ${rows.length} rows`
+      + ` (>= ${rowsAtLeast(4, 14, 4)})`);
     assert.ok(rows.length >= rowsAtLeast(4, 14, 4) && mean(rows.map((r) => r.rateKbps)) > 50, `${series}: ${show(rows)}`);
   }
   const steps = result.network.scheduleEvents.filter((e) => e.link === 'bottleneck.fwd').map((e) => e.params.rateKbps);

@@ -17,7 +17,8 @@ function flowScenario() {
   const dir = tempDir('wtb-flows-scenario-');
   const file = path.join(dir, 'flows-e2e.json');
   writeFileSync(file, JSON.stringify({
-    name: 'flows-e2e', description: 'a data flow in the main call and an extra forward call with a pause', durationS: 23, warmupS: 2, peers: 2,
+    name: 'flows-e2e', description: 'a data flow in the main call and an extra forward call with a pause',
+    durationS: 23, warmupS: 2, peers: 2,
     network: { link: { rateKbps: UPLINK_KBPS } },
     flows: [
       { name: 'call-2', kind: 'call', startS: 6, stopS: 20, direction: 'forward', pauses: [{ atS: 11, durationS: 4 }] },
@@ -44,8 +45,10 @@ const show = (entries, field) => entries.map((entry) => `${entry.t}:${value(entr
 test('the extra call: p3 receives p2\'s video only while the call is up and not paused; p2 receives nothing', () => {
   const received = rows('p3', 'p2');
   const field = 'video.recvKbps';
-  assert.deepEqual(inSeconds(received, 1, 6).filter((entry) => value(entry, field) > 0), [], `p3 got video before the call: ${show(received, field)}`);
-  assert.deepEqual(inSeconds(received, 22, 23).filter((entry) => value(entry, field) > 0), [], `p3 got video after the hang-up: ${show(received, field)}`);
+  assert.deepEqual(inSeconds(received, 1, 6).filter((entry) => value(entry, field) > 0), [],
+    `p3 got video before the call: ${show(received, field)}`);
+  assert.deepEqual(inSeconds(received, 22, 23).filter((entry) => value(entry, field) > 0), [],
+    `p3 got video after the hang-up: ${show(received, field)}`);
   // The seconds ending at the pause (11 s) and the hang-up (20 s) straddle them: whether their sample is taken before the
   // change or misses it is a race, so the checked spans stop a second short.
   for (const [fromS, toS] of [[8, 10], [17, 19]]) {
@@ -74,7 +77,8 @@ test('the data flow: p1 receives and p0 sends only between 3 s and 14 s, through
   const sent = rows('p0', 'p1');
   for (const [entries, field] of /** @type {Array<[typeof received, string]>} */ ([[received, 'data.recvKbps'], [sent, 'data.sentKbps']])) {
     assert.deepEqual(inSeconds(entries, 1, 2).filter((entry) => entry.data), [], `${field} before the flow: ${show(entries, field)}`);
-    assert.deepEqual(inSeconds(entries, 18, 23).filter((entry) => value(entry, field) > 0), [], `${field} after the flow: ${show(entries, field)}`);
+    assert.deepEqual(inSeconds(entries, 18, 23).filter((entry) => value(entry, field) > 0), [],
+      `${field} after the flow: ${show(entries, field)}`);
     // SCTP's retransmission timeout after drop-tail losses at the capped uplink can leave a second with nothing sent
     // (seen: 912, 0, 1658 kbps at 6-8 s): two such seconds are allowed.
     const active = inSeconds(entries, 5, 13);
@@ -96,7 +100,8 @@ test('result.flows: every flow\'s rate per second on the media clock, from the p
   const flowRows = (flow) => result.flows.rows.filter((row) => row.flow === flow);
   assert.deepEqual(result.flows.list.map((flow) => flow.name).sort(), ['bulk', 'call', 'call-2']);
   const bulk = inSeconds(flowRows('bulk'), 5, 13);
-  assert.ok(bulk.length === 9 && bulk.every((row) => row.source === 'datachannel' && row.rateKbps > 100), `bulk rows ${JSON.stringify(bulk)}`);
+  assert.ok(bulk.length === 9 && bulk.every((row) => row.source === 'datachannel' && row.rateKbps > 100),
+    `bulk rows ${JSON.stringify(bulk)}`);
   // The extra call's forward direction is p3's receive rate from p2.
   const extra = inSeconds(flowRows('call-2:fwd'), 8, 10);
   assert.ok(extra.length === 3 && extra.every((row) => row.source === 'getStats' && row.rateKbps > 50), `call-2:fwd rows ${JSON.stringify(extra)}`);
