@@ -34,9 +34,10 @@
  *   on the peer's own kernel path, so every protocol (TCP too) meets them
  * @property {boolean} handover     a peer changes network mid-call (a schedule entry's `handover`, lib/network/handover.js):
  *   it gets a new address and its old one's path dies (Emulator.handover)
- * @property {boolean} loadParticipantLinks  an SFU room's load participants (sfu/load-participants.js, on this host) on
- *   links of their own (`load0.up`, `load0.down`) through rewriteCandidate, as a page's; without it (or with an SFU they
- *   signal to themselves) their media reaches the SFU directly and result.json's `load.linksShaped` is false
+ * @property {boolean} loadParticipantLinks  an SFU room's load participants (sfu/load-participants.js: on this host, or
+ *   where Emulator.hostOf places them) on links of their own (`load0.up`, `load0.down`) through rewriteCandidate, as a
+ *   page's; without it (or with an SFU they signal to themselves) their media reaches the SFU directly and result.json's
+ *   `load.linksShaped` is false
  */
 
 /**
@@ -103,6 +104,8 @@
  * @property {number} [pid]             its own process, sampled like the browsers'
  * @property {string} signalingHost     where the pages reach the signaling server
  * @property {{ netns: string, address: string }} [sfuHost]  where Janus runs, when the backend places it
+ * @property {(node: string) => { netns: string, address: string }} [hostOf]  where a node's own process runs (a shaped load
+ *   participant: in its namespace), when the backend places it; absent: on this host
  * @property {(c: CandidateRewrite) => Promise<CandidateRewrite['candidate']|null>} rewriteCandidate  steers media
  *   through the emulated links; null drops a candidate that would bypass them
  * @property {(peer: string, browserPath: string, kind: string) => Promise<object|undefined>} [launchSpec]  how to

@@ -234,6 +234,8 @@ async function startLoad(call, request, room) {
     onError: (error) => recorder.fail(error.message),
     onWarning: (message) => recorder.event({ type: 'warning', source: 'load', message }),
     track: (name, pid) => call.processes.track(name, pid),
+    // Shaped where the emulator places them (netem: each in a namespace of its own), else on this host.
+    netnsOf: (name) => (call.loadLinks?.shaped ? call.emulator?.hostOf?.(name).netns : undefined),
   });
   hold(call, 'load participants\' counters', async () => call.load?.stop());
   call.log(call.loadLinks?.shaped ? 'load participants\' links: shaped like the peers\'' : `load participants' links: not shaped (${call.loadLinks?.why})`);

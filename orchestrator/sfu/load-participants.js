@@ -54,6 +54,20 @@ export function boundedLines(stream, onLine, onRefused) {
 }
 
 /**
+ * Warns once when a participant's counters stop for SILENT_AFTER_MS: it no longer answers. Returns the timer to clear.
+ * @param {() => number} lastCountsMs @param {() => void} warn
+ */
+function watchSilence(lastCountsMs, warn) {
+  let warned = false;
+  return setInterval(() => {
+    if (!warned && Date.now() - lastCountsMs() > SILENT_AFTER_MS) {
+      warned = true;
+      warn();
+    }
+  }, 1000);
+}
+
+/**
  * Starts every load participant of the room and wires it to the SFU. The binary must exist (`npm run setup`); the
  * files it sends are made once from the run's media (media/generate.js ensureLoadMedia).
  * @param {object} options
@@ -65,10 +79,12 @@ export function boundedLines(stream, onLine, onRefused) {
  * @param {(error: Error) => void} options.onError  a participant that failed, exited or wrote what it must not: the run fails
  * @param {(message: string) => void} options.onWarning  a participant that stopped counting
  * @param {(name: string, pid: number) => void} [options.track]  its process, sampled like the browsers'
+ * @param {(name: string) => string|undefined} [options.netnsOf]  the network namespace it runs in (the emulator's hostOf);
+ *   undefined: this host's
  * @param {(line: string) => void} [options.log]
  */
 export async function startLoadParticipants({
-  request, room, mediaDir, runDir, registerCleanup, onError, onWarning, track = () => {}, log = () => {},
+  request, room, mediaDir, runDir, registerCleanup, onError, onWarning, track = () => {}, netnsOf = () => undefined, log = () => {},
 }) {
   const { addLoadParticipant } = room;
   if (!addLoadParticipant) throw new HarnessError('this SFU room takes no load participants (capabilities.loadParticipants): the scenario should have been refused');
@@ -88,12 +104,13 @@ export async function startLoadParticipants({
     /** @type {import('node:stream').Writable|null} */
     let input = null;
     const join = addLoadParticipant(name, (message) => input?.write(`${JSON.stringify(message)}\n`));
-    const argv = ownedArgv([binary, '-join', join.protocol, '-media', mediaDir], { searchPath: process.env.PATH ?? '', what: `load participant ${name}` });
+    const what = `load participant ${name}`;
+    const argv = ownedArgv([binary, '-join', join.protocol, '-media', mediaDir], { netns: netnsOf(name), searchPath: process.env.PATH ?? '', what });
     commands.push(argv);
     const consoleFile = path.join(logDir, `${name}.log`);
     closeSync(openSync(consoleFile, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600));
-    const child = spawnOwned({ name: `load participant ${name}`, argv, consoleFile, registerCleanup, stopTimeoutMs: STOP_TIMEOUT_MS, pipes: true });
-    if (!child.stdin || !child.stdout || child.pid === undefined) throw new HarnessError(`load participant ${name}: ${child.exitReason() ?? 'no process'}`);
+    const child = spawnOwned({ name: what, argv, consoleFile, registerCleanup, stopTimeoutMs: STOP_TIMEOUT_MS, pipes: true });
+    if (!child.stdin || !child.stdout || child.pid === undefined) throw new HarnessError(`${what}: ${child.exitReason() ?? 'no process'}`);
     track(name, child.pid);
     const { stdin } = child;
     input = stdin;
@@ -108,7 +125,6 @@ export async function startLoadParticipants({
     const startedMs = Date.now();
     let lines = 0;
     let lastCountsMs = Date.now();
-    let warned = false;
     boundedLines(child.stdout, (text) => {
       lines += 1;
       if (lines > START_LINES + MAX_LOAD_LINES_PER_S * (Date.now() - startedMs) / 1000) return fail(`over ${MAX_LOAD_LINES_PER_S} lines a second`);
@@ -130,12 +146,7 @@ export async function startLoadParticipants({
       }
     }, fail);
     child.exited.then(() => fail(child.exitReason() ?? 'exited'));
-    const timer = setInterval(() => {
-      if (!warned && Date.now() - lastCountsMs > SILENT_AFTER_MS) {
-        warned = true;
-        onWarning(`load participant ${name} wrote no counters for ${SILENT_AFTER_MS / 1000} s: it no longer answers`);
-      }
-    }, 1000);
+    const timer = watchSilence(() => lastCountsMs, () => onWarning(`${what} wrote no counters for ${SILENT_AFTER_MS / 1000} s: it no longer answers`));
     watchdogs.push(() => clearInterval(timer));
     registerCleanup(`load participant ${name}'s watchdog`, async () => {
       stopping = true;

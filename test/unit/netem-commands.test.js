@@ -12,8 +12,9 @@ import { loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
 import { shellJoin, shellQuote } from '../../orchestrator/emulators/script.js';
 import { chooseAddressBlock, namespaceNodes, planTopology } from '../../orchestrator/emulators/netem/topology.js';
 import { truthRow } from '../../orchestrator/emulators/netem/truth.js';
-import { compileNetwork } from '../../orchestrator/lib/network/schedule.js';
+import { compileNetwork, withoutPeers } from '../../orchestrator/lib/network/schedule.js';
 import { shortRunId } from '../../orchestrator/lib/system/run-id.js';
+import { InputError } from '../../orchestrator/lib/system/errors.js';
 
 /** @param {Partial<import('../../orchestrator/lib/network/link-model.js').LinkParams>} overrides */
 const link = (overrides = {}) => ({
@@ -55,7 +56,7 @@ test('planTopology names carry the run id, fit IFNAMSIZ, and put peers in one /2
   const many = planTopology({ runId: 'x', peers: Array.from({ length: 32 }, (_, i) => `p${i}`), links: [], block: 7 });
   assert.deepEqual(many.peers.slice(0, 4).map((p) => p.address), ['10.201.7.130', '10.201.7.194', '10.201.7.134', '10.201.7.198']);
   assert.deepEqual(many.peers.slice(-2).map((p) => p.address), ['10.201.7.190', '10.201.7.254']);
-  assert.throws(() => planTopology({ runId: 'x', peers: Array.from({ length: 17 }, (_, i) => `p${2 * i}`), links: [], block: 7 }), /at most 16 peers on the left/);
+  assert.throws(() => planTopology({ runId: 'x', peers: Array.from({ length: 17 }, (_, i) => `p${2 * i}`), links: [], block: 7 }), /netem: at most 16 nodes on the left of the bottleneck \(one \/26\), got 17: p0, p2, .*, p32; give the scenario fewer peers, or use --emulator relay$/);
   const longest = planTopology({ runId: 'run-1a2b3c4d', peers: ['p0'], links: [], block: 0 });
   assert.ok(longest.control.rootIf.length <= 15, longest.control.rootIf);
   assert.throws(() => planTopology({ runId: 'x', peers: ['p0'], links: ['p5.up'], block: 0 }), /p5\.up/);
@@ -145,6 +146,33 @@ test('an SFU call\'s network gives the SFU node a namespace right of the bottlen
   ]) assert.ok(lines.includes(line), `missing: ${line}`);
   // The SFU node has no links: nothing shapes its own port.
   assert.equal(qdiscLayout(setupCommands(sfuPlan, compiled.links, { netem: false })).sfu.join(), 'clsact ffff: parent ffff:fff1');
+});
+
+test('an SFU room\'s load participants get namespaces beside the SFU\'s; their routes cross their own links only', () => {
+  const compiled = compileNetwork({
+    file: 'x.json', durationS: 10, peers: 2, topology: 'sfu', loadPeers: ['load0', 'load1'],
+    network: { link: { rateKbps: 1500 }, bottleneck: { rateKbps: 2000 } },
+  });
+  const nodes = namespaceNodes(['p0', 'p1'], compiled.routes);
+  assert.deepEqual(nodes, ['p0', 'p1', 'sfu', 'load0', 'load1']);
+  const plan = planTopology({ runId: 'abc123', peers: nodes, links: Object.keys(compiled.links), block: 7 });
+  const load1 = plan.peers.find((peer) => peer.name === 'load1');
+  assert.deepEqual([load1?.netns, load1?.routerIf, load1?.side], ['wtb-abc123-load1', 'load1', 'right']);
+  const addressOf = (name) => plan.peers.find((peer) => peer.name === name)?.address;
+  for (const [route, links] of Object.entries(compiled.routes)) {
+    const [from, to] = route.split('->').map(addressOf);
+    const crossed = plan.stages.filter((stage) => inCidr(from, stage.match[2]) && inCidr(to, stage.match[6])).map((stage) => stage.link);
+    assert.deepEqual(crossed.sort(), [...links].sort(), route);
+  }
+  assert.deepEqual(compiled.routes['load1->sfu'], ['load1.up'], 'no bottleneck between a load participant and the SFU');
+  // The right side's /26 holds 16 nodes: the SFU, p1 and 14 load participants at most; more is refused, naming the way out.
+  const loadPeers = Array.from({ length: 15 }, (_, i) => `load${i}`);
+  const crowded = compileNetwork({ file: 'x.json', durationS: 10, peers: 2, topology: 'sfu', loadPeers, network: {} });
+  const crowdedNodes = namespaceNodes(['p0', 'p1'], crowded.routes);
+  assert.throws(() => planTopology({ runId: 'abc123', peers: crowdedNodes, links: Object.keys(crowded.links), block: 7 }), (error) => error instanceof InputError
+    && /^netem: at most 16 nodes on the right of the bottleneck \(one \/26\), got 17: p1, sfu, load0, .*load14 .*or use --emulator relay$/.test(error.message));
+  // Without their routes (their links left out of the run: withoutPeers), no namespace of theirs.
+  assert.deepEqual(namespaceNodes(['p0', 'p1'], withoutPeers(compiled, ['load0', 'load1']).routes), ['p0', 'p1', 'sfu']);
 });
 
 test('htbArgs: rate and ceil in bit/s, burst at least one frame, unlimited as 10 Gbit/s', () => {

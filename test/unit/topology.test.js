@@ -9,9 +9,11 @@ const entry = (t, peer, remote, { sent = 0, received = 0, fps = 30, audio = 30 }
   t, peer, remote, video: { sendKbps: sent, recvKbps: received, recvFps: received ? fps : 0 }, audio: { sendKbps: audio, recvKbps: audio },
 });
 
-test('peerSide: even peers left, odd peers and the SFU right; bottleneckBetween: the direction crossed, or none', () => {
-  assert.deepEqual(['p0', 'p1', 'p2', 'p13', 'sfu'].map(peerSide), ['left', 'right', 'left', 'right', 'right']);
-  assert.throws(() => peerSide('x1'), /'x1' is neither p<i> nor 'sfu'/);
+test('peerSide: even peers left, odd peers, the SFU and its load participants right; bottleneckBetween: the direction crossed, or none', () => {
+  assert.deepEqual(['p0', 'p1', 'p2', 'p13', 'sfu', 'load0', 'load12'].map(peerSide), ['left', 'right', 'left', 'right', 'right', 'right', 'right']);
+  assert.throws(() => peerSide('x1'), /'x1' is neither p<i>, 'sfu' nor load<i>/);
+  assert.throws(() => peerSide('loadx'), /'loadx' is neither/);
+  assert.equal(bottleneckBetween('load0', 'sfu'), null);
   assert.deepEqual([['p0', 'p1'], ['p3', 'p0'], ['p0', 'p2'], ['p1', 'sfu'], ['p2', 'sfu'], ['sfu', 'p4']].map(([a, b]) => bottleneckBetween(a, b)),
     ['bottleneck.fwd', 'bottleneck.back', null, null, 'bottleneck.fwd', 'bottleneck.back']);
 });

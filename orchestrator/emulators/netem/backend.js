@@ -35,11 +35,11 @@ export const netemBackend = {
   summary: 'Linux namespaces, htb/bfifo (+ sch_netem, or nftables loss without it); root only; traces as rate steps',
   supports: {
     sfu: true, directSfu: true, kernelFlows: false, firefox: true, traceReplay: false, turn: true, peerNetwork: true, handover: true,
-    loadParticipantLinks: false,
+    // Each load participant runs in a namespace of its own beside the SFU's (the emulator's hostOf).
+    loadParticipantLinks: true,
   },
   why: {
     kernelFlows: "which crosses the emulated bottleneck through the relay's tunnels only",
-    loadParticipantLinks: 'which shapes each peer in a namespace of its own, and the load participants run on the host',
   },
   // The kernel's own qdiscs: `auto` takes them where this host can run the network on them.
   auto: {

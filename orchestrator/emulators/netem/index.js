@@ -156,6 +156,8 @@ export function createNetemEmulator({
     addressOf(peer) {
       return peerPlanOf(plan, peer).address;
     },
+    /** Where a node's own process runs (a load participant's, after setup): its namespace. @param {string} node */
+    hostOf: (node) => ({ netns: peerPlanOf(plan, node).netns, address: peerPlanOf(plan, node).address }),
     /**
      * Where the SFU runs in an SFU call (after setup): its own namespace, whose address carries both its media and
      * its HTTP APIs (the root namespace reaches it through the router, unshaped, like signaling); null otherwise.

@@ -21,9 +21,9 @@
  */
 import { createHash } from 'node:crypto';
 import { shortRunId } from '../../lib/system/run-id.js';
-import { HarnessError } from '../../lib/system/errors.js';
+import { HarnessError, InputError } from '../../lib/system/errors.js';
 import { MAX_PEERS } from '../../lib/input/limits.js';
-import { BOTTLENECK_LINKS, SFU_NODE, peerSide } from '../../lib/network/topology.js';
+import { BOTTLENECK_LINKS, SFU_NODE, isLoadNode, peerSide } from '../../lib/network/topology.js';
 
 /** Every namespace, root link and nft table of the netem backend starts with this (see `cleanup`). */
 export const NAME_PREFIX = 'wtb';
@@ -55,17 +55,19 @@ export function chooseAddressBlock(id, usedBlocks) {
 
 /**
  * The nodes that get a namespace: the peers, and in an SFU call the SFU node (Janus runs in it), which the compiled
- * routes name, or asked for (middleNode: a run's TURN server runs in it). The SFU node is planned like a peer on its
- * side of the bottleneck, with no links of its own: a packet from pi to it crosses pi.up (and the bottleneck between
- * the sides), one from it to pj crosses pj.down, exactly lib/network/schedule.js's SFU routes; so a packet relayed
- * through it from pi to pj crosses the mesh route pi->pj's stages, in order.
+ * routes name, or asked for (middleNode: a run's TURN server runs in it), then the SFU room's load participants whose
+ * routes the network keeps (their links shaped: each runs in a namespace of its own beside the SFU's). The SFU node is
+ * planned like a peer on its side of the bottleneck, with no links of its own: a packet from pi to it crosses pi.up
+ * (and the bottleneck between the sides), one from it to pj crosses pj.down, exactly lib/network/schedule.js's SFU
+ * routes; so a packet relayed through it from pi to pj crosses the mesh route pi->pj's stages, in order.
  * @param {string[]} peers @param {Record<string, string[]>} [routes]  compiled.routes
  * @param {boolean} [middleNode]
  * @returns {string[]}
  */
 export function namespaceNodes(peers, routes = {}, middleNode = false) {
-  const sfuCall = Object.keys(routes).some((route) => route.endsWith(`->${SFU_NODE}`));
-  return middleNode || sfuCall ? [...peers, SFU_NODE] : peers;
+  const sources = Object.keys(routes).filter((route) => route.endsWith(`->${SFU_NODE}`)).map((route) => route.split('->')[0]);
+  const loads = sources.filter(isLoadNode);
+  return middleNode || sources.length ? [...peers, SFU_NODE, ...loads] : peers;
 }
 
 /**
@@ -125,7 +127,13 @@ export function planTopology({ runId, peers, links, block }) {
   const peerPlans = peers.map((name) => {
     const side = peerSide(name);
     const slot = onSide[side]++;
-    if (slot >= PEERS_PER_SIDE) throw new HarnessError(`netem: at most ${PEERS_PER_SIDE} peers on the ${side} of the bottleneck, got ${peers.join(', ')}`);
+    if (slot >= PEERS_PER_SIDE) {
+      const onThatSide = peers.filter((peer) => peerSide(peer) === side);
+      const fewer = side === 'right' ? ' (the SFU and its load participants sit on the right with p1, p3, …); give the scenario fewer load '
+        + 'participants or peers' : '; give the scenario fewer peers';
+      throw new InputError(`netem: at most ${PEERS_PER_SIDE} nodes on the ${side} of the bottleneck (one /26), got ${onThatSide.length}: `
+        + `${onThatSide.join(', ')}${fewer}, or use --emulator relay`);
+    }
     const base = sideBase[side] + 4 * slot;
     return {
       name, side, netns: `${NAMESPACE_PREFIX}${id}-${name}`, peerIf: 'eth0', routerIf: name, address: `${net}.${base + 2}`, routerAddress: `${net}.${base + 1}`,

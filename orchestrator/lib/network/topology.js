@@ -21,16 +21,20 @@ export const BOTTLENECK_LINKS = Object.freeze({
   'bottleneck.back': { from: 'right', to: 'left' },
 });
 
+/** An SFU room's load participant (lib/media/load-participants.js names them load0, load1, …). @param {string} node */
+export const isLoadNode = (node) => /^load\d+$/.test(node);
+
 /**
  * The side of the bottleneck a node sits on: p0, p2, … left, p1, p3, … right, so every two-party call (p0, p1),
- * (p2, p3), … crosses it in both directions; the SFU sits on the right.
- * @param {string} peer  `p<i>` or SFU_NODE
+ * (p2, p3), … crosses it in both directions; the SFU sits on the right, and its load participants beside it (their
+ * routes reach the SFU only and cross no bottleneck).
+ * @param {string} peer  `p<i>`, SFU_NODE or `load<i>`
  * @returns {'left'|'right'}
  */
 export function peerSide(peer) {
-  if (peer === SFU_NODE) return 'right';
+  if (peer === SFU_NODE || isLoadNode(peer)) return 'right';
   const match = /^p(\d+)$/.exec(peer);
-  if (!match) throw new HarnessError(`peerSide: '${peer}' is neither p<i> nor '${SFU_NODE}'`);
+  if (!match) throw new HarnessError(`peerSide: '${peer}' is neither p<i>, '${SFU_NODE}' nor load<i>`);
   return Number(match[1]) % 2 === 0 ? 'left' : 'right';
 }
 
