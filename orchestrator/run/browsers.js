@@ -192,7 +192,7 @@ export async function launchPeer({
   try {
     browser = attach
       ? await puppeteer.connect({ browserWSEndpoint: attach.endpoint, headers: attach.headers, protocolTimeout: 60_000 })
-      : kept ?? await puppeteer.launch(options);
+      : kept?.browser ?? await puppeteer.launch(options);
   } catch (error) {
     await removeProfile();
     throw error;
@@ -215,10 +215,11 @@ export async function launchPeer({
   };
   onMilestone?.('browser-launched');
   try {
-    // A pooled browser's page gets a context of its own, a fresh profile. Otherwise the tab the browser opened at start:
-    // a new one costs another target set-up, ~100 ms on a busy machine.
-    context = poolKey === null ? null : await browser.createBrowserContext();
-    const page = context ? await context.newPage() : (await browser.pages())[0] ?? await browser.newPage();
+    // A pooled browser's page gets a context of its own, a fresh profile (a kept one's made while it waited, blank).
+    // Otherwise the tab the browser opened at start: a new one costs another target set-up, ~100 ms on a busy machine.
+    const prepared = await kept?.prepared ?? null;
+    context = poolKey === null ? null : prepared?.context ?? await browser.createBrowserContext();
+    const page = prepared?.page ?? (context ? await context.newPage() : (await browser.pages())[0] ?? await browser.newPage());
     page.on('console', (message) => message.type() === 'error' && onConsole?.(withoutFragment(message.text(), url)));
     page.on('pageerror', (error) => onCrash?.(withoutFragment(`page error: ${errorMessage(error)}`, url)));
     page.on('error', (error) => onCrash?.(withoutFragment(`page crashed: ${errorMessage(error)}`, url)));

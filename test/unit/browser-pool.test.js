@@ -1,12 +1,35 @@
 // The pool of browsers a suite keeps between runs (orchestrator/run/browser-pool.js), with stand-in browsers: only a
-// connected browser of the same launch is given out, a full or closed pool closes what it is given.
+// connected browser of the same launch is given out, with a fresh context and blank page made while it waited; a full
+// or closed pool closes what it is given.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createBrowserPool } from '../../orchestrator/run/browser-pool.js';
 
-/** A stand-in for a puppeteer Browser: connected until closed (or told otherwise). */
-const fakeBrowser = (name) => {
-  const browser = { name, connected: true, closes: 0, close: async () => { browser.connected = false; browser.closes += 1; } };
+/**
+ * A stand-in for a puppeteer Browser: connected until closed (or told otherwise); its contexts record whether they were
+ * closed, and `failing` makes a context's page (or the context itself) fail.
+ * @param {string} name @param {{ failing?: 'page'|'context' }} [options]
+ */
+const fakeBrowser = (name, { failing } = {}) => {
+  /** @type {Array<{ closed: boolean }>} */
+  const contexts = [];
+  const browser = {
+    name, connected: true, closes: 0, contexts,
+    close: async () => { browser.connected = false; browser.closes += 1; },
+    createBrowserContext: async () => {
+      if (failing === 'context') throw new Error('no context');
+      const context = {
+        closed: false,
+        close: async () => { context.closed = true; },
+        newPage: async () => {
+          if (failing === 'page') throw new Error('no page');
+          return { url: () => 'about:blank' };
+        },
+      };
+      contexts.push(context);
+      return context;
+    },
+  };
   return browser;
 };
 /** @param {ReturnType<typeof fakeBrowser>} browser */
@@ -19,8 +42,23 @@ test('a kept browser goes to the next run of the same launch only, and only whil
   await pool.give('a', asBrowser(first));
   assert.equal(pool.idle(), 1);
   assert.equal(pool.take('b'), null, 'another launch takes nothing');
-  assert.equal(pool.take('a'), asBrowser(first));
+  const taken = pool.take('a');
+  assert.equal(taken?.browser, asBrowser(first));
+  // Made while it waited: a context of its own (the last run's was closed before it was given back) with a blank page.
+  const prepared = await taken?.prepared;
+  assert.equal(prepared?.page.url(), 'about:blank');
+  assert.deepEqual(first.contexts.map((c) => c.closed), [false]);
+  assert.equal(prepared?.context, first.contexts[0]);
   assert.equal(pool.take('a'), null, 'given out once');
+  // A context that gets no page is closed, and the run makes its own; so does one whose context cannot be made.
+  for (const failing of /** @type {const} */ (['page', 'context'])) {
+    const flaky = fakeBrowser(`no-${failing}`, { failing });
+    await pool.give('a', asBrowser(flaky));
+    const entry = pool.take('a');
+    assert.equal(entry?.browser, asBrowser(flaky));
+    assert.equal(await entry?.prepared, null);
+    assert.deepEqual(flaky.contexts.map((c) => c.closed), failing === 'page' ? [true] : [], `${failing}: no context left open`);
+  }
 
   const crashed = fakeBrowser('crashed');
   await pool.give('a', asBrowser(crashed));
