@@ -4,11 +4,11 @@
 // it sent them, their media crosses links of their own on the relay, and nothing is left running. A participant that
 // stops answering is noticed.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { runCli, runScenarioCli, tempDir } from './helpers/cli.js';
-import { assertBrowsersReceiveLoad, hostileLoadPeerCache, loadPeerProcesses } from './helpers/load-peer.js';
+import { assertBrowsersReceiveLoad, hostileLoadPeerCache, loadPeerProcesses, sfuLoad4With } from './helpers/load-peer.js';
 import { MAX_LOAD_LINE_CHARS } from '../orchestrator/lib/input/limits.js';
 import { describe as stats } from '../orchestrator/lib/stats/statistics.js';
 
@@ -20,14 +20,7 @@ const BROWSERS = ['p0', 'p1'];
 const LOAD_DELAY_MS = 100;
 
 /** sfu-load-4 with load1's uplink delayed, as a scenario file of the test's own. */
-function delayedLoadScenario() {
-  const shipped = JSON.parse(readFileSync(new URL('../orchestrator/scenarios/sfu-load-4.json', import.meta.url), 'utf8'));
-  const file = path.join(tempDir('wtb-sfu-load-4-delayed-'), 'sfu-load-4-delayed.json');
-  writeFileSync(file, JSON.stringify({
-    ...shipped, name: 'sfu-load-4-delayed', network: { schedule: [{ at: 0, links: ['load1.up'], set: { oneWayDelayMs: LOAD_DELAY_MS } }] },
-  }));
-  return file;
-}
+const delayedLoadScenario = () => sfuLoad4With('sfu-load-4-delayed', { links: ['load1.up'], set: { oneWayDelayMs: LOAD_DELAY_MS } });
 
 test('sfu-load-4: the browsers receive the load participants\' video through Janus; their counts match Janus\'s; their links carry them; nothing is left', { timeout: 240_000 }, async () => {
   assert.deepEqual(loadPeerProcesses(), [], 'no load participant running before the run');

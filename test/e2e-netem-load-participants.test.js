@@ -4,12 +4,10 @@
 // downlink alone drops its packets there and nowhere else. The browsers receive both participants' video, and nothing
 // (process, namespace) is left.
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { test } from 'node:test';
 import { netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
-import { harnessNamespaces, runScenarioCli, tempDir } from './helpers/cli.js';
-import { assertBrowsersReceiveLoad, loadPeerProcesses } from './helpers/load-peer.js';
+import { harnessNamespaces, runScenarioCli } from './helpers/cli.js';
+import { assertBrowsersReceiveLoad, loadPeerProcesses, sfuLoad4With } from './helpers/load-peer.js';
 
 const caps = await netemCapabilities();
 const skip = caps.netns && caps.htb ? false : `needs root with network namespaces and htb: ${caps.reasons.join('; ')}`;
@@ -18,14 +16,7 @@ const LOADS = ['load0', 'load1'];
 const LOSS_PCT = 5;
 
 /** sfu-load-4 with load1's downlink lossy, as a scenario file of the test's own. */
-function lossyLoadScenario() {
-  const shipped = JSON.parse(readFileSync(new URL('../orchestrator/scenarios/sfu-load-4.json', import.meta.url), 'utf8'));
-  const file = path.join(tempDir('wtb-sfu-load-4-netem-'), 'sfu-load-4-lossy.json');
-  writeFileSync(file, JSON.stringify({
-    ...shipped, name: 'sfu-load-4-lossy', network: { schedule: [{ at: 0, links: ['load1.down'], set: { lossPct: LOSS_PCT } }] },
-  }));
-  return file;
-}
+const lossyLoadScenario = () => sfuLoad4With('sfu-load-4-lossy', { links: ['load1.down'], set: { lossPct: LOSS_PCT } });
 
 test('sfu-load-4 on netem: each load participant in a namespace of its own, its media through its own tc stages, the browsers receive it, nothing is left', { skip, timeout: 240_000 }, async () => {
   assert.deepEqual(loadPeerProcesses(), [], 'no load participant running before the run');

@@ -9,6 +9,19 @@ import { MAX_LOAD_LINE_CHARS } from '../../orchestrator/lib/input/limits.js';
 import { livekitServerPath, loadPeerPath } from '../../orchestrator/lib/system/paths.js';
 import { describe as stats } from '../../orchestrator/lib/stats/statistics.js';
 
+/**
+ * sfu-load-4 with one schedule step from the start (e.g. a delay or loss on one participant's link), as a scenario
+ * file of the test's own named `name`.
+ * @param {string} name @param {{ links: string[], set: Record<string, number> }} step
+ * @returns {string} the file
+ */
+export function sfuLoad4With(name, step) {
+  const shipped = JSON.parse(readFileSync(new URL('../../orchestrator/scenarios/sfu-load-4.json', import.meta.url), 'utf8'));
+  const file = path.join(tempDir(`wtb-${name}-`), `${name}.json`);
+  writeFileSync(file, JSON.stringify({ ...shipped, name, network: { schedule: [{ at: 0, ...step }] } }));
+  return file;
+}
+
 /** What a hostile load participant writes before it hangs on: shell commands writing its stdout. */
 const HOSTILE_OUTPUT = {
   /** One line twice over the bound. */
