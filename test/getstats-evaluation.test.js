@@ -48,7 +48,8 @@ test('getstats 1.2 returns no stats on this Chromium (legacy callback getStats) 
     }, 3500);
   }));
   assert.ok(outcome.standardBytesSent > 0, 'standard getStats() sees the video being sent');
-  assert.equal(outcome.standardWidth, 640);
+  // 640 wide, or scaled down while the encoder ramps up
+  assert.ok(outcome.standardWidth > 0 && outcome.standardWidth <= 640, `standard send width ${outcome.standardWidth}`);
   assert.deepEqual(outcome.reports, [], 'getstats produced reports: re-evaluate it and update the README');
   assert.ok(pageErrors.some((message) => /getStats.*parameter 1 is not of type 'MediaStreamTrack'/.test(message)), `page errors: ${pageErrors.join('; ')}`);
 });
