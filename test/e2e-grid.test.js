@@ -2,7 +2,8 @@
 // node (its java, chromedriver and browsers) in a network namespace of its own with its own private address, as if on
 // a machine of its own; the hub and the orchestrator on the bridge's address. A two-party call with p0 on node n1 and
 // p1 on node n2, the network emulated by the central relay on the orchestrator's host (--grid-listen) or by the
-// nodes' relays; and sfu-3 spread over both nodes through Janus on the orchestrator's host, shaped on the node relays.
+// nodes' relays; sfu-3 spread over both nodes through Janus on the orchestrator's host, shaped on the node relays; and
+// sfu-load-4 there, its load participants' links on the relays of the nodes they are lent to.
 import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -11,10 +12,14 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { processesTagged, runCli, runScenarioCli, runTag } from './helpers/cli.js';
 import { createNodeNamespaces, processNetnsInode } from './helpers/grid-namespaces.js';
+import { assertBrowsersReceiveLoad, loadPeerProcesses, sfuLoad4With } from './helpers/load-peer.js';
+import { describe as stats } from '../orchestrator/lib/stats/statistics.js';
 import { SECRET_ENV } from '../orchestrator/grid/secrets.js';
 
 const HUB_PORT = 20_000 + Math.floor(Math.random() * 20_000);
 const LABELS = ['n1', 'n2'];
+/** On load1's uplink alone in the load participants' test: a delay moves no rate, and the node relay counts what it held. */
+const LOAD_DELAY_MS = 100;
 /** sfu-3's uplinks on the node relays (checkSfuOnNodeRelays). */
 const UPLINK_KBPS = 250;
 // The hub writes its secrets here, where the nodes and the scenario find them without flags.
@@ -219,6 +224,36 @@ test('a two-party call on two grid-nodes in namespaces, shaped on the node relay
   await checkSuiteOnGrid(hubUrl, hosts.hostAddress);
   await checkSfuOnNodeRelays(hubUrl, hosts);
   assert.deepEqual((await hubStatus()).value.nodes.flatMap((node) => node.slots).filter((slot) => slot.session), [], 'no session left after sfu-3');
+});
+
+test('sfu-load-4 on the node relays: each load participant\'s links on the relay of the node it is lent to, its delay held there, the browsers receive it, nothing left', { timeout: 300_000 }, async () => {
+  const { hubUrl, hosts } = await sharedGrid().grid;
+  assert.deepEqual(loadPeerProcesses(), [], 'no load participant running before the run');
+  const scenario = sfuLoad4With('sfu-load-4-grid', { links: ['load1.up'], set: { oneWayDelayMs: LOAD_DELAY_MS } });
+  const run = await runScenarioCli(scenario, ['--grid', hubUrl, '--grid-listen', hosts.hostAddress, '--emulator', 'node-relay', '--spread',
+    '--duration', '16', '--warmup', '6', '--video', '360p30'], env);
+  assert.equal(run.code, 0, `scenario exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
+  const { load, network, timeline, environment } = run.result;
+  assert.equal(environment.grid.emulation, 'node relays');
+  assert.equal(load.linksShaped, true, `the result says their links are shaped (${load.linksUnshapedWhy})`);
+  const placed = Object.fromEntries(Object.entries(environment.grid.peers).map(([peer, record]) => [peer, record.node]));
+  assert.deepEqual(new Set(Object.values(placed)), new Set(LABELS), `spread over both nodes: ${JSON.stringify(placed)}`);
+  const inWindow = (row) => row.t > 6 && row.t <= 16;
+  for (const [name, lentTo] of [['load0', 'p0'], ['load1', 'p1']]) {
+    const rows = network.truth.filter((row) => inWindow(row) && row.link.startsWith(`${name}.`));
+    assert.deepEqual([...new Set(rows.map((row) => row.node))], [placed[lentTo]], `${name}'s links on ${lentTo}'s node only`);
+    // What it sent crossed its uplink on that node: the relay's count near its own.
+    const sentKbit = load.rows.filter((row) => inWindow(row) && row.participant === name).reduce((sum, row) => sum + row.sentKbps, 0);
+    const upKbit = rows.filter((row) => row.link === `${name}.up`).reduce((sum, row) => sum + row.bytesOut * 8 / 1000, 0);
+    assert.ok(sentKbit > 0 && upKbit > 0.8 * sentKbit && upKbit < 1.25 * sentKbit, `${name}.up carried ${upKbit.toFixed(0)} kbit, ${name} sent ${sentKbit.toFixed(0)}`);
+    assert.ok(rows.some((row) => row.link === `${name}.down` && row.bytesOut > 0), `${name}.down carried nothing`);
+  }
+  const heldMs = (link) => stats(network.truth.filter((row) => inWindow(row) && row.link === link)
+    .map((row) => row.oneWayDelayMsP50)).median;
+  assert.ok(Math.abs(heldMs('load1.up') - LOAD_DELAY_MS) < 2, `load1.up held packets ${heldMs('load1.up')} ms`);
+  assert.ok(heldMs('load0.up') < 2, `load0.up held packets ${heldMs('load0.up')} ms`);
+  assertBrowsersReceiveLoad(timeline.filter(inWindow), { browsers: ['p0', 'p1'], loads: ['load0', 'load1'], minSeconds: 6 });
+  assert.deepEqual(loadPeerProcesses(), [], 'load participants still running after the run');
 });
 
 /**

@@ -49,11 +49,12 @@ export async function setUpCall(call) {
   // Only the pages get them (in their URLs' fragments), and the server to check their joins.
   const secrets = call.createSecrets(allPeerNames(scenario));
   const signaling = await startSignaling(call, emulator, sfu, room, secrets);
-  if (call.scenario.load && call.sfuRoom) await startLoad(call, call.scenario.load, call.sfuRoom);
   const live = Object.assign(call, { emulator, signaling, room });
   const connections = watchConnections(live, Boolean(sfu));
   if (recorder.signal.aborted) return live;
   if (call.gridOptions) await openGrid(call, new URL(signaling.httpUrl).origin);
+  // After the Grid's sessions: a load participant's links are on the node relay of a peer's node, known from then.
+  if (call.scenario.load && call.sfuRoom) await startLoad(call, call.scenario.load, call.sfuRoom);
   await launchPeers(live, { viaSfu: Boolean(sfu), secrets });
   await waitForConnections(live, connections);
   return live;

@@ -95,7 +95,16 @@ test('a run\'s params are checked with the scenario\'s own validators before the
   const refused = (method, params, pattern) => assert.throws(() => check(method, params),
     (error) => error instanceof InputError && pattern.test(error.message), `${method} ${JSON.stringify(params)?.slice(0, 80)}`);
   refused('register', { ...candidate, bindAddress: '0.0.0.0' }, /params\.bindAddress: must be this node's address 10\.0\.0\.5 or a loopback one/);
-  refused('register', { ...candidate, peer: 'p32' }, /params\.peer: must be a peer \(p0\.\.p31 or sfu\)/);
+  refused('register', { ...candidate, peer: 'p32' }, /params\.peer: must be a peer \(p0\.\.p31, load0\.\.load49 or sfu\)/);
+  refused('register', { ...candidate, peer: 'load50' }, /params\.peer: must be a peer/);
+  refused('register', { ...candidate, peer: 'load' }, /params\.peer: must be a peer/);
+  refused('configure', { links: { 'load50.up': {} } }, /"load50\.up" is not a link \(<peer>\.up, <peer>\.down for a peer p0\.\.p31, load0\.\.load49; bottleneck/);
+  refused('configure', { links: { 'sfu.up': {} } }, /"sfu\.up" is not a link/);
+  // A load participant's links and routes, which the relay of the node it is lent to carries.
+  const loadCandidate = { ...candidate, peer: 'load49', remotePeer: 'sfu' };
+  assert.deepEqual(check('register', loadCandidate), loadCandidate);
+  assert.deepEqual(/** @type {{ routes: object }} */ (check('configure', { links: { 'load3.up': { rateKbps: 500 }, 'load3.down': {} },
+    routes: { 'load3->sfu': ['load3.up'], 'sfu->load3': ['load3.down'] } })).routes, { 'load3->sfu': ['load3.up'], 'sfu->load3': ['load3.down'] });
   refused('register', { ...candidate, address: '224.0.0.1' }, /params\.address: must be a unicast IPv4 address/);
   refused('register', { ...candidate, extra: 1 }, /unknown field 'extra'/);
   refused('configure', { links: { 'p0.up': { jitterMs: 10 } } }, /jitterMs 10 is more than oneWayDelayMs 0/);

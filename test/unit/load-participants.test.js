@@ -94,7 +94,7 @@ test('the load section: rates between readings on the media clock, a counter tha
   const request = { participants: 2, subscribe: /** @type {const} */ ('none'), names: ['load0', 'load1'] };
   // Media starts at 10.6 s: the first row (11.0 s) is at 0.4 s; nothing after the call's 2 s.
   const atS = (/** @type {number} */ epochMs) => (epochMs - 10_600) / 1000;
-  const why = '--emulator node-relay: which relays the nodes\' browsers on the nodes, and the load participants run on this host';
+  const why = '--sfu livekit: its load participants signal to it themselves, so the harness sees no candidate of theirs to steer';
   const section = loadSection({ request, readings, commands: [['load-peer', '-media', 'dir']], links: { shaped: false, why } }, atS, 2);
   assert.equal(section.linksShaped, false);
   assert.equal(section.linksUnshapedWhy, why);

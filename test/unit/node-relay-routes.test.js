@@ -42,6 +42,15 @@ test('an SFU call with a bottleneck: each peer\'s whole route to and from Janus,
   assert.deepEqual(shares.b.routes, { 'p1->sfu': ['p1.up'], 'sfu->p1': ['p1.down'] });
 });
 
+test('an SFU room\'s load participants: each one\'s links whole on the node it is lent to, none on another', () => {
+  const routes = { 'p0->sfu': ['p0.up'], 'sfu->p0': ['p0.down'], 'load0->sfu': ['load0.up'], 'sfu->load0': ['load0.down'],
+    'load1->sfu': ['load1.up'], 'sfu->load1': ['load1.down'] };
+  const shares = splitRoutes(routes, (node) => ({ p0: 'a', load0: 'a', load1: 'b' })[node] ?? assert.fail(`nodeOf(${node})`));
+  assert.deepEqual(shares.a.routes, { 'p0->sfu': ['p0.up'], 'sfu->p0': ['p0.down'], 'load0->sfu': ['load0.up'], 'sfu->load0': ['load0.down'] });
+  assert.deepEqual(shares.b.routes, { 'load1->sfu': ['load1.up'], 'sfu->load1': ['load1.down'] });
+  assert.equal(relayPeer('sfu', 'load1'), 'load1');
+});
+
 test('relayPeer: Janus\'s side of a pair is its peer\'s node, a peer\'s its own', () => {
   assert.equal(relayPeer('sfu', 'p1'), 'p1');
   assert.equal(relayPeer('p1', 'sfu'), 'p1');

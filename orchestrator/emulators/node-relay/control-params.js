@@ -3,7 +3,7 @@
 // proved the Grid's registration secret shapes its peers' links; it cannot make the node listen on another address,
 // bind sockets without end, or hand the relay's timers a value they cannot run on.
 import { isIPv4 } from 'node:net';
-import { MAX_PEERS } from '../../lib/input/limits.js';
+import { MAX_LOAD_PARTICIPANTS, MAX_PEERS } from '../../lib/input/limits.js';
 import { describeValue, expectNumber, expectObject } from '../../lib/input/validate.js';
 import { normalizeLinkParams } from '../../lib/network/link-model.js';
 import { checkTrace } from '../../lib/network/trace.js';
@@ -13,31 +13,40 @@ import { InputError } from '../../lib/system/errors.js';
 export const MAX_REGISTRATIONS = 256;
 /** A path probe: at most this many datagrams, at least this far apart, and echoes awaited this long after the last. */
 export const PROBE_LIMITS = { maxCount: 200, minIntervalMs: 1, maxIntervalMs: 1000, waitMs: 1000 };
-/** Every link of a run: each peer's uplink and downlink and the bottleneck's two directions. */
-const MAX_LINKS = 2 * MAX_PEERS + 2;
+/** Every link of a run: each peer's and load participant's uplink and downlink and the bottleneck's two directions. */
+const MAX_LINKS = 2 * (MAX_PEERS + MAX_LOAD_PARTICIPANTS) + 2;
+/** A route's two ends: peers, load participants and the SFU. */
+const MAX_ROUTES = (MAX_PEERS + MAX_LOAD_PARTICIPANTS + 1) ** 2;
 /** A route crosses a peer's uplink, the bottleneck and a peer's downlink at most. */
 const MAX_ROUTE_LINKS = 3;
 const MAX_TRACE_NAME_CHARS = 1000;
 /** Wall-clock times (a media start, a trace origin) within a day of this node's clock: the nodes' clocks may differ. */
 const EPOCH_WINDOW_MS = 86_400_000;
-const PEER = /^(p(\d{1,2})|sfu)$/;
-const LINK = /^(p(\d{1,2})\.(up|down)|bottleneck\.(fwd|back))$/;
+/** A peer p<i>, a load participant load<i> (its index in group 1 or 2), or the SFU. */
+const NODE = /^(?:p(\d{1,2})|load(\d{1,2})|sfu)$/;
+const LINK = /^(?:p(\d{1,2})|load(\d{1,2}))\.(?:up|down)$|^bottleneck\.(?:fwd|back)$/;
+const NODES = `p0..p${MAX_PEERS - 1}, load0..load${MAX_LOAD_PARTICIPANTS - 1} or sfu`;
 
 /** @param {RegExp} pattern @param {unknown} name */
 const indexBelowMax = (pattern, name) => {
   const match = typeof name === 'string' ? pattern.exec(name) : null;
-  return match !== null && (match[2] === undefined || Number(match[2]) < MAX_PEERS);
+  if (match === null) return false;
+  const [, peer, load] = match;
+  return peer !== undefined ? Number(peer) < MAX_PEERS : load === undefined || Number(load) < MAX_LOAD_PARTICIPANTS;
 };
 
 /** @param {unknown} value @param {string} path */
 function checkPeer(value, path) {
-  if (!indexBelowMax(PEER, value)) throw new InputError(`${path}: must be a peer (p0..p${MAX_PEERS - 1} or sfu), got ${describeValue(value).slice(0, 80)}`);
+  if (!indexBelowMax(NODE, value)) throw new InputError(`${path}: must be a peer (${NODES}), got ${describeValue(value).slice(0, 80)}`);
   return /** @type {string} */ (value);
 }
 
 /** @param {string} name @param {string} path */
 function checkLinkName(name, path) {
-  if (!indexBelowMax(LINK, name)) throw new InputError(`${path}: ${JSON.stringify(name.slice(0, 80))} is not a link (p<i>.up, p<i>.down, bottleneck.fwd, bottleneck.back)`);
+  if (!indexBelowMax(LINK, name)) {
+    throw new InputError(`${path}: ${JSON.stringify(name.slice(0, 80))} is not a link (<peer>.up, <peer>.down for a peer ${NODES.replace(' or sfu', '')}; `
+      + 'bottleneck.fwd, bottleneck.back)');
+  }
   return name;
 }
 
@@ -58,7 +67,7 @@ const checkEpochMs = (value, path) => expectNumber(value, `${path} (a wall-clock
 /** @param {unknown} routes @param {Set<string>} links  the run's links, these params' included */
 function checkRoutes(routes, links) {
   const given = expectObject(routes, 'configure: params.routes');
-  if (Object.keys(given).length > (MAX_PEERS + 1) ** 2) throw new InputError(`configure: params.routes: more than ${(MAX_PEERS + 1) ** 2} routes`);
+  if (Object.keys(given).length > MAX_ROUTES) throw new InputError(`configure: params.routes: more than ${MAX_ROUTES} routes`);
   for (const [pair, names] of Object.entries(given)) {
     const path = `configure: params.routes[${JSON.stringify(pair.slice(0, 80))}]`;
     const ends = pair.split('->');

@@ -2,10 +2,12 @@
 // (control-server.js). A peer's uplink is shaped on its node's relay and its downlink on its node's relay; a packet
 // between nodes crosses the sender's relay, then the receiver's (routes.js). Janus stays on the orchestrator's host,
 // gathering on the address the nodes reach it at (sfuAddress, --grid-listen): a peer and Janus meet on that peer's
-// node relay, which carries the peer's uplink and downlink. Its contract: ../contract.js.
+// node relay, which carries the peer's uplink and downlink. An SFU room's load participants run on the orchestrator's
+// host too; each one's links are carried by the relay of a measured peer's node (load<i> on p<i mod peers>'s), so its
+// media to Janus crosses that node and back, shaped there. Its contract: ../contract.js.
 import { randomBytes } from 'node:crypto';
 import { InputError } from '../../lib/system/errors.js';
-import { SFU_NODE } from '../../lib/network/topology.js';
+import { SFU_NODE, isLoadNode } from '../../lib/network/topology.js';
 import { parseCandidate, withAddress } from '../candidates.js';
 import { openNodeRelay } from './client.js';
 import { pathSummary } from './path-probe.js';
@@ -18,10 +20,11 @@ const PROBE_INTERVAL_MS = 10;
 /** @typedef {import('../contract.js').RemotePeers} RemotePeers */
 
 /**
- * A peer's node, which must advertise its relay.
- * @param {Required<RemotePeers>} grid @param {string} peer
+ * A peer's node, which must advertise its relay; a load participant's is the node of the measured peer it is lent to.
+ * @param {Required<RemotePeers>} grid @param {string[]} peers  the measured peers @param {string} name
  */
-function relayNode(grid, peer) {
+export function relayNode(grid, peers, name) {
+  const peer = isLoadNode(name) ? peers[Number(name.slice('load'.length)) % peers.length] : name;
   const node = grid.nodeOf(peer);
   if (!node?.relay) {
     throw new InputError(`--emulator node-relay: ${peer}'s grid-node ${node?.label ?? '(none)'} advertises no relay (wtb:relay); `
@@ -40,13 +43,14 @@ const subset = (names, all) => Object.fromEntries(names.filter((name) => name in
  *   relayOf: (peer: string) => Promise<import('./client.js').NodeRelayClient> }} options  relayOf: the relay of the peer's node
  * @returns {import('../contract.js').Emulator['rewriteCandidate']}
  */
-function candidateRewriter({ sfuAddress, nodeOf, relayOf }) {
+export function candidateRewriter({ sfuAddress, nodeOf, relayOf }) {
   return async ({ from, to, candidate }) => {
     const parsed = parseCandidate(candidate.candidate);
     const [fromPeer, toPeer] = [relayPeer(from, to), relayPeer(to, from)];
     const [fromNode, toNode] = [nodeOf(fromPeer), nodeOf(toPeer)];
     // Only a host candidate on its machine's address is steered through the relays; a loopback one is that machine's own.
-    const ownAddress = from === SFU_NODE ? sfuAddress : fromNode.address;
+    // Janus and the load participants run on this host.
+    const ownAddress = from === SFU_NODE || isLoadNode(from) ? sfuAddress : fromNode.address;
     if (!parsed || parsed.transport !== 'udp' || parsed.type !== 'host' || parsed.address !== ownAddress) return null;
     const { address } = parsed;
     const sending = await relayOf(fromPeer);
@@ -84,7 +88,7 @@ async function createNodeRelayEmulator({ compiled, peers, remotePeers, registerC
    */
   /** @type {Map<string, Promise<OpenRelay>>} by node label */
   const relays = new Map();
-  const nodeOf = (/** @type {string} */ peer) => relayNode(grid, peer);
+  const nodeOf = (/** @type {string} */ peer) => relayNode(grid, peers, peer);
   const relayOf = (/** @type {string} */ peer) => {
     const node = nodeOf(peer);
     if (!relays.has(node.label)) {
@@ -155,7 +159,7 @@ export const nodeRelayBackend = {
   summary: '--grid only: the relay every grid-node runs; each peer\'s uplink and downlink shaped on its own machine',
   supports: {
     sfu: true, directSfu: false, kernelFlows: false, firefox: false, traceReplay: true, turn: false, peerNetwork: false, handover: false,
-    loadParticipantLinks: false,
+    loadParticipantLinks: true,
   },
   gridNodes: true,
   why: {
@@ -165,7 +169,6 @@ export const nodeRelayBackend = {
     turn: "which carries only the candidates the harness rewrites: a TURN server's relayed media would bypass its links, unshaped",
     peerNetwork: "which forwards the rewritten candidates in userspace: a NAT or firewall needs the peer's own kernel path",
     handover: "which relays each node's browsers from the node's one address: there is no address of a peer's own to leave",
-    loadParticipantLinks: "which relays the nodes' browsers on the nodes, and the load participants run on this host",
   },
   unavailable: async () => 'it runs only with --grid, on the relays of the Grid\'s nodes',
   create: createNodeRelayEmulator,
