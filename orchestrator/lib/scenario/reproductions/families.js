@@ -69,7 +69,19 @@ export const FAMILY_TABLES = /** @type {import('./tables.js').TableData[]} */ ([
       'SFU, 3 peers': { scenario: 'sfu-3', baseline: 'sfu-2', published: { 'peerTotals.downlinkToUplink': 2.00, [STEADY_FROM_START]: 30 } },
       'SFU, 4 peers': { scenario: 'sfu-4', baseline: 'sfu-2', published: { 'peerTotals.downlinkToUplink': 2.95, [STEADY_FROM_START]: 30 } },
     },
-    causes: [...[J16_SOURCE, CORES].map((cause) => ({ ...cause, columns: RATE_COLUMNS })), steadyDefinition([STEADY_FROM_START])],
+    causes: [...[J16_SOURCE, CORES].map((cause) => ({ ...cause, columns: RATE_COLUMNS })), steadyDefinition([STEADY_FROM_START]), {
+      id: 'uneven-publishers',
+      text: 'The ratio is the mean over the peers of what each received over what it sent: 3 only when the four send alike '
+        + 'and the receivers count every forwarded byte. Neither holds on 2 cores, which four 720p30 browsers, Janus and '
+        + 'the relay saturate. In a 120 s run here (2026-11-30, relay, 720p30, seconds 30–120) the browsers sent 12–18 fps, '
+        + 'each receiver froze ~200 times, the publishers sent 1151–1805 kbps and the per-peer ratios ran from 1.95 (the '
+        + 'fastest sender) to 3.77 (the slowest), mean 2.87. Janus forwarded each publisher whole (to every subscriber '
+        + 'within 4 % of what it received), yet the receivers\' getStats counted 9 % less than the others sent (16171 of '
+        + '3 × 5911 kbps); in the published run 20 % less (4722 kbps per peer of 3 × 1971). How much of that the starved '
+        + 'receivers drop and how much they leave uncounted is open',
+      columns: ['peerTotals.downlinkToUplink'],
+      rows: ['sfu-4'],
+    }],
   },
   {
     id: 'j16-cross-traffic', source: 'J16', citation: 'J16 §8-4, figures 8-10 and 8-11',
