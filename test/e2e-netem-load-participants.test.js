@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { netemCapabilities } from '../orchestrator/emulators/netem/capabilities.js';
 import { harnessNamespaces, runScenarioCli } from './helpers/cli.js';
-import { assertBrowsersReceiveLoad, loadPeerProcesses, sfuLoad4With } from './helpers/load-peer.js';
+import { assertBrowsersReceiveLoad, assertUplinkCarriesSent, loadPeerProcesses, sfuLoad4With } from './helpers/load-peer.js';
 
 const caps = await netemCapabilities();
 const skip = caps.netns && caps.htb ? false : `needs root with network namespaces and htb: ${caps.reasons.join('; ')}`;
@@ -41,9 +41,7 @@ test('sfu-load-4 on netem: each load participant in a namespace of its own, its 
   const sum = (rows, field) => rows.reduce((total, row) => total + row[field], 0);
   for (const name of LOADS) {
     // What it sent crossed its uplink's stage: the kernel's count near its own.
-    const sentKbit = sum(load.rows.filter((/** @type {any} */ row) => inWindow(row) && row.participant === name), 'sentKbps');
-    const upKbit = sum(truth(`${name}.up`), 'bytesOut') * 8 / 1000;
-    assert.ok(sentKbit > 0 && upKbit > 0.8 * sentKbit && upKbit < 1.25 * sentKbit, `${name}.up carried ${upKbit.toFixed(0)} kbit, ${name} sent ${sentKbit.toFixed(0)}`);
+    assertUplinkCarriesSent(run.result, name, inWindow);
     assert.ok(sum(truth(`${name}.down`), 'bytesOut') > 0, `${name}.down carried nothing`);
   }
   // The loss is load1's downlink's own: about LOSS_PCT of what entered it, none of load0's.

@@ -78,3 +78,16 @@ export function assertBrowsersReceiveLoad(timeline, { browsers, loads, minSecond
     return { browser, remote, seconds };
   }));
 }
+
+/**
+ * What a load participant sent crossed its own uplink: the emulator's bytes out of `<name>.up` within 0.8–1.25 of the
+ * participant's own count, over the seconds `inWindow` keeps.
+ * @param {any} result  result.json  @param {string} name  @param {(row: { t: number }) => boolean} inWindow
+ */
+export function assertUplinkCarriesSent(result, name, inWindow) {
+  const sentKbit = result.load.rows.filter((/** @type {any} */ row) => inWindow(row) && row.participant === name)
+    .reduce((/** @type {number} */ sum, /** @type {any} */ row) => sum + row.sentKbps, 0);
+  const upKbit = result.network.truth.filter((/** @type {any} */ row) => inWindow(row) && row.link === `${name}.up`)
+    .reduce((/** @type {number} */ sum, /** @type {any} */ row) => sum + row.bytesOut * 8 / 1000, 0);
+  assert.ok(sentKbit > 0 && upKbit > 0.8 * sentKbit && upKbit < 1.25 * sentKbit, `${name}.up carried ${upKbit.toFixed(0)} kbit, ${name} sent ${sentKbit.toFixed(0)}`);
+}
