@@ -5,8 +5,9 @@ import {
 } from '../../orchestrator/lib/network/topology.js';
 
 /** One timeline entry of `peer` about `remote`. */
-const entry = (t, peer, remote, { sent = 0, received = 0, fps = 30, audio = 30 } = {}) => ({
-  t, peer, remote, video: { sendKbps: sent, recvKbps: received, recvFps: received ? fps : 0 }, audio: { sendKbps: audio, recvKbps: audio },
+const entry = (t, peer, remote, { sent = 0, received = 0, fps = 30, audio = 30, intervalS = undefined } = {}) => ({
+  t, peer, remote, ...(intervalS === undefined ? {} : { intervalS }),
+  video: { sendKbps: sent, recvKbps: received, recvFps: received ? fps : 0 }, audio: { sendKbps: audio, recvKbps: audio },
 });
 
 test('peerSide: even peers left, odd peers, the SFU and its load participants right; bottleneckBetween: the direction crossed, or none', () => {
@@ -25,7 +26,7 @@ test('a mesh peer sums its connections: two streams out, two in', () => {
   ];
   const rows = peerSeconds(timeline);
   assert.deepEqual(rows.map((r) => [r.t, r.peer]), [[1, 'p0'], [1, 'p1']]);
-  assert.deepEqual(rows[0], { t: 1, peer: 'p0', uplinkKbps: 800 + 600 + 60, downlinkKbps: 700 + 150 + 60, videoStreamsSent: 2, videoStreamsReceived: 2 });
+  assert.deepEqual(rows[0], { t: 1, peer: 'p0', uplinkKbps: 800 + 600 + 60, downlinkKbps: 700 + 150 + 60, videoStreamsSent: 2, videoStreamsReceived: 2, intervalS: null });
 });
 
 test('a stream below the flowing rate, or received without frames, does not count', () => {
@@ -51,6 +52,26 @@ test('totals average the window and give the downlink/uplink ratio', () => {
   assert.equal(totals.p0.downlinkToUplink, 2);
   assert.equal(totals.p0.n, 2);
   assert.equal(totals.p1.downlinkToUplink, null);
+});
+
+test('totals weigh each sample by the time it covers: bytes over time, however irregular the sampling', () => {
+  // A starved page: a 4 s sample, then three queued ones 0.1 s apart carrying bursts (sfu-4 at 720p30 on 2 cores).
+  const samples = [[2, 4, 250, 1000], [3, 0.1, 2000, 6000], [4, 0.1, 2000, 6000], [5, 0.1, 2000, 6000], [6, 0.7, 1000, 2000]];
+  const seconds = peerSeconds(samples.flatMap(([t, intervalS, sent, received]) => [
+    entry(t, 'p0', 'p1', { sent, received: received / 2, audio: 0, intervalS }),
+    entry(t, 'p0', 'p2', { sent: 0, received: received / 2, audio: 0, intervalS: intervalS - 0.001 }),
+  ]));
+  assert.deepEqual(seconds.map((row) => row.intervalS), [4, 0.1, 0.1, 0.1, 0.7]);
+  const totals = peerTotals(seconds, [1, 6]).p0;
+  const coveredS = 4 + 3 * 0.1 + 0.7;
+  assert.ok(Math.abs(totals.uplinkKbps - (250 * 4 + 3 * 2000 * 0.1 + 1000 * 0.7) / coveredS) < 1e-9, String(totals.uplinkKbps));
+  assert.ok(Math.abs(totals.downlinkKbps - (1000 * 4 + 3 * 6000 * 0.1 + 2000 * 0.7) / coveredS) < 1e-9, String(totals.downlinkKbps));
+  // The plain mean over samples would give the bursts the weight of a second each: 1450 kbps up instead of 450.
+  assert.ok(totals.uplinkKbps < 500, String(totals.uplinkKbps));
+  assert.equal(totals.n, 5);
+  // One sample without an interval (a result from before it was recorded): plain means, as before.
+  const untimed = peerTotals(peerSeconds([entry(2, 'p0', 'p1', { sent: 100, audio: 0, intervalS: 9 }), entry(3, 'p0', 'p1', { sent: 300, audio: 0 })]), [1, 3]);
+  assert.equal(untimed.p0.uplinkKbps, 200);
 });
 
 test('per-peer rate vs the 2-party call of the same group (J16 ×2.03 / ×2.77)', () => {

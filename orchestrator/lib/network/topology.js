@@ -60,6 +60,8 @@ export const FLOWING_KBPS = 20;
  * @property {number} downlinkKbps      audio + video received on all connections
  * @property {number} videoStreamsSent      connections whose outbound video carries >= FLOWING_KBPS
  * @property {number} videoStreamsReceived  connections whose inbound video carries >= FLOWING_KBPS and shows frames
+ * @property {number|null} intervalS  the time the second's sample covers (the longest of its entries' intervalS), null
+ *   when no entry gives one
  */
 
 /** @param {unknown} value */
@@ -67,7 +69,7 @@ const kbps = (value) => (typeof value === 'number' && Number.isFinite(value) ? v
 
 /**
  * any: getStats fields as the pages reported them (lib/result/result.js MediaMetrics, a layer above)
- * @param {Array<{t: number, peer: string, remote?: string, video?: any, audio?: any}>} timeline
+ * @param {Array<{t: number, peer: string, remote?: string, intervalS?: number, video?: any, audio?: any}>} timeline
  *   (any: getStats fields as the page reported them, checked where read)
  * @returns {PeerSecond[]} sorted by t, then peer
  */
@@ -80,9 +82,11 @@ export function peerSeconds(timeline) {
     const key = `${t} ${entry.peer}`;
     let row = rows.get(key);
     if (!row) {
-      row = { t, peer: entry.peer, uplinkKbps: 0, downlinkKbps: 0, videoStreamsSent: 0, videoStreamsReceived: 0 };
+      row = { t, peer: entry.peer, uplinkKbps: 0, downlinkKbps: 0, videoStreamsSent: 0, videoStreamsReceived: 0, intervalS: null };
       rows.set(key, row);
     }
+    const intervalS = kbps(entry.intervalS);
+    if (intervalS > 0) row.intervalS = Math.max(row.intervalS ?? 0, intervalS);
     const videoSentKbps = kbps(entry.video?.sendKbps);
     const videoReceivedKbps = kbps(entry.video?.recvKbps);
     row.uplinkKbps += videoSentKbps + kbps(entry.audio?.sendKbps);
@@ -94,8 +98,11 @@ export function peerSeconds(timeline) {
 }
 
 /**
- * Each peer's mean per-second totals over a window, and the downlink/uplink ratio (an SFU's 2.00 for three peers,
- * J16 §8-3; a full mesh's 1.00).
+ * Each peer's mean totals over a window, and the downlink/uplink ratio (an SFU's 2.00 for three peers, J16 §8-3; a full
+ * mesh's 1.00). The rates are weighted by the time each sample covers, so they are the bytes sent and received over the
+ * time sampled: on a starved host a page's samples come 0.06–5 s apart, and a plain mean over samples gave the short
+ * ones (a burst of queued packets) the weight of a second (sfu-4 at 720p30: a mean ratio of 2.87 for 3.07 in bytes). Plain
+ * means when a sample has no interval (results written before it was recorded).
  * @param {PeerSecond[]} seconds
  * @param {[number, number]} windowS  (from, to]: the summary's measurement window
  * @returns {Record<string, {uplinkKbps: number, downlinkKbps: number, downlinkToUplink: number|null,
@@ -105,11 +112,15 @@ export function peerTotals(seconds, [fromS, toS]) {
   /** @type {Record<string, PeerSecond[]>} */
   const byPeer = {};
   for (const row of seconds) if (row.t > fromS && row.t <= toS) (byPeer[row.peer] ??= []).push(row);
-  /** @param {PeerSecond[]} rows @param {keyof PeerSecond} field */
-  const meanOf = (rows, field) => rows.reduce((sum, row) => sum + Number(row[field]), 0) / rows.length;
+  /** @param {PeerSecond[]} rows @param {(row: PeerSecond) => number} weight @param {keyof PeerSecond} field */
+  const meanOf = (rows, field, weight = () => 1) => rows.reduce((sum, row) => sum + weight(row) * Number(row[field]), 0)
+    / rows.reduce((sum, row) => sum + weight(row), 0);
   return Object.fromEntries(Object.entries(byPeer).sort(([a], [b]) => byCodeUnit(a, b)).map(([peer, rows]) => {
-    const uplinkKbps = meanOf(rows, 'uplinkKbps');
-    const downlinkKbps = meanOf(rows, 'downlinkKbps');
+    const timed = rows.every((row) => row.intervalS !== null);
+    /** @param {PeerSecond} row */
+    const covered = (row) => (timed ? Number(row.intervalS) : 1);
+    const uplinkKbps = meanOf(rows, 'uplinkKbps', covered);
+    const downlinkKbps = meanOf(rows, 'downlinkKbps', covered);
     return [peer, {
       uplinkKbps, downlinkKbps, downlinkToUplink: uplinkKbps > 0 ? downlinkKbps / uplinkKbps : null,
       videoStreamsSent: meanOf(rows, 'videoStreamsSent'), videoStreamsReceived: meanOf(rows, 'videoStreamsReceived'), n: rows.length,

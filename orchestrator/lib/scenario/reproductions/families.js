@@ -72,13 +72,14 @@ export const FAMILY_TABLES = /** @type {import('./tables.js').TableData[]} */ ([
     causes: [...[J16_SOURCE, CORES].map((cause) => ({ ...cause, columns: RATE_COLUMNS })), steadyDefinition([STEADY_FROM_START]), {
       id: 'uneven-publishers',
       text: 'The ratio is the mean over the peers of what each received over what it sent: 3 only when the four send alike '
-        + 'and the receivers count every forwarded byte. Neither holds on 2 cores, which four 720p30 browsers, Janus and '
-        + 'the relay saturate. In a 120 s run here (2026-11-30, relay, 720p30, seconds 30–120) the browsers sent 12–18 fps, '
-        + 'each receiver froze ~200 times, the publishers sent 1151–1805 kbps and the per-peer ratios ran from 1.95 (the '
-        + 'fastest sender) to 3.77 (the slowest), mean 2.87. Janus forwarded each publisher whole (to every subscriber '
-        + 'within 4 % of what it received), yet the receivers\' getStats counted 9 % less than the others sent (16171 of '
-        + '3 × 5911 kbps); in the published run 20 % less (4722 kbps per peer of 3 × 1971). How much of that the starved '
-        + 'receivers drop and how much they leave uncounted is open',
+        + 'and every forwarded byte is counted. On 2 cores, which four 720p30 browsers, Janus and the relay saturate, the '
+        + 'publishers do not send alike, and until 2026-11-30 the harness averaged per-sample rates where it should count '
+        + 'bytes: a starved page\'s samples came 0.06–5.2 s apart, so a burst of queued packets read in 0.1 s weighed as '
+        + 'much as 4 s of starvation. In a 120 s run here (2026-11-30, relay, 720p30, seconds 30–120) the plain mean gave '
+        + 'per-peer ratios of 1.95–3.77 (mean 2.87) and receivers counting 9 % less than the others sent; bytes over time '
+        + '(summary.peerTotals since) give 2.17–3.94 (mean 3.07), the receivers counting 97.8 % of what the others sent '
+        + '(16530 of 3 × 5635 kbps): the relay saw Janus forward 97.3 % of the uplinks\' bytes to every subscriber, and the '
+        + 'receivers lost 0.1–0.4 % of the packets. What moves the mean off 3 is the publishers\' spread, 1123–1769 kbps',
       columns: ['peerTotals.downlinkToUplink'],
       rows: ['sfu-4'],
     }],
