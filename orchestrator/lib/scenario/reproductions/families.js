@@ -79,7 +79,8 @@ export const FAMILY_TABLES = /** @type {import('./tables.js').TableData[]} */ ([
         + 'per-peer ratios of 1.95–3.77 (mean 2.87) and receivers counting 9 % less than the others sent; bytes over time '
         + '(summary.peerTotals since) give 2.17–3.94 (mean 3.07), the receivers counting 97.8 % of what the others sent '
         + '(16530 of 3 × 5635 kbps): the relay saw Janus forward 97.3 % of the uplinks\' bytes to every subscriber, and the '
-        + 'receivers lost 0.1–0.4 % of the packets. What moves the mean off 3 is the publishers\' spread, 1123–1769 kbps',
+        + 'receivers lost 0.1–0.4 % of the packets. The row\'s run, re-measured so, reads ×2.93 (×2.42 by the plain mean on '
+        + '2026-11-26). What moves the mean off 3 is the publishers\' spread (1196–1693 kbps, per-peer ratios 2.18–3.45)',
       columns: ['peerTotals.downlinkToUplink'],
       rows: ['sfu-4'],
     }],
