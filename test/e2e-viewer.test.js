@@ -85,8 +85,10 @@ test('bandwidth-250: PSNR, SSIM and VMAF of the same source frames are lower tha
   assert.ok(unconstrained.result, 'the unconstrained run of the previous test');
   // 16 s measured: the loop's captured source frames twice over. A receiver presents only 75-80 % of the source frames
   // (unconstrained too: 6-8 a second are never shown), so one pass captures 5-7 of the 10 and the common ones with
-  // the unconstrained run were 3 in some runs.
-  const capped = await run('bandwidth-250', ['--duration', '24', '--warmup', '8']);
+  // the unconstrained run were 3 in some runs. After a 4 s warm-up, as the unconstrained run's: what is compared is
+  // lower quality under the cap, which holds from the call's start (the sender never has more than 250 kbps), not a
+  // settled rate: in two runs so, 8-10 common frames a stream, PSNR 29.7-29.9 dB vs 33.4, VMAF 74-77 vs 98.
+  const capped = await run('bandwidth-250', ['--duration', '20', '--warmup', '4']);
   for (const [remote, peer] of STREAMS) {
     const scores = (result) => new Map(result.viewer.quality
       .filter((q) => q.peer === peer && q.remote === remote && q.atS > result.scenario.warmupS).map((q) => [q.code, q]));
