@@ -2,8 +2,9 @@
 // node (its java, chromedriver and browsers) in a network namespace of its own with its own private address, as if on
 // a machine of its own; the hub and the orchestrator on the bridge's address. A two-party call with p0 on node n1 and
 // p1 on node n2, the network emulated by the central relay on the orchestrator's host (--grid-listen) or by the
-// nodes' relays; sfu-3 spread over both nodes through Janus on the orchestrator's host, shaped on the node relays; and
-// sfu-load-4 there, its load participants' links on the relays of the nodes they are lent to.
+// nodes' relays; sfu-3 spread over both nodes through Janus, and through LiveKit (its pages signal to it on
+// --grid-listen and steer its candidates through the node relays), on the orchestrator's host, shaped on the node
+// relays; and sfu-load-4 there, its load participants' links on the relays of the nodes they are lent to.
 import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -222,8 +223,10 @@ test('a two-party call on two grid-nodes in namespaces, shaped on the node relay
   assert.equal(slots.length, 4);
   assert.deepEqual(slots.filter((slot) => slot.session), [], 'no session left on the hub');
   await checkSuiteOnGrid(hubUrl, hosts.hostAddress);
-  await checkSfuOnNodeRelays(hubUrl, hosts);
-  assert.deepEqual((await hubStatus()).value.nodes.flatMap((node) => node.slots).filter((slot) => slot.session), [], 'no session left after sfu-3');
+  for (const sfu of /** @type {const} */ (['janus', 'livekit'])) {
+    await checkSfuOnNodeRelays(hubUrl, hosts, sfu);
+    assert.deepEqual((await hubStatus()).value.nodes.flatMap((node) => node.slots).filter((slot) => slot.session), [], `no session left after sfu-3 on ${sfu}`);
+  }
 });
 
 test('sfu-load-4 on the node relays: each load participant\'s links on the relay of the node it is lent to, its delay held there, the browsers receive it, nothing left', { timeout: 300_000 }, async () => {
@@ -271,17 +274,20 @@ function sfuScenario() {
 }
 
 /**
- * sfu-3 (15 s, 360p30, uplinks capped) spread over both nodes, shaped on their relays: Janus on this host meets each
- * peer on that peer's node relay, which counts its uplink and downlink; each peer receives two streams for the one it sends.
- * @param {string} hubUrl @param {import('./helpers/grid-namespaces.js').NodeNamespaces} hosts
+ * sfu-3 (15 s, 360p30, uplinks capped) spread over both nodes, shaped on their relays: the SFU on this host meets
+ * each peer on that peer's node relay, which counts its uplink and downlink; each peer receives two streams for the one
+ * it sends. LiveKit's pages reach its API on --grid-listen from their nodes, and steer its candidates (and their own)
+ * through the harness to the node relays, as through the central relay.
+ * @param {string} hubUrl @param {import('./helpers/grid-namespaces.js').NodeNamespaces} hosts @param {'janus'|'livekit'} sfu
  */
-async function checkSfuOnNodeRelays(hubUrl, hosts) {
+async function checkSfuOnNodeRelays(hubUrl, hosts, sfu) {
   const tag = runTag();
   const startedMs = Date.now();
   const run = await runScenarioCli(sfuScenario(), ['--grid', hubUrl, '--grid-listen', hosts.hostAddress, '--emulator', 'node-relay', '--spread',
-    '--time-scale', '0.05', '--warmup', '8'], { ...env, ...tag.env });
-  assert.equal(run.code, 0, `sfu-3 on node relays exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
+    '--sfu', sfu, '--time-scale', '0.05', '--warmup', '8'], { ...env, ...tag.env });
+  assert.equal(run.code, 0, `sfu-3 on ${sfu} on node relays exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
   assert.equal(run.result.status, 'passed');
+  assert.equal(run.result.environment.sfu.name, sfu);
   const { grid } = run.result.environment;
   assert.equal(grid.emulation, 'node relays');
   const placed = Object.fromEntries(Object.entries(grid.peers).map(([peer, record]) => [peer, record.node]));
@@ -299,15 +305,15 @@ async function checkSfuOnNodeRelays(hubUrl, hosts) {
   }
   assert.deepEqual(truth.filter((row) => placed[row.link.split('.')[0]] !== row.node), [], 'no peer\'s link on another node');
   const ratios = Object.fromEntries(Object.keys(placed).map((peer) => [peer, run.result.summary.peerTotals[peer]]));
-  console.log(`sfu-3 on node relays in ${((Date.now() - startedMs) / 1000).toFixed(1)} s: ${JSON.stringify(ratios)}`);
+  console.log(`sfu-3 on ${sfu} on node relays in ${((Date.now() - startedMs) / 1000).toFixed(1)} s: ${JSON.stringify(ratios)}`);
   for (const [peer, { downlinkToUplink, uplinkKbps, downlinkKbps }] of Object.entries(ratios)) {
     // ≈ 2 where the three senders send alike (1.74–2.32 in four runs: they are still ramping up at 15 s).
     assert.ok(downlinkToUplink >= 1.5 && downlinkToUplink <= 2.5, `${peer} downlink/uplink ${downlinkToUplink} (${downlinkKbps} / ${uplinkKbps} kbps)`);
-    // What Janus forwards: each peer receives the two others' streams whole.
+    // What the SFU forwards: each peer receives the two others' streams whole.
     const othersUpKbps = Object.entries(ratios).filter(([other]) => other !== peer).reduce((sum, [, totals]) => sum + totals.uplinkKbps, 0);
     assert.ok(Math.abs(downlinkKbps / othersUpKbps - 1) < 0.2, `${peer} received ${downlinkKbps} kbps of the others' ${othersUpKbps} kbps sent`);
   }
-  assert.deepEqual(processesTagged(tag.tag), [], 'nothing of the run (Janus, its processes) left running');
+  assert.deepEqual(processesTagged(tag.tag), [], `nothing of the run (${sfu}, its processes) left running`);
 }
 
 /**

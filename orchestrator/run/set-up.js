@@ -120,6 +120,9 @@ function shapeLoadLinks(call, backend) {
   if (why !== null) call.scenario = { ...scenario, compiled: withoutPeers(scenario.compiled, scenario.load.names) };
 }
 
+/** Where the pages reach this host: the signaling server listens there. @param {Call} call @param {Emulator} emulator */
+const pagesReach = (call, emulator) => call.gridOptions?.listen ?? emulator.signalingHost;
+
 /**
  * The run's SFU (call.sfuName, from sfu/index.js), where the emulator puts the SFU node: in a namespace of its own
  * (netem's sfuHost) or on the host, gathering on iceAddress. Its closer is registered before it starts; an SFU that
@@ -133,7 +136,8 @@ async function startSfu(call, emulator, iceAddress, clock) {
   const sfu = await backend.start({
     runDir: call.runDir, registerCleanup: holder(call), publishers: call.scenario.peers + (call.scenario.load?.participants ?? 0),
     iceTcp: udpBlockedPeers(call.scenario.peerNetwork ?? {}).length > 0,
-    logCommand: (record) => { call.commands.push(record); call.log(`${backend.name}: ${record.cmd}`); }, clock, ...(host ? { host } : { iceAddress }),
+    logCommand: (record) => { call.commands.push(record); call.log(`${backend.name}: ${record.cmd}`); }, clock,
+    ...(host ? { host } : { iceAddress, pagesAddress: pagesReach(call, emulator) }),
   });
   call.sfu = sfu;
   call.processes.track(sfu.name, sfu.pid);
@@ -206,7 +210,7 @@ async function startSignaling(call, emulator, sfu, room, secrets) {
   // An SFU the pages signal to themselves gets their candidates only through the page, which steers each through here.
   const signalsItself = sfu !== null && sfuNamed(call.sfuName).capabilities.signalsItself;
   const signaling = await startSignalingServer({
-    host: call.gridOptions?.listen ?? emulator.signalingHost, rewriteCandidate: emulator.rewriteCandidate, room, secrets,
+    host: pagesReach(call, emulator), rewriteCandidate: emulator.rewriteCandidate, room, secrets,
     bridge: sfuRoom?.signalingBridge ?? undefined, files, ...(signalsItself ? { steerCandidate: steerThrough(emulator) } : {}),
     otherRemotes: call.scenario.load?.participants ?? 0,
   });

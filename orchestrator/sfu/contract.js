@@ -127,6 +127,9 @@
  * @property {() => number} clock   seconds on the run clock, for the command record
  * @property {string} [iceAddress]  the one address its media uses (the emulator rewrites candidates towards it)
  * @property {{ netns: string, address: string }} [host]  run it in this namespace (the emulator's sfuHost)
+ * @property {string} [pagesAddress]  outside a namespace, where the pages reach this host (the signaling server's
+ *   address: loopback, or under --grid the address the nodes reach it on): an SFU the pages signal to itself
+ *   (capabilities.signalsItself) listens there; default loopback
  * @property {number} publishers    how many peers publish, load participants included
  * @property {boolean} [iceTcp]     offer TCP candidates too (capabilities.iceTcp): a peer of the run has no UDP
  */

@@ -49,7 +49,7 @@ export function candidateRewriter({ sfuAddress, nodeOf, relayOf }) {
     const [fromPeer, toPeer] = [relayPeer(from, to), relayPeer(to, from)];
     const [fromNode, toNode] = [nodeOf(fromPeer), nodeOf(toPeer)];
     // Only a host candidate on its machine's address is steered through the relays; a loopback one is that machine's own.
-    // Janus and the load participants run on this host.
+    // The SFU and the load participants run on this host.
     const ownAddress = from === SFU_NODE || isLoadNode(from) ? sfuAddress : fromNode.address;
     if (!parsed || parsed.transport !== 'udp' || parsed.type !== 'host' || parsed.address !== ownAddress) return null;
     const { address } = parsed;
@@ -74,8 +74,8 @@ async function createNodeRelayEmulator({ compiled, peers, remotePeers, registerC
     throw new InputError('--emulator node-relay shapes the links on the relays of a Selenium Grid\'s nodes: give --grid <url>');
   }
   if (sfuAddress?.startsWith('127.')) {
-    throw new InputError(`--emulator node-relay with an SFU: Janus meets the node relays on --grid-listen, here ${sfuAddress}, a loopback `
-      + 'address Janus gathers no candidate on; give --grid-listen the address of this host that the grid-nodes reach');
+    throw new InputError(`--emulator node-relay with an SFU: the SFU meets the node relays on --grid-listen, here ${sfuAddress}, a loopback `
+      + 'address it gathers no candidate on; give --grid-listen the address of this host that the grid-nodes reach');
   }
   const grid = /** @type {Required<RemotePeers>} */ (remotePeers);
   // The first bytes of the run's path probes, on every node: each node's echo answers the open run's only.
@@ -158,13 +158,12 @@ export const nodeRelayBackend = {
   name: 'node-relay',
   summary: '--grid only: the relay every grid-node runs; each peer\'s uplink and downlink shaped on its own machine',
   supports: {
-    sfu: true, directSfu: false, kernelFlows: false, firefox: false, traceReplay: true, turn: false, peerNetwork: false, handover: false,
+    sfu: true, directSfu: true, kernelFlows: false, firefox: false, traceReplay: true, turn: false, peerNetwork: false, handover: false,
     loadParticipantLinks: true,
   },
   gridNodes: true,
   why: {
     kernelFlows: 'which has no tunnels on the nodes yet',
-    directSfu: "which would need the SFU's own signaling URL reachable from the Grid's nodes (it listens on this host's loopback)",
     firefox: 'which runs Grid peers, and --grid runs Chromium only',
     turn: "which carries only the candidates the harness rewrites: a TURN server's relayed media would bypass its links, unshaped",
     peerNetwork: "which forwards the rewritten candidates in userspace: a NAT or firewall needs the peer's own kernel path",

@@ -31,8 +31,10 @@ export const livekitSfu = {
     // emulator steers, and a page without UDP selects it (test/e2e-sfu-ice-tcp.test.js).
     iceTcp: true,
   },
-  async start({ runDir, registerCleanup, logCommand, clock, iceAddress, host, publishers, iceTcp = false }) {
-    const server = await startLivekit({ runDir, registerCleanup, logCommand, clock, iceAddress: host?.address ?? iceAddress ?? '127.0.0.1', host, iceTcp });
+  async start({ runDir, registerCleanup, logCommand, clock, iceAddress, host, pagesAddress, publishers, iceTcp = false }) {
+    const server = await startLivekit({
+      runDir, registerCleanup, logCommand, clock, iceAddress: host?.address ?? iceAddress ?? '127.0.0.1', host, pagesAddress, iceTcp,
+    });
     const wsUrl = server.url.replace(/^http/, 'ws');
     return {
       name: 'livekit',

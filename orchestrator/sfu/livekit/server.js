@@ -42,24 +42,27 @@ const INSTALL_HINT = `build it with \`npm run setup\` (livekit-server ${LIVEKIT_
  * @param {() => number} [options.clock]
  * @param {string} options.iceAddress
  * @param {{ netns: string, address: string }} [options.host]
+ * @param {string} [options.pagesAddress]  outside a namespace, where its API listens for the pages (default loopback)
  * @param {boolean} [options.iceTcp]   also offer passive TCP candidates (a peer of the run has no UDP)
  * @param {string} [options.binary]   default: where setup builds it
  * @param {string} [options.searchPath]
  * @returns {Promise<LivekitServer>}
  */
 export async function startLivekit({
-  runDir, registerCleanup, logCommand = () => {}, clock, iceAddress, host, iceTcp = false, binary = livekitServerPath(), searchPath = process.env.PATH ?? '',
+  runDir, registerCleanup, logCommand = () => {}, clock, iceAddress, host, pagesAddress = '127.0.0.1', iceTcp = false, binary = livekitServerPath(), searchPath = process.env.PATH ?? '',
 }) {
   if (!existsSync(binary)) throw new EnvironmentError(`livekit-server not found at ${binary}; ${INSTALL_HINT}.`);
   const startedMs = Date.now();
-  const address = host?.address ?? '127.0.0.1';
+  // The pages signal to it themselves: its API listens where they reach this host (under --grid, from other machines).
+  const address = host?.address ?? pagesAddress;
   const dir = path.join(path.resolve(runDir), 'livekit');
   const configFile = path.join(dir, 'livekit.yaml');
   const logFile = path.join(dir, 'livekit.log');
   const apiKey = `wtb${randomBytes(6).toString('hex')}`;
   const apiSecret = randomBytes(24).toString('hex');
   // A run's namespace is new and holds nothing else, so ports free on the host's loopback are free there too.
-  const [httpPort, udpPort, tcpPort] = [await freePort('127.0.0.1'), await freeUdpPort(), iceTcp ? await freePort('127.0.0.1') : null];
+  const apiHost = host ? '127.0.0.1' : address;
+  const [httpPort, udpPort, tcpPort] = [await freePort(apiHost), await freeUdpPort(), iceTcp ? await freePort('127.0.0.1') : null];
   await rm(dir, { recursive: true, force: true });
   await makePrivateDir(dir);
   await writeSecretFile(configFile, livekitConfig({ address, httpPort, iceAddress, udpPort, tcpPort, apiKey, apiSecret }));
