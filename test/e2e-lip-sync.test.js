@@ -18,9 +18,24 @@ const MIN_MARKS = 4;
 let open;
 let late;
 
+/** A sender's own capture skew in a run (its page's measure of its camera against its microphone), or null. */
+const captureOf = (/** @type {any} */ run, /** @type {string} */ peer) => run.result?.lipSync?.capture
+  ?.find((/** @type {any} */ c) => c.peer === peer)?.summary.medianMs ?? null;
+
+// The cross-run checks below compare the two calls' captures and what their pages saw: they hold when each sender's
+// fake camera and microphone started as far apart in both launches. They usually do (2-140 ms), but once in five CI
+// runs one sender's started 250 ms further apart in the late call (its capture moved 49 ms for the 300). Then both
+// calls run once more: a delay missing from the media moves nothing in either attempt, and fails.
 before(async () => {
-  open = await runScenarioCli('lip-sync', ARGS);
-  late = await runScenarioCli('lip-sync-audio-300', ARGS);
+  for (let attempt = 1; attempt <= 2; attempt += 1) {
+    open = await runScenarioCli('lip-sync', ARGS);
+    late = await runScenarioCli('lip-sync-audio-300', ARGS);
+    // Only the phases earn a second attempt: a call that failed, or measured no capture, is reported as it is.
+    const moved = ['p0', 'p1'].map((peer) => (captureOf(late, peer) ?? NaN) - (captureOf(open, peer) ?? NaN));
+    const outOfPhase = moved.filter((ms) => Math.abs(ms - 300) > 80);
+    if (open.code !== 0 || late.code !== 0 || moved.some(Number.isNaN) || outOfPhase.length === 0) return;
+    console.log(`attempt ${attempt}: the senders' captures moved ${moved.map((ms) => ms.toFixed(1)).join(' and ')} ms between the calls`);
+  }
 });
 
 /** @param {{ code: number, result: any, stdout: string, stderr: string }} run */
@@ -81,9 +96,8 @@ test('every source\'s audio 300 ms late: each direction measures 300 ± 80 ms, B
     const openStream = openStreams.find((s) => s.remote === stream.remote && s.peer === stream.peer);
     const seenMoved = stream.seen.medianMs - openStream.seen.medianMs;
     assert.ok(Math.abs(seenMoved - 300) <= 80, `${key}: seen ${stream.seen.medianMs} ms, the open call's ${openStream.seen.medianMs} ms`);
-    const capture = (/** @type {any} */ run) => run.lipSync.capture.find((c) => c.peer === stream.remote).summary.medianMs;
-    const moved = capture(result) - capture(open.result);
-    assert.ok(Math.abs(moved - 300) <= 80, `${stream.remote}'s capture: ${capture(result)} ms, open ${capture(open.result)} ms`);
+    const moved = captureOf(late, stream.remote) - captureOf(open, stream.remote);
+    assert.ok(Math.abs(moved - 300) <= 80, `${stream.remote}'s capture: ${captureOf(late, stream.remote)} ms, open ${captureOf(open, stream.remote)} ms`);
   }
   assert.ok(result.summary.lipSync.p95AbsMs > 200, `p95 |offset| ${result.summary.lipSync.p95AbsMs} ms`);
 });
