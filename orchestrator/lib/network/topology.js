@@ -85,8 +85,8 @@ export function peerSeconds(timeline) {
       row = { t, peer: entry.peer, uplinkKbps: 0, downlinkKbps: 0, videoStreamsSent: 0, videoStreamsReceived: 0, intervalS: null };
       rows.set(key, row);
     }
-    const intervalS = kbps(entry.intervalS);
-    if (intervalS > 0) row.intervalS = Math.max(row.intervalS ?? 0, intervalS);
+    const { intervalS } = entry;
+    if (typeof intervalS === 'number' && Number.isFinite(intervalS) && intervalS > 0) row.intervalS = Math.max(row.intervalS ?? 0, intervalS);
     const videoSentKbps = kbps(entry.video?.sendKbps);
     const videoReceivedKbps = kbps(entry.video?.recvKbps);
     row.uplinkKbps += videoSentKbps + kbps(entry.audio?.sendKbps);
