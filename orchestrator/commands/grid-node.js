@@ -1,6 +1,5 @@
 import { isIPv4 } from 'node:net';
 import os from 'node:os';
-import puppeteer from 'puppeteer';
 import { CACHE_DIR, ensureMedia } from '../../media/generate.js';
 import { startNodeRelay } from '../emulators/index.js';
 import { nodeRegistered } from '../grid/client.js';
@@ -43,6 +42,8 @@ export const builder = (yargs) => yargs
 export async function handler(argv) {
   const secrets = readSecrets(argv.gridSecrets);
   const { registrationSecret } = secrets;
+  // Loaded here, not with the CLI: every other command starts without puppeteer.
+  const { default: puppeteer } = await import('puppeteer');
   const binary = resolveBrowserPath({ browserPath: argv.browserPath, puppeteerPath: () => puppeteer.executablePath() }).path;
   // The run names each peer's files; the node has the same ones under the same names (the names hash what made them).
   for (const preset of argv.presets) console.log(`staged ${preset}: ${(await ensureMedia(preset)).video}`);

@@ -13,7 +13,6 @@ import { gridOptions, gridRunOption } from './grid-option.js';
 import { installProcessHandlers } from '../lib/system/shutdown.js';
 import { DEFAULT_REGRESSION } from '../suite/baseline.js';
 import { reproductionFileName } from '../suite/render-reproduction.js';
-import { runSuite } from '../suite/runner.js';
 import { publishReproduction, skipPublished } from '../suite/publish-reproduction.js';
 import { BROWSER_POOL_OPTION, checkVideoFlag } from './suite-options.js';
 import { sfuOption } from './sfu-option.js';
@@ -116,6 +115,8 @@ export async function handler(argv) {
   }
   const grid = await gridRunOption(argv);
   installProcessHandlers();
+  // Loaded only to run (puppeteer, the servers): --publish alone, and a refused flag, answer without it.
+  const { runSuite } = await import('../suite/runner.js');
   const { summary, suiteDir, paths } = await runSuite({
     suite, assertions: {}, assertionsFile: null, regression: suite.regression, outDir: argv.out, resume: argv.resume,
     browserPath: argv.browserPath, headful: argv.headful, grid, log: (line) => console.error(line), maxNewRuns: argv.maxRuns,

@@ -8,7 +8,6 @@ import { CODEC_NAMES, parseCodecFlag } from '../lib/media/codec.js';
 import { createProgress } from '../run/progress.js';
 import { RESULTS_ROOT } from '../lib/system/paths.js';
 import { defaultRunDir } from '../run/output.js';
-import { runScenario } from '../run/run.js';
 import { writeIndex, writeRunReport } from '../report/write.js';
 import { MEDIA_SOURCES, loadScenario } from '../lib/scenario/scenario-file.js';
 import { BANDWIDTH_ESTIMATION_OPTION, FIELD_TRIALS_OPTION } from './congestion-options.js';
@@ -197,6 +196,8 @@ export async function handler(argv) {
 async function runOne(scenario, argv, outDir, grid) {
   const progress = createProgress({ durationS: scenario.durationS });
   progress.log(`scenario ${scenario.name}: ${scenario.description} (${scenario.durationS} s, time scale ${scenario.timeScale})`);
+  // Loaded only to run (puppeteer, the servers): a refused flag or file, and `--help`, answer without it.
+  const { runScenario } = await import('../run/run.js');
   const { result, runDir, resultFile } = await runScenario({
     scenario,
     video: argv.video,

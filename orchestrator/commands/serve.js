@@ -1,4 +1,3 @@
-import { startServer } from './serve-server.js';
 import { storeTarget } from '../history/store.js';
 
 export const command = 'serve';
@@ -18,6 +17,8 @@ export function builder(yargs) {
 /** Serves until SIGINT or SIGTERM, then closes the server. @param {{port: number, dir: string, store?: string}} argv */
 export async function handler(argv) {
   const trendsStore = argv.store === undefined ? null : storeTarget(argv.store);
+  // Loaded here, not with the CLI (express): every other command starts without it.
+  const { startServer } = await import('./serve-server.js');
   const server = await startServer({ dir: argv.dir, port: argv.port, trendsStore });
   console.log(`Serving ${argv.dir} at ${server.url} (Ctrl-C to stop)${trendsStore ? `; trends at ${server.url}trends.html` : ''}`);
   await /** @type {Promise<void>} */ (new Promise((resolve) => {

@@ -8,7 +8,6 @@ import { resolveRegressionOptions } from '../suite/baseline.js';
 import { BROWSER_POOL_OPTION, checkVideoFlag, comparisonOptions, finish, loadAssertionsFlag, loadBaselineFlag, regressionFlags, rememberFlag, checkHistoryStore } from './suite-options.js';
 import { displayPath } from '../lib/input/json-file.js';
 import { entryCostS, parseShard, planRuns, shardEntries } from '../suite/plan.js';
-import { runSuite } from '../suite/runner.js';
 import { entryAssertions, listSuites, loadSuite } from '../suite/suite-file.js';
 import { TRACE_DIR_OPTION, traceDirs } from './trace-dir.js';
 import { gridOptions, gridRunOption } from './grid-option.js';
@@ -90,6 +89,8 @@ export async function handler(argv) {
   // Every run of the suite uses the Grid: one that does not answer stops the suite before its first run (exit 3).
   const grid = await gridRunOption(argv);
   installProcessHandlers();
+  // Loaded only to run (puppeteer, the servers): a refused flag or file answers without it.
+  const { runSuite } = await import('../suite/runner.js');
   const { summary, paths } = await runSuite({
     suite, assertions: assertions.map, assertionsFile: assertions.file,
     baseline, regression, allowMachineMismatch: argv.allowMachineMismatch,
