@@ -8,12 +8,14 @@
 // the source's. It stops after the first limited size unless --all.
 // --load (issue 41): how big an SFU room one host carries. On each SFU that declares loadParticipants, a room of 2
 // measured browsers (publishing --publish, default simulcast=2) and N load participants (sfu/load-participants.js,
-// subscribing --subscribe, default all as in a real room) for N in --sizes; per room the browsers' worst CPU-limited
+// subscribing --subscribe, default all as in a real room; the browsers receive them --browsers-receive, full or as
+// thumbnails) for N in --sizes; per room the browsers' worst CPU-limited
 // share, their received and captured frame rate, the host's saturated share and each process's CPU and peak memory
 // (each browser, the SFU, the load participants summed and per participant, the relay). A room is carried by
 // simulcast-figures.js roomVerdict; it stops at the first room not carried unless --all, and prints the largest per SFU.
 // Usage: node bench/multiparty.js [--topology mesh|sfu] [--max 6] [--duration 40] [--warmup 10] [--video 360p30] [--all]
-//   [--load [--sizes 0,4,8,13,18,23] [--subscribe all|none] [--publish simulcast=2] [--sfus <those that take them>]].
+//   [--load [--sizes 0,4,8,13,18,23] [--subscribe all|speaker|none] [--browsers-receive full|thumbnail] [--publish simulcast=2]
+//   [--sfus <those that take them>]].
 // Prints figures; asserts nothing. SFU calls ramp up over ~30 s: use --duration 60 --warmup 30.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -23,7 +25,7 @@ import { installProcessHandlers } from '../orchestrator/lib/system/shutdown.js';
 import { runScenario } from '../orchestrator/run/run.js';
 import { loadScenario } from '../orchestrator/lib/scenario/scenario-file.js';
 import { describe } from '../orchestrator/lib/stats/statistics.js';
-import { LOAD_SUBSCRIBE } from '../orchestrator/lib/media/load-participants.js';
+import { LOAD_BROWSERS_RECEIVE, LOAD_SUBSCRIBE } from '../orchestrator/lib/media/load-participants.js';
 import { parsePublishFlag } from '../orchestrator/lib/media/publish.js';
 import { SFUS } from '../orchestrator/sfu/index.js';
 import { DEFAULT_LOAD_SIZES, parseLoadSizes, roomCosts, worstCpuLimitedShare } from './load-room-figures.js';
@@ -36,6 +38,7 @@ const { values } = parseArgs({
     topology: { type: 'string' }, warmup: { type: 'string', default: '10' },
     load: { type: 'boolean', default: false }, sizes: { type: 'string', default: DEFAULT_LOAD_SIZES },
     subscribe: { type: 'string', default: 'all' }, publish: { type: 'string', default: 'simulcast=2' }, sfus: { type: 'string' },
+    'browsers-receive': { type: 'string', default: 'full' },
   },
 });
 const maxPeers = Number(values.max);
@@ -49,6 +52,10 @@ if (!(warmupS >= 0 && durationS > warmupS)) throw new RangeError(`--duration mus
 const loadSizes = parseLoadSizes(values.sizes);
 const { subscribe } = values;
 if (!LOAD_SUBSCRIBE.some((mode) => mode === subscribe)) throw new RangeError(`--subscribe must be one of ${LOAD_SUBSCRIBE.join(', ')}, got ${subscribe}`);
+const browsersReceive = values['browsers-receive'];
+if (!LOAD_BROWSERS_RECEIVE.some((mode) => mode === browsersReceive)) {
+  throw new RangeError(`--browsers-receive must be one of ${LOAD_BROWSERS_RECEIVE.join(', ')}, got ${browsersReceive}`);
+}
 const publish = parsePublishFlag(values.publish);
 const loadSfus = SFUS.filter((sfu) => sfu.capabilities.loadParticipants);
 const wantedSfus = values.sfus?.split(',') ?? loadSfus.map((sfu) => sfu.name);
@@ -81,7 +88,7 @@ const cpuMean = (process) => {
 /**
  * One unconstrained call of `peers` browsers; its result. With `sfu`, through that SFU with `load`'s participants and
  * every browser publishing `publishing`.
- * @param {{ peers: number, sfu?: string, load?: { participants: number, subscribe: string }|null,
+ * @param {{ peers: number, sfu?: string, load?: { participants: number, subscribe: string, browsersReceive: string }|null,
  *   publishing?: import('../orchestrator/lib/media/publish.js').Publish|null }} call
  */
 async function call({ peers, sfu, load = null, publishing = null }) {
@@ -133,7 +140,7 @@ const costText = (cost) => `${fixed(cost.cpuPct, 1)} % ${fixed(cost.peakRssMb)} 
 /** --load: on each SFU that takes load participants, rooms of 2 browsers and N load participants for N in --sizes. */
 async function growLoadRoom() {
   console.log(`load-participant rooms at ${values.video}: ${MEASURED_BROWSERS} measured browsers publishing ${values.publish}, load participants `
-    + `subscribing ${subscribe}; ${durationS} s calls (${warmupS} s warm-up), ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'})`);
+    + `subscribing ${subscribe}, the browsers receiving them ${browsersReceive}; ${durationS} s calls (${warmupS} s warm-up), ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'})`);
   console.log(`SFUs that take load participants (capabilities.loadParticipants): ${loadSfus.map((sfu) => sfu.name).join(', ') || 'none'}; `
     + `measured: ${roomSfus.map((sfu) => sfu.name).join(', ') || 'none'}; CPU in % of one core (mean), memory the peak RSS in MB`);
   console.log(`${'sfu'.padEnd(8)}${'room'.padEnd(6)}${'load'.padEnd(6)}${'outcome'.padEnd(9)}${'CPU-limited'.padStart(12)}${'saturated'.padStart(11)}`
@@ -144,7 +151,7 @@ async function growLoadRoom() {
     /** @type {Array<{ peers: number, carried: boolean, outcome: string, error: string|undefined }>} */
     const rooms = [];
     for (const participants of loadSizes) {
-      const load = participants ? { participants, subscribe } : null;
+      const load = participants ? { participants, subscribe, browsersReceive } : null;
       const result = await call({ peers: MEASURED_BROWSERS, sfu: sfu.name, load, publishing: publish });
       // A run that failed before its call was built has no media to judge: a failed room.
       const verdict = result.environment.media ? roomVerdict(result, warmupS)

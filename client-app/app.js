@@ -260,7 +260,8 @@ const handlers = {
       const { joinLivekit } = await import('./livekit-session.js');
       steering.install();
       const hooks = { sfu, report, watchVideo: viewer.watch, watchAudio: recordAudio };
-      livekit = await joinLivekit({ url: required('sfuUrl'), token: sfuToken ?? '' }, await localMedia, hooks, publish);
+      const thumbnails = params.get('sfuThumbnails')?.split(',').filter(Boolean) ?? [];
+      livekit = await joinLivekit({ url: required('sfuUrl'), token: sfuToken ?? '', thumbnails }, await localMedia, hooks, publish);
       return;
     }
     if (sfu && sfuProtocol !== 'signaling') throw new Error(`SFU protocol ${sfuProtocol}: this page speaks signaling and livekit only`);

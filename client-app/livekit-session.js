@@ -5,7 +5,7 @@
 // Janus: the SFU node for what this page publishes, a peer for what it receives from that peer.
 // livekit-client is served by the signaling server (orchestrator/sfu/livekit SfuBackend.pageFiles).
 // jsconfig.json maps this path to node_modules/livekit-client's types.
-import { Room, RoomEvent, Track, VideoPreset, VideoPresets } from '/vendor/livekit-client.esm.mjs';
+import { Room, RoomEvent, Track, VideoPreset, VideoPresets, VideoQuality } from '/vendor/livekit-client.esm.mjs';
 
 /** livekit-client names a publication's simulcast encodings so, lowest first. */
 const LIVEKIT_RIDS = ['q', 'h', 'f'];
@@ -14,6 +14,7 @@ const LIVEKIT_RIDS = ['q', 'h', 'f'];
  * @typedef {object} LivekitPageConfig  what the orchestrator passes the page (sfu/contract.js SfuPageConfig)
  * @property {string} url    the server's signaling WebSocket (ws://host:port)
  * @property {string} token  this peer's access token (a secret: it came in the page URL's fragment)
+ * @property {string[]} thumbnails  the remotes whose video this page asks at the lowest layer (load participants as tiles)
  *
  * @typedef {object} SessionHooks
  * @property {string} sfu       the SFU node's name, the `remote` of what this page publishes
@@ -36,8 +37,10 @@ export async function joinLivekit(config, stream, hooks, publish) {
   const room = new Room({ adaptiveStream: false, dynacast: true });
   /** @type {Map<string, { receivers: Set<RTCRtpReceiver>, connected: boolean }>} */
   const remotes = new Map();
-  room.on(RoomEvent.TrackSubscribed, (track, _publication, participant) => {
+  const thumbnails = new Set(config.thumbnails);
+  room.on(RoomEvent.TrackSubscribed, (track, publication, participant) => {
     const remote = participant.identity;
+    if (track.kind === Track.Kind.Video && thumbnails.has(remote)) publication.setVideoQuality(VideoQuality.LOW);
     const entry = remotes.get(remote) ?? { receivers: new Set(), connected: false };
     remotes.set(remote, entry);
     if (track.receiver) entry.receivers.add(track.receiver);

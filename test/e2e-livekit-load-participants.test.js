@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { pidsMentioning, processesTagged, runScenarioCli, runTag } from './helpers/cli.js';
-import { assertBrowsersReceiveLoad, hostileLoadPeerCache, loadPeerProcesses } from './helpers/load-peer.js';
+import { assertBrowsersReceiveLoad, assertReceivesSpeakerOnly, hostileLoadPeerCache, loadPeerProcesses, sfuLoad4Speaker } from './helpers/load-peer.js';
 import { describe as stats } from '../orchestrator/lib/stats/statistics.js';
 
 const median = (values) => stats(values).median;
@@ -62,6 +62,19 @@ test('sfu-load-4 on LiveKit: the browsers receive the load participants\' video;
   assert.deepEqual(events.filter((event) => event.source === 'load'), [], 'no participant fell silent');
   assert.deepEqual(loadPeerProcesses(), [], 'load participants still running after the run');
   assert.deepEqual(pidsMentioning(run.out), [], 'livekit-server is gone');
+});
+
+test('with subscribe "speaker" on LiveKit each load participant subscribes to p1\'s tracks alone and receives them; the browsers receive them as thumbnails', { timeout: 240_000 }, async () => {
+  const run = await runScenarioCli(sfuLoad4Speaker('p1'), ['--sfu', 'livekit', '--duration', '14', '--warmup', '6', '--video', '360p30']);
+  assert.equal(run.code, 0, `scenario exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
+  const { timeline, scenario, load, events } = run.result;
+  assert.equal(load.subscribe, 'speaker');
+  assert.equal(load.speaker, 'p1');
+  const inWindow = (row) => row.t > scenario.warmupS && row.t <= scenario.durationS;
+  for (const name of LOADS) assertReceivesSpeakerOnly(run.result, { name, speaker: 'p1', browser: 'p0', inWindow });
+  assertBrowsersReceiveLoad(timeline.filter(inWindow), { browsers: BROWSERS, loads: LOADS, minSeconds: 6, thumbnail: true });
+  assert.deepEqual(events.filter((event) => event.source === 'load'), [], 'no participant fell silent');
+  assert.deepEqual(loadPeerProcesses(), [], 'load participants still running after the run');
 });
 
 test('a load participant joining LiveKit that writes a description fails the run naming it, with result.json written and nothing left', { timeout: 240_000 }, async () => {

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { runCli, runScenarioCli, tempDir } from './helpers/cli.js';
-import { assertBrowsersReceiveLoad, hostileLoadPeerCache, loadPeerProcesses, sfuLoad4With } from './helpers/load-peer.js';
+import { assertBrowsersReceiveLoad, assertReceivesSpeakerOnly, hostileLoadPeerCache, loadPeerProcesses, sfuLoad4Speaker, sfuLoad4With } from './helpers/load-peer.js';
 import { MAX_LOAD_LINE_CHARS } from '../orchestrator/lib/input/limits.js';
 import { describe as stats } from '../orchestrator/lib/stats/statistics.js';
 
@@ -84,12 +84,12 @@ test('sfu-load-4: the browsers receive the load participants\' video through Jan
   assert.deepEqual(loadPeerProcesses(), [], 'load participants still running after the run');
 });
 
-test('a load participant that stops answering (SIGSTOP) is noticed as a warning, and is killed at the end', { timeout: 240_000 }, async () => {
+test('with subscribe "speaker" a load participant receives p1\'s streams alone and the browsers see it as a thumbnail; one that stops answering (SIGSTOP) is noticed as a warning, and is killed at the end', { timeout: 240_000 }, async () => {
   const out = tempDir('wtb-load-stop-');
   /** @type {number|null} */
   let stopped = null;
   // Stopped as the call starts, it is noticed 5-6 s later (its watchdog looks once a second): 12 s hold that.
-  const run = await runCli(['scenario', 'sfu-load-4', '--duration', '12', '--warmup', '2', '--video', '360p30', '--out', out], {
+  const run = await runCli(['scenario', sfuLoad4Speaker('p1'), '--duration', '12', '--warmup', '2', '--video', '360p30', '--out', out], {
     onOutput: (text) => {
       if (stopped !== null || !text.includes('call started')) return;
       const [victim] = loadPeerProcesses();
@@ -105,6 +105,18 @@ test('a load participant that stops answering (SIGSTOP) is noticed as a warning,
   assert.equal(warnings.length, 1, JSON.stringify(warnings));
   assert.match(warnings[0].message, /^load participant load[01] wrote no counters for 5 s: it no longer answers$/);
   assert.deepEqual(loadPeerProcesses(), [], 'the stopped participant was killed');
+  // The one still answering received the speaker's audio and video and nothing else: Janus forwarded it p1's feed alone.
+  assert.equal(result.load.subscribe, 'speaker');
+  assert.equal(result.load.speaker, 'p1');
+  const answering = LOADS.find((name) => !warnings[0].message.includes(name)) ?? '';
+  const inWindow = (row) => row.t > result.scenario.warmupS && row.t <= result.scenario.durationS;
+  const feeds = new Set(result.sfu.rows.filter((row) => inWindow(row) && row.peer === answering && row.direction === 'toPeer' && row.bitrateKbps > 0)
+    .map((row) => row.feed));
+  assert.deepEqual([...feeds], ['p1'], `Janus forwarded ${answering} ${[...feeds].join(', ')}`);
+  assertReceivesSpeakerOnly(result, { name: answering, speaker: 'p1', browser: 'p0', inWindow });
+  // Janus switched the pages' subscriptions to it to its lowest layer.
+  assertBrowsersReceiveLoad(result.timeline.filter(inWindow), { browsers: BROWSERS, loads: [answering], minSeconds: 8, thumbnail: true });
+  assert.match(readFileSync(`${out}/report.html`, 'utf8'), /subscribing to the speaker \(p1\) only; the browsers receive their lowest layer/);
 });
 
 test('a load participant writing a line over the bound fails the run naming it, with result.json written and nothing left', { timeout: 240_000 }, async () => {

@@ -3,6 +3,7 @@
 // Written by `webrtc-testbed catalog`; test/unit/catalog.test.js fails when the committed file is stale.
 import { LINK_FIELD_SPECS, linkFieldSpec } from '../lib/network/link-model.js';
 import { metricByPath } from '../lib/result/metric-catalogue.js';
+import { describeLoadSubscription } from '../lib/media/load-participants.js';
 
 /** The papers the scenario files cite by abbreviation (a reference's `source` starts with one). */
 export const SOURCES = [
@@ -147,7 +148,7 @@ function parameterLines(s) {
     ...(s.group ? [`**Group**: \`${s.group}\` (\`npm run scenario ${s.group}\` runs every member)`] : []),
     `**Duration**: ${s.nominalDurationS} s (${clock(s.nominalDurationS)}), measured after a ${s.warmupS} s warm-up`,
     `**Peers**: ${s.peers}, ${topology}${s.allPeers > s.peers ? ` (${s.allPeers} with the extra calls' peers)` : ''}`,
-    ...(s.load ? [`**Load participants**: ${s.load.participants} beside the browsers, subscribing to ${s.load.subscribe === 'all' ? 'everyone' : 'nothing'} `
+    ...(s.load ? [`**Load participants**: ${s.load.participants} beside the browsers, subscribing to ${describeLoadSubscription(s.load)} `
       + '(Pion, pre-encoded simulcast; their links shaped as a peer\'s where the emulator and the SFU can)'] : []),
     ...networkLines(network).map((line) => `**Network**: ${line}`),
   ];

@@ -3,6 +3,7 @@
 // were shaped.
 import { escapeHtml, formatNumber } from './format.js';
 import { isRecord } from '../lib/input/validate.js';
+import { describeLoadSubscription } from '../lib/media/load-participants.js';
 
 /** @typedef {ReturnType<typeof import('../lib/media/load-participants.js').loadSection>} LoadResult */
 
@@ -33,7 +34,7 @@ export function renderLoad(result) {
   return `<section id="load" class="block"><h2>Load participants</h2>
 <table class="summary load"><thead><tr>${head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>
 <p class="caption">Not measured peers: Pion processes (orchestrator/sfu/load-peer) publishing the run's media as pre-encoded VP8 simulcast
-(three layers) and Opus, subscribing to ${escapeHtml(load.subscribe === 'all' ? 'every other publisher' : 'nothing')}, without decoding.
+(three layers) and Opus, subscribing to ${escapeHtml(describeLoadSubscription(load))}, without decoding.
 RTP on the wire over the whole call (header included, retransmissions included), from their own counters once a second.
 ${load.linksShaped ? 'Their media crossed links of their own (<code>load0.up</code>, …: the scenario\'s <code>network.link</code> up, unshaped down), '
     + 'as a page\'s does: the network section has their links.'

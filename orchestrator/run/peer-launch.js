@@ -176,7 +176,10 @@ function peerPageUrl(call, peer, viaSfu, secrets) {
   const sfuPage = viaSfu ? call.sfuRoom?.pageConfig(peer) : undefined;
   if (viaSfu && !sfuPage) throw new Error(`${peer}: an SFU call without the SFU's room: set-up creates it before the pages load`);
   if (secret === undefined) throw new Error(`${peer} has no join secret: createSecrets must return one for every peer`);
-  const sfuParams = sfuPage ? { sfu: SFU_NODE, sfuProtocol: sfuPage.protocol, ...(sfuPage.url ? { sfuUrl: sfuPage.url } : {}) } : {};
+  const sfuParams = sfuPage ? {
+    sfu: SFU_NODE, sfuProtocol: sfuPage.protocol, ...(sfuPage.url ? { sfuUrl: sfuPage.url } : {}),
+    ...(sfuPage.thumbnails?.length ? { sfuThumbnails: sfuPage.thumbnails.join(',') } : {}),
+  } : {};
   // Main-call directions that send nothing until their start (or ever, one way): inactive from the first offer.
   const holdTowards = mainCallHolds(scenario).filter((held) => held.peer === peer).map((held) => held.remote).join(',');
   return pageUrl(signaling.httpUrl, {

@@ -197,7 +197,7 @@ async function startSignaling(call, emulator, sfu, room, secrets) {
     // A failed reading is a warning, never the run's failure.
     onWarning: (source, message) => recorder.event({ type: 'warning', source, message }),
     ...(call.scenario.load ? {
-      load: { names: call.scenario.load.names, subscribe: call.scenario.load.subscribe, shaped: Boolean(call.loadLinks?.shaped) },
+      load: { ...call.scenario.load, shaped: Boolean(call.loadLinks?.shaped) },
     } : {}),
   });
   /** @type {Record<string, string>} */

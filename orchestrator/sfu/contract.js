@@ -40,6 +40,8 @@
  * @property {string} protocol  `signaling`, or the SFU's own (the page refuses one it does not speak)
  * @property {string} [url]
  * @property {string} [token]
+ * @property {string[]} [thumbnails]  the remotes whose video the page itself asks at the lowest layer (an SFU whose
+ *   client library chooses: LiveKit), for load participants seen as thumbnails
  */
 
 /**
@@ -69,9 +71,11 @@
  * @property {(error: Error) => void} onError    a failure outside a page's request: the run fails
  * @property {(source: string, message: string) => void} onWarning  a failed stats reading (source: what failed, e.g. janus-admin)
  * @property {(line: string) => void} [log]
- * @property {{ names: string[], subscribe: 'none'|'all', shaped: boolean }} [load]  the room's load participants
- *   (capabilities.loadParticipants), publishers beside `peers`, each added with SfuRoom.addLoadParticipant; shaped: their
- *   descriptions' candidates go through rewriteCandidate as a page's (an SFU that signals to them itself ignores it)
+ * @property {LoadRoom} [load]  the room's load participants (capabilities.loadParticipants), publishers beside `peers`,
+ *   each added with SfuRoom.addLoadParticipant
+ * @typedef {import('../lib/media/load-participants.js').LoadRequest & { shaped: boolean }} LoadRoom  the scenario's
+ *   request (whom each receives, what the pages receive of each); shaped: their descriptions' candidates go through
+ *   rewriteCandidate as a page's (an SFU that signals to them itself ignores it)
  */
 
 /**
@@ -84,9 +88,9 @@
  * How a load participant joins, which its process acts on (sfu/load-peer `-join`) and the caller passes on unread.
  * `descriptions`: its descriptions travel through the harness, `take` gets its own (Janus). An SFU with its own client
  * protocol (LiveKit) names it, with the server's `url`, the participant's `token` (a secret: it reaches the process on
- * its stdin, never its command line) and whether it receives the others' streams.
+ * its stdin, never its command line), whether it receives the others' streams and, given a speaker, only that peer's.
  * @typedef {{ protocol: 'descriptions', take: (message: LoadDescription) => Promise<void> }
- *   | { protocol: 'livekit', url: string, token: string, subscribe: boolean }} LoadJoin
+ *   | { protocol: 'livekit', url: string, token: string, subscribe: boolean, speaker: string|null }} LoadJoin
  * @typedef {(name: string, deliver: (message: LoadDescription) => void) => LoadJoin} AddLoadParticipant
  */
 

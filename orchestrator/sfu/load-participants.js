@@ -116,7 +116,9 @@ export async function startLoadParticipants({
     input = stdin;
     // A participant that died mid-write is reported by its exit, not by an unhandled pipe error.
     stdin.on('error', () => {});
-    if (join.protocol !== 'descriptions') stdin.write(`${JSON.stringify({ type: 'join', url: join.url, token: join.token, subscribe: join.subscribe })}\n`);
+    if (join.protocol !== 'descriptions') {
+      stdin.write(`${JSON.stringify({ type: 'join', url: join.url, token: join.token, subscribe: join.subscribe, speaker: join.speaker })}\n`);
+    }
     const fail = (/** @type {string} */ reason) => {
       if (stopping) return;
       stopping = true;
@@ -154,7 +156,7 @@ export async function startLoadParticipants({
       stdin.end();
     });
   }
-  log(`load participants: ${request.names.join(', ')} (subscribe ${request.subscribe}), media from ${mediaDir}`);
+  log(`load participants: ${request.names.join(', ')} (subscribe ${request.subscribe}${request.speaker ? ` to ${request.speaker}` : ''}), media from ${mediaDir}`);
   return {
     readings,
     commands,

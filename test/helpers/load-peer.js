@@ -10,16 +10,46 @@ import { livekitServerPath, loadPeerPath } from '../../orchestrator/lib/system/p
 import { describe as stats } from '../../orchestrator/lib/stats/statistics.js';
 
 /**
- * sfu-load-4 with one schedule step from the start (e.g. a delay or loss on one participant's link), as a scenario
- * file of the test's own named `name`.
- * @param {string} name @param {{ links: string[], set: Record<string, number> }} step
+ * sfu-load-4 with some of its fields replaced, as a scenario file of the test's own named `name`.
+ * @param {string} name @param {Record<string, unknown>} fields
  * @returns {string} the file
  */
-export function sfuLoad4With(name, step) {
+export function sfuLoad4File(name, fields) {
   const shipped = JSON.parse(readFileSync(new URL('../../orchestrator/scenarios/sfu-load-4.json', import.meta.url), 'utf8'));
   const file = path.join(tempDir(`wtb-${name}-`), `${name}.json`);
-  writeFileSync(file, JSON.stringify({ ...shipped, name, network: { schedule: [{ at: 0, ...step }] } }));
+  writeFileSync(file, JSON.stringify({ ...shipped, name, ...fields }));
   return file;
+}
+
+/**
+ * sfu-load-4 with one schedule step from the start (e.g. a delay or loss on one participant's link).
+ * @param {string} name @param {{ links: string[], set: Record<string, number> }} step
+ */
+export const sfuLoad4With = (name, step) => sfuLoad4File(name, { network: { schedule: [{ at: 0, ...step }] } });
+
+/**
+ * sfu-load-4 whose load participants receive only `speaker`'s streams (a speaker view) and whose browsers receive
+ * them as thumbnails. @param {string} speaker
+ */
+export const sfuLoad4Speaker = (speaker) => sfuLoad4File('sfu-load-4-speaker', {
+  load: { participants: 2, subscribe: 'speaker', speaker, browsersReceive: 'thumbnail' },
+});
+
+/**
+ * Asserts that load participant `name` received the speaker's streams and nothing else: second by second, what it
+ * counted is what the other browser received of the speaker (0.85–1.15 at the median; it counts RTP headers, which
+ * getStats leaves out, and its seconds are not the pages').
+ * @param {any} result  result.json
+ * @param {{ name: string, speaker: string, browser: string, inWindow: (row: { t: number }) => boolean }} options
+ */
+export function assertReceivesSpeakerOnly(result, { name, speaker, browser, inWindow }) {
+  const median = (values) => stats(values).median;
+  const ofSpeaker = new Map(result.timeline.filter((/** @type {any} */ e) => inWindow(e) && e.peer === browser && e.remote === speaker)
+    .map((/** @type {any} */ e) => [Math.round(e.t), (e.video.recvKbps ?? 0) + (e.audio.recvKbps ?? 0)]));
+  const rows = result.load.rows.filter((/** @type {any} */ row) => inWindow(row) && row.participant === name);
+  const ratios = rows.map((/** @type {any} */ row) => row.receivedKbps / (ofSpeaker.get(Math.round(row.t)) ?? NaN)).filter(Number.isFinite);
+  assert.ok(rows.length >= 5 && ratios.length >= rows.length - 3 && median(ratios) >= 0.85 && median(ratios) <= 1.15,
+    `${name} received / ${browser} received of ${speaker}: ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}`);
 }
 
 /** What a hostile load participant writes before it hangs on: shell commands writing its stdout. */
@@ -60,12 +90,14 @@ export function loadPeerProcesses() {
 
 /**
  * Asserts that every browser receives every load participant's video as a peer's, at the participant's top layer
- * (640×360 at 30 fps from the file), and its audio; returns each pair's seconds for further checks.
+ * (640×360 at 30 fps from the file) or as a thumbnail (its lowest, 160×90), and its audio; returns each pair's seconds
+ * for further checks.
  * @param {any[]} timeline  result.json's, already cut to the measured window
- * @param {{ browsers: string[], loads: string[], minSeconds: number }} options
+ * @param {{ browsers: string[], loads: string[], minSeconds: number, thumbnail?: boolean }} options
  * @returns {Array<{ browser: string, remote: string, seconds: any[] }>}
  */
-export function assertBrowsersReceiveLoad(timeline, { browsers, loads, minSeconds }) {
+export function assertBrowsersReceiveLoad(timeline, { browsers, loads, minSeconds, thumbnail = false }) {
+  const [wantWidth, minKbps] = thumbnail ? [160, 15] : [640, 300];
   const median = (values) => stats(values).median;
   return browsers.flatMap((browser) => loads.map((remote) => {
     const seconds = timeline.filter((e) => e.peer === browser && e.remote === remote);
@@ -73,7 +105,7 @@ export function assertBrowsersReceiveLoad(timeline, { browsers, loads, minSecond
     const fps = median(seconds.map((e) => e.video.recvFps ?? 0));
     const kbps = median(seconds.map((e) => e.video.recvKbps ?? 0));
     const width = median(seconds.map((e) => e.video.recvWidth ?? 0));
-    assert.ok(fps >= 20 && kbps > 300 && width === 640, `${browser} receives ${remote} at ${fps} fps, ${kbps} kbps, width ${width}`);
+    assert.ok(fps >= 20 && kbps > minKbps && width === wantWidth, `${browser} receives ${remote} at ${fps} fps, ${kbps} kbps, width ${width}`);
     assert.ok(median(seconds.map((e) => e.audio.recvKbps ?? 0)) > 5, `${browser} receives ${remote}'s audio`);
     return { browser, remote, seconds };
   }));

@@ -5,12 +5,12 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { MAX_LOAD_LINE_CHARS, MAX_LOAD_PARTICIPANTS } from '../../orchestrator/lib/input/limits.js';
-import { loadOf, loadRates, loadSection, parseLoadLine } from '../../orchestrator/lib/media/load-participants.js';
+import { describeLoadSubscription, loadOf, loadRates, loadSection, parseLoadLine } from '../../orchestrator/lib/media/load-participants.js';
 import { loadScenario } from '../../orchestrator/lib/scenario/scenario-file.js';
 import { InputError } from '../../orchestrator/lib/system/errors.js';
 import { tempDir } from '../helpers/cli.js';
 
-const where = { file: 'x.json', topology: 'sfu' };
+const where = { file: 'x.json', topology: 'sfu', peers: 2 };
 const counts = (sentBytes, receivedBytes, extra = {}) => ({
   sentPackets: sentBytes / 1000, sentBytes, receivedPackets: receivedBytes / 1000, receivedBytes,
   nacksReceived: 0, plisReceived: 0, ...extra,
@@ -18,15 +18,26 @@ const counts = (sentBytes, receivedBytes, extra = {}) => ({
 
 test('a scenario\'s load names its participants; a bad one, or one beyond the limit, is refused at load naming the field', () => {
   assert.equal(loadOf(undefined, where), null);
-  assert.deepEqual(loadOf({ participants: 3 }, where), { participants: 3, subscribe: 'none', names: ['load0', 'load1', 'load2'] });
+  assert.deepEqual(loadOf({ participants: 3 }, where), { participants: 3, subscribe: 'none', speaker: null, browsersReceive: 'full', names: ['load0', 'load1', 'load2'] });
   assert.equal(loadOf({ participants: 1, subscribe: 'all' }, where)?.subscribe, 'all');
+  // The speaker is the first browser peer unless the scenario names another.
+  assert.deepEqual(loadOf({ participants: 1, subscribe: 'speaker' }, where), {
+    participants: 1, subscribe: 'speaker', speaker: 'p0', browsersReceive: 'full', names: ['load0'],
+  });
+  assert.equal(loadOf({ participants: 1, subscribe: 'speaker', speaker: 'p1' }, where)?.speaker, 'p1');
+  assert.equal(loadOf({ participants: 1, browsersReceive: 'thumbnail' }, where)?.browsersReceive, 'thumbnail');
   /** @type {Array<[unknown, string|RegExp]>} */
   const refused = [
     [{ participants: 10_000 }, `x.json: load.participants: must be an integer from 1 to ${MAX_LOAD_PARTICIPANTS}, got 10000`],
     [{ participants: 0 }, /load\.participants: must be an integer from 1/],
     [{ participants: 2.5 }, /load\.participants: must be an integer/],
     [{ participants: '3' }, /load\.participants: must be an integer/],
-    [{ participants: 2, subscribe: 'speaker' }, /load\.subscribe: "speaker" is not one of none, all/],
+    [{ participants: 2, subscribe: 'loudest' }, /load\.subscribe: "loudest" is not one of none, speaker, all/],
+    [{ participants: 2, subscribe: 'speaker', speaker: 'p2' }, /load\.speaker: "p2" is not a browser peer of this call \(p0, p1\)/],
+    [{ participants: 2, subscribe: 'speaker', speaker: 'load0' }, /load\.speaker: "load0" is not a browser peer/],
+    [{ participants: 2, subscribe: 'speaker', speaker: ['p0'] }, /load\.speaker: .* is not a browser peer/],
+    [{ participants: 2, speaker: 'p0' }, /load\.speaker: a speaker is whom load participants receive with "subscribe": "speaker"/],
+    [{ participants: 2, browsersReceive: 'lowest' }, /load\.browsersReceive: "lowest" is not one of full, thumbnail/],
     [{ participants: 2, bots: 3 }, /load: unknown field 'bots'/],
     [[2], /load: must be an object/],
   ];
@@ -34,7 +45,7 @@ test('a scenario\'s load names its participants; a bad one, or one beyond the li
     assert.throws(() => loadOf(raw, where), (error) => error instanceof InputError
       && (typeof message === 'string' ? error.message === message : message.test(error.message)), JSON.stringify(raw));
   }
-  assert.throws(() => loadOf({ participants: 2 }, { file: 'x.json', topology: 'mesh' }), /x\.json: load: load participants join an SFU room; give "topology": "sfu"/);
+  assert.throws(() => loadOf({ participants: 2 }, { file: 'x.json', topology: 'mesh', peers: 2 }), /x\.json: load: load participants join an SFU room; give "topology": "sfu"/);
 });
 
 test('a scenario file asking for 10 000 load participants is refused when it is loaded, with the limit named', () => {
@@ -91,13 +102,18 @@ test('the load section: rates between readings on the media clock, a counter tha
     [['load0', 1000, 2000], ['load1', 1000, 0], ['load0', 1000, 0]]);
   assert.equal(rates[0].plisReceived, 1);
   assert.equal(rates[0].sentPackets, 125);
-  const request = { participants: 2, subscribe: /** @type {const} */ ('none'), names: ['load0', 'load1'] };
+  const request = /** @type {import('../../orchestrator/lib/media/load-participants.js').LoadRequest} */ ({
+    participants: 2, subscribe: 'speaker', speaker: 'p1', browsersReceive: 'thumbnail', names: ['load0', 'load1'],
+  });
   // Media starts at 10.6 s: the first row (11.0 s) is at 0.4 s; nothing after the call's 2 s.
   const atS = (/** @type {number} */ epochMs) => (epochMs - 10_600) / 1000;
   const why = '--sfu livekit: its load participants signal to it themselves, so the harness sees no candidate of theirs to steer';
   const section = loadSection({ request, readings, commands: [['load-peer', '-media', 'dir']], links: { shaped: false, why } }, atS, 2);
   assert.equal(section.linksShaped, false);
   assert.equal(section.linksUnshapedWhy, why);
+  assert.deepEqual([section.subscribe, section.speaker, section.browsersReceive], ['speaker', 'p1', 'thumbnail']);
+  assert.equal(describeLoadSubscription(section), 'the speaker (p1) only; the browsers receive their lowest layer (thumbnails)');
+  assert.equal(describeLoadSubscription({ subscribe: 'all' }), 'every other publisher', 'a result from before speaker and thumbnails');
   assert.deepEqual(section.rows.map((row) => [row.t, row.participant]), [[0.4, 'load0'], [0.9, 'load1']]);
   assert.deepEqual(section.summary, {
     load0: { sentKbpsMean: 1000, receivedKbpsMean: 2000 }, load1: { sentKbpsMean: 1000, receivedKbpsMean: 0 },

@@ -59,7 +59,8 @@ async function fakeJanus({ refuse = () => null } = {}) {
       const answer = error ? { data: { videoroom: 'event', error_code: 436, error } }
         : body.body.request === 'joinandconfigure'
         ? { data: { videoroom: 'joined', id: body.body.id }, jsep: { type: 'answer', sdp: JANUS_SDP('recvonly') } }
-        : body.body.request === 'join' ? { data: { videoroom: 'attached' }, jsep: { type: 'offer', sdp: JANUS_SDP('sendonly') } }
+        : body.body.request === 'join'
+          ? { data: { videoroom: 'attached', streams: [{ type: 'audio', mid: '0' }, { type: 'video', mid: '1' }] }, jsep: { type: 'offer', sdp: JANUS_SDP('sendonly') } }
           : { data: { videoroom: 'event', started: 'ok' } };
       queues.get(session).push({ janus: 'event', session_id: session, sender, transaction, plugindata: { plugin: 'janus.plugin.videoroom', data: answer.data }, jsep: answer.jsep });
       if (body.body.request === 'joinandconfigure' && !error) setTimeout(() => queues.get(session)?.push({ janus: 'webrtcup', session_id: session, sender }), 30);
@@ -70,6 +71,12 @@ async function fakeJanus({ refuse = () => null } = {}) {
   await /** @type {Promise<void>} */ (new Promise((resolve) => server.listen(0, '127.0.0.1', resolve)));
   return { apiUrl: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/janus`, requests, live, close: () => { server.closeAllConnections(); server.close(); } };
 }
+
+/**
+ * A room's load participants as set-up passes them (sfu/contract.js LoadRoom), subscribing to nothing, unshaped.
+ * @param {string[]} names @returns {import('../../orchestrator/sfu/contract.js').LoadRoom}
+ */
+const loadRoom = (names) => ({ participants: names.length, names, subscribe: 'none', speaker: null, browsersReceive: 'full', shaped: false });
 
 test('publish, subscribe to every other publisher once its media is up, start, and trickle: all through the emulator\'s rewrite', async () => {
   const janus = await fakeJanus();
@@ -188,7 +195,7 @@ test('a shaped load participant\'s SDPs and Janus\'s for it go through the emula
       return candidate.candidate.includes('198.51.100.9') ? null : { ...candidate, candidate: candidate.candidate.replace(/ \S+ (\d+) typ/, ' 127.0.0.1 40000 typ') };
     },
     onError: (error) => errors.push(error),
-    load: { names: ['load0', 'load1'], subscribe: 'all', shaped: true },
+    load: { ...loadRoom(['load0', 'load1']), subscribe: 'all', shaped: true },
   });
   try {
     await bridge.handle({ from: 'load0', type: 'offer', to: 'sfu', sdp: LOAD_SDP('10.0.0.5') });
@@ -215,7 +222,7 @@ test('a shaped load participant\'s SDPs and Janus\'s for it go through the emula
   const unshaped = createSfuBridge({
     apiUrl: direct.apiUrl, apiSecret: API_SECRET, room: 1, peers: ['p0', 'load0'], send: (peer, message) => sent.push({ peer, ...message }),
     rewriteCandidate: async () => { throw new Error('no rewrite for an unshaped participant'); },
-    onError: (error) => errors.push(error), load: { names: ['load0'], subscribe: 'none', shaped: false },
+    onError: (error) => errors.push(error), load: { ...loadRoom(['load0']), subscribe: 'none', shaped: false },
   });
   try {
     await unshaped.handle({ from: 'load0', type: 'offer', to: 'sfu', sdp: LOAD_SDP('10.0.0.5') });
@@ -223,5 +230,38 @@ test('a shaped load participant\'s SDPs and Janus\'s for it go through the emula
   } finally {
     await unshaped.close();
     direct.close();
+  }
+});
+
+test('a speaker view: each load participant subscribes to the speaker alone, and a page\'s subscription to one starts on its lowest layer', async () => {
+  const janus = await fakeJanus();
+  const sent = [];
+  const errors = [];
+  const bridge = createSfuBridge({
+    apiUrl: janus.apiUrl, apiSecret: API_SECRET, room: 1, peers: ['p0', 'p1', 'load0', 'load1'],
+    send: (peer, message) => sent.push({ peer, ...message }), rewriteCandidate: async ({ candidate }) => candidate,
+    onError: (error) => errors.push(error),
+    load: { ...loadRoom(['load0', 'load1']), subscribe: 'speaker', speaker: 'p1', browsersReceive: 'thumbnail' },
+  });
+  try {
+    for (const peer of ['p0', 'p1', 'load0', 'load1']) await bridge.handle({ from: peer, type: 'offer', to: 'sfu', sdp: `offer-${peer}` });
+    // Pages receive every other publisher (3 each), load participants the speaker alone: 8 offers.
+    for (let i = 0; i < 100 && sent.filter((m) => m.type === 'offer').length < 8; i++) await sleep(20);
+    await sleep(100);
+    const offers = sent.filter((m) => m.type === 'offer').map((m) => `${m.peer}<-${m.from}`).sort();
+    assert.deepEqual(offers, ['load0<-p1', 'load1<-p1', 'p0<-load0', 'p0<-load1', 'p0<-p1', 'p1<-load0', 'p1<-load1', 'p1<-p0']);
+    // A page's answer to a load participant's stream starts it, then asks its lowest layer; to a peer's, starts it alone.
+    await bridge.handle({ from: 'p0', type: 'answer', to: 'load0', sdp: 'answer-p0-load0' });
+    await bridge.handle({ from: 'p0', type: 'answer', to: 'p1', sdp: 'answer-p0-p1' });
+    await bridge.handle({ from: 'load0', type: 'answer', to: 'p1', sdp: 'answer-load0-p1' });
+    const configures = janus.requests.filter((r) => r.body?.request === 'configure');
+    assert.equal(configures.length, 1, JSON.stringify(configures.map((r) => r.body)));
+    assert.deepEqual(configures[0].body.streams, [{ mid: '1', substream: 0, temporal: 2, spatial_layer: 0, temporal_layer: 2 }]);
+    const p0SubscribesLoad0 = janus.requests.find((r) => r.body?.request === 'join' && r.body.streams[0].feed === 3 && bridge.handleOwner(r.path[1])?.peer === 'p0');
+    assert.equal(configures[0].path[1], p0SubscribesLoad0?.path[1], 'on p0\'s subscription to load0');
+    assert.deepEqual(errors, []);
+  } finally {
+    await bridge.close();
+    janus.close();
   }
 });

@@ -4,12 +4,23 @@ import { InputError } from '../system/errors.js';
 import { MAX_LOAD_LINE_CHARS, MAX_LOAD_PARTICIPANTS } from '../input/limits.js';
 import { describeValue, expectNumber, expectObject, isOneOf, isRecord } from '../input/validate.js';
 
-/** What a load participant receives: nothing, or every other publisher's stream (without decoding it). */
-export const LOAD_SUBSCRIBE = /** @type {const} */ (['none', 'all']);
+/**
+ * What a load participant receives, without decoding it: nothing, the speaker's streams (one browser peer's, as in a
+ * speaker view), or every other publisher's.
+ */
+export const LOAD_SUBSCRIBE = /** @type {const} */ (['none', 'speaker', 'all']);
 
 /**
- * @typedef {{ participants: number, subscribe: 'none'|'all', names: string[] }} LoadRequest  names: `load0`, `load1`, …
- *   (never a peer's pN nor the SFU node's name)
+ * What the browsers receive of each load participant's video: `full`, as a peer's (the layer the SFU forwards by
+ * default: Janus's top, LiveKit's choice by bandwidth); `thumbnail`, its lowest simulcast layer, as a gallery tile.
+ */
+export const LOAD_BROWSERS_RECEIVE = /** @type {const} */ (['full', 'thumbnail']);
+
+/**
+ * @typedef {{ participants: number, subscribe: 'none'|'speaker'|'all', speaker: string|null,
+ *   browsersReceive: 'full'|'thumbnail', names: string[] }} LoadRequest
+ *   names: `load0`, `load1`, … (never a peer's pN nor the SFU node's name); speaker: with subscribe `speaker`, the browser
+ *   peer whose streams each load participant receives, else null
  * @typedef {{ sentPackets: number, sentBytes: number, receivedPackets: number, receivedBytes: number,
  *   nacksReceived: number, plisReceived: number }} LoadCounts  totals since the participant started, RTP on the wire
  * @typedef {{ type: 'offer'|'answer', pc: string, sdp: string }} LoadDescription  pc: `pub` (its publishing connection) or
@@ -26,19 +37,46 @@ const PC_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 const STATES = ['new', 'connecting', 'connected', 'disconnected', 'failed', 'closed'];
 
 /**
- * A scenario's `load`: `{ "participants": n, "subscribe": "none"|"all" }` on an SFU call, or null without one.
- * @param {unknown} raw @param {{ file: string, topology: string }} where @returns {LoadRequest|null}
+ * A scenario's `load`: `{ "participants": n, "subscribe": "none"|"speaker"|"all", "speaker": "pN", "browsersReceive":
+ * "full"|"thumbnail" }` on an SFU call, or null without one. The speaker is one of the browser peers (the first unless
+ * named): the measured seat the room watches.
+ * @param {unknown} raw @param {{ file: string, topology: string, peers: number }} where  peers: the browser peers' count
+ * @returns {LoadRequest|null}
  */
-export function loadOf(raw, { file, topology }) {
+export function loadOf(raw, { file, topology, peers }) {
   if (raw === undefined) return null;
-  const object = expectObject(raw, `${file}: load`, ['participants', 'subscribe']);
+  const object = expectObject(raw, `${file}: load`, ['participants', 'subscribe', 'speaker', 'browsersReceive']);
   if (topology !== 'sfu') throw new InputError(`${file}: load: load participants join an SFU room; give "topology": "sfu" or drop load`);
   const participants = expectNumber(object.participants, `${file}: load.participants`, { min: 1, max: MAX_LOAD_PARTICIPANTS, integer: true });
   const subscribe = object.subscribe ?? 'none';
   if (!isOneOf(LOAD_SUBSCRIBE, subscribe)) {
     throw new InputError(`${file}: load.subscribe: ${describeValue(subscribe)} is not one of ${LOAD_SUBSCRIBE.join(', ')}`);
   }
-  return { participants, subscribe, names: Array.from({ length: participants }, (_, index) => `load${index}`) };
+  if (object.speaker !== undefined && subscribe !== 'speaker') {
+    throw new InputError(`${file}: load.speaker: a speaker is whom load participants receive with "subscribe": "speaker"; give that or drop speaker`);
+  }
+  let speaker = null;
+  if (subscribe === 'speaker') {
+    const browsers = Array.from({ length: peers }, (_, i) => `p${i}`);
+    const named = object.speaker ?? browsers[0];
+    if (!isOneOf(browsers, named)) throw new InputError(`${file}: load.speaker: ${describeValue(named)} is not a browser peer of this call (${browsers.join(', ')})`);
+    speaker = named;
+  }
+  const browsersReceive = object.browsersReceive ?? 'full';
+  if (!isOneOf(LOAD_BROWSERS_RECEIVE, browsersReceive)) {
+    throw new InputError(`${file}: load.browsersReceive: ${describeValue(browsersReceive)} is not one of ${LOAD_BROWSERS_RECEIVE.join(', ')}`);
+  }
+  return { participants, subscribe, speaker, browsersReceive, names: Array.from({ length: participants }, (_, index) => `load${index}`) };
+}
+
+/**
+ * What load participants receive and what the browsers receive of them, in words for the catalogue and the report (a
+ * result without `speaker` or `browsersReceive` predates them).
+ * @param {{ subscribe: string, speaker?: string|null, browsersReceive?: string }} load
+ */
+export function describeLoadSubscription({ subscribe, speaker, browsersReceive }) {
+  const theirs = subscribe === 'speaker' ? `the speaker${speaker ? ` (${speaker})` : ''} only` : 'nothing';
+  return `${subscribe === 'all' ? 'every other publisher' : theirs}${browsersReceive === 'thumbnail' ? '; the browsers receive their lowest layer (thumbnails)' : ''}`;
 }
 
 /** @param {unknown} value */
@@ -124,6 +162,8 @@ export function loadSection({ request, readings, commands, links }, atS, duratio
   return {
     participants: request.names,
     subscribe: request.subscribe,
+    speaker: request.speaker,
+    browsersReceive: request.browsersReceive,
     // From what the emulator and the SFU declare: shaped, their media crossed their own links (network.truth has them).
     linksShaped: links.shaped,
     linksUnshapedWhy: links.why,

@@ -220,7 +220,7 @@ export function loadScenario(nameOrPath, {
   const placement = validatePlacement(raw.placement, allPeers, file);
   const turn = validateTurn(raw.turn, { file, topology });
   const peerNetwork = validatePeerNetwork(raw.peerNetwork, { file, peers, topology, turn });
-  const load = loadOf(raw.load, { file, topology });
+  const load = loadOf(raw.load, { file, topology, peers });
   const screenShare = screenShareOf(raw.screenShare, screenShareFlag, { file, peers, topology });
   const talk = talkOf(raw.talk, { file, name, peers, nominalDurationS, timeScale, runDurationS });
   if (talk && lipSync) throw new InputError(`${file}: talk: speaking turns and lip sync (lipSync, --lip-sync) each make their own audio; use one`);

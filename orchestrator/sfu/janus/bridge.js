@@ -124,6 +124,26 @@ function sdpRewriters(rewriteCandidate, loadNames, direct) {
 }
 
 /**
+ * Who receives what in a room with load participants: the publishers each subscribes to (a page every other, a load
+ * participant as the room says), and whether a page's subscription to a load participant is a thumbnail.
+ * @param {string[]} peers @param {import('../contract.js').LoadRoom} [load]
+ */
+function loadRouting(peers, load) {
+  const loadNames = new Set(load?.names ?? []);
+  return {
+    loadNames,
+    /** @param {string} peer */
+    feedsOf: (peer) => {
+      const others = peers.filter((other) => other !== peer);
+      if (!loadNames.has(peer) || load?.subscribe === 'all') return others;
+      return load?.subscribe === 'speaker' ? others.filter((other) => other === load.speaker) : [];
+    },
+    /** @param {string} peer @param {string} remote */
+    thumbnail: (peer, remote) => load?.browsersReceive === 'thumbnail' && loadNames.has(remote) && !loadNames.has(peer),
+  };
+}
+
+/**
  * @param {object} options
  * @param {string} options.apiUrl   the Janus API over HTTP
  * @param {string} options.apiSecret  what Janus demands in every API request
@@ -133,15 +153,14 @@ function sdpRewriters(rewriteCandidate, loadNames, direct) {
  * @param {EmulatorRewrite} options.rewriteCandidate
  * @param {(error: Error) => void} options.onError  a failure outside a page's request (a subscription, the long poll)
  * @param {(line: string) => void} [options.log]
- * @param {{ names: string[], subscribe: 'none'|'all', shaped: boolean }} [options.load]  load participants among `peers`:
- *   shaped, their descriptions' candidates (in their SDPs: they do not trickle) and Janus's for them are rewritten as a
- *   page's are; unshaped, their media reaches Janus directly; with subscribe `none`, they take no subscription
+ * @param {import('../contract.js').LoadRoom} [options.load]  load participants among `peers`: shaped, their
+ *   descriptions' candidates (in their SDPs: they do not trickle) and Janus's for them are rewritten as a page's are;
+ *   unshaped, their media reaches Janus directly; they subscribe to nothing, the speaker or every other publisher; with
+ *   browsersReceive `thumbnail` each page's subscription to one is switched to its lowest layer as it starts
  */
 export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteCandidate, onError, log = () => {}, load }) {
-  const loadNames = new Set(load?.names ?? []);
+  const { loadNames, feedsOf, thumbnail } = loadRouting(peers, load);
   const direct = new Set(load?.shaped ? [] : loadNames);
-  /** @param {string} peer */
-  const subscribes = (peer) => !loadNames.has(peer) || load?.subscribe === 'all';
   // Fixed feed ids: a subscriber names its publisher's feed without waiting for the publisher's join answer.
   const feedIds = new Map(peers.map((peer, index) => [peer, index + 1]));
   const published = new Map(peers.map((peer) => [peer, /** @type {ReturnType<typeof deferred<void>>} */ (deferred())]));
@@ -178,7 +197,7 @@ export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteC
       send(peer, { type: 'answer', from: SFU_NODE, sdp: await relayedSdp(peer, jsep.sdp) });
     });
     // The page is joined (it offered): it can take a subscription to each publisher once that one's media is up.
-    for (const remote of subscribes(peer) ? peers.filter((other) => other !== peer) : []) {
+    for (const remote of feedsOf(peer)) {
       published.get(remote)?.promise.then(() => subscribe(peer, remote)).catch((error) => !closed && onError(error));
     }
   }
@@ -195,21 +214,23 @@ export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteC
     });
   }
 
+  /**
+   * Asks Janus to forward `remote`'s layer to `peer`: for simulcast `substream` (0 the lowest) and `temporal`, for SVC
+   * `spatial_layer` and `temporal_layer` (VideoRoom applies those that fit the publisher's stream). Resolves once
+   * VideoRoom accepted the request; the switch itself follows at the next keyframe of that layer.
+   * @param {string} peer @param {string} remote @param {import('../contract.js').LayerRequest} layer
+   */
+  async function selectLayer(peer, remote, { spatial, temporal }) {
+    const mid = videoMids.get(`${peer}\n${remote}`);
+    if (mid === undefined) throw new HarnessError(`${peer} has no subscription to ${remote}'s video yet, so no layer can be chosen for it`);
+    const session = await sessionOf(peer);
+    await session.request(await handleOf(peer, remote).promise, {
+      request: 'configure', streams: [{ mid, substream: spatial, temporal, spatial_layer: spatial, temporal_layer: temporal }],
+    });
+  }
+
   return {
-    /**
-     * Asks Janus to forward `remote`'s layer to `peer`: for simulcast `substream` (0 the lowest) and `temporal`, for SVC
-     * `spatial_layer` and `temporal_layer` (VideoRoom applies those that fit the publisher's stream). Resolves once
-     * VideoRoom accepted the request; the switch itself follows at the next keyframe of that layer.
-     * @param {string} peer @param {string} remote @param {import('../contract.js').LayerRequest} layer
-     */
-    async selectLayer(peer, remote, { spatial, temporal }) {
-      const mid = videoMids.get(`${peer}\n${remote}`);
-      if (mid === undefined) throw new HarnessError(`${peer} has no subscription to ${remote}'s video yet, so no layer can be chosen for it`);
-      const session = await sessionOf(peer);
-      await session.request(await handleOf(peer, remote).promise, {
-        request: 'configure', streams: [{ mid, substream: spatial, temporal, spatial_layer: spatial, temporal_layer: temporal }],
-      });
-    },
+    selectLayer,
     /**
      * Whose a Janus handle is (handle_info does not name a subscriber's page): undefined for a handle not of this call.
      * @param {number} handleId
@@ -235,6 +256,7 @@ export function createSfuBridge({ apiUrl, apiSecret, room, peers, send, rewriteC
       } else if (type === 'answer' && to !== SFU_NODE && sdp) {
         const session = await sessionOf(from);
         await session.request(await handleOf(from, to).promise, { request: 'start' }, { type: 'answer', sdp: await loadSdp(from, sdp) });
+        if (thumbnail(from, to)) await selectLayer(from, to, { spatial: 0, temporal: 2 });
       } else {
         throw new HarnessError(`in an SFU call a page offers to ${SFU_NODE} and answers the other peers, not ${type} to ${to}`);
       }

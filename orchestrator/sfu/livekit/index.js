@@ -52,11 +52,13 @@ export const livekitSfu = {
           grant: { room: name, roomJoin: true, canPublish: true, canSubscribe, canPublishData: true },
         });
         const tokens = new Map(peers.map((peer) => [peer, token(peer, true)]));
-        const subscribe = load?.subscribe === 'all';
+        const subscribe = load !== undefined && load.subscribe !== 'none';
+        const speaker = load?.speaker ?? null;
         return {
-          pageConfig: (peer) => ({ protocol: 'livekit', url: wsUrl, token: tokens.get(peer) }),
+          // livekit-client picks each remote's layer from the page's request: the pages ask the thumbnails' lowest.
+          pageConfig: (peer) => ({ protocol: 'livekit', url: wsUrl, token: tokens.get(peer), ...(load?.browsersReceive === 'thumbnail' ? { thumbnails: load.names } : {}) }),
           ...(load ? {
-            addLoadParticipant: (/** @type {string} */ loadName) => ({ protocol: 'livekit', url: wsUrl, token: token(loadName, subscribe), subscribe }),
+            addLoadParticipant: (/** @type {string} */ loadName) => ({ protocol: 'livekit', url: wsUrl, token: token(loadName, subscribe), subscribe, speaker }),
           } : {}),
           pageFiles: { [LIVEKIT_CLIENT_PATH]: livekitClientBundle() },
           signalingBridge: null,

@@ -4,7 +4,8 @@ package main
 // LiveKit's signaling and owns its two connections. The server's URL and the participant's access token arrive in the
 // first stdin line (the token is a secret: never on the command line). It publishes the same three layers and audio
 // as with -join descriptions through the SDK's tracks (which tag each layer's rid and mid as a browser does), answers
-// PLI/FIR from the file, and with subscribe receives every other publisher's tracks undecoded. The one counter counts
+// PLI/FIR from the file, and with subscribe receives every other publisher's tracks undecoded (with a speaker, only
+// that participant's: LiveKit's subscriptions are then asked per track, as a speaker view's client does). The one counter counts
 // both connections, first among their interceptors as with Pion alone.
 
 import (
@@ -41,7 +42,20 @@ func joinLivekit(c *counter, layers map[string]*videoLayer, audio []opusPacket, 
 	callback.OnTrackSubscribed = func(track *webrtc.TrackRemote, _ *lksdk.RemoteTrackPublication, _ *lksdk.RemoteParticipant) {
 		go readUndecoded(track)
 	}
-	room, err := lksdk.ConnectToRoomWithToken(join.URL, join.Token, callback, lksdk.WithAutoSubscribe(join.Subscribe),
+	if join.Subscribe && join.Speaker != "" {
+		// Called under the SDK's room lock, for the tracks present at the join too: the request goes out from its own goroutine.
+		callback.OnTrackPublished = func(publication *lksdk.RemoteTrackPublication, participant *lksdk.RemoteParticipant) {
+			if participant.Identity() == join.Speaker {
+				go func() {
+					if err := publication.SetSubscribed(true); err != nil {
+						out.send(message{Type: "error", Error: fmt.Sprintf("subscribing to the speaker's %s: %v", publication.Name(), err)})
+					}
+				}()
+			}
+		}
+	}
+	autoSubscribe := join.Subscribe && join.Speaker == ""
+	room, err := lksdk.ConnectToRoomWithToken(join.URL, join.Token, callback, lksdk.WithAutoSubscribe(autoSubscribe),
 		lksdk.WithConnectTimeout(joinTimeout), lksdk.WithInterceptors([]interceptor.Factory{c}), lksdk.WithIncludeDefaultInterceptors(true))
 	if err != nil {
 		fail(out, fmt.Errorf("joining LiveKit: %w", err))

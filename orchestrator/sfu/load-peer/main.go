@@ -39,10 +39,12 @@ type message struct {
 	SDP   string `json:"sdp,omitempty"`
 	State string `json:"state,omitempty"`
 	Error string `json:"error,omitempty"`
-	// A join (stdin, -join livekit only): where and as whom it joins, and whether it receives the others.
+	// A join (stdin, -join livekit only): where and as whom it joins, whether it receives the others, and if so
+	// whether only one of them (the speaker's identity).
 	URL       string `json:"url,omitempty"`
 	Token     string `json:"token,omitempty"`
 	Subscribe bool   `json:"subscribe,omitempty"`
+	Speaker   string `json:"speaker,omitempty"`
 	*counts
 }
 
