@@ -13,6 +13,6 @@ export async function handler() {
   if (!groups.length) return;
   console.log('\ngroups (`scenario <group>` runs every member in turn):');
   for (const { name, description, members } of groups) {
-    console.log(`${name.padEnd(width)}  ${members.length} scenarios: ${description}\n${' '.repeat(width + 2)}${members.join(', ')}`);
+    console.log(`${name.padEnd(width)}  ${members.length} scenarios${description ? `: ${description}` : ''}\n${' '.repeat(width + 2)}${members.join(', ')}`);
   }
 }

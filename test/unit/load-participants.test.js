@@ -55,6 +55,9 @@ test('a scenario file asking for 10 000 load participants is refused when it is 
   assert.throws(() => loadScenario(file), (error) => error instanceof InputError
     && error.message.endsWith(`huge-room.json: load.participants: must be an integer from 1 to ${MAX_LOAD_PARTICIPANTS}, got 10000`));
   assert.equal(loadScenario('sfu-load-4').load?.participants, 2);
+  assert.deepEqual(loadScenario('sfu-load-25').load, {
+    participants: 23, subscribe: 'speaker', speaker: 'p0', browsersReceive: 'thumbnail', names: Array.from({ length: 23 }, (_, i) => `load${i}`),
+  });
   assert.equal(loadScenario('sfu-2').load, null);
 });
 

@@ -22,7 +22,7 @@ const CATALOG = [
   'changing-bandwidth', 'variable-loss', 'latency-variation', 'latency-bandwidth-handoff', 'seven-minute-mix',
   'queue-size-1000-100ms', 'queue-size-1000-1s', 'queue-size-1000-10s',
   'queue-size-5000-100ms', 'queue-size-5000-1s', 'queue-size-5000-10s', 'loss-latency',
-  'mesh-2', 'mesh-3', 'mesh-4', 'sfu-2', 'sfu-3', 'sfu-4', 'sfu-load-4', 'sfu-simulcast-3', 'sfu-svc-3', 'sfu-simulcast-trace',
+  'mesh-2', 'mesh-3', 'mesh-4', 'sfu-2', 'sfu-3', 'sfu-4', 'sfu-load-4', 'sfu-load-25', 'sfu-simulcast-3', 'sfu-svc-3', 'sfu-simulcast-trace',
   'rtp-cross-traffic', 'tcp-cross-traffic',
   'media-vs-data-2m-uncoupled', 'media-vs-data-5m-data-first', 'media-vs-data-5m-media-first', 'media-vs-data-5m-together',
   'media-vs-data-10m-data-first', 'media-vs-data-10m-media-first', 'media-vs-data-10m-together',

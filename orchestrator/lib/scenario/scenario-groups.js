@@ -21,7 +21,8 @@ export function shippedScenarios() {
 
 /**
  * What the members' descriptions share, the words that differ shown as "…" ("Cap … kbps with a … drop-tail queue
- * each direction (F §4.3)"); descriptions of different lengths keep the words they all start and end with.
+ * each direction (F §4.3)"); descriptions of different lengths keep the words they all start and end with; '' when
+ * they share none.
  * @param {string[]} descriptions
  */
 export function commonDescription(descriptions) {
@@ -43,7 +44,7 @@ export function commonDescription(descriptions) {
     kept = [...first.slice(0, head), '…', ...first.slice(first.length - tail)];
   }
   const collapsed = kept.filter((word, index) => !(word === '…' && kept[index - 1] === '…'));
-  return collapsed.every((word) => word === '…') ? `${descriptions.length} scenarios` : collapsed.join(' ');
+  return collapsed.every((word) => word === '…') ? '' : collapsed.join(' ');
 }
 
 /**
