@@ -127,7 +127,7 @@ test('a registered SFU is one more --sfu for scenario, suite and reproduce; an u
 
 test('load participants are asked of an SFU by what it declares: one without them stops the run before anything starts', async () => {
   const scenario = loadScenario('sfu-load-4');
-  assert.deepEqual(scenario.load, { participants: 2, subscribe: 'all', names: ['load0', 'load1'] });
+  assert.deepEqual(scenario.load, { participants: 2, subscribe: 'all', speaker: null, browsersReceive: 'full', names: ['load0', 'load1'] });
   const takers = SFUS.filter((sfu) => sfu.capabilities.loadParticipants);
   assert.ok(takers.length >= 1, 'at least one SFU takes load participants');
   for (const sfu of takers) assert.doesNotThrow(() => checkSfuSupport(sfu.name, scenario));
