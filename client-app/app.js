@@ -92,8 +92,8 @@ const watchedTransports = new WeakSet();
 const localStream = new MediaStream();
 /** When getUserMedia resolved: reported once the socket is open, which may be later. */
 let mediaReadyEpochMs = 0;
-/** Reads the frame code of every frame the local and remote videos show; the orchestrator drains it. */
-const viewer = createFrameReader();
+/** Reads the frame code of every frame the local and remote videos show (not load participants'); the orchestrator drains it. */
+const viewer = createFrameReader({ unread: params.get('loadRemotes')?.split(',').filter(Boolean) });
 /** With `source=media-element`, the WebM that this page plays and sends (Firefox); else the fake devices (Chromium). */
 const mediaElementUrl = params.get('source') === 'media-element' ? required('media') : null;
 /** The screens shared in a mesh call (screen-share.js): who shares, and this page's slides if it does. */

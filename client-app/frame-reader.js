@@ -190,7 +190,13 @@ export function decodedEpochMs(now, frame) {
 // any: MediaStreamTrackProcessor is missing from TypeScript's DOM types (and from some browsers).
 export const readsCameraFromTrack = () => typeof (/** @type {any} */ (window).MediaStreamTrackProcessor) === 'function';
 
-export function createFrameReader() {
+/**
+ * @param {{ unread?: string[] }} [options]  unread: sources whose frames are never read, an SFU room's load participants:
+ *   their pre-encoded frames have no camera log to be timed against, and reading each frame of every one would cost the
+ *   measured page main-thread time per frame
+ */
+export function createFrameReader({ unread = [] } = {}) {
+  const unreadSources = new Set(unread);
   const canvas = createCanvasReader();
   /** @type {Map<string, FrameLog>} */
   let logs = new Map();
@@ -223,6 +229,7 @@ export function createFrameReader() {
    * @returns {() => void} stops watching
    */
   function watch(video, source) {
+    if (unreadSources.has(source)) return () => {};
     let watching = true;
     /** @type {{ presentedFrames: number, epochMs: number }|null} the last callback's frame */
     let last = null;

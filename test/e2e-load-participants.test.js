@@ -78,6 +78,8 @@ test('sfu-load-4: the browsers receive the load participants\' video through Jan
     assert.ok(cpu && cpu.median < 30, `${name}'s CPU ${JSON.stringify(cpu)}`);
   }
   assert.deepEqual(events.filter((event) => event.source === 'load'), [], 'no participant fell silent');
+  // The viewer read the browsers' video of each other, and none of the participants' (their frames have no camera log).
+  assert.deepEqual(Object.keys(run.result.summary.viewer.streams).sort(), ['p0->p1', 'p1->p0']);
   const report = readFileSync(`${run.out}/report.html`, 'utf8');
   assert.ok(report.includes('<h2>Load participants</h2>'), 'the report shows them apart');
   assert.ok(report.includes('Their media crossed links of their own'), 'the report says their links were shaped');

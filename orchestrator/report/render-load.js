@@ -36,6 +36,7 @@ export function renderLoad(result) {
 <p class="caption">Not measured peers: Pion processes (orchestrator/sfu/load-peer) publishing the run's media as pre-encoded VP8 simulcast
 (three layers) and Opus, subscribing to ${escapeHtml(describeLoadSubscription(load))}, without decoding.
 RTP on the wire over the whole call (header included, retransmissions included), from their own counters once a second.
+The browsers' getStats samples them as any remote; the viewer does not read their frames (they carry no capture time).
 ${load.linksShaped ? 'Their media crossed links of their own (<code>load0.up</code>, …: the scenario\'s <code>network.link</code> up, unshaped down), '
     + 'as a page\'s does: the network section has their links.'
     : `<strong>Their links are not shaped</strong>: their media reaches the SFU directly, outside the emulated network${

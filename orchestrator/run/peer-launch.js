@@ -179,6 +179,7 @@ function peerPageUrl(call, peer, viaSfu, secrets) {
   const sfuParams = sfuPage ? {
     sfu: SFU_NODE, sfuProtocol: sfuPage.protocol, ...(sfuPage.url ? { sfuUrl: sfuPage.url } : {}),
     ...(sfuPage.thumbnails?.length ? { sfuThumbnails: sfuPage.thumbnails.join(',') } : {}),
+    ...(scenario.load ? { loadRemotes: scenario.load.names.join(',') } : {}),
   } : {};
   // Main-call directions that send nothing until their start (or ever, one way): inactive from the first offer.
   const holdTowards = mainCallHolds(scenario).filter((held) => held.peer === peer).map((held) => held.remote).join(',');
