@@ -6,6 +6,11 @@ import { errorMessage } from '../orchestrator/lib/system/errors.js';
 
 export const MAX_MESSAGE_BYTES = 64 * 1024;
 export const MAX_MESSAGES_PER_SECOND = 200;
+/**
+ * A page in a large room answers, trickles candidates for and samples every remote: its cap is this many per remote
+ * when that is above MAX_MESSAGES_PER_SECOND (a 25-party SFU room's pages sent over 200 in their first second).
+ */
+export const MESSAGES_PER_REMOTE_PER_SECOND = 20;
 /** A socket over the message rate this many seconds in a row is closed. */
 export const FLOOD_CLOSE_AFTER_S = 3;
 /** Chromium gathers a handful of candidates per connection; each one the relay registers holds a UDP socket. */
@@ -113,21 +118,35 @@ export function acceptConnection(hub, socket) {
 }
 
 /**
+ * The remotes a joined page talks to and samples: the room's other peers, the SFU node in an SFU call, and the
+ * room's load participants (0 before its join).
+ * @param {Connection} connection
+ */
+function remotesOf({ hub, member }) {
+  const entry = member && hub.rooms.get(member.room);
+  if (!entry) return 0;
+  const sfuLeg = hub.bridge || hub.steerCandidate ? 1 : 0;
+  return (hub.admission.peers ? hub.admission.peers.length - 1 : entry.members.size - 1) + sfuLeg + hub.otherRemotes;
+}
+
+/**
  * False when the message is over this socket's rate; a socket that stays over it is closed.
  * @param {Connection} connection @param {number} second  since the socket connected
  */
-function withinRate({ rate, refuse, drop }, second) {
+function withinRate(connection, second) {
+  const { rate, refuse, drop } = connection;
+  const cap = Math.max(MAX_MESSAGES_PER_SECOND, MESSAGES_PER_REMOTE_PER_SECOND * remotesOf(connection));
   if (second !== rate.second) {
-    const wasOver = rate.messages > MAX_MESSAGES_PER_SECOND;
+    const wasOver = rate.messages > cap;
     rate.secondsOver = wasOver && second === rate.second + 1 ? rate.secondsOver : 0;
     Object.assign(rate, { second, messages: 0 });
   }
   rate.messages += 1;
-  if (rate.messages <= MAX_MESSAGES_PER_SECOND) return true;
-  if (rate.messages === MAX_MESSAGES_PER_SECOND + 1) {
+  if (rate.messages <= cap) return true;
+  if (rate.messages === cap + 1) {
     rate.secondsOver += 1;
-    if (rate.secondsOver >= FLOOD_CLOSE_AFTER_S) drop(`over ${MAX_MESSAGES_PER_SECOND} messages/s for ${FLOOD_CLOSE_AFTER_S} s`);
-    else refuse(`over ${MAX_MESSAGES_PER_SECOND} messages/s: the rest of this second is dropped; slow down`);
+    if (rate.secondsOver >= FLOOD_CLOSE_AFTER_S) drop(`over ${cap} messages/s for ${FLOOD_CLOSE_AFTER_S} s`);
+    else refuse(`over ${cap} messages/s: the rest of this second is dropped; slow down`);
   }
   return false;
 }
@@ -167,9 +186,7 @@ async function onMessage(connection, data, isBinary) {
   if (!member || !entry) return refuse(`join a room before sending "${message.type}"`, message.type);
   if (message.type === 'stats') {
     // In an SFU call a page also samples its connection to the SFU.
-    const sfuLeg = hub.bridge || hub.steerCandidate ? 1 : 0;
-    const others = (hub.admission.peers ? hub.admission.peers.length - 1 : entry.members.size - 1) + sfuLeg + hub.otherRemotes;
-    const maxSamples = MAX_SAMPLES_PER_REMOTE_PER_SECOND * Math.max(1, others);
+    const maxSamples = MAX_SAMPLES_PER_REMOTE_PER_SECOND * Math.max(1, remotesOf(connection));
     if (!takeSampleToken(connection.rate, maxSamples, Date.now())) {
       return refuse(`over ${maxSamples} samples/s (${MAX_SAMPLES_PER_REMOTE_PER_SECOND} per remote peer, ${SAMPLE_BURST_S} s of them at once): sample dropped`, 'stats');
     }

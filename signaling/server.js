@@ -15,7 +15,7 @@ import { validateCommand } from './messages.js';
 const clientAppDir = fileURLToPath(new URL('../client-app/', import.meta.url));
 export {
   FLOOD_CLOSE_AFTER_S, JOIN_REFUSED, MAX_CANDIDATES_PER_PEER_PAIR, MAX_MESSAGE_BYTES, MAX_MESSAGES_PER_SECOND,
-  MAX_SAMPLES_PER_REMOTE_PER_SECOND, SAMPLE_BURST_S,
+  MAX_SAMPLES_PER_REMOTE_PER_SECOND, MESSAGES_PER_REMOTE_PER_SECOND, SAMPLE_BURST_S,
 } from './connection.js';
 // A little over the limit still gets an error reply; beyond that ws closes the connection (1009) without buffering it.
 const MAX_PAYLOAD_BYTES = MAX_MESSAGE_BYTES + 1024;
@@ -61,8 +61,8 @@ export const DEFAULT_JOIN_TIMEOUT_MS = 5000;
  * (peer → secret, orchestrator/lib/system/peer-secrets.js) a join must name that room, one of those peers not joined yet,
  * and carry that peer's secret; any other join hears only `{ type: 'error', error: JOIN_REFUSED }` and its socket is
  * closed (admission.js). Without them (tests, manual experiments) any name joins any room, once at a time.
- * Limits: MAX_MESSAGE_BYTES per message, MAX_MESSAGES_PER_SECOND
- * per socket (the excess is dropped, with one error reply per second; FLOOD_CLOSE_AFTER_S seconds over it in a
+ * Limits: MAX_MESSAGE_BYTES per message, MAX_MESSAGES_PER_SECOND (or MESSAGES_PER_REMOTE_PER_SECOND per remote, when
+ * more: a large room) per socket (the excess is dropped, with one error reply per second; FLOOD_CLOSE_AFTER_S seconds over it in a
  * row closes the socket), MAX_SAMPLES_PER_REMOTE_PER_SECOND per peer per other peer in the room (SAMPLE_BURST_S
  * seconds of them at once, for a starved page catching up; `otherRemotes` more: an SFU room's load participants),
  * MAX_CANDIDATES_PER_PEER_PAIR candidates per peer per remote peer while the room exists.

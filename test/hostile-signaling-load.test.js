@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createPeerSecrets } from '../orchestrator/lib/system/peer-secrets.js';
 import { OPEN_MAX_CONNECTIONS } from '../signaling/admission.js';
-import { MAX_MESSAGES_PER_SECOND } from '../signaling/server.js';
+import { MAX_MESSAGES_PER_SECOND, MESSAGES_PER_REMOTE_PER_SECOND } from '../signaling/server.js';
 import { validateEvent, validateSample } from '../signaling/messages.js';
 import { joinedClient, rawClient, wsClient } from './helpers/signaling-clients.js';
 import { fuzzCases, realSample, sendFuzz } from './helpers/signaling-fuzz.js';
@@ -92,6 +92,26 @@ describe('idle sockets and floods', () => {
       clearInterval(flooding);
       assert.equal(code, 1008);
       assert.ok(seen.rejected.some((r) => r.reason === 'over 200 messages/s for 3 s; connection closed' && r.peer === 'p0'));
+      await assertServes(server);
+    } finally {
+      await server.close();
+    }
+  });
+  test('a page in a large room (23 load participants) may send its remotes\' worth a second, and no more', async () => {
+    // p0 with p1 and 23 load participants: 24 remotes, so 480 messages a second before the excess is dropped.
+    const { server, seen } = await watchedServer({ otherRemotes: 23 });
+    const cap = MESSAGES_PER_REMOTE_PER_SECOND * 24;
+    try {
+      const member = await joinedClient(server.wsUrl, 'big', 'p1');
+      const flooder = await joinedClient(server.wsUrl, 'big', 'p0');
+      for (let i = 0; i < cap + 100; i++) flooder.send({ type: 'teleport' });
+      await eventually(() => seen.rejected.length >= cap);
+      await sleep(100);
+      const replies = flooder.pending();
+      assert.ok(cap > MAX_MESSAGES_PER_SECOND && replies.length === cap, `${replies.length} replies, the cap ${cap}`);
+      assert.equal(replies.filter((r) => r.error === `over ${cap} messages/s: the rest of this second is dropped; slow down`).length, 1);
+      member.socket.close();
+      flooder.socket.close();
       await assertServes(server);
     } finally {
       await server.close();
