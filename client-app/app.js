@@ -92,8 +92,10 @@ const watchedTransports = new WeakSet();
 const localStream = new MediaStream();
 /** When getUserMedia resolved: reported once the socket is open, which may be later. */
 let mediaReadyEpochMs = 0;
-/** Reads the frame code of every frame the local and remote videos show (not load participants'); the orchestrator drains it. */
-const viewer = createFrameReader({ unread: params.get('loadRemotes')?.split(',').filter(Boolean) });
+/** An SFU room's load participants: the viewer does not read their frames; with sfuThumbnails LiveKit sends their lowest layer. */
+const loadRemotes = params.get('loadRemotes')?.split(',').filter(Boolean) ?? [];
+/** Reads the frame code of every frame the local and remote videos show; the orchestrator drains it. */
+const viewer = createFrameReader({ unread: loadRemotes });
 /** With `source=media-element`, the WebM that this page plays and sends (Firefox); else the fake devices (Chromium). */
 const mediaElementUrl = params.get('source') === 'media-element' ? required('media') : null;
 /** The screens shared in a mesh call (screen-share.js): who shares, and this page's slides if it does. */
@@ -260,7 +262,7 @@ const handlers = {
       const { joinLivekit } = await import('./livekit-session.js');
       steering.install();
       const hooks = { sfu, report, watchVideo: viewer.watch, watchAudio: recordAudio };
-      const thumbnails = params.get('sfuThumbnails')?.split(',').filter(Boolean) ?? [];
+      const thumbnails = params.get('sfuThumbnails') === null ? [] : loadRemotes;
       livekit = await joinLivekit({ url: required('sfuUrl'), token: sfuToken ?? '', thumbnails }, await localMedia, hooks, publish);
       return;
     }

@@ -178,7 +178,7 @@ function peerPageUrl(call, peer, viaSfu, secrets) {
   if (secret === undefined) throw new Error(`${peer} has no join secret: createSecrets must return one for every peer`);
   const sfuParams = sfuPage ? {
     sfu: SFU_NODE, sfuProtocol: sfuPage.protocol, ...(sfuPage.url ? { sfuUrl: sfuPage.url } : {}),
-    ...(sfuPage.thumbnails?.length ? { sfuThumbnails: sfuPage.thumbnails.join(',') } : {}),
+    ...(sfuPage.thumbnails ? { sfuThumbnails: '1' } : {}),
     ...(scenario.load ? { loadRemotes: scenario.load.names.join(',') } : {}),
   } : {};
   // Main-call directions that send nothing until their start (or ever, one way): inactive from the first offer.

@@ -40,8 +40,8 @@
  * @property {string} protocol  `signaling`, or the SFU's own (the page refuses one it does not speak)
  * @property {string} [url]
  * @property {string} [token]
- * @property {string[]} [thumbnails]  the remotes whose video the page itself asks at the lowest layer (an SFU whose
- *   client library chooses: LiveKit), for load participants seen as thumbnails
+ * @property {boolean} [thumbnails]  the page itself asks the lowest layer of the load participants' video (an SFU whose
+ *   client library chooses: LiveKit), to see them as thumbnails
  */
 
 /**

@@ -56,7 +56,7 @@ export const livekitSfu = {
         const speaker = load?.speaker ?? null;
         return {
           // livekit-client picks each remote's layer from the page's request: the pages ask the thumbnails' lowest.
-          pageConfig: (peer) => ({ protocol: 'livekit', url: wsUrl, token: tokens.get(peer), ...(load?.browsersReceive === 'thumbnail' ? { thumbnails: load.names } : {}) }),
+          pageConfig: (peer) => ({ protocol: 'livekit', url: wsUrl, token: tokens.get(peer), thumbnails: load?.browsersReceive === 'thumbnail' }),
           ...(load ? {
             addLoadParticipant: (/** @type {string} */ loadName) => ({ protocol: 'livekit', url: wsUrl, token: token(loadName, subscribe), subscribe, speaker }),
           } : {}),
